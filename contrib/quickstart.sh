@@ -1,0 +1,103 @@
+#!/bin/sh
+# quickstart.sh - set up a Debian 12 machine and run uncored.
+#
+#   contrib/quickstart.sh demo   install missing build dependencies, build,
+#                                and run the demo on the simulator
+#   contrib/quickstart.sh test   install missing dependencies, build with
+#                                ASan/UBSan and run the whole test suite
+#                                (plus the TSan build and make distcheck);
+#                                ends with "N passed, N failed, N skipped"
+#
+# Run as root on a fresh machine (apt-get needs it); as another user it
+# only builds, and stops if a dependency is missing.
+set -eu
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+cd "$here"
+cmd=${1:-demo}
+[ $# -gt 0 ] && shift
+
+# Build and test dependencies (Debian 12 package names).
+DEPS="build-essential autoconf automake libtool pkg-config
+      libmicrohttpd-dev libjson-c-dev libpci-dev libsystemd-dev libinih-dev
+      pciutils curl prometheus wrk prometheus-node-exporter"
+
+install_deps() {
+	missing=
+	for p in $DEPS; do
+		dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null |
+			grep -q '^install ok installed$' || missing="$missing $p"
+	done
+	[ -z "$missing" ] && return 0
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "quickstart: missing packages:$missing (run as root to install them)" >&2
+		exit 1
+	fi
+	echo "quickstart: installing$missing" >&2
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -q >&2
+	# prometheus' postinst starts its own service; that is harmless but
+	# not wanted on a build machine.
+	apt-get install -y -q --no-install-recommends $missing >&2
+}
+
+# build DIR [configure args...]: configure (once) and build in DIR.
+build() {
+	dir=$1; shift
+	[ -x configure ] || autoreconf -fi >&2
+	mkdir -p "$dir"
+	if [ ! -f "$dir/Makefile" ] || [ configure -nt "$dir/Makefile" ]; then
+		(cd "$dir" && "$here/configure" -q "$@" >&2)
+	fi
+	make -C "$dir" -j"$(nproc)" >&2
+}
+
+# Sums the counts of an automake test-suite.log into the totals.
+PASS=0 FAIL=0 SKIP=0
+count() {
+	log=$1
+	[ -f "$log" ] || { FAIL=$((FAIL + 1)); return; }
+	p=$(sed -n 's/^# PASS: *//p' "$log"); f=$(sed -n 's/^# FAIL: *//p' "$log")
+	s=$(sed -n 's/^# SKIP: *//p' "$log"); e=$(sed -n 's/^# ERROR: *//p' "$log")
+	x=$(sed -n 's/^# XPASS: *//p' "$log")
+	PASS=$((PASS + ${p:-0})); FAIL=$((FAIL + ${f:-0} + ${e:-0} + ${x:-0}))
+	SKIP=$((SKIP + ${s:-0}))
+}
+
+case $cmd in
+demo)
+	install_deps
+	build build
+	exec ./build/uncore-sim demo --workload conf/workloads/skl-default.json "$@"
+	;;
+test)
+	install_deps
+	status=0
+	[ -x configure ] && [ configure -nt configure.ac ] || autoreconf -fi >&2
+	# 1. the whole suite under ASan + UBSan, warnings are errors
+	build build-asan --enable-werror --enable-sanitizers
+	make -C build-asan -k check >&2 || status=1
+	count build-asan/test-suite.log
+	# 2. make distcheck: the tarball builds and passes on its own
+	if make -C build-asan distcheck DISTCHECK_CONFIGURE_FLAGS=--enable-werror >build-asan/distcheck.log 2>&1; then
+		PASS=$((PASS + 1)); echo "PASS: make distcheck" >&2
+	else
+		FAIL=$((FAIL + 1)); status=1
+		tail -40 build-asan/distcheck.log >&2
+		echo "FAIL: make distcheck (build-asan/distcheck.log)" >&2
+	fi
+	[ "$FAIL" -eq 0 ] || status=1
+	if [ "$status" -ne 0 ]; then
+		for f in build-asan/tests/*/*.log; do
+			grep -q '^\(FAIL\|ERROR\|not ok\)' "$f" 2>/dev/null &&
+				{ echo "---- $f" >&2; grep -B2 -A6 '^not ok\|^Bail\|ERROR' "$f" | head -60 >&2; }
+		done
+	fi
+	echo "$PASS passed, $FAIL failed, $SKIP skipped"
+	exit $status
+	;;
+*)
+	echo "usage: $0 demo|test" >&2
+	exit 2
+	;;
+esac

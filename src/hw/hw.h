@@ -1,0 +1,166 @@
+/*
+ * hw.h - one interface for reading and writing uncore registers.
+ *
+ * Three address spaces are reachable: MSRs (per logical CPU), PCI
+ * configuration space (per domain:bus:dev.fn) and MMIO (by physical
+ * address).  A backend implements them behind struct hw_ops; two exist:
+ * hw_real_ops (the kernel's msr driver, libpci, /dev/mem) and hw_sim_ops
+ * (the register-accurate simulator in hw_sim.c).  Everything above this
+ * layer (platform code, sampler, arbiter) is the same for both, so every
+ * test exercises the code production runs.
+ *
+ * Errors are returned as -errno; nothing here exits or prints.  A
+ * human-readable explanation of the last failure on the calling thread
+ * (what failed, on which register, and what to do about it) is available
+ * from hw_last_error().
+ */
+#ifndef UNCORED_HW_H
+#define UNCORED_HW_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum hw_space {
+	HW_MSR,
+	HW_PCI,
+	HW_MMIO,
+};
+
+/* One register address.  Which fields matter depends on the space. */
+struct hw_addr {
+	enum hw_space space;
+	uint8_t width;		/* bytes: MSR always 8; PCI and MMIO 4 or 8 */
+	uint8_t bus, dev, fn;	/* PCI */
+	uint16_t domain;	/* PCI */
+	uint32_t cpu;		/* MSR: logical CPU the access is made on */
+	uint64_t reg;		/* MSR index, PCI config offset, MMIO phys addr */
+};
+
+static inline struct hw_addr hw_msr(uint32_t cpu, uint32_t msr)
+{
+	return (struct hw_addr){ .space = HW_MSR, .width = 8, .cpu = cpu,
+				 .reg = msr };
+}
+
+static inline struct hw_addr hw_pci(uint16_t domain, uint8_t bus, uint8_t dev,
+				    uint8_t fn, uint16_t off, uint8_t width)
+{
+	return (struct hw_addr){ .space = HW_PCI, .width = width,
+				 .domain = domain, .bus = bus, .dev = dev,
+				 .fn = fn, .reg = off };
+}
+
+static inline struct hw_addr hw_mmio(uint64_t phys, uint8_t width)
+{
+	return (struct hw_addr){ .space = HW_MMIO, .width = width,
+				 .reg = phys };
+}
+
+/* A PCI function found by hw_pci_scan(). */
+struct hw_pci_dev {
+	uint16_t domain;
+	uint8_t bus, dev, fn;
+	uint16_t vendor, device;
+};
+
+/* Options for hw_open().  Unset (NULL/0) fields take the defaults. */
+struct hw_opts {
+	/* real backend */
+	const char *msr_path;	/* printf format with one %u for the CPU;
+				   default "/dev/cpu/%u/msr" */
+	const char *pci_method;	/* libpci access method name ("linux-sysfs",
+				   "dump", ...); default: libpci's choice */
+	const char *pci_params[8]; /* "name=value" libpci parameters, e.g.
+				   "dump.name=/path/lspci-x.txt"; NULL-ended */
+	const char *mem_path;	/* default "/dev/mem" */
+	/* simulator */
+	const char *sim_platform;	/* "skl", "hsx"; default from workload */
+	const char *sim_workload;	/* JSON file; NULL = built-in */
+	const char *sim_state;		/* file-backed register state; NULL =
+					   private memory, reset at start */
+};
+
+struct hw;
+
+struct hw_ops {
+	const char *name;
+	int (*open)(struct hw *hw, const struct hw_opts *opts);
+	void (*close)(struct hw *hw);
+	int (*read)(struct hw *hw, const struct hw_addr *a, uint64_t *val);
+	int (*write)(struct hw *hw, const struct hw_addr *a, uint64_t val);
+	/* Calls cb for every PCI function present; stops early and returns
+	 * cb's value if it is non-zero.  Returns 0 or -errno. */
+	int (*pci_scan)(struct hw *hw,
+			int (*cb)(void *ctx, const struct hw_pci_dev *d),
+			void *ctx);
+};
+
+struct hw {
+	const struct hw_ops *ops;
+	void *priv;
+	atomic_uint_fast64_t nreads;	/* successful and failed accesses */
+	atomic_uint_fast64_t nwrites;
+	atomic_uint_fast64_t nerrors;
+};
+
+extern const struct hw_ops hw_real_ops;
+extern const struct hw_ops hw_sim_ops;
+
+/* Opens the backend.  Returns 0 or -errno (message in hw_last_error()). */
+int hw_open(struct hw *hw, const struct hw_ops *ops, const struct hw_opts *o);
+void hw_close(struct hw *hw);
+
+/* Reads/writes one register, counting the access.  0 or -errno. */
+int hw_read(struct hw *hw, const struct hw_addr *a, uint64_t *val);
+int hw_write(struct hw *hw, const struct hw_addr *a, uint64_t val);
+int hw_pci_scan(struct hw *hw, int (*cb)(void *, const struct hw_pci_dev *),
+		void *ctx);
+
+/* Formats a into buf ("msr 0x706 on cpu 0", "pci 0000:00:00.0+0x48",
+ * "mmio 0xfed15050") and returns buf. */
+char *hw_addr_str(const struct hw_addr *a, char *buf, size_t len);
+
+/*
+ * Parses an address written as "msr:0xE01[@CPU]", "pci:[DDDD:]BB:DD.F+0xOFF"
+ * or "mmio:0xADDR", each optionally ending in "/4" or "/8" for the access
+ * width (default: MSR 8, PCI and MMIO 4).  Returns 0, or -EINVAL with the
+ * reason in why.
+ */
+int hw_addr_parse(const char *s, struct hw_addr *a, char *why, size_t whylen);
+
+/* The calling thread's last error message ("" if none).  Thread-local;
+ * valid until the thread's next hw call. */
+const char *hw_last_error(void);
+/* Sets the calling thread's error message; returns -err (err > 0) so a
+ * backend can write `return hw_fail(EIO, "...", ...);`. */
+int hw_fail(int err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/*
+ * Real-backend parts, exported for hw_real.c and for their unit tests.
+ * Each owns its state; *_close frees it.
+ */
+struct hw_msr;
+int hw_msr_open(struct hw_msr **out, const char *path_fmt);
+void hw_msr_close(struct hw_msr *m);
+int hw_msr_read(struct hw_msr *m, uint32_t cpu, uint32_t msr, uint64_t *val);
+int hw_msr_write(struct hw_msr *m, uint32_t cpu, uint32_t msr, uint64_t val);
+
+struct hw_pcicfg;
+int hw_pcicfg_open(struct hw_pcicfg **out, const char *method,
+		   const char *const *params);
+void hw_pcicfg_close(struct hw_pcicfg *p);
+int hw_pcicfg_read(struct hw_pcicfg *p, const struct hw_addr *a, uint64_t *v);
+int hw_pcicfg_write(struct hw_pcicfg *p, const struct hw_addr *a, uint64_t v);
+int hw_pcicfg_scan(struct hw_pcicfg *p,
+		   int (*cb)(void *, const struct hw_pci_dev *), void *ctx);
+
+struct hw_mem;
+int hw_mem_open(struct hw_mem **out, const char *path);
+void hw_mem_close(struct hw_mem *m);
+int hw_mem_read(struct hw_mem *m, uint64_t phys, uint8_t width, uint64_t *v);
+int hw_mem_write(struct hw_mem *m, uint64_t phys, uint8_t width, uint64_t v);
+
+#endif

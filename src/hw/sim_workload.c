@@ -1,0 +1,1930 @@
+/*
+ * sim_workload.c - the simulator's workload: parsing the JSON workload file
+ * (DESIGN.md section 3, "Workload file"), the built-in workload, and the
+ * rate arithmetic the simulator uses to advance its counters.
+ *
+ * Parsing is strict and happens once: the JSON text is checked for syntax
+ * (json-c, strict mode, bounded depth), for duplicate object keys (which
+ * json-c would silently collapse), and then walked against the format,
+ * every value range-checked.  The first problem ends the parse with
+ * "NAME: $.json.path: what is wrong (what is accepted)", or
+ * "NAME:LINE:COL: ..." for a syntax error.  The result is a set of flat
+ * arrays (struct workload) that wl_rates() and wl_integral() read without
+ * further allocation, so the simulator can call them under its lock.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "hw/sim_workload.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Limits on what a workload file may ask for.  They keep a hostile or
+ * mistaken file from costing more than a few megabytes of memory. */
+#define WL_MAX_BYTES (4u << 20)	/* file size */
+#define WL_MAX_DEPTH 8		/* JSON nesting; the format needs 4 */
+#define WL_MAX_PHASES 1024
+#define WL_MAX_KEYS 1024	/* distinct rate keys over all phases */
+#define WL_MAX_FAULTS 1024
+#define WL_MAX_KEYLEN 127	/* a rate key or fault target, as written */
+#define WL_MAX_RATE 1e12	/* events per second */
+#define WL_MAX_PHASE_S 1e7	/* seconds in one phase */
+#define WL_MAX_AT 1e9		/* seconds until a fault */
+#define WL_MAX_COUNT 1000000000u	/* eio count */
+#define WL_MAX_UCLK 10000000000ull	/* 10 GHz */
+
+/*
+ * MCHBAR (host bridge, PCI 0:0.0 offset 48H): bit 0 enables the BAR, bits
+ * 38:15 hold its base (notes: MCHBAR mask); every other bit is reserved.
+ */
+#define WL_MCHBAR_VALID ((uint64_t)0x0007FFFFF8000ull | 1u)
+
+/* ---- parse context and messages -------------------------------------- */
+
+enum { P_SKL = 1u << 0, P_HSX = 1u << 1, P_ANY = ~0u };
+
+struct pctx {
+	const char *name;		/* file name for messages */
+	const struct platform *plat;
+	unsigned pmask;			/* P_SKL, P_HSX or 0 */
+	struct workload *w;
+	char *err;
+	size_t errlen;
+	char path[640];			/* JSON path of what is being parsed */
+	size_t plen;
+};
+
+__attribute__((format(printf, 2, 3)))
+static int fail(struct pctx *c, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (c->err && c->errlen)
+		snprintf(c->err, c->errlen, "%s: %s: %s", c->name, c->path, msg);
+	return -EINVAL;
+}
+
+/* A message for a position in the text: "NAME:LINE:COL: msg". */
+__attribute__((format(printf, 5, 6)))
+static int fail_at(struct pctx *c, const char *text, size_t len, size_t off,
+		   const char *fmt, ...)
+{
+	unsigned line = 1, col = 1;
+	char msg[512];
+	va_list ap;
+
+	if (off > len)
+		off = len;
+	for (size_t i = 0; i < off; i++) {
+		if (text[i] == '\n') {
+			line++;
+			col = 1;
+		} else {
+			col++;
+		}
+	}
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (c->err && c->errlen)
+		snprintf(c->err, c->errlen, "%s:%u:%u: %s", c->name, line, col,
+			 msg);
+	return -EINVAL;
+}
+
+static int fail_nomem(struct pctx *c)
+{
+	if (c->err && c->errlen)
+		snprintf(c->err, c->errlen, "%s: out of memory", c->name);
+	return -ENOMEM;
+}
+
+/* Appends s to the path, truncating politely if the path is full. */
+static void path_add(struct pctx *c, const char *s)
+{
+	size_t n = strlen(s), room = sizeof(c->path) - c->plen - 1;
+
+	if (n > room)
+		n = room;
+	memcpy(c->path + c->plen, s, n);
+	c->plen += n;
+	c->path[c->plen] = '\0';
+}
+
+static bool is_ident(const char *s)
+{
+	if (!(*s == '_' || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z')))
+		return false;
+	for (; *s; s++)
+		if (!(*s == '_' || (*s >= 'a' && *s <= 'z') ||
+		      (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9')))
+			return false;
+	return true;
+}
+
+/* Enters object member key: ".key", or ["key"] when key is not a plain
+ * identifier.  Returns the previous path length for path_pop(). */
+static size_t path_key(struct pctx *c, const char *key)
+{
+	size_t old = c->plen;
+	char buf[200];
+	size_t n = 0;
+
+	if (is_ident(key) && strlen(key) < 100) {
+		path_add(c, ".");
+		path_add(c, key);
+		return old;
+	}
+	buf[n++] = '[';
+	buf[n++] = '"';
+	for (const unsigned char *p = (const unsigned char *)key;
+	     *p && n < sizeof(buf) - 12; p++) {
+		if (p - (const unsigned char *)key >= 120) {
+			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "...");
+			break;
+		}
+		if (*p == '"' || *p == '\\') {
+			buf[n++] = '\\';
+			buf[n++] = (char)*p;
+		} else if (*p < 0x20 || *p == 0x7f) {
+			n += (size_t)snprintf(buf + n, sizeof(buf) - n,
+					      "\\u%04x", *p);
+		} else {
+			buf[n++] = (char)*p;
+		}
+	}
+	buf[n++] = '"';
+	buf[n++] = ']';
+	buf[n] = '\0';
+	path_add(c, buf);
+	return old;
+}
+
+static size_t path_idx(struct pctx *c, size_t i)
+{
+	size_t old = c->plen;
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "[%zu]", i);
+	path_add(c, buf);
+	return old;
+}
+
+static void path_pop(struct pctx *c, size_t old)
+{
+	c->plen = old;
+	c->path[old] = '\0';
+}
+
+static const char *type_name(const json_object *o)
+{
+	switch (json_object_get_type(o)) {
+	case json_type_null: return "null";
+	case json_type_boolean: return "a boolean";
+	case json_type_double: return "a fractional number";
+	case json_type_int: return "an integer";
+	case json_type_object: return "an object";
+	case json_type_array: return "an array";
+	case json_type_string: return "a string";
+	}
+	return "something else";
+}
+
+/* ---- small number parsers -------------------------------------------- */
+
+/* "0x" followed by 1..16 hex digits, nothing else.  0, -1 (syntax) or
+ * -2 (above max). */
+static int parse_hex(const char *s, uint64_t max, uint64_t *v)
+{
+	uint64_t x = 0;
+	unsigned nd = 0;
+
+	if (s[0] != '0' || (s[1] != 'x' && s[1] != 'X'))
+		return -1;
+	for (s += 2; *s; s++, nd++) {
+		unsigned d;
+
+		if (*s >= '0' && *s <= '9')
+			d = (unsigned)(*s - '0');
+		else if (*s >= 'a' && *s <= 'f')
+			d = (unsigned)(*s - 'a' + 10);
+		else if (*s >= 'A' && *s <= 'F')
+			d = (unsigned)(*s - 'A' + 10);
+		else
+			return -1;
+		if (x >> 60)
+			return -2;
+		x = x << 4 | d;
+	}
+	if (nd == 0)
+		return -1;
+	if (x > max)
+		return -2;
+	*v = x;
+	return 0;
+}
+
+/* Plain hex digits (lspci style, no 0x), 1..maxd digits. */
+static int parse_xdigits(const char *s, size_t n, unsigned maxd, unsigned *v)
+{
+	unsigned x = 0;
+
+	if (n == 0 || n > maxd)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		char ch = s[i];
+		unsigned d;
+
+		if (ch >= '0' && ch <= '9')
+			d = (unsigned)(ch - '0');
+		else if (ch >= 'a' && ch <= 'f')
+			d = (unsigned)(ch - 'a' + 10);
+		else if (ch >= 'A' && ch <= 'F')
+			d = (unsigned)(ch - 'A' + 10);
+		else
+			return -1;
+		x = x << 4 | d;
+	}
+	*v = x;
+	return 0;
+}
+
+/* 1..4 decimal digits. */
+static int parse_dec(const char *s, size_t n, unsigned *v)
+{
+	unsigned x = 0;
+
+	if (n == 0 || n > 4)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		x = x * 10 + (unsigned)(s[i] - '0');
+	}
+	*v = x;
+	return 0;
+}
+
+/* ---- the top-level keys ---------------------------------------------- */
+
+enum tk_kind { TK_PLATFORM, TK_COUNT, TK_HZ, TK_MCHBAR, TK_PHASES, TK_FAULTS };
+
+/*
+ * Every key a workload may have at the top level: on which platforms,
+ * what it holds and its range (DESIGN.md section 3; ranges from the
+ * manuals' topology tables).  A count key names the unit whose instance
+ * count it sets, so that "@N" keys are checked against it.
+ */
+static const struct top_key {
+	const char *name;
+	unsigned plats;
+	enum tk_kind kind;
+	unsigned max_skl, max_hsx;	/* TK_COUNT: 1..max */
+	size_t off;			/* TK_COUNT: in struct wl_topology */
+	const char *unit;		/* TK_COUNT: unit it counts */
+} top_keys[] = {
+	{ "platform", P_ANY, TK_PLATFORM, 0, 0, 0, NULL },
+	{ "sockets", P_ANY, TK_COUNT, 1, PLAT_MAX_SOCKETS,
+	  offsetof(struct wl_topology, sockets), NULL },
+	{ "cbo_count", P_SKL | P_HSX, TK_COUNT, 4, 18,
+	  offsetof(struct wl_topology, cbo_count), "cbo" },
+	{ "uclk_hz", P_ANY, TK_HZ, 0, 0, 0, NULL },
+	{ "mchbar", P_SKL, TK_MCHBAR, 0, 0, 0, NULL },
+	{ "sbox_count", P_HSX, TK_COUNT, 0, 4,
+	  offsetof(struct wl_topology, sbox_count), "sbox" },
+	{ "ha_count", P_HSX, TK_COUNT, 0, 2,
+	  offsetof(struct wl_topology, ha_count), "ha" },
+	{ "imc_channels", P_HSX, TK_COUNT, 0, 8,
+	  offsetof(struct wl_topology, imc_channels), "imc" },
+	{ "qpi_ports", P_HSX, TK_COUNT, 0, 3,
+	  offsetof(struct wl_topology, qpi_ports), "qpi" },
+	{ "r3qpi_links", P_HSX, TK_COUNT, 0, 3,
+	  offsetof(struct wl_topology, r3qpi_links), "r3qpi" },
+	{ "phases", P_ANY, TK_PHASES, 0, 0, 0, NULL },
+	{ "faults", P_ANY, TK_FAULTS, 0, 0, 0, NULL },
+};
+
+static bool top_key_allowed(const struct pctx *c, const struct top_key *k)
+{
+	if (k->plats == P_ANY || (k->plats & c->pmask))
+		return true;
+	/* A platform this table does not know: its own units' counts. */
+	return c->pmask == 0 && k->unit && plat_unit(c->plat, k->unit, NULL);
+}
+
+/* The largest value of count key k on this platform. */
+static unsigned top_key_max(const struct pctx *c, const struct top_key *k)
+{
+	const struct unit_type *u = k->unit ? plat_unit(c->plat, k->unit, NULL)
+					    : NULL;
+	unsigned max;
+
+	if (c->pmask & P_SKL)
+		max = k->max_skl;
+	else if (c->pmask & P_HSX)
+		max = k->max_hsx;
+	else
+		max = u ? u->max_inst : PLAT_MAX_SOCKETS;
+	/* The unit table is the authority on instances. */
+	if (u && u->max_inst && u->max_inst < max)
+		max = u->max_inst;
+	return max;
+}
+
+static unsigned *topo_field(struct wl_topology *t, const struct top_key *k)
+{
+	return (unsigned *)(void *)((char *)t + k->off);
+}
+
+/* "skl accepts: platform, sockets, ..." */
+static void accepted_keys(const struct pctx *c, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < ARRAY_SIZE(top_keys) && n < len; i++)
+		if (top_key_allowed(c, &top_keys[i]))
+			n += (size_t)snprintf(buf + n, len - n, "%s%s",
+					      n ? ", " : "", top_keys[i].name);
+}
+
+static const struct top_key *top_key_find(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(top_keys); i++)
+		if (strcmp(top_keys[i].name, name) == 0)
+			return &top_keys[i];
+	return NULL;
+}
+
+static unsigned max_sockets(const struct pctx *c)
+{
+	const struct top_key *k = top_key_find("sockets");
+
+	return c->w->topo.sockets ? c->w->topo.sockets : top_key_max(c, k);
+}
+
+/*
+ * Instances of unit u per socket as the workload configures them, and the
+ * key that configured it (NULL: the unit's maximum).
+ */
+static unsigned unit_ninst(const struct pctx *c, const struct unit_type *u,
+			   const char **by)
+{
+	*by = NULL;
+	for (size_t i = 0; i < ARRAY_SIZE(top_keys); i++) {
+		const struct top_key *k = &top_keys[i];
+		unsigned v;
+
+		if (k->kind != TK_COUNT || !k->unit ||
+		    strcmp(k->unit, u->name) != 0 || !top_key_allowed(c, k))
+			continue;
+		v = *topo_field(&c->w->topo, k);
+		if (v) {
+			*by = k->name;
+			return v;
+		}
+	}
+	return u->max_inst;
+}
+
+static void unit_list(const struct platform *p, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (unsigned i = 0; p->units[i] && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? ", " : "",
+				      p->units[i]->name);
+}
+
+static void freerun_list(const struct unit_type *u, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (unsigned i = 0; i < u->nfreerun && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? ", " : "",
+				      u->freerun[i].name);
+}
+
+/* ---- number values --------------------------------------------------- */
+
+/* A finite number in [lo, hi] (either JSON integer or fraction). */
+static int get_number(struct pctx *c, json_object *o, double lo, bool lo_open,
+		      double hi, const char *what, double *v)
+{
+	double x;
+
+	if (!json_object_is_type(o, json_type_int) &&
+	    !json_object_is_type(o, json_type_double))
+		return fail(c, "must be a number (%s), not %s", what,
+			    type_name(o));
+	x = json_object_get_double(o);
+	if (!isfinite(x))
+		return fail(c, "must be a finite number (%s), not %s", what,
+			    json_object_get_string(o));
+	if (lo_open ? !(x > lo) : !(x >= lo))
+		return fail(c, "%s out of range: must be %s %g (%s)",
+			    json_object_get_string(o), lo_open ? ">" : ">=",
+			    lo, what);
+	if (x > hi)
+		return fail(c, "%s out of range: at most %g (%s)",
+			    json_object_get_string(o), hi, what);
+	*v = x;
+	return 0;
+}
+
+/* A JSON integer in [lo, hi]. */
+static int get_uint(struct pctx *c, json_object *o, uint64_t lo, uint64_t hi,
+		    const char *what, uint64_t *v)
+{
+	int64_t s;
+
+	if (!json_object_is_type(o, json_type_int))
+		return fail(c, "must be an integer %" PRIu64 "..%" PRIu64
+			    " (%s), not %s", lo, hi, what, type_name(o));
+	s = json_object_get_int64(o);
+	if (s < 0 || (uint64_t)s < lo || (uint64_t)s > hi)
+		return fail(c, "%s out of range: must be %" PRIu64 "..%" PRIu64
+			    " (%s)", json_object_get_string(o), lo, hi, what);
+	*v = (uint64_t)s;
+	return 0;
+}
+
+/* A hex string "0x..." or a non-negative JSON integer, at most max. */
+static int get_value(struct pctx *c, json_object *o, uint64_t max,
+		     const char *what, uint64_t *v)
+{
+	if (json_object_is_type(o, json_type_string)) {
+		int r = parse_hex(json_object_get_string(o), max, v);
+
+		if (r == -1)
+			return fail(c, "bad hex value \"%s\" (%s: \"0x\" "
+				    "followed by 1 to 16 hex digits)",
+				    json_object_get_string(o), what);
+		if (r == -2)
+			return fail(c, "%s too large (%s: at most 0x%" PRIx64 ")",
+				    json_object_get_string(o), what, max);
+		return 0;
+	}
+	if (json_object_is_type(o, json_type_int)) {
+		if (json_object_get_int64(o) < 0)
+			return fail(c, "%s is negative (%s: a hex string or an "
+				    "integer 0..0x%" PRIx64 ")",
+				    json_object_get_string(o), what, max);
+		*v = json_object_get_uint64(o);
+		if (*v > max)
+			return fail(c, "%s too large (%s: at most 0x%" PRIx64 ")",
+				    json_object_get_string(o), what, max);
+		return 0;
+	}
+	return fail(c, "must be a hex string like \"0x1f\" or an integer "
+		    "(%s), not %s", what, type_name(o));
+}
+
+/* ---- socket prefixes ------------------------------------------------- */
+
+/*
+ * Strips an "sN/" prefix from *s: *sock = N, or -1 if there is none.
+ * A '/' anywhere makes the text before it a prefix that must be sN.
+ */
+static int parse_socket_prefix(struct pctx *c, const char **s, int *sock)
+{
+	const char *slash = strchr(*s, '/');
+	unsigned n, max = max_sockets(c);
+
+	*sock = -1;
+	if (!slash)
+		return 0;
+	if ((*s)[0] != 's' ||
+	    parse_dec(*s + 1, (size_t)(slash - *s - 1), &n) < 0)
+		return fail(c, "bad socket prefix \"%.*s/\" (expected sN/ with "
+			    "N a socket number 0..%u, or no prefix for every "
+			    "socket)", (int)(slash - *s), *s, max - 1);
+	if (n >= max)
+		return fail(c, "socket %u out of range (%s %u: s0..s%u)", n,
+			    c->w->topo.sockets ? "sockets is"
+					       : "the platform has at most",
+			    max, max - 1);
+	*sock = (int)n;
+	*s = slash + 1;
+	return 0;
+}
+
+/* ---- rate keys ------------------------------------------------------- */
+
+/*
+ * Parses a rate key:
+ *   [sN/]unit:EVENT:UMASK[:thresh=N][:edge][:inv][:filter0=0x..]
+ *	[:filter1=0x..][@INST]
+ *   [sN/]unit:NAME[@INST]		(a free-running counter)
+ * The event part goes through plat_parse_raw(), so a key accepts exactly
+ * what the daemon's raw event syntax accepts.
+ */
+static int parse_rate_key(struct pctx *c, const char *text, struct wl_key *k)
+{
+	const struct platform *p = c->plat;
+	const struct unit_type *u, *pu;
+	char body[WL_MAX_KEYLEN + 1], raw[WL_MAX_KEYLEN + 1], why[256];
+	char list[256];
+	const char *s = text, *at, *by;
+	char *tok[16], *t;
+	unsigned ntok = 0, n;
+	int ui;
+	size_t rn;
+
+	memset(k, 0, sizeof(*k));
+	k->inst = -1;
+	snprintf(k->text, sizeof(k->text), "%s", text);
+	if (strlen(text) > WL_MAX_KEYLEN)
+		return fail(c, "rate key too long (at most %d characters)",
+			    WL_MAX_KEYLEN);
+	if (parse_socket_prefix(c, &s, &k->socket) < 0)
+		return -EINVAL;
+
+	at = strrchr(s, '@');
+	snprintf(body, sizeof(body), "%.*s",
+		 (int)(at ? (size_t)(at - s) : strlen(s)), s);
+	if (at && parse_dec(at + 1, strlen(at + 1), &n) < 0)
+		return fail(c, "bad instance \"%s\" (expected @N with N a "
+			    "decimal instance number)", at);
+	if (at)
+		k->inst = (int)n;
+
+	/* Split at ':' keeping empty fields, so "cbo::0x8f" is an error. */
+	tok[ntok++] = body;
+	for (t = body; (t = strchr(t, ':')) != NULL; ) {
+		*t++ = '\0';
+		if (ntok == ARRAY_SIZE(tok))
+			return fail(c, "too many ':' fields");
+		tok[ntok++] = t;
+	}
+	for (unsigned i = 0; i < ntok; i++)
+		if (tok[i][0] == '\0')
+			return fail(c, "empty field %u (expected unit:EVENT:UMASK"
+				    "[:thresh=N][:edge][:inv][@INST] or "
+				    "unit:COUNTER)", i + 1);
+	u = plat_unit(p, tok[0], &ui);
+	if (!u) {
+		unit_list(p, list, sizeof(list));
+		return fail(c, "unknown unit \"%s\" (%s units: %s)", tok[0],
+			    p->id, list);
+	}
+	k->unit = ui;
+	if (u->kind == UNIT_FIXED)
+		return fail(c, "%s is a fixed counter that counts the uncore "
+			    "clock; set \"uclk_hz\" instead of a rate", u->name);
+
+	if (ntok == 1) {
+		return fail(c, "incomplete rate key (expected %s:EVENT:UMASK "
+			    "in hex, or %s:COUNTER for a free-running counter)",
+			    u->name, u->name);
+	} else if (ntok == 2) {
+		if (tok[1][0] >= '0' && tok[1][0] <= '9' &&
+		    u->kind != UNIT_FREERUN)
+			return fail(c, "missing umask (expected %s:EVENT:UMASK, "
+				    "both hex, e.g. %s:0x34:0x8f)", u->name,
+				    u->name);
+		if (u->nfreerun == 0)
+			return fail(c, "%s has no free-running counters (a "
+				    "programmable key is %s:EVENT:UMASK, both "
+				    "hex, e.g. %s:0x34:0x8f)", u->name,
+				    u->name, u->name);
+		for (n = 0; n < u->nfreerun; n++)
+			if (strcmp(u->freerun[n].name, tok[1]) == 0)
+				break;
+		if (n == u->nfreerun) {
+			freerun_list(u, list, sizeof(list));
+			return fail(c, "unknown free-running counter \"%s\" of "
+				    "%s (accepted: %s)", tok[1], u->name, list);
+		}
+		k->freerun = true;
+		k->freerun_idx = n;
+	} else {
+		if (u->kind == UNIT_FREERUN) {
+			freerun_list(u, list, sizeof(list));
+			return fail(c, "%s has only free-running counters: "
+				    "write %s:NAME with NAME one of %s",
+				    u->name, u->name, list);
+		}
+		rn = (size_t)snprintf(raw, sizeof(raw), "%s:%s:%s", tok[0],
+				      tok[1], tok[2]);
+		for (unsigned i = 3; i < ntok; i++) {
+			bool f0 = strncmp(tok[i], "filter0=", 8) == 0;
+			bool f1 = strncmp(tok[i], "filter1=", 8) == 0;
+			uint64_t v;
+
+			if (!f0 && !f1) {
+				rn += (size_t)snprintf(raw + rn, sizeof(raw) - rn,
+						       ":%s", tok[i]);
+				continue;
+			}
+			if (!(c->pmask & P_HSX))
+				return fail(c, "\"%.7s\": %s has no box filter "
+					    "registers (filters are hsx-only)",
+					    tok[i], p->id);
+			if (f0 ? k->has_filter0 : k->has_filter1)
+				return fail(c, "%.7s given twice", tok[i]);
+			if (parse_hex(tok[i] + 8, UINT64_MAX, &v) < 0)
+				return fail(c, "bad %.7s value \"%s\" (expected "
+					    "0x followed by 1 to 16 hex digits)",
+					    tok[i], tok[i] + 8);
+			if (f0) {
+				k->has_filter0 = true;
+				k->filter0 = v;
+			} else {
+				k->has_filter1 = true;
+				k->filter1 = v;
+			}
+		}
+		why[0] = '\0';
+		if (plat_parse_raw(p, raw, &pu, &k->enc, why, sizeof(why)) < 0)
+			return fail(c, "bad rate key: %s", why[0] ? why : raw);
+		if (pu != u)
+			return fail(c, "bad rate key: \"%s\" resolves to unit %s, "
+				    "not %s", raw, pu ? pu->name : "?", u->name);
+	}
+
+	if (k->inst >= 0) {
+		unsigned ninst = unit_ninst(c, u, &by);
+
+		if ((unsigned)k->inst >= ninst) {
+			if (by)
+				return fail(c, "instance %d out of range (%s is "
+					    "%u: 0..%u)", k->inst, by, ninst,
+					    ninst - 1);
+			return fail(c, "instance %d out of range (%s has %u "
+				    "instance%s: 0..%u)", k->inst, u->name,
+				    ninst, ninst == 1 ? "" : "s", ninst - 1);
+		}
+	}
+	return 0;
+}
+
+static bool key_eq(const struct wl_key *a, const struct wl_key *b)
+{
+	if (a->socket != b->socket || a->inst != b->inst ||
+	    a->unit != b->unit || a->freerun != b->freerun)
+		return false;
+	if (a->freerun)
+		return a->freerun_idx == b->freerun_idx;
+	return a->enc.code == b->enc.code && a->enc.umask == b->enc.umask &&
+	       a->enc.thresh == b->enc.thresh && a->enc.edge == b->enc.edge &&
+	       a->enc.inv == b->enc.inv && a->has_filter0 == b->has_filter0 &&
+	       a->has_filter1 == b->has_filter1 &&
+	       (!a->has_filter0 || a->filter0 == b->filter0) &&
+	       (!a->has_filter1 || a->filter1 == b->filter1);
+}
+
+/* ---- phases ---------------------------------------------------------- */
+
+/* One "rates" entry before the rates matrix can be sized. */
+struct rate_ent {
+	unsigned key, phase;
+	double rate;
+};
+
+struct phase_acc {
+	struct rate_ent *ents;
+	size_t nents, cap;
+	unsigned *last_phase;	/* per key: last phase that set it, +1 */
+	const char **phase_text;	/* per key: as written in that phase */
+	unsigned keycap;
+};
+
+static int add_key(struct pctx *c, struct phase_acc *a, const struct wl_key *k,
+		   unsigned *idx)
+{
+	struct workload *w = c->w;
+
+	for (unsigned i = 0; i < w->nkeys; i++) {
+		if (key_eq(&w->keys[i], k)) {
+			*idx = i;
+			return 0;
+		}
+	}
+	if (w->nkeys >= WL_MAX_KEYS)
+		return fail(c, "too many distinct rate keys (at most %d over "
+			    "all phases)", WL_MAX_KEYS);
+	if (w->nkeys == a->keycap) {
+		unsigned cap = a->keycap ? a->keycap * 2 : 16;
+		struct wl_key *nk = realloc(w->keys, cap * sizeof(*nk));
+		unsigned *nl;
+		const char **nt;
+
+		if (!nk)
+			return fail_nomem(c);
+		w->keys = nk;
+		nl = realloc(a->last_phase, cap * sizeof(*nl));
+		if (!nl)
+			return fail_nomem(c);
+		a->last_phase = nl;
+		nt = realloc(a->phase_text, cap * sizeof(*nt));
+		if (!nt)
+			return fail_nomem(c);
+		a->phase_text = nt;
+		a->keycap = cap;
+	}
+	w->keys[w->nkeys] = *k;
+	a->last_phase[w->nkeys] = 0;
+	*idx = w->nkeys++;
+	return 0;
+}
+
+static int parse_rates(struct pctx *c, struct phase_acc *a, json_object *o,
+		       unsigned p)
+{
+	if (!json_object_is_type(o, json_type_object))
+		return fail(c, "must be an object of \"KEY\": events per second "
+			    "(e.g. {\"cbo:0x34:0x8f\": 2.0e8}), not %s",
+			    type_name(o));
+	json_object_object_foreach(o, key, val) {
+		size_t old = path_key(c, key);
+		struct wl_key k;
+		unsigned idx = 0;
+		double rate;
+		int r;
+
+		r = parse_rate_key(c, key, &k);
+		if (r < 0)
+			return r;
+		r = add_key(c, a, &k, &idx);
+		if (r < 0)
+			return r;
+		if (a->last_phase[idx] == p + 1)
+			return fail(c, "counts the same as \"%s\" in this "
+				    "phase (equal once normalised); give each "
+				    "counter once per phase",
+				    a->phase_text[idx]);
+		a->last_phase[idx] = p + 1;
+		a->phase_text[idx] = key;
+		r = get_number(c, val, 0, false, WL_MAX_RATE,
+			       "events per second per socket", &rate);
+		if (r < 0)
+			return r;
+		if (a->nents == a->cap) {
+			size_t cap = a->cap ? a->cap * 2 : 64;
+			struct rate_ent *ne = realloc(a->ents, cap * sizeof(*ne));
+
+			if (!ne)
+				return fail_nomem(c);
+			a->ents = ne;
+			a->cap = cap;
+		}
+		a->ents[a->nents++] = (struct rate_ent){ idx, p, rate };
+		path_pop(c, old);
+	}
+	return 0;
+}
+
+static int parse_phase(struct pctx *c, struct phase_acc *a, json_object *o,
+		       unsigned p)
+{
+	json_object *secs = NULL, *rates = NULL;
+	size_t old;
+	int r;
+
+	if (!json_object_is_type(o, json_type_object))
+		return fail(c, "a phase must be an object {\"seconds\": N, "
+			    "\"rates\": {...}}, not %s", type_name(o));
+	json_object_object_foreach(o, key, val) {
+		if (strcmp(key, "seconds") == 0) {
+			secs = val;
+		} else if (strcmp(key, "rates") == 0) {
+			rates = val;
+		} else {
+			path_key(c, key);
+			return fail(c, "unknown key (a phase accepts: seconds, "
+				    "rates)");
+		}
+	}
+	if (!secs)
+		return fail(c, "missing \"seconds\" (the phase's duration, a "
+			    "number > 0)");
+	if (!rates)
+		return fail(c, "missing \"rates\" (an object of \"KEY\": events "
+			    "per second; may be empty)");
+	old = path_key(c, "seconds");
+	r = get_number(c, secs, 0, true, WL_MAX_PHASE_S, "the phase's duration "
+		       "in seconds", &c->w->phase_s[p]);
+	if (r < 0)
+		return r;
+	path_pop(c, old);
+	old = path_key(c, "rates");
+	r = parse_rates(c, a, rates, p);
+	if (r < 0)
+		return r;
+	path_pop(c, old);
+	return 0;
+}
+
+static int parse_phases(struct pctx *c, json_object *o)
+{
+	struct workload *w = c->w;
+	struct phase_acc a = { 0 };
+	size_t n;
+	int r = 0;
+
+	if (!json_object_is_type(o, json_type_array))
+		return fail(c, "must be an array of phases [{\"seconds\": N, "
+			    "\"rates\": {...}}, ...], not %s", type_name(o));
+	n = json_object_array_length(o);
+	if (n == 0)
+		return fail(c, "empty: at least one phase is needed");
+	if (n > WL_MAX_PHASES)
+		return fail(c, "%zu phases: at most %d", n, WL_MAX_PHASES);
+	w->nphases = (unsigned)n;
+	w->phase_s = calloc(n, sizeof(*w->phase_s));
+	if (!w->phase_s)
+		return fail_nomem(c);
+	for (size_t i = 0; i < n && r == 0; i++) {
+		size_t old = path_idx(c, i);
+
+		r = parse_phase(c, &a, json_object_array_get_idx(o, i),
+				(unsigned)i);
+		if (r == 0)
+			path_pop(c, old);
+	}
+	if (r == 0) {
+		w->period_s = 0;
+		for (unsigned i = 0; i < w->nphases; i++)
+			w->period_s += w->phase_s[i];
+		w->rates = calloc((size_t)w->nkeys * w->nphases + 1,
+				  sizeof(*w->rates));
+		if (!w->rates)
+			r = fail_nomem(c);
+	}
+	for (size_t i = 0; r == 0 && i < a.nents; i++)
+		w->rates[(size_t)a.ents[i].key * w->nphases + a.ents[i].phase] =
+			a.ents[i].rate;
+	free(a.ents);
+	free(a.last_phase);
+	free(a.phase_text);
+	return r;
+}
+
+/* ---- faults ---------------------------------------------------------- */
+
+static const char *const fault_kinds[] = {
+	[WL_FAULT_EIO] = "eio",
+	[WL_FAULT_FOREIGN_WRITE] = "foreign_write",
+	[WL_FAULT_DEVICE_MISSING] = "device_missing",
+	[WL_FAULT_STUCK] = "stuck",
+};
+
+static const char *target_forms(enum wl_fault_kind k)
+{
+	switch (k) {
+	case WL_FAULT_DEVICE_MISSING:
+		return "[sN/]pci:BB:DD.F";
+	case WL_FAULT_STUCK:
+		return "[sN/]msr:0xADDR, [sN/]pci:BB:DD.F+0xOFF, mmio:0xADDR "
+		       "or [sN/]unit:COUNTER";
+	default:
+		return "[sN/]msr:0xADDR, [sN/]pci:BB:DD.F+0xOFF or mmio:0xADDR";
+	}
+}
+
+/* "BB:DD.F" (lspci style, hex) with an optional "+0xOFF". */
+static int parse_pci(struct pctx *c, const char *s, struct wl_fault *f)
+{
+	const char *colon = strchr(s, ':'), *dot = colon ? strchr(colon, '.')
+						       : NULL;
+	const char *plus = dot ? strchr(dot, '+') : NULL;
+	const char *end = plus ? plus : s + strlen(s);
+	unsigned bus, dev, fn;
+	uint64_t off = 0;
+
+	if (!colon || !dot ||
+	    parse_xdigits(s, (size_t)(colon - s), 2, &bus) < 0 ||
+	    parse_xdigits(colon + 1, (size_t)(dot - colon - 1), 2, &dev) < 0 ||
+	    parse_xdigits(dot + 1, (size_t)(end - dot - 1), 1, &fn) < 0)
+		return fail(c, "bad PCI address \"pci:%s\" (expected pci:BB:DD.F "
+			    "in hex, e.g. pci:ff:10.1%s)", s,
+			    f->kind == WL_FAULT_DEVICE_MISSING ? ""
+				: ", with +0xOFF for a register");
+	if (dev > 0x1f || fn > 7)
+		return fail(c, "bad PCI address \"pci:%s\": device is 00..1f "
+			    "and function 0..7", s);
+	if (f->kind == WL_FAULT_DEVICE_MISSING) {
+		if (plus)
+			return fail(c, "device_missing takes a PCI function "
+				    "pci:BB:DD.F, without +0xOFF");
+	} else {
+		int r;
+
+		if (!plus)
+			return fail(c, "kind %s needs a register: "
+				    "pci:BB:DD.F+0xOFF", fault_kinds[f->kind]);
+		r = parse_hex(plus + 1, 0xffc, &off);
+		if (r == -1)
+			return fail(c, "bad PCI register offset \"%s\" (expected "
+				    "+0x followed by hex digits)", plus + 1);
+		if (r == -2 || off % 4)
+			return fail(c, "PCI register offset %s out of range (a "
+				    "4-byte register: 0x0..0xffc, a multiple "
+				    "of 4)", plus + 1);
+	}
+	f->target = hw_pci(0, (uint8_t)bus, (uint8_t)dev, (uint8_t)fn,
+			   (uint16_t)off, 4);
+	return 0;
+}
+
+static int parse_target(struct pctx *c, const char *text, struct wl_fault *f)
+{
+	const char *s = text;
+	uint64_t v;
+	int r;
+
+	snprintf(f->text, sizeof(f->text), "%s", text);
+	if (strlen(text) > WL_MAX_KEYLEN)
+		return fail(c, "target too long (at most %d characters)",
+			    WL_MAX_KEYLEN);
+	if (parse_socket_prefix(c, &s, &f->socket) < 0)
+		return -EINVAL;
+
+	if (strncmp(s, "msr:", 4) == 0) {
+		if (f->kind == WL_FAULT_DEVICE_MISSING)
+			return fail(c, "device_missing takes a PCI function "
+				    "(%s), not an MSR", target_forms(f->kind));
+		r = parse_hex(s + 4, UINT32_MAX, &v);
+		if (r < 0)
+			return fail(c, "bad MSR address \"%s\" (expected "
+				    "msr:0xADDR, 0x0..0xffffffff)", s + 4);
+		f->target = hw_msr(0, (uint32_t)v);
+		return 0;
+	}
+	if (strncmp(s, "pci:", 4) == 0)
+		return parse_pci(c, s + 4, f);
+	if (strncmp(s, "mmio:", 5) == 0) {
+		if (f->socket >= 0)
+			return fail(c, "an mmio address is physical: no socket "
+				    "prefix (write mmio:0xADDR)");
+		if (f->kind == WL_FAULT_DEVICE_MISSING)
+			return fail(c, "device_missing takes a PCI function "
+				    "(%s), not an MMIO address",
+				    target_forms(f->kind));
+		r = parse_hex(s + 5, UINT64_MAX, &v);
+		if (r < 0 || v % 4)
+			return fail(c, "bad MMIO address \"%s\" (expected "
+				    "mmio:0xADDR, a multiple of 4)", s + 5);
+		f->target = hw_mmio(v, 4);
+		return 0;
+	}
+	if (f->kind == WL_FAULT_STUCK && strchr(s, ':')) {
+		const char *colon = strchr(s, ':');
+		const struct unit_type *u;
+		char uname[64], list[256];
+		int ui;
+
+		snprintf(uname, sizeof(uname), "%.*s", (int)(colon - s), s);
+		u = plat_unit(c->plat, uname, &ui);
+		if (!u) {
+			unit_list(c->plat, list, sizeof(list));
+			return fail(c, "bad target \"%s\": \"%s\" is neither "
+				    "msr, pci, mmio nor a unit (%s units: %s)",
+				    text, uname, c->plat->id, list);
+		}
+		for (unsigned i = 0; i < u->nfreerun; i++) {
+			if (strcmp(u->freerun[i].name, colon + 1) == 0) {
+				f->target = (struct hw_addr){ .space = u->space };
+				f->target_is_freerun = true;
+				f->freerun_unit = ui;
+				f->freerun_idx = i;
+				return 0;
+			}
+		}
+		if (u->nfreerun == 0)
+			return fail(c, "%s has no free-running counters; stop a "
+				    "programmable counter by its register "
+				    "(msr:0xADDR)", u->name);
+		freerun_list(u, list, sizeof(list));
+		return fail(c, "unknown free-running counter \"%s\" of %s "
+			    "(accepted: %s)", colon + 1, u->name, list);
+	}
+	return fail(c, "bad target \"%s\" (kind %s accepts %s)", text,
+		    fault_kinds[f->kind], target_forms(f->kind));
+}
+
+static int parse_fault(struct pctx *c, json_object *o, struct wl_fault *f)
+{
+	json_object *at = NULL, *kind = NULL, *target = NULL, *count = NULL,
+		    *value = NULL;
+	size_t old;
+	unsigned k;
+	int r;
+
+	if (!json_object_is_type(o, json_type_object))
+		return fail(c, "a fault must be an object {\"at\": s, \"kind\": "
+			    "..., \"target\": ...}, not %s", type_name(o));
+	json_object_object_foreach(o, key, val) {
+		if (strcmp(key, "at") == 0)
+			at = val;
+		else if (strcmp(key, "kind") == 0)
+			kind = val;
+		else if (strcmp(key, "target") == 0)
+			target = val;
+		else if (strcmp(key, "count") == 0)
+			count = val;
+		else if (strcmp(key, "value") == 0)
+			value = val;
+		else {
+			path_key(c, key);
+			return fail(c, "unknown key (a fault accepts: at, kind, "
+				    "target, count (eio), value "
+				    "(foreign_write))");
+		}
+	}
+	if (!kind)
+		return fail(c, "missing \"kind\" (eio, foreign_write, "
+			    "device_missing or stuck)");
+	old = path_key(c, "kind");
+	if (!json_object_is_type(kind, json_type_string))
+		return fail(c, "must be a string (eio, foreign_write, "
+			    "device_missing or stuck), not %s", type_name(kind));
+	for (k = 0; k < ARRAY_SIZE(fault_kinds); k++)
+		if (strcmp(fault_kinds[k], json_object_get_string(kind)) == 0)
+			break;
+	if (k == ARRAY_SIZE(fault_kinds))
+		return fail(c, "unknown fault kind \"%s\" (accepted: eio, "
+			    "foreign_write, device_missing, stuck)",
+			    json_object_get_string(kind));
+	path_pop(c, old);
+	f->kind = (enum wl_fault_kind)k;
+
+	if (!at)
+		return fail(c, "missing \"at\" (seconds since the simulation "
+			    "started, >= 0)");
+	if (!target)
+		return fail(c, "missing \"target\" (for %s: %s)", fault_kinds[k],
+			    target_forms(f->kind));
+	if (count && f->kind != WL_FAULT_EIO) {
+		path_key(c, "count");
+		return fail(c, "not allowed for kind \"%s\" (only eio takes a "
+			    "count)", fault_kinds[k]);
+	}
+	if (value && f->kind != WL_FAULT_FOREIGN_WRITE) {
+		path_key(c, "value");
+		return fail(c, "not allowed for kind \"%s\" (only "
+			    "foreign_write takes a value)", fault_kinds[k]);
+	}
+	if (!value && f->kind == WL_FAULT_FOREIGN_WRITE)
+		return fail(c, "missing \"value\" (the value the other agent "
+			    "writes: a hex string \"0x...\" or an integer >= 0)");
+
+	old = path_key(c, "at");
+	r = get_number(c, at, 0, false, WL_MAX_AT,
+		       "seconds since the simulation started", &f->at);
+	if (r < 0)
+		return r;
+	path_pop(c, old);
+
+	old = path_key(c, "target");
+	if (!json_object_is_type(target, json_type_string))
+		return fail(c, "must be a string (for %s: %s), not %s",
+			    fault_kinds[k], target_forms(f->kind),
+			    type_name(target));
+	r = parse_target(c, json_object_get_string(target), f);
+	if (r < 0)
+		return r;
+	path_pop(c, old);
+
+	f->count = 1;
+	if (count) {
+		uint64_t v;
+
+		old = path_key(c, "count");
+		r = get_uint(c, count, 1, WL_MAX_COUNT, "accesses that fail",
+			     &v);
+		if (r < 0)
+			return r;
+		f->count = (unsigned)v;
+		path_pop(c, old);
+	}
+	if (value) {
+		uint64_t max = f->target.width >= 8 ? UINT64_MAX
+						    : width_mask(8u * f->target.width);
+
+		old = path_key(c, "value");
+		r = get_value(c, value, max, f->target.width >= 8
+			      ? "a 64-bit register" : "a 32-bit register",
+			      &f->value);
+		if (r < 0)
+			return r;
+		path_pop(c, old);
+	}
+	return 0;
+}
+
+static int parse_faults(struct pctx *c, json_object *o)
+{
+	struct workload *w = c->w;
+	size_t n;
+
+	if (!json_object_is_type(o, json_type_array))
+		return fail(c, "must be an array of faults, not %s",
+			    type_name(o));
+	n = json_object_array_length(o);
+	if (n > WL_MAX_FAULTS)
+		return fail(c, "%zu faults: at most %d", n, WL_MAX_FAULTS);
+	if (n == 0)
+		return 0;
+	w->faults = calloc(n, sizeof(*w->faults));
+	if (!w->faults)
+		return fail_nomem(c);
+	for (size_t i = 0; i < n; i++) {
+		size_t old = path_idx(c, i);
+		int r = parse_fault(c, json_object_array_get_idx(o, i),
+				    &w->faults[i]);
+
+		if (r < 0)
+			return r;
+		w->nfaults++;
+		path_pop(c, old);
+	}
+	/* Stable insertion sort by time: faults at the same time keep the
+	 * order they were written in. */
+	for (unsigned i = 1; i < w->nfaults; i++) {
+		struct wl_fault f = w->faults[i];
+		unsigned j = i;
+
+		for (; j > 0 && w->faults[j - 1].at > f.at; j--)
+			w->faults[j] = w->faults[j - 1];
+		w->faults[j] = f;
+	}
+	return 0;
+}
+
+/* ---- topology -------------------------------------------------------- */
+
+static int parse_top_value(struct pctx *c, const struct top_key *k,
+			   json_object *v)
+{
+	struct wl_topology *t = &c->w->topo;
+	uint64_t x;
+	double d;
+	char what[64];
+	int r;
+
+	switch (k->kind) {
+	case TK_COUNT: {
+		unsigned max = top_key_max(c, k);
+
+		snprintf(what, sizeof(what), "%s allows at most %u", c->plat->id,
+			 max);
+		r = get_uint(c, v, 1, max, what, &x);
+		if (r < 0)
+			return r;
+		*topo_field(t, k) = (unsigned)x;
+		return 0;
+	}
+	case TK_HZ:
+		r = get_number(c, v, 0, true, (double)WL_MAX_UCLK,
+			       "the uncore clock in Hz, an integer", &d);
+		if (r < 0)
+			return r;
+		if (d != floor(d))
+			return fail(c, "%s is not a whole number of Hz",
+				    json_object_get_string(v));
+		t->uclk_hz = (uint64_t)d;
+		return 0;
+	case TK_MCHBAR:
+		if (!json_object_is_type(v, json_type_string))
+			return fail(c, "must be a hex string like "
+				    "\"0xfed10001\" (the raw value of PCI "
+				    "0:0.0 offset 0x48), not %s", type_name(v));
+		r = parse_hex(json_object_get_string(v), UINT64_MAX, &x);
+		if (r < 0)
+			return fail(c, "bad hex value \"%s\" (expected \"0x\" "
+				    "followed by 1 to 16 hex digits, e.g. "
+				    "\"0xfed10001\")", json_object_get_string(v));
+		if (x & ~WL_MCHBAR_VALID)
+			return fail(c, "%s sets reserved bits 0x%" PRIx64 " (MCHBAR "
+				    "holds the base in bits 38:15 and the "
+				    "enable in bit 0)", json_object_get_string(v),
+				    x & ~WL_MCHBAR_VALID);
+		t->mchbar = x;
+		t->has_mchbar = true;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/* Resolves the platform from the "platform" key and the caller's. */
+static int resolve_platform(struct pctx *c, json_object *root,
+			    const struct platform *want)
+{
+	static const char *const known[] = { "skl", "hsx", "snbep" };
+	json_object *v;
+	char list[128];
+	size_t n = 0, old;
+	const char *id;
+
+	list[0] = '\0';
+	for (unsigned i = 0; plat_all[i] && n < sizeof(list); i++)
+		n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s",
+				      i ? ", " : "", plat_all[i]->id);
+
+	if (!json_object_object_get_ex(root, "platform", &v)) {
+		if (!want)
+			return fail(c, "missing \"platform\" (needed when no "
+				    "platform is chosen otherwise; supported: "
+				    "%s)", list);
+		c->plat = want;
+		return 0;
+	}
+	old = path_key(c, "platform");
+	if (!json_object_is_type(v, json_type_string))
+		return fail(c, "must be a string (a platform id; supported: "
+			    "%s), not %s", list, type_name(v));
+	id = json_object_get_string(v);
+	if (want) {
+		if (strcmp(want->id, id) != 0)
+			return fail(c, "workload is for platform \"%s\" but the "
+				    "simulator runs \"%s\" (change one or "
+				    "remove \"platform\")", id, want->id);
+		c->plat = want;
+	} else {
+		c->plat = plat_by_id(id);
+		if (!c->plat) {
+			for (size_t i = 0; i < ARRAY_SIZE(known); i++)
+				if (strcmp(known[i], id) == 0)
+					return fail(c, "platform %s is not "
+						    "supported by this build "
+						    "(supported: %s)", id, list);
+			return fail(c, "unknown platform \"%s\" (supported: "
+				    "%s)", id, list);
+		}
+	}
+	path_pop(c, old);
+	return 0;
+}
+
+static int parse_root(struct pctx *c, json_object *root,
+		      const struct platform *want)
+{
+	json_object *phases = NULL, *faults = NULL;
+	char list[256];
+	int r;
+
+	r = resolve_platform(c, root, want);
+	if (r < 0)
+		return r;
+	c->w->plat = c->plat;
+	c->pmask = strcmp(c->plat->id, "skl") == 0 ? P_SKL
+		 : strcmp(c->plat->id, "hsx") == 0 ? P_HSX : 0;
+
+	/* Topology first, whatever the key order: rate keys and targets are
+	 * checked against it. */
+	json_object_object_foreach(root, key, val) {
+		const struct top_key *k = top_key_find(key);
+		size_t old = path_key(c, key);
+
+		if (!k || !top_key_allowed(c, k)) {
+			accepted_keys(c, list, sizeof(list));
+			if (k)
+				return fail(c, "\"%s\" is not a %s key (%s "
+					    "accepts: %s)", key, c->plat->id,
+					    c->plat->id, list);
+			return fail(c, "unknown key (%s accepts: %s)",
+				    c->plat->id, list);
+		}
+		if (k->kind == TK_PHASES)
+			phases = val;
+		else if (k->kind == TK_FAULTS)
+			faults = val;
+		r = parse_top_value(c, k, val);
+		if (r < 0)
+			return r;
+		path_pop(c, old);
+	}
+	if (!phases)
+		return fail(c, "missing \"phases\" (an array of {\"seconds\": N, "
+			    "\"rates\": {...}})");
+	path_key(c, "phases");
+	r = parse_phases(c, phases);
+	if (r < 0)
+		return r;
+	path_pop(c, 1);
+	if (faults) {
+		path_key(c, "faults");
+		r = parse_faults(c, faults);
+		if (r < 0)
+			return r;
+		path_pop(c, 1);
+	}
+	return 0;
+}
+
+/* ---- duplicate keys -------------------------------------------------- */
+
+/*
+ * json-c keeps the last of two equal keys in an object without a word,
+ * which would make a workload silently differ from what it says.  This
+ * walks the (already validated) text once more and reports the first
+ * duplicate with its JSON path.  Keys are compared after unescaping.
+ */
+struct dframe {
+	bool obj, want_key;
+	size_t idx;
+	json_object *seen;	/* object used as a set of keys */
+	char *key;
+};
+
+static char *dup_key_text(const char *s, size_t n)
+{
+	json_object *o;
+	char *r;
+
+	if (!memchr(s + 1, '\\', n - 2)) {
+		r = malloc(n - 1);
+		if (r) {
+			memcpy(r, s + 1, n - 2);
+			r[n - 2] = '\0';
+		}
+		return r;
+	}
+	o = json_tokener_parse(s);	/* s.. is a valid string token */
+	r = o && json_object_is_type(o, json_type_string)
+	    ? strdup(json_object_get_string(o)) : NULL;
+	json_object_put(o);
+	return r;
+}
+
+static int check_dup_keys(struct pctx *c, const char *text, size_t len)
+{
+	struct dframe st[WL_MAX_DEPTH + 2];
+	int top = -1, r = 0;
+
+	for (size_t i = 0; i < len && r == 0; i++) {
+		struct dframe *f = top >= 0 ? &st[top] : NULL;
+		size_t j;
+
+		switch (text[i]) {
+		case '"':
+			for (j = i + 1; j < len && text[j] != '"'; j++)
+				if (text[j] == '\\')
+					j++;
+			if (f && f->obj && f->want_key) {
+				char *tmp = strndup(text + i, j + 1 - i);
+				char *key = tmp ? dup_key_text(tmp, j + 1 - i)
+						: NULL;
+
+				free(tmp);
+				if (!key) {
+					r = fail_nomem(c);
+					break;
+				}
+				free(f->key);
+				f->key = key;
+				f->want_key = false;
+				if (json_object_object_get_ex(f->seen, key,
+							      NULL)) {
+					c->plen = 0;
+					c->path[0] = '\0';
+					path_add(c, "$");
+					for (int d = 0; d < top; d++) {
+						if (st[d].obj)
+							path_key(c, st[d].key);
+						else
+							path_idx(c, st[d].idx);
+					}
+					path_key(c, key);
+					r = fail_at(c, text, len, i, "%s: "
+						    "duplicate key (an object "
+						    "names each key once; "
+						    "json-c would keep only "
+						    "the last)", c->path);
+					break;
+				}
+				json_object_object_add(f->seen, key, NULL);
+			}
+			i = j;
+			break;
+		case '\'':
+			/* json-c accepts 'key' even in strict mode */
+			r = fail_at(c, text, len, i, "single-quoted strings are "
+				    "not JSON; use double quotes");
+			break;
+		case '{':
+		case '[':
+			if (top + 1 >= (int)ARRAY_SIZE(st)) {
+				r = fail_at(c, text, len, i, "JSON nesting too "
+					    "deep");
+				break;
+			}
+			f = &st[++top];
+			memset(f, 0, sizeof(*f));
+			f->obj = text[i] == '{';
+			f->want_key = f->obj;
+			if (f->obj && !(f->seen = json_object_new_object()))
+				r = fail_nomem(c);
+			break;
+		case '}':
+		case ']':
+			if (f) {
+				json_object_put(f->seen);
+				free(f->key);
+				top--;
+			}
+			break;
+		case ',':
+			if (f && f->obj)
+				f->want_key = true;
+			else if (f)
+				f->idx++;
+			break;
+		}
+	}
+	for (; top >= 0; top--) {
+		json_object_put(st[top].seen);
+		free(st[top].key);
+	}
+	return r;
+}
+
+/* ---- entry points ---------------------------------------------------- */
+
+void wl_free(struct workload *w)
+{
+	if (!w)
+		return;
+	free(w->source);
+	free(w->phase_s);
+	free(w->keys);
+	free(w->rates);
+	free(w->faults);
+	free(w);
+}
+
+/* Offset of the first non-whitespace character at or after i, or len. */
+static size_t skip_ws(const char *text, size_t len, size_t i)
+{
+	while (i < len && (text[i] == ' ' || text[i] == '\t' ||
+			   text[i] == '\n' || text[i] == '\r'))
+		i++;
+	return i;
+}
+
+/* What kind of JSON value the text starts with, or NULL if it is blank. */
+static const char *json_kind_of_text(const char *text, size_t len)
+{
+	size_t i = skip_ws(text, len, 0);
+
+	if (i == len)
+		return NULL;
+	switch (text[i]) {
+	case '{': return "an object";
+	case '[': return "an array";
+	case '"': return "a string";
+	case 't': case 'f': return "a boolean";
+	case 'n': return "null";
+	default: return "a number";
+	}
+}
+
+int wl_parse(const char *text, size_t len, const char *name,
+	     const struct platform *plat, struct workload **out,
+	     char *err, size_t errlen)
+{
+	struct pctx c = { .name = name ? name : "(workload)", .err = err,
+			  .errlen = errlen };
+	struct json_tokener *tok;
+	json_object *root;
+	enum json_tokener_error jerr;
+	const char *nul, *kind;
+	size_t end;
+	int r;
+
+	*out = NULL;
+	if (err && errlen)
+		err[0] = '\0';
+	if (!text) {
+		text = "";
+		len = 0;
+	}
+	snprintf(c.path, sizeof(c.path), "$");
+	c.plen = 1;
+	if (len > WL_MAX_BYTES) {
+		snprintf(err, errlen, "%s: too large (%zu bytes; at most %u)",
+			 c.name, len, WL_MAX_BYTES);
+		return -EINVAL;
+	}
+	nul = memchr(text, '\0', len);
+	if (nul)
+		return fail_at(&c, text, len, (size_t)(nul - text),
+			       "NUL byte in the JSON text");
+
+	tok = json_tokener_new_ex(WL_MAX_DEPTH);
+	if (!tok)
+		return fail_nomem(&c);
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT |
+#ifdef JSON_TOKENER_VALIDATE_UTF8
+			       JSON_TOKENER_VALIDATE_UTF8 |
+#endif
+			       JSON_TOKENER_ALLOW_TRAILING_CHARS);
+	root = json_tokener_parse_ex(tok, text, (int)len);
+	jerr = json_tokener_get_error(tok);
+	end = json_tokener_get_parse_end(tok);
+	json_tokener_free(tok);
+
+	kind = json_kind_of_text(text, len);
+	if (!root) {
+		if (jerr == json_tokener_continue) {
+			if (!kind)
+				return fail_at(&c, text, len, len, "empty input "
+					       "(expected a JSON object)");
+			if (text[skip_ws(text, len, 0)] != '{')
+				return fail(&c, "the workload must be a JSON "
+					    "object {...}, not %s", kind);
+			return fail_at(&c, text, len, len, "unexpected end of "
+				       "input (an object, array or string is "
+				       "not closed)");
+		}
+		if (jerr == json_tokener_error_depth)
+			return fail_at(&c, text, len, end, "JSON nesting too "
+				       "deep (at most %d levels)", WL_MAX_DEPTH);
+		if (end < len && (unsigned char)text[end] >= 0x20 &&
+		    (unsigned char)text[end] < 0x7f)
+			return fail_at(&c, text, len, end, "JSON syntax error "
+				       "at '%c': %s", text[end],
+				       json_tokener_error_desc(jerr));
+		return fail_at(&c, text, len, end, "JSON syntax error: %s",
+			       json_tokener_error_desc(jerr));
+	}
+	end = skip_ws(text, len, end);
+	if (end < len) {
+		json_object_put(root);
+		return fail_at(&c, text, len, end, "trailing characters after "
+			       "the JSON object");
+	}
+	if (!json_object_is_type(root, json_type_object)) {
+		r = fail(&c, "the workload must be a JSON object {...}, not %s",
+			 type_name(root));
+		json_object_put(root);
+		return r;
+	}
+	r = check_dup_keys(&c, text, len);
+	if (r < 0) {
+		json_object_put(root);
+		return r;
+	}
+
+	c.w = calloc(1, sizeof(*c.w));
+	if (!c.w || !(c.w->source = strdup(c.name))) {
+		json_object_put(root);
+		wl_free(c.w);
+		return fail_nomem(&c);
+	}
+	snprintf(c.path, sizeof(c.path), "$");
+	c.plen = 1;
+	r = parse_root(&c, root, plat);
+	json_object_put(root);
+	if (r < 0) {
+		wl_free(c.w);
+		return r;
+	}
+	*out = c.w;
+	return 0;
+}
+
+int wl_load(const char *path, const struct platform *plat,
+	    struct workload **out, char *err, size_t errlen)
+{
+	char *buf;
+	size_t n = 0;
+	int fd, r;
+
+	*out = NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		r = -errno;
+		snprintf(err, errlen, "%s: cannot open workload: %s", path,
+			 strerror(-r));
+		return r;
+	}
+	/* Read at most one byte more than allowed, to notice a larger file
+	 * whatever its type (pipe, /proc file) or fstat says. */
+	buf = malloc(WL_MAX_BYTES + 2);
+	if (!buf) {
+		close(fd);
+		snprintf(err, errlen, "%s: out of memory", path);
+		return -ENOMEM;
+	}
+	for (;;) {
+		ssize_t got = read(fd, buf + n, WL_MAX_BYTES + 1 - n);
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			r = -errno;
+			snprintf(err, errlen, "%s: cannot read workload: %s",
+				 path, strerror(-r));
+			free(buf);
+			close(fd);
+			return r;
+		}
+		if (got == 0)
+			break;
+		n += (size_t)got;
+		if (n > WL_MAX_BYTES) {
+			snprintf(err, errlen, "%s: workload file too large (more "
+				 "than %u bytes): %s", path, WL_MAX_BYTES,
+				 strerror(EFBIG));
+			free(buf);
+			close(fd);
+			return -EFBIG;
+		}
+	}
+	close(fd);
+	buf[n] = '\0';
+	r = wl_parse(buf, n, path, plat, out, err, errlen);
+	free(buf);
+	return r;
+}
+
+/* ---- rates ----------------------------------------------------------- */
+
+static bool key_matches(const struct wl_key *k, const struct wl_match *m)
+{
+	if (k->socket >= 0 && (unsigned)k->socket != m->socket)
+		return false;
+	if (k->unit != m->unit || k->freerun != m->freerun)
+		return false;
+	if (k->freerun)
+		return k->freerun_idx == m->freerun_idx;
+	if (k->enc.code != m->enc.code || k->enc.umask != m->enc.umask ||
+	    k->enc.thresh != m->enc.thresh || k->enc.edge != m->enc.edge ||
+	    k->enc.inv != m->enc.inv)
+		return false;
+	if (k->has_filter0 && k->filter0 != m->filter0)
+		return false;
+	if (k->has_filter1 && k->filter1 != m->filter1)
+		return false;
+	return true;
+}
+
+void wl_rates(const struct workload *w, const struct wl_match *m,
+	      double *rates)
+{
+	unsigned np = w->nphases, ninst = m->ninst ? m->ninst : 1;
+
+	for (unsigned p = 0; p < np; p++)
+		rates[p] = 0;
+	for (unsigned k = 0; k < w->nkeys; k++) {
+		const struct wl_key *key = &w->keys[k];
+		double share;
+
+		if (!key_matches(key, m))
+			continue;
+		if (key->inst < 0)
+			share = 1.0 / ninst;
+		else if ((unsigned)key->inst == m->inst)
+			share = 1.0;
+		else
+			continue;
+		for (unsigned p = 0; p < np; p++)
+			rates[p] += w->rates[(size_t)k * np + p] * share;
+	}
+}
+
+/* Events from the start of a period to offset r (0 <= r <= period). */
+static double period_prefix(const struct workload *w, const double *rates,
+			    double r)
+{
+	double sum = 0;
+
+	for (unsigned p = 0; p < w->nphases && r > 0; p++) {
+		double d = w->phase_s[p] < r ? w->phase_s[p] : r;
+
+		sum += rates[p] * d;
+		r -= w->phase_s[p];
+	}
+	return sum;
+}
+
+/* Splits t into whole periods k and an offset r in [0, period). */
+static void period_split(const struct workload *w, double t, double *k,
+			 double *r)
+{
+	*k = floor(t / w->period_s);
+	*r = t - *k * w->period_s;
+	if (*r >= w->period_s) {
+		*k += 1;
+		*r -= w->period_s;
+	}
+	if (*r < 0)
+		*r = 0;
+}
+
+double wl_integral(const struct workload *w, const double *rates,
+		   double t0, double t1)
+{
+	double k0, r0, k1, r1, total;
+
+	if (!(t1 > t0) || w->nphases == 0 || !(w->period_s > 0))
+		return 0;
+	period_split(w, t0, &k0, &r0);
+	period_split(w, t1, &k1, &r1);
+	if (k0 == k1)
+		return period_prefix(w, rates, r1) - period_prefix(w, rates, r0);
+	total = period_prefix(w, rates, w->period_s);
+	return (total - period_prefix(w, rates, r0)) +
+	       (k1 - k0 - 1) * total + period_prefix(w, rates, r1);
+}
+
+/* ---- the built-in workload ------------------------------------------- */
+
+/*
+ * The built-in skl workload: twelve 10-second phases in which the load
+ * follows 1 + 0.25 sin and the LLC miss fraction 10% x (1 + 0.2 cos), so
+ * every counter moves and the derived metrics (hit ratio, bandwidth)
+ * drift slowly.  Each catalog event's rate is a fixed fraction of one of
+ * a few per-phase quantities, which keeps the headline events consistent
+ * with each other (lookups = reads + writes, the states add up to at most
+ * all lookups, misses drive ARB requests and DRAM traffic, ARB cycle
+ * counts stay below the uncore clock).  An event this table does not
+ * name still gets a small rate of its unit's base quantity.
+ */
+enum bq { BQ_LOOKUP, BQ_MISS, BQ_ARBREQ, BQ_ARBOCC, BQ_DRAM };
+
+static const struct bi_rate {
+	const char *name;	/* catalog event or free-running counter */
+	enum bq base;
+	double frac;
+} skl_bi_rates[] = {
+	/* Table 3-1: lookups by request type and state (of all lookups) */
+	{ "UNC_CBO_CACHE_LOOKUP.ANY_MESI", BQ_LOOKUP, 1.0 },
+	{ "UNC_CBO_CACHE_LOOKUP.READ_MESI", BQ_LOOKUP, 0.7 },
+	{ "UNC_CBO_CACHE_LOOKUP.WRITE_MESI", BQ_LOOKUP, 0.3 },
+	{ "UNC_CBO_CACHE_LOOKUP.ANY_ES", BQ_LOOKUP, 0.7 },
+	{ "UNC_CBO_CACHE_LOOKUP.READ_ES", BQ_LOOKUP, 0.55 },
+	{ "UNC_CBO_CACHE_LOOKUP.WRITE_ES", BQ_LOOKUP, 0.15 },
+	{ "UNC_CBO_CACHE_LOOKUP.ANY_M", BQ_LOOKUP, 0.15 },
+	{ "UNC_CBO_CACHE_LOOKUP.WRITE_M", BQ_LOOKUP, 0.10 },
+	{ "UNC_CBO_CACHE_LOOKUP.ANY_I", BQ_MISS, 1.0 },
+	{ "UNC_CBO_CACHE_LOOKUP.READ_I", BQ_MISS, 0.7 },
+	{ "UNC_CBO_XSNP_RESPONSE.MISS_XCORE", BQ_LOOKUP, 0.02 },
+	{ "UNC_CBO_XSNP_RESPONSE.MISS_EVICTION", BQ_MISS, 0.3 },
+	{ "UNC_CBO_XSNP_RESPONSE.HIT_XCORE", BQ_LOOKUP, 0.01 },
+	{ "UNC_CBO_XSNP_RESPONSE.HITM_XCORE", BQ_LOOKUP, 0.004 },
+	/* Table 3-2: requests follow misses; cycle counts use occupancy */
+	{ "UNC_ARB_TRK_REQUESTS.ALL", BQ_ARBREQ, 1.0 },
+	{ "UNC_ARB_TRK_REQUESTS.WRITES", BQ_ARBREQ, 0.3 },
+	{ "UNC_ARB_COH_TRK_REQUESTS.ALL", BQ_ARBREQ, 0.9 },
+	{ "UNC_ARB_TRK_OCCUPANCY.ALL", BQ_ARBOCC, 1.0 },
+	{ "UNC_ARB_TRK_OCCUPANCY.CYCLES_WITH_ANY_REQUEST", BQ_ARBOCC, 0.6 },
+	/* Table 3-3: DRAM reads and writes; requests split by source */
+	{ "DRAM_DATA_READS", BQ_MISS, 1.2 },
+	{ "DRAM_DATA_WRITES", BQ_MISS, 0.4 },
+	{ "DRAM_IA_REQUESTS", BQ_DRAM, 0.92 },
+	{ "DRAM_GT_REQUESTS", BQ_DRAM, 0.05 },
+	{ "DRAM_IO_REQUESTS", BQ_DRAM, 0.03 },
+};
+
+#define BI_PHASES 12
+#define BI_PHASE_S 10.0
+#define BI_LOOKUPS 1.0e8	/* LLC lookups per second per socket */
+#define BI_MISS 0.10		/* of lookups */
+#define BI_ARB_PER_MISS 1.2	/* ARB requests per LLC miss */
+#define BI_ARB_LAT 30.0		/* UCLK cycles an ARB entry is valid */
+#define BI_UCLK 800000000ull
+
+static void bi_base(unsigned p, double q[5])
+{
+	double a = 2.0 * 3.14159265358979323846 * p / BI_PHASES;
+	double lookups = BI_LOOKUPS * (1.0 + 0.25 * sin(a));
+	double miss = lookups * BI_MISS * (1.0 + 0.2 * cos(a));
+
+	q[BQ_LOOKUP] = lookups;
+	q[BQ_MISS] = miss;
+	q[BQ_ARBREQ] = miss * BI_ARB_PER_MISS;
+	q[BQ_ARBOCC] = q[BQ_ARBREQ] * BI_ARB_LAT;
+	q[BQ_DRAM] = miss * (1.2 + 0.4);	/* DRAM reads + writes */
+}
+
+static const struct bi_rate *bi_find(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(skl_bi_rates); i++)
+		if (strcmp(skl_bi_rates[i].name, name) == 0)
+			return &skl_bi_rates[i];
+	return NULL;
+}
+
+/* Adds a key with per-phase rates base[q] * frac unless one like it
+ * exists; -ENOMEM on failure. */
+static int bi_add(struct workload *w, unsigned cap, const struct wl_key *k,
+		  enum bq q, double frac)
+{
+	for (unsigned i = 0; i < w->nkeys; i++)
+		if (key_eq(&w->keys[i], k))
+			return 0;
+	if (w->nkeys >= cap)
+		return -ENOMEM;
+	w->keys[w->nkeys] = *k;
+	for (unsigned p = 0; p < BI_PHASES; p++) {
+		double b[5];
+
+		bi_base(p, b);
+		w->rates[(size_t)w->nkeys * BI_PHASES + p] = b[q] * frac;
+	}
+	w->nkeys++;
+	return 0;
+}
+
+int wl_builtin(const struct platform *plat, struct workload **out)
+{
+	const struct unit_type *imc;
+	struct workload *w;
+	unsigned cap;
+	int imc_idx, r = 0;
+
+	*out = NULL;
+	if (!plat || strcmp(plat->id, "skl") != 0)
+		return -ENOTSUP;
+	imc = plat_unit(plat, "imc", &imc_idx);
+	cap = (unsigned)plat->nevents + (imc ? imc->nfreerun : 0);
+
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->source = strdup("(built-in)");
+	w->plat = plat;
+	w->topo = (struct wl_topology){ .sockets = 1, .cbo_count = 4,
+					.mchbar = 0xfed10001,
+					.has_mchbar = true,
+					.uclk_hz = BI_UCLK };
+	w->nphases = BI_PHASES;
+	w->phase_s = calloc(BI_PHASES, sizeof(*w->phase_s));
+	w->keys = calloc(cap + 1, sizeof(*w->keys));
+	w->rates = calloc((size_t)(cap + 1) * BI_PHASES, sizeof(*w->rates));
+	if (!w->source || !w->phase_s || !w->keys || !w->rates) {
+		wl_free(w);
+		return -ENOMEM;
+	}
+	for (unsigned p = 0; p < BI_PHASES; p++)
+		w->phase_s[p] = BI_PHASE_S;
+	w->period_s = BI_PHASES * BI_PHASE_S;
+
+	for (size_t i = 0; i < plat->nevents && r == 0; i++) {
+		const struct event *ev = &plat->events[i];
+		const struct bi_rate *br = bi_find(ev->name);
+		bool cbo = strcmp(ev->unit, "cbo") == 0;
+		struct wl_key k = { .socket = -1, .inst = -1 };
+		size_t n;
+
+		if (!cbo && strcmp(ev->unit, "arb") != 0)
+			continue;
+		if (!plat_unit(plat, ev->unit, &k.unit))
+			continue;
+		k.enc = event_enc_of(ev);
+		n = (size_t)snprintf(k.text, sizeof(k.text), "%s:0x%02x:0x%02x",
+				     ev->unit, k.enc.code, k.enc.umask);
+		if (k.enc.thresh)
+			n += (size_t)snprintf(k.text + n, sizeof(k.text) - n,
+					      ":thresh=%u", k.enc.thresh);
+		if (k.enc.edge)
+			n += (size_t)snprintf(k.text + n, sizeof(k.text) - n,
+					      ":edge");
+		if (k.enc.inv)
+			snprintf(k.text + n, sizeof(k.text) - n, ":inv");
+		if (br)
+			r = bi_add(w, cap, &k, br->base, br->frac);
+		else
+			r = bi_add(w, cap, &k, cbo ? BQ_LOOKUP : BQ_ARBREQ,
+				   cbo ? 0.01 : 0.1);
+	}
+	for (unsigned i = 0; imc && i < imc->nfreerun && r == 0; i++) {
+		const struct bi_rate *br = bi_find(imc->freerun[i].name);
+		struct wl_key k = { .socket = -1, .inst = -1, .unit = imc_idx,
+				    .freerun = true, .freerun_idx = i };
+
+		snprintf(k.text, sizeof(k.text), "imc:%s", imc->freerun[i].name);
+		r = bi_add(w, cap, &k, br ? br->base : BQ_MISS,
+			   br ? br->frac : 0.01);
+	}
+	if (r < 0) {
+		wl_free(w);
+		return r;
+	}
+	*out = w;
+	return 0;
+}

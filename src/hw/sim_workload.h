@@ -1,0 +1,123 @@
+/*
+ * sim_workload.h - the simulator's workload: topology, event rates over
+ * time, and injected faults (DESIGN.md section 3, "Workload file").
+ *
+ * A workload is parsed once from JSON (or built in) into flat arrays; the
+ * simulator then asks, for a programmed counter, what rate it counts in
+ * each phase, and integrates that rate over time.  Parsing is strict:
+ * unknown keys and malformed values are rejected with the file name and
+ * the JSON path of the problem.
+ */
+#ifndef UNCORED_SIM_WORKLOAD_H
+#define UNCORED_SIM_WORKLOAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hw/hw.h"
+#include "plat/plat.h"
+
+#define WL_NAME_MAX 48
+
+/* The left-hand side of a rate: what a counter must be programmed with
+ * to count it. */
+struct wl_key {
+	int socket;		/* -1: every socket */
+	int inst;		/* -1: split over all instances */
+	int unit;		/* index into the platform's units */
+	bool freerun;		/* named free-running counter */
+	unsigned freerun_idx;	/* index into the unit's freerun[] */
+	struct event_enc enc;	/* programmable: the encoding */
+	bool has_filter0, has_filter1;	/* absent: any filter value */
+	uint64_t filter0, filter1;
+	char text[64];		/* the key as written, for messages */
+};
+
+enum wl_fault_kind {
+	WL_FAULT_EIO,		/* next `count` accesses fail with EIO */
+	WL_FAULT_FOREIGN_WRITE,	/* another agent writes `value` */
+	WL_FAULT_DEVICE_MISSING,	/* a PCI function disappears */
+	WL_FAULT_STUCK,		/* a counter stops advancing */
+};
+
+struct wl_fault {
+	double at;		/* seconds since the simulation started */
+	enum wl_fault_kind kind;
+	int socket;		/* -1: every socket ("sN/" prefix absent) */
+	struct hw_addr target;	/* register (or PCI function for
+				   device_missing: reg ignored) */
+	bool target_is_freerun;	/* stuck on a named free-running counter */
+	int freerun_unit;
+	unsigned freerun_idx;
+	unsigned count;		/* eio */
+	uint64_t value;		/* foreign_write */
+	char text[64];		/* target as written */
+};
+
+/* Topology values; 0 = not given (the simulator takes the maximum the
+ * manual allows). */
+struct wl_topology {
+	unsigned sockets;
+	unsigned cbo_count;
+	uint64_t mchbar;	/* SKL: PCI 0:0.0 offset 0x48 value */
+	bool has_mchbar;
+	uint64_t uclk_hz;
+	unsigned sbox_count, ha_count, imc_channels, qpi_ports, r3qpi_links;
+};
+
+struct workload {
+	char *source;		/* file name, or "(built-in)" */
+	const struct platform *plat;
+	struct wl_topology topo;
+	unsigned nphases;
+	double *phase_s;	/* duration of each phase, > 0 */
+	double period_s;	/* sum of phase_s */
+	unsigned nkeys;
+	struct wl_key *keys;
+	double *rates;		/* nkeys * nphases: rates[k * nphases + p],
+				   events per second per socket */
+	unsigned nfaults;
+	struct wl_fault *faults;	/* sorted by `at` */
+};
+
+/*
+ * Parses the JSON text (name is used in messages).  If plat is non-NULL
+ * the workload's "platform" must match it (or be absent).  Returns 0 and
+ * a workload the caller frees with wl_free(), or -EINVAL with
+ * "NAME: $.json.path: what is wrong" (or "NAME:LINE:COL: ..." for JSON
+ * syntax errors) in err.
+ */
+int wl_parse(const char *text, size_t len, const char *name,
+	     const struct platform *plat, struct workload **out,
+	     char *err, size_t errlen);
+/* wl_parse on a file's contents; -errno with the file name in err if it
+ * cannot be read. */
+int wl_load(const char *path, const struct platform *plat,
+	    struct workload **out, char *err, size_t errlen);
+/* The built-in workload for plat: every catalog event gets a plausible,
+ * slowly varying rate; headline events are consistent with each other. */
+int wl_builtin(const struct platform *plat, struct workload **out);
+void wl_free(struct workload *w);
+
+/* What a counter is programmed to count, for wl_rates(). */
+struct wl_match {
+	unsigned socket;
+	int unit;		/* platform unit index */
+	unsigned inst, ninst;	/* instance and instance count */
+	bool freerun;
+	unsigned freerun_idx;
+	struct event_enc enc;
+	uint64_t filter0, filter1;	/* box filter register values */
+};
+
+/* Fills rates[0..nphases-1] with the events per second the matched
+ * counter counts in each phase (sum over every matching key). */
+void wl_rates(const struct workload *w, const struct wl_match *m,
+	      double *rates);
+/* Events counted between t0 and t1 (seconds since start, t0 <= t1) at
+ * the per-phase rates; phases repeat with period_s. */
+double wl_integral(const struct workload *w, const double *rates,
+		   double t0, double t1);
+
+#endif

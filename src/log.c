@@ -1,0 +1,117 @@
+/*
+ * log.c - journal-friendly logging to stderr (see log.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+
+static const char *log_prog = "uncored";
+static enum log_level log_max = LOG_LVL_INFO;
+static int log_tty = -1;
+
+void log_init(const char *progname, enum log_level max)
+{
+	if (progname)
+		log_prog = progname;
+	log_max = max;
+	log_tty = isatty(STDERR_FILENO);
+}
+
+void log_set_level(enum log_level max)
+{
+	log_max = max;
+}
+
+static const char *level_name(enum log_level lvl)
+{
+	switch (lvl) {
+	case LOG_LVL_ERR: return "error";
+	case LOG_LVL_WARN: return "warning";
+	case LOG_LVL_NOTICE: return "notice";
+	case LOG_LVL_INFO: return "info";
+	default: return "debug";
+	}
+}
+
+/* One fprintf per message so concurrent threads do not interleave. */
+static void emit(enum log_level lvl, const char *fmt, va_list ap,
+		 const char *suffix)
+{
+	char body[1024];
+
+	if (lvl > log_max)
+		return;
+	vsnprintf(body, sizeof(body), fmt, ap);
+	if (log_tty < 0)
+		log_tty = isatty(STDERR_FILENO);
+	if (log_tty)
+		fprintf(stderr, "%s: %s: %s%s%s\n", log_prog, level_name(lvl),
+			body, suffix ? ": " : "", suffix ? suffix : "");
+	else
+		fprintf(stderr, "<%d>%s%s%s\n", (int)lvl, body,
+			suffix ? ": " : "", suffix ? suffix : "");
+}
+
+void log_vmsg(enum log_level lvl, const char *fmt, va_list ap)
+{
+	int saved = errno;
+
+	emit(lvl, fmt, ap, NULL);
+	errno = saved;
+}
+
+void log_msg(enum log_level lvl, const char *fmt, ...)
+{
+	va_list ap;
+	int saved = errno;
+
+	va_start(ap, fmt);
+	emit(lvl, fmt, ap, NULL);
+	va_end(ap);
+	errno = saved;
+}
+
+void log_warn(const char *fmt, ...)
+{
+	va_list ap;
+	int saved = errno;
+	char ebuf[128];
+	const char *e = strerror_r(saved, ebuf, sizeof(ebuf));
+
+	va_start(ap, fmt);
+	emit(LOG_LVL_WARN, fmt, ap, e);
+	va_end(ap);
+	errno = saved;
+}
+
+#define LOG_SIMPLE(fn, lvl)                        \
+	void fn(const char *fmt, ...)              \
+	{                                          \
+		va_list ap;                        \
+		int saved = errno;                 \
+		va_start(ap, fmt);                 \
+		emit(lvl, fmt, ap, NULL);          \
+		va_end(ap);                        \
+		errno = saved;                     \
+	}
+
+LOG_SIMPLE(log_warnx, LOG_LVL_WARN)
+LOG_SIMPLE(log_info, LOG_LVL_INFO)
+LOG_SIMPLE(log_debug, LOG_LVL_DEBUG)
+LOG_SIMPLE(log_err, LOG_LVL_ERR)
+
+void log_fatalx(int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	emit(LOG_LVL_ERR, fmt, ap, NULL);
+	va_end(ap);
+	exit(status);
+}

@@ -1,0 +1,34 @@
+/*
+ * log.h - journal-friendly logging.
+ *
+ * Messages go to stderr with a sd-daemon priority prefix ("<3>"), which
+ * journald turns into the message priority; on a terminal the prefix is
+ * replaced by a readable level.  log_warn() appends strerror(errno) (saved
+ * on entry, so the caller's errno survives); log_warnx() does not.  Only
+ * start-up code may exit; log_fatal*() are for it alone.
+ */
+#ifndef UNCORED_LOG_H
+#define UNCORED_LOG_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+
+enum log_level { LOG_LVL_ERR = 3, LOG_LVL_WARN = 4, LOG_LVL_NOTICE = 5,
+		 LOG_LVL_INFO = 6, LOG_LVL_DEBUG = 7 };
+
+/* Sets the most verbose level printed (default LOG_LVL_INFO). */
+void log_init(const char *progname, enum log_level max);
+void log_set_level(enum log_level max);
+
+#define LOG_FMT(a, b) __attribute__((format(printf, a, b)))
+void log_msg(enum log_level lvl, const char *fmt, ...) LOG_FMT(2, 3);
+void log_vmsg(enum log_level lvl, const char *fmt, va_list ap)
+	LOG_FMT(2, 0);
+void log_warn(const char *fmt, ...) LOG_FMT(1, 2);
+void log_warnx(const char *fmt, ...) LOG_FMT(1, 2);
+void log_info(const char *fmt, ...) LOG_FMT(1, 2);
+void log_debug(const char *fmt, ...) LOG_FMT(1, 2);
+void log_err(const char *fmt, ...) LOG_FMT(1, 2);
+_Noreturn void log_fatalx(int status, const char *fmt, ...) LOG_FMT(2, 3);
+
+#endif

@@ -1,0 +1,522 @@
+/*
+ * plat.c - the platform-independent half of the platform layer: register
+ * masks, CPU matching, unit and catalog lookup, register address
+ * arithmetic, and the one place event encodings are parsed, built and
+ * validated against the control register's field table.
+ *
+ * The platforms themselves are data (plat_skl.c, ...); nothing here knows
+ * a register address.  Every control value the daemon writes comes out of
+ * plat_encode(), which refuses anything that would set a reserved bit.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
+#include "plat/plat.h"
+
+#define NONE 0xff
+
+const struct platform *const plat_all[] = {
+	&plat_skl,
+	NULL,
+};
+
+/* ---- register layouts ------------------------------------------------ */
+
+uint64_t reg_mask(const struct reg_layout *l, enum reg_acc acc)
+{
+	uint64_t m = 0, used = 0;
+	size_t i;
+
+	for (i = 0; i < l->nfields; i++) {
+		uint64_t fm = field_mask(&l->fields[i]);
+
+		if (l->fields[i].acc == acc)
+			m |= fm;
+		if (l->fields[i].acc != ACC_RSV)
+			used |= fm;
+	}
+	if (acc == ACC_RSV)	/* every bit no defined field covers */
+		m = width_mask(l->bits) & ~used;
+	return m;
+}
+
+uint64_t reg_writable(const struct reg_layout *l)
+{
+	return reg_mask(l, ACC_RW) | reg_mask(l, ACC_WO) | reg_mask(l, ACC_RW1C);
+}
+
+const struct reg_field *reg_field(const struct reg_layout *l, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < l->nfields; i++)
+		if (strcmp(l->fields[i].name, name) == 0)
+			return &l->fields[i];
+	return NULL;
+}
+
+/* ---- platforms and CPUs ---------------------------------------------- */
+
+const struct platform *plat_by_id(const char *id)
+{
+	unsigned i;
+
+	for (i = 0; plat_all[i]; i++)
+		if (strcmp(plat_all[i]->id, id) == 0)
+			return plat_all[i];
+	return NULL;
+}
+
+const struct platform *plat_by_cpu(unsigned family, unsigned model)
+{
+	const struct cpu_match *c;
+	unsigned i;
+
+	for (i = 0; plat_all[i]; i++)
+		for (c = plat_all[i]->cpus; c->family || c->model; c++)
+			if (c->family == family && c->model == model)
+				return plat_all[i];
+	return NULL;
+}
+
+int plat_cpuid(unsigned *family, unsigned *model)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	unsigned eax, ebx, ecx, edx, fam, mod;
+	char vendor[13];
+
+	if (!__get_cpuid(0, &eax, &ebx, &ecx, &edx))
+		return -ENODEV;
+	memcpy(vendor, &ebx, 4);
+	memcpy(vendor + 4, &edx, 4);
+	memcpy(vendor + 8, &ecx, 4);
+	vendor[12] = '\0';
+	if (strcmp(vendor, "GenuineIntel") != 0 || eax < 1)
+		return -ENODEV;
+	if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx))
+		return -ENODEV;
+	/* SDM vol. 2A, CPUID leaf 01H: display family and model. */
+	fam = (eax >> 8) & 0xF;
+	mod = (eax >> 4) & 0xF;
+	if (fam == 0xF)
+		fam += (eax >> 20) & 0xFF;
+	if (fam == 0x6 || fam == 0xF)
+		mod |= ((eax >> 16) & 0xF) << 4;
+	*family = fam;
+	*model = mod;
+	return 0;
+#else
+	(void)family;
+	(void)model;
+	return -ENODEV;
+#endif
+}
+
+/* ---- units ----------------------------------------------------------- */
+
+const struct unit_type *plat_unit(const struct platform *p, const char *name,
+				  int *index)
+{
+	int i;
+
+	for (i = 0; p->units[i]; i++)
+		if (strcmp(p->units[i]->name, name) == 0) {
+			if (index)
+				*index = i;
+			return p->units[i];
+		}
+	if (index)
+		*index = -1;
+	return NULL;
+}
+
+unsigned plat_nunits(const struct platform *p)
+{
+	unsigned n = 0;
+
+	while (p->units[n])
+		n++;
+	return n;
+}
+
+/* ---- addresses ------------------------------------------------------- */
+
+/* An address every hw_read()/hw_write() refuses (width 0, EINVAL). */
+static struct hw_addr bad_addr(const struct unit_type *u)
+{
+	return (struct hw_addr){ .space = u->space, .width = 0 };
+}
+
+static bool inst_base(const struct unit_type *u, unsigned inst, uint32_t *b)
+{
+	if (inst >= u->max_inst || inst >= PLAT_MAX_INST)
+		return false;
+	*b = u->inst_base ? u->inst_base[inst] : u->base + inst * u->inst_stride;
+	return true;
+}
+
+/* Access width of a PCI/MMIO register described by l (MSRs are 8). */
+static uint8_t reg_bytes(const struct reg_layout *l, uint8_t dflt)
+{
+	if (l && (l->bits == 32 || l->bits == 64))
+		return (uint8_t)(l->bits / 8);
+	return dflt;
+}
+
+/* Register at offset off of instance base b of unit u on socket s. */
+static struct hw_addr unit_reg(const struct topo_socket *s,
+			       const struct unit_type *u, uint32_t b,
+			       uint32_t off, uint8_t bytes)
+{
+	switch (u->space) {
+	case HW_MSR:
+		return hw_msr(s->cpu, b + off);
+	case HW_PCI:
+		/* the instance base is (dev << 3) | fn on the socket's bus */
+		if (off > 0xFFFF)
+			return bad_addr(u);
+		return hw_pci(s->pci_domain, s->pci_bus, (uint8_t)((b >> 3) & 0x1F),
+			      (uint8_t)(b & 7), (uint16_t)off, bytes);
+	case HW_MMIO:
+		return hw_mmio(s->mmio_base + b + off, bytes);
+	}
+	return bad_addr(u);
+}
+
+struct hw_addr plat_ctl_addr(const struct topo_socket *s,
+			     const struct unit_type *u, unsigned inst,
+			     unsigned i)
+{
+	uint32_t b;
+
+	if (u->kind == UNIT_FREERUN || i >= u->nctr || !inst_base(u, inst, &b))
+		return bad_addr(u);
+	return unit_reg(s, u, b, u->ctl_off + i * u->ctl_stride,
+			reg_bytes(u->ctl_layout, 4));
+}
+
+struct hw_addr plat_ctr_addr(const struct topo_socket *s,
+			     const struct unit_type *u, unsigned inst,
+			     unsigned i)
+{
+	uint32_t b;
+
+	if (u->kind == UNIT_FREERUN || i >= u->nctr || !inst_base(u, inst, &b))
+		return bad_addr(u);
+	return unit_reg(s, u, b, u->ctr_off + i * u->ctr_stride,
+			reg_bytes(u->ctr_layout, 8));
+}
+
+struct hw_addr plat_freerun_addr(const struct topo_socket *s,
+				 const struct unit_type *u, unsigned inst,
+				 unsigned i)
+{
+	uint32_t b;
+
+	if (u->kind != UNIT_FREERUN || !u->freerun || i >= u->nfreerun ||
+	    !inst_base(u, inst, &b))
+		return bad_addr(u);
+	return unit_reg(s, u, b, u->freerun[i].off, u->freerun[i].access);
+}
+
+/* ---- catalog --------------------------------------------------------- */
+
+const struct event *plat_event(const struct platform *p, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < p->nevents; i++)
+		if (strcmp(p->events[i].name, name) == 0)
+			return &p->events[i];
+	return NULL;
+}
+
+const struct event *plat_event_by_enc(const struct platform *p,
+				      const char *unit,
+				      const struct event_enc *e)
+{
+	const struct unit_type *u = plat_unit(p, unit, NULL);
+	size_t i;
+
+	/* fixed and free-running counters have no encoding to match */
+	if (!u || u->kind != UNIT_PROG)
+		return NULL;
+	for (i = 0; i < p->nevents; i++) {
+		const struct event *ev = &p->events[i];
+
+		if (strcmp(ev->unit, unit) == 0 && ev->code == e->code &&
+		    ev->umask == e->umask && ev->thresh == e->thresh &&
+		    ev->edge == e->edge && ev->inv == e->inv)
+			return ev;
+	}
+	return NULL;
+}
+
+/* ---- encodings ------------------------------------------------------- */
+
+__attribute__((format(printf, 3, 4)))
+static int fail(char *why, size_t whylen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (why && whylen) {
+		va_start(ap, fmt);
+		vsnprintf(why, whylen, fmt, ap);
+		va_end(ap);
+	}
+	return -EINVAL;
+}
+
+/*
+ * Strict unsigned number: "0x" or "0X" followed by 1+ hex digits, or 1+
+ * decimal digits; nothing else (no sign, space or suffix).  Returns false
+ * on anything else or on overflow.
+ */
+static bool parse_num(const char *s, uint64_t *out)
+{
+	uint64_t v = 0;
+	unsigned base = 10, d;
+
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		s += 2;
+	}
+	if (*s == '\0')
+		return false;
+	for (; *s; s++) {
+		if (*s >= '0' && *s <= '9')
+			d = (unsigned)(*s - '0');
+		else if (base == 16 && *s >= 'a' && *s <= 'f')
+			d = (unsigned)(*s - 'a' + 10);
+		else if (base == 16 && *s >= 'A' && *s <= 'F')
+			d = (unsigned)(*s - 'A' + 10);
+		else
+			return false;
+		if (v > (UINT64_MAX - d) / base)
+			return false;
+		v = v * base + d;
+	}
+	*out = v;
+	return true;
+}
+
+#define RAW_SYNTAX "unit:EVENT:UMASK[:thresh=N][:edge][:inv]"
+#define RAW_MAX 128
+#define RAW_MAXTOK 8
+
+int plat_parse_raw(const struct platform *p, const char *s,
+		   const struct unit_type **unit, struct event_enc *e,
+		   char *why, size_t whylen)
+{
+	char buf[RAW_MAX];
+	char *tok[RAW_MAXTOK], *c;
+	const struct unit_type *u;
+	struct event_enc r = { 0 };
+	bool have_thresh = false;
+	uint64_t v;
+	unsigned n = 0, i;
+
+	if (strlen(s) >= sizeof(buf))
+		return fail(why, whylen, "raw event is longer than %zu characters",
+			    sizeof(buf) - 1);
+	memcpy(buf, s, strlen(s) + 1);
+	tok[n++] = buf;
+	for (c = buf; (c = strchr(c, ':')) != NULL; ) {
+		*c++ = '\0';
+		if (n == RAW_MAXTOK)
+			return fail(why, whylen, "\"%s\": too many ':' fields "
+				    "(expected %s)", s, RAW_SYNTAX);
+		tok[n++] = c;
+	}
+	if (n < 3)
+		return fail(why, whylen, "\"%s\": expected %s", s, RAW_SYNTAX);
+
+	u = plat_unit(p, tok[0], NULL);
+	if (!u) {
+		char names[128] = "";
+		size_t len = 0;
+
+		for (i = 0; p->units[i] && len < sizeof(names); i++)
+			if (p->units[i]->kind == UNIT_PROG)
+				len += (size_t)snprintf(names + len, sizeof(names) - len,
+							"%s%s", len ? ", " : "",
+							p->units[i]->name);
+		return fail(why, whylen, "\"%s\": unknown unit \"%s\" on %s "
+			    "(programmable units: %s)", s, tok[0], p->id, names);
+	}
+	if (u->kind != UNIT_PROG || u->fmt.ev_w == 0)
+		return fail(why, whylen, "\"%s\": unit %s has no event select; "
+			    "its counters are named in the catalog, not encoded",
+			    s, u->name);
+
+	if (!parse_num(tok[1], &v))
+		return fail(why, whylen, "\"%s\": event code \"%s\" is not a "
+			    "number (0x-prefixed hex or decimal)", s, tok[1]);
+	if (v > width_mask(u->fmt.ev_w))
+		return fail(why, whylen, "\"%s\": event code 0x%llx does not fit "
+			    "the %u-bit event field of %s (max 0x%llx)", s,
+			    (unsigned long long)v, u->fmt.ev_w, u->name,
+			    (unsigned long long)width_mask(u->fmt.ev_w));
+	r.code = (uint8_t)v;
+
+	if (!parse_num(tok[2], &v))
+		return fail(why, whylen, "\"%s\": umask \"%s\" is not a number "
+			    "(0x-prefixed hex or decimal)", s, tok[2]);
+	if (v > width_mask(u->fmt.umask_w))
+		return fail(why, whylen, "\"%s\": umask 0x%llx does not fit the "
+			    "%u-bit umask field of %s (max 0x%llx)", s,
+			    (unsigned long long)v, u->fmt.umask_w, u->name,
+			    (unsigned long long)width_mask(u->fmt.umask_w));
+	r.umask = (uint8_t)v;
+
+	for (i = 3; i < n; i++) {
+		const char *m = tok[i];
+
+		if (strncmp(m, "thresh=", 7) == 0) {
+			if (have_thresh)
+				return fail(why, whylen, "\"%s\": thresh given twice", s);
+			have_thresh = true;
+			if (u->fmt.thresh_w == 0)
+				return fail(why, whylen, "\"%s\": unit %s has no "
+					    "threshold field", s, u->name);
+			if (!parse_num(m + 7, &v))
+				return fail(why, whylen, "\"%s\": thresh \"%s\" is "
+					    "not a number", s, m + 7);
+			if (v > width_mask(u->fmt.thresh_w))
+				return fail(why, whylen, "\"%s\": thresh %llu does "
+					    "not fit the %u-bit threshold field "
+					    "of %s (0 to %llu)", s,
+					    (unsigned long long)v, u->fmt.thresh_w,
+					    u->name,
+					    (unsigned long long)width_mask(u->fmt.thresh_w));
+			r.thresh = (uint8_t)v;
+		} else if (strcmp(m, "edge") == 0) {
+			if (r.edge)
+				return fail(why, whylen, "\"%s\": edge given twice", s);
+			if (u->fmt.edge_bit == NONE)
+				return fail(why, whylen, "\"%s\": unit %s has no "
+					    "edge-detect bit", s, u->name);
+			r.edge = true;
+		} else if (strcmp(m, "inv") == 0) {
+			if (r.inv)
+				return fail(why, whylen, "\"%s\": inv given twice", s);
+			if (u->fmt.inv_bit == NONE)
+				return fail(why, whylen, "\"%s\": unit %s has no "
+					    "invert bit", s, u->name);
+			r.inv = true;
+		} else {
+			return fail(why, whylen, "\"%s\": unknown modifier \"%s\" "
+				    "(expected thresh=N, edge or inv)", s, m);
+		}
+	}
+	*unit = u;
+	*e = r;
+	return 0;
+}
+
+/* Places v in the w-bit field at lo; false if it does not fit. */
+static bool put_field(uint64_t *ctl, uint64_t v, uint8_t lo, uint8_t w)
+{
+	if (v == 0)
+		return true;
+	if (w == 0 || lo >= 64 || v > width_mask(w))
+		return false;
+	*ctl |= v << lo;
+	return true;
+}
+
+static bool put_bit(uint64_t *ctl, bool on, uint8_t bit)
+{
+	if (!on)
+		return true;
+	if (bit >= 64)	/* NONE */
+		return false;
+	*ctl |= 1ull << bit;
+	return true;
+}
+
+int plat_encode(const struct unit_type *u, const struct event_enc *e,
+		unsigned ctr, uint8_t valid_mask, uint64_t *ctl,
+		char *why, size_t whylen)
+{
+	const struct evsel_fmt *f = &u->fmt;
+	uint64_t v = 0, bad;
+
+	if (u->kind != UNIT_PROG)
+		return fail(why, whylen, "unit %s has no programmable counters "
+			    "(%s)", u->name, u->kind == UNIT_FIXED ?
+			    "fixed counter: enable it through its control bit" :
+			    "free-running counters are only read");
+	if (!u->ctl_layout)
+		return fail(why, whylen, "unit %s has no control register layout "
+			    "to check the encoding against", u->name);
+	if (ctr >= u->nctr)
+		return fail(why, whylen, "unit %s has counters 0 to %u, not %u",
+			    u->name, u->nctr - 1, ctr);
+	if (ctr >= 8 || !(valid_mask & (1u << ctr)))
+		return fail(why, whylen, "event 0x%02x/0x%02x cannot count on %s "
+			    "counter %u (valid counter mask 0x%x)", e->code,
+			    e->umask, u->name, ctr, valid_mask);
+	if (!put_field(&v, e->code, f->ev_lo, f->ev_w))
+		return fail(why, whylen, "event code 0x%x does not fit the %u-bit "
+			    "event field of %s", e->code, f->ev_w, u->name);
+	if (!put_field(&v, e->umask, f->umask_lo, f->umask_w))
+		return fail(why, whylen, "umask 0x%x does not fit the %u-bit umask "
+			    "field of %s", e->umask, f->umask_w, u->name);
+	if (!put_field(&v, e->thresh, f->thresh_lo, f->thresh_w))
+		return fail(why, whylen, "threshold %u does not fit the %u-bit "
+			    "threshold field of %s (0 to %llu)", e->thresh,
+			    f->thresh_w, u->name,
+			    (unsigned long long)width_mask(f->thresh_w));
+	if (!put_bit(&v, e->edge, f->edge_bit))
+		return fail(why, whylen, "unit %s has no edge-detect bit", u->name);
+	if (!put_bit(&v, e->inv, f->inv_bit))
+		return fail(why, whylen, "unit %s has no invert bit", u->name);
+	if (!put_bit(&v, true, f->en_bit))
+		return fail(why, whylen, "unit %s has no local enable bit", u->name);
+
+	/* The last word: nothing outside the writable fields of the
+	 * register's table may be set (a reserved bit, or a read-only one). */
+	bad = v & ~reg_writable(u->ctl_layout);
+	if (bad)
+		return fail(why, whylen, "encoding 0x%llx for %s sets bits 0x%llx "
+			    "that %s (%s) does not define as writable",
+			    (unsigned long long)v, u->name,
+			    (unsigned long long)bad, u->ctl_layout->name,
+			    u->ctl_layout->source);
+	*ctl = v;
+	return 0;
+}
+
+static uint64_t get_field(uint64_t ctl, uint8_t lo, uint8_t w)
+{
+	if (w == 0 || lo >= 64)
+		return 0;
+	return (ctl >> lo) & width_mask(w);
+}
+
+static bool get_bit(uint64_t ctl, uint8_t bit)
+{
+	return bit < 64 && (ctl >> bit) & 1;
+}
+
+struct event_enc plat_decode(const struct unit_type *u, uint64_t ctl)
+{
+	const struct evsel_fmt *f = &u->fmt;
+
+	return (struct event_enc){
+		.code = (uint8_t)get_field(ctl, f->ev_lo, f->ev_w),
+		.umask = (uint8_t)get_field(ctl, f->umask_lo, f->umask_w),
+		.thresh = (uint8_t)get_field(ctl, f->thresh_lo, f->thresh_w),
+		.edge = get_bit(ctl, f->edge_bit),
+		.inv = get_bit(ctl, f->inv_bit),
+	};
+}

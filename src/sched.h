@@ -1,0 +1,56 @@
+/*
+ * sched.h - resolving event names to encodings and placing events on
+ * counters.
+ *
+ * An event is named from the platform catalog
+ * ("UNC_CBO_CACHE_LOOKUP.ANY_MESI", "DRAM_DATA_READS") or, where allowed,
+ * as a raw encoding ("cbo:0x34:0x8f").  Placement assigns each event of a
+ * group a counter index of its unit, honouring the catalog's valid
+ * counters, using the same index in every instance of the unit (so that
+ * per-socket sums are consistent); fixed and free-running counters have
+ * exactly one place each.
+ */
+#ifndef UNCORED_SCHED_H
+#define UNCORED_SCHED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "plat/plat.h"
+
+#define SCHED_NAME_MAX 96
+
+/* A resolved event. */
+struct evspec {
+	char name[SCHED_NAME_MAX];	/* catalog name, or the raw text */
+	int unit;			/* platform unit index */
+	const struct event *ev;		/* catalog entry; NULL for raw */
+	struct event_enc enc;
+	uint8_t ctr_mask;		/* counters it may use */
+	int freerun;			/* free-running counter index, or -1 */
+};
+
+/*
+ * Resolves text to an event of platform p.  Catalog names match exactly;
+ * "unit:0xEV:0xUMASK[...]" is accepted only with allow_raw and is still
+ * checked against the unit's field widths.  Returns 0, or -EINVAL /
+ * -EPERM (raw not allowed) with the reason in why.
+ */
+int sched_resolve(const struct platform *p, const char *text, bool allow_raw,
+		  struct evspec *out, char *why, size_t whylen);
+
+/*
+ * Places n events (all of one group) on counters.  busy[u] is a mask of
+ * counters of unit u already taken (may be NULL).  On success returns 0
+ * and sets ctr[i] for every event: the counter index (the same in every
+ * instance), the free-running index for free-running events, 0 for the
+ * fixed counter.  Returns -EBUSY when the events cannot all be placed
+ * together, with the reason in why (e.g. two events that both need
+ * counter 0).
+ */
+int sched_place(const struct platform *p, const struct evspec *ev,
+		unsigned n, const uint8_t *busy, int *ctr, char *why,
+		size_t whylen);
+
+#endif

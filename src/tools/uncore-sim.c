@@ -1,0 +1,295 @@
+/*
+ * uncore-sim.c - drive the simulated uncore by hand.
+ *
+ * A small tool around the simulator backend: read and write any
+ * simulated register (as "another agent" would, when given the same
+ * --state file as a running daemon), list the simulated PCI functions,
+ * and a demo that programs the LLC and clock counters through the
+ * platform tables and prints live rates.  It is the way to look at the
+ * simulator without the daemon, and the tests' foreign agent.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "hw/hw.h"
+#include "hw/hw_sim.h"
+#include "plat/plat.h"
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: uncore-sim [OPTIONS] COMMAND [ARGS]\n"
+		"\n"
+		"Commands:\n"
+		"  read ADDR          print a simulated register\n"
+		"  write ADDR VALUE   write a simulated register\n"
+		"  scan               list the simulated PCI functions\n"
+		"  demo               program LLC lookups/misses and the clock,\n"
+		"                     print rates every interval until Ctrl-C\n"
+		"\n"
+		"ADDR is msr:0xE01[@CPU], pci:BB:DD.F+0xOFF[/4|/8] or mmio:0xADDR[/4|/8].\n"
+		"\n"
+		"Options:\n"
+		"  -p, --platform P    simulated platform (skl)\n"
+		"  -w, --workload F    workload JSON file (default: built-in)\n"
+		"  -s, --state F       shared register state file (as the daemon's\n"
+		"                      --sim-state); default: private, from reset\n"
+		"  -i, --interval S    demo: seconds between samples (default 1)\n"
+		"  -n, --count N       demo: stop after N samples (default: never)\n"
+		"  -h, --help          this text\n");
+}
+
+struct demo_ctr {
+	struct hw_addr addr;
+	uint8_t width;
+	uint64_t last;
+};
+
+static int program(struct hw *hw, const struct topology *t,
+		   const char *unit, const char *event, unsigned ctr,
+		   struct demo_ctr *out, unsigned *n)
+{
+	const struct platform *p = t->plat;
+	const struct event *ev = plat_event(p, event);
+	const struct unit_type *u = plat_unit(p, unit, NULL);
+	int ui;
+	char why[200];
+	uint64_t ctl;
+
+	plat_unit(p, unit, &ui);
+	if (!ev || !u)
+		return fprintf(stderr, "uncore-sim: %s not in catalog\n", event), -1;
+	if (plat_encode(u, &(struct event_enc){ ev->code, ev->umask, ev->thresh,
+						ev->edge, ev->inv },
+			ctr, ev->ctr_mask, &ctl, why, sizeof(why)) < 0)
+		return fprintf(stderr, "uncore-sim: %s: %s\n", event, why), -1;
+	for (unsigned i = 0; i < t->sock[0].ninst[ui]; i++) {
+		struct hw_addr c = plat_ctl_addr(&t->sock[0], u, i, ctr);
+
+		if (hw_write(hw, &c, ctl) < 0)
+			return fprintf(stderr, "uncore-sim: %s\n",
+				       hw_last_error()), -1;
+		out[*n].addr = plat_ctr_addr(&t->sock[0], u, i, ctr);
+		out[*n].width = u->width;
+		(*n)++;
+	}
+	return 0;
+}
+
+static uint64_t delta(struct hw *hw, struct demo_ctr *c)
+{
+	uint64_t v = 0, d;
+
+	if (hw_read(hw, &c->addr, &v) < 0)
+		return 0;
+	d = (v - c->last) & width_mask(c->width);
+	c->last = v;
+	return d;
+}
+
+static int demo(struct hw *hw, double interval, long count)
+{
+	const struct platform *p = hw_sim_platform(hw);
+	struct topology t = { .plat = p };
+	struct demo_ctr look[PLAT_MAX_INST], miss[PLAT_MAX_INST], clk, rd = { 0 }, wrt = { 0 };
+	const struct unit_type *fixed = plat_unit(p, "fixed", NULL);
+	const struct unit_type *imc = plat_unit(p, "imc", NULL);
+	const struct unit_type *cbo;
+	int cbo_i;
+	struct hw_addr g = hw_msr(0, p->global_ctl.addr);
+	unsigned nl = 0, nm = 0;
+	struct timespec ts;
+	int r;
+
+	cbo = plat_unit(p, "cbo", &cbo_i);
+	if ((r = p->ops->discover(hw, &t)) < 0) {
+		fprintf(stderr, "uncore-sim: %s\n", hw_last_error());
+		return 1;
+	}
+	if (program(hw, &t, "cbo", "UNC_CBO_CACHE_LOOKUP.ANY_MESI", 0, look, &nl) ||
+	    program(hw, &t, "cbo", "UNC_CBO_CACHE_LOOKUP.ANY_I", 1, miss, &nm))
+		return 1;
+	clk = (struct demo_ctr){ .addr = plat_ctr_addr(&t.sock[0], fixed, 0, 0),
+				 .width = fixed->width };
+	{
+		struct hw_addr fc = plat_ctl_addr(&t.sock[0], fixed, 0, 0);
+
+		hw_write(hw, &fc, 1ull << fixed->fmt.en_bit);
+	}
+	for (unsigned i = 0; i < imc->nfreerun; i++) {
+		struct demo_ctr fr = { .addr = plat_freerun_addr(&t.sock[0], imc, 0, i),
+				       .width = imc->freerun[i].width };
+
+		if (strcmp(imc->freerun[i].name, "DRAM_DATA_READS") == 0)
+			rd = fr;
+		else if (strcmp(imc->freerun[i].name, "DRAM_DATA_WRITES") == 0)
+			wrt = fr;
+	}
+	hw_write(hw, &g, p->global_enable);
+	for (unsigned i = 0; i < nl; i++)
+		delta(hw, &look[i]);
+	for (unsigned i = 0; i < nm; i++)
+		delta(hw, &miss[i]);
+	delta(hw, &clk);
+	delta(hw, &rd);
+	delta(hw, &wrt);
+	printf("%u CBos, MCHBAR 0x%" PRIx64 "\n%8s %14s %8s %10s %10s %10s\n",
+	       t.sock[0].ninst[cbo_i],
+	       t.sock[0].mmio_base, "time_s", "llc_lookups/s", "hit_%",
+	       "dram_rd_GB/s", "dram_wr_GB/s", "uclk_GHz");
+	fflush(stdout);
+	ts.tv_sec = (time_t)interval;
+	ts.tv_nsec = (long)((interval - (double)ts.tv_sec) * 1e9);
+	for (long k = 0; !stop && (count <= 0 || k < count); k++) {
+		uint64_t l = 0, m = 0;
+
+		nanosleep(&ts, NULL);
+		for (unsigned i = 0; i < nl; i++)
+			l += delta(hw, &look[i]);
+		for (unsigned i = 0; i < nm; i++)
+			m += delta(hw, &miss[i]);
+		printf("%8.1f %14.4g %8.2f %10.3f %10.3f %10.3f\n",
+		       hw_sim_time(hw), (double)l / interval,
+		       l ? 100.0 * (1.0 - (double)m / (double)l) : 0.0,
+		       (double)delta(hw, &rd) * 64 / interval / 1e9,
+		       (double)delta(hw, &wrt) * 64 / interval / 1e9,
+		       (double)delta(hw, &clk) / interval / 1e9);
+		fflush(stdout);
+	}
+	/* Leave the PMU idle. */
+	hw_write(hw, &g, 0);
+	for (unsigned i = 0; i < t.sock[0].ninst[cbo_i]; i++)
+		for (unsigned c = 0; c < cbo->nctr; c++) {
+			struct hw_addr a = plat_ctl_addr(&t.sock[0], cbo, i, c);
+
+			hw_write(hw, &a, 0);
+		}
+	{
+		struct hw_addr fc = plat_ctl_addr(&t.sock[0], fixed, 0, 0);
+
+		hw_write(hw, &fc, 0);
+	}
+	return 0;
+}
+
+static int print_dev(void *ctx, const struct hw_pci_dev *d)
+{
+	(void)ctx;
+	printf("%04x:%02x:%02x.%x %04x:%04x\n", d->domain, d->bus, d->dev,
+	       d->fn, d->vendor, d->device);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{ "platform", required_argument, NULL, 'p' },
+		{ "workload", required_argument, NULL, 'w' },
+		{ "state", required_argument, NULL, 's' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "count", required_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct hw_opts o = { 0 };
+	struct hw hw;
+	double interval = 1;
+	long count = 0;
+	const char *cmd;
+	char why[256], *end;
+	int c, rc = 0;
+
+	while ((c = getopt_long(argc, argv, "p:w:s:i:n:h", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'p': o.sim_platform = optarg; break;
+		case 'w': o.sim_workload = optarg; break;
+		case 's': o.sim_state = optarg; break;
+		case 'i':
+			interval = strtod(optarg, &end);
+			if (*end || !(interval >= 0.01 && interval <= 3600)) {
+				fprintf(stderr, "uncore-sim: --interval: %s is not "
+					"a number of seconds in 0.01..3600\n", optarg);
+				return 2;
+			}
+			break;
+		case 'n':
+			count = strtol(optarg, &end, 10);
+			if (*end || count < 1) {
+				fprintf(stderr, "uncore-sim: --count: %s is not a "
+					"positive integer\n", optarg);
+				return 2;
+			}
+			break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return 2;
+	}
+	cmd = argv[optind++];
+	if (hw_open(&hw, &hw_sim_ops, &o) < 0) {
+		fprintf(stderr, "uncore-sim: %s\n", hw_last_error());
+		return 1;
+	}
+	if (strcmp(cmd, "read") == 0 && argc - optind == 1) {
+		struct hw_addr a;
+		uint64_t v;
+
+		if (hw_addr_parse(argv[optind], &a, why, sizeof(why)) < 0) {
+			fprintf(stderr, "uncore-sim: %s\n", why);
+			rc = 2;
+		} else if (hw_read(&hw, &a, &v) < 0) {
+			fprintf(stderr, "uncore-sim: %s\n", hw_last_error());
+			rc = 1;
+		} else {
+			printf("0x%" PRIx64 "\n", v);
+		}
+	} else if (strcmp(cmd, "write") == 0 && argc - optind == 2) {
+		struct hw_addr a;
+		unsigned long long v;
+
+		errno = 0;
+		v = strtoull(argv[optind + 1], &end, 0);
+		if (hw_addr_parse(argv[optind], &a, why, sizeof(why)) < 0) {
+			fprintf(stderr, "uncore-sim: %s\n", why);
+			rc = 2;
+		} else if (errno || *end || end == argv[optind + 1] ||
+			   argv[optind + 1][0] == '-') {
+			fprintf(stderr, "uncore-sim: bad value \"%s\": expected "
+				"a 64-bit number\n", argv[optind + 1]);
+			rc = 2;
+		} else if (hw_write(&hw, &a, v) < 0) {
+			fprintf(stderr, "uncore-sim: %s\n", hw_last_error());
+			rc = 1;
+		}
+	} else if (strcmp(cmd, "scan") == 0 && argc == optind) {
+		rc = hw_pci_scan(&hw, print_dev, NULL) < 0;
+	} else if (strcmp(cmd, "demo") == 0 && argc == optind) {
+		signal(SIGINT, on_signal);
+		signal(SIGTERM, on_signal);
+		rc = demo(&hw, interval, count);
+	} else {
+		usage(stderr);
+		rc = 2;
+	}
+	hw_close(&hw);
+	return rc;
+}
