@@ -2,7 +2,9 @@
 # quickstart.sh - set up a Debian 12 machine and run uncored.
 #
 #   contrib/quickstart.sh demo   install missing build dependencies, build,
-#                                and run the demo on the simulator
+#                                and run the daemon on the simulator,
+#                                serving on :9464 (extra arguments are
+#                                passed to uncored)
 #   contrib/quickstart.sh test   install missing dependencies, build with
 #                                ASan/UBSan and run the whole test suite
 #                                (plus the TSan build and make distcheck);
@@ -20,7 +22,7 @@ cmd=${1:-demo}
 # Build and test dependencies (Debian 12 package names).
 DEPS="build-essential autoconf automake libtool pkg-config
       libmicrohttpd-dev libjson-c-dev libpci-dev libsystemd-dev libinih-dev
-      pciutils curl prometheus wrk prometheus-node-exporter"
+      pciutils curl iproute2 systemd prometheus wrk prometheus-node-exporter"
 
 install_deps() {
 	missing=
@@ -52,6 +54,11 @@ build() {
 	make -C "$dir" -j"$(nproc)" >&2
 }
 
+# Tests that exercise threads; run again under TSan.
+TSAN_TESTS="tests/unit/test_ring_threads tests/unit/test_http
+	tests/unit/test_sampler tests/scenario/daemon_basic.sh
+	tests/scenario/daemon_faults.sh tests/scenario/http_abuse.sh"
+
 # Sums the counts of an automake test-suite.log into the totals.
 PASS=0 FAIL=0 SKIP=0
 count() {
@@ -68,7 +75,11 @@ case $cmd in
 demo)
 	install_deps
 	build build
-	exec ./build/uncore-sim demo --workload conf/workloads/skl-default.json "$@"
+	echo "quickstart: uncored on the simulator: http://localhost:9464/metrics" \
+		"(control socket build/uncored.sock); Ctrl-C stops it" >&2
+	exec ./build/uncored --foreground -c conf/uncored.conf \
+		--simulate --workload conf/workloads/skl-default.json \
+		--control-socket "$here/build/uncored.sock" "$@"
 	;;
 test)
 	install_deps
@@ -78,7 +89,13 @@ test)
 	build build-asan --enable-werror --enable-sanitizers
 	make -C build-asan -k check >&2 || status=1
 	count build-asan/test-suite.log
-	# 2. make distcheck: the tarball builds and passes on its own
+	# 2. the threaded parts (ring, HTTP server, sampler, the daemon)
+	#    under ThreadSanitizer
+	build build-tsan --enable-werror --enable-sanitizers=thread
+	make -C build-tsan -k check TESTS="$(echo $TSAN_TESTS)" \
+		TEST_SUITE_LOG=tsan-suite.log >&2 || status=1
+	count build-tsan/tsan-suite.log
+	# 3. make distcheck: the tarball builds and passes on its own
 	if make -C build-asan distcheck DISTCHECK_CONFIGURE_FLAGS=--enable-werror >build-asan/distcheck.log 2>&1; then
 		PASS=$((PASS + 1)); echo "PASS: make distcheck" >&2
 	else
@@ -88,9 +105,9 @@ test)
 	fi
 	[ "$FAIL" -eq 0 ] || status=1
 	if [ "$status" -ne 0 ]; then
-		for f in build-asan/tests/*/*.log; do
+		for f in build-asan/tests/*/*.log build-tsan/tests/*/*.log; do
 			grep -q '^\(FAIL\|ERROR\|not ok\)' "$f" 2>/dev/null &&
-				{ echo "---- $f" >&2; grep -B2 -A6 '^not ok\|^Bail\|ERROR' "$f" | head -60 >&2; }
+				{ echo "---- $f" >&2; grep -B2 -A6 '^not ok\|^Bail\|ERROR\|WARNING: ThreadSanitizer' "$f" | head -60 >&2; }
 		done
 	fi
 	echo "$PASS passed, $FAIL failed, $SKIP skipped"

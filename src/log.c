@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,20 +13,21 @@
 #include "log.h"
 
 static const char *log_prog = "uncored";
-static enum log_level log_max = LOG_LVL_INFO;
-static int log_tty = -1;
+/* Changed on SIGHUP while other threads log: atomics. */
+static _Atomic int log_max = LOG_LVL_INFO;
+static _Atomic int log_tty = -1;
 
 void log_init(const char *progname, enum log_level max)
 {
 	if (progname)
 		log_prog = progname;
-	log_max = max;
-	log_tty = isatty(STDERR_FILENO);
+	atomic_store(&log_max, (int)max);
+	atomic_store(&log_tty, isatty(STDERR_FILENO));
 }
 
 void log_set_level(enum log_level max)
 {
-	log_max = max;
+	atomic_store(&log_max, (int)max);
 }
 
 static const char *level_name(enum log_level lvl)
@@ -44,13 +46,17 @@ static void emit(enum log_level lvl, const char *fmt, va_list ap,
 		 const char *suffix)
 {
 	char body[1024];
+	int tty;
 
-	if (lvl > log_max)
+	if ((int)lvl > atomic_load_explicit(&log_max, memory_order_relaxed))
 		return;
 	vsnprintf(body, sizeof(body), fmt, ap);
-	if (log_tty < 0)
-		log_tty = isatty(STDERR_FILENO);
-	if (log_tty)
+	tty = atomic_load_explicit(&log_tty, memory_order_relaxed);
+	if (tty < 0) {
+		tty = isatty(STDERR_FILENO);
+		atomic_store_explicit(&log_tty, tty, memory_order_relaxed);
+	}
+	if (tty)
 		fprintf(stderr, "%s: %s: %s%s%s\n", log_prog, level_name(lvl),
 			body, suffix ? ": " : "", suffix ? suffix : "");
 	else

@@ -57,3 +57,51 @@ tap_done() {
 	echo "1..$_tap_n"
 	[ "$_tap_failed" -eq 0 ]
 }
+
+# ---- daemon helpers -------------------------------------------------------
+UNCORED="$top_builddir/uncored"
+UNCORE_SIM="$top_builddir/uncore-sim"
+
+# A TCP port that nothing listens on now (randomised, checked with ss).
+pick_port() {
+	while :; do
+		p=$(( 20000 + $(od -An -N2 -tu2 /dev/urandom) % 40000 ))
+		ss -Htln "sport = :$p" 2>/dev/null | grep -q . || { echo "$p"; return; }
+	done
+}
+
+# start_uncored LOG ARGS...: starts the daemon in the background, sets
+# $UPID, and waits (at most 15 s) until /healthz answers on $PORT.
+start_uncored() {
+	log=$1; shift
+	"$UNCORED" "$@" >"$log" 2>&1 &
+	UPID=$!
+	tap_cleanup_pid "$UPID"
+	wait_healthy "$PORT"
+}
+
+wait_healthy() {
+	for _ in $(seq 1 150); do
+		curl -fs -o /dev/null "http://127.0.0.1:$1/healthz" && return 0
+		kill -0 "$UPID" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
+# metric FILE NAME LABELS: the value of the sample NAME{LABELS} in a
+# Prometheus text file (LABELS exactly as rendered, without braces; empty
+# for none).
+metric() {
+	if [ -n "$3" ]; then
+		awk -v k="$2{$3}" '$1 == k { print $2; exit }' "$1"
+	else
+		awk -v k="$2" '$1 == k { print $2; exit }' "$1"
+	fi
+}
+
+# http_code URL [CURL ARGS...]: prints the status code only.
+http_code() {
+	u=$1; shift
+	curl -s -o /dev/null -w '%{http_code}' "$@" "$u"
+}

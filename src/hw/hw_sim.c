@@ -128,6 +128,7 @@ struct sim {
 	struct sim_shared *sh;
 	size_t shsize;
 	bool mapped;
+	bool fresh;		/* the state was created by this open */
 	uint64_t *regval;
 	struct sim_ctr_state *cst;
 	/* clock */
@@ -955,6 +956,7 @@ static int map_state(struct sim *s, const char *path)
 	}
 	s->regval = (uint64_t *)(s->sh + 1);
 	s->cst = (struct sim_ctr_state *)(s->regval + s->nregs);
+	s->fresh = fresh;
 	if (!fresh) {
 		if (s->sh->magic != SIM_MAGIC || s->sh->version != SIM_VERSION ||
 		    s->sh->layout_hash != hash ||
@@ -1086,10 +1088,14 @@ void hw_sim_set_clock(struct hw *hw, int64_t (*now_ns)(void *), void *ctx)
 	sim_lock(s);
 	s->now_ns = now_ns;
 	s->now_ctx = ctx;
-	/* Restart the workload clock on the new time base. */
-	s->sh->epoch_ns = now;
-	for (unsigned i = 0; i < s->nctrs; i++)
-		s->cst[i].t_ns = now;
+	/* A machine this open created restarts its workload clock on the new
+	 * time base; an existing shared state keeps its epoch, so every
+	 * opener must use the same clock. */
+	if (s->fresh) {
+		s->sh->epoch_ns = now;
+		for (unsigned i = 0; i < s->nctrs; i++)
+			s->cst[i].t_ns = now;
+	}
 	sim_unlock(s);
 }
 

@@ -19,7 +19,10 @@
 #define SIM_MAX_FAULTS 64
 
 /* Replaces CLOCK_MONOTONIC as the simulator's time source (nanoseconds).
- * For unit tests; call right after hw_open(). */
+ * For unit tests; call right after hw_open().  If the open created the
+ * simulated machine its workload clock restarts at the new time; an
+ * existing --sim-state keeps its epoch, so all its openers must use the
+ * same clock. */
 void hw_sim_set_clock(struct hw *hw, int64_t (*now_ns)(void *ctx), void *ctx);
 
 /* The simulated machine (valid while hw is open; owned by the backend). */

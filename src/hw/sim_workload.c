@@ -40,7 +40,8 @@
 #define WL_MAX_KEYS 1024	/* distinct rate keys over all phases */
 #define WL_MAX_FAULTS 1024
 #define WL_MAX_KEYLEN 127	/* a rate key or fault target, as written */
-#define WL_MAX_RATE 1e12	/* events per second */
+#define WL_MAX_RATE 1e15	/* events per second: enough to wrap a 44-bit
+				   counter every 18 ms in wrap tests */
 #define WL_MAX_PHASE_S 1e7	/* seconds in one phase */
 #define WL_MAX_AT 1e9		/* seconds until a fault */
 #define WL_MAX_COUNT 1000000000u	/* eio count */

@@ -344,6 +344,7 @@ static void test_state_file(void)
 	o = (struct hw_opts){ .sim_workload = wl, .sim_state = state };
 	r = hw_open(&hw2, &hw_sim_ops, &o);
 	is_int(r, 0, "second opener of the same state");
+	hw_sim_set_clock(&hw2, fake_clock, NULL);
 	is_u64(rd(&hw2, hw_msr(0, 0x700)), EVSEL_EN | 0x8f34,
 	       "registers are shared");
 	wr(&hw2, hw_msr(0, 0x700), 0x8f34);	/* the other agent disables */

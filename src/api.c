@@ -1,0 +1,533 @@
+/*
+ * api.c - the HTTP routes of DESIGN.md section 6 (except the claim
+ * routes, which live with the arbiter): the index page, /metrics,
+ * /healthz and the read-only JSON API.
+ *
+ * Handlers render from the sampler's current program and its rings; none
+ * of them touches hardware.  Query parameters are checked strictly: a bad
+ * value is a 400 that says which parameter and what is accepted.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <json-c/json.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "api.h"
+#include "metrics.h"
+
+#define JSON_CTYPE "application/json"
+
+uint64_t daemon_mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void send_json(struct http_resp *resp, struct json_object *o)
+{
+	resp->ctype = JSON_CTYPE;
+	buf_puts(&resp->body, json_object_to_json_string_ext(
+				      o, JSON_C_TO_STRING_PLAIN |
+					 JSON_C_TO_STRING_NOSLASHESCAPE));
+	buf_putc(&resp->body, '\n');
+	json_object_put(o);
+}
+
+/* A double, or null when it is not a number. */
+static struct json_object *jnum(double v)
+{
+	return isfinite(v) ? json_object_new_double(v) : NULL;
+}
+
+static struct json_object *ju64(uint64_t v)
+{
+	return json_object_new_uint64(v);
+}
+
+/*
+ * Parses an unsigned query parameter.  Returns 0 (absent: *v untouched),
+ * 1 (set), or -1 after answering 400.
+ */
+static int query_u64(const struct http_req *req, struct http_resp *resp,
+		     const char *name, uint64_t min, uint64_t max, uint64_t *v)
+{
+	const char *s = http_query(req, name);
+	char *end;
+	unsigned long long x;
+
+	if (!s)
+		return 0;
+	errno = 0;
+	x = strtoull(s, &end, 10);
+	if (!*s || *s == '-' || *s == '+' || *end || errno || x < min ||
+	    x > max) {
+		http_error(resp, 400, "bad_parameter",
+			   "query parameter %s=\"%.64s\": expected an integer "
+			   "in %" PRIu64 "..%" PRIu64, name, s, min, max);
+		return -1;
+	}
+	*v = x;
+	return 1;
+}
+
+/* ---- / ------------------------------------------------------------- */
+
+static void h_index(void *ctx, const struct http_req *req,
+		    struct http_resp *resp)
+{
+	struct daemon *d = ctx;
+
+	(void)req;
+	resp->ctype = "text/html; charset=utf-8";
+	buf_printf(&resp->body,
+		   "<!DOCTYPE html>\n<html><head><title>uncored</title></head>\n"
+		   "<body><h1>uncored %s</h1>\n<p>Platform %s, %s backend.</p>\n"
+		   "<ul>\n"
+		   "<li><a href=\"/metrics\">/metrics</a> Prometheus metrics</li>\n"
+		   "<li><a href=\"/healthz\">/healthz</a> health</li>\n"
+		   "<li><a href=\"/api/v1/status\">/api/v1/status</a></li>\n"
+		   "<li><a href=\"/api/v1/topology\">/api/v1/topology</a></li>\n"
+		   "<li><a href=\"/api/v1/events\">/api/v1/events</a></li>\n"
+		   "<li><a href=\"/api/v1/samples\">/api/v1/samples</a></li>\n"
+		   "<li><a href=\"/api/v1/metrics\">/api/v1/metrics</a></li>\n"
+		   "</ul></body></html>\n",
+		   d->version, d->plat->name, d->backend);
+}
+
+/* ---- /metrics ------------------------------------------------------- */
+
+static void h_metrics(void *ctx, const struct http_req *req,
+		      struct http_resp *resp)
+{
+	struct daemon *d = ctx;
+	const char *ctype;
+	enum prom_fmt fmt = prom_negotiate(http_header(req, "Accept"), &ctype);
+	struct program *p = sampler_get(d->sampler);
+	struct metrics_info info = {
+		.version = d->version, .backend = d->backend,
+		.scrapes = atomic_fetch_add(&d->scrapes, 1) + 1,
+		.interval_ms = sampler_cfg(d->sampler).interval_ms,
+		.start_time_s = d->start_time_s,
+	};
+	int r;
+
+	if (!p) {
+		http_error(resp, 503, "not_ready", "the sampler has not "
+			   "started yet");
+		return;
+	}
+	r = metrics_render(&resp->body, fmt, p, &info);
+	program_put(p);
+	if (r < 0) {
+		buf_reset(&resp->body);
+		http_error(resp, 500, "internal", "rendering metrics failed: "
+			   "%s", strerror(-r));
+		return;
+	}
+	resp->ctype = ctype;
+}
+
+/* ---- /healthz ------------------------------------------------------- */
+
+static void h_healthz(void *ctx, const struct http_req *req,
+		      struct http_resp *resp)
+{
+	struct daemon *d = ctx;
+	uint64_t last = sampler_last_tick(d->sampler), now = daemon_mono_ns();
+	uint64_t limit = 3ull * sampler_cfg(d->sampler).interval_ms * 1000000ull;
+	struct json_object *o;
+
+	(void)req;
+	if (!last || now - last > limit) {
+		http_error(resp, 503, "stalled", "the sampler has not ticked "
+			   "within 3 intervals (last tick %.1f s ago)",
+			   last ? (double)(now - last) / 1e9 : -1.0);
+		return;
+	}
+	o = json_object_new_object();
+	json_object_object_add(o, "status", json_object_new_string("ok"));
+	json_object_object_add(o, "last_tick_age_s",
+			       json_object_new_double((double)(now - last) / 1e9));
+	send_json(resp, o);
+}
+
+/* ---- /api/v1/status ------------------------------------------------- */
+
+static void h_status(void *ctx, const struct http_req *req,
+		     struct http_resp *resp)
+{
+	struct daemon *d = ctx;
+	struct program *p = sampler_get(d->sampler);
+	struct sampler_cfg cfg = sampler_cfg(d->sampler);
+	struct json_object *o = json_object_new_object(), *own;
+	struct snap st = { 0 };
+	uint64_t *words;
+
+	(void)req;
+	if (p && (words = calloc(snap_words(p->ns), sizeof(uint64_t)))) {
+		metrics_snapshot(p, words, &st);
+		free(words);
+	}
+	json_object_object_add(o, "version", json_object_new_string(d->version));
+	json_object_object_add(o, "platform", json_object_new_string(d->plat->id));
+	json_object_object_add(o, "platform_name",
+			       json_object_new_string(d->plat->name));
+	json_object_object_add(o, "backend", json_object_new_string(d->backend));
+	json_object_object_add(o, "interval_ms", json_object_new_int((int)cfg.interval_ms));
+	json_object_object_add(o, "uptime_s",
+			       json_object_new_double((double)(daemon_mono_ns() -
+							       d->start_mono_ns) / 1e9));
+	json_object_object_add(o, "started_at", json_object_new_double(d->start_time_s));
+	json_object_object_add(o, "ticks", ju64(st.ticks));
+	json_object_object_add(o, "overruns", ju64(st.overruns));
+	json_object_object_add(o, "interference", ju64(st.interference));
+	json_object_object_add(o, "invalid_samples", ju64(st.invalid_samples));
+	json_object_object_add(o, "hw_reads", ju64(st.hw_reads));
+	json_object_object_add(o, "hw_writes", ju64(st.hw_writes));
+	json_object_object_add(o, "hw_errors", ju64(st.hw_errors));
+	own = json_object_new_object();
+	json_object_object_add(own, "owned", json_object_new_boolean(p && st.owned));
+	json_object_object_add(own, "pid", json_object_new_int((int)d->pid));
+	json_object_object_add(own, "policy",
+			       json_object_new_string(cfg.policy == POLICY_YIELD
+						      ? "yield" : "reclaim"));
+	json_object_object_add(own, "took_over", json_object_new_boolean(d->took_over));
+	json_object_object_add(own, "recovered_stale",
+			       json_object_new_boolean(d->recovered_stale));
+	if (d->owner_path[0])
+		json_object_object_add(own, "owner_file",
+				       json_object_new_string(d->owner_path));
+	json_object_object_add(o, "ownership", own);
+	if (p) {
+		json_object_object_add(o, "ring_capacity",
+				       json_object_new_int((int)ring_capacity(p->samples)));
+		json_object_object_add(o, "ring_head", ju64(ring_head(p->samples)));
+		json_object_object_add(o, "counters_in_use",
+				       json_object_new_int((int)p->ns));
+	}
+	program_put(p);
+	send_json(resp, o);
+}
+
+/* ---- /api/v1/topology ----------------------------------------------- */
+
+static const char *kind_name(enum unit_kind k)
+{
+	return k == UNIT_PROG ? "programmable" :
+	       k == UNIT_FIXED ? "fixed" : "free-running";
+}
+
+/* The event held by counter idx of (socket, unit, inst), or NULL. */
+static const char *holder_event(const struct program *p, unsigned sock,
+				int unit, unsigned inst, unsigned idx)
+{
+	for (unsigned i = 0; p && i < p->ns; i++)
+		if (p->slot[i].socket == sock && p->slot[i].unit == unit &&
+		    p->slot[i].inst == inst && p->slot[i].idx == idx)
+			return p->ev[p->sev[i]].name;
+	return NULL;
+}
+
+static void h_topology(void *ctx, const struct http_req *req,
+		       struct http_resp *resp)
+{
+	struct daemon *d = ctx;
+	struct program *p = sampler_get(d->sampler);
+	struct json_object *o = json_object_new_object();
+	struct json_object *socks = json_object_new_array();
+
+	(void)req;
+	json_object_object_add(o, "platform", json_object_new_string(d->plat->id));
+	for (unsigned s = 0; s < d->topo.nsockets; s++) {
+		const struct topo_socket *ts = &d->topo.sock[s];
+		struct json_object *so = json_object_new_object();
+		struct json_object *units = json_object_new_array();
+
+		json_object_object_add(so, "socket", json_object_new_int((int)s));
+		json_object_object_add(so, "cpu", json_object_new_int((int)ts->cpu));
+		for (int ui = 0; d->plat->units[ui]; ui++) {
+			const struct unit_type *u = d->plat->units[ui];
+			struct json_object *uo = json_object_new_object();
+			struct json_object *insts = json_object_new_array();
+			unsigned nc = u->kind == UNIT_FREERUN ? u->nfreerun : u->nctr;
+
+			json_object_object_add(uo, "unit", json_object_new_string(u->name));
+			json_object_object_add(uo, "description", json_object_new_string(u->desc));
+			json_object_object_add(uo, "kind", json_object_new_string(kind_name(u->kind)));
+			json_object_object_add(uo, "instances", json_object_new_int((int)ts->ninst[ui]));
+			for (unsigned in = 0; in < ts->ninst[ui]; in++) {
+				struct json_object *io = json_object_new_object();
+				struct json_object *ctrs = json_object_new_array();
+
+				json_object_object_add(io, "instance", json_object_new_int((int)in));
+				for (unsigned c = 0; c < nc; c++) {
+					struct json_object *co = json_object_new_object();
+					const char *ev = holder_event(p, s, ui, in, c);
+
+					json_object_object_add(co, "index", json_object_new_int((int)c));
+					if (u->kind == UNIT_FREERUN)
+						json_object_object_add(co, "name",
+								       json_object_new_string(u->freerun[c].name));
+					json_object_object_add(co, "width",
+							       json_object_new_int(u->kind == UNIT_FREERUN
+										   ? u->freerun[c].width
+										   : u->width));
+					json_object_object_add(co, "holder",
+							       ev ? json_object_new_string("baseline") : NULL);
+					json_object_object_add(co, "event",
+							       ev ? json_object_new_string(ev) : NULL);
+					json_object_array_add(ctrs, co);
+				}
+				json_object_object_add(io, "counters", ctrs);
+				json_object_array_add(insts, io);
+			}
+			json_object_object_add(uo, "instance_list", insts);
+			json_object_array_add(units, uo);
+		}
+		json_object_object_add(so, "units", units);
+		json_object_array_add(socks, so);
+	}
+	json_object_object_add(o, "sockets", socks);
+	program_put(p);
+	send_json(resp, o);
+}
+
+/* ---- /api/v1/events ------------------------------------------------- */
+
+static void h_events(void *ctx, const struct http_req *req,
+		     struct http_resp *resp)
+{
+	struct daemon *d = ctx;
+	const char *unit = http_query(req, "unit"), *q = http_query(req, "q");
+	struct json_object *arr, *o;
+
+	if (unit && !plat_unit(d->plat, unit, NULL)) {
+		char names[256] = "";
+
+		for (int ui = 0; d->plat->units[ui]; ui++)
+			snprintf(names + strlen(names), sizeof(names) - strlen(names),
+				 "%s%s", ui ? ", " : "", d->plat->units[ui]->name);
+		http_error(resp, 400, "bad_parameter", "unknown unit \"%.32s\": "
+			   "this platform has %s", unit, names);
+		return;
+	}
+	if (q && strlen(q) > 128) {
+		http_error(resp, 400, "bad_parameter", "q is longer than 128 "
+			   "characters");
+		return;
+	}
+	arr = json_object_new_array();
+	for (size_t i = 0; i < d->plat->nevents; i++) {
+		const struct event *ev = &d->plat->events[i];
+		struct json_object *e, *ctrs;
+
+		if (unit && strcmp(ev->unit, unit) != 0)
+			continue;
+		if (q && !strcasestr(ev->name, q) && !strcasestr(ev->desc, q))
+			continue;
+		e = json_object_new_object();
+		json_object_object_add(e, "name", json_object_new_string(ev->name));
+		json_object_object_add(e, "unit", json_object_new_string(ev->unit));
+		json_object_object_add(e, "code", json_object_new_int(ev->code));
+		json_object_object_add(e, "umask", json_object_new_int(ev->umask));
+		if (ev->thresh)
+			json_object_object_add(e, "thresh", json_object_new_int(ev->thresh));
+		if (ev->edge)
+			json_object_object_add(e, "edge", json_object_new_boolean(1));
+		if (ev->inv)
+			json_object_object_add(e, "inv", json_object_new_boolean(1));
+		ctrs = json_object_new_array();
+		for (unsigned c = 0; c < 8; c++)
+			if (ev->ctr_mask >> c & 1)
+				json_object_array_add(ctrs, json_object_new_int((int)c));
+		json_object_object_add(e, "counters", ctrs);
+		json_object_object_add(e, "description", json_object_new_string(ev->desc));
+		json_object_object_add(e, "source", json_object_new_string(ev->source));
+		json_object_array_add(arr, e);
+	}
+	o = json_object_new_object();
+	json_object_object_add(o, "platform", json_object_new_string(d->plat->id));
+	json_object_object_add(o, "events", arr);
+	send_json(resp, o);
+}
+
+/* ---- /api/v1/samples ------------------------------------------------ */
+
+static struct json_object *sample_json(const struct program *p,
+				       uint64_t seq, const uint64_t *w)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *arr = json_object_new_array();
+	const uint64_t *delta = w + SW_HDR, *inv = delta + p->ns;
+	uint64_t f = w[SW_FLAGS];
+
+	json_object_object_add(o, "seq", ju64(seq));
+	json_object_object_add(o, "time", json_object_new_double((double)w[SW_T_NS] / 1e9));
+	json_object_object_add(o, "interval_s",
+			       json_object_new_double((double)w[SW_INTERVAL_NS] / 1e9));
+	json_object_object_add(o, "valid", json_object_new_boolean(f & SF_VALID));
+	if (f & SF_INTERFERENCE)
+		json_object_object_add(o, "interference", json_object_new_boolean(1));
+	if (f & SF_FIRST)
+		json_object_object_add(o, "first", json_object_new_boolean(1));
+	for (unsigned i = 0; i < p->ns; i++) {
+		const struct pmu_slot *s = &p->slot[i];
+		struct json_object *e = json_object_new_object();
+		bool ok = !(inv[i / 64] >> (i % 64) & 1);
+
+		json_object_object_add(e, "socket", json_object_new_int(s->socket));
+		json_object_object_add(e, "unit",
+				       json_object_new_string(p->plat->units[s->unit]->name));
+		json_object_object_add(e, "instance", json_object_new_int(s->inst));
+		json_object_object_add(e, "event",
+				       json_object_new_string(p->ev[p->sev[i]].name));
+		json_object_object_add(e, "delta", ok ? ju64(delta[i]) : NULL);
+		json_object_object_add(e, "valid", json_object_new_boolean(ok));
+		json_object_array_add(arr, e);
+	}
+	json_object_object_add(o, "deltas", arr);
+	return o;
+}
+
+static void h_samples(void *ctx, const struct http_req *req,
+		      struct http_resp *resp)
+{
+	struct daemon *d = ctx;
+	struct program *p = sampler_get(d->sampler);
+	uint64_t since = 0, limit = 60, head, tail, *w;
+	struct json_object *o, *arr;
+	unsigned cap;
+
+	if (!p) {
+		http_error(resp, 503, "not_ready", "the sampler has not started");
+		return;
+	}
+	cap = ring_capacity(p->samples);
+	if (query_u64(req, resp, "since", 0, UINT64_MAX / 2, &since) < 0 ||
+	    query_u64(req, resp, "limit", 1, cap, &limit) < 0) {
+		program_put(p);
+		return;
+	}
+	w = calloc(sample_words(p->ns), sizeof(uint64_t));
+	if (!w) {
+		program_put(p);
+		http_error(resp, 500, "internal", "out of memory");
+		return;
+	}
+	head = ring_head(p->samples);
+	tail = ring_tail(p->samples);
+	o = json_object_new_object();
+	arr = json_object_new_array();
+	json_object_object_add(o, "head", ju64(head));
+	json_object_object_add(o, "tail", ju64(tail));
+	/* Oldest first: the `limit` samples after `since` (or the newest
+	 * `limit` without since). */
+	{
+		uint64_t first = http_query(req, "since") ? since + 1
+			       : (head >= limit ? head - limit + 1 : 1);
+
+		if (tail && first < tail) {
+			if (http_query(req, "since"))
+				json_object_object_add(o, "missed", ju64(tail - first));
+			first = tail;
+		}
+		for (uint64_t seq = first; head && seq <= head &&
+		     seq < first + limit; seq++) {
+			int r = ring_read(p->samples, seq, w);
+
+			if (r == -EAGAIN)
+				r = ring_read(p->samples, seq, w);
+			if (r == 0)
+				json_object_array_add(arr, sample_json(p, seq, w));
+		}
+	}
+	json_object_object_add(o, "samples", arr);
+	free(w);
+	program_put(p);
+	send_json(resp, o);
+}
+
+/* ---- /api/v1/metrics ------------------------------------------------ */
+
+static void h_api_metrics(void *ctx, const struct http_req *req,
+			  struct http_resp *resp)
+{
+	static const struct { enum plat_qty q; const char *name; } qn[] = {
+		{ Q_LLC_LOOKUPS, "llc_lookups_total" },
+		{ Q_LLC_MISSES, "llc_misses_total" },
+		{ Q_DRAM_READ_BYTES, "dram_read_bytes_total" },
+		{ Q_DRAM_WRITE_BYTES, "dram_write_bytes_total" },
+		{ Q_DRAM_REQ_IA, "dram_requests_ia_total" },
+		{ Q_DRAM_REQ_GT, "dram_requests_gt_total" },
+		{ Q_DRAM_REQ_IO, "dram_requests_io_total" },
+		{ Q_CLOCK_TICKS, "clock_ticks_total" },
+		{ Q_ARB_REQUESTS, "arb_requests_total" },
+		{ Q_ARB_OCCUPANCY, "arb_occupancy_cycles_total" },
+	};
+	static const char *const gn[G_COUNT] = {
+		[G_LLC_HIT_RATIO] = "llc_hit_ratio",
+		[G_DRAM_READ_BPS] = "dram_read_bytes_per_second",
+		[G_DRAM_WRITE_BPS] = "dram_write_bytes_per_second",
+		[G_CLOCK_HZ] = "clock_hertz",
+		[G_ARB_OCCUPANCY_AVG] = "arb_occupancy_average",
+	};
+	struct daemon *d = ctx;
+	struct program *p = sampler_get(d->sampler);
+	struct json_object *o, *socks;
+	struct snap st;
+	uint64_t *words;
+
+	(void)req;
+	if (!p || !(words = calloc(snap_words(p->ns), sizeof(uint64_t)))) {
+		program_put(p);
+		http_error(resp, 503, "not_ready", "no sample yet");
+		return;
+	}
+	if (metrics_snapshot(p, words, &st) < 0) {
+		free(words);
+		program_put(p);
+		http_error(resp, 503, "not_ready", "no sample yet");
+		return;
+	}
+	o = json_object_new_object();
+	json_object_object_add(o, "seq", ju64(st.sample_seq));
+	json_object_object_add(o, "time", json_object_new_double((double)st.t_ns / 1e9));
+	socks = json_object_new_array();
+	for (unsigned s = 0; s < p->topo->nsockets; s++) {
+		struct json_object *so = json_object_new_object();
+
+		json_object_object_add(so, "socket", json_object_new_int((int)s));
+		for (unsigned g = 0; g < G_COUNT; g++)
+			json_object_object_add(so, gn[g], jnum(st.gauge[s][g]));
+		for (size_t k = 0; k < sizeof(qn) / sizeof(qn[0]); k++)
+			if (st.qty_present >> qn[k].q & 1)
+				json_object_object_add(so, qn[k].name,
+						       ju64(st.qty[s][qn[k].q]));
+		json_object_array_add(socks, so);
+	}
+	json_object_object_add(o, "sockets", socks);
+	free(words);
+	program_put(p);
+	send_json(resp, o);
+}
+
+const struct http_route api_routes[] = {
+	{ "/", HTTP_GET, false, h_index },
+	{ "/metrics", HTTP_GET, false, h_metrics },
+	{ "/healthz", HTTP_GET, false, h_healthz },
+	{ "/api/v1/status", HTTP_GET, false, h_status },
+	{ "/api/v1/topology", HTTP_GET, false, h_topology },
+	{ "/api/v1/events", HTTP_GET, false, h_events },
+	{ "/api/v1/samples", HTTP_GET, false, h_samples },
+	{ "/api/v1/metrics", HTTP_GET, false, h_api_metrics },
+};
+const size_t api_nroutes = sizeof(api_routes) / sizeof(api_routes[0]);

@@ -1,0 +1,157 @@
+/*
+ * buf.c - growable output buffer (see buf.h).
+ *
+ * Growth doubles the capacity (at least BUF_MIN), so appending n bytes one
+ * call at a time costs O(n) amortised.  Once oom is set every append is a
+ * no-op: the caller sees a prefix, never a body with a hole in the middle.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+
+#define BUF_MIN 256
+
+void buf_init(struct buf *b)
+{
+	b->p = NULL;
+	b->len = 0;
+	b->cap = 0;
+	b->oom = false;
+}
+
+void buf_free(struct buf *b)
+{
+	free(b->p);
+	buf_init(b);
+}
+
+void buf_reset(struct buf *b)
+{
+	b->len = 0;
+	b->oom = false;
+	if (b->p)
+		b->p[0] = '\0';
+}
+
+int buf_reserve(struct buf *b, size_t n)
+{
+	size_t need, cap;
+	char *np;
+
+	if (b->oom)
+		return -ENOMEM;
+	if (n > SIZE_MAX - 1 - b->len)
+		goto fail;
+	need = b->len + n + 1;
+	if (need <= b->cap)
+		return 0;
+	cap = b->cap ? b->cap : BUF_MIN;
+	while (cap < need) {
+		if (cap > SIZE_MAX / 2) {
+			cap = need;
+			break;
+		}
+		cap *= 2;
+	}
+	np = realloc(b->p, cap);
+	if (!np)
+		goto fail;
+	if (!b->p)
+		np[0] = '\0';
+	b->p = np;
+	b->cap = cap;
+	return 0;
+fail:
+	b->oom = true;
+	return -ENOMEM;
+}
+
+int buf_put(struct buf *b, const void *data, size_t n)
+{
+	if (buf_reserve(b, n) < 0)
+		return -ENOMEM;
+	memcpy(b->p + b->len, data, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+	return 0;
+}
+
+int buf_puts(struct buf *b, const char *s)
+{
+	return buf_put(b, s, strlen(s));
+}
+
+int buf_putc(struct buf *b, char c)
+{
+	return buf_put(b, &c, 1);
+}
+
+int buf_vprintf(struct buf *b, const char *fmt, va_list ap)
+{
+	va_list ap2;
+	size_t avail;
+	int n;
+
+	if (b->oom)
+		return -ENOMEM;
+	avail = b->cap > b->len ? b->cap - b->len : 0;
+	va_copy(ap2, ap);
+	n = vsnprintf(avail ? b->p + b->len : NULL, avail, fmt, ap2);
+	va_end(ap2);
+	if (n < 0)
+		goto bad;
+	if ((size_t)n >= avail) {
+		/* Did not fit: grow to the exact need and format again. */
+		if (buf_reserve(b, (size_t)n) < 0) {
+			if (b->p)
+				b->p[b->len] = '\0';
+			return -ENOMEM;
+		}
+		va_copy(ap2, ap);
+		n = vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap2);
+		va_end(ap2);
+		if (n < 0)
+			goto bad;
+	}
+	b->len += (size_t)n;
+	return 0;
+bad:
+	if (b->p)
+		b->p[b->len] = '\0';
+	return -EINVAL;
+}
+
+int buf_printf(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = buf_vprintf(b, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+char *buf_steal(struct buf *b, size_t *len)
+{
+	char *p = NULL;
+
+	if (buf_reserve(b, 0) == 0) {
+		p = b->p;
+		if (len)
+			*len = b->len;
+		buf_init(b);
+		return p;
+	}
+	free(b->p);
+	buf_init(b);
+	if (len)
+		*len = 0;
+	return NULL;
+}

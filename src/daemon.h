@@ -1,0 +1,44 @@
+/*
+ * daemon.h - the running daemon's state, as the HTTP handlers see it.
+ *
+ * Owned and set up by uncored.c; the handlers in api.c only read it
+ * (through the sampler's reference-counted programs for anything that
+ * changes while running).
+ */
+#ifndef UNCORED_DAEMON_H
+#define UNCORED_DAEMON_H
+
+#include <limits.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "hw/hw.h"
+#include "plat/plat.h"
+#include "pmu.h"
+#include "sampler.h"
+
+struct daemon {
+	const char *version;
+	const char *backend;		/* "hw" or "sim" */
+	const struct platform *plat;
+	struct hw hw;
+	struct topology topo;
+	struct pmu pmu;
+	struct sampler *sampler;
+	struct http_server *http;
+	atomic_uint_fast64_t scrapes;
+	double start_time_s;		/* CLOCK_REALTIME */
+	uint64_t start_mono_ns;
+	pid_t pid;
+	char owner_path[PATH_MAX];	/* "" when there is none */
+	bool took_over;			/* started with takeover */
+	bool recovered_stale;		/* cleaned up a crashed run */
+	bool allow_raw_events;
+};
+
+/* CLOCK_MONOTONIC in ns. */
+uint64_t daemon_mono_ns(void);
+
+#endif

@@ -1,0 +1,1185 @@
+/*
+ * http.c - listeners, limits and routing on libmicrohttpd (see http.h).
+ *
+ * Every listener (TCP, inherited from systemd, or the Unix control socket)
+ * is a socket this module opened and handed to its own MHD daemon with
+ * MHD_OPTION_LISTEN_SOCKET, so TCP and Unix sockets are served alike.
+ * The daemons run in MHD's external-polling epoll mode: each exposes one
+ * epoll fd (MHD_DAEMON_INFO_EPOLL_FD), and the single http thread waits on
+ * all of them plus an eventfd (for http_stop) with the shortest
+ * MHD_get_timeout(), then calls MHD_run() on every daemon.  MHD never
+ * starts a thread of its own, so the daemon's thread budget holds.
+ *
+ * Request flow in on_request(): the first call (headers complete) refuses
+ * a Content-Length over HTTP_MAX_BODY at once with 413, so nothing more is
+ * buffered; body pieces are copied into a per-request buf (a chunked body
+ * that outgrows the limit is discarded as it arrives and answered with
+ * 413, or cut off if it goes on far beyond); the last call routes the
+ * request and queues the handler's response.
+ */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+
+#include "buf.h"
+#include "http.h"
+#include "log.h"
+
+/*
+ * Per-connection memory pool: request line, headers and the read buffer.
+ * Bodies are copied out of the read buffer as they arrive, so they need
+ * not fit; 64 KiB leaves ample room for headers and large reads.
+ */
+#define HTTP_CONN_MEMORY	(64 * 1024)
+#define HTTP_BACKLOG		64
+#define HTTP_MAX_SEGMENTS	16	/* deeper paths are 404 */
+/* A chunked body past the limit is drained up to this much, then cut. */
+#define HTTP_DISCARD_MAX	(4 * HTTP_MAX_BODY)
+#define HTTP_WAKE_TAG		UINT32_MAX
+
+static const char json_type[] = "application/json";
+static const char text_type[] = "text/plain; charset=utf-8";
+/* Sent when not even an error body can be allocated. */
+static const char oom_body[] =
+	"{\"error\":{\"code\":\"internal\",\"message\":\"out of memory\"}}\n";
+
+struct http_listener {
+	struct http_server *srv;
+	struct MHD_Daemon *mhd;
+	int fd;			/* listening socket; -1 once closed */
+	bool control;		/* Unix socket: all routes, SO_PEERCRED */
+	bool inherited;		/* from systemd: left open if start fails */
+	unsigned port;		/* bound TCP port, 0 for Unix */
+	unsigned max_conn;	/* MHD_OPTION_CONNECTION_LIMIT */
+	bool full;		/* at max_conn after the last MHD_run() */
+	char name[160];		/* "127.0.0.1:9464", "unix:/run/..." */
+};
+
+struct http_server {
+	const struct http_route *routes;
+	size_t nroutes;
+	void *ctx;
+	struct http_listener *ls;
+	unsigned nls;
+	int epfd;
+	int wakefd;
+	pthread_t thread;
+	bool running;
+	/* The control socket this server created (for unlinking). */
+	char *ctl_path;
+	dev_t ctl_dev;
+	ino_t ctl_ino;
+};
+
+/* Per-request state, MHD's con_cls. */
+struct http_state {
+	struct buf body;
+	size_t discarded;	/* bytes dropped after the body got too big */
+	bool too_big;
+};
+
+__attribute__((format(printf, 3, 4)))
+static void seterr(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || errlen == 0)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+/* ---- responses ---------------------------------------------------- */
+
+/* Appends s as the inside of a JSON string. */
+static void json_escape(struct buf *b, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\') {
+			buf_putc(b, '\\');
+			buf_putc(b, (char)c);
+		} else if (c == '\n') {
+			buf_puts(b, "\\n");
+		} else if (c == '\t') {
+			buf_puts(b, "\\t");
+		} else if (c < 0x20 || c == 0x7f) {
+			buf_printf(b, "\\u%04x", c);
+		} else {
+			buf_putc(b, (char)c);
+		}
+	}
+}
+
+void http_error(struct http_resp *resp, int status, const char *code,
+		const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	buf_reset(&resp->body);
+	resp->status = status;
+	resp->ctype = json_type;
+	buf_puts(&resp->body, "{\"error\":{\"code\":\"");
+	json_escape(&resp->body, code);
+	buf_puts(&resp->body, "\",\"message\":\"");
+	json_escape(&resp->body, msg);
+	buf_puts(&resp->body, "\"}}\n");
+}
+
+/* "GET, HEAD, POST" for a method mask. */
+static void allow_list(unsigned mask, char *out, size_t outlen)
+{
+	static const struct { unsigned bit; const char *name; } m[] = {
+		{ HTTP_GET, "GET" }, { HTTP_HEAD, "HEAD" },
+		{ HTTP_POST, "POST" }, { HTTP_DELETE, "DELETE" },
+	};
+	size_t i, off = 0;
+
+	out[0] = '\0';
+	for (i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
+		if (!(mask & m[i].bit))
+			continue;
+		off += (size_t)snprintf(out + off, outlen - off, "%s%s",
+					off ? ", " : "", m[i].name);
+		if (off >= outlen)
+			break;
+	}
+}
+
+static void add_header(struct MHD_Response *mr, const char *name,
+		       const char *value)
+{
+	if (MHD_add_response_header(mr, name, value) != MHD_YES)
+		log_warnx("http: cannot add header %s: %s", name, value);
+}
+
+/*
+ * Queues r (consuming its body) with the standard headers; allow, if
+ * non-zero, adds an Allow header.  Returns MHD's verdict.
+ */
+static enum MHD_Result send_resp(struct MHD_Connection *c,
+				 struct http_resp *r, unsigned allow)
+{
+	struct MHD_Response *mr;
+	char *p;
+	size_t len;
+	enum MHD_Result ret;
+
+	if (r->status < 100 || r->status > 599) {
+		log_warnx("http: handler returned invalid status %d",
+			  r->status);
+		http_error(r, 500, "internal", "invalid response status");
+	}
+	if (r->body.oom)
+		http_error(r, 500, "internal",
+			   "out of memory while rendering the response");
+	p = buf_steal(&r->body, &len);
+	if (p) {
+		mr = MHD_create_response_from_buffer(len, p,
+						     MHD_RESPMEM_MUST_FREE);
+		if (!mr)
+			free(p);
+	} else {
+		r->status = 500;
+		r->ctype = json_type;
+		r->location[0] = '\0';
+		mr = MHD_create_response_from_buffer(strlen(oom_body),
+						     (void *)oom_body,
+						     MHD_RESPMEM_PERSISTENT);
+	}
+	if (!mr)
+		return MHD_NO;
+	add_header(mr, MHD_HTTP_HEADER_CONTENT_TYPE,
+		   r->ctype ? r->ctype : text_type);
+	add_header(mr, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	if (r->location[0])
+		add_header(mr, MHD_HTTP_HEADER_LOCATION, r->location);
+	if (allow) {
+		char list[64];
+
+		allow_list(allow, list, sizeof(list));
+		add_header(mr, MHD_HTTP_HEADER_ALLOW, list);
+	}
+	ret = MHD_queue_response(c, (unsigned)r->status, mr);
+	MHD_destroy_response(mr);
+	return ret;
+}
+
+static void resp_init(struct http_resp *r)
+{
+	r->status = 200;
+	r->ctype = NULL;
+	buf_init(&r->body);
+	r->location[0] = '\0';
+}
+
+/* Queues a JSON error (for answers the module gives itself). */
+__attribute__((format(printf, 5, 6)))
+static enum MHD_Result send_error(struct MHD_Connection *c, int status,
+				  unsigned allow, const char *code,
+				  const char *fmt, ...)
+{
+	struct http_resp r;
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	resp_init(&r);
+	http_error(&r, status, code, "%s", msg);
+	return send_resp(c, &r, allow);
+}
+
+/* ---- requests and routing ----------------------------------------- */
+
+const char *http_query(const struct http_req *r, const char *name)
+{
+	return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND,
+					   name);
+}
+
+const char *http_header(const struct http_req *r, const char *name)
+{
+	return MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, name);
+}
+
+static unsigned method_bit(const char *m)
+{
+	if (strcmp(m, MHD_HTTP_METHOD_GET) == 0)
+		return HTTP_GET;
+	if (strcmp(m, MHD_HTTP_METHOD_HEAD) == 0)
+		return HTTP_HEAD;
+	if (strcmp(m, MHD_HTTP_METHOD_POST) == 0)
+		return HTTP_POST;
+	if (strcmp(m, MHD_HTTP_METHOD_DELETE) == 0)
+		return HTTP_DELETE;
+	return 0;
+}
+
+/* A route's method mask with HEAD implied by GET. */
+static unsigned route_methods(const struct http_route *rt)
+{
+	return rt->methods & HTTP_GET ? rt->methods | HTTP_HEAD : rt->methods;
+}
+
+/*
+ * Splits an absolute path in place into segments.  "/" has none; "/a/"
+ * has "a" and "".  Returns the count, or -1 if p is not absolute or has
+ * more than max segments.
+ */
+static int split_path(char *p, char **seg, int max)
+{
+	int n = 0;
+
+	if (*p++ != '/')
+		return -1;
+	if (*p == '\0')
+		return 0;
+	for (;;) {
+		if (n == max)
+			return -1;
+		seg[n++] = p;
+		p = strchr(p, '/');
+		if (!p)
+			return n;
+		*p++ = '\0';
+	}
+}
+
+/*
+ * Matches a route pattern against split path segments, collecting the
+ * {placeholder} values.  Returns true on a match.
+ */
+static bool route_match(const char *pat, char *const *seg, int nseg,
+			const char **params, unsigned *nparams)
+{
+	unsigned n = 0;
+	int i = 0;
+
+	if (*pat++ != '/')
+		return false;
+	if (*pat == '\0')
+		return nseg == 0;
+	for (;;) {
+		const char *end = strchrnul(pat, '/');
+		size_t len = (size_t)(end - pat);
+
+		if (i == nseg)
+			return false;
+		if (len >= 2 && pat[0] == '{' && pat[len - 1] == '}') {
+			if (seg[i][0] == '\0' || n == HTTP_MAX_PARAMS)
+				return false;
+			params[n++] = seg[i];
+		} else if (strlen(seg[i]) != len ||
+			   memcmp(seg[i], pat, len) != 0) {
+			return false;
+		}
+		i++;
+		if (*end == '\0')
+			break;
+		pat = end + 1;
+	}
+	if (i != nseg)
+		return false;
+	*nparams = n;
+	return true;
+}
+
+/* Checks a route table once at start-up.  Returns 0 or -EINVAL. */
+static int check_routes(const struct http_route *routes, size_t n,
+			char *err, size_t errlen)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct http_route *rt = &routes[i];
+		const char *p;
+		unsigned np = 0;
+
+		if (!rt->pattern || rt->pattern[0] != '/' || !rt->fn ||
+		    !(rt->methods & (HTTP_GET | HTTP_POST | HTTP_DELETE))) {
+			seterr(err, errlen, "bad http route %zu (%s)", i,
+			       rt->pattern ? rt->pattern : "null");
+			return -EINVAL;
+		}
+		for (p = rt->pattern; (p = strchr(p, '{')) != NULL; p++)
+			np++;
+		if (np > HTTP_MAX_PARAMS) {
+			seterr(err, errlen,
+			       "http route %s has more than %d parameters",
+			       rt->pattern, HTTP_MAX_PARAMS);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* Fills the SO_PEERCRED fields for a control-socket request. */
+static void peer_creds(struct MHD_Connection *c, struct http_req *req)
+{
+	const union MHD_ConnectionInfo *ci;
+	struct ucred uc;
+	socklen_t len = sizeof(uc);
+
+	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+	if (!ci)
+		return;
+	if (getsockopt(ci->connect_fd, SOL_SOCKET, SO_PEERCRED, &uc,
+		       &len) < 0 || len != sizeof(uc))
+		return;
+	req->have_peer = true;
+	req->uid = uc.uid;
+	req->gid = uc.gid;
+	req->pid = uc.pid;
+}
+
+/* Routes a complete request and queues the answer. */
+static enum MHD_Result dispatch(struct http_listener *l,
+				struct MHD_Connection *c, const char *url,
+				const char *method, struct http_state *st)
+{
+	const struct http_server *s = l->srv;
+	const struct http_route *found = NULL;
+	struct http_req req;
+	struct http_resp resp;
+	char *seg[HTTP_MAX_SEGMENTS];
+	unsigned m = method_bit(method), allow = 0;
+	bool matched = false, hidden = false;
+	enum MHD_Result ret;
+	char *path;
+	size_t i;
+	int nseg;
+
+	memset(&req, 0, sizeof(req));
+	path = strdup(url);
+	if (!path)
+		return send_error(c, 500, 0, "internal", "out of memory");
+	nseg = split_path(path, seg, HTTP_MAX_SEGMENTS);
+	for (i = 0; nseg >= 0 && i < s->nroutes; i++) {
+		const struct http_route *rt = &s->routes[i];
+		const char *params[HTTP_MAX_PARAMS] = { NULL };
+		unsigned np = 0;
+
+		if (!route_match(rt->pattern, seg, nseg, params, &np))
+			continue;
+		matched = true;
+		if (rt->control_only && !l->control) {
+			hidden = true;
+			continue;
+		}
+		allow |= route_methods(rt);
+		if (!found && (route_methods(rt) & m)) {
+			found = rt;
+			memcpy(req.params, params, sizeof(params));
+			req.nparams = np;
+		}
+	}
+	if (!matched) {
+		ret = send_error(c, 404, 0, "not_found", "no such resource: %s",
+				 url);
+		goto out;
+	}
+	if (!found && !allow && hidden) {
+		ret = send_error(c, 403, 0, "forbidden", "claim routes are "
+				 "only served on the control socket");
+		goto out;
+	}
+	if (!found) {
+		ret = send_error(c, 405, allow, "method_not_allowed",
+				 "method %s is not allowed on %s", method, url);
+		goto out;
+	}
+
+	req.method = m == HTTP_HEAD ? HTTP_GET : (enum http_method)m;
+	req.path = url;
+	req.control = l->control;
+	if (l->control)
+		peer_creds(c, &req);
+	req.body = st->body.p ? st->body.p : "";
+	req.body_len = st->body.len;
+	req.conn = c;
+	resp_init(&resp);
+	found->fn(s->ctx, &req, &resp);
+	/* The route pattern, not the decoded path: no client bytes in logs. */
+	if (req.have_peer)
+		log_debug("http: %s %s from uid %u -> %d", method,
+			  found->pattern, (unsigned)req.uid, resp.status);
+	else
+		log_debug("http: %s %s on %s -> %d", method, found->pattern,
+			  l->name, resp.status);
+	ret = send_resp(c, &resp, 0);
+out:
+	free(path);
+	return ret;
+}
+
+/* Content-Length as announced, or 0 if absent (MHD vets its syntax). */
+static unsigned long long content_length(struct MHD_Connection *c)
+{
+	const char *v = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+					MHD_HTTP_HEADER_CONTENT_LENGTH);
+
+	return v ? strtoull(v, NULL, 10) : 0;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
+				  const char *url, const char *method,
+				  const char *version, const char *upload_data,
+				  size_t *upload_data_size, void **con_cls)
+{
+	struct http_listener *l = cls;
+	struct http_state *st = *con_cls;
+
+	(void)version;
+	if (!st) {
+		/* Headers are in; the body (if any) has not been read. */
+		st = calloc(1, sizeof(*st));
+		if (!st)
+			return MHD_NO;
+		*con_cls = st;
+		if (content_length(c) > HTTP_MAX_BODY)
+			return send_error(c, 413, 0, "too_large",
+					  "request body over %d bytes",
+					  HTTP_MAX_BODY);
+		return MHD_YES;
+	}
+	if (*upload_data_size) {
+		size_t n = *upload_data_size;
+
+		*upload_data_size = 0;
+		if (st->too_big) {
+			st->discarded += n;
+			return st->discarded > HTTP_DISCARD_MAX ? MHD_NO
+								: MHD_YES;
+		}
+		if (n > HTTP_MAX_BODY - st->body.len) {
+			st->too_big = true;
+			st->discarded = st->body.len + n;
+			buf_free(&st->body);
+			return MHD_YES;
+		}
+		buf_put(&st->body, upload_data, n);
+		return MHD_YES;
+	}
+	if (st->too_big)
+		return send_error(c, 413, 0, "too_large",
+				  "request body over %d bytes", HTTP_MAX_BODY);
+	if (st->body.oom)
+		return send_error(c, 500, 0, "internal",
+				  "out of memory reading the request body");
+	return dispatch(l, c, url, method, st);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+			 enum MHD_RequestTerminationCode toe)
+{
+	struct http_state *st = *con_cls;
+
+	(void)cls;
+	(void)c;
+	(void)toe;
+	if (!st)
+		return;
+	buf_free(&st->body);
+	free(st);
+	*con_cls = NULL;
+}
+
+/* MHD's own messages (malformed requests, limits) are for debugging. */
+__attribute__((format(printf, 2, 0)))
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	struct http_listener *l = cls;
+	char msg[512];
+	size_t n;
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	n = strlen(msg);
+	while (n && (msg[n - 1] == '\n' || msg[n - 1] == '\r'))
+		msg[--n] = '\0';
+	log_debug("http %s: %s", l->name, msg);
+}
+
+/* ---- listeners ---------------------------------------------------- */
+
+/* Parses "A.B.C.D:PORT", "[V6]:PORT" or "localhost:PORT". */
+static int parse_listen(const char *spec, struct sockaddr_storage *ss,
+			socklen_t *sslen, char *err, size_t errlen)
+{
+	char host[INET6_ADDRSTRLEN + 1];
+	const char *hs, *he, *ps;
+	unsigned long port;
+	char *end;
+	bool v6 = false;
+
+	if (spec[0] == '[') {
+		hs = spec + 1;
+		he = strchr(hs, ']');
+		if (!he || he[1] != ':')
+			goto syntax;
+		ps = he + 2;
+		v6 = true;
+	} else {
+		hs = spec;
+		he = strrchr(spec, ':');
+		if (!he)
+			goto syntax;
+		if (memchr(spec, ':', (size_t)(he - spec))) {
+			seterr(err, errlen, "cannot listen on %s: IPv6 "
+			       "addresses need brackets, as in [::1]:9464",
+			       spec);
+			return -EINVAL;
+		}
+		ps = he + 1;
+	}
+	if ((size_t)(he - hs) >= sizeof(host) || he == hs)
+		goto syntax;
+	memcpy(host, hs, (size_t)(he - hs));
+	host[he - hs] = '\0';
+
+	errno = 0;
+	port = strtoul(ps, &end, 10);
+	if (*ps < '0' || *ps > '9' || *end != '\0' || errno || port > 65535) {
+		seterr(err, errlen, "cannot listen on %s: port must be a "
+		       "number from 0 to 65535", spec);
+		return -EINVAL;
+	}
+
+	memset(ss, 0, sizeof(*ss));
+	if (v6) {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons((uint16_t)port);
+		if (inet_pton(AF_INET6, host, &s6->sin6_addr) != 1) {
+			seterr(err, errlen, "cannot listen on %s: bad IPv6 "
+			       "address '%s'", spec, host);
+			return -EINVAL;
+		}
+		*sslen = sizeof(*s6);
+	} else {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons((uint16_t)port);
+		if (strcmp(host, "localhost") == 0)
+			s4->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		else if (inet_pton(AF_INET, host, &s4->sin_addr) != 1) {
+			seterr(err, errlen, "cannot listen on %s: bad IPv4 "
+			       "address '%s' (IPv6 needs brackets)", spec,
+			       host);
+			return -EINVAL;
+		}
+		*sslen = sizeof(*s4);
+	}
+	return 0;
+syntax:
+	seterr(err, errlen, "cannot listen on %s: expected ADDR:PORT, "
+	       "[IPV6]:PORT or localhost:PORT", spec);
+	return -EINVAL;
+}
+
+/* Names a TCP listener "addr:port" / "[addr]:port" and records the port. */
+static void name_tcp(struct http_listener *l)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	char a[INET6_ADDRSTRLEN];
+
+	snprintf(l->name, sizeof(l->name), "fd %d", l->fd);
+	if (getsockname(l->fd, (struct sockaddr *)&ss, &len) < 0)
+		return;
+	if (ss.ss_family == AF_INET) {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+
+		inet_ntop(AF_INET, &s4->sin_addr, a, sizeof(a));
+		l->port = ntohs(s4->sin_port);
+		snprintf(l->name, sizeof(l->name), "%s:%u", a, l->port);
+	} else if (ss.ss_family == AF_INET6) {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+
+		inet_ntop(AF_INET6, &s6->sin6_addr, a, sizeof(a));
+		l->port = ntohs(s6->sin6_port);
+		snprintf(l->name, sizeof(l->name), "[%s]:%u", a, l->port);
+	}
+}
+
+static int open_tcp(struct http_listener *l, const char *spec, char *err,
+		    size_t errlen)
+{
+	struct sockaddr_storage ss;
+	socklen_t sslen;
+	int one = 1, fd, e;
+
+	if (parse_listen(spec, &ss, &sslen, err, errlen) < 0)
+		return -EINVAL;
+	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+		    0);
+	if (fd < 0)
+		goto fail;
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0)
+		goto fail;
+	if (ss.ss_family == AF_INET6 &&
+	    setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one)) < 0)
+		goto fail;
+	if (bind(fd, (struct sockaddr *)&ss, sslen) < 0 ||
+	    listen(fd, HTTP_BACKLOG) < 0)
+		goto fail;
+	l->fd = fd;
+	name_tcp(l);
+	return 0;
+fail:
+	e = errno;
+	seterr(err, errlen, "cannot listen on %s: %s", spec, strerror(e));
+	if (fd >= 0)
+		close(fd);
+	return -e;
+}
+
+/* Adopts a listening socket from systemd.  Returns 0 or -errno. */
+static int adopt_fd(struct http_listener *l, int fd, char *err,
+		    size_t errlen)
+{
+	int dom, type, acc, fl;
+	socklen_t len = sizeof(int);
+
+	l->fd = fd;
+	l->inherited = true;
+	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &len) < 0) {
+		int e = errno;
+
+		seterr(err, errlen, "inherited fd %d is not a socket: %s", fd,
+		       strerror(e));
+		return -e;
+	}
+	len = sizeof(int);
+	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) < 0)
+		type = -1;
+	len = sizeof(int);
+	if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &acc, &len) < 0)
+		acc = 0;
+	if (type != SOCK_STREAM || !acc ||
+	    (dom != AF_UNIX && dom != AF_INET && dom != AF_INET6)) {
+		seterr(err, errlen, "inherited fd %d is not a listening TCP "
+		       "or Unix stream socket (check the .socket unit)", fd);
+		return -EINVAL;
+	}
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0 ||
+	    fcntl(fd, F_SETFD, FD_CLOEXEC) < 0) {
+		int e = errno;
+
+		seterr(err, errlen, "inherited fd %d: fcntl: %s", fd,
+		       strerror(e));
+		return -e;
+	}
+	if (dom == AF_UNIX) {
+		struct sockaddr_un sa;
+
+		len = sizeof(sa);
+		memset(&sa, 0, sizeof(sa));
+		l->control = true;
+		if (getsockname(fd, (struct sockaddr *)&sa, &len) == 0 &&
+		    sa.sun_path[0])
+			snprintf(l->name, sizeof(l->name), "unix:%.*s",
+				 (int)sizeof(sa.sun_path), sa.sun_path);
+		else
+			snprintf(l->name, sizeof(l->name), "unix fd %d", fd);
+	} else {
+		name_tcp(l);
+	}
+	return 0;
+}
+
+/* Resolves a group name (or number) to a gid.  Returns 0 or -errno. */
+static int lookup_group(const char *name, gid_t *gid)
+{
+	struct group gr, *res = NULL;
+	size_t sz = 4096;
+	char *b = NULL, *end;
+	unsigned long n;
+	int rc;
+
+	for (;;) {
+		char *nb = realloc(b, sz);
+
+		if (!nb) {
+			free(b);
+			return -ENOMEM;
+		}
+		b = nb;
+		rc = getgrnam_r(name, &gr, b, sz, &res);
+		if (rc != ERANGE || sz >= (1u << 20))
+			break;
+		sz *= 2;
+	}
+	if (rc == 0 && res)
+		*gid = res->gr_gid;
+	free(b);
+	if (rc == 0 && res)
+		return 0;
+	errno = 0;
+	n = strtoul(name, &end, 10);
+	if (name[0] >= '0' && name[0] <= '9' && *end == '\0' && !errno &&
+	    n < (gid_t)-1) {
+		*gid = (gid_t)n;
+		return 0;
+	}
+	return rc ? -rc : -ENOENT;
+}
+
+/*
+ * Creates the control socket at path: probes and removes a stale socket,
+ * binds under umask 0177, then chmod/chgrp, then listens.
+ */
+static int open_control(struct http_server *s, struct http_listener *l,
+			const struct http_cfg *cfg, char *err, size_t errlen)
+{
+	const char *path = cfg->control_socket;
+	unsigned mode = cfg->control_mode ? cfg->control_mode : 0660;
+	struct sockaddr_un sa;
+	struct stat st;
+	gid_t gid = (gid_t)-1;
+	mode_t old;
+	int fd, rc, e;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		seterr(err, errlen, "control socket path %s is too long "
+		       "(at most %zu bytes)", path, sizeof(sa.sun_path) - 1);
+		return -ENAMETOOLONG;
+	}
+	memcpy(sa.sun_path, path, strlen(path));
+	if (cfg->control_group && cfg->control_group[0]) {
+		rc = lookup_group(cfg->control_group, &gid);
+		if (rc < 0) {
+			seterr(err, errlen, "control socket %s: unknown group "
+			       "'%s'", path, cfg->control_group);
+			return rc;
+		}
+	}
+
+	if (lstat(path, &st) == 0) {
+		if (!S_ISSOCK(st.st_mode)) {
+			seterr(err, errlen, "control socket %s: the path "
+			       "exists and is not a socket; refusing to "
+			       "replace it", path);
+			return -EEXIST;
+		}
+		/* A socket someone still answers on is not stale. */
+		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			goto fail_errno;
+		rc = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
+		e = errno;
+		close(fd);
+		if (rc == 0 || (e != ECONNREFUSED && e != ENOENT)) {
+			seterr(err, errlen, "control socket %s is in use (%s); "
+			       "is another uncored running?", path,
+			       rc == 0 ? "a server answers" : strerror(e));
+			return -EADDRINUSE;
+		}
+		if (unlink(path) < 0 && errno != ENOENT)
+			goto fail_errno;
+	} else if (errno != ENOENT) {
+		goto fail_errno;
+	}
+
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		goto fail_errno;
+	old = umask(0177);
+	rc = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
+	e = errno;
+	umask(old);
+	if (rc < 0) {
+		close(fd);
+		errno = e;
+		goto fail_errno;
+	}
+	if (chmod(path, mode & 07777) < 0 ||
+	    (gid != (gid_t)-1 && chown(path, (uid_t)-1, gid) < 0) ||
+	    stat(path, &st) < 0 || listen(fd, HTTP_BACKLOG) < 0) {
+		e = errno;
+		close(fd);
+		unlink(path);
+		errno = e;
+		goto fail_errno;
+	}
+	s->ctl_path = strdup(path);
+	if (!s->ctl_path) {
+		close(fd);
+		unlink(path);
+		errno = ENOMEM;
+		goto fail_errno;
+	}
+	s->ctl_dev = st.st_dev;
+	s->ctl_ino = st.st_ino;
+	l->fd = fd;
+	l->control = true;
+	snprintf(l->name, sizeof(l->name), "unix:%s", path);
+	return 0;
+fail_errno:
+	e = errno;
+	seterr(err, errlen, "cannot create control socket %s: %s", path,
+	       strerror(e));
+	return -e;
+}
+
+/* Is an inherited control socket already bound to path? */
+static bool have_inherited(const struct http_server *s, const char *path)
+{
+	char want[sizeof(((struct http_listener *)0)->name)];
+	unsigned i;
+
+	snprintf(want, sizeof(want), "unix:%s", path);
+	for (i = 0; i < s->nls; i++)
+		if (s->ls[i].inherited && s->ls[i].control &&
+		    strcmp(s->ls[i].name, want) == 0)
+			return true;
+	return false;
+}
+
+static int start_mhd(struct http_server *s, struct http_listener *l,
+		     const struct http_cfg *cfg, char *err, size_t errlen)
+{
+	unsigned timeout = cfg->timeout_s ? cfg->timeout_s
+					  : HTTP_DEFAULT_TIMEOUT_S;
+	unsigned maxc = cfg->max_connections ? cfg->max_connections
+					     : HTTP_DEFAULT_MAX_CONNECTIONS;
+	unsigned per_ip = cfg->max_per_ip ? cfg->max_per_ip
+					  : HTTP_DEFAULT_MAX_PER_IP;
+	const union MHD_DaemonInfo *di;
+	struct epoll_event ev;
+
+	/* Per-IP accounting needs an IP: none on Unix sockets. */
+	if (l->control)
+		per_ip = 0;
+	l->max_conn = maxc;
+	l->mhd = MHD_start_daemon(MHD_USE_ERROR_LOG | MHD_USE_EPOLL, 0,
+			NULL, NULL, on_request, l,
+			MHD_OPTION_EXTERNAL_LOGGER, mhd_log, l,
+			MHD_OPTION_LISTEN_SOCKET, (MHD_socket)l->fd,
+			MHD_OPTION_CONNECTION_TIMEOUT, timeout,
+			MHD_OPTION_CONNECTION_LIMIT, maxc,
+			MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip,
+			MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+			(size_t)HTTP_CONN_MEMORY,
+			MHD_OPTION_NOTIFY_COMPLETED, on_completed, l,
+			MHD_OPTION_END);
+	if (!l->mhd) {
+		seterr(err, errlen, "cannot start the HTTP server on %s "
+		       "(libmicrohttpd refused; see debug log)", l->name);
+		return -EIO;
+	}
+	di = MHD_get_daemon_info(l->mhd, MHD_DAEMON_INFO_EPOLL_FD);
+	memset(&ev, 0, sizeof(ev));
+	ev.events = EPOLLIN;
+	ev.data.u32 = (uint32_t)(l - s->ls);
+	if (!di || epoll_ctl(s->epfd, EPOLL_CTL_ADD, di->epoll_fd, &ev) < 0) {
+		seterr(err, errlen, "cannot poll the HTTP server on %s: %s",
+		       l->name, strerror(errno));
+		return -EIO;
+	}
+	return 0;
+}
+
+/* ---- the http thread ---------------------------------------------- */
+
+static unsigned connections(struct http_listener *l)
+{
+	const union MHD_DaemonInfo *di;
+
+	di = MHD_get_daemon_info(l->mhd, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+	return di ? di->num_connections : 0;
+}
+
+/*
+ * Runs one daemon.  At its connection limit MHD takes the listen socket
+ * out of its epoll set and puts it back only at the start of a later
+ * MHD_run(); nothing would wake us for that (no timeout, no readable
+ * fd), so connections waiting in the backlog would wait forever.  When a
+ * full daemon has dropped below the limit, run it once more at once.
+ */
+static void run_one(struct http_listener *l)
+{
+	unsigned n;
+
+	MHD_run(l->mhd);
+	n = connections(l);
+	if (l->full && n < l->max_conn) {
+		MHD_run(l->mhd);
+		n = connections(l);
+	}
+	l->full = n >= l->max_conn;
+}
+
+static void *serve(void *arg)
+{
+	struct http_server *s = arg;
+	struct epoll_event ev[16];
+	unsigned i;
+	int n, j;
+
+	for (;;) {
+		int timeout = -1;
+
+		for (i = 0; i < s->nls; i++) {
+			MHD_UNSIGNED_LONG_LONG t;
+
+			/* Belt and braces for a full daemon: look again
+			   within a second even if nothing happens. */
+			if (s->ls[i].full && (timeout < 0 || timeout > 1000))
+				timeout = 1000;
+			if (MHD_get_timeout(s->ls[i].mhd, &t) != MHD_YES)
+				continue;
+			if (t > INT_MAX)
+				t = INT_MAX;
+			if (timeout < 0 || (int)t < timeout)
+				timeout = (int)t;
+		}
+		n = epoll_wait(s->epfd, ev, sizeof(ev) / sizeof(ev[0]),
+			       timeout);
+		if (n < 0 && errno != EINTR) {
+			log_warn("http: epoll_wait");
+			usleep(100 * 1000);
+		}
+		for (j = 0; j < n; j++)
+			if (ev[j].data.u32 == HTTP_WAKE_TAG)
+				return NULL;
+		for (i = 0; i < s->nls; i++)
+			run_one(&s->ls[i]);
+	}
+}
+
+/*
+ * Tears everything down.  With keep_inherited, sockets from systemd are
+ * taken back from MHD and left open (the failure path of http_start).
+ */
+static void destroy(struct http_server *s, bool keep_inherited)
+{
+	unsigned i;
+
+	if (s->running) {
+		uint64_t one = 1;
+
+		if (write(s->wakefd, &one, sizeof(one)) != sizeof(one))
+			log_warn("http: cannot wake the http thread");
+		pthread_join(s->thread, NULL);
+	}
+	for (i = 0; i < s->nls; i++) {
+		struct http_listener *l = &s->ls[i];
+
+		if (l->mhd) {
+			/* Take the listen socket back so closing is ours. */
+			int fd = MHD_quiesce_daemon(l->mhd);
+
+			MHD_stop_daemon(l->mhd);
+			if (fd != l->fd)
+				l->fd = -1;	/* MHD closed it */
+		}
+		if (l->fd >= 0 && !(keep_inherited && l->inherited))
+			close(l->fd);
+	}
+	if (s->ctl_path) {
+		struct stat st;
+
+		/* Only unlink our own socket, not a successor's. */
+		if (lstat(s->ctl_path, &st) == 0 && S_ISSOCK(st.st_mode) &&
+		    st.st_dev == s->ctl_dev && st.st_ino == s->ctl_ino)
+			unlink(s->ctl_path);
+		free(s->ctl_path);
+	}
+	if (s->epfd >= 0)
+		close(s->epfd);
+	if (s->wakefd >= 0)
+		close(s->wakefd);
+	free(s->ls);
+	free(s);
+}
+
+struct http_server *http_start(const struct http_cfg *cfg,
+			       const struct http_route *routes, size_t nroutes,
+			       void *ctx, char *err, size_t errlen)
+{
+	struct http_server *s;
+	struct epoll_event ev;
+	sigset_t all, old;
+	unsigned i, max;
+	int rc;
+
+	seterr(err, errlen, "unknown error");
+	if (cfg->nlisten > HTTP_MAX_LISTEN) {
+		seterr(err, errlen, "too many listen addresses (at most %d)",
+		       HTTP_MAX_LISTEN);
+		return NULL;
+	}
+	if (MHD_is_feature_supported(MHD_FEATURE_EPOLL) != MHD_YES) {
+		seterr(err, errlen, "libmicrohttpd was built without epoll "
+		       "support, which the http thread needs");
+		return NULL;
+	}
+	if (check_routes(routes, nroutes, err, errlen) < 0)
+		return NULL;
+	s = calloc(1, sizeof(*s));
+	max = cfg->nlisten + cfg->ninherited + 1;
+	if (!s || !(s->ls = calloc(max, sizeof(*s->ls)))) {
+		free(s);
+		seterr(err, errlen, "out of memory");
+		return NULL;
+	}
+	s->routes = routes;
+	s->nroutes = nroutes;
+	s->ctx = ctx;
+	s->epfd = s->wakefd = -1;
+	for (i = 0; i < max; i++) {
+		s->ls[i].fd = -1;
+		s->ls[i].srv = s;
+	}
+
+	/* Validate every address before opening anything. */
+	for (i = 0; i < cfg->nlisten; i++) {
+		struct sockaddr_storage ss;
+		socklen_t len;
+
+		if (!cfg->listen[i] ||
+		    parse_listen(cfg->listen[i], &ss, &len, err, errlen) < 0) {
+			if (!cfg->listen[i])
+				seterr(err, errlen, "listen address %u is "
+				       "missing", i);
+			goto fail;
+		}
+	}
+	for (i = 0; i < cfg->nlisten; i++)
+		if (open_tcp(&s->ls[s->nls++], cfg->listen[i], err,
+			     errlen) < 0)
+			goto fail;
+	for (i = 0; i < cfg->ninherited; i++)
+		if (adopt_fd(&s->ls[s->nls++], cfg->inherited_fds[i], err,
+			     errlen) < 0)
+			goto fail;
+	if (cfg->control_socket && cfg->control_socket[0] &&
+	    !have_inherited(s, cfg->control_socket))
+		if (open_control(s, &s->ls[s->nls++], cfg, err, errlen) < 0)
+			goto fail;
+	if (s->nls == 0) {
+		seterr(err, errlen, "no HTTP listener configured");
+		goto fail;
+	}
+
+	s->epfd = epoll_create1(EPOLL_CLOEXEC);
+	s->wakefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	memset(&ev, 0, sizeof(ev));
+	ev.events = EPOLLIN;
+	ev.data.u32 = HTTP_WAKE_TAG;
+	if (s->epfd < 0 || s->wakefd < 0 ||
+	    epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->wakefd, &ev) < 0) {
+		seterr(err, errlen, "cannot set up HTTP polling: %s",
+		       strerror(errno));
+		goto fail;
+	}
+	for (i = 0; i < s->nls; i++)
+		if (start_mhd(s, &s->ls[i], cfg, err, errlen) < 0)
+			goto fail;
+
+	/* Signals belong to the main thread: block them all in ours. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(&s->thread, NULL, serve, s);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0) {
+		seterr(err, errlen, "cannot start the http thread: %s",
+		       strerror(rc));
+		goto fail;
+	}
+	pthread_setname_np(s->thread, "uncored-http");
+	s->running = true;
+	for (i = 0; i < s->nls; i++)
+		log_info("http: serving %s%s", s->ls[i].name,
+			 s->ls[i].control ? " (control)" : "");
+	return s;
+fail:
+	destroy(s, true);
+	return NULL;
+}
+
+unsigned http_port(const struct http_server *s, unsigned i)
+{
+	if (!s || i >= s->nls || s->ls[i].control)
+		return 0;
+	return s->ls[i].port;
+}
+
+void http_stop(struct http_server *s)
+{
+	if (s)
+		destroy(s, false);
+}

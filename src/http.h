@@ -1,0 +1,175 @@
+/*
+ * http.h - the HTTP front end: listeners, limits, routing (libmicrohttpd).
+ *
+ * The daemon serves two kinds of listeners from ONE thread: TCP listeners
+ * (read-only routes: /metrics, the JSON API) and a Unix control socket
+ * (every route, including claims).  Each listener is its own libmicrohttpd
+ * daemon in "external polling" mode on a socket this module opened (or
+ * systemd handed over), and the http thread polls all of them.  Handlers
+ * run on that thread and must never block or touch hardware: they render
+ * from the ring and the running totals into the response buffer.
+ *
+ * Slow or abusive clients cannot starve scrapes: every connection has an
+ * inactivity timeout, each listener a connection limit, TCP listeners a
+ * per-IP limit, and request bodies are capped at HTTP_MAX_BODY (413).
+ * Errors use one JSON shape, {"error":{"code":"...","message":"..."}}.
+ */
+#ifndef UNCORED_HTTP_H
+#define UNCORED_HTTP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "buf.h"
+
+#define HTTP_MAX_BODY	(64 * 1024)	/* larger request bodies get 413 */
+#define HTTP_MAX_LISTEN	8		/* entries in http_cfg.listen[] */
+#define HTTP_MAX_PARAMS	4		/* {placeholders} per route pattern */
+
+/* Defaults applied when the corresponding http_cfg field is 0. */
+#define HTTP_DEFAULT_TIMEOUT_S		10
+#define HTTP_DEFAULT_MAX_CONNECTIONS	64
+#define HTTP_DEFAULT_MAX_PER_IP		8
+
+enum http_method {
+	HTTP_GET = 1,
+	HTTP_POST = 2,
+	HTTP_DELETE = 4,
+	HTTP_HEAD = 8,		/* implied by GET in route masks */
+};
+
+/*
+ * One request as a handler sees it.  Everything it points to lives until
+ * the handler returns, not longer.
+ */
+struct http_req {
+	/*
+	 * HTTP_GET, HTTP_POST or HTTP_DELETE.  A HEAD request reaches the
+	 * handler as HTTP_GET (libmicrohttpd then sends only the headers),
+	 * so handlers never need a HEAD case.
+	 */
+	enum http_method method;
+	const char *path;	/* decoded, without the query string */
+	const char *params[HTTP_MAX_PARAMS];	/* {placeholders}, in order */
+	unsigned nparams;
+	bool control;		/* arrived on a Unix control socket */
+	bool have_peer;		/* uid/gid/pid are valid (SO_PEERCRED) */
+	uid_t uid;
+	gid_t gid;
+	pid_t pid;
+	const char *body;	/* request body, NUL-terminated; "" if none */
+	size_t body_len;	/* <= HTTP_MAX_BODY */
+	void *conn;		/* opaque, for http_query()/http_header() */
+};
+
+/*
+ * Returns the decoded value of query-string parameter `name`, or NULL if
+ * it is absent (or present without "=value").  Valid until the handler
+ * returns.
+ */
+const char *http_query(const struct http_req *r, const char *name);
+
+/*
+ * Returns the value of request header `name` (case-insensitive), or NULL.
+ * Valid until the handler returns.
+ */
+const char *http_header(const struct http_req *r, const char *name);
+
+/*
+ * What a handler fills in.  It arrives with status 200, ctype NULL, an
+ * empty body and no location.  If the body ends up oom the client gets a
+ * 500 JSON error instead of a truncated body.
+ */
+struct http_resp {
+	int status;
+	const char *ctype;	/* Content-Type; static string; NULL means
+				   "text/plain; charset=utf-8" */
+	struct buf body;	/* owned by the http module */
+	char location[256];	/* Location header if non-empty */
+};
+
+typedef void (*http_handler_fn)(void *ctx, const struct http_req *req,
+				struct http_resp *resp);
+
+/*
+ * A route.  pattern is an absolute path whose segments are literals or
+ * "{name}" (matches one non-empty segment; values land in req->params in
+ * order).  "/" matches only "/"; a trailing slash is significant.
+ */
+struct http_route {
+	const char *pattern;	/* "/api/v1/claims/{id}/renew" */
+	unsigned methods;	/* mask of enum http_method; GET implies HEAD */
+	bool control_only;	/* 403 on TCP listeners */
+	http_handler_fn fn;
+};
+
+/*
+ * Replaces resp with the JSON error {"error":{"code":CODE,"message":MSG}}
+ * (MSG from fmt, escaped; truncated at 512 bytes) and the given status;
+ * Content-Type becomes application/json.  For handlers too.
+ */
+void http_error(struct http_resp *resp, int status, const char *code,
+		const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+struct http_cfg {
+	/* TCP listeners to open: "A.B.C.D:PORT", "[V6]:PORT",
+	   "localhost:PORT" (= 127.0.0.1).  Port 0 = ephemeral. */
+	const char *listen[HTTP_MAX_LISTEN];
+	unsigned nlisten;
+	/* Already-listening sockets from systemd (sd_listen_fds): AF_UNIX
+	   ones become control sockets, AF_INET/AF_INET6 ones TCP
+	   listeners.  The server owns them once http_start() succeeds
+	   (http_stop() closes them); after a failure they stay open. */
+	const int *inherited_fds;
+	unsigned ninherited;
+	/* Control socket to create; NULL or "" = none.  Skipped when an
+	   inherited AF_UNIX socket is already bound to this path. */
+	const char *control_socket;
+	const char *control_group;	/* chgrp to it; NULL or "" = leave */
+	unsigned control_mode;		/* e.g. 0660; 0 = 0660 */
+	/* Per listener; 0 = the HTTP_DEFAULT_* value.  max_per_ip applies
+	   to TCP listeners only. */
+	unsigned timeout_s;		/* idle connection timeout */
+	unsigned max_connections;
+	unsigned max_per_ip;
+};
+
+struct http_server;
+
+/*
+ * Opens every listener (the privileged part: call it before dropping
+ * privileges), then starts the single http thread that serves them all.
+ * The route table and ctx must outlive the server; handlers are called
+ * on the http thread with ctx.
+ *
+ * The control socket is created under umask 0177 (never accessible to
+ * others, even briefly), then chmod'ed to control_mode and chgrp'ed to
+ * control_group.  A stale socket at the path is replaced; a live one (a
+ * daemon answers on it) or a non-socket is refused.  Its directory must
+ * exist.  Because umask is process-wide, call this while no other thread
+ * creates files.
+ *
+ * Returns the server, or NULL with the reason in err (e.g. "cannot listen
+ * on 0.0.0.0:9464: Address already in use").  Never exits.
+ */
+struct http_server *http_start(const struct http_cfg *cfg,
+			       const struct http_route *routes, size_t nroutes,
+			       void *ctx, char *err, size_t errlen);
+
+/*
+ * Returns the bound TCP port of listener i, or 0 if there is no such
+ * listener or it is a Unix socket.  Listeners are numbered in this
+ * order: cfg->listen[] entries, then cfg->inherited_fds[], then the
+ * created control socket.  Useful with port 0 in tests.
+ */
+unsigned http_port(const struct http_server *s, unsigned i);
+
+/*
+ * Stops the thread (in-flight connections are dropped), closes every
+ * listener and unlinks the control socket if it created it and it is
+ * still the same file.  Frees s; NULL is a no-op.
+ */
+void http_stop(struct http_server *s);
+
+#endif

@@ -1,0 +1,40 @@
+/*
+ * metrics.h - the /metrics page: every uncore_* and uncored_* family of
+ * DESIGN.md section 7, rendered from a program's latest snapshot (never
+ * from hardware), plus process_* metrics.
+ */
+#ifndef UNCORED_METRICS_H
+#define UNCORED_METRICS_H
+
+#include <stdint.h>
+
+#include "buf.h"
+#include "prom.h"
+#include "sampler.h"
+
+/* What the page shows besides the snapshot. */
+struct metrics_info {
+	const char *version;
+	const char *backend;		/* "hw" or "sim" */
+	uint64_t scrapes;		/* including this one */
+	unsigned interval_ms;
+	double start_time_s;		/* CLOCK_REALTIME at start */
+};
+
+/* Copies the newest snapshot of p into *st and, if totals/up are not
+ * NULL, the per-series totals and up flags (arrays of p->ns).  Returns 0,
+ * or -ENOENT before the first tick.  words is scratch space of
+ * snap_words(p->ns) words. */
+int metrics_snapshot(const struct program *p, uint64_t *words,
+		     struct snap *st);
+
+/* Renders the whole page into b.  0, or -ENOMEM / -EINVAL (a bug: an
+ * invalid name). */
+int metrics_render(struct buf *b, enum prom_fmt fmt, const struct program *p,
+		   const struct metrics_info *info);
+
+/* Label value of socket s ("0"), unit instance etc. in static storage
+ * for small numbers. */
+const char *metrics_num(unsigned n);
+
+#endif

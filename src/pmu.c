@@ -1,0 +1,244 @@
+/*
+ * pmu.c - ownership and programming of the uncore PMU (see pmu.h).
+ *
+ * Register addresses come from the platform tables; this file holds the
+ * protocol: which registers to look at to decide whether somebody else is
+ * using the PMU, which to write and in what order, and how to leave the
+ * hardware idle.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "pmu.h"
+
+void pmu_init(struct pmu *p, struct hw *hw, const struct topology *t)
+{
+	memset(p, 0, sizeof(*p));
+	p->hw = hw;
+	p->topo = t;
+	p->plat = t->plat;
+	for (unsigned s = 0; s < t->nsockets; s++)
+		p->gctl[s] = hw_msr(t->sock[s].cpu, t->plat->global_ctl.addr);
+}
+
+void pmu_slot(const struct pmu *p, struct pmu_slot *s, unsigned socket,
+	      int unit, unsigned inst, unsigned idx)
+{
+	const struct topo_socket *ts = &p->topo->sock[socket];
+	const struct unit_type *u = p->plat->units[unit];
+
+	memset(s, 0, sizeof(*s));
+	s->socket = (uint8_t)socket;
+	s->unit = (int8_t)unit;
+	s->inst = (uint8_t)inst;
+	s->idx = (uint8_t)idx;
+	if (u->kind == UNIT_FREERUN) {
+		s->freerun = true;
+		s->width = u->freerun[idx].width;
+		s->ctr = plat_freerun_addr(ts, u, inst, idx);
+		return;
+	}
+	s->width = u->width;
+	s->ctl = plat_ctl_addr(ts, u, inst, idx);
+	s->ctr = plat_ctr_addr(ts, u, inst, idx);
+}
+
+static bool counting(const struct unit_type *u, uint64_t ctl)
+{
+	return u->fmt.en_bit != 0xff && ((ctl >> u->fmt.en_bit) & 1);
+}
+
+/* Appends "what = value" to msg. */
+static void note(char *msg, size_t len, const struct hw_addr *a, uint64_t v)
+{
+	size_t used = strlen(msg);
+	char s[64];
+
+	if (used + 1 >= len)
+		return;
+	snprintf(msg + used, len - used, "%s%s = 0x%" PRIx64,
+		 used ? ", " : "", hw_addr_str(a, s, sizeof(s)), v);
+}
+
+int pmu_busy(struct pmu *p, char *msg, size_t len)
+{
+	const struct platform *pl = p->plat;
+	int busy = 0, r;
+	uint64_t v;
+
+	msg[0] = '\0';
+	for (unsigned s = 0; s < p->topo->nsockets; s++) {
+		const struct topo_socket *ts = &p->topo->sock[s];
+
+		if ((r = hw_read(p->hw, &p->gctl[s], &v)) < 0)
+			return r;
+		if (v & pl->global_enable) {
+			note(msg, len, &p->gctl[s], v);
+			busy++;
+		}
+		for (int ui = 0; pl->units[ui]; ui++) {
+			const struct unit_type *u = pl->units[ui];
+
+			if (u->kind == UNIT_FREERUN)
+				continue;
+			for (unsigned i = 0; i < ts->ninst[ui]; i++)
+				for (unsigned c = 0; c < u->nctr; c++) {
+					struct hw_addr a = plat_ctl_addr(ts, u, i, c);
+
+					if ((r = hw_read(p->hw, &a, &v)) < 0)
+						return r;
+					if (counting(u, v)) {
+						note(msg, len, &a, v);
+						busy++;
+					}
+				}
+		}
+	}
+	return busy;
+}
+
+/* Writes a control register and remembers it for release. */
+static int write_ctl(struct pmu *p, const struct hw_addr *a, uint64_t v)
+{
+	unsigned i;
+
+	for (i = 0; i < p->nwritten; i++)
+		if (memcmp(&p->written[i], a, sizeof(*a)) == 0)
+			break;
+	if (i == p->nwritten && p->nwritten < PMU_MAX_WRITTEN) {
+		p->written[p->nwritten] = *a;
+		p->nwritten++;
+	}
+	if (i < PMU_MAX_WRITTEN)
+		p->written_val[i] = v;
+	return hw_write(p->hw, a, v);
+}
+
+int pmu_clear_all(struct pmu *p)
+{
+	const struct platform *pl = p->plat;
+	int first = 0, r;
+
+	for (unsigned s = 0; s < p->topo->nsockets; s++) {
+		const struct topo_socket *ts = &p->topo->sock[s];
+
+		if ((r = hw_write(p->hw, &p->gctl[s], 0)) < 0 && !first)
+			first = r;
+		for (int ui = 0; pl->units[ui]; ui++) {
+			const struct unit_type *u = pl->units[ui];
+
+			if (u->kind == UNIT_FREERUN)
+				continue;
+			for (unsigned i = 0; i < ts->ninst[ui]; i++)
+				for (unsigned c = 0; c < u->nctr; c++) {
+					struct hw_addr a = plat_ctl_addr(ts, u, i, c);
+
+					if ((r = hw_write(p->hw, &a, 0)) < 0 &&
+					    !first)
+						first = r;
+				}
+		}
+	}
+	return first;
+}
+
+int pmu_program(struct pmu *p, const struct pmu_slot *s, unsigned n,
+		bool force)
+{
+	int first = 0, r;
+
+	/* Clear what is no longer wanted first, so two slots never count
+	 * the same position at once. */
+	for (unsigned w = 0; w < p->nwritten; w++) {
+		bool wanted = false;
+
+		if (!p->written_val[w])
+			continue;
+		for (unsigned i = 0; i < n && !wanted; i++)
+			wanted = !s[i].freerun &&
+				 memcmp(&s[i].ctl, &p->written[w],
+					sizeof(s[i].ctl)) == 0;
+		if (!wanted && (r = write_ctl(p, &p->written[w], 0)) < 0 &&
+		    !first)
+			first = r;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		unsigned w;
+
+		if (s[i].freerun)
+			continue;
+		for (w = 0; w < p->nwritten; w++)
+			if (memcmp(&p->written[w], &s[i].ctl,
+				   sizeof(s[i].ctl)) == 0)
+				break;
+		if (!force && w < p->nwritten &&
+		    p->written_val[w] == s[i].ctl_val)
+			continue;
+		if ((r = write_ctl(p, &s[i].ctl, s[i].ctl_val)) < 0 && !first)
+			first = r;
+	}
+	return first;
+}
+
+int pmu_enable(struct pmu *p, bool on)
+{
+	int first = 0, r;
+
+	for (unsigned s = 0; s < p->topo->nsockets; s++) {
+		r = p->plat->ops->global_enable(p->hw, p->topo, s, on);
+		if (r < 0 && !first)
+			first = r;
+	}
+	if (on)
+		p->owns = true;
+	return first;
+}
+
+int pmu_check_global(struct pmu *p, unsigned socket, bool expect_on,
+		     uint64_t *seen)
+{
+	uint64_t v, want = expect_on ? p->plat->global_enable : 0;
+	int r = hw_read(p->hw, &p->gctl[socket], &v);
+
+	if (r < 0)
+		return r;
+	*seen = v;
+	return v != want;
+}
+
+int pmu_check_controls(struct pmu *p, char *msg, size_t len)
+{
+	int bad = 0, r;
+	uint64_t v;
+
+	msg[0] = '\0';
+	for (unsigned w = 0; w < p->nwritten; w++) {
+		if ((r = hw_read(p->hw, &p->written[w], &v)) < 0)
+			return r;
+		if (v != p->written_val[w]) {
+			note(msg, len, &p->written[w], v);
+			bad++;
+		}
+	}
+	return bad;
+}
+
+int pmu_release(struct pmu *p)
+{
+	int first = 0, r;
+
+	for (unsigned s = 0; s < p->topo->nsockets; s++)
+		if ((r = hw_write(p->hw, &p->gctl[s], 0)) < 0 && !first)
+			first = r;
+	for (unsigned w = 0; w < p->nwritten; w++) {
+		if ((r = hw_write(p->hw, &p->written[w], 0)) < 0 && !first)
+			first = r;
+		p->written_val[w] = 0;
+	}
+	p->owns = false;
+	return first;
+}

@@ -1,0 +1,98 @@
+/*
+ * pmu.h - ownership and programming of the uncore PMU.
+ *
+ * This is the only module that writes control registers.  It knows the
+ * counter positions the daemon uses (slots), programs them, freezes and
+ * unfreezes the sockets around a read, checks for interference, and on
+ * release leaves every control register it wrote cleared and the PMU
+ * idle.
+ */
+#ifndef UNCORED_PMU_H
+#define UNCORED_PMU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hw/hw.h"
+#include "plat/plat.h"
+
+/* One counter position: a programmable counter, the fixed counter, or a
+ * free-running counter of one unit instance on one socket. */
+struct pmu_slot {
+	uint8_t socket;
+	int8_t unit;		/* platform unit index */
+	uint8_t inst;
+	uint8_t idx;		/* counter index, or free-running index */
+	bool freerun;
+	uint8_t width;
+	struct hw_addr ctl;	/* unused for free-running */
+	struct hw_addr ctr;
+	uint64_t ctl_val;	/* value to program (with the enable bit) */
+};
+
+#define PMU_MAX_WRITTEN 1024
+
+struct pmu {
+	struct hw *hw;
+	const struct topology *topo;
+	const struct platform *plat;
+	struct hw_addr gctl[PLAT_MAX_SOCKETS];
+	/* every control register ever written, for release */
+	struct hw_addr written[PMU_MAX_WRITTEN];
+	uint64_t written_val[PMU_MAX_WRITTEN];	/* last value written */
+	unsigned nwritten;
+	bool owns;		/* the global control is ours */
+};
+
+void pmu_init(struct pmu *p, struct hw *hw, const struct topology *t);
+
+/* Fills s with the addresses of a slot.  idx is a counter index or, for a
+ * free-running unit, the free-running counter index. */
+void pmu_slot(const struct pmu *p, struct pmu_slot *s, unsigned socket,
+	      int unit, unsigned inst, unsigned idx);
+
+/*
+ * Reads the global control of every socket and the control register of
+ * every programmable and fixed counter of every present unit.  Returns
+ * the number of registers found counting (enable bits set) and lists
+ * them in msg ("msr 0xe01 on cpu 0 = 0x20000000, ..."); -errno if a
+ * register cannot be read (message in hw_last_error()).
+ */
+int pmu_busy(struct pmu *p, char *msg, size_t len);
+
+/* Clears every control register of every present unit and the global
+ * controls (takeover, stale-ownership cleanup).  0 or the first -errno;
+ * continues past errors. */
+int pmu_clear_all(struct pmu *p);
+
+/* Writes each slot's control value (only where it changed, unless force)
+ * and clears previously programmed control registers not among them.
+ * 0 or the first -errno (continues past errors). */
+int pmu_program(struct pmu *p, const struct pmu_slot *s, unsigned n,
+		bool force);
+
+/* Global enable (unfreeze) or disable (freeze) of every socket. */
+int pmu_enable(struct pmu *p, bool on);
+
+/* Reads a slot's raw counter value. */
+static inline int pmu_read(struct pmu *p, const struct pmu_slot *s,
+			   uint64_t *raw)
+{
+	return hw_read(p->hw, &s->ctr, raw);
+}
+
+/* Reads socket's global control; returns 1 if it differs from what the
+ * daemon left there (expect_on: enabled), 0 if it matches, -errno. */
+int pmu_check_global(struct pmu *p, unsigned socket, bool expect_on,
+		     uint64_t *seen);
+
+/* Reads back every programmed control register; returns how many differ
+ * from what was written (listed in msg), or -errno. */
+int pmu_check_controls(struct pmu *p, char *msg, size_t len);
+
+/* Leaves the PMU idle: global controls 0, every written control 0.
+ * Returns 0 or the first -errno (continues past errors). */
+int pmu_release(struct pmu *p);
+
+#endif

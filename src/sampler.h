@@ -1,0 +1,155 @@
+/*
+ * sampler.h - the timer thread that samples every active counter into the
+ * ring, and the program (what is counted where) it samples.
+ *
+ * A program is immutable once published: the series (counter position +
+ * event), the ring of per-interval deltas and the small ring of snapshots
+ * (running totals and derived metrics) that scrapes render from.  Readers
+ * take a reference with sampler_get() and drop it with program_put(); the
+ * sampler swaps programs (SIGHUP, claims) without waiting for them.
+ *
+ * Per tick: read back the global control (interference), every N ticks
+ * all programmed controls; freeze; read each active counter once;
+ * unfreeze; read the free-running counters; extend every raw value to 64
+ * bits with wrap detection at its width; publish the sample and the
+ * snapshot.  Scrapes never touch hardware.
+ */
+#ifndef UNCORED_SAMPLER_H
+#define UNCORED_SAMPLER_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pmu.h"
+#include "ring.h"
+#include "sched.h"
+
+#define SAMPLER_MAX_EVENTS 64
+#define TICK_BUCKETS 12
+
+/* Sample layout in the ring: words, then deltas[ns], then invalid bits. */
+enum {
+	SW_T_NS,	/* end of the interval, CLOCK_REALTIME ns */
+	SW_INTERVAL_NS,	/* length of the interval (monotonic) */
+	SW_FLAGS,	/* SF_* */
+	SW_GEN,		/* program generation */
+	SW_HDR		/* deltas start here */
+};
+#define SF_VALID 1ull		/* every delta is valid */
+#define SF_INTERFERENCE 2ull	/* interference seen this tick */
+#define SF_FIRST 4ull		/* first tick of a program: no deltas */
+
+enum gauge {
+	G_LLC_HIT_RATIO,
+	G_DRAM_READ_BPS,
+	G_DRAM_WRITE_BPS,
+	G_CLOCK_HZ,
+	G_ARB_OCCUPANCY_AVG,
+	G_COUNT
+};
+
+/* The snapshot scrapes render from (followed by totals[ns] and
+ * up[ns] in the snapshot ring's words). */
+struct snap {
+	uint64_t sample_seq;	/* ring sample it follows */
+	uint64_t t_ns;		/* CLOCK_REALTIME of the sample */
+	uint64_t ticks, overruns, hw_reads, hw_writes, hw_errors;
+	uint64_t interference, wraps, invalid_samples;
+	uint64_t tick_hist[TICK_BUCKETS];	/* cumulative-ready counts */
+	uint64_t tick_count, tick_sum_ns;
+	uint64_t last_tick_mono_ns;
+	uint64_t owned;		/* PMU held (not yielded) */
+	uint64_t qty[PLAT_MAX_SOCKETS][Q_COUNT];	/* scaled totals */
+	uint64_t qty_present;	/* bit q: quantity counted */
+	double gauge[PLAT_MAX_SOCKETS][G_COUNT];	/* NaN: no value */
+};
+#define SNAP_WORDS ((sizeof(struct snap) + 7) / 8)
+
+extern const double tick_bounds_s[TICK_BUCKETS];
+
+struct program {
+	atomic_int refs;
+	uint64_t gen;
+	const struct platform *plat;
+	const struct topology *topo;
+	struct evspec ev[SAMPLER_MAX_EVENTS];
+	unsigned nev;
+	/* the series: counter i is slot[i] counting event ev[sev[i]] */
+	struct pmu_slot *slot;
+	int *sev;
+	unsigned ns;
+	int qty_ev[Q_COUNT];		/* event index per quantity, -1 */
+	uint64_t qty_scale[Q_COUNT];
+	struct ring *samples;		/* SW_HDR + ns + (ns+63)/64 words */
+	struct ring *snaps;		/* SNAP_WORDS + 2 * ns words */
+	unsigned interval_ms;
+};
+
+/* Words per sample / snapshot of a program with ns series. */
+static inline unsigned sample_words(unsigned ns)
+{
+	return SW_HDR + ns + (ns + 63) / 64;
+}
+static inline unsigned snap_words(unsigned ns)
+{
+	return (unsigned)SNAP_WORDS + 2 * ns;
+}
+
+enum interference_policy { POLICY_RECLAIM, POLICY_YIELD };
+
+struct sampler_cfg {
+	unsigned interval_ms;
+	unsigned ring_capacity;
+	unsigned check_every;		/* ticks between full control checks */
+	enum interference_policy policy;
+};
+
+struct sampler;
+
+/*
+ * Builds a program counting the given events (already resolved) on every
+ * instance of their units on every socket.  Returns NULL with the reason
+ * in why (placement impossible, out of memory).  The caller owns the
+ * program (refs = 1).
+ */
+struct program *program_new(const struct topology *t, const struct pmu *pmu,
+			    const struct evspec *ev, unsigned nev,
+			    unsigned ring_capacity, unsigned interval_ms,
+			    char *why, size_t whylen);
+void program_put(struct program *p);
+
+/*
+ * Longest interval (ms) the program may use: half the shortest wrap time
+ * of any counter in it at the platform's maximum event rates.
+ */
+unsigned program_max_interval_ms(const struct program *p);
+
+/* Creates the sampler over pmu with prog (takes the caller's reference).
+ * Does not start the thread.  NULL on ENOMEM. */
+struct sampler *sampler_new(struct pmu *pmu, struct program *prog,
+			    const struct sampler_cfg *cfg);
+/* Starts the timer thread; 0 or -errno. */
+int sampler_start(struct sampler *s);
+/* Stops and joins the thread (idempotent). */
+void sampler_stop(struct sampler *s);
+void sampler_free(struct sampler *s);
+
+/* Runs one tick synchronously (tests, and the thread's body). */
+void sampler_tick(struct sampler *s);
+
+/* The current program, with a reference the caller drops with
+ * program_put(). */
+struct program *sampler_get(struct sampler *s);
+/* Hands a new program (and its reference) to the sampler, which programs
+ * and publishes it at its next tick, carrying running totals over for
+ * series that stay.  cfg changes apply at the same time. */
+void sampler_swap(struct sampler *s, struct program *p,
+		  const struct sampler_cfg *cfg);
+/* CLOCK_MONOTONIC ns of the last completed tick (0 before the first). */
+uint64_t sampler_last_tick(const struct sampler *s);
+/* The active configuration (interval etc.). */
+struct sampler_cfg sampler_cfg(struct sampler *s);
+
+#endif

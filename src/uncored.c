@@ -1,0 +1,720 @@
+/*
+ * uncored.c - main: command line, configuration, start-up, signals,
+ * systemd notification, reload and clean shutdown.
+ *
+ * Start-up is the only place that may end the process.  Its order
+ * follows the least-privilege rule: open the hardware and the listeners
+ * first, check and take ownership of the PMU, program it, take the first
+ * sample, and only then tell systemd READY=1.  SIGTERM/SIGINT leave the
+ * PMU idle (every control register written is cleared); SIGHUP reloads
+ * the configuration without losing counters where the new one allows.
+ *
+ * Exit status: 0 clean, 1 error, 2 unsupported CPU, 3 PMU in use by
+ * another agent, 64 command-line usage.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <systemd/sd-daemon.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "api.h"
+#include "conf.h"
+#include "daemon.h"
+#include "hw/hw_sim.h"
+#include "http.h"
+#include "log.h"
+#include "sched.h"
+
+#define EXIT_CPU 2
+#define EXIT_BUSY 3
+#define EXIT_USAGE 64
+#define DEFAULT_CONF SYSCONFDIR "/uncored/uncored.conf"
+
+struct options {
+	const char *conf_path;
+	bool conf_given;
+	bool simulate;
+	const char *sim_platform;
+	const char *workload;
+	const char *sim_state;
+	const char *listen[CONF_MAX_LISTEN];
+	unsigned nlisten;
+	const char *control_socket;
+	unsigned interval_ms;
+	bool foreground;
+	bool check_only;
+	const char *log_level;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: uncored [OPTIONS]\n"
+		"\n"
+		"Owns the Intel uncore PMU, samples it into a ring buffer and serves\n"
+		"Prometheus metrics and a JSON API over HTTP.\n"
+		"\n"
+		"  -c, --config FILE         configuration (default " DEFAULT_CONF ")\n"
+		"      --simulate[=P]        run on the simulator (platform P: skl)\n"
+		"      --workload FILE       simulator workload (JSON)\n"
+		"      --sim-state FILE      keep simulated registers in FILE (shared,\n"
+		"                            survives restarts)\n"
+		"  -l, --listen ADDR:PORT    TCP listener (repeatable; \"none\" for none);\n"
+		"                            replaces [http] listen\n"
+		"  -s, --control-socket PATH Unix control socket (\"\" for none)\n"
+		"  -i, --interval MS         sampling interval in milliseconds\n"
+		"      --log-level LEVEL     error, warning, notice, info or debug\n"
+		"  -f, --foreground          stay in the foreground (uncored never\n"
+		"                            detaches; accepted for compatibility)\n"
+		"  -n, --check-config        validate the configuration and exit 0/1\n"
+		"  -V, --version             print the version\n"
+		"  -h, --help                this text\n"
+		"\n"
+		"Command-line options override the configuration file.\n"
+		"Exit status: 0 ok, 1 error, 2 unsupported CPU, 3 PMU in use, 64 usage.\n");
+}
+
+static unsigned parse_uint(const char *opt, const char *s, unsigned min,
+			   unsigned max)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (!*s || *s == '-' || *end || errno || v < min || v > max) {
+		fprintf(stderr, "uncored: %s: \"%s\" is not an integer in "
+			"%u..%u\n", opt, s, min, max);
+		exit(EXIT_USAGE);
+	}
+	return (unsigned)v;
+}
+
+static void parse_args(int argc, char **argv, struct options *o)
+{
+	enum { OPT_SIM = 256, OPT_WL, OPT_STATE, OPT_LOG };
+	static const struct option lopts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "simulate", optional_argument, NULL, OPT_SIM },
+		{ "workload", required_argument, NULL, OPT_WL },
+		{ "sim-state", required_argument, NULL, OPT_STATE },
+		{ "listen", required_argument, NULL, 'l' },
+		{ "control-socket", required_argument, NULL, 's' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "log-level", required_argument, NULL, OPT_LOG },
+		{ "foreground", no_argument, NULL, 'f' },
+		{ "check-config", no_argument, NULL, 'n' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->conf_path = DEFAULT_CONF;
+	while ((c = getopt_long(argc, argv, "c:l:s:i:fnVh", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'c': o->conf_path = optarg; o->conf_given = true; break;
+		case OPT_SIM:
+			o->simulate = true;
+			o->sim_platform = optarg;
+			break;
+		case OPT_WL: o->workload = optarg; break;
+		case OPT_STATE: o->sim_state = optarg; break;
+		case 'l':
+			if (o->nlisten == CONF_MAX_LISTEN) {
+				fprintf(stderr, "uncored: at most %d --listen\n",
+					CONF_MAX_LISTEN);
+				exit(EXIT_USAGE);
+			}
+			o->listen[o->nlisten++] = optarg;
+			break;
+		case 's': o->control_socket = optarg; break;
+		case 'i':
+			o->interval_ms = parse_uint("--interval", optarg, 10, 60000);
+			break;
+		case OPT_LOG: o->log_level = optarg; break;
+		case 'f': o->foreground = true; break;
+		case 'n': o->check_only = true; break;
+		case 'V': printf("uncored %s\n", PACKAGE_VERSION); exit(0);
+		case 'h': usage(stdout); exit(0);
+		default: usage(stderr); exit(EXIT_USAGE);
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "uncored: unexpected argument \"%s\"\n", argv[optind]);
+		usage(stderr);
+		exit(EXIT_USAGE);
+	}
+	if ((o->workload || o->sim_state) && !o->simulate) {
+		fprintf(stderr, "uncored: --workload and --sim-state need --simulate\n");
+		exit(EXIT_USAGE);
+	}
+}
+
+static int level_of(const char *s, enum log_level *lvl)
+{
+	static const struct { const char *n; enum log_level l; } t[] = {
+		{ "error", LOG_LVL_ERR }, { "warning", LOG_LVL_WARN },
+		{ "notice", LOG_LVL_NOTICE }, { "info", LOG_LVL_INFO },
+		{ "debug", LOG_LVL_DEBUG },
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (strcmp(s, t[i].n) == 0) {
+			*lvl = t[i].l;
+			return 0;
+		}
+	return -1;
+}
+
+/* Loads the config: a missing default file means defaults. */
+static int load_conf(const struct options *o, struct conf *c, char *err,
+		     size_t len)
+{
+	if (!o->conf_given && access(o->conf_path, F_OK) != 0 && errno == ENOENT)
+		return conf_load(c, NULL, err, len);	/* the defaults */
+	return conf_load(c, o->conf_path, err, len);
+}
+
+/* Command-line options override the file. */
+static void apply_overrides(const struct options *o, struct conf *c)
+{
+	if (o->nlisten) {
+		for (unsigned i = 0; i < c->nlisten; i++)
+			free(c->listen[i]);
+		c->nlisten = 0;
+		for (unsigned i = 0; i < o->nlisten; i++)
+			if (strcmp(o->listen[i], "none") != 0)
+				c->listen[c->nlisten++] = strdup(o->listen[i]);
+	}
+	if (o->control_socket) {
+		free(c->control_socket);
+		c->control_socket = strdup(o->control_socket);
+	}
+	if (o->interval_ms)
+		c->interval_ms = o->interval_ms;
+	if (o->log_level) {
+		free(c->log_level);
+		c->log_level = strdup(o->log_level);
+	}
+}
+
+/*
+ * The events the daemon counts: the platform default, with each unit
+ * named in [baseline] replaced by the events given there ("none": no
+ * events of that unit).  Returns the count, or -1 with "file:line:
+ * reason" in why.
+ */
+static int resolve_baseline(const struct platform *p, const struct conf *c,
+			    struct evspec *ev, unsigned max, char *why,
+			    size_t len)
+{
+	unsigned n = 0;
+	char r[256];
+
+	for (unsigned b = 0; b < c->nbaseline; b++)
+		if (!plat_unit(p, c->baseline[b].unit, NULL)) {
+			snprintf(why, len, "%s:%u: [baseline] unknown unit \"%s\" "
+				 "on platform %s", c->path ? c->path : "config",
+				 c->baseline[b].line, c->baseline[b].unit, p->id);
+			return -1;
+		}
+	for (const char *const *d = p->baseline; *d; d++) {
+		const struct event *e = plat_event(p, *d);
+		bool overridden = false;
+
+		for (unsigned b = 0; e && b < c->nbaseline; b++)
+			overridden |= strcmp(c->baseline[b].unit, e->unit) == 0;
+		if (overridden)
+			continue;
+		if (n == max || sched_resolve(p, *d, true, &ev[n], r, sizeof(r)) < 0) {
+			snprintf(why, len, "platform default baseline: %s", r);
+			return -1;
+		}
+		n++;
+	}
+	for (unsigned b = 0; b < c->nbaseline; b++) {
+		const struct conf_baseline *cb = &c->baseline[b];
+
+		for (unsigned i = 0; i < cb->nevents; i++) {
+			if (n == max) {
+				snprintf(why, len, "%s:%u: too many baseline events "
+					 "(at most %u)", c->path, cb->line, max);
+				return -1;
+			}
+			if (sched_resolve(p, cb->events[i], c->allow_raw_events,
+					  &ev[n], r, sizeof(r)) < 0) {
+				snprintf(why, len, "%s:%u: %s", c->path, cb->line, r);
+				return -1;
+			}
+			if (strcmp(p->units[ev[n].unit]->name, cb->unit) != 0) {
+				snprintf(why, len, "%s:%u: %s is a %s event, listed "
+					 "under %s", c->path, cb->line,
+					 cb->events[i], p->units[ev[n].unit]->name,
+					 cb->unit);
+				return -1;
+			}
+			for (unsigned k = 0; k < n; k++)
+				if (strcmp(ev[k].name, ev[n].name) == 0) {
+					snprintf(why, len, "%s:%u: %s listed twice",
+						 c->path, cb->line, ev[n].name);
+					return -1;
+				}
+			n++;
+		}
+	}
+	return (int)n;
+}
+
+/* Builds the program for config c; NULL with the reason in why. */
+static struct program *build_program(struct daemon *d, const struct conf *c,
+				     char *why, size_t len)
+{
+	struct evspec ev[SAMPLER_MAX_EVENTS];
+	struct program *p;
+	int n = resolve_baseline(d->plat, c, ev, SAMPLER_MAX_EVENTS, why, len);
+	unsigned max;
+
+	if (n < 0)
+		return NULL;
+	p = program_new(&d->topo, &d->pmu, ev, (unsigned)n, c->ring_capacity,
+			c->interval_ms, why, len);
+	if (!p)
+		return NULL;
+	max = program_max_interval_ms(p);
+	if (c->interval_ms > max) {
+		snprintf(why, len, "interval_ms %u is longer than half the "
+			 "shortest wrap time of the counters in use: at most "
+			 "%u ms", c->interval_ms, max);
+		program_put(p);
+		return NULL;
+	}
+	return p;
+}
+
+static struct sampler_cfg sampler_cfg_of(const struct conf *c)
+{
+	return (struct sampler_cfg){
+		.interval_ms = c->interval_ms,
+		.ring_capacity = c->ring_capacity,
+		.check_every = c->interference_check_ticks,
+		.policy = c->interference_policy == CONF_POLICY_YIELD
+			  ? POLICY_YIELD : POLICY_RECLAIM,
+	};
+}
+
+/* ---- ownership ------------------------------------------------------ */
+
+static void read_boot_id(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+
+	buf[0] = '\0';
+	if (f) {
+		if (fgets(buf, (int)len, f))
+			buf[strcspn(buf, "\n")] = '\0';
+		fclose(f);
+	}
+}
+
+/* Is pid a running uncored? */
+static bool uncored_alive(pid_t pid)
+{
+	char path[64], comm[64] = "";
+	FILE *f;
+
+	if (pid <= 0 || (kill(pid, 0) < 0 && errno == ESRCH))
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	if (!fgets(comm, sizeof(comm), f))
+		comm[0] = '\0';
+	fclose(f);
+	return strncmp(comm, "uncored", 7) == 0;
+}
+
+static int write_owner(const char *path)
+{
+	char tmp[PATH_MAX + 8], boot[64];
+	FILE *f;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	read_boot_id(boot, sizeof(boot));
+	f = fopen(tmp, "w");
+	if (!f)
+		return -errno;
+	fprintf(f, "pid=%d\nboot_id=%s\nstarted=%lld\n", (int)getpid(), boot,
+		(long long)time(NULL));
+	if (fclose(f) != 0 || rename(tmp, path) < 0) {
+		int e = errno;
+
+		unlink(tmp);
+		return -e;
+	}
+	return 0;
+}
+
+/*
+ * Decides whether the daemon may take the PMU, cleaning up after its own
+ * crashed predecessor.  Exits with EXIT_BUSY when another agent holds it
+ * and takeover is off.
+ */
+static void take_ownership(struct daemon *d, const struct conf *c)
+{
+	char msg[2048], boot[64], line[128], fboot[64] = "";
+	long opid = 0;
+	FILE *f;
+	int busy;
+
+	read_boot_id(boot, sizeof(boot));
+	if (d->owner_path[0] && (f = fopen(d->owner_path, "r"))) {
+		while (fgets(line, sizeof(line), f)) {
+			if (sscanf(line, "pid=%ld", &opid) == 1)
+				continue;
+			if (sscanf(line, "boot_id=%63s", fboot) == 1)
+				continue;
+		}
+		fclose(f);
+		if (opid > 0 && opid != getpid() && strcmp(fboot, boot) == 0) {
+			if (uncored_alive((pid_t)opid)) {
+				if (!c->takeover)
+					log_fatalx(EXIT_BUSY, "the uncore PMU is owned "
+						   "by uncored pid %ld (%s): stop it "
+						   "first, or set takeover = yes",
+						   opid, d->owner_path);
+				log_warnx("taking the uncore PMU over from running "
+					  "uncored pid %ld (takeover = yes)", opid);
+				d->took_over = true;
+			} else {
+				log_warnx("uncored pid %ld did not exit cleanly: "
+					  "cleaning up the PMU state it left", opid);
+				d->recovered_stale = true;
+			}
+		}
+	}
+	busy = pmu_busy(&d->pmu, msg, sizeof(msg));
+	if (busy < 0)
+		log_fatalx(1, "cannot read the uncore PMU: %s", hw_last_error());
+	if (busy > 0) {
+		if (!d->recovered_stale && !c->takeover)
+			log_fatalx(EXIT_BUSY, "the uncore PMU is in use by another "
+				   "agent: %d register%s counting: %s. Stop that "
+				   "agent, or set takeover = yes in [daemon]",
+				   busy, busy == 1 ? "" : "s", msg);
+		if (!d->recovered_stale) {
+			log_warnx("taking over the uncore PMU (takeover = yes): %s",
+				  msg);
+			d->took_over = true;
+		}
+	}
+	if ((busy > 0 || d->recovered_stale) && pmu_clear_all(&d->pmu) < 0)
+		log_warnx("clearing the PMU: %s", hw_last_error());
+	if (d->owner_path[0]) {
+		int r = write_owner(d->owner_path);
+
+		if (r < 0)
+			log_fatalx(1, "cannot write %s: %s", d->owner_path,
+				   strerror(-r));
+	}
+}
+
+/* ---- start-up ------------------------------------------------------- */
+
+static void open_backend(struct daemon *d, const struct options *o,
+			 const struct conf *c)
+{
+	struct hw_opts ho = { 0 };
+	unsigned fam = 0, model = 0;
+
+	if (o->simulate) {
+		ho.sim_platform = o->sim_platform ? o->sim_platform
+			       : (c->sim_platform[0] ? c->sim_platform : NULL);
+		ho.sim_workload = o->workload ? o->workload
+			       : (c->sim_workload[0] ? c->sim_workload : NULL);
+		ho.sim_state = o->sim_state;
+		if (hw_open(&d->hw, &hw_sim_ops, &ho) < 0)
+			log_fatalx(1, "%s", hw_last_error());
+		d->plat = hw_sim_platform(&d->hw);
+		d->backend = "sim";
+		if (o->sim_state)
+			snprintf(d->owner_path, sizeof(d->owner_path), "%s.owner",
+				 o->sim_state);
+		return;
+	}
+	if (plat_cpuid(&fam, &model) < 0 || !(d->plat = plat_by_cpu(fam, model))) {
+		char names[128] = "";
+
+		for (unsigned i = 0; plat_all[i]; i++)
+			snprintf(names + strlen(names), sizeof(names) - strlen(names),
+				 "%s%s (%s)", i ? ", " : "", plat_all[i]->id,
+				 plat_all[i]->name);
+		log_fatalx(EXIT_CPU, "unsupported CPU: family %u model 0x%x. "
+			   "Supported platforms: %s. Use --simulate to run on the "
+			   "simulator", fam, model, names);
+	}
+	if (hw_open(&d->hw, &hw_real_ops, &ho) < 0)
+		log_fatalx(1, "%s", hw_last_error());
+	d->backend = "hw";
+	if (mkdir(RUNSTATEDIR "/uncored", 0755) < 0 && errno != EEXIST)
+		log_warn("cannot create " RUNSTATEDIR "/uncored");
+	snprintf(d->owner_path, sizeof(d->owner_path), "%s",
+		 RUNSTATEDIR "/uncored/owner");
+}
+
+static struct http_server *start_http(struct daemon *d, const struct conf *c)
+{
+	struct http_cfg hc = { 0 };
+	int fds[HTTP_MAX_LISTEN];
+	int n = sd_listen_fds(1);
+	char err[512];
+	struct http_server *s;
+
+	if (n > 0) {
+		if (n > HTTP_MAX_LISTEN)
+			log_fatalx(1, "systemd passed %d sockets; at most %d", n,
+				   HTTP_MAX_LISTEN);
+		for (int i = 0; i < n; i++)
+			fds[i] = SD_LISTEN_FDS_START + i;
+		hc.inherited_fds = fds;
+		hc.ninherited = (unsigned)n;
+		log_info("using %d socket%s passed by systemd; [http] listen and "
+			 "control_socket are ignored", n, n == 1 ? "" : "s");
+	} else {
+		for (unsigned i = 0; i < c->nlisten; i++)
+			hc.listen[hc.nlisten++] = c->listen[i];
+		hc.control_socket = c->control_socket;
+		hc.control_group = c->control_group;
+		if (c->control_socket[0]) {
+			char dir[PATH_MAX], *slash;
+
+			snprintf(dir, sizeof(dir), "%s", c->control_socket);
+			slash = strrchr(dir, '/');
+			if (slash && slash != dir) {
+				*slash = '\0';
+				if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+					log_warn("cannot create %s", dir);
+			}
+		}
+	}
+	hc.control_mode = 0660;
+	hc.timeout_s = c->http_timeout_s;
+	hc.max_connections = c->http_max_connections;
+	hc.max_per_ip = c->http_max_per_ip;
+	s = http_start(&hc, api_routes, api_nroutes, d, err, sizeof(err));
+	if (!s)
+		log_fatalx(1, "%s", err);
+	return s;
+}
+
+/* ---- reload --------------------------------------------------------- */
+
+static void reload(struct daemon *d, const struct options *o, struct conf *cur)
+{
+	struct conf nc;
+	struct program *p;
+	char err[1024];
+	enum log_level lvl;
+
+	log_info("SIGHUP: reloading %s", o->conf_path);
+	sd_notify(0, "RELOADING=1");
+	if (load_conf(o, &nc, err, sizeof(err)) < 0) {
+		log_err("reload failed, keeping the running configuration: %s", err);
+		goto out;
+	}
+	apply_overrides(o, &nc);
+	p = build_program(d, &nc, err, sizeof(err));
+	if (!p) {
+		log_err("reload failed, keeping the running configuration: %s", err);
+		conf_free(&nc);
+		goto out;
+	}
+	if (nc.nlisten != cur->nlisten ||
+	    strcmp(nc.control_socket, cur->control_socket) != 0)
+		log_msg(LOG_LVL_NOTICE, "listener changes take effect at the next "
+			"restart");
+	{
+		struct sampler_cfg sc = sampler_cfg_of(&nc);
+
+		sampler_swap(d->sampler, p, &sc);
+	}
+	if (level_of(nc.log_level, &lvl) == 0)
+		log_set_level(lvl);
+	d->allow_raw_events = nc.allow_raw_events;
+	conf_free(cur);
+	*cur = nc;
+	log_info("configuration reloaded");
+out:
+	sd_notify(0, "READY=1");
+}
+
+/* ---- main ----------------------------------------------------------- */
+
+int main(int argc, char **argv)
+{
+	struct options o;
+	struct conf conf;
+	struct daemon d = { .version = PACKAGE_VERSION };
+	struct program *prog;
+	struct sampler_cfg scfg;
+	char err[1024];
+	enum log_level lvl = LOG_LVL_INFO;
+	sigset_t mask;
+	uint64_t wd_usec = 0;
+	int sfd;
+	bool stop = false;
+
+	parse_args(argc, argv, &o);
+	log_init("uncored", LOG_LVL_INFO);
+	if (load_conf(&o, &conf, err, sizeof(err)) < 0) {
+		fprintf(stderr, "uncored: %s\n", err);
+		return 1;
+	}
+	apply_overrides(&o, &conf);
+	if (level_of(conf.log_level, &lvl) < 0) {
+		fprintf(stderr, "uncored: --log-level: \"%s\" is not one of error, "
+			"warning, notice, info, debug\n", conf.log_level);
+		return EXIT_USAGE;
+	}
+	log_set_level(lvl);
+
+	if (o.check_only) {
+		/* Validate the baseline against the platform it would run on. */
+		const struct platform *p = NULL;
+		struct evspec ev[SAMPLER_MAX_EVENTS];
+		unsigned fam, model;
+
+		if (o.simulate)
+			p = plat_by_id(o.sim_platform ? o.sim_platform
+				       : conf.sim_platform[0] ? conf.sim_platform : "skl");
+		else if (plat_cpuid(&fam, &model) == 0)
+			p = plat_by_cpu(fam, model);
+		if (!p && !o.simulate)
+			p = plat_by_id(conf.sim_platform[0] ? conf.sim_platform : "skl");
+		if (!p) {
+			fprintf(stderr, "uncored: unknown platform\n");
+			return 1;
+		}
+		if (resolve_baseline(p, &conf, ev, SAMPLER_MAX_EVENTS, err,
+				     sizeof(err)) < 0) {
+			fprintf(stderr, "uncored: %s\n", err);
+			return 1;
+		}
+		printf("%s: configuration OK (platform %s)\n",
+		       conf.path ? conf.path : "defaults", p->id);
+		conf_free(&conf);
+		return 0;
+	}
+
+	/* Signals are handled synchronously through a signalfd; block them
+	 * before any thread starts so every thread inherits the mask. */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	sfd = signalfd(-1, &mask, SFD_CLOEXEC);
+	if (sfd < 0)
+		log_fatalx(1, "signalfd: %s", strerror(errno));
+
+	d.pid = getpid();
+	d.start_mono_ns = daemon_mono_ns();
+	{
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		d.start_time_s = (double)ts.tv_sec + ts.tv_nsec / 1e9;
+	}
+	open_backend(&d, &o, &conf);
+	d.topo.plat = d.plat;
+	if (d.plat->ops->discover(&d.hw, &d.topo) < 0)
+		log_fatalx(1, "discovering the %s uncore: %s", d.plat->id,
+			   hw_last_error());
+	pmu_init(&d.pmu, &d.hw, &d.topo);
+	prog = build_program(&d, &conf, err, sizeof(err));
+	if (!prog)
+		log_fatalx(1, "%s", err);
+	take_ownership(&d, &conf);
+	d.allow_raw_events = conf.allow_raw_events;
+
+	scfg = sampler_cfg_of(&conf);
+	d.sampler = sampler_new(&d.pmu, prog, &scfg);
+	if (!d.sampler)
+		log_fatalx(1, "out of memory");
+	sampler_tick(d.sampler);	/* programs the PMU, first reading */
+	d.http = start_http(&d, &conf);
+	if (sampler_start(d.sampler) < 0)
+		log_fatalx(1, "cannot start the sampler thread: %s", strerror(errno));
+
+	log_info("uncored %s: platform %s (%s backend), %u socket%s, %u counters, "
+		 "interval %u ms", PACKAGE_VERSION, d.plat->id, d.backend,
+		 d.topo.nsockets, d.topo.nsockets == 1 ? "" : "s", prog->ns,
+		 conf.interval_ms);
+	sd_notifyf(0, "READY=1\nSTATUS=platform %s (%s), %u counters, interval %u ms",
+		   d.plat->id, d.backend, prog->ns, conf.interval_ms);
+	if (sd_watchdog_enabled(0, &wd_usec) <= 0)
+		wd_usec = 0;
+
+	while (!stop) {
+		struct pollfd pfd = { .fd = sfd, .events = POLLIN };
+		int timeout = wd_usec ? (int)(wd_usec / 2000) : -1;
+		struct signalfd_siginfo si;
+		int r = poll(&pfd, 1, timeout);
+
+		if (r < 0 && errno != EINTR)
+			log_fatalx(1, "poll: %s", strerror(errno));
+		if (wd_usec) {
+			uint64_t last = sampler_last_tick(d.sampler);
+			uint64_t limit = 3ull * sampler_cfg(d.sampler).interval_ms *
+					 1000000ull;
+
+			/* Pet the watchdog only while the sampler is alive. */
+			if (last && daemon_mono_ns() - last <= limit)
+				sd_notify(0, "WATCHDOG=1");
+		}
+		if (r <= 0 || !(pfd.revents & POLLIN))
+			continue;
+		if (read(sfd, &si, sizeof(si)) != sizeof(si))
+			continue;
+		switch (si.ssi_signo) {
+		case SIGHUP:
+			reload(&d, &o, &conf);
+			break;
+		case SIGTERM:
+		case SIGINT:
+			log_info("%s: stopping", strsignal((int)si.ssi_signo));
+			stop = true;
+			break;
+		}
+	}
+
+	sd_notify(0, "STOPPING=1");
+	http_stop(d.http);
+	sampler_stop(d.sampler);
+	if (pmu_release(&d.pmu) < 0)
+		log_warnx("leaving the PMU idle: %s", hw_last_error());
+	if (d.owner_path[0] && unlink(d.owner_path) < 0 && errno != ENOENT)
+		log_warn("cannot remove %s", d.owner_path);
+	sampler_free(d.sampler);
+	hw_close(&d.hw);
+	conf_free(&conf);
+	close(sfd);
+	log_info("stopped; the uncore PMU is idle");
+	return 0;
+}

@@ -1,0 +1,84 @@
+#!/bin/bash
+# bench.sh - the figures doc/performance.md reports, measured in one run:
+#   1. hardware accesses per sampler tick (from uncored_hw_*_total)
+#   2. /metrics throughput and latency with wrk -t2 -c16, uncored against
+#      prometheus-node-exporter --collector.disable-defaults
+#      --collector.time, same run, same machine
+#   3. the daemon's CPU, RSS and threads at the default 1 s interval
+# Usage: tests/bench/bench.sh [BUILD_DIR] [IDLE_SECONDS]
+# Servers listen on 127.0.0.1 only and are stopped at the end.
+set -u
+top_srcdir=$(cd "$(dirname "$0")/../.." && pwd)
+B=${1:-$top_srcdir/build}
+IDLE=${2:-60}
+UNCORED=$B/uncored
+T=$(mktemp -d /tmp/uncored-bench.XXXXXX)
+pids=
+trap 'for p in $pids; do kill $p 2>/dev/null; done; rm -rf "$T"' EXIT
+port() { echo $(( 20000 + $(od -An -N2 -tu2 /dev/urandom) % 40000 )); }
+up() { for _ in $(seq 1 100); do curl -fs -o /dev/null "$1" && return 0; sleep 0.1; done; return 1; }
+m() { awk -v k="$2" '$1 == k { print $2; exit }' "$1"; }
+
+[ -x "$UNCORED" ] || { echo "bench: build first ($UNCORED missing)" >&2; exit 1; }
+echo "machine: $(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
+echo "kernel: $(uname -r); uncored $("$UNCORED" --version | cut -d' ' -f2)"
+echo
+
+# 1. accesses per tick at 100 ms (same per tick at any interval)
+P=$(port)
+"$UNCORED" -c /dev/null --simulate -l "127.0.0.1:$P" -s "" -i 100 >"$T/log1" 2>&1 &
+pids="$pids $!"
+up "http://127.0.0.1:$P/healthz" || { echo "bench: daemon did not start"; cat "$T/log1"; exit 1; }
+sleep 1; curl -s "http://127.0.0.1:$P/metrics" >"$T/a"
+sleep 5; curl -s "http://127.0.0.1:$P/metrics" >"$T/b"
+awk -v r0="$(m "$T/a" uncored_hw_reads_total)" -v r1="$(m "$T/b" uncored_hw_reads_total)" \
+    -v w0="$(m "$T/a" uncored_hw_writes_total)" -v w1="$(m "$T/b" uncored_hw_writes_total)" \
+    -v t0="$(m "$T/a" uncored_ticks_total)" -v t1="$(m "$T/b" uncored_ticks_total)" \
+    -v n="$(grep -c '^uncore_event_total' "$T/b")" \
+    -v s="$(m "$T/b" uncored_tick_duration_seconds_sum)" -v c="$(m "$T/b" uncored_tick_duration_seconds_count)" \
+    'BEGIN { printf "per tick: %.2f reads, %.2f writes for %d active counters (sim backend); mean tick %.1f us\n",
+             (r1 - r0) / (t1 - t0), (w1 - w0) / (t1 - t0), n, s / c * 1e6 }'
+kill %1 2>/dev/null; wait 2>/dev/null; pids=
+
+# 2. /metrics throughput against node_exporter
+P=$(port); NP=$(port)
+"$UNCORED" -c /dev/null --simulate -l "127.0.0.1:$P" -s "" >"$T/log2" 2>&1 &
+UP=$!; pids="$pids $UP"
+prometheus-node-exporter --collector.disable-defaults --collector.time \
+	--web.listen-address="127.0.0.1:$NP" >"$T/ne.log" 2>&1 &
+pids="$pids $!"
+up "http://127.0.0.1:$P/healthz" && up "http://127.0.0.1:$NP/metrics" || { echo "bench: servers did not start"; exit 1; }
+sleep 1.5
+echo "/metrics body: uncored $(curl -s "http://127.0.0.1:$P/metrics" | wc -c) bytes," \
+     "node_exporter $(curl -s "http://127.0.0.1:$NP/metrics" | wc -c) bytes"
+for who in uncored node_exporter; do
+	[ $who = uncored ] && u="http://127.0.0.1:$P/metrics" || u="http://127.0.0.1:$NP/metrics"
+	wrk -t2 -c16 -d10s --latency "$u" >"$T/wrk.$who" 2>&1
+	rps=$(awk '/Requests\/sec/ { print $2 }' "$T/wrk.$who")
+	p99=$(awk '$1 == "99%" { print $2 }' "$T/wrk.$who")
+	p50=$(awk '$1 == "50%" { print $2 }' "$T/wrk.$who")
+	err=$(awk '/Non-2xx|Socket errors/' "$T/wrk.$who" | tr '\n' ' ')
+	printf "wrk -t2 -c16 -d10s %-14s %10s req/s  p50 %-8s p99 %-8s %s\n" "$who:" "$rps" "$p50" "$p99" "$err"
+	eval "rps_$who=$rps"
+done
+awk -v a="$rps_uncored" -v b="$rps_node_exporter" 'BEGIN { printf "throughput ratio uncored/node_exporter: %.2fx\n", a / b }'
+kill $pids 2>/dev/null; wait 2>/dev/null; pids=
+
+# 3. idle cost at the default 1 s interval, scraped every 15 s
+P=$(port)
+"$UNCORED" -c /dev/null --simulate -l "127.0.0.1:$P" -s "" >"$T/log3" 2>&1 &
+UP=$!; pids="$pids $UP"
+up "http://127.0.0.1:$P/healthz" || exit 1
+# schedstat's first field is the CPU time of all threads in ns (stat's
+# utime/stime count 10 ms ticks: too coarse for an idle daemon)
+cpu_ns() { local t=0 v; for f in /proc/$UP/task/*/schedstat; do read -r v _ <"$f"; t=$((t + v)); done; echo $t; }
+c0=$(cpu_ns)
+for _ in $(seq 1 $((IDLE / 15))); do curl -s -o /dev/null "http://127.0.0.1:$P/metrics"; sleep 15; done
+sleep $((IDLE % 15))
+c1=$(cpu_ns)
+rss=$(awk '/VmRSS/ { print $2 }' /proc/$UP/status)
+hwm=$(awk '/VmHWM/ { print $2 }' /proc/$UP/status)
+thr=$(awk '/Threads/ { print $2 }' /proc/$UP/status)
+awk -v c="$((c1 - c0))" -v s="$IDLE" -v r="$rss" -v h="$hwm" -v n="$thr" \
+    'BEGIN { printf "idle at 1 s interval over %d s, scraped every 15 s: CPU %.4f%% of one core, RSS %.1f MiB (peak %.1f MiB), %d threads\n",
+             s, c / 1e9 / s * 100, r / 1024, h / 1024, n }'

@@ -1,0 +1,324 @@
+/*
+ * test_sampler.c - the sampler against the simulator: programs and
+ * placement, the wrap-time interval limit, exact deltas and 64-bit
+ * extension across wraps, read errors marking one series, interference
+ * detection, release leaving the PMU idle, and - the part meant for
+ * ThreadSanitizer - the sampler thread ticking at 10 ms while readers
+ * render /metrics and read the rings and the main thread swaps programs.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hw/hw_sim.h"
+#include "metrics.h"
+#include "sampler.h"
+#include "tests/tap.h"
+
+static char dir[] = "/tmp/test_sampler_XXXXXX";
+
+static const char *wl_path(const char *text)
+{
+	static char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/wl.json", dir);
+	f = fopen(path, "w");
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+struct rig {
+	struct hw hw;
+	struct topology topo;
+	struct pmu pmu;
+	struct evspec ev[SAMPLER_MAX_EVENTS];
+	unsigned nev;
+};
+
+static void rig_open(struct rig *r, const char *wl)
+{
+	struct hw_opts o = { .sim_workload = wl };
+	char why[256];
+
+	memset(r, 0, sizeof(*r));
+	if (hw_open(&r->hw, &hw_sim_ops, &o) < 0) {
+		printf("Bail out! %s\n", hw_last_error());
+		exit(1);
+	}
+	r->topo.plat = hw_sim_platform(&r->hw);
+	if (r->topo.plat->ops->discover(&r->hw, &r->topo) < 0) {
+		printf("Bail out! discover: %s\n", hw_last_error());
+		exit(1);
+	}
+	pmu_init(&r->pmu, &r->hw, &r->topo);
+	for (const char *const *b = r->topo.plat->baseline; *b; b++)
+		if (sched_resolve(r->topo.plat, *b, false, &r->ev[r->nev++], why,
+				  sizeof(why)) < 0) {
+			printf("Bail out! %s\n", why);
+			exit(1);
+		}
+}
+
+static struct program *prog(struct rig *r, unsigned cap)
+{
+	char why[256];
+	struct program *p = program_new(&r->topo, &r->pmu, r->ev, r->nev, cap,
+					100, why, sizeof(why));
+
+	if (!p)
+		printf("# program_new: %s\n", why);
+	return p;
+}
+
+static int find(const struct program *p, const char *ev, unsigned inst)
+{
+	for (unsigned i = 0; i < p->ns; i++)
+		if (strcmp(p->ev[p->sev[i]].name, ev) == 0 && p->slot[i].inst == inst)
+			return (int)i;
+	return -1;
+}
+
+static void sleep_ms(unsigned ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
+
+	nanosleep(&ts, NULL);
+}
+
+static void test_program(void)
+{
+	struct rig r;
+	struct program *p;
+
+	rig_open(&r, wl_path("{\"platform\":\"skl\",\"cbo_count\":3,"
+			     "\"phases\":[{\"seconds\":1,\"rates\":{}}]}"));
+	p = prog(&r, 8);
+	ok(p != NULL, "default baseline builds a program");
+	/* 3 CBos x 2 + 2 ARB + 1 fixed + 5 IMC */
+	is_int(p->ns, 14, "14 series on a 3-CBo part");
+	is_int(program_max_interval_ms(p), 2147,
+	       "32-bit IMC counters limit the interval to 2147 ms");
+	{
+		int i = find(p, "UNC_ARB_TRK_OCCUPANCY.ALL", 0);
+
+		ok(i >= 0 && p->slot[i].idx == 0, "ARB occupancy placed on counter 0");
+		is_u64(p->slot[i].ctl_val, 0x400180, "its control value");
+		i = find(p, "UNC_CBO_CACHE_LOOKUP.ANY_I", 2);
+		ok(i >= 0, "CBo 2 counts ANY_I");
+		is_u64(p->slot[i].ctl.reg, 0x720 + p->slot[i].idx, "at its evtsel");
+	}
+	program_put(p);
+	hw_close(&r.hw);
+}
+
+static void test_ticks(void)
+{
+	struct rig r;
+	struct program *p, *cur;
+	struct sampler *s;
+	struct sampler_cfg cfg = { .interval_ms = 100, .ring_capacity = 8,
+				   .check_every = 2, .policy = POLICY_RECLAIM };
+	uint64_t *w, v;
+	struct snap st;
+	struct hw_addr g;
+	int i;
+
+	rig_open(&r, wl_path(
+		"{\"platform\":\"skl\",\"cbo_count\":4,\"uclk_hz\":1000000000,"
+		"\"phases\":[{\"seconds\":100,\"rates\":{"
+		"\"cbo:0x34:0x8f\":4.0e14,\"cbo:0x34:0x88\":1.0e8,"
+		"\"imc:DRAM_DATA_READS\":6.0e10}}],"
+		"\"faults\":[{\"at\":0.35,\"kind\":\"eio\",\"target\":\"msr:0x717\",\"count\":1}]}"));
+	p = prog(&r, 8);
+	s = sampler_new(&r.pmu, p, &cfg);
+	sampler_tick(s);	/* programs, first reading */
+	g = hw_msr(0, 0xe01);
+	hw_read(&r.hw, &g, &v);
+	is_u64(v, 1ull << 29, "first tick enables the PMU");
+	cur = sampler_get(s);
+	w = calloc(snap_words(cur->ns), sizeof(uint64_t));
+	for (int k = 0; k < 5; k++) {
+		sleep_ms(100);
+		sampler_tick(s);
+	}
+	metrics_snapshot(cur, w, &st);
+	is_u64(st.ticks, 6, "six ticks");
+	ok(st.wraps >= 8, "44-bit CBo and 32-bit IMC counters wrapped (%llu)",
+	   (unsigned long long)st.wraps);
+	{
+		/* 1e14/s per CBo over ~0.5 s of valid deltas; the total must be
+		 * rate x covered time, wraps notwithstanding. */
+		double secs = (double)(st.last_tick_mono_ns) / 1e9;
+		uint64_t tot = w[SNAP_WORDS + find(cur, "UNC_CBO_CACHE_LOOKUP.ANY_MESI", 0)];
+
+		(void)secs;
+		ok(tot > 3.5e13 && tot < 7.0e13,
+		   "CBo 0 ANY_MESI total ~1e14/s x 0.5 s through wraps (%.3g)",
+		   (double)tot);
+	}
+	i = find(cur, "UNC_CBO_CACHE_LOOKUP.ANY_I", 1);
+	ok(i >= 0, "CBo 1 ANY_I series exists");
+	is_u64(st.hw_errors, 1, "the injected EIO is counted");
+	ok(!isnan(st.gauge[0][G_CLOCK_HZ]), "clock gauge present");
+	is_near(st.gauge[0][G_CLOCK_HZ], 1e9, 0.05, "clock ~1 GHz");
+
+	/* Interference: another agent clears the global control. */
+	hw_write(&r.hw, &g, 0);
+	sleep_ms(20);
+	sampler_tick(s);
+	metrics_snapshot(cur, w, &st);
+	is_u64(st.interference, 1, "foreign write to 0xE01 detected next tick");
+	ok(isnan(st.gauge[0][G_LLC_HIT_RATIO]), "no gauge from the disturbed tick");
+	hw_read(&r.hw, &g, &v);
+	is_u64(v, 1ull << 29, "reclaim: global control re-enabled");
+	/* a control register changed behind the daemon's back */
+	{
+		struct hw_addr c = hw_msr(0, 0x700);
+
+		hw_write(&r.hw, &c, 0x400122);
+		sampler_tick(s);
+		sampler_tick(s);
+		metrics_snapshot(cur, w, &st);
+		is_u64(st.interference, 2, "changed event select found by the "
+		       "periodic control check");
+		hw_read(&r.hw, &c, &v);
+		ok(v != 0x400122, "and reprogrammed");
+	}
+	free(w);
+	program_put(cur);
+
+	/* Release leaves every control register zero. */
+	sampler_free(s);
+	is_int(pmu_release(&r.pmu), 0, "release");
+	{
+		int nz = 0;
+		static const uint32_t regs[] = { 0xe01, 0x394, 0x700, 0x701, 0x710,
+						 0x711, 0x720, 0x721, 0x730,
+						 0x731, 0x3b2, 0x3b3 };
+
+		for (size_t k = 0; k < sizeof(regs) / sizeof(regs[0]); k++) {
+			struct hw_addr a = hw_msr(0, regs[k]);
+
+			hw_read(&r.hw, &a, &v);
+			nz += v != 0;
+		}
+		is_int(nz, 0, "every control register is zero after release");
+	}
+	hw_close(&r.hw);
+}
+
+/* ---- concurrency (run under TSan) ------------------------------------ */
+
+struct reader {
+	struct sampler *s;
+	atomic_int *stop;
+	unsigned renders, reads, bad;
+};
+
+static void *reader_main(void *arg)
+{
+	struct reader *rd = arg;
+
+	while (!atomic_load(rd->stop)) {
+		struct program *p = sampler_get(rd->s);
+		struct metrics_info info = { .version = "t", .backend = "sim",
+					     .interval_ms = 10 };
+		struct buf b;
+		uint64_t *w;
+
+		if (!p)
+			continue;
+		buf_init(&b);
+		if (metrics_render(&b, PROM_TEXT_004, p, &info) < 0 ||
+		    !strstr(b.p, "uncored_ticks_total"))
+			rd->bad++;
+		rd->renders++;
+		buf_free(&b);
+		w = calloc(sample_words(p->ns), sizeof(uint64_t));
+		for (uint64_t seq = ring_tail(p->samples);
+		     seq && seq <= ring_head(p->samples); seq++)
+			if (ring_read(p->samples, seq, w) == 0) {
+				rd->reads++;
+				if (w[SW_GEN] != p->gen)
+					rd->bad++;
+			}
+		free(w);
+		program_put(p);
+	}
+	return NULL;
+}
+
+static void test_threads(void)
+{
+	struct rig r;
+	struct sampler_cfg cfg = { .interval_ms = 10, .ring_capacity = 64,
+				   .check_every = 5, .policy = POLICY_RECLAIM };
+	struct sampler *s;
+	struct reader rd[3];
+	pthread_t th[3];
+	atomic_int stop = 0;
+	unsigned renders = 0, reads = 0, bad = 0;
+	struct program *p;
+
+	rig_open(&r, wl_path("{\"platform\":\"skl\",\"phases\":[{\"seconds\":5,"
+			     "\"rates\":{\"cbo:0x34:0x8f\":1e9}}]}"));
+	s = sampler_new(&r.pmu, prog(&r, 64), &cfg);
+	sampler_tick(s);
+	is_int(sampler_start(s), 0, "sampler thread starts");
+	for (int i = 0; i < 3; i++) {
+		rd[i] = (struct reader){ .s = s, .stop = &stop };
+		pthread_create(&th[i], NULL, reader_main, &rd[i]);
+	}
+	sleep_ms(300);
+	/* swap in a program with a different ring while readers read */
+	r.nev -= 5;	/* drop the IMC events */
+	p = prog(&r, 32);
+	sampler_swap(s, p, &cfg);
+	sleep_ms(300);
+	atomic_store(&stop, 1);
+	for (int i = 0; i < 3; i++) {
+		pthread_join(th[i], NULL);
+		renders += rd[i].renders;
+		reads += rd[i].reads;
+		bad += rd[i].bad;
+	}
+	sampler_stop(s);
+	p = sampler_get(s);
+	is_int(p->ns, 11, "the swapped program is current (11 series)");
+	is_int(ring_capacity(p->samples), 32, "with its own ring");
+	program_put(p);
+	ok(renders > 10, "readers rendered /metrics concurrently (%u)", renders);
+	ok(reads > 100, "readers read ring samples concurrently (%u)", reads);
+	is_int(bad, 0, "no bad render or mismatched sample");
+	ok(sampler_last_tick(s) > 0, "sampler ticked on its thread");
+	sampler_free(s);
+	pmu_release(&r.pmu);
+	hw_close(&r.hw);
+}
+
+int main(void)
+{
+	char cmd[300];
+
+	if (!mkdtemp(dir)) {
+		printf("Bail out! mkdtemp\n");
+		return 1;
+	}
+	test_program();
+	test_ticks();
+	test_threads();
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd) != 0)
+		printf("# cannot remove %s\n", dir);
+	return tap_done();
+}
