@@ -74,11 +74,29 @@ static void gauge(struct prom *w, const struct program *p,
 	}
 }
 
+/* A family with one sample per series, labelled socket/unit/instance/event. */
+static void per_series(struct prom *w, const struct program *p,
+		       const uint64_t *val, const char *name,
+		       enum prom_type type, const char *help)
+{
+	prom_family(w, name, type, NULL, help);
+	for (unsigned i = 0; i < p->ns; i++) {
+		const struct pmu_slot *se = &p->slot[i];
+		const char *l[] = {
+			"socket", metrics_num(se->socket),
+			"unit", p->plat->units[se->unit]->name,
+			"instance", metrics_num(se->inst),
+			"event", p->ev[p->sev[i]].name, NULL,
+		};
+
+		prom_sample_u64(w, NULL, l, val[i]);
+	}
+}
+
 static void uncore_families(struct prom *w, const struct program *p,
 			    const struct snap *st, const uint64_t *totals,
 			    const uint64_t *up)
 {
-	const struct platform *pl = p->plat;
 	unsigned ns = p->topo->nsockets;
 
 	qty_counter(w, p, st, Q_LLC_LOOKUPS, "uncore_llc_lookups_total",
@@ -146,33 +164,11 @@ static void uncore_families(struct prom *w, const struct program *p,
 	      "last sampling interval.");
 
 	if (p->ns) {
-		prom_family(w, "uncore_event_total", PROM_COUNTER, NULL,
-			    "Every baseline event, raw, per unit instance.");
-		for (unsigned i = 0; i < p->ns; i++) {
-			const struct pmu_slot *se = &p->slot[i];
-			const char *l[] = {
-				"socket", metrics_num(se->socket),
-				"unit", pl->units[se->unit]->name,
-				"instance", metrics_num(se->inst),
-				"event", p->ev[p->sev[i]].name, NULL,
-			};
-
-			prom_sample_u64(w, NULL, l, totals[i]);
-		}
-		prom_family(w, "uncored_series_up", PROM_GAUGE, NULL,
-			    "1 if the counter's last read succeeded, 0 if it "
-			    "failed (its deltas are not counted).");
-		for (unsigned i = 0; i < p->ns; i++) {
-			const struct pmu_slot *se = &p->slot[i];
-			const char *l[] = {
-				"socket", metrics_num(se->socket),
-				"unit", pl->units[se->unit]->name,
-				"instance", metrics_num(se->inst),
-				"event", p->ev[p->sev[i]].name, NULL,
-			};
-
-			prom_sample_u64(w, NULL, l, up[i]);
-		}
+		per_series(w, p, totals, "uncore_event_total", PROM_COUNTER,
+			   "Every baseline event, raw, per unit instance.");
+		per_series(w, p, up, "uncored_series_up", PROM_GAUGE,
+			   "1 if the counter's last read succeeded, 0 if it "
+			   "failed (its deltas are not counted).");
 	}
 }
 

@@ -21,8 +21,23 @@ void pmu_init(struct pmu *p, struct hw *hw, const struct topology *t)
 	p->hw = hw;
 	p->topo = t;
 	p->plat = t->plat;
-	for (unsigned s = 0; s < t->nsockets; s++)
-		p->gctl[s] = hw_msr(t->sock[s].cpu, t->plat->global_ctl.addr);
+	for (unsigned s = 0; s < t->nsockets; s++) {
+		const struct topo_socket *ts = &t->sock[s];
+
+		p->gctl[s] = hw_msr(ts->cpu, t->plat->global_ctl.addr);
+		for (int ui = 0; t->plat->units[ui]; ui++) {
+			const struct unit_type *u = t->plat->units[ui];
+
+			if (u->kind == UNIT_FREERUN)
+				continue;
+			for (unsigned i = 0; i < ts->ninst[ui]; i++)
+				for (unsigned c = 0; c < u->nctr &&
+				     p->nctl < PMU_MAX_WRITTEN; c++) {
+					p->ctl[p->nctl] = plat_ctl_addr(ts, u, i, c);
+					p->ctl_unit[p->nctl++] = u;
+				}
+		}
+	}
 }
 
 void pmu_slot(const struct pmu *p, struct pmu_slot *s, unsigned socket,
@@ -64,41 +79,50 @@ static void note(char *msg, size_t len, const struct hw_addr *a, uint64_t v)
 		 used ? ", " : "", hw_addr_str(a, s, sizeof(s)), v);
 }
 
-int pmu_busy(struct pmu *p, char *msg, size_t len)
+/* Did this daemon write v to a? */
+static bool ours(const struct pmu *p, const struct hw_addr *a, uint64_t v)
 {
-	const struct platform *pl = p->plat;
+	for (unsigned w = 0; w < p->nwritten; w++)
+		if (memcmp(&p->written[w], a, sizeof(*a)) == 0)
+			return p->written_val[w] == v;
+	return false;
+}
+
+/* Counts (and lists) counting registers; skips ours if skip_ours. */
+static int scan_busy(struct pmu *p, char *msg, size_t len, bool skip_ours)
+{
 	int busy = 0, r;
 	uint64_t v;
 
 	msg[0] = '\0';
 	for (unsigned s = 0; s < p->topo->nsockets; s++) {
-		const struct topo_socket *ts = &p->topo->sock[s];
-
 		if ((r = hw_read(p->hw, &p->gctl[s], &v)) < 0)
 			return r;
-		if (v & pl->global_enable) {
+		if (v & p->plat->global_enable) {
 			note(msg, len, &p->gctl[s], v);
 			busy++;
 		}
-		for (int ui = 0; pl->units[ui]; ui++) {
-			const struct unit_type *u = pl->units[ui];
-
-			if (u->kind == UNIT_FREERUN)
-				continue;
-			for (unsigned i = 0; i < ts->ninst[ui]; i++)
-				for (unsigned c = 0; c < u->nctr; c++) {
-					struct hw_addr a = plat_ctl_addr(ts, u, i, c);
-
-					if ((r = hw_read(p->hw, &a, &v)) < 0)
-						return r;
-					if (counting(u, v)) {
-						note(msg, len, &a, v);
-						busy++;
-					}
-				}
+	}
+	for (unsigned k = 0; k < p->nctl; k++) {
+		if ((r = hw_read(p->hw, &p->ctl[k], &v)) < 0)
+			return r;
+		if (counting(p->ctl_unit[k], v) &&
+		    !(skip_ours && ours(p, &p->ctl[k], v))) {
+			note(msg, len, &p->ctl[k], v);
+			busy++;
 		}
 	}
 	return busy;
+}
+
+int pmu_busy(struct pmu *p, char *msg, size_t len)
+{
+	return scan_busy(p, msg, len, false);
+}
+
+int pmu_foreign(struct pmu *p, char *msg, size_t len)
+{
+	return scan_busy(p, msg, len, true);
 }
 
 /* Writes a control register and remembers it for release. */
@@ -120,29 +144,14 @@ static int write_ctl(struct pmu *p, const struct hw_addr *a, uint64_t v)
 
 int pmu_clear_all(struct pmu *p)
 {
-	const struct platform *pl = p->plat;
 	int first = 0, r;
 
-	for (unsigned s = 0; s < p->topo->nsockets; s++) {
-		const struct topo_socket *ts = &p->topo->sock[s];
-
+	for (unsigned s = 0; s < p->topo->nsockets; s++)
 		if ((r = hw_write(p->hw, &p->gctl[s], 0)) < 0 && !first)
 			first = r;
-		for (int ui = 0; pl->units[ui]; ui++) {
-			const struct unit_type *u = pl->units[ui];
-
-			if (u->kind == UNIT_FREERUN)
-				continue;
-			for (unsigned i = 0; i < ts->ninst[ui]; i++)
-				for (unsigned c = 0; c < u->nctr; c++) {
-					struct hw_addr a = plat_ctl_addr(ts, u, i, c);
-
-					if ((r = hw_write(p->hw, &a, 0)) < 0 &&
-					    !first)
-						first = r;
-				}
-		}
-	}
+	for (unsigned k = 0; k < p->nctl; k++)
+		if ((r = hw_write(p->hw, &p->ctl[k], 0)) < 0 && !first)
+			first = r;
 	return first;
 }
 

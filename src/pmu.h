@@ -38,6 +38,10 @@ struct pmu {
 	const struct topology *topo;
 	const struct platform *plat;
 	struct hw_addr gctl[PLAT_MAX_SOCKETS];
+	/* every control register of every present unit (ownership checks) */
+	struct hw_addr ctl[PMU_MAX_WRITTEN];
+	const struct unit_type *ctl_unit[PMU_MAX_WRITTEN];
+	unsigned nctl;
 	/* every control register ever written, for release */
 	struct hw_addr written[PMU_MAX_WRITTEN];
 	uint64_t written_val[PMU_MAX_WRITTEN];	/* last value written */
@@ -60,6 +64,13 @@ void pmu_slot(const struct pmu *p, struct pmu_slot *s, unsigned socket,
  * register cannot be read (message in hw_last_error()).
  */
 int pmu_busy(struct pmu *p, char *msg, size_t len);
+
+/*
+ * Like pmu_busy(), but a control register that still holds exactly what
+ * this daemon wrote there is not counted: is anybody else using the PMU?
+ * Returns the number of foreign registers counting, or -errno.
+ */
+int pmu_foreign(struct pmu *p, char *msg, size_t len);
 
 /* Clears every control register of every present unit and the global
  * controls (takeover, stale-ownership cleanup).  0 or the first -errno;

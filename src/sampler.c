@@ -565,8 +565,9 @@ void sampler_tick(struct sampler *s)
 		   s->tick_no % s->cfg.check_every == 0) {
 		char msg[256];
 
-		/* Yielded: take the PMU back once the other agent is done. */
-		if (pmu_busy(pmu, msg, sizeof(msg)) == 0) {
+		/* Yielded: take the PMU back once nobody else has counters
+		 * enabled (registers still as we left them do not count). */
+		if (pmu_foreign(pmu, msg, sizeof(msg)) == 0) {
 			log_info("the uncore PMU is idle again: reclaiming it");
 			s->yielded = false;
 			s->st.owned = 1;

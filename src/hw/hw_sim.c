@@ -147,34 +147,34 @@ static int64_t mono_ns(void *ctx)
 
 /* ---- building the register model ------------------------------------ */
 
+/*
+ * Appends one element of size sz to the growable array *arr (n used, *cap
+ * allocated) and returns its index, or -ENOMEM.
+ */
+static int append(void **arr, unsigned *n, unsigned *cap, const void *el,
+		  size_t sz)
+{
+	if (*n == *cap) {
+		unsigned nc = *cap ? *cap * 2 : 32;
+		void *na = realloc(*arr, nc * sz);
+
+		if (!na)
+			return -ENOMEM;
+		*arr = na;
+		*cap = nc;
+	}
+	memcpy((char *)*arr + (size_t)*n * sz, el, sz);
+	return (int)(*n)++;
+}
+
 static int add_reg(struct sim *s, const struct sim_reg *r)
 {
-	if (s->nregs == s->cap_regs) {
-		unsigned cap = s->cap_regs ? s->cap_regs * 2 : 64;
-		struct sim_reg *n = realloc(s->regs, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		s->regs = n;
-		s->cap_regs = cap;
-	}
-	s->regs[s->nregs] = *r;
-	return (int)s->nregs++;
+	return append((void **)&s->regs, &s->nregs, &s->cap_regs, r, sizeof(*r));
 }
 
 static int add_ctr(struct sim *s, const struct sim_ctr *c)
 {
-	if (s->nctrs == s->cap_ctrs) {
-		unsigned cap = s->cap_ctrs ? s->cap_ctrs * 2 : 32;
-		struct sim_ctr *n = realloc(s->ctrs, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		s->ctrs = n;
-		s->cap_ctrs = cap;
-	}
-	s->ctrs[s->nctrs] = *c;
-	return (int)s->nctrs++;
+	return append((void **)&s->ctrs, &s->nctrs, &s->cap_ctrs, c, sizeof(*c));
 }
 
 /* A register described by a layout: masks from its field attributes. */

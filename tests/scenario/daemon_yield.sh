@@ -1,0 +1,54 @@
+#!/bin/sh
+# daemon_yield.sh - interference_policy = yield: on interference the daemon
+# stops writing the PMU (pmu_owned 0, no more hardware writes), keeps
+# serving the free-running IMC counters, stays away while another agent
+# has counters enabled, and takes the PMU back once it is idle again.
+. "${top_srcdir:-.}/tests/lib.sh"
+
+PORT=$(pick_port)
+cat >"$T/wl.json" <<'JSON'
+{ "platform": "skl",
+  "phases": [ { "seconds": 600, "rates": {
+      "cbo:0x34:0x8f": 1.0e8, "cbo:0x34:0x88": 1.0e7,
+      "imc:DRAM_DATA_READS": 1.0e8 } } ] }
+JSON
+printf '[daemon]\ninterval_ms = 100\ninterference_policy = yield\ninterference_check_ticks = 5\n' >"$T/c.conf"
+SIM() { "$UNCORE_SIM" -w "$T/wl.json" -s "$T/state" "$@"; }
+start_uncored "$T/log" -c "$T/c.conf" --simulate --workload "$T/wl.json" \
+	--sim-state "$T/state" -l "127.0.0.1:$PORT" -s ""
+ok $? "daemon up with interference_policy = yield"
+sleep 0.5
+# Another agent takes the PMU: programs CBo 0 counter 0 its own way and
+# keeps the global enable on.
+SIM write msr:0x700 0x402234
+sleep 0.8
+curl -s "http://127.0.0.1:$PORT/metrics" >"$T/a"
+is "$(metric "$T/a" uncored_interference_total "")" 1 \
+	"a changed event select is found by the periodic full check"
+is "$(metric "$T/a" uncored_pmu_owned "")" 0 "yielded: uncored_pmu_owned 0"
+like "$(cat "$T/log")" "msr 0x700 on cpu 0 = 0x402234" "the changed register is logged"
+w0=$(metric "$T/a" uncored_hw_writes_total "")
+sleep 1
+curl -s "http://127.0.0.1:$PORT/metrics" >"$T/b"
+is "$(metric "$T/b" uncored_hw_writes_total "")" "$w0" "no hardware writes while yielded"
+is "$(SIM read msr:0x700)" 0x402234 "the other agent's programming is left alone"
+r0=$(metric "$T/a" uncore_dram_read_bytes_total 'socket="0"')
+r1=$(metric "$T/b" uncore_dram_read_bytes_total 'socket="0"')
+ok "$(awk -v a="$r0" -v b="$r1" 'BEGIN { exit !(b > a) }'; echo $?)" \
+	"free-running DRAM counters keep counting while yielded"
+grep -q '^uncore_llc_hit_ratio' "$T/b"
+ok "$((! $?))" "no LLC gauge from counters the daemon does not hold"
+# The other agent finishes: clears its registers.
+SIM write msr:0x700 0
+SIM write msr:0xe01 0
+sleep 1.2
+curl -s "http://127.0.0.1:$PORT/metrics" >"$T/c"
+is "$(metric "$T/c" uncored_pmu_owned "")" 1 "idle again: the daemon reclaims the PMU"
+like "$(cat "$T/log")" "idle again: reclaiming it" "reclaim logged"
+sleep 0.5
+curl -s "http://127.0.0.1:$PORT/metrics" >"$T/d"
+near "$(metric "$T/d" uncore_llc_hit_ratio 'socket="0"')" 0.9 0.01 "LLC hit ratio is back"
+is "$(SIM read msr:0xe01)" 0x20000000 "global control re-enabled"
+kill -TERM "$UPID"; wait "$UPID"
+is "$?" 0 "clean stop"
+tap_done
