@@ -57,7 +57,8 @@ build() {
 # Tests that exercise threads; run again under TSan.
 TSAN_TESTS="tests/unit/test_ring_threads tests/unit/test_http
 	tests/unit/test_sampler tests/scenario/daemon_basic.sh
-	tests/scenario/daemon_faults.sh tests/scenario/http_abuse.sh"
+	tests/scenario/daemon_faults.sh tests/scenario/http_abuse.sh
+	tests/scenario/claims.sh"
 
 # Sums the counts of an automake test-suite.log into the totals.
 PASS=0 FAIL=0 SKIP=0

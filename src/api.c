@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "api.h"
+#include "claims.h"
 #include "metrics.h"
 
 #define JSON_CTYPE "application/json"
@@ -117,6 +118,7 @@ static void h_metrics(void *ctx, const struct http_req *req,
 		.scrapes = atomic_fetch_add(&d->scrapes, 1) + 1,
 		.interval_ms = sampler_cfg(d->sampler).interval_ms,
 		.start_time_s = d->start_time_s,
+		.claims = d->claims,
 	};
 	int r;
 
@@ -272,6 +274,10 @@ static void h_topology(void *ctx, const struct http_req *req,
 				for (unsigned c = 0; c < nc; c++) {
 					struct json_object *co = json_object_new_object();
 					const char *ev = holder_event(p, s, ui, in, c);
+					char idb[CLAIM_ID_MAX];
+					const char *holder = u->kind == UNIT_PROG && d->claims
+						? claims_holder(d->claims, s, ui, in, c, idb, sizeof(idb))
+						: NULL;
 
 					json_object_object_add(co, "index", json_object_new_int((int)c));
 					if (u->kind == UNIT_FREERUN)
@@ -282,9 +288,10 @@ static void h_topology(void *ctx, const struct http_req *req,
 										   ? u->freerun[c].width
 										   : u->width));
 					json_object_object_add(co, "holder",
-							       ev ? json_object_new_string("baseline") : NULL);
+							       holder ? json_object_new_string(holder)
+							       : ev ? json_object_new_string("baseline") : NULL);
 					json_object_object_add(co, "event",
-							       ev ? json_object_new_string(ev) : NULL);
+							       !holder && ev ? json_object_new_string(ev) : NULL);
 					json_object_array_add(ctrs, co);
 				}
 				json_object_object_add(io, "counters", ctrs);
@@ -379,6 +386,8 @@ static struct json_object *sample_json(const struct program *p,
 		json_object_object_add(o, "interference", json_object_new_boolean(1));
 	if (f & SF_FIRST)
 		json_object_object_add(o, "first", json_object_new_boolean(1));
+	if (f & SF_MUX)
+		json_object_object_add(o, "multiplexed", json_object_new_boolean(1));
 	for (unsigned i = 0; i < p->ns; i++) {
 		const struct pmu_slot *s = &p->slot[i];
 		struct json_object *e = json_object_new_object();
@@ -520,6 +529,63 @@ static void h_api_metrics(void *ctx, const struct http_req *req,
 	send_json(resp, o);
 }
 
+/* ---- /api/v1/claims ------------------------------------------------- */
+
+static void reply(struct http_resp *resp, struct claims_reply *r)
+{
+	if (r->body) {
+		resp->status = r->status;
+		send_json(resp, r->body);
+	} else {
+		http_error(resp, r->status, r->code, "%s", r->msg);
+	}
+}
+
+static uid_t peer_uid(const struct http_req *req)
+{
+	/* Claim routes are control-socket only, where SO_PEERCRED is known;
+	 * without it nobody is root. */
+	return req->have_peer ? req->uid : (uid_t)-1;
+}
+
+static void h_claims(void *ctx, const struct http_req *req,
+		     struct http_resp *resp)
+{
+	struct daemon *d = ctx;
+	struct claims_reply r = { 0 };
+
+	if (req->method == HTTP_POST)
+		claims_create(d->claims, peer_uid(req), req->pid, req->body,
+			      req->body_len, &r);
+	else
+		claims_list(d->claims, peer_uid(req), &r);
+	reply(resp, &r);
+}
+
+static void h_claim(void *ctx, const struct http_req *req,
+		    struct http_resp *resp)
+{
+	struct daemon *d = ctx;
+	struct claims_reply r = { 0 };
+
+	if (req->method == HTTP_DELETE)
+		claims_release(d->claims, req->params[0], peer_uid(req), &r);
+	else
+		claims_get(d->claims, req->params[0], peer_uid(req), &r);
+	reply(resp, &r);
+}
+
+static void h_claim_renew(void *ctx, const struct http_req *req,
+			  struct http_resp *resp)
+{
+	struct daemon *d = ctx;
+	struct claims_reply r = { 0 };
+
+	claims_renew(d->claims, req->params[0], peer_uid(req), req->body,
+		     req->body_len, &r);
+	reply(resp, &r);
+}
+
 const struct http_route api_routes[] = {
 	{ "/", HTTP_GET, false, h_index },
 	{ "/metrics", HTTP_GET, false, h_metrics },
@@ -529,5 +595,8 @@ const struct http_route api_routes[] = {
 	{ "/api/v1/events", HTTP_GET, false, h_events },
 	{ "/api/v1/samples", HTTP_GET, false, h_samples },
 	{ "/api/v1/metrics", HTTP_GET, false, h_api_metrics },
+	{ "/api/v1/claims", HTTP_GET | HTTP_POST, true, h_claims },
+	{ "/api/v1/claims/{id}", HTTP_GET | HTTP_DELETE, true, h_claim },
+	{ "/api/v1/claims/{id}/renew", HTTP_POST, true, h_claim_renew },
 };
 const size_t api_nroutes = sizeof(api_routes) / sizeof(api_routes[0]);

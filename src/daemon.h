@@ -27,6 +27,7 @@ struct daemon {
 	struct topology topo;
 	struct pmu pmu;
 	struct sampler *sampler;
+	struct claims *claims;
 	struct http_server *http;
 	atomic_uint_fast64_t scrapes;
 	double start_time_s;		/* CLOCK_REALTIME */

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "claims.h"
 #include "log.h"
 #include "metrics.h"
 #include "procstat.h"
@@ -207,6 +208,15 @@ static void self_families(struct prom *w, const struct program *p,
 	SELF("uncored_invalid_samples_total", PROM_COUNTER,
 	     "Samples with at least one delta marked invalid (read error, "
 	     "interference, first sample).", st->invalid_samples);
+	SELF("uncored_multiplex_switches_total", PROM_COUNTER,
+	     "Times a claim was scheduled onto counters after being off them.",
+	     st->switches);
+	prom_family(w, "uncored_baseline_running_ratio", PROM_GAUGE, NULL,
+		    "Share of the time the baseline's programmable counters "
+		    "were counting (below 1 while claims are multiplexed in).");
+	prom_sample_f64(w, NULL, NULL, st->base_enabled_ns
+			? (double)st->base_running_ns / (double)st->base_enabled_ns
+			: 1.0);
 	SELF("uncored_pmu_owned", PROM_GAUGE,
 	     "1 while the daemon holds the PMU, 0 after yielding it.",
 	     st->owned);
@@ -256,6 +266,8 @@ int metrics_render(struct buf *b, enum prom_fmt fmt, const struct program *p,
 	uncore_families(&w, p, &st, words + SNAP_WORDS,
 			words + SNAP_WORDS + p->ns);
 	self_families(&w, p, &st, info);
+	if (info->claims)
+		claims_render(info->claims, &w);
 	procstat_read(&ps);	/* renders whatever could be read */
 	procstat_render(&w, &ps);
 	r = prom_end(&w);

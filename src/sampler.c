@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "claims.h"
 #include "sampler.h"
 
 const double tick_bounds_s[TICK_BUCKETS] = {
@@ -30,6 +31,7 @@ const double tick_bounds_s[TICK_BUCKETS] = {
 
 struct sampler {
 	struct pmu *pmu;
+	struct claims *claims;		/* may be NULL */
 	pthread_mutex_t lock;		/* guards cur, pending, cfg */
 	struct program *cur;
 	struct program *pending;
@@ -40,11 +42,8 @@ struct sampler {
 	bool running;
 	int tfd, efd;
 	/* ---- thread-private ---- */
-	struct program *prog;		/* what is programmed */
-	uint64_t *last_raw;
-	uint8_t *have_last;
-	uint64_t *total;
-	uint8_t *up;
+	struct program *prog;		/* the baseline being sampled */
+	struct group base;		/* the baseline as a group */
 	uint64_t *sample;		/* scratch sample */
 	uint64_t *snapw;		/* scratch snapshot words */
 	struct snap st;			/* running self-metrics */
@@ -54,6 +53,11 @@ struct sampler {
 	bool yielded;
 	bool need_program;		/* (re)write the controls */
 	unsigned interval_ms;		/* armed interval */
+	/* per-tick scratch: raw values read, by counter address */
+	struct rd { struct hw_addr a; uint64_t v; int err; } *rd;
+	unsigned nrd, caprd;
+	struct pmu_slot *want;		/* slots to program */
+	unsigned nwant, capwant;
 };
 
 static uint64_t now_ns(clockid_t c)
@@ -103,6 +107,7 @@ struct program *program_new(const struct topology *t, const struct pmu *pmu,
 	p->interval_ms = interval_ms;
 	memcpy(p->ev, ev, nev * sizeof(*ev));
 	p->nev = nev;
+	memcpy(p->ctr, ctr, nev * sizeof(int));
 	for (unsigned s = 0; s < t->nsockets; s++)
 		for (unsigned i = 0; i < nev; i++)
 			cap += t->sock[s].ninst[ev[i].unit];
@@ -184,13 +189,14 @@ unsigned program_max_interval_ms(const struct program *p)
 /* ---- sampler -------------------------------------------------------- */
 
 struct sampler *sampler_new(struct pmu *pmu, struct program *prog,
-			    const struct sampler_cfg *cfg)
+			    const struct sampler_cfg *cfg, struct claims *cl)
 {
 	struct sampler *s = calloc(1, sizeof(*s));
 
 	if (!s)
 		return NULL;
 	s->pmu = pmu;
+	s->claims = cl;
 	s->cfg = *cfg;
 	s->interval_ms = cfg->interval_ms;
 	pthread_mutex_init(&s->lock, NULL);
@@ -281,12 +287,11 @@ void sampler_free(struct sampler *s)
 	program_put(s->cur);
 	program_put(s->pending);
 	program_put(s->prog);
-	free(s->last_raw);
-	free(s->have_last);
-	free(s->total);
-	free(s->up);
+	free(s->base.gs);
 	free(s->sample);
 	free(s->snapw);
+	free(s->rd);
+	free(s->want);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
 }
@@ -348,34 +353,34 @@ static bool same_series(const struct program *a, unsigned i,
 static int install(struct sampler *s, struct program *np)
 {
 	struct program *op = s->prog;
-	uint64_t *lr = calloc(np->ns + 1, sizeof(*lr));
-	uint64_t *tot = calloc(np->ns + 1, sizeof(*tot));
-	uint8_t *hl = calloc(np->ns + 1, 1), *up = calloc(np->ns + 1, 1);
+	struct gseries *gs = calloc(np->ns + 1, sizeof(*gs));
 	uint64_t *sample = calloc(sample_words(np->ns), sizeof(uint64_t));
 	uint64_t *snapw = calloc(snap_words(np->ns), sizeof(uint64_t));
+	struct group *b = &s->base;
 
-	if (!lr || !tot || !hl || !up || !sample || !snapw) {
-		free(lr); free(tot); free(hl); free(up); free(sample);
-		free(snapw);
+	if (!gs || !sample || !snapw) {
+		free(gs); free(sample); free(snapw);
 		return -ENOMEM;
 	}
 	for (unsigned i = 0; i < np->ns; i++)
 		for (unsigned j = 0; op && j < op->ns; j++)
 			if (same_series(np, i, op, j)) {
-				lr[i] = s->last_raw[j];
-				tot[i] = s->total[j];
-				hl[i] = s->have_last[j];
-				up[i] = s->up[j];
+				gs[i] = b->gs[j];
 				break;
 			}
-	free(s->last_raw); free(s->total); free(s->have_last); free(s->up);
-	free(s->sample); free(s->snapw);
-	s->last_raw = lr;
-	s->total = tot;
-	s->have_last = hl;
-	s->up = up;
+	free(b->gs);
+	free(s->sample);
+	free(s->snapw);
 	s->sample = sample;
 	s->snapw = snapw;
+	*b = (struct group){
+		.ev = np->ev, .nev = np->nev, .slot = np->slot, .sev = np->sev,
+		.ns = np->ns, .gs = gs,
+		.enabled_ns = b->enabled_ns, .running_ns = b->running_ns,
+	};
+	b->sg = (struct sched_group){ .ev = np->ev, .nev = np->nev,
+				      .fixed = true, .order = 0 };
+	memcpy(b->sg.ctr, np->ctr, np->nev * sizeof(int));
 	s->prog = np;
 	np->gen = ++s->gens;	/* before it is published */
 	s->need_program = true;
@@ -469,14 +474,18 @@ static unsigned tick_bucket(double secs)
 	return b;	/* TICK_BUCKETS = +Inf only */
 }
 
-/* Derived values of this tick and the running totals into st. */
+/* Derived values of this tick and the running totals into st.  mux_out:
+ * the baseline's programmable counters did not count this interval (its
+ * gauges keep their last values). */
 static void derive(struct sampler *s, struct program *p, const uint64_t *delta,
-		   const uint64_t *invalid, double secs)
+		   const uint64_t *invalid, double secs, bool mux_out)
 {
 	struct snap *st = &s->st;
 	double d[PLAT_MAX_SOCKETS][Q_COUNT];
 	bool ok[PLAT_MAX_SOCKETS][Q_COUNT];
+	double prev[PLAT_MAX_SOCKETS][G_COUNT];
 
+	memcpy(prev, st->gauge, sizeof(prev));
 	st->qty_present = 0;
 	memset(st->qty, 0, sizeof(st->qty));
 	for (unsigned sk = 0; sk < PLAT_MAX_SOCKETS; sk++)
@@ -488,13 +497,12 @@ static void derive(struct sampler *s, struct program *p, const uint64_t *delta,
 		if (p->qty_ev[q] >= 0)
 			st->qty_present |= 1ull << q;
 	for (unsigned i = 0; i < p->ns; i++) {
-		const struct pmu_slot *se = &p->slot[i];
-		unsigned sk = se->socket;
+		unsigned sk = p->slot[i].socket;
 
 		for (unsigned q = 0; q < Q_COUNT; q++) {
 			if (p->qty_ev[q] != p->sev[i])
 				continue;
-			st->qty[sk][q] += s->total[i] * p->qty_scale[q];
+			st->qty[sk][q] += s->base.gs[i].est * p->qty_scale[q];
 			if (invalid[i / 64] >> (i % 64) & 1)
 				ok[sk][q] = false;
 			else
@@ -529,6 +537,204 @@ static void derive(struct sampler *s, struct program *p, const uint64_t *delta,
 		    d[sk][Q_CLOCK_TICKS] > 0)
 			g[G_ARB_OCCUPANCY_AVG] = d[sk][Q_ARB_OCCUPANCY] /
 						 d[sk][Q_CLOCK_TICKS];
+		/* Multiplexed out (not an error): keep the last value. */
+		for (unsigned k = 0; mux_out && k < G_COUNT; k++)
+			if (isnan(g[k]))
+				g[k] = prev[sk][k];
+	}
+}
+
+int group_place(const struct pmu *pmu, struct group *g)
+{
+	const struct platform *pl = pmu->plat;
+	char why[160];
+
+	for (unsigned k = 0; k < g->ns; k++) {
+		struct pmu_slot *sl = &g->slot[k];
+		const struct evspec *e = &g->ev[g->sev[k]];
+		const struct unit_type *u = pl->units[e->unit];
+		int c = g->sg.ctr[g->sev[k]];
+
+		if (u->kind == UNIT_FREERUN)
+			c = e->freerun;
+		else if (u->kind == UNIT_FIXED)
+			c = 0;
+		if (c < 0)
+			return -EINVAL;
+		pmu_slot(pmu, sl, sl->socket, sl->unit, sl->inst, (unsigned)c);
+		if (u->kind == UNIT_FIXED)
+			sl->ctl_val = 1ull << u->fmt.en_bit;
+		else if (u->kind == UNIT_PROG &&
+			 plat_encode(u, &e->enc, (unsigned)c, e->ctr_mask,
+				     &sl->ctl_val, why, sizeof(why)) < 0) {
+			log_warnx("cannot encode %s: %s", e->name, why);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* ---- the tick ---------------------------------------------------------- */
+
+static bool grow(void **p, unsigned *cap, unsigned need, size_t sz)
+{
+	void *n;
+
+	if (need <= *cap)
+		return true;
+	n = realloc(*p, (size_t)need * 2 * sz);
+	if (!n)
+		return false;
+	*p = n;
+	*cap = need * 2;
+	return true;
+}
+
+/* Reads a counter once per tick: later reads of the same address in the
+ * same tick (a counter shared by groups) reuse the value.  0 or -errno. */
+static int read_once(struct sampler *s, const struct pmu_slot *sl, uint64_t *v)
+{
+	struct rd *r;
+
+	for (unsigned i = 0; i < s->nrd; i++)
+		if (memcmp(&s->rd[i].a, &sl->ctr, sizeof(sl->ctr)) == 0) {
+			*v = s->rd[i].v;
+			return s->rd[i].err;
+		}
+	if (!grow((void **)&s->rd, &s->caprd, s->nrd + 1, sizeof(*s->rd)))
+		return -ENOMEM;
+	r = &s->rd[s->nrd++];
+	r->a = sl->ctr;
+	r->v = 0;
+	r->err = pmu_read(s->pmu, sl, &r->v);
+	if (r->err < 0)
+		log_warnx("%s", hw_last_error());
+	*v = r->v;
+	return r->err;
+}
+
+/*
+ * Accounts one series' reading.  run_ns: how long the counter counted,
+ * since_ns: the time the reading stands for (>= run_ns when the group was
+ * multiplexed out before).  Returns the delta, or -1 if it is not valid.
+ */
+static int64_t account(struct sampler *s, struct gseries *gs,
+		       const struct pmu_slot *sl, bool disturbed,
+		       uint64_t run_ns, uint64_t since_ns)
+{
+	uint64_t raw, delta;
+
+	if (read_once(s, sl, &raw) < 0) {
+		gs->up = 0;
+		gs->have_last = 0;
+		return -1;
+	}
+	gs->up = 1;
+	if (!gs->have_last || disturbed) {
+		gs->last_raw = raw;
+		gs->have_last = 1;
+		return -1;
+	}
+	if (raw < gs->last_raw)
+		s->st.wraps++;
+	delta = (raw - gs->last_raw) & width_mask(sl->width);
+	gs->last_raw = raw;
+	gs->raw += delta;
+	gs->est += run_ns && since_ns > run_ns
+		   ? (uint64_t)((unsigned __int128)delta * since_ns / run_ns)
+		   : delta;
+	return (int64_t)delta;
+}
+
+/* Reads every series of g of one kind (programmable/fixed or free-running)
+ * and accounts it; fills delta/invalid for the baseline. */
+static void read_group(struct sampler *s, struct group *g, bool freerun,
+		       bool disturbed, uint64_t run_ns, uint64_t *delta,
+		       uint64_t *invalid)
+{
+	for (unsigned k = 0; k < g->ns; k++) {
+		int64_t d;
+
+		if (g->slot[k].freerun != freerun)
+			continue;
+		if (!freerun && (!g->was_running || s->yielded)) {
+			if (invalid)
+				invalid[k / 64] |= 1ull << (k % 64);
+			continue;
+		}
+		d = account(s, &g->gs[k], &g->slot[k], !freerun && disturbed,
+			    run_ns, freerun ? run_ns : g->since_ns);
+		if (delta) {
+			delta[k] = d < 0 ? 0 : (uint64_t)d;
+			if (d < 0)
+				invalid[k / 64] |= 1ull << (k % 64);
+		}
+	}
+}
+
+/* Chooses and programs the groups of the next interval (PMU frozen). */
+static void schedule(struct sampler *s, struct group **g, unsigned n,
+		     bool force)
+{
+	struct sched_group *sg[257] = { 0 };
+	int old[257][SCHED_MAX_EVENTS];
+	bool was[257];
+
+	for (unsigned i = 0; i < n; i++) {
+		sg[i] = &g[i]->sg;
+		g[i]->sg.running = g[i]->running_ns;
+		g[i]->sg.enabled = g[i]->enabled_ns + 1;
+		memcpy(old[i], g[i]->sg.ctr, sizeof(old[i]));
+		was[i] = g[i]->was_running;
+	}
+	sched_select(s->pmu->plat, sg, n);
+	s->nwant = 0;
+	for (unsigned i = 0; i < n; i++) {
+		struct group *x = g[i];
+		bool moved = memcmp(old[i], x->sg.ctr, sizeof(old[i])) != 0;
+
+		if (!x->sg.selected)
+			continue;
+		if ((moved || (x->ns && !x->slot[0].width) || force) &&
+		    group_place(s->pmu, x) < 0) {
+			x->sg.selected = false;
+			continue;
+		}
+		if (!was[i] || moved)
+			for (unsigned k = 0; k < x->ns; k++)
+				if (!x->slot[k].freerun)
+					x->gs[k].have_last = 0;	/* new baseline */
+		if (!was[i] && i > 0)
+			s->st.switches++;
+		for (unsigned k = 0; k < x->ns; k++) {
+			if (x->slot[k].freerun)
+				continue;
+			if (!grow((void **)&s->want, &s->capwant, s->nwant + 1,
+				  sizeof(*s->want)))
+				break;
+			s->want[s->nwant++] = x->slot[k];
+		}
+	}
+	if (pmu_program(s->pmu, s->want, s->nwant, force) < 0)
+		log_warnx("programming the counters: %s", hw_last_error());
+	/* Counters that start counting now: their current value is the
+	 * baseline for the next delta (read while frozen). */
+	for (unsigned i = 0; i < n; i++) {
+		struct group *x = g[i];
+
+		x->was_running = x->sg.selected;
+		if (!x->sg.selected)
+			continue;
+		for (unsigned k = 0; k < x->ns; k++) {
+			uint64_t raw;
+
+			if (x->slot[k].freerun || x->gs[k].have_last)
+				continue;
+			if (pmu_read(s->pmu, &x->slot[k], &raw) == 0) {
+				x->gs[k].last_raw = raw;
+				x->gs[k].have_last = 1;
+			}
+		}
 	}
 }
 
@@ -537,10 +743,12 @@ void sampler_tick(struct sampler *s)
 	struct program *p;
 	struct pmu *pmu = s->pmu;
 	uint64_t t0 = now_ns(CLOCK_MONOTONIC), t_read, flags = SF_VALID;
-	uint64_t *delta, *invalid;
-	bool interference = false, first;
+	uint64_t *delta, *invalid, run_ns;
+	struct group *g[257];
+	struct claim *cv[256];
+	unsigned ng = 0, ncl = 0, nw;
+	bool interference = false, first, force = false, base_ran, read_err;
 	double secs;
-	unsigned nw;
 
 	take_pending(s);
 	p = s->prog;
@@ -551,13 +759,11 @@ void sampler_tick(struct sampler *s)
 	invalid = delta + p->ns;
 	nw = (p->ns + 63) / 64;
 	memset(invalid, 0, nw * sizeof(uint64_t));
+	memset(delta, 0, p->ns * sizeof(uint64_t));
+	s->nrd = 0;
 
 	if (s->need_program) {
-		if (!s->yielded && pmu_program(pmu, p->slot, p->ns, true) < 0)
-			log_warnx("programming the counters: %s",
-				  hw_last_error());
-		if (!s->yielded)
-			pmu_enable(pmu, true);
+		force = true;
 		s->need_program = false;
 	} else if (!s->yielded) {
 		interference = check_interference(s, p);
@@ -571,9 +777,7 @@ void sampler_tick(struct sampler *s)
 			log_info("the uncore PMU is idle again: reclaiming it");
 			s->yielded = false;
 			s->st.owned = 1;
-			pmu_program(pmu, p->slot, p->ns, true);
-			pmu_enable(pmu, true);
-			memset(s->have_last, 0, p->ns);
+			force = true;
 		}
 	}
 	if (interference) {
@@ -586,65 +790,78 @@ void sampler_tick(struct sampler *s)
 			s->yielded = true;
 			s->st.owned = 0;
 		} else {
-			/* reclaim: rewrite our controls, unfreeze below */
-			pmu_program(pmu, p->slot, p->ns, true);
+			force = true;	/* reclaim: rewrite our controls */
 		}
 	}
 
-	/* freeze, read each active counter once, unfreeze */
-	if (!s->yielded)
-		pmu_enable(pmu, false);
-	for (int pass = 0; pass < 2; pass++) {
-		for (unsigned i = 0; i < p->ns; i++) {
-			const struct pmu_slot *se = &p->slot[i];
-			bool prog = !se->freerun;
-			uint64_t raw;
-
-			if (prog != (pass == 0))
-				continue;
-			if ((prog && s->yielded) || pmu_read(pmu, se, &raw) < 0) {
-				if (s->up[i] && !(prog && s->yielded))
-					log_warnx("%s", hw_last_error());
-				s->up[i] = 0;
-				s->have_last[i] = 0;
-				invalid[i / 64] |= 1ull << (i % 64);
-				delta[i] = 0;
-				continue;
-			}
-			s->up[i] = 1;
-			if (!s->have_last[i] || (prog && interference)) {
-				invalid[i / 64] |= 1ull << (i % 64);
-				delta[i] = 0;
-			} else {
-				if (raw < s->last_raw[i])
-					s->st.wraps++;
-				delta[i] = (raw - s->last_raw[i]) &
-					   width_mask(se->width);
-				s->total[i] += delta[i];
-			}
-			s->last_raw[i] = raw;
-			s->have_last[i] = 1;
-		}
-		if (pass == 0 && !s->yielded)
-			pmu_enable(pmu, true);
-	}
 	t_read = now_ns(CLOCK_MONOTONIC);
 	first = s->last_mono == 0;
-	secs = first ? 0 : (double)(t_read - s->last_mono) / 1e9;
+	run_ns = first ? 0 : t_read - s->last_mono;
+	secs = (double)run_ns / 1e9;
 	s->last_mono = t_read;
+
+	g[ng++] = &s->base;
+	if (s->claims) {
+		claims_lock(s->claims);
+		ncl = claims_live(s->claims, t0, cv, 256);
+		for (unsigned i = 0; i < ncl; i++)
+			g[ng++] = &cv[i]->g;
+	}
+	for (unsigned i = 0; i < ng; i++) {
+		g[i]->enabled_ns += run_ns;
+		g[i]->since_ns += run_ns;
+		if (g[i]->was_running && !s->yielded)
+			g[i]->running_ns += run_ns;
+	}
+	s->st.base_enabled_ns = s->base.enabled_ns;
+	s->st.base_running_ns = s->base.running_ns;
+
+	/* freeze; read each active counter once; reschedule; unfreeze */
+	base_ran = s->base.was_running && !s->yielded;
+	if (!s->yielded)
+		pmu_enable(pmu, false);
+	read_group(s, &s->base, false, interference, run_ns, delta, invalid);
+	for (unsigned i = 1; i < ng; i++)
+		read_group(s, g[i], false, interference, run_ns, NULL, NULL);
+	/* the readings just taken stand for the time since each group last
+	 * counted: start that time again */
+	for (unsigned i = 0; i < ng; i++)
+		if (g[i]->was_running && !s->yielded)
+			g[i]->since_ns = 0;
+	if (!s->yielded) {
+		schedule(s, g, ng, force);
+		pmu_enable(pmu, true);
+	} else {
+		for (unsigned i = 0; i < ng; i++)
+			g[i]->was_running = false;
+	}
+	for (unsigned i = 0; i < ng; i++)
+		read_group(s, g[i], true, false, run_ns, i ? NULL : delta,
+			   i ? NULL : invalid);
+	if (s->claims)
+		claims_unlock(s->claims);
+
 	for (unsigned w = 0; w < nw; w++)
 		if (invalid[w])
 			flags &= ~SF_VALID;
 	if (first)
 		flags |= SF_FIRST;
-	if (!(flags & SF_VALID))
+	if (!base_ran && !first)
+		flags |= SF_MUX;
+	/* Invalid samples are the ones with errors or interference; being
+	 * multiplexed out is not an error. */
+	read_err = false;
+	for (unsigned i = 0; i < p->ns; i++)
+		read_err |= !s->base.gs[i].up &&
+			    (p->slot[i].freerun || base_ran);
+	if (first || interference || read_err)
 		s->st.invalid_samples++;
 
 	s->sample[SW_T_NS] = now_ns(CLOCK_REALTIME);
-	s->sample[SW_INTERVAL_NS] = first ? 0 : (uint64_t)(secs * 1e9);
+	s->sample[SW_INTERVAL_NS] = run_ns;
 	s->sample[SW_FLAGS] = flags;
 	s->sample[SW_GEN] = p->gen;
-	derive(s, p, delta, invalid, secs);
+	derive(s, p, delta, invalid, secs, !interference && !base_ran);
 
 	/* self-metrics and the snapshot */
 	{
@@ -664,9 +881,10 @@ void sampler_tick(struct sampler *s)
 		s->st.t_ns = s->sample[SW_T_NS];
 		s->st.last_tick_mono_ns = t1;
 		memcpy(s->snapw, &s->st, sizeof(s->st));
-		memcpy(s->snapw + SNAP_WORDS, s->total, p->ns * sizeof(uint64_t));
-		for (unsigned i = 0; i < p->ns; i++)
-			s->snapw[SNAP_WORDS + p->ns + i] = s->up[i];
+		for (unsigned i = 0; i < p->ns; i++) {
+			s->snapw[SNAP_WORDS + i] = s->base.gs[i].est;
+			s->snapw[SNAP_WORDS + p->ns + i] = s->base.gs[i].up;
+		}
 		ring_push(p->snaps, s->snapw);
 		atomic_store(&s->last_tick_mono, t1);
 	}

@@ -40,6 +40,8 @@ enum {
 #define SF_VALID 1ull		/* every delta is valid */
 #define SF_INTERFERENCE 2ull	/* interference seen this tick */
 #define SF_FIRST 4ull		/* first tick of a program: no deltas */
+#define SF_MUX 8ull		/* the baseline's programmable counters were
+				   multiplexed out for claims */
 
 enum gauge {
 	G_LLC_HIT_RATIO,
@@ -63,11 +65,41 @@ struct snap {
 	uint64_t owned;		/* PMU held (not yielded) */
 	uint64_t qty[PLAT_MAX_SOCKETS][Q_COUNT];	/* scaled totals */
 	uint64_t qty_present;	/* bit q: quantity counted */
+	uint64_t base_enabled_ns, base_running_ns;	/* baseline service */
+	uint64_t switches;	/* multiplexing reprogrammings */
 	double gauge[PLAT_MAX_SOCKETS][G_COUNT];	/* NaN: no value */
 };
 #define SNAP_WORDS ((sizeof(struct snap) + 7) / 8)
 
 extern const double tick_bounds_s[TICK_BUCKETS];
+
+/* Running state of one series (an event on one unit instance). */
+struct gseries {
+	uint64_t last_raw;	/* counter value at the last read */
+	uint64_t raw;		/* sum of the measured deltas */
+	uint64_t est;		/* monotonic estimate: each measured delta
+				   scaled by the time it stands for */
+	uint8_t have_last;	/* last_raw is a valid baseline */
+	uint8_t up;		/* the last read succeeded */
+};
+
+/*
+ * A group of events counted together: the baseline, or one claim.  The
+ * series are laid out as slot[k] (position; its counter index follows
+ * the current placement) counting ev[sev[k]].
+ */
+struct group {
+	const struct evspec *ev;
+	unsigned nev;
+	struct pmu_slot *slot;
+	int *sev;
+	unsigned ns;
+	struct gseries *gs;
+	struct sched_group sg;	/* placement and service */
+	bool was_running;	/* counted during the interval just ended */
+	uint64_t since_ns;	/* enabled time since it last counted */
+	uint64_t enabled_ns, running_ns;
+};
 
 struct program {
 	atomic_int refs;
@@ -80,6 +112,7 @@ struct program {
 	struct pmu_slot *slot;
 	int *sev;
 	unsigned ns;
+	int ctr[SAMPLER_MAX_EVENTS];	/* the baseline's placement */
 	int qty_ev[Q_COUNT];		/* event index per quantity, -1 */
 	uint64_t qty_scale[Q_COUNT];
 	struct ring *samples;		/* SW_HDR + ns + (ns+63)/64 words */
@@ -107,6 +140,7 @@ struct sampler_cfg {
 };
 
 struct sampler;
+struct claims;
 
 /*
  * Builds a program counting the given events (already resolved) on every
@@ -126,10 +160,18 @@ void program_put(struct program *p);
  */
 unsigned program_max_interval_ms(const struct program *p);
 
-/* Creates the sampler over pmu with prog (takes the caller's reference).
- * Does not start the thread.  NULL on ENOMEM. */
+/* Creates the sampler over pmu with prog (takes the caller's reference)
+ * and the claims table (may be NULL).  Does not start the thread.  NULL
+ * on ENOMEM. */
 struct sampler *sampler_new(struct pmu *pmu, struct program *prog,
-			    const struct sampler_cfg *cfg);
+			    const struct sampler_cfg *cfg, struct claims *cl);
+
+/*
+ * Sets the counter positions of series k of g from g->sg.ctr (after a
+ * placement) and the control values that count their events.  0, or
+ * -EINVAL (an encoding the catalog or the register refuses).
+ */
+int group_place(const struct pmu *pmu, struct group *g);
 /* Starts the timer thread; 0 or -errno. */
 int sampler_start(struct sampler *s);
 /* Stops and joins the thread (idempotent). */

@@ -176,3 +176,84 @@ int sched_place(const struct platform *p, const struct evspec *ev,
 	}
 	return 0;
 }
+
+/* Counters of each unit that events ev[] occupy at placement ctr[]. */
+static void occupy(const struct platform *p, const struct evspec *ev,
+		   unsigned n, const int *ctr, uint8_t *busy)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (p->units[ev[i].unit]->kind == UNIT_PROG && ctr[i] >= 0)
+			busy[ev[i].unit] |= (uint8_t)(1u << ctr[i]);
+}
+
+/* Does placement ctr[] of the group's programmable events avoid busy? */
+static bool fits_at(const struct platform *p, const struct sched_group *g,
+		    const int *ctr, const uint8_t *busy)
+{
+	uint8_t mine[PLAT_MAX_UNITS] = { 0 };
+
+	for (unsigned i = 0; i < g->nev; i++) {
+		unsigned u = (unsigned)g->ev[i].unit;
+		uint8_t bit;
+
+		if (p->units[u]->kind != UNIT_PROG)
+			continue;
+		if (ctr[i] < 0)
+			return false;
+		bit = (uint8_t)(1u << ctr[i]);
+		if ((busy[u] | mine[u]) & bit || !(g->ev[i].ctr_mask & bit))
+			return false;
+		mine[u] |= bit;
+	}
+	return true;
+}
+
+/* Is a less served than b? */
+static bool less_served(const struct sched_group *a, const struct sched_group *b)
+{
+	/* running/enabled compared without division: ra*eb < rb*ea */
+	unsigned __int128 x = (unsigned __int128)a->running * (b->enabled ? b->enabled : 1);
+	unsigned __int128 y = (unsigned __int128)b->running * (a->enabled ? a->enabled : 1);
+
+	if (x != y)
+		return x < y;
+	return a->order < b->order;
+}
+
+unsigned sched_select(const struct platform *p, struct sched_group *const *g,
+		      unsigned n)
+{
+	struct sched_group *ord[256];
+	uint8_t busy[PLAT_MAX_UNITS] = { 0 };
+	unsigned m = n < 256 ? n : 256, chosen = 0;
+	char why[128];
+
+	for (unsigned i = 0; i < m; i++) {
+		ord[i] = g[i];
+		g[i]->selected = false;
+	}
+	for (unsigned a = 1; a < m; a++)	/* insertion sort: n is small */
+		for (unsigned b = a; b > 0 && less_served(ord[b], ord[b - 1]); b--) {
+			struct sched_group *t = ord[b];
+
+			ord[b] = ord[b - 1];
+			ord[b - 1] = t;
+		}
+	for (unsigned k = 0; k < m; k++) {
+		struct sched_group *x = ord[k];
+		int ctr[SCHED_MAX_EVENTS];
+
+		if (fits_at(p, x, x->ctr, busy)) {
+			memcpy(ctr, x->ctr, sizeof(ctr));
+		} else if (x->fixed ||
+			   sched_place(p, x->ev, x->nev, busy, ctr, why,
+				       sizeof(why)) < 0) {
+			continue;
+		}
+		memcpy(x->ctr, ctr, x->nev * sizeof(int));
+		occupy(p, x->ev, x->nev, x->ctr, busy);
+		x->selected = true;
+		chosen++;
+	}
+	return chosen;
+}

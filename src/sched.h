@@ -53,4 +53,35 @@ int sched_place(const struct platform *p, const struct evspec *ev,
 		unsigned n, const uint8_t *busy, int *ctr, char *why,
 		size_t whylen);
 
+/*
+ * Time-multiplexing: a group of events that must count together (the
+ * daemon's baseline, or one claim) as the scheduler sees it.
+ */
+#define SCHED_MAX_EVENTS 64
+
+struct sched_group {
+	const struct evspec *ev;
+	unsigned nev;
+	bool fixed;		/* placement may not move (the baseline) */
+	int ctr[SCHED_MAX_EVENTS];	/* in: current (or fixed) placement,
+					   -1 = none; out: placement */
+	uint64_t running;	/* service received so far (ns or ticks) */
+	uint64_t enabled;	/* time it has wanted to run */
+	uint64_t order;		/* tie-break: smaller (older) first */
+	bool selected;		/* out: runs in the next interval */
+};
+
+/*
+ * Chooses the groups that run in the next interval.  Groups are taken in
+ * order of least service (running/enabled, then order) and each is placed
+ * around the counters already taken: a fixed group on its own counters, a
+ * movable one on its previous counters if they are free, else wherever
+ * sched_place() fits it.  Fixed and free-running counters are shared and
+ * never conflict.  The least-served group always runs, so k groups that
+ * compete for the same counters each get at least floor(ticks/k) ticks.
+ * Returns the number of groups selected.
+ */
+unsigned sched_select(const struct platform *p, struct sched_group *const *g,
+		      unsigned n);
+
 #endif

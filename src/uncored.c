@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "api.h"
+#include "claims.h"
 #include "conf.h"
 #include "daemon.h"
 #include "hw/hw_sim.h"
@@ -306,6 +307,15 @@ static struct program *build_program(struct daemon *d, const struct conf *c,
 	return p;
 }
 
+static struct claims_cfg claims_cfg_of(const struct conf *c)
+{
+	return (struct claims_cfg){
+		.max_per_uid = c->max_per_uid, .max_total = c->max_total,
+		.default_ttl_s = c->default_ttl_s, .max_ttl_s = c->max_ttl_s,
+		.allow_raw_events = c->allow_raw_events,
+	};
+}
+
 static struct sampler_cfg sampler_cfg_of(const struct conf *c)
 {
 	return (struct sampler_cfg){
@@ -556,6 +566,11 @@ static void reload(struct daemon *d, const struct options *o, struct conf *cur)
 	if (level_of(nc.log_level, &lvl) == 0)
 		log_set_level(lvl);
 	d->allow_raw_events = nc.allow_raw_events;
+	{
+		struct claims_cfg cc = claims_cfg_of(&nc);
+
+		claims_set_cfg(d->claims, &cc);	/* live claims are kept */
+	}
 	conf_free(cur);
 	*cur = nc;
 	log_info("configuration reloaded");
@@ -654,7 +669,12 @@ int main(int argc, char **argv)
 	d.allow_raw_events = conf.allow_raw_events;
 
 	scfg = sampler_cfg_of(&conf);
-	d.sampler = sampler_new(&d.pmu, prog, &scfg);
+	{
+		struct claims_cfg cc = claims_cfg_of(&conf);
+
+		d.claims = claims_new(&d.pmu, &cc);
+	}
+	d.sampler = d.claims ? sampler_new(&d.pmu, prog, &scfg, d.claims) : NULL;
 	if (!d.sampler)
 		log_fatalx(1, "out of memory");
 	sampler_tick(d.sampler);	/* programs the PMU, first reading */
@@ -712,6 +732,7 @@ int main(int argc, char **argv)
 	if (d.owner_path[0] && unlink(d.owner_path) < 0 && errno != ENOENT)
 		log_warn("cannot remove %s", d.owner_path);
 	sampler_free(d.sampler);
+	claims_free(d.claims);
 	hw_close(&d.hw);
 	conf_free(&conf);
 	close(sfd);

@@ -140,7 +140,7 @@ static void test_ticks(void)
 		"\"imc:DRAM_DATA_READS\":6.0e10}}],"
 		"\"faults\":[{\"at\":0.35,\"kind\":\"eio\",\"target\":\"msr:0x717\",\"count\":1}]}"));
 	p = prog(&r, 8);
-	s = sampler_new(&r.pmu, p, &cfg);
+	s = sampler_new(&r.pmu, p, &cfg, NULL);
 	sampler_tick(s);	/* programs, first reading */
 	g = hw_msr(0, 0xe01);
 	hw_read(&r.hw, &g, &v);
@@ -272,7 +272,7 @@ static void test_threads(void)
 
 	rig_open(&r, wl_path("{\"platform\":\"skl\",\"phases\":[{\"seconds\":5,"
 			     "\"rates\":{\"cbo:0x34:0x8f\":1e9}}]}"));
-	s = sampler_new(&r.pmu, prog(&r, 64), &cfg);
+	s = sampler_new(&r.pmu, prog(&r, 64), &cfg, NULL);
 	sampler_tick(s);
 	is_int(sampler_start(s), 0, "sampler thread starts");
 	for (int i = 0; i < 3; i++) {

@@ -155,6 +155,124 @@ static void test_place(void)
 	}
 }
 
+/* Runs `ticks` scheduling rounds over groups g (1 tick of service each
+ * time a group is selected) and stores the ticks each ran in ran[]. */
+static void run_ticks(struct sched_group *g, unsigned n, unsigned ticks,
+		      unsigned *ran)
+{
+	struct sched_group *v[8];
+
+	for (unsigned i = 0; i < n; i++) {
+		v[i] = &g[i];
+		ran[i] = 0;
+	}
+	for (unsigned t = 0; t < ticks; t++) {
+		sched_select(p, v, n);
+		for (unsigned i = 0; i < n; i++) {
+			g[i].enabled++;
+			if (g[i].selected) {
+				g[i].running++;
+				ran[i]++;
+			}
+		}
+	}
+}
+
+static void test_fairness(void)
+{
+	struct evspec base_ev[2], one_cbo[5][1], arb_occ[1], imc[1];
+	struct sched_group g[8];
+	unsigned ran[8];
+	const char *cbo_ev[5] = {
+		"UNC_CBO_XSNP_RESPONSE.HITM_XCORE", "UNC_CBO_CACHE_LOOKUP.READ_I",
+		"UNC_CBO_CACHE_LOOKUP.WRITE_M", "UNC_CBO_CACHE_LOOKUP.ANY_ES",
+		"UNC_CBO_XSNP_RESPONSE.MISS_XCORE",
+	};
+
+	resolve("UNC_CBO_CACHE_LOOKUP.ANY_MESI", false, &base_ev[0]);
+	resolve("UNC_CBO_CACHE_LOOKUP.ANY_I", false, &base_ev[1]);
+	for (int i = 0; i < 5; i++)
+		resolve(cbo_ev[i], false, &one_cbo[i][0]);
+	resolve("UNC_ARB_TRK_OCCUPANCY.ALL", false, &arb_occ[0]);
+	resolve("DRAM_DATA_READS", false, &imc[0]);
+
+	/* k groups that each need both CBo counters: exactly round robin. */
+	for (unsigned k = 1; k <= 5; k++) {
+		const unsigned T = 1000;
+		unsigned min = T;
+
+		memset(g, 0, sizeof(g));
+		for (unsigned i = 0; i < k; i++) {
+			g[i] = (struct sched_group){ .ev = base_ev, .nev = 2,
+						     .order = i, .fixed = i == 0 };
+			g[i].ctr[0] = i == 0 ? 0 : -1;
+			g[i].ctr[1] = i == 0 ? 1 : -1;
+		}
+		run_ticks(g, k, T, ran);
+		for (unsigned i = 0; i < k; i++)
+			if (ran[i] < min)
+				min = ran[i];
+		ok(min >= T / k, "%u groups competing for both CBo counters: "
+		   "each runs >= %u of %u ticks (min %u)", k, T / k, T, min);
+	}
+	/* 5 single-event CBo claims on 2 counters: two run per tick. */
+	{
+		const unsigned T = 1000;
+		unsigned min = T, sum = 0;
+
+		memset(g, 0, sizeof(g));
+		for (unsigned i = 0; i < 5; i++) {
+			g[i] = (struct sched_group){ .ev = one_cbo[i], .nev = 1,
+						     .order = i };
+			g[i].ctr[0] = -1;
+		}
+		run_ticks(g, 5, T, ran);
+		for (unsigned i = 0; i < 5; i++) {
+			min = ran[i] < min ? ran[i] : min;
+			sum += ran[i];
+		}
+		is_int(sum, 2 * T, "5 one-counter groups use both counters every tick");
+		ok(min >= 2 * T / 5, "each runs >= %u ticks (min %u)", 2 * T / 5, min);
+	}
+	/* A group that fits beside the others always runs; one that can use
+	 * only counter 0 competes with everything on counter 0. */
+	{
+		const unsigned T = 600;
+
+		memset(g, 0, sizeof(g));
+		g[0] = (struct sched_group){ .ev = base_ev, .nev = 2, .fixed = true };
+		g[0].ctr[0] = 0;
+		g[0].ctr[1] = 1;
+		g[1] = (struct sched_group){ .ev = arb_occ, .nev = 1, .order = 1 };
+		g[1].ctr[0] = -1;
+		g[2] = (struct sched_group){ .ev = imc, .nev = 1, .order = 2 };
+		g[2].ctr[0] = -1;
+		g[3] = (struct sched_group){ .ev = one_cbo[0], .nev = 1, .order = 3 };
+		g[3].ctr[0] = -1;
+		run_ticks(g, 4, T, ran);
+		is_int(ran[1], T, "an ARB claim beside a CBo baseline always runs");
+		is_int(ran[2], T, "a free-running claim always runs");
+		ok(ran[0] >= T / 2 && ran[3] >= T / 2,
+		   "baseline and a CBo claim share the CBo counters (%u/%u)",
+		   ran[0], ran[3]);
+	}
+	/* The fixed baseline keeps its placement; a movable group moves. */
+	{
+		struct sched_group *v[2];
+
+		memset(g, 0, sizeof(g));
+		g[0] = (struct sched_group){ .ev = one_cbo[0], .nev = 1, .fixed = true };
+		g[0].ctr[0] = 1;
+		g[1] = (struct sched_group){ .ev = one_cbo[1], .nev = 1, .order = 1 };
+		g[1].ctr[0] = 1;
+		v[0] = &g[0];
+		v[1] = &g[1];
+		is_int(sched_select(p, v, 2), 2, "both fit");
+		is_int(g[0].ctr[0], 1, "fixed group stays on counter 1");
+		is_int(g[1].ctr[0], 0, "movable group moves to counter 0");
+	}
+}
+
 int main(void)
 {
 	p = plat_by_id("skl");
@@ -164,5 +282,6 @@ int main(void)
 	}
 	test_resolve();
 	test_place();
+	test_fairness();
 	return tap_done();
 }

@@ -1,0 +1,168 @@
+#!/bin/bash
+# claims.sh - counter claims against the real daemon on the simulator:
+# create/read/renew/release, multiplexing with the baseline and scaling
+# accuracy against known rates, export to /metrics, topology holders,
+# owners (root and an unprivileged uid through setpriv), limits, lease
+# expiry, claims surviving SIGHUP, and bad requests.
+. "${top_srcdir:-.}/tests/lib.sh"
+
+PORT=$(pick_port)
+cat >"$T/wl.json" <<'JSON'
+{ "platform": "skl", "cbo_count": 4,
+  "phases": [ { "seconds": 600, "rates": {
+      "cbo:0x34:0x8f": 2.0e8, "cbo:0x34:0x88": 2.0e7,
+      "cbo:0x22:0x48": 1.0e7, "cbo:0x34:0x18": 4.0e6,
+      "arb:0x81:0x01": 5.0e7 } } ] }
+JSON
+cat >"$T/c.conf" <<'CONF'
+[daemon]
+interval_ms = 100
+[http]
+control_group = nogroup
+[claims]
+max_per_uid = 2
+max_total = 3
+default_ttl_s = 30
+max_ttl_s = 60
+CONF
+chmod 711 "$T"	# the unprivileged client must reach the socket inside
+start_uncored "$T/log" -c "$T/c.conf" --simulate --workload "$T/wl.json" \
+	-l "127.0.0.1:$PORT" -s "$T/ctl.sock"
+ok $? "daemon up"
+S="$T/ctl.sock"
+api() { curl -s --unix-socket "$S" "$@"; }                 # as root
+code() { curl -s -o "$T/body" -w '%{http_code}' --unix-socket "$S" "$@"; }
+as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+ncode() { # as uid 65534, which cannot write $T: body and code via stdout
+	local out
+	out=$(as_nobody curl -s -w '\n%{http_code}' --unix-socket "$S" "$@")
+	printf '%s' "${out%$'\n'*}" >"$T/body"
+	echo "${out##*$'\n'}"
+}
+jget() { sed -n "s/.*\"$1\":\([^,}]*\).*/\1/p" | head -1; }
+U=http://x/api/v1
+
+# create: HITM competes with the baseline for the two CBo counters
+c=$(code -X POST $U/claims -d '{"events":["UNC_CBO_XSNP_RESPONSE.HITM_XCORE"],"label":"prof","export":true}')
+is "$c" 201 "create: 201"
+b=$(cat "$T/body")
+like "$b" '"id":"c1"' "first claim is c1"
+like "$b" '"expires_at":"' "with an expiry"
+like "$b" '"counters":[{"event":"UNC_CBO_XSNP_RESPONSE.HITM_XCORE","unit":"cbo","counter":' \
+	"and its planned counter"
+like "$b" '"uid":0' "owned by the peer uid (root)"
+curl -s "http://127.0.0.1:$PORT/metrics" >"$T/m0"
+sleep 6
+curl -s "http://127.0.0.1:$PORT/metrics" >"$T/m1"
+b=$(api $U/claims/c1)
+en=$(echo "$b" | jget time_enabled_s); run=$(echo "$b" | jget time_running_s)
+sc=$(echo "$b" | jget scaled)
+ok "$(awk -v e="$en" -v r="$run" 'BEGIN { exit !(r > 0.35 * e && r < 0.65 * e) }'; echo $?)" \
+	"multiplexed with the baseline: running $run of $en s"
+near "$(awk -v s="$sc" -v e="$en" 'BEGIN { print s / e }')" 1.0e7 0.05 \
+	"scaled count / time_enabled = the workload's 1e7/s"
+l0=$(metric "$T/m0" uncore_llc_lookups_total 'socket="0"'); l1=$(metric "$T/m1" uncore_llc_lookups_total 'socket="0"')
+t0=$(metric "$T/m0" uncored_last_tick_timestamp_seconds ""); t1=$(metric "$T/m1" uncored_last_tick_timestamp_seconds "")
+near "$(awk -v a="$l0" -v b="$l1" -v x="$t0" -v y="$t1" 'BEGIN { print (b - a) / (y - x) }')" 2.0e8 0.05 \
+	"baseline LLC lookups keep their rate (scaled) while the claim runs"
+near "$(metric "$T/m1" uncore_llc_hit_ratio 'socket="0"')" 0.9 0.01 "hit ratio still produced"
+rr=$(metric "$T/m1" uncored_baseline_running_ratio "")
+ok "$(awk -v r="$rr" 'BEGIN { exit !(r < 0.8) }'; echo $?)" "baseline running ratio below 1 ($rr)"
+e1=$(metric "$T/m1" uncore_claim_events_total 'claim="c1",event="UNC_CBO_XSNP_RESPONSE.HITM_XCORE",socket="0"')
+ok "$([ -n "$e1" ] && [ "$e1" -gt 0 ]; echo $?)" "exported claim on /metrics ($e1)"
+seen=1
+for _ in $(seq 1 20); do
+	api $U/topology | grep -q '"holder":"c1"' && { seen=0; break; }
+	sleep 0.05
+done
+ok $seen "topology shows c1 holding a counter"
+
+# an ARB claim fits beside the baseline's ARB events? no: ARB has 2
+# counters, both used by the baseline -> it multiplexes too; a raw
+# encoding is refused (allow_raw_events = no)
+c=$(code -X POST $U/claims -d '{"events":["cbo:0x34:0x18"]}')
+is "$c" 403 "raw encoding refused when allow_raw_events = no"
+like "$(cat "$T/body")" '"code":"raw_events_disabled"' "with its code"
+c=$(code -X POST $U/claims -d '{"events":["UNC_ARB_TRK_OCCUPANCY.ALL","UNC_ARB_TRK_OCCUPANCY.CYCLES_WITH_ANY_REQUEST"]}')
+is "$c" 409 "two counter-0-only events: 409"
+like "$(cat "$T/body")" "counters 0" "the reason names the constraint"
+
+# renew
+c=$(code -X POST $U/claims/c1/renew -d '{"ttl_s":60}')
+is "$c" 200 "renew with a new ttl"
+like "$(cat "$T/body")" '"ttl_s":60' "ttl updated"
+is "$(code -X POST $U/claims/c1/renew)" 200 "renew with no body keeps the ttl"
+is "$(code -X POST $U/claims/c1/renew -d '{"ttl_s":61}')" 400 "renew beyond max_ttl_s: 400"
+is "$(code -X POST $U/claims/c1/renew -d '{"ttl_s":0}')" 400 "renew with 0: 400"
+
+# owners: nobody (uid 65534) against root's claim and its own
+is "$(ncode $U/claims/c1)" 403 "another uid cannot read c1"
+like "$(cat "$T/body")" "belongs to uid 0" "403 says whose it is"
+is "$(ncode -X DELETE $U/claims/c1)" 403 "another uid cannot release c1"
+is "$(ncode -X POST $U/claims/c1/renew)" 403 "another uid cannot renew c1"
+is "$(ncode -X POST $U/claims -d '{"events":["UNC_CBO_CACHE_LOOKUP.READ_I"],"ttl_s":1}')" 201 \
+	"nobody creates c2"
+like "$(cat "$T/body")" '"uid":65534' "c2 belongs to uid 65534"
+is "$(code $U/claims/c2)" 200 "root may read another uid's claim"
+like "$(as_nobody curl -s --unix-socket "$S" $U/claims)" '"id":"c2"' "nobody lists its claim"
+is "$(as_nobody curl -s --unix-socket "$S" $U/claims | grep -c '"id":"c1"')" 0 \
+	"nobody's list does not show root's claim"
+
+# limits: max_per_uid = 2, max_total = 3
+is "$(ncode -X POST $U/claims -d '{"events":["UNC_CBO_CACHE_LOOKUP.ANY_ES"]}')" 201 "nobody's second claim"
+is "$(ncode -X POST $U/claims -d '{"events":["UNC_CBO_CACHE_LOOKUP.WRITE_M"]}')" 429 \
+	"third claim of one uid: 429"
+like "$(cat "$T/body")" "max_per_uid" "429 names the limit"
+is "$(code -X POST $U/claims -d '{"events":["UNC_CBO_CACHE_LOOKUP.WRITE_M"]}')" 429 \
+	"fourth claim in total: 429"
+like "$(cat "$T/body")" "max_total" "naming max_total"
+
+# lease expiry: c2 had ttl 1 s
+sleep 1.4
+is "$(code $U/claims/c2)" 404 "an expired claim is gone within a tick"
+like "$(cat "$T/log")" "claim c2 (uid 65534" "expiry logged"
+
+# SIGHUP keeps claims
+kill -HUP "$UPID"; sleep 0.5
+is "$(code $U/claims/c1)" 200 "claims survive SIGHUP"
+
+# bad input
+is "$(code -X POST $U/claims -d '{"events":')" 400 "truncated JSON: 400"
+like "$(cat "$T/body")" '"code":"bad_json"' "bad_json"
+is "$(code -X POST $U/claims -d "$(printf '%.0s[' $(seq 1 50))")" 400 "deeply nested JSON: 400"
+is "$(code -X POST $U/claims -d '[1,2]')" 400 "not an object: 400"
+is "$(code -X POST $U/claims -d '{"events":"UNC_CLOCK.SOCKET"}')" 400 "events not an array: 400"
+is "$(code -X POST $U/claims -d '{"events":[]}')" 400 "no events: 400"
+is "$(code -X POST $U/claims -d '{"events":[42]}')" 400 "event not a string: 400"
+is "$(code -X POST $U/claims -d '{"events":["UNC_NOPE"]}')" 400 "unknown event: 400"
+like "$(cat "$T/body")" '"code":"unknown_event"' "unknown_event"
+is "$(code -X POST $U/claims -d '{"events":["UNC_CLOCK.SOCKET"],"ttl_s":-5}')" 400 "negative ttl: 400"
+is "$(code -X POST $U/claims -d '{"events":["UNC_CLOCK.SOCKET"],"ttl_s":99999999999999}')" 400 "huge ttl: 400"
+is "$(code -X POST $U/claims -d '{"events":["UNC_CLOCK.SOCKET"],"ttl_s":"5"}')" 400 "ttl as a string: 400"
+is "$(code -X POST $U/claims -d '{"events":["UNC_CLOCK.SOCKET"],"export":1}')" 400 "export not a boolean: 400"
+is "$(code -X POST $U/claims -d '{"events":["UNC_CLOCK.SOCKET"],"colour":"red"}')" 400 "unknown key: 400"
+is "$(code -X POST $U/claims -d '{"events":["UNC_CLOCK.SOCKET","UNC_CLOCK.SOCKET"]}')" 400 "duplicate event: 400"
+head -c 70000 /dev/zero | tr '\0' ' ' >"$T/big"
+is "$(code -X POST $U/claims --data-binary "@$T/big")" 413 "body over 64 KiB: 413"
+is "$(http_code "http://127.0.0.1:$PORT/api/v1/claims" -X POST -d '{"events":["UNC_CLOCK.SOCKET"]}')" 403 \
+	"claim routes over TCP: 403"
+is "$(http_code "http://127.0.0.1:$PORT/api/v1/claims/c1")" 403 "reading a claim over TCP: 403"
+is "$(code -X PUT $U/claims/c1)" 405 "PUT on a claim: 405"
+is "$(code $U/claims/c999)" 404 "unknown claim: 404"
+is "$(code -X DELETE $U/claims/c999)" 404 "releasing an unknown claim: 404"
+
+# release
+c=$(code -X DELETE $U/claims/c1)
+is "$c" 200 "release: 200"
+like "$(cat "$T/body")" '"state":"released"' "final state released"
+like "$(cat "$T/body")" '"count":' "with the final counts"
+is "$(code $U/claims/c1)" 404 "a released claim is gone"
+sleep 0.5
+curl -s "http://127.0.0.1:$PORT/metrics" >"$T/m2"
+is "$(grep -c 'claim="c1"' "$T/m2")" 0 "released claims leave /metrics"
+is "$(metric "$T/m2" uncored_claims "")" 1 "one claim left (nobody's)"
+kill -TERM "$UPID"; wait "$UPID"
+is "$?" 0 "clean stop with a live claim"
+nz=$(api $U/status 2>/dev/null)
+is "$nz" "" "daemon gone"
+tap_done
