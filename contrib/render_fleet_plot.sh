@@ -30,7 +30,7 @@ fetch() {
 		(.value.metric.instance // "fleet") as $i |
 		.value.values[] | [$k, $i, .[0], .[1]] | @tsv' "$tmp/$1.json" |
 	awk -F'\t' -v id="$1" -v dir="$tmp" -v s="$start" -v suf="$3" -v names="$tmp/names" '
-		BEGIN { while ((getline l < names) > 0) { split(l, f, "\t"); nm[f[1]] = f[2] } }
+		BEGIN { while ((getline l < names) > 0) { split(l, kv, "\t"); nm[kv[1]] = kv[2] } }
 		{ f = dir "/" id "." $1 ".dat"; print $3 - s, $4 > f
 		  if (!($1 in seen)) { seen[$1] = 1; n = ($2 in nm) ? nm[$2] : $2
 		    print id "." $1 "\t" n suf > (dir "/" id ".list") } }'
@@ -46,8 +46,8 @@ fetch ftot 'job:uncore_dram_bytes:rate1m / 1e9' ' read + write'
 fetch clk 'instance_socket:uncore_clock_ticks:rate1m / 1e9' ''
 
 # plot LIST... : a gnuplot plot command over the series of the lists.  The
-# colour follows the legend's first word (one per daemon; fleet is black),
-# writes are dashed.
+# colour follows the daemon (fleet totals are black, the fleet's reads and
+# writes grey), writes are dashed.
 colour() {
 	case $1 in fleet*) echo '#000000' ;; *)
 		n=$(cut -f2 "$tmp/names" | grep -nxF -- "$1" | cut -d: -f1)
@@ -59,11 +59,16 @@ plot() {
 	sep='plot '
 	for l in "$@"; do
 		while IFS='	' read -r f legend; do
-			case $legend in *' write') dt=2 ;; *' read + write') dt=1 ;; *) dt=1 ;; esac
-			base=${legend% read}; base=${base% write}; base=${base% read + write}
-			lw=2; case $legend in fleet*) lw=3 ;; esac
-			printf '%s"%s/%s.dat" using 1:2 with lines lw %s dt %s lc rgb "%s" title "%s"' \
-				"$sep" "$tmp" "$f" "$lw" "$dt" "$(colour "$base")" "$legend"
+			base=${legend% read + write}; base=${base% read}; base=${base% write}
+			dt=1 lw=2 c=$(colour "$base")
+			case $legend in
+			'fleet read + write') lw=3 ;;
+			'fleet read') c='#7f7f7f' ;;
+			'fleet write') c='#7f7f7f' dt=2 ;;
+			*' write') dt=2 ;;
+			esac
+			printf '%s"%s/%s.dat" using 1:2 with lines lw %s dt %s lc rgb "%s" title "%s" noenhanced' \
+				"$sep" "$tmp" "$f" "$lw" "$dt" "$c" "$legend"
 			sep=', \
   '
 		done <"$tmp/$l.list"
@@ -71,6 +76,7 @@ plot() {
 	echo
 }
 span=$((end - start))
+title() { printf 'set title "%s" noenhanced\n' "$1"; }
 {
 	cat <<EOF
 set terminal pngcairo size 1400,900 enhanced font "DejaVu Sans,11"
@@ -79,18 +85,18 @@ set multiplot layout 2,2 title "{/:Bold uncored fleet in Prometheus}: three simu
 set grid
 set xrange [0:$span]
 set xlabel "seconds"
-set key top left font ",10" spacing 1.1 maxrows 6
-set title "DRAM bandwidth per daemon, GB/s (instance\\\\_socket:uncore\\\\_dram\\\\_{read,write}\\\\_bytes:rate1m)"
+set key below horizontal font ",10" samplen 3
 set yrange [0:*]
 EOF
+	title "DRAM bandwidth per daemon, GB/s (instance_socket:uncore_dram_read_bytes:rate1m, ...write...)"
 	plot rd wr
-	echo 'set title "LLC hit ratio, % (instance\\_socket:… and job:uncore\\_llc\\_hit\\_ratio:ratio\\_rate1m)"'
+	title "LLC hit ratio, % (instance_socket: and job:uncore_llc_hit_ratio:ratio_rate1m)"
 	echo 'set yrange [0:105]'
 	plot hit fhit
-	echo 'set title "Fleet DRAM bandwidth, GB/s (job:uncore\\_dram\\_{read,write,}\\_bytes:rate1m)"'
+	title "Fleet DRAM bandwidth, GB/s (job:uncore_dram_bytes:rate1m, ..._read_..., ..._write_...)"
 	echo 'set yrange [0:*]'
 	plot ftot frd fwr
-	echo 'set title "Uncore clock per daemon, GHz (instance\\_socket:uncore\\_clock\\_ticks:rate1m)"'
+	title "Uncore clock per daemon, GHz (instance_socket:uncore_clock_ticks:rate1m)"
 	echo 'set yrange [0:1.6]'
 	plot clk
 	echo 'unset multiplot'

@@ -29,6 +29,7 @@ Standard library only.
 """
 import argparse
 import difflib
+import hashlib
 import os
 import re
 import sys
@@ -39,8 +40,6 @@ MANUAL_DEFAULT = os.path.normpath(
     os.path.join(TOP, "..", "shared", "manuals", "004_e75f66526956f957.txt"))
 OUT_C = os.path.join(TOP, "src", "plat", "events_hsx.c")
 OUT_H = os.path.join(TOP, "src", "plat", "events_hsx.h")
-MANUAL_ID = ("Intel Xeon Processor E5 and E7 v3 Family Uncore Performance "
-             "Monitoring Reference Manual, 331051-002, June 2015")
 
 # ---------------------------------------------------------------------------
 # Boxes: where each one's two event tables are.  Headings are matched on the
@@ -189,22 +188,18 @@ SYMBOL_FIXES = {
 }
 
 # Unit-mask (extension) names: (unit, event, printed) -> (name, reason).
+LO_0 = "digit 0 printed for letter O (CBO0..CBO3 in the same table)"
+HI_0 = "digit 0 printed for letter O (CBO10..CBO13 in the same table)"
 EXT_FIXES = {
     ("imc", "POWER_THROTTLE_CYCLES", "RANKO"): ("RANK0", O_FOR_0),
     ("qpi", "DIRECT2CORE", "FAILURE_CREDITS_RBT_ MISS"):
         ("FAILURE_CREDITS_RBT_MISS", "name split by the table cell"),
-    ("r3qpi", "C_LO_AD_CREDITS_EMPTY", "CB04"):
-        ("CBO4", "digit 0 printed for letter O (CBO0..CBO3 in the same table)"),
-    ("r3qpi", "C_LO_AD_CREDITS_EMPTY", "CB05"):
-        ("CBO5", "digit 0 printed for letter O (CBO0..CBO3 in the same table)"),
-    ("r3qpi", "C_LO_AD_CREDITS_EMPTY", "CB06"):
-        ("CBO6", "digit 0 printed for letter O (CBO0..CBO3 in the same table)"),
-    ("r3qpi", "C_LO_AD_CREDITS_EMPTY", "CB07"):
-        ("CBO7", "digit 0 printed for letter O (CBO0..CBO3 in the same table)"),
-    ("r3qpi", "C_HI_AD_CREDITS_EMPTY", "CB08"):
-        ("CBO8", "digit 0 printed for letter O (CBO10..CBO14_16 in the same table)"),
-    ("r3qpi", "C_HI_AD_CREDITS_EMPTY", "CB09"):
-        ("CBO9", "digit 0 printed for letter O (CBO10..CBO14_16 in the same table)"),
+    ("r3qpi", "C_LO_AD_CREDITS_EMPTY", "CB04"): ("CBO4", LO_0),
+    ("r3qpi", "C_LO_AD_CREDITS_EMPTY", "CB05"): ("CBO5", LO_0),
+    ("r3qpi", "C_LO_AD_CREDITS_EMPTY", "CB06"): ("CBO6", LO_0),
+    ("r3qpi", "C_LO_AD_CREDITS_EMPTY", "CB07"): ("CBO7", LO_0),
+    ("r3qpi", "C_HI_AD_CREDITS_EMPTY", "CB08"): ("CBO8", HI_0),
+    ("r3qpi", "C_HI_AD_CREDITS_EMPTY", "CB09"): ("CBO9", HI_0),
 }
 
 # Unit-mask patterns that are not 8 bits of [01x]: (unit, event, ext) ->
@@ -319,15 +314,28 @@ INFERRED_FILTERS = {
          "as IRPFilter[4:0]"),
 }
 
-# OCR damage inside description text: (unit, event, ext or None) ->
-# [(printed, text)].
+# OCR damage inside one description: (unit, event, ext or None) ->
+# [(printed, text)].  Empty: the two oddities left in the kept prose,
+# "Cacheno" and "PCIDCAHin5t", are in Intel's own event data too (they
+# appear verbatim in other tools built from it), so they are the manual's
+# text, not extraction noise, and are kept.
 DESC_FIXES = {
-    ("cbo", "TxR_INSERTS", "BL_CACHE"): [("Cacheno", "Cachebo")],
-    ("irp", "COHERENT_OPS", "PCIDCAHINT"): [("PCIDCAHin5t", "PCIDCAHint")],
+}
+
+# The same OCR confusions as in SYMBOL_FIXES, inside description prose:
+# whole word -> (word, reason); every replacement is reported.
+DESC_WORD_FIXES = {
+    "VNO": ("VN0", "letter O printed for digit 0 ('for VNO' next to 'for "
+            "VN1'; the unit masks are VN0/VN1)"),
+    "QPIO": ("QPI0", "letter O printed for digit 0 (the event is "
+             "QPI0_*_CREDITS_EMPTY)"),
 }
 
 # A table sheet whose rows the extraction scrambled beyond parsing: (unit,
-# event, sheet index) -> (anchor text that must be in the sheet, rows).
+# event, sheet index) -> (SHA-256 of the sheet's text with whitespace
+# collapsed, rows).  The digest ties the hand transcription to exactly the
+# text it was read from: if the extraction changes, the script stops and
+# prints the new digest, and someone re-reads the sheet.
 # Table 2-41 sheet 2 (TOR_OCCUPANCY) came out as two interleaved column
 # dumps.  Every name, pattern and filter below is legible in the scramble
 # (the right-hand column lists each "NAME<tab>bPATTERN"); the filter of a
@@ -384,7 +392,9 @@ TOR_OCC_ROWS = [
      "TOR that are satisfied by remote caches or remote memory."),
 ]
 SHEET_REPLACEMENTS = {
-    ("cbo", "TOR_OCCUPANCY", 1): ("MISS_REMOTE_OPCODE b10000011", TOR_OCC_ROWS),
+    ("cbo", "TOR_OCCUPANCY", 1): (
+        "d89efbb5745f617d0d26530d9d427087d01c21479e5fd0cadc88a98a99b2c53d",
+        TOR_OCC_ROWS),
 }
 
 # Where the "ordered by code" table and the event list disagree:
@@ -460,7 +470,7 @@ def fail(msg):
 
 
 _used = set()          # correction keys that applied, per table
-_applied = []          # (line, what) for --report
+_applied = []          # (line, table, what) for --report
 
 
 def use(table, key, line, what):
@@ -601,7 +611,8 @@ def parse_list(lines, box, a, b, ordered):
                 i += 1
                 continue
             if not HEADING_OK.match(c):
-                fail("%s line %d: unexpected heading %r" % (box.unit, i + 1, c))
+                fail("%s line %d: unexpected heading %r" %
+                     (box.unit, i + 1, c))
             sym = fix_symbol(box.unit, c, i + 1)
             if sym not in ordered and (box.unit, sym) not in LIST_ONLY:
                 fail("%s line %d: event %r is not in the ordered table" %
@@ -646,15 +657,17 @@ def parse_table(lines, box, ev, i, b, m):
     rkey = (box.unit, ev.sym, sheet)
     j = i + 1
     if rkey in SHEET_REPLACEMENTS:
-        anchor, rows = SHEET_REPLACEMENTS[rkey]
+        digest, rows = SHEET_REPLACEMENTS[rkey]
         text = []
         while j < b and not is_stop(lines, j):
             text.append(lines[j])
             j += 1
-        flat = re.sub(r"\s+", " ", clean(" ".join(text)))
-        if anchor not in flat:
-            fail("%s %s sheet %d: replacement anchor %r not found" %
-                 (box.unit, ev.sym, sheet + 1, anchor))
+        flat = re.sub(r"\s+", " ", " ".join(text)).strip()
+        got = hashlib.sha256(flat.encode("utf-8")).hexdigest()
+        if got != digest:
+            fail("%s %s sheet %d (line %d): the text transcribed by hand "
+                 "in SHEET_REPLACEMENTS has changed (sha256 %s); re-read it" %
+                 (box.unit, ev.sym, sheet + 1, i + 1, got))
         use("SHEET_REPLACEMENTS", rkey, i + 1,
             "%s %s Table %s sheet %d: %d rows transcribed by hand" %
             (box.unit, ev.sym, num, sheet + 1, len(rows)))
@@ -775,6 +788,12 @@ def desc_fix(unit, sym, ext, s, line):
         s = s.replace(old, new)
         use("DESC_FIXES", (unit, sym, ext), line,
             "%s %s.%s: %r -> %r" % (unit, sym, ext, old, new))
+    for word, (new, why) in DESC_WORD_FIXES.items():
+        s2 = re.sub(r"\b%s\b" % word, new, s)
+        if s2 != s:
+            use("DESC_WORD_FIXES", word, line, "%s %s%s: %s -> %s" %
+                (unit, sym, "." + ext if ext else "", word, new))
+            s = s2
     return s
 
 
@@ -848,11 +867,11 @@ def build(text):
     catalog = []
     counts = {}
     for box in BOXES:
-        o = find_heading(lines, box.ordered, start)
-        l = find_heading(lines, box.evlist, o)
-        e = find_heading(lines, box.end, l)
-        ordered = parse_ordered(lines, box, o + 1, l)
-        evs = parse_list(lines, box, l + 1, e, ordered)
+        at_ordered = find_heading(lines, box.ordered, start)
+        at_list = find_heading(lines, box.evlist, at_ordered)
+        at_end = find_heading(lines, box.end, at_list)
+        ordered = parse_ordered(lines, box, at_ordered + 1, at_list)
+        evs = parse_list(lines, box, at_list + 1, at_end, ordered)
         seen = set()
         for ev in evs:
             if ev.sym in seen:
@@ -876,6 +895,7 @@ def build(text):
     tables = dict(SYMBOL_FIXES=SYMBOL_FIXES, EXT_FIXES=EXT_FIXES,
                   PATTERN_FIXES=PATTERN_FIXES, FILTER_FIXES=FILTER_FIXES,
                   INFERRED_FILTERS=INFERRED_FILTERS, DESC_FIXES=DESC_FIXES,
+                  DESC_WORD_FIXES=DESC_WORD_FIXES,
                   SHEET_REPLACEMENTS=SHEET_REPLACEMENTS,
                   MISMATCH_DECISIONS=MISMATCH_DECISIONS, LIST_ONLY=LIST_ONLY)
     for tname, table in tables.items():
@@ -1032,10 +1052,10 @@ def render_c(catalog, counts):
     w(" * file and the manual disagree.  Every correction the script applies")
     w(" * is listed in doc/hardware-notes.md.")
     w(" *")
-    w(" * source is \"<event list section> Table <unit-mask table>\".  Unit-mask")
-    w(" * patterns are decoded with 'x' (don't care) as 0.  For the PCU")
-    w(" * occupancy event (ev_sel bit 7) the umask bits 7:6 are occ_sel and")
-    w(" * the entry carries both.")
+    w(" * source is \"<event list section> Table <unit-mask table>\".")
+    w(" * Unit-mask patterns are decoded with 'x' (don't care) as 0.  For")
+    w(" * the PCU occupancy event (ev_sel bit 7) umask bits 7:6 are occ_sel")
+    w(" * and the entry carries both.")
     w(" */")
     w('#include "config.h"')
     w("")

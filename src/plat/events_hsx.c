@@ -12,10 +12,10 @@
  * file and the manual disagree.  Every correction the script applies
  * is listed in doc/hardware-notes.md.
  *
- * source is "<event list section> Table <unit-mask table>".  Unit-mask
- * patterns are decoded with 'x' (don't care) as 0.  For the PCU
- * occupancy event (ev_sel bit 7) the umask bits 7:6 are occ_sel and
- * the entry carries both.
+ * source is "<event list section> Table <unit-mask table>".
+ * Unit-mask patterns are decoded with 'x' (don't care) as 0.  For
+ * the PCU occupancy event (ev_sel bit 7) umask bits 7:6 are occ_sel
+ * and the entry carries both.
  */
 #include "config.h"
 
@@ -1053,7 +1053,7 @@ const struct event hsx_events[] = {
 	{ .name = "UNC_C_TxR_INSERTS.BL_CACHE", .unit = "cbo",
 	  .code = 0x02, .umask = 0x04, .ctr_mask = 0xf,
 	  .max_inc = 1,
-	  .desc = "Number of allocations into the Cbo Egress. BL - Cachebo "
+	  .desc = "Number of allocations into the Cbo Egress. BL - Cacheno "
 	    "Ring transactions from the Cachebo destined for the BL ring.",
 	  .source = "2.3.6 Table 2-43" },
 	{ .name = "UNC_C_TxR_INSERTS.IV_CACHE", .unit = "cbo",
@@ -4377,7 +4377,7 @@ const struct event hsx_events[] = {
 	  .code = 0x13, .umask = 0x20, .ctr_mask = 0x3,
 	  .max_inc = 1,
 	  .desc = "Counts the number of coherency related operations served "
-	    "by the IRP. PCIDCAHint",
+	    "by the IRP. PCIDCAHin5t",
 	  .source = "2.7.5 Table 2-150" },
 	{ .name = "UNC_I_COHERENT_OPS.WBMTOI", .unit = "irp",
 	  .code = 0x13, .umask = 0x40, .ctr_mask = 0x3,
@@ -5333,7 +5333,7 @@ const struct event hsx_events[] = {
 	  .code = 0x0c, .umask = 0x01, .ev_sel_ext = 1, .ctr_mask = 0xf,
 	  .max_inc = 1,
 	  .desc = "Number of allocations into the Intel QPI Rx Flit Buffer. "
-	    "for VNO",
+	    "for VN0",
 	  .source = "2.9.6 Table 2-186" },
 	{ .name = "UNC_Q_RxL_INSERTS_HOM.VN1", .unit = "qpi",
 	  .code = 0x0c, .umask = 0x02, .ev_sel_ext = 1, .ctr_mask = 0xf,
@@ -5345,7 +5345,7 @@ const struct event hsx_events[] = {
 	  .code = 0x0a, .umask = 0x01, .ev_sel_ext = 1, .ctr_mask = 0xf,
 	  .max_inc = 1,
 	  .desc = "Number of allocations into the Intel QPI Rx Flit Buffer. "
-	    "for VNO",
+	    "for VN0",
 	  .source = "2.9.6 Table 2-187" },
 	{ .name = "UNC_Q_RxL_INSERTS_NCB.VN1", .unit = "qpi",
 	  .code = 0x0a, .umask = 0x02, .ev_sel_ext = 1, .ctr_mask = 0xf,
@@ -5357,7 +5357,7 @@ const struct event hsx_events[] = {
 	  .code = 0x0b, .umask = 0x01, .ev_sel_ext = 1, .ctr_mask = 0xf,
 	  .max_inc = 1,
 	  .desc = "Number of allocations into the Intel QPI Rx Flit Buffer. "
-	    "for VNO",
+	    "for VN0",
 	  .source = "2.9.6 Table 2-188" },
 	{ .name = "UNC_Q_RxL_INSERTS_NCS.VN1", .unit = "qpi",
 	  .code = 0x0b, .umask = 0x02, .ev_sel_ext = 1, .ctr_mask = 0xf,
@@ -5614,7 +5614,7 @@ const struct event hsx_events[] = {
 	  .code = 0x26, .umask = 0x01, .ev_sel_ext = 1, .ctr_mask = 0xf,
 	  .max_inc = 1,
 	  .desc = "Number of link layer credits into the R3 (for "
-	    "transactions across the BGF) acquired each cycle. for VNO",
+	    "transactions across the BGF) acquired each cycle. for VN0",
 	  .source = "2.9.6 Table 2-200" },
 	{ .name = "UNC_Q_TxR_AD_HOM_CREDIT_ACQUIRED.VN1", .unit = "qpi",
 	  .code = 0x26, .umask = 0x02, .ev_sel_ext = 1, .ctr_mask = 0xf,
@@ -5627,7 +5627,7 @@ const struct event hsx_events[] = {
 	  .max_inc = 28,
 	  .desc = "Occupancy event that tracks the number of link layer "
 	    "credits into the R3 (for transactions across the BGF) available "
-	    "in each cycle. for VNO",
+	    "in each cycle. for VN0",
 	  .source = "2.9.6 Table 2-201" },
 	{ .name = "UNC_Q_TxR_AD_HOM_CREDIT_OCCUPANCY.VN1", .unit = "qpi",
 	  .code = 0x22, .umask = 0x02, .ev_sel_ext = 1, .ctr_mask = 0xf,
@@ -5640,7 +5640,7 @@ const struct event hsx_events[] = {
 	  .code = 0x28, .umask = 0x01, .ev_sel_ext = 1, .ctr_mask = 0xf,
 	  .max_inc = 1,
 	  .desc = "Number of link layer credits into the R3 (for "
-	    "transactions across the BGF) acquired each cycle. for VNO",
+	    "transactions across the BGF) acquired each cycle. for VN0",
 	  .source = "2.9.6 Table 2-202" },
 	{ .name = "UNC_Q_TxR_AD_NDR_CREDIT_ACQUIRED.VN1", .unit = "qpi",
 	  .code = 0x28, .umask = 0x02, .ev_sel_ext = 1, .ctr_mask = 0xf,
@@ -5679,7 +5679,7 @@ const struct event hsx_events[] = {
 	  .max_inc = 28,
 	  .desc = "Occupancy event that tracks the number of link layer "
 	    "credits into the R3 (for transactions across the BGF) available "
-	    "in each cycle. for VNO",
+	    "in each cycle. for VN0",
 	  .source = "2.9.6 Table 2-205" },
 	{ .name = "UNC_Q_TxR_AD_SNP_CREDIT_OCCUPANCY.VN1", .unit = "qpi",
 	  .code = 0x23, .umask = 0x02, .ev_sel_ext = 1, .ctr_mask = 0xf,
@@ -6206,65 +6206,65 @@ const struct event hsx_events[] = {
 	{ .name = "UNC_R3_QPI0_AD_CREDITS_EMPTY.VNA", .unit = "r3qpi",
 	  .code = 0x20, .umask = 0x01, .ctr_mask = 0x3,
 	  .max_inc = 1,
-	  .desc = "No credits available to send to QPIO on the AD Ring. VNA",
+	  .desc = "No credits available to send to QPI0 on the AD Ring. VNA",
 	  .source = "2.11.6 Table 2-237" },
 	{ .name = "UNC_R3_QPI0_AD_CREDITS_EMPTY.VN0_HOM", .unit = "r3qpi",
 	  .code = 0x20, .umask = 0x02, .ctr_mask = 0x3,
 	  .max_inc = 1,
-	  .desc = "No credits available to send to QPIO on the AD Ring. VN0 "
+	  .desc = "No credits available to send to QPI0 on the AD Ring. VN0 "
 	    "HOM Messages",
 	  .source = "2.11.6 Table 2-237" },
 	{ .name = "UNC_R3_QPI0_AD_CREDITS_EMPTY.VN0_SNP", .unit = "r3qpi",
 	  .code = 0x20, .umask = 0x04, .ctr_mask = 0x3,
 	  .max_inc = 1,
-	  .desc = "No credits available to send to QPIO on the AD Ring. VN0 "
+	  .desc = "No credits available to send to QPI0 on the AD Ring. VN0 "
 	    "SNP Messages",
 	  .source = "2.11.6 Table 2-237" },
 	{ .name = "UNC_R3_QPI0_AD_CREDITS_EMPTY.VN0_NDR", .unit = "r3qpi",
 	  .code = 0x20, .umask = 0x08, .ctr_mask = 0x3,
 	  .max_inc = 1,
-	  .desc = "No credits available to send to QPIO on the AD Ring. VN0 "
+	  .desc = "No credits available to send to QPI0 on the AD Ring. VN0 "
 	    "NDR Messages",
 	  .source = "2.11.6 Table 2-237" },
 	{ .name = "UNC_R3_QPI0_AD_CREDITS_EMPTY.VN1_HOM", .unit = "r3qpi",
 	  .code = 0x20, .umask = 0x10, .ctr_mask = 0x3,
 	  .max_inc = 1,
-	  .desc = "No credits available to send to QPIO on the AD Ring. VN1 "
+	  .desc = "No credits available to send to QPI0 on the AD Ring. VN1 "
 	    "HOM Messages",
 	  .source = "2.11.6 Table 2-237" },
 	{ .name = "UNC_R3_QPI0_AD_CREDITS_EMPTY.VN1_SNP", .unit = "r3qpi",
 	  .code = 0x20, .umask = 0x20, .ctr_mask = 0x3,
 	  .max_inc = 1,
-	  .desc = "No credits available to send to QPIO on the AD Ring. VN1 "
+	  .desc = "No credits available to send to QPI0 on the AD Ring. VN1 "
 	    "SNP Messages",
 	  .source = "2.11.6 Table 2-237" },
 	{ .name = "UNC_R3_QPI0_AD_CREDITS_EMPTY.VN1_NDR", .unit = "r3qpi",
 	  .code = 0x20, .umask = 0x40, .ctr_mask = 0x3,
 	  .max_inc = 1,
-	  .desc = "No credits available to send to QPIO on the AD Ring. VN1 "
+	  .desc = "No credits available to send to QPI0 on the AD Ring. VN1 "
 	    "NDR Messages",
 	  .source = "2.11.6 Table 2-237" },
 	{ .name = "UNC_R3_QPI0_BL_CREDITS_EMPTY.VNA", .unit = "r3qpi",
 	  .code = 0x21, .umask = 0x01, .ctr_mask = 0x3,
 	  .max_inc = 1,
-	  .desc = "No credits available to send to QPIO on the BL Ring. VNA",
+	  .desc = "No credits available to send to QPI0 on the BL Ring. VNA",
 	  .source = "2.11.6 Table 2-238" },
 	{ .name = "UNC_R3_QPI0_BL_CREDITS_EMPTY.VN1_HOM", .unit = "r3qpi",
 	  .code = 0x21, .umask = 0x10, .ctr_mask = 0x3,
 	  .max_inc = 1,
-	  .desc = "No credits available to send to QPIO on the BL Ring. VN1 "
+	  .desc = "No credits available to send to QPI0 on the BL Ring. VN1 "
 	    "HOM Messages",
 	  .source = "2.11.6 Table 2-238" },
 	{ .name = "UNC_R3_QPI0_BL_CREDITS_EMPTY.VN1_SNP", .unit = "r3qpi",
 	  .code = 0x21, .umask = 0x20, .ctr_mask = 0x3,
 	  .max_inc = 1,
-	  .desc = "No credits available to send to QPIO on the BL Ring. VN1 "
+	  .desc = "No credits available to send to QPI0 on the BL Ring. VN1 "
 	    "SNP Messages",
 	  .source = "2.11.6 Table 2-238" },
 	{ .name = "UNC_R3_QPI0_BL_CREDITS_EMPTY.VN1_NDR", .unit = "r3qpi",
 	  .code = 0x21, .umask = 0x40, .ctr_mask = 0x3,
 	  .max_inc = 1,
-	  .desc = "No credits available to send to QPIO on the BL Ring. VN1 "
+	  .desc = "No credits available to send to QPI0 on the BL Ring. VN1 "
 	    "NDR Messages",
 	  .source = "2.11.6 Table 2-238" },
 	{ .name = "UNC_R3_QPI1_AD_CREDITS_EMPTY.VNA", .unit = "r3qpi",

@@ -130,6 +130,33 @@ struct plat_reg {
 	uint64_t reset;
 };
 
+/*
+ * struct event.flags: what an event needs besides its event select, and
+ * what kind of counter it is.  A filter flag means the event (or this unit
+ * mask) only counts what the named box-level filter register lets through,
+ * so that register must be programmed for it; event.filter has the field
+ * as the manual prints it.  References are to the Xeon E5/E7 v3 uncore
+ * manual (331051-002).
+ */
+#define EVF_FILTER0	0x0001u	/* the unit's box filter 0: CBo
+				   Cn_MSR_PMON_BOX_FILTER0 (state, tid),
+				   Table 2-18 */
+#define EVF_FILTER1	0x0002u	/* the unit's box filter 1: CBo
+				   Cn_MSR_PMON_BOX_FILTER1 (opc, nid),
+				   Table 2-19 */
+#define EVF_HA_MATCH	0x0004u	/* HA address/opcode match:
+				   HAn_PCI_PMON_BOX_ADDRMATCH0/1 and
+				   _OPCODEMATCH, Tables 2-65 .. 2-67 */
+#define EVF_PCU_BAND	0x0008u	/* a band of PCU_MSR_PMON_BOX_FILTER,
+				   Table 2-160 */
+#define EVF_QPI_MATCH	0x0010u	/* QPI packet match/mask
+				   Q_Py_PCI_PMON_PKT_{RX,TX}_MATCH/MASK{0,1},
+				   Tables 2-172 .. 2-175 */
+#define EVF_IRP_FILTER	0x0020u	/* the IRP OrderingQ port filter
+				   (IRP_PmonFilter.OrderingQ, 2.7.5) */
+#define EVF_FIXED	0x0100u	/* a fixed counter, no event select */
+#define EVF_FREERUN	0x0200u	/* a free-running counter outside PMON */
+
 /* One catalog entry: an event and the encoding that selects it. */
 struct event {
 	const char *name;	/* "UNC_CBO_CACHE_LOOKUP.ANY_MESI" */
@@ -142,6 +169,25 @@ struct event {
 	uint8_t max_inc;	/* max increment per cycle; 0 = not stated */
 	const char *desc;
 	const char *source;	/* "Table 3-1" */
+	/*
+	 * Fields below are zero / NULL for "none": a platform that needs
+	 * none of them (skl) leaves them out of its initialisers.
+	 */
+	uint32_t flags;		/* EVF_* */
+	const char *filter;	/* the filter dependency as the manual prints
+				   it ("CBoFilter0[23:17]"), or NULL */
+	uint16_t max_inc_wide;	/* max increment per cycle when it does not
+				   fit max_inc (then 0): HA BT_OCCUPANCY,
+				   512 (331051 2.5.5) */
+	uint8_t ev_sel_ext;	/* 1: set the control register's event
+				   select extension bit 21 ("Extra Select
+				   Bit"; QPI Q_Py_PCI_PMON_CTL Table 2-170,
+				   PCU_MSR_PMON_CTL Table 2-158) */
+	uint8_t occ_sel;	/* PCU occupancy sub-counter, control bits
+				   15:14 (PCU_MSR_PMON_CTL Table 2-158):
+				   1 = cores in C0, 2 = C3, 3 = C6.  The same
+				   bits are umask bits 7:6 of the entry, so
+				   the umask already encodes it */
 };
 
 /* An encoding to program: what a catalog event or a raw "unit:ev:umask"

@@ -82,3 +82,45 @@ thr=$(awk '/Threads/ { print $2 }' /proc/$UP/status)
 awk -v c="$((c1 - c0))" -v s="$IDLE" -v r="$rss" -v h="$hwm" -v n="$thr" \
     'BEGIN { printf "idle at 1 s interval over %d s, scraped every 15 s: CPU %.4f%% of one core, RSS %.1f MiB (peak %.1f MiB), %d threads\n",
              s, c / 1e9 / s * 100, r / 1024, h / 1024, n }'
+
+# 4. claims: create -> first counts, and the cost of placement per tick
+P=$(port)
+printf '[claims]\nmax_per_uid = 64\nmax_total = 64\n' >"$T/claims.conf"
+for iv in 1000 100; do
+	"$UNCORED" -c "$T/claims.conf" --simulate -l "127.0.0.1:$P" -s "$T/ctl.sock" -i $iv >"$T/log4" 2>&1 &
+	UP=$!; pids="$pids $UP"
+	up "http://127.0.0.1:$P/healthz" || exit 1
+	lat=
+	for i in $(seq 1 10); do
+		t0=$(date +%s%N)
+		id=$(curl -s --unix-socket "$T/ctl.sock" -X POST http://x/api/v1/claims \
+			-d '{"events":["UNC_CBO_XSNP_RESPONSE.HITM_XCORE"],"ttl_s":60}' |
+			sed -n 's/.*"id":"\([^"]*\)".*/\1/p')
+		while ! curl -s --unix-socket "$T/ctl.sock" "http://x/api/v1/claims/$id" |
+			grep -q '"count":[1-9]'; do sleep 0.002; done
+		t1=$(date +%s%N)
+		lat="$lat $(( (t1 - t0) / 1000000 ))"
+		curl -s -o /dev/null --unix-socket "$T/ctl.sock" -X DELETE "http://x/api/v1/claims/$id"
+	done
+	med=$(echo $lat | tr ' ' '\n' | sort -n | sed -n 5p)
+	max=$(echo $lat | tr ' ' '\n' | sort -n | tail -1)
+	echo "claim create -> first counts at ${iv} ms interval (10 runs, ms):$lat; median $med ms, max $max ms"
+	kill $UP; wait $UP 2>/dev/null; pids=
+done
+"$B/tests/bench/bench_sched" 50
+"$UNCORED" -c "$T/claims.conf" --simulate -l "127.0.0.1:$P" -s "$T/ctl.sock" -i 100 >"$T/log5" 2>&1 &
+UP=$!; pids="$pids $UP"
+up "http://127.0.0.1:$P/healthz" || exit 1
+tick() { curl -s "http://127.0.0.1:$P/metrics" >"$T/t"; echo "$(m "$T/t" uncored_tick_duration_seconds_sum) $(m "$T/t" uncored_tick_duration_seconds_count)"; }
+sleep 1; set -- $(tick); s0=$1; c0=$2; sleep 3; set -- $(tick); s1=$1; c1=$2
+no=$(awk -v a="$s0" -v b="$s1" -v x="$c0" -v y="$c1" 'BEGIN { printf "%.1f", (b - a) / (y - x) * 1e6 }')
+evs=$(curl -s "http://127.0.0.1:$P/api/v1/events?unit=cbo" | grep -o '"name":"[^"]*"' | cut -d'"' -f4)
+n=0
+for i in $(seq 1 50); do
+	e=$(echo "$evs" | sed -n "$(( (i - 1) % $(echo "$evs" | wc -l) + 1 ))p")
+	curl -s -o /dev/null --unix-socket "$T/ctl.sock" -X POST http://x/api/v1/claims \
+		-d "{\"events\":[\"$e\"],\"ttl_s\":60}" && n=$((n + 1))
+done
+sleep 1; set -- $(tick); s0=$1; c0=$2; sleep 3; set -- $(tick); s1=$1; c1=$2
+with=$(awk -v a="$s0" -v b="$s1" -v x="$c0" -v y="$c1" 'BEGIN { printf "%.1f", (b - a) / (y - x) * 1e6 }')
+echo "daemon tick (freeze, read, schedule, program, unfreeze) at 100 ms: ${no} us with no claims, ${with} us with $n live claims"

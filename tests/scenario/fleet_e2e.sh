@@ -21,8 +21,9 @@
 # unchanged), so the test takes seconds, not minutes.
 #
 # FLEET_PLOT=FILE.png (optional, e.g. doc/img/fleet.png) also renders the
-# headline queries over FLEET_PLOT_SECONDS (default 150) with
-# contrib/render_fleet_plot.sh; the workloads then change phase every 30 s.
+# headline queries over FLEET_PLOT_SECONDS (default 120) with
+# contrib/render_fleet_plot.sh; the workloads then change phase after 40 s
+# and every 30 s after that.
 #
 # Needs prometheus and jq (to read the dashboard); skips without them.
 . "${top_srcdir:-.}/tests/lib.sh"
@@ -68,7 +69,7 @@ workload() {
 }
 # The first phase holds the rates asserted below; with FLEET_PLOT the fleet
 # runs long enough to show the phases after it.
-if [ -n "$PLOT" ]; then first=30; else first=600; fi
+if [ -n "$PLOT" ]; then first=40; else first=600; fi
 workload "$T/a.json" 900000000 \
 	"$(phase $first 2.0e8 1.0e8 1.0e8 2.5e7)" \
 	"$(phase 30 3.5e8 2.0e8 2.0e8 9.0e7)" "$(phase 30 5.0e7 2.0e7 6.0e7 6.0e6)"
@@ -136,6 +137,7 @@ for _ in $(seq 1 100); do
 	sleep 0.2
 done
 sleep 6
+tready=$(date +%s)
 
 # ---- targets and recording rules -----------------------------------------------
 for d in a b c; do
@@ -255,9 +257,9 @@ is "$(q 'ALERTS{alertstate="firing",alertname=~"Uncored.*",alertname!="UncoredTi
 	"no uncored alert fires in a healthy fleet"
 
 if [ -n "$PLOT" ]; then
-	end=$((t0 + ${FLEET_PLOT_SECONDS:-150}))
+	end=$((tready + ${FLEET_PLOT_SECONDS:-120}))
 	while [ "$(date +%s)" -lt "$end" ]; do sleep 1; done
-	sh "$top_srcdir/contrib/render_fleet_plot.sh" "$URL" "$((t0 + 5))" "$end" "$PLOT" \
+	sh "$top_srcdir/contrib/render_fleet_plot.sh" "$URL" "$tready" "$end" "$PLOT" \
 		"$A=skl-a" "$B=skl-b" "$C=skl-c (hsx slot)" >"$T/plot.log" 2>&1
 	ok $? "rendered $PLOT"; sed 's/^/#   /' "$T/plot.log"
 fi

@@ -1,0 +1,1784 @@
+/*
+ * uncorectl.c - the command-line client of uncored (DESIGN.md section 8).
+ *
+ * Every command is one or a few HTTP requests to the daemon's control
+ * socket (libcurl speaks HTTP over the Unix socket; --url talks to a TCP
+ * listener instead, which serves only the read-only routes) and a
+ * rendering of the JSON answer (json-c) as an aligned table, or, with
+ * --json, the daemon's JSON as it came.  The two live commands, `claim
+ * --watch` and `top`, poll on a timer; they block SIGINT/SIGTERM/SIGHUP
+ * and take them only while waiting (ppoll), so a signal can never cut a
+ * request in half and a watched claim is always released.
+ *
+ * Exit status: 0 success, 1 the daemon refused or failed (its message is
+ * printed), 2 usage, 3 the daemon cannot be reached.
+ */
+#include "config.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <json-c/json.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef RUNSTATEDIR
+#define RUNSTATEDIR "/run"
+#endif
+#define DEFAULT_SOCKET RUNSTATEDIR "/uncored/uncored.sock"
+
+enum {
+	EXIT_DAEMON = 1,	/* the daemon answered with an error */
+	EXIT_USAGE = 2,
+	EXIT_CONNECT = 3,	/* no answer from the daemon */
+};
+
+#define BODY_MAX (16u << 20)	/* no route answers anywhere near this */
+#define REQ_TIMEOUT_MS 10000L
+#define CONNECT_TIMEOUT_MS 5000L
+
+static const char *prog = "uncorectl";
+
+/* A connection to the daemon and the output mode. */
+struct ctl {
+	const char *socket;	/* control socket (unless url) */
+	const char *url;	/* http://HOST:PORT, or NULL */
+	bool json;
+	bool inited;		/* curl_global_init() done */
+	CURL *curl;
+	struct curl_slist *hdrs;
+	char errbuf[CURL_ERROR_SIZE];
+};
+
+/* One answer: status, raw body and, when it parses, its JSON. */
+struct reply {
+	long status;
+	char *body;
+	size_t len, cap;
+	bool too_big;
+	struct json_object *json;
+};
+
+static void reply_free(struct reply *r)
+{
+	free(r->body);
+	json_object_put(r->json);
+	memset(r, 0, sizeof(*r));
+}
+
+static void warnx_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void warnx_(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void *xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+
+	if (!q) {
+		warnx_("out of memory");
+		exit(EXIT_DAEMON);
+	}
+	return q;
+}
+
+static char *xstrdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+
+	return memcpy(xrealloc(NULL, n), s, n);
+}
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ---- JSON access ---------------------------------------------------- */
+
+static struct json_object *jget(struct json_object *o, const char *k)
+{
+	struct json_object *v;
+
+	return o && json_object_object_get_ex(o, k, &v) ? v : NULL;
+}
+
+/* The string k of o, or def when absent, null or not a string. */
+static const char *jstr(struct json_object *o, const char *k, const char *def)
+{
+	struct json_object *v = jget(o, k);
+
+	return json_object_is_type(v, json_type_string)
+	       ? json_object_get_string(v) : def;
+}
+
+/* A number; false when absent or null. */
+static bool jnum(struct json_object *o, const char *k, double *out)
+{
+	struct json_object *v = jget(o, k);
+
+	if (!json_object_is_type(v, json_type_int) &&
+	    !json_object_is_type(v, json_type_double))
+		return false;
+	*out = json_object_get_double(v);
+	return true;
+}
+
+static uint64_t ju64(struct json_object *o, const char *k)
+{
+	struct json_object *v = jget(o, k);
+
+	return json_object_is_type(v, json_type_int) ? json_object_get_uint64(v) : 0;
+}
+
+static bool jbool(struct json_object *o, const char *k)
+{
+	struct json_object *v = jget(o, k);
+
+	return json_object_is_type(v, json_type_boolean) && json_object_get_boolean(v);
+}
+
+/* The array k of o (length 0 when absent). */
+static struct json_object *jarr(struct json_object *o, const char *k, size_t *n)
+{
+	struct json_object *v = jget(o, k);
+
+	if (!json_object_is_type(v, json_type_array)) {
+		*n = 0;
+		return NULL;
+	}
+	*n = json_object_array_length(v);
+	return v;
+}
+
+/* ---- formatting ----------------------------------------------------- */
+
+/* 3 significant digits with an SI suffix: 2.99M, 150M, 12.3k, 0.500. */
+static const char *fmt_si(double v, char *buf, size_t len)
+{
+	static const char sfx[] = " kMGTPE";
+	double a = fabs(v);
+	int k = 0;
+
+	if (!isfinite(v)) {
+		snprintf(buf, len, "-");
+		return buf;
+	}
+	while (a >= 999.5 && k < 6) {
+		a /= 1000;
+		v /= 1000;
+		k++;
+	}
+	snprintf(buf, len, a < 9.995 ? "%.2f%.*s" : a < 99.95 ? "%.1f%.*s"
+		 : "%.0f%.*s", v, k ? 1 : 0, &sfx[k]);
+	return buf;
+}
+
+/* A duration for people: 42 s, 3m 05s, 2h 10m, 4d 03h. */
+static const char *fmt_dur(double s, char *buf, size_t len)
+{
+	long t = s > 0 ? (long)(s + 0.5) : 0;
+
+	if (t < 60)
+		snprintf(buf, len, "%ld s", t);
+	else if (t < 3600)
+		snprintf(buf, len, "%ldm %02lds", t / 60, t % 60);
+	else if (t < 86400)
+		snprintf(buf, len, "%ldh %02ldm", t / 3600, t % 3600 / 60);
+	else
+		snprintf(buf, len, "%ldd %02ldh", t / 86400, t % 86400 / 3600);
+	return buf;
+}
+
+/* Seconds from now until an ISO 8601 UTC time ("2026-11-21T19:59:52Z"). */
+static bool until_iso(const char *iso, double *secs)
+{
+	struct tm tm = { 0 };
+	const char *end;
+
+	if (!iso || !(end = strptime(iso, "%Y-%m-%dT%H:%M:%SZ", &tm)) || *end)
+		return false;
+	*secs = difftime(timegm(&tm), time(NULL));
+	return true;
+}
+
+/* Columns of the terminal on stdout, or 0 when it is not one. */
+static unsigned term_cols(void)
+{
+	struct winsize ws;
+
+	if (!isatty(STDOUT_FILENO) || ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) < 0)
+		return 0;
+	return ws.ws_col;
+}
+
+/*
+ * An aligned table: cells are added left to right, row by row; align
+ * has one letter per column, 'l' or 'r'.  The last column is not padded.
+ */
+struct table {
+	const char *align;
+	unsigned ncol;
+	size_t n, cap;
+	char **cell;
+};
+
+static void tbl_init(struct table *t, const char *align)
+{
+	memset(t, 0, sizeof(*t));
+	t->align = align;
+	t->ncol = (unsigned)strlen(align);
+}
+
+static void tbl_cell(struct table *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void tbl_cell(struct table *t, const char *fmt, ...)
+{
+	va_list ap;
+	char buf[512];
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (t->n == t->cap) {
+		t->cap = t->cap ? t->cap * 2 : 64;
+		t->cell = xrealloc(t->cell, t->cap * sizeof(*t->cell));
+	}
+	t->cell[t->n++] = xstrdup(buf);
+}
+
+/* Prints the table with indent spaces before each row; frees it.  A
+ * last column wider than maxw (0: no limit) is cut with "...". */
+static void tbl_print(struct table *t, unsigned indent, unsigned maxw)
+{
+	size_t w[16] = { 0 };
+	unsigned nc = t->ncol < 16 ? t->ncol : 16;
+
+	for (size_t i = 0; i < t->n; i++)
+		if (strlen(t->cell[i]) > w[i % t->ncol] && i % t->ncol < nc)
+			w[i % t->ncol] = strlen(t->cell[i]);
+	for (size_t r = 0; r * t->ncol < t->n; r++) {
+		size_t used = indent;
+
+		printf("%*s", (int)indent, "");
+		for (unsigned c = 0; c < nc && r * t->ncol + c < t->n; c++) {
+			const char *s = t->cell[r * t->ncol + c];
+			bool last = c + 1 == nc;
+
+			if (last && t->align[c] == 'r') {
+				printf("%*s", (int)w[c], s);
+			} else if (last) {
+				size_t l = strlen(s);
+
+				if (maxw && used + l > maxw && maxw > used + 3)
+					printf("%.*s...", (int)(maxw - used - 3), s);
+				else
+					fputs(s, stdout);
+			} else if (t->align[c] == 'r') {
+				printf("%*s  ", (int)w[c], s);
+			} else {
+				printf("%-*s  ", (int)w[c], s);
+			}
+			used += w[c] + 2;
+		}
+		putchar('\n');
+	}
+	for (size_t i = 0; i < t->n; i++)
+		free(t->cell[i]);
+	free(t->cell);
+	memset(t, 0, sizeof(*t));
+}
+
+/* ---- HTTP ----------------------------------------------------------- */
+
+static size_t on_data(char *p, size_t sz, size_t nm, void *ud)
+{
+	struct reply *r = ud;
+	size_t n = sz * nm;
+
+	if (r->len + n > BODY_MAX) {
+		r->too_big = true;
+		return 0;
+	}
+	if (r->len + n + 1 > r->cap) {
+		r->cap = (r->len + n + 1) * 2;
+		r->body = xrealloc(r->body, r->cap);
+	}
+	memcpy(r->body + r->len, p, n);
+	r->len += n;
+	r->body[r->len] = '\0';
+	return n;
+}
+
+static const char *where(const struct ctl *c)
+{
+	return c->url ? c->url : c->socket;
+}
+
+/* Why the daemon cannot be reached, and what to do about it. */
+static void explain_connect(struct ctl *c, CURLcode e)
+{
+	long oserr = 0;
+	struct stat st;
+
+	curl_easy_getinfo(c->curl, CURLINFO_OS_ERRNO, &oserr);
+	if (!c->url && oserr == ECONNREFUSED && stat(c->socket, &st) == 0 &&
+	    !S_ISSOCK(st.st_mode))
+		oserr = ENOTSOCK;
+	if (e == CURLE_OPERATION_TIMEDOUT) {
+		warnx_("uncored at %s did not answer in time: %s", where(c),
+		       c->errbuf[0] ? c->errbuf : curl_easy_strerror(e));
+		return;
+	}
+	if (c->url) {
+		warnx_("cannot connect to uncored at %s: %s; is the daemon "
+		       "running and listening there?", c->url,
+		       c->errbuf[0] ? c->errbuf : curl_easy_strerror(e));
+		return;
+	}
+	if (e != CURLE_COULDNT_CONNECT)
+		warnx_("lost the connection to uncored on %s: %s", c->socket,
+		       c->errbuf[0] ? c->errbuf : curl_easy_strerror(e));
+	else if (oserr == ENOENT)
+		warnx_("cannot connect to uncored: control socket %s does not "
+		       "exist; is the daemon running (systemctl status uncored)? "
+		       "Another socket can be given with --socket PATH",
+		       c->socket);
+	else if (oserr == EACCES || oserr == EPERM)
+		warnx_("cannot connect to uncored on %s: permission denied; "
+		       "the control socket is for root and members of the "
+		       "daemon's control_group (see uncored.conf(5))", c->socket);
+	else if (oserr == ECONNREFUSED)
+		warnx_("cannot connect to uncored on %s: connection refused; "
+		       "the daemon is not running (a stale socket?)", c->socket);
+	else if (oserr == ENOTSOCK || oserr == ENOTDIR)
+		warnx_("cannot connect to uncored: %s is not a socket", c->socket);
+	else
+		warnx_("cannot connect to uncored on %s: %s%s%s", c->socket,
+		       c->errbuf[0] ? c->errbuf : curl_easy_strerror(e),
+		       oserr ? ": " : "", oserr ? strerror((int)oserr) : "");
+}
+
+static int ctl_open(struct ctl *c)
+{
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+		warnx_("cannot initialise libcurl");
+		return EXIT_DAEMON;
+	}
+	c->inited = true;
+	if (!(c->curl = curl_easy_init())) {
+		warnx_("cannot initialise libcurl");
+		return EXIT_DAEMON;
+	}
+	c->hdrs = curl_slist_append(NULL, "Accept: application/json");
+	c->hdrs = curl_slist_append(c->hdrs, "Expect:");
+	curl_easy_setopt(c->curl, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c->curl, CURLOPT_ERRORBUFFER, c->errbuf);
+	curl_easy_setopt(c->curl, CURLOPT_TIMEOUT_MS, REQ_TIMEOUT_MS);
+	curl_easy_setopt(c->curl, CURLOPT_CONNECTTIMEOUT_MS, CONNECT_TIMEOUT_MS);
+	curl_easy_setopt(c->curl, CURLOPT_USERAGENT, "uncorectl/" PACKAGE_VERSION);
+	curl_easy_setopt(c->curl, CURLOPT_WRITEFUNCTION, on_data);
+	if (!c->url)
+		curl_easy_setopt(c->curl, CURLOPT_UNIX_SOCKET_PATH, c->socket);
+	return 0;
+}
+
+static void ctl_close(struct ctl *c)
+{
+	if (c->curl)
+		curl_easy_cleanup(c->curl);
+	curl_slist_free_all(c->hdrs);
+	if (c->inited)
+		curl_global_cleanup();
+	c->inited = false;
+	c->curl = NULL;
+	c->hdrs = NULL;
+}
+
+#define Q_QUIET 1u	/* the caller reports failures itself */
+
+/*
+ * One request.  method is "GET", "POST" or "DELETE"; body (POST) may be
+ * NULL for an empty one.  Returns 0 with r filled (any status), or
+ * EXIT_CONNECT when no answer came (reported unless Q_QUIET).
+ */
+static int http(struct ctl *c, const char *method, const char *path,
+		const char *body, struct reply *r, unsigned flags)
+{
+	char url[1024];
+	struct curl_slist *h = c->hdrs;
+	CURLcode e;
+
+	memset(r, 0, sizeof(*r));
+	snprintf(url, sizeof(url), "%s%s", c->url ? c->url : "http://localhost", path);
+	c->errbuf[0] = '\0';
+	curl_easy_setopt(c->curl, CURLOPT_URL, url);
+	curl_easy_setopt(c->curl, CURLOPT_WRITEDATA, r);
+	if (strcmp(method, "POST") == 0) {
+		curl_easy_setopt(c->curl, CURLOPT_CUSTOMREQUEST, NULL);
+		curl_easy_setopt(c->curl, CURLOPT_POST, 1L);
+		curl_easy_setopt(c->curl, CURLOPT_POSTFIELDSIZE, body ? (long)strlen(body) : 0L);
+		curl_easy_setopt(c->curl, CURLOPT_COPYPOSTFIELDS, body ? body : "");
+		h = curl_slist_append(NULL, "Content-Type: application/json");
+		for (struct curl_slist *s = c->hdrs; s; s = s->next)
+			h = curl_slist_append(h, s->data);
+	} else {
+		curl_easy_setopt(c->curl, CURLOPT_HTTPGET, 1L);
+		curl_easy_setopt(c->curl, CURLOPT_CUSTOMREQUEST,
+				 strcmp(method, "GET") ? method : NULL);
+	}
+	curl_easy_setopt(c->curl, CURLOPT_HTTPHEADER, h);
+	e = curl_easy_perform(c->curl);
+	if (h != c->hdrs) {
+		curl_easy_setopt(c->curl, CURLOPT_HTTPHEADER, c->hdrs);
+		curl_slist_free_all(h);
+	}
+	if (e != CURLE_OK) {
+		if (r->too_big) {
+			warnx_("the answer to %s %s is over %u MiB; giving up",
+			       method, path, BODY_MAX >> 20);
+			reply_free(r);
+			return EXIT_DAEMON;
+		}
+		if (!(flags & Q_QUIET))
+			explain_connect(c, e);
+		reply_free(r);
+		return EXIT_CONNECT;
+	}
+	curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &r->status);
+	if (r->body)
+		r->json = json_tokener_parse(r->body);
+	return 0;
+}
+
+/* Prints the daemon's error message for a non-2xx answer. */
+static void report_error(const struct ctl *c, const char *method,
+			 const char *path, const struct reply *r)
+{
+	struct json_object *err = jget(r->json, "error");
+	const char *msg = jstr(err, "message", NULL);
+
+	if (msg) {
+		warnx_("%s", msg);
+		return;
+	}
+	warnx_("%s %s on %s: HTTP %ld%s%.*s", method, path, where(c), r->status,
+	       r->len ? ": " : "", r->body ? (int)strcspn(r->body, "\n") : 0,
+	       r->body ? r->body : "");
+}
+
+/*
+ * A request whose answer must be 2xx JSON.  Returns 0, or an exit status
+ * after printing why (unless Q_QUIET).
+ */
+static int api(struct ctl *c, const char *method, const char *path,
+	       const char *body, struct reply *r, unsigned flags)
+{
+	int rc = http(c, method, path, body, r, flags);
+
+	if (rc)
+		return rc;
+	if (r->status < 200 || r->status > 299) {
+		if (!(flags & Q_QUIET))
+			report_error(c, method, path, r);
+		return EXIT_DAEMON;
+	}
+	if (!json_object_is_type(r->json, json_type_object)) {
+		if (!(flags & Q_QUIET))
+			warnx_("%s %s on %s: the answer is not a JSON object",
+			       method, path, where(c));
+		return EXIT_DAEMON;
+	}
+	return 0;
+}
+
+/* --json: the daemon's JSON, exactly as sent, as one line. */
+static void print_raw(const struct reply *r)
+{
+	size_t n = r->len;
+
+	while (n && (r->body[n - 1] == '\n' || r->body[n - 1] == '\r'))
+		n--;
+	fwrite(r->body, 1, n, stdout);
+	putchar('\n');
+}
+
+/* ---- signals and waiting (claim --watch, top) ------------------------- */
+
+static volatile sig_atomic_t g_stop;
+static sigset_t g_waitmask;	/* the mask to wait with: signals open */
+
+static void on_signal(int sig)
+{
+	g_stop = sig;
+}
+
+/* From now on SIGINT/SIGTERM/SIGHUP only set g_stop, and only while
+ * wait_until() waits; SIGPIPE turns into write errors. */
+static void live_signals(void)
+{
+	struct sigaction sa;
+	sigset_t block;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	sigprocmask(SIG_BLOCK, &block, &g_waitmask);
+	sigdelset(&g_waitmask, SIGINT);
+	sigdelset(&g_waitmask, SIGTERM);
+	sigdelset(&g_waitmask, SIGHUP);
+}
+
+/*
+ * Waits until the monotonic time deadline, a signal, or (keyfd >= 0) a
+ * key: returns the key read, or 0.
+ */
+static int wait_until(double deadline, int keyfd)
+{
+	/* at least one ppoll(), so pending signals are seen even when the
+	 * caller is behind its schedule */
+	do {
+		double left = deadline - mono_s();
+		struct pollfd pfd = { .fd = keyfd, .events = POLLIN };
+		struct timespec ts;
+		int n;
+
+		if (left < 0)
+			left = 0;
+		ts.tv_sec = (time_t)left;
+		ts.tv_nsec = (long)((left - (double)ts.tv_sec) * 1e9);
+		n = ppoll(&pfd, keyfd >= 0 ? 1 : 0, &ts, &g_waitmask);
+		if (n > 0 && (pfd.revents & POLLIN)) {
+			unsigned char ch;
+
+			if (read(keyfd, &ch, 1) == 1)
+				return ch;
+		} else if (n > 0) {
+			keyfd = -1;	/* hang-up on the terminal: stop polling it */
+		}
+	} while (!g_stop && mono_s() < deadline);
+	return 0;
+}
+
+/* Terminal keys for `top`: no line buffering, no echo; signals intact. */
+struct keys {
+	bool on;
+	struct termios saved;
+};
+
+static void keys_on(struct keys *k)
+{
+	struct termios t;
+
+	k->on = false;
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO) ||
+	    tcgetattr(STDIN_FILENO, &k->saved) < 0)
+		return;
+	t = k->saved;
+	t.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
+	t.c_cc[VMIN] = 1;
+	t.c_cc[VTIME] = 0;
+	k->on = tcsetattr(STDIN_FILENO, TCSANOW, &t) == 0;
+}
+
+static void keys_off(struct keys *k)
+{
+	if (k->on)
+		tcsetattr(STDIN_FILENO, TCSANOW, &k->saved);
+	k->on = false;
+}
+
+/* Flushes a frame; false when stdout is gone (a closed pipe). */
+static bool flush_out(void)
+{
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return true;
+	if (errno != EPIPE)
+		warnx_("writing the output: %s", strerror(errno));
+	return false;
+}
+
+/* ---- option parsing ---------------------------------------------------- */
+
+/* Options every command takes, also accepted before the command. */
+#define COMMON_OPTS \
+	{ "json", no_argument, NULL, 'j' }, \
+	{ "socket", required_argument, NULL, 's' }, \
+	{ "url", required_argument, NULL, 'u' }, \
+	{ "help", no_argument, NULL, 'h' }
+#define COMMON_SHORT "js:u:h"
+
+struct command {
+	const char *name;
+	int (*run)(struct ctl *, int, char **);
+	const char *synopsis;
+	const char *brief;	/* one line for the command list */
+	const char *summary;
+	const char *details;	/* options */
+};
+
+static const struct command *find_command(const char *name);
+static void main_help(void);
+
+static int usage_error(const struct command *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static int usage_error(const struct command *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s%s%s: ", prog, cmd ? " " : "", cmd ? cmd->name : "");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	if (cmd)
+		fprintf(stderr, "usage: %s %s %s\nTry '%s %s --help'.\n", prog,
+			cmd->name, cmd->synopsis, prog, cmd->name);
+	else
+		fprintf(stderr, "Try '%s --help'.\n", prog);
+	return EXIT_USAGE;
+}
+
+static const char common_help[] =
+	"  -j, --json         print the daemon's JSON instead of a table\n"
+	"  -s, --socket PATH  control socket (default " DEFAULT_SOCKET ")\n"
+	"  -u, --url URL      talk to a TCP listener, http://HOST:PORT\n"
+	"                     (read-only commands only)\n"
+	"  -h, --help         this help\n";
+
+static void command_help(const struct command *cmd)
+{
+	printf("usage: %s %s %s\n\n%s\n", prog, cmd->name, cmd->synopsis,
+	       cmd->summary);
+	if (cmd->details && cmd->details[0])
+		printf("\n%s", cmd->details);
+	printf("\nCommon options:\n%s", common_help);
+}
+
+static int set_url(struct ctl *c, const struct command *cmd, const char *u)
+{
+	size_t n = strlen(u);
+	static char buf[512];
+
+	if ((strncmp(u, "http://", 7) != 0 && strncmp(u, "https://", 8) != 0) ||
+	    n >= sizeof(buf))
+		return usage_error(cmd, "--url \"%s\": expected http://HOST:PORT", u);
+	memcpy(buf, u, n + 1);
+	while (n > 8 && buf[n - 1] == '/')
+		buf[--n] = '\0';
+	c->url = buf;
+	return 0;
+}
+
+/* Handles a common option; 0, -1 (help printed: exit 0) or a usage
+ * exit status. */
+static int common_opt(struct ctl *c, const struct command *cmd, int opt,
+		      char **argv)
+{
+	switch (opt) {
+	case 'j':
+		c->json = true;
+		return 0;
+	case 's':
+		if (!optarg[0])
+			return usage_error(cmd, "--socket needs a path");
+		c->socket = optarg;
+		c->url = NULL;
+		return 0;
+	case 'u':
+		return set_url(c, cmd, optarg);
+	case 'h':
+		if (cmd)
+			command_help(cmd);
+		else
+			main_help();
+		return -1;
+	case ':':
+		return usage_error(cmd, "option '%s' needs an argument",
+				   argv[optind - 1]);
+	default:
+		if (optopt)
+			return usage_error(cmd, "unknown option '-%c'", optopt);
+		return usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+	}
+}
+
+static int parse_secs(const struct command *cmd, const char *opt,
+		      const char *s, double min, double max, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (!*s || *end || errno || !isfinite(v) || v < min || v > max)
+		return usage_error(cmd, "%s \"%s\": expected seconds in %g..%g",
+				   opt, s, min, max);
+	*out = v;
+	return 0;
+}
+
+static int parse_uint(const struct command *cmd, const char *opt,
+		      const char *s, unsigned long min, unsigned long max,
+		      unsigned long *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (!*s || *s == '-' || *s == '+' || *end || errno || v < min || v > max)
+		return usage_error(cmd, "%s \"%s\": expected an integer in %lu..%lu",
+				   opt, s, min, max);
+	*out = v;
+	return 0;
+}
+
+/* Rejects positional arguments from first on (argv[optind...]). */
+static int no_args(const struct command *cmd, int argc, char **argv)
+{
+	if (optind < argc)
+		return usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+	return 0;
+}
+
+#define PARSE_COMMON(c, cmd, argc, argv, opt) do { \
+		int r_ = common_opt(c, cmd, opt, argv); \
+		if (r_) \
+			return r_ < 0 ? 0 : r_; \
+	} while (0)
+
+static void getopt_reset(void)
+{
+	optind = 0;	/* GNU: full reinitialisation */
+	opterr = 0;
+}
+
+/* ---- status ------------------------------------------------------------ */
+
+static int cmd_status(struct ctl *c, int argc, char **argv)
+{
+	static const struct option lo[] = { COMMON_OPTS, { 0 } };
+	const struct command *cmd = find_command("status");
+	struct json_object *o, *own;
+	struct reply r;
+	struct table t;
+	char b1[64];
+	double v;
+	int opt, rc;
+
+	getopt_reset();
+	while ((opt = getopt_long(argc, argv, ":" COMMON_SHORT, lo, NULL)) != -1)
+		PARSE_COMMON(c, cmd, argc, argv, opt);
+	if ((rc = no_args(cmd, argc, argv)) || (rc = ctl_open(c)))
+		return rc;
+	if ((rc = api(c, "GET", "/api/v1/status", NULL, &r, 0)))
+		goto out;
+	if (c->json) {
+		print_raw(&r);
+		goto out;
+	}
+	o = r.json;
+	own = jget(o, "ownership");
+	tbl_init(&t, "ll");
+	tbl_cell(&t, "version");
+	tbl_cell(&t, "%s", jstr(o, "version", "?"));
+	tbl_cell(&t, "platform");
+	tbl_cell(&t, "%s (%s)", jstr(o, "platform", "?"), jstr(o, "platform_name", "?"));
+	tbl_cell(&t, "backend");
+	tbl_cell(&t, "%s", jstr(o, "backend", "?"));
+	tbl_cell(&t, "interval");
+	tbl_cell(&t, "%" PRIu64 " ms", ju64(o, "interval_ms"));
+	tbl_cell(&t, "uptime");
+	tbl_cell(&t, "%s", jnum(o, "uptime_s", &v) ? fmt_dur(v, b1, sizeof(b1)) : "?");
+	tbl_cell(&t, "ticks");
+	tbl_cell(&t, "%" PRIu64 " (%" PRIu64 " overruns, %" PRIu64
+		 " invalid samples)", ju64(o, "ticks"), ju64(o, "overruns"),
+		 ju64(o, "invalid_samples"));
+	tbl_cell(&t, "interference");
+	tbl_cell(&t, "%" PRIu64, ju64(o, "interference"));
+	tbl_cell(&t, "register accesses");
+	tbl_cell(&t, "%" PRIu64 " reads, %" PRIu64 " writes, %" PRIu64 " errors",
+		 ju64(o, "hw_reads"), ju64(o, "hw_writes"), ju64(o, "hw_errors"));
+	if (jget(o, "counters_in_use")) {
+		tbl_cell(&t, "counters in use");
+		tbl_cell(&t, "%" PRIu64, ju64(o, "counters_in_use"));
+		tbl_cell(&t, "ring");
+		tbl_cell(&t, "newest sample %" PRIu64 ", capacity %" PRIu64,
+			 ju64(o, "ring_head"), ju64(o, "ring_capacity"));
+	}
+	tbl_cell(&t, "ownership");
+	tbl_cell(&t, "%s by pid %" PRIu64 ", policy %s%s%s",
+		 jbool(own, "owned") ? "owned" : "NOT owned (yielded)",
+		 ju64(own, "pid"), jstr(own, "policy", "?"),
+		 jbool(own, "took_over") ? ", took over" : "",
+		 jbool(own, "recovered_stale") ? ", recovered a stale owner" : "");
+	if (jstr(own, "owner_file", NULL)) {
+		tbl_cell(&t, "owner file");
+		tbl_cell(&t, "%s", jstr(own, "owner_file", ""));
+	}
+	tbl_print(&t, 0, 0);
+out:
+	reply_free(&r);
+	return rc;
+}
+
+/* ---- topology ------------------------------------------------------------ */
+
+/* The event a claim counts on (unit, counter), from GET /api/v1/claims. */
+static const char *claim_event(struct json_object *claims, const char *id,
+			       const char *unit, int idx)
+{
+	size_t n, ne;
+	struct json_object *arr = jarr(claims, "claims", &n);
+
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *cl = json_object_array_get_idx(arr, i);
+		struct json_object *evs;
+
+		if (strcmp(jstr(cl, "id", ""), id) != 0)
+			continue;
+		evs = jarr(cl, "events", &ne);
+		for (size_t e = 0; e < ne; e++) {
+			struct json_object *ev = json_object_array_get_idx(evs, e);
+			double ctr;
+
+			if (strcmp(jstr(ev, "unit", ""), unit) == 0 &&
+			    jnum(ev, "counter", &ctr) && (int)ctr == idx)
+				return jstr(ev, "event", NULL);
+		}
+	}
+	return NULL;
+}
+
+/* What counter idx of an instance shows: "holder\tevent". */
+static void counter_desc(struct json_object *inst, int idx, char *buf,
+			 size_t len, int *width, const char **name)
+{
+	size_t n;
+	struct json_object *ctrs = jarr(inst, "counters", &n);
+
+	*width = 0;
+	*name = NULL;
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *co = json_object_array_get_idx(ctrs, i);
+		double x, w;
+
+		if (!jnum(co, "index", &x) || (int)x != idx)
+			continue;
+		*width = jnum(co, "width", &w) ? (int)w : 0;
+		*name = jstr(co, "name", NULL);
+		snprintf(buf, len, "%s\t%s", jstr(co, "holder", "-"),
+			 jstr(co, "event", "-"));
+		return;
+	}
+	snprintf(buf, len, "-\t-");
+}
+
+static int cmd_topology(struct ctl *c, int argc, char **argv)
+{
+	static const struct option lo[] = { COMMON_OPTS, { 0 } };
+	const struct command *cmd = find_command("topology");
+	struct reply r, rc_claims = { 0 };
+	struct json_object *socks;
+	size_t ns;
+	int opt, rc;
+
+	getopt_reset();
+	while ((opt = getopt_long(argc, argv, ":" COMMON_SHORT, lo, NULL)) != -1)
+		PARSE_COMMON(c, cmd, argc, argv, opt);
+	if ((rc = no_args(cmd, argc, argv)) || (rc = ctl_open(c)))
+		return rc;
+	if ((rc = api(c, "GET", "/api/v1/topology", NULL, &r, 0)))
+		goto out;
+	if (c->json) {
+		print_raw(&r);
+		goto out;
+	}
+	/* Counters held by claims show the claim id; name their events too
+	 * (only the control socket lists claims: quietly skip elsewhere). */
+	if (strstr(r.body, "\"holder\":\"c") &&
+	    api(c, "GET", "/api/v1/claims", NULL, &rc_claims, Q_QUIET))
+		reply_free(&rc_claims);
+	printf("platform %s\n", jstr(r.json, "platform", "?"));
+	socks = jarr(r.json, "sockets", &ns);
+	for (size_t s = 0; s < ns; s++) {
+		struct json_object *so = json_object_array_get_idx(socks, s), *units;
+		struct table t;
+		size_t nu;
+
+		printf("\nsocket %" PRIu64 " (cpu %" PRIu64 ")\n", ju64(so, "socket"),
+		       ju64(so, "cpu"));
+		tbl_init(&t, "lllrrll");
+		tbl_cell(&t, "UNIT");
+		tbl_cell(&t, "KIND");
+		tbl_cell(&t, "INST");
+		tbl_cell(&t, "CTR");
+		tbl_cell(&t, "WIDTH");
+		tbl_cell(&t, "HOLDER");
+		tbl_cell(&t, "EVENT");
+		units = jarr(so, "units", &nu);
+		for (size_t u = 0; u < nu; u++) {
+			struct json_object *uo = json_object_array_get_idx(units, u);
+			size_t ni, nctr = 0;
+			struct json_object *insts = jarr(uo, "instance_list", &ni);
+			const char *uname = jstr(uo, "unit", "?");
+
+			if (ni)
+				jarr(json_object_array_get_idx(insts, 0), "counters", &nctr);
+			/* one row per counter index and run of instances that
+			 * agree on what the counter does */
+			for (size_t ci = 0; ci < nctr; ci++) {
+				for (size_t i = 0; i < ni;) {
+					char d0[256], d1[256];
+					const char *name, *n1;
+					int w, w1;
+					size_t j = i + 1;
+					const char *ev;
+					char *tab;
+
+					counter_desc(json_object_array_get_idx(insts, i),
+						     (int)ci, d0, sizeof(d0), &w, &name);
+					while (j < ni) {
+						counter_desc(json_object_array_get_idx(insts, j),
+							     (int)ci, d1, sizeof(d1), &w1, &n1);
+						if (strcmp(d0, d1) || w != w1)
+							break;
+						j++;
+					}
+					tab = strchr(d0, '\t');
+					*tab = '\0';
+					ev = tab + 1;
+					if (!strcmp(ev, "-") && strcmp(d0, "-") &&
+					    strcmp(d0, "baseline")) {
+						const char *ce = claim_event(rc_claims.json, d0,
+									     uname, (int)ci);
+						ev = ce ? ce : "-";
+					}
+					if (!strcmp(ev, "-") && name)
+						ev = name;
+					tbl_cell(&t, "%s", uname);
+					tbl_cell(&t, "%s", jstr(uo, "kind", "?"));
+					if (j - i > 1)
+						tbl_cell(&t, "%zu-%zu", i, j - 1);
+					else
+						tbl_cell(&t, "%zu", i);
+					tbl_cell(&t, "%zu", ci);
+					tbl_cell(&t, "%d", w);
+					tbl_cell(&t, "%s", !strcmp(d0, "-") ? "(free)" : d0);
+					tbl_cell(&t, "%s", ev);
+					i = j;
+				}
+			}
+		}
+		tbl_print(&t, 2, 0);
+	}
+out:
+	reply_free(&rc_claims);
+	reply_free(&r);
+	return rc;
+}
+
+/* ---- events ------------------------------------------------------------- */
+
+static int cmd_events(struct ctl *c, int argc, char **argv)
+{
+	static const struct option lo[] = {
+		COMMON_OPTS,
+		{ "unit", required_argument, NULL, 'U' },
+		{ "names", no_argument, NULL, 'n' },
+		{ 0 }
+	};
+	const struct command *cmd = find_command("events");
+	const char *unit = NULL, *pattern = NULL;
+	bool names = false;
+	char path[512];
+	struct reply r;
+	struct json_object *evs;
+	size_t n;
+	int opt, rc;
+
+	getopt_reset();
+	while ((opt = getopt_long(argc, argv, ":" COMMON_SHORT "U:n", lo, NULL)) != -1) {
+		if (opt == 'U')
+			unit = optarg;
+		else if (opt == 'n')
+			names = true;
+		else
+			PARSE_COMMON(c, cmd, argc, argv, opt);
+	}
+	if (optind < argc)
+		pattern = argv[optind++];
+	if ((rc = no_args(cmd, argc, argv)))
+		return rc;
+	if (unit && (!unit[0] || strlen(unit) > 32))
+		return usage_error(cmd, "--unit needs a unit name (cbo, arb, ...)");
+	if (pattern && strlen(pattern) > 128)
+		return usage_error(cmd, "the pattern is longer than 128 characters");
+	if ((rc = ctl_open(c)))
+		return rc;
+	{
+		char *eu = unit ? curl_easy_escape(c->curl, unit, 0) : NULL;
+		char *eq = pattern ? curl_easy_escape(c->curl, pattern, 0) : NULL;
+
+		snprintf(path, sizeof(path), "/api/v1/events%s%s%s%s%s",
+			 eu || eq ? "?" : "", eu ? "unit=" : "", eu ? eu : "",
+			 eu && eq ? "&" : "", eq ? "q=" : "");
+		if (eq)
+			snprintf(path + strlen(path), sizeof(path) - strlen(path), "%s", eq);
+		curl_free(eu);
+		curl_free(eq);
+	}
+	if ((rc = api(c, "GET", path, NULL, &r, 0)))
+		goto out;
+	if (c->json) {
+		print_raw(&r);
+		goto out;
+	}
+	evs = jarr(r.json, "events", &n);
+	if (names) {
+		for (size_t i = 0; i < n; i++)
+			puts(jstr(json_object_array_get_idx(evs, i), "name", "?"));
+		goto out;
+	}
+	if (!n) {
+		fprintf(stderr, "%s: no event matches%s%s%s%s%s\n", prog,
+			pattern ? " \"" : "", pattern ? pattern : "", pattern ? "\"" : "",
+			unit ? " in unit " : "", unit ? unit : "");
+		goto out;
+	}
+	{
+		struct table t;
+
+		tbl_init(&t, "llllll");
+		tbl_cell(&t, "NAME");
+		tbl_cell(&t, "UNIT");
+		tbl_cell(&t, "CODE");
+		tbl_cell(&t, "UMASK");
+		tbl_cell(&t, "CTRS");
+		tbl_cell(&t, "DESCRIPTION");
+		for (size_t i = 0; i < n; i++) {
+			struct json_object *e = json_object_array_get_idx(evs, i);
+			size_t nc;
+			struct json_object *ctrs = jarr(e, "counters", &nc);
+			char cs[64] = "", mods[64] = "";
+			double x;
+
+			for (size_t k = 0; k < nc && strlen(cs) < sizeof(cs) - 8; k++)
+				snprintf(cs + strlen(cs), sizeof(cs) - strlen(cs), "%s%d",
+					 k ? "," : "", json_object_get_int(
+						 json_object_array_get_idx(ctrs, k)));
+			if (jnum(e, "thresh", &x))
+				snprintf(mods, sizeof(mods), " thresh=%d", (int)x);
+			if (jbool(e, "edge"))
+				snprintf(mods + strlen(mods), sizeof(mods) - strlen(mods), " edge");
+			if (jbool(e, "inv"))
+				snprintf(mods + strlen(mods), sizeof(mods) - strlen(mods), " inv");
+			tbl_cell(&t, "%s", jstr(e, "name", "?"));
+			tbl_cell(&t, "%s", jstr(e, "unit", "?"));
+			if (nc) {
+				tbl_cell(&t, "0x%02x", (unsigned)ju64(e, "code"));
+				tbl_cell(&t, "0x%02x%s", (unsigned)ju64(e, "umask"), mods);
+			} else {	/* fixed and free-running counters */
+				tbl_cell(&t, "-");
+				tbl_cell(&t, "-");
+			}
+			tbl_cell(&t, "%s", nc ? cs : "-");
+			tbl_cell(&t, "%s", jstr(e, "description", ""));
+		}
+		tbl_print(&t, 0, term_cols());
+	}
+out:
+	reply_free(&r);
+	return rc;
+}
+
+/* ---- claims: rendering --------------------------------------------------- */
+
+/* Previous readings of a watched claim, for rates. */
+struct rates {
+	double *scaled;		/* per (event, socket) row; NAN: unknown */
+	size_t n;
+	double enabled;		/* time_enabled_s at that reading */
+	double *rate;		/* the last rate computed per row, or NAN */
+	bool have;
+};
+
+/* A row's scaled count: the daemon's perf-style "scaled" (count x
+ * enabled / running; for free-running counters the count), NAN while
+ * the claim has not run yet. */
+static double row_scaled(struct json_object *so)
+{
+	double v;
+
+	return jnum(so, "scaled", &v) ? v : NAN;
+}
+
+/*
+ * The counts of a claim as a table: one row per event and socket.  With
+ * rt, the rate column is the change of the scaled count over the change
+ * of time_enabled since the last call.  At a steady rate r the scaled
+ * count is r x time_enabled after every tick, whether the claim ran in
+ * it or was multiplexed out, so the rate holds steady even over windows
+ * in which the claim did not run (the monotonic "estimate" only moves
+ * when it runs).  Without rt, the rate is the average over the claim's
+ * life.
+ */
+static void print_counts(struct json_object *cl, struct rates *rt)
+{
+	double en = 0, run = 0, rem;
+	size_t ne, row = 0;
+	struct json_object *evs = jarr(cl, "events", &ne);
+	struct table t;
+	char b[64], d[64];
+
+	jnum(cl, "time_enabled_s", &en);
+	jnum(cl, "time_running_s", &run);
+	printf("claim %s", jstr(cl, "id", "?"));
+	if (jstr(cl, "label", "")[0])
+		printf(" \"%s\"", jstr(cl, "label", ""));
+	printf(" %s; enabled %.2f s, running %.2f s", jstr(cl, "state", "?"), en, run);
+	if (en > 0)
+		printf(" (%.1f%%)", 100.0 * run / en);
+	if (strcmp(jstr(cl, "state", ""), "released") != 0 &&
+	    until_iso(jstr(cl, "expires_at", NULL), &rem))
+		printf("; expires in %s", fmt_dur(rem, d, sizeof(d)));
+	putchar('\n');
+	tbl_init(&t, "llrrrr");
+	tbl_cell(&t, "SOCKET");
+	tbl_cell(&t, "EVENT");
+	tbl_cell(&t, "CTR");
+	tbl_cell(&t, "COUNT");
+	tbl_cell(&t, "SCALED");
+	tbl_cell(&t, rt ? "RATE/s" : "AVG RATE/s");
+	for (size_t e = 0; e < ne; e++) {
+		struct json_object *ev = json_object_array_get_idx(evs, e);
+		size_t ns;
+		struct json_object *socks = jarr(ev, "sockets", &ns);
+		double ctr;
+
+		for (size_t s = 0; s < ns; s++, row++) {
+			struct json_object *so = json_object_array_get_idx(socks, s);
+			double sc = row_scaled(so), rate = NAN;
+
+			if (rt) {
+				if (row >= rt->n) {
+					rt->scaled = xrealloc(rt->scaled, (row + 1) * sizeof(double));
+					rt->rate = xrealloc(rt->rate, (row + 1) * sizeof(double));
+					for (size_t k = rt->n; k <= row; k++)
+						rt->rate[k] = rt->scaled[k] = NAN;
+					rt->n = row + 1;
+				}
+				if (rt->have && en > rt->enabled && isfinite(rt->scaled[row]) &&
+				    isfinite(sc))
+					rt->rate[row] = (sc - rt->scaled[row]) / (en - rt->enabled);
+				rate = rt->rate[row];
+				rt->scaled[row] = sc;
+			} else if (en > 0) {
+				rate = sc / en;
+			}
+			tbl_cell(&t, "%" PRIu64, ju64(so, "socket"));
+			tbl_cell(&t, "%s", jstr(ev, "event", "?"));
+			if (jnum(ev, "counter", &ctr))
+				tbl_cell(&t, "%d", (int)ctr);
+			else
+				tbl_cell(&t, "-");
+			tbl_cell(&t, "%" PRIu64, ju64(so, "count"));
+			if (isfinite(sc))
+				tbl_cell(&t, "%.0f", sc);
+			else
+				tbl_cell(&t, "-");
+			tbl_cell(&t, "%s", fmt_si(rate, b, sizeof(b)));
+		}
+	}
+	if (rt && en > rt->enabled) {
+		rt->enabled = en;
+		rt->have = true;
+	}
+	tbl_print(&t, 0, 0);
+}
+
+static void rates_free(struct rates *rt)
+{
+	free(rt->scaled);
+	free(rt->rate);
+	memset(rt, 0, sizeof(*rt));
+}
+
+/* ---- claim ---------------------------------------------------------------- */
+
+/* Releases a claim: the final counts.  Returns an exit status. */
+static int release(struct ctl *c, const char *id, bool final_title)
+{
+	char path[128];
+	char *eid = curl_easy_escape(c->curl, id, 0);
+	struct reply r;
+	int rc;
+
+	snprintf(path, sizeof(path), "/api/v1/claims/%s", eid ? eid : id);
+	curl_free(eid);
+	rc = api(c, "DELETE", path, NULL, &r, 0);
+	if (!rc) {
+		if (c->json) {
+			print_raw(&r);
+		} else {
+			printf("%s %s: final counts\n", final_title ? "\nreleased"
+			       : "released", jstr(r.json, "id", id));
+			print_counts(r.json, NULL);
+		}
+		fflush(stdout);
+	}
+	reply_free(&r);
+	return rc;
+}
+
+/* The watch loop of `claim --watch`; always ends by releasing. */
+static int watch(struct ctl *c, const char *id, double every,
+		 unsigned long count, double ttl)
+{
+	bool tty = isatty(STDOUT_FILENO);
+	double now = mono_s(), next = now + every;
+	double renew_at = now + ttl / 2;
+	char path[128], rpath[160];
+	struct rates rt = { 0 };
+	unsigned long n = 0;
+	int rc = 0;
+
+	snprintf(path, sizeof(path), "/api/v1/claims/%s", id);
+	snprintf(rpath, sizeof(rpath), "%s/renew", path);
+	while (!g_stop) {
+		wait_until(next < renew_at ? next : renew_at, -1);
+		if (g_stop)
+			break;
+		now = mono_s();
+		if (now >= renew_at) {
+			struct reply r;
+			double t;
+
+			/* renew with the lease the claim has */
+			if ((rc = api(c, "POST", rpath, NULL, &r, 0))) {
+				reply_free(&r);
+				warnx_("could not renew claim %s", id);
+				goto out;
+			}
+			if (jnum(r.json, "ttl_s", &t) && t >= 1)
+				ttl = t;
+			renew_at = mono_s() + ttl / 2;
+			reply_free(&r);
+		}
+		if (now >= next) {
+			struct reply r;
+
+			if ((rc = api(c, "GET", path, NULL, &r, 0))) {
+				reply_free(&r);
+				goto out;
+			}
+			if (c->json) {
+				print_raw(&r);
+			} else {
+				if (tty)
+					fputs("\033[H\033[2J", stdout);
+				else if (n)
+					putchar('\n');
+				print_counts(r.json, &rt);
+				if (tty)
+					printf("\nevery %g s; Ctrl-C releases the claim\n", every);
+			}
+			reply_free(&r);
+			if (!flush_out())
+				break;
+			if (++n == count)
+				break;
+			next += every;
+			if (next < now)
+				next = now + every;
+		}
+	}
+	rc = release(c, id, !c->json);
+out:
+	rates_free(&rt);
+	return rc;
+}
+
+static int cmd_claim(struct ctl *c, int argc, char **argv)
+{
+	static const struct option lo[] = {
+		COMMON_OPTS,
+		{ "ttl", required_argument, NULL, 't' },
+		{ "label", required_argument, NULL, 'l' },
+		{ "export", no_argument, NULL, 'e' },
+		{ "watch", required_argument, NULL, 'w' },
+		{ "count", required_argument, NULL, 'c' },
+		{ 0 }
+	};
+	const struct command *cmd = find_command("claim");
+	unsigned long ttl = 0, count = 0;
+	const char *label = "uncorectl";
+	double every = 0;
+	bool exp = false;
+	struct json_object *req, *evs;
+	struct reply r;
+	char id[64];
+	int opt, rc;
+
+	getopt_reset();
+	while ((opt = getopt_long(argc, argv, ":" COMMON_SHORT "t:l:ew:c:", lo,
+				  NULL)) != -1) {
+		switch (opt) {
+		case 't':
+			if ((rc = parse_uint(cmd, "--ttl", optarg, 1, 86400, &ttl)))
+				return rc;
+			break;
+		case 'l':
+			label = optarg;
+			break;
+		case 'e':
+			exp = true;
+			break;
+		case 'w':
+			if ((rc = parse_secs(cmd, "--watch", optarg, 0.01, 3600, &every)))
+				return rc;
+			break;
+		case 'c':
+			if ((rc = parse_uint(cmd, "--count", optarg, 1, 1000000000, &count)))
+				return rc;
+			break;
+		default:
+			PARSE_COMMON(c, cmd, argc, argv, opt);
+		}
+	}
+	if (optind >= argc)
+		return usage_error(cmd, "name at least one event (see '%s events')", prog);
+	if (count && !every)
+		return usage_error(cmd, "--count needs --watch");
+	if ((rc = ctl_open(c)))
+		return rc;
+	req = json_object_new_object();
+	evs = json_object_new_array();
+	for (int i = optind; i < argc; i++)
+		json_object_array_add(evs, json_object_new_string(argv[i]));
+	json_object_object_add(req, "events", evs);
+	if (ttl)
+		json_object_object_add(req, "ttl_s", json_object_new_int((int)ttl));
+	json_object_object_add(req, "label", json_object_new_string(label));
+	json_object_object_add(req, "export", json_object_new_boolean(exp));
+	/* from here a signal cannot lose the claim: it only ends the watch */
+	if (every)
+		live_signals();
+	rc = api(c, "POST", "/api/v1/claims", json_object_to_json_string_ext(
+			 req, JSON_C_TO_STRING_PLAIN), &r, 0);
+	json_object_put(req);
+	if (rc)
+		goto out;
+	snprintf(id, sizeof(id), "%s", jstr(r.json, "id", ""));
+	if (!id[0] || strspn(id, "abcdefghijklmnopqrstuvwxyz0123456789-_") != strlen(id)) {
+		warnx_("the daemon answered without a usable claim id");
+		rc = EXIT_DAEMON;
+		goto out;
+	}
+	if (c->json)
+		print_raw(&r);
+	else if (!every)
+		printf("%s\n", id);
+	else
+		printf("claim %s created, %" PRIu64 " s lease renewed while "
+		       "watching; Ctrl-C releases it\n", id, ju64(r.json, "ttl_s"));
+	if (!flush_out() && !every)
+		rc = EXIT_DAEMON;
+	if (every) {
+		double t = (double)ju64(r.json, "ttl_s");
+
+		rc = watch(c, id, every, count, t >= 1 ? t : 1);
+	}
+out:
+	reply_free(&r);
+	return rc;
+}
+
+/* ---- claims, release ----------------------------------------------------- */
+
+static int cmd_claims(struct ctl *c, int argc, char **argv)
+{
+	static const struct option lo[] = { COMMON_OPTS, { 0 } };
+	const struct command *cmd = find_command("claims");
+	struct json_object *arr;
+	struct reply r;
+	struct table t;
+	size_t n;
+	int opt, rc;
+
+	getopt_reset();
+	while ((opt = getopt_long(argc, argv, ":" COMMON_SHORT, lo, NULL)) != -1)
+		PARSE_COMMON(c, cmd, argc, argv, opt);
+	if ((rc = no_args(cmd, argc, argv)) || (rc = ctl_open(c)))
+		return rc;
+	if ((rc = api(c, "GET", "/api/v1/claims", NULL, &r, 0)))
+		goto out;
+	if (c->json) {
+		print_raw(&r);
+		goto out;
+	}
+	arr = jarr(r.json, "claims", &n);
+	if (!n) {
+		printf("no claims\n");
+		goto out;
+	}
+	tbl_init(&t, "llrrlrrrl");
+	tbl_cell(&t, "ID");
+	tbl_cell(&t, "STATE");
+	tbl_cell(&t, "UID");
+	tbl_cell(&t, "PID");
+	tbl_cell(&t, "LABEL");
+	tbl_cell(&t, "TTL");
+	tbl_cell(&t, "EXPIRES");
+	tbl_cell(&t, "RUNNING");
+	tbl_cell(&t, "EVENTS");
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *cl = json_object_array_get_idx(arr, i), *evs;
+		char names[400] = "", b[64];
+		double en = 0, run = 0, rem;
+		size_t ne;
+
+		evs = jarr(cl, "events", &ne);
+		for (size_t e = 0; e < ne; e++)
+			snprintf(names + strlen(names), sizeof(names) - strlen(names),
+				 "%s%s", e ? "," : "",
+				 jstr(json_object_array_get_idx(evs, e), "event", "?"));
+		jnum(cl, "time_enabled_s", &en);
+		jnum(cl, "time_running_s", &run);
+		tbl_cell(&t, "%s", jstr(cl, "id", "?"));
+		tbl_cell(&t, "%s", jstr(cl, "state", "?"));
+		tbl_cell(&t, "%" PRIu64, ju64(cl, "uid"));
+		tbl_cell(&t, "%" PRIu64, ju64(cl, "pid"));
+		tbl_cell(&t, "%s", jstr(cl, "label", "")[0] ? jstr(cl, "label", "") : "-");
+		tbl_cell(&t, "%" PRIu64 " s", ju64(cl, "ttl_s"));
+		tbl_cell(&t, "%s", until_iso(jstr(cl, "expires_at", NULL), &rem)
+			 ? fmt_dur(rem, b, sizeof(b)) : "?");
+		if (en > 0)
+			tbl_cell(&t, "%.0f%%", 100.0 * run / en);
+		else
+			tbl_cell(&t, "-");
+		tbl_cell(&t, "%s", names);
+	}
+	tbl_print(&t, 0, term_cols());
+out:
+	reply_free(&r);
+	return rc;
+}
+
+static int cmd_release(struct ctl *c, int argc, char **argv)
+{
+	static const struct option lo[] = { COMMON_OPTS, { 0 } };
+	const struct command *cmd = find_command("release");
+	const char *id;
+	int opt, rc;
+
+	getopt_reset();
+	while ((opt = getopt_long(argc, argv, ":" COMMON_SHORT, lo, NULL)) != -1)
+		PARSE_COMMON(c, cmd, argc, argv, opt);
+	if (optind >= argc)
+		return usage_error(cmd, "which claim? (see '%s claims')", prog);
+	id = argv[optind++];
+	if ((rc = no_args(cmd, argc, argv)))
+		return rc;
+	if (!id[0] || strlen(id) > 32)
+		return usage_error(cmd, "\"%s\" is not a claim id", id);
+	if ((rc = ctl_open(c)))
+		return rc;
+	return release(c, id, false);
+}
+
+/* ---- top -------------------------------------------------------------------- */
+
+static void top_frame(struct json_object *m, const char *platform, bool tty,
+		      double every)
+{
+	size_t ns;
+	struct json_object *socks = jarr(m, "sockets", &ns);
+	struct table t;
+	char ts[32] = "?";
+	double tm;
+
+	if (jnum(m, "time", &tm)) {
+		time_t s = (time_t)tm;
+		struct tm lt;
+
+		localtime_r(&s, &lt);
+		strftime(ts, sizeof(ts), "%H:%M:%S", &lt);
+	}
+	printf("uncored on %s, sample %" PRIu64 " at %s", platform,
+	       ju64(m, "seq"), ts);
+	if (tty)
+		printf("  (every %g s; q quits)", every);
+	putchar('\n');
+	tbl_init(&t, "rrrrr");
+	tbl_cell(&t, "SOCKET");
+	tbl_cell(&t, "DRAM READ GB/s");
+	tbl_cell(&t, "DRAM WRITE GB/s");
+	tbl_cell(&t, "LLC HIT %%");
+	tbl_cell(&t, "UNCORE GHz");
+	for (size_t s = 0; s < ns; s++) {
+		struct json_object *so = json_object_array_get_idx(socks, s);
+		double v;
+
+		tbl_cell(&t, "%" PRIu64, ju64(so, "socket"));
+		if (jnum(so, "dram_read_bytes_per_second", &v))
+			tbl_cell(&t, "%.2f", v / 1e9);
+		else
+			tbl_cell(&t, "-");
+		if (jnum(so, "dram_write_bytes_per_second", &v))
+			tbl_cell(&t, "%.2f", v / 1e9);
+		else
+			tbl_cell(&t, "-");
+		if (jnum(so, "llc_hit_ratio", &v))
+			tbl_cell(&t, "%.2f", v * 100);
+		else
+			tbl_cell(&t, "-");
+		if (jnum(so, "clock_hertz", &v))
+			tbl_cell(&t, "%.3f", v / 1e9);
+		else
+			tbl_cell(&t, "-");
+	}
+	tbl_print(&t, 0, 0);
+}
+
+static int cmd_top(struct ctl *c, int argc, char **argv)
+{
+	static const struct option lo[] = {
+		COMMON_OPTS,
+		{ "interval", required_argument, NULL, 'i' },
+		{ "count", required_argument, NULL, 'c' },
+		{ 0 }
+	};
+	const struct command *cmd = find_command("top");
+	bool tty = isatty(STDOUT_FILENO);
+	unsigned long count = 0, n = 0;
+	double every = 1, next;
+	char platform[64];
+	struct keys keys = { 0 };
+	struct reply r;
+	int opt, rc;
+
+	getopt_reset();
+	while ((opt = getopt_long(argc, argv, ":" COMMON_SHORT "i:c:", lo, NULL)) != -1) {
+		if (opt == 'i') {
+			if ((rc = parse_secs(cmd, "--interval", optarg, 0.01, 3600, &every)))
+				return rc;
+		} else if (opt == 'c') {
+			if ((rc = parse_uint(cmd, "--count", optarg, 1, 1000000000, &count)))
+				return rc;
+		} else {
+			PARSE_COMMON(c, cmd, argc, argv, opt);
+		}
+	}
+	if ((rc = no_args(cmd, argc, argv)) || (rc = ctl_open(c)))
+		return rc;
+	if ((rc = api(c, "GET", "/api/v1/status", NULL, &r, 0))) {
+		reply_free(&r);
+		return rc;
+	}
+	snprintf(platform, sizeof(platform), "%s", jstr(r.json, "platform", "?"));
+	reply_free(&r);
+	live_signals();
+	if (!c->json)
+		keys_on(&keys);
+	next = mono_s();
+	while (!g_stop) {
+		int k = wait_until(next, keys.on ? STDIN_FILENO : -1);
+
+		if (k == 'q' || k == 'Q' || g_stop)
+			break;
+		if (k)	/* any other key: refresh now */
+			next = mono_s();
+		if (mono_s() < next)
+			continue;
+		if ((rc = http(c, "GET", "/api/v1/metrics", NULL, &r, 0)))
+			break;
+		if (r.status == 503 && !c->json) {
+			/* no sample yet: say so and keep waiting */
+			if (tty)
+				fputs("\033[H\033[2J", stdout);
+			printf("uncored on %s: %s\n", platform,
+			       jstr(jget(r.json, "error"), "message", "not ready"));
+		} else if (r.status < 200 || r.status > 299 ||
+			   !json_object_is_type(r.json, json_type_object)) {
+			report_error(c, "GET", "/api/v1/metrics", &r);
+			reply_free(&r);
+			rc = EXIT_DAEMON;
+			break;
+		} else if (c->json) {
+			print_raw(&r);
+		} else {
+			if (tty)
+				fputs("\033[H\033[2J", stdout);
+			else if (n)
+				putchar('\n');
+			top_frame(r.json, platform, tty, every);
+		}
+		reply_free(&r);
+		if (!flush_out())
+			break;
+		if (++n == count)
+			break;
+		next += every;
+		if (next < mono_s())
+			next = mono_s() + every;
+	}
+	keys_off(&keys);
+	return rc;
+}
+
+/* ---- commands, main ------------------------------------------------------- */
+
+static int cmd_help(struct ctl *c, int argc, char **argv);
+
+static const struct command commands[] = {
+	{ "status", cmd_status, "[--json]", "daemon version, platform, ticks, ownership",
+	  "Show the daemon's version, platform, interval, uptime, ticks and "
+	  "PMU ownership.", NULL },
+	{ "topology", cmd_topology, "[--json]", "units, counters and who holds them",
+	  "Show sockets, units, instances and counters, with what each counter\n"
+	  "counts and who holds it (baseline, a claim id, or free).", NULL },
+	{ "events", cmd_events, "[PATTERN] [--unit UNIT] [--names] [--json]",
+	  "the event catalog",
+	  "List the event catalog; PATTERN matches names and descriptions\n"
+	  "(case-insensitive substring).",
+	  "Options:\n"
+	  "  -U, --unit UNIT    only the events of UNIT (cbo, arb, ...)\n"
+	  "  -n, --names        only the names, one per line\n" },
+	{ "claim", cmd_claim,
+	  "EVENT... [--ttl S] [--label L] [--export] [--watch S [--count N]]",
+	  "claim counters; with --watch, live counts and rates",
+	  "Claim counters for EVENTs.  Without --watch, print the claim id and\n"
+	  "exit: the claim lives until its lease ends or `release`.  With\n"
+	  "--watch, show the counts and rates every S seconds, renew the lease\n"
+	  "while watching, and release the claim on Ctrl-C, SIGTERM or after N\n"
+	  "refreshes, printing the final counts.",
+	  "Options:\n"
+	  "  -t, --ttl S        lease in seconds (default: the daemon's)\n"
+	  "  -l, --label L      label shown in `claims` (default uncorectl)\n"
+	  "  -e, --export       also export the counts on /metrics\n"
+	  "  -w, --watch S      refresh every S seconds (decimals allowed)\n"
+	  "  -c, --count N      stop after N refreshes\n" },
+	{ "claims", cmd_claims, "[--json]", "list the live claims",
+	  "List the live claims (yours; all of them for root).", NULL },
+	{ "release", cmd_release, "ID [--json]", "release a claim, print its final counts",
+	  "Release a claim and print its final counts.", NULL },
+	{ "top", cmd_top, "[--interval S] [--count N] [--json]",
+	  "live DRAM GB/s, LLC hit % and uncore GHz per socket",
+	  "Live per-socket DRAM read and write GB/s, LLC hit % and uncore GHz,\n"
+	  "refreshed in place on a terminal.  q or Ctrl-C quits.",
+	  "Options:\n"
+	  "  -i, --interval S   refresh every S seconds (default 1)\n"
+	  "  -c, --count N      stop after N refreshes\n" },
+	{ "help", cmd_help, "[COMMAND]", "help on a command",
+	  "Show help for a command.", NULL },
+};
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static const struct command *find_command(const char *name)
+{
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		if (strcmp(commands[i].name, name) == 0)
+			return &commands[i];
+	return NULL;
+}
+
+static void main_help(void)
+{
+	printf("usage: %s [--socket PATH | --url URL] [--json] COMMAND [ARGS]\n\n"
+	       "Client of uncored, the uncore performance-monitoring daemon.\n\n"
+	       "Commands:\n", prog);
+	for (size_t i = 0; i < NCOMMANDS; i++) {
+		printf("  %-9s %s\n", commands[i].name, commands[i].brief);
+	}
+	printf("\nOptions (before or after the command):\n%s"
+	       "  -V, --version      print the version\n\n"
+	       "'%s COMMAND --help' describes a command.  Exit status: 0 ok, "
+	       "1 the daemon\nrefused or failed, 2 usage, 3 cannot reach the "
+	       "daemon.  See uncorectl(1).\n", common_help, prog);
+}
+
+static int cmd_help(struct ctl *c, int argc, char **argv)
+{
+	const struct command *cmd;
+
+	(void)c;
+	if (argc < 2) {
+		main_help();
+		return 0;
+	}
+	if (!(cmd = find_command(argv[1])))
+		return usage_error(NULL, "unknown command '%s'", argv[1]);
+	command_help(cmd);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		COMMON_OPTS,
+		{ "version", no_argument, NULL, 'V' },
+		{ 0 }
+	};
+	struct ctl c = { .socket = DEFAULT_SOCKET };
+	const struct command *cmd;
+	int opt, rc;
+
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "+:" COMMON_SHORT "V", lo, NULL)) != -1) {
+		switch (opt) {
+		case 'V':
+			printf("uncorectl (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION);
+			return 0;
+		default:
+			if ((rc = common_opt(&c, NULL, opt, argv)))
+				return rc < 0 ? 0 : rc;
+			break;
+		}
+	}
+	if (optind >= argc) {
+		main_help();
+		return EXIT_USAGE;
+	}
+	if (!(cmd = find_command(argv[optind])))
+		return usage_error(NULL, "unknown command '%s'", argv[optind]);
+	rc = cmd->run(&c, argc - optind, argv + optind);
+	ctl_close(&c);
+	if (fflush(stdout) != 0 && errno != EPIPE && !rc) {
+		warnx_("writing the output: %s", strerror(errno));
+		rc = EXIT_DAEMON;
+	}
+	return rc;
+}
