@@ -71,7 +71,9 @@ plot() {
 				"$sep" "$tmp" "$f" "$lw" "$dt" "$c" "$legend"
 			sep=', \
   '
-		done <"$tmp/$l.list"
+		done <<EOF
+$(sort -t '	' -k2 "$tmp/$l.list")
+EOF
 	done
 	echo
 }
@@ -84,16 +86,16 @@ set output "$out"
 set multiplot layout 2,2 title "{/:Bold uncored fleet in Prometheus}: three simulated daemons, recording rules of contrib/prometheus/uncored.rules.yml (windows cut to 5 s)" font ",13"
 set grid
 set xrange [0:$span]
-set xlabel "seconds"
+set format x "%g s"
 set key below horizontal font ",10" samplen 3
 set yrange [0:*]
 EOF
-	title "DRAM bandwidth per daemon, GB/s (instance_socket:uncore_dram_read_bytes:rate1m, ...write...)"
+	title "DRAM per daemon, GB/s (instance_socket:uncore_dram_{read,write}_bytes:rate1m)"
 	plot rd wr
-	title "LLC hit ratio, % (instance_socket: and job:uncore_llc_hit_ratio:ratio_rate1m)"
+	title "LLC hit ratio, % ({instance_socket,job}:uncore_llc_hit_ratio:ratio_rate1m)"
 	echo 'set yrange [0:105]'
 	plot hit fhit
-	title "Fleet DRAM bandwidth, GB/s (job:uncore_dram_bytes:rate1m, ..._read_..., ..._write_...)"
+	title "Fleet DRAM, GB/s (job:uncore_dram{,_read,_write}_bytes:rate1m)"
 	echo 'set yrange [0:*]'
 	plot ftot frd fwr
 	title "Uncore clock per daemon, GHz (instance_socket:uncore_clock_ticks:rate1m)"

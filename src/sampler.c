@@ -377,6 +377,7 @@ static int install(struct sampler *s, struct program *np)
 		.ev = np->ev, .nev = np->nev, .slot = np->slot, .sev = np->sev,
 		.ns = np->ns, .gs = gs,
 		.enabled_ns = b->enabled_ns, .running_ns = b->running_ns,
+		.seen = b->seen,
 	};
 	b->sg = (struct sched_group){ .ev = np->ev, .nev = np->nev,
 				      .fixed = true, .order = 0 };
@@ -808,6 +809,13 @@ void sampler_tick(struct sampler *s)
 			g[ng++] = &cv[i]->g;
 	}
 	for (unsigned i = 0; i < ng; i++) {
+		/* A group's clock starts at its first tick: the interval
+		 * before it existed (or before its first readings) is not
+		 * charged to it. */
+		if (!g[i]->seen) {
+			g[i]->seen = true;
+			continue;
+		}
 		g[i]->enabled_ns += run_ns;
 		g[i]->since_ns += run_ns;
 		if (g[i]->was_running && !s->yielded)

@@ -97,6 +97,7 @@ struct group {
 	struct gseries *gs;
 	struct sched_group sg;	/* placement and service */
 	bool was_running;	/* counted during the interval just ended */
+	bool seen;		/* has been through a tick (its clock runs) */
 	uint64_t since_ns;	/* enabled time since it last counted */
 	uint64_t enabled_ns, running_ns;
 };

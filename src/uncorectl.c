@@ -649,7 +649,7 @@ struct command {
 };
 
 static const struct command *find_command(const char *name);
-static void main_help(void);
+static void main_help(FILE *f);
 
 static int usage_error(const struct command *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -722,7 +722,7 @@ static int common_opt(struct ctl *c, const struct command *cmd, int opt,
 		if (cmd)
 			command_help(cmd);
 		else
-			main_help();
+			main_help(stdout);
 		return -1;
 	case ':':
 		return usage_error(cmd, "option '%s' needs an argument",
@@ -1715,15 +1715,15 @@ static const struct command *find_command(const char *name)
 	return NULL;
 }
 
-static void main_help(void)
+/* The usage of uncorectl: on stdout for --help, stderr for a mistake. */
+static void main_help(FILE *f)
 {
-	printf("usage: %s [--socket PATH | --url URL] [--json] COMMAND [ARGS]\n\n"
+	fprintf(f, "usage: %s [--socket PATH | --url URL] [--json] COMMAND [ARGS]\n\n"
 	       "Client of uncored, the uncore performance-monitoring daemon.\n\n"
 	       "Commands:\n", prog);
-	for (size_t i = 0; i < NCOMMANDS; i++) {
-		printf("  %-9s %s\n", commands[i].name, commands[i].brief);
-	}
-	printf("\nOptions (before or after the command):\n%s"
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].brief);
+	fprintf(f, "\nOptions (before or after the command):\n%s"
 	       "  -V, --version      print the version\n\n"
 	       "'%s COMMAND --help' describes a command.  Exit status: 0 ok, "
 	       "1 the daemon\nrefused or failed, 2 usage, 3 cannot reach the "
@@ -1736,7 +1736,7 @@ static int cmd_help(struct ctl *c, int argc, char **argv)
 
 	(void)c;
 	if (argc < 2) {
-		main_help();
+		main_help(stdout);
 		return 0;
 	}
 	if (!(cmd = find_command(argv[1])))
@@ -1769,7 +1769,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind >= argc) {
-		main_help();
+		main_help(stderr);
 		return EXIT_USAGE;
 	}
 	if (!(cmd = find_command(argv[optind])))

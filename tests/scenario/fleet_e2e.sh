@@ -94,7 +94,7 @@ for d in a b c; do
 	PORT=$(pick_port)
 	start_uncored "$T/$d.log" -c "$T/empty.conf" --simulate \
 		--workload "$T/$d.json" --sim-state "$T/$d.state" \
-		-l "127.0.0.1:$PORT" -s "" -i 100
+		-l "127.0.0.1:$PORT" -s "" -i 50
 	ok $? "daemon $d up on 127.0.0.1:$PORT"
 	eval "PORT_$d=\$PORT PID_$d=\$UPID"
 done
@@ -131,7 +131,9 @@ is "$nrules" "$(grep -cE '^ *- (record|alert):' "$RULES")" \
 	"Prometheus loaded every rule of uncored.rules.yml"
 
 # Wait until every daemon's rules have values, then for the [5s] windows to
-# hold only steady-state samples.
+# hold only steady-state samples.  A rate over a window of ~4 s between
+# the first and last sample is off by at most one sampler tick (50 ms):
+# 1.25 %, well inside the 5 % tolerance; the ratios are exact.
 for _ in $(seq 1 100); do
 	[ "$(val 'count(instance_socket:uncore_dram_bytes:rate1m)')" = 3 ] && break
 	sleep 0.2
@@ -159,7 +161,7 @@ check_daemon() { # check_daemon INSTANCE NAME DRAM HIT UCLK
 		"daemon $2: DRAM rule = $3 bytes/s"
 	near "$(val "instance_socket:uncore_llc_hit_ratio:ratio_rate1m{$s}")" "$4" 0.01 \
 		"daemon $2: LLC hit-ratio rule = $4"
-	near "$(val "instance_socket:uncore_clock_ticks:rate1m{$s}")" "$5" 0.02 \
+	near "$(val "instance_socket:uncore_clock_ticks:rate1m{$s}")" "$5" 0.05 \
 		"daemon $2: uncore clock rule = $5 Hz"
 }
 check_daemon "$A" a 19.2e9 0.75 9e8

@@ -1,0 +1,88 @@
+#!/bin/sh
+# rules_check.sh - the shipped Prometheus files against promtool:
+#   - contrib/prometheus/uncored.rules.yml: `promtool check rules` is clean
+#     and every recording rule is named level:metric:operations;
+#   - contrib/prometheus/uncored.rules.test.yml: `promtool test rules`
+#     passes (exact values for every recording rule, each alert firing and
+#     not firing);
+#   - contrib/prometheus/prometheus.yml: `promtool check config` is clean;
+#   - the dashboard uses only recording rules that exist, and
+#     doc/monitoring.md explains every rule and alert.
+# Each promtool check is paired with a broken input it must reject, so a
+# tool that accepts anything cannot pass.  The dashboard's queries run
+# against a real Prometheus in fleet_e2e.sh.
+. "${top_srcdir:-.}/tests/lib.sh"
+
+if ! command -v promtool >/dev/null 2>&1; then
+	skip "promtool checks of the shipped rules" "promtool not installed"
+	tap_done
+	exit
+fi
+P=$top_srcdir/contrib/prometheus
+RULES=$P/uncored.rules.yml
+
+# ---- rules ----------------------------------------------------------------------
+out=$(promtool check rules "$RULES" 2>&1); rc=$?
+is "$rc" 0 "promtool check rules uncored.rules.yml exits 0"
+nrules=$(grep -cE '^ *- (record|alert):' "$RULES")
+like "$out" "SUCCESS: $nrules rules found" "promtool finds all $nrules rules, no warnings"
+[ "$(printf '%s\n' "$out" | grep -c .)" -eq 2 ]
+ok $? "promtool prints nothing but the success line"
+
+bad=$(sed -n 's/^ *- record: *//p' "$RULES" |
+	grep -vE '^[a-z][a-z0-9_]*:[a-z][a-z0-9_]*:[a-z][a-z0-9_]*$')
+is "$bad" "" "every recording rule is named level:metric:operations"
+
+# negative control: a counter without a range
+sed 's/rate(uncore_llc_lookups_total\[1m\])/rate(uncore_llc_lookups_total)/' \
+	"$RULES" >"$T/bad.rules.yml"
+promtool check rules "$T/bad.rules.yml" >"$T/bad.log" 2>&1
+ok $(( $? == 0 )) "promtool check rules rejects rate() of an instant vector"
+
+# ---- unit tests -----------------------------------------------------------------
+out=$(promtool test rules "$P/uncored.rules.test.yml" 2>&1); rc=$?
+is "$rc" 0 "promtool test rules uncored.rules.test.yml passes"
+[ $rc -eq 0 ] || printf '%s\n' "$out" | sed 's/^/#   /' | head -40
+like "$out" "SUCCESS" "promtool reports SUCCESS"
+
+# negative controls: a wrong expected hit ratio; an alert rule with a
+# longer `for:` than its test expects
+cp "$RULES" "$T/uncored.rules.yml"
+sed 's/value: 0.925/value: 0.92/' "$P/uncored.rules.test.yml" >"$T/t1.yml"
+promtool test rules "$T/t1.yml" >"$T/t1.log" 2>&1
+ok $(( $? == 0 )) "promtool test rules fails on a wrong expected value"
+sed '/alert: UncoredPMUTakenOver/,/for:/s/for: 1m/for: 5m/' "$RULES" \
+	>"$T/uncored.rules.yml"
+cp "$P/uncored.rules.test.yml" "$T/t2.yml"
+promtool test rules "$T/t2.yml" >"$T/t2.log" 2>&1
+ok $(( $? == 0 )) "promtool test rules fails when an alert fires later than tested"
+
+# ---- example configuration ---------------------------------------------------------
+out=$(promtool check config "$P/prometheus.yml" 2>&1); rc=$?
+is "$rc" 0 "promtool check config prometheus.yml exits 0"
+like "$out" "SUCCESS: $nrules rules found" "prometheus.yml loads uncored.rules.yml"
+sed 's/scrape_interval: 15s/scrape_interval: 15 seconds/' "$P/prometheus.yml" \
+	>"$T/prometheus.yml"
+cp "$RULES" "$T/uncored.rules.yml"
+promtool check config "$T/prometheus.yml" >"$T/cfg.log" 2>&1
+ok $(( $? == 0 )) "promtool check config rejects a malformed duration"
+
+# ---- dashboard and documentation agree with the rules ---------------------------------
+if command -v jq >/dev/null 2>&1; then
+	jq -r '.. | .expr? // empty' "$top_srcdir/contrib/grafana/uncored.json" |
+		grep -oE '[a-z_]+:[a-z_]+:[a-z0-9_]+' | sort -u >"$T/used"
+	missing=
+	while read -r r; do
+		grep -qE "^ *- record: $r\$" "$RULES" || missing="$missing $r"
+	done <"$T/used"
+	is "$missing" "" "the dashboard uses $(wc -l <"$T/used") recording rules, all defined"
+else
+	skip "the dashboard uses only defined recording rules" "jq not installed"
+fi
+undoc=
+for r in $(sed -n 's/^ *- \(record\|alert\): *//p' "$RULES"); do
+	grep -qF -- "$r" "$top_srcdir/doc/monitoring.md" || undoc="$undoc $r"
+done
+is "$undoc" "" "doc/monitoring.md explains every rule and alert"
+
+tap_done
