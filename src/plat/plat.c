@@ -10,9 +10,13 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -225,6 +229,230 @@ struct hw_addr plat_freerun_addr(const struct topo_socket *s,
 	    !inst_base(u, inst, &b))
 		return bad_addr(u);
 	return unit_reg(s, u, b, u->freerun[i].off, u->freerun[i].access);
+}
+
+bool plat_inst_base(const struct unit_type *u, unsigned inst, uint32_t *base)
+{
+	return inst_base(u, inst, base);
+}
+
+uint8_t plat_global_ovf_bit(const struct unit_type *u, unsigned inst)
+{
+	if (u->inst_global_ovf && inst < u->max_inst)
+		return u->inst_global_ovf[inst];
+	return u->global_ovf_bit;
+}
+
+struct hw_addr plat_box_ctl_addr(const struct topo_socket *s,
+				 const struct unit_type *u, unsigned inst)
+{
+	uint32_t b;
+
+	if (!u->box_ctl_layout || !inst_base(u, inst, &b))
+		return bad_addr(u);
+	return unit_reg(s, u, b, u->box_ctl_off, reg_bytes(u->box_ctl_layout, 4));
+}
+
+struct hw_addr plat_box_status_addr(const struct topo_socket *s,
+				    const struct unit_type *u, unsigned inst)
+{
+	uint32_t b;
+
+	if (!u->box_status_layout || !inst_base(u, inst, &b))
+		return bad_addr(u);
+	return unit_reg(s, u, b, u->box_status_off,
+			reg_bytes(u->box_status_layout, 4));
+}
+
+struct hw_addr plat_filter_addr(const struct topo_socket *s,
+				const struct unit_type *u, unsigned inst,
+				unsigned f)
+{
+	const struct unit_filter *flt;
+	uint32_t b;
+
+	if (f >= u->nfilters || !u->filters || !inst_base(u, inst, &b))
+		return bad_addr(u);
+	flt = &u->filters[f];
+	if (flt->inst_base)
+		b = flt->inst_base[inst];
+	return unit_reg(s, u, b, flt->off, reg_bytes(flt->layout, 4));
+}
+
+/* ---- box-level protocol ---------------------------------------------- */
+
+int plat_box_write(struct hw *hw, const struct topo_socket *s,
+		   const struct unit_type *u, unsigned inst, uint64_t bits)
+{
+	struct hw_addr a = plat_box_ctl_addr(s, u, inst);
+	uint64_t acc, bad;
+	unsigned i;
+	int r;
+
+	if (!u->box_ctl_layout)
+		return hw_fail(EINVAL, "unit %s has no box control register",
+			       u->name);
+	if (a.width == 0)
+		return hw_fail(EINVAL, "unit %s has no instance %u", u->name,
+			       inst);
+	bad = bits & ~reg_writable(u->box_ctl_layout);
+	if (bad)
+		return hw_fail(EINVAL, "box control 0x%" PRIx64 " for %s sets "
+			       "bits 0x%" PRIx64 " that %s (%s) does not define "
+			       "as writable", bits, u->name, bad,
+			       u->box_ctl_layout->name,
+			       u->box_ctl_layout->source);
+	bits |= u->box_ctl_must1;
+	if (!(u->quirks & UNIT_Q_BOX_BITWISE))
+		return hw_write(hw, &a, bits);
+	for (acc = 0, i = 0; i < 64; i++) {
+		if (!((bits >> i) & 1))
+			continue;
+		acc |= 1ull << i;
+		r = hw_write(hw, &a, acc);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+int plat_write_ctl(struct hw *hw, const struct unit_type *u,
+		   const struct hw_addr *a, uint64_t val)
+{
+	int r;
+
+	if ((u->quirks & UNIT_Q_CTL_TWICE) && u->fmt.en_bit < 64) {
+		r = hw_write(hw, a, val & ~(1ull << u->fmt.en_bit));
+		if (r < 0)
+			return r;
+	}
+	return hw_write(hw, a, val);
+}
+
+/* Mask of the field called name of l, or 0. */
+static uint64_t named_bits(const struct reg_layout *l, const char *name)
+{
+	const struct reg_field *f = reg_field(l, name);
+
+	return f ? field_mask(f) : 0;
+}
+
+int plat_reset_boxes(struct hw *hw, const struct topology *t, unsigned sock)
+{
+	const struct topo_socket *s;
+	int first = 0, r;
+
+	if (sock >= t->nsockets)
+		return hw_fail(EINVAL, "reset: no socket %u (have %u)", sock,
+			       t->nsockets);
+	s = &t->sock[sock];
+	for (unsigned ui = 0; t->plat->units[ui]; ui++) {
+		const struct unit_type *u = t->plat->units[ui];
+
+		for (unsigned i = 0; i < s->ninst[ui]; i++) {
+			struct hw_addr a;
+
+			if (!topo_present(s, ui, i) || u->kind == UNIT_FREERUN)
+				continue;
+			if (u->box_ctl_layout) {
+				r = plat_box_write(hw, s, u, i,
+					named_bits(u->box_ctl_layout, "rst_ctrl") |
+					named_bits(u->box_ctl_layout, "rst_ctrs"));
+				if (r < 0 && !first)
+					first = r;
+			} else {
+				/* no box control (hsx UBox, 2.1.2 d note):
+				 * clear controls, then counters, by hand */
+				for (unsigned c = 0; c < u->nctr; c++) {
+					a = plat_ctl_addr(s, u, i, c);
+					if ((r = hw_write(hw, &a, 0)) < 0 && !first)
+						first = r;
+					a = plat_ctr_addr(s, u, i, c);
+					if ((r = hw_write(hw, &a, 0)) < 0 && !first)
+						first = r;
+				}
+			}
+			if (u->box_status_layout) {
+				uint64_t ov = reg_mask(u->box_status_layout,
+						       ACC_RW1C);
+
+				a = plat_box_status_addr(s, u, i);
+				if (ov && (r = hw_write(hw, &a, ov)) < 0 && !first)
+					first = r;
+			}
+		}
+	}
+	return first;
+}
+
+/* ---- discovery ------------------------------------------------------- */
+
+int plat_discover(const struct platform *p, struct hw *hw, struct topology *t,
+		  const struct plat_cpu_map *m)
+{
+	if (p->ops->discover_map)
+		return p->ops->discover_map(hw, t, m);
+	return p->ops->discover(hw, t);
+}
+
+#define SYSFS_CPU_ROOT "/sys/devices/system/cpu"
+
+/* Reads a small unsigned decimal file; false if absent or malformed. */
+static bool read_uint_file(const char *path, unsigned long *v)
+{
+	char buf[32], *end;
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (!f)
+		return false;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	errno = 0;
+	*v = strtoul(buf, &end, 10);
+	return end != buf && !errno && (*end == '\n' || *end == '\0');
+}
+
+int plat_cpu_of_package(const struct plat_cpu_map *m, unsigned pkg,
+			uint32_t *cpu)
+{
+	const char *root = m && m->sysfs_cpu_root ? m->sysfs_cpu_root
+						  : SYSFS_CPU_ROOT;
+	unsigned long best = ULONG_MAX, n, id;
+	struct dirent *de;
+	char path[4096], *end;
+	DIR *d;
+
+	if (m && m->cpus_per_package) {
+		*cpu = (uint32_t)(pkg * m->cpus_per_package);
+		return 0;
+	}
+	d = opendir(root);
+	if (!d)
+		return hw_fail(errno, "cannot list %s: %s (needed to find a CPU "
+			       "of package %u for its MSRs)", root,
+			       strerror(errno), pkg);
+	while ((de = readdir(d)) != NULL) {
+		if (strncmp(de->d_name, "cpu", 3) != 0 ||
+		    de->d_name[3] < '0' || de->d_name[3] > '9')
+			continue;
+		errno = 0;
+		n = strtoul(de->d_name + 3, &end, 10);
+		if (*end || errno || n > UINT32_MAX)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/topology/physical_package_id",
+			 root, de->d_name);
+		if (read_uint_file(path, &id) && id == pkg && n < best)
+			best = n;
+	}
+	closedir(d);
+	if (best == ULONG_MAX)
+		return hw_fail(ENOENT, "no online CPU of package %u under %s "
+			       "(cpu*/topology/physical_package_id): its MSRs "
+			       "cannot be reached", pkg, root);
+	*cpu = (uint32_t)best;
+	return 0;
 }
 
 /* ---- catalog --------------------------------------------------------- */
@@ -443,6 +671,13 @@ static bool put_bit(uint64_t *ctl, bool on, uint8_t bit)
 	return true;
 }
 
+/* Does code select an occupancy event of a unit with occupancy
+ * modifiers (hsx PCU: ev_sel bit 7, Table 2-158)? */
+static bool occupancy(const struct unit_type *u, uint8_t code)
+{
+	return (u->occ_edge_bit || u->occ_inv_bit) && (code & 0x80);
+}
+
 int plat_encode(const struct unit_type *u, const struct event_enc *e,
 		unsigned ctr, uint8_t valid_mask, uint64_t *ctl,
 		char *why, size_t whylen)
@@ -476,10 +711,24 @@ int plat_encode(const struct unit_type *u, const struct event_enc *e,
 			    "threshold field of %s (0 to %llu)", e->thresh,
 			    f->thresh_w, u->name,
 			    (unsigned long long)width_mask(f->thresh_w));
-	if (!put_bit(&v, e->edge, f->edge_bit))
-		return fail(why, whylen, "unit %s has no edge-detect bit", u->name);
-	if (!put_bit(&v, e->inv, f->inv_bit))
-		return fail(why, whylen, "unit %s has no invert bit", u->name);
+	if (occupancy(u, e->code)) {
+		/* PCU occupancy event (Table 2-158, Table 2-165): edge is
+		 * occ_edge_det; invert is applied as invert and occ_invert */
+		if (!put_bit(&v, e->edge, u->occ_edge_bit ? u->occ_edge_bit : NONE))
+			return fail(why, whylen, "unit %s has no occupancy "
+				    "edge-detect bit", u->name);
+		if (!put_bit(&v, e->inv, f->inv_bit) ||
+		    !put_bit(&v, e->inv, u->occ_inv_bit ? u->occ_inv_bit : NONE))
+			return fail(why, whylen, "unit %s has no occupancy "
+				    "invert bit", u->name);
+	} else {
+		if (!put_bit(&v, e->edge, f->edge_bit))
+			return fail(why, whylen, "unit %s has no edge-detect bit",
+				    u->name);
+		if (!put_bit(&v, e->inv, f->inv_bit))
+			return fail(why, whylen, "unit %s has no invert bit",
+				    u->name);
+	}
 	if (!put_bit(&v, true, f->en_bit))
 		return fail(why, whylen, "unit %s has no local enable bit", u->name);
 
@@ -511,12 +760,41 @@ static bool get_bit(uint64_t ctl, uint8_t bit)
 struct event_enc plat_decode(const struct unit_type *u, uint64_t ctl)
 {
 	const struct evsel_fmt *f = &u->fmt;
-
-	return (struct event_enc){
+	struct event_enc e = {
 		.code = (uint8_t)get_field(ctl, f->ev_lo, f->ev_w),
 		.umask = (uint8_t)get_field(ctl, f->umask_lo, f->umask_w),
 		.thresh = (uint8_t)get_field(ctl, f->thresh_lo, f->thresh_w),
 		.edge = get_bit(ctl, f->edge_bit),
 		.inv = get_bit(ctl, f->inv_bit),
 	};
+
+	if (occupancy(u, e.code) && u->occ_edge_bit)
+		e.edge = get_bit(ctl, u->occ_edge_bit);
+	return e;
+}
+
+int plat_encode_event(const struct unit_type *u, const struct event *ev,
+		      unsigned ctr, uint64_t *ctl, char *why, size_t whylen)
+{
+	struct event_enc e = event_enc_of(ev);
+	uint64_t v;
+	int r;
+
+	r = plat_encode(u, &e, ctr, ev->ctr_mask, &v, why, whylen);
+	if (r < 0)
+		return r;
+	if (ev->ev_sel_ext) {
+		if (!u->ev_ext_bit || u->ev_ext_bit >= 64)
+			return fail(why, whylen, "%s needs the event-select "
+				    "extension bit, which unit %s does not have",
+				    ev->name, u->name);
+		v |= 1ull << u->ev_ext_bit;
+		if (v & ~reg_writable(u->ctl_layout))
+			return fail(why, whylen, "%s: extension bit %u is not "
+				    "writable in %s (%s)", ev->name,
+				    u->ev_ext_bit, u->ctl_layout->name,
+				    u->ctl_layout->source);
+	}
+	*ctl = v;
+	return 0;
 }

@@ -92,6 +92,37 @@ struct freerun_ctr {
 	double max_rate;	/* events/s upper bound (wrap check) */
 };
 
+/*
+ * A box-level filter register: what an event with one of the EVF_*
+ * filter flags needs programmed besides its event select (hsx: CBo
+ * FILTER0/1 Tables 2-18/2-19, PCU band filter Table 2-160, HA match
+ * Tables 2-65..2-67, QPI match/mask Tables 2-172..2-175).  One register
+ * per entry; several entries may serve one flag (QPI: eight registers).
+ */
+struct unit_filter {
+	const char *name;	/* manual's register name */
+	uint32_t flag;		/* the EVF_* flag of the events it serves */
+	uint32_t off;		/* offset from the filter's instance base */
+	/* NULL: the unit's own instance base.  Else the base of each
+	 * instance (a PCI filter in another function: QPI match/mask are
+	 * in D8/D9/D10 F6, Table 1-3) and, if pci_devid is set, that
+	 * function's PCI device ID per instance. */
+	const uint32_t *inst_base;
+	const uint16_t *pci_devid;
+	const struct reg_layout *layout;
+};
+
+/* struct unit_type.quirks: errata the protocol code must honour. */
+#define UNIT_Q_CTL_TWICE	0x1u	/* write each counter control twice,
+					   first with the enable bit clear
+					   (hsx SBo 2.4.1 / Table 2-47 note,
+					   R2PCIe 2.10.2.2, R3QPI 2.11.1):
+					   plat_write_ctl() */
+#define UNIT_Q_BOX_BITWISE	0x2u	/* set box-control bits one write at
+					   a time (hsx SBo; see
+					   doc/hardware-notes.md):
+					   plat_box_write() */
+
 struct unit_type {
 	const char *name;	/* "cbo", "arb", "fixed", "imc" */
 	const char *desc;
@@ -121,6 +152,48 @@ struct unit_type {
 	/* Upper bound of any event's rate on one counter (events/s), for the
 	 * "interval < half the shortest wrap time" check; 0 = no bound. */
 	double max_rate;
+	/*
+	 * ---- Box level (appended for hsx).  Zero / NULL = none, so a
+	 * platform without these (skl) leaves them out. ----
+	 *
+	 * Box control and box status registers at instance base + off
+	 * (PCI: config offset in the instance's function); present iff
+	 * the layout is set.  The control's "frz", "rst_ctrs" and
+	 * "rst_ctrl" fields are found by name (reg_field()).
+	 */
+	const struct reg_layout *box_ctl_layout;
+	uint32_t box_ctl_off;
+	const struct reg_layout *box_status_layout;
+	uint32_t box_status_off;
+	/* Bits every box-control write must set: the reserved field the
+	 * manual says "SW must write to 1" (hsx bits 17:16, Table 2-14 and
+	 * its copies).  They stay ACC_RSV in the layout (they read 0 and
+	 * carry no function we use); plat_box_write() adds them. */
+	uint64_t box_ctl_must1;
+	/* Box filter registers (struct unit_filter). */
+	const struct unit_filter *filters;
+	unsigned nfilters;
+	/* Control-register bit set for a catalog event with ev_sel_ext
+	 * ("Extension bit to the Event Select field": hsx QPI Table 2-170,
+	 * PCU Table 2-158, bit 21); 0 = none.  See plat_encode_event(). */
+	uint8_t ev_ext_bit;
+	/* Occupancy modifiers (hsx PCU Table 2-158: occ_edge_det 31,
+	 * occ_invert 30), used instead of / besides edge_det and invert
+	 * when the event code has bit 7 set (an occupancy event): an
+	 * encoding's edge sets occ_edge_bit (not edge_bit), its inv sets
+	 * both inv_bit and occ_inv_bit (Table 2-165 cases 4 and 6).
+	 * 0 = none. */
+	uint8_t occ_edge_bit, occ_inv_bit;
+	/* Global-status overflow bit of each instance when they differ
+	 * (hsx HA0/HA1 = ov_h0/ov_h1, Table 2-3); NULL = global_ovf_bit
+	 * for every instance.  Read through plat_global_ovf_bit(). */
+	const uint8_t *inst_global_ovf;
+	/* PCI units: the device ID of each instance's function as the
+	 * manual lists it (Table 1-3).  Discovery accepts, at an
+	 * instance's device:function, any ID of this list (see
+	 * doc/hardware-notes.md, "iMC device IDs").  NULL: not checked. */
+	const uint16_t *pci_devid;
+	uint32_t quirks;		/* UNIT_Q_* */
 };
 
 /* A register that belongs to no unit (global control, status, config). */
@@ -210,7 +283,26 @@ struct topo_socket {
 	uint8_t pci_bus;	/* uncore PCI bus (HSX) */
 	uint64_t mmio_base;	/* MMIO unit base (SKL: MCHBAR) */
 	unsigned ninst[PLAT_MAX_UNITS];	/* present instances per unit */
+	/* ---- appended for hsx; zero = none ---- */
+	/* Instances below ninst[u] that are missing (bit i = instance i),
+	 * e.g. a QPI port whose PCI function is not there: the unit is
+	 * reported unavailable for that instance and everything else
+	 * works.  0 = instances 0 .. ninst-1 all present (skl).  Test with
+	 * topo_present(). */
+	uint32_t absent[PLAT_MAX_UNITS];
+	uint8_t node_id;	/* hsx: the UBox's node ID (CPUNODEID, PCI
+				   offset 0x40, bits 2:0; manual 1.6.1) */
+	uint8_t ubox_dev, ubox_fn;	/* hsx: where the UBox device was
+					   found on pci_bus */
 };
+
+/* Is instance inst of unit index unit present on socket s? */
+static inline bool topo_present(const struct topo_socket *s, unsigned unit,
+				unsigned inst)
+{
+	return unit < PLAT_MAX_UNITS && inst < s->ninst[unit] &&
+	       inst < 32 && !((s->absent[unit] >> inst) & 1);
+}
 
 struct platform;
 
@@ -220,6 +312,21 @@ struct topology {
 	struct topo_socket sock[PLAT_MAX_SOCKETS];
 };
 
+/*
+ * Where the CPUs of each package are: discovery needs one logical CPU per
+ * socket to reach its MSRs.  Zero-initialised = the real machine's sysfs.
+ */
+struct plat_cpu_map {
+	/* Directory holding cpu<N>/topology/physical_package_id; NULL =
+	 * "/sys/devices/system/cpu".  A CPU without that file (offline) is
+	 * skipped; each package gets its lowest-numbered CPU. */
+	const char *sysfs_cpu_root;
+	/* Non-zero: do not read sysfs; CPU c is in package
+	 * c / cpus_per_package and a package's CPU is pkg * cpus_per_package
+	 * (the simulator's numbering, 8). */
+	unsigned cpus_per_package;
+};
+
 struct plat_ops {
 	/* Fills t from the hardware.  Returns 0 or -errno with a message
 	 * (hw_last_error() style, via hw_fail()). */
@@ -227,6 +334,20 @@ struct plat_ops {
 	/* Global enable/disable (freeze) of all counters of a socket. */
 	int (*global_enable)(struct hw *hw, const struct topology *t,
 			     unsigned sock, bool on);
+	/* ---- appended for hsx; NULL = not needed ---- */
+	/* discover() with a CPU map: which logical CPU reaches each
+	 * package's MSRs.  NULL: the platform needs none (skl: one
+	 * socket, CPU 0).  Call through plat_discover(). */
+	int (*discover_map)(struct hw *hw, struct topology *t,
+			    const struct plat_cpu_map *m);
+	/* Resets every present box of a socket and arms it for the global
+	 * freeze (hsx 2.1.2 step d): box control rst_ctrl|rst_ctrs with
+	 * its must-be-one bits, box overflow status cleared, and the
+	 * control and counter registers of boxes without a box control
+	 * (UBox) written 0.  Call it once before the first global enable;
+	 * 0 or the first -errno (continues past errors). */
+	int (*reset_boxes)(struct hw *hw, const struct topology *t,
+			   unsigned sock);
 };
 
 /*
@@ -254,6 +375,14 @@ struct plat_qty_src {
 	uint64_t scale;		/* e.g. 64 bytes per DRAM transfer */
 };
 
+/* The value a box filter register must hold while quantity q counts. */
+struct plat_qty_filter {
+	enum plat_qty q;
+	uint32_t flag;		/* EVF_*: which filter register(s) of the
+				   quantity's unit */
+	uint64_t value;		/* the whole register value */
+};
+
 struct platform {
 	const char *id;		/* "skl" */
 	const char *name;	/* human name */
@@ -274,11 +403,18 @@ struct platform {
 	const struct plat_qty_src *qty;
 	size_t nqty;
 	const char *const *baseline;	/* default events, NULL-terminated */
+	/* ---- appended for hsx; NULL / 0 = none ---- */
+	/* Box-filter values a headline quantity needs (hsx LLC lookups and
+	 * misses: the same event with CBo FILTER0.state 0x3F or 0x01,
+	 * DESIGN.md section 7). */
+	const struct plat_qty_filter *qty_filters;
+	size_t nqty_filters;
 };
 
 /* All supported platforms, NULL-terminated. */
 extern const struct platform *const plat_all[];
 extern const struct platform plat_skl;
+extern const struct platform plat_hsx;
 
 /* Platform by id ("skl"), or NULL. */
 const struct platform *plat_by_id(const char *id);
@@ -315,6 +451,55 @@ struct hw_addr plat_ctr_addr(const struct topo_socket *s,
 struct hw_addr plat_freerun_addr(const struct topo_socket *s,
 				 const struct unit_type *u, unsigned inst,
 				 unsigned i);
+
+/*
+ * Box-level addresses (same conventions as plat_ctl_addr()): unit u's box
+ * control and box status of instance inst, and its filter register f
+ * (index into u->filters).  Width 0 (refused by hw_read/hw_write) when
+ * the unit has no such register or inst / f is out of range.  Access
+ * size: the layout's bits / 8 for PCI (box and filter registers are 32
+ * bits on hsx), 8 for MSRs.
+ */
+struct hw_addr plat_box_ctl_addr(const struct topo_socket *s,
+				 const struct unit_type *u, unsigned inst);
+struct hw_addr plat_box_status_addr(const struct topo_socket *s,
+				    const struct unit_type *u, unsigned inst);
+struct hw_addr plat_filter_addr(const struct topo_socket *s,
+				const struct unit_type *u, unsigned inst,
+				unsigned f);
+/* Instance inst's base (MSR index, MMIO offset or PCI (dev << 3) | fn);
+ * false if inst >= max_inst. */
+bool plat_inst_base(const struct unit_type *u, unsigned inst, uint32_t *base);
+/* Global-status overflow bit of instance inst (0xff = none). */
+uint8_t plat_global_ovf_bit(const struct unit_type *u, unsigned inst);
+
+/*
+ * Writes bits (e.g. rst_ctrl | rst_ctrs, or frz) to the box control of
+ * instance inst, adding u->box_ctl_must1; with UNIT_Q_BOX_BITWISE the
+ * bits are set one write at a time, lowest first, each write keeping the
+ * bits before it.  Refuses (-EINVAL, hw_fail message) a unit without box
+ * control or bits outside the control's writable fields.  0 or -errno.
+ */
+int plat_box_write(struct hw *hw, const struct topo_socket *s,
+		   const struct unit_type *u, unsigned inst, uint64_t bits);
+/* Writes a counter control register of unit u at a: once, or for
+ * UNIT_Q_CTL_TWICE first with the enable bit clear and then val.
+ * 0 or -errno. */
+int plat_write_ctl(struct hw *hw, const struct unit_type *u,
+		   const struct hw_addr *a, uint64_t val);
+/* The generic reset_boxes op (struct plat_ops): see there. */
+int plat_reset_boxes(struct hw *hw, const struct topology *t, unsigned sock);
+/*
+ * Discovery: p->ops->discover_map(hw, t, m) if the platform has it, else
+ * p->ops->discover(hw, t).  m may be NULL (sysfs).  0 or -errno with a
+ * message in hw_last_error().
+ */
+int plat_discover(const struct platform *p, struct hw *hw, struct topology *t,
+		  const struct plat_cpu_map *m);
+/* The lowest logical CPU of package pkg according to m (NULL = sysfs).
+ * 0, or -ENOENT (no such CPU) / -errno with an hw_fail() message. */
+int plat_cpu_of_package(const struct plat_cpu_map *m, unsigned pkg,
+			uint32_t *cpu);
 
 /* Catalog lookup by exact event name, or NULL. */
 const struct event *plat_event(const struct platform *p, const char *name);
@@ -356,6 +541,16 @@ int plat_encode(const struct unit_type *u, const struct event_enc *e,
 		char *why, size_t whylen);
 /* Inverse of plat_encode's field placement (ignores the enable bit). */
 struct event_enc plat_decode(const struct unit_type *u, uint64_t ctl);
+/*
+ * plat_encode() for catalog event ev (its encoding and ctr_mask), plus the
+ * unit's event-select extension bit when ev->ev_sel_ext (hsx QPI: 36 of
+ * 52 events).  struct event_enc has no room for the extension, so a
+ * catalog event must be encoded with this, not with plat_encode() on
+ * event_enc_of(ev).  Same errors as plat_encode(), and -EINVAL for an
+ * extension the unit does not have.
+ */
+int plat_encode_event(const struct unit_type *u, const struct event *ev,
+		      unsigned ctr, uint64_t *ctl, char *why, size_t whylen);
 
 /* Counter value mask for a width. */
 static inline uint64_t width_mask(unsigned bits)
