@@ -346,6 +346,14 @@ int plat_reset_boxes(struct hw *hw, const struct topology *t, unsigned sock)
 		return hw_fail(EINVAL, "reset: no socket %u (have %u)", sock,
 			       t->nsockets);
 	s = &t->sock[sock];
+	if (t->plat->global_status.layout) {
+		/* section 2.1.4 b: overflow bits, global then per box */
+		struct hw_addr g = hw_msr(s->cpu, t->plat->global_status.addr);
+		uint64_t ov = reg_mask(t->plat->global_status.layout, ACC_RW1C);
+
+		if (ov && (r = hw_write(hw, &g, ov)) < 0)
+			first = r;
+	}
 	for (unsigned ui = 0; t->plat->units[ui]; ui++) {
 		const struct unit_type *u = t->plat->units[ui];
 

@@ -341,11 +341,13 @@ struct plat_ops {
 	int (*discover_map)(struct hw *hw, struct topology *t,
 			    const struct plat_cpu_map *m);
 	/* Resets every present box of a socket and arms it for the global
-	 * freeze (hsx 2.1.2 step d): box control rst_ctrl|rst_ctrs with
-	 * its must-be-one bits, box overflow status cleared, and the
-	 * control and counter registers of boxes without a box control
-	 * (UBox) written 0.  Call it once before the first global enable;
-	 * 0 or the first -errno (continues past errors). */
+	 * freeze (hsx 2.1.2 step d, 2.1.4 b): global overflow status
+	 * cleared, box control rst_ctrl|rst_ctrs with its must-be-one
+	 * bits, box overflow status cleared, and the control and counter
+	 * registers of boxes without a box control (UBox) written 0.
+	 * Free-running counters are not touched.  Call it once before the
+	 * first global enable; 0 or the first -errno (continues past
+	 * errors). */
 	int (*reset_boxes)(struct hw *hw, const struct topology *t,
 			   unsigned sock);
 };

@@ -41,7 +41,7 @@
  * clock and DCLK are all slower); a programmable counter's bound is the
  * largest increment per cycle its box can make (box overview or event
  * table, whichever is larger) times that clock.  The QPI link counters
- * count qfclk cycles: a quarter of at most 9.6 GT/s (Table 2-177, 2.9.5
+ * count qfclk cycles: a quarter of at most 9.6 GT/s (Table 2-177, 2.9.6
  * CLOCKTICKS), 2.4e9/s, so their 32 bits wrap after 1.79 s.
  */
 #define HSX_MAX_CLK_HZ 5.0e9
@@ -595,8 +595,8 @@ static const struct unit_type hsx_cbo = {
  * table's register names for SBo 1-3 repeat digits (S1_..._CTR1 at 0x730
  * "Counter 0", ...); the addresses are regular and Table 1-2 agrees.
  * Controls must be written twice (2.4.1, Table 2-47 note); width 44
- * (notes: UBox counter width); box-control bits set one at a time
- * (notes: box control bits 17:16).
+ * (notes: counter widths); box-control bits set one at a time (notes:
+ * SBo, R2PCIe and R3QPI errata).
  */
 static const struct unit_type hsx_sbox = {
 	.name = "sbox",
@@ -697,7 +697,7 @@ static const struct unit_type hsx_pcu_cstate = {
 /* HA0 D18:F1, HA1 D18:F5 (Tables 1-3, 2-60). */
 static const uint32_t hsx_ha_devfn[] = { HSX_DEVFN(18, 1), HSX_DEVFN(18, 5) };
 static const uint16_t hsx_ha_did[] = { 0x2F30, 0x2F38 };
-static const uint8_t hsx_ha_ovf[] = { 21, 22 };		/* ov_h0, ov_h1 */
+static const uint8_t hsx_ha_ovf[] = { 21, 22 };	/* ov_h0, ov_h1 */
 
 static const struct unit_filter hsx_ha_filters[] = {
 	{ "HAn_PCI_PMON_BOX_ADDRMATCH0", EVF_HA_MATCH, 0x40, NULL, NULL,
@@ -847,7 +847,8 @@ static const uint32_t hsx_qpi_mm_devfn[] = {
 	HSX_DEVFN(8, 6), HSX_DEVFN(9, 6), HSX_DEVFN(10, 6),
 };
 static const uint16_t hsx_qpi_mm_did[] = { 0x2F86, 0x2F96, 0x2F46 };
-static const uint8_t hsx_qpi_ovf[] = { 25, 25, 26 };	/* QPI0 = ports 0,1 */
+/* ov_q0 for QPI0 (ports 0, 1), ov_q1 for QPI1 (port 2) */
+static const uint8_t hsx_qpi_ovf[] = { 25, 25, 26 };
 
 /* Table 2-167: packet match/mask, receive and transmit, in function 6. */
 static const struct unit_filter hsx_qpi_filters[] = {
@@ -932,7 +933,8 @@ static const uint32_t hsx_r2_devfn[] = { HSX_DEVFN(16, 1) };
 static const uint16_t hsx_r2_did[] = { 0x2F34 };
 
 /* R2PCIe, Table 2-212: BOX_STATUS F8, BOX_CTL F4, CTL0-3 D8..E4, CTR0-3
- * A0..B8; controls written twice (2.10.2.2); largest increment 24. */
+ * A0..B8; controls written twice (2.10.2.2; notes: SBo, R2PCIe and R3QPI
+ * errata); largest increment 24. */
 static const struct unit_type hsx_r2pcie = {
 	.name = "r2pcie",
 	.desc = "R2PCIe: ring to PCIe interface",
@@ -1170,14 +1172,17 @@ static int hsx_find_units(struct hw *hw, struct topo_socket *s)
 		for (i = 0; i < limit; i++) {
 			bool here;
 
-			r = u->space == HW_PCI ? hsx_probe_pci(hw, s, u, i, &here)
-					       : hsx_probe_msr(hw, s, u, i, &here);
+			if (u->space == HW_PCI)
+				r = hsx_probe_pci(hw, s, u, i, &here);
+			else
+				r = hsx_probe_msr(hw, s, u, i, &here);
 			if (r < 0)
 				return r;
 			if (here)
 				present |= 1u << i;
 		}
-		s->ninst[ui] = present ? 32 - (unsigned)__builtin_clz(present) : 0;
+		s->ninst[ui] = present ? 32 - (unsigned)__builtin_clz(present)
+				       : 0;
 		s->absent[ui] = ~present & (uint32_t)width_mask(s->ninst[ui]);
 	}
 	if (!s->ninst[0])
@@ -1222,8 +1227,10 @@ static int hsx_discover_map(struct hw *hw, struct topology *t,
 	for (i = 0; i < sc.n; i++) {
 		struct hsx_ubox_fn *f = &sc.u[i];
 
-		if ((r = ubox_read(hw, f, HSX_UBOX_CPUNODEID, &f->nodeid)) < 0 ||
-		    (r = ubox_read(hw, f, HSX_UBOX_GIDNIDMAP, &f->map)) < 0)
+		r = ubox_read(hw, f, HSX_UBOX_CPUNODEID, &f->nodeid);
+		if (r == 0)
+			r = ubox_read(hw, f, HSX_UBOX_GIDNIDMAP, &f->map);
+		if (r < 0)
 			return r;
 		pkg = hsx_node_to_package(f->nodeid, f->map);
 		if (pkg < 0)
