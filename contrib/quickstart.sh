@@ -22,7 +22,9 @@ cmd=${1:-demo}
 # Build and test dependencies (Debian 12 package names).
 DEPS="build-essential autoconf automake libtool pkg-config
       libmicrohttpd-dev libjson-c-dev libpci-dev libsystemd-dev libinih-dev
-      pciutils curl iproute2 systemd prometheus wrk prometheus-node-exporter"
+      libcurl4-openssl-dev
+      pciutils curl jq iproute2 util-linux systemd python3
+      prometheus wrk prometheus-node-exporter"
 
 install_deps() {
 	missing=

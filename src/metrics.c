@@ -211,6 +211,13 @@ static void self_families(struct prom *w, const struct program *p,
 	SELF("uncored_multiplex_switches_total", PROM_COUNTER,
 	     "Times a claim was scheduled onto counters after being off them.",
 	     st->switches);
+	prom_family(w, "uncored_baseline_enabled_seconds_total", PROM_COUNTER,
+		    "seconds", "Time the baseline wanted its counters.");
+	prom_sample_f64(w, NULL, NULL, (double)st->base_enabled_ns / 1e9);
+	prom_family(w, "uncored_baseline_running_seconds_total", PROM_COUNTER,
+		    "seconds", "Time the baseline's programmable counters were "
+		    "counting (less than enabled while claims are multiplexed in).");
+	prom_sample_f64(w, NULL, NULL, (double)st->base_running_ns / 1e9);
 	prom_family(w, "uncored_baseline_running_ratio", PROM_GAUGE, NULL,
 		    "Share of the time the baseline's programmable counters "
 		    "were counting (below 1 while claims are multiplexed in).");

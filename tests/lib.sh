@@ -62,11 +62,13 @@ tap_done() {
 UNCORED="$top_builddir/uncored"
 UNCORE_SIM="$top_builddir/uncore-sim"
 
-# A TCP port that nothing listens on now (randomised, checked with ss).
+# A TCP port nothing uses now: randomised below the kernel's ephemeral
+# range (32768+) so outgoing connections cannot hold it, and checked with
+# ss in every state.
 pick_port() {
 	while :; do
-		p=$(( 20000 + $(od -An -N2 -tu2 /dev/urandom) % 40000 ))
-		ss -Htln "sport = :$p" 2>/dev/null | grep -q . || { echo "$p"; return; }
+		p=$(( 10000 + $(od -An -N2 -tu2 /dev/urandom) % 22000 ))
+		ss -Htan "sport = :$p" 2>/dev/null | grep -q . || { echo "$p"; return; }
 	done
 }
 

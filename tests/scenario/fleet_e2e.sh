@@ -91,24 +91,29 @@ workload "$T/c.json" 1200000000 \
 #   c         9.6e9         0.5             1.2e9
 #   fleet    33.6e9 (read 22.4e9, write 11.2e9), hit 1 - 1.65e8/7e8
 : >"$T/empty.conf"
-# pick_port sees only listening sockets; a port can still be the local end
-# of some connection on this machine, and then bind() fails.  Such a start
-# is retried on another port.
-for d in a b c; do
+# start_daemon NAME: daemon NAME (workload $T/NAME.json, control socket
+# $T/NAME.sock) on a free port; sets PORT and UPID.  pick_port sees only
+# listening sockets, and a port can still be the local end of some other
+# connection on this machine, so a start that cannot bind is retried.
+start_daemon() {
 	for _ in 1 2 3 4 5; do
 		PORT=$(pick_port)
-		start_uncored "$T/$d.log" -c "$T/empty.conf" --simulate \
-			--workload "$T/$d.json" --sim-state "$T/$d.state" \
-			-l "127.0.0.1:$PORT" -s "$T/$d.sock" -i 50
-		rc=$?
-		[ $rc -eq 0 ] || ! grep -q 'Address already in use' "$T/$d.log" && break
+		start_uncored "$T/$1.log" -c "$T/empty.conf" --simulate \
+			--workload "$T/$1.json" --sim-state "$T/$1.state" \
+			-l "127.0.0.1:$PORT" -s "$T/$1.sock" -i 50 && return 0
+		grep -q 'Address already in use' "$T/$1.log" || return 1
 		wait "$UPID" 2>/dev/null
 	done
-	ok $rc "daemon $d up on 127.0.0.1:$PORT"
-	[ $rc -eq 0 ] || sed 's/^/#   /' "$T/$d.log"
-	eval "PORT_$d=\$PORT PID_$d=\$UPID"
-done
-A=127.0.0.1:$PORT_a B=127.0.0.1:$PORT_b C=127.0.0.1:$PORT_c
+	return 1
+}
+daemon_up() {
+	start_daemon "$1"; rc=$?
+	ok "$rc" "daemon $1 up on 127.0.0.1:$PORT"
+	[ "$rc" -eq 0 ] || sed 's/^/#   /' "$T/$1.log"
+}
+daemon_up a; A=127.0.0.1:$PORT PID_a=$UPID
+daemon_up b; B=127.0.0.1:$PORT PID_b=$UPID
+daemon_up c; C=127.0.0.1:$PORT PID_c=$UPID
 
 # A client claims an event on daemon a and exports it, so the claims panels
 # have data.  DRAM_GT_REQUESTS is free-running: the claim takes no counter
@@ -117,7 +122,7 @@ curl -s --unix-socket "$T/a.sock" -X POST http://x/api/v1/claims \
 	-d '{"events":["DRAM_GT_REQUESTS"],"ttl_s":900,"label":"fleet-test","export":true}' \
 	>"$T/claim.json"
 claim=$(jq -r '.id // empty' "$T/claim.json")
-ok $([ -n "$claim" ]; echo $?) "exported claim $claim created on daemon a"
+[ -n "$claim" ]; ok $? "exported claim $claim created on daemon a"
 
 # ---- Prometheus with the shipped rules, windows shortened --------------------
 sed -E -e 's/\[[0-9]+m\]/[5s]/g' -e 's/for: [0-9]+m/for: 0s/' "$RULES" \
@@ -146,8 +151,8 @@ for _ in 1 2 3 4 5; do
 	[ $ready -eq 0 ] || ! grep -q 'address already in use' "$T/prom.log" && break
 	wait $PROM 2>/dev/null
 done
-ok $ready "Prometheus ready on $URL"
-[ $ready -eq 0 ] || tail -5 "$T/prom.log" | sed 's/^/#   /'
+ok "$ready" "Prometheus ready on $URL"
+[ "$ready" -eq 0 ] || tail -5 "$T/prom.log" | sed 's/^/#   /'
 
 q() { curl -s "$URL/api/v1/query" --data-urlencode "query=$1"; }
 # val EXPR: the value of the first sample of an instant query, or nothing.
@@ -169,10 +174,10 @@ sleep 6
 tready=$(date +%s)
 
 # ---- targets and recording rules -----------------------------------------------
-for d in a b c; do
-	eval "i=\$$(echo "$d" | tr abc ABC)"
-	is "$(val "up{job=\"uncored\",instance=\"$i\"}")" 1 "up == 1 for daemon $d ($i)"
-done
+check_up() { # check_up NAME INSTANCE
+	is "$(val "up{job=\"uncored\",instance=\"$2\"}")" 1 "up == 1 for daemon $1 ($2)"
+}
+check_up a "$A"; check_up b "$B"; check_up c "$C"
 near "$(val 'job:uncore_dram_bytes:rate1m')" 33.6e9 0.05 \
 	"fleet DRAM rule job:uncore_dram_bytes:rate1m = 19.2 + 4.8 + 9.6 GB/s"
 near "$(val 'job:uncore_dram_read_bytes:rate1m')" 22.4e9 0.05 \
@@ -305,10 +310,10 @@ is "$fired" "$C" "UncoredDown fires for the daemon that stopped answering"
 
 kill -TERM $PROM; wait $PROM
 is "$?" 0 "Prometheus stops cleanly"
-for d in a b c; do
-	eval "p=\$PID_$d"
-	kill -TERM "$p"; wait "$p"
-	is "$?" 0 "daemon $d stops cleanly"
-done
+stop_daemon() { # stop_daemon NAME PID
+	kill -TERM "$2"; wait "$2"
+	is "$?" 0 "daemon $1 stops cleanly"
+}
+stop_daemon a "$PID_a"; stop_daemon b "$PID_b"; stop_daemon c "$PID_c"
 echo "# fleet_e2e took $(( $(date +%s) - t0 )) s"
 tap_done
