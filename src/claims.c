@@ -349,6 +349,10 @@ static int build_group(struct claims *c, struct claim *cl)
 			for (unsigned i = 0; i < t->sock[s].ninst[cl->ev[e].unit]; i++) {
 				struct pmu_slot *sl = &cl->g.slot[cl->g.ns];
 
+				if (!topo_present(&t->sock[s],
+						  (unsigned)cl->ev[e].unit, i))
+					continue;
+
 				sl->socket = (uint8_t)s;
 				sl->unit = (int8_t)cl->ev[e].unit;
 				sl->inst = (uint8_t)i;

@@ -31,8 +31,8 @@ void pmu_init(struct pmu *p, struct hw *hw, const struct topology *t)
 			if (u->kind == UNIT_FREERUN)
 				continue;
 			for (unsigned i = 0; i < ts->ninst[ui]; i++)
-				for (unsigned c = 0; c < u->nctr &&
-				     p->nctl < PMU_MAX_WRITTEN; c++) {
+				for (unsigned c = 0; topo_present(ts, (unsigned)ui, i) &&
+				     c < u->nctr && p->nctl < PMU_MAX_WRITTEN; c++) {
 					p->ctl[p->nctl] = plat_ctl_addr(ts, u, i, c);
 					p->ctl_unit[p->nctl++] = u;
 				}
@@ -125,8 +125,10 @@ int pmu_foreign(struct pmu *p, char *msg, size_t len)
 	return scan_busy(p, msg, len, true);
 }
 
-/* Writes a control register and remembers it for release. */
-static int write_ctl(struct pmu *p, const struct hw_addr *a, uint64_t v)
+/* Writes a control register (as the unit requires: some must be written
+ * twice, hsx 2.1.2) and remembers it for release. */
+static int write_ctl(struct pmu *p, const struct unit_type *u,
+		     const struct hw_addr *a, uint64_t v)
 {
 	unsigned i;
 
@@ -137,9 +139,11 @@ static int write_ctl(struct pmu *p, const struct hw_addr *a, uint64_t v)
 		p->written[p->nwritten] = *a;
 		p->nwritten++;
 	}
-	if (i < PMU_MAX_WRITTEN)
+	if (i < PMU_MAX_WRITTEN) {
 		p->written_val[i] = v;
-	return hw_write(p->hw, a, v);
+		p->written_unit[i] = u;
+	}
+	return u ? plat_write_ctl(p->hw, u, a, v) : hw_write(p->hw, a, v);
 }
 
 int pmu_clear_all(struct pmu *p)
@@ -171,8 +175,8 @@ int pmu_program(struct pmu *p, const struct pmu_slot *s, unsigned n,
 			wanted = !s[i].freerun &&
 				 memcmp(&s[i].ctl, &p->written[w],
 					sizeof(s[i].ctl)) == 0;
-		if (!wanted && (r = write_ctl(p, &p->written[w], 0)) < 0 &&
-		    !first)
+		if (!wanted && (r = write_ctl(p, p->written_unit[w],
+					      &p->written[w], 0)) < 0 && !first)
 			first = r;
 	}
 	for (unsigned i = 0; i < n; i++) {
@@ -187,7 +191,8 @@ int pmu_program(struct pmu *p, const struct pmu_slot *s, unsigned n,
 		if (!force && w < p->nwritten &&
 		    p->written_val[w] == s[i].ctl_val)
 			continue;
-		if ((r = write_ctl(p, &s[i].ctl, s[i].ctl_val)) < 0 && !first)
+		if ((r = write_ctl(p, p->plat->units[s[i].unit], &s[i].ctl,
+				   s[i].ctl_val)) < 0 && !first)
 			first = r;
 	}
 	return first;
@@ -210,13 +215,29 @@ int pmu_enable(struct pmu *p, bool on)
 int pmu_check_global(struct pmu *p, unsigned socket, bool expect_on,
 		     uint64_t *seen)
 {
-	uint64_t v, want = expect_on ? p->plat->global_enable : 0;
+	/* Write-only bits (hsx frz_all/unfrz_all) read as zero: compare the
+	 * rest. */
+	uint64_t wo = reg_mask(p->plat->global_ctl.layout, ACC_WO);
+	uint64_t v, want = (expect_on ? p->plat->global_enable : 0) & ~wo;
 	int r = hw_read(p->hw, &p->gctl[socket], &v);
 
 	if (r < 0)
 		return r;
 	*seen = v;
-	return v != want;
+	return (v & ~wo) != want;
+}
+
+int pmu_reset_boxes(struct pmu *p)
+{
+	int first = 0, r;
+
+	if (!p->plat->ops->reset_boxes)
+		return 0;
+	for (unsigned s = 0; s < p->topo->nsockets; s++)
+		if ((r = p->plat->ops->reset_boxes(p->hw, p->topo, s)) < 0 &&
+		    !first)
+			first = r;
+	return first;
 }
 
 int pmu_check_controls(struct pmu *p, char *msg, size_t len)
@@ -240,9 +261,9 @@ int pmu_release(struct pmu *p)
 {
 	int first = 0, r;
 
-	for (unsigned s = 0; s < p->topo->nsockets; s++)
-		if ((r = hw_write(p->hw, &p->gctl[s], 0)) < 0 && !first)
-			first = r;
+	/* stop counting the platform's way (skl: EN = 0; hsx: frz_all) */
+	if ((r = pmu_enable(p, false)) < 0)
+		first = r;
 	for (unsigned w = 0; w < p->nwritten; w++) {
 		if ((r = hw_write(p->hw, &p->written[w], 0)) < 0 && !first)
 			first = r;

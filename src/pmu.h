@@ -31,7 +31,7 @@ struct pmu_slot {
 	uint64_t ctl_val;	/* value to program (with the enable bit) */
 };
 
-#define PMU_MAX_WRITTEN 1024
+#define PMU_MAX_WRITTEN 2048	/* hsx: 172 control registers a socket */
 
 struct pmu {
 	struct hw *hw;
@@ -45,6 +45,7 @@ struct pmu {
 	/* every control register ever written, for release */
 	struct hw_addr written[PMU_MAX_WRITTEN];
 	uint64_t written_val[PMU_MAX_WRITTEN];	/* last value written */
+	const struct unit_type *written_unit[PMU_MAX_WRITTEN];
 	unsigned nwritten;
 	bool owns;		/* the global control is ours */
 };
@@ -85,6 +86,11 @@ int pmu_program(struct pmu *p, const struct pmu_slot *s, unsigned n,
 
 /* Global enable (unfreeze) or disable (freeze) of every socket. */
 int pmu_enable(struct pmu *p, bool on);
+
+/* Resets and arms every present box where the platform has box-level
+ * controls (hsx 2.1.2); a no-op elsewhere.  Call before the first
+ * enable.  0 or the first -errno. */
+int pmu_reset_boxes(struct pmu *p);
 
 /* Reads a slot's raw counter value. */
 static inline int pmu_read(struct pmu *p, const struct pmu_slot *s,

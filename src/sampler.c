@@ -123,17 +123,19 @@ struct program *program_new(const struct topology *t, const struct pmu *pmu,
 			     in++) {
 				struct pmu_slot *se = &p->slot[p->ns];
 
+				if (!topo_present(&t->sock[s],
+						  (unsigned)ev[i].unit, in))
+					continue;	/* that box is absent */
+
 				p->sev[p->ns++] = (int)i;
 				pmu_slot(pmu, se, s, ev[i].unit, in,
 					 (unsigned)ctr[i]);
 				if (u->kind == UNIT_FIXED)
 					se->ctl_val = 1ull << u->fmt.en_bit;
 				else if (u->kind == UNIT_PROG &&
-					 plat_encode(u, &ev[i].enc,
-						     (unsigned)ctr[i],
-						     ev[i].ctr_mask,
-						     &se->ctl_val, why,
-						     whylen) < 0) {
+					 sched_encode(u, &ev[i], (unsigned)ctr[i],
+						      &se->ctl_val, why,
+						      whylen) < 0) {
 					program_put(p);
 					return NULL;
 				}
@@ -566,8 +568,8 @@ int group_place(const struct pmu *pmu, struct group *g)
 		if (u->kind == UNIT_FIXED)
 			sl->ctl_val = 1ull << u->fmt.en_bit;
 		else if (u->kind == UNIT_PROG &&
-			 plat_encode(u, &e->enc, (unsigned)c, e->ctr_mask,
-				     &sl->ctl_val, why, sizeof(why)) < 0) {
+			 sched_encode(u, e, (unsigned)c, &sl->ctl_val, why,
+				      sizeof(why)) < 0) {
 			log_warnx("cannot encode %s: %s", e->name, why);
 			return -EINVAL;
 		}

@@ -87,6 +87,14 @@ int sched_resolve(const struct platform *p, const char *text, bool allow_raw,
 	return 0;
 }
 
+int sched_encode(const struct unit_type *u, const struct evspec *ev,
+		 unsigned ctr, uint64_t *ctl, char *why, size_t whylen)
+{
+	if (ev->ev)
+		return plat_encode_event(u, ev->ev, ctr, ctl, why, whylen);
+	return plat_encode(u, &ev->enc, ctr, ev->ctr_mask, ctl, why, whylen);
+}
+
 /* Depth-first assignment of events order[k..] of one unit. */
 static bool place_dfs(const struct evspec *ev, const unsigned *order,
 		      unsigned k, unsigned n, uint8_t used, int *ctr)

@@ -41,6 +41,15 @@ int sched_resolve(const struct platform *p, const char *text, bool allow_raw,
 		  struct evspec *out, char *why, size_t whylen);
 
 /*
+ * The control value that counts ev on counter ctr of unit u, enable bit
+ * set: catalog events through plat_encode_event() (which adds the unit's
+ * event-select extension where the catalog asks for it), raw encodings
+ * through plat_encode().  0 or -EINVAL with the reason in why.
+ */
+int sched_encode(const struct unit_type *u, const struct evspec *ev,
+		 unsigned ctr, uint64_t *ctl, char *why, size_t whylen);
+
+/*
  * Places n events (all of one group) on counters.  busy[u] is a mask of
  * counters of unit u already taken (may be NULL).  On success returns 0
  * and sets ctr[i] for every event: the counter index (the same in every

@@ -658,14 +658,25 @@ int main(int argc, char **argv)
 	}
 	open_backend(&d, &o, &conf);
 	d.topo.plat = d.plat;
-	if (d.plat->ops->discover(&d.hw, &d.topo) < 0)
-		log_fatalx(1, "discovering the %s uncore: %s", d.plat->id,
-			   hw_last_error());
+	{
+		/* The simulator puts socket s's CPUs at 8s..8s+7; real
+		 * machines are read from sysfs. */
+		struct plat_cpu_map sim_map = { .cpus_per_package =
+						SIM_CPUS_PER_SOCKET };
+
+		if (plat_discover(d.plat, &d.hw, &d.topo,
+				  strcmp(d.backend, "sim") == 0 ? &sim_map
+								: NULL) < 0)
+			log_fatalx(1, "discovering the %s uncore: %s",
+				   d.plat->id, hw_last_error());
+	}
 	pmu_init(&d.pmu, &d.hw, &d.topo);
 	prog = build_program(&d, &conf, err, sizeof(err));
 	if (!prog)
 		log_fatalx(1, "%s", err);
 	take_ownership(&d, &conf);
+	if (pmu_reset_boxes(&d.pmu) < 0)
+		log_warnx("resetting the uncore boxes: %s", hw_last_error());
 	d.allow_raw_events = conf.allow_raw_events;
 
 	scfg = sampler_cfg_of(&conf);
