@@ -350,7 +350,8 @@ static int build_group(struct claims *c, struct claim *cl)
 				struct pmu_slot *sl = &cl->g.slot[cl->g.ns];
 
 				if (!topo_present(&t->sock[s],
-						  (unsigned)cl->ev[e].unit, i))
+						  (unsigned)cl->ev[e].unit, i) ||
+				    !evspec_on(&cl->ev[e], i))
 					continue;
 
 				sl->socket = (uint8_t)s;

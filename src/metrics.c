@@ -94,6 +94,85 @@ static void per_series(struct prom *w, const struct program *p,
 	}
 }
 
+/* Adds, per (socket, instance), quantity q's series totals to out. */
+static bool per_inst(const struct program *p, const uint64_t *totals,
+		     enum plat_qty q, uint64_t out[PLAT_MAX_SOCKETS][PLAT_MAX_INST])
+{
+	if (p->qty_ev[q] < 0)
+		return false;
+	for (unsigned i = 0; i < p->ns; i++)
+		if (p->sev[i] == p->qty_ev[q] && p->slot[i].inst < PLAT_MAX_INST)
+			out[p->slot[i].socket][p->slot[i].inst] +=
+				totals[i] * p->qty_scale[q];
+	return true;
+}
+
+/* Is instance i of the quantity's unit counted on socket s? */
+static bool inst_counted(const struct program *p, enum plat_qty q,
+			 unsigned s, unsigned i)
+{
+	for (unsigned k = 0; k < p->ns; k++)
+		if (p->sev[k] == p->qty_ev[q] && p->slot[k].socket == s &&
+		    p->slot[k].inst == i)
+			return true;
+	return false;
+}
+
+/* A per-socket counter family whose quantities carry a label value. */
+struct labelled_q {
+	enum plat_qty q;
+	const char *const *labels;	/* name/value pairs after socket */
+};
+
+static void labelled_counter(struct prom *w, const struct program *p,
+			     const struct snap *st, const char *name,
+			     const char *help, const struct labelled_q *v,
+			     unsigned n)
+{
+	bool any = false;
+
+	for (unsigned k = 0; k < n; k++)
+		any |= st->qty_present >> v[k].q & 1;
+	if (!any)
+		return;
+	prom_family(w, name, PROM_COUNTER, NULL, help);
+	for (unsigned s = 0; s < p->topo->nsockets; s++)
+		for (unsigned k = 0; k < n; k++) {
+			const char *l[8] = { "socket", metrics_num(s) };
+			unsigned j = 2;
+
+			if (!(st->qty_present >> v[k].q & 1))
+				continue;
+			for (const char *const *x = v[k].labels; *x && j < 6; x++)
+				l[j++] = *x;
+			l[j] = NULL;
+			prom_sample_u64(w, NULL, l, st->qty[s][v[k].q]);
+		}
+}
+
+/* The per-instance series ("channel", "port") of quantity q, added to
+ * the current family. */
+static void inst_samples(struct prom *w, const struct program *p,
+			 const uint64_t *totals, enum plat_qty q)
+{
+	uint64_t v[PLAT_MAX_SOCKETS][PLAT_MAX_INST] = { { 0 } };
+	const char *label = NULL;
+
+	for (size_t k = 0; k < p->plat->nqty; k++)
+		if (p->plat->qty[k].q == q)
+			label = p->plat->qty[k].inst_label;
+	if (!label || !per_inst(p, totals, q, v))
+		return;
+	for (unsigned s = 0; s < p->topo->nsockets; s++)
+		for (unsigned i = 0; i < PLAT_MAX_INST; i++) {
+			const char *l[] = { "socket", metrics_num(s), label,
+					    metrics_num(i), NULL };
+
+			if (inst_counted(p, q, s, i))
+				prom_sample_u64(w, NULL, l, v[s][i]);
+		}
+}
+
 static void uncore_families(struct prom *w, const struct program *p,
 			    const struct snap *st, const uint64_t *totals,
 			    const uint64_t *up)
@@ -107,10 +186,14 @@ static void uncore_families(struct prom *w, const struct program *p,
 	gauge(w, p, st, G_LLC_HIT_RATIO, "uncore_llc_hit_ratio",
 	      "1 - misses/lookups over the last sampling interval.");
 	qty_counter(w, p, st, Q_DRAM_READ_BYTES, "uncore_dram_read_bytes_total",
-		    "Bytes read from DRAM (64 per transfer).");
+		    "Bytes read from DRAM (64 per transfer); per socket, and "
+		    "per memory channel where the platform has them.");
+	inst_samples(w, p, totals, Q_DRAM_READ_BYTES);
 	qty_counter(w, p, st, Q_DRAM_WRITE_BYTES,
 		    "uncore_dram_write_bytes_total",
-		    "Bytes written to DRAM (64 per transfer).");
+		    "Bytes written to DRAM (64 per transfer); per socket, and "
+		    "per memory channel where the platform has them.");
+	inst_samples(w, p, totals, Q_DRAM_WRITE_BYTES);
 	if (!isnan(st->gauge[0][G_DRAM_READ_BPS]) ||
 	    !isnan(st->gauge[0][G_DRAM_WRITE_BPS])) {
 		prom_family(w, "uncore_dram_bandwidth_bytes_per_second",
@@ -163,6 +246,76 @@ static void uncore_families(struct prom *w, const struct program *p,
 	gauge(w, p, st, G_ARB_OCCUPANCY_AVG, "uncore_arb_occupancy_average",
 	      "Average outstanding ARB requests per uncore cycle over the "
 	      "last sampling interval.");
+
+	/* hsx: QPI, HA, PCU */
+	if (st->qty_present >> Q_QPI_DATA_BYTES & 1) {
+		uint64_t d[PLAT_MAX_SOCKETS][PLAT_MAX_INST] = { { 0 } };
+		uint64_t n[PLAT_MAX_SOCKETS][PLAT_MAX_INST] = { { 0 } };
+		bool nd = per_inst(p, totals, Q_QPI_NONDATA_BYTES, n);
+
+		per_inst(p, totals, Q_QPI_DATA_BYTES, d);
+		prom_family(w, "uncore_qpi_data_bytes_total", PROM_COUNTER, NULL,
+			    "QPI data sent, per port: data flits x 8 bytes "
+			    "(manual 2.9.5 QPI_DATA_BW).");
+		for (unsigned s = 0; s < p->topo->nsockets; s++)
+			for (unsigned i = 0; i < PLAT_MAX_INST; i++) {
+				const char *l[] = { "socket", metrics_num(s), "port",
+						    metrics_num(i), NULL };
+
+				if (inst_counted(p, Q_QPI_DATA_BYTES, s, i))
+					prom_sample_u64(w, NULL, l, d[s][i]);
+			}
+		if (nd) {
+			prom_family(w, "uncore_qpi_link_bytes_total", PROM_COUNTER,
+				    NULL, "QPI link traffic sent, per port: data "
+				    "and non-data flits x 8 bytes (QPI_LINK_BW).");
+			for (unsigned s = 0; s < p->topo->nsockets; s++)
+				for (unsigned i = 0; i < PLAT_MAX_INST; i++) {
+					const char *l[] = { "socket", metrics_num(s),
+							    "port", metrics_num(i), NULL };
+
+					if (inst_counted(p, Q_QPI_DATA_BYTES, s, i))
+						prom_sample_u64(w, NULL, l,
+								d[s][i] + n[s][i]);
+				}
+		}
+	}
+	{
+		static const char *const rl[] = { "type", "read", "locality", "local", NULL };
+		static const char *const rr[] = { "type", "read", "locality", "remote", NULL };
+		static const char *const wl[] = { "type", "write", "locality", "local", NULL };
+		static const char *const wr[] = { "type", "write", "locality", "remote", NULL };
+		static const struct labelled_q ha[] = {
+			{ Q_HA_READS_LOCAL, rl }, { Q_HA_READS_REMOTE, rr },
+			{ Q_HA_WRITES_LOCAL, wl }, { Q_HA_WRITES_REMOTE, wr },
+		};
+		static const char *const c3[] = { "state", "core_c3", NULL };
+		static const char *const c6[] = { "state", "core_c6", NULL };
+		static const char *const p3[] = { "state", "package_c3", NULL };
+		static const struct labelled_q cs[] = {
+			{ Q_PCU_CORE_C3, c3 }, { Q_PCU_CORE_C6, c6 },
+			{ Q_PCU_PKG_C3, p3 },
+		};
+		static const char *const b0[] = { "band", "0", NULL };
+		static const char *const b1[] = { "band", "1", NULL };
+		static const char *const b2[] = { "band", "2", NULL };
+		static const char *const b3[] = { "band", "3", NULL };
+		static const struct labelled_q fb[] = {
+			{ Q_PCU_BAND0, b0 }, { Q_PCU_BAND1, b1 },
+			{ Q_PCU_BAND2, b2 }, { Q_PCU_BAND3, b3 },
+		};
+
+		labelled_counter(w, p, st, "uncore_ha_requests_total",
+				 "Home agent requests by type and by locality "
+				 "(from this socket or a remote one).", ha, 4);
+		labelled_counter(w, p, st, "uncore_pcu_cstate_residency_cycles_total",
+				 "Cycles any core (core_*) or the package was in "
+				 "the C-state (PCU free-running counters).", cs, 3);
+		labelled_counter(w, p, st, "uncore_pcu_frequency_band_cycles_total",
+				 "Cycles the uncore frequency was at or above the "
+				 "band's threshold (bands 1.2, 2.0, 2.8, 3.6 GHz "
+				 "in the default baseline).", fb, 4);
+	}
 
 	if (p->ns) {
 		per_series(w, p, totals, "uncore_event_total", PROM_COUNTER,

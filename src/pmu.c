@@ -191,8 +191,9 @@ int pmu_program(struct pmu *p, const struct pmu_slot *s, unsigned n,
 		if (!force && w < p->nwritten &&
 		    p->written_val[w] == s[i].ctl_val)
 			continue;
-		if ((r = write_ctl(p, p->plat->units[s[i].unit], &s[i].ctl,
-				   s[i].ctl_val)) < 0 && !first)
+		if ((r = write_ctl(p, s[i].filter ? NULL
+					       : p->plat->units[s[i].unit],
+				   &s[i].ctl, s[i].ctl_val)) < 0 && !first)
 			first = r;
 	}
 	return first;

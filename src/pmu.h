@@ -25,6 +25,8 @@ struct pmu_slot {
 	uint8_t inst;
 	uint8_t idx;		/* counter index, or free-running index */
 	bool freerun;
+	bool filter;		/* ctl is a box filter register, not a
+				   counter control (written as is) */
 	uint8_t width;
 	struct hw_addr ctl;	/* unused for free-running */
 	struct hw_addr ctr;

@@ -126,6 +126,9 @@ struct program *program_new(const struct topology *t, const struct pmu *pmu,
 				if (!topo_present(&t->sock[s],
 						  (unsigned)ev[i].unit, in))
 					continue;	/* that box is absent */
+				p->evscale[i][s] += 1;	/* present */
+				if (!evspec_on(&ev[i], in))
+					continue;	/* split: not here */
 
 				p->sev[p->ns++] = (int)i;
 				pmu_slot(pmu, se, s, ev[i].unit, in,
@@ -140,6 +143,15 @@ struct program *program_new(const struct topology *t, const struct pmu *pmu,
 					return NULL;
 				}
 			}
+		}
+	for (unsigned s = 0; s < t->nsockets; s++)
+		for (unsigned i = 0; i < nev; i++) {
+			unsigned counted = 0;
+
+			for (unsigned k = 0; k < p->ns; k++)
+				counted += p->sev[k] == (int)i &&
+					   p->slot[k].socket == s;
+			p->evscale[i][s] = counted ? p->evscale[i][s] / counted : 0;
 		}
 	for (unsigned q = 0; q < Q_COUNT; q++)
 		p->qty_ev[q] = -1;
@@ -489,6 +501,8 @@ static void derive(struct sampler *s, struct program *p, const uint64_t *delta,
 	double prev[PLAT_MAX_SOCKETS][G_COUNT];
 
 	memcpy(prev, st->gauge, sizeof(prev));
+	double tot[PLAT_MAX_SOCKETS][Q_COUNT] = { { 0 } };
+
 	st->qty_present = 0;
 	memset(st->qty, 0, sizeof(st->qty));
 	for (unsigned sk = 0; sk < PLAT_MAX_SOCKETS; sk++)
@@ -505,14 +519,19 @@ static void derive(struct sampler *s, struct program *p, const uint64_t *delta,
 		for (unsigned q = 0; q < Q_COUNT; q++) {
 			if (p->qty_ev[q] != p->sev[i])
 				continue;
-			st->qty[sk][q] += s->base.gs[i].est * p->qty_scale[q];
+			double sc = (double)p->qty_scale[q] *
+				    p->evscale[p->sev[i]][sk];
+
+			tot[sk][q] += (double)s->base.gs[i].est * sc;
 			if (invalid[i / 64] >> (i % 64) & 1)
 				ok[sk][q] = false;
 			else
-				d[sk][q] += (double)delta[i] *
-					    (double)p->qty_scale[q];
+				d[sk][q] += (double)delta[i] * sc;
 		}
 	}
+	for (unsigned sk = 0; sk < PLAT_MAX_SOCKETS; sk++)
+		for (unsigned q = 0; q < Q_COUNT; q++)
+			st->qty[sk][q] = (uint64_t)(tot[sk][q] + 0.5);
 	for (unsigned sk = 0; sk < PLAT_MAX_SOCKETS; sk++) {
 		double *g = st->gauge[sk];
 		bool have_l = (st->qty_present >> Q_LLC_LOOKUPS & 1) &&
@@ -710,12 +729,28 @@ static void schedule(struct sampler *s, struct group **g, unsigned n,
 		if (!was[i] && i > 0)
 			s->st.switches++;
 		for (unsigned k = 0; k < x->ns; k++) {
+			const struct evspec *e = &x->ev[x->sev[k]];
+
 			if (x->slot[k].freerun)
 				continue;
-			if (!grow((void **)&s->want, &s->capwant, s->nwant + 1,
+			if (!grow((void **)&s->want, &s->capwant, s->nwant + 3,
 				  sizeof(*s->want)))
 				break;
 			s->want[s->nwant++] = x->slot[k];
+			/* the box filter values the event needs */
+			for (unsigned f = 0; f < 2; f++) {
+				struct pmu_slot *fs;
+
+				if (!(e->filt_set >> f & 1))
+					continue;
+				fs = &s->want[s->nwant++];
+				*fs = x->slot[k];
+				fs->ctl = plat_filter_addr(
+					&s->pmu->topo->sock[fs->socket],
+					s->pmu->plat->units[fs->unit], fs->inst, f);
+				fs->ctl_val = e->filt[f];
+				fs->filter = true;
+			}
 		}
 	}
 	if (pmu_program(s->pmu, s->want, s->nwant, force) < 0)

@@ -114,6 +114,9 @@ struct program {
 	int *sev;
 	unsigned ns;
 	int ctr[SAMPLER_MAX_EVENTS];	/* the baseline's placement */
+	/* per event and socket: instances present / instances counting
+	 * (a :split event counts on some of them and is scaled up) */
+	double evscale[SAMPLER_MAX_EVENTS][PLAT_MAX_SOCKETS];
 	int qty_ev[Q_COUNT];		/* event index per quantity, -1 */
 	uint64_t qty_scale[Q_COUNT];
 	struct ring *samples;		/* SW_HDR + ns + (ns+63)/64 words */

@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -18,11 +19,70 @@ static int popcount8(uint8_t m)
 	return __builtin_popcount(m);
 }
 
+/*
+ * Splits the :filterN= and :split= modifiers off text into e; leaves the
+ * rest (the event, with any raw-encoding modifiers) in base.  0 or
+ * -EINVAL.
+ */
+static int take_modifiers(const char *text, char *base, size_t blen,
+			  struct evspec *e, char *why, size_t whylen)
+{
+	char buf[SCHED_NAME_MAX], *tok, *save = NULL;
+	size_t used = 0;
+
+	snprintf(buf, sizeof(buf), "%s", text);
+	base[0] = '\0';
+	for (tok = strtok_r(buf, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
+		unsigned long long v;
+		unsigned k, n;
+		char *end;
+		int f = -1;
+
+		if (strncmp(tok, "filter0=", 8) == 0)
+			f = 0;
+		else if (strncmp(tok, "filter1=", 8) == 0)
+			f = 1;
+		if (f >= 0) {
+			errno = 0;
+			v = strtoull(tok + 8, &end, 0);
+			if (errno || *end || end == tok + 8 || tok[8] == '-') {
+				snprintf(why, whylen, "%s: bad filter value \"%s\"",
+					 text, tok + 8);
+				return -EINVAL;
+			}
+			if (e->filt_set & (1u << f)) {
+				snprintf(why, whylen, "%s: filter%d given twice",
+					 text, f);
+				return -EINVAL;
+			}
+			e->filt_set |= (uint8_t)(1u << f);
+			e->filt[f] = v;
+			continue;
+		}
+		if (strncmp(tok, "split=", 6) == 0) {
+			if (sscanf(tok + 6, "%u/%u", &k, &n) != 2 || n < 2 ||
+			    n > PLAT_MAX_INST || k >= n || e->split_n) {
+				snprintf(why, whylen, "%s: bad split \"%s\" "
+					 "(K/N, 0 <= K < N <= %d)", text, tok + 6,
+					 PLAT_MAX_INST);
+				return -EINVAL;
+			}
+			e->split_n = (uint8_t)n;
+			e->split_k = (uint8_t)k;
+			continue;
+		}
+		used += (size_t)snprintf(base + used, used < blen ? blen - used : 0,
+					 "%s%s", used ? ":" : "", tok);
+	}
+	return 0;
+}
+
 int sched_resolve(const struct platform *p, const char *text, bool allow_raw,
 		  struct evspec *out, char *why, size_t whylen)
 {
-	const struct event *ev = plat_event(p, text);
+	const struct event *ev;
 	const struct unit_type *u;
+	char base[SCHED_NAME_MAX];
 	int ui;
 
 	memset(out, 0, sizeof(*out));
@@ -33,6 +93,9 @@ int sched_resolve(const struct platform *p, const char *text, bool allow_raw,
 		return -EINVAL;
 	}
 	snprintf(out->name, sizeof(out->name), "%s", text);
+	if (take_modifiers(text, base, sizeof(base), out, why, whylen) < 0)
+		return -EINVAL;
+	ev = plat_event(p, base);
 	if (ev) {
 		u = plat_unit(p, ev->unit, &ui);
 		if (!u) {
@@ -59,31 +122,56 @@ int sched_resolve(const struct platform *p, const char *text, bool allow_raw,
 		} else {
 			out->ctr_mask = ev->ctr_mask & (uint8_t)width_mask(u->nctr);
 		}
-		return 0;
+	} else {
+		char *colon = strchr(base, ':');
+
+		if (colon) {
+			*colon = '\0';
+			ev = plat_event(p, base);
+			*colon = ':';
+			if (ev) {
+				snprintf(why, whylen, "%s: unknown modifier "
+					 "\"%s\" (accepted: filter0=, filter1=, "
+					 "split=K/N)", text, colon + 1);
+				return -EINVAL;
+			}
+		}
+		if (!colon) {
+			snprintf(why, whylen, "unknown event \"%s\" (see "
+				 "/api/v1/events or `uncorectl events`)", base);
+			return -EINVAL;
+		}
+		if (!allow_raw) {
+			snprintf(why, whylen, "raw encoding \"%s\" refused: "
+				 "allow_raw_events is off", text);
+			return -EPERM;
+		}
+		if (plat_parse_raw(p, base, &u, &out->enc, why, whylen) < 0)
+			return -EINVAL;
+		plat_unit(p, u->name, &ui);
+		if (u->kind != UNIT_PROG) {
+			snprintf(why, whylen, "%s: unit %s has no programmable "
+				 "counters", text, u->name);
+			return -EINVAL;
+		}
+		out->unit = ui;
+		/* A raw encoding that is a catalog event inherits its
+		 * constraints. */
+		out->ev = plat_event_by_enc(p, u->name, &out->enc);
+		out->ctr_mask = (out->ev ? out->ev->ctr_mask : 0xff) &
+				(uint8_t)width_mask(u->nctr);
 	}
-	if (!strchr(text, ':')) {
-		snprintf(why, whylen, "unknown event \"%s\" (see "
-			 "/api/v1/events or `uncorectl events`)", text);
+	for (unsigned f = 0; f < 2; f++)
+		if ((out->filt_set >> f & 1) && f >= u->nfilters) {
+			snprintf(why, whylen, "%s: unit %s has no filter%u "
+				 "register", text, u->name, f);
+			return -EINVAL;
+		}
+	if ((out->filt_set || out->split_n) && u->kind != UNIT_PROG) {
+		snprintf(why, whylen, "%s: filters and splits apply to "
+			 "programmable counters only", text);
 		return -EINVAL;
 	}
-	if (!allow_raw) {
-		snprintf(why, whylen, "raw encoding \"%s\" refused: "
-			 "allow_raw_events is off", text);
-		return -EPERM;
-	}
-	if (plat_parse_raw(p, text, &u, &out->enc, why, whylen) < 0)
-		return -EINVAL;
-	plat_unit(p, u->name, &ui);
-	if (u->kind != UNIT_PROG) {
-		snprintf(why, whylen, "%s: unit %s has no programmable "
-			 "counters", text, u->name);
-		return -EINVAL;
-	}
-	out->unit = ui;
-	/* A raw encoding that is a catalog event inherits its constraints. */
-	out->ev = plat_event_by_enc(p, u->name, &out->enc);
-	out->ctr_mask = (out->ev ? out->ev->ctr_mask : 0xff) &
-			(uint8_t)width_mask(u->nctr);
 	return 0;
 }
 
@@ -95,35 +183,112 @@ int sched_encode(const struct unit_type *u, const struct evspec *ev,
 	return plat_encode(u, &ev->enc, ctr, ev->ctr_mask, ctl, why, whylen);
 }
 
+/* The instances (bit i) an event counts on, among max instances. */
+static uint32_t inst_mask(const struct evspec *e, unsigned max)
+{
+	uint32_t m = 0;
+
+	for (unsigned i = 0; i < max && i < 32; i++)
+		if (evspec_on(e, i))
+			m |= 1u << i;
+	return m;
+}
+
+/* Can e go on counter c of its unit given b? */
+static bool fits_one(const struct platform *p, const struct evspec *e, int c,
+		     const struct sched_busy *b)
+{
+	const struct unit_type *u = p->units[e->unit];
+	uint32_t m = inst_mask(e, u->max_inst);
+
+	if (c < 0 || c >= PLAT_MAX_CTRS || !(e->ctr_mask >> c & 1) ||
+	    (b->ctr[e->unit][c] & m))
+		return false;
+	for (unsigned f = 0; f < 2; f++) {
+		uint32_t both;
+
+		if (!(e->filt_set >> f & 1))
+			continue;
+		both = b->filt_inst[e->unit][f] & m;
+		for (unsigned i = 0; both && i < 32; i++)
+			if ((both >> i & 1) && b->filt[e->unit][i][f] != e->filt[f])
+				return false;
+	}
+	return true;
+}
+
+static void occupy_one(const struct platform *p, const struct evspec *e,
+		       int c, struct sched_busy *b)
+{
+	const struct unit_type *u = p->units[e->unit];
+	uint32_t m = inst_mask(e, u->max_inst);
+
+	if (u->kind != UNIT_PROG || c < 0)
+		return;
+	b->ctr[e->unit][c] |= m;
+	for (unsigned f = 0; f < 2; f++) {
+		if (!(e->filt_set >> f & 1))
+			continue;
+		b->filt_inst[e->unit][f] |= m;
+		for (unsigned i = 0; i < 32 && i < PLAT_MAX_INST; i++)
+			if (m >> i & 1)
+				b->filt[e->unit][i][f] = e->filt[f];
+	}
+}
+
+void sched_occupy(const struct platform *p, const struct evspec *ev,
+		  unsigned n, const int *ctr, struct sched_busy *b)
+{
+	for (unsigned i = 0; i < n; i++)
+		occupy_one(p, &ev[i], ctr[i], b);
+}
+
 /* Depth-first assignment of events order[k..] of one unit. */
-static bool place_dfs(const struct evspec *ev, const unsigned *order,
-		      unsigned k, unsigned n, uint8_t used, int *ctr)
+static bool place_dfs(const struct platform *p, const struct evspec *ev,
+		      const unsigned *order, unsigned k, unsigned n,
+		      struct sched_busy *b, int *ctr)
 {
 	if (k == n)
 		return true;
-	for (unsigned c = 0; c < 8; c++) {
-		uint8_t bit = (uint8_t)(1u << c);
+	int u = ev[order[k]].unit;
 
-		if (!(ev[order[k]].ctr_mask & bit) || (used & bit))
+	for (int c = 0; c < PLAT_MAX_CTRS; c++) {
+		/* undo record: only this unit's slice changes */
+		uint32_t sctr, sfi[2];
+		uint64_t sf[PLAT_MAX_INST][2];
+
+		if (!fits_one(p, &ev[order[k]], c, b))
 			continue;
-		ctr[order[k]] = (int)c;
-		if (place_dfs(ev, order, k + 1, n, used | bit, ctr))
+		sctr = b->ctr[u][c];
+		memcpy(sfi, b->filt_inst[u], sizeof(sfi));
+		memcpy(sf, b->filt[u], sizeof(sf));
+		occupy_one(p, &ev[order[k]], c, b);
+		ctr[order[k]] = c;
+		if (place_dfs(p, ev, order, k + 1, n, b, ctr))
 			return true;
+		b->ctr[u][c] = sctr;
+		memcpy(b->filt_inst[u], sfi, sizeof(sfi));
+		memcpy(b->filt[u], sf, sizeof(sf));
 	}
 	return false;
 }
 
-int sched_place(const struct platform *p, const struct evspec *ev,
-		unsigned n, const uint8_t *busy, int *ctr, char *why,
-		size_t whylen)
+int sched_place_busy(const struct platform *p, const struct evspec *ev,
+		     unsigned n, const struct sched_busy *busy, int *ctr,
+		     char *why, size_t whylen)
 {
 	unsigned nunits = plat_nunits(p);
+	struct sched_busy *b = malloc(sizeof(*b));
 
+	if (!b) {
+		snprintf(why, whylen, "out of memory");
+		return -ENOMEM;
+	}
 	for (unsigned ui = 0; ui < nunits; ui++) {
 		const struct unit_type *u = p->units[ui];
 		unsigned order[64], m = 0;
-		uint8_t used = busy ? busy[ui] : 0;
 
+		*b = *busy;
 		for (unsigned i = 0; i < n; i++) {
 			if (ev[i].unit != (int)ui)
 				continue;
@@ -131,40 +296,50 @@ int sched_place(const struct platform *p, const struct evspec *ev,
 				ctr[i] = ev[i].freerun;
 				continue;
 			}
+			if (u->kind == UNIT_FIXED) {
+				ctr[i] = 0;
+				continue;
+			}
 			if (m == sizeof(order) / sizeof(order[0])) {
 				snprintf(why, whylen, "too many %s events",
 					 u->name);
+				free(b);
 				return -EBUSY;
 			}
 			order[m++] = i;
 		}
-		if (u->kind == UNIT_FREERUN || m == 0)
+		if (u->kind != UNIT_PROG || m == 0)
 			continue;
-		if (m > (unsigned)popcount8((uint8_t)(~used & width_mask(u->nctr)))) {
-			snprintf(why, whylen, "%u %s events but %s has %u "
-				 "counters%s", m, u->name, u->name, u->nctr,
-				 used ? " free" : "");
-			return -EBUSY;
-		}
 		/* most constrained first */
 		for (unsigned a = 1; a < m; a++)
-			for (unsigned b = a; b > 0 &&
-			     popcount8(ev[order[b]].ctr_mask) <
-			     popcount8(ev[order[b - 1]].ctr_mask); b--) {
-				unsigned t = order[b];
+			for (unsigned c = a; c > 0 &&
+			     popcount8(ev[order[c]].ctr_mask) <
+			     popcount8(ev[order[c - 1]].ctr_mask); c--) {
+				unsigned t = order[c];
 
-				order[b] = order[b - 1];
-				order[b - 1] = t;
+				order[c] = order[c - 1];
+				order[c - 1] = t;
 			}
 		for (unsigned k = 0; k < m; k++)
 			if (!ev[order[k]].ctr_mask) {
 				snprintf(why, whylen, "%s has no valid counter "
 					 "on %s", ev[order[k]].name, u->name);
+				free(b);
 				return -EBUSY;
 			}
-		if (!place_dfs(ev, order, 0, m, used, ctr)) {
+		if (!place_dfs(p, ev, order, 0, m, b, ctr)) {
 			size_t len = 0;
+			bool whole = true;
 
+			for (unsigned k = 0; k < m; k++)
+				whole &= !ev[order[k]].split_n &&
+					 !ev[order[k]].filt_set;
+			if (whole && m > (unsigned)u->nctr) {
+				snprintf(why, whylen, "%u %s events but %s has %u "
+					 "counters", m, u->name, u->name, u->nctr);
+				free(b);
+				return -EBUSY;
+			}
 			len += (size_t)snprintf(why, whylen, "cannot place "
 						"together on %s:", u->name);
 			for (unsigned k = 0; k < m && len < whylen; k++) {
@@ -179,41 +354,53 @@ int sched_place(const struct platform *p, const struct evspec *ev,
 							ev[order[k]].name, masks,
 							k + 1 < m ? "," : "");
 			}
+			free(b);
 			return -EBUSY;
 		}
 	}
+	free(b);
 	return 0;
 }
 
-/* Counters of each unit that events ev[] occupy at placement ctr[]. */
-static void occupy(const struct platform *p, const struct evspec *ev,
-		   unsigned n, const int *ctr, uint8_t *busy)
+int sched_place(const struct platform *p, const struct evspec *ev,
+		unsigned n, const uint8_t *busy, int *ctr, char *why,
+		size_t whylen)
 {
-	for (unsigned i = 0; i < n; i++)
-		if (p->units[ev[i].unit]->kind == UNIT_PROG && ctr[i] >= 0)
-			busy[ev[i].unit] |= (uint8_t)(1u << ctr[i]);
+	struct sched_busy *b = calloc(1, sizeof(*b));
+	int r;
+
+	if (!b) {
+		snprintf(why, whylen, "out of memory");
+		return -ENOMEM;
+	}
+	for (unsigned ui = 0; busy && ui < plat_nunits(p); ui++)
+		for (unsigned c = 0; c < PLAT_MAX_CTRS; c++)
+			if (busy[ui] >> c & 1)
+				b->ctr[ui][c] = ~0u;
+	r = sched_place_busy(p, ev, n, b, ctr, why, whylen);
+	free(b);
+	return r;
 }
 
-/* Does placement ctr[] of the group's programmable events avoid busy? */
+/* Does placement ctr[] of the group fit around b? */
 static bool fits_at(const struct platform *p, const struct sched_group *g,
-		    const int *ctr, const uint8_t *busy)
+		    const int *ctr, const struct sched_busy *b)
 {
-	uint8_t mine[PLAT_MAX_UNITS] = { 0 };
+	struct sched_busy *t = malloc(sizeof(*t));
+	bool ok = true;
 
-	for (unsigned i = 0; i < g->nev; i++) {
-		unsigned u = (unsigned)g->ev[i].unit;
-		uint8_t bit;
-
-		if (p->units[u]->kind != UNIT_PROG)
+	if (!t)
+		return false;
+	*t = *b;
+	for (unsigned i = 0; i < g->nev && ok; i++) {
+		if (p->units[g->ev[i].unit]->kind != UNIT_PROG)
 			continue;
-		if (ctr[i] < 0)
-			return false;
-		bit = (uint8_t)(1u << ctr[i]);
-		if ((busy[u] | mine[u]) & bit || !(g->ev[i].ctr_mask & bit))
-			return false;
-		mine[u] |= bit;
+		ok = fits_one(p, &g->ev[i], ctr[i], t);
+		if (ok)
+			occupy_one(p, &g->ev[i], ctr[i], t);
 	}
-	return true;
+	free(t);
+	return ok;
 }
 
 /* Is a less served than b? */
@@ -232,10 +419,12 @@ unsigned sched_select(const struct platform *p, struct sched_group *const *g,
 		      unsigned n)
 {
 	struct sched_group *ord[256];
-	uint8_t busy[PLAT_MAX_UNITS] = { 0 };
+	struct sched_busy *busy = calloc(1, sizeof(*busy));
 	unsigned m = n < 256 ? n : 256, chosen = 0;
 	char why[128];
 
+	if (!busy)
+		return 0;
 	for (unsigned i = 0; i < m; i++) {
 		ord[i] = g[i];
 		g[i]->selected = false;
@@ -254,14 +443,15 @@ unsigned sched_select(const struct platform *p, struct sched_group *const *g,
 		if (fits_at(p, x, x->ctr, busy)) {
 			memcpy(ctr, x->ctr, sizeof(ctr));
 		} else if (x->fixed ||
-			   sched_place(p, x->ev, x->nev, busy, ctr, why,
-				       sizeof(why)) < 0) {
+			   sched_place_busy(p, x->ev, x->nev, busy, ctr, why,
+					    sizeof(why)) < 0) {
 			continue;
 		}
 		memcpy(x->ctr, ctr, x->nev * sizeof(int));
-		occupy(p, x->ev, x->nev, x->ctr, busy);
+		sched_occupy(p, x->ev, x->nev, x->ctr, busy);
 		x->selected = true;
 		chosen++;
 	}
+	free(busy);
 	return chosen;
 }

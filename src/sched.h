@@ -21,14 +21,41 @@
 
 #define SCHED_NAME_MAX 96
 
-/* A resolved event. */
+/*
+ * A resolved event.  Modifiers after the name (catalog or raw):
+ *   :filter0=V, :filter1=V  the value the unit's box filter register f
+ *                           must hold (hsx CBo FILTER0/1, PCU filter...)
+ *   :split=K/N              count only on instances i with i % N == K;
+ *                           totals are scaled by instances/counted.
+ * Two events in the same box conflict when they need different filter
+ * values; the split lets both halves of the boxes hold different ones.
+ */
 struct evspec {
-	char name[SCHED_NAME_MAX];	/* catalog name, or the raw text */
+	char name[SCHED_NAME_MAX];	/* as written, modifiers included */
 	int unit;			/* platform unit index */
 	const struct event *ev;		/* catalog entry; NULL for raw */
 	struct event_enc enc;
 	uint8_t ctr_mask;		/* counters it may use */
 	int freerun;			/* free-running counter index, or -1 */
+	uint8_t filt_set;		/* bit f: filt[f] is required */
+	uint64_t filt[2];
+	uint8_t split_n, split_k;	/* 0: every instance */
+};
+
+/* Does ev count on instance inst? */
+static inline bool evspec_on(const struct evspec *ev, unsigned inst)
+{
+	return !ev->split_n || inst % ev->split_n == ev->split_k;
+}
+
+/*
+ * What the groups already placed hold: per unit and counter, the
+ * instances using it; per unit, instance and filter, the value required.
+ */
+struct sched_busy {
+	uint32_t ctr[PLAT_MAX_UNITS][PLAT_MAX_CTRS];
+	uint32_t filt_inst[PLAT_MAX_UNITS][2];
+	uint64_t filt[PLAT_MAX_UNITS][PLAT_MAX_INST][2];
 };
 
 /*
@@ -49,9 +76,17 @@ int sched_resolve(const struct platform *p, const char *text, bool allow_raw,
 int sched_encode(const struct unit_type *u, const struct evspec *ev,
 		 unsigned ctr, uint64_t *ctl, char *why, size_t whylen);
 
+/* Places ev[0..n) at ctr[] into b. */
+void sched_occupy(const struct platform *p, const struct evspec *ev,
+		  unsigned n, const int *ctr, struct sched_busy *b);
+/* sched_place() around what b holds (b is not changed). */
+int sched_place_busy(const struct platform *p, const struct evspec *ev,
+		     unsigned n, const struct sched_busy *b, int *ctr,
+		     char *why, size_t whylen);
+
 /*
  * Places n events (all of one group) on counters.  busy[u] is a mask of
- * counters of unit u already taken (may be NULL).  On success returns 0
+ * counters of unit u already taken in every instance (may be NULL).  On success returns 0
  * and sets ctr[i] for every event: the counter index (the same in every
  * instance), the free-running index for free-running events, 0 for the
  * fixed counter.  Returns -EBUSY when the events cannot all be placed

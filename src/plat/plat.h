@@ -368,13 +368,31 @@ enum plat_qty {
 	Q_CLOCK_TICKS,
 	Q_ARB_REQUESTS,
 	Q_ARB_OCCUPANCY,
+	/* hsx */
+	Q_QPI_DATA_BYTES,	/* per port: data flits x 8 bytes */
+	Q_QPI_NONDATA_BYTES,	/* per port: non-data flits x 8 bytes */
+	Q_HA_READS_LOCAL,
+	Q_HA_READS_REMOTE,
+	Q_HA_WRITES_LOCAL,
+	Q_HA_WRITES_REMOTE,
+	Q_PCU_CORE_C3,		/* C-state residency counters */
+	Q_PCU_CORE_C6,
+	Q_PCU_PKG_C3,
+	Q_PCU_BAND0,		/* cycles above the frequency bands */
+	Q_PCU_BAND1,
+	Q_PCU_BAND2,
+	Q_PCU_BAND3,
 	Q_COUNT
 };
 
 struct plat_qty_src {
 	enum plat_qty q;
-	const char *event;	/* catalog name, summed over instances */
+	const char *event;	/* event as the baseline names it (with any
+				   :filter/:split modifiers), summed over
+				   instances */
 	uint64_t scale;		/* e.g. 64 bytes per DRAM transfer */
+	const char *inst_label;	/* also export per instance with this label
+				   ("channel", "port"); NULL: per socket only */
 };
 
 /* The value a box filter register must hold while quantity q counts. */

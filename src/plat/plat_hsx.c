@@ -1320,12 +1320,45 @@ static const struct cpu_match hsx_cpus[] = {
  * summed over every channel, the UCLK fixed counter.  The two LLC
  * quantities need different FILTER0 values: qty_filters.
  */
+/*
+ * The two LLC quantities are LLC_LOOKUP.ANY with different FILTER0.state
+ * values; one box filter cannot hold both, so the even CBos count lookups
+ * (state 0x3F) and the odd ones misses (state 0x01), each scaled by
+ * CBos/counting CBos (DESIGN.md section 7 allows "splitting the CBos
+ * between the two and scaling").  The values must equal qty_filters
+ * (checked by test_plat_hsx).  FILTER0.state is bits 23:17 (Table 2-18).
+ */
+#define HSX_LLC_LOOKUPS "UNC_C_LLC_LOOKUP.ANY:filter0=0x7e0000:split=0/2"
+#define HSX_LLC_MISSES "UNC_C_LLC_LOOKUP.ANY:filter0=0x20000:split=1/2"
+/*
+ * Frequency-band cycles (2.8.5): the PCU filter holds four band
+ * thresholds in 100 MHz units, bits 7:0, 15:8, 23:16, 31:24 (Table
+ * 2-160); the baseline uses 1.2, 2.0, 2.8 and 3.6 GHz.  All four band
+ * events need the same filter value, so they count together.
+ */
+#define HSX_BAND(n) "UNC_P_FREQ_BAND" #n "_CYCLES:filter0=0x241c140c"
+
 static const struct plat_qty_src hsx_qty[] = {
-	{ Q_LLC_LOOKUPS, "UNC_C_LLC_LOOKUP.ANY", 1 },
-	{ Q_LLC_MISSES, "UNC_C_LLC_LOOKUP.ANY", 1 },
-	{ Q_DRAM_READ_BYTES, "UNC_M_CAS_COUNT.RD", 64 },
-	{ Q_DRAM_WRITE_BYTES, "UNC_M_CAS_COUNT.WR", 64 },
-	{ Q_CLOCK_TICKS, "UNC_U_CLOCKTICKS", 1 },
+	{ Q_LLC_LOOKUPS, HSX_LLC_LOOKUPS, 1, NULL },
+	{ Q_LLC_MISSES, HSX_LLC_MISSES, 1, NULL },
+	{ Q_DRAM_READ_BYTES, "UNC_M_CAS_COUNT.RD", 64, "channel" },
+	{ Q_DRAM_WRITE_BYTES, "UNC_M_CAS_COUNT.WR", 64, "channel" },
+	{ Q_CLOCK_TICKS, "UNC_U_CLOCKTICKS", 1, NULL },
+	/* 2.9.5 QPI_DATA_BW: data flits x 8 bytes; QPI_LINK_BW adds the
+	 * non-data flits */
+	{ Q_QPI_DATA_BYTES, "UNC_Q_TxL_FLITS_G0.DATA", 8, "port" },
+	{ Q_QPI_NONDATA_BYTES, "UNC_Q_TxL_FLITS_G0.NON_DATA", 8, "port" },
+	{ Q_HA_READS_LOCAL, "UNC_H_REQUESTS.READS_LOCAL", 1, NULL },
+	{ Q_HA_READS_REMOTE, "UNC_H_REQUESTS.READS_REMOTE", 1, NULL },
+	{ Q_HA_WRITES_LOCAL, "UNC_H_REQUESTS.WRITES_LOCAL", 1, NULL },
+	{ Q_HA_WRITES_REMOTE, "UNC_H_REQUESTS.WRITES_REMOTE", 1, NULL },
+	{ Q_PCU_CORE_C3, "UNC_P_CORE_CC3_CTR", 1, NULL },
+	{ Q_PCU_CORE_C6, "UNC_P_CORE_CC6_CTR", 1, NULL },
+	{ Q_PCU_PKG_C3, "UNC_P_CORE_PC3_CTR", 1, NULL },
+	{ Q_PCU_BAND0, HSX_BAND(0), 1, NULL },
+	{ Q_PCU_BAND1, HSX_BAND(1), 1, NULL },
+	{ Q_PCU_BAND2, HSX_BAND(2), 1, NULL },
+	{ Q_PCU_BAND3, HSX_BAND(3), 1, NULL },
 };
 
 /* FILTER0.state is bits 23:17 (Table 2-18). */
@@ -1336,11 +1369,16 @@ static const struct plat_qty_filter hsx_qty_filters[] = {
 	{ Q_LLC_MISSES, EVF_FILTER0, HSX_FILTER0_STATE(0x01) },
 };
 
-/* What the daemon counts without a [baseline]: the headline events and
- * the DRAM clock. */
+/* What the daemon counts without a [baseline]: every headline event. */
 static const char *const hsx_baseline[] = {
-	"UNC_C_LLC_LOOKUP.ANY", "UNC_M_CAS_COUNT.RD", "UNC_M_CAS_COUNT.WR",
-	"UNC_U_CLOCKTICKS", "UNC_M_CLOCKTICKS",
+	HSX_LLC_LOOKUPS, HSX_LLC_MISSES,
+	"UNC_M_CAS_COUNT.RD", "UNC_M_CAS_COUNT.WR", "UNC_M_CLOCKTICKS",
+	"UNC_U_CLOCKTICKS",
+	"UNC_Q_TxL_FLITS_G0.DATA", "UNC_Q_TxL_FLITS_G0.NON_DATA",
+	"UNC_H_REQUESTS.READS_LOCAL", "UNC_H_REQUESTS.READS_REMOTE",
+	"UNC_H_REQUESTS.WRITES_LOCAL", "UNC_H_REQUESTS.WRITES_REMOTE",
+	"UNC_P_CORE_CC3_CTR", "UNC_P_CORE_CC6_CTR", "UNC_P_CORE_PC3_CTR",
+	HSX_BAND(0), HSX_BAND(1), HSX_BAND(2), HSX_BAND(3),
 	NULL,
 };
 

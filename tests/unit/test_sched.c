@@ -11,6 +11,8 @@
 
 #include "plat/plat.h"
 #include "sched.h"
+
+#define SAMPLER_MAX 64
 #include "tests/tap.h"
 
 static const struct platform *p;
@@ -150,8 +152,8 @@ static void test_place(void)
 	{
 		const char *g[] = { "UNC_CLOCK.SOCKET", "UNC_CLOCK.SOCKET" };
 
-		is_int(place(g, 2, NULL, ctr, why), -EBUSY,
-		       "the fixed counter holds one event");
+		is_int(place(g, 2, NULL, ctr, why), 0,
+		       "the fixed counter is shared, never a conflict");
 	}
 }
 
@@ -273,6 +275,58 @@ static void test_fairness(void)
 	}
 }
 
+/* Filters, splits and the hsx baseline (the LLC filter conflict). */
+static void test_filters(void)
+{
+	extern const struct platform plat_hsx;
+	const struct platform *h = &plat_hsx;
+	struct evspec ev[SAMPLER_MAX];
+	char why[256];
+	int ctr[SAMPLER_MAX], n = 0;
+
+	is_int(sched_resolve(h, "UNC_C_LLC_LOOKUP.ANY:filter0=0x7e0000:split=0/2",
+			     false, &ev[0], why, sizeof(why)), 0, "modifiers parse");
+	is_u64(ev[0].filt[0], 0x7e0000, "filter0 value");
+	is_int(ev[0].filt_set, 1, "filter0 set");
+	is_int(ev[0].split_n * 10 + ev[0].split_k, 20, "split 0/2");
+	ok(evspec_on(&ev[0], 4) && !evspec_on(&ev[0], 5), "even CBos only");
+	is_int(sched_resolve(h, "UNC_C_LLC_LOOKUP.ANY:filter0=0x20000:split=1/2",
+			     false, &ev[1], why, sizeof(why)), 0, "second half");
+	is_int(sched_place(h, ev, 2, NULL, ctr, why, sizeof(why)), 0,
+	       "different filters on disjoint CBo halves fit together");
+	is_int(ctr[0], ctr[1], "and share one counter index");
+	is_int(sched_resolve(h, "UNC_C_LLC_LOOKUP.ANY:filter0=0x20000", false,
+			     &ev[1], why, sizeof(why)), 0, "unsplit misses");
+	is_int(sched_place(h, ev, 2, NULL, ctr, why, sizeof(why)), -EBUSY,
+	       "different FILTER0 values in the same CBos: refused");
+	is_int(sched_resolve(h, "UNC_C_LLC_LOOKUP.ANY:filter7=1", false, &ev[1],
+			     why, sizeof(why)), -EINVAL, "unknown modifier");
+	is_int(sched_resolve(h, "UNC_C_LLC_LOOKUP.ANY:split=2/2", false, &ev[1],
+			     why, sizeof(why)), -EINVAL, "split K >= N refused");
+	is_int(sched_resolve(h, "UNC_M_CAS_COUNT.RD:filter0=1", false, &ev[1],
+			     why, sizeof(why)), -EINVAL, "filter on a unit without one");
+	like(why, "no filter0", "says so");
+	is_int(sched_resolve(p, "UNC_CBO_CACHE_LOOKUP.ANY_MESI:filter0=1", false,
+			     &ev[1], why, sizeof(why)), -EINVAL, "skl CBos have no filters");
+
+	/* the shipped hsx baseline: one group, filters as qty_filters says */
+	for (const char *const *b = h->baseline; *b; b++)
+		if (sched_resolve(h, *b, false, &ev[n++], why, sizeof(why)) < 0)
+			printf("# %s: %s\n", *b, why);
+	is_int(sched_place(h, ev, (unsigned)n, NULL, ctr, why, sizeof(why)), 0,
+	       "the hsx baseline places as one group (%d events)", n);
+	for (size_t k = 0; k < h->nqty_filters; k++)
+		for (size_t q = 0; q < h->nqty; q++) {
+			struct evspec e;
+
+			if (h->qty[q].q != h->qty_filters[k].q)
+				continue;
+			sched_resolve(h, h->qty[q].event, false, &e, why, sizeof(why));
+			is_u64(e.filt[0], h->qty_filters[k].value,
+			       "baseline filter of %s = qty_filters", h->qty[q].event);
+		}
+}
+
 int main(void)
 {
 	p = plat_by_id("skl");
@@ -283,5 +337,6 @@ int main(void)
 	test_resolve();
 	test_place();
 	test_fairness();
+	test_filters();
 	return tap_done();
 }
