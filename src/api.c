@@ -271,6 +271,11 @@ static void h_topology(void *ctx, const struct http_req *req,
 				struct json_object *ctrs = json_object_new_array();
 
 				json_object_object_add(io, "instance", json_object_new_int((int)in));
+				/* a box discovery did not find (hsx: its PCI
+				 * function is missing) is unavailable */
+				json_object_object_add(io, "available",
+						       json_object_new_boolean(
+							       topo_present(ts, (unsigned)ui, in)));
 				for (unsigned c = 0; c < nc; c++) {
 					struct json_object *co = json_object_new_object();
 					const char *ev = holder_event(p, s, ui, in, c);

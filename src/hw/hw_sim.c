@@ -3,13 +3,68 @@
  *
  * The simulated machine is built from the same platform tables the
  * daemon programs (src/plat/): every control and counter register of
- * every present unit instance, the global registers, the platform's
- * read-only configuration registers and its PCI/MMIO plumbing.  Field
- * attributes come from the tables' reg_layouts, so the model enforces
- * what the manual says: reserved bits make an MSR write fault (#GP, which
- * the msr driver reports as EIO), read-only registers refuse writes,
- * RW1C status bits clear on a written 1, counters wrap at their width and
- * set their overflow status bit.
+ * every present unit instance, the box-level registers (box control, box
+ * status, box filters), the global registers, the platform's read-only
+ * configuration registers and its PCI/MMIO plumbing.  Field attributes
+ * come from the tables' reg_layouts, so the model enforces what the
+ * manual says: reserved bits make an MSR write fault (#GP, which the msr
+ * driver reports as EIO), read-only registers refuse writes, write-only
+ * bits read 0, RW1C status bits clear on a written 1, counters wrap at
+ * their width and set their overflow status bits.  What is not data is
+ * small and per platform (struct sim_traits): skl's MCHBAR host bridge,
+ * hsx's UBox bus-mapping function.
+ *
+ * Counting.  A counter counts iff the socket is not globally frozen, its
+ * box is not frozen and its local enable bit is set (free-running
+ * counters always count).  Global freeze: skl's EN bit of the global
+ * control must be set; hsx (and any platform whose global control has
+ * write-only frz_all/unfrz_all fields) keeps a per-socket latch that
+ * frz_all sets and unfrz_all clears, starting unfrozen at reset (the
+ * register reads 0 either way; Linux counts on hsx without ever writing
+ * it).  Box control (hsx, Table 2-14 and copies): a write's frz bit is the
+ * box's freeze state from then on, rst_ctrl clears the box's control
+ * registers, rst_ctrs its counters; all three are write-only and read 0.
+ * The "SW must write 1" bits (unit_type.box_ctl_must1, bits 17:16) are
+ * accepted on MSR writes and read 0; whether each box-control write had
+ * them is recorded (hw_sim_box_state()) but does not change behaviour.
+ * A fixed counter without a box control of its own that lives in another
+ * unit's PCI functions (hsx imc_fixed) belongs to that unit's box: the
+ * iMC box control freezes and resets the DCLK counter too.
+ *
+ * Overflow.  A counter that wraps sets its bit in its box's status (ov
+ * field bit = counter index; in a box shared with a fixed counter the
+ * fixed counter takes bit 0 and the others shift up: hsx iMC, notes "iMC
+ * box status bits") and the global status bit plat_global_ovf_bit() - on
+ * hsx only while the counter's ov_en is set (2.1.1; CBo and SBo have no
+ * ov_en and no global bit), on skl always.  The global freeze an
+ * overflow raises on hsx (2.1.1.1) is not modelled, nor the PMI.
+ *
+ * Filters.  The box filter registers gate the workload's rates: a rate
+ * key with :filter0=/:filter1= applies only while the counter's box
+ * filters hold exactly that value.  The registers map onto wl_match's
+ * filter0/filter1 as box_filters() says: EVF_FILTER0 / EVF_FILTER1
+ * registers (hsx CBo FILTER0, FILTER1) are filter0 / filter1 whole; the
+ * other filter registers of a unit, in table order, fill filter0 bits
+ * 31:0, filter0 63:32, filter1 31:0, filter1 63:32 (hsx PCU: filter0 =
+ * PCU_MSR_PMON_BOX_FILTER; HA: filter0 = ADDRMATCH1 << 32 | ADDRMATCH0,
+ * filter1 = OPCODEMATCH; QPI: filter0 = RX_MATCH1 << 32 | RX_MATCH0,
+ * filter1 = RX_MASK1 << 32 | RX_MASK0, the TX registers gate nothing).
+ * A filter write settles the box's counters first, like a control write.
+ *
+ * PCI.  Each socket's PCI units sit on a bus of their own (0xff - 0x20 x
+ * socket when the platform has PCI units); every present function
+ * answers its device ID (dword 0 = device << 16 | 0x8086, from the
+ * unit's and filter's pci_devid tables), 4 KiB of configuration space
+ * (unimplemented offsets read 0 and ignore writes; widths other than 4
+ * and 8, unaligned or out-of-range offsets are -EINVAL like the real
+ * backend), and an 8-byte access is two dword accesses, low first, so a
+ * 48-bit counter reads as two dwords.  An absent function is -ENODEV and
+ * not listed by pci_scan; a device_missing fault makes a present one
+ * absent from its time on.  hsx: the UBox function 8086:2F1E at dev 16
+ * fn 5 holds CPUNODEID (0x40, the socket's node ID) and GIDNIDMAP (0x54,
+ * the same on every socket); node IDs are permuted (node of package p =
+ * (3p + 2) mod 8), so discovery must use the mapping.  MSRs of socket p
+ * are reached on CPUs 8p .. 8p+7.
  *
  * Counters advance lazily: each keeps (raw value, fractional carry, time
  * of last update) and, when read or when anything that changes whether or
@@ -21,9 +76,12 @@
  * file-backed MAP_SHARED mapping (--sim-state) so that the registers
  * survive a restart or kill -9 of the daemon, and so that a second
  * process (a test playing "another agent") sees and changes the same
- * machine.  A process-shared robust mutex guards it.  Each process keeps
- * its own cache of per-counter rates, invalidated by a generation number
- * that every control-register write bumps.
+ * machine.  Latches with no address (global and box freeze, the box
+ * bookkeeping) are registers of kind SR_STATE in the same block.  A
+ * process-shared robust mutex guards it.  Each process keeps its own
+ * cache of per-counter rates, invalidated by a generation number that
+ * every control, filter and box-control write bumps, and recomputed only
+ * for counters whose control or filters changed.
  */
 #include "config.h"
 
@@ -41,10 +99,15 @@
 #include <unistd.h>
 
 #include "hw/hw_sim.h"
+#include "plat/plat_hsx.h"
 #include "plat/plat_skl.h"
 
 #define SIM_MAGIC 0x554e43534d303031ull	/* "UNCSM001" */
-#define SIM_VERSION 1
+#define SIM_VERSION 2
+#define SIM_PCI_VENDOR 0x8086u
+#define SIM_PCI_CFG_SIZE 4096u
+#define SIM_MAX_BOX_FILTERS 8
+#define NONE8 0xff
 
 enum sim_kind {
 	SR_PLAIN,	/* stored value, attributes only */
@@ -53,6 +116,10 @@ enum sim_kind {
 	SR_CTL,		/* a counter's control (event select / fixed ctl) */
 	SR_CTR,		/* a counter (programmable or fixed) */
 	SR_FREERUN,	/* free-running counter, read-only */
+	SR_BOX_CTL,	/* box control: write-only freeze and reset bits */
+	SR_BOX_STATUS,	/* box overflow status, RW1C */
+	SR_FILTER,	/* box filter: changes what the box's counters count */
+	SR_STATE,	/* model state without an address (latches) */
 };
 
 /* Static description of one register, rebuilt identically at each open. */
@@ -65,10 +132,15 @@ struct sim_reg {
 				   socket's MMIO window */
 	enum sim_kind kind;
 	uint64_t rw, ro, wo, rw1c;	/* attribute masks */
+	uint64_t must1;		/* SR_BOX_CTL: reserved bits writes must set
+				   (accepted, read 0) */
 	uint64_t reset;
 	int ctr;		/* SR_CTR/SR_FREERUN: counter index */
 	int ctl_ctr;		/* SR_CTL: the counter it controls */
+	int box;		/* SR_BOX_*, SR_FILTER: box index */
 };
+
+enum sim_clock { CLK_UCLK, CLK_DCLK };
 
 /* Static description of one counter. */
 struct sim_ctr {
@@ -79,6 +151,43 @@ struct sim_ctr {
 	int reg;		/* its counter register */
 	int ctl;		/* its control register, -1 if free-running */
 	int freerun;		/* freerun index, -1 if programmable/fixed */
+	int box;		/* its box, -1 none */
+	int st_bit;		/* its bit in the box status, -1 none */
+	uint8_t gbit;		/* its global status bit, NONE8 none */
+	uint8_t oven_bit;	/* control bit gating gbit, NONE8 ungated */
+	uint8_t en_bit;		/* local enable bit, NONE8 none */
+	uint8_t rst_bit;	/* control bit that clears it, NONE8 none */
+	enum sim_clock clock;	/* UNIT_FIXED: what it counts */
+};
+
+/* A PMON box: the registers that act on a group of counters. */
+struct sim_box {
+	uint8_t socket;
+	int unit;
+	unsigned inst;
+	int ctl, status;	/* registers, -1 none */
+	int state;		/* its SR_STATE register */
+	uint64_t frz, rst_ctrl, rst_ctrs, must1;	/* box control bits */
+	bool ctl_twice;		/* UNIT_Q_CTL_TWICE: record violations */
+	unsigned nfilt;
+	int filt[SIM_MAX_BOX_FILTERS];
+	uint8_t filt_dst[SIM_MAX_BOX_FILTERS];	/* 0/1: filter0/1, NONE8 */
+	uint8_t filt_shift[SIM_MAX_BOX_FILTERS];
+};
+
+/* Box SR_STATE bits: frozen, last box-control write lacked the must-be-
+ * one bits, and three saturating 16-bit counts. */
+#define BOX_FROZEN 0x1ull
+#define BOX_LACKED 0x2ull
+#define BOX_SH_WRITES 16
+#define BOX_SH_LACKING 32
+#define BOX_SH_TWICE 48
+
+/* A PCI function of the simulated machine. */
+struct sim_fn {
+	uint8_t socket, bus, dev, fn;
+	uint16_t device;
+	int idreg;		/* its vendor/device ID register */
 };
 
 /* Mutable per-counter state (shared). */
@@ -108,21 +217,43 @@ struct sim_shared {
 	/* uint64_t regval[nregs]; struct sim_ctr_state ctr[nctrs]; */
 };
 
+struct sim;
+
+/* What a platform needs beyond its unit tables. */
+struct sim_traits {
+	const char *id;
+	uint64_t uclk_hz, dclk_hz;	/* clocks when the workload has none */
+	bool ovf_needs_en;	/* global overflow status needs ov_en */
+	const char *dclk_unit;	/* the fixed unit counting DCLK */
+	int (*extra)(struct sim *s);	/* plumbing outside the tables */
+};
+
 struct sim {
 	const struct platform *plat;
+	const struct sim_traits *traits;
 	struct workload *wl;
 	unsigned nsockets;
 	unsigned ninst[PLAT_MAX_UNITS];
+	uint8_t bus[PLAT_MAX_SOCKETS];	/* PCI bus of each socket */
 	uint64_t mchbar_mask;	/* SKL MCHBAR base bits */
 	int mchbar_reg;		/* index of the MCHBAR register, -1 none */
-	uint64_t uclk_hz;
+	uint64_t uclk_hz, dclk_hz;
 	int gctl[PLAT_MAX_SOCKETS];	/* global control register per socket */
 	int gstat[PLAT_MAX_SOCKETS];	/* global status register per socket */
+	int gfrz[PLAT_MAX_SOCKETS];	/* global freeze latch, -1 none */
+	uint64_t gfrz_mask, gunfrz_mask;	/* frz_all / unfrz_all */
 	struct sim_reg *regs;
 	unsigned nregs, cap_regs;
 	struct sim_ctr *ctrs;
 	unsigned nctrs, cap_ctrs;
+	struct sim_box *boxes;
+	unsigned nboxes, cap_boxes;
+	struct sim_fn *fns;	/* sorted by bus, dev, fn after build() */
+	unsigned nfns, cap_fns;
 	double *rates;		/* nctrs * nphases, private cache */
+	uint64_t *sig;		/* nctrs * 3: control, filter0, filter1 the
+				   cached rates were computed for */
+	uint8_t *sig_ok;
 	uint64_t rates_gen;
 	/* shared state */
 	struct sim_shared *sh;
@@ -177,6 +308,34 @@ static int add_ctr(struct sim *s, const struct sim_ctr *c)
 	return append((void **)&s->ctrs, &s->nctrs, &s->cap_ctrs, c, sizeof(*c));
 }
 
+static int add_box(struct sim *s, const struct sim_box *b)
+{
+	return append((void **)&s->boxes, &s->nboxes, &s->cap_boxes, b,
+		      sizeof(*b));
+}
+
+/* Registers the PCI function dev:fn on socket sock's bus (once; a later
+ * non-zero device ID replaces 0).  0 or -ENOMEM. */
+static int add_fn(struct sim *s, unsigned sock, uint32_t devfn,
+		  uint16_t device)
+{
+	struct sim_fn f = { .socket = (uint8_t)sock, .bus = s->bus[sock],
+			    .dev = (uint8_t)((devfn >> 3) & 0x1f),
+			    .fn = devfn & 7, .device = device, .idreg = -1 };
+
+	for (unsigned i = 0; i < s->nfns; i++) {
+		struct sim_fn *g = &s->fns[i];
+
+		if (g->bus == f.bus && g->dev == f.dev && g->fn == f.fn) {
+			if (!g->device)
+				g->device = device;
+			return 0;
+		}
+	}
+	return append((void **)&s->fns, &s->nfns, &s->cap_fns, &f, sizeof(f)) < 0
+	       ? -ENOMEM : 0;
+}
+
 /* A register described by a layout: masks from its field attributes. */
 static struct sim_reg layout_reg(enum hw_space space, unsigned socket,
 				 uint64_t addr, const struct reg_layout *l,
@@ -185,7 +344,7 @@ static struct sim_reg layout_reg(enum hw_space space, unsigned socket,
 	struct sim_reg r = {
 		.space = space, .socket = (uint8_t)socket, .reg = addr,
 		.kind = kind, .bits = l ? l->bits : 64, .ctr = -1,
-		.ctl_ctr = -1,
+		.ctl_ctr = -1, .box = -1,
 	};
 
 	if (l) {
@@ -197,15 +356,26 @@ static struct sim_reg layout_reg(enum hw_space space, unsigned socket,
 	return r;
 }
 
-/* Location of a unit instance's register (as the platform addresses it). */
-static void unit_loc(const struct unit_type *u, unsigned inst, uint32_t off,
-		     struct sim_reg *r)
+/* A register with no address: model state. */
+static int add_state(struct sim *s, unsigned sock)
 {
-	uint32_t base = u->inst_base ? u->inst_base[inst]
-				     : u->base + inst * u->inst_stride;
+	struct sim_reg r = { .space = HW_MMIO, .socket = (uint8_t)sock,
+			     .kind = SR_STATE, .bits = 64, .ctr = -1,
+			     .ctl_ctr = -1, .box = -1 };
 
-	if (u->space == HW_PCI) {
-		r->dev = (uint8_t)(base >> 3);
+	return add_reg(s, &r);
+}
+
+/* Places r at offset off of unit u's instance inst on socket sock (or of
+ * the instance base `base` when given, for filters in other functions). */
+static void place(const struct sim *s, unsigned sock, enum hw_space space,
+		  uint32_t base, uint32_t off, struct sim_reg *r)
+{
+	r->space = space;
+	r->socket = (uint8_t)sock;
+	if (space == HW_PCI) {
+		r->bus = s->bus[sock];
+		r->dev = (uint8_t)((base >> 3) & 0x1f);
 		r->fn = base & 7;
 		r->reg = off;
 	} else {
@@ -213,9 +383,118 @@ static void unit_loc(const struct unit_type *u, unsigned inst, uint32_t off,
 	}
 }
 
+/* Mask of the field called name of l (NULL-safe), or 0. */
+static uint64_t named_mask(const struct reg_layout *l, const char *name)
+{
+	const struct reg_field *f = l ? reg_field(l, name) : NULL;
+
+	return f ? field_mask(f) : 0;
+}
+
+/* Box status bit of counter idx: the ov field's bit idx, or -1. */
+static int status_bit(const struct unit_type *u, unsigned idx)
+{
+	const struct reg_field *ov = u->box_status_layout
+				     ? reg_field(u->box_status_layout, "ov")
+				     : NULL;
+
+	if (!ov || ov->lo + idx > ov->hi)
+		return -1;
+	return (int)(ov->lo + idx);
+}
+
+/*
+ * The box of unit u's instance inst on socket sock: its box control,
+ * status and filter registers.  Returns the box index, -1 if the unit
+ * has none of them, or -ENOMEM (as a value < -1).
+ */
+static int build_box(struct sim *s, unsigned sock, int ui,
+		     const struct unit_type *u, unsigned inst)
+{
+	struct sim_box b = { .socket = (uint8_t)sock, .unit = ui,
+			     .inst = inst, .ctl = -1, .status = -1 };
+	unsigned nother = 0;
+	uint32_t base;
+	int bi, r;
+
+	if (!u->box_ctl_layout && !u->box_status_layout && !u->nfilters)
+		return -1;
+	if (!plat_inst_base(u, inst, &base))
+		return -1;
+	if ((b.state = add_state(s, sock)) < 0)
+		return -ENOMEM;
+	if (u->box_ctl_layout) {
+		struct sim_reg c = layout_reg(u->space, sock, 0,
+					      u->box_ctl_layout, SR_BOX_CTL);
+
+		place(s, sock, u->space, base, u->box_ctl_off, &c);
+		c.must1 = u->box_ctl_must1;
+		b.frz = named_mask(u->box_ctl_layout, "frz");
+		b.rst_ctrl = named_mask(u->box_ctl_layout, "rst_ctrl");
+		b.rst_ctrs = named_mask(u->box_ctl_layout, "rst_ctrs");
+		b.must1 = u->box_ctl_must1;
+		if ((b.ctl = add_reg(s, &c)) < 0)
+			return -ENOMEM;
+	}
+	if (u->box_status_layout) {
+		struct sim_reg st = layout_reg(u->space, sock, 0,
+					       u->box_status_layout,
+					       SR_BOX_STATUS);
+
+		place(s, sock, u->space, base, u->box_status_off, &st);
+		if ((b.status = add_reg(s, &st)) < 0)
+			return -ENOMEM;
+	}
+	b.ctl_twice = (u->quirks & UNIT_Q_CTL_TWICE) != 0;
+	for (unsigned f = 0; f < u->nfilters && f < SIM_MAX_BOX_FILTERS; f++) {
+		const struct unit_filter *flt = &u->filters[f];
+		struct sim_reg fr = layout_reg(u->space, sock, 0, flt->layout,
+					       SR_FILTER);
+		uint32_t fb = flt->inst_base ? flt->inst_base[inst] : base;
+
+		place(s, sock, u->space, fb, flt->off, &fr);
+		if ((r = add_reg(s, &fr)) < 0)
+			return -ENOMEM;
+		b.filt[b.nfilt] = r;
+		if (flt->flag == EVF_FILTER0 || flt->flag == EVF_FILTER1) {
+			b.filt_dst[b.nfilt] = flt->flag == EVF_FILTER0 ? 0 : 1;
+			b.filt_shift[b.nfilt] = 0;
+		} else {
+			b.filt_dst[b.nfilt] = nother / 2 < 2 ? (uint8_t)(nother / 2)
+							     : NONE8;
+			b.filt_shift[b.nfilt] = (uint8_t)(32 * (nother % 2));
+			nother++;
+		}
+		b.nfilt++;
+		if (u->space == HW_PCI && flt->inst_base &&
+		    add_fn(s, sock, fb, flt->pci_devid ? flt->pci_devid[inst]
+						       : 0) < 0)
+			return -ENOMEM;
+	}
+	bi = add_box(s, &b);
+	if (bi < 0)
+		return -ENOMEM;
+	s->regs[b.state].box = bi;
+	if (b.ctl >= 0)
+		s->regs[b.ctl].box = bi;
+	if (b.status >= 0)
+		s->regs[b.status].box = bi;
+	for (unsigned f = 0; f < b.nfilt; f++)
+		s->regs[b.filt[f]].box = bi;
+	return bi;
+}
+
 static int build_unit(struct sim *s, unsigned sock, int ui,
 		      const struct unit_type *u, unsigned inst)
 {
+	uint32_t base;
+	int box;
+
+	if (!plat_inst_base(u, inst, &base))
+		return 0;
+	if (u->space == HW_PCI &&
+	    add_fn(s, sock, base, u->pci_devid ? u->pci_devid[inst] : 0) < 0)
+		return -ENOMEM;
 	if (u->kind == UNIT_FREERUN) {
 		for (unsigned i = 0; i < u->nfreerun; i++) {
 			const struct freerun_ctr *f = &u->freerun[i];
@@ -224,10 +503,13 @@ static int build_unit(struct sim *s, unsigned sock, int ui,
 			struct sim_ctr c = { .socket = (uint8_t)sock, .unit = ui,
 					     .inst = inst, .idx = i,
 					     .width = f->width, .ctl = -1,
-					     .freerun = (int)i };
+					     .freerun = (int)i, .box = -1,
+					     .st_bit = -1, .gbit = NONE8,
+					     .oven_bit = NONE8, .en_bit = NONE8,
+					     .rst_bit = NONE8 };
 			int ri, ci;
 
-			unit_loc(u, inst, f->off, &r);
+			place(s, sock, u->space, base, f->off, &r);
 			r.bits = (uint8_t)(f->access * 8);
 			r.ro = width_mask(f->width);
 			ri = add_reg(s, &r);
@@ -241,18 +523,37 @@ static int build_unit(struct sim *s, unsigned sock, int ui,
 		}
 		return 0;
 	}
+	box = build_box(s, sock, ui, u, inst);
+	if (box < -1)
+		return -ENOMEM;
 	for (unsigned i = 0; i < u->nctr; i++) {
 		struct sim_reg ctl = layout_reg(u->space, sock, 0, u->ctl_layout,
 						SR_CTL);
 		struct sim_reg ctr = layout_reg(u->space, sock, 0, u->ctr_layout,
 						SR_CTR);
-		struct sim_ctr c = { .socket = (uint8_t)sock, .unit = ui,
-				     .inst = inst, .idx = i, .width = u->width,
-				     .freerun = -1 };
+		uint8_t gbit = plat_global_ovf_bit(u, inst);
+		struct sim_ctr c = {
+			.socket = (uint8_t)sock, .unit = ui, .inst = inst,
+			.idx = i, .width = u->width, .freerun = -1, .box = box,
+			.st_bit = box >= 0 ? status_bit(u, i) : -1,
+			.gbit = gbit, .oven_bit = NONE8,
+			.en_bit = u->fmt.en_bit, .rst_bit = u->fmt.rst_bit,
+			.clock = CLK_UCLK,
+		};
 		int cli, cri, ci;
 
-		unit_loc(u, inst, u->ctl_off + i * u->ctl_stride, &ctl);
-		unit_loc(u, inst, u->ctr_off + i * u->ctr_stride, &ctr);
+		if (s->traits->ovf_needs_en) {
+			c.oven_bit = u->fmt.ovf_en_bit;
+			if (c.oven_bit == NONE8)
+				c.gbit = NONE8;
+		}
+		if (u->kind == UNIT_FIXED && s->traits->dclk_unit &&
+		    strcmp(u->name, s->traits->dclk_unit) == 0)
+			c.clock = CLK_DCLK;
+		place(s, sock, u->space, base, u->ctl_off + i * u->ctl_stride,
+		      &ctl);
+		place(s, sock, u->space, base, u->ctr_off + i * u->ctr_stride,
+		      &ctr);
 		cli = add_reg(s, &ctl);
 		cri = cli < 0 ? cli : add_reg(s, &ctr);
 		if (cri < 0)
@@ -268,28 +569,78 @@ static int build_unit(struct sim *s, unsigned sock, int ui,
 	return 0;
 }
 
+/* Does u have its instances in the same PCI functions as v? */
+static bool same_functions(const struct unit_type *u,
+			   const struct unit_type *v)
+{
+	return u != v && u->space == HW_PCI && v->space == HW_PCI &&
+	       u->inst_base && v->inst_base && u->max_inst == v->max_inst &&
+	       memcmp(u->inst_base, v->inst_base,
+		      u->max_inst * sizeof(*u->inst_base)) == 0;
+}
+
+/*
+ * A counting unit without a box of its own in another unit's PCI
+ * functions (hsx imc_fixed in the iMC channel) joins that unit's box:
+ * the box control freezes and resets it, and its counters take the low
+ * status bits (the iMC's ov 4:0: bit 0 the fixed counter, 1-4 counters
+ * 0-3; notes "iMC box status bits").
+ */
+static void share_boxes(struct sim *s)
+{
+	const struct platform *p = s->plat;
+
+	for (unsigned i = 0; i < s->nctrs; i++) {
+		struct sim_ctr *c = &s->ctrs[i];
+		const struct unit_type *u = p->units[c->unit];
+
+		if (c->box >= 0 || c->freerun >= 0 || u->box_ctl_layout)
+			continue;
+		for (unsigned b = 0; b < s->nboxes; b++) {
+			const struct sim_box *bx = &s->boxes[b];
+			const struct unit_type *v = p->units[bx->unit];
+			unsigned shift = u->nctr;
+
+			if (bx->socket != c->socket || bx->inst != c->inst ||
+			    !same_functions(u, v) || bx->ctl < 0)
+				continue;
+			c->box = (int)b;
+			c->st_bit = status_bit(v, c->idx);
+			/* the box's own counters move up, if the ov field
+			 * has room for both */
+			if (!v->box_status_layout ||
+			    status_bit(v, v->nctr + shift - 1) < 0)
+				break;
+			for (unsigned j = 0; j < s->nctrs; j++) {
+				struct sim_ctr *d = &s->ctrs[j];
+
+				if (d->box == (int)b && d->unit == bx->unit &&
+				    d->freerun < 0)
+					d->st_bit = status_bit(v, d->idx + shift);
+			}
+			break;
+		}
+	}
+}
+
 /*
  * Skylake client specifics that are not unit tables: CBO_CONFIG reads the
  * CBo count plus one (manual 2.4.1); the host bridge at PCI 0:0.0 carries
  * MCHBAR at offset 0x48 (bits 38:15 base, bit 0 enable; see
  * doc/hardware-notes.md), and the IMC counters sit in its MMIO window.
  */
-#define SKL_HOST_BRIDGE_ID 0x191f8086ull	/* device 0x191f, Intel */
+#define SKL_HOST_BRIDGE_DID 0x191f
 #define SKL_MCHBAR_DEFAULT 0xfed10001ull
 
 static int build_skl_extra(struct sim *s)
 {
-	struct sim_reg id = { .space = HW_PCI, .bits = 32, .reg = 0x00,
-			      .kind = SR_PLAIN, .ctr = -1, .ctl_ctr = -1 };
-	struct sim_reg bar = id;
-	int ri;
+	struct sim_reg bar = { .space = HW_PCI, .bits = 64,
+			       .reg = SKL_MCHBAR_PCI_OFF, .kind = SR_PLAIN,
+			       .ctr = -1, .ctl_ctr = -1, .box = -1 };
+	int cbo, ri;
 
-	id.ro = 0xffffffffull;
-	id.reset = SKL_HOST_BRIDGE_ID;
-	if ((ri = add_reg(s, &id)) < 0)
-		return ri;
-	bar.reg = SKL_MCHBAR_PCI_OFF;
-	bar.bits = 64;
+	if (add_fn(s, 0, 0, SKL_HOST_BRIDGE_DID) < 0)
+		return -ENOMEM;
 	bar.rw = SKL_MCHBAR_MASK | SKL_MCHBAR_EN;
 	bar.reset = s->wl->topo.has_mchbar ? s->wl->topo.mchbar
 					   : SKL_MCHBAR_DEFAULT;
@@ -297,19 +648,108 @@ static int build_skl_extra(struct sim *s)
 		return ri;
 	s->mchbar_reg = ri;
 	s->mchbar_mask = SKL_MCHBAR_MASK;
+	/* MSR_UNC_CBO_CONFIG (0x396): NO_CBO_BANKS = CBos + 1. */
+	plat_unit(s->plat, "cbo", &cbo);
+	for (unsigned i = 0; i < s->nregs; i++)
+		if (s->regs[i].space == HW_MSR &&
+		    s->regs[i].reg == SKL_MSR_CBO_CONFIG)
+			s->regs[i].reset = s->ninst[cbo] + 1;
 	return 0;
+}
+
+/*
+ * Xeon E5/E7 v3: the UBox "socket ID" function (manual 1.6.1; device
+ * 0x2F1E, notes "Bus to socket") on every socket's bus with CPUNODEID
+ * and GIDNIDMAP, both read-only here; U_MSR_PMON_GLOBAL_CONFIG.num_c
+ * resets to the CBo count (notes "CBo count").
+ */
+#define HSX_SIM_UBOX_DEVFN HSX_DEVFN(16, 5)
+
+/* Node ID of package p: a permutation, so that discovery must map. */
+static uint8_t hsx_node_of(unsigned p)
+{
+	return (uint8_t)((3 * p + 2) & 7);
+}
+
+static uint32_t hsx_gidnidmap(void)
+{
+	uint32_t map = 0;
+
+	for (unsigned p = 0; p < 8; p++)
+		map |= (uint32_t)hsx_node_of(p) << (3 * p);
+	return map;
+}
+
+static int build_hsx_extra(struct sim *s)
+{
+	int cbo, r;
+
+	for (unsigned sock = 0; sock < s->nsockets; sock++) {
+		struct sim_reg nid = { .bits = 32, .kind = SR_PLAIN,
+				       .ro = 0xffffffffull, .ctr = -1,
+				       .ctl_ctr = -1, .box = -1 };
+		struct sim_reg map = nid;
+
+		if (add_fn(s, sock, HSX_SIM_UBOX_DEVFN, HSX_UBOX_DID) < 0)
+			return -ENOMEM;
+		place(s, sock, HW_PCI, HSX_SIM_UBOX_DEVFN, HSX_UBOX_CPUNODEID,
+		      &nid);
+		nid.reset = hsx_node_of(sock);
+		place(s, sock, HW_PCI, HSX_SIM_UBOX_DEVFN, HSX_UBOX_GIDNIDMAP,
+		      &map);
+		map.reset = hsx_gidnidmap();
+		if ((r = add_reg(s, &nid)) < 0 || (r = add_reg(s, &map)) < 0)
+			return r;
+	}
+	plat_unit(s->plat, "cbo", &cbo);
+	for (unsigned i = 0; i < s->nregs && cbo >= 0; i++) {
+		const struct sim_reg *g = &s->regs[i];
+
+		if (g->space == HW_MSR && g->reg == HSX_MSR_GLOBAL_CONFIG)
+			s->regs[i].reset = s->ninst[cbo];
+	}
+	return 0;
+}
+
+static const struct sim_traits sim_traits[] = {
+	{ "skl", 800000000ull, 0, false, NULL, build_skl_extra },
+	{ "hsx", 2000000000ull, 1066666667ull, true, "imc_fixed",
+	  build_hsx_extra },
+};
+
+static const struct sim_traits sim_traits_default = {
+	NULL, 800000000ull, 1066666667ull, false, NULL, NULL,
+};
+
+static const struct sim_traits *traits_of(const struct platform *p)
+{
+	for (size_t i = 0; i < sizeof(sim_traits) / sizeof(sim_traits[0]); i++)
+		if (strcmp(sim_traits[i].id, p->id) == 0)
+			return &sim_traits[i];
+	return &sim_traits_default;
+}
+
+static int fn_cmp(const void *a, const void *b)
+{
+	const struct sim_fn *x = a, *y = b;
+	unsigned kx = (unsigned)x->bus << 8 | (unsigned)x->dev << 3 | x->fn;
+	unsigned ky = (unsigned)y->bus << 8 | (unsigned)y->dev << 3 | y->fn;
+
+	return kx < ky ? -1 : kx > ky;
 }
 
 static int build(struct sim *s)
 {
 	const struct platform *p = s->plat;
+	const struct reg_layout *gl = p->global_ctl.layout;
 	int r;
 
 	s->mchbar_reg = -1;
+	s->gfrz_mask = named_mask(gl, "frz_all");
+	s->gunfrz_mask = named_mask(gl, "unfrz_all");
 	for (unsigned sock = 0; sock < s->nsockets; sock++) {
 		struct sim_reg g = layout_reg(HW_MSR, sock, p->global_ctl.addr,
-					      p->global_ctl.layout,
-					      SR_GLOBAL_CTL);
+					      gl, SR_GLOBAL_CTL);
 
 		g.reset = p->global_ctl.reset;
 		if ((r = add_reg(s, &g)) < 0)
@@ -321,6 +761,12 @@ static int build(struct sim *s)
 		if ((r = add_reg(s, &g)) < 0)
 			return r;
 		s->gstat[sock] = r;
+		s->gfrz[sock] = -1;
+		if (s->gfrz_mask || s->gunfrz_mask) {
+			if ((r = add_state(s, sock)) < 0)
+				return r;
+			s->gfrz[sock] = r;
+		}
 		for (size_t i = 0; i < p->nextra_regs; i++) {
 			const struct plat_reg *x = &p->extra_regs[i];
 
@@ -336,18 +782,26 @@ static int build(struct sim *s)
 						    inst)) < 0)
 					return r;
 	}
-	if (strcmp(p->id, "skl") == 0) {
-		int cbo;
+	share_boxes(s);
+	if (s->traits->extra && (r = s->traits->extra(s)) < 0)
+		return r;
+	/* every function answers its IDs at offset 0 */
+	for (unsigned i = 0; i < s->nfns; i++) {
+		struct sim_fn *f = &s->fns[i];
+		struct sim_reg id = { .space = HW_PCI, .bits = 32,
+				      .socket = f->socket, .bus = f->bus,
+				      .dev = f->dev, .fn = f->fn, .reg = 0,
+				      .kind = SR_PLAIN, .ro = 0xffffffffull,
+				      .reset = (uint64_t)f->device << 16 |
+					       SIM_PCI_VENDOR,
+				      .ctr = -1, .ctl_ctr = -1, .box = -1 };
 
-		if ((r = build_skl_extra(s)) < 0)
+		if ((r = add_reg(s, &id)) < 0)
 			return r;
-		/* MSR_UNC_CBO_CONFIG (0x396): NO_CBO_BANKS = CBos + 1. */
-		plat_unit(p, "cbo", &cbo);
-		for (unsigned i = 0; i < s->nregs; i++)
-			if (s->regs[i].space == HW_MSR &&
-			    s->regs[i].reg == SKL_MSR_CBO_CONFIG)
-				s->regs[i].reset = s->ninst[cbo] + 1;
+		f->idreg = r;
 	}
+	if (s->nfns)
+		qsort(s->fns, s->nfns, sizeof(*s->fns), fn_cmp);
 	return 0;
 }
 
@@ -358,7 +812,9 @@ static uint64_t layout_hash(const struct sim *s)
 	for (unsigned i = 0; i < s->nregs; i++) {
 		const struct sim_reg *r = &s->regs[i];
 		uint64_t parts[] = { r->space, r->socket, r->bus, r->dev, r->fn,
-				     r->reg, r->kind, r->rw, r->ro, r->bits };
+				     r->reg, r->kind, r->rw, r->ro, r->bits,
+				     r->wo, r->rw1c, r->must1,
+				     (uint64_t)(int64_t)r->box };
 
 		for (size_t k = 0; k < sizeof(parts) / sizeof(parts[0]); k++)
 			h = (h ^ parts[k]) * 1099511628211ull;
@@ -378,9 +834,31 @@ static uint64_t mmio_base(const struct sim *s)
 	return (bar & SKL_MCHBAR_EN) ? (bar & s->mchbar_mask) : 0;
 }
 
+/* The socket whose PCI bus is bus, or -1. */
+static int socket_of_bus(const struct sim *s, uint8_t bus)
+{
+	for (unsigned i = 0; i < s->nfns; i++)
+		if (s->fns[i].bus == bus)
+			return s->fns[i].socket;
+	return -1;
+}
+
+/* The socket an access goes to (-1: a PCI bus of no socket). */
+static int access_socket(const struct sim *s, const struct hw_addr *a)
+{
+	if (a->space == HW_MSR)
+		return (int)(a->cpu / SIM_CPUS_PER_SOCKET);
+	if (a->space == HW_PCI)
+		return socket_of_bus(s, a->bus);
+	return 0;
+}
+
 /*
- * Finds the register a access hits.  *half is set to 32 when a 4-byte
- * access reaches the upper half of a 64-bit PCI/MMIO register, else 0.
+ * Finds the register a access hits.  MSRs match whatever the register's
+ * size (an MSR access is always 8 bytes; a 32-bit register has reserved
+ * upper bits).  PCI accesses arrive here as dwords.  *half is set to 32
+ * when a 4-byte access reaches the upper half of a 64-bit PCI/MMIO
+ * register, else 0.
  */
 static int find_reg(const struct sim *s, const struct hw_addr *a,
 		    unsigned *half)
@@ -401,13 +879,17 @@ static int find_reg(const struct sim *s, const struct hw_addr *a,
 	for (unsigned i = 0; i < s->nregs; i++) {
 		const struct sim_reg *r = &s->regs[i];
 
-		if (r->space != a->space || r->socket != sock)
+		if (r->space != a->space || r->kind == SR_STATE)
 			continue;
-		if (a->space == HW_PCI &&
-		    (r->bus != a->bus || r->dev != a->dev || r->fn != a->fn ||
-		     a->domain != 0))
+		if (a->space == HW_PCI) {
+			if (r->bus != a->bus || r->dev != a->dev ||
+			    r->fn != a->fn || a->domain != 0)
+				continue;
+		} else if (r->socket != sock) {
 			continue;
-		if (r->reg == off && a->width * 8 <= r->bits)
+		}
+		if (r->reg == off &&
+		    (a->space == HW_MSR || a->width * 8 <= r->bits))
 			return (int)i;
 		if (a->space != HW_MSR && r->bits == 64 && a->width == 4 &&
 		    r->reg + 4 == off) {
@@ -418,17 +900,19 @@ static int find_reg(const struct sim *s, const struct hw_addr *a,
 	return -1;
 }
 
-/* Is there a PCI function at a's bus/dev/fn? */
-static bool pci_fn_exists(const struct sim *s, const struct hw_addr *a)
+/* The function at a's bus/dev/fn, or NULL. */
+static const struct sim_fn *find_fn(const struct sim *s,
+				    const struct hw_addr *a)
 {
-	for (unsigned i = 0; i < s->nregs; i++) {
-		const struct sim_reg *r = &s->regs[i];
+	if (a->domain != 0)
+		return NULL;
+	for (unsigned i = 0; i < s->nfns; i++) {
+		const struct sim_fn *f = &s->fns[i];
 
-		if (r->space == HW_PCI && r->bus == a->bus && r->dev == a->dev &&
-		    r->fn == a->fn && a->domain == 0)
-			return true;
+		if (f->bus == a->bus && f->dev == a->dev && f->fn == a->fn)
+			return f;
 	}
-	return false;
+	return NULL;
 }
 
 /* ---- counting ------------------------------------------------------- */
@@ -438,25 +922,51 @@ static double sim_secs(const struct sim *s, int64_t t_ns)
 	return (double)(t_ns - s->sh->epoch_ns) / 1e9;
 }
 
-
 /* Does counter c count at all, given the current register values? */
 static bool ctr_running(const struct sim *s, const struct sim_ctr *c)
 {
-	const struct unit_type *u = s->plat->units[c->unit];
 	int g;
-	uint64_t ctl;
 
 	if (c->freerun >= 0)
 		return true;
-	g = s->gctl[c->socket];
-	if (g < 0 || (s->regval[g] & s->plat->global_enable) !=
-		     s->plat->global_enable)
+	if (s->gfrz[c->socket] >= 0) {
+		if (s->regval[s->gfrz[c->socket]] & 1)
+			return false;
+	} else {
+		g = s->gctl[c->socket];
+		if (g < 0 || (s->regval[g] & s->plat->global_enable) !=
+			     s->plat->global_enable)
+			return false;
+	}
+	if (c->box >= 0 && (s->regval[s->boxes[c->box].state] & BOX_FROZEN))
 		return false;
-	ctl = s->regval[c->ctl];
-	return u->fmt.en_bit != 0xff && (ctl >> u->fmt.en_bit) & 1;
+	return c->en_bit < 64 && (s->regval[c->ctl] >> c->en_bit) & 1;
 }
 
-/* Recomputes the private per-counter rate cache from the registers. */
+/* The values box b's filter registers give wl_match (see the header). */
+static void box_filters(const struct sim *s, int b, uint64_t *f0,
+			uint64_t *f1)
+{
+	*f0 = *f1 = 0;
+	if (b < 0)
+		return;
+	for (unsigned j = 0; j < s->boxes[b].nfilt; j++) {
+		const struct sim_box *bx = &s->boxes[b];
+		const struct sim_reg *r = &s->regs[bx->filt[j]];
+		uint64_t v = s->regval[bx->filt[j]] & width_mask(r->bits);
+
+		if (bx->filt_dst[j] == 0)
+			*f0 |= v << bx->filt_shift[j];
+		else if (bx->filt_dst[j] == 1)
+			*f1 |= v << bx->filt_shift[j];
+	}
+}
+
+/*
+ * Brings the private per-counter rate cache up to date with the
+ * registers: only counters whose control or filters changed since their
+ * rates were computed are looked up again.
+ */
 static void refresh_rates(struct sim *s)
 {
 	unsigned np = s->wl->nphases;
@@ -465,35 +975,59 @@ static void refresh_rates(struct sim *s)
 		const struct sim_ctr *c = &s->ctrs[i];
 		const struct unit_type *u = s->plat->units[c->unit];
 		double *r = &s->rates[(size_t)i * np];
+		uint64_t *sig = &s->sig[(size_t)i * 3];
 		struct wl_match m = { .socket = c->socket, .unit = c->unit,
 				      .inst = c->inst,
 				      .ninst = s->ninst[c->unit] };
+		uint64_t ctl = 0, f0 = 0, f1 = 0;
 
+		if (c->freerun < 0 && u->kind != UNIT_FIXED) {
+			ctl = s->regval[c->ctl];
+			box_filters(s, c->box, &f0, &f1);
+		}
+		if (s->sig_ok[i] && sig[0] == ctl && sig[1] == f0 &&
+		    sig[2] == f1)
+			continue;
 		if (c->freerun >= 0) {
 			m.freerun = true;
 			m.freerun_idx = (unsigned)c->freerun;
 			wl_rates(s->wl, &m, r);
 		} else if (u->kind == UNIT_FIXED) {
 			for (unsigned p = 0; p < np; p++)
-				r[p] = (double)s->uclk_hz;
+				r[p] = (double)(c->clock == CLK_DCLK
+						? s->dclk_hz : s->uclk_hz);
 		} else {
-			m.enc = plat_decode(u, s->regval[c->ctl]);
+			m.enc = plat_decode(u, ctl);
+			m.ext = u->ev_ext_bit && u->ev_ext_bit < 64 &&
+				((ctl >> u->ev_ext_bit) & 1);
+			m.filter0 = f0;
+			m.filter1 = f1;
 			wl_rates(s->wl, &m, r);
 		}
+		sig[0] = ctl;
+		sig[1] = f0;
+		sig[2] = f1;
+		s->sig_ok[i] = 1;
 	}
 	s->rates_gen = s->sh->gen;
 }
 
-static void set_overflow(struct sim *s, const struct sim_ctr *c)
+/* Counter i wrapped: box status and (if enabled) global status. */
+static void set_overflow(struct sim *s, unsigned i)
 {
-	const struct unit_type *u = s->plat->units[c->unit];
+	const struct sim_ctr *c = &s->ctrs[i];
 	int g;
 
-	if (u->global_ovf_bit == 0xff)
+	if (c->box >= 0 && c->st_bit >= 0 && s->boxes[c->box].status >= 0)
+		s->regval[s->boxes[c->box].status] |= 1ull << c->st_bit;
+	if (c->gbit >= 64)
+		return;
+	if (c->oven_bit < 64 &&
+	    (c->ctl < 0 || !((s->regval[c->ctl] >> c->oven_bit) & 1)))
 		return;
 	g = s->gstat[c->socket];
 	if (g >= 0)
-		s->regval[g] |= 1ull << u->global_ovf_bit;
+		s->regval[g] |= 1ull << c->gbit;
 }
 
 /* Brings counter i up to time t (never backwards). */
@@ -517,7 +1051,7 @@ static void sync_ctr(struct sim *s, unsigned i, int64_t t)
 	n = whole >= 1.8e19 ? UINT64_MAX : (uint64_t)whole;
 	total = st->value + n;
 	if (total > mask || total < st->value || n > mask)
-		set_overflow(s, c);
+		set_overflow(s, i);
 	st->value = total & mask;
 	st->t_ns = t;
 }
@@ -533,12 +1067,9 @@ static void sync_all(struct sim *s, int64_t t)
 static bool fault_hits(const struct sim *s, const struct wl_fault *f,
 		       const struct hw_addr *a)
 {
-	unsigned sock = a->space == HW_MSR ? a->cpu / SIM_CPUS_PER_SOCKET : 0;
-
-	(void)s;
 	if (f->target_is_freerun || f->target.space != a->space)
 		return false;
-	if (f->socket >= 0 && (unsigned)f->socket != sock)
+	if (f->socket >= 0 && f->socket != access_socket(s, a))
 		return false;
 	if (a->space == HW_PCI) {
 		if (f->target.bus != a->bus || f->target.dev != a->dev ||
@@ -550,8 +1081,43 @@ static bool fault_hits(const struct sim *s, const struct wl_fault *f,
 	return f->target.reg == a->reg;
 }
 
+/* Has a device_missing fault removed the function at a? */
+static bool fn_missing(const struct sim *s, const struct hw_addr *a)
+{
+	for (unsigned k = 0; k < s->sh->next_fault; k++) {
+		const struct wl_fault *f = &s->wl->faults[k];
+
+		if (f->kind == WL_FAULT_DEVICE_MISSING && s->sh->missing[k] &&
+		    fault_hits(s, f, a))
+			return true;
+	}
+	return false;
+}
+
 static int sim_store(struct sim *s, int ri, unsigned half, uint64_t v,
 		     unsigned width, int64_t now);
+
+/* Does stuck fault f name counter c's register? */
+static bool stuck_hits(const struct sim *s, const struct wl_fault *f,
+		       const struct sim_ctr *c)
+{
+	const struct sim_reg *r = &s->regs[c->reg];
+
+	if (f->target_is_freerun)
+		return c->unit == f->freerun_unit &&
+		       c->freerun == (int)f->freerun_idx;
+	if (r->space != f->target.space)
+		return false;
+	switch (r->space) {
+	case HW_PCI:
+		return r->bus == f->target.bus && r->dev == f->target.dev &&
+		       r->fn == f->target.fn && r->reg == f->target.reg;
+	case HW_MMIO:
+		return r->reg == f->target.reg - mmio_base(s);
+	default:
+		return r->reg == f->target.reg;
+	}
+}
 
 /* Applies one fault at its own time. */
 static void trigger_fault(struct sim *s, unsigned k)
@@ -572,10 +1138,12 @@ static void trigger_fault(struct sim *s, unsigned k)
 			unsigned half;
 			int ri;
 
-			if (f->socket >= 0 && (unsigned)f->socket != sock)
-				continue;
 			if (a.space == HW_MSR)
 				a.cpu = sock * SIM_CPUS_PER_SOCKET;
+			else if (sock > 0)
+				break;	/* PCI and MMIO name one register */
+			if (f->socket >= 0 && f->socket != access_socket(s, &a))
+				continue;
 			ri = find_reg(s, &a, &half);
 			if (ri >= 0)
 				sim_store(s, ri, half, f->value, a.width, at);
@@ -584,20 +1152,10 @@ static void trigger_fault(struct sim *s, unsigned k)
 	case WL_FAULT_STUCK:
 		for (unsigned i = 0; i < s->nctrs; i++) {
 			const struct sim_ctr *c = &s->ctrs[i];
-			const struct sim_reg *r = &s->regs[c->reg];
-			bool hit;
 
 			if (f->socket >= 0 && (unsigned)f->socket != c->socket)
 				continue;
-			if (f->target_is_freerun)
-				hit = c->unit == f->freerun_unit &&
-				      c->freerun == (int)f->freerun_idx;
-			else
-				hit = r->space == f->target.space &&
-				      r->reg == (r->space == HW_MMIO
-						 ? f->target.reg - mmio_base(s)
-						 : f->target.reg);
-			if (hit) {
+			if (stuck_hits(s, f, c)) {
 				sync_ctr(s, i, at);
 				s->cst[i].stuck = 1;
 			}
@@ -695,11 +1253,88 @@ static uint64_t reg_read_value(struct sim *s, int ri, int64_t now)
 		sync_ctr(s, (unsigned)r->ctr, now);
 		return s->cst[r->ctr].value;
 	case SR_GLOBAL_STATUS:
+	case SR_BOX_STATUS:
 		sync_all(s, now);
 		return s->regval[ri];
 	default:
 		/* write-only bits read as zero */
 		return s->regval[ri] & ~r->wo;
+	}
+}
+
+/* Adds n to the 16-bit count at bit sh of a box state, saturating. */
+static uint64_t count16(uint64_t st, unsigned sh)
+{
+	if (((st >> sh) & 0xffff) != 0xffff)
+		st += 1ull << sh;
+	return st;
+}
+
+/*
+ * A box-control write (hsx Table 2-14 and copies): records whether it
+ * had the must-be-one bits, resets the box's control registers and/or
+ * counters, and sets the box's freeze state to the write's frz bit.
+ * The caller has settled the counters.
+ */
+static void box_ctl_write(struct sim *s, int b, uint64_t v)
+{
+	const struct sim_box *bx = &s->boxes[b];
+	uint64_t st = s->regval[bx->state];
+
+	st = count16(st, BOX_SH_WRITES);
+	if (bx->must1) {
+		if ((v & bx->must1) != bx->must1) {
+			st |= BOX_LACKED;
+			st = count16(st, BOX_SH_LACKING);
+		} else {
+			st &= ~BOX_LACKED;
+		}
+	}
+	for (unsigned i = 0; i < s->nctrs; i++) {
+		const struct sim_ctr *c = &s->ctrs[i];
+
+		if (c->box != b || c->freerun >= 0)
+			continue;
+		if ((v & bx->rst_ctrl) && c->ctl >= 0)
+			s->regval[c->ctl] = s->regs[c->ctl].reset;
+		if (v & bx->rst_ctrs) {
+			s->cst[i].value = 0;
+			s->cst[i].frac = 0;
+		}
+	}
+	if (v & bx->frz)
+		st |= BOX_FROZEN;
+	else
+		st &= ~BOX_FROZEN;
+	s->regval[bx->state] = st;
+}
+
+/*
+ * A counter-control write's side effects: the rst bit clears the
+ * counter; on a UNIT_Q_CTL_TWICE box an enabling write that does not
+ * follow the same value with the enable clear (SBo 2.4.1, R2PCIe,
+ * R3QPI errata) is recorded.  old is the stored value before the write.
+ */
+static void ctl_write(struct sim *s, const struct sim_reg *r, uint64_t old,
+		      uint64_t v)
+{
+	unsigned i = (unsigned)r->ctl_ctr;
+	const struct sim_ctr *c = &s->ctrs[i];
+
+	if (c->rst_bit < 64 && ((v >> c->rst_bit) & 1)) {
+		s->cst[i].value = 0;
+		s->cst[i].frac = 0;
+	}
+	if (c->box >= 0 && s->boxes[c->box].ctl_twice && c->en_bit < 64 &&
+	    ((v >> c->en_bit) & 1)) {
+		uint64_t en = 1ull << c->en_bit, want = v & r->rw;
+
+		old &= r->rw;
+		if (old != (want & ~en) && old != want) {
+			uint64_t *st = &s->regval[s->boxes[c->box].state];
+
+			*st = count16(*st, BOX_SH_TWICE);
+		}
 	}
 }
 
@@ -720,8 +1355,9 @@ static int sim_store(struct sim *s, int ri, unsigned half, uint64_t v,
 	v = width == 8 ? v : (v & 0xffffffffull) << half;
 	if (r->space == HW_MSR) {
 		/* wrmsr faults (#GP) on reserved bits and read-only MSRs;
-		 * the msr driver turns that into EIO. */
-		uint64_t settable = r->rw | r->wo | r->rw1c;
+		 * the msr driver turns that into EIO.  The box control's
+		 * must-be-one bits are accepted. */
+		uint64_t settable = r->rw | r->wo | r->rw1c | r->must1;
 
 		if (v & ~settable & ~r->ro) {
 			struct hw_addr a = hw_msr(r->socket * SIM_CPUS_PER_SOCKET,
@@ -741,17 +1377,47 @@ static int sim_store(struct sim *s, int ri, unsigned half, uint64_t v,
 	switch (r->kind) {
 	case SR_CTR:
 		sync_ctr(s, (unsigned)r->ctr, now);
+		old = s->cst[r->ctr].value;
 		nv = (old & ~(r->rw & part)) | (v & r->rw & part);
 		s->cst[r->ctr].value = nv & width_mask(s->ctrs[r->ctr].width);
 		s->cst[r->ctr].frac = 0;
 		return 0;
 	case SR_FREERUN:
+	case SR_STATE:
 		return 0;	/* read-only: the write is ignored */
+	case SR_BOX_CTL:
+		/* every defined bit is write-only: nothing is stored */
+		sync_all(s, now);
+		s->sh->gen++;
+		box_ctl_write(s, r->box, v & part);
+		return 0;
 	case SR_GLOBAL_CTL:
-	case SR_CTL:
 		/* what counts changes: settle every counter first */
 		sync_all(s, now);
 		s->sh->gen++;
+		if (s->gfrz[r->socket] >= 0) {
+			uint64_t *lat = &s->regval[s->gfrz[r->socket]];
+
+			if (v & part & s->gfrz_mask)
+				*lat = 1;
+			else if (v & part & s->gunfrz_mask)
+				*lat = 0;
+		}
+		break;
+	case SR_CTL:
+		sync_all(s, now);
+		s->sh->gen++;
+		ctl_write(s, r, old, v);
+		break;
+	case SR_FILTER:
+		/* what the box's counters count changes */
+		sync_all(s, now);
+		s->sh->gen++;
+		break;
+	case SR_GLOBAL_STATUS:
+	case SR_BOX_STATUS:
+		/* overflows up to now are what a written 1 clears */
+		sync_all(s, now);
 		break;
 	default:
 		break;
@@ -777,7 +1443,7 @@ static int unimplemented(const struct sim *s, const struct hw_addr *a,
 		return hw_fail(EIO, "%s: MSR not implemented (#GP on %s)", buf,
 			       write ? "wrmsr" : "rdmsr");
 	case HW_PCI:
-		if (!pci_fn_exists(s, a))
+		if (!find_fn(s, a))
 			return hw_fail(ENODEV, "%s: no such PCI device", buf);
 		return 1;	/* unimplemented config offset: reads 0 */
 	case HW_MMIO:
@@ -792,52 +1458,98 @@ static int unimplemented(const struct sim *s, const struct hw_addr *a,
 	return hw_fail(EINVAL, "%s: bad space", buf);
 }
 
-static int sim_read(struct hw *hw, const struct hw_addr *a, uint64_t *val)
+/* The checks the real PCI backend makes (hw_pci.c check_addr). */
+static int pci_check(const struct hw_addr *a)
 {
-	struct sim *s = hw->priv;
+	char s[64];
+
+	if (a->space != HW_PCI)
+		return 0;
+	hw_addr_str(a, s, sizeof(s));
+	if (a->width != 4 && a->width != 8)
+		return hw_fail(EINVAL, "%s: unsupported access width %u (PCI "
+			       "config accesses are 4 or 8 bytes)", s,
+			       a->width);
+	if (a->dev > 31 || a->fn > 7)
+		return hw_fail(EINVAL, "%s: no such device/function number",
+			       s);
+	if (a->reg >= SIM_PCI_CFG_SIZE ||
+	    a->reg + a->width > SIM_PCI_CFG_SIZE)
+		return hw_fail(EINVAL, "%s: offset beyond the %u-byte PCI "
+			       "configuration space", s, SIM_PCI_CFG_SIZE);
+	if (a->reg % 4)
+		return hw_fail(EINVAL, "%s: offset is not 4-byte aligned", s);
+	return 0;
+}
+
+/* One access of the width the register model takes (PCI: a dword). */
+static int access_one(struct sim *s, const struct hw_addr *a, bool write,
+		      uint64_t *val, int64_t now)
+{
 	unsigned half;
-	int64_t now = sim_enter(s);
 	int ri, err;
 
-	err = fault_check(s, a);
-	if (!err) {
-		ri = find_reg(s, a, &half);
-		if (ri < 0) {
-			err = unimplemented(s, a, false);
-			if (err == 1) {
-				*val = 0;
-				err = 0;
-			}
-		} else {
-			uint64_t v = reg_read_value(s, ri, now) >> half;
-
-			*val = a->width == 8 ? v : v & 0xffffffffull;
+	ri = find_reg(s, a, &half);
+	if (ri < 0) {
+		err = unimplemented(s, a, write);
+		if (err == 1) {
+			if (!write)
+				*val = 0;	/* unimplemented: reads 0 */
+			err = 0;		/* and drops writes */
 		}
+		return err;
+	}
+	if (write)
+		return sim_store(s, ri, half, *val, a->width, now);
+	*val = reg_read_value(s, ri, now) >> half;
+	if (a->width != 8)
+		*val &= 0xffffffffull;
+	return 0;
+}
+
+/*
+ * An access: PCI configuration space is dwords, so an 8-byte PCI access
+ * is two, low dword first (as hw_pcicfg_read/write do); the rest is one.
+ */
+static int sim_access(struct sim *s, const struct hw_addr *a, bool write,
+		      uint64_t *val)
+{
+	int64_t now = sim_enter(s);
+	int err = pci_check(a);
+
+	if (!err)
+		err = fault_check(s, a);
+	if (!err && a->space == HW_PCI && a->width == 8) {
+		struct hw_addr d = *a;
+		uint64_t lo = *val & 0xffffffffull, hi = *val >> 32;
+
+		d.width = 4;
+		err = access_one(s, &d, write, &lo, now);
+		d.reg += 4;
+		if (!err)
+			err = access_one(s, &d, write, &hi, now);
+		if (!err && !write)
+			*val = (lo & 0xffffffffull) | hi << 32;
+	} else if (!err) {
+		err = access_one(s, a, write, val, now);
 	}
 	sim_unlock(s);
 	return err;
 }
 
+static int sim_read(struct hw *hw, const struct hw_addr *a, uint64_t *val)
+{
+	uint64_t v = 0;
+	int err = sim_access(hw->priv, a, false, &v);
+
+	if (!err)
+		*val = v;
+	return err;
+}
+
 static int sim_write(struct hw *hw, const struct hw_addr *a, uint64_t val)
 {
-	struct sim *s = hw->priv;
-	unsigned half;
-	int64_t now = sim_enter(s);
-	int ri, err;
-
-	err = fault_check(s, a);
-	if (!err) {
-		ri = find_reg(s, a, &half);
-		if (ri < 0) {
-			err = unimplemented(s, a, true);
-			if (err == 1)
-				err = 0;	/* unimplemented: dropped */
-		} else {
-			err = sim_store(s, ri, half, val, a->width, now);
-		}
-	}
-	sim_unlock(s);
-	return err;
+	return sim_access(hw->priv, a, true, &val);
 }
 
 static int sim_scan(struct hw *hw, int (*cb)(void *, const struct hw_pci_dev *),
@@ -847,30 +1559,16 @@ static int sim_scan(struct hw *hw, int (*cb)(void *, const struct hw_pci_dev *),
 	int r = 0;
 
 	sim_enter(s);
-	for (unsigned i = 0; i < s->nregs && r == 0; i++) {
-		const struct sim_reg *reg = &s->regs[i];
-		struct hw_addr a = hw_pci(0, reg->bus, reg->dev, reg->fn, 0, 4);
-		struct hw_pci_dev d;
-		bool seen = false;
-		unsigned half;
-		int idr;
+	for (unsigned i = 0; i < s->nfns && r == 0; i++) {
+		const struct sim_fn *f = &s->fns[i];
+		struct hw_addr a = hw_pci(0, f->bus, f->dev, f->fn, 0, 4);
+		uint64_t id = s->regval[f->idreg];
+		struct hw_pci_dev d = { .bus = f->bus, .dev = f->dev,
+					.fn = f->fn, .vendor = (uint16_t)id,
+					.device = (uint16_t)(id >> 16) };
 
-		if (reg->space != HW_PCI)
+		if (fn_missing(s, &a))
 			continue;
-		for (unsigned j = 0; j < i && !seen; j++)
-			seen = s->regs[j].space == HW_PCI &&
-			       s->regs[j].bus == reg->bus &&
-			       s->regs[j].dev == reg->dev &&
-			       s->regs[j].fn == reg->fn;
-		if (seen || fault_check(s, &a) < 0)
-			continue;
-		idr = find_reg(s, &a, &half);
-		d = (struct hw_pci_dev){ .bus = reg->bus, .dev = reg->dev,
-					 .fn = reg->fn };
-		if (idr >= 0) {
-			d.vendor = (uint16_t)s->regval[idr];
-			d.device = (uint16_t)(s->regval[idr] >> 16);
-		}
 		sim_unlock(s);
 		r = cb(ctx, &d);
 		sim_lock(s);
@@ -994,25 +1692,39 @@ static void sim_free(struct sim *s)
 	wl_free(s->wl);
 	free(s->regs);
 	free(s->ctrs);
+	free(s->boxes);
+	free(s->fns);
 	free(s->rates);
+	free(s->sig);
+	free(s->sig_ok);
 	free(s);
 }
 
-/* Instances per unit: the workload's topology or the largest the
- * platform allows. */
+/*
+ * Sockets, instances per unit and clocks: the workload's topology, or
+ * one socket and the largest configuration the platform allows; PCI
+ * buses 0xff, 0xdf, ... per socket when the platform has PCI units.
+ */
 static void resolve_topology(struct sim *s)
 {
 	const struct wl_topology *t = &s->wl->topo;
+	bool pci = false;
 
 	s->nsockets = t->sockets ? t->sockets : 1;
-	for (int ui = 0; s->plat->units[ui]; ui++) {
+	if (s->nsockets > PLAT_MAX_SOCKETS)
+		s->nsockets = PLAT_MAX_SOCKETS;
+	for (int ui = 0; s->plat->units[ui] && ui < PLAT_MAX_UNITS; ui++) {
 		const struct unit_type *u = s->plat->units[ui];
 
-		s->ninst[ui] = u->max_inst;
-		if (strcmp(u->name, "cbo") == 0 && t->cbo_count)
-			s->ninst[ui] = t->cbo_count;
+		s->ninst[ui] = wl_unit_ninst(s->wl, ui);
+		if (s->ninst[ui] > u->max_inst)
+			s->ninst[ui] = u->max_inst;
+		pci |= u->space == HW_PCI;
 	}
-	s->uclk_hz = t->uclk_hz ? t->uclk_hz : 800000000ull;
+	for (unsigned sock = 0; sock < PLAT_MAX_SOCKETS; sock++)
+		s->bus[sock] = pci ? (uint8_t)(0xff - 0x20 * sock) : 0;
+	s->uclk_hz = t->uclk_hz ? t->uclk_hz : s->traits->uclk_hz;
+	s->dclk_hz = t->dclk_hz ? t->dclk_hz : s->traits->dclk_hz;
 }
 
 static int sim_open(struct hw *hw, const struct hw_opts *o)
@@ -1045,6 +1757,7 @@ static int sim_open(struct hw *hw, const struct hw_opts *o)
 			       p ? p->id : "skl");
 	}
 	s->plat = s->wl->plat;
+	s->traits = traits_of(s->plat);
 	if (s->wl->nfaults > SIM_MAX_FAULTS) {
 		r = hw_fail(EINVAL, "%s: $.faults: at most %d faults are "
 			    "supported", s->wl->source, SIM_MAX_FAULTS);
@@ -1056,7 +1769,9 @@ static int sim_open(struct hw *hw, const struct hw_opts *o)
 	if (r == 0) {
 		s->rates = calloc((size_t)s->nctrs * s->wl->nphases + 1,
 				  sizeof(double));
-		if (!s->rates)
+		s->sig = calloc((size_t)s->nctrs * 3 + 1, sizeof(*s->sig));
+		s->sig_ok = calloc((size_t)s->nctrs + 1, 1);
+		if (!s->rates || !s->sig || !s->sig_ok)
 			r = -ENOMEM;
 	}
 	if (r < 0) {
@@ -1111,7 +1826,11 @@ const struct workload *hw_sim_workload(const struct hw *hw)
 
 unsigned hw_sim_ninst(const struct hw *hw, int unit)
 {
-	return ((const struct sim *)hw->priv)->ninst[unit];
+	const struct sim *s = hw->priv;
+
+	if (unit < 0 || unit >= PLAT_MAX_UNITS)
+		return 0;
+	return s->ninst[unit];
 }
 
 unsigned hw_sim_nsockets(const struct hw *hw)
@@ -1124,6 +1843,66 @@ double hw_sim_time(struct hw *hw)
 	struct sim *s = hw->priv;
 
 	return sim_secs(s, s->now_ns(s->now_ctx));
+}
+
+int hw_sim_pci_bus(const struct hw *hw, unsigned sock)
+{
+	const struct sim *s = hw->priv;
+
+	if (sock >= s->nsockets)
+		return -ENOENT;
+	return s->bus[sock];
+}
+
+int hw_sim_node_id(const struct hw *hw, unsigned sock)
+{
+	const struct sim *s = hw->priv;
+
+	if (sock >= s->nsockets || strcmp(s->plat->id, "hsx") != 0)
+		return -ENOENT;
+	return hsx_node_of(sock);
+}
+
+int hw_sim_global_frozen(struct hw *hw, unsigned sock)
+{
+	struct sim *s = hw->priv;
+	int r;
+
+	if (sock >= s->nsockets || s->gfrz[sock] < 0)
+		return -ENOENT;
+	sim_lock(s);
+	r = (int)(s->regval[s->gfrz[sock]] & 1);
+	sim_unlock(s);
+	return r;
+}
+
+int hw_sim_box_state(struct hw *hw, unsigned sock, int unit, unsigned inst,
+		     struct hw_sim_box *out)
+{
+	struct sim *s = hw->priv;
+
+	for (unsigned b = 0; b < s->nboxes; b++) {
+		const struct sim_box *bx = &s->boxes[b];
+		uint64_t st;
+
+		if (bx->socket != sock || bx->unit != unit || bx->inst != inst)
+			continue;
+		sim_lock(s);
+		st = s->regval[bx->state];
+		sim_unlock(s);
+		*out = (struct hw_sim_box){
+			.has_ctl = bx->ctl >= 0,
+			.frozen = (st & BOX_FROZEN) != 0,
+			.last_lacked_must1 = (st & BOX_LACKED) != 0,
+			.ctl_writes = (unsigned)((st >> BOX_SH_WRITES) & 0xffff),
+			.writes_lacking_must1 =
+				(unsigned)((st >> BOX_SH_LACKING) & 0xffff),
+			.ctl_twice_violations =
+				(unsigned)((st >> BOX_SH_TWICE) & 0xffff),
+		};
+		return 0;
+	}
+	return -ENOENT;
 }
 
 const struct hw_ops hw_sim_ops = {

@@ -6,6 +6,7 @@
 #ifndef UNCORED_HW_SIM_H
 #define UNCORED_HW_SIM_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "hw/hw.h"
@@ -33,5 +34,38 @@ unsigned hw_sim_ninst(const struct hw *hw, int unit);
 unsigned hw_sim_nsockets(const struct hw *hw);
 /* Seconds since the simulated machine was reset (its workload clock). */
 double hw_sim_time(struct hw *hw);
+
+/* The PCI bus of socket sock's uncore functions (0xff - 0x20 x sock on a
+ * platform with PCI units, else 0), or -ENOENT. */
+int hw_sim_pci_bus(const struct hw *hw, unsigned sock);
+/* hsx: the node ID the UBox of socket sock reports (CPUNODEID), or
+ * -ENOENT. */
+int hw_sim_node_id(const struct hw *hw, unsigned sock);
+/* The socket's global freeze latch (hsx frz_all / unfrz_all): 1 frozen,
+ * 0 not, -ENOENT on a platform without one (skl: the EN bit). */
+int hw_sim_global_frozen(struct hw *hw, unsigned sock);
+
+/* What the model knows about one PMON box (hsx box control/status). */
+struct hw_sim_box {
+	bool has_ctl;		/* the box has a box control register */
+	bool frozen;		/* the last box-control write set frz */
+	bool last_lacked_must1;	/* the last box-control write did not set
+				   every unit_type.box_ctl_must1 bit */
+	unsigned ctl_writes;	/* box-control writes (saturate at 65535) */
+	unsigned writes_lacking_must1;	/* of them without the must-be-one
+					   bits (plat_box_write() on a
+					   UNIT_Q_BOX_BITWISE box makes a
+					   few on the way) */
+	unsigned ctl_twice_violations;	/* UNIT_Q_CTL_TWICE boxes: enabling
+					   control writes not preceded by
+					   the same value with the enable
+					   clear */
+};
+
+/* The box of unit index unit, instance inst, on socket sock: 0, or
+ * -ENOENT if the unit has no box there (no box control, status or
+ * filter). */
+int hw_sim_box_state(struct hw *hw, unsigned sock, int unit, unsigned inst,
+		     struct hw_sim_box *out);
 
 #endif

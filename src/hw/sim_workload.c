@@ -11,6 +11,28 @@
  * "NAME:LINE:COL: ..." for a syntax error.  The result is a set of flat
  * arrays (struct workload) that wl_rates() and wl_integral() read without
  * further allocation, so the simulator can call them under its lock.
+ *
+ * hsx additions (DESIGN.md section 3 plus what the hsx model needs):
+ *  - topology keys sbox_count, ha_count, imc_channels (<= 8), qpi_ports,
+ *    r3qpi_links; a unit without a key of its own that lives in another
+ *    unit's PCI functions has that unit's count (imc_fixed follows
+ *    imc_channels, qpi_link follows qpi_ports: wl_unit_ninst()).  A
+ *    missing count is the unit's maximum; a missing "sockets" is 1.
+ *  - "uclk_hz" is what the UBox fixed counter counts, "dclk_hz" (new,
+ *    hsx only) what every iMC channel's fixed counter counts (the
+ *    simulator's defaults: 2.0 GHz and 1066.67 MHz on hsx).
+ *  - rate keys may carry ":ext", the event-select extension bit (QPI and
+ *    PCU bit 21, unit_type.ev_ext_bit), which struct event_enc cannot
+ *    hold: "qpi:0x00:0x02" (TxL_FLITS_G0.DATA) and "qpi:0x00:0x02:ext"
+ *    (TxL_FLITS_G1.HOM_REQ) are different counters.
+ *  - ":filter0=" / ":filter1=" match the values the simulator derives
+ *    from the counter's box filter registers (hw_sim.c, "Filters"): CBo
+ *    FILTER0 / FILTER1; PCU: filter0 = PCU_MSR_PMON_BOX_FILTER; HA:
+ *    filter0 = ADDRMATCH1 << 32 | ADDRMATCH0, filter1 = OPCODEMATCH; QPI:
+ *    filter0 = RX_MATCH1 << 32 | RX_MATCH0, filter1 = RX_MASK1 << 32 |
+ *    RX_MASK0.  A key without a filter counts whatever the filters hold.
+ *  - free-running counters are keyed by unit and the platform's counter
+ *    name: "pcu_cstate:UNC_P_CORE_CC6_CTR", "qpi_link:UNC_Q_LINK_IDLE".
  */
 #include "config.h"
 
@@ -298,7 +320,8 @@ static const struct top_key {
 	unsigned plats;
 	enum tk_kind kind;
 	unsigned max_skl, max_hsx;	/* TK_COUNT: 1..max */
-	size_t off;			/* TK_COUNT: in struct wl_topology */
+	size_t off;			/* TK_COUNT (unsigned), TK_HZ
+					   (uint64_t): in struct wl_topology */
 	const char *unit;		/* TK_COUNT: unit it counts */
 } top_keys[] = {
 	{ "platform", P_ANY, TK_PLATFORM, 0, 0, 0, NULL },
@@ -306,7 +329,10 @@ static const struct top_key {
 	  offsetof(struct wl_topology, sockets), NULL },
 	{ "cbo_count", P_SKL | P_HSX, TK_COUNT, 4, 18,
 	  offsetof(struct wl_topology, cbo_count), "cbo" },
-	{ "uclk_hz", P_ANY, TK_HZ, 0, 0, 0, NULL },
+	{ "uclk_hz", P_ANY, TK_HZ, 0, 0,
+	  offsetof(struct wl_topology, uclk_hz), NULL },
+	{ "dclk_hz", P_HSX, TK_HZ, 0, 0,
+	  offsetof(struct wl_topology, dclk_hz), NULL },
 	{ "mchbar", P_SKL, TK_MCHBAR, 0, 0, 0, NULL },
 	{ "sbox_count", P_HSX, TK_COUNT, 0, 4,
 	  offsetof(struct wl_topology, sbox_count), "sbox" },
@@ -381,28 +407,70 @@ static unsigned max_sockets(const struct pctx *c)
 	return c->w->topo.sockets ? c->w->topo.sockets : top_key_max(c, k);
 }
 
-/*
- * Instances of unit u per socket as the workload configures them, and the
- * key that configured it (NULL: the unit's maximum).
- */
-static unsigned unit_ninst(const struct pctx *c, const struct unit_type *u,
-			   const char **by)
+/* Does u have its instances in the same PCI functions as v (hsx
+ * imc_fixed and imc, qpi_link and qpi)? */
+static bool same_functions(const struct unit_type *u,
+			   const struct unit_type *v)
 {
-	*by = NULL;
+	return u != v && u->space == HW_PCI && v->space == HW_PCI &&
+	       u->inst_base && v->inst_base && u->max_inst == v->max_inst &&
+	       memcmp(u->inst_base, v->inst_base,
+		      u->max_inst * sizeof(*u->inst_base)) == 0;
+}
+
+/* The count key of unit u that the workload sets, or NULL. */
+static const struct top_key *count_key(const struct pctx *c,
+				       const struct unit_type *u)
+{
 	for (size_t i = 0; i < ARRAY_SIZE(top_keys); i++) {
 		const struct top_key *k = &top_keys[i];
-		unsigned v;
 
 		if (k->kind != TK_COUNT || !k->unit ||
 		    strcmp(k->unit, u->name) != 0 || !top_key_allowed(c, k))
 			continue;
-		v = *topo_field(&c->w->topo, k);
-		if (v) {
-			*by = k->name;
-			return v;
-		}
+		if (*topo_field(&c->w->topo, k))
+			return k;
+	}
+	return NULL;
+}
+
+/*
+ * Instances of unit u per socket as the workload configures it, and the
+ * key that configured it (NULL: the unit's maximum).  A unit without a
+ * count key of its own that lives in another unit's PCI functions has
+ * that unit's count.
+ */
+static unsigned unit_ninst(const struct pctx *c, const struct unit_type *u,
+			   const char **by)
+{
+	const struct top_key *k = count_key(c, u);
+
+	*by = NULL;
+	for (unsigned i = 0; !k && c->plat->units[i]; i++)
+		if (same_functions(u, c->plat->units[i]))
+			k = count_key(c, c->plat->units[i]);
+	if (k) {
+		*by = k->name;
+		return *topo_field(&c->w->topo, k);
 	}
 	return u->max_inst;
+}
+
+static unsigned plat_mask(const struct platform *p)
+{
+	return strcmp(p->id, "skl") == 0 ? P_SKL
+	     : strcmp(p->id, "hsx") == 0 ? P_HSX : 0;
+}
+
+unsigned wl_unit_ninst(const struct workload *w, int unit)
+{
+	struct pctx c = { .plat = w->plat, .pmask = plat_mask(w->plat),
+			  .w = (struct workload *)w };
+	const char *by;
+
+	if (unit < 0 || unit >= (int)plat_nunits(w->plat))
+		return 0;
+	return unit_ninst(&c, w->plat->units[unit], &by);
 }
 
 static void unit_list(const struct platform *p, char *buf, size_t len)
@@ -533,7 +601,7 @@ static int parse_socket_prefix(struct pctx *c, const char **s, int *sock)
 
 /*
  * Parses a rate key:
- *   [sN/]unit:EVENT:UMASK[:thresh=N][:edge][:inv][:filter0=0x..]
+ *   [sN/]unit:EVENT:UMASK[:thresh=N][:edge][:inv][:ext][:filter0=0x..]
  *	[:filter1=0x..][@INST]
  *   [sN/]unit:NAME[@INST]		(a free-running counter)
  * The event part goes through plat_parse_raw(), so a key accepts exactly
@@ -632,6 +700,20 @@ static int parse_rate_key(struct pctx *c, const char *text, struct wl_key *k)
 			bool f1 = strncmp(tok[i], "filter1=", 8) == 0;
 			uint64_t v;
 
+			if (strcmp(tok[i], "ext") == 0) {
+				/* The event-select extension bit (hsx QPI
+				 * and PCU bit 21): not part of struct
+				 * event_enc, so not given to
+				 * plat_parse_raw(). */
+				if (!u->ev_ext_bit)
+					return fail(c, "\"ext\": %s has no "
+						    "event-select extension "
+						    "bit", u->name);
+				if (k->ext)
+					return fail(c, "ext given twice");
+				k->ext = true;
+				continue;
+			}
 			if (!f0 && !f1) {
 				rn += (size_t)snprintf(raw + rn, sizeof(raw) - rn,
 						       ":%s", tok[i]);
@@ -688,7 +770,8 @@ static bool key_eq(const struct wl_key *a, const struct wl_key *b)
 		return a->freerun_idx == b->freerun_idx;
 	return a->enc.code == b->enc.code && a->enc.umask == b->enc.umask &&
 	       a->enc.thresh == b->enc.thresh && a->enc.edge == b->enc.edge &&
-	       a->enc.inv == b->enc.inv && a->has_filter0 == b->has_filter0 &&
+	       a->enc.inv == b->enc.inv && a->ext == b->ext &&
+	       a->has_filter0 == b->has_filter0 &&
 	       a->has_filter1 == b->has_filter1 &&
 	       (!a->has_filter0 || a->filter0 == b->filter0) &&
 	       (!a->has_filter1 || a->filter1 == b->filter1);
@@ -1198,13 +1281,15 @@ static int parse_top_value(struct pctx *c, const struct top_key *k,
 	}
 	case TK_HZ:
 		r = get_number(c, v, 0, true, (double)WL_MAX_UCLK,
-			       "the uncore clock in Hz, an integer", &d);
+			       strcmp(k->name, "dclk_hz") == 0
+			       ? "the DRAM clock (DCLK) in Hz, an integer"
+			       : "the uncore clock in Hz, an integer", &d);
 		if (r < 0)
 			return r;
 		if (d != floor(d))
 			return fail(c, "%s is not a whole number of Hz",
 				    json_object_get_string(v));
-		t->uclk_hz = (uint64_t)d;
+		*(uint64_t *)(void *)((char *)t + k->off) = (uint64_t)d;
 		return 0;
 	case TK_MCHBAR:
 		if (!json_object_is_type(v, json_type_string))
@@ -1290,8 +1375,7 @@ static int parse_root(struct pctx *c, json_object *root,
 	if (r < 0)
 		return r;
 	c->w->plat = c->plat;
-	c->pmask = strcmp(c->plat->id, "skl") == 0 ? P_SKL
-		 : strcmp(c->plat->id, "hsx") == 0 ? P_HSX : 0;
+	c->pmask = plat_mask(c->plat);
 
 	/* Topology first, whatever the key order: rate keys and targets are
 	 * checked against it. */
@@ -1674,7 +1758,7 @@ static bool key_matches(const struct wl_key *k, const struct wl_match *m)
 		return k->freerun_idx == m->freerun_idx;
 	if (k->enc.code != m->enc.code || k->enc.umask != m->enc.umask ||
 	    k->enc.thresh != m->enc.thresh || k->enc.edge != m->enc.edge ||
-	    k->enc.inv != m->enc.inv)
+	    k->enc.inv != m->enc.inv || k->ext != m->ext)
 		return false;
 	if (k->has_filter0 && k->filter0 != m->filter0)
 		return false;
@@ -1851,7 +1935,7 @@ static int bi_add(struct workload *w, unsigned cap, const struct wl_key *k,
 	return 0;
 }
 
-int wl_builtin(const struct platform *plat, struct workload **out)
+static int skl_builtin(const struct platform *plat, struct workload **out)
 {
 	const struct unit_type *imc;
 	struct workload *w;
@@ -1859,8 +1943,6 @@ int wl_builtin(const struct platform *plat, struct workload **out)
 	int imc_idx, r = 0;
 
 	*out = NULL;
-	if (!plat || strcmp(plat->id, "skl") != 0)
-		return -ENOTSUP;
 	imc = plat_unit(plat, "imc", &imc_idx);
 	cap = (unsigned)plat->nevents + (imc ? imc->nfreerun : 0);
 
@@ -1928,4 +2010,358 @@ int wl_builtin(const struct platform *plat, struct workload **out)
 	}
 	*out = w;
 	return 0;
+}
+
+/* ---- the built-in hsx workload --------------------------------------- */
+
+/*
+ * The built-in hsx workload: a two-socket Xeon E5 v3 (18 CBos, 4 SBos, 2
+ * HAs, 8 channels, 2 QPI ports and R3QPI links per socket; UCLK 2.0 GHz,
+ * DCLK 1066.67 MHz) whose load follows the skl built-in's twelve 10-second
+ * phases: LLC lookups 1e9/s per socket x (1 + 0.25 sin), misses 10% of
+ * them x (1 + 0.2 cos).  Every rate is a fixed fraction of one of a few
+ * per-phase quantities (struct hsx_bi_rule), which keeps the headline
+ * events consistent:
+ *
+ *  - LLC_LOOKUP (every unit mask; an EVF_FILTER0 event) has one key per
+ *    box-filter value the platform's headline quantities use
+ *    (plat_hsx.qty_filters): with FILTER0.state = 0x3F it counts lookups,
+ *    with state = I (0x01) misses; with any other FILTER0 value nothing;
+ *  - CAS_COUNT.RD = misses, .WR = 0.4 x misses (per socket, split over the
+ *    channels), .ALL their sum; HA REQUESTS.READS/WRITES equal them, 80%
+ *    local and 20% remote; the remote 20% cross QPI as data flits (8 per
+ *    64-byte line, 8 bytes each), sent and received, split over the ports;
+ *  - every *CLOCKTICKS event counts its box's clock in every instance
+ *    (UCLK; iMC DCLK; PCU 800 MHz, manual 2.8.7 CLOCKTICKS; QPI 2.4 GHz,
+ *    a quarter of 9.6 GT/s), the PCU occupancy events count 12 / 1 / 5
+ *    of 18 cores in C0 / C3 / C6 per PCU clock, the frequency-band
+ *    events 90 / 60 / 30 / 5% of it (whatever the band filter holds),
+ *    and the free-running C-state residency counters fractions of a
+ *    2.3 GHz TSC;
+ *  - any other event gets a small fraction of its box's clock (struct
+ *    hsx_bi_unit), below one per cycle.
+ */
+enum hq {
+	HQ_LOOKUP, HQ_MISS, HQ_DRAM_RD, HQ_DRAM_WR, HQ_DRAM_ALL, HQ_QPI_DATA,
+	HQ_UCLK, HQ_DCLK, HQ_PCLK, HQ_QCLK, HQ_TSC, HQ_N
+};
+
+#define HSX_BI_LOOKUPS 1.0e9	/* LLC lookups per second per socket */
+#define HSX_BI_MISS 0.10	/* of lookups */
+#define HSX_BI_WR 0.4		/* DRAM writes per read */
+#define HSX_BI_REMOTE 0.2	/* of HA requests */
+#define HSX_BI_FLITS 8.0	/* QPI data flits per 64-byte line */
+#define HSX_BI_UCLK 2000000000ull
+#define HSX_BI_DCLK 1066666667ull
+#define HSX_BI_PCLK 8.0e8	/* manual 2.8.7 CLOCKTICKS: fixed 800 MHz */
+#define HSX_BI_QCLK 2.4e9	/* 9.6 GT/s / 4 (2.9.6 CLOCKTICKS) */
+#define HSX_BI_TSC 2.3e9
+
+static const struct hsx_bi_rule {
+	const char *name;	/* catalog event or free-running counter */
+	enum hq base;
+	double frac;
+	bool per_inst;		/* frac x base in every instance */
+} hsx_bi_rules[] = {
+	/* CBo (2.3.6): LLC_LOOKUP by request type, of lookups / misses
+	 * according to FILTER0 (see above); victims follow misses */
+	{ "UNC_C_LLC_LOOKUP.ANY", HQ_LOOKUP, 1.0, false },
+	{ "UNC_C_LLC_LOOKUP.DATA_READ", HQ_LOOKUP, 0.6, false },
+	{ "UNC_C_LLC_LOOKUP.WRITE", HQ_LOOKUP, 0.25, false },
+	{ "UNC_C_LLC_LOOKUP.REMOTE_SNOOP", HQ_LOOKUP, 0.1, false },
+	{ "UNC_C_LLC_LOOKUP.READ", HQ_LOOKUP, 0.65, false },
+	{ "UNC_C_LLC_LOOKUP.NID", HQ_LOOKUP, 0.05, false },
+	{ "UNC_C_LLC_VICTIMS.M_STATE", HQ_MISS, 0.25, false },
+	{ "UNC_C_LLC_VICTIMS.E_STATE", HQ_MISS, 0.4, false },
+	{ "UNC_C_LLC_VICTIMS.I_STATE", HQ_MISS, 0.1, false },
+	{ "UNC_C_LLC_VICTIMS.F_STATE", HQ_MISS, 0.2, false },
+	{ "UNC_C_LLC_VICTIMS.MISS", HQ_MISS, 0.05, false },
+	/* HA (2.5.6): requests = DRAM traffic, local and remote */
+	{ "UNC_H_REQUESTS.READS", HQ_DRAM_RD, 1.0, false },
+	{ "UNC_H_REQUESTS.READS_LOCAL", HQ_DRAM_RD, 1.0 - HSX_BI_REMOTE, false },
+	{ "UNC_H_REQUESTS.READS_REMOTE", HQ_DRAM_RD, HSX_BI_REMOTE, false },
+	{ "UNC_H_REQUESTS.WRITES", HQ_DRAM_WR, 1.0, false },
+	{ "UNC_H_REQUESTS.WRITES_LOCAL", HQ_DRAM_WR, 1.0 - HSX_BI_REMOTE, false },
+	{ "UNC_H_REQUESTS.WRITES_REMOTE", HQ_DRAM_WR, HSX_BI_REMOTE, false },
+	{ "UNC_H_IMC_READS.NORMAL", HQ_DRAM_RD, 1.0, false },
+	{ "UNC_H_IMC_WRITES.ALL", HQ_DRAM_WR, 1.0, false },
+	{ "UNC_H_IMC_WRITES.FULL", HQ_DRAM_WR, 0.95, false },
+	{ "UNC_H_IMC_WRITES.PARTIAL", HQ_DRAM_WR, 0.05, false },
+	/* iMC (2.6.7): CAS commands = DRAM lines */
+	{ "UNC_M_CAS_COUNT.RD", HQ_DRAM_RD, 1.0, false },
+	{ "UNC_M_CAS_COUNT.WR", HQ_DRAM_WR, 1.0, false },
+	{ "UNC_M_CAS_COUNT.ALL", HQ_DRAM_ALL, 1.0, false },
+	{ "UNC_M_CAS_COUNT.RD_REG", HQ_DRAM_RD, 0.95, false },
+	{ "UNC_M_CAS_COUNT.RD_UNDERFILL", HQ_DRAM_RD, 0.05, false },
+	{ "UNC_M_CAS_COUNT.RD_RMM", HQ_DRAM_RD, 0.95, false },
+	{ "UNC_M_CAS_COUNT.RD_WMM", HQ_DRAM_RD, 0.05, false },
+	{ "UNC_M_CAS_COUNT.WR_WMM", HQ_DRAM_WR, 0.9, false },
+	{ "UNC_M_CAS_COUNT.WR_RMM", HQ_DRAM_WR, 0.1, false },
+	{ "UNC_M_ACT_COUNT.RD", HQ_DRAM_RD, 0.3, false },
+	{ "UNC_M_ACT_COUNT.WR", HQ_DRAM_WR, 0.3, false },
+	{ "UNC_M_ACT_COUNT.BYP", HQ_DRAM_RD, 0.01, false },
+	{ "UNC_M_PRE_COUNT.PAGE_MISS", HQ_DRAM_ALL, 0.25, false },
+	{ "UNC_M_PRE_COUNT.PAGE_CLOSE", HQ_DRAM_ALL, 0.05, false },
+	{ "UNC_M_PRE_COUNT.RD", HQ_DRAM_RD, 0.3, false },
+	{ "UNC_M_PRE_COUNT.WR", HQ_DRAM_WR, 0.3, false },
+	/* QPI (2.9.6): data flits of the remote traffic, both directions */
+	{ "UNC_Q_TxL_FLITS_G0.DATA", HQ_QPI_DATA, 1.0, false },
+	{ "UNC_Q_TxL_FLITS_G0.NON_DATA", HQ_QPI_DATA, 0.6, false },
+	{ "UNC_Q_TxL_FLITS_G1.DRS_DATA", HQ_QPI_DATA, 1.0, false },
+	{ "UNC_Q_TxL_FLITS_G1.DRS_NONDATA", HQ_QPI_DATA, 0.125, false },
+	{ "UNC_Q_TxL_FLITS_G1.DRS", HQ_QPI_DATA, 1.125, false },
+	{ "UNC_Q_RxL_FLITS_G1.DRS_DATA", HQ_QPI_DATA, 1.0, false },
+	{ "UNC_Q_RxL_FLITS_G1.DRS_NONDATA", HQ_QPI_DATA, 0.125, false },
+	{ "UNC_Q_RxL_FLITS_G1.DRS", HQ_QPI_DATA, 1.125, false },
+	{ "UNC_Q_LINK_IDLE", HQ_QCLK, 0.6, true },
+	{ "UNC_Q_LINK_LLR", HQ_QCLK, 1e-6, true },
+	/* PCU (2.8.7): cores per C-state (12 + 1 + 5 = 18), bands */
+	{ "UNC_P_POWER_STATE_OCCUPANCY.CORES_C0", HQ_PCLK, 12.0, true },
+	{ "UNC_P_POWER_STATE_OCCUPANCY.CORES_C3", HQ_PCLK, 1.0, true },
+	{ "UNC_P_POWER_STATE_OCCUPANCY.CORES_C6", HQ_PCLK, 5.0, true },
+	/* cycles above each band (whatever the PCU filter holds) */
+	{ "UNC_P_FREQ_BAND0_CYCLES", HQ_PCLK, 0.9, true },
+	{ "UNC_P_FREQ_BAND1_CYCLES", HQ_PCLK, 0.6, true },
+	{ "UNC_P_FREQ_BAND2_CYCLES", HQ_PCLK, 0.3, true },
+	{ "UNC_P_FREQ_BAND3_CYCLES", HQ_PCLK, 0.05, true },
+	{ "UNC_P_CORE_CC6_CTR", HQ_TSC, 0.30, true },
+	{ "UNC_P_CORE_CC3_CTR", HQ_TSC, 0.05, true },
+	{ "UNC_P_CORE_PC2_CTR", HQ_TSC, 0.10, true },
+	{ "UNC_P_CORE_PC3_CTR", HQ_TSC, 0.02, true },
+};
+
+/* Each box's clock, and the fraction of it an event without a rule
+ * counts in every instance. */
+static const struct hsx_bi_unit {
+	const char *unit;
+	enum hq clock;
+	double frac;
+} hsx_bi_units[] = {
+	{ "ubox", HQ_UCLK, 0.001 }, { "cbo", HQ_UCLK, 0.01 },
+	{ "sbox", HQ_UCLK, 0.01 }, { "ha", HQ_UCLK, 0.01 },
+	{ "imc", HQ_DCLK, 0.01 }, { "irp", HQ_UCLK, 0.005 },
+	{ "pcu", HQ_PCLK, 0.01 }, { "pcu_cstate", HQ_TSC, 0.01 },
+	{ "qpi", HQ_QCLK, 0.01 }, { "qpi_link", HQ_QCLK, 0.001 },
+	{ "r2pcie", HQ_UCLK, 0.01 }, { "r3qpi", HQ_UCLK, 0.01 },
+};
+
+static void hsx_bi_base(unsigned p, double q[HQ_N])
+{
+	double a = 2.0 * 3.14159265358979323846 * p / BI_PHASES;
+	double lookups = HSX_BI_LOOKUPS * (1.0 + 0.25 * sin(a));
+	double miss = lookups * HSX_BI_MISS * (1.0 + 0.2 * cos(a));
+
+	q[HQ_LOOKUP] = lookups;
+	q[HQ_MISS] = miss;
+	q[HQ_DRAM_RD] = miss;
+	q[HQ_DRAM_WR] = miss * HSX_BI_WR;
+	q[HQ_DRAM_ALL] = q[HQ_DRAM_RD] + q[HQ_DRAM_WR];
+	q[HQ_QPI_DATA] = q[HQ_DRAM_ALL] * HSX_BI_REMOTE * HSX_BI_FLITS;
+	q[HQ_UCLK] = (double)HSX_BI_UCLK;
+	q[HQ_DCLK] = (double)HSX_BI_DCLK;
+	q[HQ_PCLK] = HSX_BI_PCLK;
+	q[HQ_QCLK] = HSX_BI_QCLK;
+	q[HQ_TSC] = HSX_BI_TSC;
+}
+
+static const struct hsx_bi_rule *hsx_bi_find(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(hsx_bi_rules); i++)
+		if (strcmp(hsx_bi_rules[i].name, name) == 0)
+			return &hsx_bi_rules[i];
+	return NULL;
+}
+
+static const struct hsx_bi_unit *hsx_bi_unit_of(const char *unit)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(hsx_bi_units); i++)
+		if (strcmp(hsx_bi_units[i].unit, unit) == 0)
+			return &hsx_bi_units[i];
+	return &hsx_bi_units[1];	/* a UCLK box */
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* The key as a workload file would write it. */
+static void key_text(struct wl_key *k, const char *unit)
+{
+	size_t n, len = sizeof(k->text);
+
+	n = (size_t)snprintf(k->text, len, "%s:0x%02x:0x%02x", unit,
+			     k->enc.code, k->enc.umask);
+	if (k->enc.thresh && n < len)
+		n += (size_t)snprintf(k->text + n, len - n, ":thresh=%u",
+				      k->enc.thresh);
+	if (k->enc.edge && n < len)
+		n += (size_t)snprintf(k->text + n, len - n, ":edge");
+	if (k->enc.inv && n < len)
+		n += (size_t)snprintf(k->text + n, len - n, ":inv");
+	if (k->ext && n < len)
+		n += (size_t)snprintf(k->text + n, len - n, ":ext");
+	if (k->has_filter0 && n < len)
+		snprintf(k->text + n, len - n, ":filter0=0x%" PRIx64, k->filter0);
+}
+
+/* Adds k with per-phase rates base[q] x scale unless an equal key
+ * exists; -ENOMEM when full. */
+static int hsx_bi_add(struct workload *w, unsigned cap, const struct wl_key *k,
+		      enum hq q, double scale)
+{
+	for (unsigned i = 0; i < w->nkeys; i++)
+		if (key_eq(&w->keys[i], k))
+			return 0;
+	if (w->nkeys >= cap)
+		return -ENOMEM;
+	w->keys[w->nkeys] = *k;
+	for (unsigned p = 0; p < BI_PHASES; p++) {
+		double b[HQ_N];
+
+		hsx_bi_base(p, b);
+		w->rates[(size_t)w->nkeys * BI_PHASES + p] = b[q] * scale;
+	}
+	w->nkeys++;
+	return 0;
+}
+
+/* The base quantity a headline quantity's filtered key counts. */
+static bool hsx_bi_qty_base(enum plat_qty q, enum hq *base)
+{
+	switch (q) {
+	case Q_LLC_LOOKUPS:
+		*base = HQ_LOOKUP;
+		return true;
+	case Q_LLC_MISSES:
+		*base = HQ_MISS;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The keys of one programmable catalog event. */
+static int hsx_bi_event(struct workload *w, unsigned cap,
+			const struct event *ev)
+{
+	const struct platform *p = w->plat;
+	const struct hsx_bi_rule *rule = hsx_bi_find(ev->name);
+	const struct hsx_bi_unit *bu = hsx_bi_unit_of(ev->unit);
+	struct wl_key k = { .socket = -1, .inst = -1 };
+	const struct unit_type *u = plat_unit(p, ev->unit, &k.unit);
+	unsigned ninst;
+	int r = 0;
+
+	if (!u || u->kind != UNIT_PROG)
+		return 0;
+	ninst = wl_unit_ninst(w, k.unit);
+	k.enc = event_enc_of(ev);
+	k.ext = ev->ev_sel_ext && u->ev_ext_bit;
+	if (ev->flags & EVF_FILTER0) {
+		/* one key per FILTER0 value a headline quantity uses */
+		for (size_t i = 0; i < p->nqty_filters && r == 0; i++) {
+			const struct plat_qty_filter *qf = &p->qty_filters[i];
+			enum hq base;
+
+			if (!(qf->flag & EVF_FILTER0) ||
+			    !hsx_bi_qty_base(qf->q, &base))
+				continue;
+			k.has_filter0 = true;
+			k.filter0 = qf->value;
+			key_text(&k, ev->unit);
+			r = hsx_bi_add(w, cap, &k, base, rule ? rule->frac : 0.01);
+		}
+		return r;
+	}
+	key_text(&k, ev->unit);
+	if (rule)
+		return hsx_bi_add(w, cap, &k, rule->base,
+				  rule->frac * (rule->per_inst ? ninst : 1));
+	if (ends_with(ev->name, "CLOCKTICKS"))
+		return hsx_bi_add(w, cap, &k, bu->clock, ninst);
+	return hsx_bi_add(w, cap, &k, bu->clock, bu->frac * ninst);
+}
+
+static int hsx_builtin(const struct platform *plat, struct workload **out)
+{
+	struct workload *w;
+	unsigned cap = 16;
+	int r = 0;
+
+	*out = NULL;
+	for (size_t i = 0; i < plat->nevents; i++)
+		cap += 1 + (plat->events[i].flags & EVF_FILTER0 ?
+			    (unsigned)plat->nqty_filters : 0);
+	for (unsigned ui = 0; plat->units[ui]; ui++)
+		cap += plat->units[ui]->nfreerun;
+
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->source = strdup("(built-in)");
+	w->plat = plat;
+	w->topo = (struct wl_topology){ .sockets = 2, .cbo_count = 18,
+					.sbox_count = 4, .ha_count = 2,
+					.imc_channels = 8, .qpi_ports = 2,
+					.r3qpi_links = 2,
+					.uclk_hz = HSX_BI_UCLK,
+					.dclk_hz = HSX_BI_DCLK };
+	w->nphases = BI_PHASES;
+	w->phase_s = calloc(BI_PHASES, sizeof(*w->phase_s));
+	w->keys = calloc(cap + 1, sizeof(*w->keys));
+	w->rates = calloc((size_t)(cap + 1) * BI_PHASES, sizeof(*w->rates));
+	if (!w->source || !w->phase_s || !w->keys || !w->rates) {
+		wl_free(w);
+		return -ENOMEM;
+	}
+	for (unsigned p = 0; p < BI_PHASES; p++)
+		w->phase_s[p] = BI_PHASE_S;
+	w->period_s = BI_PHASES * BI_PHASE_S;
+
+	for (size_t i = 0; i < plat->nevents && r == 0; i++)
+		r = hsx_bi_event(w, cap, &plat->events[i]);
+	for (int ui = 0; plat->units[ui] && r == 0; ui++) {
+		const struct unit_type *u = plat->units[ui];
+		const struct hsx_bi_unit *bu = hsx_bi_unit_of(u->name);
+		unsigned ninst = wl_unit_ninst(w, ui);
+
+		for (unsigned i = 0; i < u->nfreerun && r == 0; i++) {
+			const struct hsx_bi_rule *rule =
+				hsx_bi_find(u->freerun[i].name);
+			struct wl_key k = { .socket = -1, .inst = -1, .unit = ui,
+					    .freerun = true, .freerun_idx = i };
+
+			snprintf(k.text, sizeof(k.text), "%s:%s", u->name,
+				 u->freerun[i].name);
+			if (rule)
+				r = hsx_bi_add(w, cap, &k, rule->base, rule->frac *
+					       (rule->per_inst ? ninst : 1));
+			else
+				r = hsx_bi_add(w, cap, &k, bu->clock,
+					       bu->frac * ninst);
+		}
+	}
+	if (r < 0) {
+		wl_free(w);
+		return r;
+	}
+	*out = w;
+	return 0;
+}
+
+int wl_builtin(const struct platform *plat, struct workload **out)
+{
+	*out = NULL;
+	if (!plat)
+		return -ENOTSUP;
+	if (strcmp(plat->id, "skl") == 0)
+		return skl_builtin(plat, out);
+	/* The hsx built-in gives rates to the catalog's events: a platform
+	 * without a catalog (a test's stand-in) has none. */
+	if (strcmp(plat->id, "hsx") == 0 && plat->nevents)
+		return hsx_builtin(plat, out);
+	return -ENOTSUP;
 }

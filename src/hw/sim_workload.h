@@ -29,6 +29,8 @@ struct wl_key {
 	bool freerun;		/* named free-running counter */
 	unsigned freerun_idx;	/* index into the unit's freerun[] */
 	struct event_enc enc;	/* programmable: the encoding */
+	bool ext;		/* ":ext": the unit's event-select extension
+				   bit (unit_type.ev_ext_bit) is set */
 	bool has_filter0, has_filter1;	/* absent: any filter value */
 	uint64_t filter0, filter1;
 	char text[64];		/* the key as written, for messages */
@@ -64,6 +66,7 @@ struct wl_topology {
 	bool has_mchbar;
 	uint64_t uclk_hz;
 	unsigned sbox_count, ha_count, imc_channels, qpi_ports, r3qpi_links;
+	uint64_t dclk_hz;	/* hsx: the iMC channels' fixed DCLK counter */
 };
 
 struct workload {
@@ -108,8 +111,18 @@ struct wl_match {
 	bool freerun;
 	unsigned freerun_idx;
 	struct event_enc enc;
-	uint64_t filter0, filter1;	/* box filter register values */
+	bool ext;		/* event-select extension bit set */
+	uint64_t filter0, filter1;	/* box filter register values (the
+					   simulator's mapping: hw_sim.c) */
 };
+
+/*
+ * Instances of unit index `unit` per socket as the workload configures
+ * them: its count key (cbo_count, sbox_count, ...), else the count of the
+ * unit whose PCI functions it shares (hsx imc_fixed follows imc_channels,
+ * qpi_link follows qpi_ports), else the unit's max_inst.
+ */
+unsigned wl_unit_ninst(const struct workload *w, int unit);
 
 /* Fills rates[0..nphases-1] with the events per second the matched
  * counter counts in each phase (sum over every matching key). */

@@ -29,6 +29,7 @@
 
 const struct platform *const plat_all[] = {
 	&plat_skl,
+	&plat_hsx,
 	NULL,
 };
 

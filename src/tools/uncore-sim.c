@@ -114,11 +114,19 @@ static int demo(struct hw *hw, double interval, long count)
 	int cbo_i;
 	struct hw_addr g = hw_msr(0, p->global_ctl.addr);
 	unsigned nl = 0, nm = 0;
+	double last_t;
 	struct timespec ts;
 	int r;
 
+	if (strcmp(p->id, "skl") != 0) {
+		fprintf(stderr, "uncore-sim: demo programs the skl LLC and IMC "
+			"events; for %s run the daemon: uncored --simulate=%s\n",
+			p->id, p->id);
+		return 1;
+	}
 	cbo = plat_unit(p, "cbo", &cbo_i);
-	if ((r = p->ops->discover(hw, &t)) < 0) {
+	if ((r = plat_discover(p, hw, &t, &(struct plat_cpu_map){
+			.cpus_per_package = SIM_CPUS_PER_SOCKET })) < 0) {
 		fprintf(stderr, "uncore-sim: %s\n", hw_last_error());
 		return 1;
 	}
@@ -149,6 +157,7 @@ static int demo(struct hw *hw, double interval, long count)
 	delta(hw, &clk);
 	delta(hw, &rd);
 	delta(hw, &wrt);
+	last_t = hw_sim_time(hw);
 	printf("%u CBos, MCHBAR 0x%" PRIx64 "\n%8s %14s %8s %10s %10s %10s\n",
 	       t.sock[0].ninst[cbo_i],
 	       t.sock[0].mmio_base, "time_s", "llc_lookups/s", "hit_%",
@@ -158,8 +167,14 @@ static int demo(struct hw *hw, double interval, long count)
 	ts.tv_nsec = (long)((interval - (double)ts.tv_sec) * 1e9);
 	for (long k = 0; !stop && (count <= 0 || k < count); k++) {
 		uint64_t l = 0, m = 0;
+		double now;
 
 		nanosleep(&ts, NULL);
+		/* rates over the time that really passed, not the nominal
+		 * interval (a loaded machine oversleeps) */
+		now = hw_sim_time(hw);
+		interval = now - last_t;
+		last_t = now;
 		for (unsigned i = 0; i < nl; i++)
 			l += delta(hw, &look[i]);
 		for (unsigned i = 0; i < nm; i++)

@@ -393,7 +393,7 @@ static void test_hsx_syntax(void)
 	     "but the simulator runs \"hsx\"", "platform mismatch");
 	ok(r == -EINVAL && w == NULL, "mismatch rejected");
 	ok(wl_builtin(p, &w) == -ENOTSUP && w == NULL,
-	   "no built-in workload for hsx yet");
+	   "no built-in workload for an hsx without a catalog");
 }
 
 /* ---- malformed workloads --------------------------------------------- */
@@ -457,10 +457,11 @@ static const struct bad {
 	  "\"sbox_count\" is not a skl key" },
 	{ SKL "\"a b\":1," PH("") "}", "$[\"a b\"]", "unknown key" },
 	{ "{" PH("") "}", "$", "missing \"platform\"" },
-	{ "{\"platform\":\"hsx\"," PH("") "}", "$.platform",
-	  "platform hsx is not supported by this build (supported: skl)" },
+	{ "{\"platform\":\"snbep\"," PH("") "}", "$.platform",
+	  "platform snbep is not supported by this build (supported: skl, "
+	  "hsx)" },
 	{ "{\"platform\":\"k8\"," PH("") "}", "$.platform",
-	  "unknown platform \"k8\" (supported: skl)" },
+	  "unknown platform \"k8\" (supported: skl, hsx)" },
 	{ "{\"platform\":7," PH("") "}", "$.platform", "must be a string" },
 	{ SKL "\"faults\":[]}", "$", "missing \"phases\"" },
 	/* rate keys */
