@@ -124,3 +124,25 @@ done
 sleep 1; set -- $(tick); s0=$1; c0=$2; sleep 3; set -- $(tick); s1=$1; c1=$2
 with=$(awk -v a="$s0" -v b="$s1" -v x="$c0" -v y="$c1" 'BEGIN { printf "%.1f", (b - a) / (y - x) * 1e6 }')
 echo "daemon tick (freeze, read, schedule, program, unfreeze) at 100 ms: ${no} us with no claims, ${with} us with $n live claims"
+
+# 5. hsx: 2 simulated sockets with every box (built-in workload)
+P=$(port)
+"$UNCORED" -c /dev/null --simulate=hsx -l "127.0.0.1:$P" -s "" -i 100 >"$T/log6" 2>&1 &
+UP=$!; pids="$pids $UP"
+up "http://127.0.0.1:$P/healthz" || { echo "bench: hsx daemon did not start"; cat "$T/log6"; exit 1; }
+sleep 2; curl -s "http://127.0.0.1:$P/metrics" >"$T/h0"
+sleep 5; curl -s "http://127.0.0.1:$P/metrics" >"$T/h1"
+awk -v r0="$(m "$T/h0" uncored_hw_reads_total)" -v r1="$(m "$T/h1" uncored_hw_reads_total)" \
+    -v w0="$(m "$T/h0" uncored_hw_writes_total)" -v w1="$(m "$T/h1" uncored_hw_writes_total)" \
+    -v t0="$(m "$T/h0" uncored_ticks_total)" -v t1="$(m "$T/h1" uncored_ticks_total)" \
+    -v s0="$(m "$T/h0" uncored_tick_duration_seconds_sum)" -v s1="$(m "$T/h1" uncored_tick_duration_seconds_sum)" \
+    -v n="$(grep -c '^uncore_event_total' "$T/h1")" \
+    'BEGIN { printf "hsx 2 sockets: %d counters; per tick %.2f reads, %.2f writes; mean tick %.1f us (sim backend)\n",
+             n, (r1 - r0) / (t1 - t0), (w1 - w0) / (t1 - t0), (s1 - s0) / (t1 - t0) * 1e6 }'
+wrk -t2 -c16 -d5s --latency "http://127.0.0.1:$P/metrics" >"$T/wrk.hsx" 2>&1
+echo "hsx /metrics: $(wc -c <"$T/h1") bytes, $(grep -vc '^#' "$T/h1") samples;" \
+     "wrk -t2 -c16 -d5s $(awk '/Requests\/sec/ { print $2 }' "$T/wrk.hsx") req/s," \
+     "p50 $(awk '$1 == "50%" { print $2 }' "$T/wrk.hsx"), p99 $(awk '$1 == "99%" { print $2 }' "$T/wrk.hsx")"
+sleep 1
+echo "hsx RSS $(awk '/VmRSS/ { printf "%.1f MiB", $2 / 1024 }' /proc/$UP/status) (default ring 3600), $(awk '/Threads/ { print $2 }' /proc/$UP/status) threads"
+kill $UP; wait $UP 2>/dev/null; pids=

@@ -11,7 +11,7 @@
 #     data, once with every variable at "All" (.*) and once with concrete
 #     values (a client holds an exported claim on one daemon, so the claims
 #     panels have data); a panel whose metric family does not exist yet (the
-#     Xeon panels, until the hsx platform) is skipped with the reason;
+#     Xeon panels, if the hsx platform is missing) is skipped with the reason;
 #   - no alert fires in the healthy fleet, and UncoredDown fires when a
 #     daemon stops answering.
 #
@@ -77,13 +77,26 @@ workload "$T/a.json" 900000000 \
 workload "$T/b.json" 800000000 \
 	"$(phase $first 5.0e7 2.5e7 4.0e8 4.0e7)" \
 	"$(phase 30 1.0e8 5.0e7 3.0e8 6.0e7)" "$(phase 30 2.5e8 1.0e8 5.0e8 1.5e8)"
-# TODO(hsx): this third slot is the Xeon server of the fleet.  When the hsx
-# platform exists, run it with --simulate=hsx and an hsx workload (two
-# sockets, per-channel DRAM, QPI); the per-channel and QPI panels below then
-# stop being skipped and its DRAM/LLC rates join the sums.
-workload "$T/c.json" 1200000000 \
-	"$(phase $first 1.0e8 5.0e7 2.0e8 1.0e8)" \
-	"$(phase 30 2.0e8 1.5e8 1.5e8 4.5e7)" "$(phase 30 1.5e8 5.0e7 3.0e8 1.2e8)"
+# The third daemon is the fleet's Xeon server: the simulated hsx platform
+# (one socket, 4 CBos, 2 memory channels, 2 QPI ports), so the per-channel
+# DRAM and QPI panels have data.  Its LLC lookups and misses are the same
+# event with CBo FILTER0.state 0x3F / 0x01 (the daemon splits the CBos
+# between them); DRAM is CAS_COUNT.RD / .WR.
+# hsx_phase SECONDS READS WRITES LOOKUPS MISSES (per socket, per second)
+hsx_phase() {
+	printf '{ "seconds": %s, "rates": {
+	  "cbo:0x34:0x11:filter0=0x7e0000": %s, "cbo:0x34:0x11:filter0=0x20000": %s,
+	  "imc:0x04:0x03": %s, "imc:0x04:0x0c": %s,
+	  "qpi:0x00:0x02": %s, "qpi:0x00:0x04": %s } }' \
+		"$1" "$4" "$5" "$2" "$3" \
+		"$(awk -v r="$2" 'BEGIN { print r * 0.25 }')" \
+		"$(awk -v r="$2" 'BEGIN { print r * 0.1 }')"
+}
+{ printf '{ "platform": "hsx", "sockets": 1, "cbo_count": 4, "imc_channels": 2,\n'
+  printf '  "qpi_ports": 2, "uclk_hz": 1200000000,\n  "phases": [ '
+  printf '%s,\n    %s,\n    %s' "$(hsx_phase $first 1.0e8 5.0e7 2.0e8 1.0e8)" \
+	"$(hsx_phase 30 2.0e8 1.5e8 1.5e8 4.5e7)" "$(hsx_phase 30 1.5e8 5.0e7 3.0e8 1.2e8)"
+  printf ' ] }\n'; } >"$T/c.json"
 # Known answers of the first phase: bytes/s = transfers x 64.
 #            DRAM bytes/s   LLC hit ratio   uncore Hz
 #   a        19.2e9         0.75            9e8
@@ -254,7 +267,8 @@ is "$(jq -r '[.. | objects | .datasource? | objects | select(.type == "prometheu
 	'${datasource}' "every panel and query uses the data-source variable"
 
 # Panels: every target, with the variables at All and at concrete values
-# (daemon a, the one with the exported claim; socket 0).
+# (daemon a, the one with the exported claim, and daemon c, the Xeon, for
+# the server panels; socket 0).
 jq -r '[.panels[] | ., (.panels // [])[]] | .[] | select(.targets != null) |
 	.title as $t | .targets[] | [$t, .refId, .expr] | @tsv' "$DASH" >"$T/targets"
 ntargets=$(wc -l <"$T/targets")
@@ -262,7 +276,11 @@ ntargets=$(wc -l <"$T/targets")
 for pass in all concrete; do
 	if [ $pass = all ]; then vj='.*' vi='.*' vs='.*'; else vj=uncored vi=$A vs=0; fi
 	while IFS='	' read -r title ref expr; do
-		e=$(subst "$expr" "$vj" "$vi" "$vs")
+		vii=$vi
+		# the server panels (memory channels, QPI) show the Xeon: at
+		# concrete values they look at daemon c, the hsx one
+		case $pass:$expr in concrete:*'channel!=""'* | concrete:*uncore_qpi_*) vii=$C ;; esac
+		e=$(subst "$expr" "$vj" "$vii" "$vs")
 		desc="panel \"$title\" query $ref ($pass) returns data"
 		case $e in *'$'*)
 			ok 1 "$desc"; echo "#   unsubstituted variable in: $e"; continue ;;
@@ -291,7 +309,7 @@ if [ -n "$PLOT" ]; then
 	end=$((tready + ${FLEET_PLOT_SECONDS:-120}))
 	while [ "$(date +%s)" -lt "$end" ]; do sleep 1; done
 	sh "$top_srcdir/contrib/render_fleet_plot.sh" "$URL" "$tready" "$end" "$PLOT" \
-		"$A=skl-a" "$B=skl-b" "$C=skl-c (hsx slot)" >"$T/plot.log" 2>&1
+		"$A=skl-a" "$B=skl-b" "$C=hsx-c" >"$T/plot.log" 2>&1
 	ok $? "rendered $PLOT"; sed 's/^/#   /' "$T/plot.log"
 fi
 

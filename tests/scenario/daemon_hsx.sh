@@ -1,0 +1,133 @@
+#!/bin/bash
+# daemon_hsx.sh - the daemon on the simulated Xeon E5/E7 v3 (hsx): every
+# baseline metric against a 2-socket workload with known answers (LLC hit
+# ratio through the split FILTER0 solution, DRAM per socket and per
+# channel, uncore clock, QPI per port, HA locality, PCU C-states and
+# frequency bands), a 1-socket machine, a missing QPI port (reported
+# unavailable, the rest works), claims on hsx boxes (4 counters,
+# counter-0-only occupancy events, shared filters) and a clean release.
+. "${top_srcdir:-.}/tests/lib.sh"
+
+PORT=$(pick_port)
+WL="$top_srcdir/conf/workloads/hsx-default.json"
+printf '[daemon]\ninterval_ms = 200\n' >"$T/c.conf"
+start_uncored "$T/log" -c "$T/c.conf" --simulate=hsx --workload "$WL" \
+	--sim-state "$T/state" -l "127.0.0.1:$PORT" -s "$T/ctl.sock"
+ok $? "daemon up on 2 simulated hsx sockets"
+like "$(cat "$T/log")" "platform hsx (sim backend), 2 sockets" "platform and sockets logged"
+sleep 1
+curl -s "http://127.0.0.1:$PORT/metrics" >"$T/m0"
+sleep 2
+curl -s "http://127.0.0.1:$PORT/metrics" >"$T/m1"
+rate() { # rate NAME LABELS: per second between the two scrapes
+	awk -v a="$(metric "$T/m0" "$1" "$2")" -v b="$(metric "$T/m1" "$1" "$2")" \
+	    -v x="$(metric "$T/m0" uncored_last_tick_timestamp_seconds "")" \
+	    -v y="$(metric "$T/m1" uncored_last_tick_timestamp_seconds "")" \
+	    'BEGIN { print (b - a) / (y - x) }'
+}
+m=$T/m1
+near "$(metric "$m" uncore_llc_hit_ratio 'socket="0"')" 0.90 0.01 "s0 LLC hit ratio 0.90 (even CBos lookups, odd misses)"
+near "$(metric "$m" uncore_llc_hit_ratio 'socket="1"')" 0.75 0.01 "s1 LLC hit ratio 0.75"
+near "$(rate uncore_llc_lookups_total 'socket="0"')" 4.0e8 0.02 "s0 lookups 4e8/s (scaled x2)"
+near "$(rate uncore_llc_misses_total 'socket="1"')" 5.0e7 0.02 "s1 misses 5e7/s"
+near "$(metric "$m" uncore_dram_bandwidth_bytes_per_second 'socket="0",direction="read"')" 8.0e9 0.01 "s0 DRAM read 8 GB/s"
+near "$(metric "$m" uncore_dram_bandwidth_bytes_per_second 'socket="0",direction="write"')" 4.0e9 0.01 "s0 DRAM write 4 GB/s"
+near "$(metric "$m" uncore_dram_bandwidth_bytes_per_second 'socket="1",direction="read"')" 4.0e9 0.01 "s1 DRAM read 4 GB/s"
+near "$(metric "$m" uncore_dram_bandwidth_bytes_per_second 'socket="1",direction="write"')" 2.0e9 0.01 "s1 DRAM write 2 GB/s"
+for c in 0 1 2 3; do
+	near "$(rate uncore_dram_read_bytes_total "socket=\"0\",channel=\"$c\"")" 2.0e9 0.02 "s0 channel $c read 2 GB/s"
+done
+near "$(rate uncore_dram_write_bytes_total 'socket="1",channel="3"')" 5.0e8 0.02 "s1 channel 3 write 0.5 GB/s"
+near "$(metric "$m" uncore_clock_hertz 'socket="0"')" 2.0e9 0.01 "s0 uncore clock 2 GHz (UBox UCLK)"
+near "$(metric "$m" uncore_clock_hertz 'socket="1"')" 2.0e9 0.01 "s1 uncore clock 2 GHz"
+near "$(rate uncore_qpi_data_bytes_total 'socket="0",port="1"')" 1.0e9 0.02 "s0 QPI port 1 data 1 GB/s"
+near "$(rate uncore_qpi_link_bytes_total 'socket="1",port="0"')" 7.5e8 0.02 "s1 QPI port 0 link 0.75 GB/s"
+rr=$(rate uncore_ha_requests_total 'socket="0",type="read",locality="remote"')
+rl=$(rate uncore_ha_requests_total 'socket="0",type="read",locality="local"')
+near "$(awk -v r="$rr" -v l="$rl" 'BEGIN { print r / (r + l) }')" 0.25 0.02 "s0 HA reads 25% remote"
+near "$(rate uncore_pcu_cstate_residency_cycles_total 'socket="1",state="core_c6"')" 2.0e9 0.02 "s1 core C6 residency 2e9/s"
+b0=$(rate uncore_pcu_frequency_band_cycles_total 'socket="0",band="0"')
+b1=$(rate uncore_pcu_frequency_band_cycles_total 'socket="0",band="1"')
+b2=$(rate uncore_pcu_frequency_band_cycles_total 'socket="0",band="2"')
+near "$(awk -v a="$b1" -v b="$b0" 'BEGIN { print a / b }')" 0.75 0.02 "PCU band 1 cycles 75% of band 0"
+near "$(awk -v a="$b2" -v b="$b0" 'BEGIN { print a / b }')" 0.25 0.02 "PCU band 2 cycles 25% of band 0"
+is "$(metric "$m" uncore_pcu_frequency_band_cycles_total 'socket="0",band="3"')" 0 "band 3 never reached"
+if command -v promtool >/dev/null; then
+	out=$(promtool check metrics <"$m" 2>&1); rc=$?
+	is "$rc:$out" "0:" "promtool check metrics is silent on hsx"
+else
+	skip "promtool on hsx" "promtool not installed"
+fi
+topo=$(curl -s "http://127.0.0.1:$PORT/api/v1/topology")
+like "$topo" '"unit":"cbo","description"' "topology lists the CBos"
+like "$topo" '"event":"UNC_C_LLC_LOOKUP.ANY:filter0=0x7e0000:split=0/2"' "CBo counters hold the split lookups"
+
+# claims on hsx boxes
+S="$T/ctl.sock"
+code() { curl -s -o "$T/body" -w '%{http_code}' --unix-socket "$S" "$@"; }
+U=http://x/api/v1
+is "$(code -X POST $U/claims -d '{"events":["UNC_C_TOR_OCCUPANCY.ALL","UNC_C_RxR_OCCUPANCY.IRQ"]}')" 409 \
+	"two counter-0-only CBo occupancy events: 409"
+is "$(code -X POST $U/claims -d '{"events":["UNC_C_LLC_LOOKUP.DATA_READ:filter0=0x20000","UNC_C_LLC_LOOKUP.WRITE:filter0=0x7e0000"]}')" 409 \
+	"two FILTER0 values in the same CBos: 409"
+like "$(cat "$T/body")" "cannot place together on cbo" "the reason names the box"
+is "$(code -X POST $U/claims -d '{"events":["UNC_C_LLC_LOOKUP.DATA_READ:filter0=0x20000"],"ttl_s":30}')" 201 \
+	"a claim sharing CBo FILTER0 with a different value"
+is "$(code -X POST $U/claims -d '{"events":["UNC_H_REQUESTS.READS","UNC_H_REQUESTS.WRITES","UNC_H_REQUESTS.INVITOE_LOCAL","UNC_H_REQUESTS.INVITOE_REMOTE"],"ttl_s":30}')" 201 \
+	"four HA events: all 4 HA counters"
+is "$(code -X POST $U/claims -d '{"events":["UNC_M_CAS_COUNT.RD","UNC_M_CAS_COUNT.WR","UNC_M_ACT_COUNT.RD","UNC_M_PRE_COUNT.PAGE_MISS","UNC_M_RD_CAS_RANK0.BANK0"]}')" 409 \
+	"five iMC events on 4 counters: 409"
+sleep 2
+c1=$(curl -s --unix-socket "$S" $U/claims/c1)
+en=$(echo "$c1" | sed -n 's/.*"time_enabled_s":\([0-9.]*\).*/\1/p')
+run=$(echo "$c1" | sed -n 's/.*"time_running_s":\([0-9.]*\).*/\1/p')
+ok "$(awk -v e="$en" -v r="$run" 'BEGIN { exit !(r > 0.2 * e && r < 0.8 * e) }'; echo $?)" \
+	"the filter claim multiplexes with the baseline (running $run of $en s)"
+sc=$(echo "$c1" | grep -o '"socket":0,"count":[0-9]*,"scaled":[0-9.e+]*' | sed 's/.*"scaled"://')
+ok "$([ -n "$sc" ]; echo $?)" "the filter claim has a scaled count ($sc)"
+curl -s "http://127.0.0.1:$PORT/metrics" >"$T/m2"
+near "$(metric "$T/m2" uncore_llc_hit_ratio 'socket="0"')" 0.90 0.01 "hit ratio unchanged while the claim runs"
+kill -TERM "$UPID"; wait "$UPID"
+is "$?" 0 "clean stop"
+nz=""
+for r in msr:0xe01 msr:0xe02 msr:0xe11 msr:0x711 msr:0x705; do
+	v=$("$UNCORE_SIM" --platform hsx -w "$WL" -s "$T/state" read "$r")
+	[ "$v" = 0x0 ] || nz="$nz $r=$v"
+done
+v=$("$UNCORE_SIM" --platform hsx -w "$WL" -s "$T/state" read pci:ff:14.0+0xd8)
+[ "$v" = 0x0 ] || nz="$nz imc0-ctl0=$v"
+is "$nz" "" "CBo, PCU, UBox and iMC control registers zero after SIGTERM"
+
+# one socket, and a QPI port whose PCI function is missing (a hole:
+# port 1 is there)
+cat >"$T/one.json" <<'JSON'
+{ "platform": "hsx", "sockets": 1, "cbo_count": 8, "imc_channels": 2, "qpi_ports": 2,
+  "uclk_hz": 1500000000,
+  "phases": [ { "seconds": 600, "rates": {
+      "cbo:0x34:0x11:filter0=0x7e0000": 1.6e8, "cbo:0x34:0x11:filter0=0x20000": 4.0e7,
+      "imc:0x04:0x03": 6.25e7, "imc:0x04:0x0c": 3.125e7,
+      "qpi:0x00:0x02": 1.25e8 } } ],
+  "faults": [ { "at": 0, "kind": "device_missing", "target": "pci:ff:08.2" } ] }
+JSON
+P2=$(pick_port)
+PORT=$P2 start_uncored "$T/log2" -c "$T/c.conf" --simulate=hsx --workload "$T/one.json" \
+	-l "127.0.0.1:$P2" -s ""
+ok $? "1 socket with QPI port 0 missing: daemon up"
+sleep 1.5
+curl -s "http://127.0.0.1:$P2/metrics" >"$T/m3"
+near "$(metric "$T/m3" uncore_llc_hit_ratio 'socket="0"')" 0.75 0.01 "1 socket: hit ratio 0.75"
+near "$(metric "$T/m3" uncore_dram_bandwidth_bytes_per_second 'socket="0",direction="read"')" 4.0e9 0.01 \
+	"1 socket: DRAM read 4 GB/s over 2 channels"
+near "$(metric "$T/m3" uncore_clock_hertz 'socket="0"')" 1.5e9 0.01 "1 socket: 1.5 GHz"
+is "$(grep -c 'socket="1"' "$T/m3")" 0 "no second socket"
+is "$(grep -c '^uncore_qpi_data_bytes_total{socket="0",port="0"}' "$T/m3")" 0 "missing QPI port 0 exports nothing"
+near "$(metric "$T/m3" uncore_qpi_data_bytes_total 'socket="0",port="1"' | awk '{ print ($1 > 0) }')" 1 0 \
+	"QPI port 1 still counts"
+topo=$(curl -s "http://127.0.0.1:$P2/api/v1/topology")
+like "$topo" '"unit":"qpi"' "topology has the QPI unit"
+qpi=$(echo "$topo" | grep -o '"unit":"qpi",.*' | sed 's/"unit":"qpi_link".*//')
+like "$qpi" '"instance":0,"available":false' "QPI port 0 reported unavailable"
+like "$qpi" '"instance":1,"available":true' "QPI port 1 available"
+kill -TERM "$UPID"; wait "$UPID"
+is "$?" 0 "clean stop"
+tap_done
