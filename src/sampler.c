@@ -717,7 +717,11 @@ static void schedule(struct sampler *s, struct group **g, unsigned n,
 
 		if (!x->sg.selected)
 			continue;
-		if ((moved || (x->ns && !x->slot[0].width) || force) &&
+		/* A fixed group (the baseline) was placed when its program
+		 * was built and its slots belong to the published program,
+		 * which readers render from: never rewrite them. */
+		if (!x->sg.fixed &&
+		    (moved || (x->ns && !x->slot[0].width) || force) &&
 		    group_place(s->pmu, x) < 0) {
 			x->sg.selected = false;
 			continue;

@@ -457,8 +457,10 @@ static int read_fail(struct hw_pcicfg *p, const struct hw_addr *a, int pos)
 	return hw_fail(EIO, "%s: read of offset 0x%x failed (access method "
 		       "%s)%s; the method may not provide this offset: "
 		       "extended config space (0x100 and up) needs a PCIe "
-		       "device, linux-sysfs gives non-root users only the "
-		       "first 64 bytes, and a dump holds only what lspci "
+		       "device, linux-sysfs gives only the first 64 bytes "
+		       "without CAP_SYS_ADMIN (the Xeon drop-in "
+		       "uncored-hsx.conf grants it), and a dump holds only "
+		       "what lspci "
 		       "printed (-xxx: 256 bytes, -xxxx: 4096)", s, pos,
 		       p->method, warn_suffix(w, sizeof(w)));
 }
