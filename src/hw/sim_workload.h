@@ -103,6 +103,10 @@ int wl_load(const char *path, const struct platform *plat,
 int wl_builtin(const struct platform *plat, struct workload **out);
 void wl_free(struct workload *w);
 
+/* Do two rate keys name the same counter (same encoding, filters,
+ * socket and instance)?  Used by the parser and the built-in workloads. */
+bool wl_key_eq(const struct wl_key *a, const struct wl_key *b);
+
 /* What a counter is programmed to count, for wl_rates(). */
 struct wl_match {
 	unsigned socket;
