@@ -278,17 +278,34 @@ int sched_place_busy(const struct platform *p, const struct evspec *ev,
 		     char *why, size_t whylen)
 {
 	unsigned nunits = plat_nunits(p);
-	struct sched_busy *b = malloc(sizeof(*b));
+	struct sched_busy *b;
 
+	/* Cheap refusal first (the scheduler asks this for every group that
+	 * lost its counters, every tick): an event with no free counter at
+	 * all cannot be placed, whatever the others do. */
+	for (unsigned i = 0; i < n; i++) {
+		bool any = p->units[ev[i].unit]->kind != UNIT_PROG;
+
+		for (int c = 0; !any && c < PLAT_MAX_CTRS; c++)
+			any = fits_one(p, &ev[i], c, busy);
+		if (!any) {
+			snprintf(why, whylen, "%s: every counter it may use is "
+				 "taken", ev[i].name);
+			return -EBUSY;
+		}
+	}
+	b = malloc(sizeof(*b));
 	if (!b) {
 		snprintf(why, whylen, "out of memory");
 		return -ENOMEM;
 	}
+	/* Units are independent: one working copy serves them all (a unit
+	 * that fails ends the search). */
+	*b = *busy;
 	for (unsigned ui = 0; ui < nunits; ui++) {
 		const struct unit_type *u = p->units[ui];
 		unsigned order[64], m = 0;
 
-		*b = *busy;
 		for (unsigned i = 0; i < n; i++) {
 			if (ev[i].unit != (int)ui)
 				continue;
@@ -382,24 +399,49 @@ int sched_place(const struct platform *p, const struct evspec *ev,
 	return r;
 }
 
-/* Does placement ctr[] of the group fit around b? */
-static bool fits_at(const struct platform *p, const struct sched_group *g,
-		    const int *ctr, const struct sched_busy *b)
+/* One unit's part of a struct sched_busy, for undo. */
+struct busy_slice {
+	uint32_t ctr[PLAT_MAX_CTRS];
+	uint32_t filt_inst[2];
+	uint64_t filt[PLAT_MAX_INST][2];
+};
+
+/*
+ * Places the group at ctr[] into b if every event fits (around b and
+ * around the group's own earlier events); returns false and leaves b as
+ * it was otherwise.  Only the units the group touches are saved for the
+ * undo: this runs for every group on every tick.
+ */
+static bool try_occupy(const struct platform *p, const struct sched_group *g,
+		       const int *ctr, struct sched_busy *b)
 {
-	struct sched_busy *t = malloc(sizeof(*t));
+	struct busy_slice save[PLAT_MAX_UNITS];
+	uint32_t saved = 0;
 	bool ok = true;
 
-	if (!t)
-		return false;
-	*t = *b;
 	for (unsigned i = 0; i < g->nev && ok; i++) {
-		if (p->units[g->ev[i].unit]->kind != UNIT_PROG)
+		int u = g->ev[i].unit;
+
+		if (p->units[u]->kind != UNIT_PROG)
 			continue;
-		ok = fits_one(p, &g->ev[i], ctr[i], t);
+		if (!(saved >> u & 1)) {
+			memcpy(save[u].ctr, b->ctr[u], sizeof(save[u].ctr));
+			memcpy(save[u].filt_inst, b->filt_inst[u],
+			       sizeof(save[u].filt_inst));
+			memcpy(save[u].filt, b->filt[u], sizeof(save[u].filt));
+			saved |= 1u << u;
+		}
+		ok = fits_one(p, &g->ev[i], ctr[i], b);
 		if (ok)
-			occupy_one(p, &g->ev[i], ctr[i], t);
+			occupy_one(p, &g->ev[i], ctr[i], b);
 	}
-	free(t);
+	for (unsigned u = 0; !ok && u < PLAT_MAX_UNITS; u++)
+		if (saved >> u & 1) {
+			memcpy(b->ctr[u], save[u].ctr, sizeof(save[u].ctr));
+			memcpy(b->filt_inst[u], save[u].filt_inst,
+			       sizeof(save[u].filt_inst));
+			memcpy(b->filt[u], save[u].filt, sizeof(save[u].filt));
+		}
 	return ok;
 }
 
@@ -440,15 +482,15 @@ unsigned sched_select(const struct platform *p, struct sched_group *const *g,
 		struct sched_group *x = ord[k];
 		int ctr[SCHED_MAX_EVENTS];
 
-		if (fits_at(p, x, x->ctr, busy)) {
-			memcpy(ctr, x->ctr, sizeof(ctr));
-		} else if (x->fixed ||
-			   sched_place_busy(p, x->ev, x->nev, busy, ctr, why,
-					    sizeof(why)) < 0) {
-			continue;
+		/* its previous (or fixed) placement, else a new one */
+		if (!try_occupy(p, x, x->ctr, busy)) {
+			if (x->fixed ||
+			    sched_place_busy(p, x->ev, x->nev, busy, ctr, why,
+					     sizeof(why)) < 0)
+				continue;
+			memcpy(x->ctr, ctr, x->nev * sizeof(int));
+			sched_occupy(p, x->ev, x->nev, x->ctr, busy);
 		}
-		memcpy(x->ctr, ctr, x->nev * sizeof(int));
-		sched_occupy(p, x->ev, x->nev, x->ctr, busy);
 		x->selected = true;
 		chosen++;
 	}
