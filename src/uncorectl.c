@@ -785,30 +785,51 @@ static void getopt_reset(void)
 	opterr = 0;
 }
 
+/*
+ * The start of a read-only command that takes no arguments: parses the
+ * common options, connects, GETs path into *r and, with --json, prints it
+ * as it came.  *show is true when the caller still has to render r.
+ * Returns the command's exit status so far; the caller frees r.
+ */
+static int simple_get(struct ctl *c, const struct command *cmd, int argc,
+		      char **argv, const char *path, struct reply *r,
+		      bool *show)
+{
+	static const struct option lo[] = { COMMON_OPTS, { 0 } };
+	int opt, rc;
+
+	memset(r, 0, sizeof(*r));
+	*show = false;
+	getopt_reset();
+	while ((opt = getopt_long(argc, argv, ":" COMMON_SHORT, lo, NULL)) != -1)
+		PARSE_COMMON(c, cmd, argc, argv, opt);
+	if ((rc = no_args(cmd, argc, argv)) || (rc = ctl_open(c)))
+		return rc;
+	if ((rc = api(c, "GET", path, NULL, r, 0)))
+		return rc;
+	if (c->json)
+		print_raw(r);
+	else
+		*show = true;
+	return 0;
+}
+
 /* ---- status ------------------------------------------------------------ */
 
 static int cmd_status(struct ctl *c, int argc, char **argv)
 {
-	static const struct option lo[] = { COMMON_OPTS, { 0 } };
 	const struct command *cmd = find_command("status");
 	struct json_object *o, *own;
 	struct reply r;
 	struct table t;
 	char b1[64];
 	double v;
-	int opt, rc;
+	bool show;
+	int rc;
 
-	getopt_reset();
-	while ((opt = getopt_long(argc, argv, ":" COMMON_SHORT, lo, NULL)) != -1)
-		PARSE_COMMON(c, cmd, argc, argv, opt);
-	if ((rc = no_args(cmd, argc, argv)) || (rc = ctl_open(c)))
-		return rc;
-	if ((rc = api(c, "GET", "/api/v1/status", NULL, &r, 0)))
+	rc = simple_get(c, cmd, argc, argv, "/api/v1/status", &r, &show);
+	if (!show)
 		goto out;
-	if (c->json) {
-		print_raw(&r);
-		goto out;
-	}
 	o = r.json;
 	own = jget(o, "ownership");
 	tbl_init(&t, "ll");
@@ -908,24 +929,16 @@ static void counter_desc(struct json_object *inst, int idx, char *buf,
 
 static int cmd_topology(struct ctl *c, int argc, char **argv)
 {
-	static const struct option lo[] = { COMMON_OPTS, { 0 } };
 	const struct command *cmd = find_command("topology");
 	struct reply r, rc_claims = { 0 };
 	struct json_object *socks;
 	size_t ns;
-	int opt, rc;
+	bool show;
+	int rc;
 
-	getopt_reset();
-	while ((opt = getopt_long(argc, argv, ":" COMMON_SHORT, lo, NULL)) != -1)
-		PARSE_COMMON(c, cmd, argc, argv, opt);
-	if ((rc = no_args(cmd, argc, argv)) || (rc = ctl_open(c)))
-		return rc;
-	if ((rc = api(c, "GET", "/api/v1/topology", NULL, &r, 0)))
+	rc = simple_get(c, cmd, argc, argv, "/api/v1/topology", &r, &show);
+	if (!show)
 		goto out;
-	if (c->json) {
-		print_raw(&r);
-		goto out;
-	}
 	/* Counters held by claims show the claim id; name their events too
 	 * (only the control socket lists claims: quietly skip elsewhere). */
 	if (strstr(r.body, "\"holder\":\"c") &&
@@ -1430,25 +1443,17 @@ out:
 
 static int cmd_claims(struct ctl *c, int argc, char **argv)
 {
-	static const struct option lo[] = { COMMON_OPTS, { 0 } };
 	const struct command *cmd = find_command("claims");
 	struct json_object *arr;
 	struct reply r;
 	struct table t;
 	size_t n;
-	int opt, rc;
+	bool show;
+	int rc;
 
-	getopt_reset();
-	while ((opt = getopt_long(argc, argv, ":" COMMON_SHORT, lo, NULL)) != -1)
-		PARSE_COMMON(c, cmd, argc, argv, opt);
-	if ((rc = no_args(cmd, argc, argv)) || (rc = ctl_open(c)))
-		return rc;
-	if ((rc = api(c, "GET", "/api/v1/claims", NULL, &r, 0)))
+	rc = simple_get(c, cmd, argc, argv, "/api/v1/claims", &r, &show);
+	if (!show)
 		goto out;
-	if (c->json) {
-		print_raw(&r);
-		goto out;
-	}
 	arr = jarr(r.json, "claims", &n);
 	if (!n) {
 		printf("no claims\n");

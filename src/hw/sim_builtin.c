@@ -118,6 +118,35 @@ static int bi_add(struct workload *w, unsigned cap, const struct wl_key *k,
 	return 0;
 }
 
+
+/*
+ * An empty built-in workload of plat with topology *topo and room for cap
+ * rate keys over BI_PHASES phases of BI_PHASE_S seconds.  NULL on ENOMEM;
+ * the caller frees it with wl_free().
+ */
+static struct workload *bi_new(const struct platform *plat,
+			       const struct wl_topology *topo, unsigned cap)
+{
+	struct workload *w = calloc(1, sizeof(*w));
+
+	if (!w)
+		return NULL;
+	w->source = strdup("(built-in)");
+	w->plat = plat;
+	w->topo = *topo;
+	w->nphases = BI_PHASES;
+	w->phase_s = calloc(BI_PHASES, sizeof(*w->phase_s));
+	w->keys = calloc(cap + 1, sizeof(*w->keys));
+	w->rates = calloc((size_t)(cap + 1) * BI_PHASES, sizeof(*w->rates));
+	if (!w->source || !w->phase_s || !w->keys || !w->rates) {
+		wl_free(w);
+		return NULL;
+	}
+	for (unsigned p = 0; p < BI_PHASES; p++)
+		w->phase_s[p] = BI_PHASE_S;
+	w->period_s = BI_PHASES * BI_PHASE_S;
+	return w;
+}
 static int skl_builtin(const struct platform *plat, struct workload **out)
 {
 	const struct unit_type *imc;
@@ -129,26 +158,12 @@ static int skl_builtin(const struct platform *plat, struct workload **out)
 	imc = plat_unit(plat, "imc", &imc_idx);
 	cap = (unsigned)plat->nevents + (imc ? imc->nfreerun : 0);
 
-	w = calloc(1, sizeof(*w));
+	w = bi_new(plat, &(struct wl_topology){ .sockets = 1, .cbo_count = 4,
+						.mchbar = 0xfed10001,
+						.has_mchbar = true,
+						.uclk_hz = BI_UCLK }, cap);
 	if (!w)
 		return -ENOMEM;
-	w->source = strdup("(built-in)");
-	w->plat = plat;
-	w->topo = (struct wl_topology){ .sockets = 1, .cbo_count = 4,
-					.mchbar = 0xfed10001,
-					.has_mchbar = true,
-					.uclk_hz = BI_UCLK };
-	w->nphases = BI_PHASES;
-	w->phase_s = calloc(BI_PHASES, sizeof(*w->phase_s));
-	w->keys = calloc(cap + 1, sizeof(*w->keys));
-	w->rates = calloc((size_t)(cap + 1) * BI_PHASES, sizeof(*w->rates));
-	if (!w->source || !w->phase_s || !w->keys || !w->rates) {
-		wl_free(w);
-		return -ENOMEM;
-	}
-	for (unsigned p = 0; p < BI_PHASES; p++)
-		w->phase_s[p] = BI_PHASE_S;
-	w->period_s = BI_PHASES * BI_PHASE_S;
 
 	for (size_t i = 0; i < plat->nevents && r == 0; i++) {
 		const struct event *ev = &plat->events[i];
@@ -481,28 +496,14 @@ static int hsx_builtin(const struct platform *plat, struct workload **out)
 	for (unsigned ui = 0; plat->units[ui]; ui++)
 		cap += plat->units[ui]->nfreerun;
 
-	w = calloc(1, sizeof(*w));
+	w = bi_new(plat, &(struct wl_topology){ .sockets = 2, .cbo_count = 18,
+						.sbox_count = 4, .ha_count = 2,
+						.imc_channels = 8, .qpi_ports = 2,
+						.r3qpi_links = 2,
+						.uclk_hz = HSX_BI_UCLK,
+						.dclk_hz = HSX_BI_DCLK }, cap);
 	if (!w)
 		return -ENOMEM;
-	w->source = strdup("(built-in)");
-	w->plat = plat;
-	w->topo = (struct wl_topology){ .sockets = 2, .cbo_count = 18,
-					.sbox_count = 4, .ha_count = 2,
-					.imc_channels = 8, .qpi_ports = 2,
-					.r3qpi_links = 2,
-					.uclk_hz = HSX_BI_UCLK,
-					.dclk_hz = HSX_BI_DCLK };
-	w->nphases = BI_PHASES;
-	w->phase_s = calloc(BI_PHASES, sizeof(*w->phase_s));
-	w->keys = calloc(cap + 1, sizeof(*w->keys));
-	w->rates = calloc((size_t)(cap + 1) * BI_PHASES, sizeof(*w->rates));
-	if (!w->source || !w->phase_s || !w->keys || !w->rates) {
-		wl_free(w);
-		return -ENOMEM;
-	}
-	for (unsigned p = 0; p < BI_PHASES; p++)
-		w->phase_s[p] = BI_PHASE_S;
-	w->period_s = BI_PHASES * BI_PHASE_S;
 
 	for (size_t i = 0; i < plat->nevents && r == 0; i++)
 		r = hsx_bi_event(w, cap, &plat->events[i]);
