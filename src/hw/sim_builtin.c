@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "hw/sim_workload.h"
+#include "sched.h"	/* event modifiers, as the daemon reads them */
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -222,8 +223,8 @@ static int skl_builtin(const struct platform *plat, struct workload **out)
  * events consistent:
  *
  *  - LLC_LOOKUP (every unit mask; an EVF_FILTER0 event) has one key per
- *    box-filter value the platform's headline quantities use
- *    (plat_hsx.qty_filters): with FILTER0.state = 0x3F it counts lookups,
+ *    box-filter value the platform's headline quantities use (their
+ *    events' :filter0= modifiers): with FILTER0.state = 0x3F it counts lookups,
  *    with state = I (0x01) misses; with any other FILTER0 value nothing;
  *  - CAS_COUNT.RD = misses, .WR = 0.4 x misses (per socket, split over the
  *    channels), .ALL their sum; HA REQUESTS.READS/WRITES equal them, 80%
@@ -459,16 +460,22 @@ static int hsx_bi_event(struct workload *w, unsigned cap,
 	k.enc = event_enc_of(ev);
 	k.ext = ev->ev_sel_ext && u->ev_ext_bit;
 	if (ev->flags & EVF_FILTER0) {
-		/* one key per FILTER0 value a headline quantity uses */
-		for (size_t i = 0; i < p->nqty_filters && r == 0; i++) {
-			const struct plat_qty_filter *qf = &p->qty_filters[i];
+		/* One key per FILTER0 value a headline quantity uses: the
+		 * value is read from the quantity's event as the daemon will
+		 * count it (its :filter0= modifier), so the two cannot drift
+		 * apart. */
+		for (size_t i = 0; i < p->nqty && r == 0; i++) {
+			struct evspec qe;
+			char why[160];
 			enum hq base;
 
-			if (!(qf->flag & EVF_FILTER0) ||
-			    !hsx_bi_qty_base(qf->q, &base))
+			if (sched_resolve(p, p->qty[i].event, true, &qe, why,
+					  sizeof(why)) < 0 ||
+			    !(qe.filt_set & 1) ||
+			    !hsx_bi_qty_base(p->qty[i].q, &base))
 				continue;
 			k.has_filter0 = true;
-			k.filter0 = qf->value;
+			k.filter0 = qe.filt[0];
 			key_text(&k, ev->unit);
 			r = hsx_bi_add(w, cap, &k, base, rule ? rule->frac : 0.01);
 		}
@@ -492,7 +499,7 @@ static int hsx_builtin(const struct platform *plat, struct workload **out)
 	*out = NULL;
 	for (size_t i = 0; i < plat->nevents; i++)
 		cap += 1 + (plat->events[i].flags & EVF_FILTER0 ?
-			    (unsigned)plat->nqty_filters : 0);
+			    (unsigned)plat->nqty : 0);
 	for (unsigned ui = 0; plat->units[ui]; ui++)
 		cap += plat->units[ui]->nfreerun;
 

@@ -395,14 +395,6 @@ struct plat_qty_src {
 				   ("channel", "port"); NULL: per socket only */
 };
 
-/* The value a box filter register must hold while quantity q counts. */
-struct plat_qty_filter {
-	enum plat_qty q;
-	uint32_t flag;		/* EVF_*: which filter register(s) of the
-				   quantity's unit */
-	uint64_t value;		/* the whole register value */
-};
-
 struct platform {
 	const char *id;		/* "skl" */
 	const char *name;	/* human name */
@@ -423,12 +415,6 @@ struct platform {
 	const struct plat_qty_src *qty;
 	size_t nqty;
 	const char *const *baseline;	/* default events, NULL-terminated */
-	/* ---- appended for hsx; NULL / 0 = none ---- */
-	/* Box-filter values a headline quantity needs (hsx LLC lookups and
-	 * misses: the same event with CBo FILTER0.state 0x3F or 0x01,
-	 * DESIGN.md section 7). */
-	const struct plat_qty_filter *qty_filters;
-	size_t nqty_filters;
 };
 
 /* All supported platforms, NULL-terminated. */

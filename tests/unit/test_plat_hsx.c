@@ -988,13 +988,26 @@ static void test_catalog(void)
 		   (int)P->qty[i].q, P->qty[i].event);
 	for (unsigned i = 0; P->baseline[i]; i++)
 		ok(resolves(P->baseline[i]), "baseline %s", P->baseline[i]);
-	ok(P->nqty_filters == 2 &&
-	   P->qty_filters[0].q == Q_LLC_LOOKUPS &&
-	   P->qty_filters[0].flag == EVF_FILTER0 &&
-	   P->qty_filters[0].value == 0x7E0000 &&
-	   P->qty_filters[1].q == Q_LLC_MISSES &&
-	   P->qty_filters[1].value == 0x20000,
-	   "LLC lookups: FILTER0.state 0x3F (0x7E0000), misses 0x01 (0x20000)");
+	{
+		struct evspec lk, ms;
+		char why[160];
+		bool got = false;
+
+		for (size_t i = 0; i < P->nqty; i++) {
+			if (P->qty[i].q == Q_LLC_LOOKUPS)
+				got |= sched_resolve(P, P->qty[i].event, false, &lk,
+						     why, sizeof(why)) == 0;
+			if (P->qty[i].q == Q_LLC_MISSES)
+				got &= sched_resolve(P, P->qty[i].event, false, &ms,
+						     why, sizeof(why)) == 0;
+		}
+		ok(got && lk.ev == ms.ev && strcmp(lk.ev->name, "UNC_C_LLC_LOOKUP.ANY") == 0 &&
+		   lk.filt[0] == 0x7E0000 && ms.filt[0] == 0x20000 &&
+		   (lk.filt_set & 1) && (ms.filt_set & 1),
+		   "LLC lookups: FILTER0.state 0x3F (0x7E0000), misses 0x01 (0x20000)");
+		ok(got && lk.split_n == 2 && ms.split_n == 2 && lk.split_k != ms.split_k,
+		   "lookups and misses on complementary halves of the CBos");
+	}
 }
 
 /* ---- node ID -> package ----------------------------------------------- */

@@ -781,7 +781,7 @@ static void test_filters(struct hw *hw)
 	uint64_t c0, c1;
 
 	/* LLC_LOOKUP.ANY on CBo 2 counter 0 with the two headline FILTER0
-	 * values (plat_hsx.qty_filters) */
+	 * values (the :filter0= of plat_hsx's quantity events) */
 	wr(hw, hw_msr(0, 0xE21), ctl_of("UNC_C_LLC_LOOKUP.ANY", 0));
 	wr(hw, hw_msr(0, 0xE25), F0_ANY);
 	c0 = rd(hw, hw_msr(0, 0xE28));
