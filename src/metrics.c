@@ -94,28 +94,21 @@ static void per_series(struct prom *w, const struct program *p,
 	}
 }
 
-/* Adds, per (socket, instance), quantity q's series totals to out. */
+/* Adds, per (socket, instance), quantity q's series totals to out and
+ * marks in seen[socket] (bit i) the instances that count it. */
 static bool per_inst(const struct program *p, const uint64_t *totals,
-		     enum plat_qty q, uint64_t out[PLAT_MAX_SOCKETS][PLAT_MAX_INST])
+		     enum plat_qty q, uint64_t out[PLAT_MAX_SOCKETS][PLAT_MAX_INST],
+		     uint32_t seen[PLAT_MAX_SOCKETS])
 {
 	if (p->qty_ev[q] < 0)
 		return false;
 	for (unsigned i = 0; i < p->ns; i++)
-		if (p->sev[i] == p->qty_ev[q] && p->slot[i].inst < PLAT_MAX_INST)
+		if (p->sev[i] == p->qty_ev[q] && p->slot[i].inst < PLAT_MAX_INST) {
 			out[p->slot[i].socket][p->slot[i].inst] +=
 				totals[i] * p->qty_scale[q];
+			seen[p->slot[i].socket] |= 1u << p->slot[i].inst;
+		}
 	return true;
-}
-
-/* Is instance i of the quantity's unit counted on socket s? */
-static bool inst_counted(const struct program *p, enum plat_qty q,
-			 unsigned s, unsigned i)
-{
-	for (unsigned k = 0; k < p->ns; k++)
-		if (p->sev[k] == p->qty_ev[q] && p->slot[k].socket == s &&
-		    p->slot[k].inst == i)
-			return true;
-	return false;
 }
 
 /* A per-socket counter family whose quantities carry a label value. */
@@ -156,19 +149,20 @@ static void inst_samples(struct prom *w, const struct program *p,
 			 const uint64_t *totals, enum plat_qty q)
 {
 	uint64_t v[PLAT_MAX_SOCKETS][PLAT_MAX_INST] = { { 0 } };
+	uint32_t seen[PLAT_MAX_SOCKETS] = { 0 };
 	const char *label = NULL;
 
 	for (size_t k = 0; k < p->plat->nqty; k++)
 		if (p->plat->qty[k].q == q)
 			label = p->plat->qty[k].inst_label;
-	if (!label || !per_inst(p, totals, q, v))
+	if (!label || !per_inst(p, totals, q, v, seen))
 		return;
 	for (unsigned s = 0; s < p->topo->nsockets; s++)
 		for (unsigned i = 0; i < PLAT_MAX_INST; i++) {
 			const char *l[] = { "socket", metrics_num(s), label,
 					    metrics_num(i), NULL };
 
-			if (inst_counted(p, q, s, i))
+			if (seen[s] >> i & 1)
 				prom_sample_u64(w, NULL, l, v[s][i]);
 		}
 }
@@ -251,9 +245,10 @@ static void uncore_families(struct prom *w, const struct program *p,
 	if (st->qty_present >> Q_QPI_DATA_BYTES & 1) {
 		uint64_t d[PLAT_MAX_SOCKETS][PLAT_MAX_INST] = { { 0 } };
 		uint64_t n[PLAT_MAX_SOCKETS][PLAT_MAX_INST] = { { 0 } };
-		bool nd = per_inst(p, totals, Q_QPI_NONDATA_BYTES, n);
+		uint32_t seen[PLAT_MAX_SOCKETS] = { 0 }, nseen[PLAT_MAX_SOCKETS] = { 0 };
+		bool nd = per_inst(p, totals, Q_QPI_NONDATA_BYTES, n, nseen);
 
-		per_inst(p, totals, Q_QPI_DATA_BYTES, d);
+		per_inst(p, totals, Q_QPI_DATA_BYTES, d, seen);
 		prom_family(w, "uncore_qpi_data_bytes_total", PROM_COUNTER, NULL,
 			    "QPI data sent, per port: data flits x 8 bytes "
 			    "(manual 2.9.5 QPI_DATA_BW).");
@@ -262,7 +257,7 @@ static void uncore_families(struct prom *w, const struct program *p,
 				const char *l[] = { "socket", metrics_num(s), "port",
 						    metrics_num(i), NULL };
 
-				if (inst_counted(p, Q_QPI_DATA_BYTES, s, i))
+				if (seen[s] >> i & 1)
 					prom_sample_u64(w, NULL, l, d[s][i]);
 			}
 		if (nd) {
@@ -274,7 +269,7 @@ static void uncore_families(struct prom *w, const struct program *p,
 					const char *l[] = { "socket", metrics_num(s),
 							    "port", metrics_num(i), NULL };
 
-					if (inst_counted(p, Q_QPI_DATA_BYTES, s, i))
+					if (seen[s] >> i & 1)
 						prom_sample_u64(w, NULL, l,
 								d[s][i] + n[s][i]);
 				}
