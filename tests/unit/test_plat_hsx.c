@@ -990,7 +990,6 @@ static void test_catalog(void)
 		ok(resolves(P->baseline[i]), "baseline %s", P->baseline[i]);
 	{
 		struct evspec lk, ms;
-		char why[160];
 		bool got = false;
 
 		for (size_t i = 0; i < P->nqty; i++) {
