@@ -35,6 +35,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "build-info.h"
+
 #ifndef RUNSTATEDIR
 #define RUNSTATEDIR "/run"
 #endif
@@ -1765,7 +1767,9 @@ int main(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "+:" COMMON_SHORT "V", lo, NULL)) != -1) {
 		switch (opt) {
 		case 'V':
-			printf("uncorectl (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION);
+			printf("uncorectl (%s) %s (revision %s, built %s)\n",
+			       PACKAGE_NAME, PACKAGE_VERSION, UNCORED_REVISION,
+			       UNCORED_BUILD_DATE);
 			return 0;
 		default:
 			if ((rc = common_opt(&c, NULL, opt, argv)))
