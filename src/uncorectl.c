@@ -674,7 +674,8 @@ static int usage_error(const struct command *cmd, const char *fmt, ...)
 
 static const char common_help[] =
 	"  -j, --json         print the daemon's JSON instead of a table\n"
-	"  -s, --socket PATH  control socket (default " DEFAULT_SOCKET ")\n"
+	"  -s, --socket PATH  control socket (default $UNCORED_SOCKET, else\n"
+	"                     " DEFAULT_SOCKET ")\n"
 	"  -u, --url URL      talk to a TCP listener, http://HOST:PORT\n"
 	"                     (read-only commands only)\n"
 	"  -h, --help         this help\n";
@@ -1761,7 +1762,11 @@ int main(int argc, char **argv)
 	};
 	struct ctl c = { .socket = DEFAULT_SOCKET };
 	const struct command *cmd;
+	const char *env = getenv("UNCORED_SOCKET");
 	int opt, rc;
+
+	if (env && *env)		/* --socket still overrides it */
+		c.socket = env;
 
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "+:" COMMON_SHORT "V", lo, NULL)) != -1) {
