@@ -45,6 +45,18 @@ rm "$T/tarball/src/REVISION"
 (unset SOURCE_DATE_EPOCH; sh "$gen" "$T/tarball" "$T/bi3.h")
 like "$(cat "$T/bi3.h")" 'UNCORED_REVISION "unknown"' "neither: revision unknown, still builds"
 
+# ---- docs that match the build ------------------------------------------------
+# The man pages are generated with the configured paths (as --help shows
+# them), and the README and doc/ stand on their own.
+conf_path=$("$UNCORED" --help | sed -n 's/.*configuration (default \(.*\))$/\1/p')
+like "$(cat "$top_builddir/doc/uncored.8")" ".IR $conf_path ." \
+	"uncored(8) names the configured $conf_path"
+like "$(cat "$top_builddir/doc/uncored.conf.5")" "$conf_path" "and uncored.conf(5)"
+left=$(grep -l '@[a-z]*@' "$top_builddir"/doc/*.[158] 2>/dev/null)
+is "$left" "" "no @placeholder@ is left in the generated man pages"
+refs=$(cd "$top_srcdir" && grep -l 'DESIGN\.md' README doc/*.md doc/*.in 2>/dev/null)
+is "$refs" "" "README and doc/ do not send the reader to DESIGN.md (not shipped)"
+
 # ---- the platform list ----------------------------------------------------
 help=$("$UNCORED" --help)
 like "$help" "skl, hsx" "--help lists every platform for --simulate"
