@@ -53,8 +53,9 @@ SOURCE = "jaketown-uncore V24"     # struct event.source of JSON entries
 # Boxes.  data "Unit" -> (catalog unit, name prefix, programmable counters).
 # Counter counts: Linux arch/x86/events/intel/uncore_snbep.c
 # (snbep_uncore_ubox .num_counters = 2, cbox 4, pcu 4, ha 4, imc 4, qpi 4,
-# r2pcie 4, r3qpi 3); the UBox's two also in 327043 Table 2-2
-# (U_MSR_PMON_CTL{1-0}).
+# r2pcie 4, r3qpi 3) and 327043-001 (Intel Xeon Processor E5-2600 Product
+# Family Uncore Performance Monitoring Guide; the UBox pages are
+# ../shared/manuals/002_b29017651aeb2c5a.txt, Table 2-2 U_MSR_PMON_CTL{1-0}).
 # ---------------------------------------------------------------------------
 UNITS = {
     "UBOX": ("ubox", "UNC_U_", 2),
@@ -71,10 +72,12 @@ UNIT_ORDER = ["ubox", "cbo", "ha", "imc", "pcu", "qpi", "r2pcie", "r3qpi"]
 # Units of the data that have no PMON box on this part: every event of
 # theirs is left out (and listed in the report).  name -> reason.
 NOT_APPLICABLE_UNITS = {
-    "IRP": "E5-2600 v1 has no IRP PMON box: the Linux kernel's SNB-EP "
+    "IRP": "E5-2600 v1 has no IRP PMON box: the manual's box list "
+           "(327043 Table 1-1, sections 2.2-2.9) has UBox, CBo, HA, iMC, "
+           "PCU, QPI, R2PCIe and R3QPI only, the Linux kernel's SNB-EP "
            "uncore (uncore_snbep.c snbep_pci_uncores[]) has HA, iMC, QPI, "
            "R2PCIe and R3QPI and no IRP (IRP appears with IvyTown, "
-           "ivbep_uncore_irp, PCI 0x0e39), and perf's own Jaketown event "
+           "ivbep_uncore_irp), and perf's own Jaketown event "
            "list (tools/perf/pmu-events/arch/x86/jaketown/uncore-io.json) "
            "has only R2PCIe events.  The 37 UNC_I_ events match the "
            "IvyTown IRP's event list.",
@@ -118,38 +121,42 @@ FILTER_ITEM = re.compile(r"^([A-Za-z_0-9]+?)\[(\d+):(\d+)\]$")
 TO_FIXED = {
     "UNC_U_CLOCKTICKS": (
         "ubox_fixed", "EVF_FIXED",
-        "327043 2.2.3.2; uncore_snbep.c",
-        "UBox fixed counter U_MSR_PMON_UCLK_FIXED_CTR (MSR 0xC09, enable "
-        "in U_MSR_PMON_UCLK_FIXED_CTL 0xC08): 48-bit count of uncore "
+        "327043 Tables 2-4/2-5",
+        "UBox fixed counter U_MSR_PMON_UCLK_FIXED_CTR (MSR 0xC09; enable: "
+        "bit 22 of U_MSR_PMON_UCLK_FIXED_CTL, 0xC08): count of uncore "
         "clocks (UCLK).",
         "data: code 0x00 on counters 0,1 with description \"tbd\"; the "
-        "manual fragment (327043 2.2.3.2) says the UBox has a fixed "
+        "manual (327043 2.2.3.2, Tables 2-4/2-5) gives the UBox a fixed "
         "counter that increments at UCLK, the kernel counts UBox clockticks "
-        "only there (snbep_uncore_ubox .fixed_ctr 0xc09, .fixed_ctl 0xc08, "
-        "48 bits), and no source lists a code-0 event for the UBox's "
-        "programmable counters"),
+        "only there (snbep_uncore_ubox .fixed_ctr 0xc09, .fixed_ctl 0xc08), "
+        "and the manual's UBox event table (Table 2-6) and every other "
+        "source list no code-0 event for the programmable counters"),
     "UNC_M_CLOCKTICKS": (
         "imc_fixed", "EVF_FIXED",
-        "uncore_snbep.c",
+        "327043 Table 2-59",
         "iMC channel fixed counter MC_CHy_PCI_PMON_FIXED_CTR (config "
-        "0xD0, control MC_CHy_PCI_PMON_FIXED_CTL 0xF0): 48-bit count of "
+        "0xD0+0xD4; control MC_CHy_PCI_PMON_FIXED_CTL, 0xF0): count of "
         "DRAM clocks (DCLK).",
         "data: code 0x00 on counters 0-3, but its own description says "
         "\"Uncore Fixed Counter - uclks\" (and MSRValue is spelt \"0x0\", "
         "the only such entry); the kernel's imc \"clockticks\" is the fixed "
         "counter (event=0xff, snbep_uncore_imc .fixed_ctr 0xd0, .fixed_ctl "
-        "0xf0, 48 bits)"),
+        "0xf0), the register 327043 Table 2-59 lists"),
 }
 
 # Free-running counters the data does not list: (name, unit, flag,
-# source, desc).  PCU core C-state residency: uncore_snbep.c
-# SNBEP_PCU_MSR_CORE_C3_CTR 0x3fc, SNBEP_PCU_MSR_CORE_C6_CTR 0x3fd (same
-# MSRs and names as hsx 331051 Tables 2-161/2-162).
+# source, desc).  PCU core C-state residency: 327043 2.6.3.1 (p.73) "Fixed
+# (Non-PMON) Counters" PCU_MSR_CORE_C3_CTR 0x3FC and PCU_MSR_CORE_C6_CTR
+# 0x3FD, 64 bits, outside PMON ("can't be frozen or reset", 2.6.3.1);
+# the kernel defines the same (SNBEP_PCU_MSR_CORE_C3_CTR/_C6_CTR).  Names
+# as the hsx catalog's for the same MSRs.
 EXTRA_COUNTERS = [
-    ("UNC_P_CORE_CC3_CTR", "pcu_cstate", "EVF_FREERUN", "uncore_snbep.c",
-     "Free-running 64-bit MSR 0x3FC: cycles one of the cores is in C3."),
-    ("UNC_P_CORE_CC6_CTR", "pcu_cstate", "EVF_FREERUN", "uncore_snbep.c",
-     "Free-running 64-bit MSR 0x3FD: cycles one of the cores is in C6."),
+    ("UNC_P_CORE_CC3_CTR", "pcu_cstate", "EVF_FREERUN", "327043 2.6.3.1",
+     "Free-running 64-bit MSR 0x3FC (PCU_MSR_CORE_C3_CTR): cycles one of "
+     "the cores is in C3."),
+    ("UNC_P_CORE_CC6_CTR", "pcu_cstate", "EVF_FREERUN", "327043 2.6.3.1",
+     "Free-running 64-bit MSR 0x3FD (PCU_MSR_CORE_C6_CTR): cycles one of "
+     "the cores is in C6."),
 ]
 
 # ExtSel values that the box's control register cannot carry:

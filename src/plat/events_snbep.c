@@ -2730,33 +2730,33 @@ const struct event snbep_events[] = {
 	{ .name = "UNC_U_CLOCKTICKS", .unit = "ubox_fixed",
 	  .code = 0x00, .umask = 0x00, .ctr_mask = 0x0,
 	  .flags = EVF_FIXED,
-	  .desc = "UBox fixed counter U_MSR_PMON_UCLK_FIXED_CTR (MSR 0xC09, "
-	    "enable in U_MSR_PMON_UCLK_FIXED_CTL 0xC08): 48-bit count of "
+	  .desc = "UBox fixed counter U_MSR_PMON_UCLK_FIXED_CTR (MSR 0xC09; "
+	    "enable: bit 22 of U_MSR_PMON_UCLK_FIXED_CTL, 0xC08): count of "
 	    "uncore clocks (UCLK).",
-	  .source = "327043 2.2.3.2; uncore_snbep.c" },
+	  .source = "327043 Tables 2-4/2-5" },
 
 	/* imc_fixed (not an event select) */
 	{ .name = "UNC_M_CLOCKTICKS", .unit = "imc_fixed",
 	  .code = 0x00, .umask = 0x00, .ctr_mask = 0x0,
 	  .flags = EVF_FIXED,
 	  .desc = "iMC channel fixed counter MC_CHy_PCI_PMON_FIXED_CTR "
-	    "(config 0xD0, control MC_CHy_PCI_PMON_FIXED_CTL 0xF0): 48-bit "
+	    "(config 0xD0+0xD4; control MC_CHy_PCI_PMON_FIXED_CTL, 0xF0): "
 	    "count of DRAM clocks (DCLK).",
-	  .source = "uncore_snbep.c" },
+	  .source = "327043 Table 2-59" },
 
 	/* pcu_cstate (not an event select) */
 	{ .name = "UNC_P_CORE_CC3_CTR", .unit = "pcu_cstate",
 	  .code = 0x00, .umask = 0x00, .ctr_mask = 0x0,
 	  .flags = EVF_FREERUN,
-	  .desc = "Free-running 64-bit MSR 0x3FC: cycles one of the cores is "
-	    "in C3.",
-	  .source = "uncore_snbep.c" },
+	  .desc = "Free-running 64-bit MSR 0x3FC (PCU_MSR_CORE_C3_CTR): "
+	    "cycles one of the cores is in C3.",
+	  .source = "327043 2.6.3.1" },
 	{ .name = "UNC_P_CORE_CC6_CTR", .unit = "pcu_cstate",
 	  .code = 0x00, .umask = 0x00, .ctr_mask = 0x0,
 	  .flags = EVF_FREERUN,
-	  .desc = "Free-running 64-bit MSR 0x3FD: cycles one of the cores is "
-	    "in C6.",
-	  .source = "uncore_snbep.c" },
+	  .desc = "Free-running 64-bit MSR 0x3FD (PCU_MSR_CORE_C6_CTR): "
+	    "cycles one of the cores is in C6.",
+	  .source = "327043 2.6.3.1" },
 };
 
 _Static_assert(sizeof(snbep_events) / sizeof(snbep_events[0]) ==
