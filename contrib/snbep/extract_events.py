@@ -25,10 +25,13 @@ the data is an error too, so the tables cannot silently rot.
 doc/hardware-notes.md ("Xeon E5-2600/4600 v1 (snbep)", "Event catalog
 corrections") lists the same decisions for readers.
 
-Standard library only.
+Standard library only.  The description and C-literal helpers (short,
+c_str, wrap_str) are the hsx generator's, loaded from
+contrib/hsx/extract_events.py, so both catalogs are written alike.
 """
 import argparse
 import difflib
+import importlib.util
 import json
 import os
 import re
@@ -36,6 +39,22 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.normpath(os.path.join(HERE, "..", ".."))
+
+
+def _hsx_generator():
+    """The hsx catalog generator, for the text and C-literal helpers both
+    catalogs share (its main() only runs as a script)."""
+    path = os.path.join(HERE, "..", "hsx", "extract_events.py")
+    spec = importlib.util.spec_from_file_location("hsx_extract_events", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+_hsx = _hsx_generator()
+short = _hsx.short            # first sentence(s) of a description
+c_str = _hsx.c_str            # a C string literal
+wrap_str = _hsx.wrap_str      # a C string literal wrapped at 79 columns
 DATA_DEFAULT = os.path.normpath(
     os.path.join(TOP, "..", "shared", "data",
                  "intel-perfmon-jaketown-uncore.json"))
@@ -322,30 +341,6 @@ def filter_flags(name, text):
     return flags
 
 
-def sentences(s):
-    """Splits prose into sentences (naively, at '. ' before a capital)."""
-    parts = re.split(r"(?<=[.!?])\s+(?=[A-Z(\"])", s.strip())
-    out = []
-    for p in parts:
-        if out and re.search(r"\b(?:e\.g|i\.e|vs|etc|w/)\.$", out[-1]):
-            out[-1] += " " + p
-        else:
-            out.append(p)
-    return [p for p in out if p]
-
-
-def short(s, minlen=40, limit=200):
-    """First sentence of s, and the next ones while it is shorter than
-    minlen and the result stays under limit."""
-    ss = sentences(re.sub(r"\s+", " ", s))
-    out = ss[0]
-    for p in ss[1:]:
-        if len(out) >= minlen or len(out) + 1 + len(p) > limit:
-            break
-        out += " " + p
-    return out
-
-
 def describe(e):
     """The entry's description: the data's BriefDescription ("Title;
     unit mask"), then the first sentence(s) of its PublicDescription when
@@ -536,29 +531,6 @@ def build(doc):
 # ===========================================================================
 # Writing C
 # ===========================================================================
-
-
-def c_str(s):
-    return '"%s"' % s.replace("\\", "\\\\").replace('"', '\\"')
-
-
-def wrap_str(prefix, s, width=79):
-    """'\t  ' + prefix + s as C string literals, continued on lines
-    indented '\t    ', no line (tab = 8 columns) wider than width."""
-    words = s.split(" ")
-    lines, cur = [], ""
-    budget = width - 8 - 2 - len(prefix) - 3      # quotes and comma
-    for k, w in enumerate(words):
-        piece = w + (" " if k < len(words) - 1 else "")
-        if cur and len(cur) + len(piece) > budget:
-            lines.append(cur)
-            cur = ""
-            budget = width - 8 - 4 - 3
-        cur += piece
-    lines.append(cur)
-    out = ["\t  " + prefix + c_str(lines[0])]
-    out += ["\t    " + c_str(x) for x in lines[1:]]
-    return "\n".join(out)
 
 
 def flags_expr(flags):
