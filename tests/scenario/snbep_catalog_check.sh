@@ -84,6 +84,15 @@ refused "unknown filter item 'Foo[3:0]'" "an unknown filter register"
 edit UNC_R2_RxR_AK_BOUNCES ExtSel 1
 refused "ExtSel 1 on a r2pcie event" "an extension bit the box lacks"
 
+# Another version of the data is refused until the tables are reviewed.
+python3 - "$DATA" >"$T/data.json" <<'EOF'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+doc["Header"]["Version"] = "25"
+json.dump(doc, sys.stdout, indent=1)
+EOF
+refused "version '25'" "a new version of the data"
+
 out=$(python3 "$GEN" --data "$DATA" --report 2>&1); rc=$?
 is "$rc" 0 "--report runs"
 like "$out" "total 505 (of 540 data events)" "--report counts 505 entries"

@@ -241,6 +241,47 @@ static void test_fields(void)
 	       "EVF_FREERUN entries");
 }
 
+/* Every filter text names registers of its flag only: CBoFilter and
+ * UBoxFilter the box's filter 0, PCUFilter the band filter, HA_* the HA
+ * match, Q_Py_PCI_PMON_PKT_* the QPI match/mask. */
+static void test_filter_flags(void)
+{
+	static const struct {
+		const char *unit, *reg;
+		uint32_t flag;
+	} map[] = {
+		{ "cbo", "CBoFilter[", EVF_FILTER0 },
+		{ "ubox", "UBoxFilter[", EVF_FILTER0 },
+		{ "pcu", "PCUFilter[", EVF_PCU_BAND },
+		{ "ha", "HA_", EVF_HA_MATCH },
+		{ "qpi", "Q_Py_PCI_PMON_PKT_", EVF_QPI_MATCH },
+	};
+	size_t bad = 0, filtered = 0;
+
+	for (size_t i = 0; i < snbep_nevents; i++) {
+		const struct event *e = &snbep_events[i];
+		int hit = 0;
+
+		if (!e->filter)
+			continue;
+		filtered++;
+		for (size_t m = 0; m < ARRAY_SIZE(map); m++)
+			if (strcmp(e->unit, map[m].unit) == 0 &&
+			    strncmp(e->filter, map[m].reg,
+				    strlen(map[m].reg)) == 0 &&
+			    e->flags == map[m].flag)
+				hit = 1;
+		if (!hit) {
+			bad++;
+			printf("# %s: filter \"%s\" with flags 0x%x\n", e->name,
+			       e->filter, (unsigned)e->flags);
+		}
+	}
+	/* CBo 20, UBox 2, PCU 12 (one inferred), HA 1, QPI 1 (inferred) */
+	is_int(filtered, 36, "36 entries need a filter");
+	is_int(bad, 0, "each filter text matches its unit's flag");
+}
+
 /* Expected values of one entry. */
 struct want {
 	const char *name, *unit;
@@ -413,6 +454,7 @@ int main(void)
 	test_counts();
 	test_unique();
 	test_fields();
+	test_filter_flags();
 	for (size_t i = 0; i < ARRAY_SIZE(wants); i++)
 		check(&wants[i]);
 	test_corrections();
