@@ -45,6 +45,8 @@ def _hsx_generator():
     """The hsx catalog generator, for the text and C-literal helpers both
     catalogs share (its main() only runs as a script)."""
     path = os.path.join(HERE, "..", "hsx", "extract_events.py")
+    # no __pycache__ in the source tree: `make dist` ships contrib/ whole
+    sys.dont_write_bytecode = True
     spec = importlib.util.spec_from_file_location("hsx_extract_events", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
