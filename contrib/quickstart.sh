@@ -123,6 +123,7 @@ demo)
 	install_deps $DEMO_DEPS
 	build "$B"
 	log=$B/uncored-demo.log
+	: >"$log"	# here, not in the child: the wait below reads it at once
 	"$B/uncored" --foreground -c conf/uncored.conf \
 		--simulate --workload conf/workloads/skl-default.json \
 		--control-socket "$B/uncored.sock" "$@" 2>"$log" &
