@@ -50,6 +50,11 @@ void log_init(const char *progname, enum log_level max)
 	atomic_store(&log_journal, log_stderr_is_journal());
 }
 
+void log_set_journal(bool journal)
+{
+	atomic_store(&log_journal, journal);
+}
+
 void log_set_level(enum log_level max)
 {
 	atomic_store(&log_max, (int)max);

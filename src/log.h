@@ -23,6 +23,9 @@ void log_init(const char *progname, enum log_level max);
 void log_set_level(enum log_level max);
 /* Is stderr the stream systemd connected to the journal? */
 bool log_stderr_is_journal(void);
+/* Forces the "<N>" form (journal true) or the timestamped one (false),
+ * instead of choosing by JOURNAL_STREAM.  Call before threads start. */
+void log_set_journal(bool journal);
 
 #define LOG_FMT(a, b) __attribute__((format(printf, a, b)))
 void log_msg(enum log_level lvl, const char *fmt, ...) LOG_FMT(2, 3);

@@ -60,6 +60,7 @@ struct options {
 	bool foreground;
 	bool check_only;
 	const char *log_level;
+	const char *log_format;		/* auto (NULL), journal or text */
 };
 
 static void usage(FILE *f)
@@ -85,6 +86,9 @@ static void usage(FILE *f)
 		"  -s, --control-socket PATH Unix control socket (\"\" for none)\n"
 		"  -i, --interval MS         sampling interval in milliseconds\n"
 		"      --log-level LEVEL     error, warning, notice, info or debug\n"
+		"      --log-format FORMAT   journal (<N> prefixes), text (time and\n"
+		"                            level) or auto (journal when stderr\n"
+		"                            is the journal's stream; default)\n"
 		"  -f, --foreground          stay in the foreground (uncored never\n"
 		"                            detaches; accepted for compatibility)\n"
 		"  -n, --check-config        validate the configuration and exit 0/1\n"
@@ -120,7 +124,7 @@ static unsigned parse_uint(const char *opt, const char *s, unsigned min,
 
 static void parse_args(int argc, char **argv, struct options *o)
 {
-	enum { OPT_SIM = 256, OPT_WL, OPT_STATE, OPT_LOG };
+	enum { OPT_SIM = 256, OPT_WL, OPT_STATE, OPT_LOG, OPT_LOGFMT };
 	static const struct option lopts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "simulate", optional_argument, NULL, OPT_SIM },
@@ -130,6 +134,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 		{ "control-socket", required_argument, NULL, 's' },
 		{ "interval", required_argument, NULL, 'i' },
 		{ "log-level", required_argument, NULL, OPT_LOG },
+		{ "log-format", required_argument, NULL, OPT_LOGFMT },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "check-config", no_argument, NULL, 'n' },
 		{ "version", no_argument, NULL, 'V' },
@@ -170,6 +175,16 @@ static void parse_args(int argc, char **argv, struct options *o)
 			o->interval_ms = parse_uint("--interval", optarg, 10, 60000);
 			break;
 		case OPT_LOG: o->log_level = optarg; break;
+		case OPT_LOGFMT:
+			if (strcmp(optarg, "auto") != 0 &&
+			    strcmp(optarg, "journal") != 0 &&
+			    strcmp(optarg, "text") != 0) {
+				fprintf(stderr, "uncored: --log-format: \"%s\" is "
+					"not one of auto, journal, text\n", optarg);
+				exit(EXIT_USAGE);
+			}
+			o->log_format = optarg;
+			break;
 		case 'f': o->foreground = true; break;
 		case 'n': o->check_only = true; break;
 		case 'V': print_version(); exit(0);
@@ -807,6 +822,8 @@ int main(int argc, char **argv)
 
 	parse_args(argc, argv, &o);
 	log_init("uncored", LOG_LVL_INFO);
+	if (o.log_format && strcmp(o.log_format, "auto") != 0)
+		log_set_journal(strcmp(o.log_format, "journal") == 0);
 	if (load_conf(&o, &conf, err, sizeof(err)) < 0) {
 		fprintf(stderr, "uncored: %s\n", err);
 		return 1;

@@ -122,6 +122,12 @@ like "$(cat "$T/j.log")" "<3>interval_ms 3000" \
 JOURNAL_STREAM=1:2 "$UNCORED" -c "$T/slow.conf" --simulate -l none -s "" 2>"$T/j2.log"
 ok "$(grep -q 'uncored: error: interval_ms 3000' "$T/j2.log"; echo $?)" \
 	"JOURNAL_STREAM naming another stream: plain lines"
+"$UNCORED" --log-format=journal -c "$T/slow.conf" --simulate -l none -s "" 2>"$T/j3.log"
+is "$(head -c 17 "$T/j3.log")" "<3>interval_ms 30" "--log-format=journal forces the prefixes"
+JOURNAL_STREAM=$js "$UNCORED" --log-format=text -c "$T/slow.conf" --simulate -l none -s "" 2>>"$T/j.log"
+like "$(tail -1 "$T/j.log")" "uncored: error: interval_ms 3000" "--log-format=text forces time and level"
+out=$("$UNCORED" --log-format=json 2>&1); rc=$?
+is "$rc" 64 "--log-format=json is a usage error"
 
 # ---- reload: listeners are not changed by SIGHUP, and it says so -------------
 kill "$UPID"; wait "$UPID" 2>/dev/null
