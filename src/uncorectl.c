@@ -837,7 +837,8 @@ static int cmd_status(struct ctl *c, int argc, char **argv)
 	own = jget(o, "ownership");
 	tbl_init(&t, "ll");
 	tbl_cell(&t, "version");
-	tbl_cell(&t, "%s", jstr(o, "version", "?"));
+	tbl_cell(&t, "%s (revision %s, built %s)", jstr(o, "version", "?"),
+		 jstr(o, "revision", "?"), jstr(o, "build_date", "?"));
 	tbl_cell(&t, "platform");
 	tbl_cell(&t, "%s (%s)", jstr(o, "platform", "?"), jstr(o, "platform_name", "?"));
 	tbl_cell(&t, "backend");

@@ -58,6 +58,8 @@ is "$(http_code "http://127.0.0.1:$PORT/healthz")" 200 "the printed address answ
 out=$(cd / && eval "$exports" && uncorectl status 2>&1); rc=$?
 is "$rc" 0 "uncorectl status, as printed"
 like "$out" "sim" "it reaches the demo's daemon"
+like "$out" "(revision $(sed -n 's/.*UNCORED_REVISION "\(.*\)"/\1/p' "$top_builddir/src/build-info.h")," \
+	"and shows the daemon's revision"
 out=$(cd / && eval "$exports" && uncorectl events LOOKUP 2>&1); rc=$?
 is "$rc" 0 "uncorectl events LOOKUP (README)"
 like "$out" "UNC_CBO_CACHE_LOOKUP.ANY_MESI" "lists the lookup events"
