@@ -206,12 +206,31 @@ static bool simulating(const struct options *o, const struct conf *c)
 	return o->simulate || c->sim_platform[0];
 }
 
-static const char *sim_platform_of(const struct options *o,
-				   const struct conf *c)
+/* The simulator's options from the command line and the file. */
+static void sim_opts_of(const struct options *o, const struct conf *c,
+			struct hw_opts *ho)
 {
-	if (o->sim_platform)
-		return o->sim_platform;
-	return c->sim_platform[0] ? c->sim_platform : NULL;
+	ho->sim_platform = o->sim_platform ? o->sim_platform
+			 : (c->sim_platform[0] ? c->sim_platform : NULL);
+	ho->sim_workload = o->workload ? o->workload
+			 : (c->sim_workload[0] ? c->sim_workload : NULL);
+}
+
+/* The platform of this CPU, or NULL with "unsupported CPU: ..." (vendor,
+ * family, model, the platforms) in why. */
+static const struct platform *cpu_platform(char *why, size_t len)
+{
+	struct plat_cpu cpu = { "unknown", 0, 0 };
+	const struct platform *p = NULL;
+	char names[256];
+
+	if (plat_cpuid(&cpu) == 0 && (p = plat_for_cpu(&cpu)))
+		return p;
+	snprintf(why, len, "unsupported CPU: %s family %u (0x%x) model %u "
+		 "(0x%x). Supported platforms: %s", cpu.vendor, cpu.family,
+		 cpu.family, cpu.model, cpu.model,
+		 plat_list(names, sizeof(names), true));
+	return NULL;
 }
 
 static int level_of(const char *s, enum log_level *lvl)
@@ -498,12 +517,10 @@ static void open_backend(struct daemon *d, const struct options *o,
 			 const struct conf *c)
 {
 	struct hw_opts ho = { 0 };
-	struct plat_cpu cpu = { "unknown", 0, 0 };
+	char why[512];
 
 	if (simulating(o, c)) {
-		ho.sim_platform = sim_platform_of(o, c);
-		ho.sim_workload = o->workload ? o->workload
-			       : (c->sim_workload[0] ? c->sim_workload : NULL);
+		sim_opts_of(o, c, &ho);
 		ho.sim_state = o->sim_state;
 		if (hw_open(&d->hw, &hw_sim_ops, &ho) < 0)
 			log_fatalx(1, "%s", hw_last_error());
@@ -514,15 +531,9 @@ static void open_backend(struct daemon *d, const struct options *o,
 				 o->sim_state);
 		return;
 	}
-	if (plat_cpuid(&cpu) < 0 || !(d->plat = plat_for_cpu(&cpu))) {
-		char names[256];
-
-		log_fatalx(EXIT_CPU, "unsupported CPU: %s family %u (0x%x) "
-			   "model %u (0x%x). Supported platforms: %s. Use "
-			   "--simulate to run on the simulator", cpu.vendor,
-			   cpu.family, cpu.family, cpu.model, cpu.model,
-			   plat_list(names, sizeof(names), true));
-	}
+	if (!(d->plat = cpu_platform(why, sizeof(why))))
+		log_fatalx(EXIT_CPU, "%s. Use --simulate to run on the simulator",
+			   why);
 	if (hw_open(&d->hw, &hw_real_ops, &ho) < 0)
 		log_fatalx(1, "%s", hw_last_error());
 	d->backend = "hw";
@@ -750,22 +761,14 @@ static int check_config(const struct options *o, const struct conf *c)
 	gid_t gid;
 
 	if (simulating(o, c)) {
-		ho.sim_platform = sim_platform_of(o, c);
-		ho.sim_workload = o->workload ? o->workload
-			       : (c->sim_workload[0] ? c->sim_workload : NULL);
+		sim_opts_of(o, c, &ho);
 	} else {
-		struct plat_cpu cpu = { "unknown", 0, 0 };
-		const struct platform *hp;
-		char names[256];
+		const struct platform *hp = cpu_platform(why, sizeof(why));
 
-		if (plat_cpuid(&cpu) < 0 || !(hp = plat_for_cpu(&cpu))) {
-			fprintf(stderr, "uncored: unsupported CPU: %s family %u "
-				"(0x%x) model %u (0x%x); start-up would exit %d. "
-				"Supported platforms: %s. To check a configuration "
-				"for another machine, add --simulate=PLATFORM\n",
-				cpu.vendor, cpu.family, cpu.family, cpu.model,
-				cpu.model, EXIT_CPU,
-				plat_list(names, sizeof(names), true));
+		if (!hp) {
+			fprintf(stderr, "uncored: %s (start-up would exit %d). To "
+				"check a configuration for another machine, add "
+				"--simulate=PLATFORM\n", why, EXIT_CPU);
 			return 1;
 		}
 		ho.sim_platform = hp->id;
