@@ -273,6 +273,8 @@ int sampler_start(struct sampler *s)
 	r = pthread_create(&s->thread, NULL, thread_main, s);
 	if (r)
 		return -r;
+	/* named for top -H, and so tests can find (and stop) this thread */
+	pthread_setname_np(s->thread, "uncored-sample");
 	s->running = true;
 	return 0;
 }

@@ -1,0 +1,341 @@
+#!/usr/bin/env python3
+"""page.py - loads the live page in headless Chromium and checks it.
+
+Used by tests/scenario/page.sh, which starts the daemon on the simulator
+with a phased workload and passes what the page must show.  Chromium is
+driven over its DevTools protocol on a pipe (--remote-debugging-pipe):
+the standard library is enough (no npm, no WebSocket client, no port), it
+sees what --dump-dom cannot (console messages, every network request,
+screenshots) and it uses Debian's own browser.
+
+Each check is written to RESULTS as "STATUS DESCRIPTION" (0 = pass) for
+the shell test to report; diagnostics go to stdout as TAP comments.
+"""
+import argparse
+import base64
+import ctypes
+import json
+import os
+import re
+import select
+import subprocess
+import sys
+import time
+from urllib.parse import urlsplit
+
+
+class Browser:
+    """A headless Chromium with one page, spoken to over fds 3/4."""
+
+    def __init__(self, exe, userdir, width, height):
+        to_child, self.wfd = os.pipe()
+        self.rfd, from_child = os.pipe()
+
+        def fds():
+            a, b = os.dup(to_child), os.dup(from_child)
+            os.dup2(a, 3)
+            os.dup2(b, 4)
+
+        self.proc = subprocess.Popen(
+            [exe, "--headless", "--no-sandbox", "--disable-gpu",
+             "--disable-quic", "--no-first-run",
+             "--disable-background-networking", "--disable-component-update",
+             "--disable-sync", "--disable-default-apps", "--mute-audio",
+             # nothing may leave the machine, whatever the page asks for
+             "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+             "--user-data-dir=" + userdir, "--remote-debugging-pipe",
+             "--window-size=%d,%d" % (width, height), "about:blank"],
+            preexec_fn=fds, close_fds=False, stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        os.close(to_child)
+        os.close(from_child)
+        self.buf = b""
+        self.next_id = 0
+        self.session = None
+        self.errors = []      # console errors and uncaught exceptions
+        self.requests = []    # every URL the page asked for
+
+    def close(self):
+        try:
+            self.call("Browser.close", timeout=5, session=False)
+        except Exception:
+            pass
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+    def _event(self, m):
+        meth, p = m.get("method"), m.get("params", {})
+        if meth == "Runtime.exceptionThrown":
+            d = p["exceptionDetails"]
+            self.errors.append("exception: " + d.get("exception", {}).get(
+                "description", d.get("text", "")))
+        elif meth == "Runtime.consoleAPICalled" and p["type"] in ("error", "assert"):
+            self.errors.append("console.%s: %s" % (p["type"], " ".join(
+                str(a.get("value", a.get("description", ""))) for a in p["args"])))
+        elif meth == "Log.entryAdded" and p["entry"]["level"] == "error":
+            e = p["entry"]
+            self.errors.append("%s: %s %s" % (e["source"], e["text"], e.get("url", "")))
+        elif meth == "Network.requestWillBeSent":
+            self.requests.append(p["request"]["url"])
+
+    def _read(self, deadline):
+        while b"\0" not in self.buf:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self.rfd], [], [], left)[0]:
+                raise TimeoutError("no answer from chromium")
+            chunk = os.read(self.rfd, 1 << 20)
+            if not chunk:
+                raise EOFError("chromium closed the pipe")
+            self.buf += chunk
+        msg, self.buf = self.buf.split(b"\0", 1)
+        return json.loads(msg)
+
+    def call(self, method, params=None, timeout=30, session=True):
+        self.next_id += 1
+        m = {"id": self.next_id, "method": method, "params": params or {}}
+        if session and self.session:
+            m["sessionId"] = self.session
+        os.write(self.wfd, json.dumps(m).encode() + b"\0")
+        deadline = time.monotonic() + timeout
+        while True:
+            r = self._read(deadline)
+            if r.get("id") == self.next_id:
+                if "error" in r:
+                    raise RuntimeError("%s: %s" % (method, r["error"]))
+                return r["result"]
+            if "method" in r:
+                self._event(r)
+
+    def pump(self, secs):
+        """Handles events for secs seconds."""
+        deadline = time.monotonic() + secs
+        try:
+            while True:
+                m = self._read(deadline)
+                if "method" in m:
+                    self._event(m)
+        except TimeoutError:
+            pass
+
+    def open(self, url):
+        t = self.call("Target.createTarget", {"url": "about:blank"})
+        a = self.call("Target.attachToTarget",
+                      {"targetId": t["targetId"], "flatten": True})
+        self.session = a["sessionId"]
+        for dom in ("Runtime", "Log", "Network", "Page"):
+            self.call(dom + ".enable")
+        self.call("Page.navigate", {"url": url})
+
+    def js(self, expr):
+        r = self.call("Runtime.evaluate", {"expression": expr,
+                                           "returnByValue": True,
+                                           "awaitPromise": True})
+        if "exceptionDetails" in r:
+            raise RuntimeError("%s: %s" % (expr, r["exceptionDetails"]))
+        return r["result"].get("value")
+
+    def wait(self, expr, secs):
+        """Polls expr until it is truthy; returns its last value."""
+        deadline = time.monotonic() + secs
+        v = None
+        while time.monotonic() < deadline:
+            v = self.js(expr)
+            if v:
+                return v
+            self.pump(0.1)
+        return v
+
+    def screenshot(self, path):
+        m = self.call("Page.getLayoutMetrics")["cssContentSize"]
+        r = self.call("Page.captureScreenshot", {
+            "format": "png", "captureBeyondViewport": True,
+            "clip": {"x": 0, "y": 0, "width": m["width"],
+                     "height": m["height"], "scale": 1}})
+        with open(path, "wb") as f:
+            f.write(base64.b64decode(r["data"]))
+
+
+class Results:
+    def __init__(self, path):
+        self.f = open(path, "w")
+
+    def check(self, cond, desc, why=""):
+        self.f.write("%d %s\n" % (0 if cond else 1, desc))
+        self.f.flush()
+        if not cond and why:
+            print("#   " + str(why).replace("\n", "\n#   "))
+
+    def near(self, got, want, rel, desc):
+        ok = got is not None and abs(got - want) <= rel * abs(want)
+        self.check(ok, desc, "got %s, want %s +- %g%%" % (got, want, rel * 100))
+
+
+def stop_thread(pid, name):
+    """Stops one thread of pid (by its comm) with ptrace, leaving the
+    others running; returns a function that lets it go again."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.ptrace.argtypes = [ctypes.c_long, ctypes.c_long, ctypes.c_void_p,
+                            ctypes.c_void_p]
+    PTRACE_DETACH, PTRACE_SEIZE, PTRACE_INTERRUPT = 17, 0x4206, 0x4207
+    tids = [int(t) for t in os.listdir("/proc/%d/task" % pid)
+            if open("/proc/%d/task/%s/comm" % (pid, t)).read().strip() == name]
+    if len(tids) != 1:
+        raise RuntimeError("no single thread named %s in %d" % (name, pid))
+    tid = tids[0]
+    for req in (PTRACE_SEIZE, PTRACE_INTERRUPT):
+        if libc.ptrace(req, tid, None, None) != 0:
+            raise OSError(ctypes.get_errno(), "ptrace %d on thread %d" % (req, tid))
+
+    def resume():
+        # waitpid(__WALL) for the stop before detaching
+        os.waitpid(tid, 0x40000000)
+        libc.ptrace(PTRACE_DETACH, tid, None, None)
+    return resume
+
+
+# What the page shows, read from its DOM.
+READ = """(() => {
+  const v = (id) => { const e = document.querySelector('#' + id + ' .num');
+                      return e ? parseFloat(e.textContent) : null; };
+  const c = (id) => { const e = document.querySelector('#' + id + ' svg.chart');
+                      return e ? { points: +e.dataset.points, runs: +e.dataset.runs,
+                                   paths: e.querySelectorAll('path.series').length,
+                                   stats: e.parentNode.querySelector('.stats').textContent } : null; };
+  const b = document.getElementById('banner');
+  return { rd: v('s0-rd'), wr: v('s0-wr'), hit: v('s0-hit'), clk: v('s0-clk'),
+           crd: c('s0-rd'), chit: c('s0-hit'),
+           banner: b.hidden ? '' : b.textContent,
+           live: document.getElementById('live').textContent,
+           health: document.getElementById('health-list').textContent };
+})()"""
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--url", required=True)
+    ap.add_argument("--pid", type=int, required=True)
+    ap.add_argument("--chromium", default="chromium")
+    ap.add_argument("--userdir", required=True)
+    ap.add_argument("--results", required=True)
+    ap.add_argument("--screenshot", required=True)
+    ap.add_argument("--phases", required=True,
+                    help="JSON list of {rd, wr, hit, clk} per phase")
+    a = ap.parse_args()
+    phases = json.loads(a.phases)
+    res = Results(a.results)
+    host = urlsplit(a.url).netloc
+    b = Browser(a.chromium, a.userdir, 1280, 1000)
+    try:
+        b.open(a.url)
+        b.wait("document.readyState === 'complete' && "
+               "!!document.querySelector('#s0-rd svg.chart')", 30)
+        d = b.js(READ)
+        print("# first view: %s" % json.dumps(d))
+        res.check(d["crd"] is not None and d["crd"]["points"] >= 3,
+                  "back-filled chart has points", d)
+
+        # the values of each phase, then the change to the other one
+        seen = []
+        deadline = time.monotonic() + 45
+        i = None
+        while time.monotonic() < deadline and len(seen) < 3:
+            d = b.js(READ)
+            for k, ph in enumerate(phases):
+                if (d["rd"] is not None and abs(d["rd"] - ph["rd"]) <= 0.02 * ph["rd"]
+                        and d["hit"] is not None and abs(d["hit"] - ph["hit"]) <= 0.15
+                        and k != i):
+                    i = k
+                    seen.append((k, d))
+            b.pump(0.1)
+        print("# phases seen: %s" % [k for k, _ in seen])
+        res.check(len(seen) >= 2, "a phase change shows up on the page",
+                  "saw phases %s" % [k for k, _ in seen])
+        for k, d in seen[:2]:
+            ph = phases[k]
+            res.near(d["rd"], ph["rd"], 0.02, "phase %d: DRAM read %.2f GB/s" % (k, ph["rd"]))
+            res.near(d["wr"], ph["wr"], 0.02, "phase %d: DRAM write %.2f GB/s" % (k, ph["wr"]))
+            res.near(d["hit"], ph["hit"], 0.002, "phase %d: LLC hit %.1f %%" % (k, ph["hit"]))
+            res.near(d["clk"], ph["clk"], 0.02, "phase %d: uncore %.2f GHz" % (k, ph["clk"]))
+        d = b.js(READ)
+        lo = min(p["rd"] for p in phases)
+        hi = max(p["rd"] for p in phases)
+        m = re.search(r"min ([0-9.]+) .* max ([0-9.]+) GB/s", d["crd"]["stats"])
+        res.check(m and abs(float(m.group(1)) - lo) <= 0.02 * lo and
+                  abs(float(m.group(2)) - hi) <= 0.02 * hi,
+                  "the chart's text summary spans both phases", d["crd"]["stats"])
+        res.check(d["crd"]["points"] > seen[0][1]["crd"]["points"] if seen else False,
+                  "the chart gains points as samples arrive", d["crd"])
+        res.check(d["crd"]["runs"] == 1, "no gap while every sample is valid", d["crd"])
+        res.check(d["banner"] == "", "no banner while healthy", d["banner"])
+        res.check("live" in d["live"], "the status line says live", d["live"])
+        b.screenshot(a.screenshot)
+        res.check(os.path.getsize(a.screenshot) > 10000, "screenshot saved")
+
+        # phone width, dark mode
+        b.call("Emulation.setDeviceMetricsOverride", {
+            "width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
+        b.call("Emulation.setEmulatedMedia", {"features": [
+            {"name": "prefers-color-scheme", "value": "dark"}]})
+        b.pump(1.0)
+        w = b.js("[document.documentElement.scrollWidth, innerWidth, "
+                 "getComputedStyle(document.body).backgroundColor]")
+        res.check(w[0] <= w[1], "no horizontal scrolling at phone width (390 px)", w)
+        res.check(w[2] == "rgb(13, 17, 23)", "dark background under prefers-color-scheme: dark", w)
+        b.screenshot(a.screenshot.replace(".png", "-phone-dark.png"))
+        b.call("Emulation.clearDeviceMetricsOverride")
+        b.call("Emulation.setEmulatedMedia", {"features": []})
+
+        res.check(not b.errors, "no console errors", "\n".join(b.errors))
+        foreign = [u for u in b.requests if urlsplit(u).netloc != host]
+        res.check(len(b.requests) > 5 and not foreign,
+                  "every request goes to the daemon (%d requests)" % len(b.requests),
+                  foreign or b.requests)
+        # a request elsewhere is refused by the policy ...
+        b.js("fetch('http://192.0.2.1/x').catch(() => 0), 1")
+        b.pump(0.5)
+        res.check(any("Content Security Policy" in e and "192.0.2.1" in e for e in b.errors),
+                  "the policy refuses a request to another host", b.errors)
+        b.errors = []
+
+        # a sample marked invalid (the workload's eio fault) is a gap and
+        # raises the banner
+        d = b.wait("(() => { const r = %s; return r.banner.includes('invalid') && "
+                   "r.chit.runs >= 2 ? r : null; })()" % READ, 40)
+        print("# after the fault: %s" % json.dumps(d))
+        res.check(bool(d), "invalid samples: banner, and a gap in the chart", b.js(READ))
+
+        # a stalled sampler: healthz turns 503 and the banner says so
+        resume = stop_thread(a.pid, "uncored-sample")
+        try:
+            d = b.wait("(() => { const r = %s; return r.banner.includes('stalled') ? r : null; })()"
+                       % READ, 20)
+            print("# stalled: %s" % json.dumps(d))
+            res.check(bool(d) and "stalled" in d["live"],
+                      "a stalled sampler raises the banner", b.js(READ))
+            if d:
+                b.screenshot(a.screenshot.replace(".png", "-stalled.png"))
+        finally:
+            resume()
+        d = b.wait("(() => { const r = %s; return r.banner.includes('stalled') ? null : r; })()"
+                   % READ, 20)
+        res.check(bool(d), "the banner goes away when the sampler ticks again", b.js(READ))
+
+        # ... and the request check above does see one: from a page
+        # without the policy, the same request shows up as foreign
+        b.call("Page.navigate", {"url": "about:blank"})
+        b.pump(0.5)
+        n = len(b.requests)
+        b.js("fetch('http://192.0.2.1/x').catch(() => 0), 1")
+        b.pump(0.5)
+        foreign = [u for u in b.requests[n:] if urlsplit(u).netloc != host]
+        res.check(foreign == ["http://192.0.2.1/x"],
+                  "the request check sees a request to another host", b.requests[n:])
+    finally:
+        b.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
