@@ -213,6 +213,51 @@ READ = """(() => {
 })()"""
 
 
+# Per socket headline values and the rows of the channel/port tables.
+READ_HSX = """(() => {
+  const v = (id) => { const e = document.querySelector('#' + id + ' .num');
+                      return e ? parseFloat(e.textContent) : null; };
+  const out = [];
+  for (const sec of document.querySelectorAll('section.socket')) {
+    const k = sec.id.replace('socket', 's');
+    const rows = (i) => { const t = sec.querySelectorAll('table')[i];
+      return t ? [...t.tBodies[0].rows].map((r) => [r.cells[0].textContent,
+        parseFloat(r.cells[1].textContent), parseFloat(r.cells[2].textContent)]) : []; };
+    const q = sec.querySelector('#' + k + '-qpi svg.chart');
+    out.push({ rd: v(k + '-rd'), wr: v(k + '-wr'), hit: v(k + '-hit'), clk: v(k + '-clk'),
+               qpi: v(k + '-qpi'), qpi_points: q ? +q.dataset.points : 0,
+               channels: rows(0), ports: rows(1) });
+  }
+  return out;
+})()"""
+
+
+def hsx(b, res, expect):
+    """Two sockets, per-channel DRAM and per-port QPI (hsx)."""
+    got = b.wait("(() => { const r = %s; return r.length === %d && "
+                 "r.every((s) => s.qpi_points >= 2 && s.channels.length) ? r : null; })()"
+                 % (READ_HSX, len(expect)), 30)
+    print("# hsx view: %s" % json.dumps(got))
+    res.check(bool(got), "hsx: %d sockets, each with channel and port tables "
+              "and a QPI chart" % len(expect), b.js(READ_HSX))
+    if not got:
+        return
+    for sk, (e, g) in enumerate(zip(expect, got)):
+        for k, unit in (("rd", "GB/s"), ("wr", "GB/s"), ("clk", "GHz"), ("qpi", "GB/s")):
+            res.near(g[k], e[k], 0.02, "hsx s%d: %s %.2f %s" % (sk, k, e[k], unit))
+        res.near(g["hit"], e["hit"], 0.002, "hsx s%d: LLC hit %.1f %%" % (sk, e["hit"]))
+        chans = g["channels"]
+        res.check(len(chans) == e["channels"] and
+                  all(abs(c[1] - e["rd"] / e["channels"]) <= 0.02 * e["rd"] / e["channels"]
+                      for c in chans),
+                  "hsx s%d: %d channels of %.2f GB/s read each" %
+                  (sk, e["channels"], e["rd"] / e["channels"]), chans)
+        res.check(len(g["ports"]) == e["ports"] and
+                  abs(sum(p[1] for p in g["ports"]) - e["qpi"]) <= 0.03 * e["qpi"],
+                  "hsx s%d: %d QPI ports add up to the chart's %.2f GB/s" %
+                  (sk, e["ports"], e["qpi"]), g["ports"])
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--url", required=True)
@@ -221,13 +266,25 @@ def main():
     ap.add_argument("--userdir", required=True)
     ap.add_argument("--results", required=True)
     ap.add_argument("--screenshot", required=True)
-    ap.add_argument("--phases", required=True,
+    ap.add_argument("--phases",
                     help="JSON list of {rd, wr, hit, clk} per phase")
+    ap.add_argument("--hsx",
+                    help="JSON list per socket of {rd, wr, hit, clk, qpi, "
+                    "channels, ports}: only the hsx checks")
     a = ap.parse_args()
-    phases = json.loads(a.phases)
     res = Results(a.results)
     host = urlsplit(a.url).netloc
     b = Browser(a.chromium, a.userdir, 1280, 1000)
+    if a.hsx:
+        try:
+            b.open(a.url)
+            hsx(b, res, json.loads(a.hsx))
+            b.screenshot(a.screenshot)
+            res.check(not b.errors, "hsx: no console errors", "\n".join(b.errors))
+        finally:
+            b.close()
+        return 0
+    phases = json.loads(a.phases)
     try:
         b.open(a.url)
         b.wait("document.readyState === 'complete' && "

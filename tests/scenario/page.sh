@@ -75,6 +75,29 @@ if [ -f "$T/results" ]; then
 		ok "$st" "$desc"
 	done <"$T/results"
 fi
+kill -0 "$UPID" 2>/dev/null
+ok $? "the daemon is still running"
+
+# hsx, two sockets (the answers of tests/scenario/daemon_hsx.sh): per
+# memory channel and per QPI port too
+kill "$UPID"
+PORT=$(pick_port)
+start_uncored "$T/log2" --simulate=hsx --workload "$top_srcdir/conf/workloads/hsx-default.json" \
+	-i 500 -l "127.0.0.1:$PORT" -s ""
+ok $? "daemon starts on the simulated 2-socket hsx"
+# QPI data sent: s0 1 GB/s per port (daemon_hsx.sh), s1 0.5 GB/s per port
+HSX='[{"rd": 8, "wr": 4, "hit": 90.0, "clk": 2, "qpi": 2, "channels": 4, "ports": 2},
+      {"rd": 4, "wr": 2, "hit": 75.0, "clk": 2, "qpi": 1, "channels": 4, "ports": 2}]'
+rm -f "$T/results"
+python3 "$top_srcdir/tests/scenario/page.py" --url "http://127.0.0.1:$PORT/" --pid "$UPID" \
+	--chromium "$CHROMIUM" --userdir "$T/chromium2" --results "$T/results" \
+	--screenshot "$T/shots/page-hsx.png" --hsx "$HSX"
+is "$?" 0 "the browser driver ran to the end on hsx"
+if [ -f "$T/results" ]; then
+	while read -r st desc; do
+		ok "$st" "$desc"
+	done <"$T/results"
+fi
 # Keep the screenshots where a person can look at them.
 if [ -n "${PAGE_SCREENSHOT_DIR:-}" ]; then
 	mkdir -p "$PAGE_SCREENSHOT_DIR" && cp "$T"/shots/*.png "$PAGE_SCREENSHOT_DIR"/
@@ -82,6 +105,4 @@ else
 	mkdir -p "$top_builddir/tests/scenario" &&
 		cp "$T"/shots/*.png "$top_builddir/tests/scenario/" 2>/dev/null
 fi
-kill -0 "$UPID" 2>/dev/null
-ok $? "the daemon is still running"
 tap_done
