@@ -59,14 +59,14 @@
 		return v.toFixed(Math.abs(v) >= 100 ? 0 : Math.abs(v) >= 10 ? 1 : 2);
 	}
 
-	function ago(s) {
-		if (s < 1)
+	/* "-40 s", "-2.5 min", "-1.5 h": s seconds ago, in the unit that
+	 * suits a window of win seconds (one unit per axis) */
+	function ago(s, win) {
+		if (s < 0.5)
 			return 'now';
-		if (s < 90)
-			return '\u2212' + Math.round(s) + ' s';
-		if (s < 5400)
-			return '\u2212' + Math.round(s / 60) + ' min';
-		return '\u2212' + (s / 3600).toFixed(1) + ' h';
+		const u = win < 180 ? [1, ' s'] : win < 10800 ? [60, ' min'] : [3600, ' h'];
+		const v = s / u[0];
+		return '\u2212' + String(Number(v.toFixed(v < 10 && u[0] > 1 ? 1 : 0))) + u[1];
 	}
 
 	function clock(t) {
@@ -255,7 +255,7 @@
 		[0, 0.5, 1].forEach(function (f) {
 			const t = sv('text', { class: 'axis', x: L + f * w, y: H - 4,
 				'text-anchor': f === 0 ? 'start' : f === 1 ? 'end' : 'middle' }, svg);
-			t.textContent = ago((tnow - tmin) * (1 - f));
+			t.textContent = ago((tnow - tmin) * (1 - f), tnow - tmin);
 		});
 		/* runs of consecutive values; a gap breaks a run */
 		const runs = [];
@@ -271,9 +271,34 @@
 			prevT = p[0] === null ? prevT : p[0];
 		}
 		for (const r of runs) {
-			let d = '';
-			for (const p of r)
-				d += (d ? 'L' : 'M') + x(p[0]).toFixed(1) + ' ' + y(p[1]).toFixed(1);
+			/* at most the lowest and highest value per pixel column:
+			 * a full ring is thousands of samples on a few hundred
+			 * pixels */
+			let d = '', col = null, lo = null, hi = null;
+			const line = function (px, v) {
+				d += (d ? 'L' : 'M') + px + ' ' + y(v).toFixed(1);
+			};
+			const flush = function () {
+				if (col === null)
+					return;
+				const a = lo[0] <= hi[0] ? lo : hi, b = a === lo ? hi : lo;
+				line(col, a[1]);
+				if (b !== a)
+					line(col, b[1]);
+			};
+			for (const p of r) {
+				const px = Math.round(x(p[0]));
+				if (px !== col) {
+					flush();
+					col = px;
+					lo = hi = p;
+				} else if (p[1] < lo[1]) {
+					lo = p;
+				} else if (p[1] > hi[1]) {
+					hi = p;
+				}
+			}
+			flush();
 			if (r.length === 1)
 				d += 'h1.5';
 			const a = d + 'L' + x(r[r.length - 1][0]).toFixed(1) + ' ' + y(0) +
@@ -453,11 +478,11 @@
 		status = st;
 		interval = st.interval_ms / 1000;
 		cap = st.ring_capacity || cap;
+		about();
 	}
 
 	async function backfill() {
 		useStatus(await getJSON('api/v1/status'));
-		about();
 		const first = await getJSON('api/v1/samples?deltas=0&limit=1');
 		let since = first.tail ? first.tail - 1 : 0;
 		for (;;) {
