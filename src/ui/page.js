@@ -399,6 +399,34 @@
 		healthItem(dl, 'Ring', Math.min(status.ring_head || 0, status.ring_capacity || 0) + ' / ' + status.ring_capacity);
 	}
 
+	/* A counter that stops advancing reads as exactly zero while the
+	 * sampler carries on: flag a headline rate that was non-zero in the
+	 * window and has been exactly 0 for the last STUCK samples. */
+	const STUCK = 5;
+	function stuck(msgs) {
+		if (!sockets)
+			return;
+		const real = samples.filter(function (x) { return !x.gap && !x.first; });
+		if (real.length <= STUCK)
+			return;
+		const tail = real.slice(-STUCK), head = real.slice(0, -STUCK);
+		sockets.forEach(function (ui, sk) {
+			for (const m of METRICS) {
+				if (m.id === 'hit' || !tail.every(function (x) { return value(x, sk, m) === 0; }))
+					continue;
+				let was = null;
+				for (const x of head) {
+					const v = value(x, sk, m);
+					if (v)
+						was = v;
+				}
+				if (was)
+					msgs.push(m.title + ' on socket ' + sk + ' has read exactly 0 for the last ' + STUCK +
+						' samples after ' + fmt(was, m) + ' ' + m.unit + ': is its counter stuck?');
+			}
+		});
+	}
+
 	function drawBanner() {
 		const msgs = [];
 		if (failure)
@@ -417,6 +445,7 @@
 				(w.interference ? 'interference: another agent changed the PMU' : 'a counter read failed') +
 				'); invalid values are drawn as gaps, never as zero.');
 		}
+		stuck(msgs);
 		const b = $('banner');
 		b.textContent = '';
 		for (const t of msgs)

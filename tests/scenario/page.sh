@@ -4,12 +4,13 @@
 # a phased workload's values within 2 % on the page, the phase change,
 # charts with points, no console error, no request to any other host,
 # phone width and dark mode, an invalid sample drawn as a gap with a
-# banner, and a stalled sampler (its thread stopped) raising the banner.
+# banner, a stuck counter and a stalled sampler (its thread stopped)
+# raising the banner.
 # Without chromium the test skips, except under CI=true, where it fails.
 . "${top_srcdir:-.}/tests/lib.sh"
 
-CHROMIUM=${CHROMIUM:-$(command -v chromium || true)}
-if [ -z "$CHROMIUM" ] || ! command -v python3 >/dev/null 2>&1; then
+CHROMIUM=${CHROMIUM:-$(command -v chromium || echo chromium)}
+if [ ! -x "$CHROMIUM" ] || ! command -v python3 >/dev/null 2>&1; then
 	if [ "${CI:-}" = true ]; then
 		ok 1 "chromium and python3 are installed (contrib/quickstart.sh installs them)"
 		tap_done
@@ -23,7 +24,8 @@ fi
 PORT=$(pick_port)
 # Phase 0: 9.6 GB/s read, 3.2 write, hit 1 - 4e7/2e8 = 80 %; phase 1:
 # 3.2 and 1.6 GB/s, hit 95 %; UCLK 0.8 GHz.  A foreign write to the global
-# control at 24 s makes samples invalid.
+# control at 24 s makes samples invalid; at 27 s the DRAM write counter
+# sticks.
 cat >"$T/wl.json" <<'JSON'
 { "platform": "skl", "cbo_count": 4, "uclk_hz": 800000000,
   "phases": [
@@ -34,7 +36,8 @@ cat >"$T/wl.json" <<'JSON'
       "cbo:0x34:0x8f": 2.0e8, "cbo:0x34:0x88": 1.0e7,
       "imc:DRAM_DATA_READS": 5.0e7, "imc:DRAM_DATA_WRITES": 2.5e7 } } ],
   "faults": [
-    { "at": 24.0, "kind": "foreign_write", "target": "msr:0xe01", "value": "0x0" } ] }
+    { "at": 24.0, "kind": "foreign_write", "target": "msr:0xe01", "value": "0x0" },
+    { "at": 27.0, "kind": "stuck", "target": "imc:DRAM_DATA_WRITES" } ] }
 JSON
 PHASES='[{"rd": 9.6, "wr": 3.2, "hit": 80.0, "clk": 0.8},
 	 {"rd": 3.2, "wr": 1.6, "hit": 95.0, "clk": 0.8}]'
