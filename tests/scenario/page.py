@@ -20,7 +20,11 @@ import re
 import select
 import subprocess
 import sys
+import threading
 import time
+import urllib.error
+import urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
 
@@ -213,6 +217,36 @@ READ = """(() => {
 })()"""
 
 
+def proxy(upstream, prefix):
+    """A reverse proxy on 127.0.0.1 that serves upstream under prefix
+    (as a site would mount the daemon); returns its base URL."""
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self):
+            if not self.path.startswith(prefix):
+                self.send_error(404)
+                return
+            try:
+                r = urllib.request.urlopen(upstream + "/" + self.path[len(prefix):], timeout=10)
+            except urllib.error.HTTPError as e:
+                r = e
+            body = r.read()
+            self.send_response(r.status if hasattr(r, "status") else r.code)
+            for h in ("Content-Type", "Content-Security-Policy"):
+                if r.headers.get(h):
+                    self.send_header(h, r.headers[h])
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    srv.daemon_threads = True
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    return "http://127.0.0.1:%d%s" % (srv.server_address[1], prefix)
+
+
 # Per socket headline values and the rows of the channel/port tables.
 READ_HSX = """(() => {
   const v = (id) => { const e = document.querySelector('#' + id + ' .num');
@@ -276,11 +310,19 @@ def main():
     host = urlsplit(a.url).netloc
     b = Browser(a.chromium, a.userdir, 1280, 1000)
     if a.hsx:
+        # through a reverse proxy that mounts the daemon under a path
+        url = proxy(a.url.rstrip("/"), "/some/path/uncored/")
+        host = urlsplit(url).netloc
         try:
-            b.open(a.url)
+            b.open(url)
             hsx(b, res, json.loads(a.hsx))
             b.screenshot(a.screenshot)
             res.check(not b.errors, "hsx: no console errors", "\n".join(b.errors))
+            inside = [u for u in b.requests
+                      if urlsplit(u).netloc == host and urlsplit(u).path.startswith("/some/path/uncored/")]
+            res.check(len(b.requests) > 3 and inside == b.requests,
+                      "behind a reverse proxy under /some/path/uncored/, every request stays under it",
+                      b.requests)
         finally:
             b.close()
         return 0

@@ -82,7 +82,8 @@ kill -0 "$UPID" 2>/dev/null
 ok $? "the daemon is still running"
 
 # hsx, two sockets (the answers of tests/scenario/daemon_hsx.sh): per
-# memory channel and per QPI port too
+# memory channel and per QPI port too, through a reverse proxy that mounts
+# the daemon under a path
 kill "$UPID"
 PORT=$(pick_port)
 start_uncored "$T/log2" --simulate=hsx --workload "$top_srcdir/conf/workloads/hsx-default.json" \
