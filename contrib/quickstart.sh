@@ -33,7 +33,8 @@ DEMO_DEPS="build-essential autoconf automake libtool pkg-config
 # demo does not install them).
 TEST_DEPS="pciutils jq iproute2 util-linux systemd python3
       prometheus wrk prometheus-node-exporter
-      debhelper lintian"
+      debhelper lintian
+      chromium"	# tests/scenario/page.sh: the live page in a browser
 
 # install_deps PACKAGES...: installs those that are missing.
 install_deps() {
@@ -100,7 +101,7 @@ demo_banner() {
 	sock=$(sed -n 's/.*http: serving unix:\(.*\) (control)$/\1/p' "$1" | head -1)
 	echo
 	echo "quickstart: uncored runs on the simulator (pid $3); Ctrl-C stops it."
-	echo "  HTTP (/metrics, the JSON API):${url:- none (-l none)}"
+	echo "  HTTP (the live page at /, /metrics, the JSON API):${url:- none (-l none)}"
 	if [ -n "$sock" ]; then
 		echo "  Control socket (claims, uncorectl): $sock"
 		echo "  uncorectl is in $2, not on PATH.  In another terminal:"

@@ -9,7 +9,9 @@
 
 QS=$top_srcdir/contrib/quickstart.sh
 deps() { # deps NAME: the package list NAME="..." of quickstart.sh
-	sed -n "/^$1=\"/,/\"\$/p" "$QS" | sed "s/^$1=\"//; s/\"\$//; s/#.*//" | tr -s ' \t\n' '\n' | grep .
+	awk -v n="$1" '$0 ~ "^" n "=\"" { on = 1; sub("^" n "=\"", "") }
+		on { if (index($0, "\"")) { sub(/".*/, ""); print; exit } print }' "$QS" |
+		tr -s ' \t' '\n' | grep .
 }
 deps DEMO_DEPS >"$T/demo"; deps TEST_DEPS >"$T/test"
 ok "$([ -s "$T/demo" ] && [ -s "$T/test" ]; echo $?)" \
