@@ -21,7 +21,7 @@ cmd=${1:-demo}
 
 # Build and test dependencies (Debian 12 package names).
 DEPS="build-essential autoconf automake libtool pkg-config
-      libmicrohttpd-dev libjson-c-dev libpci-dev libsystemd-dev libinih-dev
+      libmicrohttpd-dev libjson-c-dev libpci-dev libsystemd-dev libinih-dev libcap-ng-dev
       libcurl4-openssl-dev
       pciutils curl jq iproute2 util-linux systemd python3
       prometheus wrk prometheus-node-exporter"

@@ -10,7 +10,14 @@
  * the configuration without losing counters where the new one allows.
  *
  * Exit status: 0 clean, 1 error, 2 unsupported CPU, 3 PMU in use by
- * another agent, 64 command-line usage.
+ * another agent, 4 the kernel forbids programming the PMU (lockdown,
+ * msr.allow_writes=off), 64 command-line usage.
+ *
+ * Least privilege (DESIGN.md section 4): started as root, the daemon
+ * opens every device handle, the listeners and its files, then becomes
+ * [daemon] user with no capability before any thread starts
+ * (drop_privileges()); the backend is sealed so no device is opened
+ * again.
  */
 #include "config.h"
 
@@ -37,10 +44,12 @@
 #include "hw/hw_sim.h"
 #include "http.h"
 #include "log.h"
+#include "priv.h"
 #include "sched.h"
 
 #define EXIT_CPU 2
 #define EXIT_BUSY 3
+#define EXIT_KERNEL 4
 #define EXIT_USAGE 64
 #define DEFAULT_CONF SYSCONFDIR "/uncored/uncored.conf"
 
@@ -58,6 +67,7 @@ struct options {
 	bool foreground;
 	bool check_only;
 	const char *log_level;
+	const char *user;
 };
 
 static void usage(FILE *f)
@@ -78,6 +88,8 @@ static void usage(FILE *f)
 		"  -s, --control-socket PATH Unix control socket (\"\" for none)\n"
 		"  -i, --interval MS         sampling interval in milliseconds\n"
 		"      --log-level LEVEL     error, warning, notice, info or debug\n"
+		"  -u, --user USER           run as USER once the devices are open\n"
+		"                            (default uncored; started as root only)\n"
 		"  -f, --foreground          stay in the foreground (uncored never\n"
 		"                            detaches; accepted for compatibility)\n"
 		"  -n, --check-config        validate the configuration and exit 0/1\n"
@@ -85,7 +97,8 @@ static void usage(FILE *f)
 		"  -h, --help                this text\n"
 		"\n"
 		"Command-line options override the configuration file.\n"
-		"Exit status: 0 ok, 1 error, 2 unsupported CPU, 3 PMU in use, 64 usage.\n");
+		"Exit status: 0 ok, 1 error, 2 unsupported CPU, 3 PMU in use,\n"
+		"4 kernel forbids PMU programming, 64 usage.\n");
 }
 
 static unsigned parse_uint(const char *opt, const char *s, unsigned min,
@@ -116,6 +129,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 		{ "control-socket", required_argument, NULL, 's' },
 		{ "interval", required_argument, NULL, 'i' },
 		{ "log-level", required_argument, NULL, OPT_LOG },
+		{ "user", required_argument, NULL, 'u' },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "check-config", no_argument, NULL, 'n' },
 		{ "version", no_argument, NULL, 'V' },
@@ -126,7 +140,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 
 	memset(o, 0, sizeof(*o));
 	o->conf_path = DEFAULT_CONF;
-	while ((c = getopt_long(argc, argv, "c:l:s:i:fnVh", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:l:s:i:u:fnVh", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'c': o->conf_path = optarg; o->conf_given = true; break;
 		case OPT_SIM:
@@ -148,6 +162,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 			o->interval_ms = parse_uint("--interval", optarg, 10, 60000);
 			break;
 		case OPT_LOG: o->log_level = optarg; break;
+		case 'u': o->user = optarg; break;
 		case 'f': o->foreground = true; break;
 		case 'n': o->check_only = true; break;
 		case 'V': printf("uncored %s\n", PACKAGE_VERSION); exit(0);
@@ -211,6 +226,10 @@ static void apply_overrides(const struct options *o, struct conf *c)
 	if (o->log_level) {
 		free(c->log_level);
 		c->log_level = strdup(o->log_level);
+	}
+	if (o->user) {
+		free(c->user);
+		c->user = strdup(o->user);
 	}
 }
 
@@ -359,6 +378,10 @@ static bool uncored_alive(pid_t pid)
 	return strncmp(comm, "uncored", 7) == 0;
 }
 
+/* The owner file, kept open so the unprivileged daemon can release it
+ * (truncate) where it may not remove it. */
+static int owner_fd = -1;
+
 static int write_owner(const char *path)
 {
 	char tmp[PATH_MAX + 8], boot[64];
@@ -377,7 +400,28 @@ static int write_owner(const char *path)
 		unlink(tmp);
 		return -e;
 	}
-	return 0;
+	owner_fd = open(path, O_WRONLY | O_CLOEXEC);
+	return owner_fd < 0 ? -errno : 0;
+}
+
+/* Removes the owner file; where the directory is not ours to write in
+ * (a root-owned directory after the drop), empties it: an owner file
+ * without a pid means no owner. */
+static void release_owner(const char *path)
+{
+	if (!path[0])
+		return;
+	if (unlink(path) < 0 && errno != ENOENT) {
+		if ((errno != EACCES && errno != EPERM) || owner_fd < 0 ||
+		    ftruncate(owner_fd, 0) < 0)
+			log_warn("cannot remove %s", path);
+		else
+			log_info("%s emptied (its directory is not writable by "
+				 "uid %u)", path, (unsigned)getuid());
+	}
+	if (owner_fd >= 0)
+		close(owner_fd);
+	owner_fd = -1;
 }
 
 /*
@@ -478,6 +522,12 @@ static void open_backend(struct daemon *d, const struct options *o,
 			   "Supported platforms: %s. Use --simulate to run on the "
 			   "simulator", fam, model, names);
 	}
+	{
+		char why[1024];
+
+		if (priv_kernel_rules(NULL, NULL, why, sizeof(why)))
+			log_fatalx(EXIT_KERNEL, "%s", why);
+	}
 	if (hw_open(&d->hw, &hw_real_ops, &ho) < 0)
 		log_fatalx(1, "%s", hw_last_error());
 	d->backend = "hw";
@@ -485,6 +535,49 @@ static void open_backend(struct daemon *d, const struct options *o,
 		log_warn("cannot create " RUNSTATEDIR "/uncored");
 	snprintf(d->owner_path, sizeof(d->owner_path), "%s",
 		 RUNSTATEDIR "/uncored/owner");
+}
+
+/* ---- privileges ---------------------------------------------------- */
+
+static struct priv_target priv_target;
+
+/* The daemon's own run-time directory, where the owner file and (by
+ * default) the control socket live: it must stay writable after the drop
+ * so they can be removed at exit. */
+static void chown_rundir(const struct daemon *d, const struct conf *c)
+{
+	static const char dir[] = RUNSTATEDIR "/uncored";
+	size_t n = sizeof(dir) - 1;
+
+	if (strncmp(d->owner_path, dir, n) != 0 &&
+	    strncmp(c->control_socket, dir, n) != 0)
+		return;
+	if (chown(dir, priv_target.uid, priv_target.gid) < 0)
+		log_warn("cannot give %s to user %s", dir, priv_target.name);
+}
+
+/* Called by http_start() once the listeners are open, before any thread
+ * starts: seals the backend and becomes [daemon] user. */
+static void drop_privileges(void *arg)
+{
+	struct daemon *d = arg;
+	char why[512];
+
+	if (!priv_target.drop) {
+		log_info("not started as root (uid %u): no privilege to drop",
+			 (unsigned)getuid());
+		return;
+	}
+	snprintf(why, sizeof(why), "this device was not opened at start-up and "
+		 "uncored has since dropped its privileges (it runs as user "
+		 "%s); restart uncored to use it", priv_target.name);
+	if (hw_seal(&d->hw, why) < 0)
+		log_fatalx(1, "%s", hw_last_error());
+	if (priv_drop(&priv_target, why, sizeof(why)) < 0)
+		log_fatalx(1, "%s", why);
+	log_info("running as user %s (uid %u, gid %u) with no capability",
+		 priv_target.name, (unsigned)priv_target.uid,
+		 (unsigned)priv_target.gid);
 }
 
 static struct http_server *start_http(struct daemon *d, const struct conf *c)
@@ -526,6 +619,10 @@ static struct http_server *start_http(struct daemon *d, const struct conf *c)
 	hc.timeout_s = c->http_timeout_s;
 	hc.max_connections = c->http_max_connections;
 	hc.max_per_ip = c->http_max_per_ip;
+	hc.before_thread = drop_privileges;
+	hc.before_thread_arg = d;
+	if (priv_target.drop)
+		chown_rundir(d, c);
 	s = http_start(&hc, api_routes, api_nroutes, d, err, sizeof(err));
 	if (!s)
 		log_fatalx(1, "%s", err);
@@ -544,7 +641,11 @@ static void reload(struct daemon *d, const struct options *o, struct conf *cur)
 	log_info("SIGHUP: reloading %s", o->conf_path);
 	sd_notify(0, "RELOADING=1");
 	if (load_conf(o, &nc, err, sizeof(err)) < 0) {
-		log_err("reload failed, keeping the running configuration: %s", err);
+		log_err("reload failed, keeping the running configuration: %s%s%s%s",
+			err, priv_target.drop ? " (uncored runs as user " : "",
+			priv_target.drop ? priv_target.name : "",
+			priv_target.drop ? " since start-up: the file must be "
+			"readable by it)" : "");
 		goto out;
 	}
 	apply_overrides(o, &nc);
@@ -558,6 +659,9 @@ static void reload(struct daemon *d, const struct options *o, struct conf *cur)
 	    strcmp(nc.control_socket, cur->control_socket) != 0)
 		log_msg(LOG_LVL_NOTICE, "listener changes take effect at the next "
 			"restart");
+	if (strcmp(nc.user, cur->user) != 0)
+		log_msg(LOG_LVL_NOTICE, "[daemon] user changes take effect at the "
+			"next restart");
 	{
 		struct sampler_cfg sc = sampler_cfg_of(&nc);
 
@@ -608,6 +712,11 @@ int main(int argc, char **argv)
 	}
 	log_set_level(lvl);
 
+	if (!o.check_only && priv_resolve(conf.user, &priv_target, err,
+					  sizeof(err)) < 0) {
+		fprintf(stderr, "uncored: %s\n", err);
+		return 1;
+	}
 	if (o.check_only) {
 		/* Validate the baseline against the platform it would run on. */
 		const struct platform *p = NULL;
@@ -740,8 +849,7 @@ int main(int argc, char **argv)
 	sampler_stop(d.sampler);
 	if (pmu_release(&d.pmu) < 0)
 		log_warnx("leaving the PMU idle: %s", hw_last_error());
-	if (d.owner_path[0] && unlink(d.owner_path) < 0 && errno != ENOENT)
-		log_warn("cannot remove %s", d.owner_path);
+	release_owner(d.owner_path);
 	sampler_free(d.sampler);
 	claims_free(d.claims);
 	hw_close(&d.hw);

@@ -195,3 +195,8 @@ int hw_pci_scan(struct hw *hw, int (*cb)(void *, const struct hw_pci_dev *),
 			       hw->ops->name);
 	return hw->ops->pci_scan(hw, cb, ctx);
 }
+
+int hw_seal(struct hw *hw, const char *why)
+{
+	return hw->ops->seal ? hw->ops->seal(hw, why) : 0;
+}

@@ -75,6 +75,11 @@ struct hw_opts {
 	const char *pci_params[8]; /* "name=value" libpci parameters, e.g.
 				   "dump.name=/path/lspci-x.txt"; NULL-ended */
 	const char *mem_path;	/* default "/dev/mem" */
+	const char *pci_config_dir; /* where DDDD:BB:DD.F/config files are
+				   opened once and kept (hw_pcicfg_set_cfgdir);
+				   default "/sys/bus/pci/devices" with the
+				   linux-sysfs method (or libpci's default),
+				   none with others */
 	/* simulator */
 	const char *sim_platform;	/* "skl", "hsx"; default from workload */
 	const char *sim_workload;	/* JSON file; NULL = built-in */
@@ -95,6 +100,8 @@ struct hw_ops {
 	int (*pci_scan)(struct hw *hw,
 			int (*cb)(void *ctx, const struct hw_pci_dev *d),
 			void *ctx);
+	/* No device is opened from now on (hw_seal); NULL: nothing to do. */
+	int (*seal)(struct hw *hw, const char *why);
 };
 
 struct hw {
@@ -117,6 +124,14 @@ int hw_read(struct hw *hw, const struct hw_addr *a, uint64_t *val);
 int hw_write(struct hw *hw, const struct hw_addr *a, uint64_t val);
 int hw_pci_scan(struct hw *hw, int (*cb)(void *, const struct hw_pci_dev *),
 		void *ctx);
+/*
+ * From now on the backend opens no device: an access that would need a
+ * handle not opened yet fails with -EPERM and why in its message.  The
+ * daemon seals the backend when it drops privilege (DESIGN.md section 4):
+ * the kernel checks privilege at open, so a later open would fail anyway,
+ * and less clearly.  0 or -errno.
+ */
+int hw_seal(struct hw *hw, const char *why);
 
 /* Formats a into buf ("msr 0x706 on cpu 0", "pci 0000:00:00.0+0x48",
  * "mmio 0xfed15050") and returns buf. */
@@ -147,6 +162,7 @@ int hw_msr_open(struct hw_msr **out, const char *path_fmt);
 void hw_msr_close(struct hw_msr *m);
 int hw_msr_read(struct hw_msr *m, uint32_t cpu, uint32_t msr, uint64_t *val);
 int hw_msr_write(struct hw_msr *m, uint32_t cpu, uint32_t msr, uint64_t val);
+int hw_msr_seal(struct hw_msr *m, const char *why);
 
 struct hw_pcicfg;
 int hw_pcicfg_open(struct hw_pcicfg **out, const char *method,
@@ -156,6 +172,8 @@ int hw_pcicfg_read(struct hw_pcicfg *p, const struct hw_addr *a, uint64_t *v);
 int hw_pcicfg_write(struct hw_pcicfg *p, const struct hw_addr *a, uint64_t v);
 int hw_pcicfg_scan(struct hw_pcicfg *p,
 		   int (*cb)(void *, const struct hw_pci_dev *), void *ctx);
+int hw_pcicfg_set_cfgdir(struct hw_pcicfg *p, const char *dir);
+int hw_pcicfg_seal(struct hw_pcicfg *p, const char *why);
 
 struct hw_mem;
 int hw_mem_open(struct hw_mem **out, const char *path);
