@@ -26,8 +26,10 @@ int priv_resolve(const char *user, struct priv_target *t, char *why,
 	struct passwd *pw;
 
 	memset(t, 0, sizeof(*t));
-	if (geteuid() != 0)
-		return 0;	/* nothing to drop */
+	if (geteuid() != 0) {
+		t->caps_only = priv_have_caps();
+		return 0;	/* no user to switch to */
+	}
 	if (!user || !*user)
 		user = PRIV_DEFAULT_USER;
 	errno = 0;
@@ -71,6 +73,20 @@ int priv_drop(const struct priv_target *t, char *why, size_t len)
 	gid_t rg, eg, sg;
 	int r;
 
+	if (t->caps_only) {
+		/* Clearing permitted clears ambient too (it must stay a
+		 * subset); the bounding set needs CAP_SETPCAP, which a unit
+		 * does not grant. */
+		capng_clear(CAPNG_SELECT_BOTH);
+		if (capng_apply(CAPNG_SELECT_CAPS) < 0 ||
+		    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+		    priv_have_caps()) {
+			snprintf(why, len, "cannot drop capabilities: %s",
+				 strerror(errno));
+			return -1;
+		}
+		return 0;
+	}
 	if (!t->drop)
 		return 0;
 	/* Clearing the bounding set needs CAP_SETPCAP; under systemd the

@@ -22,7 +22,10 @@
 
 /* Who the daemon becomes after start-up. */
 struct priv_target {
-	bool drop;		/* false: not root, nothing to drop */
+	bool drop;		/* switch to uid/gid and drop every capability */
+	bool caps_only;		/* not root, but holding capabilities (systemd's
+				   User= with AmbientCapabilities=): drop them,
+				   keep the user */
 	uid_t uid;
 	gid_t gid;
 	char name[64];
@@ -30,15 +33,17 @@ struct priv_target {
 
 /*
  * Looks up user (the [daemon] user / --user value).  When the process is
- * not root there is nothing to drop: t->drop is false and 0 is returned
- * whatever user names.  Returns -1 with the reason and the fix in why when
+ * not root there is no user to switch to: t->drop is false, t->caps_only
+ * says whether it holds capabilities to drop, and 0 is returned whatever
+ * user names.  Returns -1 with the reason and the fix in why when
  * the user does not exist or is root.
  */
 int priv_resolve(const char *user, struct priv_target *t, char *why,
 		 size_t len);
 
 /*
- * Becomes t's user and group (no supplementary groups) and drops every
+ * With t->caps_only: clears every capability and sets no_new_privs.
+ * With t->drop: becomes t's user and group (no supplementary groups) and drops every
  * capability, permitted, effective, inheritable, ambient and (when
  * allowed) bounding, with libcap-ng; sets no_new_privs.  Verifies the
  * result.  Call it before any thread starts: capabilities are per thread.

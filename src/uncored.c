@@ -563,21 +563,26 @@ static void drop_privileges(void *arg)
 	struct daemon *d = arg;
 	char why[512];
 
-	if (!priv_target.drop) {
+	if (!priv_target.drop && !priv_target.caps_only) {
 		log_info("not started as root (uid %u): no privilege to drop",
 			 (unsigned)getuid());
 		return;
 	}
 	snprintf(why, sizeof(why), "this device was not opened at start-up and "
-		 "uncored has since dropped its privileges (it runs as user "
-		 "%s); restart uncored to use it", priv_target.name);
+		 "uncored has since dropped its privileges (it runs as uid "
+		 "%u); restart uncored to use it", priv_target.drop ?
+		 (unsigned)priv_target.uid : (unsigned)getuid());
 	if (hw_seal(&d->hw, why) < 0)
 		log_fatalx(1, "%s", hw_last_error());
 	if (priv_drop(&priv_target, why, sizeof(why)) < 0)
 		log_fatalx(1, "%s", why);
-	log_info("running as user %s (uid %u, gid %u) with no capability",
-		 priv_target.name, (unsigned)priv_target.uid,
-		 (unsigned)priv_target.gid);
+	if (priv_target.caps_only)
+		log_info("capabilities dropped; running as uid %u",
+			 (unsigned)getuid());
+	else
+		log_info("running as user %s (uid %u, gid %u) with no capability",
+			 priv_target.name, (unsigned)priv_target.uid,
+			 (unsigned)priv_target.gid);
 }
 
 static struct http_server *start_http(struct daemon *d, const struct conf *c)

@@ -528,10 +528,10 @@ static int read_fail(struct hw_pcicfg *p, const struct hw_addr *a, int pos)
 		       "%s)%s; the method may not provide this offset: "
 		       "extended config space (0x100 and up) needs a PCIe "
 		       "device, linux-sysfs gives only the first 64 bytes "
-		       "without CAP_SYS_ADMIN (the Xeon drop-in "
-		       "uncored-hsx.conf grants it), and a dump holds only "
-		       "what lspci "
-		       "printed (-xxx: 256 bytes, -xxxx: 4096)", s, pos,
+		       "to an opener without CAP_SYS_ADMIN (start uncored "
+		       "as root, or with the shipped unit), and a dump holds "
+		       "only what lspci printed (-xxx: 256 bytes, -xxxx: "
+		       "4096)", s, pos,
 		       p->method, warn_suffix(w, sizeof(w)));
 }
 

@@ -98,6 +98,31 @@ else
 	like "$out" 'user "no-such-user-here" does not exist' "[daemon] user is used"
 fi
 
+# The shipped unit's way: started as an ordinary user holding ambient
+# capabilities (User= with AmbientCapabilities=), it drops them.
+N2="$T/amb"
+mkdir "$N2"
+chown 65534:65534 "$N2" 2>/dev/null
+if [ "$(id -u)" = 0 ]; then
+	PORT=$(pick_port)
+	setpriv --reuid=65534 --regid=65534 --clear-groups \
+		--inh-caps=+sys_rawio,+sys_admin,+dac_override \
+		--ambient-caps=+sys_rawio,+sys_admin,+dac_override \
+		"$BIN" -c /dev/null --simulate --sim-state "$N2/state" \
+		-l "127.0.0.1:$PORT" -s "" >"$T/log5" 2>&1 &
+	UPID=$!
+	tap_cleanup_pid "$UPID"
+	wait_healthy "$PORT"
+	ok $? "started as nobody with ambient capabilities: serves"
+	is "$(field CapEff)" 0000000000000000 "CapEff: the ambient capabilities are dropped"
+	is "$(field CapAmb)" 0000000000000000 "CapAmb: none left"
+	is "$(field NoNewPrivs)" 1 "no_new_privs set"
+	like "$(cat "$T/log5")" "capabilities dropped; running as uid 65534" "and says so"
+	kill -TERM "$UPID"; wait "$UPID"
+else
+	skip "ambient capabilities" "needs root"
+fi
+
 # Not started as root: nothing to drop, everything works.
 N="$T/nb"
 mkdir "$N"
