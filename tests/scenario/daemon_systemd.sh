@@ -71,4 +71,12 @@ if command -v systemd-analyze >/dev/null; then
 else
 	skip "systemd-analyze" "not installed"
 fi
+if command -v systemd-sysusers >/dev/null; then
+	mkdir -p "$T/sr/etc"
+	systemd-sysusers --root="$T/sr" "$top_srcdir/systemd/uncored.sysusers" >/dev/null 2>&1
+	like "$(cat "$T/sr/etc/passwd" 2>/dev/null)" "uncored:x:" \
+		"uncored.sysusers creates the user uncored (in a scratch root)"
+else
+	skip "sysusers" "systemd-sysusers not installed"
+fi
 tap_done
