@@ -775,8 +775,10 @@ int main(int argc, char **argv)
 	{
 		/* The simulator puts socket s's CPUs at 8s..8s+7; real
 		 * machines are read from sysfs. */
-		struct plat_cpu_map sim_map = { .cpus_per_package =
-						SIM_CPUS_PER_SOCKET };
+		struct plat_cpu_map sim_map = {
+			.cpus_per_package = SIM_CPUS_PER_SOCKET,
+			.cores_per_package = strcmp(d.backend, "sim") == 0 ?
+					     hw_sim_cores(&d.hw) : 0 };
 
 		if (plat_discover(d.plat, &d.hw, &d.topo,
 				  strcmp(d.backend, "sim") == 0 ? &sim_map

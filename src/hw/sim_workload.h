@@ -67,7 +67,13 @@ struct wl_topology {
 	uint64_t uclk_hz;
 	unsigned sbox_count, ha_count, imc_channels, qpi_ports, r3qpi_links;
 	uint64_t dclk_hz;	/* hsx: the iMC channels' fixed DCLK counter */
+	unsigned cores;		/* hsx: physical cores per socket, each with
+				   its own core-scope C-state MSRs */
 };
+
+/* Cores per socket the simulator models at most: one per simulated CPU
+ * (hw_sim.h SIM_CPUS_PER_SOCKET). */
+#define WL_MAX_CORES 8
 
 struct workload {
 	char *source;		/* file name, or "(built-in)" */
@@ -127,6 +133,12 @@ struct wl_match {
  * qpi_link follows qpi_ports), else the unit's max_inst.
  */
 unsigned wl_unit_ninst(const struct workload *w, int unit);
+
+/* Physical cores per socket: the "cores" key, else WL_MAX_CORES.  A
+ * core-scope free-running counter (freerun_ctr.core_scope) is one
+ * counter per core: its rate key gives the socket total, split evenly
+ * over the cores unless "@N" names one. */
+unsigned wl_cores(const struct workload *w);
 
 /* Fills rates[0..nphases-1] with the events per second the matched
  * counter counts in each phase (sum over every matching key). */

@@ -464,6 +464,76 @@ int plat_cpu_of_package(const struct plat_cpu_map *m, unsigned pkg,
 	return 0;
 }
 
+int plat_cores_of_package(const struct plat_cpu_map *m, unsigned pkg,
+			  uint32_t *cpus, unsigned max, unsigned *n)
+{
+	const char *root = m && m->sysfs_cpu_root ? m->sysfs_cpu_root
+						  : SYSFS_CPU_ROOT;
+	unsigned long core[PLAT_MAX_CORES], cpu, id, cid;
+	struct dirent *de;
+	char path[4096], *end;
+	DIR *d;
+
+	*n = 0;
+	if (max > PLAT_MAX_CORES)
+		max = PLAT_MAX_CORES;
+	if (m && m->cpus_per_package) {
+		unsigned c = m->cores_per_package ? m->cores_per_package
+						  : m->cpus_per_package;
+
+		for (; *n < c && *n < max; (*n)++)
+			cpus[*n] = (uint32_t)(pkg * m->cpus_per_package + *n);
+		return 0;
+	}
+	d = opendir(root);
+	if (!d)
+		return hw_fail(errno, "cannot list %s: %s (needed to find the "
+			       "cores of package %u)", root, strerror(errno),
+			       pkg);
+	while ((de = readdir(d)) != NULL) {
+		unsigned i;
+
+		if (strncmp(de->d_name, "cpu", 3) != 0 ||
+		    de->d_name[3] < '0' || de->d_name[3] > '9')
+			continue;
+		errno = 0;
+		cpu = strtoul(de->d_name + 3, &end, 10);
+		if (*end || errno || cpu > UINT32_MAX)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/topology/physical_package_id",
+			 root, de->d_name);
+		if (!read_uint_file(path, &id) || id != pkg)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/topology/core_id", root,
+			 de->d_name);
+		if (!read_uint_file(path, &cid))
+			continue;
+		/* Keep the lowest CPU of each core (its first thread). */
+		for (i = 0; i < *n && core[i] != cid; i++)
+			;
+		if (i < *n) {
+			if (cpu < cpus[i])
+				cpus[i] = (uint32_t)cpu;
+		} else if (*n < max) {
+			core[*n] = cid;
+			cpus[(*n)++] = (uint32_t)cpu;
+		}
+	}
+	closedir(d);
+	/* Core order, for stable output. */
+	for (unsigned i = 1; i < *n; i++)
+		for (unsigned j = i; j > 0 && core[j - 1] > core[j]; j--) {
+			unsigned long tc = core[j];
+			uint32_t tp = cpus[j];
+
+			core[j] = core[j - 1];
+			cpus[j] = cpus[j - 1];
+			core[j - 1] = tc;
+			cpus[j - 1] = tp;
+		}
+	return 0;
+}
+
 /* ---- catalog --------------------------------------------------------- */
 
 const struct event *plat_event(const struct platform *p, const char *name)
