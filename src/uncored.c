@@ -46,6 +46,7 @@
 #include "log.h"
 #include "priv.h"
 #include "sched.h"
+#include "selftest.h"
 
 #define EXIT_CPU 2
 #define EXIT_BUSY 3
@@ -66,6 +67,7 @@ struct options {
 	unsigned interval_ms;
 	bool foreground;
 	bool check_only;
+	bool self_test;
 	const char *log_level;
 	const char *user;
 };
@@ -93,6 +95,8 @@ static void usage(FILE *f)
 		"  -f, --foreground          stay in the foreground (uncored never\n"
 		"                            detaches; accepted for compatibility)\n"
 		"  -n, --check-config        validate the configuration and exit 0/1\n"
+		"      --self-test           check the machine's uncore PMU under a\n"
+		"                            known load; prints a table, exits 0/1\n"
 		"  -V, --version             print the version\n"
 		"  -h, --help                this text\n"
 		"\n"
@@ -119,7 +123,7 @@ static unsigned parse_uint(const char *opt, const char *s, unsigned min,
 
 static void parse_args(int argc, char **argv, struct options *o)
 {
-	enum { OPT_SIM = 256, OPT_WL, OPT_STATE, OPT_LOG };
+	enum { OPT_SIM = 256, OPT_WL, OPT_STATE, OPT_LOG, OPT_SELFTEST };
 	static const struct option lopts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "simulate", optional_argument, NULL, OPT_SIM },
@@ -132,6 +136,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 		{ "user", required_argument, NULL, 'u' },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "check-config", no_argument, NULL, 'n' },
+		{ "self-test", no_argument, NULL, OPT_SELFTEST },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -165,6 +170,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 		case 'u': o->user = optarg; break;
 		case 'f': o->foreground = true; break;
 		case 'n': o->check_only = true; break;
+		case OPT_SELFTEST: o->self_test = true; break;
 		case 'V': printf("uncored %s\n", PACKAGE_VERSION); exit(0);
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); exit(EXIT_USAGE);
@@ -502,6 +508,7 @@ static void open_backend(struct daemon *d, const struct options *o,
 		ho.sim_workload = o->workload ? o->workload
 			       : (c->sim_workload[0] ? c->sim_workload : NULL);
 		ho.sim_state = o->sim_state;
+		ho.sim_selftest = o->self_test;
 		if (hw_open(&d->hw, &hw_sim_ops, &ho) < 0)
 			log_fatalx(1, "%s", hw_last_error());
 		d->plat = hw_sim_platform(&d->hw);
@@ -535,6 +542,66 @@ static void open_backend(struct daemon *d, const struct options *o,
 		log_warn("cannot create " RUNSTATEDIR "/uncored");
 	snprintf(d->owner_path, sizeof(d->owner_path), "%s",
 		 RUNSTATEDIR "/uncored/owner");
+}
+
+/* Finds the uncore and sets up the PMU layer; exits on failure. */
+static void discover(struct daemon *d)
+{
+	/* The simulator puts socket s's CPUs at 8s..8s+7, its cores first;
+	 * real machines are read from sysfs. */
+	bool sim = strcmp(d->backend, "sim") == 0;
+	struct plat_cpu_map sim_map = {
+		.cpus_per_package = SIM_CPUS_PER_SOCKET,
+		.cores_per_package = sim ? hw_sim_cores(&d->hw) : 0 };
+
+	d->topo.plat = d->plat;
+	if (plat_discover(d->plat, &d->hw, &d->topo, sim ? &sim_map : NULL) < 0)
+		log_fatalx(1, "discovering the %s uncore: %s", d->plat->id,
+			   hw_last_error());
+	pmu_init(&d->pmu, &d->hw, &d->topo);
+}
+
+/* ---- self-test ------------------------------------------------------ */
+
+/* uncored --self-test: the checks of selftest.c on this machine (or the
+ * simulator), refused while anybody else holds the PMU.  Exit 0 / 1. */
+static int self_test(const struct options *o, const struct conf *c)
+{
+	struct daemon d = { .version = PACKAGE_VERSION };
+	struct program *prog;
+	char err[1024], line[128], boot[64], fboot[64] = "";
+	long opid = 0;
+	FILE *f;
+	int busy, r;
+
+	open_backend(&d, o, c);
+	discover(&d);
+	prog = build_program(&d, c, err, sizeof(err));
+	if (!prog)
+		log_fatalx(1, "%s", err);
+	read_boot_id(boot, sizeof(boot));
+	if (d.owner_path[0] && (f = fopen(d.owner_path, "r"))) {
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "pid=%ld", &opid) != 1)
+				sscanf(line, "boot_id=%63s", fboot);
+		fclose(f);
+		if (opid > 0 && strcmp(fboot, boot) == 0 &&
+		    uncored_alive((pid_t)opid))
+			log_fatalx(EXIT_BUSY, "the uncore PMU is owned by uncored "
+				   "pid %ld (%s): stop it before the self-test",
+				   opid, d.owner_path);
+	}
+	busy = pmu_busy(&d.pmu, err, sizeof(err));
+	if (busy < 0)
+		log_fatalx(1, "cannot read the uncore PMU: %s", hw_last_error());
+	if (busy > 0)
+		log_fatalx(EXIT_BUSY, "the uncore PMU is in use by another agent "
+			   "(%d register%s counting: %s): stop it before the "
+			   "self-test", busy, busy == 1 ? "" : "s", err);
+	r = selftest_run(&d.pmu, prog, strcmp(d.backend, "sim") == 0, stdout);
+	program_put(prog);
+	hw_close(&d.hw);
+	return r == 0 ? 0 : 1;
 }
 
 /* ---- privileges ---------------------------------------------------- */
@@ -717,6 +784,12 @@ int main(int argc, char **argv)
 	}
 	log_set_level(lvl);
 
+	if (o.self_test) {
+		int rc = self_test(&o, &conf);
+
+		conf_free(&conf);
+		return rc;
+	}
 	if (!o.check_only && priv_resolve(conf.user, &priv_target, err,
 					  sizeof(err)) < 0) {
 		fprintf(stderr, "uncored: %s\n", err);
@@ -771,22 +844,7 @@ int main(int argc, char **argv)
 		d.start_time_s = (double)ts.tv_sec + ts.tv_nsec / 1e9;
 	}
 	open_backend(&d, &o, &conf);
-	d.topo.plat = d.plat;
-	{
-		/* The simulator puts socket s's CPUs at 8s..8s+7; real
-		 * machines are read from sysfs. */
-		struct plat_cpu_map sim_map = {
-			.cpus_per_package = SIM_CPUS_PER_SOCKET,
-			.cores_per_package = strcmp(d.backend, "sim") == 0 ?
-					     hw_sim_cores(&d.hw) : 0 };
-
-		if (plat_discover(d.plat, &d.hw, &d.topo,
-				  strcmp(d.backend, "sim") == 0 ? &sim_map
-								: NULL) < 0)
-			log_fatalx(1, "discovering the %s uncore: %s",
-				   d.plat->id, hw_last_error());
-	}
-	pmu_init(&d.pmu, &d.hw, &d.topo);
+	discover(&d);
 	prog = build_program(&d, &conf, err, sizeof(err));
 	if (!prog)
 		log_fatalx(1, "%s", err);

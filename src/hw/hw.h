@@ -83,6 +83,8 @@ struct hw_opts {
 	/* simulator */
 	const char *sim_platform;	/* "skl", "hsx"; default from workload */
 	const char *sim_workload;	/* JSON file; NULL = built-in */
+	bool sim_selftest;	/* no sim_workload: the built-in self-test
+				   workload (wl_builtin_selftest) */
 	const char *sim_state;		/* file-backed register state; NULL =
 					   private memory, reset at start */
 };

@@ -1769,6 +1769,8 @@ static int sim_open(struct hw *hw, const struct hw_opts *o)
 	}
 	if (o->sim_workload)
 		r = wl_load(o->sim_workload, p, &s->wl, err, sizeof(err));
+	else if (o->sim_selftest)
+		r = wl_builtin_selftest(p ? p : &plat_skl, &s->wl);
 	else
 		r = wl_builtin(p ? p : &plat_skl, &s->wl);
 	if (r < 0) {

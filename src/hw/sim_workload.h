@@ -107,6 +107,11 @@ int wl_load(const char *path, const struct platform *plat,
 /* The built-in workload for plat: every catalog event gets a plausible,
  * slowly varying rate; headline events are consistent with each other. */
 int wl_builtin(const struct platform *plat, struct workload **out);
+/* The self-test workload for plat (`uncored --self-test --simulate`,
+ * sim_builtin.c): phases quiet, stream, pointer chase of WL_ST_PHASE_S
+ * seconds each, repeating.  -ENOENT for a platform without one. */
+#define WL_ST_PHASE_S 1.0
+int wl_builtin_selftest(const struct platform *plat, struct workload **out);
 void wl_free(struct workload *w);
 
 /* Do two rate keys name the same counter (same encoding, filters,
