@@ -270,32 +270,16 @@ static double qty_all(const struct program *p, enum plat_qty q,
 }
 
 /* Programs every counter of p, with the box filter values its events
- * need (as the sampler's schedule() does), and enables the PMU. */
+ * need, and enables the PMU. */
 static int program_all(struct pmu *pmu, const struct program *p)
 {
 	struct pmu_slot *want = calloc(3 * (size_t)p->ns + 1, sizeof(*want));
-	unsigned n = 0;
+	unsigned n;
 	int r;
 
 	if (!want)
 		return -ENOMEM;
-	for (unsigned k = 0; k < p->ns; k++) {
-		const struct evspec *e = &p->ev[p->sev[k]];
-
-		if (p->slot[k].freerun)
-			continue;
-		want[n++] = p->slot[k];
-		for (unsigned f = 0; f < 2; f++) {
-			if (!(e->filt_set >> f & 1))
-				continue;
-			want[n] = p->slot[k];
-			want[n].ctl = plat_filter_addr(
-				&p->topo->sock[want[n].socket],
-				p->plat->units[want[n].unit], want[n].inst, f);
-			want[n].ctl_val = e->filt[f];
-			want[n++].filter = true;
-		}
-	}
+	n = program_controls(p, want);
 	r = pmu_reset_boxes(pmu);
 	if (r == 0)
 		r = pmu_program(pmu, want, n, true);

@@ -703,6 +703,39 @@ static struct http_server *start_http(struct daemon *d, const struct conf *c)
 
 /* ---- reload --------------------------------------------------------- */
 
+/* Can p run on the devices opened at start-up?  0, or -1 with the first
+ * that would need opening in why. */
+static int program_reachable(struct daemon *d, const struct program *p,
+			     char *why, size_t len)
+{
+	struct pmu_slot *want = calloc(3 * (size_t)p->ns + 1, sizeof(*want));
+	unsigned n;
+	int r = 0;
+
+	if (!want) {
+		snprintf(why, len, "out of memory");
+		return -1;
+	}
+	n = program_controls(p, want);
+	for (unsigned k = 0; r == 0 && k < n; k++)
+		r = hw_reachable(&d->hw, &want[k].ctl);
+	for (unsigned k = 0; r == 0 && k < p->ns; k++) {
+		const struct topo_socket *ts = &p->topo->sock[p->slot[k].socket];
+		struct hw_addr a = p->slot[k].ctr;
+
+		r = hw_reachable(&d->hw, &a);
+		for (unsigned c = 0; r == 0 && p->slot[k].core_scope &&
+		     c < ts->ncores; c++) {
+			a.cpu = ts->core_cpu[c];
+			r = hw_reachable(&d->hw, &a);
+		}
+	}
+	free(want);
+	if (r < 0)
+		snprintf(why, len, "%s", hw_last_error());
+	return r < 0 ? -1 : 0;
+}
+
 static void reload(struct daemon *d, const struct options *o, struct conf *cur)
 {
 	struct conf nc;
@@ -724,6 +757,14 @@ static void reload(struct daemon *d, const struct options *o, struct conf *cur)
 	p = build_program(d, &nc, err, sizeof(err));
 	if (!p) {
 		log_err("reload failed, keeping the running configuration: %s", err);
+		conf_free(&nc);
+		goto out;
+	}
+	if (program_reachable(d, p, err, sizeof(err)) < 0) {
+		log_err("reload failed, keeping the running configuration: the "
+			"new baseline needs a device uncored did not open at "
+			"start-up: %s", err);
+		program_put(p);
 		conf_free(&nc);
 		goto out;
 	}

@@ -200,3 +200,8 @@ int hw_seal(struct hw *hw, const char *why)
 {
 	return hw->ops->seal ? hw->ops->seal(hw, why) : 0;
 }
+
+int hw_reachable(struct hw *hw, const struct hw_addr *a)
+{
+	return hw->ops->reachable ? hw->ops->reachable(hw, a) : 0;
+}

@@ -104,6 +104,9 @@ struct hw_ops {
 			void *ctx);
 	/* No device is opened from now on (hw_seal); NULL: nothing to do. */
 	int (*seal)(struct hw *hw, const char *why);
+	/* 0 if an access to a needs no new device handle (hw_reachable);
+	 * NULL: always 0. */
+	int (*reachable)(struct hw *hw, const struct hw_addr *a);
 };
 
 struct hw {
@@ -134,6 +137,14 @@ int hw_pci_scan(struct hw *hw, int (*cb)(void *, const struct hw_pci_dev *),
  * and less clearly.  0 or -errno.
  */
 int hw_seal(struct hw *hw, const char *why);
+/*
+ * Can a be accessed without opening a device?  0 if its handle is open
+ * or the backend is not sealed (it may still open it); -EPERM with the
+ * seal's reason in hw_last_error() otherwise.  Accesses nothing: the
+ * daemon asks before a reload switches to a program that needs a device
+ * it did not open at start-up, and keeps the old one then.
+ */
+int hw_reachable(struct hw *hw, const struct hw_addr *a);
 
 /* Formats a into buf ("msr 0x706 on cpu 0", "pci 0000:00:00.0+0x48",
  * "mmio 0xfed15050") and returns buf. */
@@ -165,6 +176,7 @@ void hw_msr_close(struct hw_msr *m);
 int hw_msr_read(struct hw_msr *m, uint32_t cpu, uint32_t msr, uint64_t *val);
 int hw_msr_write(struct hw_msr *m, uint32_t cpu, uint32_t msr, uint64_t val);
 int hw_msr_seal(struct hw_msr *m, const char *why);
+bool hw_msr_is_open(struct hw_msr *m, uint32_t cpu);
 
 struct hw_pcicfg;
 int hw_pcicfg_open(struct hw_pcicfg **out, const char *method,
@@ -176,6 +188,7 @@ int hw_pcicfg_scan(struct hw_pcicfg *p,
 		   int (*cb)(void *, const struct hw_pci_dev *), void *ctx);
 int hw_pcicfg_set_cfgdir(struct hw_pcicfg *p, const char *dir);
 int hw_pcicfg_seal(struct hw_pcicfg *p, const char *why);
+bool hw_pcicfg_is_open(struct hw_pcicfg *p, const struct hw_addr *a);
 
 struct hw_mem;
 int hw_mem_open(struct hw_mem **out, const char *path);

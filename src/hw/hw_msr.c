@@ -250,6 +250,17 @@ int hw_msr_seal(struct hw_msr *m, const char *why)
 	return 0;
 }
 
+/* Is cpu's file open already? */
+bool hw_msr_is_open(struct hw_msr *m, uint32_t cpu)
+{
+	bool open_;
+
+	pthread_mutex_lock(&m->lock);
+	open_ = cpu < m->nfiles && m->files[cpu].fd >= 0;
+	pthread_mutex_unlock(&m->lock);
+	return open_;
+}
+
 static int get_file(struct hw_msr *m, uint32_t cpu, uint32_t msr,
 		    struct msr_file *f)
 {

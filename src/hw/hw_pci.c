@@ -403,6 +403,19 @@ int hw_pcicfg_seal(struct hw_pcicfg *p, const char *why)
 	return 0;
 }
 
+/* Has a's device been opened (found and, with a cfgdir, its file)? */
+bool hw_pcicfg_is_open(struct hw_pcicfg *p, const struct hw_addr *a)
+{
+	bool found = false;
+
+	pthread_mutex_lock(&p->lock);
+	for (struct pcicfg_dev *c = p->devs; c && !found; c = c->next)
+		found = c->domain == a->domain && c->bus == a->bus &&
+			c->devno == a->dev && c->fn == a->fn;
+	pthread_mutex_unlock(&p->lock);
+	return found;
+}
+
 /* Opens c's config file under p->cfgdir, read-write if allowed. */
 static int open_cfgfile(struct hw_pcicfg *p, struct pcicfg_dev *c,
 			const char *s)

@@ -160,6 +160,35 @@ static int real_seal(struct hw *hw, const char *why)
 	return err;
 }
 
+static int real_reachable(struct hw *hw, const struct hw_addr *a)
+{
+	struct hw_real *r = hw->priv;
+	char s[64];
+	bool open_;
+
+	pthread_mutex_lock(&r->lock);
+	if (!r->sealed) {
+		pthread_mutex_unlock(&r->lock);
+		return 0;
+	}
+	switch (a->space) {
+	case HW_MSR:
+		open_ = r->msr && hw_msr_is_open(r->msr, a->cpu);
+		break;
+	case HW_PCI:
+		open_ = r->pci && hw_pcicfg_is_open(r->pci, a);
+		break;
+	default:
+		open_ = r->mem != NULL;
+		break;
+	}
+	pthread_mutex_unlock(&r->lock);
+	if (open_)
+		return 0;
+	hw_addr_str(a, s, sizeof(s));
+	return hw_fail(EPERM, "%s: %s", s, r->sealed);
+}
+
 const struct hw_ops hw_real_ops = {
 	.name = "hw",
 	.open = real_open,
@@ -168,4 +197,5 @@ const struct hw_ops hw_real_ops = {
 	.write = real_write,
 	.pci_scan = real_scan,
 	.seal = real_seal,
+	.reachable = real_reachable,
 };

@@ -218,7 +218,19 @@ static void open_then_drop(void)
 	r = priv_resolve("nobody", &t, why, sizeof(why));
 	check(r == 0 && t.drop && t.uid != 0, "nobody resolves (uid %u)",
 	      (unsigned)t.uid);
+	check(hw_reachable(&hw, &m1) == 0,
+	      "before the seal a new CPU is reachable (it may still be opened)");
 	check(hw_seal(&hw, "sealed for the test") == 0, "backend sealed");
+	check(hw_reachable(&hw, &m0) == 0 && hw_reachable(&hw, &bar) == 0 &&
+	      hw_reachable(&hw, &dram) == 0,
+	      "after the seal: the opened MSR, config file and mapping are "
+	      "reachable");
+	r = hw_reachable(&hw, &m1);
+	check(r == -EPERM, "cpu 1, never opened, is not (r=%d)", r);
+	check_like(hw_last_error(), "sealed for the test", "with the reason");
+	r = hw_reachable(&hw, &(struct hw_addr){ .space = HW_PCI, .width = 4,
+						 .dev = 2, .reg = 0 });
+	check(r == -EPERM, "nor is a PCI device never opened (r=%d)", r);
 	r = priv_drop(&t, why, sizeof(why));
 	check(r == 0, "drop to nobody (%s)", r ? why : "ok");
 	check(getuid() == t.uid && geteuid() == t.uid, "uid is nobody's");
