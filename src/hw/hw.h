@@ -17,6 +17,7 @@
 #ifndef UNCORED_HW_H
 #define UNCORED_HW_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -165,6 +166,10 @@ const char *hw_last_error(void);
  * backend can write `return hw_fail(EIO, "...", ...);`. */
 int hw_fail(int err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/* Replaces *dst (freed) with a copy of v under lock: for the backends'
+ * seal reasons and paths.  0 or -ENOMEM (message set). */
+int hw_set_str(pthread_mutex_t *lock, char **dst, const char *v);
 
 /*
  * Real-backend parts, exported for hw_real.c and for their unit tests.

@@ -239,15 +239,7 @@ static int get_file_locked(struct hw_msr *m, uint32_t cpu, uint32_t msr,
 /* After this no new CPU's file is opened: accesses to it fail with why. */
 int hw_msr_seal(struct hw_msr *m, const char *why)
 {
-	char *w = strdup(why);
-
-	if (!w)
-		return hw_fail(ENOMEM, "out of memory");
-	pthread_mutex_lock(&m->lock);
-	free(m->sealed);
-	m->sealed = w;
-	pthread_mutex_unlock(&m->lock);
-	return 0;
+	return hw_set_str(&m->lock, &m->sealed, why);
 }
 
 /* Is cpu's file open already? */

@@ -378,29 +378,13 @@ void hw_pcicfg_close(struct hw_pcicfg *p)
  */
 int hw_pcicfg_set_cfgdir(struct hw_pcicfg *p, const char *dir)
 {
-	char *d = strdup(dir);
-
-	if (!d)
-		return hw_fail(ENOMEM, "out of memory");
-	pthread_mutex_lock(&p->lock);
-	free(p->cfgdir);
-	p->cfgdir = d;
-	pthread_mutex_unlock(&p->lock);
-	return 0;
+	return hw_set_str(&p->lock, &p->cfgdir, dir);
 }
 
 /* After this no new device is opened: get_dev_locked() fails with why. */
 int hw_pcicfg_seal(struct hw_pcicfg *p, const char *why)
 {
-	char *w = strdup(why);
-
-	if (!w)
-		return hw_fail(ENOMEM, "out of memory");
-	pthread_mutex_lock(&p->lock);
-	free(p->sealed);
-	p->sealed = w;
-	pthread_mutex_unlock(&p->lock);
-	return 0;
+	return hw_set_str(&p->lock, &p->sealed, why);
 }
 
 /* Has a's device been opened (found and, with a cfgdir, its file)? */
