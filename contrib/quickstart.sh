@@ -23,7 +23,7 @@ cmd=${1:-demo}
 DEPS="build-essential autoconf automake libtool pkg-config
       libmicrohttpd-dev libjson-c-dev libpci-dev libsystemd-dev libinih-dev libcap-ng-dev
       libcurl4-openssl-dev
-      pciutils curl jq iproute2 util-linux systemd python3
+      pciutils curl jq iproute2 util-linux systemd python3 strace
       prometheus wrk prometheus-node-exporter"
 
 install_deps() {
