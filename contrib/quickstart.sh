@@ -24,7 +24,8 @@ DEPS="build-essential autoconf automake libtool pkg-config
       libmicrohttpd-dev libjson-c-dev libpci-dev libsystemd-dev libinih-dev libcap-ng-dev
       libcurl4-openssl-dev
       pciutils curl jq iproute2 util-linux systemd python3 strace
-      prometheus wrk prometheus-node-exporter"
+      prometheus wrk prometheus-node-exporter
+      chromium"	# tests/scenario/page.sh: the live page in a browser
 
 install_deps() {
 	missing=
