@@ -26,12 +26,12 @@ cmd=${1:-demo}
 # The demo: what builds the daemon and uncorectl, and curl to look at it.
 DEMO_DEPS="build-essential autoconf automake libtool pkg-config
       libmicrohttpd-dev libjson-c-dev libpci-dev libsystemd-dev libinih-dev
-      libcurl4-openssl-dev
+      libcap-ng-dev libcurl4-openssl-dev
       curl"
 # The test suite, on top of the demo's: the peers and tools the tests run
 # (some of these packages start services when installed, which is why the
 # demo does not install them).
-TEST_DEPS="pciutils jq iproute2 util-linux systemd python3
+TEST_DEPS="pciutils jq iproute2 util-linux systemd python3 strace
       prometheus wrk prometheus-node-exporter
       debhelper lintian
       chromium"	# tests/scenario/page.sh: the live page in a browser
@@ -125,7 +125,16 @@ demo)
 	build "$B"
 	log=$B/uncored-demo.log
 	: >"$log"	# here, not in the child: the wait below reads it at once
-	"$B/uncored" --foreground -c conf/uncored.conf \
+	# As root the daemon opens its devices, then runs as an unprivileged
+	# user (uncored(8), PRIVILEGES): "uncored" where the package or make
+	# install created it, else nobody - the demo creates no user.
+	user=
+	if [ "$(id -u)" -eq 0 ] && ! getent passwd uncored >/dev/null; then
+		user="--user nobody"
+		echo "quickstart: no user \"uncored\" here (the package or" \
+			"make install creates it): the demo runs as nobody" >&2
+	fi
+	"$B/uncored" --foreground -c conf/uncored.conf $user \
 		--simulate --workload conf/workloads/skl-default.json \
 		--control-socket "$B/uncored.sock" "$@" 2>"$log" &
 	pid=$!

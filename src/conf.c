@@ -68,7 +68,8 @@ struct key {
 	bool empty_ok;                  /* KT_STR: "" is a valid value */
 };
 
-static str_check_fn check_sockpath, check_group, check_platform, check_path;
+static str_check_fn check_sockpath, check_group, check_user, check_platform,
+	check_path;
 
 static const char *const policy_names[] = { "reclaim", "yield", NULL };
 static const char *const level_names[] = {
@@ -97,6 +98,7 @@ static const struct key keys[] = {
 	     1, 3600, 10),
 	{ .sect = S_DAEMON, .name = "log_level", .type = KT_CHOICE,
 	  .off = F(log_level), .defstr = "info", .choices = level_names },
+	K_STR(S_DAEMON, "user", user, "uncored", check_user, false),
 
 	{ .sect = S_HTTP, .name = "listen", .type = KT_LISTEN,
 	  .off = F(listen) },
@@ -298,7 +300,8 @@ static bool check_sockpath(const char *v, char *why, size_t n)
 }
 
 /* A portable group name: [A-Za-z0-9_][A-Za-z0-9_.-]*, at most 32. */
-static bool check_group(const char *v, char *why, size_t n)
+/* A user or group name as useradd(8) accepts it. */
+static bool check_name(const char *v, const char *what, char *why, size_t n)
 {
 	size_t i, len = strlen(v);
 
@@ -308,9 +311,19 @@ static bool check_group(const char *v, char *why, size_t n)
 			break;
 	if (i == len && len <= 32)
 		return true;
-	snprintf(why, n, "\"%s\" is not a valid group name (letters, digits, "
-		 "'_', '.', '-', at most 32 characters)", v);
+	snprintf(why, n, "\"%s\" is not a valid %s name (letters, digits, "
+		 "'_', '.', '-', at most 32 characters)", v, what);
 	return false;
+}
+
+static bool check_group(const char *v, char *why, size_t n)
+{
+	return check_name(v, "group", why, n);
+}
+
+static bool check_user(const char *v, char *why, size_t n)
+{
+	return check_name(v, "user", why, n);
 }
 
 static bool check_platform(const char *v, char *why, size_t n)

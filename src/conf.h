@@ -53,6 +53,8 @@ struct conf {
 						   controls are read back */
 	char *log_level;                /* error|warning|notice|info|debug,
 					   default info */
+	char *user;                     /* who the daemon runs as after
+					   start-up, default "uncored" */
 	/* [http] */
 	char *listen[CONF_MAX_LISTEN];  /* "ADDR:PORT" as written; default one
 					   "0.0.0.0:9464"; "none" gives 0 */

@@ -1154,6 +1154,8 @@ struct http_server *http_start(const struct http_cfg *cfg,
 		if (start_mhd(s, &s->ls[i], cfg, err, errlen) < 0)
 			goto fail;
 
+	if (cfg->before_thread)
+		cfg->before_thread(cfg->before_thread_arg);
 	/* Signals belong to the main thread: block them all in ours. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);

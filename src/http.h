@@ -135,6 +135,11 @@ struct http_cfg {
 	unsigned timeout_s;		/* idle connection timeout */
 	unsigned max_connections;
 	unsigned max_per_ip;
+	/* Called once every listener is open and before the http thread
+	   starts (the daemon drops its privileges there: capabilities are
+	   per thread); NULL = none. */
+	void (*before_thread)(void *arg);
+	void *before_thread_arg;
 };
 
 struct http_server;

@@ -293,9 +293,12 @@ static void uncore_families(struct prom *w, const struct program *p,
 		static const char *const c3[] = { "state", "core_c3", NULL };
 		static const char *const c6[] = { "state", "core_c6", NULL };
 		static const char *const p3[] = { "state", "package_c3", NULL };
+		static const char *const p2[] = { "state", "package_c2", NULL };
+		static const char *const p6[] = { "state", "package_c6", NULL };
 		static const struct labelled_q cs[] = {
 			{ Q_PCU_CORE_C3, c3 }, { Q_PCU_CORE_C6, c6 },
-			{ Q_PCU_PKG_C3, p3 },
+			{ Q_PCU_PKG_C3, p3 }, { Q_PCU_PKG_C2, p2 },
+			{ Q_PCU_PKG_C6, p6 },
 		};
 		static const char *const b0[] = { "band", "0", NULL };
 		static const char *const b1[] = { "band", "1", NULL };
@@ -310,8 +313,9 @@ static void uncore_families(struct prom *w, const struct program *p,
 				 "Home agent requests by type and by locality "
 				 "(from this socket or a remote one).", ha, 4);
 		labelled_counter(w, p, st, "uncore_pcu_cstate_residency_cycles_total",
-				 "Cycles any core (core_*) or the package was in "
-				 "the C-state (PCU free-running counters).", cs, 3);
+				 "Cycles the package (package_*) was in the C-state, "
+				 "or the socket's cores (core_*) were, summed over "
+				 "its cores (PCU free-running counters).", cs, 5);
 		labelled_counter(w, p, st, "uncore_pcu_frequency_band_cycles_total",
 				 "Cycles the uncore frequency was at or above the "
 				 "band's threshold (bands 1.2, 2.0, 2.8, 3.6 GHz "

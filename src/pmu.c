@@ -55,11 +55,32 @@ void pmu_slot(const struct pmu *p, struct pmu_slot *s, unsigned socket,
 		s->freerun = true;
 		s->width = u->freerun[idx].width;
 		s->ctr = plat_freerun_addr(ts, u, inst, idx);
+		s->core_scope = u->freerun[idx].core_scope && ts->ncores;
 		return;
 	}
 	s->width = u->width;
 	s->ctl = plat_ctl_addr(ts, u, inst, idx);
 	s->ctr = plat_ctr_addr(ts, u, inst, idx);
+}
+
+int pmu_read(struct pmu *p, const struct pmu_slot *s, uint64_t *raw)
+{
+	const struct topo_socket *ts = &p->topo->sock[s->socket];
+	uint64_t sum = 0, v;
+	int r;
+
+	if (!s->core_scope)
+		return hw_read(p->hw, &s->ctr, raw);
+	for (unsigned c = 0; c < ts->ncores; c++) {
+		struct hw_addr a = s->ctr;
+
+		a.cpu = ts->core_cpu[c];
+		if ((r = hw_read(p->hw, &a, &v)) < 0)
+			return r;
+		sum += v;
+	}
+	*raw = sum;
+	return 0;
 }
 
 static bool counting(const struct unit_type *u, uint64_t ctl)

@@ -25,6 +25,9 @@ struct pmu_slot {
 	uint8_t inst;
 	uint8_t idx;		/* counter index, or free-running index */
 	bool freerun;
+	bool core_scope;	/* free-running, one MSR per core: ctr is
+				   read on every core of the socket (the
+				   topology's core_cpu) and summed */
 	bool filter;		/* ctl is a box filter register, not a
 				   counter control (written as is) */
 	uint8_t width;
@@ -94,12 +97,9 @@ int pmu_enable(struct pmu *p, bool on);
  * enable.  0 or the first -errno. */
 int pmu_reset_boxes(struct pmu *p);
 
-/* Reads a slot's raw counter value. */
-static inline int pmu_read(struct pmu *p, const struct pmu_slot *s,
-			   uint64_t *raw)
-{
-	return hw_read(p->hw, &s->ctr, raw);
-}
+/* Reads a slot's raw counter value (a core-scope counter: the sum over
+ * the socket's cores, modulo 2^64 like each of them).  0 or -errno. */
+int pmu_read(struct pmu *p, const struct pmu_slot *s, uint64_t *raw);
 
 /* Reads socket's global control; returns 1 if it differs from what the
  * daemon left there (expect_on: enabled), 0 if it matches, -errno. */

@@ -574,6 +574,40 @@ static void derive(struct sampler *s, struct program *p, const uint64_t *delta,
 				st->gauge[sk][k] = prev[sk][k];
 }
 
+/* The filter slots of series k of a group with events ev (into want);
+ * how many. */
+static unsigned filter_slots(const struct topology *t, const struct evspec *e,
+			     const struct pmu_slot *sl, struct pmu_slot *want)
+{
+	unsigned n = 0;
+
+	for (unsigned f = 0; f < 2; f++) {
+		if (!(e->filt_set >> f & 1))
+			continue;
+		want[n] = *sl;
+		want[n].ctl = plat_filter_addr(&t->sock[sl->socket],
+					       t->plat->units[sl->unit],
+					       sl->inst, f);
+		want[n].ctl_val = e->filt[f];
+		want[n++].filter = true;
+	}
+	return n;
+}
+
+unsigned program_controls(const struct program *p, struct pmu_slot *want)
+{
+	unsigned n = 0;
+
+	for (unsigned k = 0; k < p->ns; k++) {
+		if (p->slot[k].freerun)
+			continue;
+		want[n++] = p->slot[k];
+		n += filter_slots(p->topo, &p->ev[p->sev[k]], &p->slot[k],
+				  want + n);
+	}
+	return n;
+}
+
 int group_place(const struct pmu *pmu, struct group *g)
 {
 	const struct platform *pl = pmu->plat;
@@ -750,19 +784,8 @@ static void schedule(struct sampler *s, struct group **g, unsigned n,
 				break;
 			s->want[s->nwant++] = x->slot[k];
 			/* the box filter values the event needs */
-			for (unsigned f = 0; f < 2; f++) {
-				struct pmu_slot *fs;
-
-				if (!(e->filt_set >> f & 1))
-					continue;
-				fs = &s->want[s->nwant++];
-				*fs = x->slot[k];
-				fs->ctl = plat_filter_addr(
-					&s->pmu->topo->sock[fs->socket],
-					s->pmu->plat->units[fs->unit], fs->inst, f);
-				fs->ctl_val = e->filt[f];
-				fs->filter = true;
-			}
+			s->nwant += filter_slots(s->pmu->topo, e, &x->slot[k],
+						 s->want + s->nwant);
 		}
 	}
 	if (pmu_program(s->pmu, s->want, s->nwant, force) < 0)

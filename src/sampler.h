@@ -159,6 +159,14 @@ struct program *program_new(const struct topology *t, const struct pmu *pmu,
 void program_put(struct program *p);
 
 /*
+ * The control writes that program p's counters need: each programmable
+ * or fixed series' control, followed by the box filter values its event
+ * requires (slots with .filter set).  want must hold 3 * p->ns entries.
+ * Returns how many were filled.
+ */
+unsigned program_controls(const struct program *p, struct pmu_slot *want);
+
+/*
  * Longest interval (ms) the program may use: half the shortest wrap time
  * of any counter in it at the platform's maximum event rates.
  */

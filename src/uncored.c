@@ -10,7 +10,14 @@
  * the configuration without losing counters where the new one allows.
  *
  * Exit status: 0 clean, 1 error, 2 unsupported CPU, 3 PMU in use by
- * another agent, 64 command-line usage.
+ * another agent, 4 the kernel forbids programming the PMU (lockdown,
+ * msr.allow_writes=off), 64 command-line usage.
+ *
+ * Least privilege (DESIGN.md section 4): started as root, the daemon
+ * opens every device handle, the listeners and its files, then becomes
+ * [daemon] user with no capability before any thread starts
+ * (drop_privileges()); the backend is sealed so no device is opened
+ * again.
  */
 #include "config.h"
 
@@ -39,10 +46,13 @@
 #include "hw/hw_sim.h"
 #include "http.h"
 #include "log.h"
+#include "priv.h"
 #include "sched.h"
+#include "selftest.h"
 
 #define EXIT_CPU 2
 #define EXIT_BUSY 3
+#define EXIT_KERNEL 4
 #define EXIT_USAGE 64
 #define DEFAULT_CONF SYSCONFDIR "/uncored/uncored.conf"
 
@@ -59,8 +69,10 @@ struct options {
 	unsigned interval_ms;
 	bool foreground;
 	bool check_only;
+	bool self_test;
 	const char *log_level;
 	const char *log_format;		/* auto (NULL), journal or text */
+	const char *user;
 };
 
 static void usage(FILE *f)
@@ -89,14 +101,19 @@ static void usage(FILE *f)
 		"      --log-format FORMAT   journal (<N> prefixes), text (time and\n"
 		"                            level) or auto (journal when stderr\n"
 		"                            is the journal's stream; default)\n"
+		"  -u, --user USER           run as USER once the devices are open\n"
+		"                            (default uncored; started as root only)\n"
 		"  -f, --foreground          stay in the foreground (uncored never\n"
 		"                            detaches; accepted for compatibility)\n"
 		"  -n, --check-config        validate the configuration and exit 0/1\n"
+		"      --self-test           check the machine's uncore PMU under a\n"
+		"                            known load; prints a table, exits 0/1\n"
 		"  -V, --version             print the version\n"
 		"  -h, --help                this text\n"
 		"\n"
 		"Command-line options override the configuration file.\n"
-		"Exit status: 0 ok, 1 error, 2 unsupported CPU, 3 PMU in use, 64 usage.\n",
+		"Exit status: 0 ok, 1 error, 2 unsupported CPU, 3 PMU in use,\n"
+		"4 kernel forbids PMU programming, 64 usage.\n",
 		plats);
 }
 
@@ -124,7 +141,8 @@ static unsigned parse_uint(const char *opt, const char *s, unsigned min,
 
 static void parse_args(int argc, char **argv, struct options *o)
 {
-	enum { OPT_SIM = 256, OPT_WL, OPT_STATE, OPT_LOG, OPT_LOGFMT };
+	enum { OPT_SIM = 256, OPT_WL, OPT_STATE, OPT_LOG, OPT_LOGFMT,
+	       OPT_SELFTEST };
 	static const struct option lopts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "simulate", optional_argument, NULL, OPT_SIM },
@@ -135,8 +153,10 @@ static void parse_args(int argc, char **argv, struct options *o)
 		{ "interval", required_argument, NULL, 'i' },
 		{ "log-level", required_argument, NULL, OPT_LOG },
 		{ "log-format", required_argument, NULL, OPT_LOGFMT },
+		{ "user", required_argument, NULL, 'u' },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "check-config", no_argument, NULL, 'n' },
+		{ "self-test", no_argument, NULL, OPT_SELFTEST },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -145,7 +165,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 
 	memset(o, 0, sizeof(*o));
 	o->conf_path = DEFAULT_CONF;
-	while ((c = getopt_long(argc, argv, "c:l:s:i:fnVh", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:l:s:i:u:fnVh", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'c': o->conf_path = optarg; o->conf_given = true; break;
 		case OPT_SIM:
@@ -185,8 +205,10 @@ static void parse_args(int argc, char **argv, struct options *o)
 			}
 			o->log_format = optarg;
 			break;
+		case 'u': o->user = optarg; break;
 		case 'f': o->foreground = true; break;
 		case 'n': o->check_only = true; break;
+		case OPT_SELFTEST: o->self_test = true; break;
 		case 'V': print_version(); exit(0);
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); exit(EXIT_USAGE);
@@ -278,6 +300,10 @@ static void apply_overrides(const struct options *o, struct conf *c)
 	if (o->log_level) {
 		free(c->log_level);
 		c->log_level = strdup(o->log_level);
+	}
+	if (o->user) {
+		free(c->user);
+		c->user = strdup(o->user);
 	}
 }
 
@@ -426,6 +452,10 @@ static bool uncored_alive(pid_t pid)
 	return strncmp(comm, "uncored", 7) == 0;
 }
 
+/* The owner file, kept open so the unprivileged daemon can release it
+ * (truncate) where it may not remove it. */
+static int owner_fd = -1;
+
 static int write_owner(const char *path)
 {
 	char tmp[PATH_MAX + 8], boot[64];
@@ -444,7 +474,28 @@ static int write_owner(const char *path)
 		unlink(tmp);
 		return -e;
 	}
-	return 0;
+	owner_fd = open(path, O_WRONLY | O_CLOEXEC);
+	return owner_fd < 0 ? -errno : 0;
+}
+
+/* Removes the owner file; where the directory is not ours to write in
+ * (a root-owned directory after the drop), empties it: an owner file
+ * without a pid means no owner. */
+static void release_owner(const char *path)
+{
+	if (!path[0])
+		return;
+	if (unlink(path) < 0 && errno != ENOENT) {
+		if ((errno != EACCES && errno != EPERM) || owner_fd < 0 ||
+		    ftruncate(owner_fd, 0) < 0)
+			log_warn("cannot remove %s", path);
+		else
+			log_info("%s emptied (its directory is not writable by "
+				 "uid %u)", path, (unsigned)getuid());
+	}
+	if (owner_fd >= 0)
+		close(owner_fd);
+	owner_fd = -1;
 }
 
 /*
@@ -517,11 +568,12 @@ static void open_backend(struct daemon *d, const struct options *o,
 			 const struct conf *c)
 {
 	struct hw_opts ho = { 0 };
-	char why[512];
+	char why[1024];
 
 	if (simulating(o, c)) {
 		sim_opts_of(o, c, &ho);
 		ho.sim_state = o->sim_state;
+		ho.sim_selftest = o->self_test;
 		if (hw_open(&d->hw, &hw_sim_ops, &ho) < 0)
 			log_fatalx(1, "%s", hw_last_error());
 		d->plat = hw_sim_platform(&d->hw);
@@ -534,6 +586,8 @@ static void open_backend(struct daemon *d, const struct options *o,
 	if (!(d->plat = cpu_platform(why, sizeof(why))))
 		log_fatalx(EXIT_CPU, "%s. Use --simulate to run on the simulator",
 			   why);
+	if (priv_kernel_rules(NULL, NULL, why, sizeof(why)))
+		log_fatalx(EXIT_KERNEL, "%s", why);
 	if (hw_open(&d->hw, &hw_real_ops, &ho) < 0)
 		log_fatalx(1, "%s", hw_last_error());
 	d->backend = "hw";
@@ -541,6 +595,119 @@ static void open_backend(struct daemon *d, const struct options *o,
 		log_warn("cannot create " RUNSTATEDIR "/uncored");
 	snprintf(d->owner_path, sizeof(d->owner_path), "%s",
 		 RUNSTATEDIR "/uncored/owner");
+}
+
+/* The baseline program between its creation and the sampler taking it:
+ * a fatal exit in between leaves it in use, not leaked (LeakSanitizer). */
+static struct program *volatile boot_prog;	/* see main() */
+
+/* Finds the uncore and sets up the PMU layer; exits on failure. */
+static void discover(struct daemon *d)
+{
+	/* The simulator puts socket s's CPUs at 8s..8s+7, its cores first;
+	 * real machines are read from sysfs. */
+	bool sim = strcmp(d->backend, "sim") == 0;
+	struct plat_cpu_map sim_map = {
+		.cpus_per_package = SIM_CPUS_PER_SOCKET,
+		.cores_per_package = sim ? hw_sim_cores(&d->hw) : 0 };
+
+	d->topo.plat = d->plat;
+	if (plat_discover(d->plat, &d->hw, &d->topo, sim ? &sim_map : NULL) < 0)
+		log_fatalx(1, "discovering the %s uncore: %s", d->plat->id,
+			   hw_last_error());
+	pmu_init(&d->pmu, &d->hw, &d->topo);
+}
+
+/* ---- self-test ------------------------------------------------------ */
+
+/* uncored --self-test: the checks of selftest.c on this machine (or the
+ * simulator), refused while anybody else holds the PMU.  Exit 0 / 1. */
+static int self_test(const struct options *o, const struct conf *c)
+{
+	struct daemon d = { .version = PACKAGE_VERSION };
+	struct program *prog;
+	char err[1024], line[128], boot[64], fboot[64] = "";
+	long opid = 0;
+	FILE *f;
+	int busy, r;
+
+	open_backend(&d, o, c);
+	discover(&d);
+	prog = build_program(&d, c, err, sizeof(err));
+	if (!prog)
+		log_fatalx(1, "%s", err);
+	boot_prog = prog;	/* in use if a refusal below exits */
+	read_boot_id(boot, sizeof(boot));
+	if (d.owner_path[0] && (f = fopen(d.owner_path, "r"))) {
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "pid=%ld", &opid) != 1)
+				sscanf(line, "boot_id=%63s", fboot);
+		fclose(f);
+		if (opid > 0 && strcmp(fboot, boot) == 0 &&
+		    uncored_alive((pid_t)opid))
+			log_fatalx(EXIT_BUSY, "the uncore PMU is owned by uncored "
+				   "pid %ld (%s): stop it before the self-test",
+				   opid, d.owner_path);
+	}
+	busy = pmu_busy(&d.pmu, err, sizeof(err));
+	if (busy < 0)
+		log_fatalx(1, "cannot read the uncore PMU: %s", hw_last_error());
+	if (busy > 0)
+		log_fatalx(EXIT_BUSY, "the uncore PMU is in use by another agent "
+			   "(%d register%s counting: %s): stop it before the "
+			   "self-test", busy, busy == 1 ? "" : "s", err);
+	r = selftest_run(&d.pmu, prog, strcmp(d.backend, "sim") == 0, stdout);
+	program_put(prog);
+	hw_close(&d.hw);
+	return r == 0 ? 0 : 1;
+}
+
+/* ---- privileges ---------------------------------------------------- */
+
+static struct priv_target priv_target;
+
+/* The daemon's own run-time directory, where the owner file and (by
+ * default) the control socket live: it must stay writable after the drop
+ * so they can be removed at exit. */
+static void chown_rundir(const struct daemon *d, const struct conf *c)
+{
+	static const char dir[] = RUNSTATEDIR "/uncored";
+	size_t n = sizeof(dir) - 1;
+
+	if (strncmp(d->owner_path, dir, n) != 0 &&
+	    strncmp(c->control_socket, dir, n) != 0)
+		return;
+	if (chown(dir, priv_target.uid, priv_target.gid) < 0)
+		log_warn("cannot give %s to user %s", dir, priv_target.name);
+}
+
+/* Called by http_start() once the listeners are open, before any thread
+ * starts: seals the backend and becomes [daemon] user. */
+static void drop_privileges(void *arg)
+{
+	struct daemon *d = arg;
+	char why[512];
+
+	if (!priv_target.drop && !priv_target.caps_only) {
+		log_info("not started as root (uid %u): no privilege to drop",
+			 (unsigned)getuid());
+		return;
+	}
+	snprintf(why, sizeof(why), "this device was not opened at start-up and "
+		 "uncored has since dropped its privileges (it runs as uid "
+		 "%u); restart uncored to use it", priv_target.drop ?
+		 (unsigned)priv_target.uid : (unsigned)getuid());
+	if (hw_seal(&d->hw, why) < 0)
+		log_fatalx(1, "%s", hw_last_error());
+	if (priv_drop(&priv_target, why, sizeof(why)) < 0)
+		log_fatalx(1, "%s", why);
+	if (priv_target.caps_only)
+		log_info("capabilities dropped; running as uid %u",
+			 (unsigned)getuid());
+	else
+		log_info("running as user %s (uid %u, gid %u) with no capability",
+			 priv_target.name, (unsigned)priv_target.uid,
+			 (unsigned)priv_target.gid);
 }
 
 static struct http_server *start_http(struct daemon *d, const struct conf *c)
@@ -595,6 +762,10 @@ static struct http_server *start_http(struct daemon *d, const struct conf *c)
 	hc.timeout_s = c->http_timeout_s;
 	hc.max_connections = c->http_max_connections;
 	hc.max_per_ip = c->http_max_per_ip;
+	hc.before_thread = drop_privileges;
+	hc.before_thread_arg = d;
+	if (priv_target.drop)
+		chown_rundir(d, c);
 	s = http_start(&hc, api_routes, api_nroutes, d, err, sizeof(err));
 	if (!s)
 		log_fatalx(1, "%s", err);
@@ -638,6 +809,7 @@ static unsigned keep_restart_only(struct conf *nc, struct conf *cur)
 		{ "[http] control_group", offsetof(struct conf, control_group) },
 		{ "[sim] platform", offsetof(struct conf, sim_platform) },
 		{ "[sim] workload", offsetof(struct conf, sim_workload) },
+		{ "[daemon] user", offsetof(struct conf, user) },
 	}, uints[] = {
 		{ "[http] timeout_s", offsetof(struct conf, http_timeout_s) },
 		{ "[http] max_connections",
@@ -691,6 +863,39 @@ static unsigned keep_restart_only(struct conf *nc, struct conf *cur)
 	return n;
 }
 
+/* Can p run on the devices opened at start-up?  0, or -1 with the first
+ * that would need opening in why. */
+static int program_reachable(struct daemon *d, const struct program *p,
+			     char *why, size_t len)
+{
+	struct pmu_slot *want = calloc(3 * (size_t)p->ns + 1, sizeof(*want));
+	unsigned n;
+	int r = 0;
+
+	if (!want) {
+		snprintf(why, len, "out of memory");
+		return -1;
+	}
+	n = program_controls(p, want);
+	for (unsigned k = 0; r == 0 && k < n; k++)
+		r = hw_reachable(&d->hw, &want[k].ctl);
+	for (unsigned k = 0; r == 0 && k < p->ns; k++) {
+		const struct topo_socket *ts = &p->topo->sock[p->slot[k].socket];
+		struct hw_addr a = p->slot[k].ctr;
+
+		r = hw_reachable(&d->hw, &a);
+		for (unsigned c = 0; r == 0 && p->slot[k].core_scope &&
+		     c < ts->ncores; c++) {
+			a.cpu = ts->core_cpu[c];
+			r = hw_reachable(&d->hw, &a);
+		}
+	}
+	free(want);
+	if (r < 0)
+		snprintf(why, len, "%s", hw_last_error());
+	return r < 0 ? -1 : 0;
+}
+
 static void reload(struct daemon *d, const struct options *o, struct conf *cur)
 {
 	struct conf nc;
@@ -702,13 +907,25 @@ static void reload(struct daemon *d, const struct options *o, struct conf *cur)
 	log_info("SIGHUP: reloading %s", o->conf_path);
 	sd_notify(0, "RELOADING=1");
 	if (load_conf(o, &nc, err, sizeof(err)) < 0) {
-		log_err("reload failed, keeping the running configuration: %s", err);
+		log_err("reload failed, keeping the running configuration: %s%s%s%s",
+			err, priv_target.drop ? " (uncored runs as user " : "",
+			priv_target.drop ? priv_target.name : "",
+			priv_target.drop ? " since start-up: the file must be "
+			"readable by it)" : "");
 		goto out;
 	}
 	apply_overrides(o, &nc);
 	p = build_program(d, &nc, err, sizeof(err));
 	if (!p) {
 		log_err("reload failed, keeping the running configuration: %s", err);
+		conf_free(&nc);
+		goto out;
+	}
+	if (program_reachable(d, p, err, sizeof(err)) < 0) {
+		log_err("reload failed, keeping the running configuration: the "
+			"new baseline needs a device uncored did not open at "
+			"start-up: %s", err);
+		program_put(p);
 		conf_free(&nc);
 		goto out;
 	}
@@ -846,6 +1063,18 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 
+	if (o.self_test) {
+		int rc = self_test(&o, &conf);
+
+		conf_free(&conf);
+		return rc;
+	}
+	if (!o.check_only && priv_resolve(conf.user, &priv_target, err,
+					  sizeof(err)) < 0) {
+		fprintf(stderr, "uncored: %s\n", err);
+		conf_free(&conf);
+		return 1;
+	}
 	if (o.check_only) {
 		int status = check_config(&o, &conf);
 
@@ -874,23 +1103,13 @@ int main(int argc, char **argv)
 		d.start_time_s = (double)ts.tv_sec + ts.tv_nsec / 1e9;
 	}
 	open_backend(&d, &o, &conf);
-	d.topo.plat = d.plat;
-	{
-		/* The simulator puts socket s's CPUs at 8s..8s+7; real
-		 * machines are read from sysfs. */
-		struct plat_cpu_map sim_map = { .cpus_per_package =
-						SIM_CPUS_PER_SOCKET };
-
-		if (plat_discover(d.plat, &d.hw, &d.topo,
-				  strcmp(d.backend, "sim") == 0 ? &sim_map
-								: NULL) < 0)
-			log_fatalx(1, "discovering the %s uncore: %s",
-				   d.plat->id, hw_last_error());
-	}
-	pmu_init(&d.pmu, &d.hw, &d.topo);
+	discover(&d);
 	prog = build_program(&d, &conf, err, sizeof(err));
 	if (!prog)
 		log_fatalx(1, "%s", err);
+	/* Held until the sampler takes it; take_ownership() may exit, and
+	 * what it still holds then is in use, not leaked. */
+	boot_prog = prog;
 	take_ownership(&d, &conf);
 	if (pmu_reset_boxes(&d.pmu) < 0)
 		log_warnx("resetting the uncore boxes: %s", hw_last_error());
@@ -958,8 +1177,7 @@ int main(int argc, char **argv)
 	sampler_stop(d.sampler);
 	if (pmu_release(&d.pmu) < 0)
 		log_warnx("leaving the PMU idle: %s", hw_last_error());
-	if (d.owner_path[0] && unlink(d.owner_path) < 0 && errno != ENOENT)
-		log_warn("cannot remove %s", d.owner_path);
+	release_owner(d.owner_path);
 	sampler_free(d.sampler);
 	claims_free(d.claims);
 	hw_close(&d.hw);

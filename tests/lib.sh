@@ -60,6 +60,17 @@ tap_done() {
 
 # ---- daemon helpers -------------------------------------------------------
 UNCORED="$top_builddir/uncored"
+# Started as root, uncored becomes [daemon] user (default "uncored") once
+# its devices are open.  A test machine has no such user, so tests run it
+# as nobody, and give it the test directory as production gives it
+# /run/uncored (daemon_priv.sh checks a directory it may not write in).
+if [ "$(id -u)" = 0 ]; then
+	printf '#!/bin/sh\nexec "%s" --user nobody "$@"\n' \
+		"$top_builddir/uncored" >"$T/uncored"
+	chmod 755 "$T/uncored"
+	chown nobody "$T"
+	UNCORED="$T/uncored"
+fi
 UNCORE_SIM="$top_builddir/uncore-sim"
 
 # A TCP port nothing uses now: randomised below the kernel's ephemeral

@@ -443,6 +443,14 @@ FIXED_COUNTERS = [
      "2.8.2 Table 2-164",
      "PCU_MSR_CORE_PC3_CTR\t0x03F8\t64",
      "Free-running 64-bit MSR 0x3F8: cycles the package is in C3."),
+    # Table 1-2 lists 0x3F9 with the C-state counters but no table defines
+    # it; Linux's cstate.c (MSR_PKG_C6_RESIDENCY, HASWELL_X) and PCM read
+    # it as package C6 residency (doc/hardware-notes.md, PCU C-state
+    # counters).
+    ("UNC_P_CORE_PC6_CTR", "pcu_cstate", "EVF_FREERUN",
+     "2.8.2 (Table 1-2 lists 0x3F9); Linux cstate.c MSR_PKG_C6_RESIDENCY",
+     "0x60D,0x3F8, 0x3F9, 0x3FC, 0x3FD\tFree Running C-State Counters",
+     "Free-running 64-bit MSR 0x3F9: cycles the package is in C6."),
     ("UNC_Q_LINK_IDLE", "qpi_link", "EVF_FREERUN",
      "2.9.2.4 Table 2-178",
      "Q_Py_PCI_PMON_LINK_IDLE\tC8\t32",

@@ -195,3 +195,26 @@ int hw_pci_scan(struct hw *hw, int (*cb)(void *, const struct hw_pci_dev *),
 			       hw->ops->name);
 	return hw->ops->pci_scan(hw, cb, ctx);
 }
+
+int hw_seal(struct hw *hw, const char *why)
+{
+	return hw->ops->seal ? hw->ops->seal(hw, why) : 0;
+}
+
+int hw_reachable(struct hw *hw, const struct hw_addr *a)
+{
+	return hw->ops->reachable ? hw->ops->reachable(hw, a) : 0;
+}
+
+int hw_set_str(pthread_mutex_t *lock, char **dst, const char *v)
+{
+	char *c = strdup(v);
+
+	if (!c)
+		return hw_fail(ENOMEM, "out of memory");
+	pthread_mutex_lock(lock);
+	free(*dst);
+	*dst = c;
+	pthread_mutex_unlock(lock);
+	return 0;
+}

@@ -17,6 +17,7 @@
 #ifndef UNCORED_HW_H
 #define UNCORED_HW_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -75,9 +76,16 @@ struct hw_opts {
 	const char *pci_params[8]; /* "name=value" libpci parameters, e.g.
 				   "dump.name=/path/lspci-x.txt"; NULL-ended */
 	const char *mem_path;	/* default "/dev/mem" */
+	const char *pci_config_dir; /* where DDDD:BB:DD.F/config files are
+				   opened once and kept (hw_pcicfg_set_cfgdir);
+				   default "/sys/bus/pci/devices" with the
+				   linux-sysfs method (or libpci's default),
+				   none with others */
 	/* simulator */
 	const char *sim_platform;	/* "skl", "hsx"; default from workload */
 	const char *sim_workload;	/* JSON file; NULL = built-in */
+	bool sim_selftest;	/* no sim_workload: the built-in self-test
+				   workload (wl_builtin_selftest) */
 	const char *sim_state;		/* file-backed register state; NULL =
 					   private memory, reset at start */
 };
@@ -95,6 +103,11 @@ struct hw_ops {
 	int (*pci_scan)(struct hw *hw,
 			int (*cb)(void *ctx, const struct hw_pci_dev *d),
 			void *ctx);
+	/* No device is opened from now on (hw_seal); NULL: nothing to do. */
+	int (*seal)(struct hw *hw, const char *why);
+	/* 0 if an access to a needs no new device handle (hw_reachable);
+	 * NULL: always 0. */
+	int (*reachable)(struct hw *hw, const struct hw_addr *a);
 };
 
 struct hw {
@@ -117,6 +130,22 @@ int hw_read(struct hw *hw, const struct hw_addr *a, uint64_t *val);
 int hw_write(struct hw *hw, const struct hw_addr *a, uint64_t val);
 int hw_pci_scan(struct hw *hw, int (*cb)(void *, const struct hw_pci_dev *),
 		void *ctx);
+/*
+ * From now on the backend opens no device: an access that would need a
+ * handle not opened yet fails with -EPERM and why in its message.  The
+ * daemon seals the backend when it drops privilege (DESIGN.md section 4):
+ * the kernel checks privilege at open, so a later open would fail anyway,
+ * and less clearly.  0 or -errno.
+ */
+int hw_seal(struct hw *hw, const char *why);
+/*
+ * Can a be accessed without opening a device?  0 if its handle is open
+ * or the backend is not sealed (it may still open it); -EPERM with the
+ * seal's reason in hw_last_error() otherwise.  Accesses nothing: the
+ * daemon asks before a reload switches to a program that needs a device
+ * it did not open at start-up, and keeps the old one then.
+ */
+int hw_reachable(struct hw *hw, const struct hw_addr *a);
 
 /* Formats a into buf ("msr 0x706 on cpu 0", "pci 0000:00:00.0+0x48",
  * "mmio 0xfed15050") and returns buf. */
@@ -138,6 +167,10 @@ const char *hw_last_error(void);
 int hw_fail(int err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* Replaces *dst (freed) with a copy of v under lock: for the backends'
+ * seal reasons and paths.  0 or -ENOMEM (message set). */
+int hw_set_str(pthread_mutex_t *lock, char **dst, const char *v);
+
 /*
  * Real-backend parts, exported for hw_real.c and for their unit tests.
  * Each owns its state; *_close frees it.
@@ -147,6 +180,8 @@ int hw_msr_open(struct hw_msr **out, const char *path_fmt);
 void hw_msr_close(struct hw_msr *m);
 int hw_msr_read(struct hw_msr *m, uint32_t cpu, uint32_t msr, uint64_t *val);
 int hw_msr_write(struct hw_msr *m, uint32_t cpu, uint32_t msr, uint64_t val);
+int hw_msr_seal(struct hw_msr *m, const char *why);
+bool hw_msr_is_open(struct hw_msr *m, uint32_t cpu);
 
 struct hw_pcicfg;
 int hw_pcicfg_open(struct hw_pcicfg **out, const char *method,
@@ -156,6 +191,9 @@ int hw_pcicfg_read(struct hw_pcicfg *p, const struct hw_addr *a, uint64_t *v);
 int hw_pcicfg_write(struct hw_pcicfg *p, const struct hw_addr *a, uint64_t v);
 int hw_pcicfg_scan(struct hw_pcicfg *p,
 		   int (*cb)(void *, const struct hw_pci_dev *), void *ctx);
+int hw_pcicfg_set_cfgdir(struct hw_pcicfg *p, const char *dir);
+int hw_pcicfg_seal(struct hw_pcicfg *p, const char *why);
+bool hw_pcicfg_is_open(struct hw_pcicfg *p, const struct hw_addr *a);
 
 struct hw_mem;
 int hw_mem_open(struct hw_mem **out, const char *path);

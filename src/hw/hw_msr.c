@@ -46,6 +46,7 @@ struct hw_msr {
 	pthread_mutex_t lock;	/* guards files and nfiles */
 	struct msr_file *files;	/* indexed by CPU */
 	uint32_t nfiles;
+	char *sealed;		/* NULL, or why no file may be opened */
 };
 
 /*
@@ -140,6 +141,7 @@ void hw_msr_close(struct hw_msr *m)
 		if (m->files[i].fd >= 0)
 			close(m->files[i].fd);
 	pthread_mutex_destroy(&m->lock);
+	free(m->sealed);
 	free(m->files);
 	free(m->prefix);
 	free(m->suffix);
@@ -198,6 +200,9 @@ static int get_file_locked(struct hw_msr *m, uint32_t cpu, uint32_t msr,
 		*f = m->files[cpu];
 		return 0;
 	}
+	if (m->sealed)
+		return hw_fail(EPERM, "msr 0x%" PRIx32 " on cpu %" PRIu32
+			       ": %s", msr, cpu, m->sealed);
 	if (cpu >= MSR_MAX_CPUS)
 		return hw_fail(EINVAL, "msr 0x%" PRIx32 " on cpu %" PRIu32
 			       ": cpu number out of range (max %u)", msr, cpu,
@@ -229,6 +234,23 @@ static int get_file_locked(struct hw_msr *m, uint32_t cpu, uint32_t msr,
 					   .rw_errno = rw_errno };
 	*f = m->files[cpu];
 	return 0;
+}
+
+/* After this no new CPU's file is opened: accesses to it fail with why. */
+int hw_msr_seal(struct hw_msr *m, const char *why)
+{
+	return hw_set_str(&m->lock, &m->sealed, why);
+}
+
+/* Is cpu's file open already? */
+bool hw_msr_is_open(struct hw_msr *m, uint32_t cpu)
+{
+	bool open_;
+
+	pthread_mutex_lock(&m->lock);
+	open_ = cpu < m->nfiles && m->files[cpu].fd >= 0;
+	pthread_mutex_unlock(&m->lock);
+	return open_;
 }
 
 static int get_file(struct hw_msr *m, uint32_t cpu, uint32_t msr,

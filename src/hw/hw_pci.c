@@ -26,6 +26,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -34,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <pci/pci.h>
 
@@ -46,6 +48,8 @@ struct pcicfg_dev {
 	struct pci_dev *dev;
 	uint16_t domain;
 	uint8_t bus, devno, fn;
+	int fd;			/* kept config file, -1: through libpci */
+	int rw_errno;		/* why O_RDWR was refused (fd read-only) */
 };
 
 struct hw_pcicfg {
@@ -54,6 +58,8 @@ struct hw_pcicfg {
 	const char *method;	/* libpci's name of the method in use */
 	struct pcicfg_dev *devs;	/* cached device handles */
 	bool scanned;		/* pci_scan_bus() has run */
+	char *cfgdir;		/* NULL, or where DDDD:BB:DD.F/config are */
+	char *sealed;		/* NULL, or why no device may be opened */
 };
 
 /*
@@ -225,6 +231,8 @@ static void pcicfg_free(struct hw_pcicfg *p)
 
 	for (c = p->devs; c; c = next) {
 		next = c->next;
+		if (c->fd >= 0)
+			close(c->fd);
 		o = (struct pci_op){ .op = OP_FREE_DEV, .dev = c->dev };
 		pci_call(&o);
 		free(c);
@@ -354,7 +362,61 @@ void hw_pcicfg_close(struct hw_pcicfg *p)
 		return;
 	pcicfg_free(p);
 	pthread_mutex_destroy(&p->lock);
+	free(p->cfgdir);
+	free(p->sealed);
 	free(p);
+}
+
+/*
+ * From now on every device's configuration file is opened once, at its
+ * first use, from dir (the linux-sysfs layout: dir/DDDD:BB:DD.F/config)
+ * and kept: reads and writes are pread()/pwrite() on it.  The kernel
+ * checks the opener's privilege when the file is opened (CAP_SYS_ADMIN for
+ * bytes past 64, write permission for writes), so a file opened while
+ * privileged keeps working after the process drops privilege.  libpci is
+ * still used to find devices.  0 or -ENOMEM.
+ */
+int hw_pcicfg_set_cfgdir(struct hw_pcicfg *p, const char *dir)
+{
+	return hw_set_str(&p->lock, &p->cfgdir, dir);
+}
+
+/* After this no new device is opened: get_dev_locked() fails with why. */
+int hw_pcicfg_seal(struct hw_pcicfg *p, const char *why)
+{
+	return hw_set_str(&p->lock, &p->sealed, why);
+}
+
+/* Has a's device been opened (found and, with a cfgdir, its file)? */
+bool hw_pcicfg_is_open(struct hw_pcicfg *p, const struct hw_addr *a)
+{
+	bool found = false;
+
+	pthread_mutex_lock(&p->lock);
+	for (struct pcicfg_dev *c = p->devs; c && !found; c = c->next)
+		found = c->domain == a->domain && c->bus == a->bus &&
+			c->devno == a->dev && c->fn == a->fn;
+	pthread_mutex_unlock(&p->lock);
+	return found;
+}
+
+/* Opens c's config file under p->cfgdir, read-write if allowed. */
+static int open_cfgfile(struct hw_pcicfg *p, struct pcicfg_dev *c,
+			const char *s)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%04x:%02x:%02x.%x/config", p->cfgdir,
+		 c->domain, c->bus, c->devno, c->fn);
+	c->fd = open(path, O_RDWR | O_CLOEXEC);
+	if (c->fd < 0 && (errno == EACCES || errno == EPERM || errno == EROFS)) {
+		c->rw_errno = errno;
+		c->fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	if (c->fd < 0)
+		return hw_fail(errno, "%s: cannot open %s: %s", s, path,
+			       strerror(errno));
+	return 0;
 }
 
 /*
@@ -387,7 +449,7 @@ static int check_addr(const struct hw_addr *a)
  * -ENODEV if nothing answers at that address.
  */
 static int get_dev_locked(struct hw_pcicfg *p, const struct hw_addr *a,
-			  struct pci_dev **out)
+			  struct pcicfg_dev **out)
 {
 	struct pcicfg_dev *c;
 	struct pci_op o;
@@ -397,14 +459,17 @@ static int get_dev_locked(struct hw_pcicfg *p, const struct hw_addr *a,
 	for (c = p->devs; c; c = c->next)
 		if (c->domain == a->domain && c->bus == a->bus &&
 		    c->devno == a->dev && c->fn == a->fn) {
-			*out = c->dev;
+			*out = c;
 			return 0;
 		}
 
 	hw_addr_str(a, s, sizeof(s));
+	if (p->sealed)
+		return hw_fail(EPERM, "%s: %s", s, p->sealed);
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return hw_fail(ENOMEM, "out of memory");
+	c->fd = -1;
 	o = (struct pci_op){ .op = OP_GET_DEV, .acc = p->acc,
 			     .domain = a->domain, .bus = a->bus,
 			     .devno = a->dev, .fn = a->fn };
@@ -433,9 +498,11 @@ static int get_dev_locked(struct hw_pcicfg *p, const struct hw_addr *a,
 	c->bus = a->bus;
 	c->devno = a->dev;
 	c->fn = a->fn;
+	if (p->cfgdir && (err = open_cfgfile(p, c, s)) < 0)
+		goto fail;
 	c->next = p->devs;
 	p->devs = c;
-	*out = c->dev;
+	*out = c;
 	return 0;
 
 fail:
@@ -458,11 +525,80 @@ static int read_fail(struct hw_pcicfg *p, const struct hw_addr *a, int pos)
 		       "%s)%s; the method may not provide this offset: "
 		       "extended config space (0x100 and up) needs a PCIe "
 		       "device, linux-sysfs gives only the first 64 bytes "
-		       "without CAP_SYS_ADMIN (the Xeon drop-in "
-		       "uncored-hsx.conf grants it), and a dump holds only "
-		       "what lspci "
-		       "printed (-xxx: 256 bytes, -xxxx: 4096)", s, pos,
+		       "to an opener without CAP_SYS_ADMIN (start uncored "
+		       "as root, or with the shipped unit), and a dump holds "
+		       "only what lspci printed (-xxx: 256 bytes, -xxxx: "
+		       "4096)", s, pos,
 		       p->method, warn_suffix(w, sizeof(w)));
+}
+
+/*
+ * Config access on a kept file: one pread()/pwrite() of the dword(s),
+ * as the kernel's sysfs config file does them.  A read that ends early at
+ * byte 64 is the kernel's rule for a file opened without CAP_SYS_ADMIN.
+ */
+static int fd_read(const struct pcicfg_dev *c, const struct hw_addr *a,
+		   uint64_t *v)
+{
+	uint8_t b[8] = { 0 };
+	char s[64];
+	ssize_t n;
+
+	do
+		n = pread(c->fd, b, a->width, (off_t)a->reg);
+	while (n < 0 && errno == EINTR);
+	if (n == a->width) {
+		*v = 0;
+		for (int i = a->width - 1; i >= 0; i--)
+			*v = *v << 8 | b[i];
+		return 0;
+	}
+	hw_addr_str(a, s, sizeof(s));
+	if (n < 0)
+		return hw_fail(errno, "%s: read failed: %s", s,
+			       strerror(errno));
+	if (a->reg >= 64)
+		return hw_fail(EACCES, "%s: the config file ends before offset "
+			       "0x%" PRIx64 ": Linux gives only the first 64 "
+			       "bytes of PCI config space to a file opened "
+			       "without CAP_SYS_ADMIN (drivers/pci/pci-sysfs.c); "
+			       "start uncored as root: it opens every config "
+			       "file before it drops privileges", s, a->reg);
+	return hw_fail(EIO, "%s: short read (%zd of %u bytes)", s, n,
+		       a->width);
+}
+
+static int fd_write(const struct pcicfg_dev *c, const struct hw_addr *a,
+		    uint64_t v)
+{
+	uint8_t b[8];
+	char s[64];
+	ssize_t n;
+
+	hw_addr_str(a, s, sizeof(s));
+	if (c->rw_errno)
+		return hw_fail(EPERM, "%s: cannot write: the config file is open "
+			       "read-only (read-write open failed: %s); "
+			       "writing PCI config space needs root: start "
+			       "uncored as root, it opens every config file "
+			       "before it drops privileges", s,
+			       strerror(c->rw_errno));
+	for (int i = 0; i < a->width; i++)
+		b[i] = (uint8_t)(v >> (8 * i));
+	do
+		n = pwrite(c->fd, b, a->width, (off_t)a->reg);
+	while (n < 0 && errno == EINTR);
+	if (n == a->width)
+		return 0;
+	if (n < 0 && errno == EPERM)
+		return hw_fail(EPERM, "%s: the kernel refused the write: kernel "
+			       "lockdown is active (see /sys/kernel/security/"
+			       "lockdown)", s);
+	if (n < 0)
+		return hw_fail(errno, "%s: write failed: %s", s,
+			       strerror(errno));
+	return hw_fail(EIO, "%s: short write (%zd of %u bytes)", s, n,
+		       a->width);
 }
 
 /*
@@ -474,7 +610,7 @@ static int read_fail(struct hw_pcicfg *p, const struct hw_addr *a, int pos)
  */
 int hw_pcicfg_read(struct hw_pcicfg *p, const struct hw_addr *a, uint64_t *v)
 {
-	struct pci_dev *dev;
+	struct pcicfg_dev *dev;
 	struct pci_op o;
 	uint64_t val = 0;
 	int err, i;
@@ -484,8 +620,10 @@ int hw_pcicfg_read(struct hw_pcicfg *p, const struct hw_addr *a, uint64_t *v)
 		return err;
 	pthread_mutex_lock(&p->lock);
 	err = get_dev_locked(p, a, &dev);
-	for (i = 0; !err && i < a->width / 4; i++) {
-		o = (struct pci_op){ .op = OP_READ, .dev = dev,
+	if (!err && dev->fd >= 0)
+		err = fd_read(dev, a, &val);
+	for (i = 0; !err && dev->fd < 0 && i < a->width / 4; i++) {
+		o = (struct pci_op){ .op = OP_READ, .dev = dev->dev,
 				     .pos = (int)a->reg + 4 * i };
 		if (pci_call(&o) || !o.ret)
 			err = read_fail(p, a, o.pos);
@@ -508,7 +646,7 @@ int hw_pcicfg_read(struct hw_pcicfg *p, const struct hw_addr *a, uint64_t *v)
  */
 int hw_pcicfg_write(struct hw_pcicfg *p, const struct hw_addr *a, uint64_t v)
 {
-	struct pci_dev *dev;
+	struct pcicfg_dev *dev;
 	struct pci_op o;
 	char s[64], w[300];
 	int err, i;
@@ -519,8 +657,10 @@ int hw_pcicfg_write(struct hw_pcicfg *p, const struct hw_addr *a, uint64_t v)
 	hw_addr_str(a, s, sizeof(s));
 	pthread_mutex_lock(&p->lock);
 	err = get_dev_locked(p, a, &dev);
-	for (i = 0; !err && i < a->width / 4; i++) {
-		o = (struct pci_op){ .op = OP_WRITE, .dev = dev,
+	if (!err && dev->fd >= 0)
+		err = fd_write(dev, a, v);
+	for (i = 0; !err && dev->fd < 0 && i < a->width / 4; i++) {
+		o = (struct pci_op){ .op = OP_WRITE, .dev = dev->dev,
 				     .pos = (int)a->reg + 4 * i,
 				     .val = (uint32_t)(v >> (32 * i)) };
 		if (pci_call(&o)) {

@@ -138,7 +138,13 @@ struct sim_reg {
 	int ctr;		/* SR_CTR/SR_FREERUN: counter index */
 	int ctl_ctr;		/* SR_CTL: the counter it controls */
 	int box;		/* SR_BOX_*, SR_FILTER: box index */
+	uint8_t core1;		/* MSR of one core: core + 1 (reached from
+				   that core's CPU only); 0: any CPU of the
+				   socket */
 };
+
+_Static_assert(WL_MAX_CORES <= SIM_CPUS_PER_SOCKET,
+	       "one simulated CPU per core");
 
 enum sim_clock { CLK_UCLK, CLK_DCLK };
 
@@ -158,6 +164,8 @@ struct sim_ctr {
 	uint8_t en_bit;		/* local enable bit, NONE8 none */
 	uint8_t rst_bit;	/* control bit that clears it, NONE8 none */
 	enum sim_clock clock;	/* UNIT_FIXED: what it counts */
+	bool core_scope;	/* one of a core-scope counter's per-core
+				   copies: inst is the core */
 };
 
 /* A PMON box: the registers that act on a group of counters. */
@@ -498,28 +506,37 @@ static int build_unit(struct sim *s, unsigned sock, int ui,
 	if (u->kind == UNIT_FREERUN) {
 		for (unsigned i = 0; i < u->nfreerun; i++) {
 			const struct freerun_ctr *f = &u->freerun[i];
-			struct sim_reg r = layout_reg(u->space, sock, 0, NULL,
-						      SR_FREERUN);
-			struct sim_ctr c = { .socket = (uint8_t)sock, .unit = ui,
-					     .inst = inst, .idx = i,
-					     .width = f->width, .ctl = -1,
-					     .freerun = (int)i, .box = -1,
-					     .st_bit = -1, .gbit = NONE8,
-					     .oven_bit = NONE8, .en_bit = NONE8,
-					     .rst_bit = NONE8 };
-			int ri, ci;
+			/* A core-scope MSR exists once per core, reached
+			 * from that core's CPU (notes: PCU C-state). */
+			unsigned ncopies = f->core_scope ? wl_cores(s->wl) : 1;
 
-			place(s, sock, u->space, base, f->off, &r);
-			r.bits = (uint8_t)(f->access * 8);
-			r.ro = width_mask(f->width);
-			ri = add_reg(s, &r);
-			if (ri < 0)
-				return ri;
-			c.reg = ri;
-			ci = add_ctr(s, &c);
-			if (ci < 0)
-				return ci;
-			s->regs[ri].ctr = ci;
+			for (unsigned k = 0; k < ncopies; k++) {
+				struct sim_reg r = layout_reg(u->space, sock, 0,
+							      NULL, SR_FREERUN);
+				struct sim_ctr c = {
+					.socket = (uint8_t)sock, .unit = ui,
+					.inst = f->core_scope ? k : inst,
+					.idx = i, .width = f->width, .ctl = -1,
+					.freerun = (int)i, .box = -1,
+					.st_bit = -1, .gbit = NONE8,
+					.oven_bit = NONE8, .en_bit = NONE8,
+					.rst_bit = NONE8,
+					.core_scope = f->core_scope };
+				int ri, ci;
+
+				place(s, sock, u->space, base, f->off, &r);
+				r.bits = (uint8_t)(f->access * 8);
+				r.ro = width_mask(f->width);
+				r.core1 = f->core_scope ? (uint8_t)(k + 1) : 0;
+				ri = add_reg(s, &r);
+				if (ri < 0)
+					return ri;
+				c.reg = ri;
+				ci = add_ctr(s, &c);
+				if (ci < 0)
+					return ci;
+				s->regs[ri].ctr = ci;
+			}
 		}
 		return 0;
 	}
@@ -888,6 +905,9 @@ static int find_reg(const struct sim *s, const struct hw_addr *a,
 				continue;
 		} else if (r->socket != sock) {
 			continue;
+		} else if (r->core1 &&
+			   a->cpu % SIM_CPUS_PER_SOCKET != r->core1 - 1u) {
+			continue;	/* another core's copy */
 		}
 		if (r->reg == off &&
 		    (a->space == HW_MSR || a->width * 8 <= r->bits))
@@ -992,6 +1012,8 @@ static void refresh_rates(struct sim *s)
 		if (c->freerun >= 0) {
 			m.freerun = true;
 			m.freerun_idx = (unsigned)c->freerun;
+			if (c->core_scope)
+				m.ninst = wl_cores(s->wl);
 			wl_rates(s->wl, &m, r);
 		} else if (u->kind == UNIT_FIXED) {
 			for (unsigned p = 0; p < np; p++)
@@ -1748,6 +1770,8 @@ static int sim_open(struct hw *hw, const struct hw_opts *o)
 	}
 	if (o->sim_workload)
 		r = wl_load(o->sim_workload, p, &s->wl, err, sizeof(err));
+	else if (o->sim_selftest)
+		r = wl_builtin_selftest(p ? p : &plat_skl, &s->wl);
 	else
 		r = wl_builtin(p ? p : &plat_skl, &s->wl);
 	if (r < 0) {
@@ -1832,6 +1856,11 @@ unsigned hw_sim_ninst(const struct hw *hw, int unit)
 	if (unit < 0 || unit >= PLAT_MAX_UNITS)
 		return 0;
 	return s->ninst[unit];
+}
+
+unsigned hw_sim_cores(const struct hw *hw)
+{
+	return wl_cores(((const struct sim *)hw->priv)->wl);
 }
 
 unsigned hw_sim_nsockets(const struct hw *hw)

@@ -32,6 +32,9 @@ const struct workload *hw_sim_workload(const struct hw *hw);
 /* Instances of unit index u per socket, and the socket count. */
 unsigned hw_sim_ninst(const struct hw *hw, int unit);
 unsigned hw_sim_nsockets(const struct hw *hw);
+/* Physical cores per socket the workload models (hsx "cores"): CPUs
+ * s * SIM_CPUS_PER_SOCKET + 0 .. cores-1, one per core. */
+unsigned hw_sim_cores(const struct hw *hw);
 /* Seconds since the simulated machine was reset (its workload clock). */
 double hw_sim_time(struct hw *hw);
 

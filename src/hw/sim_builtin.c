@@ -556,3 +556,60 @@ int wl_builtin(const struct platform *plat, struct workload **out)
 		return hsx_builtin(plat, out);
 	return -ENOTSUP;
 }
+
+/* ---- the self-test workload ----------------------------------------------- */
+
+/*
+ * What `uncored --self-test --simulate` runs against (selftest.c): three
+ * phases of WL_ST_PHASE_S seconds, repeating - quiet, stream (8 GB/s of
+ * DRAM reads, most lookups missing), pointer chase (misses 400x the quiet
+ * rate) - on the headline events of the platform's baseline, on the
+ * machine of the default built-in workload.  Per socket: LLC lookups, LLC
+ * misses, DRAM read lines (64 bytes each).
+ */
+static const double st_rates[3][3] = {
+	{ 1.0e7, 1.0e5, 1.0e6 },	/* quiet */
+	{ 2.0e8, 1.25e8, 1.25e8 },	/* stream */
+	{ 5.0e7, 4.0e7, 4.0e7 },	/* chase */
+};
+
+int wl_builtin_selftest(const struct platform *plat, struct workload **out)
+{
+	const char *keys[3], *head;
+	char text[2048], err[512];
+	struct workload *def;
+	size_t n;
+	int r;
+
+	if (strcmp(plat->id, "skl") == 0) {
+		head = "\"platform\": \"skl\"";
+		keys[0] = "cbo:0x34:0x8f";
+		keys[1] = "cbo:0x34:0x88";
+		keys[2] = "imc:DRAM_DATA_READS";
+	} else if (strcmp(plat->id, "hsx") == 0) {
+		head = "\"platform\": \"hsx\"";
+		keys[0] = "cbo:0x34:0x11:filter0=0x7e0000";
+		keys[1] = "cbo:0x34:0x11:filter0=0x20000";
+		keys[2] = "imc:0x04:0x03";
+	} else {
+		return -ENOENT;
+	}
+	n = (size_t)snprintf(text, sizeof(text), "{ %s, \"phases\": [", head);
+	for (unsigned p = 0; p < 3; p++)
+		n += (size_t)snprintf(text + n, sizeof(text) - n,
+				      "%s { \"seconds\": %g, \"rates\": { "
+				      "\"%s\": %g, \"%s\": %g, \"%s\": %g } }",
+				      p ? "," : "", WL_ST_PHASE_S, keys[0],
+				      st_rates[p][0], keys[1], st_rates[p][1],
+				      keys[2], st_rates[p][2]);
+	n += (size_t)snprintf(text + n, sizeof(text) - n, " ] }");
+	r = wl_parse(text, n, "(built-in self-test)", plat, out, err,
+		     sizeof(err));
+	/* The default built-in's machine, so that a state file shared with
+	 * a daemon on the default workload has the same layout. */
+	if (r == 0 && wl_builtin(plat, &def) == 0) {
+		(*out)->topo = def->topo;
+		wl_free(def);
+	}
+	return r;
+}

@@ -33,6 +33,10 @@
  *    RX_MASK0.  A key without a filter counts whatever the filters hold.
  *  - free-running counters are keyed by unit and the platform's counter
  *    name: "pcu_cstate:UNC_P_CORE_CC6_CTR", "qpi_link:UNC_Q_LINK_IDLE".
+ *  - "cores" (hsx, 1..8, default 8): physical cores per socket.  A
+ *    core-scope counter (CC3/CC6) is one MSR per core; its key's rate is
+ *    the socket's total split over the cores, "@N" gives core N's own
+ *    ("pcu_cstate:UNC_P_CORE_CC6_CTR@2").
  */
 #include "config.h"
 
@@ -344,6 +348,8 @@ static const struct top_key {
 	  offsetof(struct wl_topology, qpi_ports), "qpi" },
 	{ "r3qpi_links", P_HSX, TK_COUNT, 0, 3,
 	  offsetof(struct wl_topology, r3qpi_links), "r3qpi" },
+	{ "cores", P_HSX, TK_COUNT, 0, WL_MAX_CORES,
+	  offsetof(struct wl_topology, cores), NULL },
 	{ "phases", P_ANY, TK_PHASES, 0, 0, 0, NULL },
 	{ "faults", P_ANY, TK_FAULTS, 0, 0, 0, NULL },
 };
@@ -460,6 +466,11 @@ static unsigned plat_mask(const struct platform *p)
 {
 	return strcmp(p->id, "skl") == 0 ? P_SKL
 	     : strcmp(p->id, "hsx") == 0 ? P_HSX : 0;
+}
+
+unsigned wl_cores(const struct workload *w)
+{
+	return w->topo.cores ? w->topo.cores : WL_MAX_CORES;
 }
 
 unsigned wl_unit_ninst(const struct workload *w, int unit)
@@ -747,6 +758,11 @@ static int parse_rate_key(struct pctx *c, const char *text, struct wl_key *k)
 
 	if (k->inst >= 0) {
 		unsigned ninst = unit_ninst(c, u, &by);
+
+		if (k->freerun && u->freerun[k->freerun_idx].core_scope) {
+			ninst = wl_cores(c->w);	/* one counter per core */
+			by = "cores";
+		}
 
 		if ((unsigned)k->inst >= ninst) {
 			if (by)

@@ -67,7 +67,13 @@ struct wl_topology {
 	uint64_t uclk_hz;
 	unsigned sbox_count, ha_count, imc_channels, qpi_ports, r3qpi_links;
 	uint64_t dclk_hz;	/* hsx: the iMC channels' fixed DCLK counter */
+	unsigned cores;		/* hsx: physical cores per socket, each with
+				   its own core-scope C-state MSRs */
 };
+
+/* Cores per socket the simulator models at most: one per simulated CPU
+ * (hw_sim.h SIM_CPUS_PER_SOCKET). */
+#define WL_MAX_CORES 8
 
 struct workload {
 	char *source;		/* file name, or "(built-in)" */
@@ -101,6 +107,11 @@ int wl_load(const char *path, const struct platform *plat,
 /* The built-in workload for plat: every catalog event gets a plausible,
  * slowly varying rate; headline events are consistent with each other. */
 int wl_builtin(const struct platform *plat, struct workload **out);
+/* The self-test workload for plat (`uncored --self-test --simulate`,
+ * sim_builtin.c): phases quiet, stream, pointer chase of WL_ST_PHASE_S
+ * seconds each, repeating.  -ENOENT for a platform without one. */
+#define WL_ST_PHASE_S 1.0
+int wl_builtin_selftest(const struct platform *plat, struct workload **out);
 void wl_free(struct workload *w);
 
 /* Do two rate keys name the same counter (same encoding, filters,
@@ -127,6 +138,12 @@ struct wl_match {
  * qpi_link follows qpi_ports), else the unit's max_inst.
  */
 unsigned wl_unit_ninst(const struct workload *w, int unit);
+
+/* Physical cores per socket: the "cores" key, else WL_MAX_CORES.  A
+ * core-scope free-running counter (freerun_ctr.core_scope) is one
+ * counter per core: its rate key gives the socket total, split evenly
+ * over the cores unless "@N" names one. */
+unsigned wl_cores(const struct workload *w);
 
 /* Fills rates[0..nphases-1] with the events per second the matched
  * counter counts in each phase (sum over every matching key). */

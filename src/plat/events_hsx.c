@@ -6972,6 +6972,12 @@ const struct event hsx_events[] = {
 	  .desc = "Free-running 64-bit MSR 0x3F8: cycles the package is in "
 	    "C3.",
 	  .source = "2.8.2 Table 2-164" },
+	{ .name = "UNC_P_CORE_PC6_CTR", .unit = "pcu_cstate",
+	  .code = 0x00, .umask = 0x00, .ctr_mask = 0x0,
+	  .max_inc = 0, .flags = EVF_FREERUN,
+	  .desc = "Free-running 64-bit MSR 0x3F9: cycles the package is in "
+	    "C6.",
+	  .source = "2.8.2 (Table 1-2 lists 0x3F9); Linux cstate.c MSR_PKG_C6_RESIDENCY" },
 
 	/* qpi_link: section 2.9.2.4 (not an event select) */
 	{ .name = "UNC_Q_LINK_IDLE", .unit = "qpi_link",

@@ -25,10 +25,10 @@
  *   qpi      52 events,  118 entries
  *   r2pcie   13 events,   45 entries
  *   r3qpi    28 events,  137 entries
- *   fixed and free-running counters: 8
+ *   fixed and free-running counters: 9
  * A constant so that a platform can be initialised statically;
  * events_hsx.c asserts that it matches the array. */
-#define HSX_NEVENTS 1145
+#define HSX_NEVENTS 1146
 
 extern const struct event hsx_events[HSX_NEVENTS];
 extern const size_t hsx_nevents;

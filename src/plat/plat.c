@@ -448,25 +448,25 @@ static bool read_uint_file(const char *path, unsigned long *v)
 	return end != buf && !errno && (*end == '\n' || *end == '\0');
 }
 
-int plat_cpu_of_package(const struct plat_cpu_map *m, unsigned pkg,
-			uint32_t *cpu)
+/*
+ * Calls cb(ctx, cpu, name) for every CPU directory under root whose
+ * topology/physical_package_id is pkg (offline CPUs have none).  0, or
+ * -errno with a message naming why (what the CPUs are needed for).
+ */
+static int each_cpu_of_package(const char *root, unsigned pkg,
+			       const char *why,
+			       void (*cb)(void *ctx, unsigned long cpu,
+					  const char *name),
+			       void *ctx)
 {
-	const char *root = m && m->sysfs_cpu_root ? m->sysfs_cpu_root
-						  : SYSFS_CPU_ROOT;
-	unsigned long best = ULONG_MAX, n, id;
+	unsigned long n, id;
 	struct dirent *de;
 	char path[4096], *end;
-	DIR *d;
+	DIR *d = opendir(root);
 
-	if (m && m->cpus_per_package) {
-		*cpu = (uint32_t)(pkg * m->cpus_per_package);
-		return 0;
-	}
-	d = opendir(root);
 	if (!d)
-		return hw_fail(errno, "cannot list %s: %s (needed to find a CPU "
-			       "of package %u for its MSRs)", root,
-			       strerror(errno), pkg);
+		return hw_fail(errno, "cannot list %s: %s (needed to find %s "
+			       "of package %u)", root, strerror(errno), why, pkg);
 	while ((de = readdir(d)) != NULL) {
 		if (strncmp(de->d_name, "cpu", 3) != 0 ||
 		    de->d_name[3] < '0' || de->d_name[3] > '9')
@@ -477,15 +477,108 @@ int plat_cpu_of_package(const struct plat_cpu_map *m, unsigned pkg,
 			continue;
 		snprintf(path, sizeof(path), "%s/%s/topology/physical_package_id",
 			 root, de->d_name);
-		if (read_uint_file(path, &id) && id == pkg && n < best)
-			best = n;
+		if (read_uint_file(path, &id) && id == pkg)
+			cb(ctx, n, de->d_name);
 	}
 	closedir(d);
+	return 0;
+}
+
+static void lowest_cpu(void *ctx, unsigned long cpu, const char *name)
+{
+	unsigned long *best = ctx;
+
+	(void)name;
+	if (cpu < *best)
+		*best = cpu;
+}
+
+int plat_cpu_of_package(const struct plat_cpu_map *m, unsigned pkg,
+			uint32_t *cpu)
+{
+	const char *root = m && m->sysfs_cpu_root ? m->sysfs_cpu_root
+						  : SYSFS_CPU_ROOT;
+	unsigned long best = ULONG_MAX;
+	int r;
+
+	if (m && m->cpus_per_package) {
+		*cpu = (uint32_t)(pkg * m->cpus_per_package);
+		return 0;
+	}
+	r = each_cpu_of_package(root, pkg, "a CPU for its MSRs", lowest_cpu,
+				&best);
+	if (r < 0)
+		return r;
 	if (best == ULONG_MAX)
 		return hw_fail(ENOENT, "no online CPU of package %u under %s "
 			       "(cpu*/topology/physical_package_id): its MSRs "
 			       "cannot be reached", pkg, root);
 	*cpu = (uint32_t)best;
+	return 0;
+}
+
+struct core_walk {
+	const char *root;
+	unsigned long core[PLAT_MAX_CORES];
+	uint32_t *cpus;
+	unsigned n, max;
+};
+
+/* Keeps the lowest CPU (the first thread) of each core. */
+static void add_core(void *ctx, unsigned long cpu, const char *name)
+{
+	struct core_walk *w = ctx;
+	char path[4096];
+	unsigned long cid;
+	unsigned i;
+
+	snprintf(path, sizeof(path), "%s/%s/topology/core_id", w->root, name);
+	if (!read_uint_file(path, &cid))
+		return;
+	for (i = 0; i < w->n && w->core[i] != cid; i++)
+		;
+	if (i < w->n) {
+		if (cpu < w->cpus[i])
+			w->cpus[i] = (uint32_t)cpu;
+	} else if (w->n < w->max) {
+		w->core[w->n] = cid;
+		w->cpus[w->n++] = (uint32_t)cpu;
+	}
+}
+
+int plat_cores_of_package(const struct plat_cpu_map *m, unsigned pkg,
+			  uint32_t *cpus, unsigned max, unsigned *n)
+{
+	struct core_walk w = {
+		.root = m && m->sysfs_cpu_root ? m->sysfs_cpu_root
+					       : SYSFS_CPU_ROOT,
+		.cpus = cpus, .max = max > PLAT_MAX_CORES ? PLAT_MAX_CORES : max };
+	int r;
+
+	*n = 0;
+	if (m && m->cpus_per_package) {
+		unsigned c = m->cores_per_package ? m->cores_per_package
+						  : m->cpus_per_package;
+
+		for (; *n < c && *n < w.max; (*n)++)
+			cpus[*n] = (uint32_t)(pkg * m->cpus_per_package + *n);
+		return 0;
+	}
+	r = each_cpu_of_package(w.root, pkg, "the cores", add_core, &w);
+	if (r < 0)
+		return r;
+	/* Core order, for stable output. */
+	for (unsigned i = 1; i < w.n; i++)
+		for (unsigned j = i; j > 0 && w.core[j - 1] > w.core[j]; j--) {
+			unsigned long tc = w.core[j];
+			uint32_t tp = cpus[j];
+
+			w.core[j] = w.core[j - 1];
+			cpus[j] = cpus[j - 1];
+			w.core[j - 1] = tc;
+			cpus[j - 1] = tp;
+		}
+	*n = w.n;
 	return 0;
 }
 

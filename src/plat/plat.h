@@ -24,6 +24,7 @@
 #define PLAT_MAX_UNITS 16	/* unit types per platform */
 #define PLAT_MAX_INST 32	/* instances of one unit type per socket */
 #define PLAT_MAX_CTRS 8		/* programmable counters per instance */
+#define PLAT_MAX_CORES 64	/* physical cores per socket (hsx: 18) */
 
 /* Access attribute of a register field, as the manuals print them. */
 enum reg_acc {
@@ -90,6 +91,9 @@ struct freerun_ctr {
 	uint8_t access;		/* access size in bytes */
 	const char *desc;
 	double max_rate;	/* events/s upper bound (wrap check) */
+	bool core_scope;	/* one MSR per physical core, read on every
+				   core of the socket and summed (topo_socket
+				   core_cpu); false: one per package */
 };
 
 /*
@@ -294,6 +298,10 @@ struct topo_socket {
 				   offset 0x40, bits 2:0; manual 1.6.1) */
 	uint8_t ubox_dev, ubox_fn;	/* hsx: where the UBox device was
 					   found on pci_bus */
+	/* hsx: one logical CPU of each physical core, for core-scope MSRs
+	 * (freerun_ctr.core_scope); ncores 0 = none found. */
+	uint32_t core_cpu[PLAT_MAX_CORES];
+	unsigned ncores;
 };
 
 /* Is instance inst of unit index unit present on socket s? */
@@ -325,6 +333,9 @@ struct plat_cpu_map {
 	 * c / cpus_per_package and a package's CPU is pkg * cpus_per_package
 	 * (the simulator's numbering, 8). */
 	unsigned cpus_per_package;
+	/* With cpus_per_package: the package's cores are its first
+	 * cores_per_package CPUs (one thread each); 0 = all of them. */
+	unsigned cores_per_package;
 };
 
 struct plat_ops {
@@ -382,6 +393,8 @@ enum plat_qty {
 	Q_PCU_BAND1,
 	Q_PCU_BAND2,
 	Q_PCU_BAND3,
+	Q_PCU_PKG_C2,		/* package C2 and C6 residency */
+	Q_PCU_PKG_C6,
 	Q_COUNT
 };
 
@@ -515,6 +528,11 @@ int plat_discover(const struct platform *p, struct hw *hw, struct topology *t,
 		  const struct plat_cpu_map *m);
 /* The lowest logical CPU of package pkg according to m (NULL = sysfs).
  * 0, or -ENOENT (no such CPU) / -errno with an hw_fail() message. */
+/* One logical CPU (the lowest) of each physical core of package pkg
+ * (sysfs core_id), in core order, at most max; *n gets the count.  0 or
+ * -errno with an hw_fail() message. */
+int plat_cores_of_package(const struct plat_cpu_map *m, unsigned pkg,
+			  uint32_t *cpus, unsigned max, unsigned *n);
 int plat_cpu_of_package(const struct plat_cpu_map *m, unsigned pkg,
 			uint32_t *cpu);
 

@@ -658,23 +658,32 @@ static const struct unit_type hsx_pcu = {
 /*
  * PCU free-running C-state residency counters, Table 2-155 and Tables
  * 2-161 .. 2-164: 64-bit RO MSRs outside PMON (not frozen, not reset).
- * Table 1-2 also lists 0x3F9, which no other table names (notes: PCU
+ * Table 1-2 also lists 0x3F9, which no table of the manual defines: Linux
+ * (arch/x86/events/intel/cstate.c, MSR_PKG_C6_RESIDENCY, HASWELL_X) reads
+ * it as package C6.  Scopes (cstate.c "Scope: Core" / "Scope: Package"):
+ * CC3/CC6 have one MSR per physical core, so they are read on every core
+ * of the socket and summed; PC2/PC3/PC6 one per package (notes: PCU
  * C-state counters).  The offsets are the MSR indices (base 0).  Names
  * are the catalog's.
  */
 static const struct freerun_ctr hsx_pcu_cstate_ctrs[] = {
 	{ "UNC_P_CORE_CC6_CTR", 0x3FD, 64, 8,
-	  "Cycles one of the cores is in C6 (PCU_MSR_CORE_CC6_CTR)",
-	  HSX_MAX_CLK_HZ },
+	  "Cycles the socket's cores spent in C6, summed over its cores "
+	  "(PCU_MSR_CORE_CC6_CTR, core scope)",
+	  HSX_MAX_CLK_HZ * PLAT_MAX_CORES, true },
 	{ "UNC_P_CORE_CC3_CTR", 0x3FC, 64, 8,
-	  "Cycles one of the cores is in C3 (PCU_MSR_CORE_CC3_CTR)",
-	  HSX_MAX_CLK_HZ },
+	  "Cycles the socket's cores spent in C3, summed over its cores "
+	  "(PCU_MSR_CORE_CC3_CTR, core scope)",
+	  HSX_MAX_CLK_HZ * PLAT_MAX_CORES, true },
 	{ "UNC_P_CORE_PC2_CTR", 0x60D, 64, 8,
 	  "Cycles the package is in C2 (PCU_MSR_CORE_PC2_CTR)",
-	  HSX_MAX_CLK_HZ },
+	  HSX_MAX_CLK_HZ, false },
 	{ "UNC_P_CORE_PC3_CTR", 0x3F8, 64, 8,
 	  "Cycles the package is in C3 (PCU_MSR_CORE_PC3_CTR)",
-	  HSX_MAX_CLK_HZ },
+	  HSX_MAX_CLK_HZ, false },
+	{ "UNC_P_CORE_PC6_CTR", 0x3F9, 64, 8,
+	  "Cycles the package is in C6 (MSR_PKG_C6_RESIDENCY)",
+	  HSX_MAX_CLK_HZ, false },
 };
 
 static const struct unit_type hsx_pcu_cstate = {
@@ -1267,6 +1276,9 @@ static int hsx_discover_map(struct hw *hw, struct topology *t,
 		s->ubox_fn = sc.u[i].fn;
 		if ((r = plat_cpu_of_package(m, s->id, &s->cpu)) < 0)
 			return r;
+		if ((r = plat_cores_of_package(m, s->id, s->core_cpu,
+					       PLAT_MAX_CORES, &s->ncores)) < 0)
+			return r;
 		if ((r = hsx_find_units(hw, s)) < 0)
 			return r;
 	}
@@ -1352,6 +1364,8 @@ static const struct plat_qty_src hsx_qty[] = {
 	{ Q_PCU_CORE_C3, "UNC_P_CORE_CC3_CTR", 1, NULL },
 	{ Q_PCU_CORE_C6, "UNC_P_CORE_CC6_CTR", 1, NULL },
 	{ Q_PCU_PKG_C3, "UNC_P_CORE_PC3_CTR", 1, NULL },
+	{ Q_PCU_PKG_C2, "UNC_P_CORE_PC2_CTR", 1, NULL },
+	{ Q_PCU_PKG_C6, "UNC_P_CORE_PC6_CTR", 1, NULL },
 	{ Q_PCU_BAND0, HSX_BAND(0), 1, NULL },
 	{ Q_PCU_BAND1, HSX_BAND(1), 1, NULL },
 	{ Q_PCU_BAND2, HSX_BAND(2), 1, NULL },
@@ -1367,7 +1381,8 @@ static const char *const hsx_baseline[] = {
 	"UNC_Q_TxL_FLITS_G0.DATA", "UNC_Q_TxL_FLITS_G0.NON_DATA",
 	"UNC_H_REQUESTS.READS_LOCAL", "UNC_H_REQUESTS.READS_REMOTE",
 	"UNC_H_REQUESTS.WRITES_LOCAL", "UNC_H_REQUESTS.WRITES_REMOTE",
-	"UNC_P_CORE_CC3_CTR", "UNC_P_CORE_CC6_CTR", "UNC_P_CORE_PC3_CTR",
+	"UNC_P_CORE_CC3_CTR", "UNC_P_CORE_CC6_CTR", "UNC_P_CORE_PC2_CTR",
+	"UNC_P_CORE_PC3_CTR", "UNC_P_CORE_PC6_CTR",
 	HSX_BAND(0), HSX_BAND(1), HSX_BAND(2), HSX_BAND(3),
 	NULL,
 };

@@ -19,10 +19,11 @@ sleep 1
 curl -s "http://127.0.0.1:$PORT/metrics" >"$T/m0"
 sleep 2
 curl -s "http://127.0.0.1:$PORT/metrics" >"$T/m1"
-rate() { # rate NAME LABELS: per second between the two scrapes
-	awk -v a="$(metric "$T/m0" "$1" "$2")" -v b="$(metric "$T/m1" "$1" "$2")" \
-	    -v x="$(metric "$T/m0" uncored_last_tick_timestamp_seconds "")" \
-	    -v y="$(metric "$T/m1" uncored_last_tick_timestamp_seconds "")" \
+rate() { # rate NAME LABELS [FIRST SECOND]: per second between two scrapes
+	f0=${3:-$T/m0} f1=${4:-$T/m1}
+	awk -v a="$(metric "$f0" "$1" "$2")" -v b="$(metric "$f1" "$1" "$2")" \
+	    -v x="$(metric "$f0" uncored_last_tick_timestamp_seconds "")" \
+	    -v y="$(metric "$f1" uncored_last_tick_timestamp_seconds "")" \
 	    'BEGIN { print (b - a) / (y - x) }'
 }
 m=$T/m1
@@ -54,7 +55,12 @@ near "$(rate uncore_qpi_link_bytes_total 'socket="1",port="0"')" 7.5e8 0.02 "s1 
 rr=$(rate uncore_ha_requests_total 'socket="0",type="read",locality="remote"')
 rl=$(rate uncore_ha_requests_total 'socket="0",type="read",locality="local"')
 near "$(awk -v r="$rr" -v l="$rl" 'BEGIN { print r / (r + l) }')" 0.25 0.02 "s0 HA reads 25% remote"
-near "$(rate uncore_pcu_cstate_residency_cycles_total 'socket="1",state="core_c6"')" 2.0e9 0.02 "s1 core C6 residency 2e9/s"
+near "$(rate uncore_pcu_cstate_residency_cycles_total 'socket="1",state="core_c6"')" 2.0e9 0.02 \
+	"s1 core C6 residency 2e9/s: the sum over the socket's 8 cores, each read on its own CPU"
+near "$(rate uncore_pcu_cstate_residency_cycles_total 'socket="1",state="package_c6"')" 1.0e8 0.02 \
+	"s1 package C6 residency 1e8/s (MSR 0x3F9)"
+near "$(rate uncore_pcu_cstate_residency_cycles_total 'socket="1",state="package_c2"')" 2.5e8 0.02 \
+	"s1 package C2 residency 2.5e8/s"
 b0=$(rate uncore_pcu_frequency_band_cycles_total 'socket="0",band="0"')
 b1=$(rate uncore_pcu_frequency_band_cycles_total 'socket="0",band="1"')
 b2=$(rate uncore_pcu_frequency_band_cycles_total 'socket="0",band="2"')
@@ -114,8 +120,9 @@ is "$nz" "" "CBo, PCU, UBox and iMC control registers zero after SIGTERM"
 # port 1 is there)
 cat >"$T/one.json" <<'JSON'
 { "platform": "hsx", "sockets": 1, "cbo_count": 8, "imc_channels": 2, "qpi_ports": 2,
-  "uclk_hz": 1500000000,
+  "uclk_hz": 1500000000, "cores": 6,
   "phases": [ { "seconds": 600, "rates": {
+      "pcu_cstate:UNC_P_CORE_CC6_CTR@5": 1.5e9, "pcu_cstate:UNC_P_CORE_CC6_CTR@0": 5.0e8,
       "cbo:0x34:0x11:filter0=0x7e0000": 1.6e8, "cbo:0x34:0x11:filter0=0x20000": 4.0e7,
       "imc:0x04:0x03": 6.25e7, "imc:0x04:0x0c": 3.125e7,
       "qpi:0x00:0x02": 1.25e8 } } ],
@@ -127,6 +134,10 @@ PORT=$P2 start_uncored "$T/log2" -c "$T/c.conf" --simulate=hsx --workload "$T/on
 ok $? "1 socket with QPI port 0 missing: daemon up"
 sleep 1.5
 curl -s "http://127.0.0.1:$P2/metrics" >"$T/m3"
+sleep 1
+curl -s "http://127.0.0.1:$P2/metrics" >"$T/m4"
+near "$(rate uncore_pcu_cstate_residency_cycles_total 'socket="0",state="core_c6"' "$T/m3" "$T/m4")" \
+	2.0e9 0.02 "6 cores, C6 on core 5 (1.5e9/s) and core 0 (5e8/s): the socket sums 2e9/s"
 near "$(metric "$T/m3" uncore_llc_hit_ratio 'socket="0"')" 0.75 0.01 "1 socket: hit ratio 0.75"
 near "$(metric "$T/m3" uncore_dram_bandwidth_bytes_per_second 'socket="0",direction="read"')" 4.0e9 0.01 \
 	"1 socket: DRAM read 4 GB/s over 2 channels"

@@ -54,24 +54,29 @@ if command -v systemd-analyze >/dev/null; then
 	lvl=$(echo "$out" | sed -n 's/.*Overall exposure level for uncored.service: \([0-9.]*\).*/\1/p')
 	ok "$(awk -v l="$lvl" 'BEGIN { exit !(l != "" && l <= 2.5) }'; echo $?)" \
 		"systemd-analyze security exposure $lvl <= 2.5"
-	# the Xeon drop-in, merged into the unit as systemd would apply it
-	mkdir -p "$T/hsx"
-	awk -v drop="$top_srcdir/systemd/uncored-hsx.conf" '
-		/^CapabilityBoundingSet=/ {
-			while ((getline l < drop) > 0)
-				if (l ~ /^(CapabilityBoundingSet|ReadWritePaths)=/) print l
-			next }
-		{ print }' "$T/uncored.service" >"$T/hsx/uncored.service"
-	like "$(cat "$T/hsx/uncored.service")" "CAP_SYS_ADMIN" "the hsx drop-in adds CAP_SYS_ADMIN"
-	out=$(systemd-analyze security --offline=yes "$T/hsx/uncored.service" 2>&1)
-	lvl=$(echo "$out" | sed -n 's/.*Overall exposure level for uncored.service: \([0-9.]*\).*/\1/p')
-	ok "$(awk -v l="$lvl" 'BEGIN { exit !(l != "" && l <= 2.5) }'; echo $?)" \
-		"with the hsx drop-in the exposure is $lvl <= 2.5"
 	like "$(cat "$T/uncored.service")" "DevicePolicy=closed" "DevicePolicy=closed"
-	like "$(cat "$T/uncored.service")" "CapabilityBoundingSet=CAP_SYS_RAWIO" "only CAP_SYS_RAWIO"
+	is "$(sed -n 's/^CapabilityBoundingSet=//p' "$T/uncored.service")" \
+		"CAP_SYS_RAWIO CAP_SYS_ADMIN CAP_DAC_OVERRIDE" \
+		"bounding set: only what opening the devices needs"
+	like "$(cat "$T/uncored.service")" "User=uncored" "runs as the user uncored"
+	like "$(cat "$T/uncored.service")" "ReadWritePaths=/sys/devices" \
+		"PCI config files writable (hsx), one unit for every platform"
+	out=$(systemd-analyze security --offline=yes "$T/uncored.service" 2>&1)
+	for item in 'SET(UID|GID|PCAP)' 'CHOWN|FSETID|SETFCAP' 'User=/DynamicUser='; do
+		ok "$(! echo "$out" | grep -F -- "$item" | grep -q '✗'; echo $?)" \
+			"systemd-analyze finds no $item exposure"
+	done
 	v=$(systemd-analyze verify "$T/uncored.service" 2>&1 | grep -v -e 'uncored: No such file' -e 'is not executable' -e 'Command /usr/sbin/uncored' -e "Command 'man " || true)
 	is "$v" "" "systemd-analyze verify has no complaints about the unit"
 else
 	skip "systemd-analyze" "not installed"
+fi
+if command -v systemd-sysusers >/dev/null; then
+	mkdir -p "$T/sr/etc"
+	systemd-sysusers --root="$T/sr" "$top_srcdir/systemd/uncored.sysusers" >/dev/null 2>&1
+	like "$(cat "$T/sr/etc/passwd" 2>/dev/null)" "uncored:x:" \
+		"uncored.sysusers creates the user uncored (in a scratch root)"
+else
+	skip "sysusers" "systemd-sysusers not installed"
 fi
 tap_done

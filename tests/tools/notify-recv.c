@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -34,6 +35,9 @@ int main(int argc, char **argv)
 		perror("notify-recv");
 		return 1;
 	}
+	/* Like systemd's /run/systemd/notify: anybody may send, so a daemon
+	 * that dropped to another user still reaches it. */
+	chmod(argv[1], 0777);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	while (time(NULL) < end) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };

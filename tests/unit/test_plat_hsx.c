@@ -238,6 +238,12 @@ static void make_sysfs(unsigned ncpu, unsigned npkg)
 			 "%s/cpu%u/topology/physical_package_id", sysroot, c);
 		snprintf(text, sizeof(text), "%u\n", c % npkg);
 		put_file(path, text);
+		/* Two cores per package, two threads each: CPUs p, p+npkg
+		 * are cores 0, 1 and p+2npkg, p+3npkg their siblings. */
+		snprintf(path, sizeof(path), "%s/cpu%u/topology/core_id",
+			 sysroot, c);
+		snprintf(text, sizeof(text), "%u\n", (c / npkg) % 2);
+		put_file(path, text);
 	}
 }
 
@@ -248,6 +254,9 @@ static void remove_sysfs(unsigned ncpu)
 	for (unsigned c = 0; c < ncpu; c++) {
 		snprintf(path, sizeof(path),
 			 "%s/cpu%u/topology/physical_package_id", sysroot, c);
+		unlink(path);
+		snprintf(path, sizeof(path), "%s/cpu%u/topology/core_id",
+			 sysroot, c);
 		unlink(path);
 		snprintf(path, sizeof(path), "%s/cpu%u/topology", sysroot, c);
 		rmdir(path);
@@ -371,9 +380,27 @@ static void test_widths(void)
 		ok(u->max_rate > 0, "%s: a rate bound for the wrap check", w[i].u);
 	}
 	u = unit("pcu_cstate", NULL);
-	ok(u->kind == UNIT_FREERUN && u->nfreerun == 4 &&
+	ok(u->kind == UNIT_FREERUN && u->nfreerun == 5 &&
 	   u->freerun[0].width == 64 && u->freerun[0].access == 8,
-	   "pcu_cstate: four 64-bit free-running MSRs (Tables 2-161..2-164)");
+	   "pcu_cstate: five 64-bit free-running MSRs (Tables 2-161..2-164, "
+	   "0x3F9)");
+	{
+		unsigned core = 0, pkg = 0;
+
+		for (unsigned i = 0; i < u->nfreerun; i++) {
+			bool want = u->freerun[i].off == 0x3FC ||
+				    u->freerun[i].off == 0x3FD;
+
+			if (u->freerun[i].core_scope != want)
+				continue;
+			if (want)
+				core++;
+			else
+				pkg++;
+		}
+		ok(core == 2 && pkg == 3, "CC3/CC6 core scope, PC2/PC3/PC6 "
+		   "package scope (Linux cstate.c)");
+	}
 	u = unit("qpi_link", NULL);
 	ok(u->kind == UNIT_FREERUN && u->nfreerun == 2 &&
 	   u->freerun[0].width == 32 && u->freerun[0].access == 4 &&
@@ -537,7 +564,7 @@ static void test_msr_map(void)
 	set_range(w, 0x717, 0x71A); set_add(w, 0x715);		/* PCU */
 	set_range(w, 0x711, 0x714); set_add(w, 0x710); set_add(w, 0x716);
 	set_add(w, 0x60D); set_add(w, 0x3F8); set_add(w, 0x3FC);
-	set_add(w, 0x3FD);	/* and 0x3F9: see below */
+	set_add(w, 0x3FD); set_add(w, 0x3F9);	/* PC6: notes */
 	set_range(w, 0x709, 0x70A); set_add(w, 0x708);		/* U-Box */
 	set_range(w, 0x705, 0x706); set_add(w, 0x704); set_add(w, 0x703);
 	set_add(w, 0x700); set_add(w, 0x701);			/* global */
@@ -545,8 +572,6 @@ static void test_msr_map(void)
 
 	reachable(HW_MSR, &s, &got_set);
 	compare_sets(&got_set, w, "MSR space (Table 1-2 + 0x702)");
-	ok(!set_has(&got_set, 0x3F9), "0x3F9 (Table 1-2 only, in no register "
-	   "table or the catalog) is not reached");
 	ok(!set_has(&got_set, 0x707), "0x707 (between U-Box control and status, "
 	   "not in Table 1-2) is not reached");
 
@@ -1301,6 +1326,26 @@ static void test_cpu_map(void)
 	ok(plat_cpu_of_package(&m, 3, &cpu) == 0 && cpu == 7,
 	   "package 3: cpu 7 (cpu3 has no topology: offline)");
 	ok(plat_cpu_of_package(&m, 4, &cpu) == -ENOENT, "no package 4");
+	{
+		uint32_t cores[PLAT_MAX_CORES];
+		unsigned n = 0;
+
+		ok(plat_cores_of_package(&m, 1, cores, PLAT_MAX_CORES, &n) == 0 &&
+		   n == 2 && cores[0] == 1 && cores[1] == 5,
+		   "package 1: cores 0 and 1 read on cpus 1 and 5, not on "
+		   "their siblings 9 and 13 (n=%u)", n);
+		ok(plat_cores_of_package(&m, 3, cores, PLAT_MAX_CORES, &n) == 0 &&
+		   n == 2 && cores[0] == 11 && cores[1] == 7,
+		   "package 3: core 0 on cpu 11 (cpu 3 offline), core 1 on cpu 7");
+		ok(plat_cores_of_package(&m, 4, cores, PLAT_MAX_CORES, &n) == 0 &&
+		   n == 0, "package 4: no cores");
+		m = (struct plat_cpu_map){ .cpus_per_package = 8,
+					   .cores_per_package = 3 };
+		ok(plat_cores_of_package(&m, 1, cores, PLAT_MAX_CORES, &n) == 0 &&
+		   n == 3 && cores[0] == 8 && cores[2] == 10,
+		   "simulator map: package 1's 3 cores are cpus 8..10");
+		m = (struct plat_cpu_map){ .sysfs_cpu_root = sysroot };
+	}
 	remove_sysfs(16);
 	m.sysfs_cpu_root = "/nonexistent/cpu";
 	ok(plat_cpu_of_package(&m, 0, &cpu) == -ENOENT,

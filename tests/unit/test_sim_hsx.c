@@ -100,6 +100,18 @@ static uint64_t rd(struct hw *hw, struct hw_addr a)
 	return v;
 }
 
+/* A core-scope MSR summed over the cores of the socket whose first CPU
+ * is cpu0 (the simulator: CPUs cpu0 .. cpu0 + cores - 1). */
+static uint64_t core_sum(struct hw *hw, uint32_t cpu0, uint32_t msr,
+			 unsigned cores)
+{
+	uint64_t sum = 0;
+
+	for (unsigned c = 0; c < cores; c++)
+		sum += rd(hw, hw_msr(cpu0 + c, msr));
+	return sum;
+}
+
 static int rd_err(struct hw *hw, struct hw_addr a)
 {
 	uint64_t v;
@@ -441,9 +453,9 @@ static void test_freeze(struct hw *hw, const struct topology *t)
 	c0 = rd(hw, hw_msr(0, 0xE08));
 	advance(2);
 	is_u64(rd(hw, hw_msr(0, 0xE08)), c0, "frz_all holds CBo counters");
-	c0 = rd(hw, hw_msr(0, 0x3FD));
+	c0 = core_sum(hw, 0, 0x3FD, 8);
 	advance(1);
-	is_count(rd(hw, hw_msr(0, 0x3FD)) - c0, 1e9,
+	is_count(core_sum(hw, 0, 0x3FD, 8) - c0, 1e9,
 		 "free-running C-state counter ignores the freeze");
 	is_int(wr(hw, hw_msr(0, 0x700), 0x5), 0, "pmi_core_sel is RW");
 	is_u64(rd(hw, hw_msr(0, 0x700)), 0x5, "and reads back");
@@ -909,7 +921,54 @@ static void test_pcu_cstate(struct hw *hw)
 	is_u64(rd(hw, hw_msr(0, 0x3FC)), c0, "CC3 (0x3FC): no rate, no count");
 	is_u64(rd_err(hw, hw_msr(0, 0x60D)), 0, "PC2 (0x60D) readable");
 	is_int(wr(hw, hw_msr(0, 0x3FD), 0), -EIO, "C-state MSRs are read-only");
-	is_int(rd_err(hw, hw_msr(0, 0x3F9)), -EIO, "0x3F9 not implemented");
+	is_u64(rd_err(hw, hw_msr(0, 0x3F9)), 0, "PC6 (0x3F9) readable");
+	is_int(rd_err(hw, hw_msr(0, 0x3FA)), -EIO, "0x3FA (PC7) not modelled");
+	/* Core scope: each core's own MSR; the socket's rate is split. */
+	c0 = rd(hw, hw_msr(3, 0x3FD));
+	advance(1);
+	is_count(rd(hw, hw_msr(3, 0x3FD)) - c0, 1e9 / 8,
+		 "CC6 on core 3 alone: its share 1e9/8 of the socket's 1e9/s");
+	c0 = rd(hw, hw_msr(0, 0x3F8));
+	advance(1);
+	is_count(rd(hw, hw_msr(5, 0x3F8)) - c0, 2.5e7,
+		 "PC3 (package scope): the same counter from any CPU");
+}
+
+static void parse_err(const char *json, const char *want, const char *what);
+
+/* "cores" and per-core rates ("@N"): each core counts its own. */
+static void test_core_scope(void)
+{
+	struct hw hw;
+	uint64_t c[4];
+
+	open_sim(&hw, write_file("cores.json",
+		"{ \"platform\": \"hsx\", \"cores\": 4,\n"
+		"  \"phases\": [ { \"seconds\": 600, \"rates\": {\n"
+		"    \"pcu_cstate:UNC_P_CORE_CC6_CTR@2\": 3.0e9,\n"
+		"    \"pcu_cstate:UNC_P_CORE_CC3_CTR\": 4.0e8 } } ] }\n"), NULL);
+	is_int(hw_sim_cores(&hw), 4, "cores = 4");
+	for (unsigned k = 0; k < 4; k++)
+		c[k] = rd(&hw, hw_msr(k, 0x3FD));
+	advance(1);
+	for (unsigned k = 0; k < 4; k++)
+		is_count(rd(&hw, hw_msr(k, 0x3FD)) - c[k], k == 2 ? 3e9 : 0,
+			 "CC6@2: core %u counts %s", k, k == 2 ? "3e9/s" : "0");
+	c[0] = core_sum(&hw, 0, 0x3FC, 4);
+	advance(1);
+	is_count(core_sum(&hw, 0, 0x3FC, 4) - c[0], 4e8,
+		 "CC3 without @: 4e8/s over the 4 cores");
+	is_int(rd_err(&hw, hw_msr(4, 0x3FC)), -EIO,
+	       "CPU 4: no fifth core, no core-scope MSR");
+	hw_close(&hw);
+	parse_err("{ \"platform\": \"hsx\", \"cores\": 2, \"phases\": [ { "
+		  "\"seconds\": 1, \"rates\": { \"pcu_cstate:"
+		  "UNC_P_CORE_CC6_CTR@2\": 1 } } ] }",
+		  "instance 2 out of range (cores is 2: 0..1)",
+		  "CC6@2 with 2 cores");
+	parse_err("{ \"platform\": \"hsx\", \"cores\": 9, \"phases\": [ { "
+		  "\"seconds\": 1, \"rates\": {} } ] }", "at most 8",
+		  "9 cores");
 }
 
 static void test_absent_msrs(struct hw *hw)
@@ -1190,7 +1249,7 @@ static void test_default_file(void)
 		wr(&hw, hw_msr(so->cpu, 0x715), 0x241c140c);
 		wr(&hw, hw_msr(so->cpu, 0x711),
 		   ctl_of("UNC_P_FREQ_BAND1_CYCLES", 0));
-		cc6 = rd(&hw, hw_msr(so->cpu, 0x3FD));
+		cc6 = core_sum(&hw, so->cpu, 0x3FD, 8);
 		wr(&hw, hw_pci(0, so->pci_bus, 20, 0, 0xF0, 4), EN);
 		P->ops->global_enable(&hw, &t, s, true);
 		advance(1);
@@ -1232,7 +1291,7 @@ static void test_default_file(void)
 		is_near(rem / (loc + rem), want[s].remote, 1e-6,
 			"s%u: remote share of HA reads %.2f", s,
 			want[s].remote);
-		is_near((double)(rd(&hw, hw_msr(so->cpu, 0x3FD)) - cc6) / 2,
+		is_near((double)(core_sum(&hw, so->cpu, 0x3FD, 8) - cc6) / 2,
 			want[s].cc6, 1e-8, "s%u: CC6 counter %.2g/s", s,
 			want[s].cc6);
 		is_near(band1, 0.75 * 8e8, 1e-8,
@@ -1328,6 +1387,7 @@ int main(void)
 	test_sockets();
 	test_state_file();
 	test_builtin();
+	test_core_scope();
 	test_default_file();
 	test_syntax();
 	{

@@ -1,0 +1,453 @@
+/*
+ * selftest.c - `uncored --self-test`: see selftest.h for the checks.
+ *
+ * The steps are windows between two readings of every baseline counter:
+ * quiet, stream, chase, then a frozen window.  A load provides, for each
+ * step, begin() (wait until the step may start: the simulator's phases
+ * are fixed in time) and run() (generate or play the step; the stream
+ * step returns the bytes it read).  Quantities are summed from the
+ * baseline's series as the sampler does: the event of each quantity,
+ * every instance, scaled by the quantity's scale and the split factor.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hw/hw_sim.h"
+#include "hw/sim_workload.h"
+#include "selftest.h"
+
+enum st_step { ST_QUIET, ST_STREAM, ST_CHASE, ST_FROZEN, ST_NSTEPS };
+
+struct st_load {
+	void (*begin)(void *ctx, enum st_step s);
+	double (*run)(void *ctx, enum st_step s);	/* ST_STREAM: bytes */
+	double (*now)(void *ctx);			/* seconds */
+	void *ctx;
+};
+
+static void sleep_s(double s)
+{
+	struct timespec ts;
+
+	if (s <= 0)
+		return;
+	ts.tv_sec = (time_t)s;
+	ts.tv_nsec = (long)((s - (double)ts.tv_sec) * 1e9);
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* ---- the load on hardware -------------------------------------------- */
+
+struct hw_load {
+	uint64_t *buf;		/* nlines cache lines of 64 bytes */
+	size_t nlines;
+	volatile uint64_t sink;
+};
+
+#define LINE_WORDS 8
+
+static void hw_begin(void *ctx, enum st_step s)
+{
+	(void)ctx;
+	(void)s;
+}
+
+static double hw_now(void *ctx)
+{
+	(void)ctx;
+	return mono_s();
+}
+
+static double hw_run(void *ctx, enum st_step s)
+{
+	struct hw_load *l = ctx;
+	uint64_t sum = 0, at = 0;
+	const int passes = 4;
+
+	switch (s) {
+	case ST_QUIET:
+	case ST_FROZEN:
+		sleep_s(0.3);
+		return 0;
+	case ST_STREAM:
+		/* One load per cache line: each brings 64 bytes from DRAM,
+		 * the buffer being 4x the LLC. */
+		for (int p = 0; p < passes; p++)
+			for (size_t i = 0; i < l->nlines; i++)
+				sum += l->buf[i * LINE_WORDS + 1];
+		l->sink = sum;
+		return (double)passes * (double)l->nlines * 64.0;
+	case ST_CHASE:
+		/* One dependent load per line, in a random cycle. */
+		for (size_t i = 0; i < l->nlines; i++)
+			at = l->buf[at * LINE_WORDS];
+		l->sink = at;
+		return 0;
+	case ST_NSTEPS:
+		break;
+	}
+	return 0;
+}
+
+/* Builds the buffer: 4x the LLC (sysconf), at least 64 MiB, at most
+ * 1 GiB, with a random cyclic permutation of its lines (Sattolo). */
+static int hw_load_init(struct hw_load *l)
+{
+	long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+	size_t bytes = (llc > 0 ? (size_t)llc : 32u << 20) * 4;
+	unsigned seed = 12345;
+
+	if (bytes < (64u << 20))
+		bytes = 64u << 20;
+	if (bytes > (1u << 30))
+		bytes = 1u << 30;
+	l->nlines = bytes / 64;
+	l->buf = aligned_alloc(64, l->nlines * 64);
+	if (!l->buf)
+		return -ENOMEM;
+	for (size_t i = 0; i < l->nlines; i++)
+		l->buf[i * LINE_WORDS] = i;
+	for (size_t i = l->nlines - 1; i > 0; i--) {
+		size_t j = (size_t)rand_r(&seed) % i;
+		uint64_t t = l->buf[i * LINE_WORDS];
+
+		l->buf[i * LINE_WORDS] = l->buf[j * LINE_WORDS];
+		l->buf[j * LINE_WORDS] = t;
+	}
+	for (size_t i = 0; i < l->nlines; i++)
+		l->buf[i * LINE_WORDS + 1] = i;
+	return 0;
+}
+
+/* ---- the load on the simulator ----------------------------------------- */
+
+/*
+ * The built-in self-test workload (wl_builtin_selftest) repeats three
+ * phases of WL_ST_PHASE_S seconds: quiet, stream, chase.  Each step waits
+ * for its phase and measures inside it, WL_ST_MARGIN_S from its edges;
+ * the frozen window uses the quiet phase.  The bytes streamed are what the
+ * workload's stream phase reads (its DRAM-read rate over the window).
+ */
+struct sim_load {
+	struct hw *hw;
+	const struct program *prog;
+	double t0;		/* sim time when the step began */
+};
+
+#define WL_ST_MARGIN_S 0.1
+
+static double sim_now(void *ctx)
+{
+	struct sim_load *l = ctx;
+
+	return hw_sim_time(l->hw);
+}
+
+static unsigned sim_phase(enum st_step s)
+{
+	return s == ST_STREAM ? 1 : s == ST_CHASE ? 2 : 0;
+}
+
+static void sim_begin(void *ctx, enum st_step s)
+{
+	struct sim_load *l = ctx;
+	const struct workload *w = hw_sim_workload(l->hw);
+	double period = w->period_s, start = 0, now, pos, wait;
+	unsigned ph = sim_phase(s);
+
+	for (unsigned p = 0; p < ph && p < w->nphases; p++)
+		start += w->phase_s[p];
+	now = hw_sim_time(l->hw);
+	pos = fmod(now, period);
+	wait = fmod(start + WL_ST_MARGIN_S - pos + period, period);
+	sleep_s(wait);
+	l->t0 = hw_sim_time(l->hw);
+}
+
+/* Events per second the workload gives evspec e's counters in phase ph,
+ * summed over the sockets. */
+static double sim_rate(const struct workload *w, const struct evspec *e,
+		       unsigned ph, unsigned nsockets)
+{
+	double sum = 0;
+
+	for (unsigned k = 0; k < w->nkeys; k++) {
+		const struct wl_key *key = &w->keys[k];
+
+		if (key->unit != e->unit)
+			continue;
+		if (e->freerun >= 0 ? !key->freerun ||
+				      key->freerun_idx != (unsigned)e->freerun
+				    : key->freerun || key->enc.code != e->enc.code ||
+				      key->enc.umask != e->enc.umask)
+			continue;
+		sum += w->rates[(size_t)k * w->nphases + ph] *
+		       (key->socket < 0 ? nsockets : 1);
+	}
+	return sum;
+}
+
+static double sim_run(void *ctx, enum st_step s)
+{
+	struct sim_load *l = ctx;
+	const struct workload *w = hw_sim_workload(l->hw);
+	unsigned ph = sim_phase(s);
+	int q = l->prog->qty_ev[Q_DRAM_READ_BYTES];
+
+	sleep_s(w->phase_s[ph] - 2 * WL_ST_MARGIN_S);
+	if (s != ST_STREAM || q < 0)
+		return 0;
+	return sim_rate(w, &l->prog->ev[q], ph, l->prog->topo->nsockets) *
+	       (double)l->prog->qty_scale[Q_DRAM_READ_BYTES] *
+	       (hw_sim_time(l->hw) - l->t0);
+}
+
+/* ---- measuring ------------------------------------------------------------ */
+
+struct reading {
+	uint64_t *raw;		/* per series */
+	double t;
+};
+
+static int read_all(struct pmu *pmu, const struct program *p,
+		    const struct st_load *ld, struct reading *r)
+{
+	for (unsigned k = 0; k < p->ns; k++)
+		if (pmu_read(pmu, &p->slot[k], &r->raw[k]) < 0)
+			return -1;
+	r->t = ld->now(ld->ctx);
+	return 0;
+}
+
+static uint64_t delta(const struct program *p, unsigned k,
+		      const struct reading *a, const struct reading *b)
+{
+	unsigned w = p->slot[k].width;
+	uint64_t m = w >= 64 ? ~0ull : (1ull << w) - 1;
+
+	return (b->raw[k] - a->raw[k]) & m;
+}
+
+/* Quantity q on socket sk between two readings (NAN: not counted). */
+static double qty(const struct program *p, enum plat_qty q, unsigned sk,
+		  const struct reading *a, const struct reading *b)
+{
+	int e = p->qty_ev[q];
+	double sum = 0;
+
+	if (e < 0)
+		return NAN;
+	for (unsigned k = 0; k < p->ns; k++)
+		if (p->sev[k] == e && p->slot[k].socket == sk)
+			sum += (double)delta(p, k, a, b);
+	return sum * p->evscale[e][sk] * (double)p->qty_scale[q];
+}
+
+static double qty_all(const struct program *p, enum plat_qty q,
+		      const struct reading *a, const struct reading *b)
+{
+	double sum = 0;
+
+	for (unsigned s = 0; s < p->topo->nsockets; s++)
+		sum += qty(p, q, s, a, b);
+	return sum;
+}
+
+/* Programs every counter of p, with the box filter values its events
+ * need, and enables the PMU. */
+static int program_all(struct pmu *pmu, const struct program *p)
+{
+	struct pmu_slot *want = calloc(3 * (size_t)p->ns + 1, sizeof(*want));
+	unsigned n;
+	int r;
+
+	if (!want)
+		return -ENOMEM;
+	n = program_controls(p, want);
+	r = pmu_reset_boxes(pmu);
+	if (r == 0)
+		r = pmu_program(pmu, want, n, true);
+	if (r == 0)
+		r = pmu_enable(pmu, true);
+	free(want);
+	return r;
+}
+
+/* ---- the table ------------------------------------------------------------- */
+
+struct table {
+	FILE *out;
+	unsigned failed;
+};
+
+static void row(struct table *t, bool pass, const char *check,
+		const char *expected, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+static void row(struct table *t, bool pass, const char *check,
+		const char *expected, const char *fmt, ...)
+{
+	char measured[160];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(measured, sizeof(measured), fmt, ap);
+	va_end(ap);
+	fprintf(t->out, "%-26s %-26s %-34s %s\n", check, expected, measured,
+		pass ? "PASS" : "FAIL");
+	t->failed += !pass;
+}
+
+int selftest_run(struct pmu *pmu, const struct program *p, bool sim,
+		 FILE *out)
+{
+	static const enum plat_qty heads[] = {
+		Q_LLC_LOOKUPS, Q_LLC_MISSES, Q_DRAM_READ_BYTES, Q_CLOCK_TICKS };
+	static const char *const head_names[] = {
+		"LLC lookups", "LLC misses", "DRAM read bytes", "uncore clock" };
+	struct reading r[2 * ST_NSTEPS];
+	struct hw_load hl = { 0 };
+	struct sim_load sl = { .hw = pmu->hw, .prog = p };
+	struct st_load ld;
+	struct table t = { .out = out };
+	char msg[1024];
+	double streamed = 0, v, lo;
+	int bad, rc = -1;
+
+	for (unsigned i = 0; i < 2 * ST_NSTEPS; i++)
+		r[i].raw = calloc(p->ns ? p->ns : 1, sizeof(uint64_t));
+	if (sim) {
+		ld = (struct st_load){ sim_begin, sim_run, sim_now, &sl };
+	} else {
+		ld = (struct st_load){ hw_begin, hw_run, hw_now, &hl };
+		if (hw_load_init(&hl) < 0) {
+			fprintf(out, "self-test: cannot allocate the load buffer\n");
+			goto out;
+		}
+	}
+	fprintf(out, "uncored self-test on %s (%s): load %s\n", p->plat->id,
+		sim ? "simulator" : "hardware",
+		sim ? "played by the built-in self-test workload"
+		    : "generated here");
+	if (program_all(pmu, p) < 0) {
+		fprintf(out, "self-test: cannot program the baseline: %s\n",
+			hw_last_error());
+		goto out;
+	}
+	for (int s = ST_QUIET; s <= ST_CHASE; s++) {
+		double b;
+
+		ld.begin(ld.ctx, (enum st_step)s);
+		if (read_all(pmu, p, &ld, &r[2 * s]) < 0)
+			goto hwfail;
+		b = ld.run(ld.ctx, (enum st_step)s);
+		if (read_all(pmu, p, &ld, &r[2 * s + 1]) < 0)
+			goto hwfail;
+		if (s == ST_STREAM)
+			streamed = b;
+	}
+	bad = pmu_check_controls(pmu, msg, sizeof(msg));
+	/* Frozen: no programmable counter may move. */
+	pmu_enable(pmu, false);
+	ld.begin(ld.ctx, ST_FROZEN);
+	if (read_all(pmu, p, &ld, &r[2 * ST_FROZEN]) < 0)
+		goto hwfail;
+	ld.run(ld.ctx, ST_FROZEN);
+	if (read_all(pmu, p, &ld, &r[2 * ST_FROZEN + 1]) < 0)
+		goto hwfail;
+
+	fprintf(out, "%-26s %-26s %-34s %s\n", "CHECK", "EXPECTED", "MEASURED",
+		"VERDICT");
+	for (unsigned h = 0; h < sizeof(heads) / sizeof(heads[0]); h++)
+		for (unsigned s = 0; s < p->topo->nsockets; s++) {
+			char what[64];
+
+			v = qty(p, heads[h], s, &r[2 * ST_QUIET],
+				&r[2 * ST_CHASE + 1]);
+			snprintf(what, sizeof(what), "%s advance s%u",
+				 head_names[h], s);
+			row(&t, v > 0, what, "> 0", "%.4g", v);
+		}
+	for (unsigned s = 0; s < p->topo->nsockets; s++) {
+		char what[64];
+
+		v = qty(p, Q_CLOCK_TICKS, s, &r[2 * ST_QUIET],
+			&r[2 * ST_CHASE + 1]) /
+		    (r[2 * ST_CHASE + 1].t - r[2 * ST_QUIET].t);
+		snprintf(what, sizeof(what), "uncore clock s%u", s);
+		row(&t, v >= 0.5e9 && v <= 5e9, what, "0.5 .. 5 GHz",
+		    "%.3f GHz", v / 1e9);
+	}
+	row(&t, bad == 0, "read-back of controls", "0 differ", "%d differ%s%s",
+	    bad, bad > 0 ? ": " : "", bad > 0 ? msg : "");
+	v = qty_all(p, Q_DRAM_READ_BYTES, &r[2 * ST_STREAM],
+		    &r[2 * ST_STREAM + 1]);
+	/* What the machine reads anyway, at the quiet window's rate. */
+	lo = qty_all(p, Q_DRAM_READ_BYTES, &r[0], &r[1]) /
+	     (r[1].t - r[0].t) * (r[2 * ST_STREAM + 1].t - r[2 * ST_STREAM].t);
+	{
+		char exp[64];
+
+		snprintf(exp, sizeof(exp), "%.3g .. %.3g B", 0.9 * streamed,
+			 10 * streamed + lo);
+		row(&t, streamed > 0 && v >= 0.9 * streamed &&
+			v <= 10 * streamed + lo, "DRAM reads while streaming",
+		    exp, "%.3g B (%.0f%%)", v,
+		    streamed > 0 ? 100 * v / streamed : 0);
+	}
+	{
+		double quiet = qty_all(p, Q_LLC_MISSES, &r[0], &r[1]) /
+			       (r[1].t - r[0].t);
+		double chase = qty_all(p, Q_LLC_MISSES, &r[2 * ST_CHASE],
+				       &r[2 * ST_CHASE + 1]) /
+			       (r[2 * ST_CHASE + 1].t - r[2 * ST_CHASE].t);
+		char exp[64];
+
+		snprintf(exp, sizeof(exp), ">= 2x quiet (%.3g/s)", quiet);
+		row(&t, chase > 0 && chase >= 2 * quiet,
+		    "LLC misses, pointer chase", exp, "%.3g/s", chase);
+	}
+	{
+		unsigned moved = 0, n = 0;
+
+		for (unsigned k = 0; k < p->ns; k++) {
+			if (p->slot[k].freerun)
+				continue;	/* not frozen by design */
+			n++;
+			moved += delta(p, k, &r[2 * ST_FROZEN],
+				       &r[2 * ST_FROZEN + 1]) != 0;
+		}
+		row(&t, moved == 0 && n > 0, "freeze stops counting",
+		    "0 counters move", "%u of %u moved", moved, n);
+	}
+	fprintf(out, "%s: %u check%s failed\n", t.failed ? "FAIL" : "PASS",
+		t.failed, t.failed == 1 ? "" : "s");
+	rc = t.failed ? 1 : 0;
+	goto out;
+hwfail:
+	fprintf(out, "self-test: reading the counters: %s\n", hw_last_error());
+out:
+	if (pmu_release(pmu) < 0)
+		fprintf(out, "self-test: leaving the PMU idle: %s\n",
+			hw_last_error());
+	for (unsigned i = 0; i < 2 * ST_NSTEPS; i++)
+		free(r[i].raw);
+	free(hl.buf);
+	return rc;
+}

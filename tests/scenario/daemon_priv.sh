@@ -1,0 +1,152 @@
+#!/bin/sh
+# daemon_priv.sh - least privilege on the simulator: started as root with
+# --user nobody the daemon serves with no capability and a non-zero uid,
+# opens nothing but its configuration after READY (strace and
+# /proc/PID/fd), copes with a root-owned 0700 directory it can no longer
+# write in, and says what to do when the user is missing or is root.
+# Without root only the unprivileged run is checked.
+. "${top_srcdir:-.}/tests/lib.sh"
+
+BIN="$top_builddir/uncored"
+PORT=$(pick_port)
+
+field() { awk -v k="$1:" '$1 == k { print $2; exit }' "/proc/$UPID/status"; }
+# The regular files and devices a process holds open, one per line.
+path_fds() { ls -l "/proc/$1/fd" 2>/dev/null | awk '$NF ~ /^\// { print $NF }' | sort -u; }
+
+if [ "$(id -u)" != 0 ]; then
+	skip "open, then drop" "needs root"
+else
+	# A root-owned 0700 directory: nobody may not even look inside.
+	R="$T/root"
+	mkdir -m 700 "$R"
+	chown root:root "$R"
+	printf '[daemon]\ninterval_ms = 100\n' >"$R/uncored.conf"
+	start_uncored "$T/log" -c "$R/uncored.conf" --simulate --sim-state "$R/state" \
+		-l "127.0.0.1:$PORT" -s "$R/ctl.sock" --user nobody
+	ok $? "started as root with --user nobody: serves"
+	is "$(field Uid)" 65534 "Uid is nobody's"
+	is "$(field Gid)" 65534 "Gid is nobody's"
+	is "$(field CapEff)" 0000000000000000 "CapEff: no capability"
+	is "$(field CapPrm)" 0000000000000000 "CapPrm: none to take back"
+	is "$(field CapBnd)" 0000000000000000 "CapBnd: bounding set cleared"
+	is "$(field NoNewPrivs)" 1 "no_new_privs set"
+	is "$(awk '$1 == "Groups:" { print NF - 1 }' "/proc/$UPID/status")" 0 \
+		"no supplementary group"
+	like "$(cat "$T/log")" "running as user nobody (uid 65534" "the drop is logged"
+
+	# After READY: scrapes, the control socket and a reload open no device.
+	path_fds "$UPID" >"$T/fds.before"
+	SPID=
+	if command -v strace >/dev/null; then
+		strace -f -qq -e trace=open,openat,openat2,creat -p "$UPID" -o "$T/strace" &
+		SPID=$!
+		tap_cleanup_pid "$SPID"
+		for _ in $(seq 1 50); do	# until strace is attached
+			grep -q TracerPid:.*[1-9] "/proc/$UPID/status" && break
+			sleep 0.1
+		done
+	fi
+	for _ in 1 2 3; do
+		curl -s -o "$T/m" "http://127.0.0.1:$PORT/metrics"
+		curl -s -o /dev/null --unix-socket "$R/ctl.sock" http://x/api/v1/status
+		sleep 0.3
+	done
+	kill -HUP "$UPID"
+	for _ in $(seq 1 100); do
+		grep -q "reload failed" "$T/log" && break
+		sleep 0.1
+	done
+	curl -s -o "$T/m" "http://127.0.0.1:$PORT/metrics"
+	[ -n "$SPID" ] && { kill "$SPID"; wait "$SPID" 2>/dev/null; }
+	ok "$([ -s "$T/m" ] && grep -q '^uncore_llc_lookups_total{socket="0"} [1-9]' "$T/m"; echo $?)" \
+		"metrics served after the drop"
+	if [ -n "$SPID" ]; then
+		ok "$(grep -q openat "$T/strace"; echo $?)" "strace saw the reload's open"
+		ok "$(! grep -E '"(/dev/|/sys/|'"$R"'/state)' "$T/strace" | grep -v 'uncored.conf'; echo $?)" \
+			"after READY no device or state file is opened ($(grep -c open "$T/strace") opens traced)"
+	else
+		skip "strace: no open after READY" "strace not installed (/proc/PID/fd is checked)"
+	fi
+	path_fds "$UPID" >"$T/fds.after"
+	is "$(comm -13 "$T/fds.before" "$T/fds.after" | tr '\n' ' ')" "" \
+		"no new file descriptor on a path after READY"
+	like "$(cat "$T/log")" "runs as user nobody since start-up: the file must be readable by it" \
+		"a reload the user cannot read says why, and the daemon goes on"
+	ok "$(kill -0 "$UPID"; echo $?)" "still running after the failed reload"
+
+	kill -TERM "$UPID"; wait "$UPID"
+	is "$?" 0 "SIGTERM: exit 0"
+	ok "$([ -e "$R/state.owner" ] && [ ! -s "$R/state.owner" ]; echo $?)" \
+		"owner file in the unwritable directory emptied"
+	like "$(cat "$T/log")" "emptied (its directory is not writable" "and that is logged"
+	start_uncored "$T/log2" -c "$R/uncored.conf" --simulate --sim-state "$R/state" \
+		-l "127.0.0.1:$PORT" -s "$R/ctl.sock" --user nobody
+	ok $? "restart on the same state"
+	ok "$(! grep -q "did not exit cleanly" "$T/log2"; echo $?)" \
+		"an emptied owner file is no owner: no stale-owner recovery"
+	kill -TERM "$UPID"; wait "$UPID"
+
+	# The default user does not exist on a fresh machine.
+	if getent passwd uncored >/dev/null; then
+		skip "missing default user" "this machine has a user uncored"
+	else
+		out=$("$BIN" -c /dev/null --simulate -l none -s "" 2>&1)
+		is "$?" 1 "default user uncored missing: exit 1"
+		like "$out" 'user "uncored" does not exist' "naming the user"
+		like "$out" "useradd --system" "and how to create it"
+		like "$out" "--user" "or how to name another"
+	fi
+	out=$("$BIN" -c /dev/null --simulate -l none -s "" --user root 2>&1)
+	is "$?" 1 "--user root: exit 1"
+	like "$out" "uid 0" "saying why"
+	printf '[daemon]\nuser = no-such-user-here\n' >"$T/u.conf"
+	out=$("$BIN" -c "$T/u.conf" --simulate -l none -s "" 2>&1)
+	like "$out" 'user "no-such-user-here" does not exist' "[daemon] user is used"
+fi
+
+# The shipped unit's way: started as an ordinary user holding ambient
+# capabilities (User= with AmbientCapabilities=), it drops them.
+N2="$T/amb"
+mkdir "$N2"
+chown 65534:65534 "$N2" 2>/dev/null
+if [ "$(id -u)" = 0 ]; then
+	PORT=$(pick_port)
+	setpriv --reuid=65534 --regid=65534 --clear-groups \
+		--inh-caps=+sys_rawio,+sys_admin,+dac_override \
+		--ambient-caps=+sys_rawio,+sys_admin,+dac_override \
+		"$BIN" -c /dev/null --simulate --sim-state "$N2/state" \
+		-l "127.0.0.1:$PORT" -s "" >"$T/log5" 2>&1 &
+	UPID=$!
+	tap_cleanup_pid "$UPID"
+	wait_healthy "$PORT"
+	ok $? "started as nobody with ambient capabilities: serves"
+	is "$(field CapEff)" 0000000000000000 "CapEff: the ambient capabilities are dropped"
+	is "$(field CapAmb)" 0000000000000000 "CapAmb: none left"
+	is "$(field NoNewPrivs)" 1 "no_new_privs set"
+	like "$(cat "$T/log5")" "capabilities dropped; running as uid 65534" "and says so"
+	kill -TERM "$UPID"; wait "$UPID"
+else
+	skip "ambient capabilities" "needs root"
+fi
+
+# Not started as root: nothing to drop, everything works.
+N="$T/nb"
+mkdir "$N"
+chown 65534:65534 "$N" 2>/dev/null
+PORT=$(pick_port)
+if [ "$(id -u)" = 0 ]; then
+	AS="setpriv --reuid=65534 --regid=65534 --clear-groups"
+else
+	AS=
+fi
+$AS "$BIN" -c /dev/null --simulate --sim-state "$N/state" -l "127.0.0.1:$PORT" \
+	-s "" >"$T/log4" 2>&1 &
+UPID=$!
+tap_cleanup_pid "$UPID"
+wait_healthy "$PORT"
+ok $? "started unprivileged: serves"
+like "$(cat "$T/log4")" "no privilege to drop" "and says there is nothing to drop"
+kill -TERM "$UPID"; wait "$UPID"
+is "$?" 0 "SIGTERM: exit 0"
+tap_done

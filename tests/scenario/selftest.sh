@@ -1,0 +1,58 @@
+#!/bin/sh
+# selftest.sh - `uncored --self-test` on the simulator: passes on skl and
+# hsx against the built-in self-test workload (a table of check,
+# expected, measured, verdict; exit 0), fails (exit 1, naming the checks)
+# when a counter is stuck, and refuses (exit 3) while a running uncored or
+# another agent holds the PMU.
+. "${top_srcdir:-.}/tests/lib.sh"
+
+BIN="$top_builddir/uncored"
+
+for p in skl hsx; do
+	out=$("$BIN" --self-test --simulate=$p -c /dev/null 2>&1)
+	is "$?" 0 "$p: self-test passes on the simulator"
+	like "$out" "CHECK                      EXPECTED" "$p: prints the table header"
+	like "$out" "uncore clock s0" "$p: checks the uncore clock"
+	like "$out" "DRAM reads while streaming" "$p: checks DRAM reads against the bytes streamed"
+	like "$out" "freeze stops counting" "$p: checks the freeze"
+	is "$(echo "$out" | grep -c ' FAIL$')" 0 "$p: no check fails"
+done
+
+# The built-in self-test workload (sim_builtin.c) with DRAM reads stuck.
+cat >"$T/stuck.json" <<'JSON'
+{ "platform": "skl", "uclk_hz": 800000000, "sockets": 1,
+  "phases": [
+    { "seconds": 1, "rates": { "cbo:0x34:0x8f": 1e7, "cbo:0x34:0x88": 1e5, "imc:DRAM_DATA_READS": 1e6 } },
+    { "seconds": 1, "rates": { "cbo:0x34:0x8f": 2e8, "cbo:0x34:0x88": 1.25e8, "imc:DRAM_DATA_READS": 1.25e8 } },
+    { "seconds": 1, "rates": { "cbo:0x34:0x8f": 5e7, "cbo:0x34:0x88": 4e7, "imc:DRAM_DATA_READS": 4e7 } } ],
+  "faults": [ { "at": 0, "kind": "stuck", "target": "imc:DRAM_DATA_READS" } ] }
+JSON
+out=$("$BIN" --self-test --simulate --workload "$T/stuck.json" -c /dev/null 2>&1)
+is "$?" 1 "a stuck DRAM counter: exit 1"
+like "$out" "DRAM read bytes advance s0 > 0                        0 " \
+	"the DRAM counter does not advance"
+like "$out" "DRAM reads while streaming" "the streaming check"
+ok "$(echo "$out" | grep 'DRAM reads while streaming' | grep -q 'FAIL$'; echo $?)" \
+	"fails"
+like "$out" "FAIL: 2 checks failed" "and the summary says how many"
+# Same workload without the fault passes: the fault is what fails it.
+sed 's/"faults": \[.*\]/"faults": []/' "$T/stuck.json" >"$T/ok.json"
+"$BIN" --self-test --simulate --workload "$T/ok.json" -c /dev/null >/dev/null 2>&1
+is "$?" 0 "the same workload without the fault passes"
+
+# A running uncored owns the PMU: refused.
+PORT=$(pick_port)
+start_uncored "$T/log" -c /dev/null --simulate --sim-state "$T/state" \
+	-l "127.0.0.1:$PORT" -s ""
+ok $? "daemon up on a shared simulator state"
+out=$("$BIN" --self-test --simulate --sim-state "$T/state" -c /dev/null 2>&1)
+is "$?" 3 "self-test while uncored runs: exit 3"
+like "$out" "owned by uncored pid $UPID" "naming the daemon"
+kill -TERM "$UPID"; wait "$UPID"
+
+# Another agent left a counter enabled: refused.
+"$UNCORE_SIM" -s "$T/state2" write msr:0xe01 0x20000000 >/dev/null
+out=$("$BIN" --self-test --simulate --sim-state "$T/state2" -c /dev/null 2>&1)
+is "$?" 3 "self-test while another agent counts: exit 3"
+like "$out" "in use by another agent" "saying so"
+tap_done
