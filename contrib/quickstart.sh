@@ -22,8 +22,8 @@ cmd=${1:-demo}
 # Build and test dependencies (Debian 12 package names).
 DEPS="build-essential autoconf automake libtool pkg-config
       libmicrohttpd-dev libjson-c-dev libpci-dev libsystemd-dev libinih-dev
-      libcurl4-openssl-dev
-      pciutils curl jq iproute2 util-linux systemd python3
+      libcurl4-openssl-dev libyaml-dev libgnutls28-dev libcrypt-dev zlib1g-dev
+      pciutils curl jq iproute2 util-linux systemd python3 openssl
       prometheus wrk prometheus-node-exporter"
 
 install_deps() {

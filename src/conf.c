@@ -106,6 +106,8 @@ static const struct key keys[] = {
 	K_UINT(S_HTTP, "timeout_s", http_timeout_s, 1, 3600, 10),
 	K_UINT(S_HTTP, "max_connections", http_max_connections, 1, 10000, 64),
 	K_UINT(S_HTTP, "max_per_ip", http_max_per_ip, 1, 10000, 16),
+	K_STR(S_HTTP, "web_config", web_config, empty_default, check_path,
+	    true),
 
 	K_UINT(S_CLAIMS, "max_per_uid", max_per_uid, 1, 1000, 8),
 	K_UINT(S_CLAIMS, "max_total", max_total, 1, 10000, 64),
@@ -1007,10 +1009,11 @@ static void check_orders(struct pstate *st)
 	}
 }
 
-/* A relative workload path is taken from the directory of the file. */
-static void resolve_workload(struct pstate *st)
+/* A relative path (workload, web_config) is taken from the directory of
+   the file. */
+static void resolve_path(struct pstate *st, enum sect sect, const char *name)
 {
-	const struct key *k = key_find(S_SIM, "workload");
+	const struct key *k = key_find(sect, name);
 	char **p = field(st->c, k), *dir, *real, *joined;
 	const char *slash;
 
@@ -1028,8 +1031,8 @@ static void resolve_workload(struct pstate *st)
 	}
 	real = realpath(dir, NULL);
 	if (!real) {
-		fail_at(st, st->key_line[k - keys], "workload: cannot resolve "
-			"the directory %s: %s", dir, strerror(errno));
+		fail_at(st, st->key_line[k - keys], "%s: cannot resolve "
+			"the directory %s: %s", name, dir, strerror(errno));
 		free(dir);
 		return;
 	}
@@ -1042,8 +1045,9 @@ static void resolve_workload(struct pstate *st)
 	}
 	free(real);
 	if (strlen(joined) >= PATH_MAX) {
-		fail_at(st, st->key_line[k - keys], "workload: path is too "
-			"long once resolved (at most %d bytes)", PATH_MAX - 1);
+		fail_at(st, st->key_line[k - keys], "%s: path is too "
+			"long once resolved (at most %d bytes)", name,
+			PATH_MAX - 1);
 		free(joined);
 		return;
 	}
@@ -1119,7 +1123,9 @@ int conf_load(struct conf *c, const char *path, char *err, size_t errlen)
 	if (!st.failed)
 		check_orders(&st);
 	if (!st.failed)
-		resolve_workload(&st);
+		resolve_path(&st, S_SIM, "workload");
+	if (!st.failed)
+		resolve_path(&st, S_HTTP, "web_config");
 	if (!st.failed)
 		own_strings(&st);
 	if (st.failed) {

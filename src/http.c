@@ -39,6 +39,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <gnutls/gnutls.h>
 #include <microhttpd.h>
 
 #include "buf.h"
@@ -79,6 +80,7 @@ struct http_server {
 	const struct http_route *routes;
 	size_t nroutes;
 	void *ctx;
+	struct webcfg *web;	/* TLS and basic auth; NULL = none */
 	struct http_listener *ls;
 	unsigned nls;
 	int epfd;
@@ -220,6 +222,9 @@ static enum MHD_Result send_resp(struct MHD_Connection *c,
 	add_header(mr, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
 	if (r->location[0])
 		add_header(mr, MHD_HTTP_HEADER_LOCATION, r->location);
+	if (r->www_authenticate)
+		add_header(mr, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
+			   r->www_authenticate);
 	if (allow) {
 		char list[64];
 
@@ -237,6 +242,7 @@ static void resp_init(struct http_resp *r)
 	r->ctype = NULL;
 	buf_init(&r->body);
 	r->location[0] = '\0';
+	r->www_authenticate = NULL;
 }
 
 /* Queues a JSON error (for answers the module gives itself). */
@@ -400,6 +406,153 @@ static void peer_creds(struct MHD_Connection *c, struct http_req *req)
 	req->pid = uc.pid;
 }
 
+/* ---- TLS and basic auth (TCP listeners with a web config) ---------- */
+
+/* Does the client certificate policy ask for a certificate at all? */
+static bool wants_client_cert(const struct webcfg *w)
+{
+	return w && w->tls && w->client_auth != WEBCFG_NO_CLIENT_CERT;
+}
+
+/* Must the handshake fail without a (verified) client certificate? */
+static bool requires_client_cert(const struct webcfg *w)
+{
+	return w && w->tls &&
+	       (w->client_auth == WEBCFG_REQUIRE_ANY_CLIENT_CERT ||
+		w->client_auth == WEBCFG_REQUIRE_AND_VERIFY);
+}
+
+/*
+ * libmicrohttpd only *requests* a client certificate (when it has CAs to
+ * offer) and never verifies one.  When a connection starts, its GnuTLS
+ * session exists but has not shaken hands yet: make the handshake
+ * require the certificate and, for the verifying policies, check it
+ * against client_ca_file, so that a client without one fails at the TLS
+ * level, as Go's exporters do.  client_cert_problem() checks again per
+ * request, and is the only check of a certificate given under
+ * VerifyClientCertIfGiven (a 403 answer rather than a failed handshake).
+ */
+static void on_connect(void *cls, struct MHD_Connection *c, void **sock_ctx,
+		       enum MHD_ConnectionNotificationCode code)
+{
+	struct http_listener *l = cls;
+	const struct webcfg *w = l->srv->web;
+	const union MHD_ConnectionInfo *ci;
+	gnutls_session_t sess;
+
+	(void)sock_ctx;
+	if (code != MHD_CONNECTION_NOTIFY_STARTED)
+		return;
+	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+	if (!ci || !ci->tls_session)
+		return;
+	sess = ci->tls_session;
+	if (requires_client_cert(w))
+		gnutls_certificate_server_set_request(sess,
+						      GNUTLS_CERT_REQUIRE);
+	/* Not for VerifyClientCertIfGiven: GnuTLS would then fail a
+	   handshake without a certificate too. */
+	if (w->client_auth == WEBCFG_REQUIRE_AND_VERIFY)
+		gnutls_session_set_verify_cert(sess, NULL, 0);
+}
+
+/* Why the client certificate of c is not acceptable, or NULL. */
+static const char *client_cert_problem(const struct webcfg *w,
+				       struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci;
+	unsigned n = 0, status = 0;
+	gnutls_session_t sess;
+
+	if (!wants_client_cert(w) ||
+	    w->client_auth == WEBCFG_REQUEST_CLIENT_CERT)
+		return NULL;
+	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+	if (!ci || !ci->tls_session)
+		return "no TLS session";
+	sess = ci->tls_session;
+	if (!gnutls_certificate_get_peers(sess, &n) || n == 0)
+		return w->client_auth == WEBCFG_VERIFY_IF_GIVEN ? NULL :
+		       "a client certificate is required";
+	if (w->client_auth == WEBCFG_REQUIRE_ANY_CLIENT_CERT)
+		return NULL;
+	if (gnutls_certificate_verify_peers2(sess, &status) < 0 || status)
+		return "the client certificate is not signed by a CA of "
+		       "client_ca_file";
+	return NULL;
+}
+
+/*
+ * Lets a request on a guarded TCP listener through (*passed) or answers
+ * it: 403 for a client certificate the policy refuses, 401 with
+ * WWW-Authenticate for missing or wrong basic-auth credentials.
+ */
+static enum MHD_Result gate(struct http_listener *l, struct MHD_Connection *c,
+			    bool *passed)
+{
+	struct webcfg *w = l->srv->web;
+	const char *why = client_cert_problem(w, c);
+	struct http_resp r;
+	char *user, *pass = NULL;
+	bool ok;
+
+	*passed = false;
+	if (why)
+		return send_error(c, 403, 0, "forbidden", "%s", why);
+	if (w->nusers == 0) {
+		*passed = true;
+		return MHD_YES;
+	}
+	user = MHD_basic_auth_get_username_password(c, &pass);
+	ok = webcfg_auth(w, user, pass);
+	if (pass) {
+		explicit_bzero(pass, strlen(pass));
+		MHD_free(pass);
+	}
+	if (user)
+		MHD_free(user);
+	if (ok) {
+		*passed = true;
+		return MHD_YES;
+	}
+	log_debug("http %s: basic auth failed", l->name);
+	resp_init(&r);
+	http_error(&r, 401, "unauthorized", "this listener needs HTTP basic "
+		   "auth with a user of the web config");
+	r.www_authenticate = "Basic realm=\"uncored\", charset=\"UTF-8\"";
+	return send_resp(c, &r, 0);
+}
+
+/*
+ * Writes l's TLS options as MHD_OPTION_ARRAY items into o (room for
+ * HTTP_TLS_OPTIONS), ending with MHD_OPTION_END.  Returns true if the
+ * listener serves TLS.
+ */
+#define HTTP_TLS_OPTIONS 6
+static bool tls_options(struct http_listener *l, struct MHD_OptionItem *o)
+{
+	const struct webcfg *w = l->srv->web;
+	unsigned n = 0;
+
+	if (!l->control && w && w->tls) {
+		o[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_CERT, 0,
+						  w->cert_pem };
+		o[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_KEY, 0,
+						  w->key_pem };
+		o[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_PRIORITIES,
+						  0, (void *)w->priorities };
+		if (w->ca_pem)
+			o[n++] = (struct MHD_OptionItem){
+				MHD_OPTION_HTTPS_MEM_TRUST, 0, w->ca_pem };
+		if (wants_client_cert(w))
+			o[n++] = (struct MHD_OptionItem){
+				MHD_OPTION_NOTIFY_CONNECTION,
+				(intptr_t)on_connect, l };
+	}
+	o[n] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
+	return n > 0;
+}
+
 /* Routes a complete request and queues the answer. */
 static enum MHD_Result dispatch(struct http_listener *l,
 				struct MHD_Connection *c, const char *url,
@@ -504,6 +657,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 		if (!st)
 			return MHD_NO;
 		*con_cls = st;
+		if (!l->control && l->srv->web) {
+			bool passed;
+			enum MHD_Result r = gate(l, c, &passed);
+
+			if (!passed)
+				return r;
+		}
 		if (content_length(c) > HTTP_MAX_BODY)
 			return send_error(c, 413, 0, "too_large",
 					  "request body over %d bytes",
@@ -918,13 +1078,20 @@ static int start_mhd(struct http_server *s, struct http_listener *l,
 	unsigned per_ip = cfg->max_per_ip ? cfg->max_per_ip
 					  : HTTP_DEFAULT_MAX_PER_IP;
 	const union MHD_DaemonInfo *di;
+	struct MHD_OptionItem tls[HTTP_TLS_OPTIONS + 1];
 	struct epoll_event ev;
+	bool use_tls;
 
 	/* Per-IP accounting needs an IP: none on Unix sockets. */
 	if (l->control)
 		per_ip = 0;
 	l->max_conn = maxc;
-	l->mhd = MHD_start_daemon(MHD_USE_ERROR_LOG | MHD_USE_EPOLL, 0,
+	use_tls = tls_options(l, tls);
+	if (use_tls)
+		snprintf(l->name + strlen(l->name),
+			 sizeof(l->name) - strlen(l->name), " (TLS)");
+	l->mhd = MHD_start_daemon(MHD_USE_ERROR_LOG | MHD_USE_EPOLL |
+				  (use_tls ? MHD_USE_TLS : 0), 0,
 			NULL, NULL, on_request, l,
 			MHD_OPTION_EXTERNAL_LOGGER, mhd_log, l,
 			MHD_OPTION_LISTEN_SOCKET, (MHD_socket)l->fd,
@@ -934,6 +1101,7 @@ static int start_mhd(struct http_server *s, struct http_listener *l,
 			MHD_OPTION_CONNECTION_MEMORY_LIMIT,
 			(size_t)HTTP_CONN_MEMORY,
 			MHD_OPTION_NOTIFY_COMPLETED, on_completed, l,
+			MHD_OPTION_ARRAY, tls,
 			MHD_OPTION_END);
 	if (!l->mhd) {
 		seterr(err, errlen, "cannot start the HTTP server on %s "
@@ -1089,6 +1257,12 @@ struct http_server *http_start(const struct http_cfg *cfg,
 	}
 	if (check_routes(routes, nroutes, err, errlen) < 0)
 		return NULL;
+	if (cfg->web && cfg->web->tls &&
+	    MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+		seterr(err, errlen, "%s: libmicrohttpd was built without TLS "
+		       "support", cfg->web->path);
+		return NULL;
+	}
 	s = calloc(1, sizeof(*s));
 	max = cfg->nlisten + cfg->ninherited + 1;
 	if (!s || !(s->ls = calloc(max, sizeof(*s->ls)))) {
@@ -1098,6 +1272,7 @@ struct http_server *http_start(const struct http_cfg *cfg,
 	}
 	s->routes = routes;
 	s->nroutes = nroutes;
+	s->web = cfg->web;
 	s->ctx = ctx;
 	s->epfd = s->wakefd = -1;
 	for (i = 0; i < max; i++) {

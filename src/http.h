@@ -22,6 +22,7 @@
 #include <sys/types.h>
 
 #include "buf.h"
+#include "webcfg.h"
 
 #define HTTP_MAX_BODY	(64 * 1024)	/* larger request bodies get 413 */
 #define HTTP_MAX_LISTEN	8		/* entries in http_cfg.listen[] */
@@ -87,6 +88,8 @@ struct http_resp {
 				   "text/plain; charset=utf-8" */
 	struct buf body;	/* owned by the http module */
 	char location[256];	/* Location header if non-empty */
+	const char *www_authenticate;	/* WWW-Authenticate if non-NULL;
+					   static string (401 answers) */
 };
 
 typedef void (*http_handler_fn)(void *ctx, const struct http_req *req,
@@ -133,6 +136,11 @@ struct http_cfg {
 	unsigned timeout_s;		/* idle connection timeout */
 	unsigned max_connections;
 	unsigned max_per_ip;
+	/* TLS and basic auth for the TCP listeners (never the control
+	   socket, whose callers SO_PEERCRED identifies); NULL = plain HTTP
+	   for everyone.  Borrowed: must outlive the server, and only the
+	   http thread uses it (webcfg_auth() keeps a cache). */
+	struct webcfg *web;
 };
 
 struct http_server;

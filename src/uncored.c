@@ -54,6 +54,7 @@ struct options {
 	const char *listen[CONF_MAX_LISTEN];
 	unsigned nlisten;
 	const char *control_socket;
+	const char *web_config;
 	unsigned interval_ms;
 	bool foreground;
 	bool check_only;
@@ -76,6 +77,9 @@ static void usage(FILE *f)
 		"  -l, --listen ADDR:PORT    TCP listener (repeatable; \"none\" for none);\n"
 		"                            replaces [http] listen\n"
 		"  -s, --control-socket PATH Unix control socket (\"\" for none)\n"
+		"      --web-config FILE     TLS and basic auth for the TCP listeners\n"
+		"                            (exporters' web config YAML; \"\" for none);\n"
+		"                            replaces [http] web_config\n"
 		"  -i, --interval MS         sampling interval in milliseconds\n"
 		"      --log-level LEVEL     error, warning, notice, info or debug\n"
 		"  -f, --foreground          stay in the foreground (uncored never\n"
@@ -106,7 +110,7 @@ static unsigned parse_uint(const char *opt, const char *s, unsigned min,
 
 static void parse_args(int argc, char **argv, struct options *o)
 {
-	enum { OPT_SIM = 256, OPT_WL, OPT_STATE, OPT_LOG };
+	enum { OPT_SIM = 256, OPT_WL, OPT_STATE, OPT_LOG, OPT_WEB };
 	static const struct option lopts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "simulate", optional_argument, NULL, OPT_SIM },
@@ -114,6 +118,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 		{ "sim-state", required_argument, NULL, OPT_STATE },
 		{ "listen", required_argument, NULL, 'l' },
 		{ "control-socket", required_argument, NULL, 's' },
+		{ "web-config", required_argument, NULL, OPT_WEB },
 		{ "interval", required_argument, NULL, 'i' },
 		{ "log-level", required_argument, NULL, OPT_LOG },
 		{ "foreground", no_argument, NULL, 'f' },
@@ -144,6 +149,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 			o->listen[o->nlisten++] = optarg;
 			break;
 		case 's': o->control_socket = optarg; break;
+		case OPT_WEB: o->web_config = optarg; break;
 		case 'i':
 			o->interval_ms = parse_uint("--interval", optarg, 10, 60000);
 			break;
@@ -205,6 +211,10 @@ static void apply_overrides(const struct options *o, struct conf *c)
 	if (o->control_socket) {
 		free(c->control_socket);
 		c->control_socket = strdup(o->control_socket);
+	}
+	if (o->web_config) {
+		free(c->web_config);
+		c->web_config = strdup(o->web_config);
 	}
 	if (o->interval_ms)
 		c->interval_ms = o->interval_ms;
@@ -487,7 +497,22 @@ static void open_backend(struct daemon *d, const struct options *o,
 		 RUNSTATEDIR "/uncored/owner");
 }
 
-static struct http_server *start_http(struct daemon *d, const struct conf *c)
+/*
+ * Loads the web config named by c (TLS files included) into *w; an empty
+ * web_config leaves *w zeroed (plain HTTP, no auth).  Returns 0 or -1
+ * with the reason in err.
+ */
+static int load_web(const struct conf *c, struct webcfg *w, char *err,
+		    size_t len)
+{
+	memset(w, 0, sizeof(*w));
+	if (!c->web_config[0])
+		return 0;
+	return webcfg_load(w, c->web_config, err, len);
+}
+
+static struct http_server *start_http(struct daemon *d, const struct conf *c,
+				      struct webcfg *web)
 {
 	struct http_cfg hc = { 0 };
 	int fds[HTTP_MAX_LISTEN];
@@ -526,6 +551,14 @@ static struct http_server *start_http(struct daemon *d, const struct conf *c)
 	hc.timeout_s = c->http_timeout_s;
 	hc.max_connections = c->http_max_connections;
 	hc.max_per_ip = c->http_max_per_ip;
+	if (web->path) {
+		char what[160];
+
+		hc.web = web;
+		webcfg_describe(web, what, sizeof(what));
+		log_info("web config %s: %s on the TCP listeners", web->path,
+			 what);
+	}
 	s = http_start(&hc, api_routes, api_nroutes, d, err, sizeof(err));
 	if (!s)
 		log_fatalx(1, "%s", err);
@@ -534,7 +567,34 @@ static struct http_server *start_http(struct daemon *d, const struct conf *c)
 
 /* ---- reload --------------------------------------------------------- */
 
-static void reload(struct daemon *d, const struct options *o, struct conf *cur)
+/*
+ * The web config is not applied on reload: libmicrohttpd takes the
+ * certificate and key when a listener starts, and the users are read by
+ * the http thread without a lock.  Say whether the file changed, so an
+ * operator knows a restart is needed, and whether it can still be read
+ * (after a privilege drop the key may not be).
+ */
+static void reload_web(const struct conf *nc, const struct webcfg *cur)
+{
+	struct webcfg w;
+	char err[1024];
+
+	if (load_web(nc, &w, err, sizeof(err)) < 0) {
+		log_err("web config not re-read, the running TLS and basic-auth "
+			"settings are kept: %s", err);
+		return;
+	}
+	if ((w.path == NULL) != (cur->path == NULL) ||
+	    (w.path && strcmp(w.path, cur->path) != 0) ||
+	    !webcfg_same(&w, cur))
+		log_msg(LOG_LVL_NOTICE, "web config %s changed: not applied; TLS "
+			"and basic-auth changes take effect at the next restart",
+			w.path ? w.path : cur->path);
+	webcfg_free(&w);
+}
+
+static void reload(struct daemon *d, const struct options *o, struct conf *cur,
+		   const struct webcfg *web)
 {
 	struct conf nc;
 	struct program *p;
@@ -558,6 +618,7 @@ static void reload(struct daemon *d, const struct options *o, struct conf *cur)
 	    strcmp(nc.control_socket, cur->control_socket) != 0)
 		log_msg(LOG_LVL_NOTICE, "listener changes take effect at the next "
 			"restart");
+	reload_web(&nc, web);
 	{
 		struct sampler_cfg sc = sampler_cfg_of(&nc);
 
@@ -585,6 +646,7 @@ int main(int argc, char **argv)
 	struct options o;
 	struct conf conf;
 	struct daemon d = { .version = PACKAGE_VERSION };
+	struct webcfg web;
 	struct program *prog;
 	struct sampler_cfg scfg;
 	char err[1024];
@@ -607,6 +669,12 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	log_set_level(lvl);
+	/* TLS files are read now, while they are readable (as root). */
+	if (load_web(&conf, &web, err, sizeof(err)) < 0) {
+		fprintf(stderr, "uncored: %s\n", err);
+		conf_free(&conf);
+		return 1;
+	}
 
 	if (o.check_only) {
 		/* Validate the baseline against the platform it would run on. */
@@ -632,6 +700,13 @@ int main(int argc, char **argv)
 		}
 		printf("%s: configuration OK (platform %s)\n",
 		       conf.path ? conf.path : "defaults", p->id);
+		if (web.path) {
+			char what[160];
+
+			webcfg_describe(&web, what, sizeof(what));
+			printf("%s: web config OK (%s)\n", web.path, what);
+		}
+		webcfg_free(&web);
 		conf_free(&conf);
 		return 0;
 	}
@@ -689,7 +764,7 @@ int main(int argc, char **argv)
 	if (!d.sampler)
 		log_fatalx(1, "out of memory");
 	sampler_tick(d.sampler);	/* programs the PMU, first reading */
-	d.http = start_http(&d, &conf);
+	d.http = start_http(&d, &conf, &web);
 	if (sampler_start(d.sampler) < 0)
 		log_fatalx(1, "cannot start the sampler thread: %s", strerror(errno));
 
@@ -725,7 +800,7 @@ int main(int argc, char **argv)
 			continue;
 		switch (si.ssi_signo) {
 		case SIGHUP:
-			reload(&d, &o, &conf);
+			reload(&d, &o, &conf, &web);
 			break;
 		case SIGTERM:
 		case SIGINT:
@@ -745,6 +820,7 @@ int main(int argc, char **argv)
 	sampler_free(d.sampler);
 	claims_free(d.claims);
 	hw_close(&d.hw);
+	webcfg_free(&web);
 	conf_free(&conf);
 	close(sfd);
 	log_info("stopped; the uncore PMU is idle");
