@@ -341,7 +341,8 @@ static bool check_path(const char *v, char *why, size_t n)
 	return false;
 }
 
-/* "ADDR:PORT": IPv4 dotted quad, [IPv6] or localhost; port 1..65535. */
+/* "ADDR:PORT": IPv4 dotted quad, [IPv6], localhost or nothing (every
+   address); port 1..65535. */
 static bool check_listen(const char *v, char *why, size_t n)
 {
 	char host[INET6_ADDRSTRLEN];
@@ -381,14 +382,9 @@ static bool check_listen(const char *v, char *why, size_t n)
 		port = hend + 1;
 	}
 	hlen = (size_t)(hend - h);
-	if (hlen == 0) {
-		snprintf(why, n, "\"%s\" has no address (0.0.0.0:PORT listens "
-			 "on every IPv4 address, [::]:PORT on every IPv6 one)",
-			 v);
-		return false;
-	}
-	good = hlen < sizeof(host);
-	if (good) {
+	/* ":PORT" is every address, IPv4 and IPv6. */
+	good = hlen < sizeof(host) && (hlen > 0 || !v6);
+	if (good && hlen > 0) {
 		memcpy(host, h, hlen);
 		host[hlen] = '\0';
 		if (v6)

@@ -729,7 +729,10 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 
 /* ---- listeners ---------------------------------------------------- */
 
-/* Parses "A.B.C.D:PORT", "[V6]:PORT" or "localhost:PORT". */
+/*
+ * Parses "A.B.C.D:PORT", "[V6]:PORT", "localhost:PORT" or ":PORT".  The
+ * last is every address: [::] (dual-stack, see open_tcp()).
+ */
 static int parse_listen(const char *spec, struct sockaddr_storage *ss,
 			socklen_t *sslen, char *err, size_t errlen)
 {
@@ -759,8 +762,13 @@ static int parse_listen(const char *spec, struct sockaddr_storage *ss,
 		}
 		ps = he + 1;
 	}
-	if ((size_t)(he - hs) >= sizeof(host) || he == hs)
+	if ((size_t)(he - hs) >= sizeof(host) || (he == hs && v6))
 		goto syntax;
+	if (he == hs) {
+		v6 = true;
+		hs = he = "::";
+		he += 2;
+	}
 	memcpy(host, hs, (size_t)(he - hs));
 	host[he - hs] = '\0';
 
@@ -802,7 +810,7 @@ static int parse_listen(const char *spec, struct sockaddr_storage *ss,
 	return 0;
 syntax:
 	seterr(err, errlen, "cannot listen on %s: expected ADDR:PORT, "
-	       "[IPV6]:PORT or localhost:PORT", spec);
+	       "[IPV6]:PORT, localhost:PORT or :PORT", spec);
 	return -EINVAL;
 }
 
@@ -836,18 +844,38 @@ static int open_tcp(struct http_listener *l, const char *spec, char *err,
 {
 	struct sockaddr_storage ss;
 	socklen_t sslen;
-	int one = 1, fd, e;
+	int one = 1, v6only, fd, e;
+	bool any;
 
 	if (parse_listen(spec, &ss, &sslen, err, errlen) < 0)
 		return -EINVAL;
+	any = ss.ss_family == AF_INET6 && IN6_IS_ADDR_UNSPECIFIED(
+				&((struct sockaddr_in6 *)&ss)->sin6_addr);
 	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
 		    0);
+	if (fd < 0 && errno == EAFNOSUPPORT && any && spec[0] == ':') {
+		/* ":PORT" on a kernel without IPv6: every IPv4 address. */
+		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+		uint16_t port = ((struct sockaddr_in6 *)&ss)->sin6_port;
+
+		memset(&ss, 0, sizeof(ss));
+		s4->sin_family = AF_INET;
+		s4->sin_port = port;
+		s4->sin_addr.s_addr = htonl(INADDR_ANY);
+		sslen = sizeof(*s4);
+		fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+			    0);
+	}
 	if (fd < 0)
 		goto fail;
 	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0)
 		goto fail;
+	/* [::] (and ":PORT") take IPv4 too, whatever net.ipv6.bindv6only
+	   says; any other IPv6 address is IPv6 only. */
+	v6only = !any;
 	if (ss.ss_family == AF_INET6 &&
-	    setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one)) < 0)
+	    setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &v6only,
+		       sizeof(v6only)) < 0)
 		goto fail;
 	if (bind(fd, (struct sockaddr *)&ss, sslen) < 0 ||
 	    listen(fd, HTTP_BACKLOG) < 0)

@@ -117,7 +117,9 @@ void http_error(struct http_resp *resp, int status, const char *code,
 
 struct http_cfg {
 	/* TCP listeners to open: "A.B.C.D:PORT", "[V6]:PORT",
-	   "localhost:PORT" (= 127.0.0.1).  Port 0 = ephemeral. */
+	   "localhost:PORT" (= 127.0.0.1), ":PORT" (every address, = [::]).
+	   [::] is dual-stack (IPv4 too); other IPv6 addresses are IPv6
+	   only.  Port 0 = ephemeral. */
 	const char *listen[HTTP_MAX_LISTEN];
 	unsigned nlisten;
 	/* Already-listening sockets from systemd (sd_listen_fds): AF_UNIX
