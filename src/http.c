@@ -43,6 +43,7 @@
 #include <microhttpd.h>
 
 #include "buf.h"
+#include "gz.h"
 #include "http.h"
 #include "log.h"
 
@@ -182,6 +183,27 @@ static void add_header(struct MHD_Response *mr, const char *name,
 }
 
 /*
+ * Replaces the body *p (*len bytes, malloc()ed) by its gzip compression
+ * when the client accepts gzip and the body is worth compressing.
+ * Returns true if it did; on any failure the body is left as it was.
+ */
+static bool maybe_gzip(struct MHD_Connection *c, char **p, size_t *len)
+{
+	char *z;
+	size_t zlen;
+
+	if (*len < GZ_MIN_SIZE ||
+	    !gz_accepted(MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+					MHD_HTTP_HEADER_ACCEPT_ENCODING)) ||
+	    gz_compress(*p, *len, &z, &zlen) < 0)
+		return false;
+	free(*p);
+	*p = z;
+	*len = zlen;
+	return true;
+}
+
+/*
  * Queues r (consuming its body) with the standard headers; allow, if
  * non-zero, adds an Allow header.  Returns MHD's verdict.
  */
@@ -191,6 +213,7 @@ static enum MHD_Result send_resp(struct MHD_Connection *c,
 	struct MHD_Response *mr;
 	char *p;
 	size_t len;
+	bool gzipped;
 	enum MHD_Result ret;
 
 	if (r->status < 100 || r->status > 599) {
@@ -202,6 +225,7 @@ static enum MHD_Result send_resp(struct MHD_Connection *c,
 		http_error(r, 500, "internal",
 			   "out of memory while rendering the response");
 	p = buf_steal(&r->body, &len);
+	gzipped = p && maybe_gzip(c, &p, &len);
 	if (p) {
 		mr = MHD_create_response_from_buffer(len, p,
 						     MHD_RESPMEM_MUST_FREE);
@@ -220,6 +244,9 @@ static enum MHD_Result send_resp(struct MHD_Connection *c,
 	add_header(mr, MHD_HTTP_HEADER_CONTENT_TYPE,
 		   r->ctype ? r->ctype : text_type);
 	add_header(mr, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	add_header(mr, MHD_HTTP_HEADER_VARY, MHD_HTTP_HEADER_ACCEPT_ENCODING);
+	if (gzipped)
+		add_header(mr, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
 	if (r->location[0])
 		add_header(mr, MHD_HTTP_HEADER_LOCATION, r->location);
 	if (r->www_authenticate)
