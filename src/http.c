@@ -37,6 +37,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <gnutls/gnutls.h>
@@ -58,6 +59,15 @@
 /* A chunked body past the limit is drained up to this much, then cut. */
 #define HTTP_DISCARD_MAX	(4 * HTTP_MAX_BODY)
 #define HTTP_WAKE_TAG		UINT32_MAX
+/*
+ * A bcrypt check runs on the http thread and takes tens of milliseconds
+ * (50 ms at cost 10 here).  Credentials seen recently are answered from
+ * webcfg's cache without one; new ones may use at most a quarter of the
+ * thread's time (with a burst of 250 ms), so a flood of wrong passwords
+ * cannot starve scrapes: past the budget a new password gets 503.
+ */
+#define HTTP_AUTH_SHARE		4
+#define HTTP_AUTH_BURST_NS	(250ull * 1000000)
 
 static const char json_type[] = "application/json";
 static const char text_type[] = "text/plain; charset=utf-8";
@@ -82,6 +92,8 @@ struct http_server {
 	size_t nroutes;
 	void *ctx;
 	struct webcfg *web;	/* TLS and basic auth; NULL = none */
+	uint64_t auth_debt_ns;	/* bcrypt time not yet paid back */
+	uint64_t auth_last_ns;	/* when auth_debt_ns was last reduced */
 	struct http_listener *ls;
 	unsigned nls;
 	int epfd;
@@ -509,38 +521,76 @@ static const char *client_cert_problem(const struct webcfg *w,
 	return NULL;
 }
 
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Checks credentials the cache does not know with bcrypt, within the
+ * budget (HTTP_AUTH_SHARE): the debt of bcrypt time is paid back at a
+ * quarter of the wall time passed.  Returns 1 accepted, 0 refused, -1
+ * over budget (not checked).
+ */
+static int auth_slow(struct http_server *s, const char *user,
+		     const char *pass)
+{
+	uint64_t now = mono_ns(), paid;
+	bool ok;
+
+	paid = (now - s->auth_last_ns) / HTTP_AUTH_SHARE;
+	s->auth_debt_ns = s->auth_debt_ns > paid ? s->auth_debt_ns - paid : 0;
+	s->auth_last_ns = now;
+	if (s->auth_debt_ns >= HTTP_AUTH_BURST_NS)
+		return -1;
+	ok = webcfg_auth(s->web, user, pass);
+	s->auth_debt_ns += mono_ns() - now;
+	return ok;
+}
+
 /*
  * Lets a request on a guarded TCP listener through (*passed) or answers
  * it: 403 for a client certificate the policy refuses, 401 with
- * WWW-Authenticate for missing or wrong basic-auth credentials.
+ * WWW-Authenticate for missing or wrong basic-auth credentials, 503 when
+ * new credentials arrive faster than bcrypt may check them.
  */
 static enum MHD_Result gate(struct http_listener *l, struct MHD_Connection *c,
 			    bool *passed)
 {
-	struct webcfg *w = l->srv->web;
-	const char *why = client_cert_problem(w, c);
+	struct http_server *s = l->srv;
+	const char *why = client_cert_problem(s->web, c);
 	struct http_resp r;
 	char *user, *pass = NULL;
-	bool ok;
+	int v;
 
 	*passed = false;
 	if (why)
 		return send_error(c, 403, 0, "forbidden", "%s", why);
-	if (w->nusers == 0) {
+	if (s->web->nusers == 0) {
 		*passed = true;
 		return MHD_YES;
 	}
 	user = MHD_basic_auth_get_username_password(c, &pass);
-	ok = webcfg_auth(w, user, pass);
+	v = webcfg_auth_cached(s->web, user, pass);
+	if (v < 0)
+		v = auth_slow(s, user, pass);
 	if (pass) {
 		explicit_bzero(pass, strlen(pass));
 		MHD_free(pass);
 	}
 	if (user)
 		MHD_free(user);
-	if (ok) {
+	if (v == 1) {
 		*passed = true;
 		return MHD_YES;
+	}
+	if (v < 0) {
+		log_debug("http %s: basic auth over its bcrypt budget", l->name);
+		return send_error(c, 503, 0, "busy", "too many new credentials "
+				  "to check; retry in a second");
 	}
 	log_debug("http %s: basic auth failed", l->name);
 	resp_init(&r);
@@ -1328,6 +1378,7 @@ struct http_server *http_start(const struct http_cfg *cfg,
 	s->routes = routes;
 	s->nroutes = nroutes;
 	s->web = cfg->web;
+	s->auth_last_ns = mono_ns();
 	s->ctx = ctx;
 	s->epfd = s->wakefd = -1;
 	for (i = 0; i < max; i++) {

@@ -19,6 +19,7 @@
 #include <crypt.h>
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -37,11 +38,13 @@
 #define WEBCFG_DIGEST_LEN	32		/* SHA-256 */
 
 struct webcfg_cache {
+	pthread_mutex_t lock;		/* e[] and next */
 	struct {
 		unsigned char digest[WEBCFG_DIGEST_LEN];
 		bool used, ok;
 	} e[WEBCFG_CACHE_SIZE];
 	unsigned next;			/* slot replaced next (round robin) */
+	pthread_mutex_t crypt_lock;	/* cd; one bcrypt at a time */
 	struct crypt_data cd;		/* crypt_rn() scratch, ~32 KiB */
 };
 
@@ -512,6 +515,8 @@ int webcfg_load(struct webcfg *w, const char *path, char *err, size_t errlen)
 			snprintf(err, errlen, "%s: out of memory", path);
 			goto fail;
 		}
+		pthread_mutex_init(&w->cache->lock, NULL);
+		pthread_mutex_init(&w->cache->crypt_lock, NULL);
 	}
 	free(st.dir);
 	return 0;
@@ -545,8 +550,11 @@ void webcfg_free(struct webcfg *w)
 		free(w->users[i].hash);
 	}
 	free(w->users);
-	if (w->cache)
+	if (w->cache) {
+		pthread_mutex_destroy(&w->cache->lock);
+		pthread_mutex_destroy(&w->cache->crypt_lock);
 		explicit_bzero(w->cache, sizeof(*w->cache));
+	}
 	free(w->cache);
 	memset(w, 0, sizeof(*w));
 }
@@ -603,46 +611,91 @@ static bool ct_equal(const void *a, size_t alen, const void *b, size_t blen)
 	return d == 0;
 }
 
-bool webcfg_auth(struct webcfg *w, const char *user, const char *pass)
+/*
+ * The user entry for user (NULL if unknown) and the hash to check a
+ * password against: an unknown user is hashed against a real user's salt
+ * and cost, so the time taken does not tell which names exist.  Writes
+ * the cache key, SHA-256(user, password, hash), to dg.  Returns the hash,
+ * or NULL if the digest could not be made.
+ */
+static const char *lookup(const struct webcfg *w, const char *user,
+			  const char *pass, const struct webcfg_user **u,
+			  unsigned char dg[WEBCFG_DIGEST_LEN])
 {
-	struct webcfg_cache *c = w->cache;
-	const struct webcfg_user *u = NULL;
-	unsigned char dg[WEBCFG_DIGEST_LEN];
 	gnutls_hash_hd_t h;
-	const char *hash, *out;
-	bool ok, hit = false;
+	const char *hash;
 	unsigned i;
 
-	if (!user || !pass || !c || w->nusers == 0)
-		return false;
+	*u = NULL;
 	for (i = 0; i < w->nusers; i++)
 		if (strcmp(w->users[i].name, user) == 0)
-			u = &w->users[i];
-	/* An unknown user is hashed against a real user's salt and cost,
-	   so that the time taken does not tell which names exist. */
-	hash = u ? u->hash : w->users[0].hash;
+			*u = &w->users[i];
+	hash = *u ? (*u)->hash : w->users[0].hash;
 	if (gnutls_hash_init(&h, GNUTLS_DIG_SHA256) < 0)
-		return false;
+		return NULL;
 	gnutls_hash(h, user, strlen(user) + 1);
 	gnutls_hash(h, pass, strlen(pass) + 1);
 	gnutls_hash(h, hash, strlen(hash));
 	gnutls_hash_deinit(h, dg);
+	return hash;
+}
 
-	ok = false;
+/* The cached verdict for dg: 1 accepted, 0 refused, -1 not cached. */
+static int cached(struct webcfg_cache *c, const unsigned char *dg)
+{
+	int v = -1;
+	unsigned i;
+
+	pthread_mutex_lock(&c->lock);
 	for (i = 0; i < WEBCFG_CACHE_SIZE; i++)
-		if (c->e[i].used &&
-		    ct_equal(c->e[i].digest, sizeof(dg), dg, sizeof(dg))) {
-			hit = true;
-			ok = c->e[i].ok;
-		}
-	if (hit)
-		return ok && u;
+		if (c->e[i].used && ct_equal(c->e[i].digest, WEBCFG_DIGEST_LEN,
+					     dg, WEBCFG_DIGEST_LEN))
+			v = c->e[i].ok;
+	pthread_mutex_unlock(&c->lock);
+	return v;
+}
+
+int webcfg_auth_cached(struct webcfg *w, const char *user, const char *pass)
+{
+	const struct webcfg_user *u;
+	unsigned char dg[WEBCFG_DIGEST_LEN];
+	int v;
+
+	if (!user || !pass || !w->cache || w->nusers == 0)
+		return 0;
+	if (!lookup(w, user, pass, &u, dg))
+		return 0;
+	v = cached(w->cache, dg);
+	return v == 1 && !u ? 0 : v;
+}
+
+bool webcfg_auth(struct webcfg *w, const char *user, const char *pass)
+{
+	struct webcfg_cache *c = w->cache;
+	const struct webcfg_user *u;
+	unsigned char dg[WEBCFG_DIGEST_LEN];
+	const char *hash, *out;
+	bool ok;
+	int v;
+
+	if (!user || !pass || !c || w->nusers == 0)
+		return false;
+	hash = lookup(w, user, pass, &u, dg);
+	if (!hash)
+		return false;
+	v = cached(c, dg);
+	if (v >= 0)
+		return v == 1 && u;
+	pthread_mutex_lock(&c->crypt_lock);
 	out = crypt_rn(pass, hash, &c->cd, (int)sizeof(c->cd));
 	ok = out && u && ct_equal(out, strlen(out), hash, strlen(hash));
 	explicit_bzero(&c->cd, sizeof(c->cd));
+	pthread_mutex_unlock(&c->crypt_lock);
+	pthread_mutex_lock(&c->lock);
 	memcpy(c->e[c->next].digest, dg, sizeof(dg));
 	c->e[c->next].used = true;
 	c->e[c->next].ok = ok;
 	c->next = (c->next + 1) % WEBCFG_CACHE_SIZE;
+	pthread_mutex_unlock(&c->lock);
 	return ok;
 }

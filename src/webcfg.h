@@ -77,9 +77,18 @@ void webcfg_describe(const struct webcfg *w, char *out, size_t outlen);
  * time, an unknown user costs one bcrypt like a known one, and recent
  * verdicts are remembered by a SHA-256 digest of (user, password, hash)
  * so that a scraper presenting the same credentials every few seconds
- * pays one bcrypt, not one per scrape.  Not thread-safe: one caller (the
- * http thread).  user or pass NULL: false.
+ * pays one bcrypt, not one per scrape.  A bcrypt takes tens of
+ * milliseconds (the caller bounds how often it pays one: see
+ * webcfg_auth_cached()).  Thread-safe (bcrypts run one at a time).  user
+ * or pass NULL: false.
  */
 bool webcfg_auth(struct webcfg *w, const char *user, const char *pass);
+
+/*
+ * The cheap part of webcfg_auth(): 1 if these credentials were accepted
+ * recently, 0 if refused (or user/pass NULL), -1 if only a bcrypt can
+ * tell.  Thread-safe; one SHA-256 and a table lookup.
+ */
+int webcfg_auth_cached(struct webcfg *w, const char *user, const char *pass);
 
 #endif

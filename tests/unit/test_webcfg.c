@@ -80,6 +80,8 @@ static void test_users(void)
 	is_str(w.users[0].name, "prom", "first user");
 	is_str(w.users[1].hash, h2, "quoted hash kept as written");
 
+	is_int(webcfg_auth_cached(&w, "prom", "s3cret"), -1,
+	       "not cached yet: only bcrypt can tell");
 	t0 = now_ms();
 	ok(webcfg_auth(&w, "prom", "s3cret"), "right password accepted");
 	t1 = now_ms();
@@ -89,7 +91,12 @@ static void test_users(void)
 	       "%.3f ms\n", t1 - t0, t2 - t1);
 	ok(t2 - t1 < (t1 - t0) / 4, "the cached check is much cheaper than "
 	   "bcrypt");
+	is_int(webcfg_auth_cached(&w, "prom", "s3cret"), 1, "cached: accepted");
 	ok(!webcfg_auth(&w, "prom", "s3cre"), "wrong password refused");
+	is_int(webcfg_auth_cached(&w, "prom", "s3cre"), 0, "cached: refused");
+	is_int(webcfg_auth_cached(&w, "prom", "other"), -1,
+	       "another password is not cached");
+	is_int(webcfg_auth_cached(&w, NULL, "x"), 0, "no user: refused");
 	ok(!webcfg_auth(&w, "prom", "s3cret "), "longer password refused");
 	ok(!webcfg_auth(&w, "prom", "s3cre"), "wrong password refused again "
 	   "(cached failure)");
