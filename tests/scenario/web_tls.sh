@@ -174,4 +174,13 @@ is "$(http_code "$URL/healthz" --cacert ca.crt)" 200 \
 is "$(http_code "$URL/healthz" --cacert ca.crt --cert rogue.crt --key rogue.key)" \
 	403 "... a certificate from another CA: 403"
 kill -TERM $UPID; wait $UPID
+
+# min_version: TLS13 refuses a TLS 1.2 client.
+printf 'tls_server_config:\n  cert_file: srv.crt\n  key_file: srv.key\n  min_version: TLS13\n' >v13.yml
+"$UNCORED" $args --web-config v13.yml >log4 2>&1 &
+UPID=$!; tap_cleanup_pid $UPID
+wait_tls "$URL/healthz"
+is "$(http_code "$URL/healthz" --cacert ca.crt --tlsv1.3)" 200 "min_version TLS13: a TLS 1.3 client: 200"
+is "$(http_code "$URL/healthz" --cacert ca.crt --tls-max 1.2)" 000 "... a TLS 1.2 client is refused"
+kill -TERM $UPID; wait $UPID
 tap_done
