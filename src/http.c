@@ -15,7 +15,9 @@
  * buffered; body pieces are copied into a per-request buf (a chunked body
  * that outgrows the limit is discarded as it arrives and answered with
  * 413, or cut off if it goes on far beyond); the last call routes the
- * request and queues the handler's response.
+ * request and queues the handler's response.  On a TCP listener with a
+ * web config the first call also passes the gate (client certificate,
+ * basic auth) before anything else.
  */
 #include "config.h"
 

@@ -13,6 +13,11 @@
  * inactivity timeout, each listener a connection limit, TCP listeners a
  * per-IP limit, and request bodies are capped at HTTP_MAX_BODY (413).
  * Errors use one JSON shape, {"error":{"code":"...","message":"..."}}.
+ *
+ * With a web config (webcfg.h) the TCP listeners speak TLS and/or require
+ * basic auth (401 with WWW-Authenticate); the control socket never does.
+ * Answers of GZ_MIN_SIZE bytes or more are gzip-compressed for clients
+ * that accept it (gz.h), and every answer says "Vary: Accept-Encoding".
  */
 #ifndef UNCORED_HTTP_H
 #define UNCORED_HTTP_H
