@@ -25,7 +25,8 @@ DEPS="build-essential autoconf automake libtool pkg-config
       libcurl4-openssl-dev libyaml-dev libgnutls28-dev libcrypt-dev zlib1g-dev
       pciutils curl jq iproute2 util-linux systemd python3 openssl
       python3-prometheus-client
-      prometheus wrk prometheus-node-exporter"
+      prometheus wrk prometheus-node-exporter
+      chromium"	# tests/scenario/page.sh: the live page in a browser
 
 install_deps() {
 	missing=

@@ -266,6 +266,10 @@ static enum MHD_Result send_resp(struct MHD_Connection *c,
 	if (r->www_authenticate)
 		add_header(mr, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
 			   r->www_authenticate);
+	if (r->csp) {
+		add_header(mr, "Content-Security-Policy", r->csp);
+		add_header(mr, "X-Content-Type-Options", "nosniff");
+	}
 	if (allow) {
 		char list[64];
 
@@ -284,6 +288,7 @@ static void resp_init(struct http_resp *r)
 	buf_init(&r->body);
 	r->location[0] = '\0';
 	r->www_authenticate = NULL;
+	r->csp = NULL;
 }
 
 /* Queues a JSON error (for answers the module gives itself). */

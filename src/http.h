@@ -95,6 +95,8 @@ struct http_resp {
 	char location[256];	/* Location header if non-empty */
 	const char *www_authenticate;	/* WWW-Authenticate if non-NULL;
 					   static string (401 answers) */
+	const char *csp;	/* Content-Security-Policy header; static
+				   string; NULL: none */
 };
 
 typedef void (*http_handler_fn)(void *ctx, const struct http_req *req,
