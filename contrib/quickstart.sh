@@ -26,12 +26,14 @@ cmd=${1:-demo}
 # The demo: what builds the daemon and uncorectl, and curl to look at it.
 DEMO_DEPS="build-essential autoconf automake libtool pkg-config
       libmicrohttpd-dev libjson-c-dev libpci-dev libsystemd-dev libinih-dev
-      libcap-ng-dev libcurl4-openssl-dev
+      libcap-ng-dev libcurl4-openssl-dev libyaml-dev libgnutls28-dev
+      libcrypt-dev zlib1g-dev
       curl"
 # The test suite, on top of the demo's: the peers and tools the tests run
 # (some of these packages start services when installed, which is why the
 # demo does not install them).
-TEST_DEPS="pciutils jq iproute2 util-linux systemd python3 strace
+TEST_DEPS="pciutils jq iproute2 util-linux systemd python3 strace openssl
+      python3-prometheus-client
       prometheus wrk prometheus-node-exporter
       debhelper lintian
       chromium"	# tests/scenario/page.sh: the live page in a browser

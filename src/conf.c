@@ -109,6 +109,8 @@ static const struct key keys[] = {
 	K_UINT(S_HTTP, "timeout_s", http_timeout_s, 1, 3600, 10),
 	K_UINT(S_HTTP, "max_connections", http_max_connections, 1, 10000, 64),
 	K_UINT(S_HTTP, "max_per_ip", http_max_per_ip, 1, 10000, 16),
+	K_STR(S_HTTP, "web_config", web_config, empty_default, check_path,
+	    true),
 
 	K_UINT(S_CLAIMS, "max_per_uid", max_per_uid, 1, 1000, 8),
 	K_UINT(S_CLAIMS, "max_total", max_total, 1, 10000, 64),
@@ -349,7 +351,8 @@ static bool check_path(const char *v, char *why, size_t n)
 	return false;
 }
 
-/* "ADDR:PORT": IPv4 dotted quad, [IPv6] or localhost; port 1..65535. */
+/* "ADDR:PORT": IPv4 dotted quad, [IPv6], localhost or nothing (every
+   address); port 1..65535. */
 static bool check_listen(const char *v, char *why, size_t n)
 {
 	char host[INET6_ADDRSTRLEN];
@@ -389,14 +392,9 @@ static bool check_listen(const char *v, char *why, size_t n)
 		port = hend + 1;
 	}
 	hlen = (size_t)(hend - h);
-	if (hlen == 0) {
-		snprintf(why, n, "\"%s\" has no address (0.0.0.0:PORT listens "
-			 "on every IPv4 address, [::]:PORT on every IPv6 one)",
-			 v);
-		return false;
-	}
-	good = hlen < sizeof(host);
-	if (good) {
+	/* ":PORT" is every address, IPv4 and IPv6. */
+	good = hlen < sizeof(host) && (hlen > 0 || !v6);
+	if (good && hlen > 0) {
 		memcpy(host, h, hlen);
 		host[hlen] = '\0';
 		if (v6)
@@ -1017,10 +1015,11 @@ static void check_orders(struct pstate *st)
 	}
 }
 
-/* A relative workload path is taken from the directory of the file. */
-static void resolve_workload(struct pstate *st)
+/* A relative path (workload, web_config) is taken from the directory of
+   the file. */
+static void resolve_path(struct pstate *st, enum sect sect, const char *name)
 {
-	const struct key *k = key_find(S_SIM, "workload");
+	const struct key *k = key_find(sect, name);
 	char **p = field(st->c, k), *dir, *real, *joined;
 	const char *slash;
 
@@ -1038,8 +1037,8 @@ static void resolve_workload(struct pstate *st)
 	}
 	real = realpath(dir, NULL);
 	if (!real) {
-		fail_at(st, st->key_line[k - keys], "workload: cannot resolve "
-			"the directory %s: %s", dir, strerror(errno));
+		fail_at(st, st->key_line[k - keys], "%s: cannot resolve "
+			"the directory %s: %s", name, dir, strerror(errno));
 		free(dir);
 		return;
 	}
@@ -1052,8 +1051,9 @@ static void resolve_workload(struct pstate *st)
 	}
 	free(real);
 	if (strlen(joined) >= PATH_MAX) {
-		fail_at(st, st->key_line[k - keys], "workload: path is too "
-			"long once resolved (at most %d bytes)", PATH_MAX - 1);
+		fail_at(st, st->key_line[k - keys], "%s: path is too "
+			"long once resolved (at most %d bytes)", name,
+			PATH_MAX - 1);
 		free(joined);
 		return;
 	}
@@ -1129,7 +1129,9 @@ int conf_load(struct conf *c, const char *path, char *err, size_t errlen)
 	if (!st.failed)
 		check_orders(&st);
 	if (!st.failed)
-		resolve_workload(&st);
+		resolve_path(&st, S_SIM, "workload");
+	if (!st.failed)
+		resolve_path(&st, S_HTTP, "web_config");
 	if (!st.failed)
 		own_strings(&st);
 	if (st.failed) {

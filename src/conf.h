@@ -14,9 +14,9 @@
  * Strings: after conf_init() every string field points at a built-in
  * default (static storage).  After conf_load() returns 0 every string
  * field (path, log_level, listen[], control_socket, control_group,
- * sim_platform, sim_workload, baseline events) is heap memory owned by the
- * struct conf, so a caller overriding one from the command line may free()
- * the old value and assign a strdup()ed one.  conf_free() frees every
+ * web_config, sim_platform, sim_workload, baseline events) is heap memory
+ * owned by the struct conf, so a caller overriding one from the command
+ * line may free() the old value and assign a strdup()ed one.  conf_free() frees every
  * string that is not a built-in default, so it is safe after either.
  */
 #ifndef UNCORED_CONF_H
@@ -67,6 +67,9 @@ struct conf {
 					   default 64 */
 	unsigned http_max_per_ip;       /* key max_per_ip, 1..10000,
 					   default 16 */
+	char *web_config;               /* TLS and basic auth (webcfg.h): ""
+					   or a path, relative ones resolved
+					   against the directory of the file */
 	/* [claims] */
 	unsigned max_per_uid;           /* 1..1000, default 8 */
 	unsigned max_total;             /* 1..10000, default 64,

@@ -15,7 +15,9 @@
  * buffered; body pieces are copied into a per-request buf (a chunked body
  * that outgrows the limit is discarded as it arrives and answered with
  * 413, or cut off if it goes on far beyond); the last call routes the
- * request and queues the handler's response.
+ * request and queues the handler's response.  On a TCP listener with a
+ * web config the first call also passes the gate (client certificate,
+ * basic auth) before anything else.
  */
 #include "config.h"
 
@@ -37,11 +39,14 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
+#include <gnutls/gnutls.h>
 #include <microhttpd.h>
 
 #include "buf.h"
+#include "gz.h"
 #include "http.h"
 #include "log.h"
 
@@ -56,6 +61,15 @@
 /* A chunked body past the limit is drained up to this much, then cut. */
 #define HTTP_DISCARD_MAX	(4 * HTTP_MAX_BODY)
 #define HTTP_WAKE_TAG		UINT32_MAX
+/*
+ * A bcrypt check runs on the http thread and takes tens of milliseconds
+ * (50 ms at cost 10 here).  Credentials seen recently are answered from
+ * webcfg's cache without one; new ones may use at most a quarter of the
+ * thread's time (with a burst of 250 ms), so a flood of wrong passwords
+ * cannot starve scrapes: past the budget a new password gets 503.
+ */
+#define HTTP_AUTH_SHARE		4
+#define HTTP_AUTH_BURST_NS	(250ull * 1000000)
 
 static const char json_type[] = "application/json";
 static const char text_type[] = "text/plain; charset=utf-8";
@@ -79,6 +93,9 @@ struct http_server {
 	const struct http_route *routes;
 	size_t nroutes;
 	void *ctx;
+	struct webcfg *web;	/* TLS and basic auth; NULL = none */
+	uint64_t auth_debt_ns;	/* bcrypt time not yet paid back */
+	uint64_t auth_last_ns;	/* when auth_debt_ns was last reduced */
 	struct http_listener *ls;
 	unsigned nls;
 	int epfd;
@@ -180,6 +197,27 @@ static void add_header(struct MHD_Response *mr, const char *name,
 }
 
 /*
+ * Replaces the body *p (*len bytes, malloc()ed) by its gzip compression
+ * when the client accepts gzip and the body is worth compressing.
+ * Returns true if it did; on any failure the body is left as it was.
+ */
+static bool maybe_gzip(struct MHD_Connection *c, char **p, size_t *len)
+{
+	char *z;
+	size_t zlen;
+
+	if (*len < GZ_MIN_SIZE ||
+	    !gz_accepted(MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+					MHD_HTTP_HEADER_ACCEPT_ENCODING)) ||
+	    gz_compress(*p, *len, &z, &zlen) < 0)
+		return false;
+	free(*p);
+	*p = z;
+	*len = zlen;
+	return true;
+}
+
+/*
  * Queues r (consuming its body) with the standard headers; allow, if
  * non-zero, adds an Allow header.  Returns MHD's verdict.
  */
@@ -189,6 +227,7 @@ static enum MHD_Result send_resp(struct MHD_Connection *c,
 	struct MHD_Response *mr;
 	char *p;
 	size_t len;
+	bool gzipped;
 	enum MHD_Result ret;
 
 	if (r->status < 100 || r->status > 599) {
@@ -200,6 +239,7 @@ static enum MHD_Result send_resp(struct MHD_Connection *c,
 		http_error(r, 500, "internal",
 			   "out of memory while rendering the response");
 	p = buf_steal(&r->body, &len);
+	gzipped = p && maybe_gzip(c, &p, &len);
 	if (p) {
 		mr = MHD_create_response_from_buffer(len, p,
 						     MHD_RESPMEM_MUST_FREE);
@@ -218,8 +258,14 @@ static enum MHD_Result send_resp(struct MHD_Connection *c,
 	add_header(mr, MHD_HTTP_HEADER_CONTENT_TYPE,
 		   r->ctype ? r->ctype : text_type);
 	add_header(mr, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	add_header(mr, MHD_HTTP_HEADER_VARY, MHD_HTTP_HEADER_ACCEPT_ENCODING);
+	if (gzipped)
+		add_header(mr, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
 	if (r->location[0])
 		add_header(mr, MHD_HTTP_HEADER_LOCATION, r->location);
+	if (r->www_authenticate)
+		add_header(mr, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
+			   r->www_authenticate);
 	if (r->csp) {
 		add_header(mr, "Content-Security-Policy", r->csp);
 		add_header(mr, "X-Content-Type-Options", "nosniff");
@@ -241,6 +287,7 @@ static void resp_init(struct http_resp *r)
 	r->ctype = NULL;
 	buf_init(&r->body);
 	r->location[0] = '\0';
+	r->www_authenticate = NULL;
 	r->csp = NULL;
 }
 
@@ -405,6 +452,191 @@ static void peer_creds(struct MHD_Connection *c, struct http_req *req)
 	req->pid = uc.pid;
 }
 
+/* ---- TLS and basic auth (TCP listeners with a web config) ---------- */
+
+/* Does the client certificate policy ask for a certificate at all? */
+static bool wants_client_cert(const struct webcfg *w)
+{
+	return w && w->tls && w->client_auth != WEBCFG_NO_CLIENT_CERT;
+}
+
+/* Must the handshake fail without a (verified) client certificate? */
+static bool requires_client_cert(const struct webcfg *w)
+{
+	return w && w->tls &&
+	       (w->client_auth == WEBCFG_REQUIRE_ANY_CLIENT_CERT ||
+		w->client_auth == WEBCFG_REQUIRE_AND_VERIFY);
+}
+
+/*
+ * libmicrohttpd only *requests* a client certificate (when it has CAs to
+ * offer) and never verifies one.  When a connection starts, its GnuTLS
+ * session exists but has not shaken hands yet: make the handshake
+ * require the certificate and, for the verifying policies, check it
+ * against client_ca_file, so that a client without one fails at the TLS
+ * level, as Go's exporters do.  client_cert_problem() checks again per
+ * request, and is the only check of a certificate given under
+ * VerifyClientCertIfGiven (a 403 answer rather than a failed handshake).
+ */
+static void on_connect(void *cls, struct MHD_Connection *c, void **sock_ctx,
+		       enum MHD_ConnectionNotificationCode code)
+{
+	struct http_listener *l = cls;
+	const struct webcfg *w = l->srv->web;
+	const union MHD_ConnectionInfo *ci;
+	gnutls_session_t sess;
+
+	(void)sock_ctx;
+	if (code != MHD_CONNECTION_NOTIFY_STARTED)
+		return;
+	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+	if (!ci || !ci->tls_session)
+		return;
+	sess = ci->tls_session;
+	if (requires_client_cert(w))
+		gnutls_certificate_server_set_request(sess,
+						      GNUTLS_CERT_REQUIRE);
+	/* Not for VerifyClientCertIfGiven: GnuTLS would then fail a
+	   handshake without a certificate too. */
+	if (w->client_auth == WEBCFG_REQUIRE_AND_VERIFY)
+		gnutls_session_set_verify_cert(sess, NULL, 0);
+}
+
+/* Why the client certificate of c is not acceptable, or NULL. */
+static const char *client_cert_problem(const struct webcfg *w,
+				       struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci;
+	unsigned n = 0, status = 0;
+	gnutls_session_t sess;
+
+	if (!wants_client_cert(w) ||
+	    w->client_auth == WEBCFG_REQUEST_CLIENT_CERT)
+		return NULL;
+	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+	if (!ci || !ci->tls_session)
+		return "no TLS session";
+	sess = ci->tls_session;
+	if (!gnutls_certificate_get_peers(sess, &n) || n == 0)
+		return w->client_auth == WEBCFG_VERIFY_IF_GIVEN ? NULL :
+		       "a client certificate is required";
+	if (w->client_auth == WEBCFG_REQUIRE_ANY_CLIENT_CERT)
+		return NULL;
+	if (gnutls_certificate_verify_peers2(sess, &status) < 0 || status)
+		return "the client certificate is not signed by a CA of "
+		       "client_ca_file";
+	return NULL;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Checks credentials the cache does not know with bcrypt, within the
+ * budget (HTTP_AUTH_SHARE): the debt of bcrypt time is paid back at a
+ * quarter of the wall time passed.  Returns 1 accepted, 0 refused, -1
+ * over budget (not checked).
+ */
+static int auth_slow(struct http_server *s, const char *user,
+		     const char *pass)
+{
+	uint64_t now = mono_ns(), paid;
+	bool ok;
+
+	paid = (now - s->auth_last_ns) / HTTP_AUTH_SHARE;
+	s->auth_debt_ns = s->auth_debt_ns > paid ? s->auth_debt_ns - paid : 0;
+	s->auth_last_ns = now;
+	if (s->auth_debt_ns >= HTTP_AUTH_BURST_NS)
+		return -1;
+	ok = webcfg_auth(s->web, user, pass);
+	s->auth_debt_ns += mono_ns() - now;
+	return ok;
+}
+
+/*
+ * Lets a request on a guarded TCP listener through (*passed) or answers
+ * it: 403 for a client certificate the policy refuses, 401 with
+ * WWW-Authenticate for missing or wrong basic-auth credentials, 503 when
+ * new credentials arrive faster than bcrypt may check them.
+ */
+static enum MHD_Result gate(struct http_listener *l, struct MHD_Connection *c,
+			    bool *passed)
+{
+	struct http_server *s = l->srv;
+	const char *why = client_cert_problem(s->web, c);
+	struct http_resp r;
+	char *user, *pass = NULL;
+	int v;
+
+	*passed = false;
+	if (why)
+		return send_error(c, 403, 0, "forbidden", "%s", why);
+	if (s->web->nusers == 0) {
+		*passed = true;
+		return MHD_YES;
+	}
+	user = MHD_basic_auth_get_username_password(c, &pass);
+	v = webcfg_auth_cached(s->web, user, pass);
+	if (v < 0)
+		v = auth_slow(s, user, pass);
+	if (pass) {
+		explicit_bzero(pass, strlen(pass));
+		MHD_free(pass);
+	}
+	if (user)
+		MHD_free(user);
+	if (v == 1) {
+		*passed = true;
+		return MHD_YES;
+	}
+	if (v < 0) {
+		log_debug("http %s: basic auth over its bcrypt budget", l->name);
+		return send_error(c, 503, 0, "busy", "too many new credentials "
+				  "to check; retry in a second");
+	}
+	log_debug("http %s: basic auth failed", l->name);
+	resp_init(&r);
+	http_error(&r, 401, "unauthorized", "this listener needs HTTP basic "
+		   "auth with a user of the web config");
+	r.www_authenticate = "Basic realm=\"uncored\", charset=\"UTF-8\"";
+	return send_resp(c, &r, 0);
+}
+
+/*
+ * Writes l's TLS options as MHD_OPTION_ARRAY items into o (room for
+ * HTTP_TLS_OPTIONS), ending with MHD_OPTION_END.  Returns true if the
+ * listener serves TLS.
+ */
+#define HTTP_TLS_OPTIONS 6
+static bool tls_options(struct http_listener *l, struct MHD_OptionItem *o)
+{
+	const struct webcfg *w = l->srv->web;
+	unsigned n = 0;
+
+	if (!l->control && w && w->tls) {
+		o[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_CERT, 0,
+						  w->cert_pem };
+		o[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_KEY, 0,
+						  w->key_pem };
+		o[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_PRIORITIES,
+						  0, (void *)w->priorities };
+		if (w->ca_pem)
+			o[n++] = (struct MHD_OptionItem){
+				MHD_OPTION_HTTPS_MEM_TRUST, 0, w->ca_pem };
+		if (wants_client_cert(w))
+			o[n++] = (struct MHD_OptionItem){
+				MHD_OPTION_NOTIFY_CONNECTION,
+				(intptr_t)on_connect, l };
+	}
+	o[n] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
+	return n > 0;
+}
+
 /* Routes a complete request and queues the answer. */
 static enum MHD_Result dispatch(struct http_listener *l,
 				struct MHD_Connection *c, const char *url,
@@ -509,6 +741,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 		if (!st)
 			return MHD_NO;
 		*con_cls = st;
+		if (!l->control && l->srv->web) {
+			bool passed;
+			enum MHD_Result r = gate(l, c, &passed);
+
+			if (!passed)
+				return r;
+		}
 		if (content_length(c) > HTTP_MAX_BODY)
 			return send_error(c, 413, 0, "too_large",
 					  "request body over %d bytes",
@@ -574,7 +813,10 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 
 /* ---- listeners ---------------------------------------------------- */
 
-/* Parses "A.B.C.D:PORT", "[V6]:PORT" or "localhost:PORT". */
+/*
+ * Parses "A.B.C.D:PORT", "[V6]:PORT", "localhost:PORT" or ":PORT".  The
+ * last is every address: [::] (dual-stack, see open_tcp()).
+ */
 static int parse_listen(const char *spec, struct sockaddr_storage *ss,
 			socklen_t *sslen, char *err, size_t errlen)
 {
@@ -604,8 +846,13 @@ static int parse_listen(const char *spec, struct sockaddr_storage *ss,
 		}
 		ps = he + 1;
 	}
-	if ((size_t)(he - hs) >= sizeof(host) || he == hs)
+	if ((size_t)(he - hs) >= sizeof(host) || (he == hs && v6))
 		goto syntax;
+	if (he == hs) {
+		v6 = true;
+		hs = he = "::";
+		he += 2;
+	}
 	memcpy(host, hs, (size_t)(he - hs));
 	host[he - hs] = '\0';
 
@@ -647,7 +894,7 @@ static int parse_listen(const char *spec, struct sockaddr_storage *ss,
 	return 0;
 syntax:
 	seterr(err, errlen, "cannot listen on %s: expected ADDR:PORT, "
-	       "[IPV6]:PORT or localhost:PORT", spec);
+	       "[IPV6]:PORT, localhost:PORT or :PORT", spec);
 	return -EINVAL;
 }
 
@@ -681,18 +928,38 @@ static int open_tcp(struct http_listener *l, const char *spec, char *err,
 {
 	struct sockaddr_storage ss;
 	socklen_t sslen;
-	int one = 1, fd, e;
+	int one = 1, v6only, fd, e;
+	bool any;
 
 	if (parse_listen(spec, &ss, &sslen, err, errlen) < 0)
 		return -EINVAL;
+	any = ss.ss_family == AF_INET6 && IN6_IS_ADDR_UNSPECIFIED(
+				&((struct sockaddr_in6 *)&ss)->sin6_addr);
 	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
 		    0);
+	if (fd < 0 && errno == EAFNOSUPPORT && any && spec[0] == ':') {
+		/* ":PORT" on a kernel without IPv6: every IPv4 address. */
+		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+		uint16_t port = ((struct sockaddr_in6 *)&ss)->sin6_port;
+
+		memset(&ss, 0, sizeof(ss));
+		s4->sin_family = AF_INET;
+		s4->sin_port = port;
+		s4->sin_addr.s_addr = htonl(INADDR_ANY);
+		sslen = sizeof(*s4);
+		fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+			    0);
+	}
 	if (fd < 0)
 		goto fail;
 	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0)
 		goto fail;
+	/* [::] (and ":PORT") take IPv4 too, whatever net.ipv6.bindv6only
+	   says; any other IPv6 address is IPv6 only. */
+	v6only = !any;
 	if (ss.ss_family == AF_INET6 &&
-	    setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one)) < 0)
+	    setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &v6only,
+		       sizeof(v6only)) < 0)
 		goto fail;
 	if (bind(fd, (struct sockaddr *)&ss, sslen) < 0 ||
 	    listen(fd, HTTP_BACKLOG) < 0)
@@ -922,13 +1189,20 @@ static int start_mhd(struct http_server *s, struct http_listener *l,
 	unsigned per_ip = cfg->max_per_ip ? cfg->max_per_ip
 					  : HTTP_DEFAULT_MAX_PER_IP;
 	const union MHD_DaemonInfo *di;
+	struct MHD_OptionItem tls[HTTP_TLS_OPTIONS + 1];
 	struct epoll_event ev;
+	bool use_tls;
 
 	/* Per-IP accounting needs an IP: none on Unix sockets. */
 	if (l->control)
 		per_ip = 0;
 	l->max_conn = maxc;
-	l->mhd = MHD_start_daemon(MHD_USE_ERROR_LOG | MHD_USE_EPOLL, 0,
+	use_tls = tls_options(l, tls);
+	if (use_tls)
+		snprintf(l->name + strlen(l->name),
+			 sizeof(l->name) - strlen(l->name), " (TLS)");
+	l->mhd = MHD_start_daemon(MHD_USE_ERROR_LOG | MHD_USE_EPOLL |
+				  (use_tls ? MHD_USE_TLS : 0), 0,
 			NULL, NULL, on_request, l,
 			MHD_OPTION_EXTERNAL_LOGGER, mhd_log, l,
 			MHD_OPTION_LISTEN_SOCKET, (MHD_socket)l->fd,
@@ -938,6 +1212,7 @@ static int start_mhd(struct http_server *s, struct http_listener *l,
 			MHD_OPTION_CONNECTION_MEMORY_LIMIT,
 			(size_t)HTTP_CONN_MEMORY,
 			MHD_OPTION_NOTIFY_COMPLETED, on_completed, l,
+			MHD_OPTION_ARRAY, tls,
 			MHD_OPTION_END);
 	if (!l->mhd) {
 		seterr(err, errlen, "cannot start the HTTP server on %s "
@@ -1093,6 +1368,12 @@ struct http_server *http_start(const struct http_cfg *cfg,
 	}
 	if (check_routes(routes, nroutes, err, errlen) < 0)
 		return NULL;
+	if (cfg->web && cfg->web->tls &&
+	    MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+		seterr(err, errlen, "%s: libmicrohttpd was built without TLS "
+		       "support", cfg->web->path);
+		return NULL;
+	}
 	s = calloc(1, sizeof(*s));
 	max = cfg->nlisten + cfg->ninherited + 1;
 	if (!s || !(s->ls = calloc(max, sizeof(*s->ls)))) {
@@ -1102,6 +1383,8 @@ struct http_server *http_start(const struct http_cfg *cfg,
 	}
 	s->routes = routes;
 	s->nroutes = nroutes;
+	s->web = cfg->web;
+	s->auth_last_ns = mono_ns();
 	s->ctx = ctx;
 	s->epfd = s->wakefd = -1;
 	for (i = 0; i < max; i++) {

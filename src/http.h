@@ -13,6 +13,11 @@
  * inactivity timeout, each listener a connection limit, TCP listeners a
  * per-IP limit, and request bodies are capped at HTTP_MAX_BODY (413).
  * Errors use one JSON shape, {"error":{"code":"...","message":"..."}}.
+ *
+ * With a web config (webcfg.h) the TCP listeners speak TLS and/or require
+ * basic auth (401 with WWW-Authenticate); the control socket never does.
+ * Answers of GZ_MIN_SIZE bytes or more are gzip-compressed for clients
+ * that accept it (gz.h), and every answer says "Vary: Accept-Encoding".
  */
 #ifndef UNCORED_HTTP_H
 #define UNCORED_HTTP_H
@@ -22,6 +27,7 @@
 #include <sys/types.h>
 
 #include "buf.h"
+#include "webcfg.h"
 
 #define HTTP_MAX_BODY	(64 * 1024)	/* larger request bodies get 413 */
 #define HTTP_MAX_LISTEN	8		/* entries in http_cfg.listen[] */
@@ -87,6 +93,8 @@ struct http_resp {
 				   "text/plain; charset=utf-8" */
 	struct buf body;	/* owned by the http module */
 	char location[256];	/* Location header if non-empty */
+	const char *www_authenticate;	/* WWW-Authenticate if non-NULL;
+					   static string (401 answers) */
 	const char *csp;	/* Content-Security-Policy header; static
 				   string; NULL: none */
 };
@@ -116,7 +124,9 @@ void http_error(struct http_resp *resp, int status, const char *code,
 
 struct http_cfg {
 	/* TCP listeners to open: "A.B.C.D:PORT", "[V6]:PORT",
-	   "localhost:PORT" (= 127.0.0.1).  Port 0 = ephemeral. */
+	   "localhost:PORT" (= 127.0.0.1), ":PORT" (every address, = [::]).
+	   [::] is dual-stack (IPv4 too); other IPv6 addresses are IPv6
+	   only.  Port 0 = ephemeral. */
 	const char *listen[HTTP_MAX_LISTEN];
 	unsigned nlisten;
 	/* Already-listening sockets from systemd (sd_listen_fds): AF_UNIX
@@ -140,6 +150,11 @@ struct http_cfg {
 	   per thread); NULL = none. */
 	void (*before_thread)(void *arg);
 	void *before_thread_arg;
+	/* TLS and basic auth for the TCP listeners (never the control
+	   socket, whose callers SO_PEERCRED identifies); NULL = plain HTTP
+	   for everyone.  Borrowed: must outlive the server, and only the
+	   http thread uses it (webcfg_auth() keeps a cache). */
+	struct webcfg *web;
 };
 
 struct http_server;

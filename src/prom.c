@@ -338,6 +338,29 @@ static const char *type_name(enum prom_fmt fmt, enum prom_type t)
 	return NULL;
 }
 
+/*
+ * Units a family name may end in (OpenMetrics 1.0 "Units and Base Units":
+ * seconds, bytes, joules, grams, meters, ratios, volts, amperes, celsius;
+ * plus hertz and bytes_per_second, which the daemon's names use).
+ */
+static const char *const known_units[] = {
+	"bytes_per_second", "seconds", "bytes", "hertz", "ratio", "joules",
+	"volts", "amperes", "celsius", "meters", "grams", NULL,
+};
+
+/* The known unit the family name (first baselen bytes) ends in, or NULL. */
+static const char *unit_of(const char *name, size_t baselen)
+{
+	for (const char *const *u = known_units; *u; u++) {
+		size_t ul = strlen(*u);
+
+		if (ul + 1 < baselen && name[baselen - ul - 1] == '_' &&
+		    memcmp(name + baselen - ul, *u, ul) == 0)
+			return *u;
+	}
+	return NULL;
+}
+
 int prom_family(struct prom *w, const char *name, enum prom_type type,
 		const char *unit, const char *help)
 {
@@ -363,6 +386,12 @@ int prom_family(struct prom *w, const char *name, enum prom_type type,
 			return fail(w, -EINVAL);
 		baselen -= 5;
 	}
+	/* Info families have no unit (the Python client's OpenMetrics
+	   parser refuses one). */
+	if (type == PROM_INFO && unit && *unit)
+		return fail(w, -EINVAL);
+	if (!unit && type != PROM_INFO)
+		unit = unit_of(name, baselen);
 	if (unit && *unit) {
 		size_t ul = strlen(unit);
 
@@ -654,8 +683,8 @@ enum prom_fmt prom_negotiate(const char *accept, const char **ctype)
 	enum prom_fmt fmt;
 
 	while (*p) {
-		const char *type, *sub, *ver = NULL;
-		size_t tlen, slen, verlen = 0;
+		const char *type, *sub;
+		size_t tlen, slen;
 		int q = 1000;
 		bool ok = true;
 
@@ -697,9 +726,6 @@ enum prom_fmt prom_negotiate(const char *accept, const char **ctype)
 			if (span_is(pn, pnlen, "q")) {
 				q = parse_qvalue(pv, pvlen);
 				ok = q >= 0;
-			} else if (span_is(pn, pnlen, "version")) {
-				ver = pv;
-				verlen = pvlen;
 			}
 		}
 		if (ok && *p && *p != ',')
@@ -710,8 +736,14 @@ enum prom_fmt prom_negotiate(const char *accept, const char **ctype)
 
 		if (span_is(type, tlen, "application") &&
 		    span_is(sub, slen, "openmetrics-text")) {
-			if ((!ver || (verlen == 5 && !memcmp(ver, "1.0.0", 5)))
-			    && q > q_om)
+			/* Any version: OpenMetrics 1.0 "Protocol Negotiation"
+			   says HTTP negotiation "MUST default to the oldest
+			   version of the standard (i.e. 1.0.0) if no newer
+			   version is requested", so 0.0.1 (what Prometheus
+			   offers second) gets 1.0.0; a newer one we do not
+			   serve gets 1.0.0 too, which every OpenMetrics
+			   ingestor must read, and the Content-Type says so. */
+			if (q > q_om)
 				q_om = q;
 		} else if ((span_is(type, tlen, "text") &&
 			    (span_is(sub, slen, "plain") ||

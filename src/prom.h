@@ -80,8 +80,12 @@ void prom_begin(struct prom *w, struct buf *b, enum prom_fmt fmt);
  *   name  the 0.0.4 name: counters must end in "_total" and info metrics
  *         in "_info" (OpenMetrics metadata uses the name without it);
  *         [a-zA-Z_:][a-zA-Z0-9_:]*, at most PROM_NAME_MAX - 8 bytes.
- *   unit  NULL, or a base unit ("seconds", "bytes") that the family name
- *         (without _total) must end in after an underscore.
+ *   unit  a base unit ("seconds", "bytes") that the family name (without
+ *         _total) must end in after an underscore; "" for none; NULL for
+ *         the unit the name ends in, if it is a known one (seconds,
+ *         bytes, bytes_per_second, hertz, ratio, joules, volts, amperes,
+ *         celsius, meters, grams), so that every family with a unit
+ *         gets its "# UNIT" line.  Info families take no unit.
  *   help  non-empty UTF-8; backslash and newline are escaped (and the
  *         double quote too in OpenMetrics).  Borrowed for the call only.
  * Returns 0; -EINVAL for a bad argument or a family already written in
@@ -131,11 +135,12 @@ int prom_end(struct prom *w);
 
 /*
  * Picks the format for an HTTP Accept header (NULL or empty: 0.0.4).
- * OpenMetrics is chosen when application/openmetrics-text, with
- * version=1.0.0 or no version, has a q-value > 0 and at least as high as
- * the best of text/plain and the wildcards (text/ANY, ANY/ANY).  Anything else, including
- * unparsable headers and other OpenMetrics versions, gets 0.0.4: the
- * daemon never answers 406.  *ctype (if ctype is non-NULL) is set to the
+ * OpenMetrics 1.0.0 is chosen when application/openmetrics-text, with
+ * any version or none, has a q-value > 0 and at least as high as the
+ * best of text/plain and the wildcards (text/ANY, ANY/ANY): a version we
+ * do not serve (0.0.1, 2.0.0) falls back to 1.0.0, as the OpenMetrics
+ * spec's "Protocol Negotiation" says.  Anything else, including
+ * unparsable headers, gets 0.0.4: the daemon never answers 406.  *ctype (if ctype is non-NULL) is set to the
  * Content-Type to send, a static string.
  */
 enum prom_fmt prom_negotiate(const char *accept, const char **ctype);

@@ -66,6 +66,7 @@ struct options {
 	const char *listen[CONF_MAX_LISTEN];
 	unsigned nlisten;
 	const char *control_socket;
+	const char *web_config;
 	unsigned interval_ms;
 	bool foreground;
 	bool check_only;
@@ -96,6 +97,9 @@ static void usage(FILE *f)
 		"  -l, --listen ADDR:PORT    TCP listener (repeatable; \"none\" for none);\n"
 		"                            replaces [http] listen\n"
 		"  -s, --control-socket PATH Unix control socket (\"\" for none)\n"
+		"      --web-config FILE     TLS and basic auth for the TCP listeners\n"
+		"                            (exporters' web config YAML; \"\" for none);\n"
+		"                            replaces [http] web_config\n"
 		"  -i, --interval MS         sampling interval in milliseconds\n"
 		"      --log-level LEVEL     error, warning, notice, info or debug\n"
 		"      --log-format FORMAT   journal (<N> prefixes), text (time and\n"
@@ -142,7 +146,7 @@ static unsigned parse_uint(const char *opt, const char *s, unsigned min,
 static void parse_args(int argc, char **argv, struct options *o)
 {
 	enum { OPT_SIM = 256, OPT_WL, OPT_STATE, OPT_LOG, OPT_LOGFMT,
-	       OPT_SELFTEST };
+	       OPT_SELFTEST, OPT_WEB };
 	static const struct option lopts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "simulate", optional_argument, NULL, OPT_SIM },
@@ -150,6 +154,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 		{ "sim-state", required_argument, NULL, OPT_STATE },
 		{ "listen", required_argument, NULL, 'l' },
 		{ "control-socket", required_argument, NULL, 's' },
+		{ "web-config", required_argument, NULL, OPT_WEB },
 		{ "interval", required_argument, NULL, 'i' },
 		{ "log-level", required_argument, NULL, OPT_LOG },
 		{ "log-format", required_argument, NULL, OPT_LOGFMT },
@@ -191,6 +196,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 			o->listen[o->nlisten++] = optarg;
 			break;
 		case 's': o->control_socket = optarg; break;
+		case OPT_WEB: o->web_config = optarg; break;
 		case 'i':
 			o->interval_ms = parse_uint("--interval", optarg, 10, 60000);
 			break;
@@ -294,6 +300,10 @@ static void apply_overrides(const struct options *o, struct conf *c)
 	if (o->control_socket) {
 		free(c->control_socket);
 		c->control_socket = strdup(o->control_socket);
+	}
+	if (o->web_config) {
+		free(c->web_config);
+		c->web_config = strdup(o->web_config);
 	}
 	if (o->interval_ms)
 		c->interval_ms = o->interval_ms;
@@ -710,7 +720,22 @@ static void drop_privileges(void *arg)
 			 (unsigned)priv_target.gid);
 }
 
-static struct http_server *start_http(struct daemon *d, const struct conf *c)
+/*
+ * Loads the web config named by c (TLS files included) into *w; an empty
+ * web_config leaves *w zeroed (plain HTTP, no auth).  Returns 0 or -1
+ * with the reason in err.
+ */
+static int load_web(const struct conf *c, struct webcfg *w, char *err,
+		    size_t len)
+{
+	memset(w, 0, sizeof(*w));
+	if (!c->web_config[0])
+		return 0;
+	return webcfg_load(w, c->web_config, err, len);
+}
+
+static struct http_server *start_http(struct daemon *d, const struct conf *c,
+				      struct webcfg *web)
 {
 	struct http_cfg hc = { 0 };
 	int fds[HTTP_MAX_LISTEN];
@@ -766,6 +791,14 @@ static struct http_server *start_http(struct daemon *d, const struct conf *c)
 	hc.before_thread_arg = d;
 	if (priv_target.drop)
 		chown_rundir(d, c);
+	if (web->path) {
+		char what[160];
+
+		hc.web = web;
+		webcfg_describe(web, what, sizeof(what));
+		log_info("web config %s: %s on the TCP listeners", web->path,
+			 what);
+	}
 	s = http_start(&hc, api_routes, api_nroutes, d, err, sizeof(err));
 	if (!s)
 		log_fatalx(1, "%s", err);
@@ -773,6 +806,34 @@ static struct http_server *start_http(struct daemon *d, const struct conf *c)
 }
 
 /* ---- reload --------------------------------------------------------- */
+
+/*
+ * The web config is not applied on reload: libmicrohttpd takes the
+ * certificate and key when a listener starts, and the users are read by
+ * the http thread without a lock.  Say whether the file changed, so an
+ * operator knows a restart is needed, and whether it can still be read
+ * (after a privilege drop the key may not be).
+ */
+static unsigned reload_web(const struct conf *nc, const struct webcfg *cur)
+{
+	struct webcfg w;
+	char err[1024];
+	unsigned changed;
+
+	if (load_web(nc, &w, err, sizeof(err)) < 0) {
+		log_warnx("reload: web config not re-read, the running TLS and "
+			  "basic-auth settings are kept: %s", err);
+		return 1;
+	}
+	changed = (w.path == NULL) != (cur->path == NULL) ||
+		  (w.path && strcmp(w.path, cur->path) != 0) ||
+		  !webcfg_same(&w, cur);
+	if (changed)
+		log_warnx("reload: web config %s changed: not applied: restart "
+			  "uncored to apply it", w.path ? w.path : cur->path);
+	webcfg_free(&w);
+	return changed;
+}
 
 static void join_listen(const struct conf *c, char *buf, size_t len)
 {
@@ -896,7 +957,8 @@ static int program_reachable(struct daemon *d, const struct program *p,
 	return r < 0 ? -1 : 0;
 }
 
-static void reload(struct daemon *d, const struct options *o, struct conf *cur)
+static void reload(struct daemon *d, const struct options *o, struct conf *cur,
+		   const struct webcfg *web)
 {
 	struct conf nc;
 	struct program *p;
@@ -930,6 +992,7 @@ static void reload(struct daemon *d, const struct options *o, struct conf *cur)
 		goto out;
 	}
 	kept = keep_restart_only(&nc, cur);
+	kept += reload_web(&nc, web);
 	{
 		struct sampler_cfg sc = sampler_cfg_of(&nc);
 
@@ -1031,6 +1094,7 @@ int main(int argc, char **argv)
 	struct daemon d = { .version = PACKAGE_VERSION,
 			    .revision = UNCORED_REVISION,
 			    .build_date = UNCORED_BUILD_DATE };
+	struct webcfg web;
 	struct program *prog;
 	struct sampler_cfg scfg;
 	char err[1024];
@@ -1062,6 +1126,12 @@ int main(int argc, char **argv)
 		conf_free(&conf);
 		return EXIT_USAGE;
 	}
+	/* TLS files are read now, while they are readable (as root). */
+	if (load_web(&conf, &web, err, sizeof(err)) < 0) {
+		fprintf(stderr, "uncored: %s\n", err);
+		conf_free(&conf);
+		return 1;
+	}
 
 	if (o.self_test) {
 		int rc = self_test(&o, &conf);
@@ -1078,6 +1148,13 @@ int main(int argc, char **argv)
 	if (o.check_only) {
 		int status = check_config(&o, &conf);
 
+		if (status == 0 && web.path) {
+			char what[160];
+
+			webcfg_describe(&web, what, sizeof(what));
+			printf("%s: web config OK (%s)\n", web.path, what);
+		}
+		webcfg_free(&web);
 		conf_free(&conf);
 		return status;
 	}
@@ -1125,7 +1202,7 @@ int main(int argc, char **argv)
 	if (!d.sampler)
 		log_fatalx(1, "out of memory");
 	sampler_tick(d.sampler);	/* programs the PMU, first reading */
-	d.http = start_http(&d, &conf);
+	d.http = start_http(&d, &conf, &web);
 	if (sampler_start(d.sampler) < 0)
 		log_fatalx(1, "cannot start the sampler thread: %s", strerror(errno));
 
@@ -1162,7 +1239,7 @@ int main(int argc, char **argv)
 			continue;
 		switch (si.ssi_signo) {
 		case SIGHUP:
-			reload(&d, &o, &conf);
+			reload(&d, &o, &conf, &web);
 			break;
 		case SIGTERM:
 		case SIGINT:
@@ -1181,6 +1258,7 @@ int main(int argc, char **argv)
 	sampler_free(d.sampler);
 	claims_free(d.claims);
 	hw_close(&d.hw);
+	webcfg_free(&web);
 	conf_free(&conf);
 	close(sfd);
 	log_info("stopped; the uncore PMU is idle");

@@ -1,11 +1,12 @@
 #!/bin/bash
 # bench.sh - the figures doc/performance.md reports, measured in one run:
+#   0. bytes and daemon CPU per /metrics scrape without and with gzip
 #   1. hardware accesses per sampler tick (from uncored_hw_*_total)
 #   2. /metrics throughput and latency with wrk -t2 -c16, uncored against
 #      prometheus-node-exporter --collector.disable-defaults
 #      --collector.time, same run, same machine
 #   3. the daemon's CPU, RSS and threads at the default 1 s interval
-# Usage: tests/bench/bench.sh [BUILD_DIR] [IDLE_SECONDS]
+# Usage: tests/bench/bench.sh [BUILD_DIR] [IDLE_SECONDS] [gzip]
 # Servers listen on 127.0.0.1 only and are stopped at the end.
 set -u
 top_srcdir=$(cd "$(dirname "$0")/../.." && pwd)
@@ -23,6 +24,29 @@ m() { awk -v k="$2" '$1 == k { print $2; exit }' "$1"; }
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
 echo "kernel: $(uname -r); uncored $("$UNCORED" --version | cut -d' ' -f2)"
 echo
+
+# schedstat's first field is the CPU time of all threads in ns (stat's
+# utime/stime count 10 ms ticks: too coarse for an idle daemon)
+cpu_ns() { local t=0 v; for f in /proc/$UP/task/*/schedstat; do read -r v _ <"$f"; t=$((t + v)); done; echo $t; }
+
+# 0. gzip: bytes and the daemon's CPU per /metrics scrape, without and
+# with "Accept-Encoding: gzip" (one client, back to back, 5 s each).
+# `bench.sh BUILD IDLE gzip` runs this section alone.
+P=$(port)
+"$UNCORED" -c /dev/null --simulate -l "127.0.0.1:$P" -s "" >"$T/log0" 2>&1 &
+UP=$!; pids="$pids $UP"
+up "http://127.0.0.1:$P/healthz" || { echo "bench: daemon did not start"; cat "$T/log0"; exit 1; }
+sleep 1.5
+for enc in identity gzip; do
+	bytes=$(curl -s -H "Accept-Encoding: $enc" "http://127.0.0.1:$P/metrics" | wc -c)
+	c0=$(cpu_ns)
+	wrk -t1 -c1 -d5s -H "Accept-Encoding: $enc" "http://127.0.0.1:$P/metrics" >"$T/wrk.$enc" 2>&1
+	c1=$(cpu_ns)
+	n=$(awk '/requests in/ { print $1 }' "$T/wrk.$enc")
+	awk -v e="$enc" -v b="$bytes" -v c="$((c1 - c0))" -v n="$n" 	    'BEGIN { printf "/metrics Accept-Encoding: %-8s %6d bytes, %5.1f us daemon CPU per scrape (%d scrapes)\n", e, b, c / n / 1e3, n }'
+done
+kill $UP; wait $UP 2>/dev/null; pids=
+[ "${3:-}" = gzip ] && exit 0
 
 # 1. accesses per tick at 100 ms (same per tick at any interval)
 P=$(port)
@@ -69,9 +93,6 @@ P=$(port)
 "$UNCORED" -c /dev/null --simulate -l "127.0.0.1:$P" -s "" >"$T/log3" 2>&1 &
 UP=$!; pids="$pids $UP"
 up "http://127.0.0.1:$P/healthz" || exit 1
-# schedstat's first field is the CPU time of all threads in ns (stat's
-# utime/stime count 10 ms ticks: too coarse for an idle daemon)
-cpu_ns() { local t=0 v; for f in /proc/$UP/task/*/schedstat; do read -r v _ <"$f"; t=$((t + v)); done; echo $t; }
 c0=$(cpu_ns)
 for _ in $(seq 1 $((IDLE / 15))); do curl -s -o /dev/null "http://127.0.0.1:$P/metrics"; sleep 15; done
 sleep $((IDLE % 15))

@@ -217,6 +217,16 @@ static void test_full(void)
 	is_str(c.listen[1], "[::1]:19464", "listen[1] IPv6");
 	is_str(c.listen[2], "localhost:19465", "listen[2] localhost");
 	ok(c.listen[3] == NULL, "listen[3] unused");
+	{
+		struct conf a;
+
+		is_int(conf_load(&a, write_file("any.conf", "[http]\nlisten = "
+						":9464\nlisten = [::]:9465\n"),
+				 err, sizeof(err)), 0,
+		       ":PORT and [::]:PORT load (%s)", err);
+		is_str(a.listen[0], ":9464", ":PORT kept as written");
+		conf_free(&a);
+	}
 	is_str(c.control_socket, "/tmp/uncored-test/ctl.sock",
 	       "control_socket");
 	is_str(c.control_group, "uncored", "control_group");
@@ -619,8 +629,8 @@ static const struct bad bad[] = {
 	  "listen: \"[::1]9464\" has no port" },
 	{ "[http]\nlisten = [::g]:9464\n", 2,
 	  "listen: \"[::g]:9464\": \"::g\" is not an IPv6 address" },
-	{ "[http]\nlisten = :9464\n", 2,
-	  "listen: \":9464\" has no address" },
+	{ "[http]\nlisten = []:9464\n", 2,
+	  "listen: \"[]:9464\": \"\" is not an IPv6 address" },
 	{ "[http]\nlisten =\n", 2,
 	  "listen: empty value (expected ADDR:PORT or none)" },
 	{ "[http]\nlisten = 127.0.0.1:9\nlisten = 127.0.0.1:9\n", 3,
@@ -847,7 +857,7 @@ static void test_shipped(void)
 			out[n++] = *p++;
 	}
 	out[n] = '\0';
-	is_int(nkeys, 24, "shipped file shows 20 keys and 4 baseline lines");
+	is_int(nkeys, 25, "shipped file shows 21 keys and 4 baseline lines");
 	rc = conf_load(&r, write_file("uncommented.conf", out), err,
 		       sizeof(err));
 	is_int(rc, 0, "shipped file with every key uncommented loads (%s)",

@@ -876,6 +876,30 @@ static int listen_tcp_any(unsigned *port)
 	return fd;
 }
 
+/* A listener on port answers on 127.0.0.1 and (if the host has it) ::1. */
+static void check_dual_stack(const char *spec, unsigned port)
+{
+	struct sockaddr_in6 a;
+	int fd = tcp_connect(port);
+
+	ok(port != 0 && fd >= 0, "%s: connect over IPv4 127.0.0.1 (port %u)",
+	   spec, port);
+	if (fd >= 0)
+		close(fd);
+	memset(&a, 0, sizeof(a));
+	a.sin6_family = AF_INET6;
+	a.sin6_port = htons((uint16_t)port);
+	a.sin6_addr = in6addr_loopback;
+	fd = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		printf("ok %d - %s: IPv6 # SKIP no IPv6 here\n", ++tap_n, spec);
+		return;
+	}
+	ok(connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0,
+	   "%s: connect over IPv6 ::1", spec);
+	close(fd);
+}
+
 static void test_listen_errors(void)
 {
 	struct http_cfg c = base_cfg();
@@ -946,6 +970,24 @@ static void test_listen_errors(void)
 			   "[::1]:0 got its own port %u", http_port(s, 1));
 		is_int(http_port(s, 7), 0, "http_port of a missing listener");
 		http_stop(s);
+	}
+
+	/* ":PORT" and "[::]:PORT" take IPv4 and IPv6 on one socket. */
+	{
+		static const char *const any[] = { ":0", "[::]:0" };
+
+		for (size_t i = 0; i < 2; i++) {
+			c = base_cfg();
+			c.listen[0] = any[i];
+			c.nlisten = 1;
+			s = http_start(&c, routes, NROUTES, NULL, err,
+				       sizeof(err));
+			ok(s != NULL, "%s listens: %s", any[i], s ? "ok" : err);
+			if (!s)
+				continue;
+			check_dual_stack(any[i], http_port(s, 0));
+			http_stop(s);
+		}
 	}
 
 	{

@@ -146,10 +146,12 @@ static const char want_om[] =
 	"# HELP uncore_dram_read_bytes Bytes read from DRAM.\n"
 	"uncore_dram_read_bytes_total{socket=\"0\"} 64000\n"
 	"# TYPE uncore_llc_hit_ratio gauge\n"
+	"# UNIT uncore_llc_hit_ratio ratio\n"
 	"# HELP uncore_llc_hit_ratio 1 - misses/lookups over the last interval.\n"
 	"uncore_llc_hit_ratio{socket=\"0\"} 0.9\n"
 	"uncore_llc_hit_ratio{socket=\"1\"} NaN\n"
 	"# TYPE uncore_clock_hertz gauge\n"
+	"# UNIT uncore_clock_hertz hertz\n"
 	"# HELP uncore_clock_hertz Uncore clock over the last interval.\n"
 	"uncore_clock_hertz{socket=\"0\"} 8e+08\n"
 	"# TYPE uncore_test_values gauge\n"
@@ -308,6 +310,56 @@ static void test_bad_families(void)
 	       0, "colon accepted in a metric name");
 	is_int(prom_family(&w, "foo_seconds", PROM_GAUGE, "", "h"), 0,
 	       "empty unit means no unit");
+	buf_free(&b);
+}
+
+/* unit NULL: the unit the name ends in, so every family with one has
+   "# UNIT" (OpenMetrics: the unit is the name's suffix). */
+static void test_units(void)
+{
+	static const struct {
+		const char *name;
+		enum prom_type type;
+		const char *unit;
+		const char *want;	/* the UNIT line, or NULL for none */
+	} t[] = {
+		{ "a_seconds", PROM_GAUGE, NULL, "# UNIT a_seconds seconds\n" },
+		{ "a_bytes_total", PROM_COUNTER, NULL, "# UNIT a_bytes bytes\n" },
+		{ "a_bytes_per_second", PROM_GAUGE, NULL,
+		  "# UNIT a_bytes_per_second bytes_per_second\n" },
+		{ "a_hit_ratio", PROM_GAUGE, NULL, "# UNIT a_hit_ratio ratio\n" },
+		{ "a_clock_hertz", PROM_GAUGE, NULL,
+		  "# UNIT a_clock_hertz hertz\n" },
+		{ "a_start_time_seconds", PROM_GAUGE, NULL,
+		  "# UNIT a_start_time_seconds seconds\n" },
+		{ "a_duration_seconds", PROM_HISTOGRAM, NULL,
+		  "# UNIT a_duration_seconds seconds\n" },
+		{ "a_seconds", PROM_GAUGE, "", NULL },	/* opted out */
+		{ "a_open_fds", PROM_GAUGE, NULL, NULL },
+		{ "a_requests_total", PROM_COUNTER, NULL, NULL },
+		{ "aseconds", PROM_GAUGE, NULL, NULL },	/* no underscore */
+		{ "seconds", PROM_GAUGE, NULL, NULL },	/* nothing before */
+		{ "a_seconds_info", PROM_INFO, NULL, NULL },	/* info: none */
+		{ "b_seconds_info", PROM_INFO, "seconds", NULL },	/* refused */
+	};
+	struct prom w;
+	struct buf b;
+
+	buf_init(&b);
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		buf_reset(&b);
+		prom_begin(&w, &b, PROM_OPENMETRICS_100);
+		is_int(prom_family(&w, t[i].name, t[i].type, t[i].unit, "h"),
+		       t[i].type == PROM_INFO && t[i].unit ? -EINVAL : 0,
+		       "%s: family %s", t[i].name, t[i].type == PROM_INFO &&
+		       t[i].unit ? "refused (info has no unit)" : "accepted");
+		buf_putc(&b, '\0');
+		if (t[i].want)
+			like(b.p, t[i].want, "%s: %s", t[i].name, t[i].want);
+		else
+			ok(!strstr(b.p, "# UNIT"), "%s: no UNIT line", t[i].name);
+		prom_begin(&w, &b, PROM_TEXT_004);
+	}
 	buf_free(&b);
 }
 
@@ -520,7 +572,16 @@ static void test_negotiate(void)
 		  PROM_OPENMETRICS_100 },
 		{ "Application/OpenMetrics-Text; Version=\"1.0.0\"",
 		  PROM_OPENMETRICS_100 },
-		{ "application/openmetrics-text;version=0.0.1", PROM_TEXT_004 },
+		/* versions not served fall back to 1.0.0 (OpenMetrics 1.0,
+		   "Protocol Negotiation"), not to 0.0.4 */
+		{ "application/openmetrics-text;version=0.0.1",
+		  PROM_OPENMETRICS_100 },
+		{ "application/openmetrics-text; version=2.0.0",
+		  PROM_OPENMETRICS_100 },
+		{ "application/openmetrics-text;version=2.0.0;q=0.9,"
+		  "text/plain;version=0.0.4;q=0.5", PROM_OPENMETRICS_100 },
+		{ "application/openmetrics-text;version=2.0.0;q=0.4,"
+		  "text/plain;version=0.0.4;q=0.5", PROM_TEXT_004 },
 		{ "application/openmetrics-text;version=1.0.0;q=0",
 		  PROM_TEXT_004 },
 		{ "application/openmetrics-text;q=0.1,text/plain;q=0.9",
@@ -617,6 +678,7 @@ int main(void)
 	test_bad_samples();
 	test_numbers();
 	test_negotiate();
+	test_units();
 	test_buf();
 	return tap_done();
 }

@@ -1,0 +1,701 @@
+/*
+ * webcfg.c - the exporters' web configuration file (see webcfg.h).
+ *
+ * libyaml loads the file as a document (nodes carry their line), which is
+ * walked against two small tables of keys.  The keys are those of the
+ * Prometheus exporter-toolkit, so a file written for node_exporter works
+ * here; keys of that format that uncored does not implement (cipher_suites,
+ * http_server_config, ...) are refused by name rather than ignored, so a
+ * setting an operator relies on is never silently dropped.
+ *
+ * TLS is GnuTLS underneath libmicrohttpd; the certificate and key are
+ * checked with GnuTLS at load time so that `uncored -n` catches a key that
+ * does not match its certificate.  bcrypt is libxcrypt's crypt_rn(), the
+ * system's password hashing (what PAM uses), which understands $2a$, $2b$
+ * and $2y$; no bcrypt of our own.
+ */
+#include "config.h"
+
+#include <crypt.h>
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <gnutls/crypto.h>
+#include <gnutls/gnutls.h>
+#include <yaml.h>
+
+#include "webcfg.h"
+
+#define WEBCFG_MAX_FILE		(1024 * 1024)	/* PEM files and the config */
+#define WEBCFG_CACHE_SIZE	64
+#define WEBCFG_DIGEST_LEN	32		/* SHA-256 */
+
+struct webcfg_cache {
+	pthread_mutex_t lock;		/* e[] and next */
+	struct {
+		unsigned char digest[WEBCFG_DIGEST_LEN];
+		bool used, ok;
+	} e[WEBCFG_CACHE_SIZE];
+	unsigned next;			/* slot replaced next (round robin) */
+	pthread_mutex_t crypt_lock;	/* cd; one bcrypt at a time */
+	struct crypt_data cd;		/* crypt_rn() scratch, ~32 KiB */
+};
+
+/* Parse state: the file, its document and the first error. */
+struct wstate {
+	struct webcfg *w;
+	yaml_document_t *doc;
+	char *dir;			/* directory of the file, for paths */
+	char *err;
+	size_t errlen;
+	bool failed;
+};
+
+__attribute__((format(printf, 3, 4)))
+static void fail_at(struct wstate *st, const yaml_node_t *n,
+		    const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	if (st->failed)
+		return;
+	st->failed = true;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (n)
+		snprintf(st->err, st->errlen, "%s:%lu: %s", st->w->path,
+			 (unsigned long)n->start_mark.line + 1, msg);
+	else
+		snprintf(st->err, st->errlen, "%s: %s", st->w->path, msg);
+}
+
+static const char *scalar(const yaml_node_t *n)
+{
+	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value
+						: NULL;
+}
+
+/* A plain empty, "~" or "null" scalar: a key given without a value. */
+static bool is_null(const yaml_node_t *n)
+{
+	const char *s = scalar(n);
+
+	return s && n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+	       (!*s || strcmp(s, "~") == 0 || strcmp(s, "null") == 0);
+}
+
+/* The value of a mapping key as a non-empty string, or NULL (failed). */
+static char *string_value(struct wstate *st, const char *key,
+			  const yaml_node_t *v)
+{
+	const char *s = scalar(v);
+	char *r;
+
+	if (!s || is_null(v) || !*s) {
+		fail_at(st, v, "%s: expected a non-empty string", key);
+		return NULL;
+	}
+	r = strdup(s);
+	if (!r)
+		fail_at(st, v, "out of memory");
+	return r;
+}
+
+/* Reads a whole file (at most WEBCFG_MAX_FILE bytes), NUL-terminated. */
+static char *read_file(const char *path, size_t *len, char *why, size_t n)
+{
+	FILE *f = fopen(path, "re");
+	char *b = NULL;
+	size_t got = 0;
+
+	if (!f) {
+		snprintf(why, n, "cannot open %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	b = malloc(WEBCFG_MAX_FILE + 1);
+	if (b)
+		got = fread(b, 1, WEBCFG_MAX_FILE + 1, f);
+	if (!b || ferror(f) || got > WEBCFG_MAX_FILE) {
+		snprintf(why, n, "cannot read %s: %s", path,
+			 !b ? "out of memory" : got > WEBCFG_MAX_FILE
+			 ? "larger than 1 MiB" : strerror(errno));
+		free(b);
+		fclose(f);
+		return NULL;
+	}
+	fclose(f);
+	b[got] = '\0';
+	if (len)
+		*len = got;
+	return b;
+}
+
+/* A path value, taken from the directory of the config file if relative. */
+static char *path_value(struct wstate *st, const char *key,
+			const yaml_node_t *v)
+{
+	char *s = string_value(st, key, v), *r;
+
+	if (!s || s[0] == '/')
+		return s;
+	if (asprintf(&r, "%s/%s", st->dir, s) < 0) {
+		r = NULL;
+		fail_at(st, v, "out of memory");
+	}
+	free(s);
+	return r;
+}
+
+static const struct {
+	const char *name;
+	enum webcfg_client_auth v;
+} client_auth_names[] = {
+	{ "NoClientCert", WEBCFG_NO_CLIENT_CERT },
+	{ "RequestClientCert", WEBCFG_REQUEST_CLIENT_CERT },
+	{ "RequireAnyClientCert", WEBCFG_REQUIRE_ANY_CLIENT_CERT },
+	{ "VerifyClientCertIfGiven", WEBCFG_VERIFY_IF_GIVEN },
+	{ "RequireAndVerifyClientCert", WEBCFG_REQUIRE_AND_VERIFY },
+};
+
+/*
+ * min_version: GnuTLS priority strings.  Each allows the named version
+ * and every later one; Debian's GnuTLS may still refuse TLS 1.0/1.1 by
+ * its system policy, which wins.
+ */
+static const struct {
+	const char *name;
+	const char *prio;
+} versions[] = {
+	{ "TLS10", "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2:+VERS-TLS1.1:"
+		   "+VERS-TLS1.0" },
+	{ "TLS11", "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2:+VERS-TLS1.1" },
+	{ "TLS12", "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2" },
+	{ "TLS13", "NORMAL:-VERS-ALL:+VERS-TLS1.3" },
+};
+#define DEFAULT_PRIORITIES (versions[2].prio)
+
+/* exporter-toolkit keys uncored does not implement: refused by name. */
+static const char *const unsupported_tls[] = {
+	"cert", "key", "client_ca", "max_version", "cipher_suites",
+	"curve_preferences", "prefer_server_cipher_suites",
+	"client_allowed_sans", NULL,
+};
+static const char *const unsupported_top[] = {
+	"http_server_config", NULL,
+};
+
+static bool in_list(const char *const *l, const char *s)
+{
+	for (; *l; l++)
+		if (strcmp(*l, s) == 0)
+			return true;
+	return false;
+}
+
+/* Calls fn for each (key, value) of mapping m; refuses repeated keys. */
+typedef void pair_fn(struct wstate *st, const yaml_node_t *k,
+		     const char *key, const yaml_node_t *v);
+
+static void each_pair(struct wstate *st, const yaml_node_t *m,
+		      const char *what, pair_fn *fn)
+{
+	yaml_node_pair_t *p, *q;
+
+	if (is_null(m))
+		return;
+	if (m->type != YAML_MAPPING_NODE) {
+		fail_at(st, m, "%s: expected a mapping of keys", what);
+		return;
+	}
+	for (p = m->data.mapping.pairs.start;
+	     p < m->data.mapping.pairs.top && !st->failed; p++) {
+		yaml_node_t *k = yaml_document_get_node(st->doc, p->key);
+		yaml_node_t *v = yaml_document_get_node(st->doc, p->value);
+		const char *key = scalar(k);
+
+		if (!key) {
+			fail_at(st, k, "%s: keys must be strings", what);
+			return;
+		}
+		for (q = m->data.mapping.pairs.start; q < p; q++) {
+			const char *prev = scalar(yaml_document_get_node(
+						st->doc, q->key));
+
+			if (prev && strcmp(prev, key) == 0) {
+				fail_at(st, k, "%s: %s is given twice", what,
+					key);
+				return;
+			}
+		}
+		fn(st, k, key, v);
+	}
+}
+
+static void tls_pair(struct wstate *st, const yaml_node_t *k,
+		     const char *key, const yaml_node_t *v)
+{
+	struct webcfg *w = st->w;
+	const char *s;
+	size_t i;
+
+	if (strcmp(key, "cert_file") == 0) {
+		w->cert_file = path_value(st, key, v);
+	} else if (strcmp(key, "key_file") == 0) {
+		w->key_file = path_value(st, key, v);
+	} else if (strcmp(key, "client_ca_file") == 0) {
+		w->client_ca_file = path_value(st, key, v);
+	} else if (strcmp(key, "client_auth_type") == 0) {
+		s = scalar(v);
+		for (i = 0; s && i < sizeof(client_auth_names) /
+				      sizeof(client_auth_names[0]); i++)
+			if (strcmp(s, client_auth_names[i].name) == 0)
+				break;
+		if (!s || i == sizeof(client_auth_names) /
+			       sizeof(client_auth_names[0]))
+			fail_at(st, v, "client_auth_type: \"%s\" is not one of "
+				"NoClientCert, RequestClientCert, "
+				"RequireAnyClientCert, VerifyClientCertIfGiven, "
+				"RequireAndVerifyClientCert", s ? s : "");
+		else
+			w->client_auth = client_auth_names[i].v;
+	} else if (strcmp(key, "min_version") == 0) {
+		s = scalar(v);
+		for (i = 0; s && i < sizeof(versions) / sizeof(versions[0]); i++)
+			if (strcmp(s, versions[i].name) == 0)
+				break;
+		if (!s || i == sizeof(versions) / sizeof(versions[0]))
+			fail_at(st, v, "min_version: \"%s\" is not one of "
+				"TLS10, TLS11, TLS12, TLS13", s ? s : "");
+		else
+			w->priorities = versions[i].prio;
+	} else if (in_list(unsupported_tls, key)) {
+		fail_at(st, k, "tls_server_config: %s is not supported by "
+			"uncored (supported: cert_file, key_file, "
+			"client_auth_type, client_ca_file, min_version)", key);
+	} else {
+		fail_at(st, k, "tls_server_config: unknown key %s (known: "
+			"cert_file, key_file, client_auth_type, client_ca_file, "
+			"min_version)", key);
+	}
+}
+
+/* bcrypt: $2a$, $2b$ or $2y$, a two-digit cost 04..31, 53 characters. */
+static bool bcrypt_syntax(const char *h)
+{
+	static const char b64[] = "./ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				  "abcdefghijklmnopqrstuvwxyz0123456789";
+	int cost;
+
+	if (strlen(h) != 60 || h[0] != '$' || h[1] != '2' ||
+	    !strchr("aby", h[2]) || h[3] != '$' || h[6] != '$' ||
+	    h[4] < '0' || h[4] > '9' || h[5] < '0' || h[5] > '9')
+		return false;
+	cost = (h[4] - '0') * 10 + (h[5] - '0');
+	return cost >= 4 && cost <= 31 && strspn(h + 7, b64) == 53;
+}
+
+static void user_pair(struct wstate *st, const yaml_node_t *k,
+		      const char *key, const yaml_node_t *v)
+{
+	struct webcfg *w = st->w;
+	struct webcfg_user *u;
+	const char *h = scalar(v);
+
+	if (!*key || strchr(key, ':')) {
+		fail_at(st, k, "basic_auth_users: \"%s\" cannot be a user name "
+			"(empty, or contains ':')", key);
+		return;
+	}
+	if (!h || !bcrypt_syntax(h)) {
+		fail_at(st, v, "basic_auth_users: %s: expected a bcrypt hash "
+			"($2y$, $2b$ or $2a$, cost 04..31, 60 characters; "
+			"e.g. from htpasswd -nBC 10 %s)", key, key);
+		return;
+	}
+	u = realloc(w->users, (w->nusers + 1) * sizeof(*u));
+	if (!u) {
+		fail_at(st, v, "out of memory");
+		return;
+	}
+	w->users = u;
+	u[w->nusers].name = strdup(key);
+	u[w->nusers].hash = strdup(h);
+	w->nusers++;
+	if (!u[w->nusers - 1].name || !u[w->nusers - 1].hash)
+		fail_at(st, v, "out of memory");
+}
+
+static void top_pair(struct wstate *st, const yaml_node_t *k,
+		     const char *key, const yaml_node_t *v)
+{
+	if (strcmp(key, "tls_server_config") == 0) {
+		st->w->tls = !is_null(v);
+		each_pair(st, v, key, tls_pair);
+	} else if (strcmp(key, "basic_auth_users") == 0) {
+		each_pair(st, v, key, user_pair);
+	} else if (in_list(unsupported_top, key)) {
+		fail_at(st, k, "%s is not supported by uncored (supported: "
+			"tls_server_config, basic_auth_users)", key);
+	} else {
+		fail_at(st, k, "unknown key %s (known: tls_server_config, "
+			"basic_auth_users)", key);
+	}
+}
+
+/*
+ * The key node `key` of mapping m (value: false) or its value node (value:
+ * true), for errors about it; m itself if there is no such key.
+ */
+static const yaml_node_t *find_key(struct wstate *st, const yaml_node_t *m,
+				   const char *key, bool value)
+{
+	yaml_node_pair_t *p;
+
+	if (!m || m->type != YAML_MAPPING_NODE)
+		return m;
+	for (p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top;
+	     p++) {
+		yaml_node_t *k = yaml_document_get_node(st->doc, p->key);
+
+		if (scalar(k) && strcmp(scalar(k), key) == 0)
+			return value ? yaml_document_get_node(st->doc, p->value)
+				     : k;
+	}
+	return m;
+}
+
+#define key_node(st, m, key) find_key(st, m, key, false)
+
+/* Reads the file named by key of the tls section into *pem. */
+static void read_pem(struct wstate *st, const yaml_node_t *sect,
+		     const char *key, const char *path, char **pem,
+		     size_t *len)
+{
+	char why[PATH_MAX + 64];
+
+	if (st->failed || !path)
+		return;
+	*pem = read_file(path, len, why, sizeof(why));
+	if (!*pem)
+		fail_at(st, key_node(st, sect, key), "tls_server_config: %s",
+			why);
+}
+
+/* Reads and checks the TLS files; errors point at the tls section. */
+static void load_tls(struct wstate *st, const yaml_node_t *sect)
+{
+	struct webcfg *w = st->w;
+	gnutls_certificate_credentials_t cred = NULL;
+	gnutls_datum_t c, k;
+	size_t clen = 0, klen = 0, alen = 0;
+	int rc;
+
+	if (!w->cert_file || !w->key_file) {
+		fail_at(st, sect, "tls_server_config: cert_file and key_file "
+			"are both required");
+		return;
+	}
+	if (w->client_ca_file && w->client_auth == WEBCFG_NO_CLIENT_CERT) {
+		fail_at(st, key_node(st, sect, "client_ca_file"),
+			"tls_server_config: client_ca_file is set but "
+			"client_auth_type is NoClientCert (set it, e.g. to "
+			"RequireAndVerifyClientCert)");
+		return;
+	}
+	if (!w->client_ca_file && w->client_auth != WEBCFG_NO_CLIENT_CERT) {
+		/* libmicrohttpd asks for a client certificate only when it
+		   has CAs to offer, so even "any certificate" needs them. */
+		fail_at(st, key_node(st, sect, "client_auth_type"),
+			"tls_server_config: client_auth_type %s needs "
+			"client_ca_file", client_auth_names[w->client_auth].name);
+		return;
+	}
+	read_pem(st, sect, "cert_file", w->cert_file, &w->cert_pem, &clen);
+	read_pem(st, sect, "key_file", w->key_file, &w->key_pem, &klen);
+	read_pem(st, sect, "client_ca_file", w->client_ca_file, &w->ca_pem,
+		 &alen);
+	if (st->failed)
+		return;
+	if (gnutls_certificate_allocate_credentials(&cred) < 0) {
+		fail_at(st, sect, "out of memory");
+		return;
+	}
+	c.data = (unsigned char *)w->cert_pem;
+	c.size = (unsigned)clen;
+	k.data = (unsigned char *)w->key_pem;
+	k.size = (unsigned)klen;
+	rc = gnutls_certificate_set_x509_key_mem2(cred, &c, &k,
+						  GNUTLS_X509_FMT_PEM, NULL, 0);
+	if (rc < 0)
+		fail_at(st, key_node(st, sect, "key_file"), "tls_server_config: "
+			"cannot use cert_file %s with key_file %s: %s (both must "
+			"be PEM, the key unencrypted and matching the "
+			"certificate)", w->cert_file, w->key_file,
+			gnutls_strerror(rc));
+	if (!st->failed && w->ca_pem) {
+		c.data = (unsigned char *)w->ca_pem;
+		c.size = (unsigned)alen;
+		rc = gnutls_certificate_set_x509_trust_mem(cred, &c,
+							   GNUTLS_X509_FMT_PEM);
+		if (rc <= 0)
+			fail_at(st, key_node(st, sect, "client_ca_file"),
+				"tls_server_config: client_ca_file %s: %s",
+				w->client_ca_file, rc < 0 ? gnutls_strerror(rc)
+				: "no PEM certificate in it");
+	}
+	gnutls_certificate_free_credentials(cred);
+}
+
+int webcfg_load(struct webcfg *w, const char *path, char *err, size_t errlen)
+{
+	struct wstate st = { .w = w, .err = err, .errlen = errlen };
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	yaml_node_t *root;
+	const char *slash;
+	char why[PATH_MAX + 64];
+	char *text;
+	size_t len;
+
+	memset(w, 0, sizeof(*w));
+	w->priorities = DEFAULT_PRIORITIES;
+	w->path = strdup(path);
+	slash = strrchr(path, '/');
+	st.dir = slash ? strndup(path, slash == path ? 1
+					: (size_t)(slash - path))
+		       : strdup(".");
+	if (!w->path || !st.dir) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		goto fail;
+	}
+	text = read_file(path, &len, why, sizeof(why));
+	if (!text) {
+		snprintf(err, errlen, "web config: %s", why);
+		goto fail;
+	}
+	yaml_parser_initialize(&parser);
+	yaml_parser_set_input_string(&parser, (unsigned char *)text, len);
+	if (!yaml_parser_load(&parser, &doc)) {
+		snprintf(err, errlen, "%s:%lu: YAML syntax error: %s%s%s", path,
+			 (unsigned long)parser.problem_mark.line + 1,
+			 parser.problem ? parser.problem : "unknown",
+			 parser.context ? " " : "",
+			 parser.context ? parser.context : "");
+		yaml_parser_delete(&parser);
+		free(text);
+		goto fail;
+	}
+	st.doc = &doc;
+	root = yaml_document_get_root_node(&doc);
+	if (root) {		/* an empty file: no TLS, no users */
+		const yaml_node_t *tls = find_key(&st, root,
+						  "tls_server_config", true);
+
+		each_pair(&st, root, "web config", top_pair);
+		if (!st.failed && w->tls)
+			load_tls(&st, tls);
+	}
+	yaml_document_delete(&doc);
+	yaml_parser_delete(&parser);
+	free(text);
+	if (st.failed)
+		goto fail;
+	if (w->nusers) {
+		w->cache = calloc(1, sizeof(*w->cache));
+		if (!w->cache) {
+			snprintf(err, errlen, "%s: out of memory", path);
+			goto fail;
+		}
+		pthread_mutex_init(&w->cache->lock, NULL);
+		pthread_mutex_init(&w->cache->crypt_lock, NULL);
+	}
+	free(st.dir);
+	return 0;
+fail:
+	free(st.dir);
+	webcfg_free(w);
+	return -1;
+}
+
+static void free_secret(char *s)
+{
+	if (s) {
+		explicit_bzero(s, strlen(s));
+		free(s);
+	}
+}
+
+void webcfg_free(struct webcfg *w)
+{
+	unsigned i;
+
+	free(w->path);
+	free(w->cert_file);
+	free(w->key_file);
+	free(w->client_ca_file);
+	free(w->cert_pem);
+	free_secret(w->key_pem);
+	free(w->ca_pem);
+	for (i = 0; i < w->nusers; i++) {
+		free(w->users[i].name);
+		free(w->users[i].hash);
+	}
+	free(w->users);
+	if (w->cache) {
+		pthread_mutex_destroy(&w->cache->lock);
+		pthread_mutex_destroy(&w->cache->crypt_lock);
+		explicit_bzero(w->cache, sizeof(*w->cache));
+	}
+	free(w->cache);
+	memset(w, 0, sizeof(*w));
+}
+
+static bool same_str(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+bool webcfg_same(const struct webcfg *a, const struct webcfg *b)
+{
+	unsigned i;
+
+	if (a->tls != b->tls || a->client_auth != b->client_auth ||
+	    a->priorities != b->priorities || a->nusers != b->nusers ||
+	    !same_str(a->cert_pem, b->cert_pem) ||
+	    !same_str(a->key_pem, b->key_pem) ||
+	    !same_str(a->ca_pem, b->ca_pem))
+		return false;
+	for (i = 0; i < a->nusers; i++)
+		if (strcmp(a->users[i].name, b->users[i].name) != 0 ||
+		    strcmp(a->users[i].hash, b->users[i].hash) != 0)
+			return false;
+	return true;
+}
+
+void webcfg_describe(const struct webcfg *w, char *out, size_t outlen)
+{
+	const char *v = "TLS12";
+	size_t i;
+
+	for (i = 0; i < sizeof(versions) / sizeof(versions[0]); i++)
+		if (w->priorities == versions[i].prio)
+			v = versions[i].name;
+	if (w->tls)
+		snprintf(out, outlen, "TLS (min_version %s, client_auth_type "
+			 "%s), %u basic-auth user%s", v,
+			 client_auth_names[w->client_auth].name, w->nusers,
+			 w->nusers == 1 ? "" : "s");
+	else
+		snprintf(out, outlen, "no TLS, %u basic-auth user%s",
+			 w->nusers, w->nusers == 1 ? "" : "s");
+}
+
+/* Equal in time that depends on the lengths only, not on the contents. */
+static bool ct_equal(const void *a, size_t alen, const void *b, size_t blen)
+{
+	const unsigned char *x = a, *y = b;
+	unsigned char d = alen != blen;
+	size_t i, n = alen < blen ? alen : blen;
+
+	for (i = 0; i < n; i++)
+		d |= x[i] ^ y[i];
+	return d == 0;
+}
+
+/*
+ * The user entry for user (NULL if unknown) and the hash to check a
+ * password against: an unknown user is hashed against a real user's salt
+ * and cost, so the time taken does not tell which names exist.  Writes
+ * the cache key, SHA-256(user, password, hash), to dg.  Returns the hash,
+ * or NULL if the digest could not be made.
+ */
+static const char *lookup(const struct webcfg *w, const char *user,
+			  const char *pass, const struct webcfg_user **u,
+			  unsigned char dg[WEBCFG_DIGEST_LEN])
+{
+	gnutls_hash_hd_t h;
+	const char *hash;
+	unsigned i;
+
+	*u = NULL;
+	for (i = 0; i < w->nusers; i++)
+		if (strcmp(w->users[i].name, user) == 0)
+			*u = &w->users[i];
+	hash = *u ? (*u)->hash : w->users[0].hash;
+	if (gnutls_hash_init(&h, GNUTLS_DIG_SHA256) < 0)
+		return NULL;
+	gnutls_hash(h, user, strlen(user) + 1);
+	gnutls_hash(h, pass, strlen(pass) + 1);
+	gnutls_hash(h, hash, strlen(hash));
+	gnutls_hash_deinit(h, dg);
+	return hash;
+}
+
+/* The cached verdict for dg: 1 accepted, 0 refused, -1 not cached. */
+static int cached(struct webcfg_cache *c, const unsigned char *dg)
+{
+	int v = -1;
+	unsigned i;
+
+	pthread_mutex_lock(&c->lock);
+	for (i = 0; i < WEBCFG_CACHE_SIZE; i++)
+		if (c->e[i].used && ct_equal(c->e[i].digest, WEBCFG_DIGEST_LEN,
+					     dg, WEBCFG_DIGEST_LEN))
+			v = c->e[i].ok;
+	pthread_mutex_unlock(&c->lock);
+	return v;
+}
+
+int webcfg_auth_cached(struct webcfg *w, const char *user, const char *pass)
+{
+	const struct webcfg_user *u;
+	unsigned char dg[WEBCFG_DIGEST_LEN];
+	int v;
+
+	if (!user || !pass || !w->cache || w->nusers == 0)
+		return 0;
+	if (!lookup(w, user, pass, &u, dg))
+		return 0;
+	v = cached(w->cache, dg);
+	return v == 1 && !u ? 0 : v;
+}
+
+bool webcfg_auth(struct webcfg *w, const char *user, const char *pass)
+{
+	struct webcfg_cache *c = w->cache;
+	const struct webcfg_user *u;
+	unsigned char dg[WEBCFG_DIGEST_LEN];
+	const char *hash, *out;
+	bool ok;
+	int v;
+
+	if (!user || !pass || !c || w->nusers == 0)
+		return false;
+	hash = lookup(w, user, pass, &u, dg);
+	if (!hash)
+		return false;
+	v = cached(c, dg);
+	if (v >= 0)
+		return v == 1 && u;
+	pthread_mutex_lock(&c->crypt_lock);
+	out = crypt_rn(pass, hash, &c->cd, (int)sizeof(c->cd));
+	ok = out && u && ct_equal(out, strlen(out), hash, strlen(hash));
+	explicit_bzero(&c->cd, sizeof(c->cd));
+	pthread_mutex_unlock(&c->crypt_lock);
+	pthread_mutex_lock(&c->lock);
+	memcpy(c->e[c->next].digest, dg, sizeof(dg));
+	c->e[c->next].used = true;
+	c->e[c->next].ok = ok;
+	c->next = (c->next + 1) % WEBCFG_CACHE_SIZE;
+	pthread_mutex_unlock(&c->lock);
+	return ok;
+}

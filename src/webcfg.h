@@ -1,0 +1,94 @@
+/*
+ * webcfg.h - TLS and basic auth for the TCP listeners, configured with the
+ * Prometheus exporters' web configuration file (--web-config FILE, [http]
+ * web_config; the format of node_exporter's --web.config.file).
+ *
+ *   tls_server_config:
+ *     cert_file: server.crt        # PEM; relative paths are taken from
+ *     key_file: server.key         #   the directory of this file
+ *     client_auth_type: RequireAndVerifyClientCert
+ *     client_ca_file: clients.crt
+ *     min_version: TLS12           # TLS10, TLS11, TLS12 (default), TLS13
+ *   basic_auth_users:
+ *     prometheus: $2y$10$...       # bcrypt hash
+ *
+ * The YAML is parsed with libyaml; every unknown key, wrong type or bad
+ * value is an error "FILE:LINE: ...".  The certificate, key and CA files
+ * are read into memory and checked (the key must match the certificate)
+ * when the file is loaded, so a daemon that later drops root never needs
+ * to open them again.  Nothing here starts a server: http.c applies the
+ * result, and webcfg_auth() checks one set of credentials.
+ */
+#ifndef UNCORED_WEBCFG_H
+#define UNCORED_WEBCFG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* tls_server_config.client_auth_type, Go's crypto/tls names. */
+enum webcfg_client_auth {
+	WEBCFG_NO_CLIENT_CERT,		/* NoClientCert (default) */
+	WEBCFG_REQUEST_CLIENT_CERT,	/* RequestClientCert */
+	WEBCFG_REQUIRE_ANY_CLIENT_CERT,	/* RequireAnyClientCert */
+	WEBCFG_VERIFY_IF_GIVEN,		/* VerifyClientCertIfGiven */
+	WEBCFG_REQUIRE_AND_VERIFY,	/* RequireAndVerifyClientCert */
+};
+
+struct webcfg_user {
+	char *name;
+	char *hash;			/* "$2y$10$..." as written */
+};
+
+struct webcfg {
+	char *path;			/* the file, as given */
+	bool tls;			/* tls_server_config present */
+	char *cert_file, *key_file, *client_ca_file;	/* resolved paths */
+	char *cert_pem, *key_pem, *ca_pem;	/* contents; ca_pem may be NULL */
+	enum webcfg_client_auth client_auth;
+	const char *priorities;		/* GnuTLS priority string (static) */
+	struct webcfg_user *users;	/* basic_auth_users, in file order */
+	unsigned nusers;
+	struct webcfg_cache *cache;	/* recent webcfg_auth() verdicts */
+};
+
+/*
+ * Loads and checks the file at path into *w (which must own nothing).
+ * Returns 0, or -1 with "PATH:LINE: what is wrong (what is accepted)" or
+ * "PATH: cannot open: REASON" in err; *w then owns nothing.  Reads the
+ * TLS files named in it, so call it while they are readable (as root).
+ */
+int webcfg_load(struct webcfg *w, const char *path, char *err, size_t errlen);
+
+/* Frees what *w owns and zeroes it; a zeroed struct is a no-op. */
+void webcfg_free(struct webcfg *w);
+
+/*
+ * True when a and b configure the same TLS settings, files (by content)
+ * and users: what a SIGHUP compares to tell whether a change was made.
+ */
+bool webcfg_same(const struct webcfg *a, const struct webcfg *b);
+
+/* One line for logs: "TLS (TLS12+, client certificates: ...), 2 users". */
+void webcfg_describe(const struct webcfg *w, char *out, size_t outlen);
+
+/*
+ * Checks a user name and password against basic_auth_users.  Returns true
+ * when they match.  The comparison of the bcrypt output runs in constant
+ * time, an unknown user costs one bcrypt like a known one, and recent
+ * verdicts are remembered by a SHA-256 digest of (user, password, hash)
+ * so that a scraper presenting the same credentials every few seconds
+ * pays one bcrypt, not one per scrape.  A bcrypt takes tens of
+ * milliseconds (the caller bounds how often it pays one: see
+ * webcfg_auth_cached()).  Thread-safe (bcrypts run one at a time).  user
+ * or pass NULL: false.
+ */
+bool webcfg_auth(struct webcfg *w, const char *user, const char *pass);
+
+/*
+ * The cheap part of webcfg_auth(): 1 if these credentials were accepted
+ * recently, 0 if refused (or user/pass NULL), -1 if only a bcrypt can
+ * tell.  Thread-safe; one SHA-256 and a table lookup.
+ */
+int webcfg_auth_cached(struct webcfg *w, const char *user, const char *pass);
+
+#endif

@@ -1,0 +1,259 @@
+/*
+ * test_webcfg.c - the exporters' web config parser and basic-auth check
+ * (src/webcfg.c): a file with users loads; every malformed file in a table
+ * is refused with the exact "file:line:" and the right words; a relative
+ * path is taken from the file's directory; webcfg_auth() accepts the right
+ * password only, for known users only, and a repeated check is served from
+ * the cache (timed: one bcrypt at cost 10 against one cached check, the
+ * figures doc/performance.md quotes).  TLS files are checked by the
+ * scenario test web_tls.sh, which makes certificates with openssl.
+ */
+#include "config.h"
+
+#include <crypt.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "webcfg.h"
+#include "tests/tap.h"
+
+static char tmpdir[PATH_MAX];
+
+static const char *write_file(const char *name, const char *text)
+{
+	static char path[PATH_MAX + 64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+	f = fopen(path, "w");
+	if (!f || fputs(text, f) < 0 || fclose(f) != 0) {
+		printf("Bail out! %s: %s\n", path, strerror(errno));
+		exit(1);
+	}
+	return path;
+}
+
+/* A bcrypt hash of pw at the given cost, made by libxcrypt. */
+static char *bcrypt(const char *pw, unsigned long cost)
+{
+	char salt[CRYPT_GENSALT_OUTPUT_SIZE];
+	struct crypt_data cd;
+	const char *h;
+
+	memset(&cd, 0, sizeof(cd));
+	if (!crypt_gensalt_rn("$2y$", cost, NULL, 0, salt, sizeof(salt)) ||
+	    !(h = crypt_rn(pw, salt, &cd, (int)sizeof(cd)))) {
+		printf("Bail out! crypt_gensalt/crypt_rn: %s\n",
+		       strerror(errno));
+		exit(1);
+	}
+	return strdup(h);
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static void test_users(void)
+{
+	char *h1 = bcrypt("s3cret", 10), *h2 = bcrypt("other", 4);
+	char text[512], err[512];
+	struct webcfg w;
+	double t0, t1, t2;
+	const char *path;
+
+	snprintf(text, sizeof(text),
+		 "# basic auth only\nbasic_auth_users:\n  prom: %s\n"
+		 "  \"second\": '%s'\n", h1, h2);
+	path = write_file("users.yml", text);
+	is_int(webcfg_load(&w, path, err, sizeof(err)), 0, "users file loads");
+	is_int(w.nusers, 2, "two users");
+	ok(!w.tls, "no TLS without tls_server_config");
+	is_str(w.users[0].name, "prom", "first user");
+	is_str(w.users[1].hash, h2, "quoted hash kept as written");
+
+	is_int(webcfg_auth_cached(&w, "prom", "s3cret"), -1,
+	       "not cached yet: only bcrypt can tell");
+	t0 = now_ms();
+	ok(webcfg_auth(&w, "prom", "s3cret"), "right password accepted");
+	t1 = now_ms();
+	ok(webcfg_auth(&w, "prom", "s3cret"), "accepted again (cached)");
+	t2 = now_ms();
+	printf("# one bcrypt check at cost 10: %.1f ms; a cached check: "
+	       "%.3f ms\n", t1 - t0, t2 - t1);
+	ok(t2 - t1 < (t1 - t0) / 4, "the cached check is much cheaper than "
+	   "bcrypt");
+	is_int(webcfg_auth_cached(&w, "prom", "s3cret"), 1, "cached: accepted");
+	ok(!webcfg_auth(&w, "prom", "s3cre"), "wrong password refused");
+	is_int(webcfg_auth_cached(&w, "prom", "s3cre"), 0, "cached: refused");
+	is_int(webcfg_auth_cached(&w, "prom", "other"), -1,
+	       "another password is not cached");
+	is_int(webcfg_auth_cached(&w, NULL, "x"), 0, "no user: refused");
+	ok(!webcfg_auth(&w, "prom", "s3cret "), "longer password refused");
+	ok(!webcfg_auth(&w, "prom", "s3cre"), "wrong password refused again "
+	   "(cached failure)");
+	ok(!webcfg_auth(&w, "nobody", "s3cret"), "unknown user refused");
+	ok(!webcfg_auth(&w, "second", "s3cret"), "another user's password "
+	   "refused");
+	ok(webcfg_auth(&w, "second", "other"), "second user accepted");
+	ok(!webcfg_auth(&w, NULL, NULL), "no credentials refused");
+	ok(!webcfg_auth(&w, "prom", ""), "empty password refused");
+	webcfg_free(&w);
+	webcfg_free(&w);
+	ok(w.path == NULL && w.users == NULL, "free zeroes, twice is safe");
+	free(h1);
+	free(h2);
+}
+
+static void test_empty(void)
+{
+	char err[512];
+	struct webcfg w;
+
+	is_int(webcfg_load(&w, write_file("empty.yml", "# nothing\n"), err,
+			   sizeof(err)), 0, "an empty file loads");
+	ok(!w.tls && w.nusers == 0, "empty: no TLS, no users");
+	ok(!webcfg_auth(&w, "a", "b"), "no users: nobody authenticates");
+	webcfg_free(&w);
+}
+
+static void test_errors(void)
+{
+	static const char hash[] =
+		"$2y$10$QOauhQNbBCuQDKes6eFzPeMqBSjb7Mr5DUmpZ/VcEd00UAV/LDeSi";
+	static const struct {
+		const char *text;
+		const char *want;	/* after "bad.yml:" */
+	} t[] = {
+		{ "tls_server_config:\n  cert_file: a\n  keyfile: b\n",
+		  "3: tls_server_config: unknown key keyfile (known: cert_file, "
+		  "key_file, client_auth_type, client_ca_file, min_version)" },
+		{ "basic_auth_user:\n  a: b\n",
+		  "1: unknown key basic_auth_user (known: tls_server_config, "
+		  "basic_auth_users)" },
+		{ "\nhttp_server_config:\n  http2: false\n",
+		  "2: http_server_config is not supported by uncored" },
+		{ "tls_server_config:\n  cert_file: a\n  key_file: b\n"
+		  "  cipher_suites: [TLS_AES_128_GCM_SHA256]\n",
+		  "4: tls_server_config: cipher_suites is not supported" },
+		{ "tls_server_config:\n  cert_file: a\n  key_file: b\n"
+		  "  client_auth_type: RequireClientCert\n",
+		  "4: client_auth_type: \"RequireClientCert\" is not one of "
+		  "NoClientCert, RequestClientCert" },
+		{ "tls_server_config:\n  cert_file: a\n  key_file: b\n"
+		  "  min_version: TLS1.2\n",
+		  "4: min_version: \"TLS1.2\" is not one of TLS10, TLS11, TLS12, "
+		  "TLS13" },
+		{ "tls_server_config:\n  cert_file: a\n",
+		  "2: tls_server_config: cert_file and key_file are both "
+		  "required" },
+		{ "tls_server_config:\n  cert_file: a\n  key_file: b\n"
+		  "  client_ca_file: c\n",
+		  "4: tls_server_config: client_ca_file is set but "
+		  "client_auth_type is NoClientCert" },
+		{ "tls_server_config:\n  cert_file: a\n  key_file: b\n"
+		  "  client_auth_type: RequireAndVerifyClientCert\n",
+		  "4: tls_server_config: client_auth_type "
+		  "RequireAndVerifyClientCert needs client_ca_file" },
+		{ "tls_server_config:\n  cert_file: /nonexistent/a.crt\n"
+		  "  key_file: b\n",
+		  "2: tls_server_config: cannot open /nonexistent/a.crt: No such "
+		  "file or directory" },
+		{ "tls_server_config:\n  cert_file: ''\n  key_file: b\n",
+		  "2: cert_file: expected a non-empty string" },
+		{ "basic_auth_users:\n  prom: secret\n",
+		  "2: basic_auth_users: prom: expected a bcrypt hash" },
+		{ "basic_auth_users:\n  prom: $1$abc$def\n",
+		  "2: basic_auth_users: prom: expected a bcrypt hash" },
+		{ "basic_auth_users:\n  prom: $2y$03$QOauhQNbBCuQDKes6eFzPeMqBSj"
+		  "b7Mr5DUmpZ/VcEd00UAV/LDeSi\n",
+		  "2: basic_auth_users: prom: expected a bcrypt hash" },
+		{ "basic_auth_users:\n  a:b: x\n",
+		  "2: basic_auth_users: \"a:b\" cannot be a user name" },
+		{ "basic_auth_users:\n  - prom\n",
+		  "2: basic_auth_users: expected a mapping of keys" },
+		{ "basic_auth_users: [\n", "2: YAML syntax error" },
+		{ "tls_server_config:\n\tcert_file: a\n", "2: YAML syntax error" },
+		{ "- a\n- b\n", "1: web config: expected a mapping of keys" },
+	};
+	char err[512], want[600], text[256];
+	struct webcfg w;
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		const char *path = write_file("bad.yml", t[i].text);
+
+		snprintf(want, sizeof(want), "%s:%s", path, t[i].want);
+		err[0] = '\0';
+		is_int(webcfg_load(&w, path, err, sizeof(err)), -1,
+		       "bad file %zu refused", i);
+		if (!ok(strncmp(err, want, strlen(want)) == 0,
+			"bad file %zu: message", i))
+			printf("#   got  \"%s\"\n#   want \"%s...\"\n", err, want);
+		ok(w.path == NULL && w.users == NULL, "bad file %zu: nothing "
+		   "owned", i);
+	}
+	/* A repeated key, on the line of its second occurrence. */
+	snprintf(text, sizeof(text), "basic_auth_users:\n  a: %s\n  b: %s\n"
+		 "  a: %s\n", hash, hash, hash);
+	{
+		const char *path = write_file("bad.yml", text);
+
+		snprintf(want, sizeof(want), "%s:4: basic_auth_users: a is "
+			 "given twice", path);
+		is_int(webcfg_load(&w, path, err, sizeof(err)), -1,
+		       "repeated user refused");
+	}
+	like(err, want, "repeated user: message and line");
+	is_int(webcfg_load(&w, "/nonexistent/web.yml", err, sizeof(err)), -1,
+	       "missing file refused");
+	is_str(err, "web config: cannot open /nonexistent/web.yml: No such "
+	       "file or directory", "missing file: message");
+}
+
+/* cert_file relative to the directory of the file, not the cwd. */
+static void test_relative(void)
+{
+	char err[512], want[PATH_MAX + 32];
+	struct webcfg w;
+
+	snprintf(want, sizeof(want), "cannot open %s/certs/s.crt", tmpdir);
+	is_int(webcfg_load(&w, write_file("rel.yml", "tls_server_config:\n"
+					  "  cert_file: certs/s.crt\n"
+					  "  key_file: certs/s.key\n"),
+			   err, sizeof(err)), -1, "relative path: loads, then "
+	       "fails to open");
+	like(err, want, "relative cert_file taken from the file's directory");
+}
+
+int main(void)
+{
+	const char *t = getenv("TMPDIR");
+
+	snprintf(tmpdir, sizeof(tmpdir), "%s/test_webcfg.XXXXXX",
+		 t && *t ? t : "/tmp");
+	if (!mkdtemp(tmpdir)) {
+		printf("Bail out! mkdtemp: %s\n", strerror(errno));
+		return 1;
+	}
+	test_users();
+	test_empty();
+	test_errors();
+	test_relative();
+	{
+		char cmd[PATH_MAX + 16];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+		if (system(cmd) != 0)
+			printf("# could not remove %s\n", tmpdir);
+	}
+	return tap_done();
+}
