@@ -241,15 +241,21 @@ int pmu_reset_boxes(struct pmu *p)
 	return first;
 }
 
-int pmu_check_controls(struct pmu *p, char *msg, size_t len)
+int pmu_check_controls(struct pmu *p, char *msg, size_t len,
+		       unsigned *unread)
 {
-	int bad = 0, r;
+	int bad = 0;
 	uint64_t v;
 
 	msg[0] = '\0';
+	*unread = 0;
 	for (unsigned w = 0; w < p->nwritten; w++) {
-		if ((r = hw_read(p->hw, &p->written[w], &v)) < 0)
-			return r;
+		/* one unreadable register must not hide the others */
+		p->written_unread[w] = hw_read(p->hw, &p->written[w], &v) < 0;
+		if (p->written_unread[w]) {
+			(*unread)++;
+			continue;
+		}
 		if (v != p->written_val[w]) {
 			note(msg, len, &p->written[w], v);
 			bad++;

@@ -58,6 +58,15 @@ struct sampler {
 	unsigned nrd, caprd;
 	struct pmu_slot *want;		/* slots to program */
 	unsigned nwant, capwant;
+	/* unit instances (bit inst) whose control or filter registers the
+	 * last check could not read back: their series are not trusted
+	 * until a check reads them again */
+	uint32_t unverified[PLAT_MAX_SOCKETS][PLAT_MAX_UNITS];
+	/* this tick: deltas above what the counter can count (a reset or a
+	 * write by another agent), the first one described */
+	unsigned jumps;
+	char jump_what[200];
+	struct log_limit lim_read, lim_unread, lim_global, lim_jump;
 };
 
 static uint64_t now_ns(clockid_t c)
@@ -173,10 +182,10 @@ oom:
 }
 
 /* Highest rate (events/s) a series' counter can see. */
-static double series_max_rate(const struct program *p,
+static double series_max_rate(const struct platform *pl,
 			      const struct pmu_slot *s)
 {
-	const struct unit_type *u = p->plat->units[s->unit];
+	const struct unit_type *u = pl->units[s->unit];
 
 	if (s->freerun)
 		return u->freerun[s->idx].max_rate;
@@ -188,7 +197,7 @@ unsigned program_max_interval_ms(const struct program *p)
 	double best = 3600.0;
 
 	for (unsigned i = 0; i < p->ns; i++) {
-		double r = series_max_rate(p, &p->slot[i]);
+		double r = series_max_rate(p->plat, &p->slot[i]);
 		double wrap;
 
 		if (r <= 0)
@@ -447,6 +456,47 @@ static void take_pending(struct sampler *s)
 }
 
 /* Interference: something else wrote our registers. */
+/*
+ * After a check of the control registers: the unit instances whose
+ * programmed control or filter registers could not be read back (each
+ * register is matched to the slots programmed last, which name the
+ * instance).  Their series are marked invalid until a check reads them.
+ */
+static void mark_unverified(struct sampler *s, unsigned unread)
+{
+	const struct pmu *pmu = s->pmu;
+
+	memset(s->unverified, 0, sizeof(s->unverified));
+	if (!unread)
+		return;
+	for (unsigned w = 0; w < pmu->nwritten; w++) {
+		if (!pmu->written_unread[w])
+			continue;
+		for (unsigned i = 0; i < s->nwant; i++) {
+			const struct pmu_slot *sl = &s->want[i];
+
+			if (memcmp(&sl->ctl, &pmu->written[w], sizeof(sl->ctl)))
+				continue;
+			if (sl->socket < PLAT_MAX_SOCKETS && sl->unit >= 0 &&
+			    sl->unit < PLAT_MAX_UNITS && sl->inst < 32)
+				s->unverified[sl->socket][sl->unit] |=
+					1u << sl->inst;
+		}
+	}
+	log_warnx_limited(&s->lim_unread, "interference check: %u control "
+			  "register%s cannot be read back (%s); the series of "
+			  "%s unit%s are marked invalid until they can", unread,
+			  unread == 1 ? "" : "s", hw_last_error(),
+			  unread == 1 ? "its" : "their", unread == 1 ? "" : "s");
+}
+
+static bool unverified(const struct sampler *s, const struct pmu_slot *sl)
+{
+	return !sl->freerun && sl->socket < PLAT_MAX_SOCKETS && sl->unit >= 0 &&
+	       sl->unit < PLAT_MAX_UNITS && sl->inst < 32 &&
+	       (s->unverified[sl->socket][sl->unit] >> sl->inst & 1);
+}
+
 static bool check_interference(struct sampler *s, struct program *p)
 {
 	struct pmu *pmu = s->pmu;
@@ -464,18 +514,22 @@ static bool check_interference(struct sampler *s, struct program *p)
 				  sock, seen, p->plat->global_enable);
 			hit = true;
 		} else if (r < 0) {
-			log_warnx("cannot read the global control of socket "
-				  "%u: %s", sock, hw_last_error());
+			log_warnx_limited(&s->lim_global, "cannot read the global "
+					  "control of socket %u: %s", sock,
+					  hw_last_error());
 		}
 	}
 	if (s->cfg.check_every && s->tick_no % s->cfg.check_every == 0) {
-		r = pmu_check_controls(pmu, msg, sizeof(msg));
+		unsigned unread;
+
+		r = pmu_check_controls(pmu, msg, sizeof(msg), &unread);
 		if (r > 0) {
 			log_warnx("interference: %d control register%s "
 				  "changed behind our back: %s", r,
 				  r == 1 ? "" : "s", msg);
 			hit = true;
 		}
+		mark_unverified(s, unread);
 	}
 	return hit;
 }
@@ -630,9 +684,35 @@ static int read_once(struct sampler *s, const struct pmu_slot *sl, uint64_t *v)
 	r->v = 0;
 	r->err = pmu_read(s->pmu, sl, &r->v);
 	if (r->err < 0)
-		log_warnx("%s", hw_last_error());
+		log_warnx_limited(&s->lim_read, "%s", hw_last_error());
 	*v = r->v;
 	return r->err;
+}
+
+/*
+ * Could the counter of sl have counted delta in ns nanoseconds?  The
+ * bound is the unit's (or free-running counter's) maximum rate from the
+ * platform tables - the largest increment per cycle at the highest clock
+ * - over twice the interval plus 100 ms (the reads of one tick are not
+ * simultaneous, and a loaded machine delays them).  A counter reset to
+ * 0 by another agent reads as a delta near 2^width, far above it.  If
+ * not, the jump is counted for this tick and described once.
+ */
+static bool plausible(struct sampler *s, const struct pmu_slot *sl,
+		      uint64_t delta, uint64_t ns)
+{
+	double rate = series_max_rate(s->pmu->plat, sl);
+	double bound = rate * ((double)ns * 2 + 100e6) / 1e9;
+
+	if (rate <= 0 || (double)delta <= bound)
+		return true;
+	if (!s->jumps++)
+		snprintf(s->jump_what, sizeof(s->jump_what), "%s %u on socket "
+			 "%u counter %u advanced by %" PRIu64 " in %.3f s, more "
+			 "than its maximum rate (%.3g/s) allows",
+			 s->pmu->plat->units[sl->unit]->name, sl->inst,
+			 sl->socket, sl->idx, delta, (double)ns / 1e9, rate);
+	return false;
 }
 
 /*
@@ -657,9 +737,14 @@ static int64_t account(struct sampler *s, struct gseries *gs,
 		gs->have_last = 1;
 		return -1;
 	}
+	delta = (raw - gs->last_raw) & width_mask(sl->width);
+	if (!plausible(s, sl, delta, since_ns > run_ns ? since_ns : run_ns)) {
+		/* a reset or a write by another agent, not a wrap: no data */
+		gs->last_raw = raw;
+		return -1;
+	}
 	if (raw < gs->last_raw)
 		s->st.wraps++;
-	delta = (raw - gs->last_raw) & width_mask(sl->width);
 	gs->last_raw = raw;
 	gs->raw += delta;
 	gs->est += run_ns && since_ns > run_ns
@@ -684,7 +769,8 @@ static void read_group(struct sampler *s, struct group *g, bool freerun,
 				invalid[k / 64] |= 1ull << (k % 64);
 			continue;
 		}
-		d = account(s, &g->gs[k], &g->slot[k], !freerun && disturbed,
+		d = account(s, &g->gs[k], &g->slot[k],
+			    !freerun && (disturbed || unverified(s, &g->slot[k])),
 			    run_ns, freerun ? run_ns : g->since_ns);
 		if (delta) {
 			delta[k] = d < 0 ? 0 : (uint64_t)d;
@@ -803,6 +889,7 @@ void sampler_tick(struct sampler *s)
 	memset(invalid, 0, nw * sizeof(uint64_t));
 	memset(delta, 0, p->ns * sizeof(uint64_t));
 	s->nrd = 0;
+	s->jumps = 0;
 
 	if (s->need_program) {
 		force = true;
@@ -889,6 +976,18 @@ void sampler_tick(struct sampler *s)
 			   i ? NULL : invalid);
 	if (s->claims)
 		claims_unlock(s->claims);
+	if (s->jumps) {
+		/* DESIGN.md 4: counted, logged, the deltas invalid */
+		if (!interference) {
+			s->st.interference++;
+			interference = true;
+		}
+		flags |= SF_INTERFERENCE;
+		flags &= ~SF_VALID;
+		log_warnx_limited(&s->lim_jump, "interference: %s (reset or "
+				  "written by another agent?)%s", s->jump_what,
+				  s->jumps > 1 ? "; and other counters" : "");
+	}
 
 	for (unsigned w = 0; w < nw; w++)
 		if (invalid[w])
