@@ -36,6 +36,14 @@ void pmu_init(struct pmu *p, struct hw *hw, const struct topology *t)
 					p->ctl[p->nctl] = plat_ctl_addr(ts, u, i, c);
 					p->ctl_unit[p->nctl++] = u;
 				}
+			for (unsigned i = 0; i < ts->ninst[ui]; i++)
+				for (unsigned f = 0; topo_present(ts, (unsigned)ui, i) &&
+				     f < u->nfilters && p->nflt < PMU_MAX_WRITTEN; f++) {
+					struct hw_addr a = plat_filter_addr(ts, u, i, f);
+
+					if (a.width)
+						p->flt[p->nflt++] = a;
+				}
 		}
 	}
 }
@@ -155,6 +163,9 @@ int pmu_clear_all(struct pmu *p)
 			first = r;
 	for (unsigned k = 0; k < p->nctl; k++)
 		if ((r = hw_write(p->hw, &p->ctl[k], 0)) < 0 && !first)
+			first = r;
+	for (unsigned k = 0; k < p->nflt; k++)
+		if ((r = hw_write(p->hw, &p->flt[k], 0)) < 0 && !first)
 			first = r;
 	return first;
 }

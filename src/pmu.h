@@ -44,6 +44,10 @@ struct pmu {
 	struct hw_addr ctl[PMU_MAX_WRITTEN];
 	const struct unit_type *ctl_unit[PMU_MAX_WRITTEN];
 	unsigned nctl;
+	/* every box filter register of every present unit (cleared with
+	 * the controls: a crashed daemon's claim may have left them set) */
+	struct hw_addr flt[PMU_MAX_WRITTEN];
+	unsigned nflt;
 	/* every control register ever written, for release */
 	struct hw_addr written[PMU_MAX_WRITTEN];
 	uint64_t written_val[PMU_MAX_WRITTEN];	/* last value written */
@@ -77,9 +81,9 @@ int pmu_busy(struct pmu *p, char *msg, size_t len);
  */
 int pmu_foreign(struct pmu *p, char *msg, size_t len);
 
-/* Clears every control register of every present unit and the global
- * controls (takeover, stale-ownership cleanup).  0 or the first -errno;
- * continues past errors. */
+/* Clears every control and box filter register of every present unit
+ * and the global controls (takeover, stale-ownership cleanup).  0 or the
+ * first -errno; continues past errors. */
 int pmu_clear_all(struct pmu *p);
 
 /* Writes each slot's control value (only where it changed, unless force)

@@ -98,6 +98,53 @@ v=$("$UNCORE_SIM" --platform hsx -w "$WL" -s "$T/state" read pci:ff:14.0+0xd8)
 [ "$v" = 0x0 ] || nz="$nz imc0-ctl0=$v"
 is "$nz" "" "CBo, PCU, UBox and iMC control registers zero after SIGTERM"
 
+# Box filters after a crash (issue 15 item 7): a claim's HA address
+# match (Tables 2-66/2-67, HA0 D18:F1 +0x40/+0x44) and CBo FILTER1
+# survive kill -9; the next start clears them with the controls, and a
+# release clears what the claim set.
+hafilt() {
+	for r in pci:ff:12.1+0x40 pci:ff:12.1+0x44 msr:0xe06; do
+		printf '%s=%s ' "$r" "$("$UNCORE_SIM" --platform hsx -w "$WL" -s "$T/st2" read "$r")"
+	done
+}
+start_uncored "$T/log4" -c "$T/c.conf" --simulate=hsx --workload "$WL" \
+	--sim-state "$T/st2" -l "127.0.0.1:$PORT" -s "$T/ctl2.sock"
+ok $? "daemon up for the filter recovery check"
+S2=$T/ctl2.sock
+is "$(curl -s -o "$T/body" -w '%{http_code}' --unix-socket "$S2" -X POST $U/claims \
+	-d '{"events":["UNC_H_ADDR_OPC_MATCH.ADDR:filter0=0x12340:filter1=0x5","UNC_C_LLC_LOOKUP.ANY:filter1=0x3"]}')" 201 \
+	"a claim with HA address-match and CBo FILTER1 values"
+for i in $(seq 1 50); do
+	case $(hafilt) in *"+0x40=0x12340 "*) break ;; esac
+	sleep 0.1
+done
+is "$(hafilt)" "pci:ff:12.1+0x40=0x12340 pci:ff:12.1+0x44=0x5 msr:0xe06=0x3 " \
+	"the filters are programmed"
+kill -9 "$UPID"; wait "$UPID" 2>/dev/null
+start_uncored "$T/log5" -c "$T/c.conf" --simulate=hsx --workload "$WL" \
+	--sim-state "$T/st2" -l "127.0.0.1:$PORT" -s "$T/ctl2.sock"
+ok $? "restart after kill -9"
+like "$(cat "$T/log5")" "did not exit cleanly" "stale ownership recognised"
+is "$(hafilt)" "pci:ff:12.1+0x40=0x0 pci:ff:12.1+0x44=0x0 msr:0xe06=0x0 " \
+	"recovery cleared the box filters the crashed daemon's claim set"
+is "$(curl -s -o "$T/body" -w '%{http_code}' --unix-socket "$S2" -X POST $U/claims \
+	-d '{"events":["UNC_H_ADDR_OPC_MATCH.ADDR:filter0=0x12340:filter1=0x5"]}')" 201 \
+	"a new claim with HA filters"
+id=$(sed -n 's/.*"id":"\(c[0-9]*\)".*/\1/p' "$T/body")
+for i in $(seq 1 50); do
+	case $(hafilt) in *"+0x40=0x12340 "*) break ;; esac
+	sleep 0.1
+done
+curl -s -o /dev/null --unix-socket "$S2" -X DELETE "$U/claims/$id"
+for i in $(seq 1 50); do
+	case $(hafilt) in *"+0x40=0x0 "*) break ;; esac
+	sleep 0.1
+done
+is "$(hafilt)" "pci:ff:12.1+0x40=0x0 pci:ff:12.1+0x44=0x0 msr:0xe06=0x0 " \
+	"release clears the claim's filters"
+kill -TERM "$UPID"; wait "$UPID"
+is "$?" 0 "clean stop"
+
 # one socket, and a QPI port whose PCI function is missing (a hole:
 # port 1 is there)
 cat >"$T/one.json" <<'JSON'
