@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -117,6 +118,44 @@ void claims_set_cfg(struct claims *c, const struct claims_cfg *cfg)
 	pthread_mutex_lock(&c->lock);
 	c->cfg = *cfg;
 	pthread_mutex_unlock(&c->lock);
+}
+
+/* The longest interval cl's counters allow, and its first such event. */
+static unsigned claim_max_interval_ms(const struct claims *c,
+				      const struct claim *cl, unsigned *ev)
+{
+	unsigned best = UINT_MAX;
+
+	for (unsigned e = 0; e < cl->nev; e++) {
+		unsigned m = evspec_max_interval_ms(c->pmu->plat, &cl->ev[e]);
+
+		if (m < best) {
+			best = m;
+			*ev = e;
+		}
+	}
+	return best;
+}
+
+unsigned claims_max_interval_ms(struct claims *c, char *id)
+{
+	unsigned best = UINT_MAX, ev;
+
+	id[0] = '\0';
+	pthread_mutex_lock(&c->lock);
+	for (unsigned i = 0; i < c->n; i++) {
+		unsigned m;
+
+		if (c->v[i]->gone)
+			continue;
+		m = claim_max_interval_ms(c, c->v[i], &ev);
+		if (m < best) {
+			best = m;
+			snprintf(id, CLAIM_ID_MAX, "%s", c->v[i]->id);
+		}
+	}
+	pthread_mutex_unlock(&c->lock);
+	return best;
 }
 
 void claims_lock(struct claims *c)
@@ -546,6 +585,18 @@ void claims_create(struct claims *c, uid_t uid, pid_t pid, const char *body,
 			goto unlock;
 		}
 		cl->export = json_object_get_boolean(v);
+	}
+	{
+		unsigned ev = 0, max = claim_max_interval_ms(c, cl, &ev);
+
+		if (c->cfg.interval_ms > max) {
+			fail(r, 409, "interval_too_long", "events[%u]: %s counts "
+			     "on a counter that can wrap twice within the "
+			     "sampling interval (%u ms; at most %u ms for this "
+			     "event): its counts would be lost", ev,
+			     cl->ev[ev].name, c->cfg.interval_ms, max);
+			goto unlock;
+		}
 	}
 	if (sched_place(c->pmu->plat, cl->ev, cl->nev, NULL, ctr, why,
 			sizeof(why)) < 0) {

@@ -192,21 +192,37 @@ static double series_max_rate(const struct platform *pl,
 	return u->max_rate;
 }
 
+/* Half the wrap time (ms) of a width-bit counter at rate, capped. */
+static unsigned half_wrap_ms(unsigned width, double rate)
+{
+	double half = rate > 0 ? ldexp(1.0, (int)width) / rate / 2 : 3600.0;
+
+	return (unsigned)((half < 3600.0 ? half : 3600.0) * 1000);
+}
+
 unsigned program_max_interval_ms(const struct program *p)
 {
-	double best = 3600.0;
+	unsigned best = 3600000;
 
 	for (unsigned i = 0; i < p->ns; i++) {
-		double r = series_max_rate(p->plat, &p->slot[i]);
-		double wrap;
+		unsigned h = half_wrap_ms(p->slot[i].width,
+					  series_max_rate(p->plat, &p->slot[i]));
 
-		if (r <= 0)
-			continue;
-		wrap = ldexp(1.0, p->slot[i].width) / r;
-		if (wrap / 2 < best)
-			best = wrap / 2;
+		if (h < best)
+			best = h;
 	}
-	return (unsigned)(best * 1000);
+	return best;
+}
+
+unsigned evspec_max_interval_ms(const struct platform *pl,
+				const struct evspec *e)
+{
+	const struct unit_type *u = pl->units[e->unit];
+
+	if (u->kind == UNIT_FREERUN && e->freerun >= 0)
+		return half_wrap_ms(u->freerun[e->freerun].width,
+				    u->freerun[e->freerun].max_rate);
+	return half_wrap_ms(u->width, u->max_rate);
 }
 
 /* ---- sampler -------------------------------------------------------- */

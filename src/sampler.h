@@ -163,6 +163,10 @@ void program_put(struct program *p);
  * of any counter in it at the platform's maximum event rates.
  */
 unsigned program_max_interval_ms(const struct program *p);
+/* The same for one event (a claim's): half its counter's wrap time at
+ * its unit's maximum rate, in ms (at most 3600 s). */
+unsigned evspec_max_interval_ms(const struct platform *pl,
+				const struct evspec *e);
 
 /* Creates the sampler over pmu with prog (takes the caller's reference)
  * and the claims table (may be NULL).  Does not start the thread.  NULL

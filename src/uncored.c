@@ -313,6 +313,7 @@ static struct claims_cfg claims_cfg_of(const struct conf *c)
 		.max_per_uid = c->max_per_uid, .max_total = c->max_total,
 		.default_ttl_s = c->default_ttl_s, .max_ttl_s = c->max_ttl_s,
 		.allow_raw_events = c->allow_raw_events,
+		.interval_ms = c->interval_ms,
 	};
 }
 
@@ -553,6 +554,21 @@ static void reload(struct daemon *d, const struct options *o, struct conf *cur)
 		log_err("reload failed, keeping the running configuration: %s", err);
 		conf_free(&nc);
 		goto out;
+	}
+	{
+		char id[CLAIM_ID_MAX];
+		unsigned max = claims_max_interval_ms(d->claims, id);
+
+		if (nc.interval_ms > max) {
+			log_err("reload failed, keeping the running "
+				"configuration: interval_ms %u is longer than "
+				"live claim %s allows (%u ms: its counters could "
+				"wrap twice); release it first", nc.interval_ms,
+				id, max);
+			program_put(p);
+			conf_free(&nc);
+			goto out;
+		}
 	}
 	if (nc.nlisten != cur->nlisten ||
 	    strcmp(nc.control_socket, cur->control_socket) != 0)

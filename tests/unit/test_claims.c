@@ -24,12 +24,13 @@ struct rig {
 	struct claims *c;
 };
 
-static void rig_open(struct rig *r, const char *plat, unsigned max_total)
+static void rig_open_iv(struct rig *r, const char *plat, unsigned max_total,
+			unsigned interval_ms)
 {
 	struct hw_opts o = { .sim_platform = plat };
 	struct claims_cfg cfg = { .max_per_uid = max_total,
 				  .max_total = max_total, .default_ttl_s = 60,
-				  .max_ttl_s = 3600 };
+				  .max_ttl_s = 3600, .interval_ms = interval_ms };
 
 	memset(r, 0, sizeof(*r));
 	if (hw_open(&r->hw, &hw_sim_ops, &o) < 0) {
@@ -45,6 +46,11 @@ static void rig_open(struct rig *r, const char *plat, unsigned max_total)
 	}
 	pmu_init(&r->pmu, &r->hw, &r->topo);
 	r->c = claims_new(&r->pmu, &cfg);
+}
+
+static void rig_open(struct rig *r, const char *plat, unsigned max_total)
+{
+	rig_open_iv(r, plat, max_total, 1000);
 }
 
 static void rig_close(struct rig *r)
@@ -220,10 +226,36 @@ static void test_churn(void)
 	rig_close(&r);
 }
 
+/* Item 6: a claim whose counter could wrap twice within the interval
+ * is refused (skl IMC: 32 bits at 1e9/s at most: 2147 ms). */
+static void test_interval(void)
+{
+	struct rig r;
+	char msg[256], id[CLAIM_ID_MAX];
+	const char *imc = "{\"events\":[\"UNC_CBO_CACHE_LOOKUP.ANY_I\","
+			  "\"DRAM_DATA_READS\"]}";
+	const char *cbo = "{\"events\":[\"UNC_CBO_CACHE_LOOKUP.ANY_I\"]}";
+
+	rig_open_iv(&r, "skl", 8, 27000);
+	is_int(post_s(&r, imc, msg), 409, "32-bit IMC claim at 27 s: 409");
+	like(msg, "events[1]: DRAM_DATA_READS", "naming the event");
+	like(msg, "at most 2147 ms", "and its limit");
+	is_int(post(&r, cbo, strlen(cbo), msg, id), 201,
+	       "a 44-bit CBo claim fits 27 s");
+	is_int((int)claims_max_interval_ms(r.c, id), 27487,
+	       "the live claims allow 27487 ms");
+	is_str(id, "c1", "set by c1");
+	rig_close(&r);
+	rig_open_iv(&r, "skl", 8, 2000);
+	is_int(post_s(&r, imc, msg), 201, "the IMC claim fits 2 s");
+	rig_close(&r);
+}
+
 int main(void)
 {
 	test_filters();
 	test_text();
 	test_churn();
+	test_interval();
 	return tap_done();
 }
