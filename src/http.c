@@ -37,6 +37,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <microhttpd.h>
@@ -56,6 +57,10 @@
 /* A chunked body past the limit is drained up to this much, then cut. */
 #define HTTP_DISCARD_MAX	(4 * HTTP_MAX_BODY)
 #define HTTP_WAKE_TAG		UINT32_MAX
+/* Connections MHD may accept past max_connections on one listener: room
+ * for a new one while older ones are being shut down (each new one over
+ * the limit shuts one down at once). */
+#define HTTP_ACCEPT_SLACK	16
 
 static const char json_type[] = "application/json";
 static const char text_type[] = "text/plain; charset=utf-8";
@@ -75,7 +80,31 @@ struct http_listener {
 	char name[160];		/* "127.0.0.1:9464", "unix:/run/..." */
 };
 
+/*
+ * One open connection, for the limits libmicrohttpd cannot express
+ * (MHD_OPTION_NOTIFY_CONNECTION keeps the list): a deadline for each
+ * request's headers and body (MHD's timeout is an idle timeout that every
+ * byte resets), and max_connections / max_per_ip that a slow partial
+ * request cannot use up - a new connection over a limit displaces the
+ * oldest connection whose request is still incomplete.  A displaced or
+ * late connection is shut down; MHD then reads EOF and closes it.  Only
+ * the http thread touches the list (MHD calls back from MHD_run()).
+ */
+struct http_conn {
+	struct http_conn *prev, *next;	/* oldest first */
+	int fd;
+	uint64_t start_ns;	/* accept, or the end of the last response */
+	bool waiting;		/* the request is not complete yet */
+	bool closing;		/* shut down by us */
+	bool has_ip;
+	struct sockaddr_storage ip;	/* address only, port zeroed */
+};
+
 struct http_server {
+	struct http_conn *conns, *conns_tail;
+	unsigned max_conn, max_per_ip;	/* all listeners together; per IP */
+	uint64_t deadline_ns;		/* to complete a request */
+	uint64_t displaced, late;	/* connections shut down */
 	const struct http_route *routes;
 	size_t nroutes;
 	void *ctx;
@@ -480,6 +509,151 @@ out:
 	return ret;
 }
 
+/* ---- connection accounting ----------------------------------------- */
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static struct http_conn *conn_of(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	return ci ? ci->socket_context : NULL;
+}
+
+static bool same_ip(const struct http_conn *a, const struct http_conn *b)
+{
+	return a->has_ip && b->has_ip && memcmp(&a->ip, &b->ip, sizeof(a->ip)) == 0;
+}
+
+static void conn_shut(struct http_conn *k)
+{
+	k->closing = true;
+	shutdown(k->fd, SHUT_RDWR);
+}
+
+/*
+ * Keeps a limit after n joined: if more than max connections match
+ * (same IP when by_ip), shuts the oldest incomplete one down, else n.
+ */
+static void conn_limit(struct http_server *s, struct http_conn *n,
+		       unsigned max, bool by_ip)
+{
+	struct http_conn *victim = NULL;
+	unsigned count = 0;
+
+	for (struct http_conn *k = s->conns; k; k = k->next) {
+		if (k->closing || (by_ip && !same_ip(k, n)))
+			continue;
+		count++;
+		if (k != n && k->waiting &&
+		    (!victim || k->start_ns < victim->start_ns))
+			victim = k;
+	}
+	if (count <= max)
+		return;
+	s->displaced++;
+	conn_shut(victim ? victim : n);
+	log_debug("http: %s: %u connections%s, the limit: closing the %s",
+		  by_ip ? "max_per_ip" : "max_connections", count,
+		  by_ip ? " from one address" : "",
+		  victim ? "oldest incomplete request" : "new connection");
+}
+
+static void on_connection(void *cls, struct MHD_Connection *c,
+			  void **socket_context,
+			  enum MHD_ConnectionNotificationCode code)
+{
+	struct http_listener *l = cls;
+	struct http_server *s = l->srv;
+	struct http_conn *k = *socket_context;
+	const union MHD_ConnectionInfo *ci;
+
+	if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+		if (!k)
+			return;
+		*(k->prev ? &k->prev->next : &s->conns) = k->next;
+		*(k->next ? &k->next->prev : &s->conns_tail) = k->prev;
+		free(k);
+		*socket_context = NULL;
+		return;
+	}
+	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+	if (!ci || !(k = calloc(1, sizeof(*k))))
+		return;		/* not accounted: MHD's own limits still hold */
+	k->fd = ci->connect_fd;
+	k->start_ns = mono_ns();
+	k->waiting = true;
+	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	if (!l->control && ci && ci->client_addr) {
+		const struct sockaddr *sa = ci->client_addr;
+
+		if (sa->sa_family == AF_INET) {
+			struct sockaddr_in *v4 = (struct sockaddr_in *)&k->ip;
+
+			v4->sin_family = AF_INET;
+			v4->sin_addr = ((const struct sockaddr_in *)sa)->sin_addr;
+			k->has_ip = true;
+		} else if (sa->sa_family == AF_INET6) {
+			struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&k->ip;
+
+			v6->sin6_family = AF_INET6;
+			v6->sin6_addr = ((const struct sockaddr_in6 *)sa)->sin6_addr;
+			k->has_ip = true;
+		}
+	}
+	k->prev = s->conns_tail;
+	*(s->conns_tail ? &s->conns_tail->next : &s->conns) = k;
+	s->conns_tail = k;
+	*socket_context = k;
+	conn_limit(s, k, s->max_conn, false);
+	if (k->has_ip && !k->closing)
+		conn_limit(s, k, s->max_per_ip, true);
+}
+
+/* The request on c is complete (answered): its deadline no longer runs. */
+static void conn_answered(struct MHD_Connection *c)
+{
+	struct http_conn *k = conn_of(c);
+
+	if (k)
+		k->waiting = false;
+}
+
+/*
+ * Shuts down the connections whose request missed its deadline; returns
+ * the ms until the next deadline, or -1 if none runs.
+ */
+static int conn_reap(struct http_server *s)
+{
+	uint64_t now = mono_ns(), next = UINT64_MAX;
+
+	for (struct http_conn *k = s->conns; k; k = k->next) {
+		uint64_t due = k->start_ns + s->deadline_ns;
+
+		if (k->closing || !k->waiting)
+			continue;
+		if (due <= now) {
+			s->late++;
+			conn_shut(k);
+			log_debug("http: a request not complete within %llu s: "
+				  "connection closed", (unsigned long long)
+				  (s->deadline_ns / 1000000000ull));
+		} else if (due < next) {
+			next = due;
+		}
+	}
+	if (next == UINT64_MAX)
+		return -1;
+	return (int)((next - now) / 1000000 + 1);
+}
+
 /* Content-Length as announced, or 0 if absent (MHD vets its syntax). */
 static unsigned long long content_length(struct MHD_Connection *c)
 {
@@ -504,10 +678,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 		if (!st)
 			return MHD_NO;
 		*con_cls = st;
-		if (content_length(c) > HTTP_MAX_BODY)
+		if (content_length(c) > HTTP_MAX_BODY) {
+			conn_answered(c);
 			return send_error(c, 413, 0, "too_large",
 					  "request body over %d bytes",
 					  HTTP_MAX_BODY);
+		}
 		return MHD_YES;
 	}
 	if (*upload_data_size) {
@@ -528,6 +704,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 		buf_put(&st->body, upload_data, n);
 		return MHD_YES;
 	}
+	conn_answered(c);
 	if (st->too_big)
 		return send_error(c, 413, 0, "too_large",
 				  "request body over %d bytes", HTTP_MAX_BODY);
@@ -541,10 +718,15 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 			 enum MHD_RequestTerminationCode toe)
 {
 	struct http_state *st = *con_cls;
+	struct http_conn *k = conn_of(c);
 
 	(void)cls;
-	(void)c;
 	(void)toe;
+	if (k) {
+		/* keep-alive: the next request's deadline starts now */
+		k->waiting = true;
+		k->start_ns = mono_ns();
+	}
 	if (!st)
 		return;
 	buf_free(&st->body);
@@ -920,20 +1102,24 @@ static int start_mhd(struct http_server *s, struct http_listener *l,
 	const union MHD_DaemonInfo *di;
 	struct epoll_event ev;
 
-	/* Per-IP accounting needs an IP: none on Unix sockets. */
-	if (l->control)
-		per_ip = 0;
-	l->max_conn = maxc;
+	/* max_connections (all listeners together) and max_per_ip are kept
+	 * by on_connection(), which displaces slow partial requests; MHD's
+	 * own limit only bounds what it accepts before we can look: the
+	 * limit plus the connections being shut down. */
+	s->max_conn = maxc;
+	s->max_per_ip = per_ip;
+	s->deadline_ns = (uint64_t)timeout * 1000000000ull;
+	l->max_conn = maxc + HTTP_ACCEPT_SLACK;
 	l->mhd = MHD_start_daemon(MHD_USE_ERROR_LOG | MHD_USE_EPOLL, 0,
 			NULL, NULL, on_request, l,
 			MHD_OPTION_EXTERNAL_LOGGER, mhd_log, l,
 			MHD_OPTION_LISTEN_SOCKET, (MHD_socket)l->fd,
 			MHD_OPTION_CONNECTION_TIMEOUT, timeout,
-			MHD_OPTION_CONNECTION_LIMIT, maxc,
-			MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip,
+			MHD_OPTION_CONNECTION_LIMIT, l->max_conn,
 			MHD_OPTION_CONNECTION_MEMORY_LIMIT,
 			(size_t)HTTP_CONN_MEMORY,
 			MHD_OPTION_NOTIFY_COMPLETED, on_completed, l,
+			MHD_OPTION_NOTIFY_CONNECTION, on_connection, l,
 			MHD_OPTION_END);
 	if (!l->mhd) {
 		seterr(err, errlen, "cannot start the HTTP server on %s "
@@ -990,7 +1176,7 @@ static void *serve(void *arg)
 	int n, j;
 
 	for (;;) {
-		int timeout = -1;
+		int timeout = conn_reap(s);
 
 		for (i = 0; i < s->nls; i++) {
 			MHD_UNSIGNED_LONG_LONG t;
