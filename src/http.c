@@ -13,9 +13,14 @@
  * Request flow in on_request(): the first call (headers complete) refuses
  * a Content-Length over HTTP_MAX_BODY at once with 413, so nothing more is
  * buffered; body pieces are copied into a per-request buf (a chunked body
- * that outgrows the limit is discarded as it arrives and answered with
- * 413, or cut off if it goes on far beyond); the last call routes the
- * request and queues the handler's response.
+ * that outgrows the limit is discarded as it arrives - the request
+ * deadline bounds how long - and answered with 413); the last call routes
+ * the request and queues the handler's response.  Requests whose meaning
+ * is ambiguous are refused with 400 before their body is read: two
+ * Content-Length headers, Content-Length with Transfer-Encoding, and an
+ * encoded '/' or NUL in the path (MHD decodes the path before we see it,
+ * so "/metrics%00x" would be served as /metrics and "c1%2frenew" routed
+ * as two segments; the raw path comes from MHD_OPTION_URI_LOG_CALLBACK).
  */
 #include "config.h"
 
@@ -32,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -54,8 +60,6 @@
 #define HTTP_CONN_MEMORY	(64 * 1024)
 #define HTTP_BACKLOG		64
 #define HTTP_MAX_SEGMENTS	16	/* deeper paths are 404 */
-/* A chunked body past the limit is drained up to this much, then cut. */
-#define HTTP_DISCARD_MAX	(4 * HTTP_MAX_BODY)
 #define HTTP_WAKE_TAG		UINT32_MAX
 /* Connections MHD may accept past max_connections on one listener: room
  * for a new one while older ones are being shut down (each new one over
@@ -125,6 +129,8 @@ struct http_state {
 	struct buf body;
 	size_t discarded;	/* bytes dropped after the body got too big */
 	bool too_big;
+	bool started;		/* on_request has seen the headers */
+	bool raw_ambiguous;	/* the raw path has %2F or %00 */
 };
 
 __attribute__((format(printf, 3, 4)))
@@ -654,6 +660,56 @@ static int conn_reap(struct http_server *s)
 	return (int)((next - now) / 1000000 + 1);
 }
 
+/*
+ * MHD_OPTION_URI_LOG_CALLBACK: the request target as sent, before MHD
+ * decodes it; the per-request state starts here.
+ */
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
+{
+	struct http_state *st = calloc(1, sizeof(*st));
+
+	(void)cls;
+	(void)c;
+	if (!st)
+		return NULL;
+	for (const char *p = uri; p && *p && *p != '?'; p++)
+		if (p[0] == '%' && p[1] &&
+		    ((p[1] == '2' && (p[2] == 'f' || p[2] == 'F')) ||
+		     (p[1] == '0' && p[2] == '0')))
+			st->raw_ambiguous = true;
+	return st;
+}
+
+static enum MHD_Result count_header(void *cls, enum MHD_ValueKind kind,
+				    const char *key, const char *value)
+{
+	unsigned *n = cls;
+
+	(void)kind;
+	(void)value;
+	if (strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) == 0)
+		n[0]++;
+	else if (strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING) == 0)
+		n[1]++;
+	return MHD_YES;
+}
+
+/* Why the request is ambiguous, or NULL. */
+static const char *ambiguous(struct MHD_Connection *c,
+			     const struct http_state *st)
+{
+	unsigned n[2] = { 0, 0 };
+
+	if (st->raw_ambiguous)
+		return "the path contains an encoded '/' or NUL (%2F, %00)";
+	MHD_get_connection_values(c, MHD_HEADER_KIND, count_header, n);
+	if (n[0] > 1)
+		return "more than one Content-Length header";
+	if (n[0] && n[1])
+		return "both Content-Length and Transfer-Encoding";
+	return NULL;
+}
+
 /* Content-Length as announced, or 0 if absent (MHD vets its syntax). */
 static unsigned long long content_length(struct MHD_Connection *c)
 {
@@ -673,11 +729,21 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 
 	(void)version;
 	if (!st) {
-		/* Headers are in; the body (if any) has not been read. */
-		st = calloc(1, sizeof(*st));
+		st = calloc(1, sizeof(*st));	/* on_uri ran out of memory */
 		if (!st)
 			return MHD_NO;
 		*con_cls = st;
+	}
+	if (!st->started) {
+		/* Headers are in; the body (if any) has not been read. */
+		const char *why = ambiguous(c, st);
+
+		st->started = true;
+		if (why) {
+			conn_answered(c);
+			return send_error(c, 400, 0, "bad_request",
+					  "ambiguous request: %s", why);
+		}
 		if (content_length(c) > HTTP_MAX_BODY) {
 			conn_answered(c);
 			return send_error(c, 413, 0, "too_large",
@@ -692,8 +758,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 		*upload_data_size = 0;
 		if (st->too_big) {
 			st->discarded += n;
-			return st->discarded > HTTP_DISCARD_MAX ? MHD_NO
-								: MHD_YES;
+			return MHD_YES;	/* until its end or its deadline */
 		}
 		if (n > HTTP_MAX_BODY - st->body.len) {
 			st->too_big = true;
@@ -1120,6 +1185,7 @@ static int start_mhd(struct http_server *s, struct http_listener *l,
 			(size_t)HTTP_CONN_MEMORY,
 			MHD_OPTION_NOTIFY_COMPLETED, on_completed, l,
 			MHD_OPTION_NOTIFY_CONNECTION, on_connection, l,
+			MHD_OPTION_URI_LOG_CALLBACK, on_uri, l,
 			MHD_OPTION_END);
 	if (!l->mhd) {
 		seterr(err, errlen, "cannot start the HTTP server on %s "

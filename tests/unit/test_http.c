@@ -684,21 +684,44 @@ static void test_bodies(void)
 		reply_free(&r);
 		close(fd);
 
-		/* One that goes on and on is cut off, not drained forever. */
+		/* Far over the limit (300 KiB): still drained and answered
+		 * with 413, not reset. */
 		fd = unix_connect(sock_path);
 		send_all(fd, h, strlen(h));
-		for (off = 0; off < 16 * (size_t)HTTP_MAX_BODY; off += 8192) {
+		for (off = 0; off < 300 * 1024; off += 8192) {
 			snprintf(line, sizeof(line), "%x\r\n", 8192);
-			if (!send_all(fd, line, strlen(line)) ||
-			    !send_all(fd, big, 8192) ||
-			    !send_all(fd, "\r\n", 2))
-				break;
+			send_all(fd, line, strlen(line));
+			send_all(fd, big, 8192);
+			send_all(fd, "\r\n", 2);
 		}
+		send_all(fd, "0\r\n\r\n", 5);
 		read_reply(fd, &r, 3000, NULL);
-		ok(r.eof && r.status != 200 && off < 16 * (size_t)HTTP_MAX_BODY,
-		   "endless chunked body: connection cut after %zu bytes", off);
+		check_error(&r, 413, "too_large", "chunked 300 KiB");
 		reply_free(&r);
 		close(fd);
+
+		/* One that goes on and on is cut off at the request deadline,
+		 * not drained forever. */
+		{
+			double t0 = now();
+
+			fd = unix_connect(sock_path);
+			send_all(fd, h, strlen(h));
+			for (off = 0; now() - t0 < TIMEOUT_S + 3.0; off += 8192) {
+				snprintf(line, sizeof(line), "%x\r\n", 8192);
+				if (!send_all(fd, line, strlen(line)) ||
+				    !send_all(fd, big, 8192) ||
+				    !send_all(fd, "\r\n", 2))
+					break;
+			}
+			read_reply(fd, &r, 3000, NULL);
+			ok(r.eof && r.status != 200 &&
+			   now() - t0 < TIMEOUT_S + 3.0,
+			   "endless chunked body: connection cut at the deadline "
+			   "(%.2f s, %zu bytes)", now() - t0, off);
+			reply_free(&r);
+			close(fd);
+		}
 
 		fd = unix_connect(sock_path);
 		send_all(fd, h, strlen(h));
@@ -751,6 +774,40 @@ static void test_malformed(void)
 	req(true, "GET", "/metrics", NULL, NULL, 0, &r);
 	is_int(r.status, 200, "control socket still answers");
 	reply_free(&r);
+
+	/* Ambiguous requests: refused, in JSON (issue 15 item 10). */
+	{
+		static const struct {
+			bool ctl;
+			const char *req, *what;
+		} amb[] = {
+			{ false, "GET /metrics%00x HTTP/1.1\r\nHost: t\r\n"
+			  "Connection: close\r\n\r\n", "/metrics%00x" },
+			{ true, "POST /api/v1/claims/c1%2frenew HTTP/1.1\r\n"
+			  "Host: t\r\nConnection: close\r\n\r\n",
+			  "encoded / in a claim id" },
+			{ true, "POST /api/v1/claims/c1%2Frenew HTTP/1.1\r\n"
+			  "Host: t\r\nConnection: close\r\n\r\n",
+			  "encoded / (upper case)" },
+			{ true, "POST /api/v1/claims HTTP/1.1\r\nHost: t\r\n"
+			  "Content-Length: 2\r\nContent-Length: 7\r\n"
+			  "Connection: close\r\n\r\n{}xxxxx",
+			  "two Content-Length headers" },
+			{ true, "POST /api/v1/claims HTTP/1.1\r\nHost: t\r\n"
+			  "Content-Length: 2\r\nTransfer-Encoding: chunked\r\n"
+			  "Connection: close\r\n\r\n2\r\n{}\r\n0\r\n\r\n",
+			  "Content-Length with Transfer-Encoding" },
+		};
+
+		for (size_t k = 0; k < sizeof(amb) / sizeof(amb[0]); k++) {
+			rawreq(amb[k].ctl, amb[k].req, strlen(amb[k].req), &r);
+			check_error(&r, 400, "bad_request", amb[k].what);
+			reply_free(&r);
+		}
+		req(false, "GET", "/metrics?q=a%2fb", NULL, NULL, 0, &r);
+		is_int(r.status, 200, "an encoded / in the query is fine");
+		reply_free(&r);
+	}
 
 	/* Keep-alive: several requests on one connection. */
 	fd = tcp_connect(tcp_port);
