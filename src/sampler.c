@@ -559,6 +559,15 @@ static unsigned tick_bucket(double secs)
 	return b;	/* TICK_BUCKETS = +Inf only */
 }
 
+/* The quantities (bits) each gauge is derived from. */
+static const uint64_t gauge_needs[G_COUNT] = {
+	[G_LLC_HIT_RATIO] = 1ull << Q_LLC_LOOKUPS | 1ull << Q_LLC_MISSES,
+	[G_DRAM_READ_BPS] = 1ull << Q_DRAM_READ_BYTES,
+	[G_DRAM_WRITE_BPS] = 1ull << Q_DRAM_WRITE_BYTES,
+	[G_CLOCK_HZ] = 1ull << Q_CLOCK_TICKS,
+	[G_ARB_OCCUPANCY_AVG] = 1ull << Q_ARB_OCCUPANCY | 1ull << Q_CLOCK_TICKS,
+};
+
 /* Derived values of this tick and the running totals into st.  mux_out:
  * the baseline's programmable counters did not count this interval (its
  * gauges keep their last values). */
@@ -629,9 +638,12 @@ static void derive(struct sampler *s, struct program *p, const uint64_t *delta,
 		    d[sk][Q_CLOCK_TICKS] > 0)
 			g[G_ARB_OCCUPANCY_AVG] = d[sk][Q_ARB_OCCUPANCY] /
 						 d[sk][Q_CLOCK_TICKS];
-		/* Multiplexed out (not an error): keep the last value. */
+		/* Multiplexed out (not an error): keep the last value - of a
+		 * gauge whose quantities the program still counts (after a
+		 * reload to "cbo = none" the hit ratio goes). */
 		for (unsigned k = 0; mux_out && k < G_COUNT; k++)
-			if (isnan(g[k]))
+			if (isnan(g[k]) &&
+			    (st->qty_present & gauge_needs[k]) == gauge_needs[k])
 				g[k] = prev[sk][k];
 	}
 }

@@ -235,18 +235,21 @@ static int resolve_baseline(const struct platform *p, const struct conf *c,
 			return -1;
 		}
 	for (const char *const *d = p->baseline; *d; d++) {
-		const struct event *e = plat_event(p, *d);
 		bool overridden = false;
 
-		for (unsigned b = 0; e && b < c->nbaseline; b++)
-			overridden |= strcmp(c->baseline[b].unit, e->unit) == 0;
-		if (overridden)
-			continue;
+		/* resolved first: a default with modifiers (hsx
+		 * "UNC_C_LLC_LOOKUP.ANY:filter0=...:split=0/2") is no plain
+		 * catalog name, and its unit decides whether a [baseline]
+		 * line replaces it */
 		if (n == max || sched_resolve(p, *d, true, &ev[n], r, sizeof(r)) < 0) {
 			snprintf(why, len, "platform default baseline: %s", r);
 			return -1;
 		}
-		n++;
+		for (unsigned b = 0; b < c->nbaseline; b++)
+			overridden |= strcmp(c->baseline[b].unit,
+					     p->units[ev[n].unit]->name) == 0;
+		if (!overridden)
+			n++;
 	}
 	for (unsigned b = 0; b < c->nbaseline; b++) {
 		const struct conf_baseline *cb = &c->baseline[b];
