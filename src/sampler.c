@@ -62,6 +62,11 @@ struct sampler {
 	 * last check could not read back: their series are not trusted
 	 * until a check reads them again */
 	uint32_t unverified[PLAT_MAX_SOCKETS][PLAT_MAX_UNITS];
+	/* the quantity totals (uncore_*_total): sums of what each series
+	 * added since it was last seen, so that no reload (a series moved to
+	 * another counter and starting from 0, a changed split scale), claim
+	 * or fault can make one go down; kept across programs */
+	double qty_acc[PLAT_MAX_SOCKETS][Q_COUNT];
 	/* this tick: deltas above what the counter can count (a reset or a
 	 * write by another agent), the first one described */
 	unsigned jumps;
@@ -580,7 +585,6 @@ static void derive(struct sampler *s, struct program *p, const uint64_t *delta,
 	double prev[PLAT_MAX_SOCKETS][G_COUNT];
 
 	memcpy(prev, st->gauge, sizeof(prev));
-	double tot[PLAT_MAX_SOCKETS][Q_COUNT] = { { 0 } };
 
 	st->qty_present = 0;
 	memset(st->qty, 0, sizeof(st->qty));
@@ -601,16 +605,19 @@ static void derive(struct sampler *s, struct program *p, const uint64_t *delta,
 			double sc = (double)p->qty_scale[q] *
 				    p->evscale[p->sev[i]][sk];
 
-			tot[sk][q] += (double)s->base.gs[i].est * sc;
+			s->qty_acc[sk][q] += (double)(s->base.gs[i].est -
+						      s->base.gs[i].est_seen) * sc;
 			if (invalid[i / 64] >> (i % 64) & 1)
 				ok[sk][q] = false;
 			else
 				d[sk][q] += (double)delta[i] * sc;
 		}
 	}
+	for (unsigned i = 0; i < p->ns; i++)
+		s->base.gs[i].est_seen = s->base.gs[i].est;
 	for (unsigned sk = 0; sk < PLAT_MAX_SOCKETS; sk++)
 		for (unsigned q = 0; q < Q_COUNT; q++)
-			st->qty[sk][q] = (uint64_t)(tot[sk][q] + 0.5);
+			st->qty[sk][q] = (uint64_t)(s->qty_acc[sk][q] + 0.5);
 	for (unsigned sk = 0; sk < PLAT_MAX_SOCKETS; sk++) {
 		double *g = st->gauge[sk];
 		bool have_l = (st->qty_present >> Q_LLC_LOOKUPS & 1) &&

@@ -79,6 +79,7 @@ struct gseries {
 	uint64_t raw;		/* sum of the measured deltas */
 	uint64_t est;		/* monotonic estimate: each measured delta
 				   scaled by the time it stands for */
+	uint64_t est_seen;	/* est already added to the quantity totals */
 	uint8_t have_last;	/* last_raw is a valid baseline */
 	uint8_t up;		/* the last read succeeded */
 };

@@ -20,6 +20,7 @@
 
 #include "hw/hw_sim.h"
 #include "metrics.h"
+#include "claims.h"
 #include "sampler.h"
 #include "tests/tap.h"
 
@@ -330,6 +331,157 @@ static void test_resets(void)
 	hw_close(&r.hw);
 }
 
+/*
+ * Issue 15 item 12: can any path make a _total decrease?  A seeded random
+ * walk of reloads (reordered, split, dropped and restored events: the
+ * placement and the scaling change), claims that multiplex with the
+ * baseline, counter resets, foreign writes to the global control and
+ * read errors, with every quantity total checked after every tick: while
+ * a family is exported it never goes down, and when it comes back it
+ * does not restart below where it was.
+ */
+static struct program *variant(struct rig *r, unsigned v)
+{
+	static const char *const vs[][12] = {
+		{ NULL },	/* the platform default */
+		{ "UNC_CBO_CACHE_LOOKUP.ANY_I", "UNC_CBO_CACHE_LOOKUP.ANY_MESI",
+		  "UNC_CLOCK.SOCKET", "DRAM_DATA_READS", "DRAM_DATA_WRITES", NULL },
+		{ "UNC_CBO_CACHE_LOOKUP.ANY_MESI:split=0/2",
+		  "UNC_CBO_CACHE_LOOKUP.ANY_I:split=1/2", "UNC_CLOCK.SOCKET",
+		  "DRAM_DATA_READS", NULL },
+		{ "UNC_CLOCK.SOCKET", "DRAM_DATA_WRITES", "UNC_ARB_TRK_REQUESTS.ALL",
+		  NULL },
+		{ "UNC_ARB_TRK_OCCUPANCY.ALL", "UNC_CBO_CACHE_LOOKUP.READ_I",
+		  "UNC_CBO_CACHE_LOOKUP.ANY_MESI", "UNC_CLOCK.SOCKET",
+		  "DRAM_DATA_READS", NULL },
+	};
+	struct evspec ev[SAMPLER_MAX_EVENTS];
+	unsigned n = 0;
+	char why[256];
+	struct program *p;
+
+	if (!vs[v][0])
+		return prog(r, 8);
+	for (; vs[v][n]; n++)
+		if (sched_resolve(r->topo.plat, vs[v][n], false, &ev[n], why,
+				  sizeof(why)) < 0) {
+			printf("# %s\n", why);
+			return NULL;
+		}
+	p = program_new(&r->topo, &r->pmu, ev, n, 8, 100, why, sizeof(why));
+	if (!p)
+		printf("# program_new: %s\n", why);
+	return p;
+}
+
+static void test_monotonic(void)
+{
+	struct rig r;
+	struct sampler *s;
+	struct claims *cl;
+	struct sampler_cfg cfg = { .interval_ms = 100, .ring_capacity = 8,
+				   .check_every = 3, .policy = POLICY_RECLAIM };
+	struct claims_cfg ccfg = { .max_per_uid = 8, .max_total = 8,
+				   .default_ttl_s = 60, .max_ttl_s = 60,
+				   .interval_ms = 100 };
+	uint64_t last[PLAT_MAX_SOCKETS][Q_COUNT] = { { 0 } };
+	unsigned seed = 15, steps = 0, decreases = 0, reloads = 0, faults = 0,
+		 nclaims = 0, nticks = 0;
+	char ids[8][CLAIM_ID_MAX];
+	unsigned nids = 0;
+	static const char *const claim_bodies[] = {
+		"{\"events\":[\"UNC_CBO_CACHE_LOOKUP.ANY_MESI\",\"UNC_CBO_CACHE_LOOKUP.ANY_ES\"]}",
+		"{\"events\":[\"UNC_CBO_CACHE_LOOKUP.READ_I\",\"UNC_CBO_CACHE_LOOKUP.WRITE_M\"]}",
+		"{\"events\":[\"UNC_ARB_TRK_OCCUPANCY.CYCLES_WITH_ANY_REQUEST\"]}",
+	};
+
+	rig_open(&r, wl_path(
+		"{\"platform\":\"skl\",\"cbo_count\":4,\"uclk_hz\":1000000000,"
+		"\"phases\":[{\"seconds\":600,\"rates\":{"
+		"\"cbo:0x34:0x8f\":4.0e9,\"cbo:0x34:0x88\":1.0e9,"
+		"\"cbo:0x34:0x21\":3.0e8,\"arb:0x81:0x01\":5.0e7,"
+		"\"arb:0x80:0x01\":4.0e8,"
+		"\"imc:DRAM_DATA_READS\":2.0e8,\"imc:DRAM_DATA_WRITES\":1.0e8}}],"
+		"\"faults\":[{\"at\":0.3,\"kind\":\"eio\",\"target\":\"msr:0x706\",\"count\":3},"
+		"{\"at\":0.9,\"kind\":\"eio\",\"target\":\"msr:0x717\",\"count\":2}]}"));
+	cl = claims_new(&r.pmu, &ccfg);
+	s = sampler_new(&r.pmu, prog(&r, 8), &cfg, cl);
+	for (steps = 0; steps < 240; steps++) {
+		unsigned op = (unsigned)rand_r(&seed) % 20;
+		struct program *cur;
+		uint64_t *w;
+		struct snap st;
+
+		if (op == 0) {			/* SIGHUP with another baseline */
+			struct program *np = variant(&r, (unsigned)rand_r(&seed) % 5);
+
+			if (np) {
+				sampler_swap(s, np, &cfg);
+				reloads++;
+			}
+		} else if (op == 1 && nids < 8) {	/* a claim */
+			struct claims_reply rep = { 0 };
+			const char *b = claim_bodies[(unsigned)rand_r(&seed) % 3];
+			struct json_object *v;
+
+			claims_create(cl, 1000, 1, b, strlen(b), &rep);
+			if (rep.body && json_object_object_get_ex(rep.body, "id", &v)) {
+				snprintf(ids[nids++], CLAIM_ID_MAX, "%s",
+					 json_object_get_string(v));
+				nclaims++;
+			}
+			json_object_put(rep.body);
+		} else if (op == 2 && nids) {	/* a release */
+			struct claims_reply rep = { 0 };
+
+			claims_release(cl, ids[--nids], 1000, &rep);
+			json_object_put(rep.body);
+		} else if (op == 3) {		/* another agent resets a counter */
+			struct hw_addr a = hw_msr(0, 0x706 + 0x10 * ((unsigned)rand_r(&seed) % 4) +
+						  (unsigned)rand_r(&seed) % 2);
+
+			hw_write(&r.hw, &a, 0);
+			faults++;
+		} else if (op == 4) {		/* ... or clears the global enable */
+			struct hw_addr a = hw_msr(0, 0xe01);
+
+			hw_write(&r.hw, &a, 0);
+			faults++;
+		}
+		sleep_ms(3);
+		sampler_tick(s);
+		nticks++;
+		cur = sampler_get(s);
+		w = calloc(snap_words(cur->ns), sizeof(uint64_t));
+		if (metrics_snapshot(cur, w, &st) == 0)
+			for (unsigned q = 0; q < Q_COUNT; q++) {
+				if (!(st.qty_present >> q & 1))
+					continue;
+				for (unsigned k = 0; k < r.topo.nsockets; k++) {
+					if (st.qty[k][q] < last[k][q]) {
+						if (!decreases++)
+							printf("# step %u: quantity %u "
+							       "went from %llu to %llu\n",
+							       steps, q,
+							       (unsigned long long)last[k][q],
+							       (unsigned long long)st.qty[k][q]);
+					}
+					last[k][q] = st.qty[k][q];
+				}
+			}
+		free(w);
+		program_put(cur);
+	}
+	is_int((int)decreases, 0, "no total went down in %u ticks (%u reloads, "
+	       "%u claims, %u foreign writes, 5 read errors)", nticks, reloads,
+	       nclaims, faults);
+	ok(reloads >= 5 && nclaims >= 5 && faults >= 10,
+	   "the walk exercised reloads, claims and faults");
+	sampler_free(s);
+	claims_free(cl);
+	hw_close(&r.hw);
+}
+
 /* ---- concurrency (run under TSan) ------------------------------------ */
 
 struct reader {
@@ -430,6 +582,7 @@ int main(void)
 	test_program();
 	test_ticks();
 	test_resets();
+	test_monotonic();
 	test_threads();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd) != 0)
