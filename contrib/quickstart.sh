@@ -24,6 +24,7 @@ DEPS="build-essential autoconf automake libtool pkg-config
       libmicrohttpd-dev libjson-c-dev libpci-dev libsystemd-dev libinih-dev
       libcurl4-openssl-dev
       pciutils curl jq iproute2 util-linux systemd python3
+      clang libclang-rt-14-dev
       prometheus wrk prometheus-node-exporter"
 
 install_deps() {
