@@ -629,7 +629,8 @@ static void share_boxes(struct sim *s)
  * MCHBAR at offset 0x48 (bits 38:15 base, bit 0 enable; see
  * doc/hardware-notes.md), and the IMC counters sit in its MMIO window.
  */
-#define SKL_HOST_BRIDGE_DID 0x191f
+#define SKL_HOST_BRIDGE_DID 0x191f	/* Skylake S quad core, in
+					   skl_host_bridges[] */
 #define SKL_MCHBAR_DEFAULT 0xfed10001ull
 
 static int build_skl_extra(struct sim *s)

@@ -327,7 +327,7 @@ static const struct top_key {
 	{ "platform", P_ANY, TK_PLATFORM, 0, 0, 0, NULL },
 	{ "sockets", P_ANY, TK_COUNT, 1, PLAT_MAX_SOCKETS,
 	  offsetof(struct wl_topology, sockets), NULL },
-	{ "cbo_count", P_SKL | P_HSX, TK_COUNT, 4, 18,
+	{ "cbo_count", P_SKL | P_HSX, TK_COUNT, 8, 18,
 	  offsetof(struct wl_topology, cbo_count), "cbo" },
 	{ "uclk_hz", P_ANY, TK_HZ, 0, 0,
 	  offsetof(struct wl_topology, uclk_hz), NULL },

@@ -169,7 +169,17 @@ static const struct reg_layout skl_perfctr = {
  * CBo slices, Table 2-1: MSR_UNC_CBO_n_PERFEVTSEL0/1 at 0x700 + 0x10n
  * (+0, +1), MSR_UNC_CBO_n_PERFCTR0/1 at +6, +7.  Table 1-2: 2 counters,
  * 1 to 4 instances, 44 bits (notes: CBo counters per box).
+ *
+ * The later client parts on this uncore have up to 8 slices (8-core
+ * Coffee Lake); the eighth does not follow the stride: its event selects
+ * are at 0xF70/0xF71 and its counters at 0xF76/0xF77 (Linux
+ * arch/x86/events/intel/uncore.h, CFL_UNC_CBO_7_PERFEVTSEL0 /
+ * CFL_UNC_CBO_7_PER_CTR0; notes: later client parts).
  */
+static const uint32_t skl_cbo_base[] = {
+	0x700, 0x710, 0x720, 0x730, 0x740, 0x750, 0x760, 0xF70,
+};
+
 static const struct unit_type skl_cbo = {
 	.name = "cbo",
 	.desc = "C-Box: LLC slice and coherency engine",
@@ -177,7 +187,8 @@ static const struct unit_type skl_cbo = {
 	.source = "Table 2-1, Table 1-2",
 	.kind = UNIT_PROG,
 	.space = HW_MSR,
-	.max_inst = 4,
+	.max_inst = ARRAY_SIZE(skl_cbo_base),
+	.inst_base = skl_cbo_base,
 	.base = 0x700, .inst_stride = 0x10,
 	.nctr = 2, .width = 44,
 	.ctl_off = 0x0, .ctl_stride = 1,
@@ -290,6 +301,38 @@ static const struct plat_reg skl_extra_regs[] = {
 
 /* ---- ops ------------------------------------------------------------- */
 
+/*
+ * Host-bridge device IDs of the parts whose IMC counters sit behind
+ * MCHBAR at 0x5040..0x5054: Linux arch/x86/events/intel/uncore_snb.c,
+ * skl_uncore_pci_ids (PCI_DEVICE_ID_INTEL_*_IMC).  Amber Lake YD (0x590c)
+ * and Whiskey Lake UQ (0x3ed0) share IDs with Kaby Lake Y and Coffee
+ * Lake 4U.  Notes: later client parts.
+ */
+const uint16_t skl_host_bridges[] = {
+	/* 6th gen (Skylake): U, Y, H dual, H quad, S dual, S quad, Xeon E3 v5 */
+	0x1904, 0x190c, 0x1900, 0x1910, 0x190f, 0x191f, 0x1918,
+	/* 7th gen (Kaby Lake): Y, U, U quad, S dual, S quad, H quad, S WS */
+	0x590c, 0x5904, 0x5914, 0x590f, 0x591f, 0x5910, 0x5918,
+	/* 8th/9th gen (Coffee Lake): 2U, 4U, 4H, 6H, S dual .. 8 cores
+	 * desktop (D), workstation (W) and server (S) */
+	0x3ecc, 0x3ed0, 0x3e10, 0x3ec4, 0x3e0f, 0x3e1f, 0x3ec2, 0x3e30,
+	0x3e18, 0x3ec6, 0x3e31, 0x3e33, 0x3eca, 0x3e32,
+	/* Amber Lake YQ; Whiskey Lake 4 UQ, UD */
+	0x590d, 0x3e34, 0x3e35,
+	/* 10th gen (Comet Lake): H1-H3, U1-U3, S1-S5 */
+	0x9b44, 0x9b54, 0x9b64, 0x9b51, 0x9b61, 0x9b71,
+	0x9b33, 0x9b43, 0x9b53, 0x9b63, 0x9b73,
+	0,
+};
+
+bool skl_host_bridge_known(uint16_t device)
+{
+	for (const uint16_t *d = skl_host_bridges; *d; d++)
+		if (*d == device)
+			return true;
+	return false;
+}
+
 static int skl_discover(struct hw *hw, struct topology *t)
 {
 	struct topo_socket *s;
@@ -324,6 +367,24 @@ static int skl_discover(struct hw *hw, struct topology *t)
 	for (i = 0; skl_units[i]; i++)
 		s->ninst[i] = skl_units[i] == &skl_cbo ? (unsigned)(banks - 1)
 						       : skl_units[i]->max_inst;
+
+	/* The IMC counters are only where the host bridge is one we know
+	 * (notes: later client parts). */
+	a = hw_pci(0, 0, 0, 0, 0, 4);
+	r = hw_read(hw, &a, &v);
+	if (r < 0) {
+		snprintf(cause, sizeof(cause), "%s", hw_last_error());
+		return hw_fail(-r, "cannot read the host bridge's ID (pci "
+			       "0000:00:00.0+0x0): %s", cause);
+	}
+	if ((v & 0xffff) != SKL_PCI_VENDOR_INTEL ||
+	    !skl_host_bridge_known((uint16_t)(v >> 16)))
+		return hw_fail(ENODEV, "host bridge 0000:00:00.0 is %04" PRIx64
+			       ":%04" PRIx64 ", not one of the 6th-10th gen Core "
+			       "host bridges whose IMC counters are known (list "
+			       "in doc/hardware-notes.md, \"Later client parts\"); "
+			       "the DRAM counters behind its MCHBAR cannot be "
+			       "trusted", v & 0xffff, (v >> 16) & 0xffff);
 
 	/* Section 3.3: MCHBAR in PCI 0:0.0 offset 48H (notes: MCHBAR mask). */
 	a = hw_pci(0, 0, 0, 0, SKL_MCHBAR_PCI_OFF, 8);
@@ -364,10 +425,22 @@ static const struct plat_ops skl_ops = {
 	.global_enable = skl_global_enable,
 };
 
-/* Section 2 / DESIGN.md section 2: CPUID family 6, models 0x4E, 0x5E. */
+/*
+ * CPUID family 6 models on this uncore: the manual's 6th generation
+ * (0x4E, 0x5E), and the 7th to 10th generation client parts that the
+ * Linux kernel drives with its Skylake uncore support (uncore.c,
+ * intel_uncore_match: KABYLAKE_L, KABYLAKE, COMETLAKE_L, COMETLAKE ->
+ * skl_uncore_init; model numbers from asm/intel-family.h, where Amber,
+ * Coffee and Whiskey Lake share 0x8E/0x9E by stepping).  Notes: later
+ * client parts.
+ */
 static const struct cpu_match skl_cpus[] = {
-	{ 6, 0x4E },
-	{ 6, 0x5E },
+	{ 6, 0x4E },	/* Skylake U/Y (SKYLAKE_L) */
+	{ 6, 0x5E },	/* Skylake H/S (SKYLAKE) */
+	{ 6, 0x8E },	/* Kaby, Amber, Coffee, Whiskey Lake U/Y (KABYLAKE_L) */
+	{ 6, 0x9E },	/* Kaby Lake H/S, Coffee Lake H/S (KABYLAKE) */
+	{ 6, 0xA5 },	/* Comet Lake H/S (COMETLAKE) */
+	{ 6, 0xA6 },	/* Comet Lake U (COMETLAKE_L) */
 	{ 0, 0 },
 };
 

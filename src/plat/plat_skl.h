@@ -34,6 +34,15 @@ extern const size_t skl_nevents;
 #define SKL_MCHBAR_EN 0x1ull
 #define SKL_MCHBAR_MASK 0x7fffff8000ull	/* bits 38:15 */
 
+/*
+ * Host bridges (PCI 0:0.0, vendor 8086) whose MCHBAR window holds the IMC
+ * free-running counters of Table 3-3, 0-terminated (plat_skl.c cites the
+ * source).  Discovery refuses any other host bridge.
+ */
+#define SKL_PCI_VENDOR_INTEL 0x8086
+extern const uint16_t skl_host_bridges[];
+bool skl_host_bridge_known(uint16_t device);
+
 /* MSR_UNC_CBO_CONFIG (Table 2-1, 2-6): reads the CBo count plus one. */
 #define SKL_MSR_CBO_CONFIG 0x396
 

@@ -12,12 +12,10 @@ CPPFLAGS = -DHAVE_CONFIG_H -I$(BUILD) -iquote $(SRC)/src -iquote $(SRC) \
 	-DRUNSTATEDIR='"/run"' -MMD -MP
 LIBS = -ljson-c -lpci -linih -lmicrohttpd -lpthread -lm
 
-LIB = log.c buf.c ring.c conf.c prom.c procstat.c sched.c pmu.c \
-	sampler.c metrics.c claims.c http.c \
-	hw/hw.c hw/hw_msr.c hw/hw_pci.c hw/hw_mmio.c hw/hw_real.c \
-	hw/hw_sim.c hw/sim_workload.c hw/sim_builtin.c \
-	plat/plat.c plat/plat_skl.c plat/events_skl.c plat/plat_hsx.c \
-	plat/events_hsx.c
+# every module but the programs' main files (new modules come along)
+LIB = $(filter-out uncored.c api.c uncorectl.c, \
+	$(patsubst $(SRC)/src/%,%,$(wildcard $(SRC)/src/*.c $(SRC)/src/hw/*.c \
+	$(SRC)/src/plat/*.c)))
 OBJ = $(LIB:%.c=$(B)/obj/%.o)
 TARGETS = $(B)/fuzz_conf $(B)/fuzz_workload $(B)/fuzz_claim $(B)/fuzz_http
 

@@ -100,7 +100,10 @@ sleep 2
 c1=$(curl -s --unix-socket "$S" $U/claims/c1)
 en=$(echo "$c1" | sed -n 's/.*"time_enabled_s":\([0-9.]*\).*/\1/p')
 run=$(echo "$c1" | sed -n 's/.*"time_running_s":\([0-9.]*\).*/\1/p')
-ok "$(awk -v e="$en" -v r="$run" 'BEGIN { exit !(r > 0.2 * e && r < 0.8 * e) }'; echo $?)" \
+# Two groups share the CBo counters, so about half the time; ticks of
+# unequal length (overruns on a loaded machine) skew the time ratio, hence
+# the wide bounds - a claim that never runs (0) or never yields (1) fails.
+ok "$(awk -v e="$en" -v r="$run" 'BEGIN { exit !(r > 0.15 * e && r < 0.85 * e) }'; echo $?)" \
 	"the filter claim multiplexes with the baseline (running $run of $en s)"
 sc=$(echo "$c1" | grep -o '"socket":0,"count":[0-9]*,"scaled":[0-9.e+]*' | sed 's/.*"scaled"://')
 ok "$([ -n "$sc" ]; echo $?)" "the filter claim has a scaled count ($sc)"

@@ -7,7 +7,7 @@
 
 PORT=$(pick_port)
 cat >"$T/wl.json" <<'JSON'
-{ "platform": "skl",
+{ "platform": "skl", "cbo_count": 4,
   "phases": [ { "seconds": 600, "rates": {
       "cbo:0x34:0x8f": 1.0e8, "cbo:0x34:0x88": 1.0e7,
       "imc:DRAM_DATA_READS": 1.0e8 } } ] }

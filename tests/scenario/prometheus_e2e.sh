@@ -11,7 +11,7 @@ fi
 PORT=$(pick_port)
 PP=$(pick_port)
 cat >"$T/wl.json" <<'JSON'
-{ "platform": "skl", "uclk_hz": 900000000,
+{ "platform": "skl", "cbo_count": 4, "uclk_hz": 900000000,
   "phases": [ { "seconds": 600, "rates": {
       "cbo:0x34:0x8f": 1.0e8, "cbo:0x34:0x88": 2.5e7,
       "imc:DRAM_DATA_READS": 2.0e8, "imc:DRAM_DATA_WRITES": 1.0e8 } } ] }

@@ -169,6 +169,14 @@ static void test_platform_lookup(void)
 
 	ok(plat_by_cpu(6, 0x4E) == &plat_skl, "family 6 model 0x4E is skl");
 	ok(plat_by_cpu(6, 0x5E) == &plat_skl, "family 6 model 0x5E is skl");
+	ok(plat_by_cpu(6, 0x8E) == &plat_skl,
+	   "model 0x8E (Kaby/Amber/Coffee/Whiskey Lake U/Y) is skl");
+	ok(plat_by_cpu(6, 0x9E) == &plat_skl, "model 0x9E (Kaby/Coffee Lake H/S) is skl");
+	ok(plat_by_cpu(6, 0xA5) == &plat_skl, "model 0xA5 (Comet Lake H/S) is skl");
+	ok(plat_by_cpu(6, 0xA6) == &plat_skl, "model 0xA6 (Comet Lake U) is skl");
+	ok(plat_by_cpu(6, 0x66) == NULL, "model 0x66 (Cannon Lake) is not supported");
+	ok(plat_by_cpu(6, 0x7E) == NULL, "model 0x7E (Ice Lake, another uncore) is not supported");
+	ok(plat_by_cpu(6, 0xA7) == NULL, "model 0xA7 (Rocket Lake) is not supported");
 	ok(plat_by_cpu(6, 0x3F) != &plat_skl, "model 0x3F (Haswell-EP) is not skl");
 	ok(plat_by_cpu(6, 0x55) != &plat_skl, "model 0x55 (Skylake-SP) is not skl");
 	ok(plat_by_cpu(6, 0x4F) != &plat_skl, "model 0x4F is not skl");
@@ -242,7 +250,7 @@ static void test_units(void)
 	/* Table 1-2 */
 	is_int(unit("cbo")->kind, UNIT_PROG, "cbo programmable");
 	is_int(unit("cbo")->space, HW_MSR, "cbo in MSR space");
-	is_int(unit("cbo")->max_inst, 4, "cbo: 1 to 4 instances");
+	is_int(unit("cbo")->max_inst, 8, "cbo: 1 to 8 instances (4 in Table 1-2, 8 on Coffee Lake)");
 	is_int(unit("cbo")->nctr, 2, "cbo: 2 counters");
 	is_int(unit("cbo")->width, 44, "cbo: 44-bit");
 	is_int(unit("arb")->kind, UNIT_PROG, "arb programmable");
@@ -260,11 +268,16 @@ static void test_units(void)
 static void test_addresses(void)
 {
 	/* Table 2-1, row by row: evtsel0, evtsel1, ctr0, ctr1 of CBo n. */
-	static const uint32_t cbo_tab[4][4] = {
+	static const uint32_t cbo_tab[8][4] = {
 		{ 0x700, 0x701, 0x706, 0x707 },
 		{ 0x710, 0x711, 0x716, 0x717 },
 		{ 0x720, 0x721, 0x726, 0x727 },
 		{ 0x730, 0x731, 0x736, 0x737 },
+		/* the later parts (Linux uncore_snb.c / uncore.h) */
+		{ 0x740, 0x741, 0x746, 0x747 },
+		{ 0x750, 0x751, 0x756, 0x757 },
+		{ 0x760, 0x761, 0x766, 0x767 },
+		{ 0xF70, 0xF71, 0xF76, 0xF77 },	/* CFL_UNC_CBO_7_* */
 	};
 	/* Table 3-3 */
 	static const struct { const char *name; uint32_t off; } imc_tab[5] = {
@@ -279,7 +292,7 @@ static void test_addresses(void)
 	char what[64];
 	unsigned n, i;
 
-	for (n = 0; n < 4; n++)
+	for (n = 0; n < 8; n++)
 		for (i = 0; i < 2; i++) {
 			snprintf(what, sizeof(what), "CBo %u PERFEVTSEL%u", n, i);
 			is_msr(plat_ctl_addr(&s, cbo, n, i), 0, cbo_tab[n][i], what);
@@ -315,7 +328,7 @@ static void test_addresses(void)
 	   "extra register MSR_UNC_CBO_CONFIG at 0x396");
 
 	/* out of range: an address no backend accepts */
-	is_int(plat_ctl_addr(&s, cbo, 4, 0).width, 0, "cbo instance 4 invalid");
+	is_int(plat_ctl_addr(&s, cbo, 8, 0).width, 0, "cbo instance 8 invalid");
 	is_int(plat_ctl_addr(&s, cbo, 0, 2).width, 0, "cbo counter 2 invalid");
 	is_int(plat_ctr_addr(&s, cbo, 0, 2).width, 0, "cbo ctr 2 invalid");
 	is_int(plat_ctl_addr(&s, arb, 1, 0).width, 0, "arb instance 1 invalid");
@@ -590,6 +603,7 @@ static void setup(uint64_t cbo_config, bool have_cfg, uint64_t mchbar,
 		  bool have_bar)
 {
 	fake_reset();
+	fake_set(hw_pci(0, 0, 0, 0, 0, 4), 0x191f8086);	/* Skylake S quad */
 	if (have_cfg)
 		fake_set(hw_msr(0, 0x396), cbo_config);
 	if (have_bar)
@@ -604,8 +618,11 @@ static void test_discover(void)
 	static const struct { uint64_t cfg; unsigned ncbo; } good[] = {
 		{ 5, 4 }, { 4, 3 }, { 3, 2 }, { 2, 1 },
 		{ 0x15, 4 },	/* reserved bits 63:4 ignored */
+		{ 7, 6 }, { 9, 8 },	/* Coffee Lake 6 and 8 cores */
 	};
-	static const uint64_t bad[] = { 0, 1, 6, 7, 0xF };
+	/* 9 and more CBos (10-core Comet Lake): CBo 8 and up have no
+	 * published MSRs (notes: later client parts) */
+	static const uint64_t bad[] = { 0, 1, 0xA, 0xB, 0xF };
 	unsigned i;
 
 	ok(hw_open(&hw, &fake_ops, NULL) == 0, "fake backend opens");
@@ -675,6 +692,36 @@ static void test_discover(void)
 	ok(discover(&hw, &t) < 0, "MCHBAR base only in bit 39 -> base 0 refused");
 	like(hw_last_error(), "zero", "message says the base is zero");
 
+	/* the host bridge: every listed ID passes, others are refused */
+	{
+		unsigned nknown = 0, nfail = 0;
+
+		for (const uint16_t *d = skl_host_bridges; *d; d++) {
+			setup(5, true, 0xFED10001, true);
+			fake_set(hw_pci(0, 0, 0, 0, 0, 4),
+				 (uint64_t)*d << 16 | 0x8086);
+			nknown++;
+			nfail += discover(&hw, &t) != 0;
+		}
+		is_int(nknown, 42, "42 host-bridge IDs (skl_uncore_pci_ids: 44 entries, 2 shared)");
+		is_int(nfail, 0, "discovery accepts every listed host bridge");
+		ok(skl_host_bridge_known(0x191f) && skl_host_bridge_known(0x3e30) &&
+		   skl_host_bridge_known(0x9b73) && !skl_host_bridge_known(0x8a12),
+		   "SKL S quad, CFL 8-core, CML S5 known; Ice Lake U2 not");
+	}
+	setup(5, true, 0xFED10001, true);
+	fake_set(hw_pci(0, 0, 0, 0, 0, 4), 0x8a128086);	/* Ice Lake U */
+	is_int(discover(&hw, &t), -ENODEV, "unknown host bridge refused");
+	like(hw_last_error(), "host bridge 0000:00:00.0 is 8086:8a12",
+	     "message names the host bridge and its ID");
+	setup(5, true, 0xFED10001, true);
+	fake_set(hw_pci(0, 0, 0, 0, 0, 4), 0x191f1022);	/* not Intel */
+	is_int(discover(&hw, &t), -ENODEV, "a non-Intel host bridge refused");
+	setup(5, true, 0xFED10001, true);
+	fk.reg[0].a = hw_msr(7, 7);	/* hide the ID register */
+	is_int(discover(&hw, &t), -EIO, "unreadable host-bridge ID: the read error");
+	like(hw_last_error(), "cannot read the host bridge's ID", "says what failed");
+
 	setup(5, true, 0, false);
 	is_int(discover(&hw, &t), -EIO, "unreadable MCHBAR: the read error");
 	like(hw_last_error(), "cannot read MCHBAR", "says what failed");
@@ -682,7 +729,7 @@ static void test_discover(void)
 	/* an invalid address never reaches the backend */
 	{
 		struct topo_socket s = { 0 };
-		struct hw_addr a = plat_ctl_addr(&s, unit("cbo"), 4, 0);
+		struct hw_addr a = plat_ctl_addr(&s, unit("cbo"), 8, 0);
 		uint64_t v;
 
 		fake_reset();

@@ -535,7 +535,7 @@ static void test_threads(void)
 	unsigned renders = 0, reads = 0, bad = 0;
 	struct program *p;
 
-	rig_open(&r, wl_path("{\"platform\":\"skl\",\"phases\":[{\"seconds\":5,"
+	rig_open(&r, wl_path("{\"platform\":\"skl\",\"cbo_count\":4,\"phases\":[{\"seconds\":5,"
 			     "\"rates\":{\"cbo:0x34:0x8f\":1e9}}]}"));
 	s = sampler_new(&r.pmu, prog(&r, 64), &cfg, NULL);
 	sampler_tick(s);

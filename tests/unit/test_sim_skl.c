@@ -384,6 +384,32 @@ static void test_small_topology(void)
 	hw_close(&hw);
 }
 
+/* An 8-core Coffee Lake: eight CBos, the eighth at 0xF70 (not 0x770). */
+static void test_eight_cbos(void)
+{
+	struct hw hw;
+	struct hw_addr a = hw_msr(0, 0x770);
+	uint64_t v, c0;
+
+	open_sim(&hw, write_file("wl8.json",
+				 "{\"platform\":\"skl\",\"cbo_count\":8,"
+				 "\"phases\":[{\"seconds\":10,\"rates\":"
+				 "{\"cbo:0x34:0x8f@7\":1000,"
+				 "\"cbo:0x34:0x88\":8000}}]}"),
+		 NULL);
+	is_u64(rd(&hw, hw_msr(0, 0x396)), 9, "8 CBos: CBO_CONFIG reads 9");
+	is_int(hw_read(&hw, &a, &v), -EIO, "no CBo at the stride's 0x770");
+	wr(&hw, hw_msr(0, 0xF70), EVSEL_EN | 0x8f34);
+	wr(&hw, hw_msr(0, 0xF71), EVSEL_EN | 0x8834);
+	wr(&hw, hw_msr(0, 0xe01), EN_GLOBAL);
+	c0 = rd(&hw, hw_msr(0, 0xF77));
+	advance(2);
+	is_u64(rd(&hw, hw_msr(0, 0xF76)), 2000, "CBo 7 counter 0 at 0xF76 counts its @7 rate");
+	is_u64(rd(&hw, hw_msr(0, 0xF77)) - c0, 2000,
+	       "CBo 7 counter 1 at 0xF77: 8000/s over 8 CBos");
+	hw_close(&hw);
+}
+
 static void test_builtin(void)
 {
 	struct hw hw;
@@ -413,6 +439,7 @@ int main(void)
 	test_phases_and_faults();
 	test_state_file();
 	test_small_topology();
+	test_eight_cbos();
 	test_builtin();
 	{
 		char cmd[300];
