@@ -301,6 +301,53 @@ static void matrix(const char *plat, unsigned *cells)
 			cell(plat, &picked[j], unit[j], (enum kind)k, cells);
 }
 
+/*
+ * Issue 15 item 4 on hsx: a box that goes missing must not hide a later
+ * foreign write to another box from the control check.
+ */
+static void missing_then_foreign(void)
+{
+	struct rig r;
+	const char *wl;
+	char path[300];
+	struct json_object *o, *f;
+	FILE *fp;
+	struct snap st;
+	uint64_t *w;
+
+	wl = workload("hsx", "{\"at\":0.1,\"kind\":\"device_missing\","
+		      "\"target\":\"pci:ff:14.0\"}");
+	o = json_object_from_file(wl);
+	json_object_object_get_ex(o, "faults", &f);
+	json_object_array_add(f, json_tokener_parse(
+		"{\"at\":0.3,\"kind\":\"foreign_write\",\"target\":"
+		"\"msr:0xe01\",\"value\":\"0x0\"}"));
+	snprintf(path, sizeof(path), "%s/hsx2.json", dir);
+	fp = fopen(path, "w");
+	fputs(json_object_to_json_string(o), fp);
+	fclose(fp);
+	json_object_put(o);
+	if (rig_open(&r, "hsx", path) < 0) {
+		ok(0, "hsx rig");
+		return;
+	}
+	for (unsigned t = 0; t < TICKS; t++) {
+		sampler_tick(r.s);
+		sleep_ms(TICK_MS);
+	}
+	{
+		struct program *cur = sampler_get(r.s);
+
+		w = calloc(snap_words(cur->ns), sizeof(uint64_t));
+		metrics_snapshot(cur, w, &st);
+		free(w);
+		program_put(cur);
+	}
+	is_u64(st.interference, 1, "hsx: iMC channel 0 missing, then a foreign "
+	       "write to CBo 0's control: detected");
+	rig_close(&r);
+}
+
 int main(void)
 {
 	unsigned cells = 0;
@@ -313,6 +360,7 @@ int main(void)
 	}
 	matrix("skl", &cells);
 	matrix("hsx", &cells);
+	missing_then_foreign();
 	printf("# %u fault cells run\n", cells);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd) != 0)
