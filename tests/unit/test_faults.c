@@ -13,6 +13,9 @@
  *   foreign_write  (its control register to 0) interference: counted,
  *                  the sample invalid, the control rewritten (reclaim);
  *                  free-running counters have no control: not applicable
+ *   ... (counter)  (its counter register to 0: a reset by another agent)
+ *                  interference, that one delta dropped, not read as a
+ *                  wrap; free-running counters ignore writes
  *   stuck          the series stays valid and adds 0 (a counter that
  *                  stops cannot be told from an idle one)
  *   device_missing (PCI boxes only) the series is invalid from then on,
@@ -158,8 +161,9 @@ static void sleep_ms(unsigned ms)
 	nanosleep(&ts, NULL);
 }
 
-enum kind { K_EIO, K_FOREIGN, K_STUCK, K_MISSING, K_N };
-static const char *const kind_name[K_N] = { "eio", "foreign_write", "stuck",
+enum kind { K_EIO, K_FOREIGN, K_RESET, K_STUCK, K_MISSING, K_N };
+static const char *const kind_name[K_N] = { "eio", "foreign_write",
+					    "foreign_write(counter)", "stuck",
 					    "device_missing" };
 
 /* One cell: fault k on series i (socket 0) of platform plat. */
@@ -180,7 +184,7 @@ static void cell(const char *plat, const struct pmu_slot *sl, const char *unit,
 		 unit, sl->freerun ? " free-running" : "",
 		 sl->ctr.space == HW_PCI ? "PCI" : sl->ctr.space == HW_MSR
 		 ? "MSR" : "MMIO");
-	if (k == K_FOREIGN && sl->freerun) {
+	if ((k == K_FOREIGN || k == K_RESET) && sl->freerun) {
 		skip_n(1, "%s: a free-running counter has no control register "
 		       "and ignores writes", what);
 		return;
@@ -195,7 +199,7 @@ static void cell(const char *plat, const struct pmu_slot *sl, const char *unit,
 	if (k == K_EIO)
 		snprintf(fault, sizeof(fault), "{\"at\":%g,\"kind\":\"eio\","
 			 "\"target\":\"%s\",\"count\":2}", FAULT_AT_S, tgt);
-	else if (k == K_FOREIGN)
+	else if (k == K_FOREIGN || k == K_RESET)
 		snprintf(fault, sizeof(fault), "{\"at\":%g,\"kind\":"
 			 "\"foreign_write\",\"target\":\"%s\",\"value\":\"0x0\"}",
 			 FAULT_AT_S, tgt);
@@ -259,6 +263,9 @@ static void cell(const char *plat, const struct pmu_slot *sl, const char *unit,
 	     last_valid && !interfered) ||
 	    (k == K_FOREIGN && st.interference >= 1 && interfered >= 1 &&
 	     last_valid) ||
+	    /* a reset is no wrap: interference, the delta dropped */
+	    (k == K_RESET && st.interference == 1 && interfered == 1 &&
+	     invalid == 1 && last_valid) ||
 	    (k == K_STUCK && !invalid && !interfered && tail_sum == 0) ||
 	    (k == K_MISSING && tail_invalid == 4)),
 	   "%s on %s: %u invalid (%u in a valid sample), %u interference, hw errors %" PRIu64
