@@ -25,7 +25,8 @@ DEPS="build-essential autoconf automake libtool pkg-config
       libcurl4-openssl-dev
       pciutils curl jq iproute2 util-linux systemd python3
       clang libclang-rt-14-dev
-      prometheus wrk prometheus-node-exporter"
+      prometheus wrk prometheus-node-exporter
+      chromium"	# tests/scenario/page.sh: the live page in a browser
 
 install_deps() {
 	missing=

@@ -22,6 +22,7 @@
 #include "api.h"
 #include "claims.h"
 #include "metrics.h"
+#include "ui.h"
 
 #define JSON_CTYPE "application/json"
 
@@ -80,28 +81,58 @@ static int query_u64(const struct http_req *req, struct http_resp *resp,
 	return 1;
 }
 
-/* ---- / ------------------------------------------------------------- */
+/* ---- / and /ui/{file} ------------------------------------------------ */
+
+/*
+ * The page loads its script and style sheet from the daemon (ui/page.js,
+ * ui/page.css, relative so a reverse proxy may mount it anywhere) rather
+ * than inline, so the policy needs no hash to keep in step with the file:
+ * nothing but the daemon's own files runs, and the script may talk to the
+ * daemon only.
+ */
+static const char page_csp[] =
+	"default-src 'none'; script-src 'self'; style-src 'self'; "
+	"img-src 'self'; connect-src 'self'; base-uri 'none'; "
+	"form-action 'none'; frame-ancestors 'none'";
+
+static void send_asset(struct http_resp *resp, const char *name)
+{
+	static const struct { const char *ext, *ctype; } types[] = {
+		{ ".html", "text/html; charset=utf-8" },
+		{ ".css", "text/css; charset=utf-8" },
+		{ ".js", "text/javascript; charset=utf-8" },
+		{ ".svg", "image/svg+xml" },
+	};
+
+	for (const struct ui_asset *a = ui_assets; a->name; a++) {
+		const char *dot = strrchr(a->name, '.');
+
+		if (strcmp(a->name, name) != 0 || !dot)
+			continue;
+		for (size_t k = 0; k < sizeof(types) / sizeof(types[0]); k++)
+			if (strcmp(dot, types[k].ext) == 0)
+				resp->ctype = types[k].ctype;
+		resp->csp = page_csp;
+		buf_put(&resp->body, a->data, a->len);
+		return;
+	}
+	http_error(resp, 404, "not_found", "no page file named \"%.64s\"",
+		   name);
+}
 
 static void h_index(void *ctx, const struct http_req *req,
 		    struct http_resp *resp)
 {
-	struct daemon *d = ctx;
-
+	(void)ctx;
 	(void)req;
-	resp->ctype = "text/html; charset=utf-8";
-	buf_printf(&resp->body,
-		   "<!DOCTYPE html>\n<html><head><title>uncored</title></head>\n"
-		   "<body><h1>uncored %s</h1>\n<p>Platform %s, %s backend.</p>\n"
-		   "<ul>\n"
-		   "<li><a href=\"/metrics\">/metrics</a> Prometheus metrics</li>\n"
-		   "<li><a href=\"/healthz\">/healthz</a> health</li>\n"
-		   "<li><a href=\"/api/v1/status\">/api/v1/status</a></li>\n"
-		   "<li><a href=\"/api/v1/topology\">/api/v1/topology</a></li>\n"
-		   "<li><a href=\"/api/v1/events\">/api/v1/events</a></li>\n"
-		   "<li><a href=\"/api/v1/samples\">/api/v1/samples</a></li>\n"
-		   "<li><a href=\"/api/v1/metrics\">/api/v1/metrics</a></li>\n"
-		   "</ul></body></html>\n",
-		   d->version, d->plat->name, d->backend);
+	send_asset(resp, "index.html");
+}
+
+static void h_ui(void *ctx, const struct http_req *req,
+		 struct http_resp *resp)
+{
+	(void)ctx;
+	send_asset(resp, req->params[0]);
 }
 
 /* ---- /metrics ------------------------------------------------------- */
@@ -196,6 +227,8 @@ static void h_status(void *ctx, const struct http_req *req,
 	json_object_object_add(o, "hw_reads", ju64(st.hw_reads));
 	json_object_object_add(o, "hw_writes", ju64(st.hw_writes));
 	json_object_object_add(o, "hw_errors", ju64(st.hw_errors));
+	json_object_object_add(o, "claims", json_object_new_int(
+				       d->claims ? (int)claims_count(d->claims) : 0));
 	own = json_object_new_object();
 	json_object_object_add(own, "owned", json_object_new_boolean(p && st.owned));
 	json_object_object_add(own, "pid", json_object_new_int((int)d->pid));
@@ -406,11 +439,108 @@ static void h_events(void *ctx, const struct http_req *req,
 
 /* ---- /api/v1/samples ------------------------------------------------ */
 
+/* The derived gauges by their JSON names (as in /api/v1/metrics; the
+ * /metrics families are uncore_<name> with a direction label for DRAM). */
+static const char *const gauge_names[G_COUNT] = {
+	[G_LLC_HIT_RATIO] = "llc_hit_ratio",
+	[G_DRAM_READ_BPS] = "dram_read_bytes_per_second",
+	[G_DRAM_WRITE_BPS] = "dram_write_bytes_per_second",
+	[G_CLOCK_HZ] = "clock_hertz",
+	[G_ARB_OCCUPANCY_AVG] = "arb_occupancy_average",
+};
+
+/*
+ * Per-instance rates of one sample, as arrays "channels" (hsx iMC
+ * channels: the uncore_dram_channel_* series) and "ports" (QPI: the
+ * uncore_qpi_* series) in each socket object.  null where a delta was
+ * invalid.
+ */
+static const struct {
+	const char *array, *label;
+	struct { enum plat_qty q; const char *name; } v[2];
+} inst_rates[] = {
+	{ "channels", "channel", { { Q_DRAM_READ_BYTES, "dram_read_bytes_per_second" },
+				   { Q_DRAM_WRITE_BYTES, "dram_write_bytes_per_second" } } },
+	{ "ports", "port", { { Q_QPI_DATA_BYTES, "qpi_data_bytes_per_second" },
+			     { Q_QPI_NONDATA_BYTES, "qpi_nondata_bytes_per_second" } } },
+};
+
+static bool has_inst_label(const struct platform *pl, enum plat_qty q)
+{
+	for (size_t k = 0; k < pl->nqty; k++)
+		if (pl->qty[k].q == q && pl->qty[k].inst_label)
+			return true;
+	return false;
+}
+
+static void add_inst_rates(struct json_object *so, const struct program *p,
+			   unsigned sk, const uint64_t *delta,
+			   const uint64_t *inv, double secs)
+{
+	for (size_t a = 0; a < sizeof(inst_rates) / sizeof(inst_rates[0]); a++) {
+		uint64_t v[2][PLAT_MAX_SOCKETS][PLAT_MAX_INST] = { { { 0 } } };
+		uint32_t seen[2][PLAT_MAX_SOCKETS] = { { 0 } };
+		uint32_t bad[2][PLAT_MAX_SOCKETS] = { { 0 } };
+		struct json_object *arr;
+		uint32_t any = 0;
+
+		for (unsigned k = 0; k < 2; k++)
+			if (has_inst_label(p->plat, inst_rates[a].v[k].q))
+				metrics_per_inst(p, delta, inv, inst_rates[a].v[k].q,
+						 v[k], seen[k], bad[k]);
+		any = seen[0][sk] | seen[1][sk];
+		if (!any)
+			continue;
+		arr = json_object_new_array();
+		for (unsigned i = 0; i < PLAT_MAX_INST; i++) {
+			struct json_object *io;
+
+			if (!(any >> i & 1))
+				continue;
+			io = json_object_new_object();
+			json_object_object_add(io, inst_rates[a].label,
+					       json_object_new_int((int)i));
+			for (unsigned k = 0; k < 2; k++)
+				if (seen[k][sk] >> i & 1)
+					json_object_object_add(
+						io, inst_rates[a].v[k].name,
+						(bad[k][sk] >> i & 1) || secs <= 0 ? NULL
+						: jnum((double)v[k][sk][i] / secs));
+			json_object_array_add(arr, io);
+		}
+		json_object_object_add(so, inst_rates[a].array, arr);
+	}
+}
+
+/* The derived values of one sample, per socket. */
+static struct json_object *sample_sockets(const struct program *p,
+					  const uint64_t *w)
+{
+	const uint64_t *delta = w + SW_HDR, *inv = delta + p->ns;
+	double secs = (double)w[SW_INTERVAL_NS] / 1e9;
+	double g[PLAT_MAX_SOCKETS][G_COUNT];
+	struct json_object *arr = json_object_new_array();
+
+	sampler_rates(p, delta, inv, w[SW_FLAGS] & SF_FIRST ? 0 : secs, g);
+	for (unsigned sk = 0; sk < p->topo->nsockets; sk++) {
+		struct json_object *so = json_object_new_object();
+
+		json_object_object_add(so, "socket", json_object_new_int((int)sk));
+		for (unsigned k = 0; k < G_COUNT; k++)
+			json_object_object_add(so, gauge_names[k], jnum(g[sk][k]));
+		if (!(w[SW_FLAGS] & SF_FIRST))
+			add_inst_rates(so, p, sk, delta, inv, secs);
+		json_object_array_add(arr, so);
+	}
+	return arr;
+}
+
 static struct json_object *sample_json(const struct program *p,
-				       uint64_t seq, const uint64_t *w)
+				       uint64_t seq, const uint64_t *w,
+				       bool with_deltas)
 {
 	struct json_object *o = json_object_new_object();
-	struct json_object *arr = json_object_new_array();
+	struct json_object *arr;
 	const uint64_t *delta = w + SW_HDR, *inv = delta + p->ns;
 	uint64_t f = w[SW_FLAGS];
 
@@ -425,6 +555,10 @@ static struct json_object *sample_json(const struct program *p,
 		json_object_object_add(o, "first", json_object_new_boolean(1));
 	if (f & SF_MUX)
 		json_object_object_add(o, "multiplexed", json_object_new_boolean(1));
+	json_object_object_add(o, "sockets", sample_sockets(p, w));
+	if (!with_deltas)
+		return o;
+	arr = json_object_new_array();
 	for (unsigned i = 0; i < p->ns; i++) {
 		const struct pmu_slot *s = &p->slot[i];
 		struct json_object *e = json_object_new_object();
@@ -449,7 +583,7 @@ static void h_samples(void *ctx, const struct http_req *req,
 {
 	struct daemon *d = ctx;
 	struct program *p = sampler_get(d->sampler);
-	uint64_t since = 0, limit = 60, head, tail, *w;
+	uint64_t since = 0, limit = 60, deltas = 1, head, tail, *w;
 	struct json_object *o, *arr;
 	unsigned cap;
 
@@ -459,7 +593,8 @@ static void h_samples(void *ctx, const struct http_req *req,
 	}
 	cap = ring_capacity(p->samples);
 	if (query_u64(req, resp, "since", 0, UINT64_MAX / 2, &since) < 0 ||
-	    query_u64(req, resp, "limit", 1, cap, &limit) < 0) {
+	    query_u64(req, resp, "limit", 1, cap, &limit) < 0 ||
+	    query_u64(req, resp, "deltas", 0, 1, &deltas) < 0) {
 		program_put(p);
 		return;
 	}
@@ -493,7 +628,8 @@ static void h_samples(void *ctx, const struct http_req *req,
 			if (r == -EAGAIN)
 				r = ring_read(p->samples, seq, w);
 			if (r == 0)
-				json_object_array_add(arr, sample_json(p, seq, w));
+				json_object_array_add(arr, sample_json(p, seq, w,
+								       deltas));
 		}
 	}
 	json_object_object_add(o, "samples", arr);
@@ -518,13 +654,6 @@ static void h_api_metrics(void *ctx, const struct http_req *req,
 		{ Q_CLOCK_TICKS, "clock_ticks_total" },
 		{ Q_ARB_REQUESTS, "arb_requests_total" },
 		{ Q_ARB_OCCUPANCY, "arb_occupancy_cycles_total" },
-	};
-	static const char *const gn[G_COUNT] = {
-		[G_LLC_HIT_RATIO] = "llc_hit_ratio",
-		[G_DRAM_READ_BPS] = "dram_read_bytes_per_second",
-		[G_DRAM_WRITE_BPS] = "dram_write_bytes_per_second",
-		[G_CLOCK_HZ] = "clock_hertz",
-		[G_ARB_OCCUPANCY_AVG] = "arb_occupancy_average",
 	};
 	struct daemon *d = ctx;
 	struct program *p = sampler_get(d->sampler);
@@ -553,7 +682,8 @@ static void h_api_metrics(void *ctx, const struct http_req *req,
 
 		json_object_object_add(so, "socket", json_object_new_int((int)s));
 		for (unsigned g = 0; g < G_COUNT; g++)
-			json_object_object_add(so, gn[g], jnum(st.gauge[s][g]));
+			json_object_object_add(so, gauge_names[g],
+					       jnum(st.gauge[s][g]));
 		for (size_t k = 0; k < sizeof(qn) / sizeof(qn[0]); k++)
 			if (st.qty_present >> qn[k].q & 1)
 				json_object_object_add(so, qn[k].name,
@@ -625,6 +755,7 @@ static void h_claim_renew(void *ctx, const struct http_req *req,
 
 const struct http_route api_routes[] = {
 	{ "/", HTTP_GET, false, h_index },
+	{ "/ui/{file}", HTTP_GET, false, h_ui },
 	{ "/metrics", HTTP_GET, false, h_metrics },
 	{ "/healthz", HTTP_GET, false, h_healthz },
 	{ "/api/v1/status", HTTP_GET, false, h_status },

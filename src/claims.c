@@ -765,6 +765,16 @@ void claims_release(struct claims *c, const char *id, uid_t uid,
 	pthread_mutex_unlock(&c->lock);
 }
 
+unsigned claims_count(struct claims *c)
+{
+	unsigned n;
+
+	pthread_mutex_lock(&c->lock);
+	n = count_live(c);
+	pthread_mutex_unlock(&c->lock);
+	return n;
+}
+
 void claims_render(struct claims *c, struct prom *w)
 {
 	bool any = false;

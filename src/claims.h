@@ -81,6 +81,8 @@ void claims_release(struct claims *c, const char *id, uid_t uid,
 /* /metrics: uncore_claim_events_total for claims with "export": true,
  * and uncored_claims / uncored_claims_total. */
 void claims_render(struct claims *c, struct prom *w);
+/* The number of live claims (the uncored_claims gauge). */
+unsigned claims_count(struct claims *c);
 /* The id of the claim holding a counter in the next interval, copied
  * into buf; NULL if none. */
 const char *claims_holder(struct claims *c, unsigned socket, int unit,

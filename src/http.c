@@ -255,6 +255,10 @@ static enum MHD_Result send_resp(struct MHD_Connection *c,
 	add_header(mr, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
 	if (r->location[0])
 		add_header(mr, MHD_HTTP_HEADER_LOCATION, r->location);
+	if (r->csp) {
+		add_header(mr, "Content-Security-Policy", r->csp);
+		add_header(mr, "X-Content-Type-Options", "nosniff");
+	}
 	if (allow) {
 		char list[64];
 
@@ -272,6 +276,7 @@ static void resp_init(struct http_resp *r)
 	r->ctype = NULL;
 	buf_init(&r->body);
 	r->location[0] = '\0';
+	r->csp = NULL;
 }
 
 /* Queues a JSON error (for answers the module gives itself). */

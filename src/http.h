@@ -89,6 +89,8 @@ struct http_resp {
 				   "text/plain; charset=utf-8" */
 	struct buf body;	/* owned by the http module */
 	char location[256];	/* Location header if non-empty */
+	const char *csp;	/* Content-Security-Policy header; static
+				   string; NULL: none */
 };
 
 typedef void (*http_handler_fn)(void *ctx, const struct http_req *req,

@@ -94,20 +94,25 @@ static void per_series(struct prom *w, const struct program *p,
 	}
 }
 
-/* Adds, per (socket, instance), quantity q's series totals to out and
- * marks in seen[socket] (bit i) the instances that count it. */
-static bool per_inst(const struct program *p, const uint64_t *totals,
-		     enum plat_qty q, uint64_t out[PLAT_MAX_SOCKETS][PLAT_MAX_INST],
-		     uint32_t seen[PLAT_MAX_SOCKETS])
+bool metrics_per_inst(const struct program *p, const uint64_t *val,
+		      const uint64_t *invalid, enum plat_qty q,
+		      uint64_t out[PLAT_MAX_SOCKETS][PLAT_MAX_INST],
+		      uint32_t seen[PLAT_MAX_SOCKETS],
+		      uint32_t bad[PLAT_MAX_SOCKETS])
 {
 	if (p->qty_ev[q] < 0)
 		return false;
-	for (unsigned i = 0; i < p->ns; i++)
-		if (p->sev[i] == p->qty_ev[q] && p->slot[i].inst < PLAT_MAX_INST) {
-			out[p->slot[i].socket][p->slot[i].inst] +=
-				totals[i] * p->qty_scale[q];
-			seen[p->slot[i].socket] |= 1u << p->slot[i].inst;
-		}
+	for (unsigned i = 0; i < p->ns; i++) {
+		unsigned sk = p->slot[i].socket, in = p->slot[i].inst;
+
+		if (p->sev[i] != p->qty_ev[q] || in >= PLAT_MAX_INST)
+			continue;
+		seen[sk] |= 1u << in;
+		if (invalid && (invalid[i / 64] >> (i % 64) & 1))
+			bad[sk] |= 1u << in;
+		else
+			out[sk][in] += val[i] * p->qty_scale[q];
+	}
 	return true;
 }
 
@@ -155,7 +160,7 @@ static void inst_samples(struct prom *w, const struct program *p,
 	for (size_t k = 0; k < p->plat->nqty; k++)
 		if (p->plat->qty[k].q == q)
 			label = p->plat->qty[k].inst_label;
-	if (!label || !per_inst(p, totals, q, v, seen))
+	if (!label || !metrics_per_inst(p, totals, NULL, q, v, seen, NULL))
 		return;
 	for (unsigned s = 0; s < p->topo->nsockets; s++)
 		for (unsigned i = 0; i < PLAT_MAX_INST; i++) {
@@ -246,9 +251,10 @@ static void uncore_families(struct prom *w, const struct program *p,
 		uint64_t d[PLAT_MAX_SOCKETS][PLAT_MAX_INST] = { { 0 } };
 		uint64_t n[PLAT_MAX_SOCKETS][PLAT_MAX_INST] = { { 0 } };
 		uint32_t seen[PLAT_MAX_SOCKETS] = { 0 }, nseen[PLAT_MAX_SOCKETS] = { 0 };
-		bool nd = per_inst(p, totals, Q_QPI_NONDATA_BYTES, n, nseen);
+		bool nd = metrics_per_inst(p, totals, NULL, Q_QPI_NONDATA_BYTES, n,
+					   nseen, NULL);
 
-		per_inst(p, totals, Q_QPI_DATA_BYTES, d, seen);
+		metrics_per_inst(p, totals, NULL, Q_QPI_DATA_BYTES, d, seen, NULL);
 		prom_family(w, "uncore_qpi_data_bytes_total", PROM_COUNTER, NULL,
 			    "QPI data sent, per port: data flits x 8 bytes "
 			    "(manual 2.9.5 QPI_DATA_BW).");

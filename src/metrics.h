@@ -34,6 +34,19 @@ int metrics_snapshot(const struct program *p, uint64_t *words,
 int metrics_render(struct buf *b, enum prom_fmt fmt, const struct program *p,
 		   const struct metrics_info *info);
 
+/*
+ * Adds, per (socket, instance), quantity q's per-series values val[ns]
+ * (totals or one sample's deltas) times its scale to out, and marks in
+ * seen[socket] (bit = instance) the instances that count q.  With an
+ * invalid bitmap, invalid series are left out and marked in bad[socket].
+ * Returns false when the program does not count q.
+ */
+bool metrics_per_inst(const struct program *p, const uint64_t *val,
+		      const uint64_t *invalid, enum plat_qty q,
+		      uint64_t out[PLAT_MAX_SOCKETS][PLAT_MAX_INST],
+		      uint32_t seen[PLAT_MAX_SOCKETS],
+		      uint32_t bad[PLAT_MAX_SOCKETS]);
+
 /* Label value of socket s ("0"), unit instance etc. in static storage
  * for small numbers. */
 const char *metrics_num(unsigned n);

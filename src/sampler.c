@@ -303,6 +303,8 @@ int sampler_start(struct sampler *s)
 	r = pthread_create(&s->thread, NULL, thread_main, s);
 	if (r)
 		return -r;
+	/* named for top -H, and so tests can find (and stop) this thread */
+	pthread_setname_np(s->thread, "uncored-sample");
 	s->running = true;
 	return 0;
 }
@@ -564,6 +566,54 @@ static unsigned tick_bucket(double secs)
 	return b;	/* TICK_BUCKETS = +Inf only */
 }
 
+void sampler_rates(const struct program *p, const uint64_t *delta,
+		   const uint64_t *invalid, double secs,
+		   double g[PLAT_MAX_SOCKETS][G_COUNT])
+{
+	double d[PLAT_MAX_SOCKETS][Q_COUNT] = { { 0 } };
+	bool bad[PLAT_MAX_SOCKETS][Q_COUNT] = { { false } };
+
+	for (unsigned i = 0; i < p->ns; i++) {
+		unsigned sk = p->slot[i].socket;
+
+		for (unsigned q = 0; q < Q_COUNT; q++) {
+			if (p->qty_ev[q] != p->sev[i])
+				continue;
+			if (invalid[i / 64] >> (i % 64) & 1)
+				bad[sk][q] = true;
+			else
+				d[sk][q] += (double)delta[i] *
+					    ((double)p->qty_scale[q] *
+					     p->evscale[p->sev[i]][sk]);
+		}
+	}
+	for (unsigned sk = 0; sk < PLAT_MAX_SOCKETS; sk++) {
+		double *v = g[sk];
+		bool ok[Q_COUNT];
+
+		for (unsigned q = 0; q < Q_COUNT; q++)
+			ok[q] = p->qty_ev[q] >= 0 && !bad[sk][q];
+		for (unsigned k = 0; k < G_COUNT; k++)
+			v[k] = NAN;
+		if (sk >= p->topo->nsockets || secs <= 0)
+			continue;
+		if (ok[Q_LLC_LOOKUPS] && ok[Q_LLC_MISSES] &&
+		    d[sk][Q_LLC_LOOKUPS] > 0)
+			v[G_LLC_HIT_RATIO] = 1.0 - d[sk][Q_LLC_MISSES] /
+						   d[sk][Q_LLC_LOOKUPS];
+		if (ok[Q_DRAM_READ_BYTES])
+			v[G_DRAM_READ_BPS] = d[sk][Q_DRAM_READ_BYTES] / secs;
+		if (ok[Q_DRAM_WRITE_BYTES])
+			v[G_DRAM_WRITE_BPS] = d[sk][Q_DRAM_WRITE_BYTES] / secs;
+		if (ok[Q_CLOCK_TICKS])
+			v[G_CLOCK_HZ] = d[sk][Q_CLOCK_TICKS] / secs;
+		if (ok[Q_ARB_OCCUPANCY] && ok[Q_CLOCK_TICKS] &&
+		    d[sk][Q_CLOCK_TICKS] > 0)
+			v[G_ARB_OCCUPANCY_AVG] = d[sk][Q_ARB_OCCUPANCY] /
+						 d[sk][Q_CLOCK_TICKS];
+	}
+}
+
 /* The quantities (bits) each gauge is derived from. */
 static const uint64_t gauge_needs[G_COUNT] = {
 	[G_LLC_HIT_RATIO] = 1ull << Q_LLC_LOOKUPS | 1ull << Q_LLC_MISSES,
@@ -580,79 +630,39 @@ static void derive(struct sampler *s, struct program *p, const uint64_t *delta,
 		   const uint64_t *invalid, double secs, bool mux_out)
 {
 	struct snap *st = &s->st;
-	double d[PLAT_MAX_SOCKETS][Q_COUNT];
-	bool ok[PLAT_MAX_SOCKETS][Q_COUNT];
 	double prev[PLAT_MAX_SOCKETS][G_COUNT];
 
 	memcpy(prev, st->gauge, sizeof(prev));
-
 	st->qty_present = 0;
-	memset(st->qty, 0, sizeof(st->qty));
-	for (unsigned sk = 0; sk < PLAT_MAX_SOCKETS; sk++)
-		for (unsigned q = 0; q < Q_COUNT; q++) {
-			d[sk][q] = 0;
-			ok[sk][q] = true;
-		}
 	for (unsigned q = 0; q < Q_COUNT; q++)
 		if (p->qty_ev[q] >= 0)
 			st->qty_present |= 1ull << q;
+	/* the totals add what each series counted since it was last seen
+	 * (s->qty_acc: no reload, claim or fault makes one go down) */
 	for (unsigned i = 0; i < p->ns; i++) {
 		unsigned sk = p->slot[i].socket;
 
-		for (unsigned q = 0; q < Q_COUNT; q++) {
-			if (p->qty_ev[q] != p->sev[i])
-				continue;
-			double sc = (double)p->qty_scale[q] *
-				    p->evscale[p->sev[i]][sk];
-
-			s->qty_acc[sk][q] += (double)(s->base.gs[i].est -
-						      s->base.gs[i].est_seen) * sc;
-			if (invalid[i / 64] >> (i % 64) & 1)
-				ok[sk][q] = false;
-			else
-				d[sk][q] += (double)delta[i] * sc;
-		}
-	}
-	for (unsigned i = 0; i < p->ns; i++)
+		for (unsigned q = 0; q < Q_COUNT; q++)
+			if (p->qty_ev[q] == p->sev[i])
+				s->qty_acc[sk][q] +=
+					(double)(s->base.gs[i].est -
+						 s->base.gs[i].est_seen) *
+					((double)p->qty_scale[q] *
+					 p->evscale[p->sev[i]][sk]);
 		s->base.gs[i].est_seen = s->base.gs[i].est;
+	}
 	for (unsigned sk = 0; sk < PLAT_MAX_SOCKETS; sk++)
 		for (unsigned q = 0; q < Q_COUNT; q++)
 			st->qty[sk][q] = (uint64_t)(s->qty_acc[sk][q] + 0.5);
-	for (unsigned sk = 0; sk < PLAT_MAX_SOCKETS; sk++) {
-		double *g = st->gauge[sk];
-		bool have_l = (st->qty_present >> Q_LLC_LOOKUPS & 1) &&
-			      ok[sk][Q_LLC_LOOKUPS];
-		bool have_m = (st->qty_present >> Q_LLC_MISSES & 1) &&
-			      ok[sk][Q_LLC_MISSES];
-
+	sampler_rates(p, delta, invalid, secs, st->gauge);
+	/* Multiplexed out (not an error): keep the last value - of a gauge
+	 * whose quantities the program still counts (after a reload to
+	 * "cbo = none" the hit ratio goes). */
+	for (unsigned sk = 0; mux_out && sk < p->topo->nsockets; sk++)
 		for (unsigned k = 0; k < G_COUNT; k++)
-			g[k] = NAN;
-		if (sk >= p->topo->nsockets || secs <= 0)
-			continue;
-		if (have_l && have_m && d[sk][Q_LLC_LOOKUPS] > 0)
-			g[G_LLC_HIT_RATIO] = 1.0 - d[sk][Q_LLC_MISSES] /
-						   d[sk][Q_LLC_LOOKUPS];
-#define RATE(G, Q)                                                        \
-	if ((st->qty_present >> (Q) & 1) && ok[sk][Q])                    \
-		g[G] = d[sk][Q] / secs;
-		RATE(G_DRAM_READ_BPS, Q_DRAM_READ_BYTES)
-		RATE(G_DRAM_WRITE_BPS, Q_DRAM_WRITE_BYTES)
-		RATE(G_CLOCK_HZ, Q_CLOCK_TICKS)
-#undef RATE
-		if ((st->qty_present >> Q_ARB_OCCUPANCY & 1) &&
-		    (st->qty_present >> Q_CLOCK_TICKS & 1) &&
-		    ok[sk][Q_ARB_OCCUPANCY] && ok[sk][Q_CLOCK_TICKS] &&
-		    d[sk][Q_CLOCK_TICKS] > 0)
-			g[G_ARB_OCCUPANCY_AVG] = d[sk][Q_ARB_OCCUPANCY] /
-						 d[sk][Q_CLOCK_TICKS];
-		/* Multiplexed out (not an error): keep the last value - of a
-		 * gauge whose quantities the program still counts (after a
-		 * reload to "cbo = none" the hit ratio goes). */
-		for (unsigned k = 0; mux_out && k < G_COUNT; k++)
-			if (isnan(g[k]) &&
+			if (isnan(st->gauge[sk][k]) &&
 			    (st->qty_present & gauge_needs[k]) == gauge_needs[k])
-				g[k] = prev[sk][k];
-	}
+				st->gauge[sk][k] = prev[sk][k];
 }
 
 int group_place(const struct pmu *pmu, struct group *g)

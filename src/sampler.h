@@ -181,6 +181,15 @@ struct sampler *sampler_new(struct pmu *pmu, struct program *prog,
  * -EINVAL (an encoding the catalog or the register refuses).
  */
 int group_place(const struct pmu *pmu, struct group *g);
+/*
+ * The derived gauges of one interval (secs long) from the baseline's
+ * per-series deltas and invalid bitmap (a sample in p->samples): what
+ * /metrics exports for the newest sample and /api/v1/samples for every
+ * sample.  A gauge whose inputs were invalid or not counted is NaN.
+ */
+void sampler_rates(const struct program *p, const uint64_t *delta,
+		   const uint64_t *invalid, double secs,
+		   double g[PLAT_MAX_SOCKETS][G_COUNT]);
 /* Starts the timer thread; 0 or -errno. */
 int sampler_start(struct sampler *s);
 /* Stops and joins the thread (idempotent). */

@@ -90,13 +90,26 @@ head=$(echo "$smp" | sed 's/.*"head":\([0-9]*\).*/\1/')
 smp=$(curl -s "http://127.0.0.1:$PORT/api/v1/samples?since=$((head - 1))&limit=1")
 is "$(echo "$smp" | grep -o '"seq":[0-9]*' | tr '\n' ' ')" "\"seq\":$head " \
 	"samples?since=head-1&limit=1 gives exactly sample head"
+# jnum JSON KEY: the (last) number KEY has in JSON
+jnum() { echo "$1" | sed "s/.*\"$2\":\([0-9.e+-]*\).*/\1/"; }
 am=$(curl -s "http://127.0.0.1:$PORT/api/v1/metrics")
-near "$(echo "$am" | sed 's/.*"llc_hit_ratio":\([0-9.e+-]*\).*/\1/')" 0.9 0.01 \
-	"api/v1/metrics: hit ratio"
-near "$(echo "$am" | sed 's/.*"dram_read_bytes_per_second":\([0-9.e+-]*\).*/\1/')" 9.6e9 0.01 \
-	"api/v1/metrics: DRAM read bandwidth"
+near "$(jnum "$am" llc_hit_ratio)" 0.9 0.01 "api/v1/metrics: hit ratio"
+near "$(jnum "$am" dram_read_bytes_per_second)" 9.6e9 0.01 "api/v1/metrics: DRAM read bandwidth"
 like "$(curl -s "http://127.0.0.1:$PORT/healthz")" '"status":"ok"' "healthz ok"
-like "$(curl -s "http://127.0.0.1:$PORT/")" '<a href="/metrics">' "index page links the routes"
+like "$(curl -s "http://127.0.0.1:$PORT/")" '<script src="ui/page.js"' \
+	"/ is the live page (tests/scenario/page.sh runs it in a browser)"
+# each sample's derived values: what /metrics and /api/v1/metrics show
+smp=$(curl -s "http://127.0.0.1:$PORT/api/v1/samples?limit=1&deltas=0")
+near "$(jnum "$smp" dram_read_bytes_per_second)" 9.6e9 0.01 "samples: each sample's DRAM read bandwidth"
+near "$(jnum "$smp" llc_hit_ratio)" 0.9 0.01 "samples: each sample's LLC hit ratio"
+is "$(echo "$smp" | grep -c '"deltas"')" 0 "deltas=0 leaves the per-event deltas out"
+am=$(curl -s "http://127.0.0.1:$PORT/api/v1/metrics")
+seq=$(jnum "$am" seq)
+smp=$(curl -s "http://127.0.0.1:$PORT/api/v1/samples?since=$((seq - 1))&limit=1")
+for k in llc_hit_ratio dram_read_bytes_per_second dram_write_bytes_per_second clock_hertz; do
+	is "$(jnum "$smp" "$k")" "$(jnum "$am" "$k")" "sample $seq and api/v1/metrics agree on $k"
+done
+is "$(http_code "http://127.0.0.1:$PORT/api/v1/samples?deltas=2")" 400 "deltas=2: 400"
 
 # errors
 is "$(http_code "http://127.0.0.1:$PORT/api/v1/samples?limit=abc")" 400 "bad limit: 400"

@@ -38,6 +38,15 @@ for c in 0 1 2 3; do
 	near "$(rate uncore_dram_read_bytes_total "socket=\"0\",channel=\"$c\"")" 2.0e9 0.02 "s0 channel $c read 2 GB/s"
 done
 near "$(rate uncore_dram_write_bytes_total 'socket="1",channel="3"')" 5.0e8 0.02 "s1 channel 3 write 0.5 GB/s"
+# the same per instance in each sample (what the live page draws; sed
+# finds the last socket's)
+smp=$(curl -s "http://127.0.0.1:$PORT/api/v1/samples?limit=1&deltas=0")
+near "$(echo "$smp" | sed 's/.*"channel":2,"dram_read_bytes_per_second":\([0-9.e+-]*\).*/\1/')" \
+	"$(rate uncore_dram_read_bytes_total 'socket="1",channel="2"')" 0.02 \
+	"samples: s1 channel 2 read as in /metrics"
+near "$(echo "$smp" | sed 's/.*"port":1,"qpi_data_bytes_per_second":\([0-9.e+-]*\).*/\1/')" \
+	"$(rate uncore_qpi_data_bytes_total 'socket="1",port="1"')" 0.02 \
+	"samples: s1 QPI port 1 data as in /metrics"
 near "$(metric "$m" uncore_clock_hertz 'socket="0"')" 2.0e9 0.01 "s0 uncore clock 2 GHz (UBox UCLK)"
 near "$(metric "$m" uncore_clock_hertz 'socket="1"')" 2.0e9 0.01 "s1 uncore clock 2 GHz"
 near "$(rate uncore_qpi_data_bytes_total 'socket="0",port="1"')" 1.0e9 0.02 "s0 QPI port 1 data 1 GB/s"

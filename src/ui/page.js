@@ -1,0 +1,557 @@
+/*
+ * page.js - the live page at / (src/ui/index.html).
+ *
+ * Back-fills every socket's charts from the ring (api/v1/samples with
+ * deltas=0: the derived values of each sample), then polls ?since=SEQ
+ * once per sampling interval together with api/v1/status and healthz.
+ * Every URL is relative, so the page works on any listener and under any
+ * path a reverse proxy mounts it at.  A sample marked invalid, a missing
+ * sequence number or a stretch without ticks is drawn as a gap, never as
+ * zero.  Plain DOM and SVG; no framework, nothing from another host.
+ */
+'use strict';
+(function () {
+	const SVGNS = 'http://www.w3.org/2000/svg';
+	/* k: factor from the API's base unit to the unit shown */
+	const METRICS = [
+		{ key: 'dram_read_bytes_per_second', id: 'rd', title: 'DRAM read', unit: 'GB/s', k: 1e-9 },
+		{ key: 'dram_write_bytes_per_second', id: 'wr', title: 'DRAM write', unit: 'GB/s', k: 1e-9 },
+		{ key: 'llc_hit_ratio', id: 'hit', title: 'LLC hit', unit: '%', k: 100, max: 100 },
+		{ key: 'clock_hertz', id: 'clk', title: 'Uncore clock', unit: 'GHz', k: 1e-9 },
+	];
+	const QPI = { key: 'qpi', id: 'qpi', title: 'QPI data sent', unit: 'GB/s', k: 1e-9 };
+	const CHUNK = 600;		/* samples per back-fill request */
+
+	let interval = 1;		/* s */
+	let cap = 3600;			/* ring capacity */
+	let lastSeq = 0;
+	let status = null, health = null, failure = null;
+	let samples = [];		/* oldest first; {gap: true} between runs */
+	let sockets = null;		/* per socket: its elements */
+	let drawQueued = false;
+
+	function $(id) { return document.getElementById(id); }
+
+	function el(tag, attrs, text) {
+		const e = document.createElement(tag);
+		for (const k in attrs || {})
+			e.setAttribute(k, attrs[k]);
+		if (text !== undefined)
+			e.textContent = text;
+		return e;
+	}
+
+	function sv(tag, attrs, parent) {
+		const e = document.createElementNS(SVGNS, tag);
+		for (const k in attrs)
+			e.setAttribute(k, attrs[k]);
+		if (parent)
+			parent.appendChild(e);
+		return e;
+	}
+
+	/* A value in its display unit, as text. */
+	function fmt(v, m) {
+		if (v === null || !isFinite(v))
+			return '\u2014';
+		if (m.unit === '%')
+			return v.toFixed(1);
+		return v.toFixed(Math.abs(v) >= 100 ? 0 : Math.abs(v) >= 10 ? 1 : 2);
+	}
+
+	/* "-40 s", "-2.5 min", "-1.5 h": s seconds ago, in the unit that
+	 * suits a window of win seconds (one unit per axis) */
+	function ago(s, win) {
+		if (s < 0.5)
+			return 'now';
+		const u = win < 180 ? [1, ' s'] : win < 10800 ? [60, ' min'] : [3600, ' h'];
+		const v = s / u[0];
+		return '\u2212' + String(Number(v.toFixed(v < 10 && u[0] > 1 ? 1 : 0))) + u[1];
+	}
+
+	function clock(t) {
+		return new Date(t * 1000).toLocaleTimeString();
+	}
+
+	function span(s) {
+		if (s < 90)
+			return Math.round(s) + ' s';
+		if (s < 5400)
+			return Math.round(s / 60) + ' min';
+		return (s / 3600).toFixed(1) + ' h';
+	}
+
+	async function get(url) {
+		const r = await fetch(url, { cache: 'no-store', headers: { Accept: 'application/json' } });
+		let body = null;
+		try {
+			body = await r.json();
+		} catch (e) {
+			body = null;
+		}
+		return { code: r.status, body: body };
+	}
+
+	async function getJSON(url) {
+		const r = await get(url);
+		if (r.code !== 200 || !r.body) {
+			const msg = r.body && r.body.error ? r.body.error.message : 'HTTP ' + r.code;
+			throw new Error(url.split('?')[0] + ': ' + msg);
+		}
+		return r.body;
+	}
+
+	/* Appends the samples of one api/v1/samples answer. */
+	function add(resp) {
+		if (resp.head < lastSeq) {	/* a new program: a new ring */
+			lastSeq = 0;
+			samples.push({ gap: true });
+		}
+		for (const s of resp.samples) {
+			if (lastSeq && s.seq !== lastSeq + 1)
+				samples.push({ gap: true });
+			samples.push(s);
+			lastSeq = s.seq;
+		}
+		let real = 0;
+		for (const s of samples)
+			real += s.gap ? 0 : 1;
+		while (real > cap || (samples.length && samples[0].gap)) {
+			real -= samples[0].gap ? 0 : 1;
+			samples.shift();
+		}
+	}
+
+	/* The value of metric m on socket sk in sample s (display unit), or null. */
+	function value(s, sk, m) {
+		if (s.gap || s.first || !s.sockets || !s.sockets[sk])
+			return null;
+		const so = s.sockets[sk];
+		let v;
+		if (m.key === 'qpi') {
+			if (!so.ports)
+				return null;
+			v = 0;
+			for (const p of so.ports) {
+				if (p.qpi_data_bytes_per_second === null)
+					return null;
+				v += p.qpi_data_bytes_per_second;
+			}
+		} else {
+			v = so[m.key];
+		}
+		return v === null || v === undefined ? null : v * m.k;
+	}
+
+	function newest() {
+		for (let i = samples.length - 1; i >= 0; i--)
+			if (!samples[i].gap)
+				return samples[i];
+		return null;
+	}
+
+	/* ---- building the page ------------------------------------------ */
+
+	function card(parent, sk, m) {
+		const id = 's' + sk + '-' + m.id;
+		const c = el('section', { class: 'card m-' + m.id, id: id, 'aria-labelledby': id + '-h' });
+		c.appendChild(el('h3', { id: id + '-h' }, m.title));
+		const now = el('p', { class: 'now' });
+		const num = el('span', { class: 'num' }, '\u2014');
+		now.appendChild(num);
+		now.appendChild(el('span', { class: 'unit' }, m.unit));
+		c.appendChild(now);
+		const stats = el('p', { class: 'stats' }, '');
+		c.appendChild(stats);
+		const chart = sv('svg', { class: 'chart', role: 'img', tabindex: '0',
+			'data-points': '0', 'aria-label': m.title });
+		c.appendChild(chart);
+		parent.appendChild(c);
+		return { m: m, num: num, stats: stats, chart: chart };
+	}
+
+	function table(parent, caption, cols) {
+		const t = el('table');
+		t.appendChild(el('caption', {}, caption));
+		const hr = el('tr');
+		for (const c of cols)
+			hr.appendChild(el('th', { scope: 'col' }, c));
+		const head = el('thead');
+		head.appendChild(hr);
+		t.appendChild(head);
+		const body = el('tbody');
+		t.appendChild(body);
+		const wrap = el('section', { class: 'card' });
+		wrap.appendChild(t);
+		parent.appendChild(wrap);
+		return body;
+	}
+
+	function build(s) {
+		const root = $('sockets');
+		root.textContent = '';
+		sockets = [];
+		s.sockets.forEach(function (so, sk) {
+			const sec = el('section', { class: 'socket', id: 'socket' + sk, 'aria-labelledby': 'socket' + sk + '-h' });
+			sec.appendChild(el('h2', { id: 'socket' + sk + '-h' }, 'Socket ' + sk));
+			const grid = el('div', { class: 'grid' });
+			sec.appendChild(grid);
+			const ui = { cards: METRICS.map(function (m) { return card(grid, sk, m); }) };
+			if (so.channels || so.ports) {
+				const g2 = el('div', { class: 'grid' });
+				sec.appendChild(g2);
+				if (so.channels)
+					ui.channels = table(g2, 'Memory channels, socket ' + sk + ' (GB/s)', ['Channel', 'Read', 'Write', '']);
+				if (so.ports) {
+					ui.ports = table(g2, 'QPI ports, socket ' + sk + ' (GB/s sent)', ['Port', 'Data', 'Link', '']);
+					ui.cards.push(card(g2, sk, QPI));
+				}
+			}
+			root.appendChild(sec);
+			sockets.push(ui);
+		});
+	}
+
+	/* ---- drawing ---------------------------------------------------- */
+
+	function niceStep(x) {
+		const p = Math.pow(10, Math.floor(Math.log10(x)));
+		const f = x / p;
+		return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 2.5 ? 2.5 : f <= 5 ? 5 : 10) * p;
+	}
+
+	/* Draws pts ([t, v|null] oldest first) into svg; returns how many
+	 * points have a value. */
+	function chart(svg, pts, m, tnow) {
+		const W = Math.max(svg.clientWidth, 200), H = Math.max(svg.clientHeight, 100);
+		const L = 40, R = 8, T = 18, B = 18, w = W - L - R, h = H - T - B;
+		while (svg.lastChild)
+			svg.removeChild(svg.lastChild);
+		svg.setAttribute('viewBox', '0 0 ' + W + ' ' + H);
+		let vmax = 0, n = 0;
+		for (const p of pts)
+			if (p[1] !== null) {
+				vmax = Math.max(vmax, p[1]);
+				n++;
+			}
+		let step, top;
+		if (m.max) {
+			step = m.max / 4;
+			top = m.max;
+		} else {
+			step = niceStep(Math.max(vmax * 1.1, 1e-3) / 5);
+			top = step * Math.ceil(Math.max(vmax * 1.1, 1e-3) / step);
+		}
+		const tmin = Math.min(pts.length ? pts[0][0] : tnow, tnow - 60 * interval);
+		const x = function (t) { return L + (t - tmin) / Math.max(tnow - tmin, 1e-9) * w; };
+		const y = function (v) { return T + h - v / top * h; };
+		for (let v = 0; v <= top + step / 2; v += step) {
+			sv('line', { class: 'gridline', x1: L, x2: L + w, y1: y(v), y2: y(v) }, svg);
+			const lab = sv('text', { class: 'axis', x: L - 5, y: y(v) + 4, 'text-anchor': 'end' }, svg);
+			lab.textContent = String(Number(v.toPrecision(6)));
+		}
+		const ul = sv('text', { class: 'axis', x: L - 5, y: 10, 'text-anchor': 'end' }, svg);
+		ul.textContent = m.unit;
+		[0, 0.5, 1].forEach(function (f) {
+			const t = sv('text', { class: 'axis', x: L + f * w, y: H - 4,
+				'text-anchor': f === 0 ? 'start' : f === 1 ? 'end' : 'middle' }, svg);
+			t.textContent = ago((tnow - tmin) * (1 - f), tnow - tmin);
+		});
+		/* runs of consecutive values; a gap breaks a run */
+		const runs = [];
+		let run = null, prevT = null;
+		for (const p of pts) {
+			if (p[1] === null || (prevT !== null && p[0] - prevT > 3 * interval + 0.5))
+				run = null;
+			if (p[1] !== null) {
+				if (!run)
+					runs.push(run = []);
+				run.push(p);
+			}
+			prevT = p[0] === null ? prevT : p[0];
+		}
+		for (const r of runs) {
+			/* at most the lowest and highest value per pixel column:
+			 * a full ring is thousands of samples on a few hundred
+			 * pixels */
+			let d = '', col = null, lo = null, hi = null;
+			const line = function (px, v) {
+				d += (d ? 'L' : 'M') + px + ' ' + y(v).toFixed(1);
+			};
+			const flush = function () {
+				if (col === null)
+					return;
+				const a = lo[0] <= hi[0] ? lo : hi, b = a === lo ? hi : lo;
+				line(col, a[1]);
+				if (b !== a)
+					line(col, b[1]);
+			};
+			for (const p of r) {
+				const px = Math.round(x(p[0]));
+				if (px !== col) {
+					flush();
+					col = px;
+					lo = hi = p;
+				} else if (p[1] < lo[1]) {
+					lo = p;
+				} else if (p[1] > hi[1]) {
+					hi = p;
+				}
+			}
+			flush();
+			if (r.length === 1)
+				d += 'h1.5';
+			const a = d + 'L' + x(r[r.length - 1][0]).toFixed(1) + ' ' + y(0) +
+				'L' + x(r[0][0]).toFixed(1) + ' ' + y(0) + 'Z';
+			sv('path', { class: 'area ' + m.id, d: a }, svg);
+			sv('path', { class: 'series ' + m.id, d: d }, svg);
+		}
+		const last = pts.length ? pts[pts.length - 1] : null;
+		if (last && last[1] !== null)
+			sv('circle', { class: 'dot ' + m.id, cx: x(last[0]), cy: y(last[1]), r: 3 }, svg);
+		svg.setAttribute('data-points', String(n));
+		svg.setAttribute('data-runs', String(runs.length));
+		return n;
+	}
+
+	function drawCard(c, sk, tnow) {
+		const m = c.m;
+		const pts = [];
+		let lo = Infinity, hi = -Infinity, sum = 0, n = 0;
+		for (const s of samples) {
+			const v = value(s, sk, m);
+			pts.push([s.gap ? null : s.time, v]);
+			if (v !== null) {
+				lo = Math.min(lo, v);
+				hi = Math.max(hi, v);
+				sum += v;
+				n++;
+			}
+		}
+		/* a gap marker takes the time of what follows it */
+		for (let i = pts.length - 2; i >= 0; i--)
+			if (pts[i][0] === null)
+				pts[i][0] = pts[i + 1][0];
+		const cur = newest() ? value(newest(), sk, m) : null;
+		c.num.textContent = fmt(cur, m);
+		const win = pts.length ? tnow - pts[0][0] : 0;
+		const stats = n ? 'min ' + fmt(lo, m) + ' \u00b7 avg ' + fmt(sum / n, m) +
+			' \u00b7 max ' + fmt(hi, m) + ' ' + m.unit + ' over ' + span(win) : 'no valid sample yet';
+		c.stats.textContent = stats;
+		chart(c.chart, pts.filter(function (p) { return p[0] !== null; }), m, tnow);
+		c.chart.setAttribute('aria-label', m.title + ', socket ' + sk + ': ' +
+			(cur === null ? 'no current value' : fmt(cur, m) + ' ' + m.unit + ' now') + '; ' + stats);
+	}
+
+	function bar(cell, cls, v, vmax) {
+		const b = el('span', { class: cls });
+		b.style.width = (vmax > 0 && v !== null ? Math.max(v / vmax * 100, 0.5) : 0) + '%';
+		cell.appendChild(b);
+	}
+
+	/* Table rows of per-instance rates: fa/fb give a row's two values
+	 * in bytes per second (or null). */
+	function rows(body, list, label, fa, fb, cls) {
+		body.textContent = '';
+		const vals = list.map(function (r) {
+			const a = fa(r), b = fb(r);
+			return [a === null || a === undefined ? null : a * 1e-9,
+				b === null || b === undefined ? null : b * 1e-9];
+		});
+		let vmax = 0;
+		for (const v of vals)
+			vmax = Math.max(vmax, v[0] || 0, v[1] || 0);
+		list.forEach(function (r, i) {
+			const tr = el('tr');
+			tr.appendChild(el('th', { scope: 'row' }, label + ' ' + r[label.toLowerCase()]));
+			tr.appendChild(el('td', {}, fmt(vals[i][0], QPI)));
+			tr.appendChild(el('td', {}, fmt(vals[i][1], QPI)));
+			const cell = el('td', { class: 'bar', 'aria-hidden': 'true' });
+			bar(cell, cls[0], vals[i][0], vmax);
+			bar(cell, cls[1], vals[i][1], vmax);
+			tr.appendChild(cell);
+			body.appendChild(tr);
+		});
+	}
+
+	function healthItem(dl, label, v, warn) {
+		const d = el('div', warn ? { class: 'warn' } : {});
+		d.appendChild(el('dt', {}, label));
+		d.appendChild(el('dd', {}, String(v)));
+		dl.appendChild(d);
+	}
+
+	function drawHealth() {
+		const dl = $('health-list');
+		dl.textContent = '';
+		if (!status)
+			return;
+		healthItem(dl, 'Ticks', status.ticks);
+		healthItem(dl, 'Interval', status.interval_ms + ' ms');
+		healthItem(dl, 'Overruns', status.overruns, status.overruns > 0);
+		healthItem(dl, 'Interference', status.interference, status.interference > 0);
+		healthItem(dl, 'Invalid samples', status.invalid_samples);
+		healthItem(dl, 'Hardware errors', status.hw_errors, status.hw_errors > 0);
+		healthItem(dl, 'Live claims', status.claims);
+		healthItem(dl, 'PMU owned', status.ownership && status.ownership.owned ? 'yes' : 'no',
+			!(status.ownership && status.ownership.owned));
+		healthItem(dl, 'Uptime', span(status.uptime_s));
+		healthItem(dl, 'Ring', Math.min(status.ring_head || 0, status.ring_capacity || 0) + ' / ' + status.ring_capacity);
+	}
+
+	/* A counter that stops advancing reads as exactly zero while the
+	 * sampler carries on: flag a headline rate that was non-zero in the
+	 * window and has been exactly 0 for the last STUCK samples. */
+	const STUCK = 5;
+	function stuck(msgs) {
+		if (!sockets)
+			return;
+		const real = samples.filter(function (x) { return !x.gap && !x.first; });
+		if (real.length <= STUCK)
+			return;
+		const tail = real.slice(-STUCK), head = real.slice(0, -STUCK);
+		sockets.forEach(function (ui, sk) {
+			for (const m of METRICS) {
+				if (m.id === 'hit' || !tail.every(function (x) { return value(x, sk, m) === 0; }))
+					continue;
+				let was = null;
+				for (const x of head) {
+					const v = value(x, sk, m);
+					if (v)
+						was = v;
+				}
+				if (was)
+					msgs.push(m.title + ' on socket ' + sk + ' has read exactly 0 for the last ' + STUCK +
+						' samples after ' + fmt(was, m) + ' ' + m.unit + ': is its counter stuck?');
+			}
+		});
+	}
+
+	function drawBanner() {
+		const msgs = [];
+		if (failure)
+			msgs.push('The daemon is not answering: ' + failure + '. The charts stop at the last sample received.');
+		if (health && health.code !== 200)
+			msgs.push('The sampler has stalled (healthz ' + health.code + '): ' +
+				(health.body && health.body.error ? health.body.error.message : 'no reason given') + '.');
+		/* invalid samples of the last 30 s (at least 10 samples) */
+		const s = newest(), win = Math.max(30, 10 * interval);
+		const recent = s ? samples.filter(function (x) { return !x.gap && !x.first && x.time >= s.time - win; }) : [];
+		const bad = recent.filter(function (x) { return !x.valid; });
+		if (bad.length) {
+			const w = bad[bad.length - 1];
+			msgs.push((bad.length === 1 ? 'Sample #' + w.seq + ' at ' + clock(w.time) + ' was' :
+				bad.length + ' samples of the last ' + span(win) + ' were') + ' marked invalid (' +
+				(w.interference ? 'interference: another agent changed the PMU' : 'a counter read failed') +
+				'); invalid values are drawn as gaps, never as zero.');
+		}
+		stuck(msgs);
+		const b = $('banner');
+		b.textContent = '';
+		for (const t of msgs)
+			b.appendChild(el('p', {}, t));
+		b.hidden = msgs.length === 0;
+	}
+
+	function draw() {
+		drawQueued = false;
+		const s = newest();
+		if (s && (!sockets || sockets.length !== s.sockets.length))
+			build(s);
+		const tnow = s ? s.time : Date.now() / 1000;
+		if (sockets) {
+			sockets.forEach(function (ui, sk) {
+				for (const c of ui.cards)
+					drawCard(c, sk, tnow);
+				const so = s && !s.first ? s.sockets[sk] : null;
+				if (ui.channels && so && so.channels)
+					rows(ui.channels, so.channels, 'Channel',
+						function (r) { return r.dram_read_bytes_per_second; },
+						function (r) { return r.dram_write_bytes_per_second; }, ['rd', 'wr']);
+				if (ui.ports && so && so.ports)
+					rows(ui.ports, so.ports, 'Port',
+						function (r) { return r.qpi_data_bytes_per_second; },
+						function (r) {
+							return r.qpi_data_bytes_per_second === null ||
+								r.qpi_nondata_bytes_per_second === null ? null :
+								r.qpi_data_bytes_per_second + (r.qpi_nondata_bytes_per_second || 0);
+						}, ['qpi', 'qpi']);
+			});
+		}
+		drawHealth();
+		drawBanner();
+		const live = $('live');
+		const stalled = failure || (health && health.code !== 200);
+		live.className = stalled ? 'bad' : 'ok';
+		live.textContent = (stalled ? 'stalled' : 'live') + (s ? ' \u00b7 sample #' + s.seq + ' at ' +
+			clock(s.time) : '');
+	}
+
+	function queueDraw() {
+		if (!drawQueued) {
+			drawQueued = true;
+			requestAnimationFrame(draw);
+		}
+	}
+
+	/* ---- data ------------------------------------------------------- */
+
+	function about() {
+		$('about').textContent = status.platform_name + ' \u00b7 ' +
+			(status.backend === 'sim' ? 'simulator' : 'hardware') +
+			' \u00b7 uncored ' + status.version + ' \u00b7 a sample every ' + status.interval_ms + ' ms';
+		document.title = 'uncored \u00b7 ' + status.platform;
+	}
+
+	function useStatus(st) {
+		status = st;
+		interval = st.interval_ms / 1000;
+		cap = st.ring_capacity || cap;
+		about();
+	}
+
+	async function backfill() {
+		useStatus(await getJSON('api/v1/status'));
+		const first = await getJSON('api/v1/samples?deltas=0&limit=1');
+		let since = first.tail ? first.tail - 1 : 0;
+		for (;;) {
+			const r = await getJSON('api/v1/samples?deltas=0&limit=' + Math.min(CHUNK, cap) + '&since=' + since);
+			add(r);
+			if (r.samples.length < Math.min(CHUNK, cap))
+				break;
+			since = lastSeq;
+		}
+	}
+
+	async function poll() {
+		try {
+			const res = await Promise.all([
+				getJSON('api/v1/samples?deltas=0&limit=' + cap + '&since=' + lastSeq),
+				getJSON('api/v1/status'),
+				get('healthz'),
+			]);
+			add(res[0]);
+			useStatus(res[1]);
+			health = res[2];
+			failure = null;
+		} catch (e) {
+			failure = e.message;
+		}
+		queueDraw();
+		setTimeout(poll, Math.max(interval * 1000, 250));
+	}
+
+	async function start() {
+		try {
+			await backfill();
+			failure = null;
+		} catch (e) {
+			failure = e.message;
+		}
+		queueDraw();
+		setTimeout(poll, Math.max(interval * 1000, 250));
+	}
+
+	window.addEventListener('resize', queueDraw);
+	start();
+}());

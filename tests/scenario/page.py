@@ -1,0 +1,467 @@
+#!/usr/bin/env python3
+"""page.py - loads the live page in headless Chromium and checks it.
+
+Used by tests/scenario/page.sh, which starts the daemon on the simulator
+with a phased workload and passes what the page must show.  Chromium is
+driven over its DevTools protocol on a pipe (--remote-debugging-pipe):
+the standard library is enough (no npm, no WebSocket client, no port), it
+sees what --dump-dom cannot (console messages, every network request,
+screenshots) and it uses Debian's own browser.
+
+Each check is written to RESULTS as "STATUS DESCRIPTION" (0 = pass) for
+the shell test to report; diagnostics go to stdout as TAP comments.
+"""
+import argparse
+import base64
+import ctypes
+import json
+import os
+import re
+import select
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import urlsplit
+
+
+class Browser:
+    """A headless Chromium with one page, spoken to over fds 3/4."""
+
+    def __init__(self, exe, userdir, width, height):
+        to_child, self.wfd = os.pipe()
+        self.rfd, from_child = os.pipe()
+
+        def fds():
+            a, b = os.dup(to_child), os.dup(from_child)
+            os.dup2(a, 3)
+            os.dup2(b, 4)
+
+        self.proc = subprocess.Popen(
+            [exe, "--headless", "--no-sandbox", "--disable-gpu",
+             "--disable-quic", "--no-first-run",
+             "--disable-background-networking", "--disable-component-update",
+             "--disable-sync", "--disable-default-apps", "--mute-audio",
+             # nothing may leave the machine, whatever the page asks for
+             "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+             "--user-data-dir=" + userdir, "--remote-debugging-pipe",
+             "--window-size=%d,%d" % (width, height), "about:blank"],
+            preexec_fn=fds, close_fds=False, stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        os.close(to_child)
+        os.close(from_child)
+        self.buf = b""
+        self.next_id = 0
+        self.session = None
+        self.errors = []      # console errors and uncaught exceptions
+        self.requests = []    # every URL the page asked for
+
+    def close(self):
+        try:
+            self.call("Browser.close", timeout=5, session=False)
+        except Exception:
+            pass
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+    def _event(self, m):
+        meth, p = m.get("method"), m.get("params", {})
+        if meth == "Runtime.exceptionThrown":
+            d = p["exceptionDetails"]
+            self.errors.append("exception: " + d.get("exception", {}).get(
+                "description", d.get("text", "")))
+        elif meth == "Runtime.consoleAPICalled" and p["type"] in ("error", "assert"):
+            self.errors.append("console.%s: %s" % (p["type"], " ".join(
+                str(a.get("value", a.get("description", ""))) for a in p["args"])))
+        elif meth == "Log.entryAdded" and p["entry"]["level"] == "error":
+            e = p["entry"]
+            self.errors.append("%s: %s %s" % (e["source"], e["text"], e.get("url", "")))
+        elif meth == "Network.requestWillBeSent":
+            self.requests.append(p["request"]["url"])
+
+    def _read(self, deadline):
+        while b"\0" not in self.buf:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self.rfd], [], [], left)[0]:
+                raise TimeoutError("no answer from chromium")
+            chunk = os.read(self.rfd, 1 << 20)
+            if not chunk:
+                raise EOFError("chromium closed the pipe")
+            self.buf += chunk
+        msg, self.buf = self.buf.split(b"\0", 1)
+        return json.loads(msg)
+
+    def call(self, method, params=None, timeout=30, session=True):
+        self.next_id += 1
+        m = {"id": self.next_id, "method": method, "params": params or {}}
+        if session and self.session:
+            m["sessionId"] = self.session
+        os.write(self.wfd, json.dumps(m).encode() + b"\0")
+        deadline = time.monotonic() + timeout
+        while True:
+            r = self._read(deadline)
+            if r.get("id") == self.next_id:
+                if "error" in r:
+                    raise RuntimeError("%s: %s" % (method, r["error"]))
+                return r["result"]
+            if "method" in r:
+                self._event(r)
+
+    def pump(self, secs):
+        """Handles events for secs seconds."""
+        deadline = time.monotonic() + secs
+        try:
+            while True:
+                m = self._read(deadline)
+                if "method" in m:
+                    self._event(m)
+        except TimeoutError:
+            pass
+
+    def open(self, url):
+        t = self.call("Target.createTarget", {"url": "about:blank"})
+        a = self.call("Target.attachToTarget",
+                      {"targetId": t["targetId"], "flatten": True})
+        self.session = a["sessionId"]
+        for dom in ("Runtime", "Log", "Network", "Page"):
+            self.call(dom + ".enable")
+        self.call("Page.navigate", {"url": url})
+
+    def js(self, expr):
+        r = self.call("Runtime.evaluate", {"expression": expr,
+                                           "returnByValue": True,
+                                           "awaitPromise": True})
+        if "exceptionDetails" in r:
+            raise RuntimeError("%s: %s" % (expr, r["exceptionDetails"]))
+        return r["result"].get("value")
+
+    def wait(self, expr, secs):
+        """Polls expr until it is truthy; returns its last value."""
+        deadline = time.monotonic() + secs
+        v = None
+        while time.monotonic() < deadline:
+            v = self.js(expr)
+            if v:
+                return v
+            self.pump(0.1)
+        return v
+
+    def screenshot(self, path):
+        m = self.call("Page.getLayoutMetrics")["cssContentSize"]
+        r = self.call("Page.captureScreenshot", {
+            "format": "png", "captureBeyondViewport": True,
+            "clip": {"x": 0, "y": 0, "width": m["width"],
+                     "height": m["height"], "scale": 1}})
+        with open(path, "wb") as f:
+            f.write(base64.b64decode(r["data"]))
+
+
+class Results:
+    def __init__(self, path):
+        self.f = open(path, "w")
+
+    def check(self, cond, desc, why=""):
+        self.f.write("%d %s\n" % (0 if cond else 1, desc))
+        self.f.flush()
+        if not cond and why:
+            print("#   " + str(why).replace("\n", "\n#   "))
+
+    def skip(self, desc, why):
+        self.f.write("2 %s # %s\n" % (desc, why))
+        self.f.flush()
+
+    def near(self, got, want, rel, desc):
+        ok = got is not None and abs(got - want) <= rel * abs(want)
+        self.check(ok, desc, "got %s, want %s +- %g%%" % (got, want, rel * 100))
+
+
+def stop_thread(pid, name):
+    """Stops one thread of pid (by its comm) with ptrace, leaving the
+    others running; returns a function that lets it go again."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.ptrace.argtypes = [ctypes.c_long, ctypes.c_long, ctypes.c_void_p,
+                            ctypes.c_void_p]
+    PTRACE_DETACH, PTRACE_SEIZE, PTRACE_INTERRUPT = 17, 0x4206, 0x4207
+    tids = [int(t) for t in os.listdir("/proc/%d/task" % pid)
+            if open("/proc/%d/task/%s/comm" % (pid, t)).read().strip() == name]
+    if len(tids) != 1:
+        raise RuntimeError("no single thread named %s in %d" % (name, pid))
+    tid = tids[0]
+    for req in (PTRACE_SEIZE, PTRACE_INTERRUPT):
+        if libc.ptrace(req, tid, None, None) != 0:
+            e = ctypes.get_errno()
+            raise OSError(e, "ptrace %d on thread %d: %s" % (req, tid, os.strerror(e)))
+
+    def resume():
+        # waitpid(__WALL) for the stop before detaching
+        os.waitpid(tid, 0x40000000)
+        libc.ptrace(PTRACE_DETACH, tid, None, None)
+    return resume
+
+
+# What the page shows, read from its DOM.
+READ = """(() => {
+  const v = (id) => { const e = document.querySelector('#' + id + ' .num');
+                      return e ? parseFloat(e.textContent) : null; };
+  const c = (id) => { const e = document.querySelector('#' + id + ' svg.chart');
+                      return e ? { points: +e.dataset.points, runs: +e.dataset.runs,
+                                   paths: e.querySelectorAll('path.series').length,
+                                   stats: e.parentNode.querySelector('.stats').textContent } : null; };
+  const b = document.getElementById('banner');
+  return { rd: v('s0-rd'), wr: v('s0-wr'), hit: v('s0-hit'), clk: v('s0-clk'),
+           crd: c('s0-rd'), chit: c('s0-hit'),
+           banner: b.hidden ? '' : b.textContent,
+           live: document.getElementById('live').textContent,
+           health: document.getElementById('health-list').textContent };
+})()"""
+
+
+def proxy(upstream, prefix):
+    """A reverse proxy on 127.0.0.1 that serves upstream under prefix
+    (as a site would mount the daemon); returns its base URL."""
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self):
+            if not self.path.startswith(prefix):
+                self.send_error(404)
+                return
+            try:
+                r = urllib.request.urlopen(upstream + "/" + self.path[len(prefix):], timeout=10)
+            except urllib.error.HTTPError as e:
+                r = e
+            body = r.read()
+            self.send_response(r.status if hasattr(r, "status") else r.code)
+            for h in ("Content-Type", "Content-Security-Policy"):
+                if r.headers.get(h):
+                    self.send_header(h, r.headers[h])
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    srv.daemon_threads = True
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    return "http://127.0.0.1:%d%s" % (srv.server_address[1], prefix)
+
+
+# Per socket headline values and the rows of the channel/port tables.
+READ_HSX = """(() => {
+  const v = (id) => { const e = document.querySelector('#' + id + ' .num');
+                      return e ? parseFloat(e.textContent) : null; };
+  const out = [];
+  for (const sec of document.querySelectorAll('section.socket')) {
+    const k = sec.id.replace('socket', 's');
+    const rows = (i) => { const t = sec.querySelectorAll('table')[i];
+      return t ? [...t.tBodies[0].rows].map((r) => [r.cells[0].textContent,
+        parseFloat(r.cells[1].textContent), parseFloat(r.cells[2].textContent)]) : []; };
+    const q = sec.querySelector('#' + k + '-qpi svg.chart');
+    out.push({ rd: v(k + '-rd'), wr: v(k + '-wr'), hit: v(k + '-hit'), clk: v(k + '-clk'),
+               qpi: v(k + '-qpi'), qpi_points: q ? +q.dataset.points : 0,
+               channels: rows(0), ports: rows(1) });
+  }
+  return out;
+})()"""
+
+
+def hsx(b, res, expect):
+    """Two sockets, per-channel DRAM and per-port QPI (hsx)."""
+    got = b.wait("(() => { const r = %s; return r.length === %d && "
+                 "r.every((s) => s.qpi_points >= 2 && s.channels.length) ? r : null; })()"
+                 % (READ_HSX, len(expect)), 30)
+    print("# hsx view: %s" % json.dumps(got))
+    res.check(bool(got), "hsx: %d sockets, each with channel and port tables "
+              "and a QPI chart" % len(expect), b.js(READ_HSX))
+    if not got:
+        return
+    for sk, (e, g) in enumerate(zip(expect, got)):
+        for k, unit in (("rd", "GB/s"), ("wr", "GB/s"), ("clk", "GHz"), ("qpi", "GB/s")):
+            res.near(g[k], e[k], 0.02, "hsx s%d: %s %.2f %s" % (sk, k, e[k], unit))
+        res.near(g["hit"], e["hit"], 0.002, "hsx s%d: LLC hit %.1f %%" % (sk, e["hit"]))
+        chans = g["channels"]
+        res.check(len(chans) == e["channels"] and
+                  all(abs(c[1] - e["rd"] / e["channels"]) <= 0.02 * e["rd"] / e["channels"]
+                      for c in chans),
+                  "hsx s%d: %d channels of %.2f GB/s read each" %
+                  (sk, e["channels"], e["rd"] / e["channels"]), chans)
+        res.check(len(g["ports"]) == e["ports"] and
+                  abs(sum(p[1] for p in g["ports"]) - e["qpi"]) <= 0.03 * e["qpi"],
+                  "hsx s%d: %d QPI ports add up to the chart's %.2f GB/s" %
+                  (sk, e["ports"], e["qpi"]), g["ports"])
+
+
+def stall(b, res, a):
+    """Stops the sampler thread alone: /healthz turns 503, the banner
+    says so, and goes away once the thread runs again."""
+    try:
+        resume = stop_thread(a.pid, "uncored-sample")
+    except PermissionError as e:
+        res.skip("a stalled sampler raises the banner",
+                 "cannot stop the sampler thread here: %s" % e)
+        return
+    try:
+        d = b.wait("(() => { const r = %s; return r.banner.includes('stalled') ? r : null; })()"
+                   % READ, 20)
+        print("# stalled: %s" % json.dumps(d))
+        res.check(bool(d) and "stalled" in d["live"],
+                  "a stalled sampler raises the banner", b.js(READ))
+        if d:
+            b.screenshot(a.screenshot.replace(".png", "-stalled.png"))
+    finally:
+        resume()
+    d = b.wait("(() => { const r = %s; return r.banner.includes('stalled') ? null : r; })()"
+               % READ, 20)
+    res.check(bool(d), "the banner goes away when the sampler ticks again", b.js(READ))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--url", required=True)
+    ap.add_argument("--pid", type=int, required=True)
+    ap.add_argument("--chromium", default="chromium")
+    ap.add_argument("--userdir", required=True)
+    ap.add_argument("--results", required=True)
+    ap.add_argument("--screenshot", required=True)
+    ap.add_argument("--phases",
+                    help="JSON list of {rd, wr, hit, clk} per phase")
+    ap.add_argument("--hsx",
+                    help="JSON list per socket of {rd, wr, hit, clk, qpi, "
+                    "channels, ports}: only the hsx checks")
+    a = ap.parse_args()
+    res = Results(a.results)
+    host = urlsplit(a.url).netloc
+    b = Browser(a.chromium, a.userdir, 1280, 1000)
+    if a.hsx:
+        # through a reverse proxy that mounts the daemon under a path
+        url = proxy(a.url.rstrip("/"), "/some/path/uncored/")
+        host = urlsplit(url).netloc
+        try:
+            b.open(url)
+            hsx(b, res, json.loads(a.hsx))
+            b.screenshot(a.screenshot)
+            res.check(not b.errors, "hsx: no console errors", "\n".join(b.errors))
+            inside = [u for u in b.requests
+                      if urlsplit(u).netloc == host and urlsplit(u).path.startswith("/some/path/uncored/")]
+            res.check(len(b.requests) > 3 and inside == b.requests,
+                      "behind a reverse proxy under /some/path/uncored/, every request stays under it",
+                      b.requests)
+        finally:
+            b.close()
+        return 0
+    phases = json.loads(a.phases)
+    try:
+        b.open(a.url)
+        b.wait("document.readyState === 'complete' && "
+               "!!document.querySelector('#s0-rd svg.chart')", 30)
+        d = b.js(READ)
+        print("# first view: %s" % json.dumps(d))
+        res.check(d["crd"] is not None and d["crd"]["points"] >= 3,
+                  "back-filled chart has points", d)
+
+        # the values of each phase, then the change to the other one
+        seen = []
+        deadline = time.monotonic() + 45
+        i = None
+        while time.monotonic() < deadline and len(seen) < 2:
+            d = b.js(READ)
+            for k, ph in enumerate(phases):
+                if (d["rd"] is not None and abs(d["rd"] - ph["rd"]) <= 0.02 * ph["rd"]
+                        and d["hit"] is not None and abs(d["hit"] - ph["hit"]) <= 0.15
+                        and k != i):
+                    i = k
+                    seen.append((k, d))
+            b.pump(0.1)
+        print("# phases seen: %s" % [k for k, _ in seen])
+        res.check(len(seen) >= 2, "a phase change shows up on the page",
+                  "saw phases %s" % [k for k, _ in seen])
+        for k, d in seen[:2]:
+            ph = phases[k]
+            res.near(d["rd"], ph["rd"], 0.02, "phase %d: DRAM read %.2f GB/s" % (k, ph["rd"]))
+            res.near(d["wr"], ph["wr"], 0.02, "phase %d: DRAM write %.2f GB/s" % (k, ph["wr"]))
+            res.near(d["hit"], ph["hit"], 0.002, "phase %d: LLC hit %.1f %%" % (k, ph["hit"]))
+            res.near(d["clk"], ph["clk"], 0.02, "phase %d: uncore %.2f GHz" % (k, ph["clk"]))
+        d = b.js(READ)
+        lo = min(p["rd"] for p in phases)
+        hi = max(p["rd"] for p in phases)
+        m = re.search(r"min ([0-9.]+) .* max ([0-9.]+) GB/s", d["crd"]["stats"])
+        res.check(m and abs(float(m.group(1)) - lo) <= 0.02 * lo and
+                  abs(float(m.group(2)) - hi) <= 0.02 * hi,
+                  "the chart's text summary spans both phases", d["crd"]["stats"])
+        res.check(d["crd"]["points"] > seen[0][1]["crd"]["points"] if seen else False,
+                  "the chart gains points as samples arrive", d["crd"])
+        res.check(d["crd"]["runs"] == 1, "no gap while every sample is valid", d["crd"])
+        res.check(d["banner"] == "", "no banner while healthy", d["banner"])
+        res.check("live" in d["live"], "the status line says live", d["live"])
+        ax = b.js("""(() => { const c = document.querySelector('#s0-rd svg.chart');
+          c.focus(); return [c.getAttribute('role'), c.getAttribute('aria-label'),
+          document.activeElement === c, document.querySelector('#s0-rd .num').textContent]; })()""")
+        res.check(ax[0] == "img" and ax[2] and ax[1].startswith("DRAM read, socket 0: " + ax[3] + " GB/s now;"),
+                  "a chart takes keyboard focus and reads as text: " + ax[1].split(";")[0], ax)
+        b.screenshot(a.screenshot)
+        res.check(os.path.getsize(a.screenshot) > 10000, "screenshot saved")
+
+        # phone width, dark mode
+        b.call("Emulation.setDeviceMetricsOverride", {
+            "width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
+        b.call("Emulation.setEmulatedMedia", {"features": [
+            {"name": "prefers-color-scheme", "value": "dark"}]})
+        b.pump(1.0)
+        w = b.js("[document.documentElement.scrollWidth, innerWidth, "
+                 "getComputedStyle(document.body).backgroundColor]")
+        res.check(w[0] <= w[1], "no horizontal scrolling at phone width (390 px)", w)
+        res.check(w[2] == "rgb(13, 17, 23)", "dark background under prefers-color-scheme: dark", w)
+        b.screenshot(a.screenshot.replace(".png", "-phone-dark.png"))
+        b.call("Emulation.clearDeviceMetricsOverride")
+        b.call("Emulation.setEmulatedMedia", {"features": []})
+
+        res.check(not b.errors, "no console errors", "\n".join(b.errors))
+        foreign = [u for u in b.requests if urlsplit(u).netloc != host]
+        res.check(len(b.requests) > 5 and not foreign,
+                  "every request goes to the daemon (%d requests)" % len(b.requests),
+                  foreign or b.requests)
+        # a request elsewhere is refused by the policy ...
+        b.js("fetch('http://192.0.2.1/x').catch(() => 0), 1")
+        b.pump(0.5)
+        res.check(any("Content Security Policy" in e and "192.0.2.1" in e for e in b.errors),
+                  "the policy refuses a request to another host", b.errors)
+        b.errors = []
+
+        # a sample marked invalid (the workload's eio fault) is a gap and
+        # raises the banner
+        d = b.wait("(() => { const r = %s; return r.banner.includes('invalid') && "
+                   "r.chit.runs >= 2 ? r : null; })()" % READ, 40)
+        print("# after the fault: %s" % json.dumps(d))
+        res.check(bool(d), "invalid samples: banner, and a gap in the chart", b.js(READ))
+
+        # a stuck counter: DRAM write reads exactly 0 while the rest goes on
+        d = b.wait("(() => { const r = %s; return r.banner.includes('DRAM write on socket 0 "
+                   "has read exactly 0') && r.wr === 0 ? r : null; })()" % READ, 30)
+        print("# stuck: %s" % json.dumps(d))
+        res.check(bool(d), "a stuck DRAM write counter raises the banner", b.js(READ))
+
+        # a stalled sampler: healthz turns 503 and the banner says so
+        stall(b, res, a)
+
+        # ... and the request check above does see one: from a page
+        # without the policy, the same request shows up as foreign
+        b.call("Page.navigate", {"url": "about:blank"})
+        b.pump(0.5)
+        n = len(b.requests)
+        b.js("fetch('http://192.0.2.1/x').catch(() => 0), 1")
+        b.pump(0.5)
+        foreign = [u for u in b.requests[n:] if urlsplit(u).netloc != host]
+        res.check(foreign == ["http://192.0.2.1/x"],
+                  "the request check sees a request to another host", b.requests[n:])
+    finally:
+        b.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
