@@ -1,17 +1,20 @@
 #!/bin/sh
 # quickstart.sh - set up a Debian 12 machine and run uncored.
 #
-#   contrib/quickstart.sh demo   install missing build dependencies, build,
-#                                and run the daemon on the simulator,
-#                                serving on :9464 (extra arguments are
-#                                passed to uncored)
-#   contrib/quickstart.sh test   install missing dependencies, build with
-#                                ASan/UBSan and run the whole test suite
-#                                (plus the TSan build and make distcheck);
-#                                ends with "N passed, N failed, N skipped"
+#   contrib/quickstart.sh demo   install what the demo needs (DEMO_DEPS),
+#                                build, and run the daemon on the simulator,
+#                                serving on :9464; prints where it really
+#                                listens and how to use uncorectl with it
+#                                (extra arguments are passed to uncored)
+#   contrib/quickstart.sh test   install that and the test tools (TEST_DEPS),
+#                                build with ASan/UBSan and run the whole
+#                                test suite (plus the TSan build and make
+#                                distcheck); ends with "N passed, N failed,
+#                                N skipped"
 #
 # Run as root on a fresh machine (apt-get needs it); as another user it
 # only builds, and stops if a dependency is missing.
+# QUICKSTART_BUILD=DIR builds (and runs the demo) in DIR instead of build/.
 set -eu
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -19,18 +22,26 @@ cd "$here"
 cmd=${1:-demo}
 [ $# -gt 0 ] && shift
 
-# Build and test dependencies (Debian 12 package names).
-DEPS="build-essential autoconf automake libtool pkg-config
+# Debian 12 package names, one list per command.
+# The demo: what builds the daemon and uncorectl, and curl to look at it.
+DEMO_DEPS="build-essential autoconf automake libtool pkg-config
       libmicrohttpd-dev libjson-c-dev libpci-dev libsystemd-dev libinih-dev
       libcurl4-openssl-dev
-      pciutils curl jq iproute2 util-linux systemd python3
+      curl"
+# The test suite, on top of the demo's: the peers and tools the tests run
+# (some of these packages start services when installed, which is why the
+# demo does not install them).  clang and libclang-rt-14-dev build the
+# fuzz targets (tests/scenario/fuzz.sh).
+TEST_DEPS="pciutils jq iproute2 util-linux systemd python3
       clang libclang-rt-14-dev
       prometheus wrk prometheus-node-exporter
+      debhelper lintian
       chromium"	# tests/scenario/page.sh: the live page in a browser
 
+# install_deps PACKAGES...: installs those that are missing.
 install_deps() {
 	missing=
-	for p in $DEPS; do
+	for p in "$@"; do
 		dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null |
 			grep -q '^install ok installed$' || missing="$missing $p"
 	done
@@ -76,18 +87,74 @@ count() {
 	SKIP=$((SKIP + ${s:-0}))
 }
 
+# demo_banner LOG BUILDDIR PID: where the daemon listens (from its own
+# log, so -l and -s given on the command line are what is shown) and how
+# to reach it with uncorectl, which is in BUILDDIR and not on PATH.
+demo_banner() {
+	url=
+	for l in $(sed -n 's/.*http: serving \([^ ]*\)$/\1/p' "$1"); do
+		case $l in
+		0.0.0.0:*|\[::\]:*) u="http://localhost:${l##*:}/  (every address: $l)" ;;
+		*) u="http://$l/" ;;
+		esac
+		url="$url
+    $u"
+	done
+	sock=$(sed -n 's/.*http: serving unix:\(.*\) (control)$/\1/p' "$1" | head -1)
+	echo
+	echo "quickstart: uncored runs on the simulator (pid $3); Ctrl-C stops it."
+	echo "  HTTP (the live page at /, /metrics, the JSON API):${url:- none (-l none)}"
+	if [ -n "$sock" ]; then
+		echo "  Control socket (claims, uncorectl): $sock"
+		echo "  uncorectl is in $2, not on PATH.  In another terminal:"
+		echo "    export PATH=\"$2:\$PATH\" UNCORED_SOCKET=\"$sock\""
+		echo "    uncorectl status"
+		echo "    uncorectl events LOOKUP"
+		echo "    uncorectl claim UNC_CBO_XSNP_RESPONSE.HITM_XCORE --ttl 60 --watch 1"
+		echo "    uncorectl top"
+	else
+		echo "  No control socket (-s ''): no claims; uncorectl --url http://ADDR:PORT for the rest."
+	fi
+	echo
+}
+
+B=${QUICKSTART_BUILD:-build}
+case $B in /*) ;; *) B=$here/$B ;; esac
+
 case $cmd in
 demo)
-	install_deps
-	build build
-	echo "quickstart: uncored on the simulator: http://localhost:9464/metrics" \
-		"(control socket build/uncored.sock); Ctrl-C stops it" >&2
-	exec ./build/uncored --foreground -c conf/uncored.conf \
+	install_deps $DEMO_DEPS
+	build "$B"
+	log=$B/uncored-demo.log
+	: >"$log"	# here, not in the child: the wait below reads it at once
+	"$B/uncored" --foreground -c conf/uncored.conf \
 		--simulate --workload conf/workloads/skl-default.json \
-		--control-socket "$here/build/uncored.sock" "$@"
+		--control-socket "$B/uncored.sock" "$@" 2>"$log" &
+	pid=$!
+	# A background job of a script ignores Ctrl-C: pass it on.
+	trap 'kill -TERM $pid 2>/dev/null || :' INT TERM
+	i=0
+	until grep -q ': platform ' "$log"; do
+		if ! kill -0 "$pid" 2>/dev/null || [ $i -ge 300 ]; then
+			cat "$log" >&2
+			kill -TERM "$pid" 2>/dev/null || :
+			echo "quickstart: uncored did not start (log: $log)" >&2
+			exit 1
+		fi
+		i=$((i + 1)); sleep 0.1
+	done
+	cat "$log" >&2
+	demo_banner "$log" "$B" "$pid" >&2
+	# The daemon's log as it goes, until it stops (Ctrl-C ends tail
+	# too: the daemon's last words are printed after it).
+	tail -n 0 -f --pid="$pid" "$log" >&2 || :
+	status=0
+	wait "$pid" || status=$?
+	sed -n '/: stopping$/,$p' "$log" >&2
+	exit $status
 	;;
 test)
-	install_deps
+	install_deps $DEMO_DEPS $TEST_DEPS
 	status=0
 	[ -x configure ] && [ configure -nt configure.ac ] || autoreconf -fi >&2
 	# 1. the whole suite under ASan + UBSan, warnings are errors

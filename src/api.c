@@ -145,7 +145,8 @@ static void h_metrics(void *ctx, const struct http_req *req,
 	enum prom_fmt fmt = prom_negotiate(http_header(req, "Accept"), &ctype);
 	struct program *p = sampler_get(d->sampler);
 	struct metrics_info info = {
-		.version = d->version, .backend = d->backend,
+		.version = d->version, .revision = d->revision,
+		.build_date = d->build_date, .backend = d->backend,
 		.scrapes = atomic_fetch_add(&d->scrapes, 1) + 1,
 		.interval_ms = sampler_cfg(d->sampler).interval_ms,
 		.start_time_s = d->start_time_s,
@@ -211,6 +212,9 @@ static void h_status(void *ctx, const struct http_req *req,
 		free(words);
 	}
 	json_object_object_add(o, "version", json_object_new_string(d->version));
+	json_object_object_add(o, "revision", json_object_new_string(d->revision));
+	json_object_object_add(o, "build_date",
+			       json_object_new_string(d->build_date));
 	json_object_object_add(o, "platform", json_object_new_string(d->plat->id));
 	json_object_object_add(o, "platform_name",
 			       json_object_new_string(d->plat->name));

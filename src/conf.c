@@ -33,6 +33,7 @@
 #include <sys/un.h>
 
 #include "conf.h"
+#include "plat/plat.h"
 
 enum sect { S_NONE = -1, S_DAEMON, S_HTTP, S_CLAIMS, S_BASELINE, S_SIM,
 	    S_COUNT };
@@ -314,16 +315,12 @@ static bool check_group(const char *v, char *why, size_t n)
 
 static bool check_platform(const char *v, char *why, size_t n)
 {
-	size_t i, len = strlen(v);
+	char list[128];
 
-	for (i = 0; i < len; i++)
-		if (!islower((unsigned char)v[i]) &&
-		    !isdigit((unsigned char)v[i]))
-			break;
-	if (i == len && len <= 15)
+	if (plat_by_id(v))
 		return true;
-	snprintf(why, n, "\"%s\" is not a platform id (lower-case letters "
-		 "and digits, e.g. skl)", v);
+	snprintf(why, n, "unknown platform \"%.32s\" (supported: %s)", v,
+		 plat_list(list, sizeof(list), false));
 	return false;
 }
 

@@ -21,6 +21,8 @@
 
 struct daemon {
 	const char *version;
+	const char *revision;		/* git revision of the build */
+	const char *build_date;		/* ISO 8601, UTC (reproducible) */
 	const char *backend;		/* "hw" or "sim" */
 	const struct platform *plat;
 	struct hw hw;

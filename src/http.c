@@ -1010,8 +1010,7 @@ static int adopt_fd(struct http_listener *l, int fd, char *err,
 	return 0;
 }
 
-/* Resolves a group name (or number) to a gid.  Returns 0 or -errno. */
-static int lookup_group(const char *name, gid_t *gid)
+int http_lookup_group(const char *name, gid_t *gid)
 {
 	struct group gr, *res = NULL;
 	size_t sz = 4096;
@@ -1071,7 +1070,7 @@ static int open_control(struct http_server *s, struct http_listener *l,
 	}
 	memcpy(sa.sun_path, path, strlen(path));
 	if (cfg->control_group && cfg->control_group[0]) {
-		rc = lookup_group(cfg->control_group, &gid);
+		rc = http_lookup_group(cfg->control_group, &gid);
 		if (rc < 0) {
 			seterr(err, errlen, "control socket %s: unknown group "
 			       "'%s'", path, cfg->control_group);

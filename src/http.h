@@ -161,6 +161,10 @@ struct http_server *http_start(const struct http_cfg *cfg,
 			       const struct http_route *routes, size_t nroutes,
 			       void *ctx, char *err, size_t errlen);
 
+/* Resolves a group name (or number) to a gid, as http_start() does for
+ * control_group.  Returns 0 or -errno (-ENOENT: no such group). */
+int http_lookup_group(const char *name, gid_t *gid);
+
 /*
  * Returns the bound TCP port of listener i, or 0 if there is no such
  * listener or it is a Unix socket.  Listeners are numbered in this

@@ -1,9 +1,11 @@
 /*
  * log.h - journal-friendly logging.
  *
- * Messages go to stderr with a sd-daemon priority prefix ("<3>"), which
- * journald turns into the message priority; on a terminal the prefix is
- * replaced by a readable level.  log_warn() appends strerror(errno) (saved
+ * Messages go to stderr.  When stderr is the journal's stream (systemd's
+ * JOURNAL_STREAM names it), each line has a sd-daemon priority prefix
+ * ("<3>"), which journald turns into the message priority; anywhere else
+ * a line reads "TIME uncored: LEVEL: message" (local time, ISO 8601 with
+ * milliseconds and the UTC offset; LEVEL a word such as "warning").  log_warn() appends strerror(errno) (saved
  * on entry, so the caller's errno survives); log_warnx() does not.  Only
  * start-up code may exit; log_fatal*() are for it alone.
  */
@@ -19,6 +21,11 @@ enum log_level { LOG_LVL_ERR = 3, LOG_LVL_WARN = 4, LOG_LVL_NOTICE = 5,
 /* Sets the most verbose level printed (default LOG_LVL_INFO). */
 void log_init(const char *progname, enum log_level max);
 void log_set_level(enum log_level max);
+/* Is stderr the stream systemd connected to the journal? */
+bool log_stderr_is_journal(void);
+/* Forces the "<N>" form (journal true) or the timestamped one (false),
+ * instead of choosing by JOURNAL_STREAM.  Call before threads start. */
+void log_set_journal(bool journal);
 
 #define LOG_FMT(a, b) __attribute__((format(printf, a, b)))
 void log_msg(enum log_level lvl, const char *fmt, ...) LOG_FMT(2, 3);

@@ -331,12 +331,16 @@ static void self_families(struct prom *w, const struct program *p,
 			  const struct snap *st,
 			  const struct metrics_info *info)
 {
-	const char *bl[] = { "version", info->version, "platform", p->plat->id,
-			     "backend", info->backend, NULL };
+	const char *bl[] = { "version", info->version,
+			     "revision", info->revision ? info->revision : "",
+			     "build_date", info->build_date ? info->build_date : "",
+			     "platform", p->plat->id, "backend", info->backend,
+			     NULL };
 	uint64_t cum[TICK_BUCKETS], c = 0;
 
 	prom_family(w, "uncored_build_info", PROM_INFO, NULL,
-		    "Version, platform and hardware backend of this daemon.");
+		    "Version, git revision, build date, platform and hardware "
+		    "backend of this daemon.");
 	prom_sample_u64(w, NULL, bl, 1);
 #define SELF(name, type, help, val)                                     \
 	do {                                                            \

@@ -15,6 +15,8 @@
 /* What the page shows besides the snapshot. */
 struct metrics_info {
 	const char *version;
+	const char *revision;		/* git revision of the build */
+	const char *build_date;		/* ISO 8601, UTC */
 	const char *backend;		/* "hw" or "sim" */
 	uint64_t scrapes;		/* including this one */
 	unsigned interval_ms;

@@ -35,6 +35,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "build-info.h"
+
 #ifndef RUNSTATEDIR
 #define RUNSTATEDIR "/run"
 #endif
@@ -672,7 +674,8 @@ static int usage_error(const struct command *cmd, const char *fmt, ...)
 
 static const char common_help[] =
 	"  -j, --json         print the daemon's JSON instead of a table\n"
-	"  -s, --socket PATH  control socket (default " DEFAULT_SOCKET ")\n"
+	"  -s, --socket PATH  control socket (default $UNCORED_SOCKET, else\n"
+	"                     " DEFAULT_SOCKET ")\n"
 	"  -u, --url URL      talk to a TCP listener, http://HOST:PORT\n"
 	"                     (read-only commands only)\n"
 	"  -h, --help         this help\n";
@@ -834,7 +837,8 @@ static int cmd_status(struct ctl *c, int argc, char **argv)
 	own = jget(o, "ownership");
 	tbl_init(&t, "ll");
 	tbl_cell(&t, "version");
-	tbl_cell(&t, "%s", jstr(o, "version", "?"));
+	tbl_cell(&t, "%s (revision %s, built %s)", jstr(o, "version", "?"),
+		 jstr(o, "revision", "?"), jstr(o, "build_date", "?"));
 	tbl_cell(&t, "platform");
 	tbl_cell(&t, "%s (%s)", jstr(o, "platform", "?"), jstr(o, "platform_name", "?"));
 	tbl_cell(&t, "backend");
@@ -1759,13 +1763,19 @@ int main(int argc, char **argv)
 	};
 	struct ctl c = { .socket = DEFAULT_SOCKET };
 	const struct command *cmd;
+	const char *env = getenv("UNCORED_SOCKET");
 	int opt, rc;
+
+	if (env && *env)		/* --socket still overrides it */
+		c.socket = env;
 
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "+:" COMMON_SHORT "V", lo, NULL)) != -1) {
 		switch (opt) {
 		case 'V':
-			printf("uncorectl (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION);
+			printf("uncorectl (%s) %s (revision %s, built %s)\n",
+			       PACKAGE_NAME, PACKAGE_VERSION, UNCORED_REVISION,
+			       UNCORED_BUILD_DATE);
 			return 0;
 		default:
 			if ((rc = common_opt(&c, NULL, opt, argv)))

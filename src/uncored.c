@@ -21,6 +21,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,7 @@
 #include <unistd.h>
 
 #include "api.h"
+#include "build-info.h"
 #include "claims.h"
 #include "conf.h"
 #include "daemon.h"
@@ -58,10 +60,14 @@ struct options {
 	bool foreground;
 	bool check_only;
 	const char *log_level;
+	const char *log_format;		/* auto (NULL), journal or text */
 };
 
 static void usage(FILE *f)
 {
+	char plats[128];
+
+	plat_list(plats, sizeof(plats), false);
 	fprintf(f,
 		"usage: uncored [OPTIONS]\n"
 		"\n"
@@ -69,7 +75,9 @@ static void usage(FILE *f)
 		"Prometheus metrics and a JSON API over HTTP.\n"
 		"\n"
 		"  -c, --config FILE         configuration (default " DEFAULT_CONF ")\n"
-		"      --simulate[=P]        run on the simulator (platform P: skl)\n"
+		"      --simulate[=P]        run on the simulator of platform P\n"
+		"                            (%s; default: skl, or the\n"
+		"                            workload's platform)\n"
 		"      --workload FILE       simulator workload (JSON)\n"
 		"      --sim-state FILE      keep simulated registers in FILE (shared,\n"
 		"                            survives restarts)\n"
@@ -78,6 +86,9 @@ static void usage(FILE *f)
 		"  -s, --control-socket PATH Unix control socket (\"\" for none)\n"
 		"  -i, --interval MS         sampling interval in milliseconds\n"
 		"      --log-level LEVEL     error, warning, notice, info or debug\n"
+		"      --log-format FORMAT   journal (<N> prefixes), text (time and\n"
+		"                            level) or auto (journal when stderr\n"
+		"                            is the journal's stream; default)\n"
 		"  -f, --foreground          stay in the foreground (uncored never\n"
 		"                            detaches; accepted for compatibility)\n"
 		"  -n, --check-config        validate the configuration and exit 0/1\n"
@@ -85,7 +96,14 @@ static void usage(FILE *f)
 		"  -h, --help                this text\n"
 		"\n"
 		"Command-line options override the configuration file.\n"
-		"Exit status: 0 ok, 1 error, 2 unsupported CPU, 3 PMU in use, 64 usage.\n");
+		"Exit status: 0 ok, 1 error, 2 unsupported CPU, 3 PMU in use, 64 usage.\n",
+		plats);
+}
+
+static void print_version(void)
+{
+	printf("uncored %s (revision %s, built %s)\n", PACKAGE_VERSION,
+	       UNCORED_REVISION, UNCORED_BUILD_DATE);
 }
 
 static unsigned parse_uint(const char *opt, const char *s, unsigned min,
@@ -106,7 +124,7 @@ static unsigned parse_uint(const char *opt, const char *s, unsigned min,
 
 static void parse_args(int argc, char **argv, struct options *o)
 {
-	enum { OPT_SIM = 256, OPT_WL, OPT_STATE, OPT_LOG };
+	enum { OPT_SIM = 256, OPT_WL, OPT_STATE, OPT_LOG, OPT_LOGFMT };
 	static const struct option lopts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "simulate", optional_argument, NULL, OPT_SIM },
@@ -116,6 +134,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 		{ "control-socket", required_argument, NULL, 's' },
 		{ "interval", required_argument, NULL, 'i' },
 		{ "log-level", required_argument, NULL, OPT_LOG },
+		{ "log-format", required_argument, NULL, OPT_LOGFMT },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "check-config", no_argument, NULL, 'n' },
 		{ "version", no_argument, NULL, 'V' },
@@ -132,6 +151,14 @@ static void parse_args(int argc, char **argv, struct options *o)
 		case OPT_SIM:
 			o->simulate = true;
 			o->sim_platform = optarg;
+			if (optarg && !plat_by_id(optarg)) {
+				char plats[128];
+
+				fprintf(stderr, "uncored: --simulate=%s: unknown "
+					"platform (supported: %s)\n", optarg,
+					plat_list(plats, sizeof(plats), false));
+				exit(EXIT_USAGE);
+			}
 			break;
 		case OPT_WL: o->workload = optarg; break;
 		case OPT_STATE: o->sim_state = optarg; break;
@@ -148,9 +175,19 @@ static void parse_args(int argc, char **argv, struct options *o)
 			o->interval_ms = parse_uint("--interval", optarg, 10, 60000);
 			break;
 		case OPT_LOG: o->log_level = optarg; break;
+		case OPT_LOGFMT:
+			if (strcmp(optarg, "auto") != 0 &&
+			    strcmp(optarg, "journal") != 0 &&
+			    strcmp(optarg, "text") != 0) {
+				fprintf(stderr, "uncored: --log-format: \"%s\" is "
+					"not one of auto, journal, text\n", optarg);
+				exit(EXIT_USAGE);
+			}
+			o->log_format = optarg;
+			break;
 		case 'f': o->foreground = true; break;
 		case 'n': o->check_only = true; break;
-		case 'V': printf("uncored %s\n", PACKAGE_VERSION); exit(0);
+		case 'V': print_version(); exit(0);
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); exit(EXIT_USAGE);
 		}
@@ -160,10 +197,40 @@ static void parse_args(int argc, char **argv, struct options *o)
 		usage(stderr);
 		exit(EXIT_USAGE);
 	}
-	if ((o->workload || o->sim_state) && !o->simulate) {
-		fprintf(stderr, "uncored: --workload and --sim-state need --simulate\n");
-		exit(EXIT_USAGE);
-	}
+}
+
+/* [sim] platform set in the file runs the daemon on the simulator, as
+ * --simulate does; --simulate=P overrides the file's platform. */
+static bool simulating(const struct options *o, const struct conf *c)
+{
+	return o->simulate || c->sim_platform[0];
+}
+
+/* The simulator's options from the command line and the file. */
+static void sim_opts_of(const struct options *o, const struct conf *c,
+			struct hw_opts *ho)
+{
+	ho->sim_platform = o->sim_platform ? o->sim_platform
+			 : (c->sim_platform[0] ? c->sim_platform : NULL);
+	ho->sim_workload = o->workload ? o->workload
+			 : (c->sim_workload[0] ? c->sim_workload : NULL);
+}
+
+/* The platform of this CPU, or NULL with "unsupported CPU: ..." (vendor,
+ * family, model, the platforms) in why. */
+static const struct platform *cpu_platform(char *why, size_t len)
+{
+	struct plat_cpu cpu = { "unknown", 0, 0 };
+	const struct platform *p = NULL;
+	char names[256];
+
+	if (plat_cpuid(&cpu) == 0 && (p = plat_for_cpu(&cpu)))
+		return p;
+	snprintf(why, len, "unsupported CPU: %s family %u (0x%x) model %u "
+		 "(0x%x). Supported platforms: %s", cpu.vendor, cpu.family,
+		 cpu.family, cpu.model, cpu.model,
+		 plat_list(names, sizeof(names), true));
+	return NULL;
 }
 
 static int level_of(const char *s, enum log_level *lvl)
@@ -454,13 +521,10 @@ static void open_backend(struct daemon *d, const struct options *o,
 			 const struct conf *c)
 {
 	struct hw_opts ho = { 0 };
-	unsigned fam = 0, model = 0;
+	char why[512];
 
-	if (o->simulate) {
-		ho.sim_platform = o->sim_platform ? o->sim_platform
-			       : (c->sim_platform[0] ? c->sim_platform : NULL);
-		ho.sim_workload = o->workload ? o->workload
-			       : (c->sim_workload[0] ? c->sim_workload : NULL);
+	if (simulating(o, c)) {
+		sim_opts_of(o, c, &ho);
 		ho.sim_state = o->sim_state;
 		if (hw_open(&d->hw, &hw_sim_ops, &ho) < 0)
 			log_fatalx(1, "%s", hw_last_error());
@@ -471,17 +535,9 @@ static void open_backend(struct daemon *d, const struct options *o,
 				 o->sim_state);
 		return;
 	}
-	if (plat_cpuid(&fam, &model) < 0 || !(d->plat = plat_by_cpu(fam, model))) {
-		char names[128] = "";
-
-		for (unsigned i = 0; plat_all[i]; i++)
-			snprintf(names + strlen(names), sizeof(names) - strlen(names),
-				 "%s%s (%s)", i ? ", " : "", plat_all[i]->id,
-				 plat_all[i]->name);
-		log_fatalx(EXIT_CPU, "unsupported CPU: family %u model 0x%x. "
-			   "Supported platforms: %s. Use --simulate to run on the "
-			   "simulator", fam, model, names);
-	}
+	if (!(d->plat = cpu_platform(why, sizeof(why))))
+		log_fatalx(EXIT_CPU, "%s. Use --simulate to run on the simulator",
+			   why);
 	if (hw_open(&d->hw, &hw_real_ops, &ho) < 0)
 		log_fatalx(1, "%s", hw_last_error());
 	d->backend = "hw";
@@ -519,10 +575,23 @@ static struct http_server *start_http(struct daemon *d, const struct conf *c)
 
 			snprintf(dir, sizeof(dir), "%s", c->control_socket);
 			slash = strrchr(dir, '/');
-			if (slash && slash != dir) {
+			if (!slash)
+				snprintf(dir, sizeof(dir), ".");
+			else if (slash != dir)
 				*slash = '\0';
-				if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-					log_warn("cannot create %s", dir);
+			else
+				slash[1] = '\0';
+			if ((mkdir(dir, 0755) < 0 && errno != EEXIST) ||
+			    access(dir, W_OK | X_OK) < 0) {
+				const char *rt = getenv("XDG_RUNTIME_DIR");
+
+				log_fatalx(1, "cannot create the control socket "
+					   "%s: %s: %s. Pass -s PATH for a socket "
+					   "in a directory you can write (e.g. -s "
+					   "%s/uncored.sock), or -s '' for no "
+					   "control socket", c->control_socket,
+					   dir, strerror(errno),
+					   rt && *rt ? rt : "/tmp");
 			}
 		}
 	}
@@ -538,12 +607,101 @@ static struct http_server *start_http(struct daemon *d, const struct conf *c)
 
 /* ---- reload --------------------------------------------------------- */
 
+static void join_listen(const struct conf *c, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	snprintf(buf, len, "%s", c->nlisten ? "" : "none");
+	for (unsigned i = 0; i < c->nlisten && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? " " : "",
+				      c->listen[i]);
+}
+
+static void swap_str(char **a, char **b)
+{
+	char *t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+/*
+ * A reload cannot change what start-up alone sets up: the listeners and
+ * their limits, the simulator, takeover.  Logs each such setting that
+ * nc changes, with the running and the new value, and puts the running
+ * value back into nc (so the next reload compares with what runs).
+ * Returns how many were not applied.
+ */
+static unsigned keep_restart_only(struct conf *nc, struct conf *cur)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+	} strs[] = {
+		{ "[http] control_socket", offsetof(struct conf, control_socket) },
+		{ "[http] control_group", offsetof(struct conf, control_group) },
+		{ "[sim] platform", offsetof(struct conf, sim_platform) },
+		{ "[sim] workload", offsetof(struct conf, sim_workload) },
+	}, uints[] = {
+		{ "[http] timeout_s", offsetof(struct conf, http_timeout_s) },
+		{ "[http] max_connections",
+		  offsetof(struct conf, http_max_connections) },
+		{ "[http] max_per_ip", offsetof(struct conf, http_max_per_ip) },
+	};
+	static const char later[] = "not applied: restart uncored to apply it";
+	char run[CONF_MAX_LISTEN * 64], want[sizeof(run)];
+	unsigned n = 0, nlisten;
+
+	join_listen(cur, run, sizeof(run));
+	join_listen(nc, want, sizeof(want));
+	if (strcmp(run, want) != 0) {
+		log_warnx("reload: [http] listen changed from \"%s\" to \"%s\": "
+			  "%s", run, want, later);
+		for (unsigned i = 0; i < CONF_MAX_LISTEN; i++)
+			swap_str(&nc->listen[i], &cur->listen[i]);
+		nlisten = nc->nlisten;
+		nc->nlisten = cur->nlisten;
+		cur->nlisten = nlisten;
+		n++;
+	}
+	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
+		char **a = (char **)((char *)cur + strs[i].off);
+		char **b = (char **)((char *)nc + strs[i].off);
+
+		if (strcmp(*a, *b) == 0)
+			continue;
+		log_warnx("reload: %s changed from \"%s\" to \"%s\": %s",
+			  strs[i].name, *a, *b, later);
+		swap_str(a, b);
+		n++;
+	}
+	for (size_t i = 0; i < sizeof(uints) / sizeof(uints[0]); i++) {
+		unsigned *a = (unsigned *)((char *)cur + uints[i].off);
+		unsigned *b = (unsigned *)((char *)nc + uints[i].off);
+
+		if (*a == *b)
+			continue;
+		log_warnx("reload: %s changed from %u to %u: %s", uints[i].name,
+			  *a, *b, later);
+		*b = *a;
+		n++;
+	}
+	if (nc->takeover != cur->takeover) {
+		log_warnx("reload: [daemon] takeover changed to %s: it applies "
+			  "at start only", nc->takeover ? "yes" : "no");
+		nc->takeover = cur->takeover;
+		n++;
+	}
+	return n;
+}
+
 static void reload(struct daemon *d, const struct options *o, struct conf *cur)
 {
 	struct conf nc;
 	struct program *p;
 	char err[1024];
 	enum log_level lvl;
+	unsigned kept;
 
 	log_info("SIGHUP: reloading %s", o->conf_path);
 	sd_notify(0, "RELOADING=1");
@@ -573,10 +731,7 @@ static void reload(struct daemon *d, const struct options *o, struct conf *cur)
 			goto out;
 		}
 	}
-	if (nc.nlisten != cur->nlisten ||
-	    strcmp(nc.control_socket, cur->control_socket) != 0)
-		log_msg(LOG_LVL_NOTICE, "listener changes take effect at the next "
-			"restart");
+	kept = keep_restart_only(&nc, cur);
 	{
 		struct sampler_cfg sc = sampler_cfg_of(&nc);
 
@@ -592,9 +747,81 @@ static void reload(struct daemon *d, const struct options *o, struct conf *cur)
 	}
 	conf_free(cur);
 	*cur = nc;
-	log_info("configuration reloaded");
+	if (kept)
+		log_warnx("configuration reloaded, except %u setting%s that "
+			  "need%s a restart (above)", kept, kept == 1 ? "" : "s",
+			  kept == 1 ? "s" : "");
+	else
+		log_info("configuration reloaded");
 out:
 	sd_notify(0, "READY=1");
+}
+
+/* ---- -n ------------------------------------------------------------- */
+
+/*
+ * uncored -n: every check start-up makes on the configuration, without
+ * touching the PMU, the listeners or the run directory: the platform
+ * (the CPU, or the simulator's platform and workload file), the
+ * baseline against it, the interval against the counters' wrap time,
+ * the control socket's group.  On hardware the platform's simulated
+ * model (its largest configuration) stands in for the machine, so -n
+ * needs no privilege.  Frees what it allocates.  Returns the exit
+ * status: 0 valid, 1 not.
+ */
+static int check_config(const struct options *o, const struct conf *c)
+{
+	struct daemon d = { 0 };
+	struct hw_opts ho = { 0 };
+	struct plat_cpu_map sim_map = { .cpus_per_package = SIM_CPUS_PER_SOCKET };
+	struct program *p;
+	char why[1024];
+	int status = 1;
+	gid_t gid;
+
+	if (simulating(o, c)) {
+		sim_opts_of(o, c, &ho);
+	} else {
+		const struct platform *hp = cpu_platform(why, sizeof(why));
+
+		if (!hp) {
+			fprintf(stderr, "uncored: %s (start-up would exit %d). To "
+				"check a configuration for another machine, add "
+				"--simulate=PLATFORM\n", why, EXIT_CPU);
+			return 1;
+		}
+		ho.sim_platform = hp->id;
+	}
+	if (c->control_group[0] && http_lookup_group(c->control_group, &gid) < 0) {
+		fprintf(stderr, "uncored: %s: [http] control_group: unknown group "
+			"\"%s\"\n", c->path ? c->path : "defaults",
+			c->control_group);
+		return 1;
+	}
+	if (hw_open(&d.hw, &hw_sim_ops, &ho) < 0) {
+		fprintf(stderr, "uncored: %s\n", hw_last_error());
+		return 1;
+	}
+	d.plat = d.topo.plat = hw_sim_platform(&d.hw);
+	if (plat_discover(d.plat, &d.hw, &d.topo, &sim_map) < 0) {
+		fprintf(stderr, "uncored: discovering the %s uncore: %s\n",
+			d.plat->id, hw_last_error());
+		goto out;
+	}
+	pmu_init(&d.pmu, &d.hw, &d.topo);
+	p = build_program(&d, c, why, sizeof(why));
+	if (!p) {
+		fprintf(stderr, "uncored: %s\n", why);
+		goto out;
+	}
+	program_put(p);
+	printf("%s: configuration OK (platform %s%s)\n",
+	       c->path ? c->path : "defaults", d.plat->id,
+	       simulating(o, c) ? ", simulator" : "");
+	status = 0;
+out:
+	hw_close(&d.hw);
+	return status;
 }
 
 /* ---- main ----------------------------------------------------------- */
@@ -603,7 +830,9 @@ int main(int argc, char **argv)
 {
 	struct options o;
 	struct conf conf;
-	struct daemon d = { .version = PACKAGE_VERSION };
+	struct daemon d = { .version = PACKAGE_VERSION,
+			    .revision = UNCORED_REVISION,
+			    .build_date = UNCORED_BUILD_DATE };
 	struct program *prog;
 	struct sampler_cfg scfg;
 	char err[1024];
@@ -615,6 +844,8 @@ int main(int argc, char **argv)
 
 	parse_args(argc, argv, &o);
 	log_init("uncored", LOG_LVL_INFO);
+	if (o.log_format && strcmp(o.log_format, "auto") != 0)
+		log_set_journal(strcmp(o.log_format, "journal") == 0);
 	if (load_conf(&o, &conf, err, sizeof(err)) < 0) {
 		fprintf(stderr, "uncored: %s\n", err);
 		return 1;
@@ -623,36 +854,22 @@ int main(int argc, char **argv)
 	if (level_of(conf.log_level, &lvl) < 0) {
 		fprintf(stderr, "uncored: --log-level: \"%s\" is not one of error, "
 			"warning, notice, info, debug\n", conf.log_level);
+		conf_free(&conf);
 		return EXIT_USAGE;
 	}
 	log_set_level(lvl);
+	if ((o.workload || o.sim_state) && !simulating(&o, &conf)) {
+		fprintf(stderr, "uncored: --workload and --sim-state need "
+			"--simulate (or [sim] platform)\n");
+		conf_free(&conf);
+		return EXIT_USAGE;
+	}
 
 	if (o.check_only) {
-		/* Validate the baseline against the platform it would run on. */
-		const struct platform *p = NULL;
-		struct evspec ev[SAMPLER_MAX_EVENTS];
-		unsigned fam, model;
+		int status = check_config(&o, &conf);
 
-		if (o.simulate)
-			p = plat_by_id(o.sim_platform ? o.sim_platform
-				       : conf.sim_platform[0] ? conf.sim_platform : "skl");
-		else if (plat_cpuid(&fam, &model) == 0)
-			p = plat_by_cpu(fam, model);
-		if (!p && !o.simulate)
-			p = plat_by_id(conf.sim_platform[0] ? conf.sim_platform : "skl");
-		if (!p) {
-			fprintf(stderr, "uncored: unknown platform\n");
-			return 1;
-		}
-		if (resolve_baseline(p, &conf, ev, SAMPLER_MAX_EVENTS, err,
-				     sizeof(err)) < 0) {
-			fprintf(stderr, "uncored: %s\n", err);
-			return 1;
-		}
-		printf("%s: configuration OK (platform %s)\n",
-		       conf.path ? conf.path : "defaults", p->id);
 		conf_free(&conf);
-		return 0;
+		return status;
 	}
 
 	/* Signals are handled synchronously through a signalfd; block them
@@ -712,8 +929,9 @@ int main(int argc, char **argv)
 	if (sampler_start(d.sampler) < 0)
 		log_fatalx(1, "cannot start the sampler thread: %s", strerror(errno));
 
-	log_info("uncored %s: platform %s (%s backend), %u socket%s, %u counters, "
-		 "interval %u ms", PACKAGE_VERSION, d.plat->id, d.backend,
+	log_info("uncored %s (revision %s): platform %s (%s backend), %u "
+		 "socket%s, %u counters, interval %u ms", PACKAGE_VERSION,
+		 UNCORED_REVISION, d.plat->id, d.backend,
 		 d.topo.nsockets, d.topo.nsockets == 1 ? "" : "s", prog->ns,
 		 conf.interval_ms);
 	sd_notifyf(0, "READY=1\nSTATUS=platform %s (%s), %u counters, interval %u ms",

@@ -132,37 +132,62 @@ const struct platform *plat_by_cpu(unsigned family, unsigned model)
 	return NULL;
 }
 
-int plat_cpuid(unsigned *family, unsigned *model)
+int plat_cpuid(struct plat_cpu *cpu)
 {
 #if defined(__x86_64__) || defined(__i386__)
-	unsigned eax, ebx, ecx, edx, fam, mod;
-	char vendor[13];
+	unsigned eax, ebx, ecx, edx, base;
+	bool intel;
 
 	if (!__get_cpuid(0, &eax, &ebx, &ecx, &edx))
 		return -ENODEV;
-	memcpy(vendor, &ebx, 4);
-	memcpy(vendor + 4, &edx, 4);
-	memcpy(vendor + 8, &ecx, 4);
-	vendor[12] = '\0';
-	if (strcmp(vendor, "GenuineIntel") != 0 || eax < 1)
-		return -ENODEV;
-	if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx))
-		return -ENODEV;
-	/* SDM vol. 2A, CPUID leaf 01H: display family and model. */
-	fam = (eax >> 8) & 0xF;
-	mod = (eax >> 4) & 0xF;
-	if (fam == 0xF)
-		fam += (eax >> 20) & 0xFF;
-	if (fam == 0x6 || fam == 0xF)
-		mod |= ((eax >> 16) & 0xF) << 4;
-	*family = fam;
-	*model = mod;
+	memcpy(cpu->vendor, &ebx, 4);
+	memcpy(cpu->vendor + 4, &edx, 4);
+	memcpy(cpu->vendor + 8, &ecx, 4);
+	cpu->vendor[12] = '\0';
+	cpu->family = cpu->model = 0;
+	if (eax < 1 || !__get_cpuid(1, &eax, &ebx, &ecx, &edx))
+		return 0;
+	/* SDM vol. 2A, CPUID leaf 01H: display family and model (AMD's
+	 * rule is the same except that only family 0xF extends the model,
+	 * AMD CPUID Specification #25481, "Fn0000_0001_EAX"). */
+	intel = strcmp(cpu->vendor, "GenuineIntel") == 0;
+	base = (eax >> 8) & 0xF;
+	cpu->family = base;
+	cpu->model = (eax >> 4) & 0xF;
+	if (base == 0xF)
+		cpu->family += (eax >> 20) & 0xFF;
+	if (base == 0xF || (intel && base == 0x6))
+		cpu->model |= ((eax >> 16) & 0xF) << 4;
 	return 0;
 #else
-	(void)family;
-	(void)model;
+	memset(cpu, 0, sizeof(*cpu));
 	return -ENODEV;
 #endif
+}
+
+const struct platform *plat_for_cpu(const struct plat_cpu *cpu)
+{
+	if (strcmp(cpu->vendor, "GenuineIntel") != 0)
+		return NULL;
+	return plat_by_cpu(cpu->family, cpu->model);
+}
+
+char *plat_list(char *buf, size_t len, bool names)
+{
+	size_t n = 0;
+
+	if (len)
+		buf[0] = '\0';
+	for (unsigned i = 0; plat_all[i] && n < len; i++) {
+		int w = snprintf(buf + n, len - n, names ? "%s%s (%s)" : "%s%s",
+				 i ? ", " : "", plat_all[i]->id,
+				 plat_all[i]->name);
+
+		if (w < 0)
+			break;
+		n += (size_t)w;
+	}
+	return buf;
 }
 
 /* ---- units ----------------------------------------------------------- */

@@ -432,11 +432,22 @@ extern const struct platform plat_hsx;
 
 /* Platform by id ("skl"), or NULL. */
 const struct platform *plat_by_id(const char *id);
-/* Platform for a CPU, or NULL. */
+/* Platform for an Intel CPU's family and model, or NULL. */
 const struct platform *plat_by_cpu(unsigned family, unsigned model);
-/* Reads this CPU's family and model with CPUID.  Returns 0 or -ENODEV on
- * a non-Intel CPU. */
-int plat_cpuid(unsigned *family, unsigned *model);
+
+/* What CPUID says about this CPU. */
+struct plat_cpu {
+	char vendor[13];		/* "GenuineIntel", "AuthenticAMD", ... */
+	unsigned family, model;		/* display family and model */
+};
+/* Reads this CPU's vendor, family and model with CPUID (any vendor).
+ * Returns 0, or -ENODEV where there is no CPUID. */
+int plat_cpuid(struct plat_cpu *cpu);
+/* The platform for cpu: an Intel CPU of a supported model, else NULL. */
+const struct platform *plat_for_cpu(const struct plat_cpu *cpu);
+/* Writes the supported platforms to buf, ", "-separated: the ids, each
+ * followed by " (name)" when names is set.  Returns buf. */
+char *plat_list(char *buf, size_t len, bool names);
 
 /* Unit type by name and its index in p->units, or NULL / -1. */
 const struct unit_type *plat_unit(const struct platform *p, const char *name,

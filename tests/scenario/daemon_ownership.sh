@@ -87,6 +87,10 @@ out=$("$UNCORED" -c "$T/slow.conf" --simulate -s "" -l none 2>&1); rc=$?
 is "$rc" 1 "interval beyond half the IMC wrap time is refused"
 like "$out" "at most 2147 ms" "with the limit"
 out=$("$UNCORED" -n -c "$T/slow.conf" --simulate 2>&1); rc=$?
+is "$rc" 1 "uncored -n refuses it too (it runs start-up's checks)"
+like "$out" "at most 2147 ms" "-n gives the same limit"
+printf '[daemon]\ninterval_ms = 2000\n' >"$T/fast.conf"
+out=$("$UNCORED" -n -c "$T/fast.conf" --simulate 2>&1); rc=$?
 is "$rc" 0 "uncored -n accepts a valid file"
 printf '[daemon]\nintervall_ms = 100\n' >"$T/typo.conf"
 out=$("$UNCORED" -n -c "$T/typo.conf" 2>&1); rc=$?
@@ -102,5 +106,13 @@ if grep -q GenuineIntel /proc/cpuinfo && grep -Eq 'model[[:space:]]+: (78|94)$' 
 else
 	is "$rc" 2 "unsupported CPU: exit status 2"
 	like "$out" "--simulate" "message suggests --simulate"
+	vendor=$(sed -n 's/^vendor_id[[:space:]]*: *//p' /proc/cpuinfo | head -1)
+	fam=$(sed -n 's/^cpu family[[:space:]]*: *//p' /proc/cpuinfo | head -1)
+	model=$(sed -n 's/^model[[:space:]]*: *//p' /proc/cpuinfo | head -1)
+	like "$out" "unsupported CPU: $vendor family $fam " \
+		"message names the vendor and family ($vendor $fam)"
+	like "$out" "model $model " "and the model ($model)"
+	like "$out" "skl (" "and lists the platforms (skl"
+	like "$out" "hsx (" "... hsx)"
 fi
 tap_done

@@ -85,4 +85,17 @@ for r in $(sed -n 's/^ *- \(record\|alert\): *//p' "$RULES"); do
 done
 is "$undoc" "" "doc/monitoring.md explains every rule and alert"
 
+# Every alert links its runbook: an anchor of doc/monitoring.md.
+nalerts=$(grep -cE '^ *- alert:' "$RULES")
+nurls=$(grep -cE '^ *runbook_url: "file:///usr/share/doc/uncored/monitoring.md#[a-z]+"$' "$RULES")
+is "$nurls" "$nalerts" "each of the $nalerts alerts has a runbook_url"
+noanchor=
+for a in $(sed -n 's/^ *- alert: *//p' "$RULES"); do
+	lc=$(echo "$a" | tr 'A-Z' 'a-z')
+	grep -q "runbook_url: \".*#$lc\"" "$RULES" || noanchor="$noanchor $a(url)"
+	grep -q "<a id=\"$lc\"></a>" "$top_srcdir/doc/monitoring.md" ||
+		noanchor="$noanchor $a(anchor)"
+done
+is "$noanchor" "" "each runbook_url names the alert's anchor, and doc/monitoring.md has it"
+
 tap_done

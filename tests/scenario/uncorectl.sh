@@ -37,13 +37,6 @@ ctl() {
 	cat "$T/err" >>"$T/allerr"
 }
 
-# si VALUE: a number printed with an SI suffix (3.00M) as a plain number.
-si() {
-	awk -v v="$1" 'BEGIN { m = 1; s = substr(v, length(v));
-		if (s == "k") m = 1e3; else if (s == "M") m = 1e6;
-		else if (s == "G") m = 1e9; else if (s == "T") m = 1e12;
-		if (m > 1) v = substr(v, 1, length(v) - 1); printf "%.6g\n", v * m }'
-}
 
 # ---- status ------------------------------------------------------------
 ctl status

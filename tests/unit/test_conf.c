@@ -645,7 +645,9 @@ static const struct bad bad[] = {
 	{ "[http]\ncontrol_group = a b\n", 2,
 	  "control_group: \"a b\" is not a valid group name" },
 	{ "[sim]\nplatform = SKL\n", 2,
-	  "platform: \"SKL\" is not a platform id" },
+	  "platform: unknown platform \"SKL\" (supported: skl, hsx)" },
+	{ "[sim]\n\nplatform = hsw\n", 3,
+	  "platform: unknown platform \"hsw\" (supported: skl, hsx)" },
 	/* cross-checks name both lines */
 	{ "[claims]\nmax_total = 4\nmax_per_uid = 8\n", 3,
 	  "max_per_uid = 8 (line 3) must not be greater than max_total = 4 "
@@ -873,7 +875,7 @@ static void test_shipped(void)
 	/* Every key conf_dump writes is in the shipped file and the man
 	 * page (as ".B key" at the start of a line). */
 	d1 = dump_str(&c, &rc);
-	fixture(path, sizeof(path), "doc/uncored.conf.5");
+	fixture(path, sizeof(path), "doc/uncored.conf.5.in");
 	d2 = read_all(path);
 	for (p = d1; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
 		char k[64], pat[80];

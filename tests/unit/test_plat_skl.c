@@ -210,28 +210,31 @@ static bool cpuinfo(char *vendor, size_t vlen, unsigned *fam, unsigned *mod)
 
 static void test_cpuid(void)
 {
-	unsigned fam = 12345, mod = 12345, kfam, kmod;
-	char vendor[64];
-	int r = plat_cpuid(&fam, &mod);
+	struct plat_cpu cpu = { .family = 12345, .model = 12345 };
+	struct plat_cpu amd = { "AuthenticAMD", 6, 0x5E };
+	unsigned kfam, kmod;
+	char vendor[64], list[256];
+	int r = plat_cpuid(&cpu);
 
 	ok(r == 0 || r == -ENODEV, "plat_cpuid returns 0 or -ENODEV (%d)", r);
 	if (r == 0)
-		ok(fam >= 3 && fam != 12345 && mod < 256,
-		   "plat_cpuid: plausible family %u model 0x%x", fam, mod);
-	else
-		ok(fam == 12345 && mod == 12345,
-		   "plat_cpuid leaves outputs alone on a non-Intel CPU");
+		ok(cpu.family >= 3 && cpu.family != 12345 && cpu.model < 256,
+		   "plat_cpuid: %s, plausible family %u model 0x%x",
+		   cpu.vendor, cpu.family, cpu.model);
+	ok(plat_for_cpu(&amd) == NULL,
+	   "a non-Intel CPU matches no platform, whatever its model");
+	memcpy(amd.vendor, "GenuineIntel", 13);
+	ok(plat_for_cpu(&amd) == &plat_skl, "GenuineIntel 6/0x5E is skl");
+	is_str(plat_list(list, sizeof(list), false), "skl, hsx",
+	       "plat_list names every platform");
 	if (!cpuinfo(vendor, sizeof(vendor), &kfam, &kmod)) {
 		ok(1, "# SKIP no /proc/cpuinfo to compare plat_cpuid with");
 		return;
 	}
-	if (strcmp(vendor, "GenuineIntel") == 0) {
-		is_int(r, 0, "Intel CPU (%s): plat_cpuid succeeds", vendor);
-		is_int(fam, kfam, "family agrees with /proc/cpuinfo");
-		is_int(mod, kmod, "model (with extended bits) agrees with /proc/cpuinfo");
-	} else {
-		is_int(r, -ENODEV, "%s CPU: plat_cpuid says -ENODEV", vendor);
-	}
+	is_int(r, 0, "%s CPU: plat_cpuid succeeds", vendor);
+	is_str(cpu.vendor, vendor, "vendor agrees with /proc/cpuinfo");
+	is_int(cpu.family, kfam, "family agrees with /proc/cpuinfo");
+	is_int(cpu.model, kmod, "model (with extended bits) agrees with /proc/cpuinfo");
 }
 
 static void test_units(void)

@@ -1,0 +1,82 @@
+#!/bin/sh
+# quickstart_demo.sh - `contrib/quickstart.sh demo` as a new user runs it:
+# it installs only the demo's packages (the test tools are a separate
+# list), prints the address the daemon really listens on and how to reach
+# it with uncorectl (not on PATH), the README's uncorectl examples work
+# with what it prints, the README's example claim counts on the demo
+# workload, and Ctrl-C stops the daemon.
+. "${top_srcdir:-.}/tests/lib.sh"
+
+QS=$top_srcdir/contrib/quickstart.sh
+deps() { # deps NAME: the package list NAME="..." of quickstart.sh
+	awk -v n="$1" '$0 ~ "^" n "=\"" { on = 1; sub("^" n "=\"", "") }
+		on { if (index($0, "\"")) { sub(/".*/, ""); print; exit } print }' "$QS" |
+		tr -s ' \t' '\n' | grep .
+}
+deps DEMO_DEPS >"$T/demo"; deps TEST_DEPS >"$T/test"
+ok "$([ -s "$T/demo" ] && [ -s "$T/test" ]; echo $?)" \
+	"quickstart.sh has a demo list ($(wc -l <"$T/demo")) and a test list ($(wc -l <"$T/test"))"
+for p in prometheus prometheus-node-exporter wrk; do
+	ok "$(! grep -qx "$p" "$T/demo" && grep -qx "$p" "$T/test"; echo $?)" \
+		"$p is a test tool, not a demo package"
+done
+like "$(sed -n '/^demo)/,/;;/p' "$QS")" 'install_deps $DEMO_DEPS' "demo installs DEMO_DEPS only"
+like "$(sed -n '/^test)/,/;;/p' "$QS")" 'install_deps $DEMO_DEPS $TEST_DEPS' "test installs both"
+
+missing=
+for p in $(cat "$T/demo"); do
+	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q 'ok installed' ||
+		missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+	skip "running the demo" "not installed:$missing (the demo would install them)"
+	tap_done; exit 0
+fi
+
+# The demo in this build tree, on a free port, with its control socket
+# here; run under make, so keep make's jobserver out of its build step.
+# As on a terminal: its own process group (Ctrl-C goes to the group) and
+# SIGINT not ignored (a background job of this script would ignore it).
+PORT=$(pick_port)
+setsid env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL --default-signal=INT \
+	QUICKSTART_BUILD="$top_builddir" \
+	sh "$QS" demo -l "127.0.0.1:$PORT" -s "$T/ctl.sock" >"$T/out" 2>"$T/err" &
+QPID=$!
+tap_cleanup_pid "$QPID"
+for _ in $(seq 1 600); do
+	grep -q 'uncorectl top' "$T/err" && break
+	kill -0 "$QPID" 2>/dev/null || break
+	sleep 0.1
+done
+banner=$(cat "$T/err")
+like "$banner" "http://127.0.0.1:$PORT/" "the demo prints the address it really listens on"
+like "$banner" "Control socket (claims, uncorectl): $T/ctl.sock" "and the control socket"
+like "$banner" "uncorectl is in $top_builddir, not on PATH" "and where uncorectl is"
+exports=$(printf '%s\n' "$banner" | sed -n 's/^ *\(export PATH=.*\)$/\1/p')
+like "$exports" "UNCORED_SOCKET=\"$T/ctl.sock\"" "an export line for the shell"
+is "$(http_code "http://127.0.0.1:$PORT/healthz")" 200 "the printed address answers"
+
+# The README's examples, after the printed export line, from another dir.
+out=$(cd / && eval "$exports" && uncorectl status 2>&1); rc=$?
+is "$rc" 0 "uncorectl status, as printed"
+like "$out" "sim" "it reaches the demo's daemon"
+like "$out" "(revision $(sed -n 's/.*UNCORED_REVISION "\(.*\)"/\1/p' "$top_builddir/src/build-info.h")," \
+	"and shows the daemon's revision"
+out=$(cd / && eval "$exports" && uncorectl events LOOKUP 2>&1); rc=$?
+is "$rc" 0 "uncorectl events LOOKUP (README)"
+like "$out" "UNC_CBO_CACHE_LOOKUP.ANY_MESI" "lists the lookup events"
+out=$(cd / && eval "$exports" &&
+	uncorectl claim UNC_CBO_XSNP_RESPONSE.HITM_XCORE --ttl 60 --watch 1 --count 3 2>&1); rc=$?
+is "$rc" 0 "uncorectl claim UNC_CBO_XSNP_RESPONSE.HITM_XCORE (README)"
+# The average rate in the final counts, printed on release.
+r=$(echo "$out" | awk '/^released/ { f = 1 } f && $2 == "UNC_CBO_XSNP_RESPONSE.HITM_XCORE" { r = $NF } END { print r }')
+near "$(si "$r")" 2e5 0.05 "the demo workload gives it a rate (2e5/s in its first phase)"
+[ -n "$r" ] || echo "$out" | sed 's/^/#   /'
+
+# Ctrl-C on a terminal goes to the whole process group.
+kill -INT "-$QPID"
+wait "$QPID"; rc=$?
+is "$rc" 0 "Ctrl-C stops the demo, exit 0"
+like "$(cat "$T/err")" "the uncore PMU is idle" "and the daemon stopped cleanly"
+[ "$rc" -eq 0 ] || tail -5 "$T/err" | sed 's/^/#   /'
+tap_done
