@@ -31,9 +31,10 @@ DEMO_DEPS="build-essential autoconf automake libtool pkg-config
       curl"
 # The test suite, on top of the demo's: the peers and tools the tests run
 # (some of these packages start services when installed, which is why the
-# demo does not install them).
+# demo does not install them).  clang and libclang-rt-14-dev build the
+# fuzz targets (tests/scenario/fuzz.sh).
 TEST_DEPS="pciutils jq iproute2 util-linux systemd python3 strace openssl
-      python3-prometheus-client
+      python3-prometheus-client clang libclang-rt-14-dev
       prometheus wrk prometheus-node-exporter
       debhelper lintian
       chromium"	# tests/scenario/page.sh: the live page in a browser

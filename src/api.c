@@ -276,6 +276,29 @@ static const char *holder_event(const struct program *p, unsigned sock,
 	return NULL;
 }
 
+/*
+ * Is a box that discovery found failing now (a device_missing fault, a
+ * function gone from PCI)?  True when the baseline counts on it and the
+ * last read of every one of its series failed.
+ */
+static bool box_failing(const struct program *p, const uint64_t *words,
+			unsigned s, int ui, unsigned in)
+{
+	bool any = false;
+
+	if (!p || !words)
+		return false;
+	for (unsigned i = 0; i < p->ns; i++) {
+		if (p->slot[i].socket != s || p->slot[i].unit != ui ||
+		    p->slot[i].inst != in)
+			continue;
+		if (words[SNAP_WORDS + p->ns + i])
+			return false;	/* up */
+		any = true;
+	}
+	return any;
+}
+
 static void h_topology(void *ctx, const struct http_req *req,
 		       struct http_resp *resp)
 {
@@ -283,8 +306,14 @@ static void h_topology(void *ctx, const struct http_req *req,
 	struct program *p = sampler_get(d->sampler);
 	struct json_object *o = json_object_new_object();
 	struct json_object *socks = json_object_new_array();
+	uint64_t *words = p ? calloc(snap_words(p->ns), sizeof(uint64_t)) : NULL;
+	struct snap st;
 
 	(void)req;
+	if (words && metrics_snapshot(p, words, &st) < 0) {
+		free(words);
+		words = NULL;
+	}
 	json_object_object_add(o, "platform", json_object_new_string(d->plat->id));
 	for (unsigned s = 0; s < d->topo.nsockets; s++) {
 		const struct topo_socket *ts = &d->topo.sock[s];
@@ -309,10 +338,12 @@ static void h_topology(void *ctx, const struct http_req *req,
 
 				json_object_object_add(io, "instance", json_object_new_int((int)in));
 				/* a box discovery did not find (hsx: its PCI
-				 * function is missing) is unavailable */
+				 * function is missing), or one whose reads all
+				 * fail now, is unavailable */
 				json_object_object_add(io, "available",
 						       json_object_new_boolean(
-							       topo_present(ts, (unsigned)ui, in)));
+							       topo_present(ts, (unsigned)ui, in) &&
+							       !box_failing(p, words, s, ui, in)));
 				for (unsigned c = 0; c < nc; c++) {
 					struct json_object *co = json_object_new_object();
 					const char *ev = holder_event(p, s, ui, in, c);
@@ -346,6 +377,7 @@ static void h_topology(void *ctx, const struct http_req *req,
 		json_object_array_add(socks, so);
 	}
 	json_object_object_add(o, "sockets", socks);
+	free(words);
 	program_put(p);
 	send_json(resp, o);
 }

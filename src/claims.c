@@ -5,13 +5,14 @@
  * Every field of every claim is guarded by the table lock; the sampler
  * takes it for the part of a tick that expires, schedules and accounts
  * claims, and the HTTP handlers take it for a lookup and a JSON render.
- * A released or expired claim is marked gone and freed by the sampler at
- * its next tick, after which its counters are no longer programmed.
+ * A released or expired claim is marked gone and freed under the lock by
+ * the next create or tick; the next tick stops programming its counters.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -119,6 +120,44 @@ void claims_set_cfg(struct claims *c, const struct claims_cfg *cfg)
 	pthread_mutex_unlock(&c->lock);
 }
 
+/* The longest interval cl's counters allow, and its first such event. */
+static unsigned claim_max_interval_ms(const struct claims *c,
+				      const struct claim *cl, unsigned *ev)
+{
+	unsigned best = UINT_MAX;
+
+	for (unsigned e = 0; e < cl->nev; e++) {
+		unsigned m = evspec_max_interval_ms(c->pmu->plat, &cl->ev[e]);
+
+		if (m < best) {
+			best = m;
+			*ev = e;
+		}
+	}
+	return best;
+}
+
+unsigned claims_max_interval_ms(struct claims *c, char *id)
+{
+	unsigned best = UINT_MAX, ev;
+
+	id[0] = '\0';
+	pthread_mutex_lock(&c->lock);
+	for (unsigned i = 0; i < c->n; i++) {
+		unsigned m;
+
+		if (c->v[i]->gone)
+			continue;
+		m = claim_max_interval_ms(c, c->v[i], &ev);
+		if (m < best) {
+			best = m;
+			snprintf(id, CLAIM_ID_MAX, "%s", c->v[i]->id);
+		}
+	}
+	pthread_mutex_unlock(&c->lock);
+	return best;
+}
+
 void claims_lock(struct claims *c)
 {
 	pthread_mutex_lock(&c->lock);
@@ -129,10 +168,27 @@ void claims_unlock(struct claims *c)
 	pthread_mutex_unlock(&c->lock);
 }
 
+/* Under the lock: frees the released and expired claims.  The sampler
+ * holds no claim between ticks (it takes the lock for the whole part of
+ * a tick that uses them), so a gone claim can go at once: its counters
+ * are cleared when the next tick programs the live groups. */
+static void reap(struct claims *c)
+{
+	unsigned k = 0;
+
+	for (unsigned i = 0; i < c->n; i++) {
+		if (c->v[i]->gone)
+			claim_free(c->v[i]);
+		else
+			c->v[k++] = c->v[i];
+	}
+	c->n = k;
+}
+
 unsigned claims_live(struct claims *c, uint64_t now, struct claim **v,
 		     unsigned max)
 {
-	unsigned k = 0, m = 0;
+	unsigned m = 0;
 
 	for (unsigned i = 0; i < c->n; i++) {
 		struct claim *cl = c->v[i];
@@ -143,15 +199,10 @@ unsigned claims_live(struct claims *c, uint64_t now, struct claim **v,
 			cl->gone = true;
 			c->expired++;
 		}
-		if (cl->gone) {
-			claim_free(cl);
-			continue;
-		}
-		c->v[k++] = cl;
-		if (m < max)
-			v[m++] = cl;
 	}
-	c->n = k;
+	reap(c);
+	for (unsigned i = 0; i < c->n && m < max; i++)
+		v[m++] = c->v[i];
 	return m;
 }
 
@@ -256,7 +307,13 @@ static struct json_object *parse_body(const char *body, size_t len,
 		fail(r, 500, "internal", "out of memory");
 		return NULL;
 	}
+#ifdef JSON_TOKENER_VALIDATE_UTF8
+	/* invalid UTF-8 anywhere (a key echoed in an error included) */
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT |
+			       JSON_TOKENER_VALIDATE_UTF8);
+#else
 	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
+#endif
 	o = json_tokener_parse_ex(tok, body, (int)len);
 	e = json_tokener_get_error(tok);
 	if (e == json_tokener_success && tok->char_offset < (int)len) {
@@ -329,6 +386,64 @@ static unsigned count_live(const struct claims *c)
 	return n;
 }
 
+/*
+ * What is wrong with a client's string of len bytes (a label or an event
+ * name) that goes back out in JSON, logs and on terminals: NULL if it is
+ * valid UTF-8 without NUL, C0/C1 controls, DEL or bidirectional
+ * formatting characters (U+061C, U+200E/F, U+202A..E, U+2066..9), else
+ * a description with the byte offset in buf.
+ */
+static const char *text_problem(const char *str, size_t len, char *buf,
+				size_t blen)
+{
+	const unsigned char *p = (const unsigned char *)str;
+	size_t i = 0;
+
+	while (i < len) {
+		unsigned c = p[i], n, cp;
+
+		if (c == 0) {
+			snprintf(buf, blen, "a NUL at byte %zu", i);
+			return buf;
+		}
+		if (c < 0x20 || c == 0x7f) {
+			snprintf(buf, blen, "control character 0x%02x at byte %zu",
+				 c, i);
+			return buf;
+		}
+		if (c < 0x80) {
+			i++;
+			continue;
+		}
+		/* lead byte: 2, 3 or 4 byte sequence (RFC 3629 section 4) */
+		n = c >= 0xf0 ? 3 : c >= 0xe0 ? 2 : c >= 0xc2 ? 1 : 0;
+		if (n == 0 || c > 0xf4 || len - i <= n)
+			goto bad;
+		cp = c & (0x3fu >> n);
+		for (unsigned k = 1; k <= n; k++) {
+			if ((p[i + k] & 0xc0) != 0x80)
+				goto bad;
+			cp = cp << 6 | (p[i + k] & 0x3fu);
+		}
+		if ((n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) ||
+		    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+			goto bad;	/* overlong, too large, surrogate */
+		if (cp <= 0x9f || cp == 0x61c || cp == 0x200e || cp == 0x200f ||
+		    (cp >= 0x202a && cp <= 0x202e) ||
+		    (cp >= 0x2066 && cp <= 0x2069)) {
+			snprintf(buf, blen, "%s character U+%04X at byte %zu",
+				 cp <= 0x9f ? "control" : "bidirectional "
+				 "formatting", cp, i);
+			return buf;
+		}
+		i += n + 1;
+	}
+	return NULL;
+bad:
+	snprintf(buf, blen, "invalid UTF-8 at byte %zu", i);
+	return buf;
+}
+
 /* Builds the claim's series: every instance of every event's unit on
  * every socket. */
 static int build_group(struct claims *c, struct claim *cl)
@@ -378,6 +493,7 @@ void claims_create(struct claims *c, uid_t uid, pid_t pid, const char *body,
 	struct claim *cl = NULL;
 	int ctr[CLAIM_MAX_EVENTS];
 	char why[256];
+	const char *bad;
 	long ttl;
 	size_t n;
 	int err;
@@ -420,6 +536,13 @@ void claims_create(struct claims *c, uid_t uid, pid_t pid, const char *body,
 			fail(r, 400, "bad_request", "events[%zu] must be a string", i);
 			goto unlock;
 		}
+		if ((bad = text_problem(json_object_get_string(e),
+					(size_t)json_object_get_string_len(e),
+					why, sizeof(why)))) {
+			fail(r, 400, "bad_request", "events[%zu] contains %s", i,
+			     bad);
+			goto unlock;
+		}
 		err = sched_resolve(c->pmu->plat, json_object_get_string(e),
 				    c->cfg.allow_raw_events, &cl->ev[i], why,
 				    sizeof(why));
@@ -443,17 +566,17 @@ void claims_create(struct claims *c, uid_t uid, pid_t pid, const char *body,
 		const char *l = json_object_get_string(v);
 
 		if (!json_object_is_type(v, json_type_string) ||
-		    strlen(l) >= CLAIM_LABEL_MAX) {
+		    json_object_get_string_len(v) >= CLAIM_LABEL_MAX) {
 			fail(r, 400, "bad_request", "label must be a string of at "
 			     "most %d bytes", CLAIM_LABEL_MAX - 1);
 			goto unlock;
 		}
-		for (const char *p = l; *p; p++)
-			if ((unsigned char)*p < 0x20 || *p == 0x7f) {
-				fail(r, 400, "bad_request", "label must not "
-				     "contain control characters");
-				goto unlock;
-			}
+		if ((bad = text_problem(l, (size_t)json_object_get_string_len(v),
+					why, sizeof(why)))) {
+			fail(r, 400, "bad_request", "label contains %s (labels "
+			     "are printable UTF-8 text)", bad);
+			goto unlock;
+		}
 		snprintf(cl->label, sizeof(cl->label), "%s", l);
 	}
 	if (json_object_object_get_ex(o, "export", &v)) {
@@ -462,6 +585,18 @@ void claims_create(struct claims *c, uid_t uid, pid_t pid, const char *body,
 			goto unlock;
 		}
 		cl->export = json_object_get_boolean(v);
+	}
+	{
+		unsigned ev = 0, max = claim_max_interval_ms(c, cl, &ev);
+
+		if (c->cfg.interval_ms > max) {
+			fail(r, 409, "interval_too_long", "events[%u]: %s counts "
+			     "on a counter that can wrap twice within the "
+			     "sampling interval (%u ms; at most %u ms for this "
+			     "event): its counts would be lost", ev,
+			     cl->ev[ev].name, c->cfg.interval_ms, max);
+			goto unlock;
+		}
 	}
 	if (sched_place(c->pmu->plat, cl->ev, cl->nev, NULL, ctr, why,
 			sizeof(why)) < 0) {
@@ -474,6 +609,9 @@ void claims_create(struct claims *c, uid_t uid, pid_t pid, const char *body,
 		     "limit (max_per_uid)", (unsigned)uid, count_uid(c, uid));
 		goto unlock;
 	}
+	/* only live claims count: released ones go now, not at the next
+	 * tick (a long interval would let churn fill the table) */
+	reap(c);
 	if (count_live(c) >= c->cfg.max_total || c->n >= CLAIMS_MAX) {
 		fail(r, 429, "too_many_claims", "the daemon holds %u claims, the "
 		     "limit (max_total)", count_live(c));

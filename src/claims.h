@@ -26,6 +26,9 @@ struct claims_cfg {
 	unsigned max_per_uid, max_total;
 	unsigned default_ttl_s, max_ttl_s;
 	bool allow_raw_events;
+	unsigned interval_ms;	/* the sampling interval: a claim whose
+				   counters could wrap twice within it is
+				   refused */
 };
 
 struct claim {
@@ -56,6 +59,9 @@ struct claims *claims_new(const struct pmu *pmu, const struct claims_cfg *cfg);
 void claims_free(struct claims *c);
 /* New limits (SIGHUP); live claims are kept. */
 void claims_set_cfg(struct claims *c, const struct claims_cfg *cfg);
+/* The longest interval (ms) the live claims' counters allow, and the id
+ * of the claim that sets it in id (CLAIM_ID_MAX bytes; "" if none). */
+unsigned claims_max_interval_ms(struct claims *c, char *id);
 
 /* POST /api/v1/claims from peer uid/pid with a JSON body. */
 void claims_create(struct claims *c, uid_t uid, pid_t pid, const char *body,

@@ -13,11 +13,16 @@
  * Request flow in on_request(): the first call (headers complete) refuses
  * a Content-Length over HTTP_MAX_BODY at once with 413, so nothing more is
  * buffered; body pieces are copied into a per-request buf (a chunked body
- * that outgrows the limit is discarded as it arrives and answered with
- * 413, or cut off if it goes on far beyond); the last call routes the
- * request and queues the handler's response.  On a TCP listener with a
- * web config the first call also passes the gate (client certificate,
- * basic auth) before anything else.
+ * that outgrows the limit is discarded as it arrives - the request
+ * deadline bounds how long - and answered with 413); the last call routes
+ * the request and queues the handler's response.  Requests whose meaning
+ * is ambiguous are refused with 400 before their body is read: two
+ * Content-Length headers, Content-Length with Transfer-Encoding, and an
+ * encoded '/' or NUL in the path (MHD decodes the path before we see it,
+ * so "/metrics%00x" would be served as /metrics and "c1%2frenew" routed
+ * as two segments; the raw path comes from MHD_OPTION_URI_LOG_CALLBACK).
+ * On a TCP listener with a web config the first call also passes the
+ * gate (client certificate, basic auth) before anything else.
  */
 #include "config.h"
 
@@ -34,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -58,8 +64,6 @@
 #define HTTP_CONN_MEMORY	(64 * 1024)
 #define HTTP_BACKLOG		64
 #define HTTP_MAX_SEGMENTS	16	/* deeper paths are 404 */
-/* A chunked body past the limit is drained up to this much, then cut. */
-#define HTTP_DISCARD_MAX	(4 * HTTP_MAX_BODY)
 #define HTTP_WAKE_TAG		UINT32_MAX
 /*
  * A bcrypt check runs on the http thread and takes tens of milliseconds
@@ -70,6 +74,10 @@
  */
 #define HTTP_AUTH_SHARE		4
 #define HTTP_AUTH_BURST_NS	(250ull * 1000000)
+/* Connections MHD may accept past max_connections on one listener: room
+ * for a new one while older ones are being shut down (each new one over
+ * the limit shuts one down at once). */
+#define HTTP_ACCEPT_SLACK	16
 
 static const char json_type[] = "application/json";
 static const char text_type[] = "text/plain; charset=utf-8";
@@ -89,7 +97,31 @@ struct http_listener {
 	char name[160];		/* "127.0.0.1:9464", "unix:/run/..." */
 };
 
+/*
+ * One open connection, for the limits libmicrohttpd cannot express
+ * (MHD_OPTION_NOTIFY_CONNECTION keeps the list): a deadline for each
+ * request's headers and body (MHD's timeout is an idle timeout that every
+ * byte resets), and max_connections / max_per_ip that a slow partial
+ * request cannot use up - a new connection over a limit displaces the
+ * oldest connection whose request is still incomplete.  A displaced or
+ * late connection is shut down; MHD then reads EOF and closes it.  Only
+ * the http thread touches the list (MHD calls back from MHD_run()).
+ */
+struct http_conn {
+	struct http_conn *prev, *next;	/* oldest first */
+	int fd;
+	uint64_t start_ns;	/* accept, or the end of the last response */
+	bool waiting;		/* the request is not complete yet */
+	bool closing;		/* shut down by us */
+	bool has_ip;
+	struct sockaddr_storage ip;	/* address only, port zeroed */
+};
+
 struct http_server {
+	struct http_conn *conns, *conns_tail;
+	unsigned max_conn, max_per_ip;	/* all listeners together; per IP */
+	uint64_t deadline_ns;		/* to complete a request */
+	uint64_t displaced, late;	/* connections shut down */
 	const struct http_route *routes;
 	size_t nroutes;
 	void *ctx;
@@ -113,6 +145,8 @@ struct http_state {
 	struct buf body;
 	size_t discarded;	/* bytes dropped after the body got too big */
 	bool too_big;
+	bool started;		/* on_request has seen the headers */
+	bool raw_ambiguous;	/* the raw path has %2F or %00 */
 };
 
 __attribute__((format(printf, 3, 4)))
@@ -610,9 +644,11 @@ static enum MHD_Result gate(struct http_listener *l, struct MHD_Connection *c,
 /*
  * Writes l's TLS options as MHD_OPTION_ARRAY items into o (room for
  * HTTP_TLS_OPTIONS), ending with MHD_OPTION_END.  Returns true if the
- * listener serves TLS.
+ * listener serves TLS.  (The client-certificate setup of each new
+ * connection, on_connect(), is called by on_connection(): MHD keeps one
+ * connection callback.)
  */
-#define HTTP_TLS_OPTIONS 6
+#define HTTP_TLS_OPTIONS 5
 static bool tls_options(struct http_listener *l, struct MHD_OptionItem *o)
 {
 	const struct webcfg *w = l->srv->web;
@@ -628,10 +664,6 @@ static bool tls_options(struct http_listener *l, struct MHD_OptionItem *o)
 		if (w->ca_pem)
 			o[n++] = (struct MHD_OptionItem){
 				MHD_OPTION_HTTPS_MEM_TRUST, 0, w->ca_pem };
-		if (wants_client_cert(w))
-			o[n++] = (struct MHD_OptionItem){
-				MHD_OPTION_NOTIFY_CONNECTION,
-				(intptr_t)on_connect, l };
 	}
 	o[n] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
 	return n > 0;
@@ -717,6 +749,196 @@ out:
 	return ret;
 }
 
+/* ---- connection accounting ----------------------------------------- */
+
+static struct http_conn *conn_of(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	return ci ? ci->socket_context : NULL;
+}
+
+static bool same_ip(const struct http_conn *a, const struct http_conn *b)
+{
+	return a->has_ip && b->has_ip && memcmp(&a->ip, &b->ip, sizeof(a->ip)) == 0;
+}
+
+static void conn_shut(struct http_conn *k)
+{
+	k->closing = true;
+	shutdown(k->fd, SHUT_RDWR);
+}
+
+/*
+ * Keeps a limit after n joined: if more than max connections match
+ * (same IP when by_ip), shuts the oldest incomplete one down, else n.
+ */
+static void conn_limit(struct http_server *s, struct http_conn *n,
+		       unsigned max, bool by_ip)
+{
+	struct http_conn *victim = NULL;
+	unsigned count = 0;
+
+	for (struct http_conn *k = s->conns; k; k = k->next) {
+		if (k->closing || (by_ip && !same_ip(k, n)))
+			continue;
+		count++;
+		if (k != n && k->waiting &&
+		    (!victim || k->start_ns < victim->start_ns))
+			victim = k;
+	}
+	if (count <= max)
+		return;
+	s->displaced++;
+	conn_shut(victim ? victim : n);
+	log_debug("http: %s: %u connections%s, the limit: closing the %s",
+		  by_ip ? "max_per_ip" : "max_connections", count,
+		  by_ip ? " from one address" : "",
+		  victim ? "oldest incomplete request" : "new connection");
+}
+
+static void on_connection(void *cls, struct MHD_Connection *c,
+			  void **socket_context,
+			  enum MHD_ConnectionNotificationCode code)
+{
+	struct http_listener *l = cls;
+	struct http_server *s = l->srv;
+	struct http_conn *k = *socket_context;
+	const union MHD_ConnectionInfo *ci;
+
+	if (code == MHD_CONNECTION_NOTIFY_STARTED && !l->control && s->web &&
+	    s->web->tls && wants_client_cert(s->web))
+		on_connect(cls, c, socket_context, code);
+	if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+		if (!k)
+			return;
+		*(k->prev ? &k->prev->next : &s->conns) = k->next;
+		*(k->next ? &k->next->prev : &s->conns_tail) = k->prev;
+		free(k);
+		*socket_context = NULL;
+		return;
+	}
+	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+	if (!ci || !(k = calloc(1, sizeof(*k))))
+		return;		/* not accounted: MHD's own limits still hold */
+	k->fd = ci->connect_fd;
+	k->start_ns = mono_ns();
+	k->waiting = true;
+	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	if (!l->control && ci && ci->client_addr) {
+		const struct sockaddr *sa = ci->client_addr;
+
+		if (sa->sa_family == AF_INET) {
+			struct sockaddr_in *v4 = (struct sockaddr_in *)&k->ip;
+
+			v4->sin_family = AF_INET;
+			v4->sin_addr = ((const struct sockaddr_in *)sa)->sin_addr;
+			k->has_ip = true;
+		} else if (sa->sa_family == AF_INET6) {
+			struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&k->ip;
+
+			v6->sin6_family = AF_INET6;
+			v6->sin6_addr = ((const struct sockaddr_in6 *)sa)->sin6_addr;
+			k->has_ip = true;
+		}
+	}
+	k->prev = s->conns_tail;
+	*(s->conns_tail ? &s->conns_tail->next : &s->conns) = k;
+	s->conns_tail = k;
+	*socket_context = k;
+	conn_limit(s, k, s->max_conn, false);
+	if (k->has_ip && !k->closing)
+		conn_limit(s, k, s->max_per_ip, true);
+}
+
+/* The request on c is complete (answered): its deadline no longer runs. */
+static void conn_answered(struct MHD_Connection *c)
+{
+	struct http_conn *k = conn_of(c);
+
+	if (k)
+		k->waiting = false;
+}
+
+/*
+ * Shuts down the connections whose request missed its deadline; returns
+ * the ms until the next deadline, or -1 if none runs.
+ */
+static int conn_reap(struct http_server *s)
+{
+	uint64_t now = mono_ns(), next = UINT64_MAX;
+
+	for (struct http_conn *k = s->conns; k; k = k->next) {
+		uint64_t due = k->start_ns + s->deadline_ns;
+
+		if (k->closing || !k->waiting)
+			continue;
+		if (due <= now) {
+			s->late++;
+			conn_shut(k);
+			log_debug("http: a request not complete within %llu s: "
+				  "connection closed", (unsigned long long)
+				  (s->deadline_ns / 1000000000ull));
+		} else if (due < next) {
+			next = due;
+		}
+	}
+	if (next == UINT64_MAX)
+		return -1;
+	return (int)((next - now) / 1000000 + 1);
+}
+
+/*
+ * MHD_OPTION_URI_LOG_CALLBACK: the request target as sent, before MHD
+ * decodes it; the per-request state starts here.
+ */
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
+{
+	struct http_state *st = calloc(1, sizeof(*st));
+
+	(void)cls;
+	(void)c;
+	if (!st)
+		return NULL;
+	for (const char *p = uri; p && *p && *p != '?'; p++)
+		if (p[0] == '%' && p[1] &&
+		    ((p[1] == '2' && (p[2] == 'f' || p[2] == 'F')) ||
+		     (p[1] == '0' && p[2] == '0')))
+			st->raw_ambiguous = true;
+	return st;
+}
+
+static enum MHD_Result count_header(void *cls, enum MHD_ValueKind kind,
+				    const char *key, const char *value)
+{
+	unsigned *n = cls;
+
+	(void)kind;
+	(void)value;
+	if (strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) == 0)
+		n[0]++;
+	else if (strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING) == 0)
+		n[1]++;
+	return MHD_YES;
+}
+
+/* Why the request is ambiguous, or NULL. */
+static const char *ambiguous(struct MHD_Connection *c,
+			     const struct http_state *st)
+{
+	unsigned n[2] = { 0, 0 };
+
+	if (st->raw_ambiguous)
+		return "the path contains an encoded '/' or NUL (%2F, %00)";
+	MHD_get_connection_values(c, MHD_HEADER_KIND, count_header, n);
+	if (n[0] > 1)
+		return "more than one Content-Length header";
+	if (n[0] && n[1])
+		return "both Content-Length and Transfer-Encoding";
+	return NULL;
+}
+
 /* Content-Length as announced, or 0 if absent (MHD vets its syntax). */
 static unsigned long long content_length(struct MHD_Connection *c)
 {
@@ -736,22 +958,37 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 
 	(void)version;
 	if (!st) {
-		/* Headers are in; the body (if any) has not been read. */
-		st = calloc(1, sizeof(*st));
+		st = calloc(1, sizeof(*st));	/* on_uri ran out of memory */
 		if (!st)
 			return MHD_NO;
 		*con_cls = st;
+	}
+	if (!st->started) {
+		/* Headers are in; the body (if any) has not been read. */
+		const char *why;
+
+		st->started = true;
 		if (!l->control && l->srv->web) {
 			bool passed;
 			enum MHD_Result r = gate(l, c, &passed);
 
-			if (!passed)
+			if (!passed) {
+				conn_answered(c);
 				return r;
+			}
 		}
-		if (content_length(c) > HTTP_MAX_BODY)
+		why = ambiguous(c, st);
+		if (why) {
+			conn_answered(c);
+			return send_error(c, 400, 0, "bad_request",
+					  "ambiguous request: %s", why);
+		}
+		if (content_length(c) > HTTP_MAX_BODY) {
+			conn_answered(c);
 			return send_error(c, 413, 0, "too_large",
 					  "request body over %d bytes",
 					  HTTP_MAX_BODY);
+		}
 		return MHD_YES;
 	}
 	if (*upload_data_size) {
@@ -760,8 +997,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 		*upload_data_size = 0;
 		if (st->too_big) {
 			st->discarded += n;
-			return st->discarded > HTTP_DISCARD_MAX ? MHD_NO
-								: MHD_YES;
+			return MHD_YES;	/* until its end or its deadline */
 		}
 		if (n > HTTP_MAX_BODY - st->body.len) {
 			st->too_big = true;
@@ -772,6 +1008,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 		buf_put(&st->body, upload_data, n);
 		return MHD_YES;
 	}
+	conn_answered(c);
 	if (st->too_big)
 		return send_error(c, 413, 0, "too_large",
 				  "request body over %d bytes", HTTP_MAX_BODY);
@@ -785,10 +1022,15 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 			 enum MHD_RequestTerminationCode toe)
 {
 	struct http_state *st = *con_cls;
+	struct http_conn *k = conn_of(c);
 
 	(void)cls;
-	(void)c;
 	(void)toe;
+	if (k) {
+		/* keep-alive: the next request's deadline starts now */
+		k->waiting = true;
+		k->start_ns = mono_ns();
+	}
 	if (!st)
 		return;
 	buf_free(&st->body);
@@ -1193,10 +1435,15 @@ static int start_mhd(struct http_server *s, struct http_listener *l,
 	struct epoll_event ev;
 	bool use_tls;
 
-	/* Per-IP accounting needs an IP: none on Unix sockets. */
-	if (l->control)
-		per_ip = 0;
-	l->max_conn = maxc;
+	/* max_connections (all listeners together) and max_per_ip are kept
+	 * by on_connection(), which displaces slow partial requests; MHD's
+	 * own limit only bounds what it accepts before we can look: the
+	 * limit plus the connections being shut down.  Per-IP accounting
+	 * needs an IP: none on Unix sockets (on_connection() skips them). */
+	s->max_conn = maxc;
+	s->max_per_ip = per_ip;
+	s->deadline_ns = (uint64_t)timeout * 1000000000ull;
+	l->max_conn = maxc + HTTP_ACCEPT_SLACK;
 	use_tls = tls_options(l, tls);
 	if (use_tls)
 		snprintf(l->name + strlen(l->name),
@@ -1207,12 +1454,13 @@ static int start_mhd(struct http_server *s, struct http_listener *l,
 			MHD_OPTION_EXTERNAL_LOGGER, mhd_log, l,
 			MHD_OPTION_LISTEN_SOCKET, (MHD_socket)l->fd,
 			MHD_OPTION_CONNECTION_TIMEOUT, timeout,
-			MHD_OPTION_CONNECTION_LIMIT, maxc,
-			MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip,
+			MHD_OPTION_CONNECTION_LIMIT, l->max_conn,
 			MHD_OPTION_CONNECTION_MEMORY_LIMIT,
 			(size_t)HTTP_CONN_MEMORY,
 			MHD_OPTION_NOTIFY_COMPLETED, on_completed, l,
 			MHD_OPTION_ARRAY, tls,
+			MHD_OPTION_NOTIFY_CONNECTION, on_connection, l,
+			MHD_OPTION_URI_LOG_CALLBACK, on_uri, l,
 			MHD_OPTION_END);
 	if (!l->mhd) {
 		seterr(err, errlen, "cannot start the HTTP server on %s "
@@ -1269,7 +1517,7 @@ static void *serve(void *arg)
 	int n, j;
 
 	for (;;) {
-		int timeout = -1;
+		int timeout = conn_reap(s);
 
 		for (i = 0; i < s->nls; i++) {
 			MHD_UNSIGNED_LONG_LONG t;

@@ -9,9 +9,11 @@
  * run on that thread and must never block or touch hardware: they render
  * from the ring and the running totals into the response buffer.
  *
- * Slow or abusive clients cannot starve scrapes: every connection has an
- * inactivity timeout, each listener a connection limit, TCP listeners a
- * per-IP limit, and request bodies are capped at HTTP_MAX_BODY (413).
+ * Slow or abusive clients cannot starve scrapes: every request must be
+ * complete timeout_s after it started, the connection limit (all
+ * listeners together) and the per-IP limit (TCP) displace the oldest
+ * incomplete request rather than refuse a new connection, and request
+ * bodies are capped at HTTP_MAX_BODY (413).
  * Errors use one JSON shape, {"error":{"code":"...","message":"..."}}.
  *
  * With a web config (webcfg.h) the TCP listeners speak TLS and/or require
@@ -140,9 +142,9 @@ struct http_cfg {
 	const char *control_socket;
 	const char *control_group;	/* chgrp to it; NULL or "" = leave */
 	unsigned control_mode;		/* e.g. 0660; 0 = 0660 */
-	/* Per listener; 0 = the HTTP_DEFAULT_* value.  max_per_ip applies
-	   to TCP listeners only. */
-	unsigned timeout_s;		/* idle connection timeout */
+	/* 0 = the HTTP_DEFAULT_* value.  max_connections counts all
+	   listeners together; max_per_ip applies to TCP listeners only. */
+	unsigned timeout_s;		/* request deadline, idle timeout */
 	unsigned max_connections;
 	unsigned max_per_ip;
 	/* Called once every listener is open and before the http thread

@@ -170,3 +170,26 @@ void log_fatalx(int status, const char *fmt, ...)
 	va_end(ap);
 	exit(status);
 }
+
+void log_warnx_limited(struct log_limit *l, const char *fmt, ...)
+{
+	struct timespec ts;
+	char msg[1024];
+	va_list ap;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	if (l->next_s && ts.tv_sec < l->next_s) {
+		l->held++;
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (l->held)
+		log_warnx("%s (%u more like it in the last %d s not logged)", msg,
+			  l->held, LOG_LIMIT_S);
+	else
+		log_warnx("%s", msg);
+	l->held = 0;
+	l->next_s = (long long)ts.tv_sec + LOG_LIMIT_S;
+}

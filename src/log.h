@@ -36,6 +36,20 @@ void log_warnx(const char *fmt, ...) LOG_FMT(1, 2);
 void log_info(const char *fmt, ...) LOG_FMT(1, 2);
 void log_debug(const char *fmt, ...) LOG_FMT(1, 2);
 void log_err(const char *fmt, ...) LOG_FMT(1, 2);
+/*
+ * Rate limiting for a message that may repeat every tick: the first one
+ * is logged, then at most one per LOG_LIMIT_S seconds, saying how many
+ * were held back.  One struct per message kind, used by one thread.
+ */
+#define LOG_LIMIT_S 60
+struct log_limit {
+	long long next_s;	/* CLOCK_MONOTONIC seconds; 0: log now */
+	unsigned held;		/* occurrences not logged since */
+};
+/* A warning through l: logged (with a held-back count appended) or
+ * held back. */
+void log_warnx_limited(struct log_limit *l, const char *fmt, ...)
+	LOG_FMT(2, 3);
 _Noreturn void log_fatalx(int status, const char *fmt, ...) LOG_FMT(2, 3);
 
 #endif

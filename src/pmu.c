@@ -36,6 +36,14 @@ void pmu_init(struct pmu *p, struct hw *hw, const struct topology *t)
 					p->ctl[p->nctl] = plat_ctl_addr(ts, u, i, c);
 					p->ctl_unit[p->nctl++] = u;
 				}
+			for (unsigned i = 0; i < ts->ninst[ui]; i++)
+				for (unsigned f = 0; topo_present(ts, (unsigned)ui, i) &&
+				     f < u->nfilters && p->nflt < PMU_MAX_WRITTEN; f++) {
+					struct hw_addr a = plat_filter_addr(ts, u, i, f);
+
+					if (a.width)
+						p->flt[p->nflt++] = a;
+				}
 		}
 	}
 }
@@ -177,6 +185,9 @@ int pmu_clear_all(struct pmu *p)
 	for (unsigned k = 0; k < p->nctl; k++)
 		if ((r = hw_write(p->hw, &p->ctl[k], 0)) < 0 && !first)
 			first = r;
+	for (unsigned k = 0; k < p->nflt; k++)
+		if ((r = hw_write(p->hw, &p->flt[k], 0)) < 0 && !first)
+			first = r;
 	return first;
 }
 
@@ -262,15 +273,21 @@ int pmu_reset_boxes(struct pmu *p)
 	return first;
 }
 
-int pmu_check_controls(struct pmu *p, char *msg, size_t len)
+int pmu_check_controls(struct pmu *p, char *msg, size_t len,
+		       unsigned *unread)
 {
-	int bad = 0, r;
+	int bad = 0;
 	uint64_t v;
 
 	msg[0] = '\0';
+	*unread = 0;
 	for (unsigned w = 0; w < p->nwritten; w++) {
-		if ((r = hw_read(p->hw, &p->written[w], &v)) < 0)
-			return r;
+		/* one unreadable register must not hide the others */
+		p->written_unread[w] = hw_read(p->hw, &p->written[w], &v) < 0;
+		if (p->written_unread[w]) {
+			(*unread)++;
+			continue;
+		}
 		if (v != p->written_val[w]) {
 			note(msg, len, &p->written[w], v);
 			bad++;

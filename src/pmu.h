@@ -47,10 +47,16 @@ struct pmu {
 	struct hw_addr ctl[PMU_MAX_WRITTEN];
 	const struct unit_type *ctl_unit[PMU_MAX_WRITTEN];
 	unsigned nctl;
+	/* every box filter register of every present unit (cleared with
+	 * the controls: a crashed daemon's claim may have left them set) */
+	struct hw_addr flt[PMU_MAX_WRITTEN];
+	unsigned nflt;
 	/* every control register ever written, for release */
 	struct hw_addr written[PMU_MAX_WRITTEN];
 	uint64_t written_val[PMU_MAX_WRITTEN];	/* last value written */
 	const struct unit_type *written_unit[PMU_MAX_WRITTEN];
+	/* set by pmu_check_controls(): could not be read back */
+	bool written_unread[PMU_MAX_WRITTEN];
 	unsigned nwritten;
 	bool owns;		/* the global control is ours */
 };
@@ -78,9 +84,9 @@ int pmu_busy(struct pmu *p, char *msg, size_t len);
  */
 int pmu_foreign(struct pmu *p, char *msg, size_t len);
 
-/* Clears every control register of every present unit and the global
- * controls (takeover, stale-ownership cleanup).  0 or the first -errno;
- * continues past errors. */
+/* Clears every control and box filter register of every present unit
+ * and the global controls (takeover, stale-ownership cleanup).  0 or the
+ * first -errno; continues past errors. */
 int pmu_clear_all(struct pmu *p);
 
 /* Writes each slot's control value (only where it changed, unless force)
@@ -107,8 +113,11 @@ int pmu_check_global(struct pmu *p, unsigned socket, bool expect_on,
 		     uint64_t *seen);
 
 /* Reads back every programmed control register; returns how many differ
- * from what was written (listed in msg), or -errno. */
-int pmu_check_controls(struct pmu *p, char *msg, size_t len);
+ * from what was written (listed in msg).  A register that cannot be read
+ * does not stop the check: it is marked in written_unread[] and counted
+ * in *unread (the last error is in hw_last_error()). */
+int pmu_check_controls(struct pmu *p, char *msg, size_t len,
+		       unsigned *unread);
 
 /* Leaves the PMU idle: global controls 0, every written control 0.
  * Returns 0 or the first -errno (continues past errors). */

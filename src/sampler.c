@@ -58,6 +58,20 @@ struct sampler {
 	unsigned nrd, caprd;
 	struct pmu_slot *want;		/* slots to program */
 	unsigned nwant, capwant;
+	/* unit instances (bit inst) whose control or filter registers the
+	 * last check could not read back: their series are not trusted
+	 * until a check reads them again */
+	uint32_t unverified[PLAT_MAX_SOCKETS][PLAT_MAX_UNITS];
+	/* the quantity totals (uncore_*_total): sums of what each series
+	 * added since it was last seen, so that no reload (a series moved to
+	 * another counter and starting from 0, a changed split scale), claim
+	 * or fault can make one go down; kept across programs */
+	double qty_acc[PLAT_MAX_SOCKETS][Q_COUNT];
+	/* this tick: deltas above what the counter can count (a reset or a
+	 * write by another agent), the first one described */
+	unsigned jumps;
+	char jump_what[200];
+	struct log_limit lim_read, lim_unread, lim_global, lim_jump;
 };
 
 static uint64_t now_ns(clockid_t c)
@@ -173,31 +187,47 @@ oom:
 }
 
 /* Highest rate (events/s) a series' counter can see. */
-static double series_max_rate(const struct program *p,
+static double series_max_rate(const struct platform *pl,
 			      const struct pmu_slot *s)
 {
-	const struct unit_type *u = p->plat->units[s->unit];
+	const struct unit_type *u = pl->units[s->unit];
 
 	if (s->freerun)
 		return u->freerun[s->idx].max_rate;
 	return u->max_rate;
 }
 
+/* Half the wrap time (ms) of a width-bit counter at rate, capped. */
+static unsigned half_wrap_ms(unsigned width, double rate)
+{
+	double half = rate > 0 ? ldexp(1.0, (int)width) / rate / 2 : 3600.0;
+
+	return (unsigned)((half < 3600.0 ? half : 3600.0) * 1000);
+}
+
 unsigned program_max_interval_ms(const struct program *p)
 {
-	double best = 3600.0;
+	unsigned best = 3600000;
 
 	for (unsigned i = 0; i < p->ns; i++) {
-		double r = series_max_rate(p, &p->slot[i]);
-		double wrap;
+		unsigned h = half_wrap_ms(p->slot[i].width,
+					  series_max_rate(p->plat, &p->slot[i]));
 
-		if (r <= 0)
-			continue;
-		wrap = ldexp(1.0, p->slot[i].width) / r;
-		if (wrap / 2 < best)
-			best = wrap / 2;
+		if (h < best)
+			best = h;
 	}
-	return (unsigned)(best * 1000);
+	return best;
+}
+
+unsigned evspec_max_interval_ms(const struct platform *pl,
+				const struct evspec *e)
+{
+	const struct unit_type *u = pl->units[e->unit];
+
+	if (u->kind == UNIT_FREERUN && e->freerun >= 0)
+		return half_wrap_ms(u->freerun[e->freerun].width,
+				    u->freerun[e->freerun].max_rate);
+	return half_wrap_ms(u->width, u->max_rate);
 }
 
 /* ---- sampler -------------------------------------------------------- */
@@ -449,6 +479,47 @@ static void take_pending(struct sampler *s)
 }
 
 /* Interference: something else wrote our registers. */
+/*
+ * After a check of the control registers: the unit instances whose
+ * programmed control or filter registers could not be read back (each
+ * register is matched to the slots programmed last, which name the
+ * instance).  Their series are marked invalid until a check reads them.
+ */
+static void mark_unverified(struct sampler *s, unsigned unread)
+{
+	const struct pmu *pmu = s->pmu;
+
+	memset(s->unverified, 0, sizeof(s->unverified));
+	if (!unread)
+		return;
+	for (unsigned w = 0; w < pmu->nwritten; w++) {
+		if (!pmu->written_unread[w])
+			continue;
+		for (unsigned i = 0; i < s->nwant; i++) {
+			const struct pmu_slot *sl = &s->want[i];
+
+			if (memcmp(&sl->ctl, &pmu->written[w], sizeof(sl->ctl)))
+				continue;
+			if (sl->socket < PLAT_MAX_SOCKETS && sl->unit >= 0 &&
+			    sl->unit < PLAT_MAX_UNITS && sl->inst < 32)
+				s->unverified[sl->socket][sl->unit] |=
+					1u << sl->inst;
+		}
+	}
+	log_warnx_limited(&s->lim_unread, "interference check: %u control "
+			  "register%s cannot be read back (%s); the series of "
+			  "%s unit%s are marked invalid until they can", unread,
+			  unread == 1 ? "" : "s", hw_last_error(),
+			  unread == 1 ? "its" : "their", unread == 1 ? "" : "s");
+}
+
+static bool unverified(const struct sampler *s, const struct pmu_slot *sl)
+{
+	return !sl->freerun && sl->socket < PLAT_MAX_SOCKETS && sl->unit >= 0 &&
+	       sl->unit < PLAT_MAX_UNITS && sl->inst < 32 &&
+	       (s->unverified[sl->socket][sl->unit] >> sl->inst & 1);
+}
+
 static bool check_interference(struct sampler *s, struct program *p)
 {
 	struct pmu *pmu = s->pmu;
@@ -466,18 +537,22 @@ static bool check_interference(struct sampler *s, struct program *p)
 				  sock, seen, p->plat->global_enable);
 			hit = true;
 		} else if (r < 0) {
-			log_warnx("cannot read the global control of socket "
-				  "%u: %s", sock, hw_last_error());
+			log_warnx_limited(&s->lim_global, "cannot read the global "
+					  "control of socket %u: %s", sock,
+					  hw_last_error());
 		}
 	}
 	if (s->cfg.check_every && s->tick_no % s->cfg.check_every == 0) {
-		r = pmu_check_controls(pmu, msg, sizeof(msg));
+		unsigned unread;
+
+		r = pmu_check_controls(pmu, msg, sizeof(msg), &unread);
 		if (r > 0) {
 			log_warnx("interference: %d control register%s "
 				  "changed behind our back: %s", r,
 				  r == 1 ? "" : "s", msg);
 			hit = true;
 		}
+		mark_unverified(s, unread);
 	}
 	return hit;
 }
@@ -539,6 +614,15 @@ void sampler_rates(const struct program *p, const uint64_t *delta,
 	}
 }
 
+/* The quantities (bits) each gauge is derived from. */
+static const uint64_t gauge_needs[G_COUNT] = {
+	[G_LLC_HIT_RATIO] = 1ull << Q_LLC_LOOKUPS | 1ull << Q_LLC_MISSES,
+	[G_DRAM_READ_BPS] = 1ull << Q_DRAM_READ_BYTES,
+	[G_DRAM_WRITE_BPS] = 1ull << Q_DRAM_WRITE_BYTES,
+	[G_CLOCK_HZ] = 1ull << Q_CLOCK_TICKS,
+	[G_ARB_OCCUPANCY_AVG] = 1ull << Q_ARB_OCCUPANCY | 1ull << Q_CLOCK_TICKS,
+};
+
 /* Derived values of this tick and the running totals into st.  mux_out:
  * the baseline's programmable counters did not count this interval (its
  * gauges keep their last values). */
@@ -547,30 +631,37 @@ static void derive(struct sampler *s, struct program *p, const uint64_t *delta,
 {
 	struct snap *st = &s->st;
 	double prev[PLAT_MAX_SOCKETS][G_COUNT];
-	double tot[PLAT_MAX_SOCKETS][Q_COUNT] = { { 0 } };
 
 	memcpy(prev, st->gauge, sizeof(prev));
 	st->qty_present = 0;
 	for (unsigned q = 0; q < Q_COUNT; q++)
 		if (p->qty_ev[q] >= 0)
 			st->qty_present |= 1ull << q;
+	/* the totals add what each series counted since it was last seen
+	 * (s->qty_acc: no reload, claim or fault makes one go down) */
 	for (unsigned i = 0; i < p->ns; i++) {
 		unsigned sk = p->slot[i].socket;
 
 		for (unsigned q = 0; q < Q_COUNT; q++)
 			if (p->qty_ev[q] == p->sev[i])
-				tot[sk][q] += (double)s->base.gs[i].est *
-					      ((double)p->qty_scale[q] *
-					       p->evscale[p->sev[i]][sk]);
+				s->qty_acc[sk][q] +=
+					(double)(s->base.gs[i].est -
+						 s->base.gs[i].est_seen) *
+					((double)p->qty_scale[q] *
+					 p->evscale[p->sev[i]][sk]);
+		s->base.gs[i].est_seen = s->base.gs[i].est;
 	}
 	for (unsigned sk = 0; sk < PLAT_MAX_SOCKETS; sk++)
 		for (unsigned q = 0; q < Q_COUNT; q++)
-			st->qty[sk][q] = (uint64_t)(tot[sk][q] + 0.5);
+			st->qty[sk][q] = (uint64_t)(s->qty_acc[sk][q] + 0.5);
 	sampler_rates(p, delta, invalid, secs, st->gauge);
-	/* Multiplexed out (not an error): keep the last value. */
+	/* Multiplexed out (not an error): keep the last value - of a gauge
+	 * whose quantities the program still counts (after a reload to
+	 * "cbo = none" the hit ratio goes). */
 	for (unsigned sk = 0; mux_out && sk < p->topo->nsockets; sk++)
 		for (unsigned k = 0; k < G_COUNT; k++)
-			if (isnan(st->gauge[sk][k]))
+			if (isnan(st->gauge[sk][k]) &&
+			    (st->qty_present & gauge_needs[k]) == gauge_needs[k])
 				st->gauge[sk][k] = prev[sk][k];
 }
 
@@ -672,9 +763,35 @@ static int read_once(struct sampler *s, const struct pmu_slot *sl, uint64_t *v)
 	r->v = 0;
 	r->err = pmu_read(s->pmu, sl, &r->v);
 	if (r->err < 0)
-		log_warnx("%s", hw_last_error());
+		log_warnx_limited(&s->lim_read, "%s", hw_last_error());
 	*v = r->v;
 	return r->err;
+}
+
+/*
+ * Could the counter of sl have counted delta in ns nanoseconds?  The
+ * bound is the unit's (or free-running counter's) maximum rate from the
+ * platform tables - the largest increment per cycle at the highest clock
+ * - over twice the interval plus 100 ms (the reads of one tick are not
+ * simultaneous, and a loaded machine delays them).  A counter reset to
+ * 0 by another agent reads as a delta near 2^width, far above it.  If
+ * not, the jump is counted for this tick and described once.
+ */
+static bool plausible(struct sampler *s, const struct pmu_slot *sl,
+		      uint64_t delta, uint64_t ns)
+{
+	double rate = series_max_rate(s->pmu->plat, sl);
+	double bound = rate * ((double)ns * 2 + 100e6) / 1e9;
+
+	if (rate <= 0 || (double)delta <= bound)
+		return true;
+	if (!s->jumps++)
+		snprintf(s->jump_what, sizeof(s->jump_what), "%s %u on socket "
+			 "%u counter %u advanced by %" PRIu64 " in %.3f s, more "
+			 "than its maximum rate (%.3g/s) allows",
+			 s->pmu->plat->units[sl->unit]->name, sl->inst,
+			 sl->socket, sl->idx, delta, (double)ns / 1e9, rate);
+	return false;
 }
 
 /*
@@ -699,9 +816,14 @@ static int64_t account(struct sampler *s, struct gseries *gs,
 		gs->have_last = 1;
 		return -1;
 	}
+	delta = (raw - gs->last_raw) & width_mask(sl->width);
+	if (!plausible(s, sl, delta, since_ns > run_ns ? since_ns : run_ns)) {
+		/* a reset or a write by another agent, not a wrap: no data */
+		gs->last_raw = raw;
+		return -1;
+	}
 	if (raw < gs->last_raw)
 		s->st.wraps++;
-	delta = (raw - gs->last_raw) & width_mask(sl->width);
 	gs->last_raw = raw;
 	gs->raw += delta;
 	gs->est += run_ns && since_ns > run_ns
@@ -726,7 +848,8 @@ static void read_group(struct sampler *s, struct group *g, bool freerun,
 				invalid[k / 64] |= 1ull << (k % 64);
 			continue;
 		}
-		d = account(s, &g->gs[k], &g->slot[k], !freerun && disturbed,
+		d = account(s, &g->gs[k], &g->slot[k],
+			    !freerun && (disturbed || unverified(s, &g->slot[k])),
 			    run_ns, freerun ? run_ns : g->since_ns);
 		if (delta) {
 			delta[k] = d < 0 ? 0 : (uint64_t)d;
@@ -834,6 +957,7 @@ void sampler_tick(struct sampler *s)
 	memset(invalid, 0, nw * sizeof(uint64_t));
 	memset(delta, 0, p->ns * sizeof(uint64_t));
 	s->nrd = 0;
+	s->jumps = 0;
 
 	if (s->need_program) {
 		force = true;
@@ -920,6 +1044,18 @@ void sampler_tick(struct sampler *s)
 			   i ? NULL : invalid);
 	if (s->claims)
 		claims_unlock(s->claims);
+	if (s->jumps) {
+		/* DESIGN.md 4: counted, logged, the deltas invalid */
+		if (!interference) {
+			s->st.interference++;
+			interference = true;
+		}
+		flags |= SF_INTERFERENCE;
+		flags &= ~SF_VALID;
+		log_warnx_limited(&s->lim_jump, "interference: %s (reset or "
+				  "written by another agent?)%s", s->jump_what,
+				  s->jumps > 1 ? "; and other counters" : "");
+	}
 
 	for (unsigned w = 0; w < nw; w++)
 		if (invalid[w])

@@ -79,6 +79,7 @@ struct gseries {
 	uint64_t raw;		/* sum of the measured deltas */
 	uint64_t est;		/* monotonic estimate: each measured delta
 				   scaled by the time it stands for */
+	uint64_t est_seen;	/* est already added to the quantity totals */
 	uint8_t have_last;	/* last_raw is a valid baseline */
 	uint8_t up;		/* the last read succeeded */
 };
@@ -171,6 +172,10 @@ unsigned program_controls(const struct program *p, struct pmu_slot *want);
  * of any counter in it at the platform's maximum event rates.
  */
 unsigned program_max_interval_ms(const struct program *p);
+/* The same for one event (a claim's): half its counter's wrap time at
+ * its unit's maximum rate, in ms (at most 3600 s). */
+unsigned evspec_max_interval_ms(const struct platform *pl,
+				const struct evspec *e);
 
 /* Creates the sampler over pmu with prog (takes the caller's reference)
  * and the claims table (may be NULL).  Does not start the thread.  NULL

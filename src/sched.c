@@ -45,7 +45,8 @@ static int take_modifiers(const char *text, char *base, size_t blen,
 		if (f >= 0) {
 			errno = 0;
 			v = strtoull(tok + 8, &end, 0);
-			if (errno || *end || end == tok + 8 || tok[8] == '-') {
+			if (errno || *end || end == tok + 8 ||
+			    tok[8] < '0' || tok[8] > '9') {
 				snprintf(why, whylen, "%s: bad filter value \"%s\"",
 					 text, tok + 8);
 				return -EINVAL;
@@ -60,7 +61,11 @@ static int take_modifiers(const char *text, char *base, size_t blen,
 			continue;
 		}
 		if (strncmp(tok, "split=", 6) == 0) {
-			if (sscanf(tok + 6, "%u/%u", &k, &n) != 2 || n < 2 ||
+			int end_at = -1;
+
+			if (strspn(tok + 6, "0123456789/") != strlen(tok + 6) ||
+			    sscanf(tok + 6, "%u/%u%n", &k, &n, &end_at) != 2 ||
+			    tok[6 + end_at] != '\0' || n < 2 ||
 			    n > PLAT_MAX_INST || k >= n || e->split_n) {
 				snprintf(why, whylen, "%s: bad split \"%s\" "
 					 "(K/N, 0 <= K < N <= %d)", text, tok + 6,
@@ -166,6 +171,18 @@ int sched_resolve(const struct platform *p, const char *text, bool allow_raw,
 			snprintf(why, whylen, "%s: unit %s has no filter%u "
 				 "register", text, u->name, f);
 			return -EINVAL;
+		}
+	/* DESIGN.md 5: nothing a client sends may set a reserved bit */
+	for (unsigned f = 0; f < 2; f++)
+		if ((out->filt_set >> f & 1) && u->filters[f].layout) {
+			char msg[200];
+
+			if (reg_check_value(u->filters[f].layout, out->filt[f],
+					    msg, sizeof(msg)) < 0) {
+				snprintf(why, whylen, "%s: filter%u=%s", text, f,
+					 msg);
+				return -EINVAL;
+			}
 		}
 	if ((out->filt_set || out->split_n) && u->kind != UNIT_PROG) {
 		snprintf(why, whylen, "%s: filters and splits apply to "

@@ -338,18 +338,21 @@ static int resolve_baseline(const struct platform *p, const struct conf *c,
 			return -1;
 		}
 	for (const char *const *d = p->baseline; *d; d++) {
-		const struct event *e = plat_event(p, *d);
 		bool overridden = false;
 
-		for (unsigned b = 0; e && b < c->nbaseline; b++)
-			overridden |= strcmp(c->baseline[b].unit, e->unit) == 0;
-		if (overridden)
-			continue;
+		/* resolved first: a default with modifiers (hsx
+		 * "UNC_C_LLC_LOOKUP.ANY:filter0=...:split=0/2") is no plain
+		 * catalog name, and its unit decides whether a [baseline]
+		 * line replaces it */
 		if (n == max || sched_resolve(p, *d, true, &ev[n], r, sizeof(r)) < 0) {
 			snprintf(why, len, "platform default baseline: %s", r);
 			return -1;
 		}
-		n++;
+		for (unsigned b = 0; b < c->nbaseline; b++)
+			overridden |= strcmp(c->baseline[b].unit,
+					     p->units[ev[n].unit]->name) == 0;
+		if (!overridden)
+			n++;
 	}
 	for (unsigned b = 0; b < c->nbaseline; b++) {
 		const struct conf_baseline *cb = &c->baseline[b];
@@ -416,6 +419,7 @@ static struct claims_cfg claims_cfg_of(const struct conf *c)
 		.max_per_uid = c->max_per_uid, .max_total = c->max_total,
 		.default_ttl_s = c->default_ttl_s, .max_ttl_s = c->max_ttl_s,
 		.allow_raw_events = c->allow_raw_events,
+		.interval_ms = c->interval_ms,
 	};
 }
 
@@ -990,6 +994,21 @@ static void reload(struct daemon *d, const struct options *o, struct conf *cur,
 		program_put(p);
 		conf_free(&nc);
 		goto out;
+	}
+	{
+		char id[CLAIM_ID_MAX];
+		unsigned max = claims_max_interval_ms(d->claims, id);
+
+		if (nc.interval_ms > max) {
+			log_err("reload failed, keeping the running "
+				"configuration: interval_ms %u is longer than "
+				"live claim %s allows (%u ms: its counters could "
+				"wrap twice); release it first", nc.interval_ms,
+				id, max);
+			program_put(p);
+			conf_free(&nc);
+			goto out;
+		}
 	}
 	kept = keep_restart_only(&nc, cur);
 	kept += reload_web(&nc, web);

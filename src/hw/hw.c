@@ -174,6 +174,15 @@ int hw_read(struct hw *hw, const struct hw_addr *a, uint64_t *val)
 	return r;
 }
 
+int hw_probe(struct hw *hw, const struct hw_addr *a, uint64_t *val)
+{
+	int r;
+
+	atomic_fetch_add_explicit(&hw->nreads, 1, memory_order_relaxed);
+	r = check_width(a);
+	return r == 0 ? hw->ops->read(hw, a, val) : r;
+}
+
 int hw_write(struct hw *hw, const struct hw_addr *a, uint64_t val)
 {
 	int r;

@@ -127,6 +127,9 @@ void hw_close(struct hw *hw);
 
 /* Reads/writes one register, counting the access.  0 or -errno. */
 int hw_read(struct hw *hw, const struct hw_addr *a, uint64_t *val);
+/* A read whose failure is an answer, not an error (discovery asking
+ * whether a box is there): counted as a read, never in nerrors. */
+int hw_probe(struct hw *hw, const struct hw_addr *a, uint64_t *val);
 int hw_write(struct hw *hw, const struct hw_addr *a, uint64_t val);
 int hw_pci_scan(struct hw *hw, int (*cb)(void *, const struct hw_pci_dev *),
 		void *ctx);

@@ -58,6 +58,46 @@ uint64_t reg_writable(const struct reg_layout *l)
 	return reg_mask(l, ACC_RW) | reg_mask(l, ACC_WO) | reg_mask(l, ACC_RW1C);
 }
 
+int reg_check_value(const struct reg_layout *l, uint64_t v, char *why,
+		    size_t len)
+{
+	uint64_t ok = reg_writable(l), covered = 0, bad = v & ~ok, rest;
+	size_t used;
+	unsigned lo, hi;
+
+	if (!bad)
+		return 0;
+	used = (size_t)snprintf(why, len, "0x%" PRIx64 " sets bits that %s (%s) "
+				"does not let a client write:", v, l->name,
+				l->source);
+	for (size_t i = 0; i < l->nfields; i++) {
+		const struct reg_field *f = &l->fields[i];
+		uint64_t fm = field_mask(f);
+
+		covered |= fm;
+		if (!(bad & fm) || (fm & ok) == fm)
+			continue;
+		used += (size_t)snprintf(why + (used < len ? used : len),
+					 used < len ? len - used : 0,
+					 " %s %u:%u (%s)", f->name, f->hi, f->lo,
+					 f->acc == ACC_RSV ? "reserved" :
+					 "read-only");
+	}
+	/* bits no field names: past the register, or gaps in the table */
+	for (rest = bad & ~covered; rest; rest &= ~(width_mask(hi + 1) &
+						    ~width_mask(lo))) {
+		lo = (unsigned)__builtin_ctzll(rest);
+		for (hi = lo; hi < 63 && (rest >> (hi + 1) & 1); hi++)
+			;
+		used += (size_t)snprintf(why + (used < len ? used : len),
+					 used < len ? len - used : 0,
+					 " bits %u:%u (%s)", hi, lo,
+					 lo >= l->bits ? "past the register's "
+					 "size" : "reserved");
+	}
+	return -EINVAL;
+}
+
 const struct reg_field *reg_field(const struct reg_layout *l, const char *name)
 {
 	size_t i;

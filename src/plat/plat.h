@@ -59,6 +59,14 @@ struct reg_layout {
 uint64_t reg_mask(const struct reg_layout *l, enum reg_acc acc);
 /* Bits a write may set: RW | WO | RW1C. */
 uint64_t reg_writable(const struct reg_layout *l);
+/*
+ * Checks a value a client asks for in a register of layout l (a box
+ * filter): every set bit must lie in a writable field.  0, or -EINVAL
+ * with why naming each offending field ("rsv 16:6") or the bits past the
+ * register's size, and the manual's table.
+ */
+int reg_check_value(const struct reg_layout *l, uint64_t v, char *why,
+		    size_t len);
 /* The field called name, or NULL. */
 const struct reg_field *reg_field(const struct reg_layout *l, const char *name);
 static inline uint64_t field_mask(const struct reg_field *f)

@@ -1104,7 +1104,7 @@ static int hsx_probe_pci(struct hw *hw, const struct topo_socket *s,
 		return 0;
 	a = hw_pci(s->pci_domain, s->pci_bus, (uint8_t)(b >> 3),
 		   (uint8_t)(b & 7), 0, 4);
-	r = hw_read(hw, &a, &v);
+	r = hw_probe(hw, &a, &v);	/* absent boxes are expected */
 	if (r == -ENODEV)
 		return 0;
 	if (r < 0) {
@@ -1139,7 +1139,7 @@ static int hsx_probe_msr(struct hw *hw, const struct topo_socket *s,
 		a = plat_freerun_addr(s, u, inst, 0);
 	else
 		a = plat_ctl_addr(s, u, inst, 0);
-	r = hw_read(hw, &a, &v);
+	r = hw_probe(hw, &a, &v);
 	*present = r == 0;
 	if (r == 0 || r == -EIO)
 		return 0;

@@ -125,6 +125,20 @@ like "$(cat "$T/log")" "claim c2 (uid 65534" "expiry logged"
 # SIGHUP keeps claims
 kill -HUP "$UPID"; sleep 0.5
 is "$(code $U/claims/c1)" 200 "claims survive SIGHUP"
+# ... and refuses an interval the live claims' counters cannot keep up
+# with (the baseline without its 32-bit IMC counters would allow 27 s)
+cp "$T/c.conf" "$T/c.orig"
+printf '[baseline]\nimc = none\n' >>"$T/c.conf"
+sed -i 's/^interval_ms = 100/interval_ms = 27000/' "$T/c.conf"
+is "$(code -X POST $U/claims -d '{"events":["DRAM_DATA_READS"]}')" 201 \
+	"a claim on a 32-bit IMC counter"
+imc_id=$(sed -n 's/.*"id":"\(c[0-9]*\)".*/\1/p' "$T/body")
+kill -HUP "$UPID"
+for i in $(seq 1 100); do grep -q "reload failed" "$T/log" && break; sleep 0.1; done
+like "$(cat "$T/log")" "interval_ms 27000 is longer than live claim $imc_id allows (2147 ms" \
+	"SIGHUP to 27 s refused while it lives"
+code -X DELETE "$U/claims/$imc_id" >/dev/null
+cp "$T/c.orig" "$T/c.conf"
 
 # bad input
 is "$(code -X POST $U/claims -d '{"events":')" 400 "truncated JSON: 400"

@@ -1,0 +1,31 @@
+# fuzz.mk - builds the libFuzzer targets with clang (tests/scenario/fuzz.sh
+# runs them).  The daemon's sources are compiled again with
+# -fsanitize=fuzzer-no-link,address,undefined into $(B)/obj; make keeps
+# them up to date (-MMD).
+#   make -f tests/fuzz/fuzz.mk SRC=top_srcdir BUILD=top_builddir B=outdir
+CC = clang
+SAN = -fsanitize=address,undefined -fno-sanitize-recover=all \
+      -fno-omit-frame-pointer
+CFLAGS = -std=gnu11 -g -O1 -fsanitize=fuzzer-no-link $(SAN)
+CPPFLAGS = -DHAVE_CONFIG_H -I$(BUILD) -iquote $(SRC)/src -iquote $(SRC) \
+	-DSYSCONFDIR='"/etc"' -DPKGDATADIR='"/usr/share/uncored"' \
+	-DRUNSTATEDIR='"/run"' -MMD -MP
+LIBS = -ljson-c -lpci -linih -lmicrohttpd -lpthread -lm
+
+# every module but the programs' main files (new modules come along)
+LIB = $(filter-out uncored.c api.c uncorectl.c, \
+	$(patsubst $(SRC)/src/%,%,$(wildcard $(SRC)/src/*.c $(SRC)/src/hw/*.c \
+	$(SRC)/src/plat/*.c)))
+OBJ = $(LIB:%.c=$(B)/obj/%.o)
+TARGETS = $(B)/fuzz_conf $(B)/fuzz_workload $(B)/fuzz_claim $(B)/fuzz_http
+
+all: $(TARGETS)
+
+$(B)/obj/%.o: $(SRC)/src/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(B)/fuzz_%: $(SRC)/tests/fuzz/fuzz_%.c $(OBJ)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -fsanitize=fuzzer $< $(OBJ) -o $@ $(LIBS)
+
+-include $(OBJ:.o=.d)

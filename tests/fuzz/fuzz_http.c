@@ -1,0 +1,126 @@
+/*
+ * fuzz_http.c - libFuzzer target: raw bytes (request line, headers,
+ * bodies) sent to the HTTP module on a control socket, served by its own
+ * thread as in the daemon.  Every answer must be an HTTP/1.x status line
+ * (or none: a connection closed on garbage); the server must survive and
+ * keep answering.
+ */
+#include "config.h"
+
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "http.h"
+#include "log.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static char sock_path[108];
+
+static void h_text(void *ctx, const struct http_req *req,
+		   struct http_resp *resp)
+{
+	(void)ctx;
+	buf_printf(&resp->body, "path=%s nparams=%u body_len=%zu q=%s\n",
+		   req->path, req->nparams, req->body_len,
+		   http_query(req, "q") ? http_query(req, "q") : "-");
+}
+
+static const struct http_route routes[] = {
+	{ "/metrics", HTTP_GET, false, h_text },
+	{ "/api/v1/claims", HTTP_GET | HTTP_POST, true, h_text },
+	{ "/api/v1/claims/{id}", HTTP_GET | HTTP_DELETE, true, h_text },
+	{ "/api/v1/claims/{id}/renew", HTTP_POST, true, h_text },
+};
+
+static void cleanup(void)
+{
+	unlink(sock_path);
+}
+
+static void setup(void)
+{
+	struct http_cfg cfg = { 0 };
+	char err[256];
+
+	log_init("fuzz", LOG_LVL_ERR);
+	snprintf(sock_path, sizeof(sock_path), "/tmp/uncored-fuzz-%d.sock",
+		 (int)getpid());
+	cfg.control_socket = sock_path;
+	cfg.timeout_s = 2;
+	if (!http_start(&cfg, routes, sizeof(routes) / sizeof(routes[0]), NULL,
+			err, sizeof(err))) {
+		fprintf(stderr, "http_start: %s\n", err);
+		abort();
+	}
+	atexit(cleanup);
+}
+
+/*
+ * Sends data, half-closes, reads the answer: waits first_ms for its first
+ * byte and 50 ms after each piece (libmicrohttpd 0.9.75 keeps a
+ * half-closed connection open until its timeout, so EOF cannot be the
+ * end of the answer).
+ */
+static size_t exchange(const uint8_t *data, size_t size, char *out,
+		       size_t outlen, int first_ms)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	size_t got = 0, off = 0;
+
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", sock_path);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0)
+		abort();
+	while (off < size) {
+		ssize_t n = send(fd, data + off, size - off, MSG_NOSIGNAL);
+
+		if (n <= 0)
+			break;	/* the server closed early: fine */
+		off += (size_t)n;
+	}
+	shutdown(fd, SHUT_WR);
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		ssize_t n;
+
+		if (poll(&p, 1, got ? 50 : first_ms) <= 0)
+			break;
+		n = recv(fd, got < outlen ? out + got : (char[256]){ 0 },
+			 got < outlen ? outlen - got : 256, 0);
+		if (n <= 0)
+			break;
+		got += got < outlen ? (size_t)n : 0;
+	}
+	close(fd);
+	return got;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const uint8_t ping[] =
+		"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+	char out[512];
+	size_t n;
+
+	if (!sock_path[0])
+		setup();
+	n = exchange(data, size, out, sizeof(out), 50);
+	if (n && (n < 9 || memcmp(out, "HTTP/1.", 7) != 0)) {
+		fprintf(stderr, "not an HTTP answer: %.*s\n", (int)n, out);
+		abort();
+	}
+	/* still serving */
+	n = exchange(ping, sizeof(ping) - 1, out, sizeof(out), 3000);
+	if (n < 12 || memcmp(out + 9, "200", 3) != 0) {
+		fprintf(stderr, "server stopped answering: %.*s\n", (int)n, out);
+		abort();
+	}
+	return 0;
+}

@@ -1,0 +1,261 @@
+/*
+ * test_claims.c - the claims table against the simulator, through the
+ * functions the HTTP handlers call: what a client may not send (box
+ * filter values with reserved bits, labels and names that are not
+ * printable UTF-8, malformed modifiers), and the limits counting live
+ * claims only.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "claims.h"
+#include "hw/hw_sim.h"
+#include "log.h"
+#include "tests/tap.h"
+
+struct rig {
+	struct hw hw;
+	struct topology topo;
+	struct pmu pmu;
+	struct claims *c;
+};
+
+static void rig_open_iv(struct rig *r, const char *plat, unsigned max_total,
+			unsigned interval_ms)
+{
+	struct hw_opts o = { .sim_platform = plat };
+	struct claims_cfg cfg = { .max_per_uid = max_total,
+				  .max_total = max_total, .default_ttl_s = 60,
+				  .max_ttl_s = 3600, .interval_ms = interval_ms };
+
+	memset(r, 0, sizeof(*r));
+	if (hw_open(&r->hw, &hw_sim_ops, &o) < 0) {
+		printf("Bail out! %s\n", hw_last_error());
+		exit(1);
+	}
+	r->topo.plat = hw_sim_platform(&r->hw);
+	if (plat_discover(r->topo.plat, &r->hw, &r->topo,
+			  &(struct plat_cpu_map){ .cpus_per_package =
+						  SIM_CPUS_PER_SOCKET }) < 0) {
+		printf("Bail out! discover: %s\n", hw_last_error());
+		exit(1);
+	}
+	pmu_init(&r->pmu, &r->hw, &r->topo);
+	r->c = claims_new(&r->pmu, &cfg);
+}
+
+static void rig_open(struct rig *r, const char *plat, unsigned max_total)
+{
+	rig_open_iv(r, plat, max_total, 1000);
+}
+
+static void rig_close(struct rig *r)
+{
+	claims_free(r->c);
+	hw_close(&r->hw);
+}
+
+/* POSTs body (len bytes: it may hold a NUL); returns the status and
+ * leaves the error message in msg and the claim id in id. */
+static int post(struct rig *r, const char *body, size_t len, char *msg,
+		char *id)
+{
+	struct claims_reply rep = { 0 };
+	struct json_object *v;
+
+	claims_create(r->c, 1000, 1, body, len, &rep);
+	snprintf(msg, 256, "%s", rep.msg);
+	if (id)
+		id[0] = '\0';
+	if (rep.body) {
+		if (id && json_object_object_get_ex(rep.body, "id", &v))
+			snprintf(id, CLAIM_ID_MAX, "%s", json_object_get_string(v));
+		json_object_put(rep.body);
+	}
+	return rep.status;
+}
+
+static int post_s(struct rig *r, const char *body, char *msg)
+{
+	return post(r, body, strlen(body), msg, NULL);
+}
+
+static void release(struct rig *r, const char *id)
+{
+	struct claims_reply rep = { 0 };
+
+	claims_release(r->c, id, 1000, &rep);
+	json_object_put(rep.body);
+}
+
+static void test_filters(void)
+{
+	struct rig r;
+	char msg[256], body[512];
+	static const struct {
+		const char *mod, *field;
+	} bad[] = {
+		/* Table 2-18: tid 5:0, state 23:17, the rest reserved */
+		{ "UNC_C_LLC_LOOKUP.ANY:filter0=0xffffffffffffffff", "rsv 16:6" },
+		{ "UNC_C_LLC_LOOKUP.ANY:filter0=0x40", "rsv 16:6" },
+		{ "UNC_C_LLC_LOOKUP.ANY:filter0=0x100000000", "bits 32:32 (past" },
+		/* Table 2-19: nid 15:0, opc 28:20, nc 30, isoc 31 */
+		{ "UNC_C_LLC_LOOKUP.ANY:filter1=0x20000000", "rsv 29:29" },
+		/* Table 2-67: ADDRMATCH0 bits 5:0 ignored */
+		{ "UNC_H_ADDR_OPC_MATCH.ADDR:filter0=0x1", "ig 5:0" },
+		/* Table 2-66: ADDRMATCH1 hi_addr 13:0 */
+		{ "UNC_H_ADDR_OPC_MATCH.ADDR:filter1=0xffffffff", "ig 31:14" },
+		/* Table 2-173: MATCH0 2:0 and 30:18 reserved */
+		{ "UNC_Q_CTO_COUNT:filter0=0x4", "rsv 2:0" },
+		{ "UNC_Q_CTO_COUNT:filter1=0x10", "rsv 15:4" },
+		/* Table 2-160: a 32-bit register of four bands */
+		{ "UNC_P_FREQ_BAND0_CYCLES:filter0=0x1ff00000000",
+		  "bits 40:32 (past" },
+	};
+	static const char *const good[] = {
+		"UNC_C_LLC_LOOKUP.ANY:filter0=0xfe003f",
+		"UNC_C_LLC_LOOKUP.ANY:filter1=0xdff0ffff",
+		"UNC_H_ADDR_OPC_MATCH.ADDR:filter0=0xffffffc0:filter1=0x3fff",
+		"UNC_Q_CTO_COUNT:filter0=0x8003fff8:filter1=0xf000f",
+		"UNC_P_FREQ_BAND0_CYCLES:filter0=0xffffffff",
+	};
+
+	log_set_level(LOG_LVL_WARN);
+	rig_open(&r, "hsx", 64);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(body, sizeof(body), "{\"events\":[\"%s\"]}", bad[i].mod);
+		is_int(post_s(&r, body, msg), 400, "refused: %s", bad[i].mod);
+		like(msg, bad[i].field, "names the field");
+	}
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		char id[CLAIM_ID_MAX];
+
+		snprintf(body, sizeof(body), "{\"events\":[\"%s\"]}", good[i]);
+		is_int(post(&r, body, strlen(body), msg, id), 201,
+		       "accepted: %s", good[i]);
+		release(&r, id);
+	}
+	rig_close(&r);
+}
+
+static void test_text(void)
+{
+	struct rig r;
+	char msg[256];
+	static const struct {
+		const char *body;
+		size_t len;		/* 0: strlen */
+		const char *why;
+	} bad[] = {
+		{ "{\"events\":[\"UNC_CBO_CACHE_LOOKUP.ANY_I\"],\"label\":\"ok\xff\xfe\"}",
+		  0, "UTF-8" },
+		{ "{\"events\":[\"UNC_CBO_CACHE_LOOKUP.ANY_I\"],\"label\":\"a\\u009bb\"}",
+		  0, "U+009B" },
+		{ "{\"events\":[\"UNC_CBO_CACHE_LOOKUP.ANY_I\"],\"label\":\"a\xc2\x85\"}",
+		  0, "U+0085" },
+		{ "{\"events\":[\"UNC_CBO_CACHE_LOOKUP.ANY_I\"],\"label\":\"x\\u202ey\"}",
+		  0, "bidirectional" },
+		{ "{\"events\":[\"UNC_CBO_CACHE_LOOKUP.ANY_I\"],\"label\":\"\\u2066\"}",
+		  0, "U+2066" },
+		{ "{\"events\":[\"UNC_CBO_CACHE_LOOKUP.ANY_I\"],\"label\":\"a\\u0000b\"}",
+		  0, "NUL at byte 1" },
+		{ "{\"events\":[\"UNC_CBO_CACHE_LOOKUP.ANY_I\"],\"label\":\"a\\u001bb\"}",
+		  0, "control character 0x1b" },
+		{ "{\"events\":[\"UNC_CBO_CACHE_LOOKUP.ANY_I\"],\"label\":\"\xed\xa0\x80\"}",
+		  0, "UTF-8" },
+		{ "{\"events\":[\"UNC_CBO_CACHE_LOOKUP.ANY_I\"],\"label\":\"\xc0\xaf\"}",
+		  0, "UTF-8" },
+		{ "{\"events\":[\"UNC_CBO_CACHE_LOOKUP.ANY_I\\u0000junk\"]}",
+		  0, "events[0] contains a NUL at byte 26" },
+		{ "{\"events\":[\"UNC_CBO_CACHE_LOOKUP.ANY_I\xff\"]}", 0, "UTF-8" },
+		{ "{\"events\":[\"UNC_CBO_CACHE_LOOKUP.ANY_I:split=1/2junk\"]}",
+		  0, "bad split" },
+		{ "{\"events\":[\"UNC_CBO_CACHE_LOOKUP.ANY_I:split= 1/2\"]}",
+		  0, "bad split" },
+		{ "{\"events\":[\"UNC_CBO_CACHE_LOOKUP.ANY_I:split=+1/2\"]}",
+		  0, "bad split" },
+		{ "{\"events\":[\"UNC_CBO_CACHE_LOOKUP.ANY_I\"],\"l\xff\":1}",
+		  0, "" },
+	};
+	char id[CLAIM_ID_MAX];
+	const char *ok_label = "{\"events\":[\"UNC_CBO_CACHE_LOOKUP.ANY_I:split=1/2\"],"
+			       "\"label\":\"profiler \xc3\xa9t\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"}";
+
+	log_set_level(LOG_LVL_WARN);
+	rig_open(&r, "skl", 64);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		size_t len = bad[i].len ? bad[i].len : strlen(bad[i].body);
+
+		is_int(post(&r, bad[i].body, len, msg, NULL), 400,
+		       "refused (%zu): %s", i, bad[i].why);
+		/* json-c says "utf-8", the daemon "UTF-8" */
+		ok(strcasestr(msg, bad[i].why), "says why: %s", msg);
+	}
+	is_int(post(&r, ok_label, strlen(ok_label), msg, id), 201,
+	       "printable UTF-8 label and a split accepted (%s)", msg);
+	rig_close(&r);
+}
+
+/* Item 8: released claims do not count toward max_total, however many
+ * come and go between two ticks (no tick runs here at all). */
+static void test_churn(void)
+{
+	struct rig r;
+	char msg[256], id[CLAIM_ID_MAX], keep[CLAIM_ID_MAX];
+	const char *body = "{\"events\":[\"UNC_CBO_CACHE_LOOKUP.ANY_I\"]}";
+	int bad = 0;
+
+	rig_open(&r, "skl", 2);
+	is_int(post(&r, body, strlen(body), msg, keep), 201, "one kept claim");
+	for (unsigned i = 0; i < 12000 && !bad; i++) {
+		if (post(&r, body, strlen(body), msg, id) != 201) {
+			bad = 1;
+			printf("# create %u: %s\n", i, msg);
+		} else {
+			release(&r, id);
+		}
+	}
+	ok(!bad, "12000 create/release cycles without a tick all get 201");
+	is_int(post(&r, body, strlen(body), msg, id), 201, "second live claim");
+	is_int(post(&r, body, strlen(body), msg, NULL), 429, "third refused");
+	like(msg, "holds 2 claims", "counting the live ones");
+	rig_close(&r);
+}
+
+/* Item 6: a claim whose counter could wrap twice within the interval
+ * is refused (skl IMC: 32 bits at 1e9/s at most: 2147 ms). */
+static void test_interval(void)
+{
+	struct rig r;
+	char msg[256], id[CLAIM_ID_MAX];
+	const char *imc = "{\"events\":[\"UNC_CBO_CACHE_LOOKUP.ANY_I\","
+			  "\"DRAM_DATA_READS\"]}";
+	const char *cbo = "{\"events\":[\"UNC_CBO_CACHE_LOOKUP.ANY_I\"]}";
+
+	rig_open_iv(&r, "skl", 8, 27000);
+	is_int(post_s(&r, imc, msg), 409, "32-bit IMC claim at 27 s: 409");
+	like(msg, "events[1]: DRAM_DATA_READS", "naming the event");
+	like(msg, "at most 2147 ms", "and its limit");
+	is_int(post(&r, cbo, strlen(cbo), msg, id), 201,
+	       "a 44-bit CBo claim fits 27 s");
+	is_int((int)claims_max_interval_ms(r.c, id), 27487,
+	       "the live claims allow 27487 ms");
+	is_str(id, "c1", "set by c1");
+	rig_close(&r);
+	rig_open_iv(&r, "skl", 8, 2000);
+	is_int(post_s(&r, imc, msg), 201, "the IMC claim fits 2 s");
+	rig_close(&r);
+}
+
+int main(void)
+{
+	test_filters();
+	test_text();
+	test_churn();
+	test_interval();
+	return tap_done();
+}
