@@ -30,6 +30,26 @@ int hw_fail(int err, const char *fmt, ...)
 	return -err;
 }
 
+int hw_pci_check(const struct hw_addr *a)
+{
+	char s[64];
+
+	hw_addr_str(a, s, sizeof(s));
+	if (a->width != 4 && a->width != 8)
+		return hw_fail(EINVAL, "%s: unsupported access width %u (PCI "
+			       "config accesses are 4 or 8 bytes)", s,
+			       a->width);
+	if (a->dev > 31 || a->fn > 7)
+		return hw_fail(EINVAL, "%s: no such device/function number",
+			       s);
+	if (a->reg >= HW_PCI_CFG_SIZE || a->reg + a->width > HW_PCI_CFG_SIZE)
+		return hw_fail(EINVAL, "%s: offset beyond the %u-byte PCI "
+			       "configuration space", s, HW_PCI_CFG_SIZE);
+	if (a->reg % 4)
+		return hw_fail(EINVAL, "%s: offset is not 4-byte aligned", s);
+	return 0;
+}
+
 char *hw_addr_str(const struct hw_addr *a, char *buf, size_t len)
 {
 	switch (a->space) {

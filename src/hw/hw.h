@@ -154,6 +154,16 @@ int hw_reachable(struct hw *hw, const struct hw_addr *a);
  * "mmio 0xfed15050") and returns buf. */
 char *hw_addr_str(const struct hw_addr *a, char *buf, size_t len);
 
+/* PCIe extended configuration space of one function. */
+#define HW_PCI_CFG_SIZE 4096u
+
+/*
+ * Checks a PCI access's function number, width (4 or 8) and offset
+ * (4-byte aligned, inside HW_PCI_CFG_SIZE): the rules every backend
+ * applies alike.  Returns 0 or -EINVAL with a message.
+ */
+int hw_pci_check(const struct hw_addr *a);
+
 /*
  * Parses an address written as "msr:0xE01[@CPU]", "pci:[DDDD:]BB:DD.F+0xOFF"
  * or "mmio:0xADDR", each optionally ending in "/4" or "/8" for the access

@@ -41,7 +41,6 @@
 
 #include "hw/hw.h"
 
-#define PCI_CFG_SIZE 4096	/* PCIe extended configuration space */
 
 struct pcicfg_dev {
 	struct pcicfg_dev *next;
@@ -419,28 +418,10 @@ static int open_cfgfile(struct hw_pcicfg *p, struct pcicfg_dev *c,
 	return 0;
 }
 
-/*
- * Checks a's function address, width and offset.  Returns 0 or -EINVAL
- * with a message.
- */
+/* Checks a's function address, width and offset (hw_pci_check()). */
 static int check_addr(const struct hw_addr *a)
 {
-	char s[64];
-
-	hw_addr_str(a, s, sizeof(s));
-	if (a->width != 4 && a->width != 8)
-		return hw_fail(EINVAL, "%s: unsupported access width %u (PCI "
-			       "config accesses are 4 or 8 bytes)", s,
-			       a->width);
-	if (a->dev > 31 || a->fn > 7)
-		return hw_fail(EINVAL, "%s: no such device/function number",
-			       s);
-	if (a->reg >= PCI_CFG_SIZE || a->reg + a->width > PCI_CFG_SIZE)
-		return hw_fail(EINVAL, "%s: offset beyond the %u-byte PCI "
-			       "configuration space", s, PCI_CFG_SIZE);
-	if (a->reg % 4)
-		return hw_fail(EINVAL, "%s: offset is not 4-byte aligned", s);
-	return 0;
+	return hw_pci_check(a);
 }
 
 /*

@@ -105,7 +105,6 @@
 #define SIM_MAGIC 0x554e43534d303031ull	/* "UNCSM001" */
 #define SIM_VERSION 2
 #define SIM_PCI_VENDOR 0x8086u
-#define SIM_PCI_CFG_SIZE 4096u
 #define SIM_MAX_BOX_FILTERS 8
 #define NONE8 0xff
 
@@ -1481,28 +1480,10 @@ static int unimplemented(const struct sim *s, const struct hw_addr *a,
 	return hw_fail(EINVAL, "%s: bad space", buf);
 }
 
-/* The checks the real PCI backend makes (hw_pci.c check_addr). */
+/* The checks the real PCI backend makes (hw_pci_check()). */
 static int pci_check(const struct hw_addr *a)
 {
-	char s[64];
-
-	if (a->space != HW_PCI)
-		return 0;
-	hw_addr_str(a, s, sizeof(s));
-	if (a->width != 4 && a->width != 8)
-		return hw_fail(EINVAL, "%s: unsupported access width %u (PCI "
-			       "config accesses are 4 or 8 bytes)", s,
-			       a->width);
-	if (a->dev > 31 || a->fn > 7)
-		return hw_fail(EINVAL, "%s: no such device/function number",
-			       s);
-	if (a->reg >= SIM_PCI_CFG_SIZE ||
-	    a->reg + a->width > SIM_PCI_CFG_SIZE)
-		return hw_fail(EINVAL, "%s: offset beyond the %u-byte PCI "
-			       "configuration space", s, SIM_PCI_CFG_SIZE);
-	if (a->reg % 4)
-		return hw_fail(EINVAL, "%s: offset is not 4-byte aligned", s);
-	return 0;
+	return a->space == HW_PCI ? hw_pci_check(a) : 0;
 }
 
 /* One access of the width the register model takes (PCI: a dword). */
