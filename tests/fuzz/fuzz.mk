@@ -10,7 +10,11 @@ CFLAGS = -std=gnu11 -g -O1 -fsanitize=fuzzer-no-link $(SAN)
 CPPFLAGS = -DHAVE_CONFIG_H -I$(BUILD) -iquote $(SRC)/src -iquote $(SRC) \
 	-DSYSCONFDIR='"/etc"' -DPKGDATADIR='"/usr/share/uncored"' \
 	-DRUNSTATEDIR='"/run"' -MMD -MP
-LIBS = -ljson-c -lpci -linih -lmicrohttpd -lpthread -lm
+# the libraries configure.ac checks for (pkg-config names), so a module
+# that brings a new one needs it added here too
+PKGS = json-c libpci inih libmicrohttpd yaml-0.1 gnutls libxcrypt zlib \
+	libcap-ng
+LIBS = $(shell pkg-config --libs $(PKGS)) -lpthread -lm
 
 # every module but the programs' main files (new modules come along)
 LIB = $(filter-out uncored.c api.c uncorectl.c, \

@@ -18,8 +18,9 @@ fi
 B="$top_builddir/fuzz"
 make -s -f "$top_srcdir/tests/fuzz/fuzz.mk" SRC="$top_srcdir" BUILD="$top_builddir" \
 	B="$B" -j2 >"$T/build.log" 2>&1
-ok $? "fuzz targets built with clang -fsanitize=fuzzer,address,undefined" ||
-	sed 's/^/# /' "$T/build.log"
+rc=$?
+ok $rc "fuzz targets built with clang -fsanitize=fuzzer,address,undefined"
+[ "$rc" = 0 ] || tail -30 "$T/build.log" | sed 's/^/# /'
 scale=${FUZZ_RUNS:-1}
 for t in conf:20000 workload:20000 claim:20000 http:1500; do
 	name=${t%%:*}; runs=$(( ${t#*:} * scale ))
