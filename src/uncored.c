@@ -290,8 +290,11 @@ static int load_conf(const struct options *o, struct conf *c, char *err,
 static void apply_overrides(const struct options *o, struct conf *c)
 {
 	if (o->nlisten) {
-		for (unsigned i = 0; i < c->nlisten; i++)
+		/* conf_free() frees every listen[] slot: leave none dangling */
+		for (unsigned i = 0; i < c->nlisten; i++) {
 			free(c->listen[i]);
+			c->listen[i] = NULL;
+		}
 		c->nlisten = 0;
 		for (unsigned i = 0; i < o->nlisten; i++)
 			if (strcmp(o->listen[i], "none") != 0)

@@ -7,6 +7,11 @@ set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_builddir:=$top_srcdir}"
 export top_srcdir top_builddir
+# A sanitizer report must not pass for the exit status a test expects
+# (ASan's default exit status on an error is 1, uncored's own for most
+# refusals): make it one no test expects.
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}exitcode=86"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}exitcode=86"
 T=$(mktemp -d "${TMPDIR:-/tmp}/uncored-test.XXXXXX")
 _tap_n=0
 _tap_failed=0
