@@ -1152,6 +1152,37 @@ def render_h(catalog, counts):
     return "\n".join(o) + "\n"
 
 
+
+def write_or_check(outs, write, nentries, source):
+    """Writes each (path, text) of outs, or (check) diffs the committed
+    file against the text generated from source; returns the exit status
+    (1: a file is missing or out of date).  Shared with the snbep
+    generator."""
+    if write:
+        for path, data in outs:
+            with open(path, "w", encoding="ascii") as f:
+                f.write(data)
+        print("extract_events: wrote %d entries" % nentries)
+        return 0
+    bad = 0
+    for path, data in outs:
+        try:
+            with open(path, encoding="ascii") as f:
+                old = f.read()
+        except OSError as e:
+            print("extract_events: %s" % e, file=sys.stderr)
+            bad = 1
+            continue
+        if old != data:
+            bad = 1
+            sys.stdout.writelines(difflib.unified_diff(
+                old.splitlines(True), data.splitlines(True),
+                path + " (committed)", path + " (from " + source + ")"))
+    if bad:
+        print("extract_events: %s is out of date; regenerate with --write" %
+              os.path.relpath(outs[0][0], TOP), file=sys.stderr)
+    return bad
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--manual", default=MANUAL_DEFAULT)
@@ -1184,30 +1215,7 @@ def main():
         for line, table, what in sorted(_applied, key=lambda x: (x[1], x[0])):
             print("%-18s line %5d: %s" % (table, line, what))
         return 0
-    if args.write:
-        for path, data in outs:
-            with open(path, "w", encoding="ascii") as f:
-                f.write(data)
-        print("extract_events: wrote %d entries" % len(catalog))
-        return 0
-    bad = 0
-    for path, data in outs:
-        try:
-            with open(path, encoding="ascii") as f:
-                old = f.read()
-        except OSError as e:
-            print("extract_events: %s" % e, file=sys.stderr)
-            bad = 1
-            continue
-        if old != data:
-            bad = 1
-            sys.stdout.writelines(difflib.unified_diff(
-                old.splitlines(True), data.splitlines(True),
-                path + " (committed)", path + " (from the manual)"))
-    if bad:
-        print("extract_events: %s is out of date; regenerate with --write" %
-              os.path.relpath(args.out_c, TOP), file=sys.stderr)
-    return bad
+    return write_or_check(outs, args.write, len(catalog), "the manual")
 
 
 if __name__ == "__main__":

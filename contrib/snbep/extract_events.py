@@ -30,7 +30,6 @@ c_str, wrap_str) are the hsx generator's, loaded from
 contrib/hsx/extract_events.py, so both catalogs are written alike.
 """
 import argparse
-import difflib
 import importlib.util
 import json
 import os
@@ -673,30 +672,7 @@ def main():
                                                                str(x[1]))):
             print("%-21s %s" % (table, what))
         return 0
-    if args.write:
-        for path, data in outs:
-            with open(path, "w", encoding="ascii") as f:
-                f.write(data)
-        print("extract_events: wrote %d entries" % len(catalog))
-        return 0
-    bad = 0
-    for path, data in outs:
-        try:
-            with open(path, encoding="ascii") as f:
-                old = f.read()
-        except OSError as e:
-            print("extract_events: %s" % e, file=sys.stderr)
-            bad = 1
-            continue
-        if old != data:
-            bad = 1
-            sys.stdout.writelines(difflib.unified_diff(
-                old.splitlines(True), data.splitlines(True),
-                path + " (committed)", path + " (from the data)"))
-    if bad:
-        print("extract_events: %s is out of date; regenerate with --write" %
-              os.path.relpath(args.out_c, TOP), file=sys.stderr)
-    return bad
+    return _hsx.write_or_check(outs, args.write, len(catalog), "the data")
 
 
 if __name__ == "__main__":
