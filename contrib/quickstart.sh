@@ -23,8 +23,9 @@ cmd=${1:-demo}
 [ $# -gt 0 ] && shift
 
 # Debian 12 package names, one list per command.
-# The demo: what builds the daemon and uncorectl, and curl to look at it.
-DEMO_DEPS="build-essential autoconf automake libtool pkg-config
+# The demo: what builds the daemon and uncorectl (git names the revision
+# in --version), and curl to look at it.
+DEMO_DEPS="build-essential autoconf automake libtool pkg-config git
       libmicrohttpd-dev libjson-c-dev libpci-dev libsystemd-dev libinih-dev
       libcap-ng-dev libcurl4-openssl-dev libyaml-dev libgnutls28-dev
       libcrypt-dev zlib1g-dev

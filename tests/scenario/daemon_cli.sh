@@ -168,9 +168,14 @@ is "$(grep 'configuration reloaded' "$T/r.log" | tail -1 | sed 's/.*info: //')" 
 # ---- a user other than root is told what to pass --------------------------
 P3=$(pick_port)
 asuser=
+BIN=$top_builddir/uncored
 if [ "$(id -u)" -eq 0 ]; then
+	# the binary itself, copied where nobody can run it (the build tree
+	# may be under a directory nobody cannot enter, e.g. /root)
+	cp "$BIN" "$T/uncored-bin" && chmod 0755 "$T/uncored-bin" &&
+		BIN=$T/uncored-bin
 	if command -v runuser >/dev/null && id nobody >/dev/null 2>&1 &&
-	   runuser -u nobody -- test -x "$UNCORED" 2>/dev/null; then
+	   runuser -u nobody -- test -x "$BIN" 2>/dev/null; then
 		asuser="runuser -u nobody --"
 	fi
 elif [ -w /run ] || [ -w /run/uncored ]; then
@@ -182,7 +187,7 @@ case $asuser in
 "") skip "non-root: the control socket message" "cannot run as another user than root here" ;;
 none) skip "non-root: the control socket message" "this user can write /run" ;;
 *)
-	out=$(cd / && $asuser "$UNCORED" --simulate -c /dev/null -l "127.0.0.1:$P3" 2>&1); rc=$?
+	out=$(cd / && $asuser "$BIN" --simulate -c /dev/null -l "127.0.0.1:$P3" 2>&1); rc=$?
 	is "$rc" 1 "not root: the default control socket cannot be created"
 	like "$out" "Pass -s PATH" "the message says what to pass"
 	like "$out" "-s ''" "including -s '' for none"

@@ -166,8 +166,9 @@ static void open_tree(struct hw *hw, const char *name, char *fmt, char *mem,
 	sprintf(fmt, "%s/%s/msr/cpu%%u/msr", dir, name);
 	sprintf(mem, "%s/%s/mem", dir, name);
 	sprintf(pci, "%s/%s/pci", dir, name);
-	sprintf(dump, "dump.name=%s/tests/fixtures/lspci-skl.txt",
-		getenv("top_srcdir") ? getenv("top_srcdir") : "..");
+	/* the copy main() put in the tree: nobody may not reach the source
+	 * tree (a clone under /root, say) */
+	sprintf(dump, "dump.name=%s/lspci-skl.txt", dir);
 	o.msr_path = fmt;
 	o.mem_path = mem;
 	o.pci_config_dir = pci;
@@ -355,6 +356,16 @@ int main(void)
 	if (!mkdtemp(dir))
 		die("mkdtemp");
 	chmod(dir, 0755);	/* nobody must reach the fake tree */
+	{
+		char cmd[600];
+
+		snprintf(cmd, sizeof(cmd), "cp '%s/tests/fixtures/lspci-skl.txt' "
+			 "'%s/' && chmod 0644 '%s/lspci-skl.txt'",
+			 getenv("top_srcdir") ? getenv("top_srcdir") : "..",
+			 dir, dir);
+		if (system(cmd) != 0)
+			die("cannot copy the lspci fixture");
+	}
 	kernel_rules();
 	resolve_errors();
 	if (geteuid() == 0) {
