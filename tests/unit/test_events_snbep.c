@@ -18,6 +18,7 @@
 #include "plat/plat.h"
 #include "plat/events_snbep.h"
 #include "tests/tap.h"
+#include "tests/catalog_checks.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -112,40 +113,7 @@ static void test_counts(void)
 
 static void test_unique(void)
 {
-	size_t dup_name = 0, dup_enc = 0;
-
-	for (size_t i = 0; i < snbep_nevents; i++) {
-		const struct event *a = &snbep_events[i];
-
-		for (size_t j = i + 1; j < snbep_nevents; j++) {
-			const struct event *b = &snbep_events[j];
-
-			if (strcmp(a->name, b->name) == 0) {
-				dup_name++;
-				printf("# duplicate name %s\n", a->name);
-			}
-			if (a->ctr_mask && b->ctr_mask &&
-			    strcmp(a->unit, b->unit) == 0 &&
-			    a->code == b->code && a->umask == b->umask &&
-			    a->ev_sel_ext == b->ev_sel_ext) {
-				dup_enc++;
-				printf("# %s and %s: same encoding\n", a->name,
-				       b->name);
-			}
-		}
-	}
-	is_int(dup_name, 0, "no duplicate names");
-	is_int(dup_enc, 0, "no duplicate (unit, code, umask, ev_sel_ext)");
-}
-
-static int ascii_text(const char *s)
-{
-	if (!s || !*s)
-		return 0;
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e)
-			return 0;
-	return 1;
+	check_unique(snbep_events, snbep_nevents);
 }
 
 /* The Linux kernel's counter constraints for an event code
