@@ -21,6 +21,8 @@
 
 #include "api.h"
 #include "claims.h"
+#include "expo.h"
+#include "gz.h"
 #include "metrics.h"
 #include "ui.h"
 
@@ -137,36 +139,64 @@ static void h_ui(void *ctx, const struct http_req *req,
 
 /* ---- /metrics ------------------------------------------------------- */
 
+struct page_src {
+	struct daemon *d;
+	const struct program *p;
+};
+
+static int render_page(void *arg, enum prom_fmt fmt, struct buf *b)
+{
+	const struct page_src *src = arg;
+	struct daemon *d = src->d;
+	struct metrics_info info = {
+		.version = d->version, .revision = d->revision,
+		.build_date = d->build_date, .backend = d->backend,
+		.scrapes = atomic_load(&d->scrapes),
+		.interval_ms = sampler_cfg(d->sampler).interval_ms,
+		.start_time_s = d->start_time_s,
+		.claims = d->claims,
+	};
+
+	return metrics_render(b, fmt, src->p, &info);
+}
+
+/*
+ * Hands out the page rendered for the newest sample (expo.h): a new
+ * sample, a new program or a page older than one interval makes the
+ * scrape that notices render it.  uncored_scrapes_total on a page
+ * counts the scrapes up to the one that rendered it.
+ */
 static void h_metrics(void *ctx, const struct http_req *req,
 		      struct http_resp *resp)
 {
 	struct daemon *d = ctx;
 	const char *ctype;
 	enum prom_fmt fmt = prom_negotiate(http_header(req, "Accept"), &ctype);
+	bool gzip = gz_accepted(http_header(req, "Accept-Encoding"));
 	struct program *p = sampler_get(d->sampler);
-	struct metrics_info info = {
-		.version = d->version, .revision = d->revision,
-		.build_date = d->build_date, .backend = d->backend,
-		.scrapes = atomic_fetch_add(&d->scrapes, 1) + 1,
-		.interval_ms = sampler_cfg(d->sampler).interval_ms,
-		.start_time_s = d->start_time_s,
-		.claims = d->claims,
-	};
-	int r;
+	struct page_src src = { d, p };
+	struct expo_page *pg;
+	int r = 0;
 
 	if (!p) {
 		http_error(resp, 503, "not_ready", "the sampler has not "
 			   "started yet");
 		return;
 	}
-	r = metrics_render(&resp->body, fmt, p, &info);
+	atomic_fetch_add(&d->scrapes, 1);
+	pg = expo_get(d->expo, p->gen, ring_head(p->snaps),
+		      (uint64_t)sampler_cfg(d->sampler).interval_ms * 1000000ull,
+		      render_page, &src, &r);
 	program_put(p);
-	if (r < 0) {
-		buf_reset(&resp->body);
+	if (!pg) {
 		http_error(resp, 500, "internal", "rendering metrics failed: "
 			   "%s", strerror(-r));
 		return;
 	}
+	expo_body(pg, fmt, gzip, &resp->shared.data, &resp->shared.len,
+		  &resp->shared.gzip);
+	resp->shared.release = expo_put;
+	resp->shared.arg = pg;
 	resp->ctype = ctype;
 }
 

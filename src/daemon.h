@@ -31,6 +31,7 @@ struct daemon {
 	struct sampler *sampler;
 	struct claims *claims;
 	struct http_server *http;
+	struct expo *expo;		/* the /metrics page (expo.h) */
 	atomic_uint_fast64_t scrapes;
 	double start_time_s;		/* CLOCK_REALTIME */
 	uint64_t start_mono_ns;

@@ -131,3 +131,74 @@ int gz_compress(const void *in, size_t len, char **out, size_t *outlen)
 	*out = b;
 	return 0;
 }
+
+/* ---- streaming ------------------------------------------------------ */
+
+#define GZ_STREAM_IN	(16 * 1024)
+
+struct gz_stream {
+	z_stream z;
+	gz_source_fn src;
+	void *arg;
+	bool eof;		/* src said it has no more */
+	bool done;		/* the gzip trailer is out */
+	unsigned char in[GZ_STREAM_IN];
+};
+
+struct gz_stream *gz_stream_new(gz_source_fn src, void *arg)
+{
+	struct gz_stream *g = calloc(1, sizeof(*g));
+
+	if (!g)
+		return NULL;
+	if (deflateInit2(&g->z, GZ_LEVEL, Z_DEFLATED, 15 + 16, 8,
+			 Z_DEFAULT_STRATEGY) != Z_OK) {
+		free(g);
+		return NULL;
+	}
+	g->src = src;
+	g->arg = arg;
+	return g;
+}
+
+long gz_stream_read(struct gz_stream *g, char *out, size_t max)
+{
+	if (g->done)
+		return GZ_STREAM_END;
+	if (max > (uInt)-1)
+		max = (uInt)-1;
+	g->z.next_out = (Bytef *)out;
+	g->z.avail_out = (uInt)max;
+	/* Deflate until some output is ready: deflate() may swallow
+	   several input blocks before it emits a byte. */
+	while (g->z.avail_out == max && !g->done) {
+		int rc;
+
+		if (g->z.avail_in == 0 && !g->eof) {
+			long n = g->src(g->arg, (char *)g->in, sizeof(g->in));
+
+			if (n == GZ_STREAM_END)
+				g->eof = true;
+			else if (n <= 0)
+				return GZ_STREAM_ERROR;
+			else {
+				g->z.next_in = g->in;
+				g->z.avail_in = (uInt)n;
+			}
+		}
+		rc = deflate(&g->z, g->eof ? Z_FINISH : Z_NO_FLUSH);
+		if (rc == Z_STREAM_END)
+			g->done = true;
+		else if (rc != Z_OK && rc != Z_BUF_ERROR)
+			return GZ_STREAM_ERROR;
+	}
+	return (long)(max - g->z.avail_out);
+}
+
+void gz_stream_free(struct gz_stream *g)
+{
+	if (!g)
+		return;
+	deflateEnd(&g->z);
+	free(g);
+}

@@ -194,6 +194,12 @@ void http_error(struct http_resp *resp, int status, const char *code,
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	buf_reset(&resp->body);
+	if (resp->shared.data)
+		resp->shared.release(resp->shared.arg);
+	if (resp->stream.read)
+		resp->stream.release(resp->stream.arg);
+	memset(&resp->shared, 0, sizeof(resp->shared));
+	memset(&resp->stream, 0, sizeof(resp->stream));
 	resp->status = status;
 	resp->ctype = json_type;
 	buf_puts(&resp->body, "{\"error\":{\"code\":\"");
@@ -251,6 +257,93 @@ static bool maybe_gzip(struct MHD_Connection *c, char **p, size_t *len)
 	return true;
 }
 
+/* A handler's streamed body as MHD reads it, compressed or not. */
+struct http_stream {
+	long (*read)(void *arg, char *out, size_t max);
+	void (*release)(void *arg);
+	void *arg;
+	struct gz_stream *gz;	/* NULL: sent as produced */
+};
+
+static long stream_src(void *cls, char *out, size_t max)
+{
+	struct http_stream *hs = cls;
+	long n = hs->read(hs->arg, out, max);
+
+	return n == HTTP_STREAM_END ? GZ_STREAM_END
+	       : n > 0 ? n : GZ_STREAM_ERROR;
+}
+
+static ssize_t stream_read(void *cls, uint64_t pos, char *out, size_t max)
+{
+	struct http_stream *hs = cls;
+	long n;
+
+	(void)pos;
+	if (max == 0)
+		return 0;
+	n = hs->gz ? gz_stream_read(hs->gz, out, max)
+		   : stream_src(hs, out, max);
+	if (n > 0)
+		return (ssize_t)n;
+	return n == GZ_STREAM_END ? MHD_CONTENT_READER_END_OF_STREAM
+				  : MHD_CONTENT_READER_END_WITH_ERROR;
+}
+
+static void stream_free(void *cls)
+{
+	struct http_stream *hs = cls;
+
+	gz_stream_free(hs->gz);
+	hs->release(hs->arg);
+	free(hs);
+}
+
+/* Block size asked of a streamed body (MHD's buffer may be smaller). */
+#define HTTP_STREAM_BLOCK	(32 * 1024)
+
+/*
+ * The response for r's streamed body, or NULL (the stream is released).
+ * *gzipped says whether it is compressed.
+ */
+static struct MHD_Response *stream_resp(struct MHD_Connection *c,
+					struct http_resp *r, bool *gzipped)
+{
+	struct http_stream *hs = calloc(1, sizeof(*hs));
+	struct MHD_Response *mr;
+
+	if (!hs) {
+		r->stream.release(r->stream.arg);
+		return NULL;
+	}
+	hs->read = r->stream.read;
+	hs->release = r->stream.release;
+	hs->arg = r->stream.arg;
+	if (gz_accepted(MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+					MHD_HTTP_HEADER_ACCEPT_ENCODING)))
+		hs->gz = gz_stream_new(stream_src, hs);
+	*gzipped = hs->gz != NULL;
+	mr = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN,
+					       HTTP_STREAM_BLOCK, stream_read,
+					       hs, stream_free);
+	if (!mr)
+		stream_free(hs);
+	return mr;
+}
+
+/* The response for r's shared body, or NULL (the body is released). */
+static struct MHD_Response *shared_resp(struct http_resp *r)
+{
+	struct MHD_Response *mr;
+
+	mr = MHD_create_response_from_buffer_with_free_callback_cls(
+		r->shared.len, (void *)(uintptr_t)r->shared.data,
+		r->shared.release, r->shared.arg);
+	if (!mr)
+		r->shared.release(r->shared.arg);
+	return mr;
+}
+
 /*
  * Queues r (consuming its body) with the standard headers; allow, if
  * non-zero, adds an Allow header.  Returns MHD's verdict.
@@ -261,7 +354,7 @@ static enum MHD_Result send_resp(struct MHD_Connection *c,
 	struct MHD_Response *mr;
 	char *p;
 	size_t len;
-	bool gzipped;
+	bool gzipped = false;
 	enum MHD_Result ret;
 
 	if (r->status < 100 || r->status > 599) {
@@ -272,6 +365,17 @@ static enum MHD_Result send_resp(struct MHD_Connection *c,
 	if (r->body.oom)
 		http_error(r, 500, "internal",
 			   "out of memory while rendering the response");
+	if (r->shared.data) {
+		buf_free(&r->body);
+		gzipped = r->shared.gzip;
+		mr = shared_resp(r);
+		goto headers;
+	}
+	if (r->stream.read) {
+		buf_free(&r->body);
+		mr = stream_resp(c, r, &gzipped);
+		goto headers;
+	}
 	p = buf_steal(&r->body, &len);
 	gzipped = p && maybe_gzip(c, &p, &len);
 	if (p) {
@@ -287,6 +391,7 @@ static enum MHD_Result send_resp(struct MHD_Connection *c,
 						     (void *)oom_body,
 						     MHD_RESPMEM_PERSISTENT);
 	}
+headers:
 	if (!mr)
 		return MHD_NO;
 	add_header(mr, MHD_HTTP_HEADER_CONTENT_TYPE,
@@ -323,6 +428,8 @@ static void resp_init(struct http_resp *r)
 	r->location[0] = '\0';
 	r->www_authenticate = NULL;
 	r->csp = NULL;
+	memset(&r->shared, 0, sizeof(r->shared));
+	memset(&r->stream, 0, sizeof(r->stream));
 }
 
 /* Queues a JSON error (for answers the module gives itself). */

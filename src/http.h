@@ -99,7 +99,43 @@ struct http_resp {
 					   static string (401 answers) */
 	const char *csp;	/* Content-Security-Policy header; static
 				   string; NULL: none */
+	/*
+	 * Instead of body, a body the handler shares with other responses
+	 * (the /metrics page rendered once per tick): data/len stay valid
+	 * until release(arg) is called, once, when the response is gone (or
+	 * at once if it could not be queued).  gzip: data is already
+	 * gzip-encoded (Content-Encoding: gzip); such a body is never
+	 * compressed again.  Unused while data is NULL.
+	 */
+	struct {
+		const void *data;
+		size_t len;
+		bool gzip;
+		void (*release)(void *arg);
+		void *arg;
+	} shared;
+	/*
+	 * Instead of body, a body produced while it is sent (chunked, so
+	 * its length need not be known and its memory stays constant):
+	 * read(arg, out, max) writes up to max (> 0) bytes to out and
+	 * returns how many (> 0), HTTP_STREAM_END after the last byte, or
+	 * HTTP_STREAM_ERROR (the connection is closed: the client sees a
+	 * truncated chunked body, never a silently short one).  It is
+	 * called on the thread that serves the connection, between other
+	 * requests, and must not block.  release(arg) is called once when
+	 * the response is gone (also when it was never read, as for HEAD).
+	 * Compressed on the fly when the client accepts gzip.  Unused while
+	 * read is NULL.
+	 */
+	struct {
+		long (*read)(void *arg, char *out, size_t max);
+		void (*release)(void *arg);
+		void *arg;
+	} stream;
 };
+
+#define HTTP_STREAM_END		(-1L)
+#define HTTP_STREAM_ERROR	(-2L)
 
 typedef void (*http_handler_fn)(void *ctx, const struct http_req *req,
 				struct http_resp *resp);

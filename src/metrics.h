@@ -18,7 +18,7 @@ struct metrics_info {
 	const char *revision;		/* git revision of the build */
 	const char *build_date;		/* ISO 8601, UTC */
 	const char *backend;		/* "hw" or "sim" */
-	uint64_t scrapes;		/* including this one */
+	uint64_t scrapes;		/* scrapes of /metrics so far */
 	unsigned interval_ms;
 	double start_time_s;		/* CLOCK_REALTIME at start */
 	struct claims *claims;		/* NULL: no claim families */

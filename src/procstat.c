@@ -11,10 +11,13 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "procstat.h"
@@ -128,14 +131,49 @@ static int read_btime(unsigned long long *btime)
 	return rc;
 }
 
-/* Entries of /proc/self/fd, without the one opendir() itself holds. */
+/*
+ * The boot time never changes: /proc/stat (long on a big machine) is
+ * parsed once.  Racing first calls parse it twice and agree.
+ */
+static int boot_time(unsigned long long *btime)
+{
+	static _Atomic unsigned long long cached;
+	unsigned long long v = atomic_load(&cached);
+	int rc;
+
+	if (v) {
+		*btime = v;
+		return 0;
+	}
+	rc = read_btime(&v);
+	if (rc == 0) {
+		atomic_store(&cached, v);
+		*btime = v;
+	}
+	return rc;
+}
+
+/*
+ * Open descriptors.  Since Linux 6.2 the size stat() reports for
+ * /proc/self/fd is their number (fs/proc/fd.c, proc_fd_getattr): one
+ * system call.  Older kernels report 0 there (and the process holds at
+ * least stdin..stderr or the listener), so a size of 0 falls back to
+ * counting the entries of the directory, without the one opendir()
+ * itself holds.
+ */
 static int count_fds(unsigned *nfds)
 {
 	struct dirent *de;
+	struct stat sb;
 	unsigned n = 0;
 	DIR *d;
 	int self;
 
+	if (stat("/proc/self/fd", &sb) == 0 && sb.st_size > 0 &&
+	    (unsigned long long)sb.st_size <= UINT32_MAX) {
+		*nfds = (unsigned)sb.st_size;
+		return 0;
+	}
 	d = opendir("/proc/self/fd");
 	if (!d)
 		return -errno;
@@ -168,7 +206,7 @@ int procstat_read(struct procstat *ps)
 
 	rc = read_stat(ps, &starttime);
 	if (rc == 0) {
-		rc = read_btime(&btime);
+		rc = boot_time(&btime);
 		if (rc == 0) {
 			long tck = sysconf(_SC_CLK_TCK);
 

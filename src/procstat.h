@@ -34,7 +34,8 @@ struct procstat {
 
 /*
  * Reads the calling process's figures: /proc/self/stat (CPU, memory,
- * threads, start in ticks after boot), /proc/stat (btime), /proc/self/fd
+ * threads, start in ticks after boot), /proc/stat (btime: read once per
+ * process), the size of /proc/self/fd (its entries on kernels before 6.2)
  * and getrlimit(RLIMIT_NOFILE).  Fills every field it can and marks it in
  * ps->have, so one unreadable source does not hide the others.  Returns 0
  * when everything was read, else the first failure as -errno (-EIO for

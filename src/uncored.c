@@ -43,6 +43,7 @@
 #include "claims.h"
 #include "conf.h"
 #include "daemon.h"
+#include "expo.h"
 #include "hw/hw_sim.h"
 #include "http.h"
 #include "log.h"
@@ -1221,7 +1222,8 @@ int main(int argc, char **argv)
 		d.claims = claims_new(&d.pmu, &cc);
 	}
 	d.sampler = d.claims ? sampler_new(&d.pmu, prog, &scfg, d.claims) : NULL;
-	if (!d.sampler)
+	d.expo = expo_new();
+	if (!d.sampler || !d.expo)
 		log_fatalx(1, "out of memory");
 	sampler_tick(d.sampler);	/* programs the PMU, first reading */
 	d.http = start_http(&d, &conf, &web);
@@ -1273,6 +1275,7 @@ int main(int argc, char **argv)
 
 	sd_notify(0, "STOPPING=1");
 	http_stop(d.http);
+	expo_free(d.expo);
 	sampler_stop(d.sampler);
 	if (pmu_release(&d.pmu) < 0)
 		log_warnx("leaving the PMU idle: %s", hw_last_error());
