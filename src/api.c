@@ -473,6 +473,89 @@ static void h_events(void *ctx, const struct http_req *req,
 
 /* ---- /api/v1/samples ------------------------------------------------ */
 
+/*
+ * The samples can be large (3600 samples of 528 series on 8 hsx sockets
+ * are about 230 MB), so they are written while they are sent, a few
+ * samples at a time (http_resp.stream), never as a whole: memory per
+ * request is one sample's JSON and the series names, and other requests
+ * are served between the pieces.  The bytes are those json-c wrote when
+ * the answer was built as a json-c tree (JSON_C_TO_STRING_PLAIN |
+ * NOSLASHESCAPE; doubles as "%.17g" with ".0" added to integral ones),
+ * which tests/scenario/samples_stream.sh checks with json-c itself.
+ */
+
+/* json-c's string escaping (json_escape_str without slash escaping). */
+static void jw_str(struct buf *b, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	const char *run = s;
+
+	buf_putc(b, '"');
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		char e[7] = "\\u00";
+
+		if (c >= 0x20 && c != '"' && c != '\\')
+			continue;
+		buf_put(b, run, (size_t)(s - run));
+		run = s + 1;
+		switch (c) {
+		case '\b': buf_puts(b, "\\b"); break;
+		case '\n': buf_puts(b, "\\n"); break;
+		case '\r': buf_puts(b, "\\r"); break;
+		case '\t': buf_puts(b, "\\t"); break;
+		case '\f': buf_puts(b, "\\f"); break;
+		case '"': buf_puts(b, "\\\""); break;
+		case '\\': buf_puts(b, "\\\\"); break;
+		default:
+			e[4] = hex[c >> 4];
+			e[5] = hex[c & 15];
+			buf_put(b, e, 6);
+		}
+	}
+	buf_put(b, run, (size_t)(s - run));
+	buf_putc(b, '"');
+}
+
+static void jw_u64(struct buf *b, uint64_t v)
+{
+	char t[20];
+	size_t n = sizeof(t);
+
+	do
+		t[--n] = (char)('0' + v % 10);
+	while ((v /= 10));
+	buf_put(b, t + n, sizeof(t) - n);
+}
+
+/* A double as json-c writes it, or null when it is not finite (jnum). */
+static void jw_f64(struct buf *b, double v)
+{
+	char t[64];
+	int n;
+
+	if (!isfinite(v)) {
+		buf_puts(b, "null");
+		return;
+	}
+	n = snprintf(t, sizeof(t), "%.17g", v);
+	if (n <= 0 || (size_t)n >= sizeof(t) - 2)
+		return;
+	if (!strpbrk(t, ".e"))
+		memcpy(t + n, ".0", 3), n += 2;
+	buf_put(b, t, (size_t)n);
+}
+
+/* "name": ahead of a value; comma first unless it opens the object. */
+static void jw_key(struct buf *b, const char *name, bool first)
+{
+	if (!first)
+		buf_putc(b, ',');
+	buf_putc(b, '"');
+	buf_puts(b, name);
+	buf_puts(b, "\":");
+}
+
 /* The derived gauges by their JSON names (as in /api/v1/metrics; the
  * /metrics families are uncore_<name> with a direction label for DRAM). */
 static const char *const gauge_names[G_COUNT] = {
@@ -498,6 +581,7 @@ static const struct {
 	{ "ports", "port", { { Q_QPI_DATA_BYTES, "qpi_data_bytes_per_second" },
 			     { Q_QPI_NONDATA_BYTES, "qpi_nondata_bytes_per_second" } } },
 };
+#define N_INST_RATES (sizeof(inst_rates) / sizeof(inst_rates[0]))
 
 static bool has_inst_label(const struct platform *pl, enum plat_qty q)
 {
@@ -507,109 +591,246 @@ static bool has_inst_label(const struct platform *pl, enum plat_qty q)
 	return false;
 }
 
-static void add_inst_rates(struct json_object *so, const struct program *p,
-			   unsigned sk, const uint64_t *delta,
-			   const uint64_t *inv, double secs)
-{
-	for (size_t a = 0; a < sizeof(inst_rates) / sizeof(inst_rates[0]); a++) {
-		uint64_t v[2][PLAT_MAX_SOCKETS][PLAT_MAX_INST] = { { { 0 } } };
-		uint32_t seen[2][PLAT_MAX_SOCKETS] = { { 0 } };
-		uint32_t bad[2][PLAT_MAX_SOCKETS] = { { 0 } };
-		struct json_object *arr;
-		uint32_t any = 0;
+/* One sample's per-instance sums of every inst_rates quantity, for all
+ * sockets at once. */
+struct inst_sums {
+	uint64_t v[2][PLAT_MAX_SOCKETS][PLAT_MAX_INST];
+	uint32_t seen[2][PLAT_MAX_SOCKETS];
+	uint32_t bad[2][PLAT_MAX_SOCKETS];
+};
 
-		for (unsigned k = 0; k < 2; k++)
-			if (has_inst_label(p->plat, inst_rates[a].v[k].q))
-				metrics_per_inst(p, delta, inv, inst_rates[a].v[k].q,
-						 v[k], seen[k], bad[k]);
-		any = seen[0][sk] | seen[1][sk];
-		if (!any)
+static void inst_sums(struct inst_sums *is, size_t a, const struct program *p,
+		      const uint64_t *delta, const uint64_t *inv)
+{
+	memset(is, 0, sizeof(*is));
+	for (unsigned k = 0; k < 2; k++)
+		if (has_inst_label(p->plat, inst_rates[a].v[k].q))
+			metrics_per_inst(p, delta, inv, inst_rates[a].v[k].q,
+					 is->v[k], is->seen[k], is->bad[k]);
+}
+
+static void add_inst_rates(struct buf *b, const struct inst_sums *is,
+			   size_t a, unsigned sk, double secs)
+{
+	uint32_t any = is->seen[0][sk] | is->seen[1][sk];
+	bool first = true;
+
+	if (!any)
+		return;
+	jw_key(b, inst_rates[a].array, false);
+	buf_putc(b, '[');
+	for (unsigned i = 0; i < PLAT_MAX_INST; i++) {
+		if (!(any >> i & 1))
 			continue;
-		arr = json_object_new_array();
-		for (unsigned i = 0; i < PLAT_MAX_INST; i++) {
-			struct json_object *io;
-
-			if (!(any >> i & 1))
+		buf_puts(b, first ? "{" : ",{");
+		first = false;
+		jw_key(b, inst_rates[a].label, true);
+		jw_u64(b, i);
+		for (unsigned k = 0; k < 2; k++) {
+			if (!(is->seen[k][sk] >> i & 1))
 				continue;
-			io = json_object_new_object();
-			json_object_object_add(io, inst_rates[a].label,
-					       json_object_new_int((int)i));
-			for (unsigned k = 0; k < 2; k++)
-				if (seen[k][sk] >> i & 1)
-					json_object_object_add(
-						io, inst_rates[a].v[k].name,
-						(bad[k][sk] >> i & 1) || secs <= 0 ? NULL
-						: jnum((double)v[k][sk][i] / secs));
-			json_object_array_add(arr, io);
+			jw_key(b, inst_rates[a].v[k].name, false);
+			if ((is->bad[k][sk] >> i & 1) || secs <= 0)
+				buf_puts(b, "null");
+			else
+				jw_f64(b, (double)is->v[k][sk][i] / secs);
 		}
-		json_object_object_add(so, inst_rates[a].array, arr);
+		buf_putc(b, '}');
 	}
+	buf_putc(b, ']');
 }
 
-/* The derived values of one sample, per socket. */
-static struct json_object *sample_sockets(const struct program *p,
-					  const uint64_t *w)
+/* Per-request state of a streamed /api/v1/samples answer. */
+struct samples_stream {
+	struct program *p;
+	uint64_t head, tail, missed;
+	bool has_missed;
+	bool deltas;
+	uint64_t seq, end;	/* samples [seq, end) still to write */
+	unsigned nwritten;	/* samples written */
+	int part;		/* 0 header, 1 samples, 2 trailer, 3 done */
+	uint64_t *w;		/* one sample's words */
+	/* per series: {"socket":S,"unit":"U","instance":I,"event":"E" */
+	struct buf prefix;
+	size_t *pre_off;	/* ns + 1 offsets into prefix */
+	struct inst_sums is[N_INST_RATES];
+	struct buf out;		/* pending bytes */
+	size_t off;		/* of out, already sent */
+};
+
+static void sample_json(struct samples_stream *ss, uint64_t seq)
 {
-	const uint64_t *delta = w + SW_HDR, *inv = delta + p->ns;
-	double secs = (double)w[SW_INTERVAL_NS] / 1e9;
-	double g[PLAT_MAX_SOCKETS][G_COUNT];
-	struct json_object *arr = json_object_new_array();
-
-	sampler_rates(p, delta, inv, w[SW_FLAGS] & SF_FIRST ? 0 : secs, g);
-	for (unsigned sk = 0; sk < p->topo->nsockets; sk++) {
-		struct json_object *so = json_object_new_object();
-
-		json_object_object_add(so, "socket", json_object_new_int((int)sk));
-		for (unsigned k = 0; k < G_COUNT; k++)
-			json_object_object_add(so, gauge_names[k], jnum(g[sk][k]));
-		if (!(w[SW_FLAGS] & SF_FIRST))
-			add_inst_rates(so, p, sk, delta, inv, secs);
-		json_object_array_add(arr, so);
-	}
-	return arr;
-}
-
-static struct json_object *sample_json(const struct program *p,
-				       uint64_t seq, const uint64_t *w,
-				       bool with_deltas)
-{
-	struct json_object *o = json_object_new_object();
-	struct json_object *arr;
+	const struct program *p = ss->p;
+	struct buf *b = &ss->out;
+	const uint64_t *w = ss->w;
 	const uint64_t *delta = w + SW_HDR, *inv = delta + p->ns;
 	uint64_t f = w[SW_FLAGS];
+	double secs = (double)w[SW_INTERVAL_NS] / 1e9;
+	double g[PLAT_MAX_SOCKETS][G_COUNT];
 
-	json_object_object_add(o, "seq", ju64(seq));
-	json_object_object_add(o, "time", json_object_new_double((double)w[SW_T_NS] / 1e9));
-	json_object_object_add(o, "interval_s",
-			       json_object_new_double((double)w[SW_INTERVAL_NS] / 1e9));
-	json_object_object_add(o, "valid", json_object_new_boolean(f & SF_VALID));
+	if (ss->nwritten++)
+		buf_putc(b, ',');
+	buf_putc(b, '{');
+	jw_key(b, "seq", true);
+	jw_u64(b, seq);
+	jw_key(b, "time", false);
+	jw_f64(b, (double)w[SW_T_NS] / 1e9);
+	jw_key(b, "interval_s", false);
+	jw_f64(b, secs);
+	jw_key(b, "valid", false);
+	buf_puts(b, f & SF_VALID ? "true" : "false");
 	if (f & SF_INTERFERENCE)
-		json_object_object_add(o, "interference", json_object_new_boolean(1));
+		buf_puts(b, ",\"interference\":true");
 	if (f & SF_FIRST)
-		json_object_object_add(o, "first", json_object_new_boolean(1));
+		buf_puts(b, ",\"first\":true");
 	if (f & SF_MUX)
-		json_object_object_add(o, "multiplexed", json_object_new_boolean(1));
-	json_object_object_add(o, "sockets", sample_sockets(p, w));
-	if (!with_deltas)
-		return o;
-	arr = json_object_new_array();
-	for (unsigned i = 0; i < p->ns; i++) {
-		const struct pmu_slot *s = &p->slot[i];
-		struct json_object *e = json_object_new_object();
-		bool ok = !(inv[i / 64] >> (i % 64) & 1);
-
-		json_object_object_add(e, "socket", json_object_new_int(s->socket));
-		json_object_object_add(e, "unit",
-				       json_object_new_string(p->plat->units[s->unit]->name));
-		json_object_object_add(e, "instance", json_object_new_int(s->inst));
-		json_object_object_add(e, "event",
-				       json_object_new_string(p->ev[p->sev[i]].name));
-		json_object_object_add(e, "delta", ok ? ju64(delta[i]) : NULL);
-		json_object_object_add(e, "valid", json_object_new_boolean(ok));
-		json_object_array_add(arr, e);
+		buf_puts(b, ",\"multiplexed\":true");
+	jw_key(b, "sockets", false);
+	sampler_rates(p, delta, inv, f & SF_FIRST ? 0 : secs, g);
+	if (!(f & SF_FIRST))
+		for (size_t a = 0; a < N_INST_RATES; a++)
+			inst_sums(&ss->is[a], a, p, delta, inv);
+	buf_putc(b, '[');
+	for (unsigned sk = 0; sk < p->topo->nsockets; sk++) {
+		buf_puts(b, sk ? ",{" : "{");
+		jw_key(b, "socket", true);
+		jw_u64(b, sk);
+		for (unsigned k = 0; k < G_COUNT; k++) {
+			jw_key(b, gauge_names[k], false);
+			jw_f64(b, g[sk][k]);
+		}
+		if (!(f & SF_FIRST))
+			for (size_t a = 0; a < N_INST_RATES; a++)
+				add_inst_rates(b, &ss->is[a], a, sk, secs);
+		buf_putc(b, '}');
 	}
-	json_object_object_add(o, "deltas", arr);
-	return o;
+	buf_putc(b, ']');
+	if (ss->deltas) {
+		jw_key(b, "deltas", false);
+		buf_putc(b, '[');
+		for (unsigned i = 0; i < p->ns; i++) {
+			bool ok = !(inv[i / 64] >> (i % 64) & 1);
+
+			if (i)
+				buf_putc(b, ',');
+			buf_put(b, ss->prefix.p + ss->pre_off[i],
+				ss->pre_off[i + 1] - ss->pre_off[i]);
+			buf_puts(b, ",\"delta\":");
+			if (ok)
+				jw_u64(b, delta[i]);
+			else
+				buf_puts(b, "null");
+			buf_puts(b, ok ? ",\"valid\":true}" : ",\"valid\":false}");
+		}
+		buf_putc(b, ']');
+	}
+	buf_putc(b, '}');
+}
+
+/* Pieces are made this large before they are handed out. */
+#define SAMPLES_PIECE	(16 * 1024)
+
+/* Appends the next piece of the answer to ss->out; false at the end. */
+static bool samples_next(struct samples_stream *ss)
+{
+	struct buf *b = &ss->out;
+
+	switch (ss->part) {
+	case 0:
+		buf_putc(b, '{');
+		jw_key(b, "head", true);
+		jw_u64(b, ss->head);
+		jw_key(b, "tail", false);
+		jw_u64(b, ss->tail);
+		if (ss->has_missed) {
+			jw_key(b, "missed", false);
+			jw_u64(b, ss->missed);
+		}
+		jw_key(b, "samples", false);
+		buf_putc(b, '[');
+		ss->part = 1;
+		return true;
+	case 1:
+		while (ss->seq < ss->end && b->len < SAMPLES_PIECE) {
+			uint64_t seq = ss->seq++;
+			int r = ring_read(ss->p->samples, seq, ss->w);
+
+			if (r == -EAGAIN)
+				r = ring_read(ss->p->samples, seq, ss->w);
+			/* overwritten since the answer began: left out,
+			   as one the ring no longer holds */
+			if (r == 0)
+				sample_json(ss, seq);
+		}
+		if (ss->seq >= ss->end)
+			ss->part = 2;
+		return true;
+	case 2:
+		buf_puts(b, "]}\n");
+		ss->part = 3;
+		return true;
+	}
+	return false;
+}
+
+static long samples_read(void *arg, char *out, size_t max)
+{
+	struct samples_stream *ss = arg;
+	size_t n;
+
+	while (ss->off == ss->out.len) {
+		buf_reset(&ss->out);
+		ss->off = 0;
+		if (!samples_next(ss))
+			return HTTP_STREAM_END;
+		if (ss->out.oom)
+			return HTTP_STREAM_ERROR;
+	}
+	n = ss->out.len - ss->off;
+	if (n > max)
+		n = max;
+	memcpy(out, ss->out.p + ss->off, n);
+	ss->off += n;
+	return (long)n;
+}
+
+static void samples_free(void *arg)
+{
+	struct samples_stream *ss = arg;
+
+	program_put(ss->p);
+	free(ss->w);
+	free(ss->pre_off);
+	buf_free(&ss->prefix);
+	buf_free(&ss->out);
+	free(ss);
+}
+
+/* The per-series prefixes of the deltas; false when out of memory. */
+static bool series_prefixes(struct samples_stream *ss)
+{
+	const struct program *p = ss->p;
+
+	ss->pre_off = calloc(p->ns + 1, sizeof(size_t));
+	if (!ss->pre_off)
+		return false;
+	for (unsigned i = 0; i < p->ns; i++) {
+		const struct pmu_slot *sl = &p->slot[i];
+		struct buf *b = &ss->prefix;
+
+		ss->pre_off[i] = b->len;
+		buf_putc(b, '{');
+		jw_key(b, "socket", true);
+		jw_u64(b, sl->socket);
+		jw_key(b, "unit", false);
+		jw_str(b, p->plat->units[sl->unit]->name);
+		jw_key(b, "instance", false);
+		jw_u64(b, sl->inst);
+		jw_key(b, "event", false);
+		jw_str(b, p->ev[p->sev[i]].name);
+	}
+	ss->pre_off[p->ns] = ss->prefix.len;
+	return !ss->prefix.oom;
 }
 
 static void h_samples(void *ctx, const struct http_req *req,
@@ -617,8 +838,8 @@ static void h_samples(void *ctx, const struct http_req *req,
 {
 	struct daemon *d = ctx;
 	struct program *p = sampler_get(d->sampler);
-	uint64_t since = 0, limit = 60, deltas = 1, head, tail, *w;
-	struct json_object *o, *arr;
+	uint64_t since = 0, limit = 60, deltas = 1, first;
+	struct samples_stream *ss;
 	unsigned cap;
 
 	if (!p) {
@@ -632,44 +853,43 @@ static void h_samples(void *ctx, const struct http_req *req,
 		program_put(p);
 		return;
 	}
-	w = calloc(sample_words(p->ns), sizeof(uint64_t));
-	if (!w) {
+	ss = calloc(1, sizeof(*ss));
+	if (!ss || !(ss->w = calloc(sample_words(p->ns), sizeof(uint64_t)))) {
+		free(ss);
 		program_put(p);
 		http_error(resp, 500, "internal", "out of memory");
 		return;
 	}
-	head = ring_head(p->samples);
-	tail = ring_tail(p->samples);
-	o = json_object_new_object();
-	arr = json_object_new_array();
-	json_object_object_add(o, "head", ju64(head));
-	json_object_object_add(o, "tail", ju64(tail));
+	ss->p = p;
+	ss->deltas = deltas;
+	if (deltas && !series_prefixes(ss)) {
+		samples_free(ss);
+		http_error(resp, 500, "internal", "out of memory");
+		return;
+	}
+	ss->head = ring_head(p->samples);
+	ss->tail = ring_tail(p->samples);
 	/* Oldest first: the `limit` samples after `since` (or the newest
 	 * `limit` without since). */
-	{
-		uint64_t first = http_query(req, "since") ? since + 1
-			       : (head >= limit ? head - limit + 1 : 1);
-
-		if (tail && first < tail) {
-			if (http_query(req, "since"))
-				json_object_object_add(o, "missed", ju64(tail - first));
-			first = tail;
+	first = http_query(req, "since") ? since + 1
+		: (ss->head >= limit ? ss->head - limit + 1 : 1);
+	if (ss->tail && first < ss->tail) {
+		if (http_query(req, "since")) {
+			ss->has_missed = true;
+			ss->missed = ss->tail - first;
 		}
-		for (uint64_t seq = first; head && seq <= head &&
-		     seq < first + limit; seq++) {
-			int r = ring_read(p->samples, seq, w);
-
-			if (r == -EAGAIN)
-				r = ring_read(p->samples, seq, w);
-			if (r == 0)
-				json_object_array_add(arr, sample_json(p, seq, w,
-								       deltas));
-		}
+		first = ss->tail;
 	}
-	json_object_object_add(o, "samples", arr);
-	free(w);
-	program_put(p);
-	send_json(resp, o);
+	ss->seq = first;
+	ss->end = first + limit;
+	if (ss->end > ss->head + 1)
+		ss->end = ss->head + 1;	/* none while head is 0 */
+	if (ss->end < first)
+		ss->end = first;
+	resp->ctype = JSON_CTYPE;
+	resp->stream.read = samples_read;
+	resp->stream.release = samples_free;
+	resp->stream.arg = ss;
 }
 
 /* ---- /api/v1/metrics ------------------------------------------------ */
