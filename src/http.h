@@ -7,7 +7,10 @@
  * daemon in "external polling" mode on a socket this module opened (or
  * systemd handed over), and the http thread polls all of them.  Handlers
  * run on that thread and must never block or touch hardware: they render
- * from the ring and the running totals into the response buffer.
+ * from the ring and the running totals into the response buffer, hand
+ * out a body shared between responses (the /metrics page) or one that is
+ * produced while it is sent (the samples), so that no request waits for
+ * a large answer to another.
  *
  * Slow or abusive clients cannot starve scrapes: every request must be
  * complete timeout_s after it started, the connection limit (all
