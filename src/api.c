@@ -184,7 +184,7 @@ static void h_metrics(void *ctx, const struct http_req *req,
 		return;
 	}
 	atomic_fetch_add(&d->scrapes, 1);
-	pg = expo_get(d->expo, p->gen, ring_head(p->snaps),
+	pg = expo_get(d->expo, fmt, p->gen, ring_head(p->snaps),
 		      (uint64_t)sampler_cfg(d->sampler).interval_ms * 1000000ull,
 		      render_page, &src, &r);
 	program_put(p);
@@ -193,7 +193,7 @@ static void h_metrics(void *ctx, const struct http_req *req,
 			   "%s", strerror(-r));
 		return;
 	}
-	expo_body(pg, fmt, gzip, &resp->shared.data, &resp->shared.len,
+	expo_body(pg, gzip, &resp->shared.data, &resp->shared.len,
 		  &resp->shared.gzip);
 	resp->shared.release = expo_put;
 	resp->shared.arg = pg;

@@ -25,13 +25,18 @@ struct expo_page {
 	struct {
 		char *p;	/* NULL: the variant is missing (gzip only) */
 		size_t len;
-	} v[2][2];		/* [enum prom_fmt][gzip] */
+	} v[2];			/* plain, gzip */
 };
 
-struct expo {
+/* The page of one format: a format nobody asks for is never rendered. */
+struct expo_slot {
 	pthread_mutex_t lock;	/* cur */
 	pthread_mutex_t render;	/* one render at a time */
 	struct expo_page *cur;	/* holds one reference; NULL at first */
+};
+
+struct expo {
+	struct expo_slot slot[2];	/* [enum prom_fmt] */
 };
 
 static uint64_t now_ns(void)
@@ -48,8 +53,10 @@ struct expo *expo_new(void)
 
 	if (!e)
 		return NULL;
-	pthread_mutex_init(&e->lock, NULL);
-	pthread_mutex_init(&e->render, NULL);
+	for (int f = 0; f < 2; f++) {
+		pthread_mutex_init(&e->slot[f].lock, NULL);
+		pthread_mutex_init(&e->slot[f].render, NULL);
+	}
 	return e;
 }
 
@@ -57,9 +64,11 @@ void expo_free(struct expo *e)
 {
 	if (!e)
 		return;
-	expo_put(e->cur);
-	pthread_mutex_destroy(&e->lock);
-	pthread_mutex_destroy(&e->render);
+	for (int f = 0; f < 2; f++) {
+		expo_put(e->slot[f].cur);
+		pthread_mutex_destroy(&e->slot[f].lock);
+		pthread_mutex_destroy(&e->slot[f].render);
+	}
 	free(e);
 }
 
@@ -69,9 +78,8 @@ void expo_put(void *arg)
 
 	if (!pg || atomic_fetch_sub(&pg->refs, 1) != 1)
 		return;
-	for (int f = 0; f < 2; f++)
-		for (int z = 0; z < 2; z++)
-			free(pg->v[f][z].p);
+	free(pg->v[0].p);
+	free(pg->v[1].p);
 	free(pg);
 }
 
@@ -82,11 +90,14 @@ static bool fresh(const struct expo_page *pg, uint64_t gen, uint64_t seq,
 	       now_ns() - pg->born_ns < max_age_ns;
 }
 
-/* A new page (one reference) with every variant, or NULL with *err. */
-static struct expo_page *render(uint64_t gen, uint64_t seq,
-				expo_render_fn fn, void *arg, int *err)
+/* A new page (one reference), plain and gzip, or NULL with *err. */
+static struct expo_page *render(enum prom_fmt fmt, uint64_t gen,
+				uint64_t seq, expo_render_fn fn, void *arg,
+				int *err)
 {
 	struct expo_page *pg = calloc(1, sizeof(*pg));
+	struct buf b = BUF_INIT;
+	int r;
 
 	if (!pg) {
 		*err = -ENOMEM;
@@ -96,83 +107,78 @@ static struct expo_page *render(uint64_t gen, uint64_t seq,
 	pg->gen = gen;
 	pg->seq = seq;
 	pg->born_ns = now_ns();
-	for (int f = 0; f < 2; f++) {
-		struct buf b = BUF_INIT;
-		int r = fn(arg, (enum prom_fmt)f, &b);
-
-		if (r == 0 && b.oom)
-			r = -ENOMEM;
-		if (r == 0 && !(pg->v[f][0].p = buf_steal(&b, &pg->v[f][0].len)))
-			r = -ENOMEM;
-		buf_free(&b);
-		if (r < 0) {
-			*err = r;
-			expo_put(pg);
-			return NULL;
-		}
-		/* Without memory for the gzip variant, gzip clients get
-		   the plain one: no reason to fail the page. */
-		if (pg->v[f][0].len >= GZ_MIN_SIZE &&
-		    gz_compress(pg->v[f][0].p, pg->v[f][0].len,
-				&pg->v[f][1].p, &pg->v[f][1].len) < 0)
-			pg->v[f][1].p = NULL;
+	r = fn(arg, fmt, &b);
+	if (r == 0 && b.oom)
+		r = -ENOMEM;
+	if (r == 0 && !(pg->v[0].p = buf_steal(&b, &pg->v[0].len)))
+		r = -ENOMEM;
+	buf_free(&b);
+	if (r < 0) {
+		*err = r;
+		expo_put(pg);
+		return NULL;
 	}
+	/* Without memory for the gzip variant, gzip clients get the plain
+	   one: no reason to fail the page. */
+	if (pg->v[0].len >= GZ_MIN_SIZE &&
+	    gz_compress(pg->v[0].p, pg->v[0].len, &pg->v[1].p,
+			&pg->v[1].len) < 0)
+		pg->v[1].p = NULL;
 	return pg;
 }
 
-struct expo_page *expo_get(struct expo *e, uint64_t gen, uint64_t seq,
-			   uint64_t max_age_ns, expo_render_fn fn, void *arg,
-			   int *err)
+struct expo_page *expo_get(struct expo *e, enum prom_fmt fmt, uint64_t gen,
+			   uint64_t seq, uint64_t max_age_ns,
+			   expo_render_fn fn, void *arg, int *err)
 {
+	struct expo_slot *sl = &e->slot[fmt == PROM_OPENMETRICS_100];
 	struct expo_page *old, *pg, *prev;
 
-	pthread_mutex_lock(&e->lock);
-	old = e->cur;
+	pthread_mutex_lock(&sl->lock);
+	old = sl->cur;
 	if (old)
 		atomic_fetch_add(&old->refs, 1);
-	pthread_mutex_unlock(&e->lock);
+	pthread_mutex_unlock(&sl->lock);
 	if (old && fresh(old, gen, seq, max_age_ns))
 		return old;
 	if (old) {
-		if (pthread_mutex_trylock(&e->render) != 0)
+		if (pthread_mutex_trylock(&sl->render) != 0)
 			return old;	/* being rendered: the previous page */
 	} else {
-		pthread_mutex_lock(&e->render);
+		pthread_mutex_lock(&sl->render);
 	}
 	/* Another thread may have published a fresh page meanwhile. */
-	pthread_mutex_lock(&e->lock);
-	pg = e->cur;
+	pthread_mutex_lock(&sl->lock);
+	pg = sl->cur;
 	if (pg && pg != old && fresh(pg, gen, seq, max_age_ns)) {
 		atomic_fetch_add(&pg->refs, 1);
-		pthread_mutex_unlock(&e->lock);
-		pthread_mutex_unlock(&e->render);
+		pthread_mutex_unlock(&sl->lock);
+		pthread_mutex_unlock(&sl->render);
 		expo_put(old);
 		return pg;
 	}
-	pthread_mutex_unlock(&e->lock);
+	pthread_mutex_unlock(&sl->lock);
 
-	pg = render(gen, seq, fn, arg, err);
+	pg = render(fmt, gen, seq, fn, arg, err);
 	if (!pg) {
-		pthread_mutex_unlock(&e->render);
+		pthread_mutex_unlock(&sl->render);
 		return old;	/* NULL before the first page */
 	}
 	atomic_fetch_add(&pg->refs, 1);		/* the caller's */
-	pthread_mutex_lock(&e->lock);
-	prev = e->cur;
-	e->cur = pg;
-	pthread_mutex_unlock(&e->lock);
-	pthread_mutex_unlock(&e->render);
+	pthread_mutex_lock(&sl->lock);
+	prev = sl->cur;
+	sl->cur = pg;
+	pthread_mutex_unlock(&sl->lock);
+	pthread_mutex_unlock(&sl->render);
 	expo_put(prev);
 	expo_put(old);
 	return pg;
 }
 
-void expo_body(const struct expo_page *pg, enum prom_fmt fmt, bool gzip,
-	       const void **data, size_t *len, bool *gzipped)
+void expo_body(const struct expo_page *pg, bool gzip, const void **data,
+	       size_t *len, bool *gzipped)
 {
-	int f = fmt == PROM_OPENMETRICS_100;
-
-	*gzipped = gzip && pg->v[f][1].p;
-	*data = pg->v[f][*gzipped].p;
-	*len = pg->v[f][*gzipped].len;
+	*gzipped = gzip && pg->v[1].p;
+	*data = pg->v[*gzipped].p;
+	*len = pg->v[*gzipped].len;
 }

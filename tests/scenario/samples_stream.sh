@@ -86,13 +86,18 @@ for k in keys count seq fields deltas "delta fields" sockets "read rate" channel
 	is "$(sed -n "s/^$k //p" "$T/py")" True "samples JSON: $k"
 done
 
-# a fixed range twice: gzip-encoded and plain are the same document
-since=$(( head - 300 ))
+# a fixed range twice: gzip-encoded and plain are the same samples (the
+# head and tail around them move on between the two requests)
+head=$(curl -s "$U/api/v1/status" | sed -n 's/.*"ring_head":\([0-9]*\).*/\1/p')
+since=$(( head - 100 ))
 curl -s -H 'Accept-Encoding: gzip' -D "$T/z.h" -o "$T/z.gz" "$U/api/v1/samples?since=$since&limit=5"
 curl -s -o "$T/p.json" "$U/api/v1/samples?since=$since&limit=5"
 like "$(cat "$T/z.h")" "Content-Encoding: gzip" "samples with Accept-Encoding: gzip are compressed"
-gzip -dc <"$T/z.gz" | cmp -s - "$T/p.json"
-ok $? "... to the same bytes as the plain answer"
+strip() { sed 's/^{"head":[0-9]*,"tail":[0-9]*,//'; }
+gzip -dc <"$T/z.gz" | strip >"$T/z.json"
+strip <"$T/p.json" >"$T/p2.json"
+ok "$([ -s "$T/p2.json" ] && cmp -s "$T/z.json" "$T/p2.json"; echo $?)" \
+	"... to the same bytes as the plain answer"
 is "$(http_code "$U/api/v1/samples?limit=3" -I)" 200 "HEAD /api/v1/samples: 200"
 is "$(curl -s "$U/api/v1/samples?limit=0" | sed -n 's/.*"code":"\([a-z_]*\)".*/\1/p')" \
 	bad_parameter "limit=0 is still a 400 with its JSON error"
