@@ -149,23 +149,36 @@ run() {
 	shift 4
 	[ "$c" = 1 ] && t=1
 	c0=$(cpu_ns "$@")
+	h0=$(http_ns "$1")
 	wrk -t$t -c$c -d${DUR}s --latency -H "Accept-Encoding: $enc" "$u" >"$T/wrk" 2>&1
 	c1=$(cpu_ns "$@")
+	h1=$(http_ns "$1")
 	n=$(awk '/requests in/ { print $1 }' "$T/wrk")
 	RPS=$(awk '/Requests\/sec/ { print $2 }' "$T/wrk")
 	printf "%-22s c%-3s %-8s %10s req/s  p50 %-8s p99 %-8s CPU %6.1f ms/1000 scrapes %s\n" \
 		"$who" "$c" "$enc" "$RPS" "$(awk '$1 == "50%" { print $2 }' "$T/wrk")" \
 		"$(awk '$1 == "99%" { print $2 }' "$T/wrk")" \
 		"$(awk -v d=$((c1 - c0)) -v n="$n" 'BEGIN { print d / 1e3 / n }')" \
-		"$(awk '/Non-2xx|Socket errors/' "$T/wrk" | tr '\n' ' ')"
+		"$(awk '/Non-2xx|Socket errors/' "$T/wrk" | tr '\n' ' ')$([ "$h0" ] &&
+		   awk -v d=$((h1 - h0)) -v s=$DUR 'BEGIN { printf "(HTTP thread %.0f%% of a core)", d / 1e7 / s }')"
+}
+# CPU ns of the daemon's HTTP thread, or nothing for other servers
+http_ns() {
+	local f v
+	for f in /proc/$1/task/*; do
+		[ "$(cat "$f/comm" 2>/dev/null)" = uncored-http ] && read -r v _ <"$f/schedstat" && echo "$v"
+	done
 }
 P=$(port); P2=$(port); NEP=$(port); NEP2=$(port)
 uncored "$T/d2" -c "$T/http.conf" --simulate -l "127.0.0.1:$P" -s ""; SKL=$UP
 uncored "$T/d2h" -c "$T/http.conf" --simulate=hsx -l "127.0.0.1:$P2" -s ""; HSX=$UP
+# --web.max-requests=0: node_exporter's default (40 in flight) answers
+# 503 to part of a 64-connection run
 prometheus-node-exporter --collector.disable-defaults --collector.time \
-	--web.listen-address="127.0.0.1:$NEP" >"$T/ne.log" 2>&1 &
+	--web.max-requests=0 --web.listen-address="127.0.0.1:$NEP" >"$T/ne.log" 2>&1 &
 NE=$!; pids="$pids $NE"
-prometheus-node-exporter --web.listen-address="127.0.0.1:$NEP2" >"$T/ne2.log" 2>&1 &
+prometheus-node-exporter --web.max-requests=0 \
+	--web.listen-address="127.0.0.1:$NEP2" >"$T/ne2.log" 2>&1 &
 NE2=$!; pids="$pids $NE2"
 up "http://127.0.0.1:$P/healthz" && up "http://127.0.0.1:$P2/healthz" &&
 	up "http://127.0.0.1:$NEP/metrics" && up "http://127.0.0.1:$NEP2/metrics" ||
@@ -216,7 +229,7 @@ EOF
 	    -v n="$(grep -c '^uncore_event_total' "$T/h1")" -v s=$s \
 	    'BEGIN { t = (s1 - s0) / (t1 - t0) * 1e6;
 	             printf "hsx %d socket%s: %d counters; per tick %.1f reads, %.1f writes; tick %.1f us, %.2f us per counter\n",
-	                    s, s > 1 ? "s" : " ", n, (r1 - r0) / (t1 - t0), (w1 - w0) / (t1 - t0), t, t / n }'
+	                    s, (s > 1 ? "s" : " "), n, (r1 - r0) / (t1 - t0), (w1 - w0) / (t1 - t0), t, t / n }'
 	# render + send (the first scrape after a tick) and send only (the
 	# next one), against nginx sending the same bytes: a second daemon
 	# at 1 s so that both scrapes fall in one tick; medians of 5
