@@ -461,9 +461,46 @@ int plat_reset_boxes(struct hw *hw, const struct topology *t, unsigned sock)
 
 /* ---- discovery ------------------------------------------------------- */
 
+int plat_check(const struct platform *p)
+{
+	unsigned n = plat_nunits(p);
+
+	if (n > PLAT_MAX_UNITS)
+		return hw_fail(E2BIG, "platform %s: %u unit types, at most %d",
+			       p->id, n, PLAT_MAX_UNITS);
+	for (unsigned i = 0; i < n; i++) {
+		const struct unit_type *u = p->units[i];
+		const struct { const char *what; unsigned have, max; } b[] = {
+			{ "instances", u->max_inst, PLAT_MAX_INST },
+			{ "counters", u->kind == UNIT_FREERUN ? 0 : u->nctr,
+			  PLAT_MAX_CTRS },
+			{ "filter registers", u->nfilters, PLAT_MAX_FILTERS },
+		};
+		const char *what = NULL;
+		unsigned have = 0, max = 0;
+
+		for (size_t k = 0; k < sizeof(b) / sizeof(b[0]) && !what; k++)
+			if (b[k].have > b[k].max) {
+				what = b[k].what;
+				have = b[k].have;
+				max = b[k].max;
+			}
+		if (what)
+			return hw_fail(E2BIG, "platform %s: unit %s has %u %s, "
+				       "this build handles at most %u (raise "
+				       "PLAT_MAX_* in plat.h)", p->id, u->name,
+				       have, what, max);
+	}
+	return 0;
+}
+
 int plat_discover(const struct platform *p, struct hw *hw, struct topology *t,
 		  const struct plat_cpu_map *m)
 {
+	int r = plat_check(p);
+
+	if (r < 0)
+		return r;
 	if (p->ops->discover_map)
 		return p->ops->discover_map(hw, t, m);
 	return p->ops->discover(hw, t);

@@ -1066,10 +1066,10 @@ static void check_units(const struct topology *t, unsigned s,
 
 		unit(w[i].u, &ui);
 		ok(t->sock[s].ninst[ui] == w[i].ninst &&
-		   t->sock[s].absent[ui] == w[i].absent,
-		   "socket %u: %s %u instances, absent 0x%x (got %u, 0x%x)", s,
+		   t->sock[s].absent[ui].w[0] == w[i].absent,
+		   "socket %u: %s %u instances, absent 0x%x (got %u, 0x%llx)", s,
 		   w[i].u, w[i].ninst, w[i].absent, t->sock[s].ninst[ui],
-		   t->sock[s].absent[ui]);
+		   (unsigned long long)t->sock[s].absent[ui].w[0]);
 	}
 }
 
