@@ -343,12 +343,29 @@ struct cpu_match {
 	unsigned family, model;
 };
 
+/* Where discovery found one PCI unit instance's function. */
+struct pci_loc {
+	uint16_t domain;
+	uint8_t bus, dev, fn;
+	bool found;
+};
+
+/* The PCI locators of one unit type's instances on a socket. */
+struct topo_pci {
+	const struct unit_type *u;	/* NULL: unused entry */
+	struct pci_loc inst[PLAT_MAX_INST];
+};
+
 /* Discovered layout of one socket. */
 struct topo_socket {
 	unsigned id;
 	uint32_t cpu;		/* a logical CPU of the socket, for MSRs */
+	/* hsx: the bus of the socket's UBox, where discovery starts
+	 * looking for its other PCI units; registers are addressed through
+	 * the per-instance locators in pci[] (plat_pci_place()), which may
+	 * name any domain, bus, device and function. */
 	uint16_t pci_domain;
-	uint8_t pci_bus;	/* uncore PCI bus (HSX) */
+	uint8_t pci_bus;
 	uint64_t mmio_base;	/* MMIO unit base (SKL: MCHBAR) */
 	unsigned ninst[PLAT_MAX_UNITS];	/* present instances per unit */
 	/* ---- appended for hsx; zero = none ---- */
@@ -366,7 +383,25 @@ struct topo_socket {
 	 * (freerun_ctr.core_scope); ncores 0 = none found. */
 	uint32_t core_cpu[PLAT_MAX_CORES];
 	unsigned ncores;
+	/* PCI units: where each instance's function is (one entry per
+	 * unit type with a PCI instance found; see topo_pci_loc()) */
+	struct topo_pci pci[PLAT_MAX_UNITS];
 };
+
+/* Where instance inst of PCI unit u is on socket s, or NULL (not found
+ * at discovery: its registers have no address). */
+const struct pci_loc *topo_pci_loc(const struct topo_socket *s,
+				   const struct unit_type *u, unsigned inst);
+/* Records that instance inst of u is the function dev.fn on
+ * domain:bus.  0, or -EINVAL (inst past the unit or PLAT_MAX_INST) /
+ * -E2BIG (more than PLAT_MAX_UNITS PCI unit types), with an hw_fail()
+ * message. */
+int topo_set_pci_loc(struct topo_socket *s, const struct unit_type *u,
+		     unsigned inst, struct pci_loc loc);
+/* topo_set_pci_loc() at the device and function the unit table gives
+ * instance inst (its inst_base), on domain:bus. */
+int plat_pci_place(struct topo_socket *s, const struct unit_type *u,
+		   unsigned inst, uint16_t domain, uint8_t bus);
 
 /* Is instance inst of unit index unit present on socket s? */
 static inline bool topo_present(const struct topo_socket *s, unsigned unit,
@@ -527,8 +562,11 @@ unsigned plat_nunits(const struct platform *p);
 /*
  * Register addresses of unit u, instance inst, counter i on socket s.
  * MSR units: hw_msr(s->cpu, base + off + i * stride).  MMIO units:
- * s->mmio_base + base + off.  PCI units: the instance base is
- * (dev << 3) | fn on s->pci_domain:s->pci_bus, off is the config offset.
+ * s->mmio_base + base + off.  PCI units: the instance's function is
+ * where discovery located it (topo_pci_loc(); an instance without a
+ * locator has no address), off is the config offset; a register the
+ * table puts in another function (a filter's inst_base) is that
+ * function on the instance's domain and bus.
  * PCI/MMIO access width: the register layout's bits / 8, else 4 bytes
  * for control and 8 for counter registers; a free-running counter uses
  * its own access size.  An instance >= max_inst, a counter index out of

@@ -1184,6 +1184,10 @@ static int hsx_find_units(struct hw *hw, struct topo_socket *s)
 				r = hsx_probe_msr(hw, s, u, i, &here);
 			if (r < 0)
 				return r;
+			if (here && u->space == HW_PCI &&
+			    (r = plat_pci_place(s, u, i, s->pci_domain,
+						s->pci_bus)) < 0)
+				return r;
 			if (here) {
 				iset_add(&present, i);
 				s->ninst[ui] = i + 1;
