@@ -482,8 +482,8 @@ static void take_pending(struct sampler *s)
 /*
  * After a check of the control registers: the unit instances whose
  * programmed control or filter registers could not be read back (each
- * register is matched to the slots programmed last, which name the
- * instance).  Their series are marked invalid until a check reads them.
+ * register wanted by the last pmu_program() names its instance).  Their
+ * series are marked invalid until a check reads them.
  */
 static void mark_unverified(struct sampler *s, unsigned unread)
 {
@@ -495,8 +495,9 @@ static void mark_unverified(struct sampler *s, unsigned unread)
 	for (unsigned w = 0; w < pmu->nwritten; w++) {
 		const struct pmu_reg *g = &pmu->reg[pmu->written[w]];
 
-		/* programmed (non-zero) and not read back */
-		if (g->unread && g->val && g->socket < PLAT_MAX_SOCKETS &&
+		/* wanted by the last programming and not read back */
+		if (g->unread && g->pass == pmu->pass &&
+		    g->socket < PLAT_MAX_SOCKETS &&
 		    g->unit >= 0 && g->unit < PLAT_MAX_UNITS)
 			iset_add(&s->unverified[g->socket][g->unit], g->inst);
 	}
