@@ -39,14 +39,6 @@ static void add_block(struct pmu *p, unsigned sock, int ui, unsigned ninst,
 			};
 }
 
-/* plat_filter_addr() with the signature add_block() takes. */
-static struct hw_addr filter_addr(const struct topo_socket *s,
-				  const struct unit_type *u, unsigned inst,
-				  unsigned f)
-{
-	return plat_filter_addr(s, u, inst, f);
-}
-
 /* Registers per instance of unit u: controls, counters, filters. */
 static unsigned nctl_of(const struct unit_type *u)
 {
@@ -101,7 +93,7 @@ int pmu_init(struct pmu *p, struct hw *hw, const struct topology *t)
 				  &b->ctr, u->kind == UNIT_FREERUN
 					   ? plat_freerun_addr : plat_ctr_addr);
 			add_block(p, s, ui, b->ninst, u->nfilters, PMU_REG_FLT,
-				  &b->flt, filter_addr);
+				  &b->flt, plat_filter_addr);
 		}
 	}
 	return 0;
@@ -119,21 +111,26 @@ void pmu_free(struct pmu *p)
 	p->nreg = p->nwritten = p->nlast = p->caplast = 0;
 }
 
-/* The id of register k (< per) of instance inst of block first, or
- * PMU_NO_REG. */
+/* The id of register k of a kind of instance inst of a unit on a
+ * socket, or PMU_NO_REG. */
 static uint32_t reg_id(const struct pmu *p, unsigned socket, int unit,
-		       unsigned inst, unsigned k, unsigned per, bool ctr,
-		       bool flt)
+		       unsigned inst, unsigned k, enum pmu_reg_kind kind)
 {
+	const struct unit_type *u;
 	const struct pmu_block *b;
+	unsigned per;
 
 	if (socket >= p->topo->nsockets || unit < 0 ||
 	    unit >= PLAT_MAX_UNITS || !p->reg)
 		return PMU_NO_REG;
+	u = p->plat->units[unit];
 	b = &p->blk[socket][unit];
+	per = kind == PMU_REG_CTL ? nctl_of(u) : kind == PMU_REG_CTR
+	      ? nctr_of(u) : u->nfilters;
 	if (inst >= b->ninst || k >= per)
 		return PMU_NO_REG;
-	return (flt ? b->flt : ctr ? b->ctr : b->ctl) + inst * per + k;
+	return (kind == PMU_REG_CTL ? b->ctl : kind == PMU_REG_CTR ? b->ctr
+					       : b->flt) + inst * per + k;
 }
 
 void pmu_slot(const struct pmu *p, struct pmu_slot *s, unsigned socket,
@@ -147,7 +144,7 @@ void pmu_slot(const struct pmu *p, struct pmu_slot *s, unsigned socket,
 	s->unit = (int8_t)unit;
 	s->inst = (uint8_t)inst;
 	s->idx = (uint8_t)idx;
-	s->ctr_id = reg_id(p, socket, unit, inst, idx, nctr_of(u), true, false);
+	s->ctr_id = reg_id(p, socket, unit, inst, idx, PMU_REG_CTR);
 	if (u->kind == UNIT_FREERUN) {
 		s->freerun = true;
 		s->width = u->freerun[idx].width;
@@ -158,7 +155,7 @@ void pmu_slot(const struct pmu *p, struct pmu_slot *s, unsigned socket,
 	s->width = u->width;
 	s->ctl = plat_ctl_addr(ts, u, inst, idx);
 	s->ctr = plat_ctr_addr(ts, u, inst, idx);
-	s->ctl_id = reg_id(p, socket, unit, inst, idx, nctl_of(u), false, false);
+	s->ctl_id = reg_id(p, socket, unit, inst, idx, PMU_REG_CTL);
 }
 
 void pmu_filter_slot(const struct pmu *p, struct pmu_slot *fs,
@@ -169,7 +166,7 @@ void pmu_filter_slot(const struct pmu *p, struct pmu_slot *fs,
 	*fs = *sl;
 	fs->ctl = plat_filter_addr(&p->topo->sock[sl->socket], u, sl->inst, f);
 	fs->ctl_id = fs->ctl.width ? reg_id(p, sl->socket, sl->unit, sl->inst,
-					    f, u->nfilters, false, true)
+					    f, PMU_REG_FLT)
 				   : PMU_NO_REG;
 	fs->ctl_val = val;
 	fs->filter = true;
