@@ -320,12 +320,13 @@ static bool place_dfs(const struct platform *p, const struct evspec *ev,
 	return false;
 }
 
-int sched_place_busy(const struct platform *p, const struct evspec *ev,
-		     unsigned n, const struct sched_busy *busy, int *ctr,
-		     char *why, size_t whylen)
+/* sched_place_busy() on b itself: leaves the events' counters and
+ * filters occupied in b where it succeeds. */
+static int place_units(const struct platform *p, const struct evspec *ev,
+		       unsigned n, struct sched_busy *b, int *ctr, char *why,
+		       size_t whylen)
 {
 	unsigned nunits = plat_nunits(p);
-	struct sched_busy *b;
 
 	/* Cheap refusal first (the scheduler asks this for every group that
 	 * lost its counters, every tick): an event with no free counter at
@@ -334,21 +335,14 @@ int sched_place_busy(const struct platform *p, const struct evspec *ev,
 		bool any = p->units[ev[i].unit]->kind != UNIT_PROG;
 
 		for (int c = 0; !any && c < PLAT_MAX_CTRS; c++)
-			any = fits_one(p, &ev[i], c, busy);
+			any = fits_one(p, &ev[i], c, b);
 		if (!any) {
 			snprintf(why, whylen, "%s: every counter it may use is "
 				 "taken", ev[i].name);
 			return -EBUSY;
 		}
 	}
-	b = malloc(sizeof(*b));
-	if (!b) {
-		snprintf(why, whylen, "out of memory");
-		return -ENOMEM;
-	}
-	/* Units are independent: one working copy serves them all (a unit
-	 * that fails ends the search). */
-	*b = *busy;
+	/* Units are independent: a unit that fails ends the search. */
 	for (unsigned ui = 0; ui < nunits; ui++) {
 		const struct unit_type *u = p->units[ui];
 		unsigned order[64], m = 0;
@@ -367,7 +361,6 @@ int sched_place_busy(const struct platform *p, const struct evspec *ev,
 			if (m == sizeof(order) / sizeof(order[0])) {
 				snprintf(why, whylen, "too many %s events",
 					 u->name);
-				free(b);
 				return -EBUSY;
 			}
 			order[m++] = i;
@@ -388,7 +381,6 @@ int sched_place_busy(const struct platform *p, const struct evspec *ev,
 			if (!ev[order[k]].ctr_mask) {
 				snprintf(why, whylen, "%s has no valid counter "
 					 "on %s", ev[order[k]].name, u->name);
-				free(b);
 				return -EBUSY;
 			}
 		if (!place_dfs(p, ev, order, 0, m, b, ctr)) {
@@ -401,7 +393,6 @@ int sched_place_busy(const struct platform *p, const struct evspec *ev,
 			if (whole && m > (unsigned)u->nctr) {
 				snprintf(why, whylen, "%u %s events but %s has %u "
 					 "counters", m, u->name, u->name, u->nctr);
-				free(b);
 				return -EBUSY;
 			}
 			len += (size_t)snprintf(why, whylen, "cannot place "
@@ -418,19 +409,51 @@ int sched_place_busy(const struct platform *p, const struct evspec *ev,
 							ev[order[k]].name, masks,
 							k + 1 < m ? "," : "");
 			}
-			free(b);
 			return -EBUSY;
 		}
 	}
-	free(b);
 	return 0;
+}
+
+int sched_place_busy(const struct platform *p, const struct evspec *ev,
+		     unsigned n, struct sched_busy *b, int *ctr, char *why,
+		     size_t whylen)
+{
+	struct busy_slice save[PLAT_MAX_UNITS];
+	unsigned nunits = plat_nunits(p);
+	int r;
+
+	/* Works on b and puts its instance sets back: the filter values it
+	 * wrote lie outside them (see occupy_one()), so b is as it was.
+	 * No copy of b: this runs for every group that lost its counters,
+	 * every tick. */
+	for (unsigned u = 0; u < nunits && u < PLAT_MAX_UNITS; u++)
+		slice_save(b, (int)u, &save[u]);
+	r = place_units(p, ev, n, b, ctr, why, whylen);
+	for (unsigned u = 0; u < nunits && u < PLAT_MAX_UNITS; u++)
+		slice_restore(b, (int)u, &save[u]);
+	return r;
+}
+
+/* A struct sched_busy holding nothing (its filter values are scratch
+ * until an instance set says otherwise, so they are not cleared), or
+ * NULL. */
+static struct sched_busy *busy_new(void)
+{
+	struct sched_busy *b = malloc(sizeof(*b));
+
+	if (b) {
+		memset(b->ctr, 0, sizeof(b->ctr));
+		memset(b->filt_inst, 0, sizeof(b->filt_inst));
+	}
+	return b;
 }
 
 int sched_place(const struct platform *p, const struct evspec *ev,
 		unsigned n, const uint8_t *busy, int *ctr, char *why,
 		size_t whylen)
 {
-	struct sched_busy *b = calloc(1, sizeof(*b));
+	struct sched_busy *b = busy_new();
 	int r;
 
 	if (!b) {
@@ -494,7 +517,7 @@ unsigned sched_select(const struct platform *p, struct sched_group *const *g,
 		      unsigned n)
 {
 	struct sched_group *ord[256];
-	struct sched_busy *busy = calloc(1, sizeof(*busy));
+	struct sched_busy *busy = busy_new();
 	unsigned m = n < 256 ? n : 256, chosen = 0;
 	char why[128];
 

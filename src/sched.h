@@ -81,9 +81,11 @@ int sched_encode(const struct unit_type *u, const struct evspec *ev,
 /* Places ev[0..n) at ctr[] into b. */
 void sched_occupy(const struct platform *p, const struct evspec *ev,
 		  unsigned n, const int *ctr, struct sched_busy *b);
-/* sched_place() around what b holds (b is not changed). */
+/* sched_place() around what b holds.  b is used as scratch and left
+ * holding what it held (its filter values outside the instance sets
+ * that make them valid may change). */
 int sched_place_busy(const struct platform *p, const struct evspec *ev,
-		     unsigned n, const struct sched_busy *b, int *ctr,
+		     unsigned n, struct sched_busy *b, int *ctr,
 		     char *why, size_t whylen);
 
 /*

@@ -336,6 +336,9 @@ static void test_busy(void)
 	is_int(sched_place_busy(&w_plat, &ev[1], 1, b, ctr, why, sizeof(why)),
 	       0, "placed around it");
 	ok(ctr[0] != 0, "not on counter 0 (got %d)", ctr[0]);
+	ok(ctr[0] > 0 && ctr[0] < PLAT_MAX_CTRS &&
+	   iset_empty(&b->ctr[0][ctr[0]]) && !iset_has(&b->ctr[0][0], 46),
+	   "and the busy sets are left as they were");
 	resolve("cha:0x2:0x1:split=46/48", &ev[1]);
 	sched_place_busy(&w_plat, &ev[1], 1, b, ctr, why, sizeof(why));
 	is_int(ctr[0], 0, "instance 46 may use counter 0");
