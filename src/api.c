@@ -595,8 +595,8 @@ static bool has_inst_label(const struct platform *pl, enum plat_qty q)
  * sockets at once. */
 struct inst_sums {
 	uint64_t v[2][PLAT_MAX_SOCKETS][PLAT_MAX_INST];
-	uint32_t seen[2][PLAT_MAX_SOCKETS];
-	uint32_t bad[2][PLAT_MAX_SOCKETS];
+	struct inst_set seen[2][PLAT_MAX_SOCKETS];
+	struct inst_set bad[2][PLAT_MAX_SOCKETS];
 };
 
 static void inst_sums(struct inst_sums *is, size_t a, const struct program *p,
@@ -612,25 +612,26 @@ static void inst_sums(struct inst_sums *is, size_t a, const struct program *p,
 static void add_inst_rates(struct buf *b, const struct inst_sums *is,
 			   size_t a, unsigned sk, double secs)
 {
-	uint32_t any = is->seen[0][sk] | is->seen[1][sk];
+	struct inst_set any = is->seen[0][sk];
 	bool first = true;
 
-	if (!any)
+	iset_or(&any, &is->seen[1][sk]);
+	if (iset_empty(&any))
 		return;
 	jw_key(b, inst_rates[a].array, false);
 	buf_putc(b, '[');
 	for (unsigned i = 0; i < PLAT_MAX_INST; i++) {
-		if (!(any >> i & 1))
+		if (!iset_has(&any, i))
 			continue;
 		buf_puts(b, first ? "{" : ",{");
 		first = false;
 		jw_key(b, inst_rates[a].label, true);
 		jw_u64(b, i);
 		for (unsigned k = 0; k < 2; k++) {
-			if (!(is->seen[k][sk] >> i & 1))
+			if (!iset_has(&is->seen[k][sk], i))
 				continue;
 			jw_key(b, inst_rates[a].v[k].name, false);
-			if ((is->bad[k][sk] >> i & 1) || secs <= 0)
+			if (iset_has(&is->bad[k][sk], i) || secs <= 0)
 				buf_puts(b, "null");
 			else
 				jw_f64(b, (double)is->v[k][sk][i] / secs);
