@@ -40,6 +40,16 @@ trap 'stop_all; rm -rf "$T"' EXIT
 port() { echo $(( 20000 + $(od -An -N2 -tu2 /dev/urandom) % 12000 )); }
 up() { for _ in $(seq 1 150); do curl -fs -o /dev/null "$1" && return 0; sleep 0.1; done; return 1; }
 m() { awk -v k="$2" '$1 == k { print $2; exit }' "$1"; }
+# per_tick A B: reads, writes and tick us per tick between two scrapes
+# of /metrics, and the active counters
+per_tick() {
+	awk -v r0="$(m "$1" uncored_hw_reads_total)" -v r1="$(m "$2" uncored_hw_reads_total)" \
+	    -v w0="$(m "$1" uncored_hw_writes_total)" -v w1="$(m "$2" uncored_hw_writes_total)" \
+	    -v t0="$(m "$1" uncored_ticks_total)" -v t1="$(m "$2" uncored_ticks_total)" \
+	    -v s0="$(m "$1" uncored_tick_duration_seconds_sum)" -v s1="$(m "$2" uncored_tick_duration_seconds_sum)" \
+	    -v n="$(grep -c '^uncore_event_total' "$2")" \
+	    'BEGIN { printf "%.2f %.2f %.1f %d\n", (r1 - r0) / (t1 - t0), (w1 - w0) / (t1 - t0), (s1 - s0) / (t1 - t0) * 1e6, n }'
+}
 
 # dependencies of the benchmark only (not of the tests)
 need=
@@ -102,13 +112,8 @@ uncored "$T/d1" -c /dev/null --simulate -l "127.0.0.1:$P" -s "" -i 100
 up "http://127.0.0.1:$P/healthz" || { echo "bench: daemon did not start"; cat "$T/d1.log"; exit 1; }
 sleep 1; curl -s "http://127.0.0.1:$P/metrics" >"$T/a"
 sleep 5; curl -s "http://127.0.0.1:$P/metrics" >"$T/b"
-awk -v r0="$(m "$T/a" uncored_hw_reads_total)" -v r1="$(m "$T/b" uncored_hw_reads_total)" \
-    -v w0="$(m "$T/a" uncored_hw_writes_total)" -v w1="$(m "$T/b" uncored_hw_writes_total)" \
-    -v t0="$(m "$T/a" uncored_ticks_total)" -v t1="$(m "$T/b" uncored_ticks_total)" \
-    -v n="$(grep -c '^uncore_event_total' "$T/b")" \
-    -v s="$(m "$T/b" uncored_tick_duration_seconds_sum)" -v c="$(m "$T/b" uncored_tick_duration_seconds_count)" \
-    'BEGIN { printf "per tick: %.2f reads, %.2f writes for %d active counters (sim backend); mean tick %.1f us\n",
-             (r1 - r0) / (t1 - t0), (w1 - w0) / (t1 - t0), n, s / c * 1e6 }'
+set -- $(per_tick "$T/a" "$T/b")
+echo "per tick: $1 reads, $2 writes for $4 active counters (sim backend); mean tick $3 us"
 stop_all
 
 # 2. /metrics against nginx and node_exporter, same run
@@ -222,14 +227,10 @@ EOF
 	up "http://127.0.0.1:$P/healthz" || { echo "bench: hsx daemon did not start"; cat "$T/d3.log"; exit 1; }
 	sleep 2; curl -s "http://127.0.0.1:$P/metrics" >"$T/h0"
 	sleep 3; curl -s "http://127.0.0.1:$P/metrics" >"$T/h1"
-	awk -v r0="$(m "$T/h0" uncored_hw_reads_total)" -v r1="$(m "$T/h1" uncored_hw_reads_total)" \
-	    -v w0="$(m "$T/h0" uncored_hw_writes_total)" -v w1="$(m "$T/h1" uncored_hw_writes_total)" \
-	    -v t0="$(m "$T/h0" uncored_ticks_total)" -v t1="$(m "$T/h1" uncored_ticks_total)" \
-	    -v s0="$(m "$T/h0" uncored_tick_duration_seconds_sum)" -v s1="$(m "$T/h1" uncored_tick_duration_seconds_sum)" \
-	    -v n="$(grep -c '^uncore_event_total' "$T/h1")" -v s=$s \
-	    'BEGIN { t = (s1 - s0) / (t1 - t0) * 1e6;
-	             printf "hsx %d socket%s: %d counters; per tick %.1f reads, %.1f writes; tick %.1f us, %.2f us per counter\n",
-	                    s, (s > 1 ? "s" : " "), n, (r1 - r0) / (t1 - t0), (w1 - w0) / (t1 - t0), t, t / n }'
+	set -- $(per_tick "$T/h0" "$T/h1")
+	awk -v r=$1 -v w=$2 -v t=$3 -v n=$4 -v s=$s \
+	    'BEGIN { printf "hsx %d socket%s: %d counters; per tick %.1f reads, %.1f writes; tick %.1f us, %.2f us per counter\n",
+	                    s, (s > 1 ? "s" : " "), n, r, w, t, t / n }'
 	# render + send (the first scrape after a tick) and send only (the
 	# next one), against nginx sending the same bytes: a second daemon
 	# at 1 s so that both scrapes fall in one tick; medians of 5
