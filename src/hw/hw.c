@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "hw/hw.h"
+#include "plat/plat.h"
 
 static _Thread_local char hw_errbuf[512];
 
@@ -160,6 +161,30 @@ bad:
 		 "msr:0xADDR[@CPU], pci:[DDDD:]BB:DD.F+0xOFF[/4|/8] or "
 		 "mmio:0xADDR[/4|/8]", s);
 	return -EINVAL;
+}
+
+const struct hw_ops *hw_backend(const char *name)
+{
+	static const struct hw_ops *const backends[] = { &hw_real_ops,
+							 &hw_sim_ops };
+
+	for (size_t i = 0; name && i < sizeof(backends) / sizeof(*backends);
+	     i++)
+		if (strcmp(backends[i]->name, name) == 0)
+			return backends[i];
+	return NULL;
+}
+
+const struct platform *hw_platform(const struct hw *hw)
+{
+	return hw->ops->platform ? hw->ops->platform(hw) : NULL;
+}
+
+void hw_cpu_map(const struct hw *hw, struct plat_cpu_map *m)
+{
+	memset(m, 0, sizeof(*m));
+	if (hw->ops->cpu_map)
+		hw->ops->cpu_map(hw, m);
 }
 
 int hw_open(struct hw *hw, const struct hw_ops *ops, const struct hw_opts *o)

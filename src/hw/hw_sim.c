@@ -2147,8 +2147,17 @@ int hw_sim_box_state(struct hw *hw, unsigned sock, int unit, unsigned inst,
 	return -ENOENT;
 }
 
+/* The simulator puts socket s's CPUs at 8s .. 8s+7, its cores first. */
+static void sim_cpu_map(const struct hw *hw, struct plat_cpu_map *m)
+{
+	m->cpus_per_package = SIM_CPUS_PER_SOCKET;
+	m->cores_per_package = hw_sim_cores(hw);
+}
+
 const struct hw_ops hw_sim_ops = {
 	.name = "sim",
+	.platform = hw_sim_platform,
+	.cpu_map = sim_cpu_map,
 	.open = sim_open,
 	.close = sim_close,
 	.read = sim_read,
