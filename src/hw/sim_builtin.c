@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "hw/sim_workload.h"
-#include "sched.h"	/* event modifiers, as the daemon reads them */
+#include "plat/plat_mod.h"	/* event modifiers, as the daemon reads them */
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -465,17 +465,19 @@ static int hsx_bi_event(struct workload *w, unsigned cap,
 		 * count it (its :filter0= modifier), so the two cannot drift
 		 * apart. */
 		for (size_t i = 0; i < p->nqty && r == 0; i++) {
-			struct evspec qe;
-			char why[160];
+			struct plat_mods qm;
+			char rest[128], why[160];
 			enum hq base;
 
-			if (sched_resolve(p, p->qty[i].event, true, &qe, why,
-					  sizeof(why)) < 0 ||
-			    !(qe.filt_set & 1) ||
+			if (plat_parse_modifiers(p->qty[i].event,
+						 PLAT_MOD_FILTER | PLAT_MOD_SPLIT,
+						 rest, sizeof(rest), &qm, why,
+						 sizeof(why)) < 0 ||
+			    !(qm.filt_set & 1) ||
 			    !hsx_bi_qty_base(p->qty[i].q, &base))
 				continue;
 			k.has_filter0 = true;
-			k.filter0 = qe.filt[0];
+			k.filter0 = qm.filt[0];
 			key_text(&k, ev->unit);
 			r = hsx_bi_add(w, cap, &k, base, rule ? rule->frac : 0.01);
 		}

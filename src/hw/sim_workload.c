@@ -25,7 +25,9 @@
  *    PCU bit 21, unit_type.ev_ext_bit), which struct event_enc cannot
  *    hold: "qpi:0x00:0x02" (TxL_FLITS_G0.DATA) and "qpi:0x00:0x02:ext"
  *    (TxL_FLITS_G1.HOM_REQ) are different counters.
- *  - ":filter0=" / ":filter1=" match the values the simulator derives
+ *  - ":filter0=" / ":filter1=" (the daemon's modifier grammar,
+ *    plat_mod.h: 0x-prefixed hex or decimal) match the values the
+ *    simulator derives
  *    from the counter's box filter registers (hw_sim.c, "Filters"): CBo
  *    FILTER0 / FILTER1; PCU: filter0 = PCU_MSR_PMON_BOX_FILTER; HA:
  *    filter0 = ADDRMATCH1 << 32 | ADDRMATCH0, filter1 = OPCODEMATCH; QPI:
@@ -55,6 +57,7 @@
 #include <json-c/json.h>
 
 #include "hw/sim_workload.h"
+#include "plat/plat_mod.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -626,6 +629,7 @@ static int parse_rate_key(struct pctx *c, const char *text, struct wl_key *k)
 	char list[256];
 	const char *s = text, *at, *by;
 	char *tok[16], *t;
+	struct plat_mods mods = { 0 };
 	unsigned ntok = 0, n;
 	int ui;
 	size_t rn;
@@ -707,47 +711,35 @@ static int parse_rate_key(struct pctx *c, const char *text, struct wl_key *k)
 		rn = (size_t)snprintf(raw, sizeof(raw), "%s:%s:%s", tok[0],
 				      tok[1], tok[2]);
 		for (unsigned i = 3; i < ntok; i++) {
-			bool f0 = strncmp(tok[i], "filter0=", 8) == 0;
-			bool f1 = strncmp(tok[i], "filter1=", 8) == 0;
-			uint64_t v;
+			/* the modifiers' grammar (plat_mod.h); the rest is
+			 * the raw encoding's (plat_parse_raw()) */
+			int r = plat_take_modifier(tok[i], PLAT_MOD_FILTER |
+						   PLAT_MOD_EXT, &mods, why,
+						   sizeof(why));
 
-			if (strcmp(tok[i], "ext") == 0) {
-				/* The event-select extension bit (hsx QPI
-				 * and PCU bit 21): not part of struct
-				 * event_enc, so not given to
-				 * plat_parse_raw(). */
-				if (!u->ev_ext_bit)
-					return fail(c, "\"ext\": %s has no "
-						    "event-select extension "
-						    "bit", u->name);
-				if (k->ext)
-					return fail(c, "ext given twice");
-				k->ext = true;
-				continue;
-			}
-			if (!f0 && !f1) {
+			if (r < 0)
+				return fail(c, "%s", why);
+			if (r == 0) {
 				rn += (size_t)snprintf(raw + rn, sizeof(raw) - rn,
 						       ":%s", tok[i]);
 				continue;
 			}
-			if (!(c->pmask & P_HSX))
+			/* The event-select extension bit (hsx QPI and PCU
+			 * bit 21) is not part of struct event_enc, so not
+			 * given to plat_parse_raw(). */
+			if (strcmp(tok[i], "ext") == 0 && !u->ev_ext_bit)
+				return fail(c, "\"ext\": %s has no event-select "
+					    "extension bit", u->name);
+			if (strcmp(tok[i], "ext") != 0 && !(c->pmask & P_HSX))
 				return fail(c, "\"%.7s\": %s has no box filter "
 					    "registers (filters are hsx-only)",
 					    tok[i], p->id);
-			if (f0 ? k->has_filter0 : k->has_filter1)
-				return fail(c, "%.7s given twice", tok[i]);
-			if (parse_hex(tok[i] + 8, UINT64_MAX, &v) < 0)
-				return fail(c, "bad %.7s value \"%s\" (expected "
-					    "0x followed by 1 to 16 hex digits)",
-					    tok[i], tok[i] + 8);
-			if (f0) {
-				k->has_filter0 = true;
-				k->filter0 = v;
-			} else {
-				k->has_filter1 = true;
-				k->filter1 = v;
-			}
 		}
+		k->ext = mods.ext;
+		k->has_filter0 = mods.filt_set & 1;
+		k->has_filter1 = (mods.filt_set >> 1) & 1;
+		k->filter0 = mods.filt[0];
+		k->filter1 = mods.filt[1];
 		why[0] = '\0';
 		if (plat_parse_raw(p, raw, &pu, &k->enc, why, sizeof(why)) < 0)
 			return fail(c, "bad rate key: %s", why[0] ? why : raw);
