@@ -10,9 +10,11 @@
  * manual says: reserved bits make an MSR write fault (#GP, which the msr
  * driver reports as EIO), read-only registers refuse writes, write-only
  * bits read 0, RW1C status bits clear on a written 1, counters wrap at
- * their width and set their overflow status bits.  What is not data is
- * small and per platform (struct sim_traits): skl's MCHBAR host bridge,
- * hsx's UBox bus-mapping function.
+ * their width and set their overflow status bits.  What the unit tables
+ * do not say is data too (struct platform.sim, plat_sim.h): registers and
+ * functions outside them (skl's MCHBAR host bridge, hsx's UBox
+ * bus-mapping function), default clocks, overflow gating.  Nothing here
+ * is written for one platform.
  *
  * Counting.  A counter counts iff the socket is not globally frozen, its
  * box is not frozen and its local enable bit is set (free-running
@@ -99,8 +101,7 @@
 #include <unistd.h>
 
 #include "hw/hw_sim.h"
-#include "plat/plat_hsx.h"
-#include "plat/plat_skl.h"
+#include "plat/plat_sim.h"
 
 #define SIM_MAGIC 0x554e43534d303031ull	/* "UNCSM001" */
 #define SIM_VERSION 2
@@ -234,24 +235,15 @@ struct sim_slot {
 
 struct sim;
 
-/* What a platform needs beyond its unit tables. */
-struct sim_traits {
-	const char *id;
-	uint64_t uclk_hz, dclk_hz;	/* clocks when the workload has none */
-	bool ovf_needs_en;	/* global overflow status needs ov_en */
-	const char *dclk_unit;	/* the fixed unit counting DCLK */
-	int (*extra)(struct sim *s);	/* plumbing outside the tables */
-};
-
 struct sim {
 	const struct platform *plat;
-	const struct sim_traits *traits;
+	const struct plat_sim *data;	/* plat->sim, or sim_defaults */
 	struct workload *wl;
 	unsigned nsockets;
 	unsigned ninst[PLAT_MAX_UNITS];
 	uint8_t bus[PLAT_MAX_SOCKETS];	/* PCI bus of each socket */
-	uint64_t mchbar_mask;	/* SKL MCHBAR base bits */
-	int mchbar_reg;		/* index of the MCHBAR register, -1 none */
+	int mmio_bar;		/* the register holding the MMIO window's
+				   base (plat_sim.mmio_bar), -1 none */
 	uint64_t uclk_hz, dclk_hz;
 	int gctl[PLAT_MAX_SOCKETS];	/* global control register per socket */
 	int gstat[PLAT_MAX_SOCKETS];	/* global status register per socket */
@@ -578,13 +570,13 @@ static int build_unit(struct sim *s, unsigned sock, int ui,
 		};
 		int cli, cri, ci;
 
-		if (s->traits->ovf_needs_en) {
+		if (s->data->ovf_needs_en) {
 			c.oven_bit = u->fmt.ovf_en_bit;
 			if (c.oven_bit == NONE8)
 				c.gbit = NONE8;
 		}
-		if (u->kind == UNIT_FIXED && s->traits->dclk_unit &&
-		    strcmp(u->name, s->traits->dclk_unit) == 0)
+		if (u->kind == UNIT_FIXED && s->data->dclk_unit &&
+		    strcmp(u->name, s->data->dclk_unit) == 0)
 			c.clock = CLK_DCLK;
 		place(s, sock, u->space, base, u->ctl_off + i * u->ctl_stride,
 		      &ctl);
@@ -659,111 +651,86 @@ static void share_boxes(struct sim *s)
 	}
 }
 
-/*
- * Skylake client specifics that are not unit tables: CBO_CONFIG reads the
- * CBo count plus one (manual 2.4.1); the host bridge at PCI 0:0.0 carries
- * MCHBAR at offset 0x48 (bits 38:15 base, bit 0 enable; see
- * doc/hardware-notes.md), and the IMC counters sit in its MMIO window.
- */
-#define SKL_HOST_BRIDGE_DID 0x191f	/* Skylake S quad core, in
-					   skl_host_bridges[] */
-#define SKL_MCHBAR_DEFAULT 0xfed10001ull
+/* A platform without simulator data: no registers outside the tables,
+ * clocks of a typical part. */
+static const struct plat_sim sim_defaults = {
+	.uclk_hz = 800000000ull, .dclk_hz = 1066666667ull, .mmio_bar = -1,
+};
 
-static int build_skl_extra(struct sim *s)
+/* Node ID of package p (plat_sim.node_mul/add). */
+static uint8_t node_of(const struct sim *s, unsigned p)
 {
-	struct sim_reg bar = { .space = HW_PCI, .bits = 64,
-			       .reg = SKL_MCHBAR_PCI_OFF, .kind = SR_PLAIN,
-			       .ctr = -1, .ctl_ctr = -1, .box = -1 };
-	int cbo, ri;
+	return (uint8_t)((s->data->node_mul * p + s->data->node_add) & 7);
+}
 
-	if (add_fn(s, 0, 0, SKL_HOST_BRIDGE_DID) < 0)
-		return -ENOMEM;
-	bar.rw = SKL_MCHBAR_MASK | SKL_MCHBAR_EN;
-	bar.reset = s->wl->topo.has_mchbar ? s->wl->topo.mchbar
-					   : SKL_MCHBAR_DEFAULT;
-	if ((ri = add_reg(s, &bar)) < 0)
-		return ri;
-	s->mchbar_reg = ri;
-	s->mchbar_mask = SKL_MCHBAR_MASK;
-	/* MSR_UNC_CBO_CONFIG (0x396): NO_CBO_BANKS = CBos + 1. */
-	plat_unit(s->plat, "cbo", &cbo);
-	for (unsigned i = 0; i < s->nregs; i++)
-		if (s->regs[i].space == HW_MSR &&
-		    s->regs[i].reg == SKL_MSR_CBO_CONFIG)
-			s->regs[i].reset = s->ninst[cbo] + 1;
-	return 0;
+/* The reset value of platform register x on socket sock. */
+static uint64_t extra_reset(const struct sim *s, const struct plat_sim_reg *x,
+			    unsigned sock)
+{
+	uint64_t map = 0;
+	int ui;
+
+	switch (x->reset_kind) {
+	case PSR_NINST:
+		return plat_unit(s->plat, x->unit, &ui) ? s->ninst[ui] + x->reset
+							: x->reset;
+	case PSR_NODE_ID:
+		return node_of(s, sock);
+	case PSR_NODE_MAP:
+		for (unsigned p = 0; p < 8; p++)
+			map |= (uint64_t)node_of(s, p) << (3 * p);
+		return map;
+	default:
+		return x->reset;
+	}
 }
 
 /*
- * Xeon E5/E7 v3: the UBox "socket ID" function (manual 1.6.1; device
- * 0x2F1E, notes "Bus to socket") on every socket's bus with CPUNODEID
- * and GIDNIDMAP, both read-only here; U_MSR_PMON_GLOBAL_CONFIG.num_c
- * resets to the CBo count (notes "CBo count").
+ * The registers and PCI functions outside the unit tables, from the
+ * platform's simulator data (plat_sim.h): a register the tables already
+ * hold takes only its reset value; the others are added, with their
+ * function.  The workload's "mchbar" is the MMIO window register's reset.
  */
-#define HSX_SIM_UBOX_DEVFN HSX_DEVFN(16, 5)
-
-/* Node ID of package p: a permutation, so that discovery must map. */
-static uint8_t hsx_node_of(unsigned p)
+static int build_extra(struct sim *s)
 {
-	return (uint8_t)((3 * p + 2) & 7);
-}
-
-static uint32_t hsx_gidnidmap(void)
-{
-	uint32_t map = 0;
-
-	for (unsigned p = 0; p < 8; p++)
-		map |= (uint32_t)hsx_node_of(p) << (3 * p);
-	return map;
-}
-
-static int build_hsx_extra(struct sim *s)
-{
-	int cbo, r;
+	const struct plat_sim *d = s->data;
+	int r;
 
 	for (unsigned sock = 0; sock < s->nsockets; sock++) {
-		struct sim_reg nid = { .bits = 32, .kind = SR_PLAIN,
-				       .ro = 0xffffffffull, .ctr = -1,
-				       .ctl_ctr = -1, .box = -1 };
-		struct sim_reg map = nid;
+		for (size_t k = 0; k < d->nregs; k++) {
+			const struct plat_sim_reg *x = &d->regs[k];
+			struct sim_reg g = { .bits = x->bits, .kind = SR_PLAIN,
+					     .rw = x->rw, .ro = x->ro,
+					     .ctr = -1, .ctl_ctr = -1, .box = -1 };
+			bool found = false;
 
-		if (add_fn(s, sock, HSX_SIM_UBOX_DEVFN, HSX_UBOX_DID) < 0)
-			return -ENOMEM;
-		place(s, sock, HW_PCI, HSX_SIM_UBOX_DEVFN, HSX_UBOX_CPUNODEID,
-		      &nid);
-		nid.reset = hsx_node_of(sock);
-		place(s, sock, HW_PCI, HSX_SIM_UBOX_DEVFN, HSX_UBOX_GIDNIDMAP,
-		      &map);
-		map.reset = hsx_gidnidmap();
-		if ((r = add_reg(s, &nid)) < 0 || (r = add_reg(s, &map)) < 0)
-			return r;
-	}
-	plat_unit(s->plat, "cbo", &cbo);
-	for (unsigned i = 0; i < s->nregs && cbo >= 0; i++) {
-		const struct sim_reg *g = &s->regs[i];
-
-		if (g->space == HW_MSR && g->reg == HSX_MSR_GLOBAL_CONFIG)
-			s->regs[i].reset = s->ninst[cbo];
+			if (x->socket0_only && sock > 0)
+				continue;
+			g.reset = extra_reset(s, x, sock);
+			if ((int)k == d->mmio_bar && s->wl->topo.has_mchbar)
+				g.reset = s->wl->topo.mchbar;
+			for (unsigned i = 0; i < s->nregs && x->space == HW_MSR; i++)
+				if (s->regs[i].space == HW_MSR &&
+				    s->regs[i].socket == sock &&
+				    s->regs[i].reg == x->addr &&
+				    s->regs[i].kind != SR_STATE) {
+					s->regs[i].reset = g.reset;
+					found = true;
+				}
+			if (found)
+				continue;
+			if (x->space == HW_PCI &&
+			    add_fn(s, sock, x->devfn, x->device) < 0)
+				return -ENOMEM;
+			place(s, sock, x->space, x->space == HW_PCI ? x->devfn : 0,
+			      x->addr, &g);
+			if ((r = add_reg(s, &g)) < 0)
+				return r;
+			if ((int)k == d->mmio_bar)
+				s->mmio_bar = r;
+		}
 	}
 	return 0;
-}
-
-static const struct sim_traits sim_traits[] = {
-	{ "skl", 800000000ull, 0, false, NULL, build_skl_extra },
-	{ "hsx", 2000000000ull, 1066666667ull, true, "imc_fixed",
-	  build_hsx_extra },
-};
-
-static const struct sim_traits sim_traits_default = {
-	NULL, 800000000ull, 1066666667ull, false, NULL, NULL,
-};
-
-static const struct sim_traits *traits_of(const struct platform *p)
-{
-	for (size_t i = 0; i < sizeof(sim_traits) / sizeof(sim_traits[0]); i++)
-		if (strcmp(sim_traits[i].id, p->id) == 0)
-			return &sim_traits[i];
-	return &sim_traits_default;
 }
 
 static int fn_cmp(const void *a, const void *b)
@@ -783,7 +750,7 @@ static int build(struct sim *s)
 	const struct reg_layout *gl = p->global_ctl.layout;
 	int r;
 
-	s->mchbar_reg = -1;
+	s->mmio_bar = -1;
 	s->gfrz_mask = named_mask(gl, "frz_all");
 	s->gunfrz_mask = named_mask(gl, "unfrz_all");
 	for (unsigned sock = 0; sock < s->nsockets; sock++) {
@@ -822,7 +789,7 @@ static int build(struct sim *s)
 					return r;
 	}
 	share_boxes(s);
-	if (s->traits->extra && (r = s->traits->extra(s)) < 0)
+	if ((r = build_extra(s)) < 0)
 		return r;
 	/* every function answers its IDs at offset 0 */
 	for (unsigned i = 0; i < s->nfns; i++) {
@@ -867,10 +834,10 @@ static uint64_t mmio_base(const struct sim *s)
 {
 	uint64_t bar;
 
-	if (s->mchbar_reg < 0)
+	if (s->mmio_bar < 0)
 		return 0;
-	bar = s->regval[s->mchbar_reg];
-	return (bar & SKL_MCHBAR_EN) ? (bar & s->mchbar_mask) : 0;
+	bar = s->regval[s->mmio_bar];
+	return (bar & s->data->mmio_enable) ? (bar & s->data->mmio_mask) : 0;
 }
 
 /*
@@ -1061,7 +1028,7 @@ static int find_reg(const struct sim *s, const struct hw_addr *a,
 	case HW_MMIO: {
 		uint64_t base = mmio_base(s);
 
-		if (!base || a->reg < base || a->reg - base >= 0x8000)
+		if (!base || a->reg < base || a->reg - base >= s->data->mmio_size)
 			return -1;
 		sl = index_slot(s, key_mmio(a->reg - base));
 		break;
@@ -1700,7 +1667,7 @@ static int unimplemented(const struct sim *s, const struct hw_addr *a,
 		/* Inside the MCHBAR window but no counter: reads 0, writes
 		 * are dropped; outside any window nothing answers. */
 		if (mmio_base(s) && a->reg >= mmio_base(s) &&
-		    a->reg - mmio_base(s) < 0x8000)
+		    a->reg - mmio_base(s) < s->data->mmio_size)
 			return 1;
 		return hw_fail(EFAULT, "%s: no device decodes this address%s",
 			       buf, mmio_base(s) ? "" : " (MCHBAR disabled)");
@@ -1958,8 +1925,8 @@ static void resolve_topology(struct sim *s)
 	}
 	for (unsigned sock = 0; sock < PLAT_MAX_SOCKETS; sock++)
 		s->bus[sock] = pci ? (uint8_t)(0xff - 0x20 * sock) : 0;
-	s->uclk_hz = t->uclk_hz ? t->uclk_hz : s->traits->uclk_hz;
-	s->dclk_hz = t->dclk_hz ? t->dclk_hz : s->traits->dclk_hz;
+	s->uclk_hz = t->uclk_hz ? t->uclk_hz : s->data->uclk_hz;
+	s->dclk_hz = t->dclk_hz ? t->dclk_hz : s->data->dclk_hz;
 }
 
 static int sim_open(struct hw *hw, const struct hw_opts *o)
@@ -1983,18 +1950,18 @@ static int sim_open(struct hw *hw, const struct hw_opts *o)
 	if (o->sim_workload)
 		r = wl_load(o->sim_workload, p, &s->wl, err, sizeof(err));
 	else if (o->sim_selftest)
-		r = wl_builtin_selftest(p ? p : &plat_skl, &s->wl);
+		r = wl_builtin_selftest(p ? p : PLAT_SIM_DEFAULT, &s->wl);
 	else
-		r = wl_builtin(p ? p : &plat_skl, &s->wl);
+		r = wl_builtin(p ? p : PLAT_SIM_DEFAULT, &s->wl);
 	if (r < 0) {
 		free(s);
 		if (o->sim_workload)
 			return hw_fail(-r, "%s", err);
 		return hw_fail(-r, "simulator: no built-in workload for %s",
-			       p ? p->id : "skl");
+			       (p ? p : PLAT_SIM_DEFAULT)->id);
 	}
 	s->plat = s->wl->plat;
-	s->traits = traits_of(s->plat);
+	s->data = s->plat->sim ? s->plat->sim : &sim_defaults;
 	if (s->wl->nfaults > SIM_MAX_FAULTS) {
 		r = hw_fail(EINVAL, "%s: $.faults: at most %d faults are "
 			    "supported", s->wl->source, SIM_MAX_FAULTS);
@@ -2100,9 +2067,9 @@ int hw_sim_node_id(const struct hw *hw, unsigned sock)
 {
 	const struct sim *s = hw->priv;
 
-	if (sock >= s->nsockets || strcmp(s->plat->id, "hsx") != 0)
+	if (sock >= s->nsockets || !s->data->node_mul)
 		return -ENOENT;
-	return hsx_node_of(sock);
+	return node_of(s, sock);
 }
 
 int hw_sim_global_frozen(struct hw *hw, unsigned sock)
