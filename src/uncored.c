@@ -45,6 +45,7 @@
 #include "daemon.h"
 #include "http.h"
 #include "log.h"
+#include "plat/plat_sim.h"
 #include "priv.h"
 #include "sched.h"
 #include "selftest.h"
@@ -88,7 +89,7 @@ static void usage(FILE *f)
 		"\n"
 		"  -c, --config FILE         configuration (default " DEFAULT_CONF ")\n"
 		"      --simulate[=P]        run on the simulator of platform P\n"
-		"                            (%s; default: skl, or the\n"
+		"                            (%s; default: %s, or the\n"
 		"                            workload's platform)\n"
 		"      --workload FILE       simulator workload (JSON)\n"
 		"      --sim-state FILE      keep simulated registers in FILE (shared,\n"
@@ -117,7 +118,7 @@ static void usage(FILE *f)
 		"Command-line options override the configuration file.\n"
 		"Exit status: 0 ok, 1 error, 2 unsupported CPU, 3 PMU in use,\n"
 		"4 kernel forbids PMU programming, 64 usage.\n",
-		plats);
+		plats, PLAT_SIM_DEFAULT->id);
 }
 
 static void print_version(void)

@@ -707,8 +707,8 @@ static int build_extra(struct sim *s)
 			if (x->socket0_only && sock > 0)
 				continue;
 			g.reset = extra_reset(s, x, sock);
-			if ((int)k == d->mmio_bar && s->wl->topo.has_mchbar)
-				g.reset = s->wl->topo.mchbar;
+			if ((int)k == d->mmio_bar && s->wl->topo.has_mmio_bar)
+				g.reset = s->wl->topo.mmio_bar;
 			for (unsigned i = 0; i < s->nregs && x->space == HW_MSR; i++)
 				if (s->regs[i].space == HW_MSR &&
 				    s->regs[i].socket == sock &&
@@ -1669,8 +1669,12 @@ static int unimplemented(const struct sim *s, const struct hw_addr *a,
 		if (mmio_base(s) && a->reg >= mmio_base(s) &&
 		    a->reg - mmio_base(s) < s->data->mmio_size)
 			return 1;
-		return hw_fail(EFAULT, "%s: no device decodes this address%s",
-			       buf, mmio_base(s) ? "" : " (MCHBAR disabled)");
+		if (!mmio_base(s) && s->data->mmio_name)
+			return hw_fail(EFAULT, "%s: no device decodes this "
+				       "address (%s disabled)", buf,
+				       s->data->mmio_name);
+		return hw_fail(EFAULT, "%s: no device decodes this address",
+			       buf);
 	}
 	return hw_fail(EINVAL, "%s: bad space", buf);
 }

@@ -148,6 +148,15 @@ static struct workload *bi_new(const struct platform *plat,
 	w->period_s = BI_PHASES * BI_PHASE_S;
 	return w;
 }
+/* Sets the workload's instance count of the unit called unit. */
+static void bi_count(struct workload *w, const char *unit, unsigned n)
+{
+	int ui;
+
+	if (plat_unit(w->plat, unit, &ui))
+		w->topo.count[ui] = n;
+}
+
 static int skl_builtin(const struct platform *plat, struct workload **out)
 {
 	const struct unit_type *imc;
@@ -159,10 +168,12 @@ static int skl_builtin(const struct platform *plat, struct workload **out)
 	imc = plat_unit(plat, "imc", &imc_idx);
 	cap = (unsigned)plat->nevents + (imc ? imc->nfreerun : 0);
 
-	w = bi_new(plat, &(struct wl_topology){ .sockets = 1, .cbo_count = 4,
-						.mchbar = 0xfed10001,
-						.has_mchbar = true,
+	w = bi_new(plat, &(struct wl_topology){ .sockets = 1,
+						.mmio_bar = 0xfed10001,
+						.has_mmio_bar = true,
 						.uclk_hz = BI_UCLK }, cap);
+	if (w)
+		bi_count(w, "cbo", 4);
 	if (!w)
 		return -ENOMEM;
 
@@ -505,12 +516,17 @@ static int hsx_builtin(const struct platform *plat, struct workload **out)
 	for (unsigned ui = 0; plat->units[ui]; ui++)
 		cap += plat->units[ui]->nfreerun;
 
-	w = bi_new(plat, &(struct wl_topology){ .sockets = 2, .cbo_count = 18,
-						.sbox_count = 4, .ha_count = 2,
-						.imc_channels = 8, .qpi_ports = 2,
-						.r3qpi_links = 2,
+	w = bi_new(plat, &(struct wl_topology){ .sockets = 2,
 						.uclk_hz = HSX_BI_UCLK,
 						.dclk_hz = HSX_BI_DCLK }, cap);
+	if (w) {
+		bi_count(w, "cbo", 18);
+		bi_count(w, "sbox", 4);
+		bi_count(w, "ha", 2);
+		bi_count(w, "imc", 8);
+		bi_count(w, "qpi", 2);
+		bi_count(w, "r3qpi", 2);
+	}
 	if (!w)
 		return -ENOMEM;
 

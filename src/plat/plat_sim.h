@@ -47,7 +47,25 @@ struct plat_sim_reg {
 	bool socket0_only;
 };
 
+/* A workload topology key that sets how many instances of a unit each
+ * socket has (DESIGN.md section 3: "cbo_count"). */
+struct plat_sim_count {
+	const char *key;
+	const char *unit;
+	unsigned max;		/* the manual's largest part; 0: the unit's
+				   max_inst */
+};
+
 struct plat_sim {
+	/* The workload's topology keys besides "sockets", "uclk_hz" (and
+	 * "dclk_hz" with a dclk_unit): unit counts, the MMIO window's
+	 * register (mmio_key, e.g. "mchbar"), "cores" where core-scope
+	 * counters exist. */
+	const struct plat_sim_count *counts;
+	size_t ncounts;
+	unsigned max_sockets;	/* 0: PLAT_MAX_SOCKETS */
+	const char *mmio_key;
+	bool cores;
 	/* Clocks when the workload gives none: what the UCLK fixed
 	 * counters count, and the fixed unit counting DCLK (NULL none). */
 	uint64_t uclk_hz, dclk_hz;
@@ -63,6 +81,7 @@ struct plat_sim {
 	int mmio_bar;
 	uint64_t mmio_mask, mmio_enable;
 	uint32_t mmio_size;
+	const char *mmio_name;	/* for messages: "MCHBAR" */
 	/* Package p's node ID is (node_mul * p + node_add) mod 8, a
 	 * permutation so that discovery must map; node_mul 0: the
 	 * platform has no node IDs. */

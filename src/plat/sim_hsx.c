@@ -25,7 +25,21 @@ static const struct plat_sim_reg hsx_sim_regs[] = {
 	  .reset_kind = PSR_NINST, .unit = "cbo" },
 };
 
+/* Topology keys and their largest values (DESIGN.md section 3). */
+static const struct plat_sim_count hsx_sim_counts[] = {
+	{ "cbo_count", "cbo", 18 },
+	{ "sbox_count", "sbox", 4 },
+	{ "ha_count", "ha", 2 },
+	{ "imc_channels", "imc", 8 },
+	{ "qpi_ports", "qpi", 3 },
+	{ "r3qpi_links", "r3qpi", 3 },
+};
+
 const struct plat_sim plat_hsx_sim = {
+	.counts = hsx_sim_counts,
+	.ncounts = sizeof(hsx_sim_counts) / sizeof(hsx_sim_counts[0]),
+	.max_sockets = 8,
+	.cores = true,
 	.uclk_hz = 2000000000ull,
 	.dclk_hz = 1066666667ull,
 	.dclk_unit = "imc_fixed",

@@ -24,7 +24,16 @@ static const struct plat_sim_reg skl_sim_regs[] = {
 	  .reset_kind = PSR_NINST, .unit = "cbo", .reset = 1 },
 };
 
+/* Topology keys (DESIGN.md section 3): one socket, at most 8 CBos. */
+static const struct plat_sim_count skl_sim_counts[] = {
+	{ "cbo_count", "cbo", 8 },
+};
+
 const struct plat_sim plat_skl_sim = {
+	.counts = skl_sim_counts,
+	.ncounts = sizeof(skl_sim_counts) / sizeof(skl_sim_counts[0]),
+	.max_sockets = 1,
+	.mmio_key = "mchbar",
 	.uclk_hz = 800000000ull,
 	.regs = skl_sim_regs,
 	.nregs = sizeof(skl_sim_regs) / sizeof(skl_sim_regs[0]),
@@ -32,4 +41,5 @@ const struct plat_sim plat_skl_sim = {
 	.mmio_mask = SKL_MCHBAR_MASK,
 	.mmio_enable = SKL_MCHBAR_EN,
 	.mmio_size = 0x8000,
+	.mmio_name = "MCHBAR",
 };
