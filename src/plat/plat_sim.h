@@ -56,7 +56,66 @@ struct plat_sim_count {
 				   max_inst */
 };
 
+/*
+ * The built-in workload (DESIGN.md section 3: what --simulate counts
+ * without --workload): per-phase base quantities (quantities() fills
+ * q[0..nq) for phase p), and each catalog event's or free-running
+ * counter's rate a fraction of one of them, so that the headline events
+ * stay consistent with each other.  A rate's name is an event or counter
+ * name, or "*SUFFIX" for any name ending so (tried after exact names);
+ * per_inst: frac x base in every instance, else per socket (split over
+ * the instances).  An event without a rule takes its unit's rate (units[],
+ * name = the unit, NULL = any other unit); a unit without one gets none.
+ * A rule's q PLAT_SIM_UNIT_Q is its unit's quantity (its clock).
+ */
+#define PLAT_SIM_UNIT_Q 0xffu
+#define PLAT_SIM_MAX_Q 16
+
+struct plat_sim_rate {
+	const char *name;
+	unsigned q;
+	double frac;
+	bool per_inst;
+};
+
+/* A headline quantity whose event carries a :filter0= value: box-filter
+ * events (EVF_FILTER0) get a key at that value counting base q. */
+struct plat_sim_filter_q {
+	int qty;		/* enum plat_qty */
+	unsigned q;
+};
+
+struct plat_sim_ninst {
+	const char *unit;
+	unsigned n;
+};
+
+struct plat_sim_builtin {
+	unsigned nphases;
+	double phase_s;
+	unsigned nq;		/* <= PLAT_SIM_MAX_Q */
+	void (*quantities)(unsigned p, unsigned nphases, double *q);
+	const struct plat_sim_rate *rules;
+	size_t nrules;
+	const struct plat_sim_rate *units;
+	size_t nunits;
+	const struct plat_sim_filter_q *filter_q;
+	size_t nfilter_q;
+	/* the machine */
+	unsigned sockets;
+	const struct plat_sim_ninst *ninst;
+	size_t nninst;
+	uint64_t uclk_hz, dclk_hz;
+	bool has_mmio_bar;
+	uint64_t mmio_bar;
+	/* The self-test workload's keys (selftest.c): LLC lookups, LLC
+	 * misses, DRAM read lines. */
+	const char *selftest_keys[3];
+};
+
 struct plat_sim {
+	/* the built-in workload; NULL: none */
+	const struct plat_sim_builtin *builtin;
 	/* The workload's topology keys besides "sockets", "uclk_hz" (and
 	 * "dclk_hz" with a dclk_unit): unit counts, the MMIO window's
 	 * register (mmio_key, e.g. "mchbar"), "cores" where core-scope

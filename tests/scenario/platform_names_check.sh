@@ -13,8 +13,7 @@
 . "${top_srcdir:-.}/tests/lib.sh"
 
 PENDING="src/api.c src/metrics.c src/sampler.c src/sampler.h src/selftest.c
-	src/conf.c src/priv.c src/uncorectl.c src/tools/uncore-sim.c
-	src/hw/sim_builtin.c"
+	src/conf.c src/priv.c src/uncorectl.c src/tools/uncore-sim.c"
 
 if ! command -v python3 >/dev/null 2>&1; then
 	skip "no platform names outside src/plat" "python3 not installed"
