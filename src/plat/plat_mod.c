@@ -10,22 +10,18 @@
 #include "plat/plat.h"
 #include "plat/plat_mod.h"
 
-/* An unsigned number, 0x-prefixed hex or decimal, that must end at the
- * string's end and fit max: true and *out, or false. */
-static bool mod_num(const char *s, uint64_t max, uint64_t *out)
+bool plat_parse_num(const char *s, uint64_t *out)
 {
-	unsigned base = 10;
 	uint64_t v = 0;
+	unsigned base = 10, d;
 
 	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
 		base = 16;
 		s += 2;
 	}
-	if (!*s)
+	if (*s == '\0')
 		return false;
 	for (; *s; s++) {
-		unsigned d;
-
 		if (*s >= '0' && *s <= '9')
 			d = (unsigned)(*s - '0');
 		else if (base == 16 && *s >= 'a' && *s <= 'f')
@@ -34,7 +30,7 @@ static bool mod_num(const char *s, uint64_t max, uint64_t *out)
 			d = (unsigned)(*s - 'A' + 10);
 		else
 			return false;
-		if (v > (max - d) / base)
+		if (v > (UINT64_MAX - d) / base)
 			return false;
 		v = v * base + d;
 	}
@@ -71,7 +67,7 @@ int plat_take_modifier(const char *field, unsigned accept,
 			snprintf(why, whylen, "filter%u given twice", f);
 			return -EINVAL;
 		}
-		if (!mod_num(field + 8, UINT64_MAX, &v)) {
+		if (!plat_parse_num(field + 8, &v)) {
 			snprintf(why, whylen, "bad filter%u value \"%s\" "
 				 "(expected 0x-prefixed hex or decimal, at most "
 				 "64 bits)", f, field + 8);

@@ -41,6 +41,13 @@ struct plat_mods {
 };
 
 /*
+ * A strict unsigned number: "0x"/"0X" and 1+ hex digits, or 1+ decimal
+ * digits, nothing else (no sign, space or suffix), at most 64 bits.
+ * true and *out, or false.  Raw encodings' fields use it too.
+ */
+bool plat_parse_num(const char *s, uint64_t *out);
+
+/*
  * Takes one field (no ':') into *m if it is a modifier of a kind in
  * accept.  Returns 1 if it was, 0 if it is not a modifier of those kinds
  * (the event's own field, for the caller), or -EINVAL with the reason in
