@@ -73,6 +73,10 @@
  * what it counts is written, is brought up to date by integrating the
  * workload's rate for its programmed encoding over the elapsed time.  A
  * counter read twice 1 s apart therefore differs by rate x 1 s, +-1.
+ * An access costs the same whatever the machine's size: registers are
+ * found through a hash of space and address (index_build()), and a write
+ * or status read settles only the counters it acts on (its socket's for
+ * the global registers, its box's, or its own: span_of()).
  *
  * All mutable state lives in one flat block: private memory, or a
  * file-backed MAP_SHARED mapping (--sim-state) so that the registers
@@ -81,9 +85,10 @@
  * machine.  Latches with no address (global and box freeze, the box
  * bookkeeping) are registers of kind SR_STATE in the same block.  A
  * process-shared robust mutex guards it.  Each process keeps its own
- * cache of per-counter rates, invalidated by a generation number that
- * every control, filter and box-control write bumps, and recomputed only
- * for counters whose control or filters changed.
+ * cache of per-counter rates: a control, filter or box-control write
+ * re-rates the counters it acts on and bumps a generation number, on
+ * which the other processes look every counter's rate up again where its
+ * control or filters changed.
  */
 #include "config.h"
 
