@@ -120,6 +120,12 @@ else
 	echo "#   also in: $inc"
 fi
 
+# The simulator is below the daemon: nothing in src/hw/ reaches up to the
+# scheduler (what it shares with it, the modifier grammar, is src/plat/).
+up=$(cd "$top_srcdir" && grep -l -E '#include "(sched|sampler|pmu|claims|metrics)\.h"|\<sched_[a-z]+\(' \
+	$(find src/hw -name '*.[ch]' | sort) | tr '\n' ' ')
+is "$up" "" "src/hw/ neither includes nor calls the daemon's modules"
+
 for f in $PENDING; do
 	n=$(grep -c "^$f	" "$T/hits")
 	if [ "$n" -eq 0 ]; then
