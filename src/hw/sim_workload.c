@@ -738,6 +738,11 @@ static int parse_rate_key(struct pctx *c, const char *text, struct wl_key *k)
 			if (strcmp(tok[i], "ext") != 0 && !u->nfilters)
 				return fail(c, "\"%.7s\": %s has no box filter "
 					    "registers", tok[i], u->name);
+			if (mods.filt_set & ~3u)
+				return fail(c, "\"%s\": a rate key takes filter0 "
+					    "and filter1 (what the simulator "
+					    "derives from a box's filter "
+					    "registers)", tok[i]);
 		}
 		k->ext = mods.ext;
 		k->has_filter0 = mods.filt_set & 1;

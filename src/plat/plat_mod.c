@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -58,22 +59,29 @@ int plat_take_modifier(const char *field, unsigned accept,
 		       struct plat_mods *m, char *why, size_t whylen)
 {
 	if ((accept & PLAT_MOD_FILTER) && strncmp(field, "filter", 6) == 0 &&
-	    field[6] >= '0' && field[6] < '0' + PLAT_MOD_FILTERS &&
-	    field[7] == '=') {
-		unsigned f = (unsigned)(field[6] - '0');
-		uint64_t v;
+	    field[6] >= '0' && field[6] <= '9' && strchr(field, '=')) {
+		const char *eq = strchr(field, '=');
+		uint64_t f, v;
 
+		if (!mod_dec(field + 6, (size_t)(eq - field - 6), &f))
+			return 0;	/* "filter1x=": not ours */
+		if (f >= PLAT_MOD_FILTERS) {
+			snprintf(why, whylen, "no unit has a filter%" PRIu64
+				 " register (at most %d filters a unit)", f,
+				 PLAT_MOD_FILTERS);
+			return -EINVAL;
+		}
 		if (m->filt_set & (1u << f)) {
-			snprintf(why, whylen, "filter%u given twice", f);
+			snprintf(why, whylen, "filter%" PRIu64 " given twice", f);
 			return -EINVAL;
 		}
-		if (!plat_parse_num(field + 8, &v)) {
-			snprintf(why, whylen, "bad filter%u value \"%s\" "
+		if (!plat_parse_num(eq + 1, &v)) {
+			snprintf(why, whylen, "bad filter%" PRIu64 " value \"%s\" "
 				 "(expected 0x-prefixed hex or decimal, at most "
-				 "64 bits)", f, field + 8);
+				 "64 bits)", f, eq + 1);
 			return -EINVAL;
 		}
-		m->filt_set |= (uint8_t)(1u << f);
+		m->filt_set |= 1u << f;
 		m->filt[f] = v;
 		return 1;
 	}

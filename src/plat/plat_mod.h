@@ -7,9 +7,10 @@
  * modifiers, parsed here for the daemon (sched.c: claims, baseline) and
  * the simulator's workload keys (sim_workload.c) alike:
  *
- *   filterN=V   the value unit filter register N must hold while the
- *               event counts (N < PLAT_MOD_FILTERS; V 0x-prefixed hex
- *               or decimal, 64 bits)
+ *   filterN=V   the value the unit's box filter register N
+ *               (unit_type.filters[N]) must hold while the event counts
+ *               (N decimal, < PLAT_MOD_FILTERS; V 0x-prefixed hex or
+ *               decimal, 64 bits)
  *   split=K/N   count only on instances i with i % N == K
  *               (0 <= K < N, 2 <= N <= PLAT_MAX_INST)
  *   ext         the unit's event-select extension bit (workload keys;
@@ -25,8 +26,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Filter registers a modifier can name: filter0 .. filter1. */
-#define PLAT_MOD_FILTERS 2
+#include "plat/plat.h"
+
+/* Filter registers a modifier can name: filter0 .. filter{N-1}, as many
+ * as a unit can have. */
+#define PLAT_MOD_FILTERS PLAT_MAX_FILTERS
 
 /* Which modifiers a caller accepts. */
 #define PLAT_MOD_FILTER	0x1u
@@ -34,7 +38,7 @@
 #define PLAT_MOD_EXT	0x4u
 
 struct plat_mods {
-	uint8_t filt_set;	/* bit f: filter f given */
+	uint32_t filt_set;	/* bit f: filter f given */
 	uint64_t filt[PLAT_MOD_FILTERS];
 	uint8_t split_n, split_k;	/* 0: every instance */
 	bool ext;

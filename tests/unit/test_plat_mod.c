@@ -66,10 +66,19 @@ static void test_grammar(void)
 	       "unaccepted kinds are left alone");
 	ok(!strcmp(rest, "X:ext:split=0/2") && !m.ext && !m.split_n,
 	   "in the rest (%s)", rest);
-	is_int(plat_parse_modifiers("X:filter2=1", all, rest, sizeof(rest), &m,
-				    why, sizeof(why)), 0,
-	       "filter2 is no modifier (PLAT_MOD_FILTERS 2)");
-	ok(!strcmp(rest, "X:filter2=1"), "left to the caller");
+	is_int(plat_parse_modifiers("X:filter7=0x10:filter2=3", all, rest,
+				    sizeof(rest), &m, why, sizeof(why)), 0,
+	       "any filter a unit can have (N < %d)", PLAT_MOD_FILTERS);
+	ok(m.filt_set == (1u << 7 | 1u << 2) && m.filt[7] == 0x10 &&
+	   m.filt[2] == 3, "filter7 and filter2");
+	is_int(plat_parse_modifiers("X:filter8=1", all, rest, sizeof(rest), &m,
+				    why, sizeof(why)), -EINVAL,
+	       "filter%d: beyond any unit", PLAT_MOD_FILTERS);
+	like(why, "no unit has a filter8 register", "says so");
+	is_int(plat_parse_modifiers("X:filter1x=1", all, rest, sizeof(rest),
+				    &m, why, sizeof(why)), 0,
+	       "filter1x= is no modifier");
+	ok(!strcmp(rest, "X:filter1x=1"), "left to the caller");
 }
 
 /* The daemon and the simulator read the same text the same way. */
@@ -104,6 +113,16 @@ static void test_readers_agree(void)
 		   (!w->keys[0].has_filter1 || w->keys[0].filter1 == ev.filt[1]),
 		   "same filters");
 		wl_free(w);
+	}
+	/* the simulator derives two filter values from a box */
+	snprintf(text, sizeof(text), "{\"platform\": \"hsx\", \"phases\": "
+		 "[{\"seconds\": 1, \"rates\": {\"cbo:0x34:0x11:filter2=1\": 5}}]}");
+	{
+		struct workload *w = NULL;
+
+		is_int(wl_parse(text, strlen(text), "f2.json", h, &w, why,
+				sizeof(why)), -EINVAL, "workload refuses filter2");
+		like(why, "takes filter0 and filter1", "saying what it takes");
 	}
 	/* where a bad modifier is */
 	is_int(sched_resolve(h, "UNC_C_LLC_LOOKUP.ANY:filter0=0xzz", false, &ev,
