@@ -290,12 +290,13 @@ static bool place_dfs(const struct platform *p, const struct evspec *ev,
 	return false;
 }
 
-int sched_place_busy(const struct platform *p, const struct evspec *ev,
-		     unsigned n, const struct sched_busy *busy, int *ctr,
-		     char *why, size_t whylen)
+/* sched_place_busy() with b as the working copy (its contents are
+ * replaced). */
+static int place_in(const struct platform *p, const struct evspec *ev,
+		    unsigned n, const struct sched_busy *busy,
+		    struct sched_busy *b, int *ctr, char *why, size_t whylen)
 {
 	unsigned nunits = plat_nunits(p);
-	struct sched_busy *b;
 
 	/* Cheap refusal first (the scheduler asks this for every group that
 	 * lost its counters, every tick): an event with no free counter at
@@ -310,11 +311,6 @@ int sched_place_busy(const struct platform *p, const struct evspec *ev,
 				 "taken", ev[i].name);
 			return -EBUSY;
 		}
-	}
-	b = malloc(sizeof(*b));
-	if (!b) {
-		snprintf(why, whylen, "out of memory");
-		return -ENOMEM;
 	}
 	/* Units are independent: one working copy serves them all (a unit
 	 * that fails ends the search). */
@@ -337,7 +333,6 @@ int sched_place_busy(const struct platform *p, const struct evspec *ev,
 			if (m == sizeof(order) / sizeof(order[0])) {
 				snprintf(why, whylen, "too many %s events",
 					 u->name);
-				free(b);
 				return -EBUSY;
 			}
 			order[m++] = i;
@@ -358,7 +353,6 @@ int sched_place_busy(const struct platform *p, const struct evspec *ev,
 			if (!ev[order[k]].ctr_mask) {
 				snprintf(why, whylen, "%s has no valid counter "
 					 "on %s", ev[order[k]].name, u->name);
-				free(b);
 				return -EBUSY;
 			}
 		if (!place_dfs(p, ev, order, 0, m, b, ctr)) {
@@ -371,7 +365,6 @@ int sched_place_busy(const struct platform *p, const struct evspec *ev,
 			if (whole && m > (unsigned)u->nctr) {
 				snprintf(why, whylen, "%u %s events but %s has %u "
 					 "counters", m, u->name, u->name, u->nctr);
-				free(b);
 				return -EBUSY;
 			}
 			len += (size_t)snprintf(why, whylen, "cannot place "
@@ -388,12 +381,26 @@ int sched_place_busy(const struct platform *p, const struct evspec *ev,
 							ev[order[k]].name, masks,
 							k + 1 < m ? "," : "");
 			}
-			free(b);
 			return -EBUSY;
 		}
 	}
-	free(b);
 	return 0;
+}
+
+int sched_place_busy(const struct platform *p, const struct evspec *ev,
+		     unsigned n, const struct sched_busy *busy, int *ctr,
+		     char *why, size_t whylen)
+{
+	struct sched_busy *b = malloc(sizeof(*b));
+	int r;
+
+	if (!b) {
+		snprintf(why, whylen, "out of memory");
+		return -ENOMEM;
+	}
+	r = place_in(p, ev, n, busy, b, ctr, why, whylen);
+	free(b);
+	return r;
 }
 
 int sched_place(const struct platform *p, const struct evspec *ev,
@@ -474,43 +481,58 @@ static bool less_served(const struct sched_group *a, const struct sched_group *b
 	return a->order < b->order;
 }
 
-unsigned sched_select(const struct platform *p, struct sched_group *const *g,
-		      unsigned n)
+static int cmp_served(const void *a, const void *b)
 {
-	struct sched_group *ord[256];
-	struct sched_busy *busy = calloc(1, sizeof(*busy));
-	unsigned m = n < 256 ? n : 256, chosen = 0;
+	const struct sched_group *x = *(struct sched_group *const *)a;
+	const struct sched_group *y = *(struct sched_group *const *)b;
+
+	return less_served(x, y) ? -1 : less_served(y, x) ? 1 : 0;
+}
+
+void sched_ws_free(struct sched_ws *ws)
+{
+	free(ws->ord);
+	ws->ord = NULL;
+	ws->cap = 0;
+}
+
+unsigned sched_select(const struct platform *p, struct sched_group *const *g,
+		      unsigned n, struct sched_ws *ws)
+{
+	unsigned chosen = 0;
 	char why[128];
 
-	if (!busy)
-		return 0;
-	for (unsigned i = 0; i < m; i++) {
-		ord[i] = g[i];
-		g[i]->selected = false;
-	}
-	for (unsigned a = 1; a < m; a++)	/* insertion sort: n is small */
-		for (unsigned b = a; b > 0 && less_served(ord[b], ord[b - 1]); b--) {
-			struct sched_group *t = ord[b];
+	if (n > ws->cap) {
+		struct sched_group **o = realloc(ws->ord, n * sizeof(*o));
 
-			ord[b] = ord[b - 1];
-			ord[b - 1] = t;
-		}
-	for (unsigned k = 0; k < m; k++) {
-		struct sched_group *x = ord[k];
+		if (!o)
+			return 0;
+		ws->ord = o;
+		ws->cap = n;
+	}
+	memset(&ws->busy, 0, sizeof(ws->busy));
+	for (unsigned i = 0; i < n; i++) {
+		ws->ord[i] = g[i];
+		g[i]->selected = false;
+		g[i]->moved = false;
+	}
+	qsort(ws->ord, n, sizeof(*ws->ord), cmp_served);
+	for (unsigned k = 0; k < n; k++) {
+		struct sched_group *x = ws->ord[k];
 		int ctr[SCHED_MAX_EVENTS];
 
 		/* its previous (or fixed) placement, else a new one */
-		if (!try_occupy(p, x, x->ctr, busy)) {
+		if (!try_occupy(p, x, x->ctr, &ws->busy)) {
 			if (x->fixed ||
-			    sched_place_busy(p, x->ev, x->nev, busy, ctr, why,
-					     sizeof(why)) < 0)
+			    place_in(p, x->ev, x->nev, &ws->busy, &ws->tmp, ctr,
+				     why, sizeof(why)) < 0)
 				continue;
+			x->moved = memcmp(x->ctr, ctr, x->nev * sizeof(int)) != 0;
 			memcpy(x->ctr, ctr, x->nev * sizeof(int));
-			sched_occupy(p, x->ev, x->nev, x->ctr, busy);
+			sched_occupy(p, x->ev, x->nev, x->ctr, &ws->busy);
 		}
 		x->selected = true;
 		chosen++;
 	}
-	free(busy);
 	return chosen;
 }

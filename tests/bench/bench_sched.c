@@ -20,11 +20,12 @@ int main(int argc, char **argv)
 	struct sched_group *g = calloc(n + 1, sizeof(*g)), **v = calloc(n + 1, sizeof(*v));
 	struct evspec *ev = calloc((n + 1) * 2, sizeof(*ev));
 	const char *base[] = { "UNC_CBO_CACHE_LOOKUP.ANY_MESI", "UNC_CBO_CACHE_LOOKUP.ANY_I" };
+	struct sched_ws ws = { 0 };
 	struct timespec a, b;
 	char why[128];
 	unsigned k = 0, picked = 0;
 
-	if (!p || n > 255 || !g || !v || !ev)
+	if (!p || !g || !v || !ev)
 		return 1;
 	for (unsigned i = 0; i <= n; i++) {
 		unsigned ne = i == 0 ? 2 : 1 + i % 2;
@@ -52,7 +53,7 @@ int main(int argc, char **argv)
 	}
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	for (unsigned t = 0; t < iters; t++) {
-		picked += sched_select(p, v, n + 1);
+		picked += sched_select(p, v, n + 1, &ws);
 		for (unsigned i = 0; i <= n; i++) {
 			g[i].enabled++;
 			g[i].running += g[i].selected;
@@ -65,5 +66,6 @@ int main(int argc, char **argv)
 	free(g);
 	free(v);
 	free(ev);
+	sched_ws_free(&ws);
 	return 0;
 }

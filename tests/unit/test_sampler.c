@@ -20,7 +20,7 @@
 
 #include "hw/hw_sim.h"
 #include "metrics.h"
-#include "claims.h"
+#include "api_claims.h"
 #include "sampler.h"
 #include "tests/tap.h"
 
@@ -424,7 +424,7 @@ static void test_monotonic(void)
 			const char *b = claim_bodies[(unsigned)rand_r(&seed) % 3];
 			struct json_object *v;
 
-			claims_create(cl, 1000, 1, b, strlen(b), &rep);
+			api_claims_create(cl, 1000, 1, b, strlen(b), &rep);
 			if (rep.body && json_object_object_get_ex(rep.body, "id", &v)) {
 				snprintf(ids[nids++], CLAIM_ID_MAX, "%s",
 					 json_object_get_string(v));
@@ -434,7 +434,7 @@ static void test_monotonic(void)
 		} else if (op == 2 && nids) {	/* a release */
 			struct claims_reply rep = { 0 };
 
-			claims_release(cl, ids[--nids], 1000, &rep);
+			api_claims_release(cl, ids[--nids], 1000, &rep);
 			json_object_put(rep.body);
 		} else if (op == 3) {		/* another agent resets a counter */
 			struct hw_addr a = hw_msr(0, 0x706 + 0x10 * ((unsigned)rand_r(&seed) % 4) +
