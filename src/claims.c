@@ -28,6 +28,7 @@
 
 struct claims {
 	pthread_mutex_t lock;
+	const struct clock_src *clk;	/* leases */
 	const struct pmu *pmu;
 	struct claims_cfg cfg;
 	struct claim **v;	/* by ascending seq */
@@ -35,22 +36,6 @@ struct claims {
 	uint64_t next_id;
 	uint64_t created, expired, released;
 };
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static double real_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static int fail(struct claims_err *e, enum claims_status st,
 		const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -74,6 +59,7 @@ struct claims *claims_new(const struct pmu *pmu, const struct claims_cfg *cfg)
 		return NULL;
 	pthread_mutex_init(&c->lock, NULL);
 	c->pmu = pmu;
+	c->clk = &clock_system;
 	c->cfg = *cfg;
 	c->next_id = 1;
 	return c;
@@ -103,6 +89,11 @@ void claims_free(struct claims *c)
 	free(c->v);
 	pthread_mutex_destroy(&c->lock);
 	free(c);
+}
+
+void claims_set_clock(struct claims *c, const struct clock_src *clk)
+{
+	c->clk = clk;
 }
 
 void claims_set_cfg(struct claims *c, const struct claims_cfg *cfg)
@@ -244,8 +235,8 @@ static struct claim *find(struct claims *c, const char *id)
 }
 
 /* Under the lock: a copy of cl (its series duplicated) into out. */
-static int copy_out(const struct claim *cl, struct claim *out,
-		    struct claims_err *e)
+static int copy_out(const struct claims *c, const struct claim *cl,
+		    struct claim *out, struct claims_err *e)
 {
 	*out = *cl;
 	out->ser = NULL;
@@ -258,9 +249,11 @@ static int copy_out(const struct claim *cl, struct claim *out,
 		memcpy(out->ser, cl->ser, cl->ns * sizeof(*out->ser));
 	}
 	{
-		double rem = (double)(int64_t)(cl->expires_mono - mono_ns()) / 1e9;
+		double rem = (double)(int64_t)(cl->expires_mono -
+					       clock_mono(c->clk)) / 1e9;
 
-		out->expires_real = real_s() + (rem > 0 ? rem : 0);
+		out->expires_real = (double)clock_real(c->clk) / 1e9 +
+				    (rem > 0 ? rem : 0);
 	}
 	return 0;
 }
@@ -407,10 +400,10 @@ int claims_create(struct claims *c, uid_t uid, pid_t pid,
 	cl->uid = uid;
 	cl->pid = pid;
 	cl->ttl_s = (unsigned)ttl;
-	cl->created_mono = mono_ns();
+	cl->created_mono = clock_mono(c->clk);
 	cl->expires_mono = cl->created_mono + (uint64_t)ttl * 1000000000ull;
-	cl->created_real = real_s();
-	if (copy_out(cl, out, e) < 0)
+	cl->created_real = (double)clock_real(c->clk) / 1e9;
+	if (copy_out(c, cl, out, e) < 0)
 		goto unlock;
 	c->v[c->n++] = cl;
 	c->created++;
@@ -452,7 +445,7 @@ int claims_list(struct claims *c, uid_t uid, struct claim **v)
 	*v = calloc(c->n + 1, sizeof(**v));
 	for (unsigned i = 0; *v && i < c->n; i++)
 		if (!c->v[i]->gone && (uid == 0 || c->v[i]->uid == uid) &&
-		    copy_out(c->v[i], &(*v)[n], &e) == 0)
+		    copy_out(c, c->v[i], &(*v)[n], &e) == 0)
 			n++;
 	pthread_mutex_unlock(&c->lock);
 	return *v ? n : -1;
@@ -473,7 +466,7 @@ int claims_get(struct claims *c, const char *id, uid_t uid,
 
 	pthread_mutex_lock(&c->lock);
 	if ((cl = owned(c, id, uid, e)))
-		r = copy_out(cl, out, e);
+		r = copy_out(c, cl, out, e);
 	pthread_mutex_unlock(&c->lock);
 	return r;
 }
@@ -492,8 +485,8 @@ int claims_renew(struct claims *c, const char *id, uid_t uid, bool have_ttl,
 	if (have_ttl && (ttl = check_ttl(ttl_s, c->cfg.max_ttl_s, e)) < 0)
 		goto out;
 	cl->ttl_s = (unsigned)ttl;
-	cl->expires_mono = mono_ns() + (uint64_t)ttl * 1000000000ull;
-	r = copy_out(cl, out, e);
+	cl->expires_mono = clock_mono(c->clk) + (uint64_t)ttl * 1000000000ull;
+	r = copy_out(c, cl, out, e);
 out:
 	pthread_mutex_unlock(&c->lock);
 	return r;
@@ -506,7 +499,7 @@ int claims_release(struct claims *c, const char *id, uid_t uid,
 	int r = -1;
 
 	pthread_mutex_lock(&c->lock);
-	if ((cl = owned(c, id, uid, e)) && (r = copy_out(cl, out, e)) == 0) {
+	if ((cl = owned(c, id, uid, e)) && (r = copy_out(c, cl, out, e)) == 0) {
 		cl->gone = true;
 		c->released++;
 		log_info("claim %s released by uid %u", cl->id, (unsigned)uid);

@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "clock.h"
 #include "pmu.h"
 #include "sched.h"
 
@@ -100,6 +101,9 @@ struct claim_req {
 
 struct claims *claims_new(const struct pmu *pmu, const struct claims_cfg *cfg);
 void claims_free(struct claims *c);
+/* The clock leases run on (default clock_system; clk must outlive c):
+ * the sampler's, as it expires leases at its tick's time. */
+void claims_set_clock(struct claims *c, const struct clock_src *clk);
 /* New limits (SIGHUP); live claims are kept. */
 void claims_set_cfg(struct claims *c, const struct claims_cfg *cfg);
 /* The limits in force. */

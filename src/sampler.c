@@ -31,6 +31,7 @@ const double tick_bounds_s[TICK_BUCKETS] = {
 
 struct sampler {
 	struct pmu *pmu;
+	const struct clock_src *clk;	/* time of the ticks */
 	struct claims *claims;		/* may be NULL */
 	pthread_mutex_t lock;		/* guards cur, pending, cfg */
 	struct program *cur;
@@ -180,6 +181,7 @@ struct sampler *sampler_new(struct pmu *pmu, struct program *prog,
 	if (!s)
 		return NULL;
 	s->pmu = pmu;
+	s->clk = &clock_system;
 	s->claims = cl;
 	s->cfg = *cfg;
 	s->interval_ms = cfg->interval_ms;
@@ -292,6 +294,11 @@ void sampler_free(struct sampler *s)
 	claims_pub_put(s->pub);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
+}
+
+void sampler_set_clock(struct sampler *s, const struct clock_src *clk)
+{
+	s->clk = clk;
 }
 
 struct program *sampler_get(struct sampler *s)
@@ -719,7 +726,7 @@ void sampler_tick(struct sampler *s)
 {
 	struct program *p;
 	struct pmu *pmu = s->pmu;
-	uint64_t t0 = now_ns(CLOCK_MONOTONIC), t_read, flags = SF_VALID;
+	uint64_t t0 = clock_mono(s->clk), t_read, flags = SF_VALID;
 	uint64_t *delta, *invalid, run_ns;
 	unsigned nw;
 	bool interference = false, first, force = false, base_ran, read_err;
@@ -769,7 +776,7 @@ void sampler_tick(struct sampler *s)
 		}
 	}
 
-	t_read = now_ns(CLOCK_MONOTONIC);
+	t_read = clock_mono(s->clk);
 	first = s->last_mono == 0;
 	run_ns = first ? 0 : t_read - s->last_mono;
 	secs = (double)run_ns / 1e9;
@@ -827,7 +834,7 @@ void sampler_tick(struct sampler *s)
 	if (first || interference || read_err)
 		s->st.invalid_samples++;
 
-	s->sample[SW_T_NS] = now_ns(CLOCK_REALTIME);
+	s->sample[SW_T_NS] = clock_real(s->clk);
 	s->sample[SW_INTERVAL_NS] = run_ns;
 	s->sample[SW_FLAGS] = flags;
 	s->sample[SW_GEN] = p->gen;
@@ -835,7 +842,7 @@ void sampler_tick(struct sampler *s)
 
 	/* self-metrics and the snapshot */
 	{
-		uint64_t t1 = now_ns(CLOCK_MONOTONIC);
+		uint64_t t1 = clock_mono(s->clk);
 		double dur = (double)(t1 - t0) / 1e9;
 		unsigned b = tick_bucket(dur);
 

@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "claims.h"
+#include "clock.h"
 #include "mux.h"
 #include "pmu.h"
 #include "ring.h"
@@ -179,6 +180,10 @@ struct sampler *sampler_new(struct pmu *pmu, struct program *prog,
 void sampler_rates(const struct program *p, const uint64_t *delta,
 		   const uint64_t *invalid, double secs,
 		   double g[PLAT_MAX_SOCKETS][G_COUNT]);
+/* The clock the ticks measure time with (default clock_system; clk
+ * must outlive s).  Before sampler_start(): the timer that wakes the
+ * thread stays on CLOCK_MONOTONIC. */
+void sampler_set_clock(struct sampler *s, const struct clock_src *clk);
 /* Starts the timer thread; 0 or -errno. */
 int sampler_start(struct sampler *s);
 /* Stops and joins the thread (idempotent). */

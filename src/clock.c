@@ -1,0 +1,30 @@
+/*
+ * clock.c - the system clock source (see clock.h).
+ */
+#include "config.h"
+
+#include <time.h>
+
+#include "clock.h"
+
+static int64_t sys_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int64_t sys_mono(void *ctx)
+{
+	(void)ctx;
+	return sys_ns(CLOCK_MONOTONIC);
+}
+
+static int64_t sys_real(void *ctx)
+{
+	(void)ctx;
+	return sys_ns(CLOCK_REALTIME);
+}
+
+const struct clock_src clock_system = { sys_mono, sys_real, NULL };
