@@ -313,8 +313,17 @@ static int place_in(const struct platform *p, const struct evspec *ev,
 		}
 	}
 	/* Units are independent: one working copy serves them all (a unit
-	 * that fails ends the search). */
-	*b = *busy;
+	 * that fails ends the search).  Only the units of these events are
+	 * copied: the scheduler asks this for every group that lost its
+	 * counters, every tick. */
+	for (unsigned i = 0; i < n; i++) {
+		int u = ev[i].unit;
+
+		memcpy(b->ctr[u], busy->ctr[u], sizeof(b->ctr[u]));
+		memcpy(b->filt_inst[u], busy->filt_inst[u],
+		       sizeof(b->filt_inst[u]));
+		memcpy(b->filt[u], busy->filt[u], sizeof(b->filt[u]));
+	}
 	for (unsigned ui = 0; ui < nunits; ui++) {
 		const struct unit_type *u = p->units[ui];
 		unsigned order[64], m = 0;
