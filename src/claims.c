@@ -200,20 +200,20 @@ unsigned claims_live(struct claims *c, uint64_t now,
 	return c->n;
 }
 
+static int cmp_seq(const void *key, const void *elem)
+{
+	uint64_t k = *(const uint64_t *)key;
+	uint64_t e = (*(struct claim *const *)elem)->seq;
+
+	return k < e ? -1 : k > e;
+}
+
 struct claim *claims_by_seq(struct claims *c, uint64_t seq)
 {
-	unsigned lo = 0, hi = c->n;
+	struct claim **f = c->n ? bsearch(&seq, c->v, c->n, sizeof(*c->v),
+					  cmp_seq) : NULL;
 
-	while (lo < hi) {
-		unsigned mid = lo + (hi - lo) / 2;
-
-		if (c->v[mid]->seq < seq)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < c->n && c->v[lo]->seq == seq && !c->v[lo]->gone
-	       ? c->v[lo] : NULL;
+	return f && !(*f)->gone ? *f : NULL;
 }
 
 static unsigned count_live(const struct claims *c);

@@ -22,6 +22,21 @@ struct clock_src {
 /* The system's clocks (CLOCK_MONOTONIC, CLOCK_REALTIME). */
 extern const struct clock_src clock_system;
 
+/*
+ * A clock that moves only when told to (tests and benchmarks): mono from
+ * start_ns, real a fixed epoch ahead of it.  Point everything at &f->src
+ * (and the simulator at f->src.mono_ns, f->src.ctx).
+ */
+struct clock_manual {
+	struct clock_src src;
+	int64_t now_ns;
+};
+void clock_manual_init(struct clock_manual *f, int64_t start_ns);
+static inline void clock_manual_advance(struct clock_manual *f, int64_t ns)
+{
+	f->now_ns += ns;
+}
+
 static inline uint64_t clock_mono(const struct clock_src *c)
 {
 	return (uint64_t)c->mono_ns(c->ctx);

@@ -205,21 +205,6 @@ int mux_sync(struct mux *m, const struct mux_spec *sp, unsigned n)
 	return r;
 }
 
-struct group *mux_find(const struct mux *m, uint64_t key)
-{
-	unsigned lo = 1, hi = m->ng;
-
-	while (lo < hi) {
-		unsigned mid = lo + (hi - lo) / 2;
-
-		if (m->g[mid]->key < key)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < m->ng && m->g[lo]->key == key ? m->g[lo] : NULL;
-}
-
 /* ---- a tick ------------------------------------------------------------ */
 
 void mux_begin(struct mux *m)

@@ -152,9 +152,6 @@ void mux_free(struct mux *m);
  */
 int mux_sync(struct mux *m, const struct mux_spec *sp, unsigned n);
 
-/* The claim group with key, or NULL. */
-struct group *mux_find(const struct mux *m, uint64_t key);
-
 /* Starts a tick: forgets the last tick's reads and jumps. */
 void mux_begin(struct mux *m);
 /*

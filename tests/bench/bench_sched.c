@@ -48,24 +48,10 @@ static const char *prog_event(const struct platform *p, unsigned *k,
 	}
 }
 
-static int64_t fake_ns = 1000000000000;
-
-static int64_t fake_mono(void *ctx)
-{
-	(void)ctx;
-	return fake_ns;
-}
-
-static int64_t fake_real(void *ctx)
-{
-	(void)ctx;
-	return 1700000000000000000 + fake_ns;
-}
-
 /* Mean wall time (us) of a sampler tick with n live claims. */
 static double tick_us(unsigned n, unsigned *admitted)
 {
-	static const struct clock_src clk = { fake_mono, fake_real, NULL };
+	struct clock_manual fake;
 	struct hw_opts o = { .sim_platform = "skl" };
 	struct claims_cfg ccfg = { .max_per_uid = 10000, .max_total = 10000,
 				   .default_ttl_s = 3600, .max_ttl_s = 3600,
@@ -85,9 +71,10 @@ static double tick_us(unsigned n, unsigned *admitted)
 	double us;
 
 	*admitted = 0;
+	clock_manual_init(&fake, 1000000000000);
 	if (hw_open(&hw, &hw_sim_ops, &o) < 0)
 		return -1;
-	hw_sim_set_clock(&hw, clk.mono_ns, clk.ctx);
+	hw_sim_set_clock(&hw, fake.src.mono_ns, fake.src.ctx);
 	topo.plat = hw_sim_platform(&hw);
 	if (plat_discover(topo.plat, &hw, &topo, &(struct plat_cpu_map){
 				  .cpus_per_package = SIM_CPUS_PER_SOCKET }) < 0)
@@ -102,8 +89,8 @@ static double tick_us(unsigned n, unsigned *admitted)
 	s = prog && cl ? sampler_new(&pmu, prog, &cfg, cl) : NULL;
 	if (!s)
 		return -1;
-	claims_set_clock(cl, &clk);
-	sampler_set_clock(s, &clk);
+	claims_set_clock(cl, &fake.src);
+	sampler_set_clock(s, &fake.src);
 	for (unsigned i = 0; i < n; i++) {
 		struct claim_req rq = { .nev = 1 + i % 2 };
 		struct claims_err e;
@@ -126,12 +113,12 @@ static double tick_us(unsigned n, unsigned *admitted)
 	}
 	for (unsigned t = 0; t < 20; t++) {	/* warm up: place everyone */
 		sampler_tick(s);
-		fake_ns += 100000000;
+		clock_manual_advance(&fake, 100000000);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	for (unsigned t = 0; t < iters; t++) {
 		sampler_tick(s);
-		fake_ns += 100000000;
+		clock_manual_advance(&fake, 100000000);
 	}
 	us = us_since(&a) / iters;
 	sampler_free(s);

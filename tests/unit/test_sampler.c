@@ -27,23 +27,9 @@
 static char dir[] = "/tmp/test_sampler_XXXXXX";
 
 /* One clock for the sampler, the claims and the simulator: it moves only
- * when the test says so. */
-static int64_t fake_ns = 1000000000000;
-
-static int64_t fake_mono(void *ctx)
-{
-	(void)ctx;
-	return fake_ns;
-}
-
-static int64_t fake_real(void *ctx)
-{
-	(void)ctx;
-	return 1700000000000000000 + fake_ns;
-}
-
-static const struct clock_src fake_clock = { fake_mono, fake_real, NULL };
-
+ * when the test says so (main() starts it). */
+static struct clock_manual fake;
+#define fake_clock (fake.src)
 
 static const char *wl_path(const char *text)
 {
@@ -114,7 +100,7 @@ static int find(const struct program *p, const char *ev, unsigned inst)
 /* Lets ms of (fake) time pass. */
 static void advance_ms(unsigned ms)
 {
-	fake_ns += (int64_t)ms * 1000000;
+	clock_manual_advance(&fake, (int64_t)ms * 1000000);
 }
 
 /* A sampler on the fake clock. */
@@ -705,7 +691,7 @@ static void test_exact_mux(void)
 		if (t == 5)
 			atomic_store(&hook_armed, 1);
 		sampler_tick(s);
-		fake_ns += IV;
+		clock_manual_advance(&fake, IV);
 	}
 	is_int(hook_result, 1, "another thread took the claims lock while the "
 	       "tick was reading counters");
@@ -770,6 +756,7 @@ int main(void)
 {
 	char cmd[300];
 
+	clock_manual_init(&fake, 1000000000000);
 	if (!mkdtemp(dir)) {
 		printf("Bail out! mkdtemp\n");
 		return 1;
