@@ -209,7 +209,7 @@ int mux_sync(struct mux *m, const struct mux_spec *sp, unsigned n)
 
 void mux_begin(struct mux *m)
 {
-	m->nrd = 0;
+	m->tick++;
 	m->jumps = 0;
 }
 
@@ -232,21 +232,28 @@ void mux_charge(struct mux *m, uint64_t run_ns, bool yielded)
 	}
 }
 
-/* Reads a counter once per tick: later reads of the same address in the
- * same tick (a counter shared by groups) reuse the value.  0 or -errno. */
+/* Reads a counter once per tick: later reads of the same register in the
+ * same tick (a counter shared by groups) reuse the value, found by its
+ * register id.  0 or -errno. */
 static int read_once(struct mux *m, const struct pmu_slot *sl, uint64_t *v)
 {
 	struct mux_rd *r;
 
-	for (unsigned i = 0; i < m->nrd; i++)
-		if (memcmp(&m->rd[i].a, &sl->ctr, sizeof(sl->ctr)) == 0) {
-			*v = m->rd[i].v;
-			return m->rd[i].err;
-		}
-	if (!grow((void **)&m->rd, &m->caprd, m->nrd + 1, sizeof(*m->rd)))
+	if (sl->ctr_id == PMU_NO_REG || sl->ctr_id >= m->pmu->nreg) {
+		int err = pmu_read(m->pmu, sl, v);	/* no id: uncached */
+
+		if (err < 0)
+			log_warnx_limited(&m->lim_read, "%s", hw_last_error());
+		return err;
+	}
+	if (!m->rd && !(m->rd = calloc(m->pmu->nreg, sizeof(*m->rd))))
 		return -ENOMEM;
-	r = &m->rd[m->nrd++];
-	r->a = sl->ctr;
+	r = &m->rd[sl->ctr_id];
+	if (r->tick == m->tick) {
+		*v = r->v;
+		return r->err;
+	}
+	r->tick = m->tick;
 	r->v = 0;
 	r->err = pmu_read(m->pmu, sl, &r->v);
 	if (r->err < 0)
@@ -350,8 +357,8 @@ static int64_t account(struct mux *m, struct gseries *gs,
 static bool unverified(const struct mux *m, const struct pmu_slot *sl)
 {
 	return !sl->freerun && sl->socket < PLAT_MAX_SOCKETS && sl->unit >= 0 &&
-	       sl->unit < PLAT_MAX_UNITS && sl->inst < 32 &&
-	       (m->unverified[sl->socket][sl->unit] >> sl->inst & 1);
+	       sl->unit < PLAT_MAX_UNITS &&
+	       iset_has(&m->unverified[sl->socket][sl->unit], sl->inst);
 }
 
 /* Reads every series of g of one kind (programmable/fixed or free-running)
@@ -402,26 +409,19 @@ void mux_read_freerun(struct mux *m, uint64_t run_ns, uint64_t *delta,
 			   i ? NULL : delta, i ? NULL : invalid);
 }
 
-/* The filter slots of slot sl counting e (into want); how many. */
-static unsigned filter_slots(const struct topology *t, const struct evspec *e,
+/* The filter slots of series sl counting e (into want); how many. */
+static unsigned filter_slots(const struct pmu *pmu, const struct evspec *e,
 			     const struct pmu_slot *sl, struct pmu_slot *want)
 {
 	unsigned n = 0;
 
-	for (unsigned f = 0; f < 2; f++) {
-		if (!(e->filt_set >> f & 1))
-			continue;
-		want[n] = *sl;
-		want[n].ctl = plat_filter_addr(&t->sock[sl->socket],
-					       t->plat->units[sl->unit],
-					       sl->inst, f);
-		want[n].ctl_val = e->filt[f];
-		want[n++].filter = true;
-	}
+	for (unsigned f = 0; f < PLAT_MAX_FILTERS; f++)
+		if (e->filt_set >> f & 1)
+			pmu_filter_slot(pmu, &want[n++], sl, f, e->filt[f]);
 	return n;
 }
 
-unsigned mux_controls(const struct topology *t, const struct evspec *ev,
+unsigned mux_controls(const struct pmu *pmu, const struct evspec *ev,
 		      const struct pmu_slot *slot, const int *sev, unsigned ns,
 		      struct pmu_slot *want)
 {
@@ -432,7 +432,7 @@ unsigned mux_controls(const struct topology *t, const struct evspec *ev,
 			continue;
 		want[n++] = slot[k];
 		/* the box filter values the event needs */
-		n += filter_slots(t, &ev[sev[k]], &slot[k], want + n);
+		n += filter_slots(pmu, &ev[sev[k]], &slot[k], want + n);
 	}
 	return n;
 }
@@ -475,13 +475,13 @@ void mux_schedule(struct mux *m, bool force)
 					x->gs[k].have_last = 0;	/* new baseline */
 		if (!x->was_running && i > 0)
 			m->switches++;
-		/* at most 3 controls a series: its own and two filters */
-		if (!grow((void **)&m->want, &m->capwant, m->nwant + 3 * x->ns,
+		if (!grow((void **)&m->want, &m->capwant,
+			  m->nwant + CONTROLS_PER_SERIES * x->ns,
 			  sizeof(*m->want))) {
 			x->sg.selected = false;
 			continue;
 		}
-		m->nwant += mux_controls(m->pmu->topo, x->ev, x->slot, x->sev,
+		m->nwant += mux_controls(m->pmu, x->ev, x->slot, x->sev,
 					 x->ns, m->want + m->nwant);
 	}
 	if (pmu_program(m->pmu, m->want, m->nwant, force) < 0)
@@ -521,18 +521,13 @@ void mux_mark_unverified(struct mux *m, unsigned unread)
 	if (!unread)
 		return;
 	for (unsigned w = 0; w < pmu->nwritten; w++) {
-		if (!pmu->written_unread[w])
-			continue;
-		for (unsigned i = 0; i < m->nwant; i++) {
-			const struct pmu_slot *sl = &m->want[i];
+		const struct pmu_reg *g = &pmu->reg[pmu->written[w]];
 
-			if (memcmp(&sl->ctl, &pmu->written[w], sizeof(sl->ctl)))
-				continue;
-			if (sl->socket < PLAT_MAX_SOCKETS && sl->unit >= 0 &&
-			    sl->unit < PLAT_MAX_UNITS && sl->inst < 32)
-				m->unverified[sl->socket][sl->unit] |=
-					1u << sl->inst;
-		}
+		/* wanted by the last programming and not read back */
+		if (g->unread && g->pass == pmu->pass &&
+		    g->socket < PLAT_MAX_SOCKETS &&
+		    g->unit >= 0 && g->unit < PLAT_MAX_UNITS)
+			iset_add(&m->unverified[g->socket][g->unit], g->inst);
 	}
 	log_warnx_limited(&m->lim_unread, "interference check: %u control "
 			  "register%s cannot be read back (%s); the series of "

@@ -63,9 +63,13 @@ struct mux_spec {
 	unsigned nev;
 };
 
+/* Control writes one series needs at most: its control and a value for
+ * each box filter register. */
+#define CONTROLS_PER_SERIES (1 + PLAT_MAX_FILTERS)
+
+/* A counter's value read this tick, by register id. */
 struct mux_rd {
-	struct hw_addr a;
-	uint64_t v;
+	uint64_t tick, v;
 	int err;
 };
 
@@ -80,14 +84,16 @@ struct mux {
 	struct sched_group **sg;	/* sched_select()'s view of g */
 	unsigned capsg;
 	struct sched_ws ws;
-	struct mux_rd *rd;		/* this tick's reads, by address */
-	unsigned nrd, caprd;
+	uint64_t tick;			/* mux_begin() calls */
+	struct mux_rd *rd;		/* reads by counter register id (valid
+					   when rd->tick is this tick):
+					   pmu->nreg entries */
 	struct pmu_slot *want;		/* controls of the next interval */
 	unsigned nwant, capwant;
-	/* unit instances (bit inst) whose control or filter registers the
-	 * last check could not read back: their series are not trusted
-	 * until a check reads them again */
-	uint32_t unverified[PLAT_MAX_SOCKETS][PLAT_MAX_UNITS];
+	/* unit instances whose control or filter registers the last check
+	 * could not read back: their series are not trusted until a check
+	 * reads them again */
+	struct inst_set unverified[PLAT_MAX_SOCKETS][PLAT_MAX_UNITS];
 	/* this tick: deltas above what the counter can count (a reset or a
 	 * write by another agent), the first one described */
 	unsigned jumps;
@@ -122,9 +128,9 @@ int mux_encode(const struct pmu *pmu, const struct evspec *ev,
  * The control writes slot[0..ns) (counting ev[sev[k]]) need: each
  * programmable or fixed series' control, followed by the box filter
  * values its event requires (slots with .filter set).  want must hold
- * 3 * ns entries.  Returns how many were filled.
+ * CONTROLS_PER_SERIES * ns entries.  Returns how many were filled.
  */
-unsigned mux_controls(const struct topology *t, const struct evspec *ev,
+unsigned mux_controls(const struct pmu *pmu, const struct evspec *ev,
 		      const struct pmu_slot *slot, const int *sev, unsigned ns,
 		      struct pmu_slot *want);
 /* The highest rate (events/s) the counter of slot s can see. */
@@ -177,8 +183,9 @@ void mux_read_freerun(struct mux *m, uint64_t run_ns, uint64_t *delta,
 void mux_schedule(struct mux *m, bool force);
 /* Yielded: no group counts in the next interval. */
 void mux_idle(struct mux *m);
-/* After a control check: the unit instances whose controls could not be
- * read back (pmu->written_unread) are not trusted until the next check. */
+/* After a control check: the unit instances whose controls, wanted by
+ * the last programming, could not be read back are not trusted until the
+ * next check. */
 void mux_mark_unverified(struct mux *m, unsigned unread);
 
 #endif

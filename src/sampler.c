@@ -112,6 +112,7 @@ struct program *program_new(const struct topology *t, const struct pmu *pmu,
 	atomic_init(&p->refs, 1);
 	p->plat = pl;
 	p->topo = t;
+	p->pmu = pmu;
 	p->interval_ms = interval_ms;
 	memcpy(p->ev, ev, nev * sizeof(*ev));
 	p->nev = nev;
@@ -347,8 +348,7 @@ struct sampler_cfg sampler_cfg(struct sampler *s)
 static bool same_series(const struct program *a, unsigned i,
 			const struct program *b, unsigned j)
 {
-	return memcmp(&a->slot[i].ctr, &b->slot[j].ctr,
-		      sizeof(a->slot[i].ctr)) == 0 &&
+	return a->slot[i].ctr_id == b->slot[j].ctr_id &&
 	       a->slot[i].ctl_val == b->slot[j].ctl_val &&
 	       strcmp(a->ev[a->sev[i]].name, b->ev[b->sev[j]].name) == 0;
 }
@@ -584,7 +584,7 @@ static void derive(struct sampler *s, struct program *p, const uint64_t *delta,
 
 unsigned program_controls(const struct program *p, struct pmu_slot *want)
 {
-	return mux_controls(p->topo, p->ev, p->slot, p->sev, p->ns, want);
+	return mux_controls(p->pmu, p->ev, p->slot, p->sev, p->ns, want);
 }
 
 /* ---- the tick ---------------------------------------------------------- */

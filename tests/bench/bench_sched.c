@@ -79,7 +79,8 @@ static double tick_us(unsigned n, unsigned *admitted)
 	if (plat_discover(topo.plat, &hw, &topo, &(struct plat_cpu_map){
 				  .cpus_per_package = SIM_CPUS_PER_SOCKET }) < 0)
 		return -1;
-	pmu_init(&pmu, &hw, &topo);
+	if (pmu_init(&pmu, &hw, &topo) < 0)
+		return -1;
 	for (const char *const *b = topo.plat->baseline; *b; b++)
 		if (sched_resolve(topo.plat, *b, false, &ev[nev], why,
 				  sizeof(why)) == 0)
@@ -124,6 +125,7 @@ static double tick_us(unsigned n, unsigned *admitted)
 	sampler_free(s);
 	claims_free(cl);
 	pmu_release(&pmu);
+	pmu_free(&pmu);
 	hw_close(&hw);
 	return us;
 }

@@ -69,7 +69,10 @@ static void rig_open(struct rig *r, const char *wl)
 	/* the simulator counts on the test's clock: time moves only when a
 	 * test advances it */
 	hw_sim_set_clock(&r->hw, fake_clock.mono_ns, fake_clock.ctx);
-	pmu_init(&r->pmu, &r->hw, &r->topo);
+	if (pmu_init(&r->pmu, &r->hw, &r->topo) < 0) {
+		printf("Bail out! pmu_init: %s\n", hw_last_error());
+		exit(1);
+	}
 	for (const char *const *b = r->topo.plat->baseline; *b; b++)
 		if (sched_resolve(r->topo.plat, *b, false, &r->ev[r->nev++], why,
 				  sizeof(why)) < 0) {
@@ -148,6 +151,7 @@ static void test_program(void)
 		is_u64(p->slot[i].ctl.reg, 0x720 + p->slot[i].idx, "at its evtsel");
 	}
 	program_put(p);
+	pmu_free(&r.pmu);
 	hw_close(&r.hw);
 }
 
@@ -252,6 +256,7 @@ static void test_ticks(void)
 		}
 		is_int(nz, 0, "every control register is zero after release");
 	}
+	pmu_free(&r.pmu);
 	hw_close(&r.hw);
 }
 
@@ -356,6 +361,7 @@ static void test_resets(void)
 	free(w);
 	program_put(cur);
 	sampler_free(s);
+	pmu_free(&r.pmu);
 	hw_close(&r.hw);
 }
 
@@ -507,6 +513,7 @@ static void test_monotonic(void)
 	   "the walk exercised reloads, claims and faults");
 	sampler_free(s);
 	claims_free(cl);
+	pmu_free(&r.pmu);
 	hw_close(&r.hw);
 }
 
@@ -598,6 +605,7 @@ static void test_threads(void)
 	ok(sampler_last_tick(s) > 0, "sampler ticked on its thread");
 	sampler_free(s);
 	pmu_release(&r.pmu);
+	pmu_free(&r.pmu);
 	hw_close(&r.hw);
 }
 
@@ -749,6 +757,7 @@ static void test_exact_mux(void)
 	sampler_free(s);
 	claims_free(cl);
 	pmu_release(&r.pmu);
+	pmu_free(&r.pmu);
 	hw_close(&r.hw);
 }
 
