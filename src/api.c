@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "api.h"
+#include "api_claims.h"
 #include "claims.h"
 #include "expo.h"
 #include "gz.h"
@@ -148,16 +149,19 @@ static int render_page(void *arg, enum prom_fmt fmt, struct buf *b)
 {
 	const struct page_src *src = arg;
 	struct daemon *d = src->d;
+	struct claims_pub *cp = d->claims ? sampler_claims(d->sampler) : NULL;
 	struct metrics_info info = {
 		.version = d->version, .revision = d->revision,
 		.build_date = d->build_date, .backend = d->backend,
 		.scrapes = atomic_load(&d->scrapes),
 		.interval_ms = sampler_cfg(d->sampler).interval_ms,
 		.start_time_s = d->start_time_s,
-		.claims = d->claims,
+		.claims = cp,
 	};
+	int r = metrics_render(b, fmt, src->p, &info);
 
-	return metrics_render(b, fmt, src->p, &info);
+	claims_pub_put(cp);
+	return r;
 }
 
 /*
@@ -977,10 +981,10 @@ static void h_claims(void *ctx, const struct http_req *req,
 	struct claims_reply r = { 0 };
 
 	if (req->method == HTTP_POST)
-		claims_create(d->claims, peer_uid(req), req->pid, req->body,
+		api_claims_create(d->claims, peer_uid(req), req->pid, req->body,
 			      req->body_len, &r);
 	else
-		claims_list(d->claims, peer_uid(req), &r);
+		api_claims_list(d->claims, peer_uid(req), &r);
 	reply(resp, &r);
 }
 
@@ -991,9 +995,9 @@ static void h_claim(void *ctx, const struct http_req *req,
 	struct claims_reply r = { 0 };
 
 	if (req->method == HTTP_DELETE)
-		claims_release(d->claims, req->params[0], peer_uid(req), &r);
+		api_claims_release(d->claims, req->params[0], peer_uid(req), &r);
 	else
-		claims_get(d->claims, req->params[0], peer_uid(req), &r);
+		api_claims_get(d->claims, req->params[0], peer_uid(req), &r);
 	reply(resp, &r);
 }
 
@@ -1003,8 +1007,8 @@ static void h_claim_renew(void *ctx, const struct http_req *req,
 	struct daemon *d = ctx;
 	struct claims_reply r = { 0 };
 
-	claims_renew(d->claims, req->params[0], peer_uid(req), req->body,
-		     req->body_len, &r);
+	api_claims_renew(d->claims, req->params[0], peer_uid(req), req->body,
+			 req->body_len, &r);
 	reply(resp, &r);
 }
 
