@@ -459,6 +459,27 @@ int plat_reset_boxes(struct hw *hw, const struct topology *t, unsigned sock)
 	return first;
 }
 
+int plat_global_check(struct hw *hw, const struct topology *t, unsigned sock,
+		      bool expect_on, uint64_t *seen)
+{
+	const struct platform *p = t->plat;
+	uint64_t wo, v, want;
+	struct hw_addr a;
+	int r;
+
+	if (sock >= t->nsockets || !plat_has_global_ctl(p))
+		return hw_fail(EINVAL, "global check: no socket %u or no global "
+			       "control", sock);
+	/* write-only bits (hsx frz_all/unfrz_all) read as zero */
+	wo = reg_mask(p->global_ctl.layout, ACC_WO);
+	want = (expect_on ? p->global_enable : 0) & ~wo;
+	a = hw_msr(t->sock[sock].cpu, p->global_ctl.addr);
+	if ((r = hw_read(hw, &a, &v)) < 0)
+		return r;
+	*seen = v;
+	return (v & ~wo) != want;
+}
+
 /* ---- discovery ------------------------------------------------------- */
 
 int plat_discover(const struct platform *p, struct hw *hw, struct topology *t,

@@ -350,7 +350,11 @@ struct plat_ops {
 	/* Fills t from the hardware.  Returns 0 or -errno with a message
 	 * (hw_last_error() style, via hw_fail()). */
 	int (*discover)(struct hw *hw, struct topology *t);
-	/* Global enable/disable (freeze) of all counters of a socket. */
+	/* Enable (unfreeze) or disable (freeze) all counters of a socket:
+	 * the global control where the platform has one (skl EN, hsx
+	 * frz_all/unfrz_all), every box's freeze bit where it has none
+	 * (snbep).  NULL: the platform cannot freeze (counters are read
+	 * while counting).  Call through pmu_enable(). */
 	int (*global_enable)(struct hw *hw, const struct topology *t,
 			     unsigned sock, bool on);
 	/* ---- appended for hsx; NULL = not needed ---- */
@@ -369,6 +373,15 @@ struct plat_ops {
 	 * errors). */
 	int (*reset_boxes)(struct hw *hw, const struct topology *t,
 			   unsigned sock);
+	/* ---- appended for platforms without a global control ---- */
+	/* Is socket sock's PMU frozen / enabled as the daemon left it
+	 * (expect_on: enabled)?  1 if not (*seen: what was read), 0 if it
+	 * is, -errno if it cannot be read.  NULL: nothing readable says so
+	 * (snbep: the box freeze bits are write-only); the counter controls
+	 * are still checked (pmu_check_controls()).  plat_global_check() is
+	 * the op of a platform with a global control register. */
+	int (*check)(struct hw *hw, const struct topology *t, unsigned sock,
+		     bool expect_on, uint64_t *seen);
 };
 
 /*
@@ -422,7 +435,8 @@ struct platform {
 	const char *manual;	/* document the data comes from */
 	const struct cpu_match *cpus;	/* ended by {0, 0} */
 	const struct unit_type *const *units;	/* NULL-terminated */
-	/* global registers */
+	/* global registers; global_ctl.layout NULL = the platform has no
+	 * global control (nor global status): freeze and check are ops */
 	struct plat_reg global_ctl;
 	uint64_t global_enable;		/* value that enables counting */
 	struct plat_reg global_status;
@@ -527,6 +541,16 @@ int plat_write_ctl(struct hw *hw, const struct unit_type *u,
 		   const struct hw_addr *a, uint64_t val);
 /* The generic reset_boxes op (struct plat_ops): see there. */
 int plat_reset_boxes(struct hw *hw, const struct topology *t, unsigned sock);
+/* The check op (struct plat_ops) of a platform with a global control:
+ * compares the register with global_enable (expect_on) or 0, ignoring
+ * its write-only bits (hsx frz_all/unfrz_all read 0). */
+int plat_global_check(struct hw *hw, const struct topology *t, unsigned sock,
+		      bool expect_on, uint64_t *seen);
+/* Does p have a global control register? */
+static inline bool plat_has_global_ctl(const struct platform *p)
+{
+	return p->global_ctl.layout != NULL;
+}
 /*
  * Discovery: p->ops->discover_map(hw, t, m) if the platform has it, else
  * p->ops->discover(hw, t).  m may be NULL (sysfs).  0 or -errno with a

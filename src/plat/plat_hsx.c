@@ -1312,6 +1312,7 @@ static const struct plat_ops hsx_ops = {
 	.global_enable = hsx_global_enable,
 	.discover_map = hsx_discover_map,
 	.reset_boxes = plat_reset_boxes,
+	.check = plat_global_check,
 };
 
 /* DESIGN.md section 2: CPUID family 6, model 0x3F (Haswell-EP/EX). */
