@@ -482,6 +482,268 @@ int plat_global_check(struct hw *hw, const struct topology *t, unsigned sock,
 
 /* ---- discovery ------------------------------------------------------- */
 
+/* ---- discovery through the UBox bus device (hsx, snbep) ---------------- */
+
+int plat_node_to_package(uint32_t cpunodeid, uint32_t gidnidmap)
+{
+	uint32_t nid = cpunodeid & 0x7;
+	int p;
+
+	for (p = 0; p < 8; p++)
+		if (((gidnidmap >> (3 * p)) & 0x7) == nid)
+			return p;
+	return -1;
+}
+
+/* A UBox "socket ID" function found by the PCI scan. */
+struct ubox_fn {
+	uint16_t domain;
+	uint8_t bus, dev, fn;
+	unsigned pkg;
+	uint32_t nodeid, map;
+};
+
+struct ubox_scan {
+	const struct plat_ubox_bus *ub;
+	struct ubox_fn u[PLAT_MAX_SOCKETS];
+	unsigned n;		/* found, may exceed PLAT_MAX_SOCKETS */
+};
+
+static int ubox_scan_cb(void *ctx, const struct hw_pci_dev *d)
+{
+	struct ubox_scan *sc = ctx;
+
+	if (d->vendor != sc->ub->vendor || d->device != sc->ub->device)
+		return 0;
+	if (sc->n < PLAT_MAX_SOCKETS)
+		sc->u[sc->n] = (struct ubox_fn){ .domain = d->domain,
+			.bus = d->bus, .dev = d->dev, .fn = d->fn };
+	sc->n++;
+	return 0;
+}
+
+/* Reads a 32-bit config register of the UBox function f. */
+static int ubox_read(struct hw *hw, const struct plat_ubox_bus *ub,
+		     const struct ubox_fn *f, uint16_t off, uint32_t *v)
+{
+	struct hw_addr a = hw_pci(f->domain, f->bus, f->dev, f->fn, off, 4);
+	char cause[256];
+	uint64_t x;
+	int r;
+
+	r = hw_read(hw, &a, &x);
+	if (r < 0) {
+		snprintf(cause, sizeof(cause), "%s", hw_last_error());
+		return hw_fail(-r, "cannot read the UBox %s register (pci "
+			       "%04x:%02x:%02x.%x+0x%x): %s",
+			       off == ub->nodeid_off ? "CPUNODEID" : "GIDNIDMAP",
+			       f->domain, f->bus, f->dev, f->fn, off, cause);
+	}
+	*v = (uint32_t)x;
+	return 0;
+}
+
+/* Is d one of the device IDs the manual lists for u (any instance)? */
+static bool devid_ok(const struct unit_type *u, uint16_t d)
+{
+	unsigned i;
+
+	if (!u->pci_devid)
+		return true;
+	for (i = 0; i < u->max_inst; i++)
+		if (u->pci_devid[i] == d)
+			return true;
+	return false;
+}
+
+/*
+ * Is instance inst of PCI unit u on socket s?  Its function must answer
+ * with vendor 8086 and one of u's device IDs; a missing function (ENODEV)
+ * or another device there means absent.  Other errors fail.
+ */
+static int probe_pci(struct hw *hw, const struct topo_socket *s,
+			 const struct unit_type *u, unsigned inst,
+			 bool *present)
+{
+	struct hw_addr a;
+	uint32_t b;
+	uint64_t v;
+	char cause[256];
+	int r;
+
+	*present = false;
+	if (!plat_inst_base(u, inst, &b))
+		return 0;
+	a = hw_pci(s->pci_domain, s->pci_bus, (uint8_t)(b >> 3),
+		   (uint8_t)(b & 7), 0, 4);
+	r = hw_probe(hw, &a, &v);	/* absent boxes are expected */
+	if (r == -ENODEV)
+		return 0;
+	if (r < 0) {
+		snprintf(cause, sizeof(cause), "%s", hw_last_error());
+		return hw_fail(-r, "cannot read the IDs of %s %u (pci "
+			       "%04x:%02x:%02x.%x): %s", u->name, inst,
+			       s->pci_domain, s->pci_bus, a.dev, a.fn, cause);
+	}
+	*present = (v & 0xffff) == 0x8086 &&
+		   devid_ok(u, (uint16_t)(v >> 16));
+	return 0;
+}
+
+/*
+ * Is instance inst of MSR unit u on socket s?  Reads its box control (or
+ * its first control register, or its first free-running counter): a
+ * read the CPU refuses (#GP, EIO from the msr driver) means absent;
+ * other errors (no msr driver, no permission) fail discovery.
+ */
+static int probe_msr(struct hw *hw, const struct topo_socket *s,
+			 const struct unit_type *u, unsigned inst,
+			 bool *present)
+{
+	struct hw_addr a;
+	uint64_t v;
+	char cause[256], as[64];
+	int r;
+
+	if (u->box_ctl_layout)
+		a = plat_box_ctl_addr(s, u, inst);
+	else if (u->kind == UNIT_FREERUN)
+		a = plat_freerun_addr(s, u, inst, 0);
+	else
+		a = plat_ctl_addr(s, u, inst, 0);
+	r = hw_probe(hw, &a, &v);
+	*present = r == 0;
+	if (r == 0 || r == -EIO)
+		return 0;
+	snprintf(cause, sizeof(cause), "%s", hw_last_error());
+	return hw_fail(-r, "cannot probe %s %u (%s): %s", u->name, inst,
+		       hw_addr_str(&a, as, sizeof(as)), cause);
+}
+
+/* Probes instance inst of unit u on socket s: PCI or MSR. */
+int plat_probe_unit(struct hw *hw, const struct topo_socket *s,
+		    const struct unit_type *u, unsigned inst, bool *present)
+{
+	if (u->space == HW_PCI)
+		return probe_pci(hw, s, u, inst, present);
+	return probe_msr(hw, s, u, inst, present);
+}
+
+int plat_find_units(struct hw *hw, struct topo_socket *s,
+		    const struct unit_type *const *units,
+		    const struct unit_type *limited, unsigned limit)
+{
+	unsigned ui, i, n;
+	int r;
+
+	for (ui = 0; units[ui]; ui++) {
+		const struct unit_type *u = units[ui];
+		uint32_t present = 0;
+
+		n = u == limited && limit < u->max_inst ? limit : u->max_inst;
+		for (i = 0; i < n && i < 32; i++) {
+			bool here;
+
+			if ((r = plat_probe_unit(hw, s, u, i, &here)) < 0)
+				return r;
+			if (here)
+				present |= 1u << i;
+		}
+		s->ninst[ui] = present ? 32 - (unsigned)__builtin_clz(present)
+				       : 0;
+		s->absent[ui] = ~present & (uint32_t)width_mask(s->ninst[ui]);
+	}
+	return 0;
+}
+
+int plat_discover_ubox_buses(struct hw *hw, struct topology *t,
+			     const struct platform *p,
+			     const struct plat_ubox_bus *ub,
+			     const struct plat_cpu_map *m,
+			     int (*find_units)(struct hw *hw,
+					       struct topo_socket *s))
+{
+	struct ubox_scan sc;
+	unsigned i, j;
+	int r, pkg;
+
+	memset(t, 0, sizeof(*t));
+	t->plat = p;
+	memset(&sc, 0, sizeof(sc));
+	sc.ub = ub;
+
+	/* 1.6.1: every bus, device and function; the UBox socket-ID device
+	 * marks each package's uncore bus. */
+	r = hw_pci_scan(hw, ubox_scan_cb, &sc);
+	if (r < 0)
+		return r;
+	if (sc.n == 0)
+		return hw_fail(ENODEV, "no UBox device %04x:%04x on any PCI bus: "
+			       "not a %s, or the uncore devices are hidden (BIOS) "
+			       "or not visible to this PCI access method",
+			       ub->vendor, ub->device, ub->part);
+	if (sc.n > PLAT_MAX_SOCKETS)
+		return hw_fail(E2BIG, "%u UBox devices %04x:%04x found; at most "
+			       "%d sockets are supported", sc.n,
+			       ub->vendor, ub->device, PLAT_MAX_SOCKETS);
+
+	/* Node ID -> package through the mapping register. */
+	for (i = 0; i < sc.n; i++) {
+		struct ubox_fn *f = &sc.u[i];
+
+		r = ubox_read(hw, ub, f, ub->nodeid_off, &f->nodeid);
+		if (r == 0)
+			r = ubox_read(hw, ub, f, ub->map_off, &f->map);
+		if (r < 0)
+			return r;
+		pkg = plat_node_to_package(f->nodeid, f->map);
+		if (pkg < 0)
+			return hw_fail(ENODEV, "UBox on bus %04x:%02x: node ID %u "
+				       "(CPUNODEID 0x%08" PRIx32 ") is in no "
+				       "triplet of GIDNIDMAP 0x%08" PRIx32,
+				       f->domain, f->bus, f->nodeid & 7,
+				       f->nodeid, f->map);
+		f->pkg = (unsigned)pkg;
+		for (j = 0; j < i; j++)
+			if (sc.u[j].pkg == f->pkg)
+				return hw_fail(EEXIST, "buses %04x:%02x and "
+					       "%04x:%02x both map to package %u "
+					       "(node IDs %u, %u; GIDNIDMAP "
+					       "0x%08" PRIx32 ")", sc.u[j].domain,
+					       sc.u[j].bus, f->domain, f->bus,
+					       f->pkg, sc.u[j].nodeid & 7,
+					       f->nodeid & 7, f->map);
+	}
+	/* sockets in package order */
+	for (i = 1; i < sc.n; i++)
+		for (j = i; j > 0 && sc.u[j].pkg < sc.u[j - 1].pkg; j--) {
+			struct ubox_fn x = sc.u[j];
+
+			sc.u[j] = sc.u[j - 1];
+			sc.u[j - 1] = x;
+		}
+
+	t->nsockets = sc.n;
+	for (i = 0; i < sc.n; i++) {
+		struct topo_socket *s = &t->sock[i];
+
+		s->id = sc.u[i].pkg;
+		s->pci_domain = sc.u[i].domain;
+		s->pci_bus = sc.u[i].bus;
+		s->node_id = (uint8_t)(sc.u[i].nodeid & 7);
+		s->ubox_dev = sc.u[i].dev;
+		s->ubox_fn = sc.u[i].fn;
+		if ((r = plat_cpu_of_package(m, s->id, &s->cpu)) < 0)
+			return r;
+		if ((r = plat_cores_of_package(m, s->id, s->core_cpu,
+					       PLAT_MAX_CORES, &s->ncores)) < 0)
+			return r;
+		if ((r = find_units(hw, s)) < 0)
+			return r;
+	}
+	return 0;
+}
+
 int plat_discover(const struct platform *p, struct hw *hw, struct topology *t,
 		  const struct plat_cpu_map *m)
 {

@@ -558,6 +558,48 @@ static inline bool plat_has_global_ctl(const struct platform *p)
  */
 int plat_discover(const struct platform *p, struct hw *hw, struct topology *t,
 		  const struct plat_cpu_map *m);
+/*
+ * Discovery on the Xeon servers (hsx 1.6.1; snbep: the kernel's
+ * snbep_pci2phy_map_init): each package's uncore PCI bus holds one UBox
+ * device (vendor:device), whose CPUNODEID (nodeid_off, bits 2:0) and
+ * GIDNIDMAP (map_off, 3 bits per package) say which package the bus
+ * belongs to.
+ */
+struct plat_ubox_bus {
+	uint16_t vendor, device;
+	uint16_t nodeid_off, map_off;
+	const char *part;	/* "Xeon E5/E7 v3", for messages */
+};
+/* The package whose GIDNIDMAP triplet equals the node ID in CPUNODEID
+ * (first match), or -1. */
+int plat_node_to_package(uint32_t cpunodeid, uint32_t gidnidmap);
+/*
+ * Fills t for platform p: one socket per UBox device found by a PCI
+ * scan, in package order, each with its bus, node ID, CPU and cores (m:
+ * plat_cpu_of_package()), then find_units(hw, socket).  0 or -errno with
+ * an hw_fail() message (no UBox, more than PLAT_MAX_SOCKETS, a node ID
+ * in no triplet, two buses for one package).
+ */
+int plat_discover_ubox_buses(struct hw *hw, struct topology *t,
+			     const struct platform *p,
+			     const struct plat_ubox_bus *ub,
+			     const struct plat_cpu_map *m,
+			     int (*find_units)(struct hw *hw,
+					       struct topo_socket *s));
+/*
+ * Is instance inst of unit u on socket s?  PCI: its function answers
+ * vendor 8086 and one of u->pci_devid (a missing function or another
+ * device: absent).  MSR: its box control (else first control, else first
+ * free-running counter) reads (EIO: absent).  Other errors fail.
+ */
+int plat_probe_unit(struct hw *hw, const struct topo_socket *s,
+		    const struct unit_type *u, unsigned inst, bool *present);
+/* Probes every instance of every unit of units (NULL-terminated, the
+ * platform's order) on s and sets s->ninst / s->absent; unit `limited`
+ * is probed up to `limit` instances only.  0 or -errno. */
+int plat_find_units(struct hw *hw, struct topo_socket *s,
+		    const struct unit_type *const *units,
+		    const struct unit_type *limited, unsigned limit);
 /* The lowest logical CPU of package pkg according to m (NULL = sysfs).
  * 0, or -ENOENT (no such CPU) / -errno with an hw_fail() message. */
 /* One logical CPU (the lowest) of each physical core of package pkg
