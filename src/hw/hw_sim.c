@@ -105,6 +105,7 @@
 #include "hw/hw_sim.h"
 #include "plat/plat_hsx.h"
 #include "plat/plat_skl.h"
+#include "plat/plat_snbep.h"
 
 #define SIM_MAGIC 0x554e43534d303031ull	/* "UNCSM001" */
 #define SIM_VERSION 2
@@ -704,9 +705,12 @@ static uint32_t hsx_gidnidmap(void)
 	return map;
 }
 
-static int build_hsx_extra(struct sim *s)
+/* The UBox bus-marking function (hsx, snbep) on every socket's bus at
+ * devfn: device did, CPUNODEID and GIDNIDMAP read-only. */
+static int build_ubox_bus(struct sim *s, uint32_t devfn, uint16_t did,
+			  uint16_t nodeid_off, uint16_t map_off)
 {
-	int cbo, r;
+	int r;
 
 	for (unsigned sock = 0; sock < s->nsockets; sock++) {
 		struct sim_reg nid = { .bits = 32, .kind = SR_PLAIN,
@@ -714,17 +718,25 @@ static int build_hsx_extra(struct sim *s)
 				       .ctl_ctr = -1, .box = -1 };
 		struct sim_reg map = nid;
 
-		if (add_fn(s, sock, HSX_SIM_UBOX_DEVFN, HSX_UBOX_DID) < 0)
+		if (add_fn(s, sock, devfn, did) < 0)
 			return -ENOMEM;
-		place(s, sock, HW_PCI, HSX_SIM_UBOX_DEVFN, HSX_UBOX_CPUNODEID,
-		      &nid);
+		place(s, sock, HW_PCI, devfn, nodeid_off, &nid);
 		nid.reset = hsx_node_of(sock);
-		place(s, sock, HW_PCI, HSX_SIM_UBOX_DEVFN, HSX_UBOX_GIDNIDMAP,
-		      &map);
+		place(s, sock, HW_PCI, devfn, map_off, &map);
 		map.reset = hsx_gidnidmap();
 		if ((r = add_reg(s, &nid)) < 0 || (r = add_reg(s, &map)) < 0)
 			return r;
 	}
+	return 0;
+}
+
+static int build_hsx_extra(struct sim *s)
+{
+	int cbo, r;
+
+	if ((r = build_ubox_bus(s, HSX_SIM_UBOX_DEVFN, HSX_UBOX_DID,
+				HSX_UBOX_CPUNODEID, HSX_UBOX_GIDNIDMAP)) < 0)
+		return r;
 	plat_unit(s->plat, "cbo", &cbo);
 	for (unsigned i = 0; i < s->nregs && cbo >= 0; i++) {
 		const struct sim_reg *g = &s->regs[i];
@@ -735,10 +747,27 @@ static int build_hsx_extra(struct sim *s)
 	return 0;
 }
 
+/* ---- snbep (Xeon E5-2600 v1) ------------------------------------------
+ * The UBox device 0x3CE0 with the same node-ID registers as hsx (no
+ * source here gives its Dev:Fn: 11:0 is the simulator's choice, and
+ * discovery finds it by device ID wherever it is); no CBo-count register
+ * (discovery counts cores); no global registers (the platform has none).
+ * Clocks: a 2.6 GHz UCLK (the uncore runs at the core clock on this part;
+ * E5-2670's base) and DDR3-1600's 800 MHz DCLK. */
+#define SNBEP_SIM_UBOX_DEVFN SNBEP_DEVFN(11, 0)
+
+static int build_snbep_extra(struct sim *s)
+{
+	return build_ubox_bus(s, SNBEP_SIM_UBOX_DEVFN, SNBEP_UBOX_DID,
+			      SNBEP_UBOX_CPUNODEID, SNBEP_UBOX_GIDNIDMAP);
+}
+
 static const struct sim_traits sim_traits[] = {
 	{ "skl", 800000000ull, 0, false, NULL, build_skl_extra },
 	{ "hsx", 2000000000ull, 1066666667ull, true, "imc_fixed",
 	  build_hsx_extra },
+	{ "snbep", 2600000000ull, 800000000ull, false, "imc_fixed",
+	  build_snbep_extra },
 };
 
 static const struct sim_traits sim_traits_default = {
@@ -1886,7 +1915,8 @@ int hw_sim_node_id(const struct hw *hw, unsigned sock)
 {
 	const struct sim *s = hw->priv;
 
-	if (sock >= s->nsockets || strcmp(s->plat->id, "hsx") != 0)
+	if (sock >= s->nsockets || (strcmp(s->plat->id, "hsx") != 0 &&
+				    strcmp(s->plat->id, "snbep") != 0))
 		return -ENOENT;
 	return hsx_node_of(sock);
 }

@@ -41,7 +41,7 @@ double hw_sim_time(struct hw *hw);
 /* The PCI bus of socket sock's uncore functions (0xff - 0x20 x sock on a
  * platform with PCI units, else 0), or -ENOENT. */
 int hw_sim_pci_bus(const struct hw *hw, unsigned sock);
-/* hsx: the node ID the UBox of socket sock reports (CPUNODEID), or
+/* hsx, snbep: the node ID the UBox of socket sock reports (CPUNODEID), or
  * -ENOENT. */
 int hw_sim_node_id(const struct hw *hw, unsigned sock);
 /* The socket's global freeze latch (hsx frz_all / unfrz_all): 1 frozen,

@@ -730,10 +730,11 @@ static int parse_rate_key(struct pctx *c, const char *text, struct wl_key *k)
 						       ":%s", tok[i]);
 				continue;
 			}
-			if (!(c->pmask & P_HSX))
-				return fail(c, "\"%.7s\": %s has no box filter "
-					    "registers (filters are hsx-only)",
-					    tok[i], p->id);
+			if (!u->nfilters)
+				return fail(c, "\"%.7s\": %s %s has no box "
+					    "filter registers (filters are for "
+					    "units that have them: hsx, snbep)",
+					    tok[i], p->id, u->name);
 			if (f0 ? k->has_filter0 : k->has_filter1)
 				return fail(c, "%.7s given twice", tok[i]);
 			if (parse_hex(tok[i] + 8, UINT64_MAX, &v) < 0)

@@ -30,6 +30,7 @@
 const struct platform *const plat_all[] = {
 	&plat_skl,
 	&plat_hsx,
+	&plat_snbep,
 	NULL,
 };
 
@@ -455,6 +456,32 @@ int plat_reset_boxes(struct hw *hw, const struct topology *t, unsigned sock)
 					first = r;
 			}
 		}
+	}
+	return first;
+}
+
+int plat_freeze_boxes(struct hw *hw, const struct topology *t, unsigned sock,
+		      bool on)
+{
+	const struct topo_socket *s;
+	int first = 0, r;
+
+	if (sock >= t->nsockets)
+		return hw_fail(EINVAL, "freeze: no socket %u (have %u)", sock,
+			       t->nsockets);
+	s = &t->sock[sock];
+	for (unsigned ui = 0; t->plat->units[ui]; ui++) {
+		const struct unit_type *u = t->plat->units[ui];
+		uint64_t frz;
+
+		if (!u->box_ctl_layout ||
+		    !(frz = named_bits(u->box_ctl_layout, "frz")))
+			continue;
+		for (unsigned i = 0; i < s->ninst[ui]; i++)
+			if (topo_present(s, ui, i) &&
+			    (r = plat_box_write(hw, s, u, i, on ? 0 : frz)) < 0 &&
+			    !first)
+				first = r;
 	}
 	return first;
 }
@@ -1230,6 +1257,13 @@ int plat_encode_event(const struct unit_type *u, const struct event *ev,
 	uint64_t v;
 	int r;
 
+	/* An event that counts only what a box filter lets through, on a
+	 * unit that has no such register (snbep UBox FILTER_MATCH: no
+	 * source gives its UBox filter): refused, not counted unfiltered. */
+	if ((ev->flags & (EVF_FILTER0 | EVF_FILTER1)) && !u->nfilters)
+		return fail(why, whylen, "%s needs a filter register (%s) that "
+			    "this platform's %s unit does not have", ev->name,
+			    ev->filter ? ev->filter : "?", u->name);
 	r = plat_encode(u, &e, ctr, ev->ctr_mask, &v, why, whylen);
 	if (r < 0)
 		return r;

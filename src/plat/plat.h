@@ -416,6 +416,9 @@ enum plat_qty {
 	Q_PCU_BAND3,
 	Q_PCU_PKG_C2,		/* package C2 and C6 residency */
 	Q_PCU_PKG_C6,
+	/* snbep: HA requests without a local/remote split */
+	Q_HA_READS,
+	Q_HA_WRITES,
 	Q_COUNT
 };
 
@@ -456,6 +459,7 @@ struct platform {
 extern const struct platform *const plat_all[];
 extern const struct platform plat_skl;
 extern const struct platform plat_hsx;
+extern const struct platform plat_snbep;
 
 /* Platform by id ("skl"), or NULL. */
 const struct platform *plat_by_id(const char *id);
@@ -541,6 +545,14 @@ int plat_write_ctl(struct hw *hw, const struct unit_type *u,
 		   const struct hw_addr *a, uint64_t val);
 /* The generic reset_boxes op (struct plat_ops): see there. */
 int plat_reset_boxes(struct hw *hw, const struct topology *t, unsigned sock);
+/* The global_enable op of a platform without a global control (snbep):
+ * every present box with a box control of socket sock gets frz (off) or
+ * not (on), plus its must-be-one bits (snbep frz_en), as one whole write
+ * each (never read-modify-write: the bits are write-only).  Boxes without
+ * a box control (snbep UBox) cannot be frozen.  0 or the first -errno
+ * (continues past errors). */
+int plat_freeze_boxes(struct hw *hw, const struct topology *t, unsigned sock,
+		      bool on);
 /* The check op (struct plat_ops) of a platform with a global control:
  * compares the register with global_enable (expect_on) or 0, ignoring
  * its write-only bits (hsx frz_all/unfrz_all read 0). */

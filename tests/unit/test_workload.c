@@ -507,7 +507,7 @@ static const struct bad {
 	  "instance 2 out of range (cbo_count is 2: 0..1)" },
 	{ SKL PH("\"cbo:0x34:0x8f:filter0=0x1\":1") "}",
 	  "$.phases[0].rates[\"cbo:0x34:0x8f:filter0=0x1\"]",
-	  "filters are hsx-only" },
+	  "skl cbo has no box filter registers" },
 	{ SKL PH("\"fixed:0x00:0x01\":1") "}",
 	  "$.phases[0].rates[\"fixed:0x00:0x01\"]", "uclk_hz" },
 	{ SKL PH("\"imc:DRAM_FOO\":1") "}", "$.phases[0].rates[\"imc:DRAM_FOO\"]",
