@@ -344,7 +344,99 @@ static const struct hsx_bi_unit {
 	{ "r2pcie", HQ_UCLK, 0.01 }, { "r3qpi", HQ_UCLK, 0.01 },
 };
 
-static void hsx_bi_base(unsigned p, double q[HQ_N])
+/* ---- the built-in snbep workload ------------------------------------- */
+
+/*
+ * The built-in snbep workload: a two-socket Xeon E5-2600 v1 (8 CBos, 1 HA,
+ * 4 channels, 2 QPI ports and R3QPI links per socket; UCLK 2.6 GHz, DCLK
+ * 800 MHz) with the hsx built-in's load and rules (above), on snbep's
+ * events: the headline LLC event is LLC_LOOKUP.DATA_READ (the data has no
+ * ANY sub-event), HA requests have no local/remote split, the PCU sees 8
+ * cores (5 / 1 / 2 in C0 / C3 / C6) and the QPI clock is 1 GHz (327043
+ * CLOCKTICKS: qfclk = 1/8 of 8.0 GT/s).
+ */
+#define SNBEP_BI_UCLK 2600000000ull
+#define SNBEP_BI_DCLK 800000000ull
+#define SNBEP_BI_QCLK 1.0e9
+#define SNBEP_BI_TSC 2.6e9
+
+static const struct hsx_bi_rule snbep_bi_rules[] = {
+	{ "UNC_C_LLC_LOOKUP.DATA_READ", HQ_LOOKUP, 1.0, false },
+	{ "UNC_C_LLC_LOOKUP.WRITE", HQ_LOOKUP, 0.25, false },
+	{ "UNC_C_LLC_LOOKUP.REMOTE_SNOOP", HQ_LOOKUP, 0.1, false },
+	{ "UNC_C_LLC_LOOKUP.NID", HQ_LOOKUP, 0.05, false },
+	{ "UNC_C_LLC_VICTIMS.M_STATE", HQ_MISS, 0.25, false },
+	{ "UNC_C_LLC_VICTIMS.E_STATE", HQ_MISS, 0.4, false },
+	{ "UNC_C_LLC_VICTIMS.S_STATE", HQ_MISS, 0.2, false },
+	{ "UNC_C_LLC_VICTIMS.MISS", HQ_MISS, 0.05, false },
+	{ "UNC_H_REQUESTS.READS", HQ_DRAM_RD, 1.0, false },
+	{ "UNC_H_REQUESTS.WRITES", HQ_DRAM_WR, 1.0, false },
+	{ "UNC_H_IMC_WRITES.ALL", HQ_DRAM_WR, 1.0, false },
+	{ "UNC_H_IMC_WRITES.FULL", HQ_DRAM_WR, 0.95, false },
+	{ "UNC_H_IMC_WRITES.PARTIAL", HQ_DRAM_WR, 0.05, false },
+	{ "UNC_M_CAS_COUNT.RD", HQ_DRAM_RD, 1.0, false },
+	{ "UNC_M_CAS_COUNT.WR", HQ_DRAM_WR, 1.0, false },
+	{ "UNC_M_CAS_COUNT.ALL", HQ_DRAM_ALL, 1.0, false },
+	{ "UNC_M_CAS_COUNT.RD_REG", HQ_DRAM_RD, 0.95, false },
+	{ "UNC_M_CAS_COUNT.RD_UNDERFILL", HQ_DRAM_RD, 0.05, false },
+	{ "UNC_M_CAS_COUNT.WR_WMM", HQ_DRAM_WR, 0.9, false },
+	{ "UNC_M_CAS_COUNT.WR_RMM", HQ_DRAM_WR, 0.1, false },
+	{ "UNC_M_ACT_COUNT", HQ_DRAM_ALL, 0.3, false },
+	{ "UNC_M_PRE_COUNT.PAGE_MISS", HQ_DRAM_ALL, 0.25, false },
+	{ "UNC_M_PRE_COUNT.PAGE_CLOSE", HQ_DRAM_ALL, 0.05, false },
+	{ "UNC_Q_TxL_FLITS_G0.DATA", HQ_QPI_DATA, 1.0, false },
+	{ "UNC_Q_TxL_FLITS_G0.NON_DATA", HQ_QPI_DATA, 0.6, false },
+	{ "UNC_Q_RxL_FLITS_G0.DATA", HQ_QPI_DATA, 1.0, false },
+	{ "UNC_Q_RxL_FLITS_G0.NON_DATA", HQ_QPI_DATA, 0.6, false },
+	{ "UNC_Q_TxL_FLITS_G1.DRS_DATA", HQ_QPI_DATA, 1.0, false },
+	{ "UNC_Q_TxL_FLITS_G1.DRS_NONDATA", HQ_QPI_DATA, 0.125, false },
+	{ "UNC_Q_TxL_FLITS_G1.DRS", HQ_QPI_DATA, 1.125, false },
+	{ "UNC_P_POWER_STATE_OCCUPANCY.CORES_C0", HQ_PCLK, 5.0, true },
+	{ "UNC_P_POWER_STATE_OCCUPANCY.CORES_C3", HQ_PCLK, 1.0, true },
+	{ "UNC_P_POWER_STATE_OCCUPANCY.CORES_C6", HQ_PCLK, 2.0, true },
+	{ "UNC_P_FREQ_BAND0_CYCLES", HQ_PCLK, 0.9, true },
+	{ "UNC_P_FREQ_BAND1_CYCLES", HQ_PCLK, 0.6, true },
+	{ "UNC_P_FREQ_BAND2_CYCLES", HQ_PCLK, 0.3, true },
+	{ "UNC_P_FREQ_BAND3_CYCLES", HQ_PCLK, 0.05, true },
+	{ "UNC_P_CORE_CC6_CTR", HQ_TSC, 0.25, true },
+	{ "UNC_P_CORE_CC3_CTR", HQ_TSC, 0.125, true },
+};
+
+static const struct hsx_bi_unit snbep_bi_units[] = {
+	{ "ubox", HQ_UCLK, 0.001 }, { "cbo", HQ_UCLK, 0.01 },
+	{ "ha", HQ_UCLK, 0.01 }, { "imc", HQ_DCLK, 0.01 },
+	{ "pcu", HQ_PCLK, 0.01 }, { "pcu_cstate", HQ_TSC, 0.01 },
+	{ "qpi", HQ_QCLK, 0.01 }, { "r2pcie", HQ_UCLK, 0.01 },
+	{ "r3qpi", HQ_UCLK, 0.01 },
+};
+
+/* A Xeon built-in: its rules, box clocks and machine. */
+struct xeon_bi {
+	const char *id;
+	const struct hsx_bi_rule *rules;
+	size_t nrules;
+	const struct hsx_bi_unit *units;	/* [1] is a UCLK box */
+	size_t nunits;
+	double uclk, dclk, pclk, qclk, tsc;
+	struct wl_topology topo;
+};
+
+static const struct xeon_bi xeon_bis[] = {
+	{ "hsx", hsx_bi_rules, ARRAY_SIZE(hsx_bi_rules), hsx_bi_units,
+	  ARRAY_SIZE(hsx_bi_units), (double)HSX_BI_UCLK, (double)HSX_BI_DCLK,
+	  HSX_BI_PCLK, HSX_BI_QCLK, HSX_BI_TSC,
+	  { .sockets = 2, .cbo_count = 18, .sbox_count = 4, .ha_count = 2,
+	    .imc_channels = 8, .qpi_ports = 2, .r3qpi_links = 2,
+	    .uclk_hz = HSX_BI_UCLK, .dclk_hz = HSX_BI_DCLK } },
+	{ "snbep", snbep_bi_rules, ARRAY_SIZE(snbep_bi_rules), snbep_bi_units,
+	  ARRAY_SIZE(snbep_bi_units), (double)SNBEP_BI_UCLK,
+	  (double)SNBEP_BI_DCLK, HSX_BI_PCLK, SNBEP_BI_QCLK, SNBEP_BI_TSC,
+	  { .sockets = 2, .cbo_count = 8, .ha_count = 1, .imc_channels = 4,
+	    .qpi_ports = 2, .r3qpi_links = 2, .uclk_hz = SNBEP_BI_UCLK,
+	    .dclk_hz = SNBEP_BI_DCLK } },
+};
+
+static void hsx_bi_base(const struct xeon_bi *d, unsigned p, double q[HQ_N])
 {
 	double a = 2.0 * 3.14159265358979323846 * p / BI_PHASES;
 	double lookups = HSX_BI_LOOKUPS * (1.0 + 0.25 * sin(a));
@@ -356,27 +448,29 @@ static void hsx_bi_base(unsigned p, double q[HQ_N])
 	q[HQ_DRAM_WR] = miss * HSX_BI_WR;
 	q[HQ_DRAM_ALL] = q[HQ_DRAM_RD] + q[HQ_DRAM_WR];
 	q[HQ_QPI_DATA] = q[HQ_DRAM_ALL] * HSX_BI_REMOTE * HSX_BI_FLITS;
-	q[HQ_UCLK] = (double)HSX_BI_UCLK;
-	q[HQ_DCLK] = (double)HSX_BI_DCLK;
-	q[HQ_PCLK] = HSX_BI_PCLK;
-	q[HQ_QCLK] = HSX_BI_QCLK;
-	q[HQ_TSC] = HSX_BI_TSC;
+	q[HQ_UCLK] = d->uclk;
+	q[HQ_DCLK] = d->dclk;
+	q[HQ_PCLK] = d->pclk;
+	q[HQ_QCLK] = d->qclk;
+	q[HQ_TSC] = d->tsc;
 }
 
-static const struct hsx_bi_rule *hsx_bi_find(const char *name)
+static const struct hsx_bi_rule *hsx_bi_find(const struct xeon_bi *d,
+					     const char *name)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(hsx_bi_rules); i++)
-		if (strcmp(hsx_bi_rules[i].name, name) == 0)
-			return &hsx_bi_rules[i];
+	for (size_t i = 0; i < d->nrules; i++)
+		if (strcmp(d->rules[i].name, name) == 0)
+			return &d->rules[i];
 	return NULL;
 }
 
-static const struct hsx_bi_unit *hsx_bi_unit_of(const char *unit)
+static const struct hsx_bi_unit *hsx_bi_unit_of(const struct xeon_bi *d,
+						const char *unit)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(hsx_bi_units); i++)
-		if (strcmp(hsx_bi_units[i].unit, unit) == 0)
-			return &hsx_bi_units[i];
-	return &hsx_bi_units[1];	/* a UCLK box */
+	for (size_t i = 0; i < d->nunits; i++)
+		if (strcmp(d->units[i].unit, unit) == 0)
+			return &d->units[i];
+	return &d->units[1];	/* a UCLK box */
 }
 
 static bool ends_with(const char *s, const char *suffix)
@@ -408,8 +502,9 @@ static void key_text(struct wl_key *k, const char *unit)
 
 /* Adds k with per-phase rates base[q] x scale unless an equal key
  * exists; -ENOMEM when full. */
-static int hsx_bi_add(struct workload *w, unsigned cap, const struct wl_key *k,
-		      enum hq q, double scale)
+static int hsx_bi_add(const struct xeon_bi *d, struct workload *w,
+		      unsigned cap, const struct wl_key *k, enum hq q,
+		      double scale)
 {
 	for (unsigned i = 0; i < w->nkeys; i++)
 		if (wl_key_eq(&w->keys[i], k))
@@ -420,7 +515,7 @@ static int hsx_bi_add(struct workload *w, unsigned cap, const struct wl_key *k,
 	for (unsigned p = 0; p < BI_PHASES; p++) {
 		double b[HQ_N];
 
-		hsx_bi_base(p, b);
+		hsx_bi_base(d, p, b);
 		w->rates[(size_t)w->nkeys * BI_PHASES + p] = b[q] * scale;
 	}
 	w->nkeys++;
@@ -443,12 +538,12 @@ static bool hsx_bi_qty_base(enum plat_qty q, enum hq *base)
 }
 
 /* The keys of one programmable catalog event. */
-static int hsx_bi_event(struct workload *w, unsigned cap,
-			const struct event *ev)
+static int hsx_bi_event(const struct xeon_bi *d, struct workload *w,
+			unsigned cap, const struct event *ev)
 {
 	const struct platform *p = w->plat;
-	const struct hsx_bi_rule *rule = hsx_bi_find(ev->name);
-	const struct hsx_bi_unit *bu = hsx_bi_unit_of(ev->unit);
+	const struct hsx_bi_rule *rule = hsx_bi_find(d, ev->name);
+	const struct hsx_bi_unit *bu = hsx_bi_unit_of(d, ev->unit);
 	struct wl_key k = { .socket = -1, .inst = -1 };
 	const struct unit_type *u = plat_unit(p, ev->unit, &k.unit);
 	unsigned ninst;
@@ -477,20 +572,22 @@ static int hsx_bi_event(struct workload *w, unsigned cap,
 			k.has_filter0 = true;
 			k.filter0 = qe.filt[0];
 			key_text(&k, ev->unit);
-			r = hsx_bi_add(w, cap, &k, base, rule ? rule->frac : 0.01);
+			r = hsx_bi_add(d, w, cap, &k, base,
+				       rule ? rule->frac : 0.01);
 		}
 		return r;
 	}
 	key_text(&k, ev->unit);
 	if (rule)
-		return hsx_bi_add(w, cap, &k, rule->base,
+		return hsx_bi_add(d, w, cap, &k, rule->base,
 				  rule->frac * (rule->per_inst ? ninst : 1));
 	if (ends_with(ev->name, "CLOCKTICKS"))
-		return hsx_bi_add(w, cap, &k, bu->clock, ninst);
-	return hsx_bi_add(w, cap, &k, bu->clock, bu->frac * ninst);
+		return hsx_bi_add(d, w, cap, &k, bu->clock, ninst);
+	return hsx_bi_add(d, w, cap, &k, bu->clock, bu->frac * ninst);
 }
 
-static int hsx_builtin(const struct platform *plat, struct workload **out)
+static int xeon_builtin(const struct xeon_bi *d, const struct platform *plat,
+			struct workload **out)
 {
 	struct workload *w;
 	unsigned cap = 16;
@@ -503,35 +600,31 @@ static int hsx_builtin(const struct platform *plat, struct workload **out)
 	for (unsigned ui = 0; plat->units[ui]; ui++)
 		cap += plat->units[ui]->nfreerun;
 
-	w = bi_new(plat, &(struct wl_topology){ .sockets = 2, .cbo_count = 18,
-						.sbox_count = 4, .ha_count = 2,
-						.imc_channels = 8, .qpi_ports = 2,
-						.r3qpi_links = 2,
-						.uclk_hz = HSX_BI_UCLK,
-						.dclk_hz = HSX_BI_DCLK }, cap);
+	w = bi_new(plat, &d->topo, cap);
 	if (!w)
 		return -ENOMEM;
 
 	for (size_t i = 0; i < plat->nevents && r == 0; i++)
-		r = hsx_bi_event(w, cap, &plat->events[i]);
+		r = hsx_bi_event(d, w, cap, &plat->events[i]);
 	for (int ui = 0; plat->units[ui] && r == 0; ui++) {
 		const struct unit_type *u = plat->units[ui];
-		const struct hsx_bi_unit *bu = hsx_bi_unit_of(u->name);
+		const struct hsx_bi_unit *bu = hsx_bi_unit_of(d, u->name);
 		unsigned ninst = wl_unit_ninst(w, ui);
 
 		for (unsigned i = 0; i < u->nfreerun && r == 0; i++) {
 			const struct hsx_bi_rule *rule =
-				hsx_bi_find(u->freerun[i].name);
+				hsx_bi_find(d, u->freerun[i].name);
 			struct wl_key k = { .socket = -1, .inst = -1, .unit = ui,
 					    .freerun = true, .freerun_idx = i };
 
 			snprintf(k.text, sizeof(k.text), "%s:%s", u->name,
 				 u->freerun[i].name);
 			if (rule)
-				r = hsx_bi_add(w, cap, &k, rule->base, rule->frac *
+				r = hsx_bi_add(d, w, cap, &k, rule->base,
+					       rule->frac *
 					       (rule->per_inst ? ninst : 1));
 			else
-				r = hsx_bi_add(w, cap, &k, bu->clock,
+				r = hsx_bi_add(d, w, cap, &k, bu->clock,
 					       bu->frac * ninst);
 		}
 	}
@@ -550,10 +643,11 @@ int wl_builtin(const struct platform *plat, struct workload **out)
 		return -ENOTSUP;
 	if (strcmp(plat->id, "skl") == 0)
 		return skl_builtin(plat, out);
-	/* The hsx built-in gives rates to the catalog's events: a platform
+	/* The Xeon built-ins give rates to the catalog's events: a platform
 	 * without a catalog (a test's stand-in) has none. */
-	if (strcmp(plat->id, "hsx") == 0 && plat->nevents)
-		return hsx_builtin(plat, out);
+	for (size_t i = 0; i < ARRAY_SIZE(xeon_bis) && plat->nevents; i++)
+		if (strcmp(plat->id, xeon_bis[i].id) == 0)
+			return xeon_builtin(&xeon_bis[i], plat, out);
 	return -ENOTSUP;
 }
 
@@ -590,6 +684,13 @@ int wl_builtin_selftest(const struct platform *plat, struct workload **out)
 		head = "\"platform\": \"hsx\"";
 		keys[0] = "cbo:0x34:0x11:filter0=0x7e0000";
 		keys[1] = "cbo:0x34:0x11:filter0=0x20000";
+		keys[2] = "imc:0x04:0x03";
+	} else if (strcmp(plat->id, "snbep") == 0) {
+		/* LLC_LOOKUP.DATA_READ with the box filter's state 22:18 =
+		 * every state / I (plat_snbep.c, the headline events) */
+		head = "\"platform\": \"snbep\"";
+		keys[0] = "cbo:0x34:0x03:filter0=0x7c0000";
+		keys[1] = "cbo:0x34:0x03:filter0=0x40000";
 		keys[2] = "imc:0x04:0x03";
 	} else {
 		return -ENOENT;

@@ -12,7 +12,9 @@
  * arrays (struct workload) that wl_rates() and wl_integral() read without
  * further allocation, so the simulator can call them under its lock.
  *
- * hsx additions (DESIGN.md section 3 plus what the hsx model needs):
+ * hsx additions (DESIGN.md section 3 plus what the hsx model needs; snbep
+ * takes the same keys, each capped by its unit table: cbo_count <= 8,
+ * ha_count 1, imc_channels <= 4, qpi_ports and r3qpi_links <= 2):
  *  - topology keys sbox_count, ha_count, imc_channels (<= 8), qpi_ports,
  *    r3qpi_links; a unit without a key of its own that lives in another
  *    unit's PCI functions has that unit's count (imc_fixed follows
@@ -33,7 +35,7 @@
  *    RX_MASK0.  A key without a filter counts whatever the filters hold.
  *  - free-running counters are keyed by unit and the platform's counter
  *    name: "pcu_cstate:UNC_P_CORE_CC6_CTR", "qpi_link:UNC_Q_LINK_IDLE".
- *  - "cores" (hsx, 1..8, default 8): physical cores per socket.  A
+ *  - "cores" (hsx, snbep; 1..8, default 8): physical cores per socket.  A
  *    core-scope counter (CC3/CC6) is one MSR per core; its key's rate is
  *    the socket's total split over the cores, "@N" gives core N's own
  *    ("pcu_cstate:UNC_P_CORE_CC6_CTR@2").
@@ -81,12 +83,12 @@
 
 /* ---- parse context and messages -------------------------------------- */
 
-enum { P_SKL = 1u << 0, P_HSX = 1u << 1, P_ANY = ~0u };
+enum { P_SKL = 1u << 0, P_HSX = 1u << 1, P_SNBEP = 1u << 2, P_ANY = ~0u };
 
 struct pctx {
 	const char *name;		/* file name for messages */
 	const struct platform *plat;
-	unsigned pmask;			/* P_SKL, P_HSX or 0 */
+	unsigned pmask;			/* P_SKL, P_HSX, P_SNBEP or 0 */
 	struct workload *w;
 	char *err;
 	size_t errlen;
@@ -331,24 +333,24 @@ static const struct top_key {
 	{ "platform", P_ANY, TK_PLATFORM, 0, 0, 0, NULL },
 	{ "sockets", P_ANY, TK_COUNT, 1, PLAT_MAX_SOCKETS,
 	  offsetof(struct wl_topology, sockets), NULL },
-	{ "cbo_count", P_SKL | P_HSX, TK_COUNT, 8, 18,
+	{ "cbo_count", P_SKL | P_HSX | P_SNBEP, TK_COUNT, 8, 18,
 	  offsetof(struct wl_topology, cbo_count), "cbo" },
 	{ "uclk_hz", P_ANY, TK_HZ, 0, 0,
 	  offsetof(struct wl_topology, uclk_hz), NULL },
-	{ "dclk_hz", P_HSX, TK_HZ, 0, 0,
+	{ "dclk_hz", P_HSX | P_SNBEP, TK_HZ, 0, 0,
 	  offsetof(struct wl_topology, dclk_hz), NULL },
 	{ "mchbar", P_SKL, TK_MCHBAR, 0, 0, 0, NULL },
 	{ "sbox_count", P_HSX, TK_COUNT, 0, 4,
 	  offsetof(struct wl_topology, sbox_count), "sbox" },
-	{ "ha_count", P_HSX, TK_COUNT, 0, 2,
+	{ "ha_count", P_HSX | P_SNBEP, TK_COUNT, 0, 2,
 	  offsetof(struct wl_topology, ha_count), "ha" },
-	{ "imc_channels", P_HSX, TK_COUNT, 0, 8,
+	{ "imc_channels", P_HSX | P_SNBEP, TK_COUNT, 0, 8,
 	  offsetof(struct wl_topology, imc_channels), "imc" },
-	{ "qpi_ports", P_HSX, TK_COUNT, 0, 3,
+	{ "qpi_ports", P_HSX | P_SNBEP, TK_COUNT, 0, 3,
 	  offsetof(struct wl_topology, qpi_ports), "qpi" },
-	{ "r3qpi_links", P_HSX, TK_COUNT, 0, 3,
+	{ "r3qpi_links", P_HSX | P_SNBEP, TK_COUNT, 0, 3,
 	  offsetof(struct wl_topology, r3qpi_links), "r3qpi" },
-	{ "cores", P_HSX, TK_COUNT, 0, WL_MAX_CORES,
+	{ "cores", P_HSX | P_SNBEP, TK_COUNT, 0, WL_MAX_CORES,
 	  offsetof(struct wl_topology, cores), NULL },
 	{ "phases", P_ANY, TK_PHASES, 0, 0, 0, NULL },
 	{ "faults", P_ANY, TK_FAULTS, 0, 0, 0, NULL },
@@ -371,8 +373,8 @@ static unsigned top_key_max(const struct pctx *c, const struct top_key *k)
 
 	if (c->pmask & P_SKL)
 		max = k->max_skl;
-	else if (c->pmask & P_HSX)
-		max = k->max_hsx;
+	else if (c->pmask & (P_HSX | P_SNBEP))
+		max = k->max_hsx;	/* capped by the unit table below */
 	else
 		max = u ? u->max_inst : PLAT_MAX_SOCKETS;
 	/* The unit table is the authority on instances. */
@@ -465,7 +467,8 @@ static unsigned unit_ninst(const struct pctx *c, const struct unit_type *u,
 static unsigned plat_mask(const struct platform *p)
 {
 	return strcmp(p->id, "skl") == 0 ? P_SKL
-	     : strcmp(p->id, "hsx") == 0 ? P_HSX : 0;
+	     : strcmp(p->id, "hsx") == 0 ? P_HSX
+	     : strcmp(p->id, "snbep") == 0 ? P_SNBEP : 0;
 }
 
 unsigned wl_cores(const struct workload *w)
