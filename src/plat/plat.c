@@ -1250,13 +1250,9 @@ struct event_enc plat_decode(const struct unit_type *u, uint64_t ctl)
 	return e;
 }
 
-int plat_encode_event(const struct unit_type *u, const struct event *ev,
-		      unsigned ctr, uint64_t *ctl, char *why, size_t whylen)
+int plat_event_check(const struct unit_type *u, const struct event *ev,
+		     char *why, size_t whylen)
 {
-	struct event_enc e = event_enc_of(ev);
-	uint64_t v;
-	int r;
-
 	/* An event that counts only what a box filter lets through, on a
 	 * unit that has no such register (snbep UBox FILTER_MATCH: no
 	 * source gives its UBox filter): refused, not counted unfiltered. */
@@ -1264,6 +1260,18 @@ int plat_encode_event(const struct unit_type *u, const struct event *ev,
 		return fail(why, whylen, "%s needs a filter register (%s) that "
 			    "this platform's %s unit does not have", ev->name,
 			    ev->filter ? ev->filter : "?", u->name);
+	return 0;
+}
+
+int plat_encode_event(const struct unit_type *u, const struct event *ev,
+		      unsigned ctr, uint64_t *ctl, char *why, size_t whylen)
+{
+	struct event_enc e = event_enc_of(ev);
+	uint64_t v;
+	int r;
+
+	if ((r = plat_event_check(u, ev, why, whylen)) < 0)
+		return r;
 	r = plat_encode(u, &e, ctr, ev->ctr_mask, &v, why, whylen);
 	if (r < 0)
 		return r;

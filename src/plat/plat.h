@@ -672,6 +672,11 @@ struct event_enc plat_decode(const struct unit_type *u, uint64_t ctl);
  */
 int plat_encode_event(const struct unit_type *u, const struct event *ev,
 		      unsigned ctr, uint64_t *ctl, char *why, size_t whylen);
+/* Can catalog event ev of unit u be counted at all on this platform?
+ * -EINVAL with the reason in why for an event that needs a box filter
+ * register the unit does not have (snbep UBox FILTER_MATCH). */
+int plat_event_check(const struct unit_type *u, const struct event *ev,
+		     char *why, size_t whylen);
 
 /* Counter value mask for a width. */
 static inline uint64_t width_mask(unsigned bits)
