@@ -14,7 +14,8 @@
  *
  * hsx additions (DESIGN.md section 3 plus what the hsx model needs; snbep
  * takes the same keys, each capped by its unit table: cbo_count <= 8,
- * ha_count 1, imc_channels <= 4, qpi_ports and r3qpi_links <= 2):
+ * ha_count 1, imc_channels <= 4, qpi_ports and r3qpi_links <= 2; snbep's
+ * cbo_count defaults to "cores" and may not exceed it, one CBo per core):
  *  - topology keys sbox_count, ha_count, imc_channels (<= 8), qpi_ports,
  *    r3qpi_links; a unit without a key of its own that lives in another
  *    unit's PCI functions has that unit's count (imc_fixed follows
@@ -1420,6 +1421,17 @@ static int parse_root(struct pctx *c, json_object *root,
 		if (r < 0)
 			return r;
 		path_pop(c, old);
+	}
+	/* snbep: one CBo per core (the kernel's min(8, cores); discovery
+	 * counts cores), so the cores bound the CBos */
+	if (c->pmask & P_SNBEP) {
+		struct wl_topology *t = &c->w->topo;
+
+		if (t->cbo_count && t->cores && t->cbo_count > t->cores)
+			return fail(c, "cbo_count %u > cores %u: snbep has one "
+				    "CBo per core", t->cbo_count, t->cores);
+		if (!t->cbo_count && t->cores)
+			t->cbo_count = t->cores;
 	}
 	if (!phases)
 		return fail(c, "missing \"phases\" (an array of {\"seconds\": N, "

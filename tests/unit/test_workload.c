@@ -293,10 +293,18 @@ static const struct freerun_ctr fake_pcu_ctrs[] = {
 		       .edge_bit = 18, .en_bit = 22, .ovf_en_bit = 20, \
 		       .rst_bit = 17 }
 
+/* Two box filters (FILTER0/1 at +5/+6), so that :filter0= / :filter1=
+ * keys are accepted. */
+static const struct unit_filter fake_hsx_cbo_filters[] = {
+	{ .name = "FILTER0", .flag = EVF_FILTER0, .off = 5 },
+	{ .name = "FILTER1", .flag = EVF_FILTER1, .off = 6 },
+};
+
 static const struct unit_type fake_hsx_cbo = {
 	.name = "cbo", .kind = UNIT_PROG, .space = HW_MSR, .max_inst = 18,
 	.base = 0xe00, .inst_stride = 0x10, .nctr = 4, .width = 48,
 	.fmt = FAKE_HSX_FMT,
+	.filters = fake_hsx_cbo_filters, .nfilters = 2,
 };
 
 static const struct unit_type fake_hsx_sbox = {
@@ -457,11 +465,8 @@ static const struct bad {
 	  "\"sbox_count\" is not a skl key" },
 	{ SKL "\"a b\":1," PH("") "}", "$[\"a b\"]", "unknown key" },
 	{ "{" PH("") "}", "$", "missing \"platform\"" },
-	{ "{\"platform\":\"snbep\"," PH("") "}", "$.platform",
-	  "platform snbep is not supported by this build (supported: skl, "
-	  "hsx)" },
 	{ "{\"platform\":\"k8\"," PH("") "}", "$.platform",
-	  "unknown platform \"k8\" (supported: skl, hsx)" },
+	  "unknown platform \"k8\" (supported: skl, hsx, snbep)" },
 	{ "{\"platform\":7," PH("") "}", "$.platform", "must be a string" },
 	{ SKL "\"faults\":[]}", "$", "missing \"phases\"" },
 	/* rate keys */
@@ -508,6 +513,13 @@ static const struct bad {
 	{ SKL PH("\"cbo:0x34:0x8f:filter0=0x1\":1") "}",
 	  "$.phases[0].rates[\"cbo:0x34:0x8f:filter0=0x1\"]",
 	  "skl cbo has no box filter registers" },
+	{ "{\"platform\":\"snbep\"," PH("\"ubox:0x41:0x01:filter0=0x1\":1") "}",
+	  "$.phases[0].rates[\"ubox:0x41:0x01:filter0=0x1\"]",
+	  "snbep ubox has no box filter registers" },
+	{ "{\"platform\":\"snbep\",\"cores\":4,\"cbo_count\":6," PH("") "}",
+	  "$", "cbo_count 6 > cores 4: snbep has one CBo per core" },
+	{ "{\"platform\":\"snbep\",\"imc_channels\":5," PH("") "}",
+	  "$.imc_channels", "imc_channels" },
 	{ SKL PH("\"fixed:0x00:0x01\":1") "}",
 	  "$.phases[0].rates[\"fixed:0x00:0x01\"]", "uclk_hz" },
 	{ SKL PH("\"imc:DRAM_FOO\":1") "}", "$.phases[0].rates[\"imc:DRAM_FOO\"]",
