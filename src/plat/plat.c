@@ -460,6 +460,27 @@ int plat_reset_boxes(struct hw *hw, const struct topology *t, unsigned sock)
 	return first;
 }
 
+bool plat_unit_freezable(const struct platform *p, int ui)
+{
+	const struct unit_type *u;
+
+	if (ui < 0 || ui >= (int)plat_nunits(p))
+		return false;
+	u = p->units[ui];
+	if (u->kind == UNIT_FREERUN || !p->ops->global_enable)
+		return false;
+	if (plat_has_global_ctl(p) || u->box_ctl_layout)
+		return true;
+	/* a unit sharing another's PCI functions is frozen with its box
+	 * (snbep imc_fixed in the iMC channel, 327043 Table 2-59) */
+	for (unsigned i = 0; p->units[i]; i++)
+		if (p->units[i] != u && p->units[i]->box_ctl_layout &&
+		    u->space == HW_PCI && p->units[i]->space == HW_PCI &&
+		    u->inst_base && u->inst_base == p->units[i]->inst_base)
+			return true;
+	return false;
+}
+
 int plat_freeze_boxes(struct hw *hw, const struct topology *t, unsigned sock,
 		      bool on)
 {

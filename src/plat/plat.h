@@ -558,6 +558,11 @@ int plat_freeze_boxes(struct hw *hw, const struct topology *t, unsigned sock,
  * its write-only bits (hsx frz_all/unfrz_all read 0). */
 int plat_global_check(struct hw *hw, const struct topology *t, unsigned sock,
 		      bool expect_on, uint64_t *seen);
+/* Can the platform's freeze (its global_enable op) stop unit index ui's
+ * counters?  With a global control every unit's can; without one, only
+ * those of units with a box control (snbep: not the UBox's).
+ * Free-running counters are not frozen on any platform. */
+bool plat_unit_freezable(const struct platform *p, int ui);
 /* Does p have a global control register? */
 static inline bool plat_has_global_ctl(const struct platform *p)
 {

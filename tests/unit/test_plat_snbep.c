@@ -199,6 +199,22 @@ static void test_platform(void)
 	ok(P->ops->reset_boxes == plat_reset_boxes, "generic box reset");
 	is_int((int)P->nevents, SNBEP_NEVENTS, "the generated catalog");
 	is_int((int)plat_nunits(P), 11, "11 unit types");
+	{
+		unsigned ub, cb, imf, cs;
+		int hub;
+
+		unit("ubox", &ub);
+		unit("cbo", &cb);
+		unit("imc_fixed", &imf);
+		unit("pcu_cstate", &cs);
+		plat_unit(&plat_hsx, "ubox", &hub);
+		ok(!plat_unit_freezable(P, (int)ub) && plat_unit_freezable(P, (int)cb),
+		   "the UBox cannot be frozen, the CBos can");
+		ok(plat_unit_freezable(P, (int)imf),
+		   "the DCLK counter freezes with its iMC channel's box");
+		ok(!plat_unit_freezable(P, (int)cs), "free-running counters are not frozen");
+		ok(plat_unit_freezable(&plat_hsx, hub), "hsx's UBox is (global freeze)");
+	}
 }
 
 static void test_map(void)
