@@ -84,16 +84,19 @@ workload "$T/b.json" 800000000 \
 # DRAM and QPI panels have data.  Its LLC lookups and misses are the same
 # event with CBo FILTER0.state 0x3F / 0x01 (the daemon splits the CBos
 # between them); DRAM is CAS_COUNT.RD / .WR.
-# hsx_phase SECONDS READS WRITES LOOKUPS MISSES (per socket, per second)
-hsx_phase() {
+# xeon_phase LOOKUP_KEY MISS_KEY SECONDS READS WRITES LOOKUPS MISSES (per
+# socket, per second); QPI data flits are a quarter of the reads, non-data
+# a tenth
+xeon_phase() {
 	printf '{ "seconds": %s, "rates": {
-	  "cbo:0x34:0x11:filter0=0x7e0000": %s, "cbo:0x34:0x11:filter0=0x20000": %s,
+	  "%s": %s, "%s": %s,
 	  "imc:0x04:0x03": %s, "imc:0x04:0x0c": %s,
 	  "qpi:0x00:0x02": %s, "qpi:0x00:0x04": %s } }' \
-		"$1" "$4" "$5" "$2" "$3" \
-		"$(awk -v r="$2" 'BEGIN { print r * 0.25 }')" \
-		"$(awk -v r="$2" 'BEGIN { print r * 0.1 }')"
+		"$3" "$1" "$6" "$2" "$7" "$4" "$5" \
+		"$(awk -v r="$4" 'BEGIN { print r * 0.25 }')" \
+		"$(awk -v r="$4" 'BEGIN { print r * 0.1 }')"
 }
+hsx_phase() { xeon_phase cbo:0x34:0x11:filter0=0x7e0000 cbo:0x34:0x11:filter0=0x20000 "$@"; }
 { printf '{ "platform": "hsx", "sockets": 1, "cbo_count": 4, "imc_channels": 2,\n'
   printf '  "qpi_ports": 2, "uclk_hz": 1200000000,\n  "phases": [ '
   printf '%s,\n    %s,\n    %s' "$(hsx_phase $first 1.0e8 5.0e7 2.0e8 1.0e8)" \
@@ -104,16 +107,7 @@ hsx_phase() {
 # control), so every panel is also checked against a second Xeon.  LLC
 # lookups and misses are LLC_LOOKUP.DATA_READ with the box filter's state
 # 22:18 at every state / I; DRAM is CAS_COUNT.RD / .WR.
-# snbep_phase SECONDS READS WRITES LOOKUPS MISSES (per socket, per second)
-snbep_phase() {
-	printf '{ "seconds": %s, "rates": {
-	  "cbo:0x34:0x03:filter0=0x7c0000": %s, "cbo:0x34:0x03:filter0=0x40000": %s,
-	  "imc:0x04:0x03": %s, "imc:0x04:0x0c": %s,
-	  "qpi:0x00:0x02": %s, "qpi:0x00:0x04": %s } }' \
-		"$1" "$4" "$5" "$2" "$3" \
-		"$(awk -v r="$2" 'BEGIN { print r * 0.25 }')" \
-		"$(awk -v r="$2" 'BEGIN { print r * 0.1 }')"
-}
+snbep_phase() { xeon_phase cbo:0x34:0x03:filter0=0x7c0000 cbo:0x34:0x03:filter0=0x40000 "$@"; }
 { printf '{ "platform": "snbep", "sockets": 1, "cores": 4, "imc_channels": 2,\n'
   printf '  "qpi_ports": 2, "uclk_hz": 2000000000,\n  "phases": [ '
   printf '%s,\n    %s,\n    %s' "$(snbep_phase $first 5.0e7 2.5e7 2.0e8 4.0e7)" \
