@@ -360,44 +360,20 @@ static const struct hsx_bi_unit {
 #define SNBEP_BI_QCLK 1.0e9
 #define SNBEP_BI_TSC 2.6e9
 
+/* Where these differ from hsx's or hsx has none; every other event takes
+ * hsx's rule of the same name (HA READS/WRITES, IMC_WRITES, CAS_COUNT,
+ * ACT/PRE, QPI flits: the same names and meaning on both parts). */
 static const struct hsx_bi_rule snbep_bi_rules[] = {
+	/* DATA_READ is the headline lookup event here (no ANY) */
 	{ "UNC_C_LLC_LOOKUP.DATA_READ", HQ_LOOKUP, 1.0, false },
-	{ "UNC_C_LLC_LOOKUP.WRITE", HQ_LOOKUP, 0.25, false },
-	{ "UNC_C_LLC_LOOKUP.REMOTE_SNOOP", HQ_LOOKUP, 0.1, false },
-	{ "UNC_C_LLC_LOOKUP.NID", HQ_LOOKUP, 0.05, false },
-	{ "UNC_C_LLC_VICTIMS.M_STATE", HQ_MISS, 0.25, false },
-	{ "UNC_C_LLC_VICTIMS.E_STATE", HQ_MISS, 0.4, false },
 	{ "UNC_C_LLC_VICTIMS.S_STATE", HQ_MISS, 0.2, false },
-	{ "UNC_C_LLC_VICTIMS.MISS", HQ_MISS, 0.05, false },
-	{ "UNC_H_REQUESTS.READS", HQ_DRAM_RD, 1.0, false },
-	{ "UNC_H_REQUESTS.WRITES", HQ_DRAM_WR, 1.0, false },
-	{ "UNC_H_IMC_WRITES.ALL", HQ_DRAM_WR, 1.0, false },
-	{ "UNC_H_IMC_WRITES.FULL", HQ_DRAM_WR, 0.95, false },
-	{ "UNC_H_IMC_WRITES.PARTIAL", HQ_DRAM_WR, 0.05, false },
-	{ "UNC_M_CAS_COUNT.RD", HQ_DRAM_RD, 1.0, false },
-	{ "UNC_M_CAS_COUNT.WR", HQ_DRAM_WR, 1.0, false },
-	{ "UNC_M_CAS_COUNT.ALL", HQ_DRAM_ALL, 1.0, false },
-	{ "UNC_M_CAS_COUNT.RD_REG", HQ_DRAM_RD, 0.95, false },
-	{ "UNC_M_CAS_COUNT.RD_UNDERFILL", HQ_DRAM_RD, 0.05, false },
-	{ "UNC_M_CAS_COUNT.WR_WMM", HQ_DRAM_WR, 0.9, false },
-	{ "UNC_M_CAS_COUNT.WR_RMM", HQ_DRAM_WR, 0.1, false },
 	{ "UNC_M_ACT_COUNT", HQ_DRAM_ALL, 0.3, false },
-	{ "UNC_M_PRE_COUNT.PAGE_MISS", HQ_DRAM_ALL, 0.25, false },
-	{ "UNC_M_PRE_COUNT.PAGE_CLOSE", HQ_DRAM_ALL, 0.05, false },
-	{ "UNC_Q_TxL_FLITS_G0.DATA", HQ_QPI_DATA, 1.0, false },
-	{ "UNC_Q_TxL_FLITS_G0.NON_DATA", HQ_QPI_DATA, 0.6, false },
 	{ "UNC_Q_RxL_FLITS_G0.DATA", HQ_QPI_DATA, 1.0, false },
 	{ "UNC_Q_RxL_FLITS_G0.NON_DATA", HQ_QPI_DATA, 0.6, false },
-	{ "UNC_Q_TxL_FLITS_G1.DRS_DATA", HQ_QPI_DATA, 1.0, false },
-	{ "UNC_Q_TxL_FLITS_G1.DRS_NONDATA", HQ_QPI_DATA, 0.125, false },
-	{ "UNC_Q_TxL_FLITS_G1.DRS", HQ_QPI_DATA, 1.125, false },
+	/* 8 cores: 5 / 1 / 2 in C0 / C3 / C6 */
 	{ "UNC_P_POWER_STATE_OCCUPANCY.CORES_C0", HQ_PCLK, 5.0, true },
 	{ "UNC_P_POWER_STATE_OCCUPANCY.CORES_C3", HQ_PCLK, 1.0, true },
 	{ "UNC_P_POWER_STATE_OCCUPANCY.CORES_C6", HQ_PCLK, 2.0, true },
-	{ "UNC_P_FREQ_BAND0_CYCLES", HQ_PCLK, 0.9, true },
-	{ "UNC_P_FREQ_BAND1_CYCLES", HQ_PCLK, 0.6, true },
-	{ "UNC_P_FREQ_BAND2_CYCLES", HQ_PCLK, 0.3, true },
-	{ "UNC_P_FREQ_BAND3_CYCLES", HQ_PCLK, 0.05, true },
 	{ "UNC_P_CORE_CC6_CTR", HQ_TSC, 0.25, true },
 	{ "UNC_P_CORE_CC3_CTR", HQ_TSC, 0.125, true },
 };
@@ -410,7 +386,8 @@ static const struct hsx_bi_unit snbep_bi_units[] = {
 	{ "r3qpi", HQ_UCLK, 0.01 },
 };
 
-/* A Xeon built-in: its rules, box clocks and machine. */
+/* A Xeon built-in: its rules (then hsx's for any event they do not name),
+ * box clocks and machine. */
 struct xeon_bi {
 	const char *id;
 	const struct hsx_bi_rule *rules;
@@ -461,6 +438,9 @@ static const struct hsx_bi_rule *hsx_bi_find(const struct xeon_bi *d,
 	for (size_t i = 0; i < d->nrules; i++)
 		if (strcmp(d->rules[i].name, name) == 0)
 			return &d->rules[i];
+	for (size_t i = 0; i < ARRAY_SIZE(hsx_bi_rules); i++)
+		if (strcmp(hsx_bi_rules[i].name, name) == 0)
+			return &hsx_bi_rules[i];
 	return NULL;
 }
 
