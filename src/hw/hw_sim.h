@@ -51,7 +51,8 @@ int hw_sim_global_frozen(struct hw *hw, unsigned sock);
 /* What the model knows about one PMON box (hsx box control/status). */
 struct hw_sim_box {
 	bool has_ctl;		/* the box has a box control register */
-	bool frozen;		/* the last box-control write set frz */
+	bool frozen;		/* the last box-control write set frz (and
+				   frz_en, where the box has it: snbep) */
 	bool last_lacked_must1;	/* the last box-control write did not set
 				   every unit_type.box_ctl_must1 bit */
 	unsigned ctl_writes;	/* box-control writes (saturate at 65535) */
