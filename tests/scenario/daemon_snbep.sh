@@ -67,6 +67,28 @@ topo=$(curl -s "http://127.0.0.1:$PORT/api/v1/topology")
 like "$topo" '"unit":"cbo","description"' "topology lists the CBos"
 like "$topo" '"event":"UNC_C_LLC_LOOKUP.DATA_READ:filter0=0x7c0000:split=0/2"' "CBo counters hold the split lookups"
 
+# Another agent clears a counter control the daemon programmed (CBo 0's
+# CTL0 or CTL1 on socket 1, whichever holds a baseline event): seen by
+# the control read-back, with no global control to watch.  Before any
+# claim: a claim that starts running makes the next tick reprogram every
+# control, which can overwrite the foreign value before the read-back
+# sees it (a race of the sampler, not of the platform).
+reg=
+for r in msr:0xd10@8 msr:0xd11@8; do
+	v=$("$UNCORE_SIM" --platform snbep -w "$WL" -s "$T/state" read "$r")
+	[ "$v" != 0x0 ] && { reg=$r; break; }
+done
+ok "$([ -n "$reg" ]; echo $?)" "the daemon programmed CBo 0 on socket 1 ($reg)"
+"$UNCORE_SIM" --platform snbep -w "$WL" -s "$T/state" write "${reg:-msr:0xd10@8}" 0x0 >/dev/null
+ok $? "foreign write of $reg"
+for i in $(seq 1 100); do
+	n=$(curl -s "http://127.0.0.1:$PORT/metrics" | grep '^uncored_interference_total' | awk '{ print $2 }')
+	[ "${n:-0}" -gt 0 ] && break
+	sleep 0.1
+done
+ok "$([ "${n:-0}" -gt 0 ]; echo $?)" "interference counted ($n)"
+like "$(cat "$T/log")" "changed behind our back" "interference logged"
+
 # the UBox filter events need a register no source gives: refused
 S="$T/ctl.sock"
 code() { curl -s -o "$T/body" -w '%{http_code}' --unix-socket "$S" "$@"; }
@@ -78,19 +100,6 @@ is "$(code -X POST $U/claims -d '{"events":["UNC_C_TOR_OCCUPANCY.ALL","UNC_C_RxR
 	"two counter-0-only CBo occupancy events: 409"
 is "$(code -X POST $U/claims -d '{"events":["UNC_R3_CLOCKTICKS","UNC_Q_CLOCKTICKS"],"ttl_s":30}')" 201 \
 	"a claim on the R3QPI and QPI boxes"
-
-# Another agent programs CBo 0's CTL0 (0xD10) on socket 1 (CLOCKTICKS,
-# enabled; the baseline may leave that control 0): seen by the
-# control read-back, with no global control to watch.
-"$UNCORE_SIM" --platform snbep -w "$WL" -s "$T/state" write msr:0xd10@8 0x400000 >/dev/null
-ok $? "foreign write of CBo 0 CTL0 on socket 1"
-for i in $(seq 1 100); do
-	n=$(curl -s "http://127.0.0.1:$PORT/metrics" | grep '^uncored_interference_total' | awk '{ print $2 }')
-	[ "${n:-0}" -gt 0 ] && break
-	sleep 0.1
-done
-ok "$([ "${n:-0}" -gt 0 ]; echo $?)" "interference counted ($n)"
-like "$(cat "$T/log")" "changed behind our back" "interference logged"
 
 kill -TERM "$UPID"; wait "$UPID"
 is "$?" 0 "clean stop"
