@@ -487,32 +487,33 @@ static void add_inst_rates(struct json_object *so, const struct program *p,
 {
 	for (size_t a = 0; a < sizeof(inst_rates) / sizeof(inst_rates[0]); a++) {
 		uint64_t v[2][PLAT_MAX_SOCKETS][PLAT_MAX_INST] = { { { 0 } } };
-		uint32_t seen[2][PLAT_MAX_SOCKETS] = { { 0 } };
-		uint32_t bad[2][PLAT_MAX_SOCKETS] = { { 0 } };
+		struct inst_set seen[2][PLAT_MAX_SOCKETS] = { { { { 0 } } } };
+		struct inst_set bad[2][PLAT_MAX_SOCKETS] = { { { { 0 } } } };
 		struct json_object *arr;
-		uint32_t any = 0;
+		struct inst_set any;
 
 		for (unsigned k = 0; k < 2; k++)
 			if (has_inst_label(p->plat, inst_rates[a].v[k].q))
 				metrics_per_inst(p, delta, inv, inst_rates[a].v[k].q,
 						 v[k], seen[k], bad[k]);
-		any = seen[0][sk] | seen[1][sk];
-		if (!any)
+		any = seen[0][sk];
+		iset_or(&any, &seen[1][sk]);
+		if (iset_empty(&any))
 			continue;
 		arr = json_object_new_array();
 		for (unsigned i = 0; i < PLAT_MAX_INST; i++) {
 			struct json_object *io;
 
-			if (!(any >> i & 1))
+			if (!iset_has(&any, i))
 				continue;
 			io = json_object_new_object();
 			json_object_object_add(io, inst_rates[a].label,
 					       json_object_new_int((int)i));
 			for (unsigned k = 0; k < 2; k++)
-				if (seen[k][sk] >> i & 1)
+				if (iset_has(&seen[k][sk], i))
 					json_object_object_add(
 						io, inst_rates[a].v[k].name,
-						(bad[k][sk] >> i & 1) || secs <= 0 ? NULL
+						iset_has(&bad[k][sk], i) || secs <= 0 ? NULL
 						: jnum((double)v[k][sk][i] / secs));
 			json_object_array_add(arr, io);
 		}

@@ -97,8 +97,8 @@ static void per_series(struct prom *w, const struct program *p,
 bool metrics_per_inst(const struct program *p, const uint64_t *val,
 		      const uint64_t *invalid, enum plat_qty q,
 		      uint64_t out[PLAT_MAX_SOCKETS][PLAT_MAX_INST],
-		      uint32_t seen[PLAT_MAX_SOCKETS],
-		      uint32_t bad[PLAT_MAX_SOCKETS])
+		      struct inst_set seen[PLAT_MAX_SOCKETS],
+		      struct inst_set bad[PLAT_MAX_SOCKETS])
 {
 	if (p->qty_ev[q] < 0)
 		return false;
@@ -107,9 +107,9 @@ bool metrics_per_inst(const struct program *p, const uint64_t *val,
 
 		if (p->sev[i] != p->qty_ev[q] || in >= PLAT_MAX_INST)
 			continue;
-		seen[sk] |= 1u << in;
+		iset_add(&seen[sk], in);
 		if (invalid && (invalid[i / 64] >> (i % 64) & 1))
-			bad[sk] |= 1u << in;
+			iset_add(&bad[sk], in);
 		else
 			out[sk][in] += val[i] * p->qty_scale[q];
 	}
@@ -154,7 +154,7 @@ static void inst_samples(struct prom *w, const struct program *p,
 			 const uint64_t *totals, enum plat_qty q)
 {
 	uint64_t v[PLAT_MAX_SOCKETS][PLAT_MAX_INST] = { { 0 } };
-	uint32_t seen[PLAT_MAX_SOCKETS] = { 0 };
+	struct inst_set seen[PLAT_MAX_SOCKETS] = { { { 0 } } };
 	const char *label = NULL;
 
 	for (size_t k = 0; k < p->plat->nqty; k++)
@@ -167,7 +167,7 @@ static void inst_samples(struct prom *w, const struct program *p,
 			const char *l[] = { "socket", metrics_num(s), label,
 					    metrics_num(i), NULL };
 
-			if (seen[s] >> i & 1)
+			if (iset_has(&seen[s], i))
 				prom_sample_u64(w, NULL, l, v[s][i]);
 		}
 }
@@ -250,7 +250,8 @@ static void uncore_families(struct prom *w, const struct program *p,
 	if (st->qty_present >> Q_QPI_DATA_BYTES & 1) {
 		uint64_t d[PLAT_MAX_SOCKETS][PLAT_MAX_INST] = { { 0 } };
 		uint64_t n[PLAT_MAX_SOCKETS][PLAT_MAX_INST] = { { 0 } };
-		uint32_t seen[PLAT_MAX_SOCKETS] = { 0 }, nseen[PLAT_MAX_SOCKETS] = { 0 };
+		struct inst_set seen[PLAT_MAX_SOCKETS] = { { { 0 } } };
+		struct inst_set nseen[PLAT_MAX_SOCKETS] = { { { 0 } } };
 		bool nd = metrics_per_inst(p, totals, NULL, Q_QPI_NONDATA_BYTES, n,
 					   nseen, NULL);
 
@@ -263,7 +264,7 @@ static void uncore_families(struct prom *w, const struct program *p,
 				const char *l[] = { "socket", metrics_num(s), "port",
 						    metrics_num(i), NULL };
 
-				if (seen[s] >> i & 1)
+				if (iset_has(&seen[s], i))
 					prom_sample_u64(w, NULL, l, d[s][i]);
 			}
 		if (nd) {
@@ -275,7 +276,7 @@ static void uncore_families(struct prom *w, const struct program *p,
 					const char *l[] = { "socket", metrics_num(s),
 							    "port", metrics_num(i), NULL };
 
-					if (seen[s] >> i & 1)
+					if (iset_has(&seen[s], i))
 						prom_sample_u64(w, NULL, l,
 								d[s][i] + n[s][i]);
 				}

@@ -46,8 +46,8 @@ int metrics_render(struct buf *b, enum prom_fmt fmt, const struct program *p,
 bool metrics_per_inst(const struct program *p, const uint64_t *val,
 		      const uint64_t *invalid, enum plat_qty q,
 		      uint64_t out[PLAT_MAX_SOCKETS][PLAT_MAX_INST],
-		      uint32_t seen[PLAT_MAX_SOCKETS],
-		      uint32_t bad[PLAT_MAX_SOCKETS]);
+		      struct inst_set seen[PLAT_MAX_SOCKETS],
+		      struct inst_set bad[PLAT_MAX_SOCKETS]);
 
 /* Label value of socket s ("0"), unit instance etc. in static storage
  * for small numbers. */

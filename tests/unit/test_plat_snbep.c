@@ -163,7 +163,7 @@ static void test_platform(void)
 
 static void test_map(void)
 {
-	struct topo_socket s = { .cpu = 8, .pci_bus = 0x7f };
+	static struct topo_socket s = { .cpu = 8, .pci_bus = 0x7f };
 	const struct unit_type *cbo = unit("cbo", NULL);
 	const struct unit_type *pcu = unit("pcu", NULL);
 	const struct unit_type *ub = unit("ubox", NULL);
@@ -175,6 +175,12 @@ static void test_map(void)
 	const struct unit_type *r2 = unit("r2pcie", NULL);
 	const struct unit_type *r3 = unit("r3qpi", NULL);
 	const struct unit_type *cs = unit("pcu_cstate", NULL);
+
+	/* every PCI instance where the table puts it, on bus 0x7f */
+	for (unsigned ui = 0; P->units[ui]; ui++)
+		for (unsigned i = 0; P->units[ui]->space == HW_PCI &&
+		     i < P->units[ui]->max_inst; i++)
+			plat_pci_place(&s, P->units[ui], i, 0, 0x7f);
 
 	/* kernel SNBEP_U_MSR_PMON_CTL0 0xc10, CTR0 0xc16, UCLK 0xc08/0xc09 */
 	is_msr(plat_ctl_addr(&s, ub, 0, 1), 0xC11, "UBox CTL1");
@@ -345,10 +351,10 @@ static void check_units(const struct topology *t, unsigned s,
 
 		unit(w[i].u, &ui);
 		ok(t->sock[s].ninst[ui] == w[i].ninst &&
-		   t->sock[s].absent[ui] == w[i].absent,
-		   "socket %u: %s %u instances, absent 0x%x (got %u, 0x%x)", s,
+		   t->sock[s].absent[ui].w[0] == w[i].absent,
+		   "socket %u: %s %u instances, absent 0x%x (got %u, 0x%llx)", s,
 		   w[i].u, w[i].ninst, w[i].absent, t->sock[s].ninst[ui],
-		   t->sock[s].absent[ui]);
+		   (unsigned long long)t->sock[s].absent[ui].w[0]);
 	}
 }
 

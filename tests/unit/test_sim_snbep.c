@@ -224,7 +224,7 @@ static void test_pmu(void)
 		free(pmu);
 		return;
 	}
-	pmu_init(pmu, &hw, &t);
+	is_int(pmu_init(pmu, &hw, &t), 0, "pmu_init numbers every register");
 	is_int(pmu_busy(pmu, msg, sizeof(msg)), 0,
 	       "pmu_busy at reset: 0, without reading a global control");
 	is_int(pmu_reset_boxes(pmu), 0, "pmu_reset_boxes");
@@ -266,6 +266,7 @@ static void test_pmu(void)
 	is_int(pmu_clear_all(pmu), 0, "pmu_clear_all with no global register to clear");
 	is_int(pmu_busy(pmu, msg, sizeof(msg)), 0, "idle after clearing");
 	is_int(pmu_release(pmu), 0, "pmu_release");
+	pmu_free(pmu);
 	hw_close(&hw);
 	free(pmu);
 }
