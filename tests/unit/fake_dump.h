@@ -1,5 +1,6 @@
 /*
- * fake_dump.h - the platform tests' backend (test_plat_hsx, test_plat_snbep):
+ * fake_dump.h - the platform tests' backend and discovery check
+ * (test_plat_hsx, test_plat_snbep):
  * MSRs from the test's own fake_read()/fake_write() (define both before
  * including this), PCI configuration space from an `lspci -xxx` dump in
  * tests/fixtures read through the real libpci backend ("dump" method).
@@ -15,6 +16,8 @@
 #include <string.h>
 
 #include "hw/hw.h"
+#include "plat/plat.h"
+#include "tests/tap.h"
 
 #ifndef FIXTURE_DIR
 #define FIXTURE_DIR "../tests/fixtures"
@@ -88,6 +91,31 @@ static int open_fixture(struct hw *hw, const char *name)
 	o.pci_method = "dump";
 	o.pci_params[0] = param;
 	return hw_open(hw, &fake_ops, &o);
+}
+
+/* The test's unit lookup (by name, with its index). */
+static const struct unit_type *unit(const char *name, unsigned *index);
+
+/* What discovery should find of a unit on a socket. */
+struct want_unit {
+	const char *u;
+	unsigned ninst;
+	uint32_t absent;	/* instances 0..31 */
+};
+
+static void check_units(const struct topology *t, unsigned s,
+			const struct want_unit *w, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		unsigned ui;
+
+		unit(w[i].u, &ui);
+		ok(t->sock[s].ninst[ui] == w[i].ninst &&
+		   t->sock[s].absent[ui].w[0] == w[i].absent,
+		   "socket %u: %s %u instances, absent 0x%x (got %u, 0x%llx)", s,
+		   w[i].u, w[i].ninst, w[i].absent, t->sock[s].ninst[ui],
+		   (unsigned long long)t->sock[s].absent[ui].w[0]);
+	}
 }
 
 #endif

@@ -1025,27 +1025,6 @@ static void test_node_map(void)
 
 /* ---- discovery -------------------------------------------------------- */
 
-struct want_unit {
-	const char *u;
-	unsigned ninst;
-	uint32_t absent;
-};
-
-static void check_units(const struct topology *t, unsigned s,
-			const struct want_unit *w, unsigned n)
-{
-	for (unsigned i = 0; i < n; i++) {
-		unsigned ui;
-
-		unit(w[i].u, &ui);
-		ok(t->sock[s].ninst[ui] == w[i].ninst &&
-		   t->sock[s].absent[ui].w[0] == w[i].absent,
-		   "socket %u: %s %u instances, absent 0x%x (got %u, 0x%llx)", s,
-		   w[i].u, w[i].ninst, w[i].absent, t->sock[s].ninst[ui],
-		   (unsigned long long)t->sock[s].absent[ui].w[0]);
-	}
-}
-
 static void test_discover_1s(void)
 {
 	struct plat_cpu_map m = { .sysfs_cpu_root = sysroot };
