@@ -1,8 +1,8 @@
 /*
  * fake_dump.h - the platform tests' backend and discovery check
  * (test_plat_hsx, test_plat_snbep):
- * MSRs from the test's own fake_read()/fake_write() (define both before
- * including this), PCI configuration space from an `lspci -xxx` dump in
+ * MSRs from the test's own fake_read()/fake_write() (declared here,
+ * defined by the test), PCI configuration space from an `lspci -xxx` dump in
  * tests/fixtures read through the real libpci backend ("dump" method).
  * The fixture directory is $top_srcdir/tests/fixtures (set by `make
  * check`), else FIXTURE_DIR.
