@@ -8,11 +8,11 @@
 #include "config.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "plat/plat_mod.h"
 #include "sched.h"
 
 _Static_assert(PLAT_MAX_FILTERS <= 32, "evspec.filt_set is 32 bits");
@@ -23,73 +23,26 @@ static int popcount8(uint8_t m)
 }
 
 /*
- * Splits the :filterN= and :split= modifiers off text into e; leaves the
- * rest (the event, with any raw-encoding modifiers) in base.  0 or
- * -EINVAL.
+ * Splits the :filterN= and :split= modifiers (plat_mod.h) off text into
+ * e; leaves the rest (the event, with any raw-encoding modifiers) in
+ * base.  0 or -EINVAL.
  */
 static int take_modifiers(const char *text, char *base, size_t blen,
 			  struct evspec *e, char *why, size_t whylen)
 {
-	char buf[SCHED_NAME_MAX], *tok, *save = NULL;
-	size_t used = 0;
+	struct plat_mods m;
+	char msg[200];
 
-	snprintf(buf, sizeof(buf), "%s", text);
-	base[0] = '\0';
-	for (tok = strtok_r(buf, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
-		unsigned long long v;
-		unsigned k, n;
-		char *end, *val;
-		unsigned long f;
-
-		f = tok[6] >= '0' && tok[6] <= '9' &&
-		    strncmp(tok, "filter", 6) == 0
-		    ? strtoul(tok + 6, &val, 10) : ULONG_MAX;
-		if (f != ULONG_MAX && *val == '=') {
-			/* filterN=V: N is checked against the unit's filters
-			 * once the unit is known (sched_resolve) */
-			if (f >= PLAT_MAX_FILTERS) {
-				snprintf(why, whylen, "%s: no unit has a filter%lu "
-					 "register (at most %d filters a unit)",
-					 text, f, PLAT_MAX_FILTERS);
-				return -EINVAL;
-			}
-			val++;
-			errno = 0;
-			v = strtoull(val, &end, 0);
-			if (errno || *end || end == val || *val < '0' ||
-			    *val > '9') {
-				snprintf(why, whylen, "%s: bad filter value \"%s\"",
-					 text, val);
-				return -EINVAL;
-			}
-			if (e->filt_set & (1u << f)) {
-				snprintf(why, whylen, "%s: filter%lu given twice",
-					 text, f);
-				return -EINVAL;
-			}
-			e->filt_set |= 1u << f;
-			e->filt[f] = v;
-			continue;
-		}
-		if (strncmp(tok, "split=", 6) == 0) {
-			int end_at = -1;
-
-			if (strspn(tok + 6, "0123456789/") != strlen(tok + 6) ||
-			    sscanf(tok + 6, "%u/%u%n", &k, &n, &end_at) != 2 ||
-			    tok[6 + end_at] != '\0' || n < 2 ||
-			    n > PLAT_MAX_INST || k >= n || e->split_n) {
-				snprintf(why, whylen, "%s: bad split \"%s\" "
-					 "(K/N, 0 <= K < N <= %d)", text, tok + 6,
-					 PLAT_MAX_INST);
-				return -EINVAL;
-			}
-			e->split_n = (uint8_t)n;
-			e->split_k = (uint8_t)k;
-			continue;
-		}
-		used += (size_t)snprintf(base + used, used < blen ? blen - used : 0,
-					 "%s%s", used ? ":" : "", tok);
+	if (plat_parse_modifiers(text, PLAT_MOD_FILTER | PLAT_MOD_SPLIT, base,
+				 blen, &m, msg, sizeof(msg)) < 0) {
+		snprintf(why, whylen, "%s: %s", text, msg);
+		return -EINVAL;
 	}
+	_Static_assert(sizeof(e->filt) == sizeof(m.filt), "filters");
+	e->filt_set = m.filt_set;
+	memcpy(e->filt, m.filt, sizeof(e->filt));
+	e->split_n = m.split_n;
+	e->split_k = m.split_k;
 	return 0;
 }
 
@@ -515,43 +468,61 @@ static bool less_served(const struct sched_group *a, const struct sched_group *b
 	return a->order < b->order;
 }
 
-unsigned sched_select(const struct platform *p, struct sched_group *const *g,
-		      unsigned n)
+static int cmp_served(const void *a, const void *b)
 {
-	struct sched_group *ord[256];
-	struct sched_busy *busy = busy_new();
-	unsigned m = n < 256 ? n : 256, chosen = 0;
+	const struct sched_group *x = *(struct sched_group *const *)a;
+	const struct sched_group *y = *(struct sched_group *const *)b;
+
+	return less_served(x, y) ? -1 : less_served(y, x) ? 1 : 0;
+}
+
+void sched_ws_free(struct sched_ws *ws)
+{
+	free(ws->ord);
+	ws->ord = NULL;
+	ws->cap = 0;
+}
+
+unsigned sched_select(const struct platform *p, struct sched_group *const *g,
+		      unsigned n, struct sched_ws *ws)
+{
+	unsigned chosen = 0;
 	char why[128];
 
-	if (!busy)
-		return 0;
-	for (unsigned i = 0; i < m; i++) {
-		ord[i] = g[i];
-		g[i]->selected = false;
-	}
-	for (unsigned a = 1; a < m; a++)	/* insertion sort: n is small */
-		for (unsigned b = a; b > 0 && less_served(ord[b], ord[b - 1]); b--) {
-			struct sched_group *t = ord[b];
+	if (n > ws->cap) {
+		struct sched_group **o = realloc(ws->ord, n * sizeof(*o));
 
-			ord[b] = ord[b - 1];
-			ord[b - 1] = t;
-		}
-	for (unsigned k = 0; k < m; k++) {
-		struct sched_group *x = ord[k];
+		if (!o)
+			return 0;
+		ws->ord = o;
+		ws->cap = n;
+	}
+	/* nothing held (filter values are scratch until an instance set
+	 * says otherwise: see busy_new()) */
+	memset(ws->busy.ctr, 0, sizeof(ws->busy.ctr));
+	memset(ws->busy.filt_inst, 0, sizeof(ws->busy.filt_inst));
+	for (unsigned i = 0; i < n; i++) {
+		ws->ord[i] = g[i];
+		g[i]->selected = false;
+		g[i]->moved = false;
+	}
+	qsort(ws->ord, n, sizeof(*ws->ord), cmp_served);
+	for (unsigned k = 0; k < n; k++) {
+		struct sched_group *x = ws->ord[k];
 		int ctr[SCHED_MAX_EVENTS];
 
 		/* its previous (or fixed) placement, else a new one */
-		if (!try_occupy(p, x, x->ctr, busy)) {
+		if (!try_occupy(p, x, x->ctr, &ws->busy)) {
 			if (x->fixed ||
-			    sched_place_busy(p, x->ev, x->nev, busy, ctr, why,
-					     sizeof(why)) < 0)
+			    sched_place_busy(p, x->ev, x->nev, &ws->busy, ctr,
+					     why, sizeof(why)) < 0)
 				continue;
+			x->moved = memcmp(x->ctr, ctr, x->nev * sizeof(int)) != 0;
 			memcpy(x->ctr, ctr, x->nev * sizeof(int));
-			sched_occupy(p, x->ev, x->nev, x->ctr, busy);
+			sched_occupy(p, x->ev, x->nev, x->ctr, &ws->busy);
 		}
 		x->selected = true;
 		chosen++;
 	}
-	free(busy);
 	return chosen;
 }

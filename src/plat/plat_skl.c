@@ -21,6 +21,7 @@
 
 #include "plat/plat.h"
 #include "plat/plat_skl.h"
+#include "plat/plat_sim.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define NONE 0xff
@@ -495,4 +496,5 @@ const struct platform plat_skl = {
 	.qty = skl_qty,
 	.nqty = ARRAY_SIZE(skl_qty),
 	.baseline = skl_baseline,
+	.sim = &plat_skl_sim,
 };

@@ -41,6 +41,7 @@
 
 #include "plat/plat.h"
 #include "plat/plat_snbep.h"
+#include "plat/plat_sim.h"
 #include "plat/events_snbep.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -801,4 +802,5 @@ const struct platform plat_snbep = {
 	.qty = snbep_qty,
 	.nqty = ARRAY_SIZE(snbep_qty),
 	.baseline = snbep_baseline,
+	.sim = &plat_snbep_sim,
 };

@@ -133,14 +133,11 @@ is "$rc" 64 "--log-format=json is a usage error"
 kill "$UPID"; wait "$UPID" 2>/dev/null
 P2=$(pick_port)
 printf '[http]\nlisten = 127.0.0.1:%s\n' "$PORT" >"$T/r.conf"
+notify_start
 start_uncored "$T/r.log" -c "$T/r.conf" --simulate -s ""
 ok $? "daemon with listen in the file"
 printf '[http]\nlisten = 127.0.0.1:%s\n[daemon]\ninterval_ms = 500\n' "$P2" >"$T/r.conf"
-kill -HUP "$UPID"
-for _ in $(seq 1 100); do
-	grep -q 'configuration reloaded' "$T/r.log" && break
-	sleep 0.1
-done
+reload
 like "$(cat "$T/r.log")" "[http] listen changed from \"127.0.0.1:$PORT\" to \"127.0.0.1:$P2\": not applied" \
 	"SIGHUP changing listen logs what was not applied"
 like "$(cat "$T/r.log")" "configuration reloaded, except 1 setting that needs a restart" \
@@ -155,11 +152,7 @@ done
 like "$st" '"interval_ms":500' "the rest of the file was applied (interval 500 ms)"
 # Back to the running address: compared with what runs, nothing changes.
 printf '[http]\nlisten = 127.0.0.1:%s\n' "$PORT" >"$T/r.conf"
-kill -HUP "$UPID"
-for _ in $(seq 1 100); do
-	[ "$(grep -c 'configuration reloaded' "$T/r.log")" -ge 2 ] && break
-	sleep 0.1
-done
+reload
 is "$(grep -c 'listen changed' "$T/r.log")" 1 \
 	"a reload back to the running listen logs no change"
 is "$(grep 'configuration reloaded' "$T/r.log" | tail -1 | sed 's/.*info: //')" \
@@ -177,6 +170,13 @@ if [ "$(id -u)" -eq 0 ]; then
 	if command -v runuser >/dev/null && id nobody >/dev/null 2>&1 &&
 	   runuser -u nobody -- test -x "$BIN" 2>/dev/null; then
 		asuser="runuser -u nobody --"
+		# another daemon run (as --user nobody, default socket) may
+		# have left /run/uncored owned by nobody: then nobody can
+		# create the socket and there is nothing to check here
+		if runuser -u nobody -- test -w /run/uncored 2>/dev/null ||
+		   runuser -u nobody -- test -w /run 2>/dev/null; then
+			asuser=none
+		fi
 	fi
 elif [ -w /run ] || [ -w /run/uncored ]; then
 	asuser=none
@@ -185,9 +185,10 @@ else
 fi
 case $asuser in
 "") skip "non-root: the control socket message" "cannot run as another user than root here" ;;
-none) skip "non-root: the control socket message" "this user can write /run" ;;
+none) skip "non-root: the control socket message" "the user can write /run or /run/uncored" ;;
 *)
-	out=$(cd / && $asuser "$BIN" --simulate -c /dev/null -l "127.0.0.1:$P3" 2>&1); rc=$?
+	# bounded: were the socket creatable after all, the daemon would run
+	out=$(cd / && timeout 30 $asuser "$BIN" --simulate -c /dev/null -l "127.0.0.1:$P3" 2>&1); rc=$?
 	is "$rc" 1 "not root: the default control socket cannot be created"
 	like "$out" "Pass -s PATH" "the message says what to pass"
 	like "$out" "-s ''" "including -s '' for none"
