@@ -282,7 +282,12 @@ static void test_builtin(void)
 		return;
 	w = hw_sim_workload(&hw);
 	is_int(hw_sim_nsockets(&hw), 2, "two sockets");
-	is_int((int)w->topo.cbo_count, 8, "8 CBos");
+	{
+		int cbo;
+
+		unit("cbo", &cbo);
+		is_int((int)hw_sim_ninst(&hw, cbo), 8, "8 CBos");
+	}
 	ok(w->nkeys > 400, "a rate for every event (%u keys)", w->nkeys);
 	hw_close(&hw);
 }
