@@ -113,6 +113,22 @@ struct plat_sim_builtin {
 	const char *selftest_keys[3];
 };
 
+/*
+ * What `uncore-sim demo` programs on socket 0 by hand (no daemon): two
+ * catalog events on one programmable unit (every instance, counters
+ * ctr_a and ctr_b) whose ratio is a hit ratio, two free-running counters
+ * of bytes_unit counting 64-byte reads and writes, and the clock of the
+ * fixed unit clock_unit.
+ */
+struct plat_sim_demo {
+	const char *unit;		/* programmable unit */
+	const char *lookups, *misses;	/* catalog events */
+	unsigned ctr_lookups, ctr_misses;
+	const char *bytes_unit;		/* free-running unit */
+	const char *reads, *writes;	/* its counters' names */
+	const char *clock_unit;		/* fixed unit */
+};
+
 struct plat_sim {
 	/* the built-in workload; NULL: none */
 	const struct plat_sim_builtin *builtin;
@@ -149,6 +165,8 @@ struct plat_sim {
 	 * permutation so that discovery must map; node_mul 0: the
 	 * platform has no node IDs. */
 	unsigned node_mul, node_add;
+	/* uncore-sim's demo; NULL: the platform has none */
+	const struct plat_sim_demo *demo;
 };
 
 extern const struct plat_sim plat_skl_sim, plat_hsx_sim, plat_snbep_sim;
