@@ -286,9 +286,13 @@ static void uncore_families(struct prom *w, const struct program *p,
 		static const char *const rr[] = { "type", "read", "locality", "remote", NULL };
 		static const char *const wl[] = { "type", "write", "locality", "local", NULL };
 		static const char *const wr[] = { "type", "write", "locality", "remote", NULL };
+		/* snbep counts requests without their locality */
+		static const char *const ra[] = { "type", "read", "locality", "any", NULL };
+		static const char *const wa[] = { "type", "write", "locality", "any", NULL };
 		static const struct labelled_q ha[] = {
 			{ Q_HA_READS_LOCAL, rl }, { Q_HA_READS_REMOTE, rr },
 			{ Q_HA_WRITES_LOCAL, wl }, { Q_HA_WRITES_REMOTE, wr },
+			{ Q_HA_READS, ra }, { Q_HA_WRITES, wa },
 		};
 		static const char *const c3[] = { "state", "core_c3", NULL };
 		static const char *const c6[] = { "state", "core_c6", NULL };
@@ -311,7 +315,8 @@ static void uncore_families(struct prom *w, const struct program *p,
 
 		labelled_counter(w, p, st, "uncore_ha_requests_total",
 				 "Home agent requests by type and by locality "
-				 "(from this socket or a remote one).", ha, 4);
+				 "(from this socket or a remote one; \"any\" where "
+				 "the platform does not tell them apart).", ha, 6);
 		labelled_counter(w, p, st, "uncore_pcu_cstate_residency_cycles_total",
 				 "Cycles the package (package_*) was in the C-state, "
 				 "or the socket's cores (core_*) were, summed over "

@@ -15,6 +15,7 @@
 #   4. the daemon's CPU, RSS and threads at the default 1 s interval
 #   5. claims: create -> first counts; placement and tick time with
 #      0, 10, 100 and 1000 claims
+#   6. snbep on 2 simulated sockets (tests/bench/bench_platform.sh)
 # Usage: tests/bench/bench.sh [BUILD_DIR] [IDLE_SECONDS] [gzip]
 # Needs wrk, nginx and prometheus-node-exporter (Debian packages): the
 # dependency step below installs what is missing (as root, with apt-get).
@@ -342,3 +343,8 @@ for want in 0 10 100 1000; do
 	[ $have -lt $want ] && { echo "  (claims stopped at $have of $want: the daemon refused more)"; break; }
 done
 stop_all
+
+# ---- 6. snbep: 2 simulated sockets with every box (built-in workload) ----
+# (the snbep helper's block: one line from bench_platform.sh)
+bash "$top_srcdir/tests/bench/bench_platform.sh" "$B" snbep
+# ---- end of the snbep block ----
