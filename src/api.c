@@ -207,7 +207,7 @@ static void h_status(void *ctx, const struct http_req *req,
 	uint64_t *words;
 
 	(void)req;
-	if (p && (words = calloc(snap_words(p->ns), sizeof(uint64_t)))) {
+	if (p && (words = calloc(snap_words(p->ns, p->nvals), sizeof(uint64_t)))) {
 		metrics_snapshot(p, words, &st);
 		free(words);
 	}
@@ -306,7 +306,7 @@ static void h_topology(void *ctx, const struct http_req *req,
 	struct program *p = sampler_get(d->sampler);
 	struct json_object *o = json_object_new_object();
 	struct json_object *socks = json_object_new_array();
-	uint64_t *words = p ? calloc(snap_words(p->ns), sizeof(uint64_t)) : NULL;
+	uint64_t *words = p ? calloc(snap_words(p->ns, p->nvals), sizeof(uint64_t)) : NULL;
 	struct snap st;
 
 	(void)req;
@@ -443,99 +443,98 @@ static void h_events(void *ctx, const struct http_req *req,
 
 /* ---- /api/v1/samples ------------------------------------------------ */
 
-/* The derived gauges by their JSON names (as in /api/v1/metrics; the
- * /metrics families are uncore_<name> with a direction label for DRAM). */
-static const char *const gauge_names[G_COUNT] = {
-	[G_LLC_HIT_RATIO] = "llc_hit_ratio",
-	[G_DRAM_READ_BPS] = "dram_read_bytes_per_second",
-	[G_DRAM_WRITE_BPS] = "dram_write_bytes_per_second",
-	[G_CLOCK_HZ] = "clock_hertz",
-	[G_ARB_OCCUPANCY_AVG] = "arb_occupancy_average",
-};
-
 /*
- * Per-instance rates of one sample, as arrays "channels" (hsx iMC
- * channels: the uncore_dram_channel_* series) and "ports" (QPI: the
- * uncore_qpi_* series) in each socket object.  null where a delta was
- * invalid.
+ * The derived values vals (a plan's layout) of socket sk that the program
+ * produces, as members of so under their JSON keys: gauges (null when the
+ * interval has no value) and, unless gauges_only, counters.  Per-instance
+ * values go in an array per label, "channels": [{"channel": 0, ...}].
+ * The same table /metrics renders (plat.h).
  */
-static const struct {
-	const char *array, *label;
-	struct { enum plat_qty q; const char *name; } v[2];
-} inst_rates[] = {
-	{ "channels", "channel", { { Q_DRAM_READ_BYTES, "dram_read_bytes_per_second" },
-				   { Q_DRAM_WRITE_BYTES, "dram_write_bytes_per_second" } } },
-	{ "ports", "port", { { Q_QPI_DATA_BYTES, "qpi_data_bytes_per_second" },
-			     { Q_QPI_NONDATA_BYTES, "qpi_nondata_bytes_per_second" } } },
-};
-
-static bool has_inst_label(const struct platform *pl, enum plat_qty q)
+static void add_derived(struct json_object *so, const struct program *p,
+			unsigned sk, const double *vals, bool gauges_only)
 {
-	for (size_t k = 0; k < pl->nqty; k++)
-		if (pl->qty[k].q == q && pl->qty[k].inst_label)
-			return true;
-	return false;
-}
+	const struct derive_plan *dp = p->dplan;
+	const struct derived_table *tab = derive_table(dp);
 
-static void add_inst_rates(struct json_object *so, const struct program *p,
-			   unsigned sk, const uint64_t *delta,
-			   const uint64_t *inv, double secs)
-{
-	for (size_t a = 0; a < sizeof(inst_rates) / sizeof(inst_rates[0]); a++) {
-		uint64_t v[2][PLAT_MAX_SOCKETS][PLAT_MAX_INST] = { { { 0 } } };
-		uint32_t seen[2][PLAT_MAX_SOCKETS] = { { 0 } };
-		uint32_t bad[2][PLAT_MAX_SOCKETS] = { { 0 } };
+	for (size_t m = 0; m < tab->nm; m++) {
+		const struct derived_metric *dm = &tab->m[m];
+		unsigned i = derive_index(dp, m, sk, 0);
+		bool first = true;
 		struct json_object *arr;
-		uint32_t any = 0;
+		char an[64];
 
-		for (unsigned k = 0; k < 2; k++)
-			if (has_inst_label(p->plat, inst_rates[a].v[k].q))
-				metrics_per_inst(p, delta, inv, inst_rates[a].v[k].q,
-						 v[k], seen[k], bad[k]);
-		any = seen[0][sk] | seen[1][sk];
-		if (!any)
+		if (gauges_only && dm->type != DM_GAUGE)
+			continue;
+		if (!dm->per) {
+			if (derive_live(dp, i))
+				json_object_object_add(so, dm->json,
+					dm->type == DM_COUNTER
+					? ju64((uint64_t)(vals[i] + 0.5))
+					: jnum(vals[i]));
+			continue;
+		}
+		/* per-instance: the first metric of a label builds its array */
+		for (size_t o = 0; o < m && first; o++)
+			first = !tab->m[o].per || strcmp(tab->m[o].per, dm->per) ||
+				(gauges_only && tab->m[o].type != DM_GAUGE);
+		if (!first)
 			continue;
 		arr = json_object_new_array();
-		for (unsigned i = 0; i < PLAT_MAX_INST; i++) {
-			struct json_object *io;
+		for (unsigned in = 0; in < derive_nper(dp, m); in++) {
+			struct json_object *io = NULL;
 
-			if (!(any >> i & 1))
-				continue;
-			io = json_object_new_object();
-			json_object_object_add(io, inst_rates[a].label,
-					       json_object_new_int((int)i));
-			for (unsigned k = 0; k < 2; k++)
-				if (seen[k][sk] >> i & 1)
-					json_object_object_add(
-						io, inst_rates[a].v[k].name,
-						(bad[k][sk] >> i & 1) || secs <= 0 ? NULL
-						: jnum((double)v[k][sk][i] / secs));
-			json_object_array_add(arr, io);
+			for (size_t k = m; k < tab->nm; k++) {
+				const struct derived_metric *x = &tab->m[k];
+				unsigned j;
+
+				if (!x->per || strcmp(x->per, dm->per) ||
+				    (gauges_only && x->type != DM_GAUGE) ||
+				    in >= derive_nper(dp, k) ||
+				    !derive_live(dp, j = derive_index(dp, k, sk, in)))
+					continue;
+				if (!io) {
+					io = json_object_new_object();
+					json_object_object_add(io, dm->per,
+						json_object_new_int((int)in));
+				}
+				json_object_object_add(io, x->json,
+					x->type == DM_COUNTER
+					? ju64((uint64_t)(vals[j] + 0.5))
+					: jnum(vals[j]));
+			}
+			if (io)
+				json_object_array_add(arr, io);
 		}
-		json_object_object_add(so, inst_rates[a].array, arr);
+		snprintf(an, sizeof(an), "%ss", dm->per);
+		if (json_object_array_length(arr))
+			json_object_object_add(so, an, arr);
+		else
+			json_object_put(arr);
 	}
 }
 
-/* The derived values of one sample, per socket. */
+/* The derived gauges of one sample, per socket. */
 static struct json_object *sample_sockets(const struct program *p,
 					  const uint64_t *w)
 {
 	const uint64_t *delta = w + SW_HDR, *inv = delta + p->ns;
 	double secs = (double)w[SW_INTERVAL_NS] / 1e9;
-	double g[PLAT_MAX_SOCKETS][G_COUNT];
+	double *g = calloc(p->nvals + 1, sizeof(double));
 	struct json_object *arr = json_object_new_array();
 
-	sampler_rates(p, delta, inv, w[SW_FLAGS] & SF_FIRST ? 0 : secs, g);
+	if (!g || derive_gauges(p->dplan, delta, inv,
+				w[SW_FLAGS] & SF_FIRST ? 0 : secs, g) < 0) {
+		free(g);
+		return arr;
+	}
 	for (unsigned sk = 0; sk < p->topo->nsockets; sk++) {
 		struct json_object *so = json_object_new_object();
 
 		json_object_object_add(so, "socket", json_object_new_int((int)sk));
-		for (unsigned k = 0; k < G_COUNT; k++)
-			json_object_object_add(so, gauge_names[k], jnum(g[sk][k]));
-		if (!(w[SW_FLAGS] & SF_FIRST))
-			add_inst_rates(so, p, sk, delta, inv, secs);
+		add_derived(so, p, sk, g, true);
 		json_object_array_add(arr, so);
 	}
+	free(g);
 	return arr;
 }
 
@@ -647,36 +646,25 @@ static void h_samples(void *ctx, const struct http_req *req,
 static void h_api_metrics(void *ctx, const struct http_req *req,
 			  struct http_resp *resp)
 {
-	static const struct { enum plat_qty q; const char *name; } qn[] = {
-		{ Q_LLC_LOOKUPS, "llc_lookups_total" },
-		{ Q_LLC_MISSES, "llc_misses_total" },
-		{ Q_DRAM_READ_BYTES, "dram_read_bytes_total" },
-		{ Q_DRAM_WRITE_BYTES, "dram_write_bytes_total" },
-		{ Q_DRAM_REQ_IA, "dram_requests_ia_total" },
-		{ Q_DRAM_REQ_GT, "dram_requests_gt_total" },
-		{ Q_DRAM_REQ_IO, "dram_requests_io_total" },
-		{ Q_CLOCK_TICKS, "clock_ticks_total" },
-		{ Q_ARB_REQUESTS, "arb_requests_total" },
-		{ Q_ARB_OCCUPANCY, "arb_occupancy_cycles_total" },
-	};
 	struct daemon *d = ctx;
 	struct program *p = sampler_get(d->sampler);
 	struct json_object *o, *socks;
 	struct snap st;
-	uint64_t *words;
+	uint64_t *words = NULL;
+	double *vals = NULL;
 
 	(void)req;
-	if (!p || !(words = calloc(snap_words(p->ns), sizeof(uint64_t)))) {
-		program_put(p);
-		http_error(resp, 503, "not_ready", "no sample yet");
-		return;
-	}
-	if (metrics_snapshot(p, words, &st) < 0) {
+	if (!p || !(words = calloc(snap_words(p->ns, p->nvals),
+				   sizeof(uint64_t))) ||
+	    !(vals = calloc(p->nvals + 1, sizeof(double))) ||
+	    metrics_snapshot(p, words, &st) < 0) {
 		free(words);
+		free(vals);
 		program_put(p);
 		http_error(resp, 503, "not_ready", "no sample yet");
 		return;
 	}
+	metrics_values(p, words, vals);
 	o = json_object_new_object();
 	json_object_object_add(o, "seq", ju64(st.sample_seq));
 	json_object_object_add(o, "time", json_object_new_double((double)st.t_ns / 1e9));
@@ -685,17 +673,12 @@ static void h_api_metrics(void *ctx, const struct http_req *req,
 		struct json_object *so = json_object_new_object();
 
 		json_object_object_add(so, "socket", json_object_new_int((int)s));
-		for (unsigned g = 0; g < G_COUNT; g++)
-			json_object_object_add(so, gauge_names[g],
-					       jnum(st.gauge[s][g]));
-		for (size_t k = 0; k < sizeof(qn) / sizeof(qn[0]); k++)
-			if (st.qty_present >> qn[k].q & 1)
-				json_object_object_add(so, qn[k].name,
-						       ju64(st.qty[s][qn[k].q]));
+		add_derived(so, p, s, vals, false);
 		json_object_array_add(socks, so);
 	}
 	json_object_object_add(o, "sockets", socks);
 	free(words);
+	free(vals);
 	program_put(p);
 	send_json(resp, o);
 }

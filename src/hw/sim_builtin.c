@@ -427,19 +427,17 @@ static int hsx_bi_add(struct workload *w, unsigned cap, const struct wl_key *k,
 	return 0;
 }
 
-/* The base quantity a headline quantity's filtered key counts. */
-static bool hsx_bi_qty_base(enum plat_qty q, enum hq *base)
+/* The base quantity a derived-metric source's filtered key counts (the
+ * sources are named in src/plat/derived_hsx.c). */
+static bool hsx_bi_qty_base(const char *src, enum hq *base)
 {
-	switch (q) {
-	case Q_LLC_LOOKUPS:
+	if (strcmp(src, "lookups") == 0)
 		*base = HQ_LOOKUP;
-		return true;
-	case Q_LLC_MISSES:
+	else if (strcmp(src, "misses") == 0)
 		*base = HQ_MISS;
-		return true;
-	default:
+	else
 		return false;
-	}
+	return true;
 }
 
 /* The keys of one programmable catalog event. */
@@ -464,15 +462,17 @@ static int hsx_bi_event(struct workload *w, unsigned cap,
 		 * value is read from the quantity's event as the daemon will
 		 * count it (its :filter0= modifier), so the two cannot drift
 		 * apart. */
-		for (size_t i = 0; i < p->nqty && r == 0; i++) {
+		const struct derived_table *dt = p->derived;
+
+		for (size_t i = 0; i < dt->nsrc && r == 0; i++) {
 			struct evspec qe;
 			char why[160];
 			enum hq base;
 
-			if (sched_resolve(p, p->qty[i].event, true, &qe, why,
+			if (sched_resolve(p, dt->src[i].event, true, &qe, why,
 					  sizeof(why)) < 0 ||
 			    !(qe.filt_set & 1) ||
-			    !hsx_bi_qty_base(p->qty[i].q, &base))
+			    !hsx_bi_qty_base(dt->src[i].name, &base))
 				continue;
 			k.has_filter0 = true;
 			k.filter0 = qe.filt[0];
@@ -499,7 +499,7 @@ static int hsx_builtin(const struct platform *plat, struct workload **out)
 	*out = NULL;
 	for (size_t i = 0; i < plat->nevents; i++)
 		cap += 1 + (plat->events[i].flags & EVF_FILTER0 ?
-			    (unsigned)plat->nqty : 0);
+			    (unsigned)plat->derived->nsrc : 0);
 	for (unsigned ui = 0; plat->units[ui]; ui++)
 		cap += plat->units[ui]->nfreerun;
 
