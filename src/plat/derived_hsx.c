@@ -110,6 +110,16 @@ static const struct derived_metric hsx_m[] = {
 	HA("ha_requests_write_local_total", "write", "local", "ha_wr_local"),
 	HA("ha_requests_write_remote_total", "write", "remote",
 	   "ha_wr_remote"),
+	/* 2.5.4 PCT_RD_REQUESTS: REQUESTS.READS / (REQUESTS.READS +
+	 * REQUESTS.WRITES), each the sum of its local and remote events */
+	{ "uncore_ha_read_requests_ratio", "ha_read_requests_ratio",
+	  "Share of the home agent requests that were reads over the last "
+	  "sampling interval (manual 2.5.4 PCT_RD_REQUESTS).", "ratio",
+	  DM_GAUGE, NULL, { NULL },
+	  { DF_SRC("ha_rd_local"), DF_SRC("ha_rd_remote"), DF_ADD,
+	    DF_SRC("ha_rd_local"), DF_SRC("ha_rd_remote"), DF_ADD,
+	    DF_SRC("ha_wr_local"), DF_ADD, DF_SRC("ha_wr_remote"), DF_ADD,
+	    DF_RATIO } },
 	CSTATE("pcu_core_c3_cycles_total", "core_c3", "core_c3"),
 	CSTATE("pcu_core_c6_cycles_total", "core_c6", "core_c6"),
 	CSTATE("pcu_package_c3_cycles_total", "package_c3", "pkg_c3"),

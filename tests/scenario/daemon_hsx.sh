@@ -57,6 +57,11 @@ near "$(rate uncore_qpi_link_bytes_total 'socket="1",port="0"')" 7.5e8 0.02 "s1 
 rr=$(rate uncore_ha_requests_total 'socket="0",type="read",locality="remote"')
 rl=$(rate uncore_ha_requests_total 'socket="0",type="read",locality="local"')
 near "$(awk -v r="$rr" -v l="$rl" 'BEGIN { print r / (r + l) }')" 0.25 0.02 "s0 HA reads 25% remote"
+# 2.5.4 PCT_RD_REQUESTS: reads 1.25e8/s, writes 6.25e7/s (all local)
+near "$(metric "$m" uncore_ha_read_requests_ratio 'socket="0"')" 0.6667 0.01 \
+	"s0 HA read share 1.25e8 / (1.25e8 + 6.25e7)"
+like "$(curl -s "http://127.0.0.1:$PORT/api/v1/metrics")" '"ha_read_requests_ratio":0.66' \
+	"the same in /api/v1/metrics"
 near "$(rate uncore_pcu_cstate_residency_cycles_total 'socket="1",state="core_c6"')" 2.0e9 0.02 \
 	"s1 core C6 residency 2e9/s: the sum over the socket's 8 cores, each read on its own CPU"
 near "$(rate uncore_pcu_cstate_residency_cycles_total 'socket="1",state="package_c6"')" 1.0e8 0.02 \
