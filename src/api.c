@@ -513,20 +513,18 @@ static void add_derived(struct json_object *so, const struct program *p,
 	}
 }
 
-/* The derived gauges of one sample, per socket. */
+/* The derived gauges of one sample, per socket; g: nvals doubles and
+ * scratch derive_scratch_size() bytes, for the caller to reuse. */
 static struct json_object *sample_sockets(const struct program *p,
-					  const uint64_t *w)
+					  const uint64_t *w, double *g,
+					  void *scratch)
 {
 	const uint64_t *delta = w + SW_HDR, *inv = delta + p->ns;
 	double secs = (double)w[SW_INTERVAL_NS] / 1e9;
-	double *g = calloc(p->nvals + 1, sizeof(double));
 	struct json_object *arr = json_object_new_array();
 
-	if (!g || derive_gauges(p->dplan, delta, inv,
-				w[SW_FLAGS] & SF_FIRST ? 0 : secs, g) < 0) {
-		free(g);
-		return arr;
-	}
+	derive_gauges(p->dplan, delta, inv, w[SW_FLAGS] & SF_FIRST ? 0 : secs,
+		      g, scratch);
 	for (unsigned sk = 0; sk < p->topo->nsockets; sk++) {
 		struct json_object *so = json_object_new_object();
 
@@ -534,13 +532,13 @@ static struct json_object *sample_sockets(const struct program *p,
 		add_derived(so, p, sk, g, true);
 		json_object_array_add(arr, so);
 	}
-	free(g);
 	return arr;
 }
 
 static struct json_object *sample_json(const struct program *p,
 				       uint64_t seq, const uint64_t *w,
-				       bool with_deltas)
+				       bool with_deltas, double *g,
+				       void *scratch)
 {
 	struct json_object *o = json_object_new_object();
 	struct json_object *arr;
@@ -558,7 +556,7 @@ static struct json_object *sample_json(const struct program *p,
 		json_object_object_add(o, "first", json_object_new_boolean(1));
 	if (f & SF_MUX)
 		json_object_object_add(o, "multiplexed", json_object_new_boolean(1));
-	json_object_object_add(o, "sockets", sample_sockets(p, w));
+	json_object_object_add(o, "sockets", sample_sockets(p, w, g, scratch));
 	if (!with_deltas)
 		return o;
 	arr = json_object_new_array();
@@ -588,6 +586,8 @@ static void h_samples(void *ctx, const struct http_req *req,
 	struct program *p = sampler_get(d->sampler);
 	uint64_t since = 0, limit = 60, deltas = 1, head, tail, *w;
 	struct json_object *o, *arr;
+	double *g;
+	void *scratch;
 	unsigned cap;
 
 	if (!p) {
@@ -602,7 +602,12 @@ static void h_samples(void *ctx, const struct http_req *req,
 		return;
 	}
 	w = calloc(sample_words(p->ns), sizeof(uint64_t));
-	if (!w) {
+	g = calloc(p->nvals + 1, sizeof(double));
+	scratch = malloc(derive_scratch_size(p->dplan));
+	if (!w || !g || !scratch) {
+		free(w);
+		free(g);
+		free(scratch);
 		program_put(p);
 		http_error(resp, 500, "internal", "out of memory");
 		return;
@@ -632,11 +637,14 @@ static void h_samples(void *ctx, const struct http_req *req,
 				r = ring_read(p->samples, seq, w);
 			if (r == 0)
 				json_object_array_add(arr, sample_json(p, seq, w,
-								       deltas));
+								       deltas, g,
+								       scratch));
 		}
 	}
 	json_object_object_add(o, "samples", arr);
 	free(w);
+	free(g);
+	free(scratch);
 	program_put(p);
 	send_json(resp, o);
 }

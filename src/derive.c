@@ -438,20 +438,31 @@ static double eval(const struct derive_plan *dp, size_t m, unsigned s,
 	return n == 1 ? st[0] : NAN;
 }
 
+size_t derive_scratch_size(const struct derive_plan *dp)
+{
+	return (dp->nsv + 1) * (sizeof(double) + 1);
+}
+
+/* Source values (zeroed) and their bad flags in a scratch area. */
+static double *scratch_sv(const struct derive_plan *dp, void *scratch,
+			  uint8_t **bad)
+{
+	double *sv = scratch;
+
+	*bad = (uint8_t *)(sv + dp->nsv + 1);
+	memset(scratch, 0, derive_scratch_size(dp));
+	return sv;
+}
+
 /* The live gauges from per-series deltas into out; keep: a gauge
  * without a value keeps the one in out. */
-static int gauges(const struct derive_plan *dp, const uint64_t *delta,
-		  const uint64_t *invalid, double secs, bool keep,
-		  double *out)
+static void gauges(const struct derive_plan *dp, const uint64_t *delta,
+		   const uint64_t *invalid, double secs, bool keep,
+		   double *out, void *scratch)
 {
-	double *sv = calloc(dp->nsv + 1, sizeof(double));
-	uint8_t *bad = calloc(dp->nsv + 1, 1);
+	uint8_t *bad;
+	double *sv = scratch_sv(dp, scratch, &bad);
 
-	if (!sv || !bad) {
-		free(sv);
-		free(bad);
-		return -ENOMEM;
-	}
 	sources(dp, delta, invalid, sv, bad);
 	for (size_t m = 0; m < dp->tab->nm; m++) {
 		if (dp->tab->m[m].type != DM_GAUGE)
@@ -469,27 +480,24 @@ static int gauges(const struct derive_plan *dp, const uint64_t *delta,
 					out[i] = v;
 			}
 	}
-	free(sv);
-	free(bad);
-	return 0;
 }
 
-int derive_gauges(const struct derive_plan *dp, const uint64_t *delta,
-		  const uint64_t *invalid, double secs, double *out)
+void derive_gauges(const struct derive_plan *dp, const uint64_t *delta,
+		   const uint64_t *invalid, double secs, double *out,
+		   void *scratch)
 {
 	for (unsigned i = 0; i < dp->nvals; i++)
 		out[i] = NAN;
-	return gauges(dp, delta, invalid, secs, false, out);
+	gauges(dp, delta, invalid, secs, false, out, scratch);
 }
 
-int derive_tick(const struct derive_plan *dp, const uint64_t *inc,
-		const uint64_t *delta, const uint64_t *invalid, double secs,
-		bool keep, double *acc, double *out)
+void derive_tick(const struct derive_plan *dp, const uint64_t *inc,
+		 const uint64_t *delta, const uint64_t *invalid, double secs,
+		 bool keep, double *acc, double *out, void *scratch)
 {
-	double *sv = calloc(dp->nsv + 1, sizeof(double));
+	uint8_t *bad;
+	double *sv = scratch_sv(dp, scratch, &bad);
 
-	if (!sv)
-		return -ENOMEM;
 	sources(dp, inc, NULL, sv, NULL);
 	for (size_t m = 0; m < dp->tab->nm; m++) {
 		bool counter = dp->tab->m[m].type == DM_COUNTER;
@@ -507,24 +515,24 @@ int derive_tick(const struct derive_plan *dp, const uint64_t *inc,
 					out[i] = NAN;
 			}
 	}
-	free(sv);
-	return gauges(dp, delta, invalid, secs, keep, out);
+	gauges(dp, delta, invalid, secs, keep, out, scratch);
 }
 
 double derive_counter(const struct derive_plan *dp, size_t m, unsigned s,
 		      const uint64_t *val)
 {
+	uint8_t *bad;
+	void *scratch;
 	double *sv, v;
 
 	if (dp->tab->m[m].type != DM_COUNTER || dp->tab->m[m].per ||
-	    !dp->live[derive_index(dp, m, s, 0)])
+	    !dp->live[derive_index(dp, m, s, 0)] ||
+	    !(scratch = malloc(derive_scratch_size(dp))))
 		return NAN;
-	sv = calloc(dp->nsv + 1, sizeof(double));
-	if (!sv)
-		return NAN;
+	sv = scratch_sv(dp, scratch, &bad);
 	sources(dp, val, NULL, sv, NULL);
 	v = eval(dp, m, s, 0, sv, NULL, 0);
-	free(sv);
+	free(scratch);
 	return v;
 }
 

@@ -62,14 +62,19 @@ unsigned derive_index(const struct derive_plan *dp, size_t m, unsigned s,
 /* Does the program produce that value (every source counted there)? */
 bool derive_live(const struct derive_plan *dp, unsigned idx);
 
+/* Bytes of scratch space derive_gauges() and derive_tick() need (the
+ * caller allocates it once, so that a tick allocates nothing). */
+size_t derive_scratch_size(const struct derive_plan *dp);
+
 /*
  * The gauges of one interval of secs seconds from per-series deltas
  * delta[ns] and an invalid bitmap (NULL: all valid) into out[nvals];
- * every other value is NaN, and every gauge with secs <= 0.  0 or
- * -ENOMEM (out all NaN).
+ * every other value is NaN, and every gauge with secs <= 0.  scratch:
+ * derive_scratch_size() bytes, suitably aligned for doubles (malloc).
  */
-int derive_gauges(const struct derive_plan *dp, const uint64_t *delta,
-		  const uint64_t *invalid, double secs, double *out);
+void derive_gauges(const struct derive_plan *dp, const uint64_t *delta,
+		   const uint64_t *invalid, double secs, double *out,
+		   void *scratch);
 
 /*
  * One sampler tick: adds to the running totals acc[nvals] what each
@@ -77,11 +82,12 @@ int derive_gauges(const struct derive_plan *dp, const uint64_t *delta,
  * into out[nvals] the totals of the counters the program produces and
  * the gauges of the interval (as derive_gauges()).  keep: where a gauge
  * the program produces has no value, the value already in out stays
- * (the baseline was multiplexed out, not wrong).  0 or -ENOMEM.
+ * (the baseline was multiplexed out, not wrong).  scratch as for
+ * derive_gauges().
  */
-int derive_tick(const struct derive_plan *dp, const uint64_t *inc,
-		const uint64_t *delta, const uint64_t *invalid, double secs,
-		bool keep, double *acc, double *out);
+void derive_tick(const struct derive_plan *dp, const uint64_t *inc,
+		 const uint64_t *delta, const uint64_t *invalid, double secs,
+		 bool keep, double *acc, double *out, void *scratch);
 
 /*
  * Counter metric m of socket s evaluated over arbitrary per-series values

@@ -71,6 +71,7 @@ struct sampler {
 	double *acc;
 	double *vals;			/* the values last published */
 	uint64_t *inc;			/* per series: est - est_seen */
+	void *dscratch;			/* derive_scratch_size() bytes */
 	unsigned nacc;
 	/* this tick: deltas above what the counter can count (a reset or a
 	 * write by another agent), the first one described */
@@ -363,6 +364,7 @@ void sampler_free(struct sampler *s)
 	free(s->acc);
 	free(s->vals);
 	free(s->inc);
+	free(s->dscratch);
 	free(s->rd);
 	free(s->want);
 	pthread_mutex_destroy(&s->lock);
@@ -431,13 +433,15 @@ static int install(struct sampler *s, struct program *np)
 	uint64_t *snapw = calloc(snap_words(np->ns, np->nvals),
 				 sizeof(uint64_t));
 	uint64_t *inc = calloc(np->ns + 1, sizeof(*inc));
+	void *dscratch = malloc(derive_scratch_size(np->dplan));
 	double *vals = calloc(np->nvals + 1, sizeof(*vals));
 	double *acc = s->nacc == np->nvals ? s->acc
 		    : calloc(np->nvals + 1, sizeof(*acc));
 	struct group *b = &s->base;
 
-	if (!gs || !sample || !snapw || !inc || !vals || !acc) {
+	if (!gs || !sample || !snapw || !inc || !dscratch || !vals || !acc) {
 		free(gs); free(sample); free(snapw); free(inc); free(vals);
+		free(dscratch);
 		if (acc != s->acc)
 			free(acc);
 		return -ENOMEM;
@@ -449,6 +453,8 @@ static int install(struct sampler *s, struct program *np)
 		free(s->acc);
 	free(s->vals);
 	free(s->inc);
+	free(s->dscratch);
+	s->dscratch = dscratch;
 	s->acc = acc;
 	s->vals = vals;
 	s->inc = inc;
@@ -621,9 +627,8 @@ static void derive(struct sampler *s, struct program *p, const uint64_t *delta,
 		s->inc[i] = s->base.gs[i].est - s->base.gs[i].est_seen;
 		s->base.gs[i].est_seen = s->base.gs[i].est;
 	}
-	if (derive_tick(p->dplan, s->inc, delta, invalid, secs, mux_out,
-			s->acc, s->vals) < 0)
-		log_warnx("derived metrics: out of memory this tick");
+	derive_tick(p->dplan, s->inc, delta, invalid, secs, mux_out, s->acc,
+		    s->vals, s->dscratch);
 }
 
 /* The filter slots of series k of a group with events ev (into want);

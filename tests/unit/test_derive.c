@@ -192,6 +192,7 @@ static void test_values(void)
 	struct derive_plan *dp;
 	uint64_t d[NS], inv[1] = { 0 };
 	double *acc, *v;
+	void *scratch;
 	unsigned n = build(&t, ser), nv, i;
 	char why[200];
 
@@ -203,6 +204,7 @@ static void test_values(void)
 	nv = derive_nvals(dp);
 	acc = calloc(nv, sizeof(double));
 	v = calloc(nv, sizeof(double));
+	scratch = malloc(derive_scratch_size(dp));
 	/* deltas: CAS reads 100 x (channel+1), writes 10 x (channel+1)
 	 * (socket 1: x1000); lookups 400 per CBo, misses 100; UCLK 2e9 */
 	i = 0;
@@ -215,7 +217,7 @@ static void test_values(void)
 		d[i++] = b % 2 ? 100 : 400;
 	d[i++] = 2000000000;
 	d[i++] = 1000000000;
-	ok(derive_tick(dp, d, d, inv, 2.0, false, acc, v) == 0, "one tick");
+	derive_tick(dp, d, d, inv, 2.0, false, acc, v, scratch);
 	/* socket 0 reads: 100 x (1+2+3+4) x 64 = 64000 */
 	is_near(val(dp, v, "uncore_dram_read_bytes_total", NULL, 0, 0), 64000,
 		0.0, "socket 0 DRAM read bytes: 64000");
@@ -277,7 +279,7 @@ static void test_values(void)
 		d[i] = i == 0 ? 7 : 0;
 	d[NS - 2] = 500000000;
 	inv[0] = 1;		/* series 0: socket 0 channel 0 reads */
-	ok(derive_tick(dp, d, d, inv, 0.5, false, acc, v) == 0, "second tick");
+	derive_tick(dp, d, d, inv, 0.5, false, acc, v, scratch);
 	is_near(val(dp, v, "uncore_dram_read_bytes_total", NULL, 0, 0),
 		64000 + 7 * 64, 0.0, "the counter adds the increments it is given");
 	ok(isnan(val(dp, v, "uncore_dram_bandwidth_bytes_per_second",
@@ -301,7 +303,7 @@ static void test_values(void)
 	for (i = 0; i < NS; i++)
 		d[i] = 0;
 	inv[0] = 0;
-	ok(derive_tick(dp, d, d, inv, 0, true, acc, v) == 0, "kept tick");
+	derive_tick(dp, d, d, inv, 0, true, acc, v, scratch);
 	is_near(val(dp, v, "uncore_clock_hertz", NULL, 0, 0), 1e9, 0.0,
 		"a multiplexed-out tick keeps the last gauge");
 	ok(isnan(val(dp, v, "uncore_llc_hit_ratio", NULL, 0, 0)),
@@ -310,20 +312,21 @@ static void test_values(void)
 	/* gauges alone (as /api/v1/samples computes them) */
 	for (i = 0; i < NS; i++)
 		d[i] = 64;
-	ok(derive_gauges(dp, d, NULL, 4.0, v) == 0, "gauges of one sample");
+	derive_gauges(dp, d, NULL, 4.0, v, scratch);
 	ok(isnan(val(dp, v, "uncore_dram_read_bytes_total", NULL, 0, 0)),
 	   "derive_gauges() leaves counters without a value");
 	is_near(val(dp, v, "uncore_dram_bandwidth_bytes_per_second",
 		    "dram_read_bytes_per_second", 1, 0), 2 * 64 * 64 / 4.0, 0.0,
 		"socket 1: 2 channels x 64 x 64 B over 4 s");
-	ok(derive_gauges(dp, d, NULL, 0, v) == 0 &&
-	   isnan(val(dp, v, "uncore_llc_hit_ratio", NULL, 0, 0)),
+	derive_gauges(dp, d, NULL, 0, v, scratch);
+	ok(isnan(val(dp, v, "uncore_llc_hit_ratio", NULL, 0, 0)),
 	   "no interval (a first sample): no gauge");
 	is_near(derive_counter(dp, (size_t)derive_find(&plat_hsx,
 			"uncore_dram_write_bytes_total", NULL), 0, d),
 		4 * 64 * 64, 0.0, "derive_counter() over arbitrary deltas");
 	free(acc);
 	free(v);
+	free(scratch);
 	derive_plan_free(dp);
 }
 
