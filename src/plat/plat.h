@@ -388,8 +388,10 @@ struct plat_ops {
  *   name   the Prometheus family, "uncore_dram_read_bytes_total".
  *          Entries of one family (same name, different fixed labels)
  *          are adjacent and agree on help, type, unit and labels.
- *   json   its key in /api/v1/metrics and /api/v1/samples, unique in
- *          the table ("dram_read_bytes_total").
+ *   json   its key in /api/v1/metrics and /api/v1/samples
+ *          ("dram_read_bytes_total"), unique among the metrics of the
+ *          same per (a socket object and a "channels" entry are
+ *          different scopes).
  *   help   the # HELP text; unit: the unit the name ends in ("bytes",
  *          "ratio", "hertz", "bytes_per_second") or NULL.
  *   type   DM_COUNTER: a running total (monotonic, base units, name
@@ -416,6 +418,10 @@ struct plat_ops {
  *              DF_SRC("lookups"), DF_RATIO }
  * A metric is exported when the program counts every source it names; a
  * gauge whose inputs were invalid this interval has no value (NaN).
+ * Adding a metric is one entry here (plus its test); a new platform
+ * writes its derived_<id>.c, may start from the shared headline entries
+ * of src/plat/derived.h (sources named "lookups", "misses", "dram_rd",
+ * "dram_wr", "clock"), and sets platform.derived.
  * tests/unit/test_derive.c checks these rules on every platform's table.
  */
 enum dm_type { DM_COUNTER, DM_GAUGE };
