@@ -71,4 +71,10 @@ chan=$(awk '/^uncore_dram_channel_read_bytes_total\{socket="0",/ { s += $2 } END
 near "$chan" "$sock" 0.0001 "hsx: the channel family sums to the socket family ($chan, $sock)"
 is "$(grep -c '^uncore_dram_read_bytes_total{.*channel=' "$T/m.hsx")" 0 \
 	"hsx: no per-channel series in the socket family"
+# the table is the only place: no derived metric is named in the
+# renderers or the sampler (uncore_event_total is the raw per-series
+# family, not a derived one)
+named=$(cd "$top_srcdir" && grep -noE '"uncore_[a-z_]+"' src/metrics.c src/api.c src/sampler.c |
+	grep -v '"uncore_event_total"')
+is "$named" "" "no derived metric name in metrics.c, api.c or sampler.c"
 tap_done
