@@ -133,13 +133,16 @@ static void per_series(struct prom *w, const struct program *p,
 	prom_family(w, name, type, NULL, help);
 	for (unsigned i = 0; i < p->ns; i++) {
 		const struct pmu_slot *se = &p->slot[i];
+		char box[12];
 		const char *l[] = {
 			"socket", metrics_num(se->socket),
 			"unit", p->plat->units[se->unit]->name,
-			"box", metrics_num(se->inst),
+			"box", box,
 			"event", p->ev[p->sev[i]].name, NULL,
 		};
 
+		/* instances go up to PLAT_MAX_INST, past metrics_num() */
+		snprintf(box, sizeof(box), "%u", se->inst);
 		prom_sample_u64(w, NULL, l, val[i]);
 	}
 }

@@ -11,41 +11,126 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "pmu.h"
 
-void pmu_init(struct pmu *p, struct hw *hw, const struct topology *t)
+/* Appends n registers of one (socket, unit) block to p->reg, built by
+ * addr(ts, u, inst, k) for inst < ninst, k < per; the block's first id
+ * in *first. */
+static void add_block(struct pmu *p, unsigned sock, int ui, unsigned ninst,
+		      unsigned per, enum pmu_reg_kind kind, uint32_t *first,
+		      struct hw_addr (*addr)(const struct topo_socket *,
+					     const struct unit_type *,
+					     unsigned, unsigned))
 {
+	const struct topo_socket *ts = &p->topo->sock[sock];
+	const struct unit_type *u = p->plat->units[ui];
+
+	*first = p->nreg;
+	for (unsigned i = 0; i < ninst; i++)
+		for (unsigned k = 0; k < per; k++)
+			p->reg[p->nreg++] = (struct pmu_reg){
+				.a = addr(ts, u, i, k), .u = u,
+				.kind = (uint8_t)kind, .socket = (uint8_t)sock,
+				.inst = (uint8_t)i, .unit = (int8_t)ui,
+				.present = topo_present(ts, (unsigned)ui, i),
+			};
+}
+
+/* Registers per instance of unit u: controls, counters, filters. */
+static unsigned nctl_of(const struct unit_type *u)
+{
+	return u->kind == UNIT_FREERUN ? 0 : u->nctr;
+}
+
+static unsigned nctr_of(const struct unit_type *u)
+{
+	return u->kind == UNIT_FREERUN ? u->nfreerun : u->nctr;
+}
+
+int pmu_init(struct pmu *p, struct hw *hw, const struct topology *t)
+{
+	uint64_t total = 1;	/* id 0: no register */
+
 	memset(p, 0, sizeof(*p));
 	p->hw = hw;
 	p->topo = t;
 	p->plat = t->plat;
-	for (unsigned s = 0; s < t->nsockets; s++) {
-		const struct topo_socket *ts = &t->sock[s];
-
-		p->gctl[s] = hw_msr(ts->cpu, t->plat->global_ctl.addr);
-		for (int ui = 0; t->plat->units[ui]; ui++) {
+	for (unsigned s = 0; s < t->nsockets; s++)
+		for (int ui = 0; t->plat->units[ui] && ui < PLAT_MAX_UNITS; ui++) {
 			const struct unit_type *u = t->plat->units[ui];
+			unsigned n = t->sock[s].ninst[ui];
 
-			if (u->kind == UNIT_FREERUN)
-				continue;
-			for (unsigned i = 0; i < ts->ninst[ui]; i++)
-				for (unsigned c = 0; topo_present(ts, (unsigned)ui, i) &&
-				     c < u->nctr && p->nctl < PMU_MAX_WRITTEN; c++) {
-					p->ctl[p->nctl] = plat_ctl_addr(ts, u, i, c);
-					p->ctl_unit[p->nctl++] = u;
-				}
-			for (unsigned i = 0; i < ts->ninst[ui]; i++)
-				for (unsigned f = 0; topo_present(ts, (unsigned)ui, i) &&
-				     f < u->nfilters && p->nflt < PMU_MAX_WRITTEN; f++) {
-					struct hw_addr a = plat_filter_addr(ts, u, i, f);
+			if (n > u->max_inst)
+				n = u->max_inst;
+			total += (uint64_t)n * (nctl_of(u) + nctr_of(u) +
+						u->nfilters);
+		}
+	if (total > UINT32_MAX)
+		return hw_fail(E2BIG, "%" PRIu64 " uncore registers: too many "
+			       "to number", total);
+	p->reg = calloc((size_t)total, sizeof(*p->reg));
+	p->written = calloc((size_t)total, sizeof(*p->written));
+	if (!p->reg || !p->written) {
+		pmu_free(p);
+		return hw_fail(ENOMEM, "out of memory for the table of %" PRIu64
+			       " uncore registers", total);
+	}
+	p->nreg = 1;
+	for (unsigned s = 0; s < t->nsockets; s++) {
+		p->gctl[s] = hw_msr(t->sock[s].cpu, t->plat->global_ctl.addr);
+		for (int ui = 0; t->plat->units[ui] && ui < PLAT_MAX_UNITS; ui++) {
+			const struct unit_type *u = t->plat->units[ui];
+			struct pmu_block *b = &p->blk[s][ui];
 
-					if (a.width)
-						p->flt[p->nflt++] = a;
-				}
+			b->ninst = t->sock[s].ninst[ui] < u->max_inst
+				   ? t->sock[s].ninst[ui] : u->max_inst;
+			add_block(p, s, ui, b->ninst, nctl_of(u), PMU_REG_CTL,
+				  &b->ctl, plat_ctl_addr);
+			add_block(p, s, ui, b->ninst, nctr_of(u), PMU_REG_CTR,
+				  &b->ctr, u->kind == UNIT_FREERUN
+					   ? plat_freerun_addr : plat_ctr_addr);
+			add_block(p, s, ui, b->ninst, u->nfilters, PMU_REG_FLT,
+				  &b->flt, plat_filter_addr);
 		}
 	}
+	return 0;
+}
+
+void pmu_free(struct pmu *p)
+{
+	free(p->reg);
+	free(p->written);
+	free(p->last_id);
+	free(p->last_val);
+	p->reg = NULL;
+	p->written = p->last_id = NULL;
+	p->last_val = NULL;
+	p->nreg = p->nwritten = p->nlast = p->caplast = 0;
+}
+
+/* The id of register k of a kind of instance inst of a unit on a
+ * socket, or PMU_NO_REG. */
+static uint32_t reg_id(const struct pmu *p, unsigned socket, int unit,
+		       unsigned inst, unsigned k, enum pmu_reg_kind kind)
+{
+	const struct unit_type *u;
+	const struct pmu_block *b;
+	unsigned per;
+
+	if (socket >= p->topo->nsockets || unit < 0 ||
+	    unit >= PLAT_MAX_UNITS || !p->reg)
+		return PMU_NO_REG;
+	u = p->plat->units[unit];
+	b = &p->blk[socket][unit];
+	per = kind == PMU_REG_CTL ? nctl_of(u) : kind == PMU_REG_CTR
+	      ? nctr_of(u) : u->nfilters;
+	if (inst >= b->ninst || k >= per)
+		return PMU_NO_REG;
+	return (kind == PMU_REG_CTL ? b->ctl : kind == PMU_REG_CTR ? b->ctr
+					       : b->flt) + inst * per + k;
 }
 
 void pmu_slot(const struct pmu *p, struct pmu_slot *s, unsigned socket,
@@ -59,6 +144,7 @@ void pmu_slot(const struct pmu *p, struct pmu_slot *s, unsigned socket,
 	s->unit = (int8_t)unit;
 	s->inst = (uint8_t)inst;
 	s->idx = (uint8_t)idx;
+	s->ctr_id = reg_id(p, socket, unit, inst, idx, PMU_REG_CTR);
 	if (u->kind == UNIT_FREERUN) {
 		s->freerun = true;
 		s->width = u->freerun[idx].width;
@@ -69,6 +155,21 @@ void pmu_slot(const struct pmu *p, struct pmu_slot *s, unsigned socket,
 	s->width = u->width;
 	s->ctl = plat_ctl_addr(ts, u, inst, idx);
 	s->ctr = plat_ctr_addr(ts, u, inst, idx);
+	s->ctl_id = reg_id(p, socket, unit, inst, idx, PMU_REG_CTL);
+}
+
+void pmu_filter_slot(const struct pmu *p, struct pmu_slot *fs,
+		     const struct pmu_slot *sl, unsigned f, uint64_t val)
+{
+	const struct unit_type *u = p->plat->units[sl->unit];
+
+	*fs = *sl;
+	fs->ctl = plat_filter_addr(&p->topo->sock[sl->socket], u, sl->inst, f);
+	fs->ctl_id = fs->ctl.width ? reg_id(p, sl->socket, sl->unit, sl->inst,
+					    f, PMU_REG_FLT)
+				   : PMU_NO_REG;
+	fs->ctl_val = val;
+	fs->filter = true;
 }
 
 int pmu_read(struct pmu *p, const struct pmu_slot *s, uint64_t *raw)
@@ -108,15 +209,6 @@ static void note(char *msg, size_t len, const struct hw_addr *a, uint64_t v)
 		 used ? ", " : "", hw_addr_str(a, s, sizeof(s)), v);
 }
 
-/* Did this daemon write v to a? */
-static bool ours(const struct pmu *p, const struct hw_addr *a, uint64_t v)
-{
-	for (unsigned w = 0; w < p->nwritten; w++)
-		if (memcmp(&p->written[w], a, sizeof(*a)) == 0)
-			return p->written_val[w] == v;
-	return false;
-}
-
 /* Counts (and lists) counting registers; skips ours if skip_ours. */
 static int scan_busy(struct pmu *p, char *msg, size_t len, bool skip_ours)
 {
@@ -132,12 +224,17 @@ static int scan_busy(struct pmu *p, char *msg, size_t len, bool skip_ours)
 			busy++;
 		}
 	}
-	for (unsigned k = 0; k < p->nctl; k++) {
-		if ((r = hw_read(p->hw, &p->ctl[k], &v)) < 0)
+	for (unsigned k = 1; k < p->nreg; k++) {
+		const struct pmu_reg *g = &p->reg[k];
+
+		if (g->kind != PMU_REG_CTL || !g->present)
+			continue;
+		if ((r = hw_read(p->hw, &g->a, &v)) < 0)
 			return r;
-		if (counting(p->ctl_unit[k], v) &&
-		    !(skip_ours && ours(p, &p->ctl[k], v))) {
-			note(msg, len, &p->ctl[k], v);
+		/* ours: still holds exactly what this daemon wrote */
+		if (counting(g->u, v) &&
+		    !(skip_ours && g->written && g->val == v)) {
+			note(msg, len, &g->a, v);
 			busy++;
 		}
 	}
@@ -154,25 +251,19 @@ int pmu_foreign(struct pmu *p, char *msg, size_t len)
 	return scan_busy(p, msg, len, true);
 }
 
-/* Writes a control register (as the unit requires: some must be written
- * twice, hsx 2.1.2) and remembers it for release. */
-static int write_ctl(struct pmu *p, const struct unit_type *u,
-		     const struct hw_addr *a, uint64_t v)
+/* Writes register id (a counter control as its unit requires: some must
+ * be written twice, hsx 2.1.2) and remembers it for release. */
+static int write_reg(struct pmu *p, uint32_t id, uint64_t v)
 {
-	unsigned i;
+	struct pmu_reg *g = &p->reg[id];
 
-	for (i = 0; i < p->nwritten; i++)
-		if (memcmp(&p->written[i], a, sizeof(*a)) == 0)
-			break;
-	if (i == p->nwritten && p->nwritten < PMU_MAX_WRITTEN) {
-		p->written[p->nwritten] = *a;
-		p->nwritten++;
+	if (!g->written) {
+		g->written = true;
+		p->written[p->nwritten++] = id;	/* sized for every id */
 	}
-	if (i < PMU_MAX_WRITTEN) {
-		p->written_val[i] = v;
-		p->written_unit[i] = u;
-	}
-	return u ? plat_write_ctl(p->hw, u, a, v) : hw_write(p->hw, a, v);
+	g->val = v;
+	return g->kind == PMU_REG_CTL ? plat_write_ctl(p->hw, g->u, &g->a, v)
+				      : hw_write(p->hw, &g->a, v);
 }
 
 int pmu_clear_all(struct pmu *p)
@@ -182,52 +273,106 @@ int pmu_clear_all(struct pmu *p)
 	for (unsigned s = 0; s < p->topo->nsockets; s++)
 		if ((r = hw_write(p->hw, &p->gctl[s], 0)) < 0 && !first)
 			first = r;
-	for (unsigned k = 0; k < p->nctl; k++)
-		if ((r = hw_write(p->hw, &p->ctl[k], 0)) < 0 && !first)
+	for (unsigned k = 1; k < p->nreg; k++) {
+		const struct pmu_reg *g = &p->reg[k];
+
+		if (g->kind == PMU_REG_CTR || !g->present || !g->a.width)
+			continue;
+		if ((r = hw_write(p->hw, &g->a, 0)) < 0 && !first)
 			first = r;
-	for (unsigned k = 0; k < p->nflt; k++)
-		if ((r = hw_write(p->hw, &p->flt[k], 0)) < 0 && !first)
-			first = r;
+	}
+	p->nlast = 0;
 	return first;
+}
+
+/* Is s[0..n) the list pmu_program() wrote last? */
+static bool same_as_last(const struct pmu *p, const struct pmu_slot *s,
+			 unsigned n)
+{
+	unsigned k = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		if (s[i].freerun)
+			continue;
+		if (k == p->nlast || p->last_id[k] != s[i].ctl_id ||
+		    p->last_val[k] != s[i].ctl_val)
+			return false;
+		k++;
+	}
+	return k == p->nlast && k;
+}
+
+/* Remembers s[0..n) as the last programmed list (forgets on ENOMEM: the
+ * next call then compares register by register). */
+static void keep_last(struct pmu *p, const struct pmu_slot *s, unsigned n)
+{
+	p->nlast = 0;
+	if (n > p->caplast) {
+		uint32_t *id = realloc(p->last_id, n * sizeof(*id));
+		uint64_t *val;
+
+		if (id)
+			p->last_id = id;
+		val = id ? realloc(p->last_val, n * sizeof(*val)) : NULL;
+		if (!val)
+			return;
+		p->last_val = val;
+		p->caplast = n;
+	}
+	for (unsigned i = 0; i < n; i++)
+		if (!s[i].freerun) {
+			p->last_id[p->nlast] = s[i].ctl_id;
+			p->last_val[p->nlast++] = s[i].ctl_val;
+		}
 }
 
 int pmu_program(struct pmu *p, const struct pmu_slot *s, unsigned n,
 		bool force)
 {
 	int first = 0, r;
+	char as[64];
 
+	if (!force && same_as_last(p, s, n))
+		return 0;
+	p->pass++;
+	for (unsigned i = 0; i < n; i++) {
+		if (s[i].freerun)
+			continue;
+		if (s[i].ctl_id == PMU_NO_REG || s[i].ctl_id >= p->nreg) {
+			if (!first)
+				first = hw_fail(EINVAL, "%s is not a register "
+						"of this PMU: not written",
+						hw_addr_str(&s[i].ctl, as,
+							    sizeof(as)));
+			continue;
+		}
+		p->reg[s[i].ctl_id].pass = p->pass;
+	}
 	/* Clear what is no longer wanted first, so two slots never count
 	 * the same position at once. */
 	for (unsigned w = 0; w < p->nwritten; w++) {
-		bool wanted = false;
+		const struct pmu_reg *g = &p->reg[p->written[w]];
 
-		if (!p->written_val[w])
-			continue;
-		for (unsigned i = 0; i < n && !wanted; i++)
-			wanted = !s[i].freerun &&
-				 memcmp(&s[i].ctl, &p->written[w],
-					sizeof(s[i].ctl)) == 0;
-		if (!wanted && (r = write_ctl(p, p->written_unit[w],
-					      &p->written[w], 0)) < 0 && !first)
+		if (g->val && g->pass != p->pass &&
+		    (r = write_reg(p, p->written[w], 0)) < 0 && !first)
 			first = r;
 	}
 	for (unsigned i = 0; i < n; i++) {
-		unsigned w;
+		const struct pmu_reg *g;
 
-		if (s[i].freerun)
+		if (s[i].freerun || s[i].ctl_id == PMU_NO_REG ||
+		    s[i].ctl_id >= p->nreg)
 			continue;
-		for (w = 0; w < p->nwritten; w++)
-			if (memcmp(&p->written[w], &s[i].ctl,
-				   sizeof(s[i].ctl)) == 0)
-				break;
-		if (!force && w < p->nwritten &&
-		    p->written_val[w] == s[i].ctl_val)
+		g = &p->reg[s[i].ctl_id];
+		if (!force && g->written && g->val == s[i].ctl_val)
 			continue;
-		if ((r = write_ctl(p, s[i].filter ? NULL
-					       : p->plat->units[s[i].unit],
-				   &s[i].ctl, s[i].ctl_val)) < 0 && !first)
+		if ((r = write_reg(p, s[i].ctl_id, s[i].ctl_val)) < 0 && !first)
 			first = r;
 	}
+	if (first)
+		p->nlast = 0;	/* a failed write is retried next time */
+	else
+		keep_last(p, s, n);
 	return first;
 }
 
@@ -282,14 +427,16 @@ int pmu_check_controls(struct pmu *p, char *msg, size_t len,
 	msg[0] = '\0';
 	*unread = 0;
 	for (unsigned w = 0; w < p->nwritten; w++) {
+		struct pmu_reg *g = &p->reg[p->written[w]];
+
 		/* one unreadable register must not hide the others */
-		p->written_unread[w] = hw_read(p->hw, &p->written[w], &v) < 0;
-		if (p->written_unread[w]) {
+		g->unread = hw_read(p->hw, &g->a, &v) < 0;
+		if (g->unread) {
 			(*unread)++;
 			continue;
 		}
-		if (v != p->written_val[w]) {
-			note(msg, len, &p->written[w], v);
+		if (v != g->val) {
+			note(msg, len, &g->a, v);
 			bad++;
 		}
 	}
@@ -304,10 +451,13 @@ int pmu_release(struct pmu *p)
 	if ((r = pmu_enable(p, false)) < 0)
 		first = r;
 	for (unsigned w = 0; w < p->nwritten; w++) {
-		if ((r = hw_write(p->hw, &p->written[w], 0)) < 0 && !first)
+		struct pmu_reg *g = &p->reg[p->written[w]];
+
+		if ((r = hw_write(p->hw, &g->a, 0)) < 0 && !first)
 			first = r;
-		p->written_val[w] = 0;
+		g->val = 0;
 	}
+	p->nlast = 0;
 	p->owns = false;
 	return first;
 }

@@ -17,6 +17,15 @@
 #include "hw/hw.h"
 #include "plat/plat.h"
 
+/*
+ * Registers have dense ids: pmu_init() numbers every control, counter and
+ * filter register of every unit instance of the topology, and a slot
+ * carries the ids of its registers, so the tick and pmu_program() index
+ * arrays (struct pmu.reg) instead of searching addresses.  Id 0 is no
+ * register: a zeroed slot names none.
+ */
+#define PMU_NO_REG 0u
+
 /* One counter position: a programmable counter, the fixed counter, or a
  * free-running counter of one unit instance on one socket. */
 struct pmu_slot {
@@ -34,39 +43,73 @@ struct pmu_slot {
 	struct hw_addr ctl;	/* unused for free-running */
 	struct hw_addr ctr;
 	uint64_t ctl_val;	/* value to program (with the enable bit) */
+	uint32_t ctl_id, ctr_id;	/* register ids; PMU_NO_REG: none */
 };
 
-#define PMU_MAX_WRITTEN 2048	/* hsx: 172 control registers a socket */
+enum pmu_reg_kind { PMU_REG_CTL, PMU_REG_CTR, PMU_REG_FLT };
+
+/* One register the daemon may read or write, at index = its id. */
+struct pmu_reg {
+	struct hw_addr a;
+	const struct unit_type *u;
+	uint8_t kind;		/* enum pmu_reg_kind */
+	uint8_t socket, inst;
+	int8_t unit;
+	bool present;		/* its instance is there (topo_present) */
+	bool written;		/* in the written set */
+	bool unread;		/* the last check could not read it back */
+	uint64_t val;		/* last value written */
+	uint64_t pass;		/* the pmu_program() call that wants it */
+};
+
+/* The first ids of one unit's registers on one socket; instance i's
+ * counter c is ctl + i * nctr + c (free-running: ctr + i * nfreerun +
+ * c), its filter f flt + i * nfilters + f. */
+struct pmu_block {
+	uint32_t ctl, ctr, flt;
+	unsigned ninst;
+};
 
 struct pmu {
 	struct hw *hw;
 	const struct topology *topo;
 	const struct platform *plat;
 	struct hw_addr gctl[PLAT_MAX_SOCKETS];
-	/* every control register of every present unit (ownership checks) */
-	struct hw_addr ctl[PMU_MAX_WRITTEN];
-	const struct unit_type *ctl_unit[PMU_MAX_WRITTEN];
-	unsigned nctl;
-	/* every box filter register of every present unit (cleared with
-	 * the controls: a crashed daemon's claim may have left them set) */
-	struct hw_addr flt[PMU_MAX_WRITTEN];
-	unsigned nflt;
-	/* every control register ever written, for release */
-	struct hw_addr written[PMU_MAX_WRITTEN];
-	uint64_t written_val[PMU_MAX_WRITTEN];	/* last value written */
-	const struct unit_type *written_unit[PMU_MAX_WRITTEN];
-	/* set by pmu_check_controls(): could not be read back */
-	bool written_unread[PMU_MAX_WRITTEN];
+	struct pmu_reg *reg;	/* nreg entries; reg[0] unused */
+	unsigned nreg;
+	struct pmu_block blk[PLAT_MAX_SOCKETS][PLAT_MAX_UNITS];
+	/* the written set: every register ever written (ids, in order),
+	 * cleared at release.  Sized for every register at pmu_init(), so
+	 * it can never run out. */
+	uint32_t *written;
 	unsigned nwritten;
+	/* the last programmed list of (id, value), for pmu_program()'s
+	 * nothing-changed check; nlast 0: none */
+	uint32_t *last_id;
+	uint64_t *last_val;
+	unsigned nlast, caplast;
+	uint64_t pass;
 	bool owns;		/* the global control is ours */
 };
 
-void pmu_init(struct pmu *p, struct hw *hw, const struct topology *t);
+/*
+ * Numbers every register of every present unit of t (see PMU_NO_REG).
+ * 0, or -ENOMEM (or -E2BIG past 2^32 registers) with a message in
+ * hw_last_error(): start-up fails rather than track fewer registers than
+ * it may write.  pmu_free() releases the tables.
+ */
+int pmu_init(struct pmu *p, struct hw *hw, const struct topology *t);
+void pmu_free(struct pmu *p);
 
-/* Fills s with the addresses of a slot.  idx is a counter index or, for a
- * free-running unit, the free-running counter index. */
+/* Fills s with the addresses and register ids of a slot.  idx is a
+ * counter index or, for a free-running unit, the free-running counter
+ * index. */
 void pmu_slot(const struct pmu *p, struct pmu_slot *s, unsigned socket,
 	      int unit, unsigned inst, unsigned idx);
+/* Fills fs with the box filter register f of sl's unit instance, to be
+ * programmed with val (fs->filter set). */
+void pmu_filter_slot(const struct pmu *p, struct pmu_slot *fs,
+		     const struct pmu_slot *sl, unsigned f, uint64_t val);
 
 /*
  * Reads the global control of every socket and the control register of
@@ -91,7 +134,10 @@ int pmu_clear_all(struct pmu *p);
 
 /* Writes each slot's control value (only where it changed, unless force)
  * and clears previously programmed control registers not among them.
- * 0 or the first -errno (continues past errors). */
+ * Without force, the same list as last time writes nothing and costs one
+ * comparison per slot.  A slot without a register id is refused
+ * (-EINVAL): nothing is written that release could not clear.  0 or the
+ * first -errno (continues past errors). */
 int pmu_program(struct pmu *p, const struct pmu_slot *s, unsigned n,
 		bool force);
 
@@ -114,8 +160,8 @@ int pmu_check_global(struct pmu *p, unsigned socket, bool expect_on,
 
 /* Reads back every programmed control register; returns how many differ
  * from what was written (listed in msg).  A register that cannot be read
- * does not stop the check: it is marked in written_unread[] and counted
- * in *unread (the last error is in hw_last_error()). */
+ * does not stop the check: it is marked unread in p->reg and counted in
+ * *unread (the last error is in hw_last_error()). */
 int pmu_check_controls(struct pmu *p, char *msg, size_t len,
 		       unsigned *unread);
 

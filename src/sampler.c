@@ -53,15 +53,15 @@ struct sampler {
 	bool yielded;
 	bool need_program;		/* (re)write the controls */
 	unsigned interval_ms;		/* armed interval */
-	/* per-tick scratch: raw values read, by counter address */
-	struct rd { struct hw_addr a; uint64_t v; int err; } *rd;
-	unsigned nrd, caprd;
+	/* per-tick scratch: raw values read, by counter register id (valid
+	 * when tick is this tick's tick_no); pmu->nreg entries */
+	struct rd { uint64_t tick, v; int err; } *rd;
 	struct pmu_slot *want;		/* slots to program */
 	unsigned nwant, capwant;
-	/* unit instances (bit inst) whose control or filter registers the
-	 * last check could not read back: their series are not trusted
-	 * until a check reads them again */
-	uint32_t unverified[PLAT_MAX_SOCKETS][PLAT_MAX_UNITS];
+	/* unit instances whose control or filter registers the last check
+	 * could not read back: their series are not trusted until a check
+	 * reads them again */
+	struct inst_set unverified[PLAT_MAX_SOCKETS][PLAT_MAX_UNITS];
 	/* the derived counters' running totals (derive_tick(), in the
 	 * plan's layout): sums of what each series added since it was last
 	 * seen, so that no reload (a series moved to another counter and
@@ -147,6 +147,7 @@ struct program *program_new(const struct topology *t, const struct pmu *pmu,
 	atomic_init(&p->refs, 1);
 	p->plat = pl;
 	p->topo = t;
+	p->pmu = pmu;
 	p->interval_ms = interval_ms;
 	memcpy(p->ev, ev, nev * sizeof(*ev));
 	p->nev = nev;
@@ -417,8 +418,7 @@ struct sampler_cfg sampler_cfg(struct sampler *s)
 static bool same_series(const struct program *a, unsigned i,
 			const struct program *b, unsigned j)
 {
-	return memcmp(&a->slot[i].ctr, &b->slot[j].ctr,
-		      sizeof(a->slot[i].ctr)) == 0 &&
+	return a->slot[i].ctr_id == b->slot[j].ctr_id &&
 	       a->slot[i].ctl_val == b->slot[j].ctl_val &&
 	       strcmp(a->ev[a->sev[i]].name, b->ev[b->sev[j]].name) == 0;
 }
@@ -533,8 +533,8 @@ static void take_pending(struct sampler *s)
 /*
  * After a check of the control registers: the unit instances whose
  * programmed control or filter registers could not be read back (each
- * register is matched to the slots programmed last, which name the
- * instance).  Their series are marked invalid until a check reads them.
+ * register wanted by the last pmu_program() names its instance).  Their
+ * series are marked invalid until a check reads them.
  */
 static void mark_unverified(struct sampler *s, unsigned unread)
 {
@@ -544,18 +544,13 @@ static void mark_unverified(struct sampler *s, unsigned unread)
 	if (!unread)
 		return;
 	for (unsigned w = 0; w < pmu->nwritten; w++) {
-		if (!pmu->written_unread[w])
-			continue;
-		for (unsigned i = 0; i < s->nwant; i++) {
-			const struct pmu_slot *sl = &s->want[i];
+		const struct pmu_reg *g = &pmu->reg[pmu->written[w]];
 
-			if (memcmp(&sl->ctl, &pmu->written[w], sizeof(sl->ctl)))
-				continue;
-			if (sl->socket < PLAT_MAX_SOCKETS && sl->unit >= 0 &&
-			    sl->unit < PLAT_MAX_UNITS && sl->inst < 32)
-				s->unverified[sl->socket][sl->unit] |=
-					1u << sl->inst;
-		}
+		/* wanted by the last programming and not read back */
+		if (g->unread && g->pass == pmu->pass &&
+		    g->socket < PLAT_MAX_SOCKETS &&
+		    g->unit >= 0 && g->unit < PLAT_MAX_UNITS)
+			iset_add(&s->unverified[g->socket][g->unit], g->inst);
 	}
 	log_warnx_limited(&s->lim_unread, "interference check: %u control "
 			  "register%s cannot be read back (%s); the series of "
@@ -567,8 +562,8 @@ static void mark_unverified(struct sampler *s, unsigned unread)
 static bool unverified(const struct sampler *s, const struct pmu_slot *sl)
 {
 	return !sl->freerun && sl->socket < PLAT_MAX_SOCKETS && sl->unit >= 0 &&
-	       sl->unit < PLAT_MAX_UNITS && sl->inst < 32 &&
-	       (s->unverified[sl->socket][sl->unit] >> sl->inst & 1);
+	       sl->unit < PLAT_MAX_UNITS &&
+	       iset_has(&s->unverified[sl->socket][sl->unit], sl->inst);
 }
 
 static bool check_interference(struct sampler *s, struct program *p)
@@ -631,23 +626,15 @@ static void derive(struct sampler *s, struct program *p, const uint64_t *delta,
 		    s->vals, s->dscratch);
 }
 
-/* The filter slots of series k of a group with events ev (into want);
- * how many. */
-static unsigned filter_slots(const struct topology *t, const struct evspec *e,
+/* The filter slots of series sl counting e (into want); how many. */
+static unsigned filter_slots(const struct pmu *pmu, const struct evspec *e,
 			     const struct pmu_slot *sl, struct pmu_slot *want)
 {
 	unsigned n = 0;
 
-	for (unsigned f = 0; f < 2; f++) {
-		if (!(e->filt_set >> f & 1))
-			continue;
-		want[n] = *sl;
-		want[n].ctl = plat_filter_addr(&t->sock[sl->socket],
-					       t->plat->units[sl->unit],
-					       sl->inst, f);
-		want[n].ctl_val = e->filt[f];
-		want[n++].filter = true;
-	}
+	for (unsigned f = 0; f < PLAT_MAX_FILTERS; f++)
+		if (e->filt_set >> f & 1)
+			pmu_filter_slot(pmu, &want[n++], sl, f, e->filt[f]);
 	return n;
 }
 
@@ -659,7 +646,7 @@ unsigned program_controls(const struct program *p, struct pmu_slot *want)
 		if (p->slot[k].freerun)
 			continue;
 		want[n++] = p->slot[k];
-		n += filter_slots(p->topo, &p->ev[p->sev[k]], &p->slot[k],
+		n += filter_slots(p->pmu, &p->ev[p->sev[k]], &p->slot[k],
 				  want + n);
 	}
 	return n;
@@ -711,21 +698,28 @@ static bool grow(void **p, unsigned *cap, unsigned need, size_t sz)
 	return true;
 }
 
-/* Reads a counter once per tick: later reads of the same address in the
- * same tick (a counter shared by groups) reuse the value.  0 or -errno. */
+/* Reads a counter once per tick: later reads of the same register in the
+ * same tick (a counter shared by groups) reuse the value, found by its
+ * register id.  0 or -errno. */
 static int read_once(struct sampler *s, const struct pmu_slot *sl, uint64_t *v)
 {
 	struct rd *r;
 
-	for (unsigned i = 0; i < s->nrd; i++)
-		if (memcmp(&s->rd[i].a, &sl->ctr, sizeof(sl->ctr)) == 0) {
-			*v = s->rd[i].v;
-			return s->rd[i].err;
-		}
-	if (!grow((void **)&s->rd, &s->caprd, s->nrd + 1, sizeof(*s->rd)))
+	if (sl->ctr_id == PMU_NO_REG || sl->ctr_id >= s->pmu->nreg) {
+		int err = pmu_read(s->pmu, sl, v);	/* no id: uncached */
+
+		if (err < 0)
+			log_warnx_limited(&s->lim_read, "%s", hw_last_error());
+		return err;
+	}
+	if (!s->rd && !(s->rd = calloc(s->pmu->nreg, sizeof(*s->rd))))
 		return -ENOMEM;
-	r = &s->rd[s->nrd++];
-	r->a = sl->ctr;
+	r = &s->rd[sl->ctr_id];
+	if (r->tick == s->tick_no) {
+		*v = r->v;
+		return r->err;
+	}
+	r->tick = s->tick_no;
 	r->v = 0;
 	r->err = pmu_read(s->pmu, sl, &r->v);
 	if (r->err < 0)
@@ -868,12 +862,13 @@ static void schedule(struct sampler *s, struct group **g, unsigned n,
 
 			if (x->slot[k].freerun)
 				continue;
-			if (!grow((void **)&s->want, &s->capwant, s->nwant + 3,
+			if (!grow((void **)&s->want, &s->capwant,
+				  s->nwant + CONTROLS_PER_SERIES,
 				  sizeof(*s->want)))
 				break;
 			s->want[s->nwant++] = x->slot[k];
 			/* the box filter values the event needs */
-			s->nwant += filter_slots(s->pmu->topo, e, &x->slot[k],
+			s->nwant += filter_slots(s->pmu, e, &x->slot[k],
 						 s->want + s->nwant);
 		}
 	}
@@ -922,7 +917,6 @@ void sampler_tick(struct sampler *s)
 	nw = (p->ns + 63) / 64;
 	memset(invalid, 0, nw * sizeof(uint64_t));
 	memset(delta, 0, p->ns * sizeof(uint64_t));
-	s->nrd = 0;
 	s->jumps = 0;
 
 	if (s->need_program) {

@@ -98,6 +98,7 @@ struct program {
 	uint64_t gen;
 	const struct platform *plat;
 	const struct topology *topo;
+	const struct pmu *pmu;		/* whose register ids the slots use */
 	struct evspec ev[SAMPLER_MAX_EVENTS];
 	unsigned nev;
 	/* the series: counter i is slot[i] counting event ev[sev[i]] */
@@ -152,10 +153,14 @@ void program_put(struct program *p);
 /*
  * The control writes that program p's counters need: each programmable
  * or fixed series' control, followed by the box filter values its event
- * requires (slots with .filter set).  want must hold 3 * p->ns entries.
+ * requires (slots with .filter set).  want must hold
+ * CONTROLS_PER_SERIES * p->ns entries.
  * Returns how many were filled.
  */
 unsigned program_controls(const struct program *p, struct pmu_slot *want);
+/* Control writes one series needs at most: its control and a value for
+ * each box filter register. */
+#define CONTROLS_PER_SERIES (1 + PLAT_MAX_FILTERS)
 
 /*
  * Longest interval (ms) the program may use: half the shortest wrap time

@@ -8,11 +8,14 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "sched.h"
+
+_Static_assert(PLAT_MAX_FILTERS <= 32, "evspec.filt_set is 32 bits");
 
 static int popcount8(uint8_t m)
 {
@@ -35,28 +38,36 @@ static int take_modifiers(const char *text, char *base, size_t blen,
 	for (tok = strtok_r(buf, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
 		unsigned long long v;
 		unsigned k, n;
-		char *end;
-		int f = -1;
+		char *end, *val;
+		unsigned long f;
 
-		if (strncmp(tok, "filter0=", 8) == 0)
-			f = 0;
-		else if (strncmp(tok, "filter1=", 8) == 0)
-			f = 1;
-		if (f >= 0) {
+		f = tok[6] >= '0' && tok[6] <= '9' &&
+		    strncmp(tok, "filter", 6) == 0
+		    ? strtoul(tok + 6, &val, 10) : ULONG_MAX;
+		if (f != ULONG_MAX && *val == '=') {
+			/* filterN=V: N is checked against the unit's filters
+			 * once the unit is known (sched_resolve) */
+			if (f >= PLAT_MAX_FILTERS) {
+				snprintf(why, whylen, "%s: no unit has a filter%lu "
+					 "register (at most %d filters a unit)",
+					 text, f, PLAT_MAX_FILTERS);
+				return -EINVAL;
+			}
+			val++;
 			errno = 0;
-			v = strtoull(tok + 8, &end, 0);
-			if (errno || *end || end == tok + 8 ||
-			    tok[8] < '0' || tok[8] > '9') {
+			v = strtoull(val, &end, 0);
+			if (errno || *end || end == val || *val < '0' ||
+			    *val > '9') {
 				snprintf(why, whylen, "%s: bad filter value \"%s\"",
-					 text, tok + 8);
+					 text, val);
 				return -EINVAL;
 			}
 			if (e->filt_set & (1u << f)) {
-				snprintf(why, whylen, "%s: filter%d given twice",
+				snprintf(why, whylen, "%s: filter%lu given twice",
 					 text, f);
 				return -EINVAL;
 			}
-			e->filt_set |= (uint8_t)(1u << f);
+			e->filt_set |= 1u << f;
 			e->filt[f] = v;
 			continue;
 		}
@@ -136,8 +147,8 @@ int sched_resolve(const struct platform *p, const char *text, bool allow_raw,
 			*colon = ':';
 			if (ev) {
 				snprintf(why, whylen, "%s: unknown modifier "
-					 "\"%s\" (accepted: filter0=, filter1=, "
-					 "split=K/N)", text, colon + 1);
+					 "\"%s\" (accepted: filterN= for each "
+					 "filter register N of the unit, split=K/N)", text, colon + 1);
 				return -EINVAL;
 			}
 		}
@@ -166,14 +177,14 @@ int sched_resolve(const struct platform *p, const char *text, bool allow_raw,
 		out->ctr_mask = (out->ev ? out->ev->ctr_mask : 0xff) &
 				(uint8_t)width_mask(u->nctr);
 	}
-	for (unsigned f = 0; f < 2; f++)
+	for (unsigned f = 0; f < PLAT_MAX_FILTERS; f++)
 		if ((out->filt_set >> f & 1) && f >= u->nfilters) {
 			snprintf(why, whylen, "%s: unit %s has no filter%u "
 				 "register", text, u->name, f);
 			return -EINVAL;
 		}
 	/* DESIGN.md 5: nothing a client sends may set a reserved bit */
-	for (unsigned f = 0; f < 2; f++)
+	for (unsigned f = 0; f < PLAT_MAX_FILTERS; f++)
 		if ((out->filt_set >> f & 1) && u->filters[f].layout) {
 			char msg[200];
 
@@ -200,14 +211,14 @@ int sched_encode(const struct unit_type *u, const struct evspec *ev,
 	return plat_encode(u, &ev->enc, ctr, ev->ctr_mask, ctl, why, whylen);
 }
 
-/* The instances (bit i) an event counts on, among max instances. */
-static uint32_t inst_mask(const struct evspec *e, unsigned max)
+/* The instances an event counts on, among max instances. */
+static struct inst_set inst_mask(const struct evspec *e, unsigned max)
 {
-	uint32_t m = 0;
+	struct inst_set m = { { 0 } };
 
-	for (unsigned i = 0; i < max && i < 32; i++)
+	for (unsigned i = 0; i < max && i < PLAT_MAX_INST; i++)
 		if (evspec_on(e, i))
-			m |= 1u << i;
+			iset_add(&m, i);
 	return m;
 }
 
@@ -216,41 +227,65 @@ static bool fits_one(const struct platform *p, const struct evspec *e, int c,
 		     const struct sched_busy *b)
 {
 	const struct unit_type *u = p->units[e->unit];
-	uint32_t m = inst_mask(e, u->max_inst);
+	struct inst_set m = inst_mask(e, u->max_inst);
 
 	if (c < 0 || c >= PLAT_MAX_CTRS || !(e->ctr_mask >> c & 1) ||
-	    (b->ctr[e->unit][c] & m))
+	    iset_meets(&b->ctr[e->unit][c], &m))
 		return false;
-	for (unsigned f = 0; f < 2; f++) {
-		uint32_t both;
+	for (unsigned f = 0; f < PLAT_MAX_FILTERS; f++) {
+		const struct inst_set *held = &b->filt_inst[e->unit][f];
 
-		if (!(e->filt_set >> f & 1))
+		if (!(e->filt_set >> f & 1) || !iset_meets(held, &m))
 			continue;
-		both = b->filt_inst[e->unit][f] & m;
-		for (unsigned i = 0; both && i < 32; i++)
-			if ((both >> i & 1) && b->filt[e->unit][i][f] != e->filt[f])
+		for (unsigned i = 0; i < u->max_inst && i < PLAT_MAX_INST; i++)
+			if (iset_has(held, i) && iset_has(&m, i) &&
+			    b->filt[e->unit][f][i] != e->filt[f])
 				return false;
 	}
 	return true;
 }
 
+/*
+ * Marks e's counter c and filters as held.  Filter values are kept only
+ * where filt_inst says so: undoing an occupy (place_dfs, try_occupy)
+ * restores the instance sets and may leave stale values behind.
+ */
 static void occupy_one(const struct platform *p, const struct evspec *e,
 		       int c, struct sched_busy *b)
 {
 	const struct unit_type *u = p->units[e->unit];
-	uint32_t m = inst_mask(e, u->max_inst);
+	struct inst_set m = inst_mask(e, u->max_inst);
 
 	if (u->kind != UNIT_PROG || c < 0)
 		return;
-	b->ctr[e->unit][c] |= m;
-	for (unsigned f = 0; f < 2; f++) {
+	iset_or(&b->ctr[e->unit][c], &m);
+	for (unsigned f = 0; f < PLAT_MAX_FILTERS; f++) {
 		if (!(e->filt_set >> f & 1))
 			continue;
-		b->filt_inst[e->unit][f] |= m;
-		for (unsigned i = 0; i < 32 && i < PLAT_MAX_INST; i++)
-			if (m >> i & 1)
-				b->filt[e->unit][i][f] = e->filt[f];
+		iset_or(&b->filt_inst[e->unit][f], &m);
+		for (unsigned i = 0; i < u->max_inst && i < PLAT_MAX_INST; i++)
+			if (iset_has(&m, i))
+				b->filt[e->unit][f][i] = e->filt[f];
 	}
+}
+
+/* One unit's instance sets in a struct sched_busy: all an undo needs. */
+struct busy_slice {
+	struct inst_set ctr[PLAT_MAX_CTRS];
+	struct inst_set filt_inst[PLAT_MAX_FILTERS];
+};
+
+static void slice_save(const struct sched_busy *b, int u, struct busy_slice *s)
+{
+	memcpy(s->ctr, b->ctr[u], sizeof(s->ctr));
+	memcpy(s->filt_inst, b->filt_inst[u], sizeof(s->filt_inst));
+}
+
+static void slice_restore(struct sched_busy *b, int u,
+			  const struct busy_slice *s)
+{
+	memcpy(b->ctr[u], s->ctr, sizeof(s->ctr));
+	memcpy(b->filt_inst[u], s->filt_inst, sizeof(s->filt_inst));
 }
 
 void sched_occupy(const struct platform *p, const struct evspec *ev,
@@ -271,31 +306,27 @@ static bool place_dfs(const struct platform *p, const struct evspec *ev,
 
 	for (int c = 0; c < PLAT_MAX_CTRS; c++) {
 		/* undo record: only this unit's slice changes */
-		uint32_t sctr, sfi[2];
-		uint64_t sf[PLAT_MAX_INST][2];
+		struct busy_slice save;
 
 		if (!fits_one(p, &ev[order[k]], c, b))
 			continue;
-		sctr = b->ctr[u][c];
-		memcpy(sfi, b->filt_inst[u], sizeof(sfi));
-		memcpy(sf, b->filt[u], sizeof(sf));
+		slice_save(b, u, &save);
 		occupy_one(p, &ev[order[k]], c, b);
 		ctr[order[k]] = c;
 		if (place_dfs(p, ev, order, k + 1, n, b, ctr))
 			return true;
-		b->ctr[u][c] = sctr;
-		memcpy(b->filt_inst[u], sfi, sizeof(sfi));
-		memcpy(b->filt[u], sf, sizeof(sf));
+		slice_restore(b, u, &save);
 	}
 	return false;
 }
 
-int sched_place_busy(const struct platform *p, const struct evspec *ev,
-		     unsigned n, const struct sched_busy *busy, int *ctr,
-		     char *why, size_t whylen)
+/* sched_place_busy() on b itself: leaves the events' counters and
+ * filters occupied in b where it succeeds. */
+static int place_units(const struct platform *p, const struct evspec *ev,
+		       unsigned n, struct sched_busy *b, int *ctr, char *why,
+		       size_t whylen)
 {
 	unsigned nunits = plat_nunits(p);
-	struct sched_busy *b;
 
 	/* Cheap refusal first (the scheduler asks this for every group that
 	 * lost its counters, every tick): an event with no free counter at
@@ -304,21 +335,14 @@ int sched_place_busy(const struct platform *p, const struct evspec *ev,
 		bool any = p->units[ev[i].unit]->kind != UNIT_PROG;
 
 		for (int c = 0; !any && c < PLAT_MAX_CTRS; c++)
-			any = fits_one(p, &ev[i], c, busy);
+			any = fits_one(p, &ev[i], c, b);
 		if (!any) {
 			snprintf(why, whylen, "%s: every counter it may use is "
 				 "taken", ev[i].name);
 			return -EBUSY;
 		}
 	}
-	b = malloc(sizeof(*b));
-	if (!b) {
-		snprintf(why, whylen, "out of memory");
-		return -ENOMEM;
-	}
-	/* Units are independent: one working copy serves them all (a unit
-	 * that fails ends the search). */
-	*b = *busy;
+	/* Units are independent: a unit that fails ends the search. */
 	for (unsigned ui = 0; ui < nunits; ui++) {
 		const struct unit_type *u = p->units[ui];
 		unsigned order[64], m = 0;
@@ -337,7 +361,6 @@ int sched_place_busy(const struct platform *p, const struct evspec *ev,
 			if (m == sizeof(order) / sizeof(order[0])) {
 				snprintf(why, whylen, "too many %s events",
 					 u->name);
-				free(b);
 				return -EBUSY;
 			}
 			order[m++] = i;
@@ -358,7 +381,6 @@ int sched_place_busy(const struct platform *p, const struct evspec *ev,
 			if (!ev[order[k]].ctr_mask) {
 				snprintf(why, whylen, "%s has no valid counter "
 					 "on %s", ev[order[k]].name, u->name);
-				free(b);
 				return -EBUSY;
 			}
 		if (!place_dfs(p, ev, order, 0, m, b, ctr)) {
@@ -371,7 +393,6 @@ int sched_place_busy(const struct platform *p, const struct evspec *ev,
 			if (whole && m > (unsigned)u->nctr) {
 				snprintf(why, whylen, "%u %s events but %s has %u "
 					 "counters", m, u->name, u->name, u->nctr);
-				free(b);
 				return -EBUSY;
 			}
 			len += (size_t)snprintf(why, whylen, "cannot place "
@@ -388,19 +409,51 @@ int sched_place_busy(const struct platform *p, const struct evspec *ev,
 							ev[order[k]].name, masks,
 							k + 1 < m ? "," : "");
 			}
-			free(b);
 			return -EBUSY;
 		}
 	}
-	free(b);
 	return 0;
+}
+
+int sched_place_busy(const struct platform *p, const struct evspec *ev,
+		     unsigned n, struct sched_busy *b, int *ctr, char *why,
+		     size_t whylen)
+{
+	struct busy_slice save[PLAT_MAX_UNITS];
+	unsigned nunits = plat_nunits(p);
+	int r;
+
+	/* Works on b and puts its instance sets back: the filter values it
+	 * wrote lie outside them (see occupy_one()), so b is as it was.
+	 * No copy of b: this runs for every group that lost its counters,
+	 * every tick. */
+	for (unsigned u = 0; u < nunits && u < PLAT_MAX_UNITS; u++)
+		slice_save(b, (int)u, &save[u]);
+	r = place_units(p, ev, n, b, ctr, why, whylen);
+	for (unsigned u = 0; u < nunits && u < PLAT_MAX_UNITS; u++)
+		slice_restore(b, (int)u, &save[u]);
+	return r;
+}
+
+/* A struct sched_busy holding nothing (its filter values are scratch
+ * until an instance set says otherwise, so they are not cleared), or
+ * NULL. */
+static struct sched_busy *busy_new(void)
+{
+	struct sched_busy *b = malloc(sizeof(*b));
+
+	if (b) {
+		memset(b->ctr, 0, sizeof(b->ctr));
+		memset(b->filt_inst, 0, sizeof(b->filt_inst));
+	}
+	return b;
 }
 
 int sched_place(const struct platform *p, const struct evspec *ev,
 		unsigned n, const uint8_t *busy, int *ctr, char *why,
 		size_t whylen)
 {
-	struct sched_busy *b = calloc(1, sizeof(*b));
+	struct sched_busy *b = busy_new();
 	int r;
 
 	if (!b) {
@@ -410,18 +463,11 @@ int sched_place(const struct platform *p, const struct evspec *ev,
 	for (unsigned ui = 0; busy && ui < plat_nunits(p); ui++)
 		for (unsigned c = 0; c < PLAT_MAX_CTRS; c++)
 			if (busy[ui] >> c & 1)
-				b->ctr[ui][c] = ~0u;
+				b->ctr[ui][c] = iset_first(PLAT_MAX_INST);
 	r = sched_place_busy(p, ev, n, b, ctr, why, whylen);
 	free(b);
 	return r;
 }
-
-/* One unit's part of a struct sched_busy, for undo. */
-struct busy_slice {
-	uint32_t ctr[PLAT_MAX_CTRS];
-	uint32_t filt_inst[2];
-	uint64_t filt[PLAT_MAX_INST][2];
-};
 
 /*
  * Places the group at ctr[] into b if every event fits (around b and
@@ -442,10 +488,7 @@ static bool try_occupy(const struct platform *p, const struct sched_group *g,
 		if (p->units[u]->kind != UNIT_PROG)
 			continue;
 		if (!(saved >> u & 1)) {
-			memcpy(save[u].ctr, b->ctr[u], sizeof(save[u].ctr));
-			memcpy(save[u].filt_inst, b->filt_inst[u],
-			       sizeof(save[u].filt_inst));
-			memcpy(save[u].filt, b->filt[u], sizeof(save[u].filt));
+			slice_save(b, u, &save[u]);
 			saved |= 1u << u;
 		}
 		ok = fits_one(p, &g->ev[i], ctr[i], b);
@@ -453,12 +496,8 @@ static bool try_occupy(const struct platform *p, const struct sched_group *g,
 			occupy_one(p, &g->ev[i], ctr[i], b);
 	}
 	for (unsigned u = 0; !ok && u < PLAT_MAX_UNITS; u++)
-		if (saved >> u & 1) {
-			memcpy(b->ctr[u], save[u].ctr, sizeof(save[u].ctr));
-			memcpy(b->filt_inst[u], save[u].filt_inst,
-			       sizeof(save[u].filt_inst));
-			memcpy(b->filt[u], save[u].filt, sizeof(save[u].filt));
-		}
+		if (saved >> u & 1)
+			slice_restore(b, u, &save[u]);
 	return ok;
 }
 
@@ -478,7 +517,7 @@ unsigned sched_select(const struct platform *p, struct sched_group *const *g,
 		      unsigned n)
 {
 	struct sched_group *ord[256];
-	struct sched_busy *busy = calloc(1, sizeof(*busy));
+	struct sched_busy *busy = busy_new();
 	unsigned m = n < 256 ? n : 256, chosen = 0;
 	char why[128];
 

@@ -23,7 +23,8 @@
 
 /*
  * A resolved event.  Modifiers after the name (catalog or raw):
- *   :filter0=V, :filter1=V  the value the unit's box filter register f
+ *   :filterN=V              the value the unit's box filter register N
+ *                           (unit_type.filters[N], any N the unit has)
  *                           must hold (hsx CBo FILTER0/1, PCU filter...)
  *   :split=K/N              count only on instances i with i % N == K;
  *                           totals are scaled by instances/counted.
@@ -37,8 +38,8 @@ struct evspec {
 	struct event_enc enc;
 	uint8_t ctr_mask;		/* counters it may use */
 	int freerun;			/* free-running counter index, or -1 */
-	uint8_t filt_set;		/* bit f: filt[f] is required */
-	uint64_t filt[2];
+	uint32_t filt_set;		/* bit f: filt[f] is required */
+	uint64_t filt[PLAT_MAX_FILTERS];
 	uint8_t split_n, split_k;	/* 0: every instance */
 };
 
@@ -53,9 +54,10 @@ static inline bool evspec_on(const struct evspec *ev, unsigned inst)
  * instances using it; per unit, instance and filter, the value required.
  */
 struct sched_busy {
-	uint32_t ctr[PLAT_MAX_UNITS][PLAT_MAX_CTRS];
-	uint32_t filt_inst[PLAT_MAX_UNITS][2];
-	uint64_t filt[PLAT_MAX_UNITS][PLAT_MAX_INST][2];
+	struct inst_set ctr[PLAT_MAX_UNITS][PLAT_MAX_CTRS];
+	struct inst_set filt_inst[PLAT_MAX_UNITS][PLAT_MAX_FILTERS];
+	/* valid where filt_inst has the instance */
+	uint64_t filt[PLAT_MAX_UNITS][PLAT_MAX_FILTERS][PLAT_MAX_INST];
 };
 
 /*
@@ -79,9 +81,11 @@ int sched_encode(const struct unit_type *u, const struct evspec *ev,
 /* Places ev[0..n) at ctr[] into b. */
 void sched_occupy(const struct platform *p, const struct evspec *ev,
 		  unsigned n, const int *ctr, struct sched_busy *b);
-/* sched_place() around what b holds (b is not changed). */
+/* sched_place() around what b holds.  b is used as scratch and left
+ * holding what it held (its filter values outside the instance sets
+ * that make them valid may change). */
 int sched_place_busy(const struct platform *p, const struct evspec *ev,
-		     unsigned n, const struct sched_busy *b, int *ctr,
+		     unsigned n, struct sched_busy *b, int *ctr,
 		     char *why, size_t whylen);
 
 /*

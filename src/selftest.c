@@ -303,7 +303,8 @@ static double qty_all(const struct program *p, const char *q,
  * need, and enables the PMU. */
 static int program_all(struct pmu *pmu, const struct program *p)
 {
-	struct pmu_slot *want = calloc(3 * (size_t)p->ns + 1, sizeof(*want));
+	struct pmu_slot *want = calloc(CONTROLS_PER_SERIES * (size_t)p->ns + 1,
+					 sizeof(*want));
 	unsigned n;
 	int r;
 

@@ -632,7 +632,9 @@ static void discover(struct daemon *d)
 	if (plat_discover(d->plat, &d->hw, &d->topo, sim ? &sim_map : NULL) < 0)
 		log_fatalx(1, "discovering the %s uncore: %s", d->plat->id,
 			   hw_last_error());
-	pmu_init(&d->pmu, &d->hw, &d->topo);
+	if (pmu_init(&d->pmu, &d->hw, &d->topo) < 0)
+		log_fatalx(1, "setting up the %s PMU: %s", d->plat->id,
+			   hw_last_error());
 }
 
 /* ---- self-test ------------------------------------------------------ */
@@ -675,6 +677,7 @@ static int self_test(const struct options *o, const struct conf *c)
 			   "self-test", busy, busy == 1 ? "" : "s", err);
 	r = selftest_run(&d.pmu, prog, strcmp(d.backend, "sim") == 0, stdout);
 	program_put(prog);
+	pmu_free(&d.pmu);
 	hw_close(&d.hw);
 	return r == 0 ? 0 : 1;
 }
@@ -936,7 +939,8 @@ static unsigned keep_restart_only(struct conf *nc, struct conf *cur)
 static int program_reachable(struct daemon *d, const struct program *p,
 			     char *why, size_t len)
 {
-	struct pmu_slot *want = calloc(3 * (size_t)p->ns + 1, sizeof(*want));
+	struct pmu_slot *want = calloc(CONTROLS_PER_SERIES * (size_t)p->ns + 1,
+					 sizeof(*want));
 	unsigned n;
 	int r = 0;
 
@@ -1091,7 +1095,10 @@ static int check_config(const struct options *o, const struct conf *c)
 			d.plat->id, hw_last_error());
 		goto out;
 	}
-	pmu_init(&d.pmu, &d.hw, &d.topo);
+	if (pmu_init(&d.pmu, &d.hw, &d.topo) < 0) {
+		fprintf(stderr, "uncored: %s\n", hw_last_error());
+		goto out;
+	}
 	p = build_program(&d, c, why, sizeof(why));
 	if (!p) {
 		fprintf(stderr, "uncored: %s\n", why);
@@ -1103,6 +1110,7 @@ static int check_config(const struct options *o, const struct conf *c)
 	       simulating(o, c) ? ", simulator" : "");
 	status = 0;
 out:
+	pmu_free(&d.pmu);
 	hw_close(&d.hw);
 	return status;
 }
@@ -1279,6 +1287,7 @@ int main(int argc, char **argv)
 	release_owner(d.owner_path);
 	sampler_free(d.sampler);
 	claims_free(d.claims);
+	pmu_free(&d.pmu);
 	hw_close(&d.hw);
 	webcfg_free(&web);
 	conf_free(&conf);

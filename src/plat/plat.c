@@ -241,20 +241,72 @@ static uint8_t reg_bytes(const struct reg_layout *l, uint8_t dflt)
 	return dflt;
 }
 
-/* Register at offset off of instance base b of unit u on socket s. */
-static struct hw_addr unit_reg(const struct topo_socket *s,
-			       const struct unit_type *u, uint32_t b,
-			       uint32_t off, uint8_t bytes)
+const struct pci_loc *topo_pci_loc(const struct topo_socket *s,
+				   const struct unit_type *u, unsigned inst)
 {
+	if (inst >= PLAT_MAX_INST)
+		return NULL;
+	for (unsigned k = 0; k < PLAT_MAX_UNITS && s->pci[k].u; k++)
+		if (s->pci[k].u == u)
+			return s->pci[k].inst[inst].found ? &s->pci[k].inst[inst]
+							  : NULL;
+	return NULL;
+}
+
+int topo_set_pci_loc(struct topo_socket *s, const struct unit_type *u,
+		     unsigned inst, struct pci_loc loc)
+{
+	unsigned k;
+
+	if (inst >= u->max_inst || inst >= PLAT_MAX_INST)
+		return hw_fail(EINVAL, "%s %u: no such instance (%u at most)",
+			       u->name, inst, u->max_inst);
+	for (k = 0; k < PLAT_MAX_UNITS && s->pci[k].u && s->pci[k].u != u; k++)
+		;
+	if (k == PLAT_MAX_UNITS)
+		return hw_fail(E2BIG, "%s: more than %d PCI unit types on socket "
+			       "%u", u->name, PLAT_MAX_UNITS, s->id);
+	s->pci[k].u = u;
+	loc.found = true;
+	s->pci[k].inst[inst] = loc;
+	return 0;
+}
+
+int plat_pci_place(struct topo_socket *s, const struct unit_type *u,
+		   unsigned inst, uint16_t domain, uint8_t bus)
+{
+	uint32_t b;
+
+	if (!inst_base(u, inst, &b))
+		return hw_fail(EINVAL, "%s %u: no such instance (%u at most)",
+			       u->name, inst, u->max_inst);
+	return topo_set_pci_loc(s, u, inst, (struct pci_loc){
+		.domain = domain, .bus = bus, .dev = (uint8_t)((b >> 3) & 0x1F),
+		.fn = (uint8_t)(b & 7) });
+}
+
+/* Register at offset off of instance inst of unit u on socket s: in the
+ * instance's own function, or (PCI) in the function at base b when the
+ * table puts the register elsewhere (other). */
+static struct hw_addr unit_reg(const struct topo_socket *s,
+			       const struct unit_type *u, unsigned inst,
+			       uint32_t b, bool other, uint32_t off,
+			       uint8_t bytes)
+{
+	const struct pci_loc *l;
+
 	switch (u->space) {
 	case HW_MSR:
 		return hw_msr(s->cpu, b + off);
 	case HW_PCI:
-		/* the instance base is (dev << 3) | fn on the socket's bus */
-		if (off > 0xFFFF)
+		l = topo_pci_loc(s, u, inst);
+		if (off > 0xFFFF || !l)
 			return bad_addr(u);
-		return hw_pci(s->pci_domain, s->pci_bus, (uint8_t)((b >> 3) & 0x1F),
-			      (uint8_t)(b & 7), (uint16_t)off, bytes);
+		if (other)
+			return hw_pci(l->domain, l->bus, (uint8_t)((b >> 3) & 0x1F),
+				      (uint8_t)(b & 7), (uint16_t)off, bytes);
+		return hw_pci(l->domain, l->bus, l->dev, l->fn, (uint16_t)off,
+			      bytes);
 	case HW_MMIO:
 		return hw_mmio(s->mmio_base + b + off, bytes);
 	}
@@ -269,7 +321,7 @@ struct hw_addr plat_ctl_addr(const struct topo_socket *s,
 
 	if (u->kind == UNIT_FREERUN || i >= u->nctr || !inst_base(u, inst, &b))
 		return bad_addr(u);
-	return unit_reg(s, u, b, u->ctl_off + i * u->ctl_stride,
+	return unit_reg(s, u, inst, b, false, u->ctl_off + i * u->ctl_stride,
 			reg_bytes(u->ctl_layout, 4));
 }
 
@@ -281,7 +333,7 @@ struct hw_addr plat_ctr_addr(const struct topo_socket *s,
 
 	if (u->kind == UNIT_FREERUN || i >= u->nctr || !inst_base(u, inst, &b))
 		return bad_addr(u);
-	return unit_reg(s, u, b, u->ctr_off + i * u->ctr_stride,
+	return unit_reg(s, u, inst, b, false, u->ctr_off + i * u->ctr_stride,
 			reg_bytes(u->ctr_layout, 8));
 }
 
@@ -294,7 +346,8 @@ struct hw_addr plat_freerun_addr(const struct topo_socket *s,
 	if (u->kind != UNIT_FREERUN || !u->freerun || i >= u->nfreerun ||
 	    !inst_base(u, inst, &b))
 		return bad_addr(u);
-	return unit_reg(s, u, b, u->freerun[i].off, u->freerun[i].access);
+	return unit_reg(s, u, inst, b, false, u->freerun[i].off,
+			u->freerun[i].access);
 }
 
 bool plat_inst_base(const struct unit_type *u, unsigned inst, uint32_t *base)
@@ -316,7 +369,8 @@ struct hw_addr plat_box_ctl_addr(const struct topo_socket *s,
 
 	if (!u->box_ctl_layout || !inst_base(u, inst, &b))
 		return bad_addr(u);
-	return unit_reg(s, u, b, u->box_ctl_off, reg_bytes(u->box_ctl_layout, 4));
+	return unit_reg(s, u, inst, b, false, u->box_ctl_off,
+			reg_bytes(u->box_ctl_layout, 4));
 }
 
 struct hw_addr plat_box_status_addr(const struct topo_socket *s,
@@ -326,7 +380,7 @@ struct hw_addr plat_box_status_addr(const struct topo_socket *s,
 
 	if (!u->box_status_layout || !inst_base(u, inst, &b))
 		return bad_addr(u);
-	return unit_reg(s, u, b, u->box_status_off,
+	return unit_reg(s, u, inst, b, false, u->box_status_off,
 			reg_bytes(u->box_status_layout, 4));
 }
 
@@ -342,7 +396,8 @@ struct hw_addr plat_filter_addr(const struct topo_socket *s,
 	flt = &u->filters[f];
 	if (flt->inst_base)
 		b = flt->inst_base[inst];
-	return unit_reg(s, u, b, flt->off, reg_bytes(flt->layout, 4));
+	return unit_reg(s, u, inst, b, flt->inst_base != NULL, flt->off,
+			reg_bytes(flt->layout, 4));
 }
 
 /* ---- box-level protocol ---------------------------------------------- */
@@ -461,9 +516,46 @@ int plat_reset_boxes(struct hw *hw, const struct topology *t, unsigned sock)
 
 /* ---- discovery ------------------------------------------------------- */
 
+int plat_check(const struct platform *p)
+{
+	unsigned n = plat_nunits(p);
+
+	if (n > PLAT_MAX_UNITS)
+		return hw_fail(E2BIG, "platform %s: %u unit types, at most %d",
+			       p->id, n, PLAT_MAX_UNITS);
+	for (unsigned i = 0; i < n; i++) {
+		const struct unit_type *u = p->units[i];
+		const struct { const char *what; unsigned have, max; } b[] = {
+			{ "instances", u->max_inst, PLAT_MAX_INST },
+			{ "counters", u->kind == UNIT_FREERUN ? 0 : u->nctr,
+			  PLAT_MAX_CTRS },
+			{ "filter registers", u->nfilters, PLAT_MAX_FILTERS },
+		};
+		const char *what = NULL;
+		unsigned have = 0, max = 0;
+
+		for (size_t k = 0; k < sizeof(b) / sizeof(b[0]) && !what; k++)
+			if (b[k].have > b[k].max) {
+				what = b[k].what;
+				have = b[k].have;
+				max = b[k].max;
+			}
+		if (what)
+			return hw_fail(E2BIG, "platform %s: unit %s has %u %s, "
+				       "this build handles at most %u (raise "
+				       "PLAT_MAX_* in plat.h)", p->id, u->name,
+				       have, what, max);
+	}
+	return 0;
+}
+
 int plat_discover(const struct platform *p, struct hw *hw, struct topology *t,
 		  const struct plat_cpu_map *m)
 {
+	int r = plat_check(p);
+
+	if (r < 0)
+		return r;
 	if (p->ops->discover_map)
 		return p->ops->discover_map(hw, t, m);
 	return p->ops->discover(hw, t);

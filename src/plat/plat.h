@@ -22,9 +22,65 @@
 
 #define PLAT_MAX_SOCKETS 8
 #define PLAT_MAX_UNITS 16	/* unit types per platform */
-#define PLAT_MAX_INST 32	/* instances of one unit type per socket */
+#define PLAT_MAX_INST 64	/* instances of one unit type per socket
+				   (newer servers have more than 32 CHAs) */
 #define PLAT_MAX_CTRS 8		/* programmable counters per instance */
+#define PLAT_MAX_FILTERS 8	/* box filter registers per unit (hsx QPI:
+				   8 match/mask registers, Tables 2-172 ..
+				   2-175); a unit table with more is refused
+				   by plat_check() */
 #define PLAT_MAX_CORES 64	/* physical cores per socket (hsx: 18) */
+
+/*
+ * A set of unit instances: bit i = instance i, for any i below
+ * PLAT_MAX_INST.  Used by the topology (absent boxes), the scheduler
+ * (instances holding a counter or a filter) and the daemon's checks.
+ */
+#define INST_SET_WORDS ((PLAT_MAX_INST + 63) / 64)
+struct inst_set {
+	uint64_t w[INST_SET_WORDS];
+};
+
+static inline bool iset_has(const struct inst_set *s, unsigned i)
+{
+	return i < PLAT_MAX_INST && (s->w[i / 64] >> (i % 64) & 1);
+}
+/* Adds instance i (ignored past PLAT_MAX_INST). */
+static inline void iset_add(struct inst_set *s, unsigned i)
+{
+	if (i < PLAT_MAX_INST)
+		s->w[i / 64] |= 1ull << (i % 64);
+}
+static inline void iset_or(struct inst_set *d, const struct inst_set *s)
+{
+	for (unsigned k = 0; k < INST_SET_WORDS; k++)
+		d->w[k] |= s->w[k];
+}
+/* Does any instance lie in both a and b? */
+static inline bool iset_meets(const struct inst_set *a,
+			      const struct inst_set *b)
+{
+	for (unsigned k = 0; k < INST_SET_WORDS; k++)
+		if (a->w[k] & b->w[k])
+			return true;
+	return false;
+}
+static inline bool iset_empty(const struct inst_set *s)
+{
+	for (unsigned k = 0; k < INST_SET_WORDS; k++)
+		if (s->w[k])
+			return false;
+	return true;
+}
+/* Instances 0 .. n-1 (n capped at PLAT_MAX_INST). */
+static inline struct inst_set iset_first(unsigned n)
+{
+	struct inst_set s = { { 0 } };
+
+	for (unsigned i = 0; i < n && i < PLAT_MAX_INST; i++)
+		iset_add(&s, i);
+	return s;
+}
 
 /* Access attribute of a register field, as the manuals print them. */
 enum reg_acc {
@@ -287,21 +343,38 @@ struct cpu_match {
 	unsigned family, model;
 };
 
+/* Where discovery found one PCI unit instance's function. */
+struct pci_loc {
+	uint16_t domain;
+	uint8_t bus, dev, fn;
+	bool found;
+};
+
+/* The PCI locators of one unit type's instances on a socket. */
+struct topo_pci {
+	const struct unit_type *u;	/* NULL: unused entry */
+	struct pci_loc inst[PLAT_MAX_INST];
+};
+
 /* Discovered layout of one socket. */
 struct topo_socket {
 	unsigned id;
 	uint32_t cpu;		/* a logical CPU of the socket, for MSRs */
+	/* hsx: the bus of the socket's UBox, where discovery starts
+	 * looking for its other PCI units; registers are addressed through
+	 * the per-instance locators in pci[] (plat_pci_place()), which may
+	 * name any domain, bus, device and function. */
 	uint16_t pci_domain;
-	uint8_t pci_bus;	/* uncore PCI bus (HSX) */
+	uint8_t pci_bus;
 	uint64_t mmio_base;	/* MMIO unit base (SKL: MCHBAR) */
 	unsigned ninst[PLAT_MAX_UNITS];	/* present instances per unit */
 	/* ---- appended for hsx; zero = none ---- */
-	/* Instances below ninst[u] that are missing (bit i = instance i),
-	 * e.g. a QPI port whose PCI function is not there: the unit is
-	 * reported unavailable for that instance and everything else
-	 * works.  0 = instances 0 .. ninst-1 all present (skl).  Test with
+	/* Instances below ninst[u] that are missing, e.g. a QPI port
+	 * whose PCI function is not there: the unit is reported
+	 * unavailable for that instance and everything else works.  Empty
+	 * = instances 0 .. ninst-1 all present (skl).  Test with
 	 * topo_present(). */
-	uint32_t absent[PLAT_MAX_UNITS];
+	struct inst_set absent[PLAT_MAX_UNITS];
 	uint8_t node_id;	/* hsx: the UBox's node ID (CPUNODEID, PCI
 				   offset 0x40, bits 2:0; manual 1.6.1) */
 	uint8_t ubox_dev, ubox_fn;	/* hsx: where the UBox device was
@@ -310,14 +383,32 @@ struct topo_socket {
 	 * (freerun_ctr.core_scope); ncores 0 = none found. */
 	uint32_t core_cpu[PLAT_MAX_CORES];
 	unsigned ncores;
+	/* PCI units: where each instance's function is (one entry per
+	 * unit type with a PCI instance found; see topo_pci_loc()) */
+	struct topo_pci pci[PLAT_MAX_UNITS];
 };
+
+/* Where instance inst of PCI unit u is on socket s, or NULL (not found
+ * at discovery: its registers have no address). */
+const struct pci_loc *topo_pci_loc(const struct topo_socket *s,
+				   const struct unit_type *u, unsigned inst);
+/* Records that instance inst of u is the function dev.fn on
+ * domain:bus.  0, or -EINVAL (inst past the unit or PLAT_MAX_INST) /
+ * -E2BIG (more than PLAT_MAX_UNITS PCI unit types), with an hw_fail()
+ * message. */
+int topo_set_pci_loc(struct topo_socket *s, const struct unit_type *u,
+		     unsigned inst, struct pci_loc loc);
+/* topo_set_pci_loc() at the device and function the unit table gives
+ * instance inst (its inst_base), on domain:bus. */
+int plat_pci_place(struct topo_socket *s, const struct unit_type *u,
+		   unsigned inst, uint16_t domain, uint8_t bus);
 
 /* Is instance inst of unit index unit present on socket s? */
 static inline bool topo_present(const struct topo_socket *s, unsigned unit,
 				unsigned inst)
 {
 	return unit < PLAT_MAX_UNITS && inst < s->ninst[unit] &&
-	       inst < 32 && !((s->absent[unit] >> inst) & 1);
+	       inst < PLAT_MAX_INST && !iset_has(&s->absent[unit], inst);
 }
 
 struct platform;
@@ -525,8 +616,11 @@ unsigned plat_nunits(const struct platform *p);
 /*
  * Register addresses of unit u, instance inst, counter i on socket s.
  * MSR units: hw_msr(s->cpu, base + off + i * stride).  MMIO units:
- * s->mmio_base + base + off.  PCI units: the instance base is
- * (dev << 3) | fn on s->pci_domain:s->pci_bus, off is the config offset.
+ * s->mmio_base + base + off.  PCI units: the instance's function is
+ * where discovery located it (topo_pci_loc(); an instance without a
+ * locator has no address), off is the config offset; a register the
+ * table puts in another function (a filter's inst_base) is that
+ * function on the instance's domain and bus.
  * PCI/MMIO access width: the register layout's bits / 8, else 4 bytes
  * for control and 8 for counter registers; a free-running counter uses
  * its own access size.  An instance >= max_inst, a counter index out of
@@ -582,7 +676,15 @@ int plat_write_ctl(struct hw *hw, const struct unit_type *u,
 /* The generic reset_boxes op (struct plat_ops): see there. */
 int plat_reset_boxes(struct hw *hw, const struct topology *t, unsigned sock);
 /*
- * Discovery: p->ops->discover_map(hw, t, m) if the platform has it, else
+ * Does p fit this build's fixed bounds (PLAT_MAX_UNITS unit types, each
+ * with at most PLAT_MAX_INST instances, PLAT_MAX_CTRS counters and
+ * PLAT_MAX_FILTERS filter registers)?  0, or -E2BIG naming the unit and
+ * the bound in hw_last_error().  plat_discover() calls it first.
+ */
+int plat_check(const struct platform *p);
+/*
+ * Discovery: plat_check(p), then p->ops->discover_map(hw, t, m) if the
+ * platform has it, else
  * p->ops->discover(hw, t).  m may be NULL (sysfs).  0 or -errno with a
  * message in hw_last_error().
  */

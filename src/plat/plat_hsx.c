@@ -1169,8 +1169,9 @@ static int hsx_find_units(struct hw *hw, struct topo_socket *s)
 
 	for (ui = 0; hsx_units[ui]; ui++) {
 		const struct unit_type *u = hsx_units[ui];
-		uint32_t present = 0;
+		struct inst_set present = { { 0 } };
 
+		s->ninst[ui] = 0;
 		limit = u->max_inst;
 		if (u == &hsx_cbo && num_c >= 1 && num_c <= HSX_MAX_CBO)
 			limit = num_c;
@@ -1183,12 +1184,19 @@ static int hsx_find_units(struct hw *hw, struct topo_socket *s)
 				r = hsx_probe_msr(hw, s, u, i, &here);
 			if (r < 0)
 				return r;
-			if (here)
-				present |= 1u << i;
+			if (here && u->space == HW_PCI &&
+			    (r = plat_pci_place(s, u, i, s->pci_domain,
+						s->pci_bus)) < 0)
+				return r;
+			if (here) {
+				iset_add(&present, i);
+				s->ninst[ui] = i + 1;
+			}
 		}
-		s->ninst[ui] = present ? 32 - (unsigned)__builtin_clz(present)
-				       : 0;
-		s->absent[ui] = ~present & (uint32_t)width_mask(s->ninst[ui]);
+		memset(&s->absent[ui], 0, sizeof(s->absent[ui]));
+		for (i = 0; i < s->ninst[ui]; i++)
+			if (!iset_has(&present, i))
+				iset_add(&s->absent[ui], i);
 	}
 	if (!s->ninst[0])
 		return hw_fail(ENODEV, "socket %u: the UBox MSRs (0x705..0x70A) "

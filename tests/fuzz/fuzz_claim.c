@@ -34,7 +34,8 @@ static void setup(void)
 	if (plat_discover(topo.plat, &hw, &topo, &(struct plat_cpu_map){
 			  .cpus_per_package = SIM_CPUS_PER_SOCKET }) < 0)
 		abort();
-	pmu_init(&pmu, &hw, &topo);
+	if (pmu_init(&pmu, &hw, &topo) < 0)
+		abort();
 	for (int i = 0; i < 2; i++)
 		tbl[i] = claims_new(&pmu, &(struct claims_cfg){
 			.max_per_uid = 4, .max_total = 8, .default_ttl_s = 60,

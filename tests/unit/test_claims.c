@@ -44,7 +44,10 @@ static void rig_open_iv(struct rig *r, const char *plat, unsigned max_total,
 		printf("Bail out! discover: %s\n", hw_last_error());
 		exit(1);
 	}
-	pmu_init(&r->pmu, &r->hw, &r->topo);
+	if (pmu_init(&r->pmu, &r->hw, &r->topo) < 0) {
+		printf("Bail out! pmu_init: %s\n", hw_last_error());
+		exit(1);
+	}
 	r->c = claims_new(&r->pmu, &cfg);
 }
 
@@ -56,6 +59,7 @@ static void rig_open(struct rig *r, const char *plat, unsigned max_total)
 static void rig_close(struct rig *r)
 {
 	claims_free(r->c);
+	pmu_free(&r->pmu);
 	hw_close(&r->hw);
 }
 

@@ -88,7 +88,10 @@ static int rig_open(struct rig *r, const char *plat, const char *wl)
 		printf("# discover: %s\n", hw_last_error());
 		return -1;
 	}
-	pmu_init(&r->pmu, &r->hw, &r->topo);
+	if (pmu_init(&r->pmu, &r->hw, &r->topo) < 0) {
+		printf("# pmu_init: %s\n", hw_last_error());
+		return -1;
+	}
 	for (const char *const *b = r->topo.plat->baseline; *b; b++)
 		if (sched_resolve(r->topo.plat, *b, false, &r->ev[r->nev++], why,
 				  sizeof(why)) < 0)
@@ -107,6 +110,7 @@ static void rig_close(struct rig *r)
 {
 	sampler_free(r->s);
 	pmu_release(&r->pmu);
+	pmu_free(&r->pmu);
 	hw_close(&r->hw);
 }
 

@@ -627,7 +627,7 @@ static void want_dwords(struct addr_set *w, unsigned d, unsigned f,
 
 static void test_pci_map(void)
 {
-	struct topo_socket s = { .pci_bus = 0x7f };
+	static struct topo_socket s;
 	struct addr_set *w = &want_set;
 	const struct unit_type *ha = unit("ha", NULL), *imc = unit("imc", NULL);
 	const struct unit_type *imf = unit("imc_fixed", NULL);
@@ -640,6 +640,11 @@ static void test_pci_map(void)
 		{ 23, 0 }, { 23, 1 }, { 24, 0 }, { 24, 1 },
 	};
 
+	/* every PCI instance where Table 1-3 puts it, on bus 0x7f */
+	for (unsigned ui = 0; P->units[ui]; ui++)
+		for (unsigned i = 0; P->units[ui]->space == HW_PCI &&
+		     i < P->units[ui]->max_inst; i++)
+			plat_pci_place(&s, P->units[ui], i, 0, 0x7f);
 	/* Table 1-3 as printed, ranges of dwords. */
 	w->n = 0;
 	for (unsigned f = 1; f <= 5; f += 4) {		/* HA0 D18:F1, HA1 F5 */
@@ -723,6 +728,32 @@ static void test_pci_map(void)
 	is_pci(plat_ctr_addr(&s, r3, 1, 2), 0x7f, 11, 2, 0xB0, 8, "R3QPI link 1 CTR2");
 	ok(plat_ctl_addr(&s, r3, 0, 3).width == 0, "no R3QPI counter 3");
 	ok(plat_ctl_addr(&s, qpi, 3, 0).width == 0, "no QPI port 3");
+
+	/* A locator per instance: one found elsewhere (another domain and
+	 * bus, another function) is addressed there, its filters in another
+	 * function follow its bus; one never located has no address. */
+	is_int(topo_set_pci_loc(&s, qpi, 1, (struct pci_loc){ .domain = 1,
+		.bus = 0x3a, .dev = 3, .fn = 2 }), 0, "QPI port 1 relocated");
+	{
+		struct hw_addr a = plat_ctl_addr(&s, qpi, 1, 0);
+
+		ok(a.domain == 1 && a.bus == 0x3a && a.dev == 3 && a.fn == 2 &&
+		   a.reg == 0xD8, "QPI port 1 CTL0 at 0001:3a:03.2+0xd8");
+		a = plat_filter_addr(&s, qpi, 1, 0);
+		ok(a.domain == 1 && a.bus == 0x3a && a.dev == 9 && a.fn == 6 &&
+		   a.reg == 0x228, "its RX_MATCH0 in F6 on the same bus");
+	}
+	is_pci(plat_ctl_addr(&s, qpi, 0, 0), 0x7f, 8, 2, 0xD8, 4,
+	       "QPI port 0 stays");
+	{
+		static struct topo_socket none;
+
+		ok(plat_ctl_addr(&none, ha, 0, 0).width == 0 &&
+		   plat_filter_addr(&none, qpi, 0, 0).width == 0,
+		   "an instance without a locator has no address");
+	}
+	is_int(topo_set_pci_loc(&s, qpi, 3, (struct pci_loc){ 0 }), -EINVAL,
+	       "no locator past the unit's instances");
 }
 
 /* ---- layouts ---------------------------------------------------------- */
@@ -1068,10 +1099,10 @@ static void check_units(const struct topology *t, unsigned s,
 
 		unit(w[i].u, &ui);
 		ok(t->sock[s].ninst[ui] == w[i].ninst &&
-		   t->sock[s].absent[ui] == w[i].absent,
-		   "socket %u: %s %u instances, absent 0x%x (got %u, 0x%x)", s,
+		   t->sock[s].absent[ui].w[0] == w[i].absent,
+		   "socket %u: %s %u instances, absent 0x%x (got %u, 0x%llx)", s,
 		   w[i].u, w[i].ninst, w[i].absent, t->sock[s].ninst[ui],
-		   t->sock[s].absent[ui]);
+		   (unsigned long long)t->sock[s].absent[ui].w[0]);
 	}
 }
 
@@ -1108,6 +1139,15 @@ static void test_discover_1s(void)
 		check_units(&t, 0, w, ARRAY_SIZE(w));
 		ok(!topo_present(&t.sock[0], 4, 1),
 		   "1S: HA1 absent (ff:12.5 is another device)");
+		{
+			const struct pci_loc *l = topo_pci_loc(&t.sock[0],
+							       unit("ha", NULL), 0);
+
+			ok(l && l->bus == 0xff && l->dev == 18 && l->fn == 1,
+			   "1S: HA0 located at ff:12.1");
+			ok(!topo_pci_loc(&t.sock[0], unit("ha", NULL), 1),
+			   "1S: the absent HA1 has no locator");
+		}
 	}
 	hw_close(&hw);
 	remove_sysfs(4);

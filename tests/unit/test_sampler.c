@@ -61,7 +61,10 @@ static void rig_open(struct rig *r, const char *wl)
 		printf("Bail out! discover: %s\n", hw_last_error());
 		exit(1);
 	}
-	pmu_init(&r->pmu, &r->hw, &r->topo);
+	if (pmu_init(&r->pmu, &r->hw, &r->topo) < 0) {
+		printf("Bail out! pmu_init: %s\n", hw_last_error());
+		exit(1);
+	}
 	for (const char *const *b = r->topo.plat->baseline; *b; b++)
 		if (sched_resolve(r->topo.plat, *b, false, &r->ev[r->nev++], why,
 				  sizeof(why)) < 0) {
@@ -132,6 +135,7 @@ static void test_program(void)
 		is_u64(p->slot[i].ctl.reg, 0x720 + p->slot[i].idx, "at its evtsel");
 	}
 	program_put(p);
+	pmu_free(&r.pmu);
 	hw_close(&r.hw);
 }
 
@@ -240,6 +244,7 @@ static void test_ticks(void)
 		}
 		is_int(nz, 0, "every control register is zero after release");
 	}
+	pmu_free(&r.pmu);
 	hw_close(&r.hw);
 }
 
@@ -344,6 +349,7 @@ static void test_resets(void)
 	free(w);
 	program_put(cur);
 	sampler_free(s);
+	pmu_free(&r.pmu);
 	hw_close(&r.hw);
 }
 
@@ -494,6 +500,7 @@ static void test_monotonic(void)
 	   "the walk exercised reloads, claims and faults");
 	sampler_free(s);
 	claims_free(cl);
+	pmu_free(&r.pmu);
 	hw_close(&r.hw);
 }
 
@@ -583,6 +590,7 @@ static void test_threads(void)
 	ok(sampler_last_tick(s) > 0, "sampler ticked on its thread");
 	sampler_free(s);
 	pmu_release(&r.pmu);
+	pmu_free(&r.pmu);
 	hw_close(&r.hw);
 }
 

@@ -300,7 +300,18 @@ static void test_filters(void)
 	is_int(sched_place(h, ev, 2, NULL, ctr, why, sizeof(why)), -EBUSY,
 	       "different FILTER0 values in the same CBos: refused");
 	is_int(sched_resolve(h, "UNC_C_LLC_LOOKUP.ANY:filter7=1", false, &ev[1],
+			     why, sizeof(why)), -EINVAL, "CBo has no filter7");
+	like(why, "unit cbo has no filter7 register", "says so");
+	/* QPI has eight match/mask registers (Tables 2-172 .. 2-175):
+	 * filter7 is PKT_TX_MASK1 */
+	is_int(sched_resolve(h, "UNC_Q_RxL_FLITS_G1.DRS:filter7=0x1", false,
+			     &ev[1], why, sizeof(why)), 0, "QPI filter7: %s", why);
+	is_int(ev[1].filt_set, 1 << 7, "filter7 set");
+	is_int(sched_resolve(h, "UNC_Q_RxL_FLITS_G1.DRS:filter8=0x1", false,
+			     &ev[1], why, sizeof(why)), -EINVAL, "no filter8");
+	is_int(sched_resolve(h, "UNC_C_LLC_LOOKUP.ANY:filterx=1", false, &ev[1],
 			     why, sizeof(why)), -EINVAL, "unknown modifier");
+	like(why, "unknown modifier", "says so");
 	is_int(sched_resolve(h, "UNC_C_LLC_LOOKUP.ANY:split=2/2", false, &ev[1],
 			     why, sizeof(why)), -EINVAL, "split K >= N refused");
 	is_int(sched_resolve(h, "UNC_M_CAS_COUNT.RD:filter0=1", false, &ev[1],
