@@ -155,10 +155,8 @@ int derive_check(const struct platform *pl, char *why, size_t whylen)
 {
 	const struct derived_table *tab = pl->derived;
 
-	if (!tab) {
-		snprintf(why, whylen, "%s: no derived metric table", pl->id);
-		return -EINVAL;
-	}
+	if (!tab)	/* a platform without derived metrics */
+		return 0;
 	for (size_t j = 0; j < tab->nsrc; j++)
 		if (event_unit(pl, tab->src[j].event) < 0) {
 			snprintf(why, whylen, "source %s: \"%s\" is not in the "
@@ -243,8 +241,9 @@ struct derive_plan *derive_plan_new(const struct topology *t,
 				    const struct derive_series *ser,
 				    unsigned ns, char *why, size_t whylen)
 {
+	static const struct derived_table none = { NULL, 0, NULL, 0 };
 	const struct platform *pl = t->plat;
-	const struct derived_table *tab = pl->derived;
+	const struct derived_table *tab = pl->derived ? pl->derived : &none;
 	struct derive_plan *dp;
 	unsigned cap = 0;
 

@@ -435,7 +435,7 @@ static int install(struct sampler *s, struct program *np)
 	uint64_t *inc = calloc(np->ns + 1, sizeof(*inc));
 	void *dscratch = malloc(derive_scratch_size(np->dplan));
 	double *vals = calloc(np->nvals + 1, sizeof(*vals));
-	double *acc = s->nacc == np->nvals ? s->acc
+	double *acc = s->acc && s->nacc == np->nvals ? s->acc
 		    : calloc(np->nvals + 1, sizeof(*acc));
 	struct group *b = &s->base;
 

@@ -576,7 +576,8 @@ struct platform {
 	const struct event *events;
 	size_t nevents;
 	const struct plat_ops *ops;
-	/* the daemon's own metrics (derived_<id>.c) */
+	/* the daemon's own metrics (derived_<id>.c); NULL: none (only
+	 * uncore_event_total and the self-metrics) */
 	const struct derived_table *derived;
 	const char *const *baseline;	/* default events, NULL-terminated */
 };

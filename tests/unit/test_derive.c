@@ -39,6 +39,8 @@ static void test_tables(void)
 	char why[200];
 
 	for (const struct platform *const *p = plat_all; *p; p++) {
+		ok((*p)->derived != NULL, "%s has a derived-metric table",
+		   (*p)->id);
 		why[0] = '\0';
 		is_int(derive_check(*p, why, sizeof(why)), 0.0,
 		       "%s: the derived table follows the rules %s", (*p)->id,
