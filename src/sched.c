@@ -8,11 +8,11 @@
 #include "config.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "plat/plat_mod.h"
 #include "sched.h"
 
 _Static_assert(PLAT_MAX_FILTERS <= 32, "evspec.filt_set is 32 bits");
@@ -23,73 +23,26 @@ static int popcount8(uint8_t m)
 }
 
 /*
- * Splits the :filterN= and :split= modifiers off text into e; leaves the
- * rest (the event, with any raw-encoding modifiers) in base.  0 or
- * -EINVAL.
+ * Splits the :filterN= and :split= modifiers (plat_mod.h) off text into
+ * e; leaves the rest (the event, with any raw-encoding modifiers) in
+ * base.  0 or -EINVAL.
  */
 static int take_modifiers(const char *text, char *base, size_t blen,
 			  struct evspec *e, char *why, size_t whylen)
 {
-	char buf[SCHED_NAME_MAX], *tok, *save = NULL;
-	size_t used = 0;
+	struct plat_mods m;
+	char msg[200];
 
-	snprintf(buf, sizeof(buf), "%s", text);
-	base[0] = '\0';
-	for (tok = strtok_r(buf, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
-		unsigned long long v;
-		unsigned k, n;
-		char *end, *val;
-		unsigned long f;
-
-		f = tok[6] >= '0' && tok[6] <= '9' &&
-		    strncmp(tok, "filter", 6) == 0
-		    ? strtoul(tok + 6, &val, 10) : ULONG_MAX;
-		if (f != ULONG_MAX && *val == '=') {
-			/* filterN=V: N is checked against the unit's filters
-			 * once the unit is known (sched_resolve) */
-			if (f >= PLAT_MAX_FILTERS) {
-				snprintf(why, whylen, "%s: no unit has a filter%lu "
-					 "register (at most %d filters a unit)",
-					 text, f, PLAT_MAX_FILTERS);
-				return -EINVAL;
-			}
-			val++;
-			errno = 0;
-			v = strtoull(val, &end, 0);
-			if (errno || *end || end == val || *val < '0' ||
-			    *val > '9') {
-				snprintf(why, whylen, "%s: bad filter value \"%s\"",
-					 text, val);
-				return -EINVAL;
-			}
-			if (e->filt_set & (1u << f)) {
-				snprintf(why, whylen, "%s: filter%lu given twice",
-					 text, f);
-				return -EINVAL;
-			}
-			e->filt_set |= 1u << f;
-			e->filt[f] = v;
-			continue;
-		}
-		if (strncmp(tok, "split=", 6) == 0) {
-			int end_at = -1;
-
-			if (strspn(tok + 6, "0123456789/") != strlen(tok + 6) ||
-			    sscanf(tok + 6, "%u/%u%n", &k, &n, &end_at) != 2 ||
-			    tok[6 + end_at] != '\0' || n < 2 ||
-			    n > PLAT_MAX_INST || k >= n || e->split_n) {
-				snprintf(why, whylen, "%s: bad split \"%s\" "
-					 "(K/N, 0 <= K < N <= %d)", text, tok + 6,
-					 PLAT_MAX_INST);
-				return -EINVAL;
-			}
-			e->split_n = (uint8_t)n;
-			e->split_k = (uint8_t)k;
-			continue;
-		}
-		used += (size_t)snprintf(base + used, used < blen ? blen - used : 0,
-					 "%s%s", used ? ":" : "", tok);
+	if (plat_parse_modifiers(text, PLAT_MOD_FILTER | PLAT_MOD_SPLIT, base,
+				 blen, &m, msg, sizeof(msg)) < 0) {
+		snprintf(why, whylen, "%s: %s", text, msg);
+		return -EINVAL;
 	}
+	_Static_assert(sizeof(e->filt) == sizeof(m.filt), "filters");
+	e->filt_set = m.filt_set;
+	memcpy(e->filt, m.filt, sizeof(e->filt));
+	e->split_n = m.split_n;
+	e->split_k = m.split_k;
 	return 0;
 }
 

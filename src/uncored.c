@@ -43,9 +43,9 @@
 #include "claims.h"
 #include "conf.h"
 #include "daemon.h"
-#include "hw/hw_sim.h"
 #include "http.h"
 #include "log.h"
+#include "plat/plat_sim.h"
 #include "priv.h"
 #include "sched.h"
 #include "selftest.h"
@@ -89,7 +89,7 @@ static void usage(FILE *f)
 		"\n"
 		"  -c, --config FILE         configuration (default " DEFAULT_CONF ")\n"
 		"      --simulate[=P]        run on the simulator of platform P\n"
-		"                            (%s; default: skl, or the\n"
+		"                            (%s; default: %s, or the\n"
 		"                            workload's platform)\n"
 		"      --workload FILE       simulator workload (JSON)\n"
 		"      --sim-state FILE      keep simulated registers in FILE (shared,\n"
@@ -118,7 +118,7 @@ static void usage(FILE *f)
 		"Command-line options override the configuration file.\n"
 		"Exit status: 0 ok, 1 error, 2 unsupported CPU, 3 PMU in use,\n"
 		"4 kernel forbids PMU programming, 64 usage.\n",
-		plats);
+		plats, PLAT_SIM_DEFAULT->id);
 }
 
 static void print_version(void)
@@ -591,10 +591,10 @@ static void open_backend(struct daemon *d, const struct options *o,
 		sim_opts_of(o, c, &ho);
 		ho.sim_state = o->sim_state;
 		ho.sim_selftest = o->self_test;
-		if (hw_open(&d->hw, &hw_sim_ops, &ho) < 0)
+		if (hw_open(&d->hw, hw_backend("sim"), &ho) < 0)
 			log_fatalx(1, "%s", hw_last_error());
-		d->plat = hw_sim_platform(&d->hw);
-		d->backend = "sim";
+		d->plat = hw_platform(&d->hw);
+		d->backend = d->hw.ops->name;
 		if (o->sim_state)
 			snprintf(d->owner_path, sizeof(d->owner_path), "%s.owner",
 				 o->sim_state);
@@ -605,9 +605,9 @@ static void open_backend(struct daemon *d, const struct options *o,
 			   why);
 	if (priv_kernel_rules(NULL, NULL, why, sizeof(why)))
 		log_fatalx(EXIT_KERNEL, "%s", why);
-	if (hw_open(&d->hw, &hw_real_ops, &ho) < 0)
+	if (hw_open(&d->hw, hw_backend("hw"), &ho) < 0)
 		log_fatalx(1, "%s", hw_last_error());
-	d->backend = "hw";
+	d->backend = d->hw.ops->name;
 	if (mkdir(RUNSTATEDIR "/uncored", 0755) < 0 && errno != EEXIST)
 		log_warn("cannot create " RUNSTATEDIR "/uncored");
 	snprintf(d->owner_path, sizeof(d->owner_path), "%s",
@@ -621,15 +621,13 @@ static struct program *volatile boot_prog;	/* see main() */
 /* Finds the uncore and sets up the PMU layer; exits on failure. */
 static void discover(struct daemon *d)
 {
-	/* The simulator puts socket s's CPUs at 8s..8s+7, its cores first;
-	 * real machines are read from sysfs. */
-	bool sim = strcmp(d->backend, "sim") == 0;
-	struct plat_cpu_map sim_map = {
-		.cpus_per_package = SIM_CPUS_PER_SOCKET,
-		.cores_per_package = sim ? hw_sim_cores(&d->hw) : 0 };
+	/* The backend says where each package's CPUs are (the simulator's
+	 * numbering; real machines: sysfs). */
+	struct plat_cpu_map map;
 
+	hw_cpu_map(&d->hw, &map);
 	d->topo.plat = d->plat;
-	if (plat_discover(d->plat, &d->hw, &d->topo, sim ? &sim_map : NULL) < 0)
+	if (plat_discover(d->plat, &d->hw, &d->topo, &map) < 0)
 		log_fatalx(1, "discovering the %s uncore: %s", d->plat->id,
 			   hw_last_error());
 	if (pmu_init(&d->pmu, &d->hw, &d->topo) < 0)
@@ -1060,7 +1058,7 @@ static int check_config(const struct options *o, const struct conf *c)
 {
 	struct daemon d = { 0 };
 	struct hw_opts ho = { 0 };
-	struct plat_cpu_map sim_map = { .cpus_per_package = SIM_CPUS_PER_SOCKET };
+	struct plat_cpu_map map;
 	struct program *p;
 	char why[1024];
 	int status = 1;
@@ -1085,12 +1083,13 @@ static int check_config(const struct options *o, const struct conf *c)
 			c->control_group);
 		return 1;
 	}
-	if (hw_open(&d.hw, &hw_sim_ops, &ho) < 0) {
+	if (hw_open(&d.hw, hw_backend("sim"), &ho) < 0) {
 		fprintf(stderr, "uncored: %s\n", hw_last_error());
 		return 1;
 	}
-	d.plat = d.topo.plat = hw_sim_platform(&d.hw);
-	if (plat_discover(d.plat, &d.hw, &d.topo, &sim_map) < 0) {
+	d.plat = d.topo.plat = hw_platform(&d.hw);
+	hw_cpu_map(&d.hw, &map);
+	if (plat_discover(d.plat, &d.hw, &d.topo, &map) < 0) {
 		fprintf(stderr, "uncored: discovering the %s uncore: %s\n",
 			d.plat->id, hw_last_error());
 		goto out;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "hw/hw.h"
+#include "plat/plat.h"
 
 static _Thread_local char hw_errbuf[512];
 
@@ -30,23 +31,32 @@ int hw_fail(int err, const char *fmt, ...)
 	return -err;
 }
 
+/* hw_pci_check()'s failure, "ADDRESS: why": the address is formatted
+ * only then, not on every access. */
+__attribute__((format(printf, 2, 3)))
+static int pci_bad(const struct hw_addr *a, const char *fmt, ...)
+{
+	char s[64], why[160];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	return hw_fail(EINVAL, "%s: %s", hw_addr_str(a, s, sizeof(s)), why);
+}
+
 int hw_pci_check(const struct hw_addr *a)
 {
-	char s[64];
-
-	hw_addr_str(a, s, sizeof(s));
 	if (a->width != 4 && a->width != 8)
-		return hw_fail(EINVAL, "%s: unsupported access width %u (PCI "
-			       "config accesses are 4 or 8 bytes)", s,
-			       a->width);
+		return pci_bad(a, "unsupported access width %u (PCI config "
+			       "accesses are 4 or 8 bytes)", a->width);
 	if (a->dev > 31 || a->fn > 7)
-		return hw_fail(EINVAL, "%s: no such device/function number",
-			       s);
+		return pci_bad(a, "no such device/function number");
 	if (a->reg >= HW_PCI_CFG_SIZE || a->reg + a->width > HW_PCI_CFG_SIZE)
-		return hw_fail(EINVAL, "%s: offset beyond the %u-byte PCI "
-			       "configuration space", s, HW_PCI_CFG_SIZE);
+		return pci_bad(a, "offset beyond the %u-byte PCI configuration "
+			       "space", HW_PCI_CFG_SIZE);
 	if (a->reg % 4)
-		return hw_fail(EINVAL, "%s: offset is not 4-byte aligned", s);
+		return pci_bad(a, "offset is not 4-byte aligned");
 	return 0;
 }
 
@@ -151,6 +161,30 @@ bad:
 		 "msr:0xADDR[@CPU], pci:[DDDD:]BB:DD.F+0xOFF[/4|/8] or "
 		 "mmio:0xADDR[/4|/8]", s);
 	return -EINVAL;
+}
+
+const struct hw_ops *hw_backend(const char *name)
+{
+	static const struct hw_ops *const backends[] = { &hw_real_ops,
+							 &hw_sim_ops };
+
+	for (size_t i = 0; name && i < sizeof(backends) / sizeof(*backends);
+	     i++)
+		if (strcmp(backends[i]->name, name) == 0)
+			return backends[i];
+	return NULL;
+}
+
+const struct platform *hw_platform(const struct hw *hw)
+{
+	return hw->ops->platform ? hw->ops->platform(hw) : NULL;
+}
+
+void hw_cpu_map(const struct hw *hw, struct plat_cpu_map *m)
+{
+	memset(m, 0, sizeof(*m));
+	if (hw->ops->cpu_map)
+		hw->ops->cpu_map(hw, m);
 }
 
 int hw_open(struct hw *hw, const struct hw_ops *ops, const struct hw_opts *o)

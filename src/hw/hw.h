@@ -91,6 +91,8 @@ struct hw_opts {
 };
 
 struct hw;
+struct platform;
+struct plat_cpu_map;
 
 struct hw_ops {
 	const char *name;
@@ -108,6 +110,12 @@ struct hw_ops {
 	/* 0 if an access to a needs no new device handle (hw_reachable);
 	 * NULL: always 0. */
 	int (*reachable)(struct hw *hw, const struct hw_addr *a);
+	/* The platform the backend models (hw_platform); NULL: the CPU's,
+	 * which the caller identifies (CPUID). */
+	const struct platform *(*platform)(const struct hw *hw);
+	/* Fills where each package's CPUs are, for a backend with a CPU
+	 * numbering of its own (hw_cpu_map); NULL: the machine's sysfs. */
+	void (*cpu_map)(const struct hw *hw, struct plat_cpu_map *m);
 };
 
 struct hw {
@@ -120,6 +128,20 @@ struct hw {
 
 extern const struct hw_ops hw_real_ops;
 extern const struct hw_ops hw_sim_ops;
+
+/*
+ * The backend called name: "hw" (the real machine) or "sim" (the
+ * simulator), or NULL.  The daemon and its tools choose a backend only
+ * through this and the ops; what is particular to the simulator stays
+ * behind them.
+ */
+const struct hw_ops *hw_backend(const char *name);
+
+/* The platform an open backend models, or NULL when it is the CPU's. */
+const struct platform *hw_platform(const struct hw *hw);
+/* Sets *m for plat_discover(): the backend's CPU numbering, or all
+ * zero (the machine's sysfs). */
+void hw_cpu_map(const struct hw *hw, struct plat_cpu_map *m);
 
 /* Opens the backend.  Returns 0 or -errno (message in hw_last_error()). */
 int hw_open(struct hw *hw, const struct hw_ops *ops, const struct hw_opts *o);

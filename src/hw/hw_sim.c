@@ -10,9 +10,11 @@
  * manual says: reserved bits make an MSR write fault (#GP, which the msr
  * driver reports as EIO), read-only registers refuse writes, write-only
  * bits read 0, RW1C status bits clear on a written 1, counters wrap at
- * their width and set their overflow status bits.  What is not data is
- * small and per platform (struct sim_traits): skl's MCHBAR host bridge,
- * hsx's UBox bus-mapping function.
+ * their width and set their overflow status bits.  What the unit tables
+ * do not say is data too (struct platform.sim, plat_sim.h): registers and
+ * functions outside them (skl's MCHBAR host bridge, hsx's UBox
+ * bus-mapping function), default clocks, overflow gating.  Nothing here
+ * is written for one platform.
  *
  * Counting.  A counter counts iff the socket is not globally frozen, its
  * box is not frozen and its local enable bit is set (free-running
@@ -71,6 +73,10 @@
  * what it counts is written, is brought up to date by integrating the
  * workload's rate for its programmed encoding over the elapsed time.  A
  * counter read twice 1 s apart therefore differs by rate x 1 s, +-1.
+ * An access costs the same whatever the machine's size: registers are
+ * found through a hash of space and address (index_build()), and a write
+ * or status read settles only the counters it acts on (its socket's for
+ * the global registers, its box's, or its own: span_of()).
  *
  * All mutable state lives in one flat block: private memory, or a
  * file-backed MAP_SHARED mapping (--sim-state) so that the registers
@@ -79,9 +85,10 @@
  * machine.  Latches with no address (global and box freeze, the box
  * bookkeeping) are registers of kind SR_STATE in the same block.  A
  * process-shared robust mutex guards it.  Each process keeps its own
- * cache of per-counter rates, invalidated by a generation number that
- * every control, filter and box-control write bumps, and recomputed only
- * for counters whose control or filters changed.
+ * cache of per-counter rates: a control, filter or box-control write
+ * re-rates the counters it acts on and bumps a generation number, on
+ * which the other processes look every counter's rate up again where its
+ * control or filters changed.
  */
 #include "config.h"
 
@@ -99,8 +106,7 @@
 #include <unistd.h>
 
 #include "hw/hw_sim.h"
-#include "plat/plat_hsx.h"
-#include "plat/plat_skl.h"
+#include "plat/plat_sim.h"
 
 #define SIM_MAGIC 0x554e43534d303031ull	/* "UNCSM001" */
 #define SIM_VERSION 2
@@ -224,26 +230,25 @@ struct sim_shared {
 	/* uint64_t regval[nregs]; struct sim_ctr_state ctr[nctrs]; */
 };
 
-struct sim;
-
-/* What a platform needs beyond its unit tables. */
-struct sim_traits {
-	const char *id;
-	uint64_t uclk_hz, dclk_hz;	/* clocks when the workload has none */
-	bool ovf_needs_en;	/* global overflow status needs ov_en */
-	const char *dclk_unit;	/* the fixed unit counting DCLK */
-	int (*extra)(struct sim *s);	/* plumbing outside the tables */
+/* One slot of the address index: register ri + 1 (0: empty), and 32 if
+ * the key is the upper dword of a 64-bit PCI/MMIO register. */
+struct sim_slot {
+	uint64_t key;
+	uint32_t ri1;
+	uint32_t half;
 };
+
+struct sim;
 
 struct sim {
 	const struct platform *plat;
-	const struct sim_traits *traits;
+	const struct plat_sim *data;	/* plat->sim, or sim_defaults */
 	struct workload *wl;
 	unsigned nsockets;
 	unsigned ninst[PLAT_MAX_UNITS];
 	uint8_t bus[PLAT_MAX_SOCKETS];	/* PCI bus of each socket */
-	uint64_t mchbar_mask;	/* SKL MCHBAR base bits */
-	int mchbar_reg;		/* index of the MCHBAR register, -1 none */
+	int mmio_bar;		/* the register holding the MMIO window's
+				   base (plat_sim.mmio_bar), -1 none */
 	uint64_t uclk_hz, dclk_hz;
 	int gctl[PLAT_MAX_SOCKETS];	/* global control register per socket */
 	int gstat[PLAT_MAX_SOCKETS];	/* global status register per socket */
@@ -257,6 +262,18 @@ struct sim {
 	unsigned nboxes, cap_boxes;
 	struct sim_fn *fns;	/* sorted by bus, dev, fn after build() */
 	unsigned nfns, cap_fns;
+	/* The address index (index_build()): an open-addressing hash table
+	 * from an access's key (reg_key()) to a register, so that a lookup
+	 * costs the same on a 1- and an 8-socket machine. */
+	struct sim_slot *index;
+	size_t index_mask;	/* size - 1, a power of two */
+	bool has_core_msrs;	/* some MSR exists once per core */
+	int16_t bus_socket[256];	/* socket of each PCI bus, -1 none */
+	/* Counters of each socket, [sock_ctr0[s], sock_ctr0[s + 1]), and of
+	 * each box (box_ctrs[box_ctr0[b] .. box_ctr0[b + 1]]): what a write
+	 * settles and re-rates, rather than every counter. */
+	unsigned sock_ctr0[PLAT_MAX_SOCKETS + 1];
+	unsigned *box_ctr0, *box_ctrs;
 	double *rates;		/* nctrs * nphases, private cache */
 	uint64_t *sig;		/* nctrs * 3: control, filter0, filter1 the
 				   cached rates were computed for */
@@ -558,13 +575,13 @@ static int build_unit(struct sim *s, unsigned sock, int ui,
 		};
 		int cli, cri, ci;
 
-		if (s->traits->ovf_needs_en) {
+		if (s->data->ovf_needs_en) {
 			c.oven_bit = u->fmt.ovf_en_bit;
 			if (c.oven_bit == NONE8)
 				c.gbit = NONE8;
 		}
-		if (u->kind == UNIT_FIXED && s->traits->dclk_unit &&
-		    strcmp(u->name, s->traits->dclk_unit) == 0)
+		if (u->kind == UNIT_FIXED && s->data->dclk_unit &&
+		    strcmp(u->name, s->data->dclk_unit) == 0)
 			c.clock = CLK_DCLK;
 		place(s, sock, u->space, base, u->ctl_off + i * u->ctl_stride,
 		      &ctl);
@@ -639,111 +656,86 @@ static void share_boxes(struct sim *s)
 	}
 }
 
-/*
- * Skylake client specifics that are not unit tables: CBO_CONFIG reads the
- * CBo count plus one (manual 2.4.1); the host bridge at PCI 0:0.0 carries
- * MCHBAR at offset 0x48 (bits 38:15 base, bit 0 enable; see
- * doc/hardware-notes.md), and the IMC counters sit in its MMIO window.
- */
-#define SKL_HOST_BRIDGE_DID 0x191f	/* Skylake S quad core, in
-					   skl_host_bridges[] */
-#define SKL_MCHBAR_DEFAULT 0xfed10001ull
+/* A platform without simulator data: no registers outside the tables,
+ * clocks of a typical part. */
+static const struct plat_sim sim_defaults = {
+	.uclk_hz = 800000000ull, .dclk_hz = 1066666667ull, .mmio_bar = -1,
+};
 
-static int build_skl_extra(struct sim *s)
+/* Node ID of package p (plat_sim.node_mul/add). */
+static uint8_t node_of(const struct sim *s, unsigned p)
 {
-	struct sim_reg bar = { .space = HW_PCI, .bits = 64,
-			       .reg = SKL_MCHBAR_PCI_OFF, .kind = SR_PLAIN,
-			       .ctr = -1, .ctl_ctr = -1, .box = -1 };
-	int cbo, ri;
+	return (uint8_t)((s->data->node_mul * p + s->data->node_add) & 7);
+}
 
-	if (add_fn(s, 0, 0, SKL_HOST_BRIDGE_DID) < 0)
-		return -ENOMEM;
-	bar.rw = SKL_MCHBAR_MASK | SKL_MCHBAR_EN;
-	bar.reset = s->wl->topo.has_mchbar ? s->wl->topo.mchbar
-					   : SKL_MCHBAR_DEFAULT;
-	if ((ri = add_reg(s, &bar)) < 0)
-		return ri;
-	s->mchbar_reg = ri;
-	s->mchbar_mask = SKL_MCHBAR_MASK;
-	/* MSR_UNC_CBO_CONFIG (0x396): NO_CBO_BANKS = CBos + 1. */
-	plat_unit(s->plat, "cbo", &cbo);
-	for (unsigned i = 0; i < s->nregs; i++)
-		if (s->regs[i].space == HW_MSR &&
-		    s->regs[i].reg == SKL_MSR_CBO_CONFIG)
-			s->regs[i].reset = s->ninst[cbo] + 1;
-	return 0;
+/* The reset value of platform register x on socket sock. */
+static uint64_t extra_reset(const struct sim *s, const struct plat_sim_reg *x,
+			    unsigned sock)
+{
+	uint64_t map = 0;
+	int ui;
+
+	switch (x->reset_kind) {
+	case PSR_NINST:
+		return plat_unit(s->plat, x->unit, &ui) ? s->ninst[ui] + x->reset
+							: x->reset;
+	case PSR_NODE_ID:
+		return node_of(s, sock);
+	case PSR_NODE_MAP:
+		for (unsigned p = 0; p < 8; p++)
+			map |= (uint64_t)node_of(s, p) << (3 * p);
+		return map;
+	default:
+		return x->reset;
+	}
 }
 
 /*
- * Xeon E5/E7 v3: the UBox "socket ID" function (manual 1.6.1; device
- * 0x2F1E, notes "Bus to socket") on every socket's bus with CPUNODEID
- * and GIDNIDMAP, both read-only here; U_MSR_PMON_GLOBAL_CONFIG.num_c
- * resets to the CBo count (notes "CBo count").
+ * The registers and PCI functions outside the unit tables, from the
+ * platform's simulator data (plat_sim.h): a register the tables already
+ * hold takes only its reset value; the others are added, with their
+ * function.  The workload's "mchbar" is the MMIO window register's reset.
  */
-#define HSX_SIM_UBOX_DEVFN HSX_DEVFN(16, 5)
-
-/* Node ID of package p: a permutation, so that discovery must map. */
-static uint8_t hsx_node_of(unsigned p)
+static int build_extra(struct sim *s)
 {
-	return (uint8_t)((3 * p + 2) & 7);
-}
-
-static uint32_t hsx_gidnidmap(void)
-{
-	uint32_t map = 0;
-
-	for (unsigned p = 0; p < 8; p++)
-		map |= (uint32_t)hsx_node_of(p) << (3 * p);
-	return map;
-}
-
-static int build_hsx_extra(struct sim *s)
-{
-	int cbo, r;
+	const struct plat_sim *d = s->data;
+	int r;
 
 	for (unsigned sock = 0; sock < s->nsockets; sock++) {
-		struct sim_reg nid = { .bits = 32, .kind = SR_PLAIN,
-				       .ro = 0xffffffffull, .ctr = -1,
-				       .ctl_ctr = -1, .box = -1 };
-		struct sim_reg map = nid;
+		for (size_t k = 0; k < d->nregs; k++) {
+			const struct plat_sim_reg *x = &d->regs[k];
+			struct sim_reg g = { .bits = x->bits, .kind = SR_PLAIN,
+					     .rw = x->rw, .ro = x->ro,
+					     .ctr = -1, .ctl_ctr = -1, .box = -1 };
+			bool found = false;
 
-		if (add_fn(s, sock, HSX_SIM_UBOX_DEVFN, HSX_UBOX_DID) < 0)
-			return -ENOMEM;
-		place(s, sock, HW_PCI, HSX_SIM_UBOX_DEVFN, HSX_UBOX_CPUNODEID,
-		      &nid);
-		nid.reset = hsx_node_of(sock);
-		place(s, sock, HW_PCI, HSX_SIM_UBOX_DEVFN, HSX_UBOX_GIDNIDMAP,
-		      &map);
-		map.reset = hsx_gidnidmap();
-		if ((r = add_reg(s, &nid)) < 0 || (r = add_reg(s, &map)) < 0)
-			return r;
-	}
-	plat_unit(s->plat, "cbo", &cbo);
-	for (unsigned i = 0; i < s->nregs && cbo >= 0; i++) {
-		const struct sim_reg *g = &s->regs[i];
-
-		if (g->space == HW_MSR && g->reg == HSX_MSR_GLOBAL_CONFIG)
-			s->regs[i].reset = s->ninst[cbo];
+			if (x->socket0_only && sock > 0)
+				continue;
+			g.reset = extra_reset(s, x, sock);
+			if ((int)k == d->mmio_bar && s->wl->topo.has_mmio_bar)
+				g.reset = s->wl->topo.mmio_bar;
+			for (unsigned i = 0; i < s->nregs && x->space == HW_MSR; i++)
+				if (s->regs[i].space == HW_MSR &&
+				    s->regs[i].socket == sock &&
+				    s->regs[i].reg == x->addr &&
+				    s->regs[i].kind != SR_STATE) {
+					s->regs[i].reset = g.reset;
+					found = true;
+				}
+			if (found)
+				continue;
+			if (x->space == HW_PCI &&
+			    add_fn(s, sock, x->devfn, x->device) < 0)
+				return -ENOMEM;
+			place(s, sock, x->space, x->space == HW_PCI ? x->devfn : 0,
+			      x->addr, &g);
+			if ((r = add_reg(s, &g)) < 0)
+				return r;
+			if ((int)k == d->mmio_bar)
+				s->mmio_bar = r;
+		}
 	}
 	return 0;
-}
-
-static const struct sim_traits sim_traits[] = {
-	{ "skl", 800000000ull, 0, false, NULL, build_skl_extra },
-	{ "hsx", 2000000000ull, 1066666667ull, true, "imc_fixed",
-	  build_hsx_extra },
-};
-
-static const struct sim_traits sim_traits_default = {
-	NULL, 800000000ull, 1066666667ull, false, NULL, NULL,
-};
-
-static const struct sim_traits *traits_of(const struct platform *p)
-{
-	for (size_t i = 0; i < sizeof(sim_traits) / sizeof(sim_traits[0]); i++)
-		if (strcmp(sim_traits[i].id, p->id) == 0)
-			return &sim_traits[i];
-	return &sim_traits_default;
 }
 
 static int fn_cmp(const void *a, const void *b)
@@ -755,13 +747,15 @@ static int fn_cmp(const void *a, const void *b)
 	return kx < ky ? -1 : kx > ky;
 }
 
+static int index_build(struct sim *s);
+
 static int build(struct sim *s)
 {
 	const struct platform *p = s->plat;
 	const struct reg_layout *gl = p->global_ctl.layout;
 	int r;
 
-	s->mchbar_reg = -1;
+	s->mmio_bar = -1;
 	s->gfrz_mask = named_mask(gl, "frz_all");
 	s->gunfrz_mask = named_mask(gl, "unfrz_all");
 	for (unsigned sock = 0; sock < s->nsockets; sock++) {
@@ -800,7 +794,7 @@ static int build(struct sim *s)
 					return r;
 	}
 	share_boxes(s);
-	if (s->traits->extra && (r = s->traits->extra(s)) < 0)
+	if ((r = build_extra(s)) < 0)
 		return r;
 	/* every function answers its IDs at offset 0 */
 	for (unsigned i = 0; i < s->nfns; i++) {
@@ -819,7 +813,7 @@ static int build(struct sim *s)
 	}
 	if (s->nfns)
 		qsort(s->fns, s->nfns, sizeof(*s->fns), fn_cmp);
-	return 0;
+	return index_build(s);
 }
 
 static uint64_t layout_hash(const struct sim *s)
@@ -845,19 +839,153 @@ static uint64_t mmio_base(const struct sim *s)
 {
 	uint64_t bar;
 
-	if (s->mchbar_reg < 0)
+	if (s->mmio_bar < 0)
 		return 0;
-	bar = s->regval[s->mchbar_reg];
-	return (bar & SKL_MCHBAR_EN) ? (bar & s->mchbar_mask) : 0;
+	bar = s->regval[s->mmio_bar];
+	return (bar & s->data->mmio_enable) ? (bar & s->data->mmio_mask) : 0;
+}
+
+/*
+ * The address index.  A register's key is its space and address as an
+ * access names it: an MSR by socket, core (core-scope copies; 0 for the
+ * socket's) and index; a PCI register by bus, device, function and
+ * offset; an MMIO register by its offset in the MCHBAR window.  A 64-bit
+ * PCI/MMIO register has a second key for its upper dword (4-byte
+ * accesses).  Where two registers share a key the first built wins.
+ */
+static uint64_t key_msr(unsigned sock, unsigned core1, uint64_t msr)
+{
+	return 1ull << 62 | (uint64_t)sock << 48 | (uint64_t)core1 << 40 |
+	       (msr & 0xffffffffffull);
+}
+
+static uint64_t key_pci(unsigned bus, unsigned dev, unsigned fn, uint64_t off)
+{
+	return 2ull << 62 | (uint64_t)bus << 32 | (uint64_t)dev << 27 |
+	       (uint64_t)fn << 24 | (off & 0xffffffull);
+}
+
+static uint64_t key_mmio(uint64_t off)
+{
+	return 3ull << 62 | (off & ((1ull << 62) - 1));
+}
+
+/* The key of register r at offset delta from its address. */
+static uint64_t reg_key(const struct sim_reg *r, uint64_t delta)
+{
+	switch (r->space) {
+	case HW_MSR:
+		return key_msr(r->socket, r->core1, r->reg + delta);
+	case HW_PCI:
+		return key_pci(r->bus, r->dev, r->fn, r->reg + delta);
+	default:
+		return key_mmio(r->reg + delta);
+	}
+}
+
+/* splitmix64's finaliser: the keys differ in few bits. */
+static size_t key_hash(uint64_t k)
+{
+	k ^= k >> 30;
+	k *= 0xbf58476d1ce4e5b9ull;
+	k ^= k >> 27;
+	k *= 0x94d049bb133111ebull;
+	k ^= k >> 31;
+	return (size_t)k;
+}
+
+/* The slot of key k: where it is, or the empty slot it would go in. */
+static struct sim_slot *index_slot(const struct sim *s, uint64_t k)
+{
+	size_t i = key_hash(k) & s->index_mask;
+
+	while (s->index[i].ri1 && s->index[i].key != k)
+		i = (i + 1) & s->index_mask;
+	return &s->index[i];
+}
+
+static void index_put(struct sim *s, uint64_t k, unsigned ri, unsigned half)
+{
+	struct sim_slot *sl = index_slot(s, k);
+
+	if (!sl->ri1)
+		*sl = (struct sim_slot){ .key = k, .ri1 = ri + 1,
+					 .half = half };
+}
+
+/* Counts the unique keys of regs[]: how many entries the index needs. */
+static size_t index_entries(const struct sim *s)
+{
+	size_t n = 0;
+
+	for (unsigned i = 0; i < s->nregs; i++) {
+		const struct sim_reg *r = &s->regs[i];
+
+		if (r->kind == SR_STATE)
+			continue;
+		n += (r->space != HW_MSR && r->bits == 64) ? 2 : 1;
+	}
+	return n;
+}
+
+/*
+ * Builds the address index, the bus-to-socket map and the counter lists
+ * of sockets and boxes once the model is complete.  0 or -ENOMEM.
+ */
+static int index_build(struct sim *s)
+{
+	size_t size = 64;
+	unsigned *fill;
+
+	while (size < 2 * index_entries(s))
+		size *= 2;
+	s->index = calloc(size, sizeof(*s->index));
+	s->box_ctr0 = calloc((size_t)s->nboxes + 1, sizeof(*s->box_ctr0));
+	s->box_ctrs = calloc((size_t)s->nctrs + 1, sizeof(*s->box_ctrs));
+	if (!s->index || !s->box_ctr0 || !s->box_ctrs)
+		return -ENOMEM;
+	s->index_mask = size - 1;
+	for (unsigned i = 0; i < s->nregs; i++) {
+		const struct sim_reg *r = &s->regs[i];
+
+		if (r->kind == SR_STATE)
+			continue;
+		index_put(s, reg_key(r, 0), i, 0);
+		if (r->space != HW_MSR && r->bits == 64)
+			index_put(s, reg_key(r, 4), i, 32);
+		s->has_core_msrs |= r->core1 != 0;
+	}
+	for (unsigned b = 0; b < 256; b++)
+		s->bus_socket[b] = -1;
+	for (unsigned i = 0; i < s->nfns; i++)
+		if (s->bus_socket[s->fns[i].bus] < 0)
+			s->bus_socket[s->fns[i].bus] = s->fns[i].socket;
+	/* counters are built socket by socket */
+	for (unsigned sock = 0, i = 0; sock <= PLAT_MAX_SOCKETS; sock++) {
+		while (i < s->nctrs && s->ctrs[i].socket < sock)
+			i++;
+		s->sock_ctr0[sock] = i;
+	}
+	for (unsigned i = 0; i < s->nctrs; i++)
+		if (s->ctrs[i].box >= 0)
+			s->box_ctr0[s->ctrs[i].box + 1]++;
+	for (unsigned b = 0; b < s->nboxes; b++)
+		s->box_ctr0[b + 1] += s->box_ctr0[b];
+	fill = calloc((size_t)s->nboxes + 1, sizeof(*fill));
+	if (!fill)
+		return -ENOMEM;
+	memcpy(fill, s->box_ctr0, s->nboxes * sizeof(*fill));
+	for (unsigned i = 0; i < s->nctrs; i++)
+		if (s->ctrs[i].box >= 0)
+			s->box_ctrs[fill[s->ctrs[i].box]++] = i;
+	free(fill);
+	return 0;
 }
 
 /* The socket whose PCI bus is bus, or -1. */
 static int socket_of_bus(const struct sim *s, uint8_t bus)
 {
-	for (unsigned i = 0; i < s->nfns; i++)
-		if (s->fns[i].bus == bus)
-			return s->fns[i].socket;
-	return -1;
+	return s->bus_socket[bus];
 }
 
 /* The socket an access goes to (-1: a PCI bus of no socket). */
@@ -871,68 +999,78 @@ static int access_socket(const struct sim *s, const struct hw_addr *a)
 }
 
 /*
- * Finds the register a access hits.  MSRs match whatever the register's
- * size (an MSR access is always 8 bytes; a 32-bit register has reserved
- * upper bits).  PCI accesses arrive here as dwords.  *half is set to 32
- * when a 4-byte access reaches the upper half of a 64-bit PCI/MMIO
+ * Finds the register a access hits, in O(1) (the address index).  MSRs
+ * match whatever the register's size (an MSR access is always 8 bytes; a
+ * 32-bit register has reserved upper bits); a core-scope MSR only from
+ * its core's CPUs.  PCI accesses arrive here as dwords.  *half is set to
+ * 32 when a 4-byte access reaches the upper half of a 64-bit PCI/MMIO
  * register, else 0.
  */
 static int find_reg(const struct sim *s, const struct hw_addr *a,
 		    unsigned *half)
 {
-	unsigned sock = 0;
-	uint64_t off = a->reg;
+	const struct sim_slot *sl;
+	const struct sim_reg *r;
+	unsigned sock;
 
 	*half = 0;
-	if (a->space == HW_MSR)
+	switch (a->space) {
+	case HW_MSR:
 		sock = a->cpu / SIM_CPUS_PER_SOCKET;
-	if (a->space == HW_MMIO) {
+		if (sock > 0xff)
+			return -1;
+		sl = index_slot(s, key_msr(sock, 0, a->reg));
+		if (!sl->ri1 && s->has_core_msrs)
+			sl = index_slot(s, key_msr(sock, a->cpu %
+						   SIM_CPUS_PER_SOCKET + 1,
+						   a->reg));
+		break;
+	case HW_PCI:
+		if (a->domain != 0)
+			return -1;
+		sl = index_slot(s, key_pci(a->bus, a->dev, a->fn, a->reg));
+		break;
+	case HW_MMIO: {
 		uint64_t base = mmio_base(s);
 
-		if (!base || a->reg < base || a->reg - base >= 0x8000)
+		if (!base || a->reg < base || a->reg - base >= s->data->mmio_size)
 			return -1;
-		off = a->reg - base;
+		sl = index_slot(s, key_mmio(a->reg - base));
+		break;
 	}
-	for (unsigned i = 0; i < s->nregs; i++) {
-		const struct sim_reg *r = &s->regs[i];
-
-		if (r->space != a->space || r->kind == SR_STATE)
-			continue;
-		if (a->space == HW_PCI) {
-			if (r->bus != a->bus || r->dev != a->dev ||
-			    r->fn != a->fn || a->domain != 0)
-				continue;
-		} else if (r->socket != sock) {
-			continue;
-		} else if (r->core1 &&
-			   a->cpu % SIM_CPUS_PER_SOCKET != r->core1 - 1u) {
-			continue;	/* another core's copy */
-		}
-		if (r->reg == off &&
-		    (a->space == HW_MSR || a->width * 8 <= r->bits))
-			return (int)i;
-		if (a->space != HW_MSR && r->bits == 64 && a->width == 4 &&
-		    r->reg + 4 == off) {
-			*half = 32;
-			return (int)i;
-		}
+	default:
+		return -1;
 	}
-	return -1;
+	if (!sl->ri1)
+		return -1;
+	r = &s->regs[sl->ri1 - 1];
+	if (sl->half) {
+		if (a->width != 4)
+			return -1;
+		*half = 32;
+	} else if (a->space != HW_MSR && a->width * 8 > r->bits) {
+		return -1;
+	}
+	return (int)sl->ri1 - 1;
 }
 
-/* The function at a's bus/dev/fn, or NULL. */
+static int fn_key_cmp(const void *key, const void *el)
+{
+	const struct hw_addr *a = key;
+	const struct sim_fn *f = el;
+	unsigned ka = (unsigned)a->bus << 8 | (unsigned)a->dev << 3 | a->fn;
+	unsigned kf = (unsigned)f->bus << 8 | (unsigned)f->dev << 3 | f->fn;
+
+	return ka < kf ? -1 : ka > kf;
+}
+
+/* The function at a's bus/dev/fn, or NULL (fns[] is sorted). */
 static const struct sim_fn *find_fn(const struct sim *s,
 				    const struct hw_addr *a)
 {
-	if (a->domain != 0)
+	if (a->domain != 0 || !s->nfns)
 		return NULL;
-	for (unsigned i = 0; i < s->nfns; i++) {
-		const struct sim_fn *f = &s->fns[i];
-
-		if (f->bus == a->bus && f->dev == a->dev && f->fn == a->fn)
-			return f;
-	}
-	return NULL;
+	return bsearch(a, s->fns, s->nfns, sizeof(*s->fns), fn_key_cmp);
 }
 
 /* ---- counting ------------------------------------------------------- */
@@ -983,54 +1121,58 @@ static void box_filters(const struct sim *s, int b, uint64_t *f0,
 }
 
 /*
- * Brings the private per-counter rate cache up to date with the
- * registers: only counters whose control or filters changed since their
- * rates were computed are looked up again.
+ * Brings counter i's entry of the private rate cache up to date with the
+ * registers: looked up again only if its control or filters changed
+ * since its rates were computed.
  */
-static void refresh_rates(struct sim *s)
+static void refresh_ctr(struct sim *s, unsigned i)
 {
 	unsigned np = s->wl->nphases;
+	const struct sim_ctr *c = &s->ctrs[i];
+	const struct unit_type *u = s->plat->units[c->unit];
+	double *r = &s->rates[(size_t)i * np];
+	uint64_t *sig = &s->sig[(size_t)i * 3];
+	struct wl_match m = { .socket = c->socket, .unit = c->unit,
+			      .inst = c->inst,
+			      .ninst = s->ninst[c->unit] };
+	uint64_t ctl = 0, f0 = 0, f1 = 0;
 
-	for (unsigned i = 0; i < s->nctrs; i++) {
-		const struct sim_ctr *c = &s->ctrs[i];
-		const struct unit_type *u = s->plat->units[c->unit];
-		double *r = &s->rates[(size_t)i * np];
-		uint64_t *sig = &s->sig[(size_t)i * 3];
-		struct wl_match m = { .socket = c->socket, .unit = c->unit,
-				      .inst = c->inst,
-				      .ninst = s->ninst[c->unit] };
-		uint64_t ctl = 0, f0 = 0, f1 = 0;
-
-		if (c->freerun < 0 && u->kind != UNIT_FIXED) {
-			ctl = s->regval[c->ctl];
-			box_filters(s, c->box, &f0, &f1);
-		}
-		if (s->sig_ok[i] && sig[0] == ctl && sig[1] == f0 &&
-		    sig[2] == f1)
-			continue;
-		if (c->freerun >= 0) {
-			m.freerun = true;
-			m.freerun_idx = (unsigned)c->freerun;
-			if (c->core_scope)
-				m.ninst = wl_cores(s->wl);
-			wl_rates(s->wl, &m, r);
-		} else if (u->kind == UNIT_FIXED) {
-			for (unsigned p = 0; p < np; p++)
-				r[p] = (double)(c->clock == CLK_DCLK
-						? s->dclk_hz : s->uclk_hz);
-		} else {
-			m.enc = plat_decode(u, ctl);
-			m.ext = u->ev_ext_bit && u->ev_ext_bit < 64 &&
-				((ctl >> u->ev_ext_bit) & 1);
-			m.filter0 = f0;
-			m.filter1 = f1;
-			wl_rates(s->wl, &m, r);
-		}
-		sig[0] = ctl;
-		sig[1] = f0;
-		sig[2] = f1;
-		s->sig_ok[i] = 1;
+	if (c->freerun < 0 && u->kind != UNIT_FIXED) {
+		ctl = s->regval[c->ctl];
+		box_filters(s, c->box, &f0, &f1);
 	}
+	if (s->sig_ok[i] && sig[0] == ctl && sig[1] == f0 &&
+	    sig[2] == f1)
+		return;
+	if (c->freerun >= 0) {
+		m.freerun = true;
+		m.freerun_idx = (unsigned)c->freerun;
+		if (c->core_scope)
+			m.ninst = wl_cores(s->wl);
+		wl_rates(s->wl, &m, r);
+	} else if (u->kind == UNIT_FIXED) {
+		for (unsigned p = 0; p < np; p++)
+			r[p] = (double)(c->clock == CLK_DCLK
+					? s->dclk_hz : s->uclk_hz);
+	} else {
+		m.enc = plat_decode(u, ctl);
+		m.ext = u->ev_ext_bit && u->ev_ext_bit < 64 &&
+			((ctl >> u->ev_ext_bit) & 1);
+		m.filter0 = f0;
+		m.filter1 = f1;
+		wl_rates(s->wl, &m, r);
+	}
+	sig[0] = ctl;
+	sig[1] = f0;
+	sig[2] = f1;
+	s->sig_ok[i] = 1;
+}
+
+/* Every counter (another process may have written anything). */
+static void refresh_rates(struct sim *s)
+{
+	for (unsigned i = 0; i < s->nctrs; i++)
+		refresh_ctr(s, i);
 	s->rates_gen = s->sh->gen;
 }
 
@@ -1082,6 +1224,61 @@ static void sync_all(struct sim *s, int64_t t)
 {
 	for (unsigned i = 0; i < s->nctrs; i++)
 		sync_ctr(s, i, t);
+}
+
+/*
+ * What a register's access settles: a global register acts on its
+ * socket's counters, a box register on its box's, a counter control on
+ * its counter.  Settling (and, after a write, re-rating) only those
+ * keeps an access's cost independent of the machine's size.
+ */
+struct sim_span {
+	const unsigned *list;	/* NULL: counters lo .. hi-1 */
+	unsigned lo, hi;
+};
+
+static struct sim_span span_of(const struct sim *s, const struct sim_reg *r)
+{
+	switch (r->kind) {
+	case SR_GLOBAL_CTL:
+	case SR_GLOBAL_STATUS:
+		return (struct sim_span){ NULL, s->sock_ctr0[r->socket],
+					  s->sock_ctr0[r->socket + 1] };
+	case SR_BOX_CTL:
+	case SR_BOX_STATUS:
+	case SR_FILTER:
+		return (struct sim_span){ s->box_ctrs, s->box_ctr0[r->box],
+					  s->box_ctr0[r->box + 1] };
+	case SR_CTL:
+		return (struct sim_span){ NULL, (unsigned)r->ctl_ctr,
+					  (unsigned)r->ctl_ctr + 1 };
+	default:
+		return (struct sim_span){ NULL, 0, 0 };
+	}
+}
+
+static unsigned span_at(const struct sim_span *sp, unsigned k)
+{
+	return sp->list ? sp->list[k] : k;
+}
+
+static void sync_span(struct sim *s, const struct sim_span *sp, int64_t t)
+{
+	for (unsigned k = sp->lo; k < sp->hi; k++)
+		sync_ctr(s, span_at(sp, k), t);
+}
+
+/* After a write that changed what the span's counters count: re-rates
+ * them and publishes the change (gen) to other processes' caches. */
+static void rerate_span(struct sim *s, const struct sim_span *sp)
+{
+	bool current = s->rates_gen == s->sh->gen;
+
+	s->sh->gen++;
+	for (unsigned k = sp->lo; k < sp->hi; k++)
+		refresh_ctr(s, span_at(sp, k));
+	if (current)
+		s->rates_gen = s->sh->gen;
 }
 
 /* ---- faults --------------------------------------------------------- */
@@ -1275,9 +1472,12 @@ static uint64_t reg_read_value(struct sim *s, int ri, int64_t now)
 		sync_ctr(s, (unsigned)r->ctr, now);
 		return s->cst[r->ctr].value;
 	case SR_GLOBAL_STATUS:
-	case SR_BOX_STATUS:
-		sync_all(s, now);
+	case SR_BOX_STATUS: {
+		struct sim_span sp = span_of(s, r);
+
+		sync_span(s, &sp, now);
 		return s->regval[ri];
+	}
 	default:
 		/* write-only bits read as zero */
 		return s->regval[ri] & ~r->wo;
@@ -1312,10 +1512,11 @@ static void box_ctl_write(struct sim *s, int b, uint64_t v)
 			st &= ~BOX_LACKED;
 		}
 	}
-	for (unsigned i = 0; i < s->nctrs; i++) {
+	for (unsigned k = s->box_ctr0[b]; k < s->box_ctr0[b + 1]; k++) {
+		unsigned i = s->box_ctrs[k];
 		const struct sim_ctr *c = &s->ctrs[i];
 
-		if (c->box != b || c->freerun >= 0)
+		if (c->freerun >= 0)
 			continue;
 		if ((v & bx->rst_ctrl) && c->ctl >= 0)
 			s->regval[c->ctl] = s->regs[c->ctl].reset;
@@ -1369,6 +1570,7 @@ static int sim_store(struct sim *s, int ri, unsigned half, uint64_t v,
 		     unsigned width, int64_t now)
 {
 	const struct sim_reg *r = &s->regs[ri];
+	struct sim_span sp = span_of(s, r);
 	uint64_t old = r->kind == SR_CTR ? s->cst[r->ctr].value : s->regval[ri];
 	uint64_t part = width == 8 ? ~0ull : 0xffffffffull << half;
 	uint64_t nv;
@@ -1409,14 +1611,14 @@ static int sim_store(struct sim *s, int ri, unsigned half, uint64_t v,
 		return 0;	/* read-only: the write is ignored */
 	case SR_BOX_CTL:
 		/* every defined bit is write-only: nothing is stored */
-		sync_all(s, now);
-		s->sh->gen++;
+		sync_span(s, &sp, now);
 		box_ctl_write(s, r->box, v & part);
+		rerate_span(s, &sp);
 		return 0;
 	case SR_GLOBAL_CTL:
-		/* what counts changes: settle every counter first */
-		sync_all(s, now);
-		s->sh->gen++;
+		/* whether the socket counts changes: settle it first (what
+		 * each counter counts does not: no re-rating) */
+		sync_span(s, &sp, now);
 		if (s->gfrz[r->socket] >= 0) {
 			uint64_t *lat = &s->regval[s->gfrz[r->socket]];
 
@@ -1427,19 +1629,15 @@ static int sim_store(struct sim *s, int ri, unsigned half, uint64_t v,
 		}
 		break;
 	case SR_CTL:
-		sync_all(s, now);
-		s->sh->gen++;
+		sync_span(s, &sp, now);
 		ctl_write(s, r, old, v);
 		break;
 	case SR_FILTER:
 		/* what the box's counters count changes */
-		sync_all(s, now);
-		s->sh->gen++;
-		break;
 	case SR_GLOBAL_STATUS:
 	case SR_BOX_STATUS:
 		/* overflows up to now are what a written 1 clears */
-		sync_all(s, now);
+		sync_span(s, &sp, now);
 		break;
 	default:
 		break;
@@ -1447,6 +1645,8 @@ static int sim_store(struct sim *s, int ri, unsigned half, uint64_t v,
 	nv = (old & ~(r->rw & part)) | (v & r->rw & part);
 	nv &= ~(v & r->rw1c & part);
 	s->regval[ri] = nv;
+	if (r->kind == SR_CTL || r->kind == SR_FILTER)
+		rerate_span(s, &sp);
 	return 0;
 }
 
@@ -1472,10 +1672,14 @@ static int unimplemented(const struct sim *s, const struct hw_addr *a,
 		/* Inside the MCHBAR window but no counter: reads 0, writes
 		 * are dropped; outside any window nothing answers. */
 		if (mmio_base(s) && a->reg >= mmio_base(s) &&
-		    a->reg - mmio_base(s) < 0x8000)
+		    a->reg - mmio_base(s) < s->data->mmio_size)
 			return 1;
-		return hw_fail(EFAULT, "%s: no device decodes this address%s",
-			       buf, mmio_base(s) ? "" : " (MCHBAR disabled)");
+		if (!mmio_base(s) && s->data->mmio_name)
+			return hw_fail(EFAULT, "%s: no device decodes this "
+				       "address (%s disabled)", buf,
+				       s->data->mmio_name);
+		return hw_fail(EFAULT, "%s: no device decodes this address",
+			       buf);
 	}
 	return hw_fail(EINVAL, "%s: bad space", buf);
 }
@@ -1698,6 +1902,9 @@ static void sim_free(struct sim *s)
 	free(s->ctrs);
 	free(s->boxes);
 	free(s->fns);
+	free(s->index);
+	free(s->box_ctr0);
+	free(s->box_ctrs);
 	free(s->rates);
 	free(s->sig);
 	free(s->sig_ok);
@@ -1727,8 +1934,8 @@ static void resolve_topology(struct sim *s)
 	}
 	for (unsigned sock = 0; sock < PLAT_MAX_SOCKETS; sock++)
 		s->bus[sock] = pci ? (uint8_t)(0xff - 0x20 * sock) : 0;
-	s->uclk_hz = t->uclk_hz ? t->uclk_hz : s->traits->uclk_hz;
-	s->dclk_hz = t->dclk_hz ? t->dclk_hz : s->traits->dclk_hz;
+	s->uclk_hz = t->uclk_hz ? t->uclk_hz : s->data->uclk_hz;
+	s->dclk_hz = t->dclk_hz ? t->dclk_hz : s->data->dclk_hz;
 }
 
 static int sim_open(struct hw *hw, const struct hw_opts *o)
@@ -1752,18 +1959,18 @@ static int sim_open(struct hw *hw, const struct hw_opts *o)
 	if (o->sim_workload)
 		r = wl_load(o->sim_workload, p, &s->wl, err, sizeof(err));
 	else if (o->sim_selftest)
-		r = wl_builtin_selftest(p ? p : &plat_skl, &s->wl);
+		r = wl_builtin_selftest(p ? p : PLAT_SIM_DEFAULT, &s->wl);
 	else
-		r = wl_builtin(p ? p : &plat_skl, &s->wl);
+		r = wl_builtin(p ? p : PLAT_SIM_DEFAULT, &s->wl);
 	if (r < 0) {
 		free(s);
 		if (o->sim_workload)
 			return hw_fail(-r, "%s", err);
 		return hw_fail(-r, "simulator: no built-in workload for %s",
-			       p ? p->id : "skl");
+			       (p ? p : PLAT_SIM_DEFAULT)->id);
 	}
 	s->plat = s->wl->plat;
-	s->traits = traits_of(s->plat);
+	s->data = s->plat->sim ? s->plat->sim : &sim_defaults;
 	if (s->wl->nfaults > SIM_MAX_FAULTS) {
 		r = hw_fail(EINVAL, "%s: $.faults: at most %d faults are "
 			    "supported", s->wl->source, SIM_MAX_FAULTS);
@@ -1869,9 +2076,9 @@ int hw_sim_node_id(const struct hw *hw, unsigned sock)
 {
 	const struct sim *s = hw->priv;
 
-	if (sock >= s->nsockets || strcmp(s->plat->id, "hsx") != 0)
+	if (sock >= s->nsockets || !s->data->node_mul)
 		return -ENOENT;
-	return hsx_node_of(sock);
+	return node_of(s, sock);
 }
 
 int hw_sim_global_frozen(struct hw *hw, unsigned sock)
@@ -1916,8 +2123,17 @@ int hw_sim_box_state(struct hw *hw, unsigned sock, int unit, unsigned inst,
 	return -ENOENT;
 }
 
+/* The simulator puts socket s's CPUs at 8s .. 8s+7, its cores first. */
+static void sim_cpu_map(const struct hw *hw, struct plat_cpu_map *m)
+{
+	m->cpus_per_package = SIM_CPUS_PER_SOCKET;
+	m->cores_per_package = hw_sim_cores(hw);
+}
+
 const struct hw_ops hw_sim_ops = {
 	.name = "sim",
+	.platform = hw_sim_platform,
+	.cpu_map = sim_cpu_map,
 	.open = sim_open,
 	.close = sim_close,
 	.read = sim_read,

@@ -25,7 +25,9 @@
  *    PCU bit 21, unit_type.ev_ext_bit), which struct event_enc cannot
  *    hold: "qpi:0x00:0x02" (TxL_FLITS_G0.DATA) and "qpi:0x00:0x02:ext"
  *    (TxL_FLITS_G1.HOM_REQ) are different counters.
- *  - ":filter0=" / ":filter1=" match the values the simulator derives
+ *  - ":filter0=" / ":filter1=" (the daemon's modifier grammar,
+ *    plat_mod.h: 0x-prefixed hex or decimal) match the values the
+ *    simulator derives
  *    from the counter's box filter registers (hw_sim.c, "Filters"): CBo
  *    FILTER0 / FILTER1; PCU: filter0 = PCU_MSR_PMON_BOX_FILTER; HA:
  *    filter0 = ADDRMATCH1 << 32 | ADDRMATCH0, filter1 = OPCODEMATCH; QPI:
@@ -55,6 +57,8 @@
 #include <json-c/json.h>
 
 #include "hw/sim_workload.h"
+#include "plat/plat_mod.h"
+#include "plat/plat_sim.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -73,20 +77,35 @@
 #define WL_MAX_COUNT 1000000000u	/* eio count */
 #define WL_MAX_UCLK 10000000000ull	/* 10 GHz */
 
-/*
- * MCHBAR (host bridge, PCI 0:0.0 offset 48H): bit 0 enables the BAR, bits
- * 38:15 hold its base (notes: MCHBAR mask); every other bit is reserved.
- */
-#define WL_MCHBAR_VALID ((uint64_t)0x0007FFFFF8000ull | 1u)
-
 /* ---- parse context and messages -------------------------------------- */
 
-enum { P_SKL = 1u << 0, P_HSX = 1u << 1, P_ANY = ~0u };
+enum tk_kind { TK_PLATFORM, TK_COUNT, TK_HZ, TK_MMIO_BAR, TK_PHASES,
+	       TK_FAULTS };
+
+/*
+ * A key a workload may have at the top level (DESIGN.md section 3).
+ * Which keys a platform takes, and their ranges, come from its simulator
+ * data (plat_sim.h): its unit count keys ("cbo_count"), the clocks its
+ * fixed counters count, its MMIO window's register, "cores" where it has
+ * core-scope counters.  A count key names the unit whose instance count
+ * it sets, so that "@N" keys are checked against it.
+ */
+struct top_key {
+	const char *name;
+	enum tk_kind kind;
+	unsigned max;		/* TK_COUNT: 1..max */
+	int unit;		/* TK_COUNT: unit index it counts, -1 none */
+	size_t off;		/* TK_COUNT without a unit (unsigned), TK_HZ
+				   (uint64_t): in struct wl_topology */
+};
+
+#define TOP_KEYS_MAX (8 + PLAT_MAX_UNITS)
 
 struct pctx {
 	const char *name;		/* file name for messages */
 	const struct platform *plat;
-	unsigned pmask;			/* P_SKL, P_HSX or 0 */
+	struct top_key keys[TOP_KEYS_MAX];	/* the platform's */
+	unsigned nkeys;
 	struct workload *w;
 	char *err;
 	size_t errlen;
@@ -311,78 +330,60 @@ static int parse_dec(const char *s, size_t n, unsigned *v)
 
 /* ---- the top-level keys ---------------------------------------------- */
 
-enum tk_kind { TK_PLATFORM, TK_COUNT, TK_HZ, TK_MCHBAR, TK_PHASES, TK_FAULTS };
 
-/*
- * Every key a workload may have at the top level: on which platforms,
- * what it holds and its range (DESIGN.md section 3; ranges from the
- * manuals' topology tables).  A count key names the unit whose instance
- * count it sets, so that "@N" keys are checked against it.
- */
-static const struct top_key {
-	const char *name;
-	unsigned plats;
-	enum tk_kind kind;
-	unsigned max_skl, max_hsx;	/* TK_COUNT: 1..max */
-	size_t off;			/* TK_COUNT (unsigned), TK_HZ
-					   (uint64_t): in struct wl_topology */
-	const char *unit;		/* TK_COUNT: unit it counts */
-} top_keys[] = {
-	{ "platform", P_ANY, TK_PLATFORM, 0, 0, 0, NULL },
-	{ "sockets", P_ANY, TK_COUNT, 1, PLAT_MAX_SOCKETS,
-	  offsetof(struct wl_topology, sockets), NULL },
-	{ "cbo_count", P_SKL | P_HSX, TK_COUNT, 8, 18,
-	  offsetof(struct wl_topology, cbo_count), "cbo" },
-	{ "uclk_hz", P_ANY, TK_HZ, 0, 0,
-	  offsetof(struct wl_topology, uclk_hz), NULL },
-	{ "dclk_hz", P_HSX, TK_HZ, 0, 0,
-	  offsetof(struct wl_topology, dclk_hz), NULL },
-	{ "mchbar", P_SKL, TK_MCHBAR, 0, 0, 0, NULL },
-	{ "sbox_count", P_HSX, TK_COUNT, 0, 4,
-	  offsetof(struct wl_topology, sbox_count), "sbox" },
-	{ "ha_count", P_HSX, TK_COUNT, 0, 2,
-	  offsetof(struct wl_topology, ha_count), "ha" },
-	{ "imc_channels", P_HSX, TK_COUNT, 0, 8,
-	  offsetof(struct wl_topology, imc_channels), "imc" },
-	{ "qpi_ports", P_HSX, TK_COUNT, 0, 3,
-	  offsetof(struct wl_topology, qpi_ports), "qpi" },
-	{ "r3qpi_links", P_HSX, TK_COUNT, 0, 3,
-	  offsetof(struct wl_topology, r3qpi_links), "r3qpi" },
-	{ "cores", P_HSX, TK_COUNT, 0, WL_MAX_CORES,
-	  offsetof(struct wl_topology, cores), NULL },
-	{ "phases", P_ANY, TK_PHASES, 0, 0, 0, NULL },
-	{ "faults", P_ANY, TK_FAULTS, 0, 0, 0, NULL },
-};
-
-static bool top_key_allowed(const struct pctx *c, const struct top_key *k)
+/* The simulator data of p, or NULL. */
+static const struct plat_sim *sim_data(const struct platform *p)
 {
-	if (k->plats == P_ANY || (k->plats & c->pmask))
-		return true;
-	/* A platform this table does not know: its own units' counts. */
-	return c->pmask == 0 && k->unit && plat_unit(c->plat, k->unit, NULL);
+	return p ? p->sim : NULL;
 }
 
-/* The largest value of count key k on this platform. */
-static unsigned top_key_max(const struct pctx *c, const struct top_key *k)
+/* Fills out[] with the keys platform p takes, in the order messages
+ * list them; returns how many. */
+static unsigned plat_top_keys(const struct platform *p, struct top_key *out)
 {
-	const struct unit_type *u = k->unit ? plat_unit(c->plat, k->unit, NULL)
-					    : NULL;
-	unsigned max;
+	const struct plat_sim *d = sim_data(p);
+	unsigned n = 0;
 
-	if (c->pmask & P_SKL)
-		max = k->max_skl;
-	else if (c->pmask & P_HSX)
-		max = k->max_hsx;
-	else
-		max = u ? u->max_inst : PLAT_MAX_SOCKETS;
-	/* The unit table is the authority on instances. */
-	if (u && u->max_inst && u->max_inst < max)
-		max = u->max_inst;
-	return max;
+	out[n++] = (struct top_key){ "platform", TK_PLATFORM, 0, -1, 0 };
+	out[n++] = (struct top_key){ "sockets", TK_COUNT,
+				     d && d->max_sockets ? d->max_sockets
+							 : PLAT_MAX_SOCKETS,
+				     -1, offsetof(struct wl_topology, sockets) };
+	for (size_t i = 0; d && i < d->ncounts && n < TOP_KEYS_MAX - 6; i++) {
+		const struct unit_type *u;
+		int ui;
+
+		u = plat_unit(p, d->counts[i].unit, &ui);
+		if (!u)
+			continue;
+		out[n++] = (struct top_key){
+			d->counts[i].key, TK_COUNT,
+			d->counts[i].max && d->counts[i].max < u->max_inst
+			? d->counts[i].max : u->max_inst, ui, 0 };
+	}
+	out[n++] = (struct top_key){ "uclk_hz", TK_HZ, 0, -1,
+				     offsetof(struct wl_topology, uclk_hz) };
+	if (d && d->dclk_unit)
+		out[n++] = (struct top_key){ "dclk_hz", TK_HZ, 0, -1,
+					     offsetof(struct wl_topology,
+						      dclk_hz) };
+	if (d && d->mmio_key)
+		out[n++] = (struct top_key){ d->mmio_key, TK_MMIO_BAR, 0, -1,
+					     0 };
+	if (d && d->cores)
+		out[n++] = (struct top_key){ "cores", TK_COUNT, WL_MAX_CORES,
+					     -1, offsetof(struct wl_topology,
+							  cores) };
+	out[n++] = (struct top_key){ "phases", TK_PHASES, 0, -1, 0 };
+	out[n++] = (struct top_key){ "faults", TK_FAULTS, 0, -1, 0 };
+	return n;
 }
 
-static unsigned *topo_field(struct wl_topology *t, const struct top_key *k)
+/* The value a count key sets (0: not given). */
+static unsigned *topo_count(struct wl_topology *t, const struct top_key *k)
 {
+	if (k->unit >= 0)
+		return &t->count[k->unit];
 	return (unsigned *)(void *)((char *)t + k->off);
 }
 
@@ -392,25 +393,37 @@ static void accepted_keys(const struct pctx *c, char *buf, size_t len)
 	size_t n = 0;
 
 	buf[0] = '\0';
-	for (size_t i = 0; i < ARRAY_SIZE(top_keys) && n < len; i++)
-		if (top_key_allowed(c, &top_keys[i]))
-			n += (size_t)snprintf(buf + n, len - n, "%s%s",
-					      n ? ", " : "", top_keys[i].name);
+	for (unsigned i = 0; i < c->nkeys && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? ", " : "",
+				      c->keys[i].name);
 }
 
-static const struct top_key *top_key_find(const char *name)
+/* Key name in keys[0..n), or NULL. */
+static const struct top_key *key_in(const struct top_key *keys, unsigned n,
+				    const char *name)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(top_keys); i++)
-		if (strcmp(top_keys[i].name, name) == 0)
-			return &top_keys[i];
+	for (unsigned i = 0; i < n; i++)
+		if (strcmp(keys[i].name, name) == 0)
+			return &keys[i];
 	return NULL;
+}
+
+/* Is name a key of some platform (for "not a skl key")? */
+static bool key_of_any_platform(const char *name)
+{
+	struct top_key keys[TOP_KEYS_MAX];
+
+	for (unsigned i = 0; plat_all[i]; i++)
+		if (key_in(keys, plat_top_keys(plat_all[i], keys), name))
+			return true;
+	return false;
 }
 
 static unsigned max_sockets(const struct pctx *c)
 {
-	const struct top_key *k = top_key_find("sockets");
+	const struct top_key *k = key_in(c->keys, c->nkeys, "sockets");
 
-	return c->w->topo.sockets ? c->w->topo.sockets : top_key_max(c, k);
+	return c->w->topo.sockets ? c->w->topo.sockets : k->max;
 }
 
 /* Does u have its instances in the same PCI functions as v (hsx
@@ -424,19 +437,13 @@ static bool same_functions(const struct unit_type *u,
 		      u->max_inst * sizeof(*u->inst_base)) == 0;
 }
 
-/* The count key of unit u that the workload sets, or NULL. */
-static const struct top_key *count_key(const struct pctx *c,
-				       const struct unit_type *u)
+/* The count key of unit index ui that the workload sets, or NULL. */
+static const struct top_key *count_key(const struct pctx *c, int ui)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(top_keys); i++) {
-		const struct top_key *k = &top_keys[i];
-
-		if (k->kind != TK_COUNT || !k->unit ||
-		    strcmp(k->unit, u->name) != 0 || !top_key_allowed(c, k))
-			continue;
-		if (*topo_field(&c->w->topo, k))
-			return k;
-	}
+	for (unsigned i = 0; i < c->nkeys; i++)
+		if (c->keys[i].kind == TK_COUNT && c->keys[i].unit == ui &&
+		    c->w->topo.count[ui])
+			return &c->keys[i];
 	return NULL;
 }
 
@@ -449,23 +456,24 @@ static const struct top_key *count_key(const struct pctx *c,
 static unsigned unit_ninst(const struct pctx *c, const struct unit_type *u,
 			   const char **by)
 {
-	const struct top_key *k = count_key(c, u);
+	const struct top_key *k = NULL;
 
 	*by = NULL;
-	for (unsigned i = 0; !k && c->plat->units[i]; i++)
-		if (same_functions(u, c->plat->units[i]))
-			k = count_key(c, c->plat->units[i]);
+	for (int i = 0; !k && c->plat->units[i]; i++)
+		if (c->plat->units[i] == u || same_functions(u, c->plat->units[i]))
+			k = count_key(c, i);
 	if (k) {
 		*by = k->name;
-		return *topo_field(&c->w->topo, k);
+		return c->w->topo.count[k->unit];
 	}
 	return u->max_inst;
 }
 
-static unsigned plat_mask(const struct platform *p)
+/* Sets the context's platform and the keys it takes. */
+static void set_platform(struct pctx *c, const struct platform *p)
 {
-	return strcmp(p->id, "skl") == 0 ? P_SKL
-	     : strcmp(p->id, "hsx") == 0 ? P_HSX : 0;
+	c->plat = p;
+	c->nkeys = plat_top_keys(p, c->keys);
 }
 
 unsigned wl_cores(const struct workload *w)
@@ -475,12 +483,12 @@ unsigned wl_cores(const struct workload *w)
 
 unsigned wl_unit_ninst(const struct workload *w, int unit)
 {
-	struct pctx c = { .plat = w->plat, .pmask = plat_mask(w->plat),
-			  .w = (struct workload *)w };
+	struct pctx c = { .w = (struct workload *)w };
 	const char *by;
 
 	if (unit < 0 || unit >= (int)plat_nunits(w->plat))
 		return 0;
+	set_platform(&c, w->plat);
 	return unit_ninst(&c, w->plat->units[unit], &by);
 }
 
@@ -626,6 +634,7 @@ static int parse_rate_key(struct pctx *c, const char *text, struct wl_key *k)
 	char list[256];
 	const char *s = text, *at, *by;
 	char *tok[16], *t;
+	struct plat_mods mods = { 0 };
 	unsigned ntok = 0, n;
 	int ui;
 	size_t rn;
@@ -707,47 +716,39 @@ static int parse_rate_key(struct pctx *c, const char *text, struct wl_key *k)
 		rn = (size_t)snprintf(raw, sizeof(raw), "%s:%s:%s", tok[0],
 				      tok[1], tok[2]);
 		for (unsigned i = 3; i < ntok; i++) {
-			bool f0 = strncmp(tok[i], "filter0=", 8) == 0;
-			bool f1 = strncmp(tok[i], "filter1=", 8) == 0;
-			uint64_t v;
+			/* the modifiers' grammar (plat_mod.h); the rest is
+			 * the raw encoding's (plat_parse_raw()) */
+			int r = plat_take_modifier(tok[i], PLAT_MOD_FILTER |
+						   PLAT_MOD_EXT, &mods, why,
+						   sizeof(why));
 
-			if (strcmp(tok[i], "ext") == 0) {
-				/* The event-select extension bit (hsx QPI
-				 * and PCU bit 21): not part of struct
-				 * event_enc, so not given to
-				 * plat_parse_raw(). */
-				if (!u->ev_ext_bit)
-					return fail(c, "\"ext\": %s has no "
-						    "event-select extension "
-						    "bit", u->name);
-				if (k->ext)
-					return fail(c, "ext given twice");
-				k->ext = true;
-				continue;
-			}
-			if (!f0 && !f1) {
+			if (r < 0)
+				return fail(c, "%s", why);
+			if (r == 0) {
 				rn += (size_t)snprintf(raw + rn, sizeof(raw) - rn,
 						       ":%s", tok[i]);
 				continue;
 			}
-			if (!(c->pmask & P_HSX))
+			/* The event-select extension bit (hsx QPI and PCU
+			 * bit 21) is not part of struct event_enc, so not
+			 * given to plat_parse_raw(). */
+			if (strcmp(tok[i], "ext") == 0 && !u->ev_ext_bit)
+				return fail(c, "\"ext\": %s has no event-select "
+					    "extension bit", u->name);
+			if (strcmp(tok[i], "ext") != 0 && !u->nfilters)
 				return fail(c, "\"%.7s\": %s has no box filter "
-					    "registers (filters are hsx-only)",
-					    tok[i], p->id);
-			if (f0 ? k->has_filter0 : k->has_filter1)
-				return fail(c, "%.7s given twice", tok[i]);
-			if (parse_hex(tok[i] + 8, UINT64_MAX, &v) < 0)
-				return fail(c, "bad %.7s value \"%s\" (expected "
-					    "0x followed by 1 to 16 hex digits)",
-					    tok[i], tok[i] + 8);
-			if (f0) {
-				k->has_filter0 = true;
-				k->filter0 = v;
-			} else {
-				k->has_filter1 = true;
-				k->filter1 = v;
-			}
+					    "registers", tok[i], u->name);
+			if (mods.filt_set & ~3u)
+				return fail(c, "\"%s\": a rate key takes filter0 "
+					    "and filter1 (what the simulator "
+					    "derives from a box's filter "
+					    "registers)", tok[i]);
 		}
+		k->ext = mods.ext;
+		k->has_filter0 = mods.filt_set & 1;
+		k->has_filter1 = (mods.filt_set >> 1) & 1;
+		k->filter0 = mods.filt[0];
+		k->filter1 = mods.filt[1];
 		why[0] = '\0';
 		if (plat_parse_raw(p, raw, &pu, &k->enc, why, sizeof(why)) < 0)
 			return fail(c, "bad rate key: %s", why[0] ? why : raw);
@@ -853,7 +854,7 @@ static int parse_rates(struct pctx *c, struct phase_acc *a, json_object *o,
 {
 	if (!json_object_is_type(o, json_type_object))
 		return fail(c, "must be an object of \"KEY\": events per second "
-			    "(e.g. {\"cbo:0x34:0x8f\": 2.0e8}), not %s",
+			    "(e.g. {\"UNIT:0xEVENT:0xUMASK\": 2.0e8}), not %s",
 			    type_name(o));
 	json_object_object_foreach(o, key, val) {
 		size_t old = path_key(c, key);
@@ -1277,54 +1278,62 @@ static int parse_faults(struct pctx *c, json_object *o)
 static int parse_top_value(struct pctx *c, const struct top_key *k,
 			   json_object *v)
 {
+	const struct plat_sim *d = sim_data(c->plat);
 	struct wl_topology *t = &c->w->topo;
-	uint64_t x;
-	double d;
+	uint64_t x, valid;
+	double dbl;
 	char what[64];
 	int r;
 
 	switch (k->kind) {
-	case TK_COUNT: {
-		unsigned max = top_key_max(c, k);
-
+	case TK_COUNT:
 		snprintf(what, sizeof(what), "%s allows at most %u", c->plat->id,
-			 max);
-		r = get_uint(c, v, 1, max, what, &x);
+			 k->max);
+		r = get_uint(c, v, 1, k->max, what, &x);
 		if (r < 0)
 			return r;
-		*topo_field(t, k) = (unsigned)x;
+		*topo_count(t, k) = (unsigned)x;
 		return 0;
-	}
 	case TK_HZ:
 		r = get_number(c, v, 0, true, (double)WL_MAX_UCLK,
 			       strcmp(k->name, "dclk_hz") == 0
 			       ? "the DRAM clock (DCLK) in Hz, an integer"
-			       : "the uncore clock in Hz, an integer", &d);
+			       : "the uncore clock in Hz, an integer", &dbl);
 		if (r < 0)
 			return r;
-		if (d != floor(d))
+		if (dbl != floor(dbl))
 			return fail(c, "%s is not a whole number of Hz",
 				    json_object_get_string(v));
-		*(uint64_t *)(void *)((char *)t + k->off) = (uint64_t)d;
+		*(uint64_t *)(void *)((char *)t + k->off) = (uint64_t)dbl;
 		return 0;
-	case TK_MCHBAR:
+	case TK_MMIO_BAR: {
+		const struct plat_sim_reg *bar = &d->regs[d->mmio_bar];
+
 		if (!json_object_is_type(v, json_type_string))
 			return fail(c, "must be a hex string like "
-				    "\"0xfed10001\" (the raw value of PCI "
-				    "0:0.0 offset 0x48), not %s", type_name(v));
+				    "\"0x%" PRIx64 "\" (the raw value of PCI "
+				    "0:%x.%x offset 0x%x), not %s", bar->reset,
+				    bar->devfn >> 3, bar->devfn & 7, bar->addr,
+				    type_name(v));
 		r = parse_hex(json_object_get_string(v), UINT64_MAX, &x);
 		if (r < 0)
 			return fail(c, "bad hex value \"%s\" (expected \"0x\" "
 				    "followed by 1 to 16 hex digits, e.g. "
-				    "\"0xfed10001\")", json_object_get_string(v));
-		if (x & ~WL_MCHBAR_VALID)
-			return fail(c, "%s sets reserved bits 0x%" PRIx64 " (MCHBAR "
-				    "holds the base in bits 38:15 and the "
-				    "enable in bit 0)", json_object_get_string(v),
-				    x & ~WL_MCHBAR_VALID);
-		t->mchbar = x;
-		t->has_mchbar = true;
+				    "\"0x%" PRIx64 "\")", json_object_get_string(v),
+				    bar->reset);
+		valid = d->mmio_mask | d->mmio_enable;
+		if (x & ~valid)
+			return fail(c, "%s sets reserved bits 0x%" PRIx64 " (%s "
+				    "holds the base in bits %d:%d and the "
+				    "enable in bit %d)", json_object_get_string(v),
+				    x & ~valid, d->mmio_name ? d->mmio_name : k->name,
+				    63 - __builtin_clzll(d->mmio_mask),
+				    __builtin_ctzll(d->mmio_mask),
+				    __builtin_ctzll(d->mmio_enable));
+		t->mmio_bar = x;
+		t->has_mmio_bar = true;
 		return 0;
+	}
 	default:
 		return 0;
 	}
@@ -1334,7 +1343,6 @@ static int parse_top_value(struct pctx *c, const struct top_key *k,
 static int resolve_platform(struct pctx *c, json_object *root,
 			    const struct platform *want)
 {
-	static const char *const known[] = { "skl", "hsx", "snbep" };
 	json_object *v;
 	char list[128];
 	size_t n = 0, old;
@@ -1366,15 +1374,9 @@ static int resolve_platform(struct pctx *c, json_object *root,
 		c->plat = want;
 	} else {
 		c->plat = plat_by_id(id);
-		if (!c->plat) {
-			for (size_t i = 0; i < ARRAY_SIZE(known); i++)
-				if (strcmp(known[i], id) == 0)
-					return fail(c, "platform %s is not "
-						    "supported by this build "
-						    "(supported: %s)", id, list);
-			return fail(c, "unknown platform \"%s\" (supported: "
-				    "%s)", id, list);
-		}
+		if (!c->plat)
+			return fail(c, "unknown platform \"%s\" (supported by "
+				    "this build: %s)", id, list);
 	}
 	path_pop(c, old);
 	return 0;
@@ -1391,17 +1393,17 @@ static int parse_root(struct pctx *c, json_object *root,
 	if (r < 0)
 		return r;
 	c->w->plat = c->plat;
-	c->pmask = plat_mask(c->plat);
+	set_platform(c, c->plat);
 
 	/* Topology first, whatever the key order: rate keys and targets are
 	 * checked against it. */
 	json_object_object_foreach(root, key, val) {
-		const struct top_key *k = top_key_find(key);
+		const struct top_key *k = key_in(c->keys, c->nkeys, key);
 		size_t old = path_key(c, key);
 
-		if (!k || !top_key_allowed(c, k)) {
+		if (!k) {
 			accepted_keys(c, list, sizeof(list));
-			if (k)
+			if (key_of_any_platform(key))
 				return fail(c, "\"%s\" is not a %s key (%s "
 					    "accepts: %s)", key, c->plat->id,
 					    c->plat->id, list);

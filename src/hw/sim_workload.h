@@ -61,14 +61,16 @@ struct wl_fault {
  * manual allows). */
 struct wl_topology {
 	unsigned sockets;
-	unsigned cbo_count;
-	uint64_t mchbar;	/* SKL: PCI 0:0.0 offset 0x48 value */
-	bool has_mchbar;
+	/* Instances per socket of each unit (by index) its count key set
+	 * (the platform's simulator data names the keys: "cbo_count"). */
+	unsigned count[PLAT_MAX_UNITS];
+	uint64_t mmio_bar;	/* the MMIO window register's value (the
+				   platform's plat_sim.mmio_key) */
+	bool has_mmio_bar;
 	uint64_t uclk_hz;
-	unsigned sbox_count, ha_count, imc_channels, qpi_ports, r3qpi_links;
-	uint64_t dclk_hz;	/* hsx: the iMC channels' fixed DCLK counter */
-	unsigned cores;		/* hsx: physical cores per socket, each with
-				   its own core-scope C-state MSRs */
+	uint64_t dclk_hz;	/* the plat_sim.dclk_unit counters' clock */
+	unsigned cores;		/* physical cores per socket, each with its
+				   own core-scope MSRs (plat_sim.cores) */
 };
 
 /* Cores per socket the simulator models at most: one per simulated CPU
@@ -133,9 +135,9 @@ struct wl_match {
 
 /*
  * Instances of unit index `unit` per socket as the workload configures
- * them: its count key (cbo_count, sbox_count, ...), else the count of the
- * unit whose PCI functions it shares (hsx imc_fixed follows imc_channels,
- * qpi_link follows qpi_ports), else the unit's max_inst.
+ * them: its count key (the platform's plat_sim.counts), else the count of
+ * the unit whose PCI functions it shares (a fixed counter in a channel's
+ * functions follows the channel count), else the unit's max_inst.
  */
 unsigned wl_unit_ninst(const struct workload *w, int unit);
 

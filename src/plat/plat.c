@@ -24,6 +24,7 @@
 #endif
 
 #include "plat/plat.h"
+#include "plat/plat_mod.h"
 
 #define NONE 0xff
 
@@ -762,39 +763,6 @@ static int fail(char *why, size_t whylen, const char *fmt, ...)
 	return -EINVAL;
 }
 
-/*
- * Strict unsigned number: "0x" or "0X" followed by 1+ hex digits, or 1+
- * decimal digits; nothing else (no sign, space or suffix).  Returns false
- * on anything else or on overflow.
- */
-static bool parse_num(const char *s, uint64_t *out)
-{
-	uint64_t v = 0;
-	unsigned base = 10, d;
-
-	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-		base = 16;
-		s += 2;
-	}
-	if (*s == '\0')
-		return false;
-	for (; *s; s++) {
-		if (*s >= '0' && *s <= '9')
-			d = (unsigned)(*s - '0');
-		else if (base == 16 && *s >= 'a' && *s <= 'f')
-			d = (unsigned)(*s - 'a' + 10);
-		else if (base == 16 && *s >= 'A' && *s <= 'F')
-			d = (unsigned)(*s - 'A' + 10);
-		else
-			return false;
-		if (v > (UINT64_MAX - d) / base)
-			return false;
-		v = v * base + d;
-	}
-	*out = v;
-	return true;
-}
-
 #define RAW_SYNTAX "unit:EVENT:UMASK[:thresh=N][:edge][:inv]"
 #define RAW_MAX 128
 #define RAW_MAXTOK 8
@@ -844,7 +812,7 @@ int plat_parse_raw(const struct platform *p, const char *s,
 			    "its counters are named in the catalog, not encoded",
 			    s, u->name);
 
-	if (!parse_num(tok[1], &v))
+	if (!plat_parse_num(tok[1], &v))
 		return fail(why, whylen, "\"%s\": event code \"%s\" is not a "
 			    "number (0x-prefixed hex or decimal)", s, tok[1]);
 	if (v > width_mask(u->fmt.ev_w))
@@ -854,7 +822,7 @@ int plat_parse_raw(const struct platform *p, const char *s,
 			    (unsigned long long)width_mask(u->fmt.ev_w));
 	r.code = (uint8_t)v;
 
-	if (!parse_num(tok[2], &v))
+	if (!plat_parse_num(tok[2], &v))
 		return fail(why, whylen, "\"%s\": umask \"%s\" is not a number "
 			    "(0x-prefixed hex or decimal)", s, tok[2]);
 	if (v > width_mask(u->fmt.umask_w))
@@ -874,7 +842,7 @@ int plat_parse_raw(const struct platform *p, const char *s,
 			if (u->fmt.thresh_w == 0)
 				return fail(why, whylen, "\"%s\": unit %s has no "
 					    "threshold field", s, u->name);
-			if (!parse_num(m + 7, &v))
+			if (!plat_parse_num(m + 7, &v))
 				return fail(why, whylen, "\"%s\": thresh \"%s\" is "
 					    "not a number", s, m + 7);
 			if (v > width_mask(u->fmt.thresh_w))

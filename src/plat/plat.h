@@ -412,6 +412,7 @@ static inline bool topo_present(const struct topo_socket *s, unsigned unit,
 }
 
 struct platform;
+struct plat_sim;
 
 struct topology {
 	const struct platform *plat;
@@ -580,6 +581,9 @@ struct platform {
 	 * uncore_event_total and the self-metrics) */
 	const struct derived_table *derived;
 	const char *const *baseline;	/* default events, NULL-terminated */
+	/* the simulator's data beyond the unit tables (plat_sim.h); NULL:
+	 * the simulator's defaults, no registers outside the tables */
+	const struct plat_sim *sim;
 };
 
 /* All supported platforms, NULL-terminated. */

@@ -26,6 +26,7 @@
 
 #include "plat/plat.h"
 #include "plat/plat_hsx.h"
+#include "plat/plat_sim.h"
 #include "plat/events_hsx.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -1362,4 +1363,5 @@ const struct platform plat_hsx = {
 	.ops = &hsx_ops,
 	.derived = &derived_hsx,
 	.baseline = hsx_baseline,
+	.sim = &plat_hsx_sim,
 };

@@ -21,6 +21,7 @@
 
 #include "plat/plat.h"
 #include "plat/plat_skl.h"
+#include "plat/plat_sim.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define NONE 0xff
@@ -474,4 +475,5 @@ const struct platform plat_skl = {
 	.ops = &skl_ops,
 	.derived = &derived_skl,
 	.baseline = skl_baseline,
+	.sim = &plat_skl_sim,
 };

@@ -18,7 +18,17 @@
 
 #include "hw/sim_workload.h"
 #include "plat/plat.h"
+#include "plat/plat_sim.h"
 #include "tests/tap.h"
+
+
+/* The workload's count key value for unit (0: not given). */
+static unsigned TC(const struct workload *w, const char *unit)
+{
+	int ui;
+
+	return plat_unit(w->plat, unit, &ui) ? w->topo.count[ui] : 0;
+}
 
 static char err[1024];
 
@@ -120,12 +130,17 @@ static void test_good_skl(void)
 	ok(w->plat == p, "platform is skl");
 	like(w->source, "good-skl.json", "source is the file name");
 	is_int(w->topo.sockets, 1, "sockets");
-	is_int(w->topo.cbo_count, 4, "cbo_count");
+	is_int(TC(w, "cbo"), 4, "cbo_count");
 	is_u64(w->topo.uclk_hz, 800000000, "uclk_hz from 8e8");
-	ok(w->topo.has_mchbar, "mchbar given");
-	is_u64(w->topo.mchbar, 0xfed10001, "mchbar value");
-	is_int(w->topo.sbox_count + w->topo.ha_count + w->topo.imc_channels +
-	       w->topo.qpi_ports + w->topo.r3qpi_links, 0, "no hsx topology");
+	ok(w->topo.has_mmio_bar, "mchbar given");
+	is_u64(w->topo.mmio_bar, 0xfed10001, "mchbar value");
+	{
+		unsigned other = 0;
+
+		for (unsigned u = 0; u < PLAT_MAX_UNITS; u++)
+			other += w->topo.count[u];
+		is_int(other, 4, "no other unit counts");
+	}
 
 	is_int(w->nphases, 2, "two phases");
 	ok(w->phase_s[0] == 10 && w->phase_s[1] == 20.5, "phase lengths");
@@ -266,8 +281,8 @@ static void test_good_minimal(void)
 	       err);
 	if (r == 0) {
 		ok(w->plat == &plat_skl, "platform from the caller");
-		ok(w->topo.sockets == 0 && w->topo.cbo_count == 0 &&
-		   w->topo.uclk_hz == 0 && !w->topo.has_mchbar,
+		ok(w->topo.sockets == 0 && TC(w, "cbo") == 0 &&
+		   w->topo.uclk_hz == 0 && !w->topo.has_mmio_bar,
 		   "missing topology keys are 0");
 		ok(w->nkeys == 0 && w->nphases == 1 && w->nfaults == 0 &&
 		   w->period_s == 1, "one empty phase, no faults");
@@ -293,10 +308,15 @@ static const struct freerun_ctr fake_pcu_ctrs[] = {
 		       .edge_bit = 18, .en_bit = 22, .ovf_en_bit = 20, \
 		       .rst_bit = 17 }
 
+/* Two box filters, as the CBo has (their layouts do not matter here). */
+static const struct unit_filter fake_cbo_filters[] = {
+	{ .off = 0x5, .flag = EVF_FILTER0 }, { .off = 0x6, .flag = EVF_FILTER1 },
+};
+
 static const struct unit_type fake_hsx_cbo = {
 	.name = "cbo", .kind = UNIT_PROG, .space = HW_MSR, .max_inst = 18,
 	.base = 0xe00, .inst_stride = 0x10, .nctr = 4, .width = 48,
-	.fmt = FAKE_HSX_FMT,
+	.fmt = FAKE_HSX_FMT, .filters = fake_cbo_filters, .nfilters = 2,
 };
 
 static const struct unit_type fake_hsx_sbox = {
@@ -315,9 +335,21 @@ static const struct unit_type *const fake_hsx_units[] = {
 	&fake_hsx_cbo, &fake_hsx_sbox, &fake_hsx_pcu, NULL,
 };
 
+/* Its simulator data: the topology keys come from here, not from the
+ * id (a count key names a unit the platform has). */
+static const struct plat_sim_count fake_hsx_counts[] = {
+	{ "cbo_count", "cbo", 18 }, { "sbox_count", "sbox", 4 },
+	{ "ha_count", "ha", 2 },	/* no such unit: not a key */
+};
+
+static const struct plat_sim fake_hsx_sim = {
+	.counts = fake_hsx_counts, .ncounts = 3, .max_sockets = 8,
+	.cores = true, .mmio_bar = -1, .uclk_hz = 2000000000ull,
+};
+
 static const struct platform fake_hsx = {
 	.id = "hsx", .name = "fake Haswell-EP for tests",
-	.units = fake_hsx_units,
+	.units = fake_hsx_units, .sim = &fake_hsx_sim,
 };
 
 static void test_hsx_syntax(void)
@@ -329,8 +361,7 @@ static void test_hsx_syntax(void)
 
 	r = parse_str("hsx.json",
 		"{ \"platform\": \"hsx\", \"sockets\": 2, \"cbo_count\": 18,\n"
-		"  \"sbox_count\": 2, \"ha_count\": 2, \"imc_channels\": 8,\n"
-		"  \"qpi_ports\": 3, \"r3qpi_links\": 3, \"uclk_hz\": 2500000000,\n"
+		"  \"sbox_count\": 2, \"uclk_hz\": 2500000000,\n"
 		"  \"phases\": [ { \"seconds\": 5, \"rates\": {\n"
 		"    \"s1/cbo:0x34:0x11:filter0=0x7c0000:filter1=0x3b@17\": 100,\n"
 		"    \"cbo:0x34:0x11:filter0=0x7c0000\": 180,\n"
@@ -343,10 +374,8 @@ static void test_hsx_syntax(void)
 	is_int(r, 0, "hsx syntax parses on an hsx platform (%s)", err);
 	if (r)
 		return;
-	ok(w->topo.sockets == 2 && w->topo.cbo_count == 18 &&
-	   w->topo.sbox_count == 2 && w->topo.ha_count == 2 &&
-	   w->topo.imc_channels == 8 && w->topo.qpi_ports == 3 &&
-	   w->topo.r3qpi_links == 3 && w->topo.uclk_hz == 2500000000ull,
+	ok(w->topo.sockets == 2 && TC(w, "cbo") == 18 &&
+	   TC(w, "sbox") == 2 && w->topo.uclk_hz == 2500000000ull,
 	   "hsx topology");
 	k = key_by_text(w, "s1/cbo:0x34:0x11:filter0=0x7c0000:filter1=0x3b@17");
 	ok(k >= 0 && w->keys[k].socket == 1 && w->keys[k].inst == 17 &&
@@ -458,10 +487,9 @@ static const struct bad {
 	{ SKL "\"a b\":1," PH("") "}", "$[\"a b\"]", "unknown key" },
 	{ "{" PH("") "}", "$", "missing \"platform\"" },
 	{ "{\"platform\":\"snbep\"," PH("") "}", "$.platform",
-	  "platform snbep is not supported by this build (supported: skl, "
-	  "hsx)" },
+	  "unknown platform \"snbep\" (supported by this build: skl, hsx)" },
 	{ "{\"platform\":\"k8\"," PH("") "}", "$.platform",
-	  "unknown platform \"k8\" (supported: skl, hsx)" },
+	  "unknown platform \"k8\" (supported by this build: skl, hsx)" },
 	{ "{\"platform\":7," PH("") "}", "$.platform", "must be a string" },
 	{ SKL "\"faults\":[]}", "$", "missing \"phases\"" },
 	/* rate keys */
@@ -507,7 +535,7 @@ static const struct bad {
 	  "instance 2 out of range (cbo_count is 2: 0..1)" },
 	{ SKL PH("\"cbo:0x34:0x8f:filter0=0x1\":1") "}",
 	  "$.phases[0].rates[\"cbo:0x34:0x8f:filter0=0x1\"]",
-	  "filters are hsx-only" },
+	  "\"filter0\": cbo has no box filter registers" },
 	{ SKL PH("\"fixed:0x00:0x01\":1") "}",
 	  "$.phases[0].rates[\"fixed:0x00:0x01\"]", "uclk_hz" },
 	{ SKL PH("\"imc:DRAM_FOO\":1") "}", "$.phases[0].rates[\"imc:DRAM_FOO\"]",
@@ -815,9 +843,9 @@ static void test_builtin(void)
 	if (!w)
 		return;
 	is_str(w->source, "(built-in)", "source");
-	ok(w->topo.sockets == 1 && w->topo.cbo_count == 4 &&
-	   w->topo.uclk_hz == 800000000 && w->topo.has_mchbar &&
-	   w->topo.mchbar == 0xfed10001, "topology");
+	ok(w->topo.sockets == 1 && TC(w, "cbo") == 4 &&
+	   w->topo.uclk_hz == 800000000 && w->topo.has_mmio_bar &&
+	   w->topo.mmio_bar == 0xfed10001, "topology");
 	ok(w->nphases == 12 && w->period_s == 120, "12 phases of 10 s");
 	ok(w->nfaults == 0, "no faults");
 
