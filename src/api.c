@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "api.h"
+#include "api_claims.h"
 #include "claims.h"
 #include "metrics.h"
 #include "ui.h"
@@ -144,23 +145,26 @@ static void h_metrics(void *ctx, const struct http_req *req,
 	const char *ctype;
 	enum prom_fmt fmt = prom_negotiate(http_header(req, "Accept"), &ctype);
 	struct program *p = sampler_get(d->sampler);
+	struct claims_pub *cp = d->claims ? sampler_claims(d->sampler) : NULL;
 	struct metrics_info info = {
 		.version = d->version, .revision = d->revision,
 		.build_date = d->build_date, .backend = d->backend,
 		.scrapes = atomic_fetch_add(&d->scrapes, 1) + 1,
 		.interval_ms = sampler_cfg(d->sampler).interval_ms,
 		.start_time_s = d->start_time_s,
-		.claims = d->claims,
+		.claims = cp,
 	};
 	int r;
 
 	if (!p) {
+		claims_pub_put(cp);
 		http_error(resp, 503, "not_ready", "the sampler has not "
 			   "started yet");
 		return;
 	}
 	r = metrics_render(&resp->body, fmt, p, &info);
 	program_put(p);
+	claims_pub_put(cp);
 	if (r < 0) {
 		buf_reset(&resp->body);
 		http_error(resp, 500, "internal", "rendering metrics failed: "
@@ -717,10 +721,10 @@ static void h_claims(void *ctx, const struct http_req *req,
 	struct claims_reply r = { 0 };
 
 	if (req->method == HTTP_POST)
-		claims_create(d->claims, peer_uid(req), req->pid, req->body,
+		api_claims_create(d->claims, peer_uid(req), req->pid, req->body,
 			      req->body_len, &r);
 	else
-		claims_list(d->claims, peer_uid(req), &r);
+		api_claims_list(d->claims, peer_uid(req), &r);
 	reply(resp, &r);
 }
 
@@ -731,9 +735,9 @@ static void h_claim(void *ctx, const struct http_req *req,
 	struct claims_reply r = { 0 };
 
 	if (req->method == HTTP_DELETE)
-		claims_release(d->claims, req->params[0], peer_uid(req), &r);
+		api_claims_release(d->claims, req->params[0], peer_uid(req), &r);
 	else
-		claims_get(d->claims, req->params[0], peer_uid(req), &r);
+		api_claims_get(d->claims, req->params[0], peer_uid(req), &r);
 	reply(resp, &r);
 }
 
@@ -743,8 +747,8 @@ static void h_claim_renew(void *ctx, const struct http_req *req,
 	struct daemon *d = ctx;
 	struct claims_reply r = { 0 };
 
-	claims_renew(d->claims, req->params[0], peer_uid(req), req->body,
-		     req->body_len, &r);
+	api_claims_renew(d->claims, req->params[0], peer_uid(req), req->body,
+			 req->body_len, &r);
 	reply(resp, &r);
 }
 

@@ -2,21 +2,24 @@
  * claims.h - counter claims: groups of events other tools ask the daemon
  * to count, with leases, limits and owners (DESIGN.md section 5).
  *
- * The table is shared between the HTTP thread (create, read, renew,
- * release) and the sampler (expiry, scheduling, accounting) under one
- * mutex that neither holds for long.  A claim is a struct group like the
- * baseline; the sampler time-multiplexes all groups across ticks.
+ * Plain data: no HTTP and no JSON here (the claim routes are in
+ * api_claims.c).  The table is shared between the HTTP thread (create,
+ * read, renew, release) and the sampler under one mutex that nobody
+ * holds across hardware access: at the start of a tick the sampler
+ * expires leases and takes the live claims' events (claims_live()), it
+ * counts them in its own groups (mux.h) without the lock, and at the end
+ * it writes each claim's results back (claims_by_seq()).
  */
 #ifndef UNCORED_CLAIMS_H
 #define UNCORED_CLAIMS_H
 
-#include <json-c/json.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "prom.h"
-#include "sampler.h"
+#include "clock.h"
+#include "pmu.h"
+#include "sched.h"
 
 #define CLAIM_MAX_EVENTS 8
 #define CLAIM_ID_MAX 16
@@ -31,7 +34,20 @@ struct claims_cfg {
 				   refused */
 };
 
+/* One series of a claim (an event on one unit instance), as the sampler
+ * last published it. */
+struct claim_series {
+	uint8_t socket, inst;
+	int8_t unit;
+	uint8_t idx;		/* counter index (when running) */
+	uint8_t ev;		/* index into the claim's events */
+	bool freerun;
+	uint64_t raw;		/* measured counts */
+	uint64_t est;		/* scaled for the time multiplexed out */
+};
+
 struct claim {
+	uint64_t seq;		/* the number in the id: c<seq> */
 	char id[CLAIM_ID_MAX];
 	uid_t uid;
 	pid_t pid;
@@ -40,50 +56,90 @@ struct claim {
 	unsigned ttl_s;
 	struct evspec ev[CLAIM_MAX_EVENTS];
 	unsigned nev;
+	int plan[CLAIM_MAX_EVENTS];	/* the placement found at creation */
 	uint64_t created_mono, expires_mono;	/* CLOCK_MONOTONIC ns */
 	double created_real;			/* CLOCK_REALTIME s */
-	struct group g;
+	double expires_real;	/* in a copy: when the lease ends */
+	/* the sampler's results after its last tick */
+	bool running;		/* counts in the current interval */
+	int ctr[CLAIM_MAX_EVENTS];	/* counter per event, -1: none */
+	uint64_t enabled_ns, running_ns;
+	struct claim_series *ser;	/* the series, in mux_slots() order */
+	unsigned ns;
 	bool gone;		/* released or expired; freed when unused */
-	unsigned refs;		/* under the table lock */
 };
 
-/* The result of an HTTP-side call: a status and a JSON body or error. */
-struct claims_reply {
-	int status;		/* HTTP status */
-	struct json_object *body;	/* success body (caller frees) */
-	char code[32];		/* error code */
-	char msg[256];		/* error message */
+/* Why a request failed (the API maps it to a status and a code). */
+enum claims_status {
+	CLAIMS_OK,
+	CLAIMS_BAD_REQUEST,	/* a value out of range */
+	CLAIMS_UNKNOWN_EVENT,
+	CLAIMS_RAW_DISABLED,	/* a raw encoding, not allowed */
+	CLAIMS_NOT_FOUND,
+	CLAIMS_FORBIDDEN,	/* another uid's claim */
+	CLAIMS_INTERVAL,	/* its counters could wrap within a tick */
+	CLAIMS_UNSCHEDULABLE,	/* its events can never count together */
+	CLAIMS_LIMIT,		/* max_per_uid or max_total reached */
+	CLAIMS_NOMEM,
+};
+
+struct claims_err {
+	enum claims_status st;
+	char msg[256];
+};
+
+/* A new claim as the client asked for it (strings already checked to be
+ * printable text). */
+struct claim_req {
+	const char *events[CLAIM_MAX_EVENTS];
+	unsigned nev;
+	bool have_ttl;
+	int64_t ttl_s;
+	const char *label;	/* NULL: none */
+	bool export;
 };
 
 struct claims *claims_new(const struct pmu *pmu, const struct claims_cfg *cfg);
 void claims_free(struct claims *c);
+/* The clock leases run on (default clock_system; clk must outlive c):
+ * the sampler's, as it expires leases at its tick's time. */
+void claims_set_clock(struct claims *c, const struct clock_src *clk);
 /* New limits (SIGHUP); live claims are kept. */
 void claims_set_cfg(struct claims *c, const struct claims_cfg *cfg);
+/* The limits in force. */
+struct claims_cfg claims_cfg(struct claims *c);
 /* The longest interval (ms) the live claims' counters allow, and the id
  * of the claim that sets it in id (CLAIM_ID_MAX bytes; "" if none). */
 unsigned claims_max_interval_ms(struct claims *c, char *id);
+/* The PMU (platform and topology) the claims count on. */
+const struct pmu *claims_pmu(const struct claims *c);
 
-/* POST /api/v1/claims from peer uid/pid with a JSON body. */
-void claims_create(struct claims *c, uid_t uid, pid_t pid, const char *body,
-		   size_t len, struct claims_reply *r);
-/* GET /api/v1/claims: the caller's claims (root: all). */
-void claims_list(struct claims *c, uid_t uid, struct claims_reply *r);
-/* GET /api/v1/claims/{id} */
-void claims_get(struct claims *c, const char *id, uid_t uid,
-		struct claims_reply *r);
-/* POST /api/v1/claims/{id}/renew with an optional {"ttl_s": N}. */
-void claims_renew(struct claims *c, const char *id, uid_t uid,
-		  const char *body, size_t len, struct claims_reply *r);
-/* DELETE /api/v1/claims/{id}: the final counts in the body. */
-void claims_release(struct claims *c, const char *id, uid_t uid,
-		    struct claims_reply *r);
+/*
+ * The requests.  Each returns 0 and fills *out with a copy of the claim
+ * (its series malloc'd: the caller frees them with claim_clear()), or -1
+ * with e filled.  Only the owner or root (uid 0) may touch a claim.
+ */
+int claims_create(struct claims *c, uid_t uid, pid_t pid,
+		  const struct claim_req *rq, struct claim *out,
+		  struct claims_err *e);
+int claims_get(struct claims *c, const char *id, uid_t uid,
+	       struct claim *out, struct claims_err *e);
+/* Renews for the claim's lease, or for ttl_s when have_ttl. */
+int claims_renew(struct claims *c, const char *id, uid_t uid, bool have_ttl,
+		 int64_t ttl_s, struct claim *out, struct claims_err *e);
+/* Releases: out holds the final counts. */
+int claims_release(struct claims *c, const char *id, uid_t uid,
+		   struct claim *out, struct claims_err *e);
+/* Copies of uid's live claims (root: all) into a malloc'd *v (free with
+ * claims_list_free()).  Their number, or -1 on ENOMEM. */
+int claims_list(struct claims *c, uid_t uid, struct claim **v);
+void claims_list_free(struct claim *v, int n);
+/* Frees what a copy owns. */
+void claim_clear(struct claim *cl);
 
-/* /metrics: uncore_claim_events_total for claims with "export": true,
- * and uncored_claims / uncored_claims_total. */
-void claims_render(struct claims *c, struct prom *w);
-/* The number of live claims (the uncored_claims gauge). */
+/* The number of live claims. */
 unsigned claims_count(struct claims *c);
-/* The id of the claim holding a counter in the next interval, copied
+/* The id of the claim holding a counter in the current interval, copied
  * into buf; NULL if none. */
 const char *claims_holder(struct claims *c, unsigned socket, int unit,
 			  unsigned inst, unsigned idx, char *buf, size_t len);
@@ -91,9 +147,15 @@ const char *claims_holder(struct claims *c, unsigned socket, int unit,
 /* ---- sampler side ---- */
 void claims_lock(struct claims *c);
 void claims_unlock(struct claims *c);
-/* Under the lock: expires leases due by now and fills v with the live
- * claims (at most max).  Returns their number. */
-unsigned claims_live(struct claims *c, uint64_t now_mono, struct claim **v,
-		     unsigned max);
+/* Under the lock: expires leases due by now_mono and points *v at the
+ * live claims (ascending seq), valid until the lock is dropped.  Their
+ * number. */
+unsigned claims_live(struct claims *c, uint64_t now_mono,
+		     struct claim *const **v);
+/* Under the lock: the live claim seq, or NULL. */
+struct claim *claims_by_seq(struct claims *c, uint64_t seq);
+/* Under the lock: claims live now, created and expired so far. */
+void claims_totals(const struct claims *c, uint64_t *live,
+		   uint64_t *created, uint64_t *expired);
 
 #endif

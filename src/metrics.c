@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "claims.h"
 #include "log.h"
 #include "metrics.h"
 #include "procstat.h"
@@ -244,6 +243,33 @@ static void self_families(struct prom *w, const struct program *p,
 		       (double)st->tick_sum_ns / 1e9, st->tick_count);
 }
 
+/* The claim families, from the totals the sampler published. */
+static void claim_families(struct prom *w, const struct claims_pub *c)
+{
+	prom_family(w, "uncored_claims", PROM_GAUGE, NULL,
+		    "Live counter claims.");
+	prom_sample_u64(w, NULL, NULL, c->live);
+	prom_family(w, "uncored_claims_created_total", PROM_COUNTER, NULL,
+		    "Counter claims created.");
+	prom_sample_u64(w, NULL, NULL, c->created);
+	prom_family(w, "uncored_claims_expired_total", PROM_COUNTER, NULL,
+		    "Counter claims whose lease ran out.");
+	prom_sample_u64(w, NULL, NULL, c->expired);
+	if (c->n)
+		prom_family(w, "uncore_claim_events_total", PROM_COUNTER, NULL,
+			    "Events counted for claims with export: true, "
+			    "summed per socket (scaled for the time the claim "
+			    "was multiplexed out).");
+	for (unsigned i = 0; i < c->n; i++) {
+		const struct claim_total *r = &c->row[i];
+		const char *l[] = { "claim", r->claim, "event", r->event,
+				    "socket", metrics_num((unsigned)r->socket),
+				    NULL };
+
+		prom_sample_u64(w, NULL, l, r->est);
+	}
+}
+
 int metrics_render(struct buf *b, enum prom_fmt fmt, const struct program *p,
 		   const struct metrics_info *info)
 {
@@ -272,7 +298,7 @@ int metrics_render(struct buf *b, enum prom_fmt fmt, const struct program *p,
 			words + SNAP_WORDS + p->ns);
 	self_families(&w, p, &st, info);
 	if (info->claims)
-		claims_render(info->claims, &w);
+		claim_families(&w, info->claims);
 	procstat_read(&ps);	/* renders whatever could be read */
 	procstat_render(&w, &ps);
 	r = prom_end(&w);

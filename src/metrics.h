@@ -21,7 +21,8 @@ struct metrics_info {
 	uint64_t scrapes;		/* including this one */
 	unsigned interval_ms;
 	double start_time_s;		/* CLOCK_REALTIME at start */
-	struct claims *claims;		/* NULL: no claim families */
+	const struct claims_pub *claims;	/* the sampler's claim totals;
+					   NULL: no claim families */
 };
 
 /* Copies the newest snapshot of p into *st and, if totals/up are not

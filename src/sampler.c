@@ -31,6 +31,7 @@ const double tick_bounds_s[TICK_BUCKETS] = {
 
 struct sampler {
 	struct pmu *pmu;
+	const struct clock_src *clk;	/* time of the ticks */
 	struct claims *claims;		/* may be NULL */
 	pthread_mutex_t lock;		/* guards cur, pending, cfg */
 	struct program *cur;
@@ -53,15 +54,13 @@ struct sampler {
 	bool yielded;
 	bool need_program;		/* (re)write the controls */
 	unsigned interval_ms;		/* armed interval */
-	/* per-tick scratch: raw values read, by counter register id (valid
-	 * when tick is this tick's tick_no); pmu->nreg entries */
-	struct rd { uint64_t tick, v; int err; } *rd;
-	struct pmu_slot *want;		/* slots to program */
-	unsigned nwant, capwant;
-	/* unit instances whose control or filter registers the last check
-	 * could not read back: their series are not trusted until a check
-	 * reads them again */
-	struct inst_set unverified[PLAT_MAX_SOCKETS][PLAT_MAX_UNITS];
+	struct mux mux;			/* the groups: baseline and claims */
+	struct mux_spec *spec;		/* the live claims of this tick */
+	unsigned capspec;
+	struct claims_pub *pub;		/* published claim totals (lock) */
+	struct claim_total *rows;	/* their rows, built under the
+					   claims lock */
+	unsigned caprows;
 	/* the derived counters' running totals (derive_tick(), in the
 	 * plan's layout): sums of what each series added since it was last
 	 * seen, so that no reload (a series moved to another counter and
@@ -73,11 +72,7 @@ struct sampler {
 	uint64_t *inc;			/* per series: est - est_seen */
 	void *dscratch;			/* derive_scratch_size() bytes */
 	unsigned nacc;
-	/* this tick: deltas above what the counter can count (a reset or a
-	 * write by another agent), the first one described */
-	unsigned jumps;
-	char jump_what[200];
-	struct log_limit lim_read, lim_unread, lim_global, lim_jump;
+	struct log_limit lim_global, lim_jump;
 };
 
 static uint64_t now_ns(clockid_t c)
@@ -132,7 +127,6 @@ struct program *program_new(const struct topology *t, const struct pmu *pmu,
 	const struct platform *pl = t->plat;
 	struct program *p;
 	int ctr[SAMPLER_MAX_EVENTS];
-	unsigned cap = 0;
 
 	if (nev > SAMPLER_MAX_EVENTS) {
 		snprintf(why, whylen, "too many events (%u, at most %d)", nev,
@@ -152,42 +146,19 @@ struct program *program_new(const struct topology *t, const struct pmu *pmu,
 	memcpy(p->ev, ev, nev * sizeof(*ev));
 	p->nev = nev;
 	memcpy(p->ctr, ctr, nev * sizeof(int));
+	if (mux_slots(pmu, ev, nev, ctr, &p->slot, &p->sev, &p->ns, why,
+		      whylen) < 0) {
+		program_put(p);
+		return NULL;
+	}
+	/* per event and socket: instances present (a :split event counts
+	 * on some of them) */
 	for (unsigned s = 0; s < t->nsockets; s++)
 		for (unsigned i = 0; i < nev; i++)
-			cap += t->sock[s].ninst[ev[i].unit];
-	p->slot = calloc(cap ? cap : 1, sizeof(*p->slot));
-	p->sev = calloc(cap ? cap : 1, sizeof(*p->sev));
-	if (!p->slot || !p->sev)
-		goto oom;
-	for (unsigned s = 0; s < t->nsockets; s++)
-		for (unsigned i = 0; i < nev; i++) {
-			const struct unit_type *u = pl->units[ev[i].unit];
-
 			for (unsigned in = 0; in < t->sock[s].ninst[ev[i].unit];
-			     in++) {
-				struct pmu_slot *se = &p->slot[p->ns];
-
-				if (!topo_present(&t->sock[s],
-						  (unsigned)ev[i].unit, in))
-					continue;	/* that box is absent */
-				p->evscale[i][s] += 1;	/* present */
-				if (!evspec_on(&ev[i], in))
-					continue;	/* split: not here */
-
-				p->sev[p->ns++] = (int)i;
-				pmu_slot(pmu, se, s, ev[i].unit, in,
-					 (unsigned)ctr[i]);
-				if (u->kind == UNIT_FIXED)
-					se->ctl_val = 1ull << u->fmt.en_bit;
-				else if (u->kind == UNIT_PROG &&
-					 sched_encode(u, &ev[i], (unsigned)ctr[i],
-						      &se->ctl_val, why,
-						      whylen) < 0) {
-					program_put(p);
-					return NULL;
-				}
-			}
-		}
+			     in++)
+				p->evscale[i][s] += topo_present(&t->sock[s],
+					(unsigned)ev[i].unit, in);
 	for (unsigned s = 0; s < t->nsockets; s++)
 		for (unsigned i = 0; i < nev; i++) {
 			unsigned counted = 0;
@@ -212,48 +183,18 @@ oom:
 	return NULL;
 }
 
-/* Highest rate (events/s) a series' counter can see. */
-static double series_max_rate(const struct platform *pl,
-			      const struct pmu_slot *s)
-{
-	const struct unit_type *u = pl->units[s->unit];
-
-	if (s->freerun)
-		return u->freerun[s->idx].max_rate;
-	return u->max_rate;
-}
-
-/* Half the wrap time (ms) of a width-bit counter at rate, capped. */
-static unsigned half_wrap_ms(unsigned width, double rate)
-{
-	double half = rate > 0 ? ldexp(1.0, (int)width) / rate / 2 : 3600.0;
-
-	return (unsigned)((half < 3600.0 ? half : 3600.0) * 1000);
-}
-
 unsigned program_max_interval_ms(const struct program *p)
 {
 	unsigned best = 3600000;
 
 	for (unsigned i = 0; i < p->ns; i++) {
-		unsigned h = half_wrap_ms(p->slot[i].width,
-					  series_max_rate(p->plat, &p->slot[i]));
+		unsigned h = mux_half_wrap_ms(p->slot[i].width,
+					      mux_max_rate(p->plat, &p->slot[i]));
 
 		if (h < best)
 			best = h;
 	}
 	return best;
-}
-
-unsigned evspec_max_interval_ms(const struct platform *pl,
-				const struct evspec *e)
-{
-	const struct unit_type *u = pl->units[e->unit];
-
-	if (u->kind == UNIT_FREERUN && e->freerun >= 0)
-		return half_wrap_ms(u->freerun[e->freerun].width,
-				    u->freerun[e->freerun].max_rate);
-	return half_wrap_ms(u->width, u->max_rate);
 }
 
 /* ---- sampler -------------------------------------------------------- */
@@ -266,6 +207,7 @@ struct sampler *sampler_new(struct pmu *pmu, struct program *prog,
 	if (!s)
 		return NULL;
 	s->pmu = pmu;
+	s->clk = &clock_system;
 	s->claims = cl;
 	s->cfg = *cfg;
 	s->interval_ms = cfg->interval_ms;
@@ -273,6 +215,16 @@ struct sampler *sampler_new(struct pmu *pmu, struct program *prog,
 	s->pending = prog;	/* programmed at the first tick */
 	s->tfd = s->efd = -1;
 	s->st.owned = 1;
+	mux_init(&s->mux, pmu, &s->base);
+	if (cl) {
+		/* scrapes before the first tick see no claims yet */
+		s->pub = calloc(1, sizeof(*s->pub));
+		if (!s->pub) {
+			sampler_free(s);
+			return NULL;
+		}
+		atomic_init(&s->pub->refs, 1);
+	}
 	return s;
 }
 
@@ -366,10 +318,17 @@ void sampler_free(struct sampler *s)
 	free(s->vals);
 	free(s->inc);
 	free(s->dscratch);
-	free(s->rd);
-	free(s->want);
+	mux_free(&s->mux);
+	free(s->spec);
+	free(s->rows);
+	claims_pub_put(s->pub);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
+}
+
+void sampler_set_clock(struct sampler *s, const struct clock_src *clk)
+{
+	s->clk = clk;
 }
 
 struct program *sampler_get(struct sampler *s)
@@ -529,43 +488,6 @@ static void take_pending(struct sampler *s)
 	}
 }
 
-/* Interference: something else wrote our registers. */
-/*
- * After a check of the control registers: the unit instances whose
- * programmed control or filter registers could not be read back (each
- * register wanted by the last pmu_program() names its instance).  Their
- * series are marked invalid until a check reads them.
- */
-static void mark_unverified(struct sampler *s, unsigned unread)
-{
-	const struct pmu *pmu = s->pmu;
-
-	memset(s->unverified, 0, sizeof(s->unverified));
-	if (!unread)
-		return;
-	for (unsigned w = 0; w < pmu->nwritten; w++) {
-		const struct pmu_reg *g = &pmu->reg[pmu->written[w]];
-
-		/* wanted by the last programming and not read back */
-		if (g->unread && g->pass == pmu->pass &&
-		    g->socket < PLAT_MAX_SOCKETS &&
-		    g->unit >= 0 && g->unit < PLAT_MAX_UNITS)
-			iset_add(&s->unverified[g->socket][g->unit], g->inst);
-	}
-	log_warnx_limited(&s->lim_unread, "interference check: %u control "
-			  "register%s cannot be read back (%s); the series of "
-			  "%s unit%s are marked invalid until they can", unread,
-			  unread == 1 ? "" : "s", hw_last_error(),
-			  unread == 1 ? "its" : "their", unread == 1 ? "" : "s");
-}
-
-static bool unverified(const struct sampler *s, const struct pmu_slot *sl)
-{
-	return !sl->freerun && sl->socket < PLAT_MAX_SOCKETS && sl->unit >= 0 &&
-	       sl->unit < PLAT_MAX_UNITS &&
-	       iset_has(&s->unverified[sl->socket][sl->unit], sl->inst);
-}
-
 static bool check_interference(struct sampler *s, struct program *p)
 {
 	struct pmu *pmu = s->pmu;
@@ -598,7 +520,7 @@ static bool check_interference(struct sampler *s, struct program *p)
 				  r == 1 ? "" : "s", msg);
 			hit = true;
 		}
-		mark_unverified(s, unread);
+		mux_mark_unverified(&s->mux, unread);
 	}
 	return hit;
 }
@@ -626,284 +548,153 @@ static void derive(struct sampler *s, struct program *p, const uint64_t *delta,
 		    s->vals, s->dscratch);
 }
 
-/* The filter slots of series sl counting e (into want); how many. */
-static unsigned filter_slots(const struct pmu *pmu, const struct evspec *e,
-			     const struct pmu_slot *sl, struct pmu_slot *want)
-{
-	unsigned n = 0;
-
-	for (unsigned f = 0; f < PLAT_MAX_FILTERS; f++)
-		if (e->filt_set >> f & 1)
-			pmu_filter_slot(pmu, &want[n++], sl, f, e->filt[f]);
-	return n;
-}
-
 unsigned program_controls(const struct program *p, struct pmu_slot *want)
 {
-	unsigned n = 0;
-
-	for (unsigned k = 0; k < p->ns; k++) {
-		if (p->slot[k].freerun)
-			continue;
-		want[n++] = p->slot[k];
-		n += filter_slots(p->pmu, &p->ev[p->sev[k]], &p->slot[k],
-				  want + n);
-	}
-	return n;
-}
-
-int group_place(const struct pmu *pmu, struct group *g)
-{
-	const struct platform *pl = pmu->plat;
-	char why[160];
-
-	for (unsigned k = 0; k < g->ns; k++) {
-		struct pmu_slot *sl = &g->slot[k];
-		const struct evspec *e = &g->ev[g->sev[k]];
-		const struct unit_type *u = pl->units[e->unit];
-		int c = g->sg.ctr[g->sev[k]];
-
-		if (u->kind == UNIT_FREERUN)
-			c = e->freerun;
-		else if (u->kind == UNIT_FIXED)
-			c = 0;
-		if (c < 0)
-			return -EINVAL;
-		pmu_slot(pmu, sl, sl->socket, sl->unit, sl->inst, (unsigned)c);
-		if (u->kind == UNIT_FIXED)
-			sl->ctl_val = 1ull << u->fmt.en_bit;
-		else if (u->kind == UNIT_PROG &&
-			 sched_encode(u, e, (unsigned)c, &sl->ctl_val, why,
-				      sizeof(why)) < 0) {
-			log_warnx("cannot encode %s: %s", e->name, why);
-			return -EINVAL;
-		}
-	}
-	return 0;
+	return mux_controls(p->pmu, p->ev, p->slot, p->sev, p->ns, want);
 }
 
 /* ---- the tick ---------------------------------------------------------- */
 
-static bool grow(void **p, unsigned *cap, unsigned need, size_t sz)
+/*
+ * The claims' part of a tick, before the hardware: under the claims lock,
+ * expire leases and make mux's groups the live claims (a new claim's
+ * events are copied).  Nothing is held afterwards.
+ */
+static void take_claims(struct sampler *s, uint64_t now)
 {
-	void *n;
+	struct claim *const *cv;
+	unsigned n;
 
-	if (need <= *cap)
-		return true;
-	n = realloc(*p, (size_t)need * 2 * sz);
-	if (!n)
-		return false;
-	*p = n;
-	*cap = need * 2;
-	return true;
+	claims_lock(s->claims);
+	n = claims_live(s->claims, now, &cv);
+	if (n > s->capspec) {
+		struct mux_spec *v = realloc(s->spec, n * 2 * sizeof(*v));
+
+		if (!v) {
+			claims_unlock(s->claims);
+			log_warnx("sampler: out of memory taking %u claims", n);
+			return;		/* the groups of the last tick stay */
+		}
+		s->spec = v;
+		s->capspec = n * 2;
+	}
+	for (unsigned i = 0; i < n; i++)
+		s->spec[i] = (struct mux_spec){ .key = cv[i]->seq,
+						.ev = cv[i]->ev,
+						.nev = cv[i]->nev };
+	if (mux_sync(&s->mux, s->spec, n) < 0)
+		log_warnx("sampler: out of memory counting a new claim; "
+			  "trying again at the next tick");
+	claims_unlock(s->claims);
 }
 
-/* Reads a counter once per tick: later reads of the same register in the
- * same tick (a counter shared by groups) reuse the value, found by its
- * register id.  0 or -errno. */
-static int read_once(struct sampler *s, const struct pmu_slot *sl, uint64_t *v)
+void claims_pub_put(struct claims_pub *p)
 {
-	struct rd *r;
+	if (p && atomic_fetch_sub(&p->refs, 1) == 1)
+		free(p);
+}
 
-	if (sl->ctr_id == PMU_NO_REG || sl->ctr_id >= s->pmu->nreg) {
-		int err = pmu_read(s->pmu, sl, v);	/* no id: uncached */
+struct claims_pub *sampler_claims(struct sampler *s)
+{
+	struct claims_pub *p;
 
-		if (err < 0)
-			log_warnx_limited(&s->lim_read, "%s", hw_last_error());
-		return err;
-	}
-	if (!s->rd && !(s->rd = calloc(s->pmu->nreg, sizeof(*s->rd))))
-		return -ENOMEM;
-	r = &s->rd[sl->ctr_id];
-	if (r->tick == s->tick_no) {
-		*v = r->v;
-		return r->err;
-	}
-	r->tick = s->tick_no;
-	r->v = 0;
-	r->err = pmu_read(s->pmu, sl, &r->v);
-	if (r->err < 0)
-		log_warnx_limited(&s->lim_read, "%s", hw_last_error());
-	*v = r->v;
-	return r->err;
+	pthread_mutex_lock(&s->lock);
+	p = s->pub;
+	if (p)
+		atomic_fetch_add(&p->refs, 1);
+	pthread_mutex_unlock(&s->lock);
+	return p;
 }
 
 /*
- * Could the counter of sl have counted delta in ns nanoseconds?  The
- * bound is the unit's (or free-running counter's) maximum rate from the
- * platform tables - the largest increment per cycle at the highest clock
- * - over twice the interval plus 100 ms (the reads of one tick are not
- * simultaneous, and a loaded machine delays them).  A counter reset to
- * 0 by another agent reads as a delta near 2^width, far above it.  If
- * not, the jump is counted for this tick and described once.
+ * After the hardware: each claim's results go back to the table (under
+ * its lock, a copy per claim), and the totals /metrics shows are
+ * published for scrapes (a new struct claims_pub when anything changed).
  */
-static bool plausible(struct sampler *s, const struct pmu_slot *sl,
-		      uint64_t delta, uint64_t ns)
+static void give_claims(struct sampler *s)
 {
-	double rate = series_max_rate(s->pmu->plat, sl);
-	double bound = rate * ((double)ns * 2 + 100e6) / 1e9;
+	const struct topology *t = s->pmu->topo;
+	struct claims_pub *np, *old = s->pub;
+	uint64_t created, expired, live;
+	unsigned n = 0;
 
-	if (rate <= 0 || (double)delta <= bound)
-		return true;
-	if (!s->jumps++)
-		snprintf(s->jump_what, sizeof(s->jump_what), "%s %u on socket "
-			 "%u counter %u advanced by %" PRIu64 " in %.3f s, more "
-			 "than its maximum rate (%.3g/s) allows",
-			 s->pmu->plat->units[sl->unit]->name, sl->inst,
-			 sl->socket, sl->idx, delta, (double)ns / 1e9, rate);
-	return false;
-}
+	claims_lock(s->claims);
+	for (unsigned i = 1; i < s->mux.ng; i++) {
+		const struct group *g = s->mux.g[i];
+		struct claim *cl = claims_by_seq(s->claims, g->key);
+		unsigned base = n;
 
-/*
- * Accounts one series' reading.  run_ns: how long the counter counted,
- * since_ns: the time the reading stands for (>= run_ns when the group was
- * multiplexed out before).  Returns the delta, or -1 if it is not valid.
- */
-static int64_t account(struct sampler *s, struct gseries *gs,
-		       const struct pmu_slot *sl, bool disturbed,
-		       uint64_t run_ns, uint64_t since_ns)
-{
-	uint64_t raw, delta;
-
-	if (read_once(s, sl, &raw) < 0) {
-		gs->up = 0;
-		gs->have_last = 0;
-		return -1;
-	}
-	gs->up = 1;
-	if (!gs->have_last || disturbed) {
-		gs->last_raw = raw;
-		gs->have_last = 1;
-		return -1;
-	}
-	delta = (raw - gs->last_raw) & width_mask(sl->width);
-	if (!plausible(s, sl, delta, since_ns > run_ns ? since_ns : run_ns)) {
-		/* a reset or a write by another agent, not a wrap: no data */
-		gs->last_raw = raw;
-		return -1;
-	}
-	if (raw < gs->last_raw)
-		s->st.wraps++;
-	gs->last_raw = raw;
-	gs->raw += delta;
-	gs->est += run_ns && since_ns > run_ns
-		   ? (uint64_t)((unsigned __int128)delta * since_ns / run_ns)
-		   : delta;
-	return (int64_t)delta;
-}
-
-/* Reads every series of g of one kind (programmable/fixed or free-running)
- * and accounts it; fills delta/invalid for the baseline. */
-static void read_group(struct sampler *s, struct group *g, bool freerun,
-		       bool disturbed, uint64_t run_ns, uint64_t *delta,
-		       uint64_t *invalid)
-{
-	for (unsigned k = 0; k < g->ns; k++) {
-		int64_t d;
-
-		if (g->slot[k].freerun != freerun)
-			continue;
-		if (!freerun && (!g->was_running || s->yielded)) {
-			if (invalid)
-				invalid[k / 64] |= 1ull << (k % 64);
-			continue;
+		if (!cl)
+			continue;	/* released during the tick */
+		cl->running = g->sg.selected;
+		for (unsigned e = 0; e < cl->nev; e++)
+			cl->ctr[e] = g->sg.ctr[e];
+		cl->enabled_ns = g->enabled_ns;
+		cl->running_ns = g->running_ns;
+		for (unsigned k = 0; k < cl->ns && k < g->ns; k++) {
+			cl->ser[k].raw = g->gs[k].raw;
+			cl->ser[k].est = g->gs[k].est;
+			cl->ser[k].idx = g->slot[k].idx;
 		}
-		d = account(s, &g->gs[k], &g->slot[k],
-			    !freerun && (disturbed || unverified(s, &g->slot[k])),
-			    run_ns, freerun ? run_ns : g->since_ns);
-		if (delta) {
-			delta[k] = d < 0 ? 0 : (uint64_t)d;
-			if (d < 0)
-				invalid[k / 64] |= 1ull << (k % 64);
-		}
-	}
-}
-
-/* Chooses and programs the groups of the next interval (PMU frozen). */
-static void schedule(struct sampler *s, struct group **g, unsigned n,
-		     bool force)
-{
-	struct sched_group *sg[257] = { 0 };
-	int old[257][SCHED_MAX_EVENTS];
-	bool was[257];
-
-	for (unsigned i = 0; i < n; i++) {
-		sg[i] = &g[i]->sg;
-		g[i]->sg.running = g[i]->running_ns;
-		g[i]->sg.enabled = g[i]->enabled_ns + 1;
-		memcpy(old[i], g[i]->sg.ctr, sizeof(old[i]));
-		was[i] = g[i]->was_running;
-	}
-	sched_select(s->pmu->plat, sg, n);
-	s->nwant = 0;
-	for (unsigned i = 0; i < n; i++) {
-		struct group *x = g[i];
-		bool moved = memcmp(old[i], x->sg.ctr, sizeof(old[i])) != 0;
-
-		if (!x->sg.selected)
+		if (!cl->export)
 			continue;
-		/* A fixed group (the baseline) was placed when its program
-		 * was built and its slots belong to the published program,
-		 * which readers render from: never rewrite them. */
-		if (!x->sg.fixed &&
-		    (moved || (x->ns && !x->slot[0].width) || force) &&
-		    group_place(s->pmu, x) < 0) {
-			x->sg.selected = false;
-			continue;
-		}
-		if (!was[i] || moved)
-			for (unsigned k = 0; k < x->ns; k++)
-				if (!x->slot[k].freerun)
-					x->gs[k].have_last = 0;	/* new baseline */
-		if (!was[i] && i > 0)
-			s->st.switches++;
-		for (unsigned k = 0; k < x->ns; k++) {
-			const struct evspec *e = &x->ev[x->sev[k]];
+		n += cl->nev * t->nsockets;
+		if (n > s->caprows) {
+			struct claim_total *r = realloc(s->rows,
+							n * 2 * sizeof(*r));
 
-			if (x->slot[k].freerun)
+			if (!r) {
+				n = base;
 				continue;
-			if (!grow((void **)&s->want, &s->capwant,
-				  s->nwant + CONTROLS_PER_SERIES,
-				  sizeof(*s->want)))
-				break;
-			s->want[s->nwant++] = x->slot[k];
-			/* the box filter values the event needs */
-			s->nwant += filter_slots(s->pmu, e, &x->slot[k],
-						 s->want + s->nwant);
-		}
-	}
-	if (pmu_program(s->pmu, s->want, s->nwant, force) < 0)
-		log_warnx("programming the counters: %s", hw_last_error());
-	/* Counters that start counting now: their current value is the
-	 * baseline for the next delta (read while frozen). */
-	for (unsigned i = 0; i < n; i++) {
-		struct group *x = g[i];
-
-		x->was_running = x->sg.selected;
-		if (!x->sg.selected)
-			continue;
-		for (unsigned k = 0; k < x->ns; k++) {
-			uint64_t raw;
-
-			if (x->slot[k].freerun || x->gs[k].have_last)
-				continue;
-			if (pmu_read(s->pmu, &x->slot[k], &raw) == 0) {
-				x->gs[k].last_raw = raw;
-				x->gs[k].have_last = 1;
 			}
+			s->rows = r;
+			s->caprows = n * 2;
 		}
+		for (unsigned e = 0; e < cl->nev; e++)
+			for (unsigned sk = 0; sk < t->nsockets; sk++) {
+				struct claim_total *r =
+					&s->rows[base + e * t->nsockets + sk];
+
+				memcpy(r->claim, cl->id, sizeof(r->claim));
+				memcpy(r->event, cl->ev[e].name,
+				       sizeof(r->event));
+				r->socket = sk;
+				r->est = 0;
+			}
+		for (unsigned k = 0; k < g->ns; k++)
+			s->rows[base + (unsigned)g->sev[k] * t->nsockets +
+				g->slot[k].socket].est += g->gs[k].est;
 	}
+	claims_totals(s->claims, &live, &created, &expired);
+	claims_unlock(s->claims);
+
+	if (old && old->live == live && old->created == created &&
+	    old->expired == expired && old->n == n &&
+	    (!n || memcmp(old->row, s->rows, n * sizeof(*s->rows)) == 0))
+		return;		/* nothing new for /metrics */
+	np = malloc(sizeof(*np) + n * sizeof(np->row[0]));
+	if (!np)
+		return;		/* scrapes keep the last totals */
+	atomic_init(&np->refs, 1);
+	np->live = live;
+	np->created = created;
+	np->expired = expired;
+	np->n = n;
+	if (n)
+		memcpy(np->row, s->rows, n * sizeof(*s->rows));
+	pthread_mutex_lock(&s->lock);
+	s->pub = np;
+	pthread_mutex_unlock(&s->lock);
+	claims_pub_put(old);
 }
 
 void sampler_tick(struct sampler *s)
 {
 	struct program *p;
 	struct pmu *pmu = s->pmu;
-	uint64_t t0 = now_ns(CLOCK_MONOTONIC), t_read, flags = SF_VALID;
+	uint64_t t0 = clock_mono(s->clk), t_read, flags = SF_VALID;
 	uint64_t *delta, *invalid, run_ns;
-	struct group *g[257];
-	struct claim *cv[256];
-	unsigned ng = 0, ncl = 0, nw;
+	unsigned nw;
 	bool interference = false, first, force = false, base_ran, read_err;
 	double secs;
 
@@ -917,7 +708,7 @@ void sampler_tick(struct sampler *s)
 	nw = (p->ns + 63) / 64;
 	memset(invalid, 0, nw * sizeof(uint64_t));
 	memset(delta, 0, p->ns * sizeof(uint64_t));
-	s->jumps = 0;
+	mux_begin(&s->mux);
 
 	if (s->need_program) {
 		force = true;
@@ -951,32 +742,15 @@ void sampler_tick(struct sampler *s)
 		}
 	}
 
-	t_read = now_ns(CLOCK_MONOTONIC);
+	t_read = clock_mono(s->clk);
 	first = s->last_mono == 0;
 	run_ns = first ? 0 : t_read - s->last_mono;
 	secs = (double)run_ns / 1e9;
 	s->last_mono = t_read;
 
-	g[ng++] = &s->base;
-	if (s->claims) {
-		claims_lock(s->claims);
-		ncl = claims_live(s->claims, t0, cv, 256);
-		for (unsigned i = 0; i < ncl; i++)
-			g[ng++] = &cv[i]->g;
-	}
-	for (unsigned i = 0; i < ng; i++) {
-		/* A group's clock starts at its first tick: the interval
-		 * before it existed (or before its first readings) is not
-		 * charged to it. */
-		if (!g[i]->seen) {
-			g[i]->seen = true;
-			continue;
-		}
-		g[i]->enabled_ns += run_ns;
-		g[i]->since_ns += run_ns;
-		if (g[i]->was_running && !s->yielded)
-			g[i]->running_ns += run_ns;
-	}
+	if (s->claims)
+		take_claims(s, t0);
+	mux_charge(&s->mux, run_ns, s->yielded);
 	s->st.base_enabled_ns = s->base.enabled_ns;
 	s->st.base_running_ns = s->base.running_ns;
 
@@ -984,27 +758,20 @@ void sampler_tick(struct sampler *s)
 	base_ran = s->base.was_running && !s->yielded;
 	if (!s->yielded)
 		pmu_enable(pmu, false);
-	read_group(s, &s->base, false, interference, run_ns, delta, invalid);
-	for (unsigned i = 1; i < ng; i++)
-		read_group(s, g[i], false, interference, run_ns, NULL, NULL);
-	/* the readings just taken stand for the time since each group last
-	 * counted: start that time again */
-	for (unsigned i = 0; i < ng; i++)
-		if (g[i]->was_running && !s->yielded)
-			g[i]->since_ns = 0;
+	mux_read_counters(&s->mux, interference, s->yielded, run_ns, delta,
+			  invalid);
 	if (!s->yielded) {
-		schedule(s, g, ng, force);
+		mux_schedule(&s->mux, force);
 		pmu_enable(pmu, true);
 	} else {
-		for (unsigned i = 0; i < ng; i++)
-			g[i]->was_running = false;
+		mux_idle(&s->mux);
 	}
-	for (unsigned i = 0; i < ng; i++)
-		read_group(s, g[i], true, false, run_ns, i ? NULL : delta,
-			   i ? NULL : invalid);
+	mux_read_freerun(&s->mux, run_ns, delta, invalid);
 	if (s->claims)
-		claims_unlock(s->claims);
-	if (s->jumps) {
+		give_claims(s);
+	s->st.wraps = s->mux.wraps;
+	s->st.switches = s->mux.switches;
+	if (s->mux.jumps) {
 		/* DESIGN.md 4: counted, logged, the deltas invalid */
 		if (!interference) {
 			s->st.interference++;
@@ -1013,8 +780,8 @@ void sampler_tick(struct sampler *s)
 		flags |= SF_INTERFERENCE;
 		flags &= ~SF_VALID;
 		log_warnx_limited(&s->lim_jump, "interference: %s (reset or "
-				  "written by another agent?)%s", s->jump_what,
-				  s->jumps > 1 ? "; and other counters" : "");
+				  "written by another agent?)%s", s->mux.jump_what,
+				  s->mux.jumps > 1 ? "; and other counters" : "");
 	}
 
 	for (unsigned w = 0; w < nw; w++)
@@ -1033,7 +800,7 @@ void sampler_tick(struct sampler *s)
 	if (first || interference || read_err)
 		s->st.invalid_samples++;
 
-	s->sample[SW_T_NS] = now_ns(CLOCK_REALTIME);
+	s->sample[SW_T_NS] = clock_real(s->clk);
 	s->sample[SW_INTERVAL_NS] = run_ns;
 	s->sample[SW_FLAGS] = flags;
 	s->sample[SW_GEN] = p->gen;
@@ -1041,7 +808,7 @@ void sampler_tick(struct sampler *s)
 
 	/* self-metrics and the snapshot */
 	{
-		uint64_t t1 = now_ns(CLOCK_MONOTONIC);
+		uint64_t t1 = clock_mono(s->clk);
 		double dur = (double)(t1 - t0) / 1e9;
 		unsigned b = tick_bucket(dur);
 

@@ -22,7 +22,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "claims.h"
+#include "clock.h"
 #include "derive.h"
+#include "mux.h"
 #include "pmu.h"
 #include "ring.h"
 #include "sched.h"
@@ -62,36 +65,6 @@ struct snap {
 #define SNAP_WORDS ((sizeof(struct snap) + 7) / 8)
 
 extern const double tick_bounds_s[TICK_BUCKETS];
-
-/* Running state of one series (an event on one unit instance). */
-struct gseries {
-	uint64_t last_raw;	/* counter value at the last read */
-	uint64_t raw;		/* sum of the measured deltas */
-	uint64_t est;		/* monotonic estimate: each measured delta
-				   scaled by the time it stands for */
-	uint64_t est_seen;	/* est already added to the quantity totals */
-	uint8_t have_last;	/* last_raw is a valid baseline */
-	uint8_t up;		/* the last read succeeded */
-};
-
-/*
- * A group of events counted together: the baseline, or one claim.  The
- * series are laid out as slot[k] (position; its counter index follows
- * the current placement) counting ev[sev[k]].
- */
-struct group {
-	const struct evspec *ev;
-	unsigned nev;
-	struct pmu_slot *slot;
-	int *sev;
-	unsigned ns;
-	struct gseries *gs;
-	struct sched_group sg;	/* placement and service */
-	bool was_running;	/* counted during the interval just ended */
-	bool seen;		/* has been through a tick (its clock runs) */
-	uint64_t since_ns;	/* enabled time since it last counted */
-	uint64_t enabled_ns, running_ns;
-};
 
 struct program {
 	atomic_int refs;
@@ -139,6 +112,26 @@ struct sampler;
 struct claims;
 
 /*
+ * What /metrics shows of the claims, published by the sampler after each
+ * tick so that a scrape never takes the claims lock: the uncored_claims*
+ * gauges and counters, and per exported claim, event and socket the
+ * scaled count (uncore_claim_events_total).  Immutable once published;
+ * readers hold a reference.
+ */
+struct claim_total {
+	char claim[CLAIM_ID_MAX];
+	char event[SCHED_NAME_MAX];
+	uint64_t socket;
+	uint64_t est;
+};
+struct claims_pub {
+	atomic_int refs;
+	uint64_t live, created, expired;
+	unsigned n;
+	struct claim_total row[];
+};
+
+/*
  * Builds a program counting the given events (already resolved) on every
  * instance of their units on every socket.  Returns NULL with the reason
  * in why (placement impossible, out of memory).  The caller owns the
@@ -158,32 +151,22 @@ void program_put(struct program *p);
  * Returns how many were filled.
  */
 unsigned program_controls(const struct program *p, struct pmu_slot *want);
-/* Control writes one series needs at most: its control and a value for
- * each box filter register. */
-#define CONTROLS_PER_SERIES (1 + PLAT_MAX_FILTERS)
 
 /*
  * Longest interval (ms) the program may use: half the shortest wrap time
  * of any counter in it at the platform's maximum event rates.
  */
 unsigned program_max_interval_ms(const struct program *p);
-/* The same for one event (a claim's): half its counter's wrap time at
- * its unit's maximum rate, in ms (at most 3600 s). */
-unsigned evspec_max_interval_ms(const struct platform *pl,
-				const struct evspec *e);
-
 /* Creates the sampler over pmu with prog (takes the caller's reference)
  * and the claims table (may be NULL).  Does not start the thread.  NULL
  * on ENOMEM. */
 struct sampler *sampler_new(struct pmu *pmu, struct program *prog,
 			    const struct sampler_cfg *cfg, struct claims *cl);
 
-/*
- * Sets the counter positions of series k of g from g->sg.ctr (after a
- * placement) and the control values that count their events.  0, or
- * -EINVAL (an encoding the catalog or the register refuses).
- */
-int group_place(const struct pmu *pmu, struct group *g);
+/* The clock the ticks measure time with (default clock_system; clk
+ * must outlive s).  Before sampler_start(): the timer that wakes the
+ * thread stays on CLOCK_MONOTONIC. */
+void sampler_set_clock(struct sampler *s, const struct clock_src *clk);
 /* Starts the timer thread; 0 or -errno. */
 int sampler_start(struct sampler *s);
 /* Stops and joins the thread (idempotent). */
@@ -201,6 +184,10 @@ struct program *sampler_get(struct sampler *s);
  * series that stay.  cfg changes apply at the same time. */
 void sampler_swap(struct sampler *s, struct program *p,
 		  const struct sampler_cfg *cfg);
+/* The claim totals of the last tick with a reference (drop it with
+ * claims_pub_put()); NULL when the sampler has no claims table. */
+struct claims_pub *sampler_claims(struct sampler *s);
+void claims_pub_put(struct claims_pub *p);
 /* CLOCK_MONOTONIC ns of the last completed tick (0 before the first). */
 uint64_t sampler_last_tick(const struct sampler *s);
 /* The active configuration (interval etc.). */

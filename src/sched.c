@@ -466,43 +466,61 @@ static bool less_served(const struct sched_group *a, const struct sched_group *b
 	return a->order < b->order;
 }
 
-unsigned sched_select(const struct platform *p, struct sched_group *const *g,
-		      unsigned n)
+static int cmp_served(const void *a, const void *b)
 {
-	struct sched_group *ord[256];
-	struct sched_busy *busy = busy_new();
-	unsigned m = n < 256 ? n : 256, chosen = 0;
+	const struct sched_group *x = *(struct sched_group *const *)a;
+	const struct sched_group *y = *(struct sched_group *const *)b;
+
+	return less_served(x, y) ? -1 : less_served(y, x) ? 1 : 0;
+}
+
+void sched_ws_free(struct sched_ws *ws)
+{
+	free(ws->ord);
+	ws->ord = NULL;
+	ws->cap = 0;
+}
+
+unsigned sched_select(const struct platform *p, struct sched_group *const *g,
+		      unsigned n, struct sched_ws *ws)
+{
+	unsigned chosen = 0;
 	char why[128];
 
-	if (!busy)
-		return 0;
-	for (unsigned i = 0; i < m; i++) {
-		ord[i] = g[i];
-		g[i]->selected = false;
-	}
-	for (unsigned a = 1; a < m; a++)	/* insertion sort: n is small */
-		for (unsigned b = a; b > 0 && less_served(ord[b], ord[b - 1]); b--) {
-			struct sched_group *t = ord[b];
+	if (n > ws->cap) {
+		struct sched_group **o = realloc(ws->ord, n * sizeof(*o));
 
-			ord[b] = ord[b - 1];
-			ord[b - 1] = t;
-		}
-	for (unsigned k = 0; k < m; k++) {
-		struct sched_group *x = ord[k];
+		if (!o)
+			return 0;
+		ws->ord = o;
+		ws->cap = n;
+	}
+	/* nothing held (filter values are scratch until an instance set
+	 * says otherwise: see busy_new()) */
+	memset(ws->busy.ctr, 0, sizeof(ws->busy.ctr));
+	memset(ws->busy.filt_inst, 0, sizeof(ws->busy.filt_inst));
+	for (unsigned i = 0; i < n; i++) {
+		ws->ord[i] = g[i];
+		g[i]->selected = false;
+		g[i]->moved = false;
+	}
+	qsort(ws->ord, n, sizeof(*ws->ord), cmp_served);
+	for (unsigned k = 0; k < n; k++) {
+		struct sched_group *x = ws->ord[k];
 		int ctr[SCHED_MAX_EVENTS];
 
 		/* its previous (or fixed) placement, else a new one */
-		if (!try_occupy(p, x, x->ctr, busy)) {
+		if (!try_occupy(p, x, x->ctr, &ws->busy)) {
 			if (x->fixed ||
-			    sched_place_busy(p, x->ev, x->nev, busy, ctr, why,
-					     sizeof(why)) < 0)
+			    sched_place_busy(p, x->ev, x->nev, &ws->busy, ctr,
+					     why, sizeof(why)) < 0)
 				continue;
+			x->moved = memcmp(x->ctr, ctr, x->nev * sizeof(int)) != 0;
 			memcpy(x->ctr, ctr, x->nev * sizeof(int));
-			sched_occupy(p, x->ev, x->nev, x->ctr, busy);
+			sched_occupy(p, x->ev, x->nev, x->ctr, &ws->busy);
 		}
 		x->selected = true;
 		chosen++;
 	}
-	free(busy);
 	return chosen;
 }

@@ -117,19 +117,35 @@ struct sched_group {
 	uint64_t enabled;	/* time it has wanted to run */
 	uint64_t order;		/* tie-break: smaller (older) first */
 	bool selected;		/* out: runs in the next interval */
+	bool moved;		/* out: selected on other counters than
+				   ctr held on the way in */
 };
 
 /*
- * Chooses the groups that run in the next interval.  Groups are taken in
- * order of least service (running/enabled, then order) and each is placed
+ * The scratch space sched_select() works in, kept by the caller from one
+ * call to the next so that a tick allocates nothing: the order of the
+ * groups (grown to the largest n seen) and the counters taken.
+ * Zero-initialise it; sched_ws_free() releases it.
+ */
+struct sched_ws {
+	struct sched_group **ord;
+	unsigned cap;
+	struct sched_busy busy;		/* what the chosen groups hold */
+};
+void sched_ws_free(struct sched_ws *ws);
+
+/*
+ * Chooses the groups that run in the next interval.  Groups are sorted
+ * (qsort) by least service (running/enabled, then order) and each is placed
  * around the counters already taken: a fixed group on its own counters, a
  * movable one on its previous counters if they are free, else wherever
  * sched_place() fits it.  Fixed and free-running counters are shared and
  * never conflict.  The least-served group always runs, so k groups that
- * compete for the same counters each get at least floor(ticks/k) ticks.
- * Returns the number of groups selected.
+ * compete for the same counters each get at least floor(ticks/k) ticks,
+ * whatever k.  Works in ws (no allocation once ws has grown to n).
+ * Returns the number of groups selected, or 0 when ws cannot grow.
  */
 unsigned sched_select(const struct platform *p, struct sched_group *const *g,
-		      unsigned n);
+		      unsigned n, struct sched_ws *ws);
 
 #endif

@@ -98,6 +98,35 @@ start_uncored() {
 	wait_healthy "$PORT"
 }
 
+# notify_start: gives the daemons started after it a NOTIFY_SOCKET (a
+# tests/tools/notify-recv printing every message into $T/notify.msgs), so
+# that reload can wait for what the daemon says instead of sleeping.
+notify_start() {
+	"$top_builddir/tests/tools/notify-recv" "$T/notify" 600 \
+		>"$T/notify.msgs" &
+	tap_cleanup_pid $!
+	for _ in $(seq 1 200); do [ -S "$T/notify" ] && break; sleep 0.05; done
+	export NOTIFY_SOCKET="$T/notify"
+}
+
+# reload: SIGHUP to $UPID, then waits (at most 30 s) until the daemon has
+# said RELOADING=1 and then READY=1 again: the reload is over (applied,
+# or refused and logged).  A new program starts counting at the next
+# tick.  Needs notify_start before start_uncored.
+reload() {
+	r0=$(grep -c '^RELOADING=1$' "$T/notify.msgs")
+	n0=$(grep -c '^READY=1$' "$T/notify.msgs")
+	kill -HUP "$UPID"
+	for _ in $(seq 1 300); do
+		[ "$(grep -c '^RELOADING=1$' "$T/notify.msgs")" -gt "$r0" ] &&
+			[ "$(grep -c '^READY=1$' "$T/notify.msgs")" -gt "$n0" ] &&
+			return 0
+		sleep 0.1
+	done
+	echo "# no RELOADING=1 then READY=1 within 30 s of SIGHUP" >&2
+	return 1
+}
+
 wait_healthy() {
 	for _ in $(seq 1 150); do
 		curl -fs -o /dev/null "http://127.0.0.1:$1/healthz" && return 0

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "claims.h"
+#include "api_claims.h"
 #include "hw/hw_sim.h"
 #include "log.h"
 
@@ -69,7 +69,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		char id[CLAIM_ID_MAX] = "";
 		struct json_object *v;
 
-		claims_create(tbl[i], 1000, 1, (const char *)data, size, &r);
+		api_claims_create(tbl[i], 1000, 1, (const char *)data, size, &r);
 		if (r.status == 201) {
 			if (!r.body || !json_object_object_get_ex(r.body, "id", &v))
 				abort();
@@ -80,16 +80,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		}
 		json_object_put(r.body);
-		claims_list(tbl[i], 0, &l);
+		api_claims_list(tbl[i], 0, &l);
 		if (l.body)
 			check_json(l.body);
 		json_object_put(l.body);
 		if (id[0]) {
 			/* the body again, as a renewal */
-			claims_renew(tbl[i], id, 1000, (const char *)data, size, &x);
+			api_claims_renew(tbl[i], id, 1000, (const char *)data, size, &x);
 			json_object_put(x.body);
 			memset(&x, 0, sizeof(x));
-			claims_release(tbl[i], id, 1000, &x);
+			api_claims_release(tbl[i], id, 1000, &x);
 			if (x.status != 200)
 				abort();
 			json_object_put(x.body);

@@ -17,6 +17,7 @@ cat >"$T/wl.json" <<'JSON'
       "imc:DRAM_IO_REQUESTS": 4.0e7 } } ] }
 JSON
 printf '[daemon]\ninterval_ms = 200\n' >"$T/uncored.conf"
+notify_start
 start_uncored "$T/log" -c "$T/uncored.conf" --simulate --workload "$T/wl.json" \
 	--sim-state "$T/state" -l "127.0.0.1:$PORT" -s "$T/ctl.sock"
 ok $? "daemon starts and answers /healthz"
@@ -129,12 +130,19 @@ is "$(stat -c %a "$T/ctl.sock")" 660 "control socket mode 0660"
 
 # SIGHUP: a bad config is refused and the daemon keeps running
 printf '[daemon]\ninterval_ms = 5\n' >"$T/uncored.conf"
-kill -HUP "$UPID"; sleep 0.5
+reload
+ok $? "SIGHUP: RELOADING=1, then READY=1"
 like "$(cat "$T/log")" "uncored.conf:2: interval_ms: 5 is out of range" "bad reload logged with file:line"
 like "$(curl -s "http://127.0.0.1:$PORT/api/v1/status")" '"interval_ms":200' "bad reload keeps the old config"
 printf '[daemon]\ninterval_ms = 100\n' >"$T/uncored.conf"
-kill -HUP "$UPID"; sleep 0.5
-like "$(curl -s "http://127.0.0.1:$PORT/api/v1/status")" '"interval_ms":100' "SIGHUP applies a new interval"
+reload
+# the new program and interval start at the sampler's next tick
+for _ in $(seq 1 100); do
+	curl -s "http://127.0.0.1:$PORT/api/v1/status" >"$T/st"
+	grep -q '"interval_ms":100' "$T/st" && break
+	sleep 0.1
+done
+like "$(cat "$T/st")" '"interval_ms":100' "SIGHUP applies a new interval"
 curl -s "http://127.0.0.1:$PORT/metrics" >"$T/m3"
 ok "$(awk -v a="$(metric "$T/m" uncore_llc_lookups_total 'socket="0"')" \
 	-v b="$(metric "$T/m3" uncore_llc_lookups_total 'socket="0"')" 'BEGIN { exit !(b > a) }'; echo $?)" \

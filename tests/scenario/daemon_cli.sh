@@ -133,14 +133,11 @@ is "$rc" 64 "--log-format=json is a usage error"
 kill "$UPID"; wait "$UPID" 2>/dev/null
 P2=$(pick_port)
 printf '[http]\nlisten = 127.0.0.1:%s\n' "$PORT" >"$T/r.conf"
+notify_start
 start_uncored "$T/r.log" -c "$T/r.conf" --simulate -s ""
 ok $? "daemon with listen in the file"
 printf '[http]\nlisten = 127.0.0.1:%s\n[daemon]\ninterval_ms = 500\n' "$P2" >"$T/r.conf"
-kill -HUP "$UPID"
-for _ in $(seq 1 100); do
-	grep -q 'configuration reloaded' "$T/r.log" && break
-	sleep 0.1
-done
+reload
 like "$(cat "$T/r.log")" "[http] listen changed from \"127.0.0.1:$PORT\" to \"127.0.0.1:$P2\": not applied" \
 	"SIGHUP changing listen logs what was not applied"
 like "$(cat "$T/r.log")" "configuration reloaded, except 1 setting that needs a restart" \
@@ -155,11 +152,7 @@ done
 like "$st" '"interval_ms":500' "the rest of the file was applied (interval 500 ms)"
 # Back to the running address: compared with what runs, nothing changes.
 printf '[http]\nlisten = 127.0.0.1:%s\n' "$PORT" >"$T/r.conf"
-kill -HUP "$UPID"
-for _ in $(seq 1 100); do
-	[ "$(grep -c 'configuration reloaded' "$T/r.log")" -ge 2 ] && break
-	sleep 0.1
-done
+reload
 is "$(grep -c 'listen changed' "$T/r.log")" 1 \
 	"a reload back to the running listen logs no change"
 is "$(grep 'configuration reloaded' "$T/r.log" | tail -1 | sed 's/.*info: //')" \

@@ -11,6 +11,7 @@
 PORT=$(pick_port)
 WL="$top_srcdir/conf/workloads/hsx-default.json"
 printf '[daemon]\ninterval_ms = 200\n' >"$T/c.conf"
+notify_start
 start_uncored "$T/log" -c "$T/c.conf" --simulate=hsx --workload "$WL" \
 	--sim-state "$T/state" -l "127.0.0.1:$PORT" -s "$T/ctl.sock"
 ok $? "daemon up on 2 simulated hsx sockets"
@@ -89,7 +90,7 @@ is "$(metric "$m" uncored_hw_errors_total "")" 0 "absent QPI port 2 / R3QPI link
 # a reload to [baseline] cbo = none drops the LLC families (the hsx
 # defaults carry modifiers, so they were not recognised as CBo events)
 printf '[daemon]\ninterval_ms = 200\n[baseline]\ncbo = none\n' >"$T/c.conf"
-kill -HUP "$UPID"
+reload
 for i in $(seq 1 50); do
 	curl -s "http://127.0.0.1:$PORT/metrics" >"$T/m2"
 	grep -q '^uncore_llc_lookups_total' "$T/m2" || break
@@ -97,7 +98,7 @@ for i in $(seq 1 50); do
 done
 is "$(grep '^uncore_llc' "$T/m2")" "" "after a reload to cbo = none no uncore_llc_* series is left"
 printf '[daemon]\ninterval_ms = 200\n' >"$T/c.conf"
-kill -HUP "$UPID"
+reload
 for i in $(seq 1 50); do
 	curl -s "http://127.0.0.1:$PORT/metrics" | grep -q '^uncore_llc_hit_ratio' && break
 	sleep 0.1

@@ -9,15 +9,22 @@ NR="$top_builddir/tests/tools/notify-recv"
 PORT=$(pick_port)
 "$NR" "$T/notify" 30 >"$T/msgs" &
 NRPID=$!; tap_cleanup_pid $NRPID
-sleep 0.2
+for _ in $(seq 1 200); do [ -S "$T/notify" ] && break; sleep 0.05; done
 : >"$T/empty.conf"
 NOTIFY_SOCKET="$T/notify" WATCHDOG_USEC=400000 \
 	start_uncored "$T/log" -c "$T/empty.conf" --simulate -l "127.0.0.1:$PORT" -s "" -i 100
 ok $? "daemon up under a notify socket"
 sleep 1
-kill -HUP "$UPID"; sleep 0.5
+n0=$(grep -c '^READY=1$' "$T/msgs")
+kill -HUP "$UPID"
+for _ in $(seq 1 300); do
+	[ "$(grep -c '^READY=1$' "$T/msgs")" -gt "$n0" ] && break
+	sleep 0.1
+done
+like "$(sed -n "/^RELOADING=1\$/,\$p" "$T/msgs")" "READY=1" \
+	"SIGHUP: READY=1 again after RELOADING=1"
 kill -TERM "$UPID"; wait "$UPID"
-sleep 0.3
+for _ in $(seq 1 100); do grep -q '^STOPPING=1$' "$T/msgs" && break; sleep 0.1; done
 msgs=$(cat "$T/msgs")
 like "$msgs" "READY=1" "READY=1 sent"
 like "$msgs" "STATUS=platform skl (sim), 16 counters, interval 100 ms" "STATUS= describes the daemon"

@@ -72,9 +72,9 @@ near "$chan" "$sock" 0.0001 "hsx: the channel family sums to the socket family (
 is "$(grep -c '^uncore_dram_read_bytes_total{.*channel=' "$T/m.hsx")" 0 \
 	"hsx: no per-channel series in the socket family"
 # the table is the only place: no derived metric is named in the
-# renderers or the sampler (uncore_event_total is the raw per-series
-# family, not a derived one)
+# renderers or the sampler (uncore_event_total, the raw per-series
+# family, and uncore_claim_events_total, the claims', are not derived)
 named=$(cd "$top_srcdir" && grep -noE '"uncore_[a-z_]+"' src/metrics.c src/api.c src/sampler.c |
-	grep -v '"uncore_event_total"')
+	grep -vE '"uncore_(event|claim_events)_total"')
 is "$named" "" "no derived metric name in metrics.c, api.c or sampler.c"
 tap_done

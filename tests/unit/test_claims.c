@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "claims.h"
+#include "api_claims.h"
 #include "hw/hw_sim.h"
 #include "log.h"
 #include "tests/tap.h"
@@ -71,7 +71,7 @@ static int post(struct rig *r, const char *body, size_t len, char *msg,
 	struct claims_reply rep = { 0 };
 	struct json_object *v;
 
-	claims_create(r->c, 1000, 1, body, len, &rep);
+	api_claims_create(r->c, 1000, 1, body, len, &rep);
 	snprintf(msg, 256, "%s", rep.msg);
 	if (id)
 		id[0] = '\0';
@@ -92,7 +92,7 @@ static void release(struct rig *r, const char *id)
 {
 	struct claims_reply rep = { 0 };
 
-	claims_release(r->c, id, 1000, &rep);
+	api_claims_release(r->c, id, 1000, &rep);
 	json_object_put(rep.body);
 }
 

@@ -20,11 +20,16 @@
 
 #include "hw/hw_sim.h"
 #include "metrics.h"
-#include "claims.h"
+#include "api_claims.h"
 #include "sampler.h"
 #include "tests/tap.h"
 
 static char dir[] = "/tmp/test_sampler_XXXXXX";
+
+/* One clock for the sampler, the claims and the simulator: it moves only
+ * when the test says so (main() starts it). */
+static struct clock_manual fake;
+#define fake_clock (fake.src)
 
 static const char *wl_path(const char *text)
 {
@@ -61,6 +66,9 @@ static void rig_open(struct rig *r, const char *wl)
 		printf("Bail out! discover: %s\n", hw_last_error());
 		exit(1);
 	}
+	/* the simulator counts on the test's clock: time moves only when a
+	 * test advances it */
+	hw_sim_set_clock(&r->hw, fake_clock.mono_ns, fake_clock.ctx);
 	if (pmu_init(&r->pmu, &r->hw, &r->topo) < 0) {
 		printf("Bail out! pmu_init: %s\n", hw_last_error());
 		exit(1);
@@ -105,6 +113,27 @@ static bool is_counter(const struct program *p, unsigned q)
 	return false;
 }
 
+/* Lets ms of (fake) time pass. */
+static void advance_ms(unsigned ms)
+{
+	clock_manual_advance(&fake, (int64_t)ms * 1000000);
+}
+
+/* A sampler on the fake clock. */
+static struct sampler *fake_sampler(struct rig *r, struct program *p,
+				    const struct sampler_cfg *cfg,
+				    struct claims *cl)
+{
+	struct sampler *s = sampler_new(&r->pmu, p, cfg, cl);
+
+	if (s)
+		sampler_set_clock(s, &fake_clock);
+	if (cl)
+		claims_set_clock(cl, &fake_clock);
+	return s;
+}
+
+/* Waits (really) for ms: only for the threaded test. */
 static void sleep_ms(unsigned ms)
 {
 	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
@@ -158,7 +187,7 @@ static void test_ticks(void)
 		"\"imc:DRAM_DATA_READS\":9.0e8}}],"
 		"\"faults\":[{\"at\":0.35,\"kind\":\"eio\",\"target\":\"msr:0x717\",\"count\":1}]}"));
 	p = prog(&r, 8);
-	s = sampler_new(&r.pmu, p, &cfg, NULL);
+	s = fake_sampler(&r, p, &cfg, NULL);
 	/* 3e11/s per CBo is within the tables' bound (64 per cycle at 5
 	 * GHz); start the counters 6e10 short of 2^44 so that they wrap
 	 * within the test (before the first reading: not a jump) */
@@ -175,23 +204,22 @@ static void test_ticks(void)
 	cur = sampler_get(s);
 	w = calloc(snap_words(cur->ns, cur->nvals), sizeof(uint64_t));
 	for (int k = 0; k < 5; k++) {
-		sleep_ms(100);
+		advance_ms(100);
 		sampler_tick(s);
 	}
 	metrics_snapshot(cur, w, &st);
 	is_u64(st.ticks, 6, "six ticks");
-	ok(st.wraps >= 4, "44-bit CBo counters wrapped (%llu)",
-	   (unsigned long long)st.wraps);
+	/* ANY_MESI at 3e11/s per CBo from 2^44 - 6e10 wraps within the
+	 * second interval; ANY_I at 2.5e7/s does not */
+	is_u64(st.wraps, 4, "each CBo's 44-bit ANY_MESI counter wrapped once");
 	is_u64(st.interference, 0, "wraps at a possible rate are no interference");
 	{
-		/* 3e11/s per CBo over ~0.4 s of valid deltas (longer on a
-		 * loaded machine); the total must be rate x covered time,
-		 * wraps notwithstanding. */
+		/* 3e11/s per CBo over five 100 ms intervals: the total is
+		 * exactly rate x time, wraps notwithstanding. */
 		uint64_t tot = w[SNAP_WORDS + find(cur, "UNC_CBO_CACHE_LOOKUP.ANY_MESI", 0)];
 
-		ok(tot > 1.0e11 && tot < 1.0e12,
-		   "CBo 0 ANY_MESI total ~3e11/s x 0.4 s through a wrap (%.3g)",
-		   (double)tot);
+		is_u64(tot, 150000000000ull,
+		       "CBo 0 ANY_MESI total is 3e11/s x 0.5 s through a wrap");
 	}
 	i = find(cur, "UNC_CBO_CACHE_LOOKUP.ANY_I", 1);
 	ok(i >= 0, "CBo 1 ANY_I series exists");
@@ -199,11 +227,11 @@ static void test_ticks(void)
 	ok(!isnan(metrics_value(cur, w, "uncore_clock_hertz", NULL, 0, 0)),
 	   "clock gauge present");
 	is_near(metrics_value(cur, w, "uncore_clock_hertz", NULL, 0, 0), 1e9,
-		0.05, "clock ~1 GHz");
+		1e-12, "clock exactly 1 GHz");
 
 	/* Interference: another agent clears the global control. */
 	hw_write(&r.hw, &g, 0);
-	sleep_ms(20);
+	advance_ms(20);
 	sampler_tick(s);
 	metrics_snapshot(cur, w, &st);
 	is_u64(st.interference, 1, "foreign write to 0xE01 detected next tick");
@@ -293,10 +321,10 @@ static void test_resets(void)
 		"\"faults\":[{\"at\":0,\"kind\":\"eio\",\"target\":\"msr:0x700\","
 		"\"count\":1000000}]}"));
 	p = prog(&r, 16);
-	s = sampler_new(&r.pmu, p, &cfg, NULL);
+	s = fake_sampler(&r, p, &cfg, NULL);
 	for (int k = 0; k < 3; k++) {
 		sampler_tick(s);
-		sleep_ms(30);
+		advance_ms(30);
 	}
 	cur = sampler_get(s);
 	w = calloc(snap_words(cur->ns, cur->nvals), sizeof(uint64_t));
@@ -318,9 +346,9 @@ static void test_resets(void)
 	metrics_snapshot(cur, w, &st);
 	is_u64(st.interference, 1, "a foreign write to CBo 1 is found although "
 	       "CBo 0's control is unreadable");
-	sleep_ms(30);
+	advance_ms(30);
 	sampler_tick(s);
-	sleep_ms(30);
+	advance_ms(30);
 	sampler_tick(s);
 	/* a reset of a counter by another agent: not a wrap */
 	{
@@ -330,7 +358,7 @@ static void test_resets(void)
 		metrics_snapshot(cur, w, &st);
 		before = w[SNAP_WORDS + i1];
 		hw_write(&r.hw, &c, 0);
-		sleep_ms(30);
+		advance_ms(30);
 		sampler_tick(s);
 		metrics_snapshot(cur, w, &st);
 		after = w[SNAP_WORDS + i1];
@@ -340,7 +368,7 @@ static void test_resets(void)
 		ok(after - before < 1000000000ull,
 		   "the total did not jump by ~2^44 (%.3g)",
 		   (double)(after - before));
-		sleep_ms(30);
+		advance_ms(30);
 		sampler_tick(s);
 		metrics_snapshot(cur, w, &st);
 		ok(!latest_invalid(cur, i1), "the next delta is valid again");
@@ -427,7 +455,7 @@ static void test_monotonic(void)
 		"\"faults\":[{\"at\":0.3,\"kind\":\"eio\",\"target\":\"msr:0x706\",\"count\":3},"
 		"{\"at\":0.9,\"kind\":\"eio\",\"target\":\"msr:0x717\",\"count\":2}]}"));
 	cl = claims_new(&r.pmu, &ccfg);
-	s = sampler_new(&r.pmu, prog(&r, 8), &cfg, cl);
+	s = fake_sampler(&r, prog(&r, 8), &cfg, cl);
 	for (steps = 0; steps < 240; steps++) {
 		unsigned op = (unsigned)rand_r(&seed) % 20;
 		struct program *cur;
@@ -446,7 +474,7 @@ static void test_monotonic(void)
 			const char *b = claim_bodies[(unsigned)rand_r(&seed) % 3];
 			struct json_object *v;
 
-			claims_create(cl, 1000, 1, b, strlen(b), &rep);
+			api_claims_create(cl, 1000, 1, b, strlen(b), &rep);
 			if (rep.body && json_object_object_get_ex(rep.body, "id", &v)) {
 				snprintf(ids[nids++], CLAIM_ID_MAX, "%s",
 					 json_object_get_string(v));
@@ -456,7 +484,7 @@ static void test_monotonic(void)
 		} else if (op == 2 && nids) {	/* a release */
 			struct claims_reply rep = { 0 };
 
-			claims_release(cl, ids[--nids], 1000, &rep);
+			api_claims_release(cl, ids[--nids], 1000, &rep);
 			json_object_put(rep.body);
 		} else if (op == 3) {		/* another agent resets a counter */
 			struct hw_addr a = hw_msr(0, 0x706 + 0x10 * ((unsigned)rand_r(&seed) % 4) +
@@ -470,7 +498,7 @@ static void test_monotonic(void)
 			hw_write(&r.hw, &a, 0);
 			faults++;
 		}
-		sleep_ms(3);
+		advance_ms(3);
 		sampler_tick(s);
 		nticks++;
 		cur = sampler_get(s);
@@ -559,6 +587,8 @@ static void test_threads(void)
 
 	rig_open(&r, wl_path("{\"platform\":\"skl\",\"cbo_count\":4,\"phases\":[{\"seconds\":5,"
 			     "\"rates\":{\"cbo:0x34:0x8f\":1e9}}]}"));
+	/* a real thread on a real timer: real time */
+	hw_sim_set_clock(&r.hw, clock_system.mono_ns, clock_system.ctx);
 	s = sampler_new(&r.pmu, prog(&r, 64), &cfg, NULL);
 	sampler_tick(s);
 	is_int(sampler_start(s), 0, "sampler thread starts");
@@ -594,10 +624,163 @@ static void test_threads(void)
 	hw_close(&r.hw);
 }
 
+/* ---- exact multiplexing on a fake clock ---------------------------- */
+
+/*
+ * A hardware read hook: the first counter read of an armed tick asks
+ * another thread to take the claims lock (claims_count()) and waits up
+ * to 5 s for it.  With the lock held across the hardware section (as it
+ * was) the thread cannot finish until the tick ends.
+ */
+static const struct hw_ops *real_ops;
+static struct hw_ops hook_ops;
+static struct claims *hook_claims;
+static atomic_int hook_armed;
+static int hook_result = -1;	/* 1: the lock was free during a read */
+
+static void *count_claims(void *arg)
+{
+	(void)arg;
+	claims_count(hook_claims);
+	return NULL;
+}
+
+static int hook_read(struct hw *hw, const struct hw_addr *a, uint64_t *v)
+{
+	if (atomic_exchange(&hook_armed, 0)) {
+		pthread_t t;
+		struct timespec dl;
+
+		pthread_create(&t, NULL, count_claims, NULL);
+		clock_gettime(CLOCK_REALTIME, &dl);
+		dl.tv_sec += 5;
+		hook_result = pthread_timedjoin_np(t, NULL, &dl) == 0;
+		if (!hook_result)
+			pthread_detach(t);	/* finishes when the tick does */
+	}
+	return real_ops->read(hw, a, v);
+}
+
+/*
+ * 300 claims (above the old fixed 256) on one CBo event beside the
+ * baseline, which holds both CBo counters: k = 301 groups share them.
+ * The clock moves exactly 100 ms a tick, so enabled and running times
+ * and the counts (1e7/s a socket, 5e6/s per CBo) are exact: each claim's time_enabled
+ * is every interval since its first tick, its time_running the
+ * intervals it ran, each counted interval is 5e5 events per instance,
+ * and every group ran at least floor(intervals/k) of them.  No sleep.
+ */
+static void test_exact_mux(void)
+{
+	enum { K = 300, T = 700, IV = 100000000 };
+	struct rig r;
+	struct program *p;
+	struct sampler *s;
+	struct claims *cl;
+	struct sampler_cfg cfg = { .interval_ms = 100, .ring_capacity = 8,
+				   .check_every = 0, .policy = POLICY_RECLAIM };
+	struct claims_cfg ccfg = { .max_per_uid = 1000, .max_total = 1000,
+				   .default_ttl_s = 3600, .max_ttl_s = 3600,
+				   .interval_ms = 100 };
+	const char *body = "{\"events\":[\"UNC_CBO_XSNP_RESPONSE.HITM_XCORE\"]}";
+	unsigned created = 0, lo = T, bad_en = 0, bad_count = 0;
+	uint64_t claim_ivs = 0, base_ivs;
+	struct program *cur;
+	struct snap st;
+	uint64_t *w;
+
+	rig_open(&r, wl_path("{\"platform\":\"skl\",\"cbo_count\":2,"
+			     "\"phases\":[{\"seconds\":1000,\"rates\":{"
+			     "\"cbo:0x22:0x48\":1.0e7}}]}"));
+	real_ops = r.hw.ops;
+	hook_ops = *real_ops;
+	hook_ops.read = hook_read;
+	r.hw.ops = &hook_ops;
+	p = prog(&r, 8);
+	cl = claims_new(&r.pmu, &ccfg);
+	claims_set_clock(cl, &fake_clock);
+	hook_claims = cl;
+	s = sampler_new(&r.pmu, p, &cfg, cl);
+	sampler_set_clock(s, &fake_clock);
+	for (unsigned i = 0; i < K; i++) {
+		struct claims_reply rep = { 0 };
+
+		api_claims_create(cl, 1000, 1, body, strlen(body), &rep);
+		created += rep.status == 201;
+		json_object_put(rep.body);
+	}
+	is_int(created, K, "%d claims on one event admitted", K);
+	for (unsigned t = 0; t < T; t++) {
+		if (t == 5)
+			atomic_store(&hook_armed, 1);
+		sampler_tick(s);
+		clock_manual_advance(&fake, IV);
+	}
+	is_int(hook_result, 1, "another thread took the claims lock while the "
+	       "tick was reading counters");
+	for (unsigned i = 1; i <= K; i++) {
+		struct claim c;
+		struct claims_err e;
+		char id[16];
+		uint64_t ivs;
+
+		snprintf(id, sizeof(id), "c%u", i);
+		if (claims_get(cl, id, 0, &c, &e) < 0) {
+			ok(0, "claim %s: %s", id, e.msg);
+			continue;
+		}
+		/* the first tick starts the clock: T - 1 intervals */
+		bad_en += c.enabled_ns != (uint64_t)(T - 1) * IV;
+		ivs = c.running_ns / IV;
+		bad_count += c.running_ns % IV != 0;
+		for (unsigned k = 0; k < c.ns; k++)
+			if (c.ser[k].raw != ivs * 500000 && !bad_count++)
+				printf("# %s instance %u: %llu in %llu intervals\n",
+				       id, c.ser[k].inst,
+				       (unsigned long long)c.ser[k].raw,
+				       (unsigned long long)ivs);
+		claim_ivs += ivs;
+		lo = ivs < lo ? (unsigned)ivs : lo;
+		claim_clear(&c);
+	}
+	is_int(bad_en, 0, "every claim's time_enabled is exactly %d x 100 ms",
+	       T - 1);
+	/* the workload's rate is per socket, spread over its 2 CBos */
+	is_int(bad_count, 0, "every claim counted exactly 5e5 per instance "
+	       "in each 100 ms it ran");
+	ok(lo >= (T - 1) / (K + 1), "every claim ran at least floor(%d/%d) = "
+	   "%d intervals (least: %u)", T - 1, K + 1, (T - 1) / (K + 1), lo);
+	cur = sampler_get(s);
+	w = calloc(snap_words(cur->ns, cur->nvals), sizeof(uint64_t));
+	metrics_snapshot(cur, w, &st);
+	program_put(cur);
+	is_u64(st.base_enabled_ns, (uint64_t)(T - 1) * IV,
+	       "the baseline's time_enabled is exact too");
+	base_ivs = st.base_running_ns / IV;
+	/* the two CBo counters never idle: the baseline takes both, a
+	 * claim one (the first tick only programs) */
+	is_u64(claim_ivs + 2 * base_ivs, 2ull * (T - 1),
+	       "the two CBo counters counted for someone every interval");
+	{
+		struct claims_pub *cp = sampler_claims(s);
+
+		ok(cp && cp->live == K && cp->created == K && cp->n == 0,
+		   "the sampler publishes the claim totals for scrapes");
+		claims_pub_put(cp);
+	}
+	free(w);
+	sampler_free(s);
+	claims_free(cl);
+	pmu_release(&r.pmu);
+	pmu_free(&r.pmu);
+	hw_close(&r.hw);
+}
+
 int main(void)
 {
 	char cmd[300];
 
+	clock_manual_init(&fake, 1000000000000);
 	if (!mkdtemp(dir)) {
 		printf("Bail out! mkdtemp\n");
 		return 1;
@@ -607,6 +790,7 @@ int main(void)
 	test_resets();
 	test_monotonic();
 	test_threads();
+	test_exact_mux();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd) != 0)
 		printf("# cannot remove %s\n", dir);

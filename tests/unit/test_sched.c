@@ -16,6 +16,7 @@
 #include "tests/tap.h"
 
 static const struct platform *p;
+static struct sched_ws ws;	/* kept across calls, as the sampler does */
 
 static int resolve(const char *name, bool raw, struct evspec *e)
 {
@@ -169,7 +170,7 @@ static void run_ticks(struct sched_group *g, unsigned n, unsigned ticks,
 		ran[i] = 0;
 	}
 	for (unsigned t = 0; t < ticks; t++) {
-		sched_select(p, v, n);
+		sched_select(p, v, n, &ws);
 		for (unsigned i = 0; i < n; i++) {
 			g[i].enabled++;
 			if (g[i].selected) {
@@ -269,7 +270,7 @@ static void test_fairness(void)
 		g[1].ctr[0] = 1;
 		v[0] = &g[0];
 		v[1] = &g[1];
-		is_int(sched_select(p, v, 2), 2, "both fit");
+		is_int(sched_select(p, v, 2, &ws), 2, "both fit");
 		is_int(g[0].ctr[0], 1, "fixed group stays on counter 1");
 		is_int(g[1].ctr[0], 0, "movable group moves to counter 0");
 	}
@@ -328,6 +329,46 @@ static void test_filters(void)
 	       "the hsx baseline places as one group (%d events)", n);
 }
 
+/*
+ * Many claims: no cap below the configured limits (max_total goes to
+ * 10000).  1000 groups that all need counter 0 of the ARB (one runs per
+ * tick) over T ticks: each runs floor(T/k) or ceil(T/k) times - before,
+ * only the first 256 were ever looked at and the rest starved.
+ */
+static void test_many(void)
+{
+	enum { K = 1000, T = 2500 };
+	static struct sched_group g[K];
+	static struct sched_group *v[K];
+	struct evspec occ[1];
+	unsigned lo = T, hi = 0, moves = 0, bad = 0;
+
+	resolve("UNC_ARB_TRK_OCCUPANCY.ALL", false, &occ[0]);
+	for (unsigned i = 0; i < K; i++) {
+		g[i] = (struct sched_group){ .ev = occ, .nev = 1, .order = i };
+		for (unsigned e = 0; e < SCHED_MAX_EVENTS; e++)
+			g[i].ctr[e] = -1;
+		v[i] = &g[i];
+	}
+	for (unsigned t = 0; t < T; t++) {
+		bad += sched_select(p, v, K, &ws) != 1;
+		for (unsigned i = 0; i < K; i++) {
+			g[i].enabled++;
+			g[i].running += g[i].selected;
+			moves += g[i].moved;
+		}
+	}
+	is_int(bad, 0, "exactly one group ran on every tick");
+	for (unsigned i = 0; i < K; i++) {
+		lo = g[i].running < lo ? (unsigned)g[i].running : lo;
+		hi = g[i].running > hi ? (unsigned)g[i].running : hi;
+	}
+	is_int(lo, T / K, "every one of %d groups ran at least floor(%d/%d) "
+	       "ticks", K, T, K);
+	is_int(hi, (T + K - 1) / K, "and none more than ceil(T/k)");
+	is_int(moves, K, "each group is placed once and never moves after");
+}
+
 int main(void)
 {
 	p = plat_by_id("skl");
@@ -339,5 +380,7 @@ int main(void)
 	test_place();
 	test_fairness();
 	test_filters();
+	test_many();
+	sched_ws_free(&ws);
 	return tap_done();
 }

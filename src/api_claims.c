@@ -1,0 +1,463 @@
+/*
+ * api_claims.c - JSON bodies of the claim routes (see api_claims.h).
+ *
+ * Parsing and shape checks of a request happen here; the table decides
+ * the rest (events, limits, owners) and says why it refused, which this
+ * file maps to the status and code DESIGN.md section 6 documents.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "api_claims.h"
+
+#define JSON_DEPTH 8
+
+static struct json_object *iso_time(double t)
+{
+	char buf[40];
+	time_t s = (time_t)t;
+	struct tm tm;
+
+	gmtime_r(&s, &tm);
+	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	return json_object_new_string(buf);
+}
+
+static void fail(struct claims_reply *r, int status, const char *code,
+		 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void fail(struct claims_reply *r, int status, const char *code,
+		 const char *fmt, ...)
+{
+	va_list ap;
+
+	r->status = status;
+	r->body = NULL;
+	snprintf(r->code, sizeof(r->code), "%s", code);
+	va_start(ap, fmt);
+	vsnprintf(r->msg, sizeof(r->msg), fmt, ap);
+	va_end(ap);
+}
+
+/* A refusal of the table as a status and an error code. */
+static void refused(struct claims_reply *r, const struct claims_err *e)
+{
+	static const struct { int status; const char *code; } map[] = {
+		[CLAIMS_OK] = { 500, "internal" },
+		[CLAIMS_BAD_REQUEST] = { 400, "bad_request" },
+		[CLAIMS_UNKNOWN_EVENT] = { 400, "unknown_event" },
+		[CLAIMS_RAW_DISABLED] = { 403, "raw_events_disabled" },
+		[CLAIMS_NOT_FOUND] = { 404, "not_found" },
+		[CLAIMS_FORBIDDEN] = { 403, "forbidden" },
+		[CLAIMS_INTERVAL] = { 409, "interval_too_long" },
+		[CLAIMS_UNSCHEDULABLE] = { 409, "cannot_schedule" },
+		[CLAIMS_LIMIT] = { 429, "too_many_claims" },
+		[CLAIMS_NOMEM] = { 500, "internal" },
+	};
+
+	fail(r, map[e->st].status, map[e->st].code, "%s", e->msg);
+}
+
+/*
+ * What is wrong with a client's string of len bytes (a label or an event
+ * name) that goes back out in JSON, logs and on terminals: NULL if it is
+ * valid UTF-8 without NUL, C0/C1 controls, DEL or bidirectional
+ * formatting characters (U+061C, U+200E/F, U+202A..E, U+2066..9), else
+ * a description with the byte offset in buf.
+ */
+static const char *text_problem(const char *str, size_t len, char *buf,
+				size_t blen)
+{
+	const unsigned char *p = (const unsigned char *)str;
+	size_t i = 0;
+
+	while (i < len) {
+		unsigned c = p[i], n, cp;
+
+		if (c == 0) {
+			snprintf(buf, blen, "a NUL at byte %zu", i);
+			return buf;
+		}
+		if (c < 0x20 || c == 0x7f) {
+			snprintf(buf, blen, "control character 0x%02x at byte %zu",
+				 c, i);
+			return buf;
+		}
+		if (c < 0x80) {
+			i++;
+			continue;
+		}
+		/* lead byte: 2, 3 or 4 byte sequence (RFC 3629 section 4) */
+		n = c >= 0xf0 ? 3 : c >= 0xe0 ? 2 : c >= 0xc2 ? 1 : 0;
+		if (n == 0 || c > 0xf4 || len - i <= n)
+			goto bad;
+		cp = c & (0x3fu >> n);
+		for (unsigned k = 1; k <= n; k++) {
+			if ((p[i + k] & 0xc0) != 0x80)
+				goto bad;
+			cp = cp << 6 | (p[i + k] & 0x3fu);
+		}
+		if ((n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) ||
+		    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+			goto bad;	/* overlong, too large, surrogate */
+		if (cp <= 0x9f || cp == 0x61c || cp == 0x200e || cp == 0x200f ||
+		    (cp >= 0x202a && cp <= 0x202e) ||
+		    (cp >= 0x2066 && cp <= 0x2069)) {
+			snprintf(buf, blen, "%s character U+%04X at byte %zu",
+				 cp <= 0x9f ? "control" : "bidirectional "
+				 "formatting", cp, i);
+			return buf;
+		}
+		i += n + 1;
+	}
+	return NULL;
+bad:
+	snprintf(buf, blen, "invalid UTF-8 at byte %zu", i);
+	return buf;
+}
+
+/* Parses body as one JSON object; NULL after a 400. */
+static struct json_object *parse_body(const char *body, size_t len,
+				      struct claims_reply *r)
+{
+	struct json_tokener *tok = json_tokener_new_ex(JSON_DEPTH);
+	struct json_object *o;
+	enum json_tokener_error e;
+
+	if (!tok) {
+		fail(r, 500, "internal", "out of memory");
+		return NULL;
+	}
+#ifdef JSON_TOKENER_VALIDATE_UTF8
+	/* invalid UTF-8 anywhere (a key echoed in an error included) */
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT |
+			       JSON_TOKENER_VALIDATE_UTF8);
+#else
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
+#endif
+	o = json_tokener_parse_ex(tok, body, (int)len);
+	e = json_tokener_get_error(tok);
+	if (e == json_tokener_success && tok->char_offset < (int)len) {
+		size_t off = (size_t)tok->char_offset;
+
+		while (off < len && strchr(" \t\r\n", body[off]))
+			off++;
+		if (off < len) {
+			json_object_put(o);
+			fail(r, 400, "bad_json", "trailing data after the JSON "
+			     "object at byte %zu", off);
+			json_tokener_free(tok);
+			return NULL;
+		}
+	}
+	if (e != json_tokener_success || !o) {
+		fail(r, 400, "bad_json", "malformed JSON at byte %d: %s",
+		     tok->char_offset,
+		     e == json_tokener_success ? "empty body"
+		     : e == json_tokener_continue ? "unexpected end of input"
+		     : json_tokener_error_desc(e));
+		json_object_put(o);
+		json_tokener_free(tok);
+		return NULL;
+	}
+	json_tokener_free(tok);
+	if (!json_object_is_type(o, json_type_object)) {
+		json_object_put(o);
+		fail(r, 400, "bad_json", "the body must be a JSON object");
+		return NULL;
+	}
+	return o;
+}
+
+/* An integer ttl_s into *t; -1 after a 400 (the range is the table's). */
+static int parse_ttl(struct json_object *v, unsigned max, int64_t *t,
+		     struct claims_reply *r)
+{
+	if (!json_object_is_type(v, json_type_int)) {
+		fail(r, 400, "bad_request", "ttl_s must be an integer number of "
+		     "seconds in 1..%u", max);
+		return -1;
+	}
+	errno = 0;
+	*t = json_object_get_int64(v);
+	if (errno) {
+		fail(r, 400, "bad_request", "ttl_s is out of range (1..%u)", max);
+		return -1;
+	}
+	return 0;
+}
+
+/* A claim (a copy from the table) as JSON; state NULL: from the claim. */
+static struct json_object *claim_json(const struct pmu *pmu,
+				      const struct claim *cl, const char *state)
+{
+	const struct platform *pl = pmu->plat;
+	const struct topology *t = pmu->topo;
+	struct json_object *o = json_object_new_object();
+	struct json_object *evs = json_object_new_array();
+	double en = (double)cl->enabled_ns / 1e9;
+	double run = (double)cl->running_ns / 1e9;
+
+	json_object_object_add(o, "id", json_object_new_string(cl->id));
+	json_object_object_add(o, "state", json_object_new_string(
+		state ? state : cl->running ? "running" : "waiting"));
+	json_object_object_add(o, "uid", json_object_new_int((int)cl->uid));
+	json_object_object_add(o, "pid", json_object_new_int((int)cl->pid));
+	json_object_object_add(o, "label", json_object_new_string(cl->label));
+	json_object_object_add(o, "export", json_object_new_boolean(cl->export));
+	json_object_object_add(o, "ttl_s", json_object_new_int((int)cl->ttl_s));
+	json_object_object_add(o, "created_at", iso_time(cl->created_real));
+	json_object_object_add(o, "expires_at", iso_time(cl->expires_real));
+	json_object_object_add(o, "time_enabled_s", json_object_new_double(en));
+	json_object_object_add(o, "time_running_s", json_object_new_double(run));
+	for (unsigned e = 0; e < cl->nev; e++) {
+		const struct evspec *ev = &cl->ev[e];
+		const struct unit_type *u = pl->units[ev->unit];
+		struct json_object *eo = json_object_new_object();
+		struct json_object *socks = json_object_new_array();
+
+		json_object_object_add(eo, "event", json_object_new_string(ev->name));
+		json_object_object_add(eo, "unit", json_object_new_string(u->name));
+		json_object_object_add(eo, "counter",
+				       u->kind == UNIT_FREERUN ? NULL :
+				       cl->ctr[e] >= 0
+				       ? json_object_new_int(cl->ctr[e]) : NULL);
+		for (unsigned s = 0; s < t->nsockets; s++) {
+			struct json_object *so = json_object_new_object();
+			struct json_object *insts = json_object_new_array();
+			uint64_t raw = 0, est = 0;
+
+			for (unsigned k = 0; k < cl->ns; k++) {
+				const struct claim_series *sr = &cl->ser[k];
+				struct json_object *io;
+
+				if (sr->ev != e || sr->socket != s)
+					continue;
+				raw += sr->raw;
+				est += sr->est;
+				io = json_object_new_object();
+				json_object_object_add(io, "instance",
+						       json_object_new_int(sr->inst));
+				json_object_object_add(io, "count",
+						       json_object_new_uint64(sr->raw));
+				json_object_array_add(insts, io);
+			}
+			json_object_object_add(so, "socket", json_object_new_int((int)s));
+			json_object_object_add(so, "count", json_object_new_uint64(raw));
+			/* perf-style estimate: count x enabled / running; free-running
+			 * counters always run */
+			json_object_object_add(so, "scaled",
+				u->kind == UNIT_FREERUN ? json_object_new_uint64(raw) :
+				cl->running_ns
+				? json_object_new_double((double)raw *
+							 (double)cl->enabled_ns /
+							 (double)cl->running_ns)
+				: NULL);
+			json_object_object_add(so, "estimate", json_object_new_uint64(est));
+			json_object_object_add(so, "instances", insts);
+			json_object_array_add(socks, so);
+		}
+		json_object_object_add(eo, "sockets", socks);
+		json_object_array_add(evs, eo);
+	}
+	json_object_object_add(o, "events", evs);
+	return o;
+}
+
+/* The reply for a request that returned copy cl (r < 0: refused). */
+static void answer(struct claims *c, int rc, struct claim *cl,
+		   const struct claims_err *e, int status, const char *state,
+		   struct claims_reply *r)
+{
+	if (rc < 0) {
+		refused(r, e);
+		return;
+	}
+	r->status = status;
+	r->body = claim_json(claims_pmu(c), cl, state);
+	claim_clear(cl);
+}
+
+/* ---- requests ------------------------------------------------------- */
+
+void api_claims_create(struct claims *c, uid_t uid, pid_t pid,
+		       const char *body, size_t len, struct claims_reply *r)
+{
+	static const char *const keys[] = { "events", "ttl_s", "label", "export" };
+	struct json_object *o = parse_body(body, len, r), *v, *evs;
+	struct claim_req rq = { 0 };
+	struct claims_err e;
+	struct claim cl;
+	char why[256];
+	const char *bad;
+	size_t n;
+	int rc;
+
+	if (!o)
+		return;
+	json_object_object_foreach(o, key, val) {
+		bool known = false;
+
+		(void)val;
+		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+			known |= strcmp(key, keys[k]) == 0;
+		if (!known) {
+			fail(r, 400, "bad_request", "unknown key \"%.40s\" (accepted: "
+			     "events, ttl_s, label, export)", key);
+			goto out;
+		}
+	}
+	if (!json_object_object_get_ex(o, "events", &evs) ||
+	    !json_object_is_type(evs, json_type_array) ||
+	    (n = json_object_array_length(evs)) < 1 || n > CLAIM_MAX_EVENTS) {
+		fail(r, 400, "bad_request", "events must be an array of 1 to %d "
+		     "event names", CLAIM_MAX_EVENTS);
+		goto out;
+	}
+	if (json_object_object_get_ex(o, "ttl_s", &v)) {
+		if (parse_ttl(v, claims_cfg(c).max_ttl_s, &rq.ttl_s, r) < 0)
+			goto out;
+		rq.have_ttl = true;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *ev = json_object_array_get_idx(evs, i);
+
+		if (!json_object_is_type(ev, json_type_string)) {
+			fail(r, 400, "bad_request", "events[%zu] must be a string", i);
+			goto out;
+		}
+		if ((bad = text_problem(json_object_get_string(ev),
+					(size_t)json_object_get_string_len(ev),
+					why, sizeof(why)))) {
+			fail(r, 400, "bad_request", "events[%zu] contains %s", i,
+			     bad);
+			goto out;
+		}
+		rq.events[i] = json_object_get_string(ev);
+	}
+	rq.nev = (unsigned)n;
+	if (json_object_object_get_ex(o, "label", &v)) {
+		const char *l = json_object_get_string(v);
+
+		if (!json_object_is_type(v, json_type_string) ||
+		    json_object_get_string_len(v) >= CLAIM_LABEL_MAX) {
+			fail(r, 400, "bad_request", "label must be a string of at "
+			     "most %d bytes", CLAIM_LABEL_MAX - 1);
+			goto out;
+		}
+		if ((bad = text_problem(l, (size_t)json_object_get_string_len(v),
+					why, sizeof(why)))) {
+			fail(r, 400, "bad_request", "label contains %s (labels "
+			     "are printable UTF-8 text)", bad);
+			goto out;
+		}
+		rq.label = l;
+	}
+	if (json_object_object_get_ex(o, "export", &v)) {
+		if (!json_object_is_type(v, json_type_boolean)) {
+			fail(r, 400, "bad_request", "export must be true or false");
+			goto out;
+		}
+		rq.export = json_object_get_boolean(v);
+	}
+	rc = claims_create(c, uid, pid, &rq, &cl, &e);
+	if (rc == 0) {
+		/* where it would count now: the plan found at creation */
+		const struct platform *pl = claims_pmu(c)->plat;
+		struct json_object *plan = json_object_new_array();
+
+		for (unsigned i = 0; i < cl.nev; i++) {
+			struct json_object *po = json_object_new_object();
+
+			json_object_object_add(po, "event", json_object_new_string(cl.ev[i].name));
+			json_object_object_add(po, "unit", json_object_new_string(
+				pl->units[cl.ev[i].unit]->name));
+			json_object_object_add(po, "counter", json_object_new_int(cl.plan[i]));
+			json_object_array_add(plan, po);
+		}
+		answer(c, rc, &cl, &e, 201, NULL, r);
+		json_object_object_add(r->body, "counters", plan);
+	} else {
+		answer(c, rc, &cl, &e, 201, NULL, r);
+	}
+out:
+	json_object_put(o);
+}
+
+void api_claims_list(struct claims *c, uid_t uid, struct claims_reply *r)
+{
+	struct json_object *arr;
+	struct claim *v;
+	int n = claims_list(c, uid, &v);
+
+	if (n < 0) {
+		fail(r, 500, "internal", "out of memory");
+		return;
+	}
+	arr = json_object_new_array();
+	for (int i = 0; i < n; i++)
+		json_object_array_add(arr, claim_json(claims_pmu(c), &v[i], NULL));
+	claims_list_free(v, n);
+	r->status = 200;
+	r->body = json_object_new_object();
+	json_object_object_add(r->body, "claims", arr);
+}
+
+void api_claims_get(struct claims *c, const char *id, uid_t uid,
+		    struct claims_reply *r)
+{
+	struct claims_err e;
+	struct claim cl;
+
+	answer(c, claims_get(c, id, uid, &cl, &e), &cl, &e, 200, NULL, r);
+}
+
+void api_claims_renew(struct claims *c, const char *id, uid_t uid,
+		      const char *body, size_t len, struct claims_reply *r)
+{
+	struct json_object *o = NULL, *v;
+	struct claims_err e;
+	struct claim cl;
+	int64_t ttl = 0;
+	bool have = false;
+
+	if (len > 0) {
+		if (!(o = parse_body(body, len, r)))
+			return;
+		json_object_object_foreach(o, key, val) {
+			(void)val;
+			if (strcmp(key, "ttl_s") != 0) {
+				fail(r, 400, "bad_request", "unknown key \"%.40s\" "
+				     "(accepted: ttl_s)", key);
+				json_object_put(o);
+				return;
+			}
+		}
+		if (json_object_object_get_ex(o, "ttl_s", &v)) {
+			if (parse_ttl(v, claims_cfg(c).max_ttl_s, &ttl, r) < 0) {
+				json_object_put(o);
+				return;
+			}
+			have = true;
+		}
+	}
+	answer(c, claims_renew(c, id, uid, have, ttl, &cl, &e), &cl, &e, 200,
+	       NULL, r);
+	json_object_put(o);
+}
+
+void api_claims_release(struct claims *c, const char *id, uid_t uid,
+			struct claims_reply *r)
+{
+	struct claims_err e;
+	struct claim cl;
+
+	answer(c, claims_release(c, id, uid, &cl, &e), &cl, &e, 200,
+	       "released", r);
+}

@@ -1,0 +1,537 @@
+/*
+ * mux.c - groups, their series, reading, accounting and placement (see
+ * mux.h).  Runs on the sampling thread only.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mux.h"
+
+/* Grows *p (elements of sz bytes) to hold need; false on ENOMEM. */
+static bool grow(void **p, unsigned *cap, unsigned need, size_t sz)
+{
+	void *n;
+
+	if (need <= *cap)
+		return true;
+	n = realloc(*p, (size_t)need * 2 * sz);
+	if (!n)
+		return false;
+	*p = n;
+	*cap = need * 2;
+	return true;
+}
+
+/* ---- series ------------------------------------------------------------ */
+
+int mux_encode(const struct pmu *pmu, const struct evspec *ev,
+	       const int *ctr, struct pmu_slot *slot, const int *sev,
+	       unsigned ns, char *why, size_t whylen)
+{
+	const struct platform *pl = pmu->plat;
+
+	for (unsigned k = 0; k < ns; k++) {
+		struct pmu_slot *sl = &slot[k];
+		const struct evspec *e = &ev[sev[k]];
+		const struct unit_type *u = pl->units[e->unit];
+		int c = ctr[sev[k]];
+
+		if (u->kind == UNIT_FREERUN)
+			c = e->freerun;
+		else if (u->kind == UNIT_FIXED)
+			c = 0;
+		if (c < 0) {
+			snprintf(why, whylen, "%s has no counter", e->name);
+			return -EINVAL;
+		}
+		pmu_slot(pmu, sl, sl->socket, sl->unit, sl->inst, (unsigned)c);
+		if (u->kind == UNIT_FIXED)
+			sl->ctl_val = 1ull << u->fmt.en_bit;
+		else if (u->kind == UNIT_PROG &&
+			 sched_encode(u, e, (unsigned)c, &sl->ctl_val, why,
+				      whylen) < 0)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+int mux_slots(const struct pmu *pmu, const struct evspec *ev, unsigned nev,
+	      const int *ctr, struct pmu_slot **slot, int **sev, unsigned *ns,
+	      char *why, size_t whylen)
+{
+	const struct topology *t = pmu->topo;
+	unsigned cap = 0, n = 0;
+	struct pmu_slot *sl;
+	int *se;
+
+	for (unsigned s = 0; s < t->nsockets; s++)
+		for (unsigned i = 0; i < nev; i++)
+			cap += t->sock[s].ninst[ev[i].unit];
+	sl = calloc(cap ? cap : 1, sizeof(*sl));
+	se = calloc(cap ? cap : 1, sizeof(*se));
+	if (!sl || !se) {
+		free(sl);
+		free(se);
+		snprintf(why, whylen, "out of memory");
+		return -ENOMEM;
+	}
+	for (unsigned s = 0; s < t->nsockets; s++)
+		for (unsigned i = 0; i < nev; i++) {
+			unsigned u = (unsigned)ev[i].unit;
+
+			for (unsigned in = 0; in < t->sock[s].ninst[u]; in++) {
+				if (!topo_present(&t->sock[s], u, in) ||
+				    !evspec_on(&ev[i], in))
+					continue;	/* absent, or split */
+				sl[n].socket = (uint8_t)s;
+				sl[n].unit = (int8_t)u;
+				sl[n].inst = (uint8_t)in;
+				sl[n].freerun = pmu->plat->units[u]->kind ==
+						UNIT_FREERUN;
+				se[n++] = (int)i;
+			}
+		}
+	if (ctr && mux_encode(pmu, ev, ctr, sl, se, n, why, whylen) < 0) {
+		free(sl);
+		free(se);
+		return -EINVAL;
+	}
+	*slot = sl;
+	*sev = se;
+	*ns = n;
+	return 0;
+}
+
+/* ---- groups ------------------------------------------------------------ */
+
+void mux_init(struct mux *m, struct pmu *pmu, struct group *base)
+{
+	*m = (struct mux){ .pmu = pmu };
+	if (grow((void **)&m->g, &m->capg, 1, sizeof(*m->g)))
+		m->g[m->ng++] = base;
+}
+
+static void group_free(struct group *g)
+{
+	if (!g)
+		return;
+	free(g->slot);
+	free(g->sev);
+	free(g->gs);
+	free(g->own_ev);
+	free(g);
+}
+
+void mux_free(struct mux *m)
+{
+	for (unsigned i = 1; i < m->ng; i++)
+		group_free(m->g[i]);
+	free(m->g);
+	free(m->tmp);
+	free(m->sg);
+	free(m->rd);
+	free(m->want);
+	sched_ws_free(&m->ws);
+	*m = (struct mux){ 0 };
+}
+
+/* A claim's group, not placed yet (its counters come at a schedule). */
+static struct group *group_new(const struct pmu *pmu, const struct mux_spec *sp)
+{
+	struct group *g = calloc(1, sizeof(*g));
+	char why[128];
+
+	if (!g)
+		return NULL;
+	g->key = sp->key;
+	g->own_ev = malloc(sp->nev * sizeof(*g->own_ev));
+	if (!g->own_ev || sp->nev > SCHED_MAX_EVENTS ||
+	    mux_slots(pmu, sp->ev, sp->nev, NULL, &g->slot, &g->sev, &g->ns,
+		      why, sizeof(why)) < 0 ||
+	    !(g->gs = calloc(g->ns + 1, sizeof(*g->gs)))) {
+		group_free(g);
+		return NULL;
+	}
+	memcpy(g->own_ev, sp->ev, sp->nev * sizeof(*g->own_ev));
+	g->ev = g->own_ev;
+	g->nev = sp->nev;
+	g->sg = (struct sched_group){ .ev = g->ev, .nev = g->nev,
+				      .order = sp->key };
+	for (unsigned e = 0; e < SCHED_MAX_EVENTS; e++)
+		g->sg.ctr[e] = -1;
+	return g;
+}
+
+int mux_sync(struct mux *m, const struct mux_spec *sp, unsigned n)
+{
+	unsigned i = 1, j = 0, k = 1;
+	int r = 0;
+
+	if (!grow((void **)&m->tmp, &m->captmp, n + 1, sizeof(*m->tmp)))
+		return -ENOMEM;
+	m->tmp[0] = m->g[0];
+	/* both sides ascend by key: one merge */
+	while (i < m->ng || j < n) {
+		if (j == n || (i < m->ng && m->g[i]->key < sp[j].key)) {
+			group_free(m->g[i++]);		/* gone */
+		} else if (i < m->ng && m->g[i]->key == sp[j].key) {
+			m->tmp[k++] = m->g[i++];	/* stays */
+			j++;
+		} else {
+			struct group *g = group_new(m->pmu, &sp[j++]);
+
+			if (g)
+				m->tmp[k++] = g;
+			else
+				r = -ENOMEM;
+		}
+	}
+	{
+		struct group **t = m->g;
+		unsigned c = m->capg;
+
+		m->g = m->tmp;
+		m->capg = m->captmp;
+		m->tmp = t;
+		m->captmp = c;
+	}
+	m->ng = k;
+	return r;
+}
+
+/* ---- a tick ------------------------------------------------------------ */
+
+void mux_begin(struct mux *m)
+{
+	m->tick++;
+	m->jumps = 0;
+}
+
+void mux_charge(struct mux *m, uint64_t run_ns, bool yielded)
+{
+	for (unsigned i = 0; i < m->ng; i++) {
+		struct group *g = m->g[i];
+
+		/* A group's clock starts at its first tick: the interval
+		 * before it existed (or before its first readings) is not
+		 * charged to it. */
+		if (!g->seen) {
+			g->seen = true;
+			continue;
+		}
+		g->enabled_ns += run_ns;
+		g->since_ns += run_ns;
+		if (g->was_running && !yielded)
+			g->running_ns += run_ns;
+	}
+}
+
+/* Reads a counter once per tick: later reads of the same register in the
+ * same tick (a counter shared by groups) reuse the value, found by its
+ * register id.  0 or -errno. */
+static int read_once(struct mux *m, const struct pmu_slot *sl, uint64_t *v)
+{
+	struct mux_rd *r;
+
+	if (sl->ctr_id == PMU_NO_REG || sl->ctr_id >= m->pmu->nreg) {
+		int err = pmu_read(m->pmu, sl, v);	/* no id: uncached */
+
+		if (err < 0)
+			log_warnx_limited(&m->lim_read, "%s", hw_last_error());
+		return err;
+	}
+	if (!m->rd && !(m->rd = calloc(m->pmu->nreg, sizeof(*m->rd))))
+		return -ENOMEM;
+	r = &m->rd[sl->ctr_id];
+	if (r->tick == m->tick) {
+		*v = r->v;
+		return r->err;
+	}
+	r->tick = m->tick;
+	r->v = 0;
+	r->err = pmu_read(m->pmu, sl, &r->v);
+	if (r->err < 0)
+		log_warnx_limited(&m->lim_read, "%s", hw_last_error());
+	*v = r->v;
+	return r->err;
+}
+
+/* Highest rate (events/s) a series' counter can see. */
+double mux_max_rate(const struct platform *pl, const struct pmu_slot *s)
+{
+	const struct unit_type *u = pl->units[s->unit];
+
+	if (s->freerun)
+		return u->freerun[s->idx].max_rate;
+	return u->max_rate;
+}
+
+unsigned mux_half_wrap_ms(unsigned width, double rate)
+{
+	double half = rate > 0 ? ldexp(1.0, (int)width) / rate / 2 : 3600.0;
+
+	return (unsigned)((half < 3600.0 ? half : 3600.0) * 1000);
+}
+
+unsigned evspec_max_interval_ms(const struct platform *pl,
+				const struct evspec *e)
+{
+	const struct unit_type *u = pl->units[e->unit];
+
+	if (u->kind == UNIT_FREERUN && e->freerun >= 0)
+		return mux_half_wrap_ms(u->freerun[e->freerun].width,
+					u->freerun[e->freerun].max_rate);
+	return mux_half_wrap_ms(u->width, u->max_rate);
+}
+
+/*
+ * Could the counter of sl have counted delta in ns nanoseconds?  The
+ * bound is the unit's (or free-running counter's) maximum rate from the
+ * platform tables - the largest increment per cycle at the highest clock
+ * - over twice the interval plus 100 ms (the reads of one tick are not
+ * simultaneous, and a loaded machine delays them).  A counter reset to
+ * 0 by another agent reads as a delta near 2^width, far above it.  If
+ * not, the jump is counted for this tick and described once.
+ */
+static bool plausible(struct mux *m, const struct pmu_slot *sl,
+		      uint64_t delta, uint64_t ns)
+{
+	double rate = mux_max_rate(m->pmu->plat, sl);
+	double bound = rate * ((double)ns * 2 + 100e6) / 1e9;
+
+	if (rate <= 0 || (double)delta <= bound)
+		return true;
+	if (!m->jumps++)
+		snprintf(m->jump_what, sizeof(m->jump_what), "%s %u on socket "
+			 "%u counter %u advanced by %" PRIu64 " in %.3f s, more "
+			 "than its maximum rate (%.3g/s) allows",
+			 m->pmu->plat->units[sl->unit]->name, sl->inst,
+			 sl->socket, sl->idx, delta, (double)ns / 1e9, rate);
+	return false;
+}
+
+/*
+ * Accounts one series' reading.  run_ns: how long the counter counted,
+ * since_ns: the time the reading stands for (>= run_ns when the group was
+ * multiplexed out before).  Returns the delta, or -1 if it is not valid.
+ */
+static int64_t account(struct mux *m, struct gseries *gs,
+		       const struct pmu_slot *sl, bool disturbed,
+		       uint64_t run_ns, uint64_t since_ns)
+{
+	uint64_t raw, delta;
+
+	if (read_once(m, sl, &raw) < 0) {
+		gs->up = 0;
+		gs->have_last = 0;
+		return -1;
+	}
+	gs->up = 1;
+	if (!gs->have_last || disturbed) {
+		gs->last_raw = raw;
+		gs->have_last = 1;
+		return -1;
+	}
+	delta = (raw - gs->last_raw) & width_mask(sl->width);
+	if (!plausible(m, sl, delta, since_ns > run_ns ? since_ns : run_ns)) {
+		/* a reset or a write by another agent, not a wrap: no data */
+		gs->last_raw = raw;
+		return -1;
+	}
+	if (raw < gs->last_raw)
+		m->wraps++;
+	gs->last_raw = raw;
+	gs->raw += delta;
+	gs->est += run_ns && since_ns > run_ns
+		   ? (uint64_t)((unsigned __int128)delta * since_ns / run_ns)
+		   : delta;
+	return (int64_t)delta;
+}
+
+static bool unverified(const struct mux *m, const struct pmu_slot *sl)
+{
+	return !sl->freerun && sl->socket < PLAT_MAX_SOCKETS && sl->unit >= 0 &&
+	       sl->unit < PLAT_MAX_UNITS &&
+	       iset_has(&m->unverified[sl->socket][sl->unit], sl->inst);
+}
+
+/* Reads every series of g of one kind (programmable/fixed or free-running)
+ * and accounts it; fills delta/invalid (the baseline's; may be NULL). */
+static void read_group(struct mux *m, struct group *g, bool freerun,
+		       bool disturbed, bool yielded, uint64_t run_ns,
+		       uint64_t *delta, uint64_t *invalid)
+{
+	for (unsigned k = 0; k < g->ns; k++) {
+		int64_t d;
+
+		if (g->slot[k].freerun != freerun)
+			continue;
+		if (!freerun && (!g->was_running || yielded)) {
+			if (invalid)
+				invalid[k / 64] |= 1ull << (k % 64);
+			continue;
+		}
+		d = account(m, &g->gs[k], &g->slot[k],
+			    !freerun && (disturbed || unverified(m, &g->slot[k])),
+			    run_ns, freerun ? run_ns : g->since_ns);
+		if (delta) {
+			delta[k] = d < 0 ? 0 : (uint64_t)d;
+			if (d < 0)
+				invalid[k / 64] |= 1ull << (k % 64);
+		}
+	}
+}
+
+void mux_read_counters(struct mux *m, bool disturbed, bool yielded,
+		       uint64_t run_ns, uint64_t *delta, uint64_t *invalid)
+{
+	for (unsigned i = 0; i < m->ng; i++)
+		read_group(m, m->g[i], false, disturbed, yielded, run_ns,
+			   i ? NULL : delta, i ? NULL : invalid);
+	/* the readings just taken stand for the time since each group last
+	 * counted: start that time again */
+	for (unsigned i = 0; i < m->ng; i++)
+		if (m->g[i]->was_running && !yielded)
+			m->g[i]->since_ns = 0;
+}
+
+void mux_read_freerun(struct mux *m, uint64_t run_ns, uint64_t *delta,
+		      uint64_t *invalid)
+{
+	for (unsigned i = 0; i < m->ng; i++)
+		read_group(m, m->g[i], true, false, false, run_ns,
+			   i ? NULL : delta, i ? NULL : invalid);
+}
+
+/* The filter slots of series sl counting e (into want); how many. */
+static unsigned filter_slots(const struct pmu *pmu, const struct evspec *e,
+			     const struct pmu_slot *sl, struct pmu_slot *want)
+{
+	unsigned n = 0;
+
+	for (unsigned f = 0; f < PLAT_MAX_FILTERS; f++)
+		if (e->filt_set >> f & 1)
+			pmu_filter_slot(pmu, &want[n++], sl, f, e->filt[f]);
+	return n;
+}
+
+unsigned mux_controls(const struct pmu *pmu, const struct evspec *ev,
+		      const struct pmu_slot *slot, const int *sev, unsigned ns,
+		      struct pmu_slot *want)
+{
+	unsigned n = 0;
+
+	for (unsigned k = 0; k < ns; k++) {
+		if (slot[k].freerun)
+			continue;
+		want[n++] = slot[k];
+		/* the box filter values the event needs */
+		n += filter_slots(pmu, &ev[sev[k]], &slot[k], want + n);
+	}
+	return n;
+}
+
+void mux_schedule(struct mux *m, bool force)
+{
+	char why[160];
+
+	if (!grow((void **)&m->sg, &m->capsg, m->ng, sizeof(*m->sg)))
+		return;
+	for (unsigned i = 0; i < m->ng; i++) {
+		struct group *g = m->g[i];
+
+		m->sg[i] = &g->sg;
+		g->sg.running = g->running_ns;
+		g->sg.enabled = g->enabled_ns + 1;
+	}
+	sched_select(m->pmu->plat, m->sg, m->ng, &m->ws);
+	m->nwant = 0;
+	for (unsigned i = 0; i < m->ng; i++) {
+		struct group *x = m->g[i];
+		bool moved = x->sg.moved;
+
+		if (!x->sg.selected)
+			continue;
+		/* A fixed group (the baseline) was placed when its program
+		 * was built and its slots belong to the published program,
+		 * which readers render from: never rewrite them. */
+		if (!x->sg.fixed &&
+		    (moved || (x->ns && !x->slot[0].width) || force) &&
+		    mux_encode(m->pmu, x->ev, x->sg.ctr, x->slot, x->sev, x->ns,
+			       why, sizeof(why)) < 0) {
+			log_warnx("cannot encode a claim's events: %s", why);
+			x->sg.selected = false;
+			continue;
+		}
+		if (!x->was_running || moved)
+			for (unsigned k = 0; k < x->ns; k++)
+				if (!x->slot[k].freerun)
+					x->gs[k].have_last = 0;	/* new baseline */
+		if (!x->was_running && i > 0)
+			m->switches++;
+		if (!grow((void **)&m->want, &m->capwant,
+			  m->nwant + CONTROLS_PER_SERIES * x->ns,
+			  sizeof(*m->want))) {
+			x->sg.selected = false;
+			continue;
+		}
+		m->nwant += mux_controls(m->pmu, x->ev, x->slot, x->sev,
+					 x->ns, m->want + m->nwant);
+	}
+	if (pmu_program(m->pmu, m->want, m->nwant, force) < 0)
+		log_warnx("programming the counters: %s", hw_last_error());
+	/* Counters that start counting now: their current value is the
+	 * baseline for the next delta (read while frozen). */
+	for (unsigned i = 0; i < m->ng; i++) {
+		struct group *x = m->g[i];
+
+		x->was_running = x->sg.selected;
+		if (!x->sg.selected)
+			continue;
+		for (unsigned k = 0; k < x->ns; k++) {
+			uint64_t raw;
+
+			if (x->slot[k].freerun || x->gs[k].have_last)
+				continue;
+			if (pmu_read(m->pmu, &x->slot[k], &raw) == 0) {
+				x->gs[k].last_raw = raw;
+				x->gs[k].have_last = 1;
+			}
+		}
+	}
+}
+
+void mux_idle(struct mux *m)
+{
+	for (unsigned i = 0; i < m->ng; i++)
+		m->g[i]->was_running = false;
+}
+
+void mux_mark_unverified(struct mux *m, unsigned unread)
+{
+	const struct pmu *pmu = m->pmu;
+
+	memset(m->unverified, 0, sizeof(m->unverified));
+	if (!unread)
+		return;
+	for (unsigned w = 0; w < pmu->nwritten; w++) {
+		const struct pmu_reg *g = &pmu->reg[pmu->written[w]];
+
+		/* wanted by the last programming and not read back */
+		if (g->unread && g->pass == pmu->pass &&
+		    g->socket < PLAT_MAX_SOCKETS &&
+		    g->unit >= 0 && g->unit < PLAT_MAX_UNITS)
+			iset_add(&m->unverified[g->socket][g->unit], g->inst);
+	}
+	log_warnx_limited(&m->lim_unread, "interference check: %u control "
+			  "register%s cannot be read back (%s); the series of "
+			  "%s unit%s are marked invalid until they can", unread,
+			  unread == 1 ? "" : "s", hw_last_error(),
+			  unread == 1 ? "its" : "their", unread == 1 ? "" : "s");
+}

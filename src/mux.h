@@ -1,0 +1,191 @@
+/*
+ * mux.h - time-multiplexing groups of events onto the counters: the
+ * groups (the daemon's baseline and one per claim), their series (one
+ * routine builds them for both), one tick's reading and accounting
+ * (time_enabled, time_running, the scaled estimate) and the placement of
+ * the next interval.
+ *
+ * The sampler owns a struct mux and drives it once per tick with the PMU
+ * frozen: mux_read_counters(), mux_schedule(), then after unfreezing
+ * mux_read_freerun().  Everything here is touched by the sampling thread
+ * only: the claims table hands over what its live claims count
+ * (mux_sync()) and gets their results back, but no lock is held while
+ * mux touches hardware.
+ */
+#ifndef UNCORED_MUX_H
+#define UNCORED_MUX_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "log.h"
+#include "pmu.h"
+#include "sched.h"
+
+/* Running state of one series (an event on one unit instance). */
+struct gseries {
+	uint64_t last_raw;	/* counter value at the last read */
+	uint64_t raw;		/* sum of the measured deltas */
+	uint64_t est;		/* monotonic estimate: each measured delta
+				   scaled by the time it stands for */
+	uint64_t est_seen;	/* est already added to the quantity totals */
+	uint8_t have_last;	/* last_raw is a valid baseline */
+	uint8_t up;		/* the last read succeeded */
+};
+
+/*
+ * A group of events counted together: the baseline, or one claim.  The
+ * series are laid out as slot[k] (position; its counter index follows
+ * the current placement) counting ev[sev[k]], in the order mux_slots()
+ * builds them.
+ */
+struct group {
+	const struct evspec *ev;
+	unsigned nev;
+	struct pmu_slot *slot;
+	int *sev;
+	unsigned ns;
+	struct gseries *gs;
+	struct sched_group sg;	/* placement and service */
+	bool was_running;	/* counted during the interval just ended */
+	bool seen;		/* has been through a tick (its clock runs) */
+	uint64_t since_ns;	/* enabled time since it last counted */
+	uint64_t enabled_ns, running_ns;
+	/* a claim's group (mux-owned): its key, and its own copy of ev */
+	uint64_t key;
+	struct evspec *own_ev;
+};
+
+/* What a claim asks mux to count (mux_sync()). */
+struct mux_spec {
+	uint64_t key;			/* unique, ascending in the array */
+	const struct evspec *ev;	/* copied */
+	unsigned nev;
+};
+
+/* Control writes one series needs at most: its control and a value for
+ * each box filter register. */
+#define CONTROLS_PER_SERIES (1 + PLAT_MAX_FILTERS)
+
+/* A counter's value read this tick, by register id. */
+struct mux_rd {
+	uint64_t tick, v;
+	int err;
+};
+
+struct mux {
+	struct pmu *pmu;
+	/* g[0]: the baseline (the sampler's); g[1..ng): the claims'
+	 * groups, owned, by ascending key */
+	struct group **g;
+	unsigned ng, capg;
+	struct group **tmp;		/* mux_sync()'s merge */
+	unsigned captmp;
+	struct sched_group **sg;	/* sched_select()'s view of g */
+	unsigned capsg;
+	struct sched_ws ws;
+	uint64_t tick;			/* mux_begin() calls */
+	struct mux_rd *rd;		/* reads by counter register id (valid
+					   when rd->tick is this tick):
+					   pmu->nreg entries */
+	struct pmu_slot *want;		/* controls of the next interval */
+	unsigned nwant, capwant;
+	/* unit instances whose control or filter registers the last check
+	 * could not read back: their series are not trusted until a check
+	 * reads them again */
+	struct inst_set unverified[PLAT_MAX_SOCKETS][PLAT_MAX_UNITS];
+	/* this tick: deltas above what the counter can count (a reset or a
+	 * write by another agent), the first one described */
+	unsigned jumps;
+	char jump_what[200];
+	uint64_t wraps;			/* wrap-arounds seen, ever */
+	uint64_t switches;		/* claims scheduled back on, ever */
+	struct log_limit lim_read, lim_unread;
+};
+
+/*
+ * The series of events ev[0..nev): every present instance of each
+ * event's unit on every socket where the event counts (:split), socket
+ * by socket, event by event.  With ctr (a placement, per event) the
+ * slots get their counters and control values (mux_encode()); without,
+ * only their socket, unit and instance.  *slot and *sev are malloc'd
+ * (the caller frees them; at least one element each).  0, -ENOMEM, or
+ * -EINVAL with the reason in why.
+ */
+int mux_slots(const struct pmu *pmu, const struct evspec *ev, unsigned nev,
+	      const int *ctr, struct pmu_slot **slot, int **sev, unsigned *ns,
+	      char *why, size_t whylen);
+/*
+ * Sets the counter positions of slot[0..ns) (counting ev[sev[k]]) from
+ * the placement ctr[] and the control values that count their events.
+ * 0, or -EINVAL (an encoding the catalog or the register refuses).
+ */
+int mux_encode(const struct pmu *pmu, const struct evspec *ev,
+	       const int *ctr, struct pmu_slot *slot, const int *sev,
+	       unsigned ns, char *why, size_t whylen);
+
+/*
+ * The control writes slot[0..ns) (counting ev[sev[k]]) need: each
+ * programmable or fixed series' control, followed by the box filter
+ * values its event requires (slots with .filter set).  want must hold
+ * CONTROLS_PER_SERIES * ns entries.  Returns how many were filled.
+ */
+unsigned mux_controls(const struct pmu *pmu, const struct evspec *ev,
+		      const struct pmu_slot *slot, const int *sev, unsigned ns,
+		      struct pmu_slot *want);
+/* The highest rate (events/s) the counter of slot s can see. */
+double mux_max_rate(const struct platform *pl, const struct pmu_slot *s);
+
+/* Half the wrap time (ms) of a width-bit counter at rate, at most
+ * 3600 s. */
+unsigned mux_half_wrap_ms(unsigned width, double rate);
+/* The longest interval (ms) an event may be sampled at: half its
+ * counter's wrap time at its unit's maximum rate (at most 3600 s). */
+unsigned evspec_max_interval_ms(const struct platform *pl,
+				const struct evspec *e);
+
+/* base: the sampler's baseline group, g[0] from now on. */
+void mux_init(struct mux *m, struct pmu *pmu, struct group *base);
+/* Frees the claims' groups and the scratch space (not the baseline). */
+void mux_free(struct mux *m);
+
+/*
+ * Makes the claims' groups exactly sp[0..n) (ascending keys): groups
+ * whose key is gone are dropped (their counters are cleared by the next
+ * mux_schedule()), new keys get a group with its clock not yet running.
+ * No hardware access.  0, or -ENOMEM (a new group is left out this tick
+ * and tried again at the next).
+ */
+int mux_sync(struct mux *m, const struct mux_spec *sp, unsigned n);
+
+/* Starts a tick: forgets the last tick's reads and jumps. */
+void mux_begin(struct mux *m);
+/*
+ * Advances every group's clock by run_ns (not a group's first tick):
+ * enabled always, running if it counted and the PMU was not yielded.
+ */
+void mux_charge(struct mux *m, uint64_t run_ns, bool yielded);
+/*
+ * Reads and accounts every group's programmable and fixed counters (PMU
+ * frozen).  disturbed: interference this tick (no deltas).  The
+ * baseline's deltas go into delta[] and its invalid bits into invalid[].
+ */
+void mux_read_counters(struct mux *m, bool disturbed, bool yielded,
+		       uint64_t run_ns, uint64_t *delta, uint64_t *invalid);
+/* The same for the free-running counters (read after unfreezing). */
+void mux_read_freerun(struct mux *m, uint64_t run_ns, uint64_t *delta,
+		      uint64_t *invalid);
+/*
+ * Chooses the groups of the next interval, programs their controls
+ * (every control when force) and reads the starting values of counters
+ * that start counting now.  PMU frozen.
+ */
+void mux_schedule(struct mux *m, bool force);
+/* Yielded: no group counts in the next interval. */
+void mux_idle(struct mux *m);
+/* After a control check: the unit instances whose controls, wanted by
+ * the last programming, could not be read back are not trusted until the
+ * next check. */
+void mux_mark_unverified(struct mux *m, unsigned unread);
+
+#endif
