@@ -430,6 +430,10 @@ static void h_events(void *ctx, const struct http_req *req,
 			json_object_object_add(e, "edge", json_object_new_boolean(1));
 		if (ev->inv)
 			json_object_object_add(e, "inv", json_object_new_boolean(1));
+		if (ev->ev_sel_ext)
+			json_object_object_add(e, "ev_sel_ext", json_object_new_boolean(1));
+		if (ev->filter)
+			json_object_object_add(e, "filter", json_object_new_string(ev->filter));
 		ctrs = json_object_new_array();
 		for (unsigned c = 0; c < 8; c++)
 			if (ev->ctr_mask >> c & 1)

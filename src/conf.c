@@ -875,8 +875,8 @@ static int baseline_events(struct pstate *st, struct conf_baseline *b,
 				    "events", b->unit);
 		if (!valid_event(p, len))
 			return fail(st, "%s: \"%.*s\" is not an event name "
-				    "(a catalog name such as "
-				    "UNC_CBO_CACHE_LOOKUP.ANY_I, or "
+				    "(a catalog name as /api/v1/events "
+				    "lists them, or "
 				    "unit:0xEVENT:0xUMASK; at most %d "
 				    "characters of A-Z a-z 0-9 _ . :)",
 				    b->unit, (int)(len < 64 ? len : 64), p,
@@ -905,7 +905,8 @@ static int baseline_key(struct pstate *st, const char *unit, const char *v)
 
 	if (!valid_unit(unit))
 		return fail(st, "\"%s\" is not a unit name (at most %zu "
-			    "characters of a-z 0-9 _, e.g. cbo)", unit,
+			    "characters of a-z 0-9 _, as /api/v1/topology "
+			    "names the units)", unit,
 			    UNIT_MAX);
 	for (i = 0; i < c->nbaseline; i++)
 		if (strcmp(c->baseline[i].unit, unit) == 0)

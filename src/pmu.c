@@ -80,7 +80,9 @@ int pmu_init(struct pmu *p, struct hw *hw, const struct topology *t)
 	}
 	p->nreg = 1;
 	for (unsigned s = 0; s < t->nsockets; s++) {
-		p->gctl[s] = hw_msr(t->sock[s].cpu, t->plat->global_ctl.addr);
+		if (plat_has_global_ctl(t->plat))
+			p->gctl[s] = hw_msr(t->sock[s].cpu,
+					    t->plat->global_ctl.addr);
 		for (int ui = 0; t->plat->units[ui] && ui < PLAT_MAX_UNITS; ui++) {
 			const struct unit_type *u = t->plat->units[ui];
 			struct pmu_block *b = &p->blk[s][ui];
@@ -216,7 +218,9 @@ static int scan_busy(struct pmu *p, char *msg, size_t len, bool skip_ours)
 	uint64_t v;
 
 	msg[0] = '\0';
-	for (unsigned s = 0; s < p->topo->nsockets; s++) {
+	/* no global control (snbep): the counter controls tell it all */
+	for (unsigned s = 0; plat_has_global_ctl(p->plat) &&
+	     s < p->topo->nsockets; s++) {
 		if ((r = hw_read(p->hw, &p->gctl[s], &v)) < 0)
 			return r;
 		if (v & p->plat->global_enable) {
@@ -270,7 +274,8 @@ int pmu_clear_all(struct pmu *p)
 {
 	int first = 0, r;
 
-	for (unsigned s = 0; s < p->topo->nsockets; s++)
+	for (unsigned s = 0; plat_has_global_ctl(p->plat) &&
+	     s < p->topo->nsockets; s++)
 		if ((r = hw_write(p->hw, &p->gctl[s], 0)) < 0 && !first)
 			first = r;
 	for (unsigned k = 1; k < p->nreg; k++) {
@@ -380,7 +385,8 @@ int pmu_enable(struct pmu *p, bool on)
 {
 	int first = 0, r;
 
-	for (unsigned s = 0; s < p->topo->nsockets; s++) {
+	for (unsigned s = 0; p->plat->ops->global_enable &&
+	     s < p->topo->nsockets; s++) {
 		r = p->plat->ops->global_enable(p->hw, p->topo, s, on);
 		if (r < 0 && !first)
 			first = r;
@@ -393,16 +399,14 @@ int pmu_enable(struct pmu *p, bool on)
 int pmu_check_global(struct pmu *p, unsigned socket, bool expect_on,
 		     uint64_t *seen)
 {
-	/* Write-only bits (hsx frz_all/unfrz_all) read as zero: compare the
-	 * rest. */
-	uint64_t wo = reg_mask(p->plat->global_ctl.layout, ACC_WO);
-	uint64_t v, want = (expect_on ? p->plat->global_enable : 0) & ~wo;
-	int r = hw_read(p->hw, &p->gctl[socket], &v);
-
-	if (r < 0)
-		return r;
-	*seen = v;
-	return (v & ~wo) != want;
+	*seen = 0;
+	if (p->plat->ops->check)
+		return p->plat->ops->check(p->hw, p->topo, socket, expect_on,
+					   seen);
+	if (plat_has_global_ctl(p->plat))	/* the default */
+		return plat_global_check(p->hw, p->topo, socket, expect_on,
+					 seen);
+	return 0;	/* nothing readable (snbep) */
 }
 
 int pmu_reset_boxes(struct pmu *p)
@@ -447,7 +451,8 @@ int pmu_release(struct pmu *p)
 {
 	int first = 0, r;
 
-	/* stop counting the platform's way (skl: EN = 0; hsx: frz_all) */
+	/* stop counting the platform's way (skl: EN = 0; hsx: frz_all;
+	 * snbep: every box's frz) */
 	if ((r = pmu_enable(p, false)) < 0)
 		first = r;
 	for (unsigned w = 0; w < p->nwritten; w++) {

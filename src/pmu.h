@@ -74,6 +74,7 @@ struct pmu {
 	struct hw *hw;
 	const struct topology *topo;
 	const struct platform *plat;
+	/* each socket's global control; unused without one (snbep) */
 	struct hw_addr gctl[PLAT_MAX_SOCKETS];
 	struct pmu_reg *reg;	/* nreg entries; reg[0] unused */
 	unsigned nreg;
@@ -89,7 +90,7 @@ struct pmu {
 	uint64_t *last_val;
 	unsigned nlast, caplast;
 	uint64_t pass;
-	bool owns;		/* the global control is ours */
+	bool owns;		/* the PMU is ours (enabled by us) */
 };
 
 /*
@@ -112,7 +113,8 @@ void pmu_filter_slot(const struct pmu *p, struct pmu_slot *fs,
 		     const struct pmu_slot *sl, unsigned f, uint64_t val);
 
 /*
- * Reads the global control of every socket and the control register of
+ * Reads the global control of every socket (where the platform has one)
+ * and the control register of
  * every programmable and fixed counter of every present unit.  Returns
  * the number of registers found counting (enable bits set) and lists
  * them in msg ("msr 0xe01 on cpu 0 = 0x20000000, ..."); -errno if a
@@ -141,7 +143,9 @@ int pmu_clear_all(struct pmu *p);
 int pmu_program(struct pmu *p, const struct pmu_slot *s, unsigned n,
 		bool force);
 
-/* Global enable (unfreeze) or disable (freeze) of every socket. */
+/* Enable (unfreeze) or disable (freeze) every socket through the
+ * platform's global_enable op: its global control, or each box's freeze
+ * bit (snbep); a no-op where the platform has neither. */
 int pmu_enable(struct pmu *p, bool on);
 
 /* Resets and arms every present box where the platform has box-level
@@ -153,8 +157,10 @@ int pmu_reset_boxes(struct pmu *p);
  * the socket's cores, modulo 2^64 like each of them).  0 or -errno. */
 int pmu_read(struct pmu *p, const struct pmu_slot *s, uint64_t *raw);
 
-/* Reads socket's global control; returns 1 if it differs from what the
- * daemon left there (expect_on: enabled), 0 if it matches, -errno. */
+/* Asks the platform's check op whether socket's PMU is still enabled
+ * (expect_on) or frozen as the daemon left it: 1 if not (*seen: the
+ * value read), 0 if it is or the platform has nothing readable to check
+ * (no check op, snbep), -errno. */
 int pmu_check_global(struct pmu *p, unsigned socket, bool expect_on,
 		     uint64_t *seen);
 

@@ -158,8 +158,8 @@ int priv_kernel_rules(const char *lockdown_path, const char *allow_writes_path,
 				 "uncore PMU. Boot with lockdown=none (with "
 				 "Secure Boot this means disabling it or using a "
 				 "kernel that does not lock down), or use the "
-				 "kernel's own perf uncore PMUs (perf stat -e "
-				 "uncore_imc/...), which remain available under "
+				 "kernel's own perf uncore PMUs (perf list "
+				 "uncore), which remain available under "
 				 "lockdown", mode, lockdown_path);
 			return 1;
 		}
@@ -170,8 +170,8 @@ int priv_kernel_rules(const char *lockdown_path, const char *allow_writes_path,
 			 "%s): the msr driver refuses every write, so uncored "
 			 "cannot program the uncore PMU. Allow them with `echo on "
 			 ">%s` or the kernel parameter msr.allow_writes=on, or use "
-			 "the kernel's own perf uncore PMUs (perf stat -e "
-			 "uncore_imc/...), which need no MSR writes",
+			 "the kernel's own perf uncore PMUs (perf list "
+			 "uncore), which need no MSR writes",
 			 allow_writes_path, allow_writes_path);
 		return 1;
 	}

@@ -91,6 +91,8 @@ int sched_resolve(const struct platform *p, const char *text, bool allow_raw,
 		} else {
 			out->ctr_mask = ev->ctr_mask & (uint8_t)width_mask(u->nctr);
 		}
+		if (plat_event_check(u, ev, why, whylen) < 0)
+			return -EINVAL;
 	} else {
 		char *colon = strchr(base, ':');
 

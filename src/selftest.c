@@ -460,8 +460,11 @@ int selftest_run(struct pmu *pmu, const struct program *p, bool sim,
 		unsigned moved = 0, n = 0;
 
 		for (unsigned k = 0; k < p->ns; k++) {
-			if (p->slot[k].freerun)
-				continue;	/* not frozen by design */
+			if (p->slot[k].freerun ||
+			    !plat_unit_freezable(p->plat, p->slot[k].unit))
+				continue;	/* not frozen by design (snbep
+						   UBox: no box control, no
+						   global control) */
 			n++;
 			moved += delta(p, k, &r[2 * ST_FROZEN],
 				       &r[2 * ST_FROZEN + 1]) != 0;

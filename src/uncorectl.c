@@ -1060,7 +1060,7 @@ static int cmd_events(struct ctl *c, int argc, char **argv)
 	if ((rc = no_args(cmd, argc, argv)))
 		return rc;
 	if (unit && (!unit[0] || strlen(unit) > 32))
-		return usage_error(cmd, "--unit needs a unit name (cbo, arb, ...)");
+		return usage_error(cmd, "--unit needs a unit name (as `uncorectl topology` lists them)");
 	if (pattern && strlen(pattern) > 128)
 		return usage_error(cmd, "the pattern is longer than 128 characters");
 	if ((rc = ctl_open(c)))
@@ -1684,7 +1684,8 @@ static const struct command commands[] = {
 	  "List the event catalog; PATTERN matches names and descriptions\n"
 	  "(case-insensitive substring).",
 	  "Options:\n"
-	  "  -U, --unit UNIT    only the events of UNIT (cbo, arb, ...)\n"
+	  "  -U, --unit UNIT    only the events of UNIT (a unit name as\n"
+	  "                     `uncorectl topology` lists them)\n"
 	  "  -n, --names        only the names, one per line\n" },
 	{ "claim", cmd_claim,
 	  "EVENT... [--ttl S] [--label L] [--export] [--watch S [--count N]]",

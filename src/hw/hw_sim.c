@@ -23,9 +23,13 @@
  * write-only frz_all/unfrz_all fields) keeps a per-socket latch that
  * frz_all sets and unfrz_all clears, starting unfrozen at reset (the
  * register reads 0 either way; Linux counts on hsx without ever writing
- * it).  Box control (hsx, Table 2-14 and copies): a write's frz bit is the
+ * it).  A platform without a global control (snbep, whose
+ * global_ctl.layout is NULL) has no global registers and no global
+ * gating: only the box freeze and the local enable count.  Box control (hsx, Table 2-14 and copies): a write's frz bit is the
  * box's freeze state from then on, rst_ctrl clears the box's control
  * registers, rst_ctrs its counters; all three are write-only and read 0.
+ * Where the box control has a frz_en field (snbep, 327043 Table 2-9), a
+ * write freezes the box only if it sets frz and frz_en together.
  * The "SW must write 1" bits (unit_type.box_ctl_must1, bits 17:16) are
  * accepted on MSR writes and read 0; whether each box-control write had
  * them is recorded (hw_sim_box_state()) but does not change behaviour.
@@ -181,6 +185,8 @@ struct sim_box {
 	int ctl, status;	/* registers, -1 none */
 	int state;		/* its SR_STATE register */
 	uint64_t frz, rst_ctrl, rst_ctrs, must1;	/* box control bits */
+	uint64_t frz_en;	/* snbep: frz only acts with this bit in the
+				   same write (0: frz acts alone) */
 	bool ctl_twice;		/* UNIT_Q_CTL_TWICE: record violations */
 	unsigned nfilt;
 	int filt[SIM_MAX_BOX_FILTERS];
@@ -456,6 +462,7 @@ static int build_box(struct sim *s, unsigned sock, int ui,
 		b.frz = named_mask(u->box_ctl_layout, "frz");
 		b.rst_ctrl = named_mask(u->box_ctl_layout, "rst_ctrl");
 		b.rst_ctrs = named_mask(u->box_ctl_layout, "rst_ctrs");
+		b.frz_en = named_mask(u->box_ctl_layout, "frz_en");
 		b.must1 = u->box_ctl_must1;
 		if ((b.ctl = add_reg(s, &c)) < 0)
 			return -ENOMEM;
@@ -759,20 +766,28 @@ static int build(struct sim *s)
 	s->gfrz_mask = named_mask(gl, "frz_all");
 	s->gunfrz_mask = named_mask(gl, "unfrz_all");
 	for (unsigned sock = 0; sock < s->nsockets; sock++) {
-		struct sim_reg g = layout_reg(HW_MSR, sock, p->global_ctl.addr,
-					      gl, SR_GLOBAL_CTL);
+		struct sim_reg g;
 
-		g.reset = p->global_ctl.reset;
-		if ((r = add_reg(s, &g)) < 0)
-			return r;
-		s->gctl[sock] = r;
-		g = layout_reg(HW_MSR, sock, p->global_status.addr,
-			       p->global_status.layout, SR_GLOBAL_STATUS);
-		g.reset = p->global_status.reset;
-		if ((r = add_reg(s, &g)) < 0)
-			return r;
-		s->gstat[sock] = r;
-		s->gfrz[sock] = -1;
+		s->gctl[sock] = s->gstat[sock] = s->gfrz[sock] = -1;
+		/* a platform without a global control (snbep) has no global
+		 * registers at all: only its boxes freeze */
+		if (gl) {
+			g = layout_reg(HW_MSR, sock, p->global_ctl.addr, gl,
+				       SR_GLOBAL_CTL);
+			g.reset = p->global_ctl.reset;
+			if ((r = add_reg(s, &g)) < 0)
+				return r;
+			s->gctl[sock] = r;
+		}
+		if (p->global_status.layout) {
+			g = layout_reg(HW_MSR, sock, p->global_status.addr,
+				       p->global_status.layout,
+				       SR_GLOBAL_STATUS);
+			g.reset = p->global_status.reset;
+			if ((r = add_reg(s, &g)) < 0)
+				return r;
+			s->gstat[sock] = r;
+		}
 		if (s->gfrz_mask || s->gunfrz_mask) {
 			if ((r = add_state(s, sock)) < 0)
 				return r;
@@ -1090,12 +1105,11 @@ static bool ctr_running(const struct sim *s, const struct sim_ctr *c)
 	if (s->gfrz[c->socket] >= 0) {
 		if (s->regval[s->gfrz[c->socket]] & 1)
 			return false;
-	} else {
-		g = s->gctl[c->socket];
-		if (g < 0 || (s->regval[g] & s->plat->global_enable) !=
-			     s->plat->global_enable)
+	} else if ((g = s->gctl[c->socket]) >= 0) {
+		if ((s->regval[g] & s->plat->global_enable) !=
+		    s->plat->global_enable)
 			return false;
-	}
+	}	/* no global control (snbep): only the box and the counter */
 	if (c->box >= 0 && (s->regval[s->boxes[c->box].state] & BOX_FROZEN))
 		return false;
 	return c->en_bit < 64 && (s->regval[c->ctl] >> c->en_bit) & 1;
@@ -1525,7 +1539,10 @@ static void box_ctl_write(struct sim *s, int b, uint64_t v)
 			s->cst[i].frac = 0;
 		}
 	}
-	if (v & bx->frz)
+	/* snbep (327043 Table 2-9): frz_en is write-only too, so a write
+	 * freezes only if it carries both; a read-modify-write that loses
+	 * frz_en unfreezes (notes: "Box control (every box but the UBox)") */
+	if ((v & bx->frz) && (v & bx->frz_en) == bx->frz_en)
 		st |= BOX_FROZEN;
 	else
 		st &= ~BOX_FROZEN;

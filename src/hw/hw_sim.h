@@ -41,7 +41,7 @@ double hw_sim_time(struct hw *hw);
 /* The PCI bus of socket sock's uncore functions (0xff - 0x20 x sock on a
  * platform with PCI units, else 0), or -ENOENT. */
 int hw_sim_pci_bus(const struct hw *hw, unsigned sock);
-/* hsx: the node ID the UBox of socket sock reports (CPUNODEID), or
+/* hsx, snbep: the node ID the UBox of socket sock reports (CPUNODEID), or
  * -ENOENT. */
 int hw_sim_node_id(const struct hw *hw, unsigned sock);
 /* The socket's global freeze latch (hsx frz_all / unfrz_all): 1 frozen,
@@ -51,7 +51,8 @@ int hw_sim_global_frozen(struct hw *hw, unsigned sock);
 /* What the model knows about one PMON box (hsx box control/status). */
 struct hw_sim_box {
 	bool has_ctl;		/* the box has a box control register */
-	bool frozen;		/* the last box-control write set frz */
+	bool frozen;		/* the last box-control write set frz (and
+				   frz_en, where the box has it: snbep) */
 	bool last_lacked_must1;	/* the last box-control write did not set
 				   every unit_type.box_ctl_must1 bit */
 	unsigned ctl_writes;	/* box-control writes (saturate at 65535) */

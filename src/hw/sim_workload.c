@@ -1419,6 +1419,31 @@ static int parse_root(struct pctx *c, json_object *root,
 			return r;
 		path_pop(c, old);
 	}
+	/* A unit with one instance per core (snbep's CBos: discovery, like
+	 * the kernel, counts min(8, cores)): its count defaults to "cores"
+	 * and may not exceed it. */
+	{
+		const struct plat_sim *d = sim_data(c->plat);
+		int ui;
+
+		if (d && d->per_core_unit && c->w->topo.cores &&
+		    plat_unit(c->plat, d->per_core_unit, &ui)) {
+			unsigned *n = &c->w->topo.count[ui];
+			const struct top_key *k = NULL;
+
+			for (unsigned i = 0; i < c->nkeys && !k; i++)
+				if (c->keys[i].kind == TK_COUNT &&
+				    c->keys[i].unit == ui)
+					k = &c->keys[i];
+			if (*n > c->w->topo.cores)
+				return fail(c, "%s %u > cores %u: %s has one %s "
+					    "per core", k ? k->name : "count", *n,
+					    c->w->topo.cores, c->plat->id,
+					    d->per_core_unit);
+			if (!*n)
+				*n = c->w->topo.cores;
+		}
+	}
 	if (!phases)
 		return fail(c, "missing \"phases\" (an array of {\"seconds\": N, "
 			    "\"rates\": {...}})");

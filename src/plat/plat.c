@@ -31,6 +31,7 @@
 const struct platform *const plat_all[] = {
 	&plat_skl,
 	&plat_hsx,
+	&plat_snbep,
 	NULL,
 };
 
@@ -515,7 +516,346 @@ int plat_reset_boxes(struct hw *hw, const struct topology *t, unsigned sock)
 	return first;
 }
 
+bool plat_unit_freezable(const struct platform *p, int ui)
+{
+	const struct unit_type *u;
+
+	if (ui < 0 || ui >= (int)plat_nunits(p))
+		return false;
+	u = p->units[ui];
+	if (u->kind == UNIT_FREERUN || !p->ops->global_enable)
+		return false;
+	if (plat_has_global_ctl(p) || u->box_ctl_layout)
+		return true;
+	/* a unit sharing another's PCI functions is frozen with its box
+	 * (snbep imc_fixed in the iMC channel, 327043 Table 2-59) */
+	for (unsigned i = 0; p->units[i]; i++)
+		if (p->units[i] != u && p->units[i]->box_ctl_layout &&
+		    u->space == HW_PCI && p->units[i]->space == HW_PCI &&
+		    u->inst_base && u->inst_base == p->units[i]->inst_base)
+			return true;
+	return false;
+}
+
+int plat_freeze_boxes(struct hw *hw, const struct topology *t, unsigned sock,
+		      bool on)
+{
+	const struct topo_socket *s;
+	int first = 0, r;
+
+	if (sock >= t->nsockets)
+		return hw_fail(EINVAL, "freeze: no socket %u (have %u)", sock,
+			       t->nsockets);
+	s = &t->sock[sock];
+	for (unsigned ui = 0; t->plat->units[ui]; ui++) {
+		const struct unit_type *u = t->plat->units[ui];
+		uint64_t frz;
+
+		if (!u->box_ctl_layout ||
+		    !(frz = named_bits(u->box_ctl_layout, "frz")))
+			continue;
+		for (unsigned i = 0; i < s->ninst[ui]; i++)
+			if (topo_present(s, ui, i) &&
+			    (r = plat_box_write(hw, s, u, i, on ? 0 : frz)) < 0 &&
+			    !first)
+				first = r;
+	}
+	return first;
+}
+
+int plat_global_check(struct hw *hw, const struct topology *t, unsigned sock,
+		      bool expect_on, uint64_t *seen)
+{
+	const struct platform *p = t->plat;
+	uint64_t wo, v, want;
+	struct hw_addr a;
+	int r;
+
+	if (sock >= t->nsockets || !plat_has_global_ctl(p))
+		return hw_fail(EINVAL, "global check: no socket %u or no global "
+			       "control", sock);
+	/* write-only bits (hsx frz_all/unfrz_all) read as zero */
+	wo = reg_mask(p->global_ctl.layout, ACC_WO);
+	want = (expect_on ? p->global_enable : 0) & ~wo;
+	a = hw_msr(t->sock[sock].cpu, p->global_ctl.addr);
+	if ((r = hw_read(hw, &a, &v)) < 0)
+		return r;
+	*seen = v;
+	return (v & ~wo) != want;
+}
+
 /* ---- discovery ------------------------------------------------------- */
+
+/* ---- discovery through the UBox bus device (hsx, snbep) ---------------- */
+
+int plat_node_to_package(uint32_t cpunodeid, uint32_t gidnidmap)
+{
+	uint32_t nid = cpunodeid & 0x7;
+	int p;
+
+	for (p = 0; p < 8; p++)
+		if (((gidnidmap >> (3 * p)) & 0x7) == nid)
+			return p;
+	return -1;
+}
+
+/* A UBox "socket ID" function found by the PCI scan. */
+struct ubox_fn {
+	uint16_t domain;
+	uint8_t bus, dev, fn;
+	unsigned pkg;
+	uint32_t nodeid, map;
+};
+
+struct ubox_scan {
+	const struct plat_ubox_bus *ub;
+	struct ubox_fn u[PLAT_MAX_SOCKETS];
+	unsigned n;		/* found, may exceed PLAT_MAX_SOCKETS */
+};
+
+static int ubox_scan_cb(void *ctx, const struct hw_pci_dev *d)
+{
+	struct ubox_scan *sc = ctx;
+
+	if (d->vendor != sc->ub->vendor || d->device != sc->ub->device)
+		return 0;
+	if (sc->n < PLAT_MAX_SOCKETS)
+		sc->u[sc->n] = (struct ubox_fn){ .domain = d->domain,
+			.bus = d->bus, .dev = d->dev, .fn = d->fn };
+	sc->n++;
+	return 0;
+}
+
+/* Reads a 32-bit config register of the UBox function f. */
+static int ubox_read(struct hw *hw, const struct plat_ubox_bus *ub,
+		     const struct ubox_fn *f, uint16_t off, uint32_t *v)
+{
+	struct hw_addr a = hw_pci(f->domain, f->bus, f->dev, f->fn, off, 4);
+	char cause[256];
+	uint64_t x;
+	int r;
+
+	r = hw_read(hw, &a, &x);
+	if (r < 0) {
+		snprintf(cause, sizeof(cause), "%s", hw_last_error());
+		return hw_fail(-r, "cannot read the UBox %s register (pci "
+			       "%04x:%02x:%02x.%x+0x%x): %s",
+			       off == ub->nodeid_off ? "CPUNODEID" : "GIDNIDMAP",
+			       f->domain, f->bus, f->dev, f->fn, off, cause);
+	}
+	*v = (uint32_t)x;
+	return 0;
+}
+
+/* Is d one of the device IDs the manual lists for u (any instance)? */
+static bool devid_ok(const struct unit_type *u, uint16_t d)
+{
+	unsigned i;
+
+	if (!u->pci_devid)
+		return true;
+	for (i = 0; i < u->max_inst; i++)
+		if (u->pci_devid[i] == d)
+			return true;
+	return false;
+}
+
+/*
+ * Is instance inst of PCI unit u on socket s?  Its function must answer
+ * with vendor 8086 and one of u's device IDs; a missing function (ENODEV)
+ * or another device there means absent.  Other errors fail.
+ */
+static int probe_pci(struct hw *hw, const struct topo_socket *s,
+			 const struct unit_type *u, unsigned inst,
+			 bool *present)
+{
+	struct hw_addr a;
+	uint32_t b;
+	uint64_t v;
+	char cause[256];
+	int r;
+
+	*present = false;
+	if (!plat_inst_base(u, inst, &b))
+		return 0;
+	a = hw_pci(s->pci_domain, s->pci_bus, (uint8_t)(b >> 3),
+		   (uint8_t)(b & 7), 0, 4);
+	r = hw_probe(hw, &a, &v);	/* absent boxes are expected */
+	if (r == -ENODEV)
+		return 0;
+	if (r < 0) {
+		snprintf(cause, sizeof(cause), "%s", hw_last_error());
+		return hw_fail(-r, "cannot read the IDs of %s %u (pci "
+			       "%04x:%02x:%02x.%x): %s", u->name, inst,
+			       s->pci_domain, s->pci_bus, a.dev, a.fn, cause);
+	}
+	*present = (v & 0xffff) == 0x8086 &&
+		   devid_ok(u, (uint16_t)(v >> 16));
+	return 0;
+}
+
+/*
+ * Is instance inst of MSR unit u on socket s?  Reads its box control (or
+ * its first control register, or its first free-running counter): a
+ * read the CPU refuses (#GP, EIO from the msr driver) means absent;
+ * other errors (no msr driver, no permission) fail discovery.
+ */
+static int probe_msr(struct hw *hw, const struct topo_socket *s,
+			 const struct unit_type *u, unsigned inst,
+			 bool *present)
+{
+	struct hw_addr a;
+	uint64_t v;
+	char cause[256], as[64];
+	int r;
+
+	if (u->box_ctl_layout)
+		a = plat_box_ctl_addr(s, u, inst);
+	else if (u->kind == UNIT_FREERUN)
+		a = plat_freerun_addr(s, u, inst, 0);
+	else
+		a = plat_ctl_addr(s, u, inst, 0);
+	r = hw_probe(hw, &a, &v);
+	*present = r == 0;
+	if (r == 0 || r == -EIO)
+		return 0;
+	snprintf(cause, sizeof(cause), "%s", hw_last_error());
+	return hw_fail(-r, "cannot probe %s %u (%s): %s", u->name, inst,
+		       hw_addr_str(&a, as, sizeof(as)), cause);
+}
+
+/* Probes instance inst of unit u on socket s: PCI or MSR. */
+int plat_probe_unit(struct hw *hw, const struct topo_socket *s,
+		    const struct unit_type *u, unsigned inst, bool *present)
+{
+	if (u->space == HW_PCI)
+		return probe_pci(hw, s, u, inst, present);
+	return probe_msr(hw, s, u, inst, present);
+}
+
+int plat_find_units(struct hw *hw, struct topo_socket *s,
+		    const struct unit_type *const *units,
+		    const struct unit_type *limited, unsigned limit)
+{
+	unsigned ui, i, n;
+	int r;
+
+	for (ui = 0; units[ui]; ui++) {
+		const struct unit_type *u = units[ui];
+		struct inst_set present = { { 0 } };
+
+		s->ninst[ui] = 0;
+		n = u == limited && limit < u->max_inst ? limit : u->max_inst;
+		for (i = 0; i < n; i++) {
+			bool here;
+
+			if ((r = plat_probe_unit(hw, s, u, i, &here)) < 0)
+				return r;
+			/* a PCI box found on the socket's bus is located there */
+			if (here && u->space == HW_PCI &&
+			    (r = plat_pci_place(s, u, i, s->pci_domain,
+						s->pci_bus)) < 0)
+				return r;
+			if (here) {
+				iset_add(&present, i);
+				s->ninst[ui] = i + 1;
+			}
+		}
+		memset(&s->absent[ui], 0, sizeof(s->absent[ui]));
+		for (i = 0; i < s->ninst[ui]; i++)
+			if (!iset_has(&present, i))
+				iset_add(&s->absent[ui], i);
+	}
+	return 0;
+}
+
+int plat_discover_ubox_buses(struct hw *hw, struct topology *t,
+			     const struct platform *p,
+			     const struct plat_ubox_bus *ub,
+			     const struct plat_cpu_map *m,
+			     int (*find_units)(struct hw *hw,
+					       struct topo_socket *s))
+{
+	struct ubox_scan sc;
+	unsigned i, j;
+	int r, pkg;
+
+	memset(t, 0, sizeof(*t));
+	t->plat = p;
+	memset(&sc, 0, sizeof(sc));
+	sc.ub = ub;
+
+	/* 1.6.1: every bus, device and function; the UBox socket-ID device
+	 * marks each package's uncore bus. */
+	r = hw_pci_scan(hw, ubox_scan_cb, &sc);
+	if (r < 0)
+		return r;
+	if (sc.n == 0)
+		return hw_fail(ENODEV, "no UBox device %04x:%04x on any PCI bus: "
+			       "not a %s, or the uncore devices are hidden (BIOS) "
+			       "or not visible to this PCI access method",
+			       ub->vendor, ub->device, ub->part);
+	if (sc.n > PLAT_MAX_SOCKETS)
+		return hw_fail(E2BIG, "%u UBox devices %04x:%04x found; at most "
+			       "%d sockets are supported", sc.n,
+			       ub->vendor, ub->device, PLAT_MAX_SOCKETS);
+
+	/* Node ID -> package through the mapping register. */
+	for (i = 0; i < sc.n; i++) {
+		struct ubox_fn *f = &sc.u[i];
+
+		r = ubox_read(hw, ub, f, ub->nodeid_off, &f->nodeid);
+		if (r == 0)
+			r = ubox_read(hw, ub, f, ub->map_off, &f->map);
+		if (r < 0)
+			return r;
+		pkg = plat_node_to_package(f->nodeid, f->map);
+		if (pkg < 0)
+			return hw_fail(ENODEV, "UBox on bus %04x:%02x: node ID %u "
+				       "(CPUNODEID 0x%08" PRIx32 ") is in no "
+				       "triplet of GIDNIDMAP 0x%08" PRIx32,
+				       f->domain, f->bus, f->nodeid & 7,
+				       f->nodeid, f->map);
+		f->pkg = (unsigned)pkg;
+		for (j = 0; j < i; j++)
+			if (sc.u[j].pkg == f->pkg)
+				return hw_fail(EEXIST, "buses %04x:%02x and "
+					       "%04x:%02x both map to package %u "
+					       "(node IDs %u, %u; GIDNIDMAP "
+					       "0x%08" PRIx32 ")", sc.u[j].domain,
+					       sc.u[j].bus, f->domain, f->bus,
+					       f->pkg, sc.u[j].nodeid & 7,
+					       f->nodeid & 7, f->map);
+	}
+	/* sockets in package order */
+	for (i = 1; i < sc.n; i++)
+		for (j = i; j > 0 && sc.u[j].pkg < sc.u[j - 1].pkg; j--) {
+			struct ubox_fn x = sc.u[j];
+
+			sc.u[j] = sc.u[j - 1];
+			sc.u[j - 1] = x;
+		}
+
+	t->nsockets = sc.n;
+	for (i = 0; i < sc.n; i++) {
+		struct topo_socket *s = &t->sock[i];
+
+		s->id = sc.u[i].pkg;
+		s->pci_domain = sc.u[i].domain;
+		s->pci_bus = sc.u[i].bus;
+		s->node_id = (uint8_t)(sc.u[i].nodeid & 7);
+		s->ubox_dev = sc.u[i].dev;
+		s->ubox_fn = sc.u[i].fn;
+		if ((r = plat_cpu_of_package(m, s->id, &s->cpu)) < 0)
+			return r;
+		if ((r = plat_cores_of_package(m, s->id, s->core_cpu,
+					       PLAT_MAX_CORES, &s->ncores)) < 0)
+			return r;
+		if ((r = find_units(hw, s)) < 0)
+			return r;
+	}
+	return 0;
+}
 
 int plat_check(const struct platform *p)
 {
@@ -1000,6 +1340,19 @@ struct event_enc plat_decode(const struct unit_type *u, uint64_t ctl)
 	return e;
 }
 
+int plat_event_check(const struct unit_type *u, const struct event *ev,
+		     char *why, size_t whylen)
+{
+	/* An event that counts only what a box filter lets through, on a
+	 * unit that has no such register (snbep UBox FILTER_MATCH: no
+	 * source gives its UBox filter): refused, not counted unfiltered. */
+	if ((ev->flags & (EVF_FILTER0 | EVF_FILTER1)) && !u->nfilters)
+		return fail(why, whylen, "%s needs a filter register (%s) that "
+			    "this platform's %s unit does not have", ev->name,
+			    ev->filter ? ev->filter : "?", u->name);
+	return 0;
+}
+
 int plat_encode_event(const struct unit_type *u, const struct event *ev,
 		      unsigned ctr, uint64_t *ctl, char *why, size_t whylen)
 {
@@ -1007,6 +1360,8 @@ int plat_encode_event(const struct unit_type *u, const struct event *ev,
 	uint64_t v;
 	int r;
 
+	if ((r = plat_event_check(u, ev, why, whylen)) < 0)
+		return r;
 	r = plat_encode(u, &e, ctr, ev->ctr_mask, &v, why, whylen);
 	if (r < 0)
 		return r;

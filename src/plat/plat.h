@@ -442,7 +442,11 @@ struct plat_ops {
 	/* Fills t from the hardware.  Returns 0 or -errno with a message
 	 * (hw_last_error() style, via hw_fail()). */
 	int (*discover)(struct hw *hw, struct topology *t);
-	/* Global enable/disable (freeze) of all counters of a socket. */
+	/* Enable (unfreeze) or disable (freeze) all counters of a socket:
+	 * the global control where the platform has one (skl EN, hsx
+	 * frz_all/unfrz_all), every box's freeze bit where it has none
+	 * (snbep).  NULL: the platform cannot freeze (counters are read
+	 * while counting).  Call through pmu_enable(). */
 	int (*global_enable)(struct hw *hw, const struct topology *t,
 			     unsigned sock, bool on);
 	/* ---- appended for hsx; NULL = not needed ---- */
@@ -461,6 +465,15 @@ struct plat_ops {
 	 * errors). */
 	int (*reset_boxes)(struct hw *hw, const struct topology *t,
 			   unsigned sock);
+	/* ---- appended for platforms without a global control ---- */
+	/* Is socket sock's PMU frozen / enabled as the daemon left it
+	 * (expect_on: enabled)?  1 if not (*seen: what was read), 0 if it
+	 * is, -errno if it cannot be read.  NULL: plat_global_check() if
+	 * the platform has a global control register, else nothing readable
+	 * says so (snbep: the box freeze bits are write-only) and only the
+	 * counter controls are checked (pmu_check_controls()). */
+	int (*check)(struct hw *hw, const struct topology *t, unsigned sock,
+		     bool expect_on, uint64_t *seen);
 };
 
 /*
@@ -567,7 +580,8 @@ struct platform {
 	const char *manual;	/* document the data comes from */
 	const struct cpu_match *cpus;	/* ended by {0, 0} */
 	const struct unit_type *const *units;	/* NULL-terminated */
-	/* global registers */
+	/* global registers; global_ctl.layout NULL = the platform has no
+	 * global control (nor global status): freeze and check are ops */
 	struct plat_reg global_ctl;
 	uint64_t global_enable;		/* value that enables counting */
 	struct plat_reg global_status;
@@ -577,6 +591,7 @@ struct platform {
 	const struct event *events;
 	size_t nevents;
 	const struct plat_ops *ops;
+	/* the daemon's own metrics */
 	/* the daemon's own metrics (derived_<id>.c); NULL: none (only
 	 * uncore_event_total and the self-metrics) */
 	const struct derived_table *derived;
@@ -592,6 +607,8 @@ extern const struct platform plat_skl;
 extern const struct platform plat_hsx;
 extern const struct derived_table derived_skl;
 extern const struct derived_table derived_hsx;
+extern const struct derived_table derived_snbep;
+extern const struct platform plat_snbep;
 
 /* Platform by id ("skl"), or NULL. */
 const struct platform *plat_by_id(const char *id);
@@ -680,6 +697,29 @@ int plat_write_ctl(struct hw *hw, const struct unit_type *u,
 		   const struct hw_addr *a, uint64_t val);
 /* The generic reset_boxes op (struct plat_ops): see there. */
 int plat_reset_boxes(struct hw *hw, const struct topology *t, unsigned sock);
+/* The global_enable op of a platform without a global control (snbep):
+ * every present box with a box control of socket sock gets frz (off) or
+ * not (on), plus its must-be-one bits (snbep frz_en), as one whole write
+ * each (never read-modify-write: the bits are write-only).  Boxes without
+ * a box control (snbep UBox) cannot be frozen.  0 or the first -errno
+ * (continues past errors). */
+int plat_freeze_boxes(struct hw *hw, const struct topology *t, unsigned sock,
+		      bool on);
+/* The check op (struct plat_ops) of a platform with a global control:
+ * compares the register with global_enable (expect_on) or 0, ignoring
+ * its write-only bits (hsx frz_all/unfrz_all read 0). */
+int plat_global_check(struct hw *hw, const struct topology *t, unsigned sock,
+		      bool expect_on, uint64_t *seen);
+/* Can the platform's freeze (its global_enable op) stop unit index ui's
+ * counters?  With a global control every unit's can; without one, only
+ * those of units with a box control (snbep: not the UBox's).
+ * Free-running counters are not frozen on any platform. */
+bool plat_unit_freezable(const struct platform *p, int ui);
+/* Does p have a global control register? */
+static inline bool plat_has_global_ctl(const struct platform *p)
+{
+	return p->global_ctl.layout != NULL;
+}
 /*
  * Does p fit this build's fixed bounds (PLAT_MAX_UNITS unit types, each
  * with at most PLAT_MAX_INST instances, PLAT_MAX_CTRS counters and
@@ -695,6 +735,48 @@ int plat_check(const struct platform *p);
  */
 int plat_discover(const struct platform *p, struct hw *hw, struct topology *t,
 		  const struct plat_cpu_map *m);
+/*
+ * Discovery on the Xeon servers (hsx 1.6.1; snbep: the kernel's
+ * snbep_pci2phy_map_init): each package's uncore PCI bus holds one UBox
+ * device (vendor:device), whose CPUNODEID (nodeid_off, bits 2:0) and
+ * GIDNIDMAP (map_off, 3 bits per package) say which package the bus
+ * belongs to.
+ */
+struct plat_ubox_bus {
+	uint16_t vendor, device;
+	uint16_t nodeid_off, map_off;
+	const char *part;	/* "Xeon E5/E7 v3", for messages */
+};
+/* The package whose GIDNIDMAP triplet equals the node ID in CPUNODEID
+ * (first match), or -1. */
+int plat_node_to_package(uint32_t cpunodeid, uint32_t gidnidmap);
+/*
+ * Fills t for platform p: one socket per UBox device found by a PCI
+ * scan, in package order, each with its bus, node ID, CPU and cores (m:
+ * plat_cpu_of_package()), then find_units(hw, socket).  0 or -errno with
+ * an hw_fail() message (no UBox, more than PLAT_MAX_SOCKETS, a node ID
+ * in no triplet, two buses for one package).
+ */
+int plat_discover_ubox_buses(struct hw *hw, struct topology *t,
+			     const struct platform *p,
+			     const struct plat_ubox_bus *ub,
+			     const struct plat_cpu_map *m,
+			     int (*find_units)(struct hw *hw,
+					       struct topo_socket *s));
+/*
+ * Is instance inst of unit u on socket s?  PCI: its function answers
+ * vendor 8086 and one of u->pci_devid (a missing function or another
+ * device: absent).  MSR: its box control (else first control, else first
+ * free-running counter) reads (EIO: absent).  Other errors fail.
+ */
+int plat_probe_unit(struct hw *hw, const struct topo_socket *s,
+		    const struct unit_type *u, unsigned inst, bool *present);
+/* Probes every instance of every unit of units (NULL-terminated, the
+ * platform's order) on s and sets s->ninst / s->absent; unit `limited`
+ * is probed up to `limit` instances only.  0 or -errno. */
+int plat_find_units(struct hw *hw, struct topo_socket *s,
+		    const struct unit_type *const *units,
+		    const struct unit_type *limited, unsigned limit);
 /* The lowest logical CPU of package pkg according to m (NULL = sysfs).
  * 0, or -ENOENT (no such CPU) / -errno with an hw_fail() message. */
 /* One logical CPU (the lowest) of each physical core of package pkg
@@ -755,6 +837,11 @@ struct event_enc plat_decode(const struct unit_type *u, uint64_t ctl);
  */
 int plat_encode_event(const struct unit_type *u, const struct event *ev,
 		      unsigned ctr, uint64_t *ctl, char *why, size_t whylen);
+/* Can catalog event ev of unit u be counted at all on this platform?
+ * -EINVAL with the reason in why for an event that needs a box filter
+ * register the unit does not have (snbep UBox FILTER_MATCH). */
+int plat_event_check(const struct unit_type *u, const struct event *ev,
+		     char *why, size_t whylen);
 
 /* Counter value mask for a width. */
 static inline uint64_t width_mask(unsigned bits)

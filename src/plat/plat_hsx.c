@@ -1016,144 +1016,14 @@ static const struct plat_reg hsx_extra_regs[] = {
 
 int hsx_node_to_package(uint32_t cpunodeid, uint32_t gidnidmap)
 {
-	uint32_t nid = cpunodeid & 0x7;
-	int p;
-
-	for (p = 0; p < 8; p++)
-		if (((gidnidmap >> (3 * p)) & 0x7) == nid)
-			return p;
-	return -1;
-}
-
-/* A UBox "socket ID" function found by the PCI scan. */
-struct hsx_ubox_fn {
-	uint16_t domain;
-	uint8_t bus, dev, fn;
-	unsigned pkg;
-	uint32_t nodeid, map;
-};
-
-struct hsx_scan {
-	struct hsx_ubox_fn u[PLAT_MAX_SOCKETS];
-	unsigned n;		/* found, may exceed PLAT_MAX_SOCKETS */
-};
-
-static int hsx_scan_cb(void *ctx, const struct hw_pci_dev *d)
-{
-	struct hsx_scan *sc = ctx;
-
-	if (d->vendor != HSX_PCI_VENDOR_INTEL || d->device != HSX_UBOX_DID)
-		return 0;
-	if (sc->n < PLAT_MAX_SOCKETS)
-		sc->u[sc->n] = (struct hsx_ubox_fn){ .domain = d->domain,
-			.bus = d->bus, .dev = d->dev, .fn = d->fn };
-	sc->n++;
-	return 0;
-}
-
-/* Reads a 32-bit config register of the UBox function f. */
-static int ubox_read(struct hw *hw, const struct hsx_ubox_fn *f, uint16_t off,
-		     uint32_t *v)
-{
-	struct hw_addr a = hw_pci(f->domain, f->bus, f->dev, f->fn, off, 4);
-	char cause[256];
-	uint64_t x;
-	int r;
-
-	r = hw_read(hw, &a, &x);
-	if (r < 0) {
-		snprintf(cause, sizeof(cause), "%s", hw_last_error());
-		return hw_fail(-r, "cannot read the UBox %s register (pci "
-			       "%04x:%02x:%02x.%x+0x%x): %s",
-			       off == HSX_UBOX_CPUNODEID ? "CPUNODEID" : "GIDNIDMAP",
-			       f->domain, f->bus, f->dev, f->fn, off, cause);
-	}
-	*v = (uint32_t)x;
-	return 0;
-}
-
-/* Is d one of the device IDs the manual lists for u (any instance)? */
-static bool hsx_devid_ok(const struct unit_type *u, uint16_t d)
-{
-	unsigned i;
-
-	if (!u->pci_devid)
-		return true;
-	for (i = 0; i < u->max_inst; i++)
-		if (u->pci_devid[i] == d)
-			return true;
-	return false;
-}
-
-/*
- * Is instance inst of PCI unit u on socket s?  Its function must answer
- * with vendor 8086 and one of u's device IDs; a missing function (ENODEV)
- * or another device there means absent.  Other errors fail.
- */
-static int hsx_probe_pci(struct hw *hw, const struct topo_socket *s,
-			 const struct unit_type *u, unsigned inst,
-			 bool *present)
-{
-	struct hw_addr a;
-	uint32_t b;
-	uint64_t v;
-	char cause[256];
-	int r;
-
-	*present = false;
-	if (!plat_inst_base(u, inst, &b))
-		return 0;
-	a = hw_pci(s->pci_domain, s->pci_bus, (uint8_t)(b >> 3),
-		   (uint8_t)(b & 7), 0, 4);
-	r = hw_probe(hw, &a, &v);	/* absent boxes are expected */
-	if (r == -ENODEV)
-		return 0;
-	if (r < 0) {
-		snprintf(cause, sizeof(cause), "%s", hw_last_error());
-		return hw_fail(-r, "cannot read the IDs of %s %u (pci "
-			       "%04x:%02x:%02x.%x): %s", u->name, inst,
-			       s->pci_domain, s->pci_bus, a.dev, a.fn, cause);
-	}
-	*present = (v & 0xffff) == HSX_PCI_VENDOR_INTEL &&
-		   hsx_devid_ok(u, (uint16_t)(v >> 16));
-	return 0;
-}
-
-/*
- * Is instance inst of MSR unit u on socket s?  Reads its box control (or
- * its first control register, or its first free-running counter): a
- * read the CPU refuses (#GP, EIO from the msr driver) means absent;
- * other errors (no msr driver, no permission) fail discovery.
- */
-static int hsx_probe_msr(struct hw *hw, const struct topo_socket *s,
-			 const struct unit_type *u, unsigned inst,
-			 bool *present)
-{
-	struct hw_addr a;
-	uint64_t v;
-	char cause[256], as[64];
-	int r;
-
-	if (u->box_ctl_layout)
-		a = plat_box_ctl_addr(s, u, inst);
-	else if (u->kind == UNIT_FREERUN)
-		a = plat_freerun_addr(s, u, inst, 0);
-	else
-		a = plat_ctl_addr(s, u, inst, 0);
-	r = hw_probe(hw, &a, &v);
-	*present = r == 0;
-	if (r == 0 || r == -EIO)
-		return 0;
-	snprintf(cause, sizeof(cause), "%s", hw_last_error());
-	return hw_fail(-r, "cannot probe %s %u (%s): %s", u->name, inst,
-		       hw_addr_str(&a, as, sizeof(as)), cause);
+	return plat_node_to_package(cpunodeid, gidnidmap);
 }
 
 /* Finds the units present on socket s (notes: discovery). */
 static int hsx_find_units(struct hw *hw, struct topo_socket *s)
 {
 	struct hw_addr a = hw_msr(s->cpu, HSX_MSR_GLOBAL_CONFIG);
-	unsigned ui, i, limit, num_c;
+	unsigned num_c;
 	char cause[256];
 	uint64_t v;
 	int r;
@@ -1167,38 +1037,10 @@ static int hsx_find_units(struct hw *hw, struct topo_socket *s)
 			       HSX_MSR_GLOBAL_CONFIG, s->cpu, s->id, cause);
 	}
 	num_c = (unsigned)(v & HSX_GLOBAL_CONFIG_NUM_C);
-
-	for (ui = 0; hsx_units[ui]; ui++) {
-		const struct unit_type *u = hsx_units[ui];
-		struct inst_set present = { { 0 } };
-
-		s->ninst[ui] = 0;
-		limit = u->max_inst;
-		if (u == &hsx_cbo && num_c >= 1 && num_c <= HSX_MAX_CBO)
-			limit = num_c;
-		for (i = 0; i < limit; i++) {
-			bool here;
-
-			if (u->space == HW_PCI)
-				r = hsx_probe_pci(hw, s, u, i, &here);
-			else
-				r = hsx_probe_msr(hw, s, u, i, &here);
-			if (r < 0)
-				return r;
-			if (here && u->space == HW_PCI &&
-			    (r = plat_pci_place(s, u, i, s->pci_domain,
-						s->pci_bus)) < 0)
-				return r;
-			if (here) {
-				iset_add(&present, i);
-				s->ninst[ui] = i + 1;
-			}
-		}
-		memset(&s->absent[ui], 0, sizeof(s->absent[ui]));
-		for (i = 0; i < s->ninst[ui]; i++)
-			if (!iset_has(&present, i))
-				iset_add(&s->absent[ui], i);
-	}
+	if ((r = plat_find_units(hw, s, hsx_units, &hsx_cbo,
+				 num_c >= 1 && num_c <= HSX_MAX_CBO
+				 ? num_c : HSX_MAX_CBO)) < 0)
+		return r;
 	if (!s->ninst[0])
 		return hw_fail(ENODEV, "socket %u: the UBox MSRs (0x705..0x70A) "
 			       "do not answer on cpu %" PRIu32 "; not a Xeon E5/E7 "
@@ -1210,88 +1052,18 @@ static int hsx_find_units(struct hw *hw, struct topo_socket *s)
 	return 0;
 }
 
+/* Manual 1.6.1: the UBox "socket ID" device marks each package's bus. */
+static const struct plat_ubox_bus hsx_ubox_bus = {
+	.vendor = HSX_PCI_VENDOR_INTEL, .device = HSX_UBOX_DID,
+	.nodeid_off = HSX_UBOX_CPUNODEID, .map_off = HSX_UBOX_GIDNIDMAP,
+	.part = "Xeon E5/E7 v3",
+};
+
 static int hsx_discover_map(struct hw *hw, struct topology *t,
 			    const struct plat_cpu_map *m)
 {
-	struct hsx_scan sc;
-	unsigned i, j;
-	int r, pkg;
-
-	memset(t, 0, sizeof(*t));
-	t->plat = &plat_hsx;
-	memset(&sc, 0, sizeof(sc));
-
-	/* 1.6.1: every bus, device and function; the UBox socket-ID device
-	 * marks each package's uncore bus. */
-	r = hw_pci_scan(hw, hsx_scan_cb, &sc);
-	if (r < 0)
-		return r;
-	if (sc.n == 0)
-		return hw_fail(ENODEV, "no UBox device %04x:%04x on any PCI bus: "
-			       "not a Xeon E5/E7 v3, or the uncore devices are "
-			       "hidden (BIOS) or not visible to this PCI access "
-			       "method", HSX_PCI_VENDOR_INTEL, HSX_UBOX_DID);
-	if (sc.n > PLAT_MAX_SOCKETS)
-		return hw_fail(E2BIG, "%u UBox devices %04x:%04x found; at most "
-			       "%d sockets are supported", sc.n,
-			       HSX_PCI_VENDOR_INTEL, HSX_UBOX_DID,
-			       PLAT_MAX_SOCKETS);
-
-	/* Node ID -> package through the mapping register. */
-	for (i = 0; i < sc.n; i++) {
-		struct hsx_ubox_fn *f = &sc.u[i];
-
-		r = ubox_read(hw, f, HSX_UBOX_CPUNODEID, &f->nodeid);
-		if (r == 0)
-			r = ubox_read(hw, f, HSX_UBOX_GIDNIDMAP, &f->map);
-		if (r < 0)
-			return r;
-		pkg = hsx_node_to_package(f->nodeid, f->map);
-		if (pkg < 0)
-			return hw_fail(ENODEV, "UBox on bus %04x:%02x: node ID %u "
-				       "(CPUNODEID 0x%08" PRIx32 ") is in no "
-				       "triplet of GIDNIDMAP 0x%08" PRIx32,
-				       f->domain, f->bus, f->nodeid & 7,
-				       f->nodeid, f->map);
-		f->pkg = (unsigned)pkg;
-		for (j = 0; j < i; j++)
-			if (sc.u[j].pkg == f->pkg)
-				return hw_fail(EEXIST, "buses %04x:%02x and "
-					       "%04x:%02x both map to package %u "
-					       "(node IDs %u, %u; GIDNIDMAP "
-					       "0x%08" PRIx32 ")", sc.u[j].domain,
-					       sc.u[j].bus, f->domain, f->bus,
-					       f->pkg, sc.u[j].nodeid & 7,
-					       f->nodeid & 7, f->map);
-	}
-	/* sockets in package order */
-	for (i = 1; i < sc.n; i++)
-		for (j = i; j > 0 && sc.u[j].pkg < sc.u[j - 1].pkg; j--) {
-			struct hsx_ubox_fn x = sc.u[j];
-
-			sc.u[j] = sc.u[j - 1];
-			sc.u[j - 1] = x;
-		}
-
-	t->nsockets = sc.n;
-	for (i = 0; i < sc.n; i++) {
-		struct topo_socket *s = &t->sock[i];
-
-		s->id = sc.u[i].pkg;
-		s->pci_domain = sc.u[i].domain;
-		s->pci_bus = sc.u[i].bus;
-		s->node_id = (uint8_t)(sc.u[i].nodeid & 7);
-		s->ubox_dev = sc.u[i].dev;
-		s->ubox_fn = sc.u[i].fn;
-		if ((r = plat_cpu_of_package(m, s->id, &s->cpu)) < 0)
-			return r;
-		if ((r = plat_cores_of_package(m, s->id, s->core_cpu,
-					       PLAT_MAX_CORES, &s->ncores)) < 0)
-			return r;
-		if ((r = hsx_find_units(hw, s)) < 0)
-			return r;
-	}
-	return 0;
+	return plat_discover_ubox_buses(hw, t, &plat_hsx, &hsx_ubox_bus, m,
+					hsx_find_units);
 }
 
 static int hsx_discover(struct hw *hw, struct topology *t)
@@ -1321,6 +1093,7 @@ static const struct plat_ops hsx_ops = {
 	.global_enable = hsx_global_enable,
 	.discover_map = hsx_discover_map,
 	.reset_boxes = plat_reset_boxes,
+	.check = plat_global_check,
 };
 
 /* DESIGN.md section 2: CPUID family 6, model 0x3F (Haswell-EP/EX). */

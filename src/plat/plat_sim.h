@@ -114,6 +114,22 @@ struct plat_sim_builtin {
 	const char *selftest_keys[3];
 };
 
+/*
+ * What `uncore-sim demo` programs on socket 0 by hand (no daemon): two
+ * catalog events on one programmable unit (every instance, counters
+ * ctr_a and ctr_b) whose ratio is a hit ratio, two free-running counters
+ * of bytes_unit counting 64-byte reads and writes, and the clock of the
+ * fixed unit clock_unit.
+ */
+struct plat_sim_demo {
+	const char *unit;		/* programmable unit */
+	const char *lookups, *misses;	/* catalog events */
+	unsigned ctr_lookups, ctr_misses;
+	const char *bytes_unit;		/* free-running unit */
+	const char *reads, *writes;	/* its counters' names */
+	const char *clock_unit;		/* fixed unit */
+};
+
 struct plat_sim {
 	/* the built-in workload; NULL: none */
 	const struct plat_sim_builtin *builtin;
@@ -126,6 +142,10 @@ struct plat_sim {
 	unsigned max_sockets;	/* 0: PLAT_MAX_SOCKETS */
 	const char *mmio_key;
 	bool cores;
+	/* A unit with one instance per core (snbep "cbo"): its count
+	 * defaults to the workload's "cores" and may not exceed it.  NULL:
+	 * none. */
+	const char *per_core_unit;
 	/* Clocks when the workload gives none: what the UCLK fixed
 	 * counters count, and the fixed unit counting DCLK (NULL none). */
 	uint64_t uclk_hz, dclk_hz;
@@ -146,9 +166,11 @@ struct plat_sim {
 	 * permutation so that discovery must map; node_mul 0: the
 	 * platform has no node IDs. */
 	unsigned node_mul, node_add;
+	/* uncore-sim's demo; NULL: the platform has none */
+	const struct plat_sim_demo *demo;
 };
 
-extern const struct plat_sim plat_skl_sim, plat_hsx_sim;
+extern const struct plat_sim plat_skl_sim, plat_hsx_sim, plat_snbep_sim;
 
 /* The platform the simulator models when neither the command line nor
  * a workload names one (DESIGN.md section 3). */

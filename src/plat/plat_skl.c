@@ -424,6 +424,7 @@ static int skl_global_enable(struct hw *hw, const struct topology *t,
 static const struct plat_ops skl_ops = {
 	.discover = skl_discover,
 	.global_enable = skl_global_enable,
+	.check = plat_global_check,
 };
 
 /*

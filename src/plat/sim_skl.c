@@ -115,7 +115,19 @@ static const struct plat_sim_count skl_sim_counts[] = {
 	{ "cbo_count", "cbo", 8 },
 };
 
+/* LLC lookups and misses (Table 3-1), the IMC's free-running DRAM
+ * counters (Table 3-3) and the UCLK fixed counter (Table 2-2). */
+static const struct plat_sim_demo skl_demo = {
+	.unit = "cbo",
+	.lookups = "UNC_CBO_CACHE_LOOKUP.ANY_MESI", .ctr_lookups = 0,
+	.misses = "UNC_CBO_CACHE_LOOKUP.ANY_I", .ctr_misses = 1,
+	.bytes_unit = "imc",
+	.reads = "DRAM_DATA_READS", .writes = "DRAM_DATA_WRITES",
+	.clock_unit = "fixed",
+};
+
 const struct plat_sim plat_skl_sim = {
+	.demo = &skl_demo,
 	.builtin = &skl_builtin,
 	.counts = skl_sim_counts,
 	.ncounts = sizeof(skl_sim_counts) / sizeof(skl_sim_counts[0]),

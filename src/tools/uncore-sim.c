@@ -22,6 +22,7 @@
 #include "hw/hw.h"
 #include "hw/hw_sim.h"
 #include "plat/plat.h"
+#include "plat/plat_sim.h"
 
 static volatile sig_atomic_t stop;
 
@@ -33,6 +34,15 @@ static void on_signal(int sig)
 
 static void usage(FILE *f)
 {
+	char ids[128], demos[128] = "";
+	size_t n = 0;
+
+	plat_list(ids, sizeof(ids), false);
+	for (const struct platform *const *p = plat_all; *p; p++)
+		if ((*p)->sim && (*p)->sim->demo)
+			n += (size_t)snprintf(demos + n, n < sizeof(demos) ?
+					      sizeof(demos) - n : 0, "%s%s",
+					      n ? ", " : "", (*p)->id);
 	fprintf(f,
 		"usage: uncore-sim [OPTIONS] COMMAND [ARGS]\n"
 		"\n"
@@ -46,13 +56,14 @@ static void usage(FILE *f)
 		"ADDR is msr:0xE01[@CPU], pci:BB:DD.F+0xOFF[/4|/8] or mmio:0xADDR[/4|/8].\n"
 		"\n"
 		"Options:\n"
-		"  -p, --platform P    simulated platform (skl)\n"
+		"  -p, --platform P    simulated platform: %s\n"
+		"                      (default: the first; demo: %s)\n"
 		"  -w, --workload F    workload JSON file (default: built-in)\n"
 		"  -s, --state F       shared register state file (as the daemon's\n"
 		"                      --sim-state); default: private, from reset\n"
 		"  -i, --interval S    demo: seconds between samples (default 1)\n"
 		"  -n, --count N       demo: stop after N samples (default: never)\n"
-		"  -h, --help          this text\n");
+		"  -h, --help          this text\n", ids, demos);
 }
 
 struct demo_ctr {
@@ -106,32 +117,38 @@ static uint64_t delta(struct hw *hw, struct demo_ctr *c)
 static int demo(struct hw *hw, double interval, long count)
 {
 	const struct platform *p = hw_sim_platform(hw);
+	const struct plat_sim_demo *d = p->sim ? p->sim->demo : NULL;
 	struct topology t = { .plat = p };
-	struct demo_ctr look[PLAT_MAX_INST], miss[PLAT_MAX_INST], clk, rd = { 0 }, wrt = { 0 };
-	const struct unit_type *fixed = plat_unit(p, "fixed", NULL);
-	const struct unit_type *imc = plat_unit(p, "imc", NULL);
-	const struct unit_type *cbo;
-	int cbo_i;
+	struct demo_ctr look[PLAT_MAX_INST], miss[PLAT_MAX_INST], clk,
+		rd = { 0 }, wrt = { 0 };
+	const struct unit_type *fixed, *bytes, *u;
+	int ui;
 	struct hw_addr g = hw_msr(0, p->global_ctl.addr);
 	unsigned nl = 0, nm = 0;
 	double last_t;
 	struct timespec ts;
 	int r;
 
-	if (strcmp(p->id, "skl") != 0) {
-		fprintf(stderr, "uncore-sim: demo programs the skl LLC and IMC "
-			"events; for %s run the daemon: uncored --simulate=%s\n",
-			p->id, p->id);
+	if (!d) {
+		fprintf(stderr, "uncore-sim: no demo for %s; run the daemon: "
+			"uncored --simulate=%s\n", p->id, p->id);
 		return 1;
 	}
-	cbo = plat_unit(p, "cbo", &cbo_i);
+	fixed = plat_unit(p, d->clock_unit, NULL);
+	bytes = plat_unit(p, d->bytes_unit, NULL);
+	u = plat_unit(p, d->unit, &ui);
+	if (!fixed || !bytes || !u || !p->global_ctl.layout) {
+		fprintf(stderr, "uncore-sim: %s: demo data names a unit the "
+			"platform lacks\n", p->id);
+		return 1;
+	}
 	if ((r = plat_discover(p, hw, &t, &(struct plat_cpu_map){
 			.cpus_per_package = SIM_CPUS_PER_SOCKET })) < 0) {
 		fprintf(stderr, "uncore-sim: %s\n", hw_last_error());
 		return 1;
 	}
-	if (program(hw, &t, "cbo", "UNC_CBO_CACHE_LOOKUP.ANY_MESI", 0, look, &nl) ||
-	    program(hw, &t, "cbo", "UNC_CBO_CACHE_LOOKUP.ANY_I", 1, miss, &nm))
+	if (program(hw, &t, d->unit, d->lookups, d->ctr_lookups, look, &nl) ||
+	    program(hw, &t, d->unit, d->misses, d->ctr_misses, miss, &nm))
 		return 1;
 	clk = (struct demo_ctr){ .addr = plat_ctr_addr(&t.sock[0], fixed, 0, 0),
 				 .width = fixed->width };
@@ -140,13 +157,13 @@ static int demo(struct hw *hw, double interval, long count)
 
 		hw_write(hw, &fc, 1ull << fixed->fmt.en_bit);
 	}
-	for (unsigned i = 0; i < imc->nfreerun; i++) {
-		struct demo_ctr fr = { .addr = plat_freerun_addr(&t.sock[0], imc, 0, i),
-				       .width = imc->freerun[i].width };
+	for (unsigned i = 0; i < bytes->nfreerun; i++) {
+		struct demo_ctr fr = { .addr = plat_freerun_addr(&t.sock[0], bytes, 0, i),
+				       .width = bytes->freerun[i].width };
 
-		if (strcmp(imc->freerun[i].name, "DRAM_DATA_READS") == 0)
+		if (strcmp(bytes->freerun[i].name, d->reads) == 0)
 			rd = fr;
-		else if (strcmp(imc->freerun[i].name, "DRAM_DATA_WRITES") == 0)
+		else if (strcmp(bytes->freerun[i].name, d->writes) == 0)
 			wrt = fr;
 	}
 	hw_write(hw, &g, p->global_enable);
@@ -158,9 +175,8 @@ static int demo(struct hw *hw, double interval, long count)
 	delta(hw, &rd);
 	delta(hw, &wrt);
 	last_t = hw_sim_time(hw);
-	printf("%u CBos, MCHBAR 0x%" PRIx64 "\n%8s %14s %8s %10s %10s %10s\n",
-	       t.sock[0].ninst[cbo_i],
-	       t.sock[0].mmio_base, "time_s", "llc_lookups/s", "hit_%",
+	printf("%u %s boxes\n%8s %14s %8s %10s %10s %10s\n",
+	       t.sock[0].ninst[ui], d->unit, "time_s", "llc_lookups/s", "hit_%",
 	       "dram_rd_GB/s", "dram_wr_GB/s", "uclk_GHz");
 	fflush(stdout);
 	ts.tv_sec = (time_t)interval;
@@ -189,9 +205,9 @@ static int demo(struct hw *hw, double interval, long count)
 	}
 	/* Leave the PMU idle. */
 	hw_write(hw, &g, 0);
-	for (unsigned i = 0; i < t.sock[0].ninst[cbo_i]; i++)
-		for (unsigned c = 0; c < cbo->nctr; c++) {
-			struct hw_addr a = plat_ctl_addr(&t.sock[0], cbo, i, c);
+	for (unsigned i = 0; i < t.sock[0].ninst[ui]; i++)
+		for (unsigned c = 0; c < u->nctr; c++) {
+			struct hw_addr a = plat_ctl_addr(&t.sock[0], u, i, c);
 
 			hw_write(hw, &a, 0);
 		}

@@ -167,3 +167,8 @@ echo "hsx /metrics: $(wc -c <"$T/h1") bytes, $(grep -vc '^#' "$T/h1") samples;" 
 sleep 1
 echo "hsx RSS $(awk '/VmRSS/ { printf "%.1f MiB", $2 / 1024 }' /proc/$UP/status) (default ring 3600), $(awk '/Threads/ { print $2 }' /proc/$UP/status) threads"
 kill $UP; wait $UP 2>/dev/null; pids=
+
+# ---- 6. snbep: 2 simulated sockets with every box (built-in workload) ----
+# (the snbep helper's block: one line from bench_platform.sh)
+bash "$top_srcdir/tests/bench/bench_platform.sh" "$B" snbep
+# ---- end of the snbep block ----

@@ -1,7 +1,7 @@
 #!/bin/sh
 # fleet_e2e.sh - the shipped Prometheus rules and Grafana dashboard against a
 # real fleet: Debian's Prometheus (127.0.0.1, started and stopped here)
-# scrapes three simulated daemons with known workloads and evaluates
+# scrapes four simulated daemons (skl, skl, hsx, snbep) with known workloads and evaluates
 # contrib/prometheus/uncored.rules.yml; then
 #   - every target is up and the rules are loaded;
 #   - the fleet DRAM rules equal the sum of the workloads (5 %), the
@@ -15,6 +15,8 @@
 #     values (a client holds an exported claim on one daemon, so the claims
 #     panels have data); a panel whose metric family does not exist yet (the
 #     Xeon panels, if the hsx platform is missing) is skipped with the reason;
+#   - every panel returns data for the snbep daemon alone, but the skl-only
+#     ARB and DRAM-request panels and the exported-claim panel;
 #   - no alert fires in the healthy fleet, and UncoredDown fires when a
 #     daemon stops answering.
 #
@@ -85,27 +87,42 @@ workload "$T/b.json" 800000000 \
 # DRAM and QPI panels have data.  Its LLC lookups and misses are the same
 # event with CBo FILTER0.state 0x3F / 0x01 (the daemon splits the CBos
 # between them); DRAM is CAS_COUNT.RD / .WR.
-# hsx_phase SECONDS READS WRITES LOOKUPS MISSES (per socket, per second)
-hsx_phase() {
+# xeon_phase LOOKUP_KEY MISS_KEY SECONDS READS WRITES LOOKUPS MISSES (per
+# socket, per second); QPI data flits are a quarter of the reads, non-data
+# a tenth
+xeon_phase() {
 	printf '{ "seconds": %s, "rates": {
-	  "cbo:0x34:0x11:filter0=0x7e0000": %s, "cbo:0x34:0x11:filter0=0x20000": %s,
+	  "%s": %s, "%s": %s,
 	  "imc:0x04:0x03": %s, "imc:0x04:0x0c": %s,
 	  "qpi:0x00:0x02": %s, "qpi:0x00:0x04": %s } }' \
-		"$1" "$4" "$5" "$2" "$3" \
-		"$(awk -v r="$2" 'BEGIN { print r * 0.25 }')" \
-		"$(awk -v r="$2" 'BEGIN { print r * 0.1 }')"
+		"$3" "$1" "$6" "$2" "$7" "$4" "$5" \
+		"$(awk -v r="$4" 'BEGIN { print r * 0.25 }')" \
+		"$(awk -v r="$4" 'BEGIN { print r * 0.1 }')"
 }
+hsx_phase() { xeon_phase cbo:0x34:0x11:filter0=0x7e0000 cbo:0x34:0x11:filter0=0x20000 "$@"; }
 { printf '{ "platform": "hsx", "sockets": 1, "cbo_count": 4, "imc_channels": 2,\n'
   printf '  "qpi_ports": 2, "uclk_hz": 1200000000,\n  "phases": [ '
   printf '%s,\n    %s,\n    %s' "$(hsx_phase $first 1.0e8 5.0e7 2.0e8 1.0e8)" \
 	"$(hsx_phase 30 2.0e8 1.5e8 1.5e8 4.5e7)" "$(hsx_phase 30 1.5e8 5.0e7 3.0e8 1.2e8)"
   printf ' ] }\n'; } >"$T/c.json"
+# The fourth daemon is an older Xeon: the simulated snbep platform (one
+# socket, 4 cores and so 4 CBos, 2 memory channels, 2 QPI ports; no global
+# control), so every panel is also checked against a second Xeon.  LLC
+# lookups and misses are LLC_LOOKUP.DATA_READ with the box filter's state
+# 22:18 at every state / I; DRAM is CAS_COUNT.RD / .WR.
+snbep_phase() { xeon_phase cbo:0x34:0x03:filter0=0x7c0000 cbo:0x34:0x03:filter0=0x40000 "$@"; }
+{ printf '{ "platform": "snbep", "sockets": 1, "cores": 4, "imc_channels": 2,\n'
+  printf '  "qpi_ports": 2, "uclk_hz": 2000000000,\n  "phases": [ '
+  printf '%s,\n    %s,\n    %s' "$(snbep_phase $first 5.0e7 2.5e7 2.0e8 4.0e7)" \
+	"$(snbep_phase 30 1.0e8 5.0e7 1.5e8 4.5e7)" "$(snbep_phase 30 7.5e7 2.5e7 3.0e8 1.2e8)"
+  printf ' ] }\n'; } >"$T/d.json"
 # Known answers of the first phase: bytes/s = transfers x 64.
 #            DRAM bytes/s   LLC hit ratio   uncore Hz
 #   a        19.2e9         0.75            9e8
 #   b         4.8e9         0.9             8e8
 #   c         9.6e9         0.5             1.2e9
-#   fleet    33.6e9 (read 22.4e9, write 11.2e9), hit 1 - 1.65e8/7e8
+#   d         4.8e9         0.8             2e9
+#   fleet    38.4e9 (read 25.6e9, write 12.8e9), hit 1 - 2.05e8/9e8
 : >"$T/empty.conf"
 # start_daemon NAME: daemon NAME (workload $T/NAME.json, control socket
 # $T/NAME.sock) on a free port; sets PORT and UPID.  pick_port sees only
@@ -130,6 +147,7 @@ daemon_up() {
 daemon_up a; A=127.0.0.1:$PORT PID_a=$UPID
 daemon_up b; B=127.0.0.1:$PORT PID_b=$UPID
 daemon_up c; C=127.0.0.1:$PORT PID_c=$UPID
+daemon_up d; D=127.0.0.1:$PORT PID_d=$UPID
 
 # A client claims an event on daemon a and exports it, so the claims panels
 # have data.  DRAM_GT_REQUESTS is free-running: the claim takes no counter
@@ -150,7 +168,7 @@ global: { scrape_interval: 1s, evaluation_interval: 1s }
 rule_files: [ "$T/uncored.rules.yml" ]
 scrape_configs:
   - job_name: uncored
-    static_configs: [ { targets: ["$A", "$B", "$C"] } ]
+    static_configs: [ { targets: ["$A", "$B", "$C", "$D"] } ]
 EOF
 for _ in 1 2 3 4 5; do
 	PP=$(pick_port)
@@ -183,7 +201,7 @@ is "$nrules" "$(grep -cE '^ *- (record|alert):' "$RULES")" \
 # the first and last sample is off by at most one sampler tick (50 ms):
 # 1.25 %, well inside the 5 % tolerance; the ratios are exact.
 for _ in $(seq 1 100); do
-	[ "$(val 'count(instance_socket:uncore_dram_bytes:rate1m)')" = 3 ] && break
+	[ "$(val 'count(instance_socket:uncore_dram_bytes:rate1m)')" = 4 ] && break
 	sleep 0.2
 done
 sleep 6
@@ -193,16 +211,16 @@ tready=$(date +%s)
 check_up() { # check_up NAME INSTANCE
 	is "$(val "up{job=\"uncored\",instance=\"$2\"}")" 1 "up == 1 for daemon $1 ($2)"
 }
-check_up a "$A"; check_up b "$B"; check_up c "$C"
-near "$(val 'job:uncore_dram_bytes:rate1m')" 33.6e9 0.05 \
-	"fleet DRAM rule job:uncore_dram_bytes:rate1m = 19.2 + 4.8 + 9.6 GB/s"
-near "$(val 'job:uncore_dram_read_bytes:rate1m')" 22.4e9 0.05 \
-	"fleet DRAM read rule = 22.4 GB/s"
-near "$(val 'job:uncore_dram_write_bytes:rate1m')" 11.2e9 0.05 \
-	"fleet DRAM write rule = 11.2 GB/s"
+check_up a "$A"; check_up b "$B"; check_up c "$C"; check_up d "$D"
+near "$(val 'job:uncore_dram_bytes:rate1m')" 38.4e9 0.05 \
+	"fleet DRAM rule job:uncore_dram_bytes:rate1m = 19.2 + 4.8 + 9.6 + 4.8 GB/s"
+near "$(val 'job:uncore_dram_read_bytes:rate1m')" 25.6e9 0.05 \
+	"fleet DRAM read rule = 25.6 GB/s"
+near "$(val 'job:uncore_dram_write_bytes:rate1m')" 12.8e9 0.05 \
+	"fleet DRAM write rule = 12.8 GB/s"
 near "$(val 'job:uncore_llc_hit_ratio:ratio_rate1m')" \
-	"$(awk 'BEGIN { print 1 - 1.65e8 / 7e8 }')" 0.01 \
-	"fleet LLC hit-ratio rule = 1 - 1.65e8/7e8 (lookup-weighted)"
+	"$(awk 'BEGIN { print 1 - 2.05e8 / 9e8 }')" 0.01 \
+	"fleet LLC hit-ratio rule = 1 - 2.05e8/9e8 (lookup-weighted)"
 check_daemon() { # check_daemon INSTANCE NAME DRAM HIT UCLK
 	s="instance=\"$1\",socket=\"0\""
 	near "$(val "instance_socket:uncore_dram_bytes:rate1m{$s}")" "$3" 0.05 \
@@ -215,6 +233,7 @@ check_daemon() { # check_daemon INSTANCE NAME DRAM HIT UCLK
 check_daemon "$A" a 19.2e9 0.75 9e8
 check_daemon "$B" b 4.8e9 0.9 8e8
 check_daemon "$C" c 9.6e9 0.5 1.2e9
+check_daemon "$D" d 4.8e9 0.8 2e9
 near "$(val "rate(uncore_claim_events_total{instance=\"$A\",claim=\"$claim\",event=\"DRAM_GT_REQUESTS\"}[5s])")" \
 	4e7 0.05 "daemon a: the exported claim counts its workload's 4e7 GT requests/s"
 
@@ -293,7 +312,7 @@ while IFS='	' read -r name def; do
 		jq -r '.data | join(" ")')
 	case $name in
 	job) want=uncored ;;
-	instance) want=$(printf '%s\n' "$A" "$B" "$C" | sort | tr '\n' ' ' | sed 's/ $//') ;;
+	instance) want=$(printf '%s\n' "$A" "$B" "$C" "$D" | sort | tr '\n' ' ' | sed 's/ $//') ;;
 	socket) want=0 ;;
 	*) want="?" ;;
 	esac
@@ -312,10 +331,25 @@ jq -r '[.panels[] | ., (.panels // [])[]] | .[] | select(.targets != null) |
 	.title as $t | .targets[] | [$t, .refId, .expr] | @tsv' "$DASH" >"$T/targets"
 ntargets=$(wc -l <"$T/targets")
 [ "$ntargets" -ge 20 ]; ok $? "dashboard has $ntargets panel queries"
-for pass in all concrete; do
-	if [ $pass = all ]; then vj='.*' vi='.*' vs='.*'; else vj=uncored vi=$A vs=0; fi
+for pass in all concrete snbep; do
+	case $pass in
+	all) vj='.*' vi='.*' vs='.*' ;;
+	concrete) vj=uncored vi=$A vs=0 ;;
+	snbep) vj=uncored vi=$D vs=0 ;;
+	esac
 	while IFS='	' read -r title ref expr; do
 		vii=$vi
+		# every panel at daemon d, the snbep one, but those whose
+		# family it cannot have: skl's ARB and DRAM request counters,
+		# and the exported claim (on daemon a)
+		if [ $pass = snbep ]; then
+			case $title in
+			"DRAM requests by source" | "ARB queue" | "Exported claim events")
+				skip "panel \"$title\" query $ref (snbep)" \
+					"no snbep source: skl-only family or daemon a's claim"
+				continue ;;
+			esac
+		fi
 		# the server panels (memory channels, QPI) show the Xeon: at
 		# concrete values they look at daemon c, the hsx one
 		case $pass:$expr in concrete:*uncore_dram_channel_* | concrete:*uncore_qpi_*) vii=$C ;; esac
@@ -348,7 +382,7 @@ if [ -n "$PLOT" ]; then
 	end=$((tready + ${FLEET_PLOT_SECONDS:-120}))
 	while [ "$(date +%s)" -lt "$end" ]; do sleep 1; done
 	sh "$top_srcdir/contrib/render_fleet_plot.sh" "$URL" "$tready" "$end" "$PLOT" \
-		"$A=skl-a" "$B=skl-b" "$C=hsx-c" >"$T/plot.log" 2>&1
+		"$A=skl-a" "$B=skl-b" "$C=hsx-c" "$D=snbep-d" >"$T/plot.log" 2>&1
 	ok $? "rendered $PLOT"; sed 's/^/#   /' "$T/plot.log"
 fi
 
@@ -372,5 +406,6 @@ stop_daemon() { # stop_daemon NAME PID
 	is "$?" 0 "daemon $1 stops cleanly"
 }
 stop_daemon a "$PID_a"; stop_daemon b "$PID_b"; stop_daemon c "$PID_c"
+stop_daemon d "$PID_d"
 echo "# fleet_e2e took $(( $(date +%s) - t0 )) s"
 tap_done

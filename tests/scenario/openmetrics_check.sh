@@ -17,7 +17,7 @@ OM='application/openmetrics-text; version=1.0.0; charset=utf-8'
 UNITS='bytes_per_second seconds bytes hertz ratio joules volts amperes celsius meters grams'
 
 : >"$T/empty.conf"
-for plat in skl hsx; do
+for plat in skl hsx snbep; do
 	PORT=$(pick_port)
 	start_uncored "$T/log.$plat" -c "$T/empty.conf" --simulate=$plat \
 		-l "127.0.0.1:$PORT" -s "" -i 100

@@ -12,7 +12,7 @@
 # shrinks as they are cleaned; a pending file that is clean passes.
 . "${top_srcdir:-.}/tests/lib.sh"
 
-PENDING="src/conf.c src/priv.c src/uncorectl.c src/tools/uncore-sim.c"
+PENDING=""
 
 # An expected failure (TAP TODO): reported, does not fail the test.
 todo() { # todo DESCRIPTION REASON

@@ -1,5 +1,5 @@
 #!/bin/sh
-# selftest.sh - `uncored --self-test` on the simulator: passes on skl and
+# selftest.sh - `uncored --self-test` on the simulator: passes on skl, snbep and
 # hsx against the built-in self-test workload (a table of check,
 # expected, measured, verdict; exit 0), fails (exit 1, naming the checks)
 # when a counter is stuck, and refuses (exit 3) while a running uncored or
@@ -8,7 +8,7 @@
 
 BIN="$top_builddir/uncored"
 
-for p in skl hsx; do
+for p in skl hsx snbep; do
 	out=$("$BIN" --self-test --simulate=$p -c /dev/null 2>&1)
 	is "$?" 0 "$p: self-test passes on the simulator"
 	like "$out" "CHECK                      EXPECTED" "$p: prints the table header"

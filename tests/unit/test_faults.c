@@ -3,7 +3,7 @@
  * simulated fault kind (eio, foreign_write, stuck, device_missing) on a
  * series of every unit kind the baselines use (programmable counters in
  * MSR and PCI space, fixed counters, free-running counters in MSR and
- * MMIO space) on both platforms, each in its own simulated machine,
+ * MMIO space) on every platform, each in its own simulated machine,
  * checking after every tick the validity flags of the sample and of the
  * struck series, and that no quantity total goes down.
  *
@@ -389,6 +389,7 @@ int main(void)
 	}
 	matrix("skl", &cells);
 	matrix("hsx", &cells);
+	matrix("snbep", &cells);	/* no global control */
 	missing_then_foreign();
 	printf("# %u fault cells run\n", cells);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);

@@ -29,10 +29,7 @@
 #include "plat/events_hsx.h"
 #include "sched.h"
 #include "tests/tap.h"
-
-#ifndef FIXTURE_DIR
-#define FIXTURE_DIR "../tests/fixtures"
-#endif
+#include "tests/unit/fake_dump.h"
 
 #define NONE 0xff
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -82,32 +79,6 @@ static void fake_reset(unsigned npkg)
 	for (unsigned p = 0; p < PLAT_MAX_SOCKETS; p++)
 		fc.pkg[p] = (struct fake_pkg){ .cbo_count = 18, .num_c = 18,
 					       .sbox_present = 0xf };
-}
-
-static int fake_open(struct hw *hw, const struct hw_opts *o)
-{
-	struct hw *inner = calloc(1, sizeof(*inner));
-	int r;
-
-	if (!inner)
-		return -ENOMEM;
-	r = hw_open(inner, &hw_real_ops, o);
-	if (r < 0) {
-		free(inner);
-		return r;
-	}
-	hw->priv = inner;
-	return 0;
-}
-
-static void fake_close(struct hw *hw)
-{
-	struct hw *inner = hw->priv;
-
-	if (inner) {
-		hw_close(inner);
-		free(inner);
-	}
 }
 
 static int fake_msr(uint32_t cpu, uint32_t msr, uint64_t *v)
@@ -166,35 +137,6 @@ static int fake_write(struct hw *hw, const struct hw_addr *a, uint64_t v)
 	return 0;
 }
 
-static int fake_scan(struct hw *hw, int (*cb)(void *, const struct hw_pci_dev *),
-		     void *ctx)
-{
-	return hw_pci_scan(hw->priv, cb, ctx);
-}
-
-static const struct hw_ops fake_ops = {
-	.name = "fake-msr+dump",
-	.open = fake_open,
-	.close = fake_close,
-	.read = fake_read,
-	.write = fake_write,
-	.pci_scan = fake_scan,
-};
-
-static char fixture_dir[4096];
-
-/* Opens the fake backend with PCI from fixture file name. */
-static int open_fixture(struct hw *hw, const char *name)
-{
-	static char param[4400];
-	struct hw_opts o;
-
-	memset(&o, 0, sizeof(o));
-	snprintf(param, sizeof(param), "dump.name=%s/%s", fixture_dir, name);
-	o.pci_method = "dump";
-	o.pci_params[0] = param;
-	return hw_open(hw, &fake_ops, &o);
-}
 
 /* ---- a sysfs-like CPU tree -------------------------------------------- */
 
@@ -1085,27 +1027,6 @@ static void test_node_map(void)
 
 /* ---- discovery -------------------------------------------------------- */
 
-struct want_unit {
-	const char *u;
-	unsigned ninst;
-	uint32_t absent;
-};
-
-static void check_units(const struct topology *t, unsigned s,
-			const struct want_unit *w, unsigned n)
-{
-	for (unsigned i = 0; i < n; i++) {
-		unsigned ui;
-
-		unit(w[i].u, &ui);
-		ok(t->sock[s].ninst[ui] == w[i].ninst &&
-		   t->sock[s].absent[ui].w[0] == w[i].absent,
-		   "socket %u: %s %u instances, absent 0x%x (got %u, 0x%llx)", s,
-		   w[i].u, w[i].ninst, w[i].absent, t->sock[s].ninst[ui],
-		   (unsigned long long)t->sock[s].absent[ui].w[0]);
-	}
-}
-
 static void test_discover_1s(void)
 {
 	struct plat_cpu_map m = { .sysfs_cpu_root = sysroot };
@@ -1533,12 +1454,7 @@ out:
 
 int main(void)
 {
-	const char *top = getenv("top_srcdir");
-
-	if (top && *top)
-		snprintf(fixture_dir, sizeof(fixture_dir), "%s/tests/fixtures", top);
-	else
-		snprintf(fixture_dir, sizeof(fixture_dir), "%s", FIXTURE_DIR);
+	fixture_dir_init();
 
 	test_platform();
 	test_widths();
