@@ -238,24 +238,24 @@ near "$(val "rate(uncore_claim_events_total{instance=\"$A\",claim=\"$claim\",eve
 	4e7 0.05 "daemon a: the exported claim counts its workload's 4e7 GT requests/s"
 
 # sum() of every derived counter family = the sum of its workload rates
-# (first phase; a and b are skl, c the 1-socket hsx).  A family the fleet
-# exports without a line here fails: add its expected rate.
-#   family                                 a        b        c
+# (first phase; a and b are skl, c the 1-socket hsx, d the 1-socket
+# snbep).  A family the fleet exports without a line here fails: add its
+# expected rate.
 fam_expect() {
 	case $1 in
-	uncore_llc_lookups_total) echo 7e8 ;;		# 1e8 + 4e8 + 2e8
-	uncore_llc_misses_total) echo 1.65e8 ;;		# 2.5e7 + 4e7 + 1e8
-	uncore_dram_read_bytes_total) echo 22.4e9 ;;	# (2e8 + 5e7 + 1e8) x 64
-	uncore_dram_write_bytes_total) echo 11.2e9 ;;	# (1e8 + 2.5e7 + 5e7) x 64
-	uncore_dram_channel_read_bytes_total) echo 6.4e9 ;;	# c: 1e8 x 64
-	uncore_dram_channel_write_bytes_total) echo 3.2e9 ;;	# c: 5e7 x 64
+	uncore_llc_lookups_total) echo 9e8 ;;		# 1e8 + 4e8 + 2e8 + 2e8
+	uncore_llc_misses_total) echo 2.05e8 ;;	# 2.5e7 + 4e7 + 1e8 + 4e7
+	uncore_dram_read_bytes_total) echo 25.6e9 ;;	# (2e8 + 5e7 + 1e8 + 5e7) x 64
+	uncore_dram_write_bytes_total) echo 12.8e9 ;;	# (1e8 + 2.5e7 + 5e7 + 2.5e7) x 64
+	uncore_dram_channel_read_bytes_total) echo 9.6e9 ;;	# c, d: (1e8 + 5e7) x 64
+	uncore_dram_channel_write_bytes_total) echo 4.8e9 ;;	# c, d: (5e7 + 2.5e7) x 64
 	uncore_dram_requests_total) echo 3.625e8 ;;	# reads x (1.2 + 0.2 + 0.05)
-	uncore_clock_ticks_total) echo 2.9e9 ;;		# 9e8 + 8e8 + 1.2e9
+	uncore_clock_ticks_total) echo 4.9e9 ;;		# 9e8 + 8e8 + 1.2e9 + 2e9
 	uncore_arb_requests_total) echo 3.25e8 ;;	# reads x 1.3
 	uncore_arb_occupancy_cycles_total) echo 1e10 ;;	# reads x 40
-	uncore_qpi_data_bytes_total) echo 2e8 ;;	# c: 2.5e7 data flits x 8
-	uncore_qpi_link_bytes_total) echo 2.8e8 ;;	# c: (2.5e7 + 1e7) flits x 8
-	uncore_ha_requests_total | uncore_pcu_*) echo 0 ;;	# c: no rate given
+	uncore_qpi_data_bytes_total) echo 3e8 ;;	# c, d: (2.5e7 + 1.25e7) data flits x 8
+	uncore_qpi_link_bytes_total) echo 4.2e8 ;;	# c, d: (3.5e7 + 1.75e7) flits x 8
+	uncore_ha_requests_total | uncore_pcu_*) echo 0 ;;	# c, d: no rate given
 	*) return 1 ;;
 	esac
 }
