@@ -241,7 +241,7 @@ static void h_status(void *ctx, const struct http_req *req,
 	uint64_t *words;
 
 	(void)req;
-	if (p && (words = calloc(snap_words(p->ns), sizeof(uint64_t)))) {
+	if (p && (words = calloc(snap_words(p->ns, p->nvals), sizeof(uint64_t)))) {
 		metrics_snapshot(p, words, &st);
 		free(words);
 	}
@@ -340,7 +340,7 @@ static void h_topology(void *ctx, const struct http_req *req,
 	struct program *p = sampler_get(d->sampler);
 	struct json_object *o = json_object_new_object();
 	struct json_object *socks = json_object_new_array();
-	uint64_t *words = p ? calloc(snap_words(p->ns), sizeof(uint64_t)) : NULL;
+	uint64_t *words = p ? calloc(snap_words(p->ns, p->nvals), sizeof(uint64_t)) : NULL;
 	struct snap st;
 
 	(void)req;
@@ -564,89 +564,141 @@ static void jw_key(struct buf *b, const char *name, bool first)
 	buf_puts(b, "\":");
 }
 
-/* The derived gauges by their JSON names (as in /api/v1/metrics; the
- * /metrics families are uncore_<name> with a direction label for DRAM). */
-static const char *const gauge_names[G_COUNT] = {
-	[G_LLC_HIT_RATIO] = "llc_hit_ratio",
-	[G_DRAM_READ_BPS] = "dram_read_bytes_per_second",
-	[G_DRAM_WRITE_BPS] = "dram_write_bytes_per_second",
-	[G_CLOCK_HZ] = "clock_hertz",
-	[G_ARB_OCCUPANCY_AVG] = "arb_occupancy_average",
-};
+/*
+ * The derived values vals (a plan's layout) of socket sk that the program
+ * produces, as members of so under their JSON keys: gauges (null when the
+ * interval has no value) and, unless gauges_only, counters.  Per-instance
+ * values go in an array per label, "channels": [{"channel": 0, ...}].
+ * The same table /metrics renders (plat.h).
+ */
+static void add_derived(struct json_object *so, const struct program *p,
+			unsigned sk, const double *vals, bool gauges_only)
+{
+	const struct derive_plan *dp = p->dplan;
+	const struct derived_table *tab = derive_table(dp);
+
+	for (size_t m = 0; m < tab->nm; m++) {
+		const struct derived_metric *dm = &tab->m[m];
+		unsigned i = derive_index(dp, m, sk, 0);
+		bool first = true;
+		struct json_object *arr;
+		char an[64];
+
+		if (gauges_only && dm->type != DM_GAUGE)
+			continue;
+		if (!dm->per) {
+			if (derive_live(dp, i))
+				json_object_object_add(so, dm->json,
+					dm->type == DM_COUNTER
+					? ju64((uint64_t)(vals[i] + 0.5))
+					: jnum(vals[i]));
+			continue;
+		}
+		/* per-instance: the first metric of a label builds its array */
+		for (size_t o = 0; o < m && first; o++)
+			first = !tab->m[o].per || strcmp(tab->m[o].per, dm->per) ||
+				(gauges_only && tab->m[o].type != DM_GAUGE);
+		if (!first)
+			continue;
+		arr = json_object_new_array();
+		for (unsigned in = 0; in < derive_nper(dp, m); in++) {
+			struct json_object *io = NULL;
+
+			for (size_t k = m; k < tab->nm; k++) {
+				const struct derived_metric *x = &tab->m[k];
+				unsigned j;
+
+				if (!x->per || strcmp(x->per, dm->per) ||
+				    (gauges_only && x->type != DM_GAUGE) ||
+				    in >= derive_nper(dp, k) ||
+				    !derive_live(dp, j = derive_index(dp, k, sk, in)))
+					continue;
+				if (!io) {
+					io = json_object_new_object();
+					json_object_object_add(io, dm->per,
+						json_object_new_int((int)in));
+				}
+				json_object_object_add(io, x->json,
+					x->type == DM_COUNTER
+					? ju64((uint64_t)(vals[j] + 0.5))
+					: jnum(vals[j]));
+			}
+			if (io)
+				json_object_array_add(arr, io);
+		}
+		snprintf(an, sizeof(an), "%ss", dm->per);
+		if (json_object_array_length(arr))
+			json_object_object_add(so, an, arr);
+		else
+			json_object_put(arr);
+	}
+}
 
 /*
- * Per-instance rates of one sample, as arrays "channels" (hsx iMC
- * channels: the uncore_dram_channel_* series) and "ports" (QPI: the
- * uncore_qpi_* series) in each socket object.  null where a delta was
- * invalid.
+ * The derived gauges vals of socket sk, written as add_derived(...,
+ * gauges_only) would have json-c write them: the same members in the
+ * same order.
  */
-static const struct {
-	const char *array, *label;
-	struct { enum plat_qty q; const char *name; } v[2];
-} inst_rates[] = {
-	{ "channels", "channel", { { Q_DRAM_READ_BYTES, "dram_read_bytes_per_second" },
-				   { Q_DRAM_WRITE_BYTES, "dram_write_bytes_per_second" } } },
-	{ "ports", "port", { { Q_QPI_DATA_BYTES, "qpi_data_bytes_per_second" },
-			     { Q_QPI_NONDATA_BYTES, "qpi_nondata_bytes_per_second" } } },
-};
-#define N_INST_RATES (sizeof(inst_rates) / sizeof(inst_rates[0]))
-
-static bool has_inst_label(const struct platform *pl, enum plat_qty q)
+static void jw_derived(struct buf *b, const struct program *p, unsigned sk,
+		       const double *vals)
 {
-	for (size_t k = 0; k < pl->nqty; k++)
-		if (pl->qty[k].q == q && pl->qty[k].inst_label)
-			return true;
-	return false;
-}
+	const struct derive_plan *dp = p->dplan;
+	const struct derived_table *tab = derive_table(dp);
 
-/* One sample's per-instance sums of every inst_rates quantity, for all
- * sockets at once. */
-struct inst_sums {
-	uint64_t v[2][PLAT_MAX_SOCKETS][PLAT_MAX_INST];
-	struct inst_set seen[2][PLAT_MAX_SOCKETS];
-	struct inst_set bad[2][PLAT_MAX_SOCKETS];
-};
+	for (size_t m = 0; m < tab->nm; m++) {
+		const struct derived_metric *dm = &tab->m[m];
+		unsigned i = derive_index(dp, m, sk, 0);
+		bool first = true, any = false;
 
-static void inst_sums(struct inst_sums *is, size_t a, const struct program *p,
-		      const uint64_t *delta, const uint64_t *inv)
-{
-	memset(is, 0, sizeof(*is));
-	for (unsigned k = 0; k < 2; k++)
-		if (has_inst_label(p->plat, inst_rates[a].v[k].q))
-			metrics_per_inst(p, delta, inv, inst_rates[a].v[k].q,
-					 is->v[k], is->seen[k], is->bad[k]);
-}
-
-static void add_inst_rates(struct buf *b, const struct inst_sums *is,
-			   size_t a, unsigned sk, double secs)
-{
-	struct inst_set any = is->seen[0][sk];
-	bool first = true;
-
-	iset_or(&any, &is->seen[1][sk]);
-	if (iset_empty(&any))
-		return;
-	jw_key(b, inst_rates[a].array, false);
-	buf_putc(b, '[');
-	for (unsigned i = 0; i < PLAT_MAX_INST; i++) {
-		if (!iset_has(&any, i))
+		if (dm->type != DM_GAUGE)
 			continue;
-		buf_puts(b, first ? "{" : ",{");
-		first = false;
-		jw_key(b, inst_rates[a].label, true);
-		jw_u64(b, i);
-		for (unsigned k = 0; k < 2; k++) {
-			if (!iset_has(&is->seen[k][sk], i))
-				continue;
-			jw_key(b, inst_rates[a].v[k].name, false);
-			if (iset_has(&is->bad[k][sk], i) || secs <= 0)
-				buf_puts(b, "null");
-			else
-				jw_f64(b, (double)is->v[k][sk][i] / secs);
+		if (!dm->per) {
+			if (derive_live(dp, i)) {
+				jw_key(b, dm->json, false);
+				jw_f64(b, vals[i]);
+			}
+			continue;
 		}
-		buf_putc(b, '}');
+		/* per-instance: the first gauge of a label writes its array */
+		for (size_t o = 0; o < m && first; o++)
+			first = !tab->m[o].per || strcmp(tab->m[o].per, dm->per) ||
+				tab->m[o].type != DM_GAUGE;
+		if (!first)
+			continue;
+		for (unsigned in = 0; in < derive_nper(dp, m); in++) {
+			bool open = false;
+
+			for (size_t k = m; k < tab->nm; k++) {
+				const struct derived_metric *x = &tab->m[k];
+				unsigned j;
+
+				if (!x->per || strcmp(x->per, dm->per) ||
+				    x->type != DM_GAUGE ||
+				    in >= derive_nper(dp, k) ||
+				    !derive_live(dp, j = derive_index(dp, k, sk, in)))
+					continue;
+				if (!open) {
+					if (any) {
+						buf_putc(b, ',');
+					} else {	/* ,"channels":[ */
+						buf_puts(b, ",\"");
+						buf_puts(b, dm->per);
+						buf_puts(b, "s\":[");
+					}
+					buf_putc(b, '{');
+					any = open = true;
+					jw_key(b, dm->per, true);
+					jw_u64(b, in);
+				}
+				jw_key(b, x->json, false);
+				jw_f64(b, vals[j]);
+			}
+			if (open)
+				buf_putc(b, '}');
+		}
+		if (any)
+			buf_putc(b, ']');
 	}
-	buf_putc(b, ']');
 }
 
 /* Per-request state of a streamed /api/v1/samples answer. */
@@ -662,7 +714,8 @@ struct samples_stream {
 	/* per series: {"socket":S,"unit":"U","instance":I,"event":"E" */
 	struct buf prefix;
 	size_t *pre_off;	/* ns + 1 offsets into prefix */
-	struct inst_sums is[N_INST_RATES];
+	double *g;		/* the derived values of one sample */
+	void *scratch;		/* derive_gauges()' */
 	struct buf out;		/* pending bytes */
 	size_t off;		/* of out, already sent */
 };
@@ -675,8 +728,6 @@ static void sample_json(struct samples_stream *ss, uint64_t seq)
 	const uint64_t *delta = w + SW_HDR, *inv = delta + p->ns;
 	uint64_t f = w[SW_FLAGS];
 	double secs = (double)w[SW_INTERVAL_NS] / 1e9;
-	double g[PLAT_MAX_SOCKETS][G_COUNT];
-
 	if (ss->nwritten++)
 		buf_putc(b, ',');
 	buf_putc(b, '{');
@@ -695,22 +746,14 @@ static void sample_json(struct samples_stream *ss, uint64_t seq)
 	if (f & SF_MUX)
 		buf_puts(b, ",\"multiplexed\":true");
 	jw_key(b, "sockets", false);
-	sampler_rates(p, delta, inv, f & SF_FIRST ? 0 : secs, g);
-	if (!(f & SF_FIRST))
-		for (size_t a = 0; a < N_INST_RATES; a++)
-			inst_sums(&ss->is[a], a, p, delta, inv);
+	derive_gauges(p->dplan, delta, inv, f & SF_FIRST ? 0 : secs, ss->g,
+		      ss->scratch);
 	buf_putc(b, '[');
 	for (unsigned sk = 0; sk < p->topo->nsockets; sk++) {
 		buf_puts(b, sk ? ",{" : "{");
 		jw_key(b, "socket", true);
 		jw_u64(b, sk);
-		for (unsigned k = 0; k < G_COUNT; k++) {
-			jw_key(b, gauge_names[k], false);
-			jw_f64(b, g[sk][k]);
-		}
-		if (!(f & SF_FIRST))
-			for (size_t a = 0; a < N_INST_RATES; a++)
-				add_inst_rates(b, &ss->is[a], a, sk, secs);
+		jw_derived(b, p, sk, ss->g);
 		buf_putc(b, '}');
 	}
 	buf_putc(b, ']');
@@ -809,6 +852,8 @@ static void samples_free(void *arg)
 
 	program_put(ss->p);
 	free(ss->w);
+	free(ss->g);
+	free(ss->scratch);
 	free(ss->pre_off);
 	buf_free(&ss->prefix);
 	buf_free(&ss->out);
@@ -863,7 +908,13 @@ static void h_samples(void *ctx, const struct http_req *req,
 		return;
 	}
 	ss = calloc(1, sizeof(*ss));
-	if (!ss || !(ss->w = calloc(sample_words(p->ns), sizeof(uint64_t)))) {
+	if (!ss || !(ss->w = calloc(sample_words(p->ns), sizeof(uint64_t))) ||
+	    !(ss->g = calloc(p->nvals + 1, sizeof(double))) ||
+	    !(ss->scratch = malloc(derive_scratch_size(p->dplan)))) {
+		if (ss) {
+			free(ss->w);
+			free(ss->g);
+		}
 		free(ss);
 		program_put(p);
 		http_error(resp, 500, "internal", "out of memory");
@@ -906,36 +957,25 @@ static void h_samples(void *ctx, const struct http_req *req,
 static void h_api_metrics(void *ctx, const struct http_req *req,
 			  struct http_resp *resp)
 {
-	static const struct { enum plat_qty q; const char *name; } qn[] = {
-		{ Q_LLC_LOOKUPS, "llc_lookups_total" },
-		{ Q_LLC_MISSES, "llc_misses_total" },
-		{ Q_DRAM_READ_BYTES, "dram_read_bytes_total" },
-		{ Q_DRAM_WRITE_BYTES, "dram_write_bytes_total" },
-		{ Q_DRAM_REQ_IA, "dram_requests_ia_total" },
-		{ Q_DRAM_REQ_GT, "dram_requests_gt_total" },
-		{ Q_DRAM_REQ_IO, "dram_requests_io_total" },
-		{ Q_CLOCK_TICKS, "clock_ticks_total" },
-		{ Q_ARB_REQUESTS, "arb_requests_total" },
-		{ Q_ARB_OCCUPANCY, "arb_occupancy_cycles_total" },
-	};
 	struct daemon *d = ctx;
 	struct program *p = sampler_get(d->sampler);
 	struct json_object *o, *socks;
 	struct snap st;
-	uint64_t *words;
+	uint64_t *words = NULL;
+	double *vals = NULL;
 
 	(void)req;
-	if (!p || !(words = calloc(snap_words(p->ns), sizeof(uint64_t)))) {
-		program_put(p);
-		http_error(resp, 503, "not_ready", "no sample yet");
-		return;
-	}
-	if (metrics_snapshot(p, words, &st) < 0) {
+	if (!p || !(words = calloc(snap_words(p->ns, p->nvals),
+				   sizeof(uint64_t))) ||
+	    !(vals = calloc(p->nvals + 1, sizeof(double))) ||
+	    metrics_snapshot(p, words, &st) < 0) {
 		free(words);
+		free(vals);
 		program_put(p);
 		http_error(resp, 503, "not_ready", "no sample yet");
 		return;
 	}
+	metrics_values(p, words, vals);
 	o = json_object_new_object();
 	json_object_object_add(o, "seq", ju64(st.sample_seq));
 	json_object_object_add(o, "time", json_object_new_double((double)st.t_ns / 1e9));
@@ -944,17 +984,12 @@ static void h_api_metrics(void *ctx, const struct http_req *req,
 		struct json_object *so = json_object_new_object();
 
 		json_object_object_add(so, "socket", json_object_new_int((int)s));
-		for (unsigned g = 0; g < G_COUNT; g++)
-			json_object_object_add(so, gauge_names[g],
-					       jnum(st.gauge[s][g]));
-		for (size_t k = 0; k < sizeof(qn) / sizeof(qn[0]); k++)
-			if (st.qty_present >> qn[k].q & 1)
-				json_object_object_add(so, qn[k].name,
-						       ju64(st.qty[s][qn[k].q]));
+		add_derived(so, p, s, vals, false);
 		json_object_array_add(socks, so);
 	}
 	json_object_object_add(o, "sockets", socks);
 	free(words);
+	free(vals);
 	program_put(p);
 	send_json(resp, o);
 }

@@ -28,7 +28,7 @@ struct metrics_info {
 /* Copies the newest snapshot of p into *st and, if totals/up are not
  * NULL, the per-series totals and up flags (arrays of p->ns).  Returns 0,
  * or -ENOENT before the first tick.  words is scratch space of
- * snap_words(p->ns) words. */
+ * snap_words(p->ns, p->nvals) words. */
 int metrics_snapshot(const struct program *p, uint64_t *words,
 		     struct snap *st);
 
@@ -37,18 +37,17 @@ int metrics_snapshot(const struct program *p, uint64_t *words,
 int metrics_render(struct buf *b, enum prom_fmt fmt, const struct program *p,
 		   const struct metrics_info *info);
 
-/*
- * Adds, per (socket, instance), quantity q's per-series values val[ns]
- * (totals or one sample's deltas) times its scale to out, and marks in
- * seen[socket] (bit = instance) the instances that count q.  With an
- * invalid bitmap, invalid series are left out and marked in bad[socket].
- * Returns false when the program does not count q.
- */
-bool metrics_per_inst(const struct program *p, const uint64_t *val,
-		      const uint64_t *invalid, enum plat_qty q,
-		      uint64_t out[PLAT_MAX_SOCKETS][PLAT_MAX_INST],
-		      struct inst_set seen[PLAT_MAX_SOCKETS],
-		      struct inst_set bad[PLAT_MAX_SOCKETS]);
+/* The derived values of a snapshot's words (as metrics_snapshot()
+ * copied them) into vals[p->nvals], in the layout of p->dplan. */
+void metrics_values(const struct program *p, const uint64_t *words,
+		    double *vals);
+
+/* One derived value of a snapshot's words: the metric called name (with
+ * JSON key json, NULL: the first of that name) on socket s, instance
+ * inst (0 for a per-socket metric).  NaN when there is none. */
+double metrics_value(const struct program *p, const uint64_t *words,
+		     const char *name, const char *json, unsigned s,
+		     unsigned inst);
 
 /* Label value of socket s ("0"), unit instance etc. in static storage
  * for small numbers. */

@@ -61,11 +61,17 @@ struct sampler {
 	struct claim_total *rows;	/* their rows, built under the
 					   claims lock */
 	unsigned caprows;
-	/* the quantity totals (uncore_*_total): sums of what each series
-	 * added since it was last seen, so that no reload (a series moved to
-	 * another counter and starting from 0, a changed split scale), claim
-	 * or fault can make one go down; kept across programs */
-	double qty_acc[PLAT_MAX_SOCKETS][Q_COUNT];
+	/* the derived counters' running totals (derive_tick(), in the
+	 * plan's layout): sums of what each series added since it was last
+	 * seen, so that no reload (a series moved to another counter and
+	 * starting from 0, a changed split scale), claim or fault can make
+	 * one go down; kept across programs (the layout depends on the
+	 * platform and topology only) */
+	double *acc;
+	double *vals;			/* the values last published */
+	uint64_t *inc;			/* per series: est - est_seen */
+	void *dscratch;			/* derive_scratch_size() bytes */
+	unsigned nacc;
 	struct log_limit lim_global, lim_jump;
 };
 
@@ -85,9 +91,32 @@ void program_put(struct program *p)
 		return;
 	ring_free(p->samples);
 	ring_free(p->snaps);
+	derive_plan_free(p->dplan);
 	free(p->slot);
 	free(p->sev);
 	free(p);
+}
+
+/* The derived-metric plan of p's series. */
+static int program_plan(struct program *p, char *why, size_t whylen)
+{
+	struct derive_series *ser = calloc(p->ns + 1, sizeof(*ser));
+
+	if (!ser) {
+		snprintf(why, whylen, "out of memory");
+		return -ENOMEM;
+	}
+	for (unsigned i = 0; i < p->ns; i++)
+		ser[i] = (struct derive_series){
+			p->slot[i].socket, p->slot[i].inst,
+			p->ev[p->sev[i]].name,
+			p->evscale[p->sev[i]][p->slot[i].socket] };
+	p->dplan = derive_plan_new(p->topo, ser, p->ns, why, whylen);
+	free(ser);
+	if (!p->dplan)
+		return -EINVAL;
+	p->nvals = derive_nvals(p->dplan);
+	return 0;
 }
 
 struct program *program_new(const struct topology *t, const struct pmu *pmu,
@@ -139,16 +168,12 @@ struct program *program_new(const struct topology *t, const struct pmu *pmu,
 					   p->slot[k].socket == s;
 			p->evscale[i][s] = counted ? p->evscale[i][s] / counted : 0;
 		}
-	for (unsigned q = 0; q < Q_COUNT; q++)
-		p->qty_ev[q] = -1;
-	for (size_t k = 0; k < pl->nqty; k++)
-		for (unsigned i = 0; i < nev; i++)
-			if (strcmp(pl->qty[k].event, ev[i].name) == 0) {
-				p->qty_ev[pl->qty[k].q] = (int)i;
-				p->qty_scale[pl->qty[k].q] = pl->qty[k].scale;
-			}
+	if (program_plan(p, why, whylen) < 0) {
+		program_put(p);
+		return NULL;
+	}
 	p->samples = ring_new(ring_capacity, sample_words(p->ns));
-	p->snaps = ring_new(4, snap_words(p->ns));
+	p->snaps = ring_new(4, snap_words(p->ns, p->nvals));
 	if (!p->samples || !p->snaps)
 		goto oom;
 	return p;
@@ -289,6 +314,10 @@ void sampler_free(struct sampler *s)
 	free(s->base.gs);
 	free(s->sample);
 	free(s->snapw);
+	free(s->acc);
+	free(s->vals);
+	free(s->inc);
+	free(s->dscratch);
 	mux_free(&s->mux);
 	free(s->spec);
 	free(s->rows);
@@ -360,13 +389,35 @@ static int install(struct sampler *s, struct program *np)
 	struct program *op = s->prog;
 	struct gseries *gs = calloc(np->ns + 1, sizeof(*gs));
 	uint64_t *sample = calloc(sample_words(np->ns), sizeof(uint64_t));
-	uint64_t *snapw = calloc(snap_words(np->ns), sizeof(uint64_t));
+	uint64_t *snapw = calloc(snap_words(np->ns, np->nvals),
+				 sizeof(uint64_t));
+	uint64_t *inc = calloc(np->ns + 1, sizeof(*inc));
+	void *dscratch = malloc(derive_scratch_size(np->dplan));
+	double *vals = calloc(np->nvals + 1, sizeof(*vals));
+	double *acc = s->acc && s->nacc == np->nvals ? s->acc
+		    : calloc(np->nvals + 1, sizeof(*acc));
 	struct group *b = &s->base;
 
-	if (!gs || !sample || !snapw) {
-		free(gs); free(sample); free(snapw);
+	if (!gs || !sample || !snapw || !inc || !dscratch || !vals || !acc) {
+		free(gs); free(sample); free(snapw); free(inc); free(vals);
+		free(dscratch);
+		if (acc != s->acc)
+			free(acc);
 		return -ENOMEM;
 	}
+	/* the last values stay (gauges of a multiplexed-out tick) */
+	for (unsigned i = 0; i < np->nvals; i++)
+		vals[i] = s->vals && s->nacc == np->nvals ? s->vals[i] : NAN;
+	if (acc != s->acc)
+		free(s->acc);
+	free(s->vals);
+	free(s->inc);
+	free(s->dscratch);
+	s->dscratch = dscratch;
+	s->acc = acc;
+	s->vals = vals;
+	s->inc = inc;
+	s->nacc = np->nvals;
 	for (unsigned i = 0; i < np->ns; i++)
 		for (unsigned j = 0; op && j < op->ns; j++)
 			if (same_series(np, i, op, j)) {
@@ -483,103 +534,18 @@ static unsigned tick_bucket(double secs)
 	return b;	/* TICK_BUCKETS = +Inf only */
 }
 
-void sampler_rates(const struct program *p, const uint64_t *delta,
-		   const uint64_t *invalid, double secs,
-		   double g[PLAT_MAX_SOCKETS][G_COUNT])
-{
-	double d[PLAT_MAX_SOCKETS][Q_COUNT] = { { 0 } };
-	bool bad[PLAT_MAX_SOCKETS][Q_COUNT] = { { false } };
-
-	for (unsigned i = 0; i < p->ns; i++) {
-		unsigned sk = p->slot[i].socket;
-
-		for (unsigned q = 0; q < Q_COUNT; q++) {
-			if (p->qty_ev[q] != p->sev[i])
-				continue;
-			if (invalid[i / 64] >> (i % 64) & 1)
-				bad[sk][q] = true;
-			else
-				d[sk][q] += (double)delta[i] *
-					    ((double)p->qty_scale[q] *
-					     p->evscale[p->sev[i]][sk]);
-		}
-	}
-	for (unsigned sk = 0; sk < PLAT_MAX_SOCKETS; sk++) {
-		double *v = g[sk];
-		bool ok[Q_COUNT];
-
-		for (unsigned q = 0; q < Q_COUNT; q++)
-			ok[q] = p->qty_ev[q] >= 0 && !bad[sk][q];
-		for (unsigned k = 0; k < G_COUNT; k++)
-			v[k] = NAN;
-		if (sk >= p->topo->nsockets || secs <= 0)
-			continue;
-		if (ok[Q_LLC_LOOKUPS] && ok[Q_LLC_MISSES] &&
-		    d[sk][Q_LLC_LOOKUPS] > 0)
-			v[G_LLC_HIT_RATIO] = 1.0 - d[sk][Q_LLC_MISSES] /
-						   d[sk][Q_LLC_LOOKUPS];
-		if (ok[Q_DRAM_READ_BYTES])
-			v[G_DRAM_READ_BPS] = d[sk][Q_DRAM_READ_BYTES] / secs;
-		if (ok[Q_DRAM_WRITE_BYTES])
-			v[G_DRAM_WRITE_BPS] = d[sk][Q_DRAM_WRITE_BYTES] / secs;
-		if (ok[Q_CLOCK_TICKS])
-			v[G_CLOCK_HZ] = d[sk][Q_CLOCK_TICKS] / secs;
-		if (ok[Q_ARB_OCCUPANCY] && ok[Q_CLOCK_TICKS] &&
-		    d[sk][Q_CLOCK_TICKS] > 0)
-			v[G_ARB_OCCUPANCY_AVG] = d[sk][Q_ARB_OCCUPANCY] /
-						 d[sk][Q_CLOCK_TICKS];
-	}
-}
-
-/* The quantities (bits) each gauge is derived from. */
-static const uint64_t gauge_needs[G_COUNT] = {
-	[G_LLC_HIT_RATIO] = 1ull << Q_LLC_LOOKUPS | 1ull << Q_LLC_MISSES,
-	[G_DRAM_READ_BPS] = 1ull << Q_DRAM_READ_BYTES,
-	[G_DRAM_WRITE_BPS] = 1ull << Q_DRAM_WRITE_BYTES,
-	[G_CLOCK_HZ] = 1ull << Q_CLOCK_TICKS,
-	[G_ARB_OCCUPANCY_AVG] = 1ull << Q_ARB_OCCUPANCY | 1ull << Q_CLOCK_TICKS,
-};
-
-/* Derived values of this tick and the running totals into st.  mux_out:
- * the baseline's programmable counters did not count this interval (its
- * gauges keep their last values). */
+/* Derived values of this tick (counters' running totals, gauges of the
+ * interval) into s->vals.  mux_out: the baseline's programmable counters
+ * did not count this interval (its gauges keep their last values). */
 static void derive(struct sampler *s, struct program *p, const uint64_t *delta,
 		   const uint64_t *invalid, double secs, bool mux_out)
 {
-	struct snap *st = &s->st;
-	double prev[PLAT_MAX_SOCKETS][G_COUNT];
-
-	memcpy(prev, st->gauge, sizeof(prev));
-	st->qty_present = 0;
-	for (unsigned q = 0; q < Q_COUNT; q++)
-		if (p->qty_ev[q] >= 0)
-			st->qty_present |= 1ull << q;
-	/* the totals add what each series counted since it was last seen
-	 * (s->qty_acc: no reload, claim or fault makes one go down) */
 	for (unsigned i = 0; i < p->ns; i++) {
-		unsigned sk = p->slot[i].socket;
-
-		for (unsigned q = 0; q < Q_COUNT; q++)
-			if (p->qty_ev[q] == p->sev[i])
-				s->qty_acc[sk][q] +=
-					(double)(s->base.gs[i].est -
-						 s->base.gs[i].est_seen) *
-					((double)p->qty_scale[q] *
-					 p->evscale[p->sev[i]][sk]);
+		s->inc[i] = s->base.gs[i].est - s->base.gs[i].est_seen;
 		s->base.gs[i].est_seen = s->base.gs[i].est;
 	}
-	for (unsigned sk = 0; sk < PLAT_MAX_SOCKETS; sk++)
-		for (unsigned q = 0; q < Q_COUNT; q++)
-			st->qty[sk][q] = (uint64_t)(s->qty_acc[sk][q] + 0.5);
-	sampler_rates(p, delta, invalid, secs, st->gauge);
-	/* Multiplexed out (not an error): keep the last value - of a gauge
-	 * whose quantities the program still counts (after a reload to
-	 * "cbo = none" the hit ratio goes). */
-	for (unsigned sk = 0; mux_out && sk < p->topo->nsockets; sk++)
-		for (unsigned k = 0; k < G_COUNT; k++)
-			if (isnan(st->gauge[sk][k]) &&
-			    (st->qty_present & gauge_needs[k]) == gauge_needs[k])
-				st->gauge[sk][k] = prev[sk][k];
+	derive_tick(p->dplan, s->inc, delta, invalid, secs, mux_out, s->acc,
+		    s->vals, s->dscratch);
 }
 
 unsigned program_controls(const struct program *p, struct pmu_slot *want)
@@ -862,6 +828,8 @@ void sampler_tick(struct sampler *s)
 			s->snapw[SNAP_WORDS + i] = s->base.gs[i].est;
 			s->snapw[SNAP_WORDS + p->ns + i] = s->base.gs[i].up;
 		}
+		memcpy(s->snapw + SNAP_WORDS + 2 * p->ns, s->vals,
+		       p->nvals * sizeof(double));
 		ring_push(p->snaps, s->snapw);
 		atomic_store(&s->last_tick_mono, t1);
 	}

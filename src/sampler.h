@@ -24,6 +24,7 @@
 
 #include "claims.h"
 #include "clock.h"
+#include "derive.h"
 #include "mux.h"
 #include "pmu.h"
 #include "ring.h"
@@ -46,17 +47,9 @@ enum {
 #define SF_MUX 8ull		/* the baseline's programmable counters were
 				   multiplexed out for claims */
 
-enum gauge {
-	G_LLC_HIT_RATIO,
-	G_DRAM_READ_BPS,
-	G_DRAM_WRITE_BPS,
-	G_CLOCK_HZ,
-	G_ARB_OCCUPANCY_AVG,
-	G_COUNT
-};
-
-/* The snapshot scrapes render from (followed by totals[ns] and
- * up[ns] in the snapshot ring's words). */
+/* The snapshot scrapes render from (followed by totals[ns], up[ns] and
+ * the derived values, nvals doubles in the plan's layout (derive.h), in
+ * the snapshot ring's words). */
 struct snap {
 	uint64_t sample_seq;	/* ring sample it follows */
 	uint64_t t_ns;		/* CLOCK_REALTIME of the sample */
@@ -66,11 +59,8 @@ struct snap {
 	uint64_t tick_count, tick_sum_ns;
 	uint64_t last_tick_mono_ns;
 	uint64_t owned;		/* PMU held (not yielded) */
-	uint64_t qty[PLAT_MAX_SOCKETS][Q_COUNT];	/* scaled totals */
-	uint64_t qty_present;	/* bit q: quantity counted */
 	uint64_t base_enabled_ns, base_running_ns;	/* baseline service */
 	uint64_t switches;	/* multiplexing reprogrammings */
-	double gauge[PLAT_MAX_SOCKETS][G_COUNT];	/* NaN: no value */
 };
 #define SNAP_WORDS ((sizeof(struct snap) + 7) / 8)
 
@@ -92,10 +82,10 @@ struct program {
 	/* per event and socket: instances present / instances counting
 	 * (a :split event counts on some of them and is scaled up) */
 	double evscale[SAMPLER_MAX_EVENTS][PLAT_MAX_SOCKETS];
-	int qty_ev[Q_COUNT];		/* event index per quantity, -1 */
-	uint64_t qty_scale[Q_COUNT];
+	struct derive_plan *dplan;	/* the derived metrics */
+	unsigned nvals;			/* derive_nvals(dplan) */
 	struct ring *samples;		/* SW_HDR + ns + (ns+63)/64 words */
-	struct ring *snaps;		/* SNAP_WORDS + 2 * ns words */
+	struct ring *snaps;		/* snap_words(ns, nvals) words */
 	unsigned interval_ms;
 };
 
@@ -104,9 +94,9 @@ static inline unsigned sample_words(unsigned ns)
 {
 	return SW_HDR + ns + (ns + 63) / 64;
 }
-static inline unsigned snap_words(unsigned ns)
+static inline unsigned snap_words(unsigned ns, unsigned nvals)
 {
-	return (unsigned)SNAP_WORDS + 2 * ns;
+	return (unsigned)SNAP_WORDS + 2 * ns + nvals;
 }
 
 enum interference_policy { POLICY_RECLAIM, POLICY_YIELD };
@@ -173,15 +163,6 @@ unsigned program_max_interval_ms(const struct program *p);
 struct sampler *sampler_new(struct pmu *pmu, struct program *prog,
 			    const struct sampler_cfg *cfg, struct claims *cl);
 
-/*
- * The derived gauges of one interval (secs long) from the baseline's
- * per-series deltas and invalid bitmap (a sample in p->samples): what
- * /metrics exports for the newest sample and /api/v1/samples for every
- * sample.  A gauge whose inputs were invalid or not counted is NaN.
- */
-void sampler_rates(const struct program *p, const uint64_t *delta,
-		   const uint64_t *invalid, double secs,
-		   double g[PLAT_MAX_SOCKETS][G_COUNT]);
 /* The clock the ticks measure time with (default clock_system; clk
  * must outlive s).  Before sampler_start(): the timer that wakes the
  * thread stays on CLOCK_MONOTONIC. */

@@ -180,6 +180,33 @@ static void sim_begin(void *ctx, enum st_step s)
 	l->t0 = hw_sim_time(l->hw);
 }
 
+/* The headline metrics the checks use (DESIGN.md section 7 names). */
+#define LLC_LOOKUPS "uncore_llc_lookups_total"
+#define LLC_MISSES "uncore_llc_misses_total"
+#define DRAM_READ "uncore_dram_read_bytes_total"
+#define CLOCK_TICKS "uncore_clock_ticks_total"
+
+/* The program's event index of the first source of counter metric name,
+ * and that source's scale; -1 when the program does not count it. */
+static int head_event(const struct program *p, const char *name,
+		      double *scale)
+{
+	const struct derived_table *tab = p->plat->derived;
+	int m = derive_find(p->plat, name, NULL);
+
+	if (m < 0)
+		return -1;
+	for (size_t j = 0; j < tab->nsrc; j++) {
+		if (strcmp(tab->src[j].name, tab->m[m].f[0].src) != 0)
+			continue;
+		*scale = tab->src[j].scale;
+		for (unsigned i = 0; i < p->nev; i++)
+			if (strcmp(p->ev[i].name, tab->src[j].event) == 0)
+				return (int)i;
+	}
+	return -1;
+}
+
 /* Events per second the workload gives evspec e's counters in phase ph,
  * summed over the sockets. */
 static double sim_rate(const struct workload *w, const struct evspec *e,
@@ -208,14 +235,14 @@ static double sim_run(void *ctx, enum st_step s)
 	struct sim_load *l = ctx;
 	const struct workload *w = hw_sim_workload(l->hw);
 	unsigned ph = sim_phase(s);
-	int q = l->prog->qty_ev[Q_DRAM_READ_BYTES];
+	double scale;
+	int q = head_event(l->prog, DRAM_READ, &scale);
 
 	sleep_s(w->phase_s[ph] - 2 * WL_ST_MARGIN_S);
 	if (s != ST_STREAM || q < 0)
 		return 0;
 	return sim_rate(w, &l->prog->ev[q], ph, l->prog->topo->nsockets) *
-	       (double)l->prog->qty_scale[Q_DRAM_READ_BYTES] *
-	       (hw_sim_time(l->hw) - l->t0);
+	       scale * (hw_sim_time(l->hw) - l->t0);
 }
 
 /* ---- measuring ------------------------------------------------------------ */
@@ -244,22 +271,25 @@ static uint64_t delta(const struct program *p, unsigned k,
 	return (b->raw[k] - a->raw[k]) & m;
 }
 
-/* Quantity q on socket sk between two readings (NAN: not counted). */
-static double qty(const struct program *p, enum plat_qty q, unsigned sk,
+/* Counter metric name on socket sk between two readings (NAN: not
+ * counted), evaluated from the platform's table. */
+static double qty(const struct program *p, const char *name, unsigned sk,
 		  const struct reading *a, const struct reading *b)
 {
-	int e = p->qty_ev[q];
-	double sum = 0;
+	int m = derive_find(p->plat, name, NULL);
+	uint64_t *d;
+	double v;
 
-	if (e < 0)
+	if (m < 0 || !(d = calloc(p->ns + 1, sizeof(*d))))
 		return NAN;
 	for (unsigned k = 0; k < p->ns; k++)
-		if (p->sev[k] == e && p->slot[k].socket == sk)
-			sum += (double)delta(p, k, a, b);
-	return sum * p->evscale[e][sk] * (double)p->qty_scale[q];
+		d[k] = delta(p, k, a, b);
+	v = derive_counter(p->dplan, (size_t)m, sk, d);
+	free(d);
+	return v;
 }
 
-static double qty_all(const struct program *p, enum plat_qty q,
+static double qty_all(const struct program *p, const char *q,
 		      const struct reading *a, const struct reading *b)
 {
 	double sum = 0;
@@ -318,8 +348,8 @@ static void row(struct table *t, bool pass, const char *check,
 int selftest_run(struct pmu *pmu, const struct program *p, bool sim,
 		 FILE *out)
 {
-	static const enum plat_qty heads[] = {
-		Q_LLC_LOOKUPS, Q_LLC_MISSES, Q_DRAM_READ_BYTES, Q_CLOCK_TICKS };
+	static const char *const heads[] = {
+		LLC_LOOKUPS, LLC_MISSES, DRAM_READ, CLOCK_TICKS };
 	static const char *const head_names[] = {
 		"LLC lookups", "LLC misses", "DRAM read bytes", "uncore clock" };
 	struct reading r[2 * ST_NSTEPS];
@@ -389,7 +419,7 @@ int selftest_run(struct pmu *pmu, const struct program *p, bool sim,
 	for (unsigned s = 0; s < p->topo->nsockets; s++) {
 		char what[64];
 
-		v = qty(p, Q_CLOCK_TICKS, s, &r[2 * ST_QUIET],
+		v = qty(p, CLOCK_TICKS, s, &r[2 * ST_QUIET],
 			&r[2 * ST_CHASE + 1]) /
 		    (r[2 * ST_CHASE + 1].t - r[2 * ST_QUIET].t);
 		snprintf(what, sizeof(what), "uncore clock s%u", s);
@@ -399,10 +429,10 @@ int selftest_run(struct pmu *pmu, const struct program *p, bool sim,
 	row(&t, bad == 0 && unread == 0, "read-back of controls",
 	    "0 differ, all readable", "%d differ, %u unreadable%s%s", bad,
 	    unread, bad > 0 ? ": " : "", bad > 0 ? msg : "");
-	v = qty_all(p, Q_DRAM_READ_BYTES, &r[2 * ST_STREAM],
+	v = qty_all(p, DRAM_READ, &r[2 * ST_STREAM],
 		    &r[2 * ST_STREAM + 1]);
 	/* What the machine reads anyway, at the quiet window's rate. */
-	lo = qty_all(p, Q_DRAM_READ_BYTES, &r[0], &r[1]) /
+	lo = qty_all(p, DRAM_READ, &r[0], &r[1]) /
 	     (r[1].t - r[0].t) * (r[2 * ST_STREAM + 1].t - r[2 * ST_STREAM].t);
 	{
 		char exp[64];
@@ -415,9 +445,9 @@ int selftest_run(struct pmu *pmu, const struct program *p, bool sim,
 		    streamed > 0 ? 100 * v / streamed : 0);
 	}
 	{
-		double quiet = qty_all(p, Q_LLC_MISSES, &r[0], &r[1]) /
+		double quiet = qty_all(p, LLC_MISSES, &r[0], &r[1]) /
 			       (r[1].t - r[0].t);
-		double chase = qty_all(p, Q_LLC_MISSES, &r[2 * ST_CHASE],
+		double chase = qty_all(p, LLC_MISSES, &r[2 * ST_CHASE],
 				       &r[2 * ST_CHASE + 1]) /
 			       (r[2 * ST_CHASE + 1].t - r[2 * ST_CHASE].t);
 		char exp[64];

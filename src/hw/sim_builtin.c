@@ -176,16 +176,18 @@ static int bi_event(struct workload *w, unsigned cap,
 		 * value is read from the quantity's event as the daemon will
 		 * count it (its :filter0= modifier), so the two cannot drift
 		 * apart. */
-		for (size_t i = 0; i < p->nqty && r == 0; i++) {
+		const struct derived_table *dt = p->derived;
+
+		for (size_t i = 0; dt && i < dt->nsrc && r == 0; i++) {
 			const struct plat_sim_filter_q *fq = NULL;
 			struct plat_mods qm;
 			char rest[128], why[160];
 
 			for (size_t j = 0; j < b->nfilter_q; j++)
-				if (b->filter_q[j].qty == (int)p->qty[i].q)
+				if (strcmp(b->filter_q[j].src, dt->src[i].name) == 0)
 					fq = &b->filter_q[j];
 			if (!fq || fq->q >= b->nq ||
-			    plat_parse_modifiers(p->qty[i].event,
+			    plat_parse_modifiers(dt->src[i].event,
 						 PLAT_MOD_FILTER | PLAT_MOD_SPLIT,
 						 rest, sizeof(rest), &qm, why,
 						 sizeof(why)) < 0 ||

@@ -477,51 +477,101 @@ struct plat_ops {
 };
 
 /*
- * Headline quantities the daemon derives its metrics from (DESIGN.md
- * section 7).  A platform says which catalog event counts each one and
- * with what scale; a quantity whose event is not counted is not exported.
+ * Derived metrics as data (DESIGN.md section 7).  Each platform has one
+ * table, struct derived_table: named sources and the metrics computed
+ * from them.  The evaluator (src/derive.c) and every renderer (/metrics,
+ * /api/v1/metrics, the rates in /api/v1/samples and the live page)
+ * iterate this table; nothing above src/plat/ names a metric.
+ *
+ * A source is one baseline event, as the baseline names it (with any
+ * :filterN=/:split= modifiers), summed over the instances of its unit in
+ * a socket (or taken on one instance, for a per-instance metric) and
+ * multiplied by scale: { "dram_rd", "UNC_M_CAS_COUNT.RD", 64 } is bytes
+ * read from DRAM.  A :split event is scaled up to every instance.
+ *
+ * A metric is:
+ *   name   the Prometheus family, "uncore_dram_read_bytes_total".
+ *          Entries of one family (same name, different fixed labels)
+ *          are adjacent and agree on help, type, unit and labels.
+ *   json   its key in /api/v1/metrics and /api/v1/samples
+ *          ("dram_read_bytes_total"), unique among the metrics of the
+ *          same per (a socket object and a "channels" entry are
+ *          different scopes).
+ *   help   the # HELP text; unit: the unit the name ends in ("bytes",
+ *          "ratio", "hertz", "bytes_per_second") or NULL.
+ *   type   DM_COUNTER: a running total (monotonic, base units, name
+ *          ending in _total), whose formula may only use DF_SRC, DF_ADD
+ *          and DF_SCALE with k >= 0 (so it never goes down); DM_GAUGE:
+ *          a value over the last sampling interval.
+ *   per    NULL: one series per socket {socket}; or a label name
+ *          ("channel", "port"): one series per instance of the sources'
+ *          unit {socket, channel}, whose sources all belong to one unit.
+ *          A family has one aggregation level: per-socket and
+ *          per-instance values never share a name (sum() of a family is
+ *          meaningful).  In JSON, per-instance values go in an array
+ *          named after the label plus "s" ("channels").
+ *   fixed  up to DM_MAX_FIXED name/value label pairs after socket (and
+ *          per), NULL-terminated: { "direction", "read", NULL }.
+ *   f      the formula, postfix, at most DM_MAX_STEPS steps, ended by
+ *          the first zero step (DF_END):
+ *            DF_SRC("x")   push source x
+ *            DF_ADD        a + b          DF_SUB    a - b
+ *            DF_SCALE(k)   a * k          DF_RATIO  a / b (NaN if b = 0)
+ *            DF_RATE       a / interval seconds (gauges only)
+ *          e.g. the LLC hit ratio (lookups - misses) / lookups:
+ *            { DF_SRC("lookups"), DF_SRC("misses"), DF_SUB,
+ *              DF_SRC("lookups"), DF_RATIO }
+ * A metric is exported when the program counts every source it names; a
+ * gauge whose inputs were invalid this interval has no value (NaN).
+ * Adding a metric is one entry here (plus its test); a new platform
+ * writes its derived_<id>.c, may start from the shared headline entries
+ * of src/plat/derived.h (sources named "lookups", "misses", "dram_rd",
+ * "dram_wr", "clock"), and sets platform.derived.
+ * tests/unit/test_derive.c checks these rules on every platform's table.
  */
-enum plat_qty {
-	Q_LLC_LOOKUPS,
-	Q_LLC_MISSES,
-	Q_DRAM_READ_BYTES,
-	Q_DRAM_WRITE_BYTES,
-	Q_DRAM_REQ_IA,
-	Q_DRAM_REQ_GT,
-	Q_DRAM_REQ_IO,
-	Q_CLOCK_TICKS,
-	Q_ARB_REQUESTS,
-	Q_ARB_OCCUPANCY,
-	/* hsx */
-	Q_QPI_DATA_BYTES,	/* per port: data flits x 8 bytes */
-	Q_QPI_NONDATA_BYTES,	/* per port: non-data flits x 8 bytes */
-	Q_HA_READS_LOCAL,
-	Q_HA_READS_REMOTE,
-	Q_HA_WRITES_LOCAL,
-	Q_HA_WRITES_REMOTE,
-	Q_PCU_CORE_C3,		/* C-state residency counters */
-	Q_PCU_CORE_C6,
-	Q_PCU_PKG_C3,
-	Q_PCU_BAND0,		/* cycles above the frequency bands */
-	Q_PCU_BAND1,
-	Q_PCU_BAND2,
-	Q_PCU_BAND3,
-	Q_PCU_PKG_C2,		/* package C2 and C6 residency */
-	Q_PCU_PKG_C6,
-	/* snbep: HA requests without a local/remote split */
-	Q_HA_READS,
-	Q_HA_WRITES,
-	Q_COUNT
+enum dm_type { DM_COUNTER, DM_GAUGE };
+enum dm_op { DF_END_, DF_SRC_, DF_ADD_, DF_SUB_, DF_SCALE_, DF_RATIO_,
+	     DF_RATE_ };
+
+struct dm_step {
+	enum dm_op op;
+	const char *src;	/* DF_SRC: source name */
+	double k;		/* DF_SCALE: factor */
 };
 
-struct plat_qty_src {
-	enum plat_qty q;
-	const char *event;	/* event as the baseline names it (with any
-				   :filter/:split modifiers), summed over
-				   instances */
-	uint64_t scale;		/* e.g. 64 bytes per DRAM transfer */
-	const char *inst_label;	/* also export per instance with this label
-				   ("channel", "port"); NULL: per socket only */
+#define DF_END { DF_END_, NULL, 0 }
+#define DF_SRC(name) { DF_SRC_, name, 0 }
+#define DF_ADD { DF_ADD_, NULL, 0 }
+#define DF_SUB { DF_SUB_, NULL, 0 }
+#define DF_SCALE(f) { DF_SCALE_, NULL, f }
+#define DF_RATIO { DF_RATIO_, NULL, 0 }
+#define DF_RATE { DF_RATE_, NULL, 0 }
+
+#define DM_MAX_STEPS 12
+#define DM_MAX_FIXED 2
+
+struct derived_src {
+	const char *name;	/* referenced by DF_SRC */
+	const char *event;	/* baseline event, modifiers included */
+	double scale;		/* e.g. 64 bytes per DRAM transfer */
+};
+
+struct derived_metric {
+	const char *name;
+	const char *json;
+	const char *help;
+	const char *unit;
+	enum dm_type type;
+	const char *per;
+	const char *fixed[2 * DM_MAX_FIXED + 1];
+	struct dm_step f[DM_MAX_STEPS];
+};
+
+struct derived_table {
+	const struct derived_src *src;
+	size_t nsrc;
+	const struct derived_metric *m;
+	size_t nm;
 };
 
 struct platform {
@@ -542,8 +592,9 @@ struct platform {
 	size_t nevents;
 	const struct plat_ops *ops;
 	/* the daemon's own metrics */
-	const struct plat_qty_src *qty;
-	size_t nqty;
+	/* the daemon's own metrics (derived_<id>.c); NULL: none (only
+	 * uncore_event_total and the self-metrics) */
+	const struct derived_table *derived;
 	const char *const *baseline;	/* default events, NULL-terminated */
 	/* the simulator's data beyond the unit tables (plat_sim.h); NULL:
 	 * the simulator's defaults, no registers outside the tables */
@@ -554,6 +605,9 @@ struct platform {
 extern const struct platform *const plat_all[];
 extern const struct platform plat_skl;
 extern const struct platform plat_hsx;
+extern const struct derived_table derived_skl;
+extern const struct derived_table derived_hsx;
+extern const struct derived_table derived_snbep;
 extern const struct platform plat_snbep;
 
 /* Platform by id ("skl"), or NULL. */

@@ -1102,59 +1102,6 @@ static const struct cpu_match hsx_cpus[] = {
 	{ 0, 0 },
 };
 
-/*
- * Headline metrics (DESIGN.md section 7; manual 2.3.5 and 2.6.6): LLC
- * lookups and misses are LLC_LOOKUP.ANY with CBo FILTER0.state 0x3F and
- * 0x01 (state bit 0 = I, the miss; 2.3.6 LLC_LOOKUP: 1 = S, 2 = E, 3 = M,
- * 4 = F; 2.3.5 uses 0x3F for "any"), DRAM bytes CAS_COUNT.RD / .WR x 64
- * summed over every channel, the UCLK fixed counter.  The two LLC
- * quantities need different FILTER0 values, given as event modifiers.
- */
-/*
- * The two LLC quantities are LLC_LOOKUP.ANY with different FILTER0.state
- * values; one box filter cannot hold both, so the even CBos count lookups
- * (state 0x3F) and the odd ones misses (state 0x01), each scaled by
- * CBos/counting CBos (DESIGN.md section 7 allows "splitting the CBos
- * between the two and scaling").  FILTER0.state is bits 23:17 (Table
- * 2-18): 0x3F << 17 = 0x7E0000, 0x01 << 17 = 0x20000.  The simulator's
- * built-in workload reads the filter values from these strings too.
- */
-#define HSX_LLC_LOOKUPS "UNC_C_LLC_LOOKUP.ANY:filter0=0x7e0000:split=0/2"
-#define HSX_LLC_MISSES "UNC_C_LLC_LOOKUP.ANY:filter0=0x20000:split=1/2"
-/*
- * Frequency-band cycles (2.8.5): the PCU filter holds four band
- * thresholds in 100 MHz units, bits 7:0, 15:8, 23:16, 31:24 (Table
- * 2-160); the baseline uses 1.2, 2.0, 2.8 and 3.6 GHz.  All four band
- * events need the same filter value, so they count together.
- */
-#define HSX_BAND(n) "UNC_P_FREQ_BAND" #n "_CYCLES:filter0=0x241c140c"
-
-static const struct plat_qty_src hsx_qty[] = {
-	{ Q_LLC_LOOKUPS, HSX_LLC_LOOKUPS, 1, NULL },
-	{ Q_LLC_MISSES, HSX_LLC_MISSES, 1, NULL },
-	{ Q_DRAM_READ_BYTES, "UNC_M_CAS_COUNT.RD", 64, "channel" },
-	{ Q_DRAM_WRITE_BYTES, "UNC_M_CAS_COUNT.WR", 64, "channel" },
-	{ Q_CLOCK_TICKS, "UNC_U_CLOCKTICKS", 1, NULL },
-	/* 2.9.5 QPI_DATA_BW: data flits x 8 bytes; QPI_LINK_BW adds the
-	 * non-data flits */
-	{ Q_QPI_DATA_BYTES, "UNC_Q_TxL_FLITS_G0.DATA", 8, "port" },
-	{ Q_QPI_NONDATA_BYTES, "UNC_Q_TxL_FLITS_G0.NON_DATA", 8, "port" },
-	{ Q_HA_READS_LOCAL, "UNC_H_REQUESTS.READS_LOCAL", 1, NULL },
-	{ Q_HA_READS_REMOTE, "UNC_H_REQUESTS.READS_REMOTE", 1, NULL },
-	{ Q_HA_WRITES_LOCAL, "UNC_H_REQUESTS.WRITES_LOCAL", 1, NULL },
-	{ Q_HA_WRITES_REMOTE, "UNC_H_REQUESTS.WRITES_REMOTE", 1, NULL },
-	{ Q_PCU_CORE_C3, "UNC_P_CORE_CC3_CTR", 1, NULL },
-	{ Q_PCU_CORE_C6, "UNC_P_CORE_CC6_CTR", 1, NULL },
-	{ Q_PCU_PKG_C3, "UNC_P_CORE_PC3_CTR", 1, NULL },
-	{ Q_PCU_PKG_C2, "UNC_P_CORE_PC2_CTR", 1, NULL },
-	{ Q_PCU_PKG_C6, "UNC_P_CORE_PC6_CTR", 1, NULL },
-	{ Q_PCU_BAND0, HSX_BAND(0), 1, NULL },
-	{ Q_PCU_BAND1, HSX_BAND(1), 1, NULL },
-	{ Q_PCU_BAND2, HSX_BAND(2), 1, NULL },
-	{ Q_PCU_BAND3, HSX_BAND(3), 1, NULL },
-};
-
-
 /* What the daemon counts without a [baseline]: every headline event. */
 static const char *const hsx_baseline[] = {
 	HSX_LLC_LOOKUPS, HSX_LLC_MISSES,
@@ -1187,8 +1134,7 @@ const struct platform plat_hsx = {
 	.events = hsx_events,
 	.nevents = HSX_NEVENTS,
 	.ops = &hsx_ops,
-	.qty = hsx_qty,
-	.nqty = ARRAY_SIZE(hsx_qty),
+	.derived = &derived_hsx,
 	.baseline = hsx_baseline,
 	.sim = &plat_hsx_sim,
 };

@@ -59,4 +59,32 @@
  */
 int hsx_node_to_package(uint32_t cpunodeid, uint32_t gidnidmap);
 
+/*
+ * Headline metrics (DESIGN.md section 7; manual 2.3.5 and 2.6.6): LLC
+ * lookups and misses are LLC_LOOKUP.ANY with CBo FILTER0.state 0x3F and
+ * 0x01 (state bit 0 = I, the miss; 2.3.6 LLC_LOOKUP: 1 = S, 2 = E, 3 = M,
+ * 4 = F; 2.3.5 uses 0x3F for "any"), DRAM bytes CAS_COUNT.RD / .WR x 64
+ * summed over every channel, the UCLK fixed counter.  The two LLC
+ * quantities need different FILTER0 values, given as event modifiers.
+ */
+/*
+ * The two LLC quantities are LLC_LOOKUP.ANY with different FILTER0.state
+ * values; one box filter cannot hold both, so the even CBos count lookups
+ * (state 0x3F) and the odd ones misses (state 0x01), each scaled by
+ * CBos/counting CBos (DESIGN.md section 7 allows "splitting the CBos
+ * between the two and scaling").  FILTER0.state is bits 23:17 (Table
+ * 2-18): 0x3F << 17 = 0x7E0000, 0x01 << 17 = 0x20000.  The simulator's
+ * built-in workload reads the filter values from these strings too.
+ */
+#define HSX_LLC_LOOKUPS "UNC_C_LLC_LOOKUP.ANY:filter0=0x7e0000:split=0/2"
+#define HSX_LLC_MISSES "UNC_C_LLC_LOOKUP.ANY:filter0=0x20000:split=1/2"
+/*
+ * Frequency-band cycles (2.8.5): the PCU filter holds four band
+ * thresholds in 100 MHz units, bits 7:0, 15:8, 23:16, 31:24 (Table
+ * 2-160); the baseline uses 1.2, 2.0, 2.8 and 3.6 GHz.  All four band
+ * events need the same filter value, so they count together.
+ */
+#define HSX_BAND(n) "UNC_P_FREQ_BAND" #n "_CYCLES:filter0=0x241c140c"
+
+
 #endif

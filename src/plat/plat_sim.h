@@ -78,10 +78,11 @@ struct plat_sim_rate {
 	bool per_inst;
 };
 
-/* A headline quantity whose event carries a :filter0= value: box-filter
- * events (EVF_FILTER0) get a key at that value counting base q. */
+/* A derived-metric source (plat.h struct derived_src, by name) whose
+ * event carries a :filter0= value: box-filter events (EVF_FILTER0) get a
+ * key at that value counting base q. */
 struct plat_sim_filter_q {
-	int qty;		/* enum plat_qty */
+	const char *src;	/* "lookups" */
 	unsigned q;
 };
 

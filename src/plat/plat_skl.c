@@ -446,25 +446,6 @@ static const struct cpu_match skl_cpus[] = {
 	{ 0, 0 },
 };
 
-/*
- * The daemon's headline metrics (DESIGN.md section 7): LLC lookups and
- * misses from the CBo lookup events summed over CBos (Table 3-1), DRAM
- * bytes from the IMC data counters, 64 bytes per transfer (Table 3-3),
- * requests by source, the UCLK fixed counter, ARB requests and occupancy.
- */
-static const struct plat_qty_src skl_qty[] = {
-	{ Q_LLC_LOOKUPS, "UNC_CBO_CACHE_LOOKUP.ANY_MESI", 1 },
-	{ Q_LLC_MISSES, "UNC_CBO_CACHE_LOOKUP.ANY_I", 1 },
-	{ Q_DRAM_READ_BYTES, "DRAM_DATA_READS", 64 },
-	{ Q_DRAM_WRITE_BYTES, "DRAM_DATA_WRITES", 64 },
-	{ Q_DRAM_REQ_IA, "DRAM_IA_REQUESTS", 1 },
-	{ Q_DRAM_REQ_GT, "DRAM_GT_REQUESTS", 1 },
-	{ Q_DRAM_REQ_IO, "DRAM_IO_REQUESTS", 1 },
-	{ Q_CLOCK_TICKS, "UNC_CLOCK.SOCKET", 1 },
-	{ Q_ARB_REQUESTS, "UNC_ARB_TRK_REQUESTS.ALL", 1 },
-	{ Q_ARB_OCCUPANCY, "UNC_ARB_TRK_OCCUPANCY.ALL", 1 },
-};
-
 /* What the daemon counts when the config has no [baseline]: both CBo
  * counters, both ARB counters, the clock and every IMC counter. */
 static const char *const skl_baseline[] = {
@@ -493,8 +474,7 @@ const struct platform plat_skl = {
 	.events = skl_events,
 	.nevents = SKL_NEVENTS,
 	.ops = &skl_ops,
-	.qty = skl_qty,
-	.nqty = ARRAY_SIZE(skl_qty),
+	.derived = &derived_skl,
 	.baseline = skl_baseline,
 	.sim = &plat_skl_sim,
 };

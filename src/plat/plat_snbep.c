@@ -735,45 +735,6 @@ static const struct cpu_match snbep_cpus[] = {
 	{ 0, 0 },
 };
 
-/*
- * Headline metrics (DESIGN.md section 7), the families hsx has:
- *  - LLC lookups and misses: LLC_LOOKUP.DATA_READ (0x34/0x03; the data has
- *    no ANY sub-event, notes "What the catalog offers") with the box
- *    filter's state field 22:18 = every state (0x1F << 18 = 0x7C0000)
- *    and I only (1 << 18 = 0x40000).  One filter cannot hold both: the
- *    even CBos count lookups and the odd ones misses, each scaled by
- *    CBos / counting CBos, as hsx (notes "LLC lookups and misses: one
- *    FILTER0, two states").
- *  - DRAM bytes: CAS_COUNT.RD / .WR x 64, over every channel;
- *  - uncore clock: the UBox fixed counter;
- *  - QPI: TxL_FLITS_G0.DATA / .NON_DATA x 8 bytes per flit (L0), per port;
- *  - HA requests: READS and WRITES (no local/remote split in the data);
- *  - PCU: the core C3/C6 residency counters, and the four frequency
- *    bands with hsx's thresholds (1.2, 2.0, 2.8, 3.6 GHz in 100 MHz units
- *    in the four bytes of the band filter).
- */
-#define SNBEP_LLC_LOOKUPS "UNC_C_LLC_LOOKUP.DATA_READ:filter0=0x7c0000:split=0/2"
-#define SNBEP_LLC_MISSES "UNC_C_LLC_LOOKUP.DATA_READ:filter0=0x40000:split=1/2"
-#define SNBEP_BAND(n) "UNC_P_FREQ_BAND" #n "_CYCLES:filter0=0x241c140c"
-
-static const struct plat_qty_src snbep_qty[] = {
-	{ Q_LLC_LOOKUPS, SNBEP_LLC_LOOKUPS, 1, NULL },
-	{ Q_LLC_MISSES, SNBEP_LLC_MISSES, 1, NULL },
-	{ Q_DRAM_READ_BYTES, "UNC_M_CAS_COUNT.RD", 64, "channel" },
-	{ Q_DRAM_WRITE_BYTES, "UNC_M_CAS_COUNT.WR", 64, "channel" },
-	{ Q_CLOCK_TICKS, "UNC_U_CLOCKTICKS", 1, NULL },
-	{ Q_QPI_DATA_BYTES, "UNC_Q_TxL_FLITS_G0.DATA", 8, "port" },
-	{ Q_QPI_NONDATA_BYTES, "UNC_Q_TxL_FLITS_G0.NON_DATA", 8, "port" },
-	{ Q_HA_READS, "UNC_H_REQUESTS.READS", 1, NULL },
-	{ Q_HA_WRITES, "UNC_H_REQUESTS.WRITES", 1, NULL },
-	{ Q_PCU_CORE_C3, "UNC_P_CORE_CC3_CTR", 1, NULL },
-	{ Q_PCU_CORE_C6, "UNC_P_CORE_CC6_CTR", 1, NULL },
-	{ Q_PCU_BAND0, SNBEP_BAND(0), 1, NULL },
-	{ Q_PCU_BAND1, SNBEP_BAND(1), 1, NULL },
-	{ Q_PCU_BAND2, SNBEP_BAND(2), 1, NULL },
-	{ Q_PCU_BAND3, SNBEP_BAND(3), 1, NULL },
-};
-
 /* What the daemon counts without a [baseline]: every headline event and
  * the DCLK. */
 static const char *const snbep_baseline[] = {
@@ -799,8 +760,7 @@ const struct platform plat_snbep = {
 	.events = snbep_events,
 	.nevents = SNBEP_NEVENTS,
 	.ops = &snbep_ops,
-	.qty = snbep_qty,
-	.nqty = ARRAY_SIZE(snbep_qty),
+	.derived = &derived_snbep,
 	.baseline = snbep_baseline,
 	.sim = &plat_snbep_sim,
 };

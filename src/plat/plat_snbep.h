@@ -42,4 +42,26 @@
 /* Kernel snbep_uncore_cbox: 8 CBos at most, one per core. */
 #define SNBEP_MAX_CBO 8
 
+/*
+ * Headline metrics (DESIGN.md section 7; the table is derived_snbep.c),
+ * the families hsx has:
+ *  - LLC lookups and misses: LLC_LOOKUP.DATA_READ (0x34/0x03; the data has
+ *    no ANY sub-event, notes "What the catalog offers") with the box
+ *    filter's state field 22:18 = every state (0x1F << 18 = 0x7C0000)
+ *    and I only (1 << 18 = 0x40000).  One filter cannot hold both: the
+ *    even CBos count lookups and the odd ones misses, each scaled by
+ *    CBos / counting CBos, as hsx (notes "LLC lookups and misses: one
+ *    FILTER0, two states").
+ *  - DRAM bytes: CAS_COUNT.RD / .WR x 64, over every channel;
+ *  - uncore clock: the UBox fixed counter;
+ *  - QPI: TxL_FLITS_G0.DATA / .NON_DATA x 8 bytes per flit (L0), per port;
+ *  - HA requests: READS and WRITES (no local/remote split in the data);
+ *  - PCU: the core C3/C6 residency counters, and the four frequency
+ *    bands with hsx's thresholds (1.2, 2.0, 2.8, 3.6 GHz in 100 MHz units
+ *    in the four bytes of the band filter).
+ */
+#define SNBEP_LLC_LOOKUPS "UNC_C_LLC_LOOKUP.DATA_READ:filter0=0x7c0000:split=0/2"
+#define SNBEP_LLC_MISSES "UNC_C_LLC_LOOKUP.DATA_READ:filter0=0x40000:split=1/2"
+#define SNBEP_BAND(n) "UNC_P_FREQ_BAND" #n "_CYCLES:filter0=0x241c140c"
+
 #endif

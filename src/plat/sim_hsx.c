@@ -178,9 +178,10 @@ static const struct plat_sim_rate hsx_bi_units[] = {
 };
 
 /* LLC_LOOKUP (an EVF_FILTER0 event) gets one key per box-filter value the
- * headline quantities use: lookups (state 0x3F) and misses (state I). */
+ * derived metrics' sources use (derived_hsx.c): lookups (state 0x3F) and
+ * misses (state I). */
 static const struct plat_sim_filter_q hsx_bi_filter_q[] = {
-	{ Q_LLC_LOOKUPS, HQ_LOOKUP }, { Q_LLC_MISSES, HQ_MISS },
+	{ "lookups", HQ_LOOKUP }, { "misses", HQ_MISS },
 };
 
 static const struct plat_sim_ninst hsx_bi_ninst[] = {

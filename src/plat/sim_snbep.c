@@ -139,7 +139,7 @@ static const struct plat_sim_rate snbep_bi_units[] = {
 /* LLC_LOOKUP gets one key per box-filter value the headline quantities
  * use: lookups (state 0x1F) and misses (state I). */
 static const struct plat_sim_filter_q snbep_bi_filter_q[] = {
-	{ Q_LLC_LOOKUPS, SQ_LOOKUP }, { Q_LLC_MISSES, SQ_MISS },
+	{ "lookups", SQ_LOOKUP }, { "misses", SQ_MISS },
 };
 
 static const struct plat_sim_ninst snbep_bi_ninst[] = {

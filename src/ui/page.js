@@ -471,11 +471,8 @@
 				if (ui.ports && so && so.ports)
 					rows(ui.ports, so.ports, 'Port',
 						function (r) { return r.qpi_data_bytes_per_second; },
-						function (r) {
-							return r.qpi_data_bytes_per_second === null ||
-								r.qpi_nondata_bytes_per_second === null ? null :
-								r.qpi_data_bytes_per_second + (r.qpi_nondata_bytes_per_second || 0);
-						}, ['qpi', 'qpi']);
+						function (r) { return r.qpi_link_bytes_per_second; },
+						['qpi', 'qpi']);
 			});
 		}
 		drawHealth();

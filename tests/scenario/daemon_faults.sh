@@ -47,7 +47,7 @@ ok "$(awk -v w="$wr" 'BEGIN { exit !(w >= 4) }'; echo $?)" \
 # The 44-bit CBo counters at 3e11/s wrap 0.2 s after the start.  The
 # totals must still equal rate x time (less the ticks invalidated by the
 # faults).
-grep -q 'uncored_series_up{socket="0",unit="cbo",instance="1",event="UNC_CBO_CACHE_LOOKUP.ANY_MESI"} 1' "$m"
+grep -q 'uncored_series_up{socket="0",unit="cbo",box="1",event="UNC_CBO_CACHE_LOOKUP.ANY_MESI"} 1' "$m"
 ok $? "CBo 1 counter 0 recovered after the EIO fault"
 like "$(cat "$T/log")" "msr 0x716" "EIO logged with the register"
 like "$(cat "$T/log")" "simulated eio fault" "with the cause"

@@ -37,14 +37,16 @@ near "$(metric "$m" uncore_dram_bandwidth_bytes_per_second 'socket="0",direction
 near "$(metric "$m" uncore_dram_bandwidth_bytes_per_second 'socket="1",direction="read"')" 4.0e9 0.01 "s1 DRAM read 4 GB/s"
 near "$(metric "$m" uncore_dram_bandwidth_bytes_per_second 'socket="1",direction="write"')" 2.0e9 0.01 "s1 DRAM write 2 GB/s"
 for c in 0 1 2 3; do
-	near "$(rate uncore_dram_read_bytes_total "socket=\"0\",channel=\"$c\"")" 2.0e9 0.02 "s0 channel $c read 2 GB/s"
+	near "$(rate uncore_dram_channel_read_bytes_total "socket=\"0\",channel=\"$c\"")" 2.0e9 0.02 "s0 channel $c read 2 GB/s"
 done
-near "$(rate uncore_dram_write_bytes_total 'socket="1",channel="3"')" 5.0e8 0.02 "s1 channel 3 write 0.5 GB/s"
+near "$(rate uncore_dram_channel_write_bytes_total 'socket="1",channel="3"')" 5.0e8 0.02 "s1 channel 3 write 0.5 GB/s"
+near "$(metric "$m" uncore_dram_channel_bandwidth_bytes_per_second 'socket="1",channel="3",direction="write"')" 5.0e8 0.01 \
+	"s1 channel 3 write gauge 0.5 GB/s"
 # the same per instance in each sample (what the live page draws; sed
 # finds the last socket's)
 smp=$(curl -s "http://127.0.0.1:$PORT/api/v1/samples?limit=1&deltas=0")
 near "$(echo "$smp" | sed 's/.*"channel":2,"dram_read_bytes_per_second":\([0-9.e+-]*\).*/\1/')" \
-	"$(rate uncore_dram_read_bytes_total 'socket="1",channel="2"')" 0.02 \
+	"$(rate uncore_dram_channel_read_bytes_total 'socket="1",channel="2"')" 0.02 \
 	"samples: s1 channel 2 read as in /metrics"
 near "$(echo "$smp" | sed 's/.*"port":1,"qpi_data_bytes_per_second":\([0-9.e+-]*\).*/\1/')" \
 	"$(rate uncore_qpi_data_bytes_total 'socket="1",port="1"')" 0.02 \
@@ -56,6 +58,11 @@ near "$(rate uncore_qpi_link_bytes_total 'socket="1",port="0"')" 7.5e8 0.02 "s1 
 rr=$(rate uncore_ha_requests_total 'socket="0",type="read",locality="remote"')
 rl=$(rate uncore_ha_requests_total 'socket="0",type="read",locality="local"')
 near "$(awk -v r="$rr" -v l="$rl" 'BEGIN { print r / (r + l) }')" 0.25 0.02 "s0 HA reads 25% remote"
+# 2.5.4 PCT_RD_REQUESTS: reads 1.25e8/s, writes 6.25e7/s (all local)
+near "$(metric "$m" uncore_ha_read_requests_ratio 'socket="0"')" 0.6667 0.01 \
+	"s0 HA read share 1.25e8 / (1.25e8 + 6.25e7)"
+like "$(curl -s "http://127.0.0.1:$PORT/api/v1/metrics")" '"ha_read_requests_ratio":0.66' \
+	"the same in /api/v1/metrics"
 near "$(rate uncore_pcu_cstate_residency_cycles_total 'socket="1",state="core_c6"')" 2.0e9 0.02 \
 	"s1 core C6 residency 2e9/s: the sum over the socket's 8 cores, each read on its own CPU"
 near "$(rate uncore_pcu_cstate_residency_cycles_total 'socket="1",state="package_c6"')" 1.0e8 0.02 \

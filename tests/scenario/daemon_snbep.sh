@@ -37,9 +37,9 @@ near "$(metric "$m" uncore_dram_bandwidth_bytes_per_second 'socket="0",direction
 near "$(metric "$m" uncore_dram_bandwidth_bytes_per_second 'socket="0",direction="write"')" 4.0e9 0.01 "s0 DRAM write 4 GB/s"
 near "$(metric "$m" uncore_dram_bandwidth_bytes_per_second 'socket="1",direction="read"')" 4.0e9 0.01 "s1 DRAM read 4 GB/s"
 for c in 0 1 2 3; do
-	near "$(rate uncore_dram_read_bytes_total "socket=\"0\",channel=\"$c\"")" 2.0e9 0.02 "s0 channel $c read 2 GB/s"
+	near "$(rate uncore_dram_channel_read_bytes_total "socket=\"0\",channel=\"$c\"")" 2.0e9 0.02 "s0 channel $c read 2 GB/s"
 done
-near "$(rate uncore_dram_write_bytes_total 'socket="1",channel="3"')" 5.0e8 0.02 "s1 channel 3 write 0.5 GB/s"
+near "$(rate uncore_dram_channel_write_bytes_total 'socket="1",channel="3"')" 5.0e8 0.02 "s1 channel 3 write 0.5 GB/s"
 near "$(metric "$m" uncore_clock_hertz 'socket="0"')" 2.4e9 0.01 "s0 uncore clock 2.4 GHz (UBox UCLK, not frozen by anything)"
 near "$(metric "$m" uncore_clock_hertz 'socket="1"')" 2.4e9 0.01 "s1 uncore clock 2.4 GHz"
 near "$(rate uncore_qpi_data_bytes_total 'socket="0",port="1"')" 1.0e9 0.02 "s0 QPI port 1 data 1 GB/s"

@@ -24,6 +24,7 @@
 #include "config.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <json-c/json.h>
 #include <stdio.h>
@@ -176,7 +177,7 @@ static void cell(const char *plat, const struct pmu_slot *sl, const char *unit,
 {
 	struct rig r;
 	char tgt[96], fault[256], what[160];
-	uint64_t last[PLAT_MAX_SOCKETS][Q_COUNT] = { { 0 } };
+	double *last = NULL, *vals;
 	unsigned invalid = 0, interfered = 0, unflagged = 0, decreases = 0,
 		 tail_invalid = 0;
 	uint64_t tail_sum = 0, *w;
@@ -246,19 +247,36 @@ static void cell(const char *plat, const struct pmu_slot *sl, const char *unit,
 			tail_sum += bad ? 0 : w[SW_HDR + idx];
 		}
 		last_valid = !bad && !hit;
-		sw = calloc(snap_words(cur->ns), sizeof(uint64_t));
-		if (metrics_snapshot(cur, sw, &st) == 0)
-			for (unsigned q = 0; q < Q_COUNT; q++)
-				for (unsigned s = 0; (st.qty_present >> q & 1) &&
-				     s < r.topo.nsockets; s++) {
-					decreases += st.qty[s][q] < last[s][q];
-					last[s][q] = st.qty[s][q];
-				}
+		sw = calloc(snap_words(cur->ns, cur->nvals), sizeof(uint64_t));
+		vals = calloc(cur->nvals + 1, sizeof(double));
+		if (!last)	/* one layout per platform and topology */
+			last = calloc(cur->nvals + 1, sizeof(double));
+		if (metrics_snapshot(cur, sw, &st) == 0) {
+			const struct derived_table *tab = r.topo.plat->derived;
+
+			metrics_values(cur, sw, vals);
+			/* no derived counter ever goes down */
+			for (size_t m = 0; m < tab->nm; m++)
+				for (unsigned s = 0; tab->m[m].type == DM_COUNTER &&
+				     s < r.topo.nsockets; s++)
+					for (unsigned in = 0;
+					     in < derive_nper(cur->dplan, m); in++) {
+						unsigned i = derive_index(cur->dplan,
+									  m, s, in);
+
+						if (isnan(vals[i]))
+							continue;
+						decreases += vals[i] < last[i];
+						last[i] = vals[i];
+					}
+		}
 		free(sw);
+		free(vals);
 		program_put(cur);
 		sleep_ms(TICK_MS);
 	}
 	free(w);
+	free(last);
 	(*cells)++;
 	/* 2 failed reads: 1 or 2 invalid deltas, and the read after them
 	 * may be a new baseline (a third) */
@@ -349,7 +367,7 @@ static void missing_then_foreign(void)
 	{
 		struct program *cur = sampler_get(r.s);
 
-		w = calloc(snap_words(cur->ns), sizeof(uint64_t));
+		w = calloc(snap_words(cur->ns, cur->nvals), sizeof(uint64_t));
 		metrics_snapshot(cur, w, &st);
 		free(w);
 		program_put(cur);

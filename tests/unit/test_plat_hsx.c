@@ -981,21 +981,23 @@ static void test_catalog(void)
 	is_int(bad_filter, 0, "every filter dependency has its register");
 	ok(plat_event(P, "UNC_C_LLC_LOOKUP.ANY") && plat_event(P, "UNC_M_CAS_COUNT.RD") &&
 	   plat_event(P, "UNC_U_CLOCKTICKS"), "headline events in the catalog");
-	for (size_t i = 0; i < P->nqty; i++)
-		ok(resolves(P->qty[i].event), "quantity %d: %s",
-		   (int)P->qty[i].q, P->qty[i].event);
+	for (size_t i = 0; i < P->derived->nsrc; i++)
+		ok(resolves(P->derived->src[i].event), "metric source %s: %s",
+		   P->derived->src[i].name, P->derived->src[i].event);
 	for (unsigned i = 0; P->baseline[i]; i++)
 		ok(resolves(P->baseline[i]), "baseline %s", P->baseline[i]);
 	{
 		struct evspec lk, ms;
 		bool got = false;
 
-		for (size_t i = 0; i < P->nqty; i++) {
-			if (P->qty[i].q == Q_LLC_LOOKUPS)
-				got |= sched_resolve(P, P->qty[i].event, false, &lk,
+		for (size_t i = 0; i < P->derived->nsrc; i++) {
+			const struct derived_src *sr = &P->derived->src[i];
+
+			if (strcmp(sr->name, "lookups") == 0)
+				got |= sched_resolve(P, sr->event, false, &lk,
 						     why, sizeof(why)) == 0;
-			if (P->qty[i].q == Q_LLC_MISSES)
-				got &= sched_resolve(P, P->qty[i].event, false, &ms,
+			if (strcmp(sr->name, "misses") == 0)
+				got &= sched_resolve(P, sr->event, false, &ms,
 						     why, sizeof(why)) == 0;
 		}
 		ok(got && lk.ev == ms.ev && strcmp(lk.ev->name, "UNC_C_LLC_LOOKUP.ANY") == 0 &&

@@ -316,10 +316,10 @@ static void test_headline(void)
 	char why[256];
 	struct evspec es;
 
-	for (size_t i = 0; i < P->nqty; i++)
-		if (sched_resolve(P, P->qty[i].event, false, &es, why,
+	for (size_t i = 0; i < P->derived->nsrc; i++)
+		if (sched_resolve(P, P->derived->src[i].event, false, &es, why,
 				  sizeof(why)) < 0) {
-			printf("# %s: %s\n", P->qty[i].event, why);
+			printf("# %s: %s\n", P->derived->src[i].event, why);
 			bad++;
 		}
 	for (size_t i = 0; P->baseline[i]; i++)

@@ -100,6 +100,19 @@ static int find(const struct program *p, const char *ev, unsigned inst)
 	return -1;
 }
 
+/* Is value q of p's derived values a counter's? */
+static bool is_counter(const struct program *p, unsigned q)
+{
+	const struct derived_table *tab = derive_table(p->dplan);
+
+	for (size_t m = 0; m < tab->nm; m++)
+		for (unsigned s = 0; s < p->topo->nsockets; s++)
+			for (unsigned in = 0; in < derive_nper(p->dplan, m); in++)
+				if (derive_index(p->dplan, m, s, in) == q)
+					return tab->m[m].type == DM_COUNTER;
+	return false;
+}
+
 /* Lets ms of (fake) time pass. */
 static void advance_ms(unsigned ms)
 {
@@ -189,7 +202,7 @@ static void test_ticks(void)
 	hw_read(&r.hw, &g, &v);
 	is_u64(v, 1ull << 29, "first tick enables the PMU");
 	cur = sampler_get(s);
-	w = calloc(snap_words(cur->ns), sizeof(uint64_t));
+	w = calloc(snap_words(cur->ns, cur->nvals), sizeof(uint64_t));
 	for (int k = 0; k < 5; k++) {
 		advance_ms(100);
 		sampler_tick(s);
@@ -211,8 +224,10 @@ static void test_ticks(void)
 	i = find(cur, "UNC_CBO_CACHE_LOOKUP.ANY_I", 1);
 	ok(i >= 0, "CBo 1 ANY_I series exists");
 	is_u64(st.hw_errors, 1, "the injected EIO is counted");
-	ok(!isnan(st.gauge[0][G_CLOCK_HZ]), "clock gauge present");
-	is_near(st.gauge[0][G_CLOCK_HZ], 1e9, 1e-12, "clock exactly 1 GHz");
+	ok(!isnan(metrics_value(cur, w, "uncore_clock_hertz", NULL, 0, 0)),
+	   "clock gauge present");
+	is_near(metrics_value(cur, w, "uncore_clock_hertz", NULL, 0, 0), 1e9,
+		1e-12, "clock exactly 1 GHz");
 
 	/* Interference: another agent clears the global control. */
 	hw_write(&r.hw, &g, 0);
@@ -220,7 +235,8 @@ static void test_ticks(void)
 	sampler_tick(s);
 	metrics_snapshot(cur, w, &st);
 	is_u64(st.interference, 1, "foreign write to 0xE01 detected next tick");
-	ok(isnan(st.gauge[0][G_LLC_HIT_RATIO]), "no gauge from the disturbed tick");
+	ok(isnan(metrics_value(cur, w, "uncore_llc_hit_ratio", NULL, 0, 0)),
+	   "no gauge from the disturbed tick");
 	hw_read(&r.hw, &g, &v);
 	is_u64(v, 1ull << 29, "reclaim: global control re-enabled");
 	/* a control register changed behind the daemon's back */
@@ -311,7 +327,7 @@ static void test_resets(void)
 		advance_ms(30);
 	}
 	cur = sampler_get(s);
-	w = calloc(snap_words(cur->ns), sizeof(uint64_t));
+	w = calloc(snap_words(cur->ns, cur->nvals), sizeof(uint64_t));
 	i0 = find(cur, "UNC_CBO_CACHE_LOOKUP.ANY_MESI", 0);
 	i1 = find(cur, "UNC_CBO_CACHE_LOOKUP.ANY_MESI", 1);
 	metrics_snapshot(cur, w, &st);
@@ -418,7 +434,7 @@ static void test_monotonic(void)
 	struct claims_cfg ccfg = { .max_per_uid = 8, .max_total = 8,
 				   .default_ttl_s = 60, .max_ttl_s = 60,
 				   .interval_ms = 100 };
-	uint64_t last[PLAT_MAX_SOCKETS][Q_COUNT] = { { 0 } };
+	double last[256] = { 0 };	/* skl, one socket: a few dozen */
 	unsigned seed = 15, steps = 0, decreases = 0, reloads = 0, faults = 0,
 		 nclaims = 0, nticks = 0;
 	char ids[8][CLAIM_ID_MAX];
@@ -486,22 +502,21 @@ static void test_monotonic(void)
 		sampler_tick(s);
 		nticks++;
 		cur = sampler_get(s);
-		w = calloc(snap_words(cur->ns), sizeof(uint64_t));
+		w = calloc(snap_words(cur->ns, cur->nvals), sizeof(uint64_t));
 		if (metrics_snapshot(cur, w, &st) == 0)
-			for (unsigned q = 0; q < Q_COUNT; q++) {
-				if (!(st.qty_present >> q & 1))
+			for (unsigned q = 0; q < cur->nvals && q < 256; q++) {
+				double v;
+
+				memcpy(&v, w + SNAP_WORDS + 2 * cur->ns + q,
+				       sizeof(v));
+				/* gauges move both ways: counters only */
+				if (isnan(v) || !is_counter(cur, q))
 					continue;
-				for (unsigned k = 0; k < r.topo.nsockets; k++) {
-					if (st.qty[k][q] < last[k][q]) {
-						if (!decreases++)
-							printf("# step %u: quantity %u "
-							       "went from %llu to %llu\n",
-							       steps, q,
-							       (unsigned long long)last[k][q],
-							       (unsigned long long)st.qty[k][q]);
-					}
-					last[k][q] = st.qty[k][q];
-				}
+				if (v < last[q] && !decreases++)
+					printf("# step %u: value %u went from "
+					       "%.0f to %.0f\n", steps, q,
+					       last[q], v);
+				last[q] = v;
 			}
 		free(w);
 		program_put(cur);
@@ -736,7 +751,7 @@ static void test_exact_mux(void)
 	ok(lo >= (T - 1) / (K + 1), "every claim ran at least floor(%d/%d) = "
 	   "%d intervals (least: %u)", T - 1, K + 1, (T - 1) / (K + 1), lo);
 	cur = sampler_get(s);
-	w = calloc(snap_words(cur->ns), sizeof(uint64_t));
+	w = calloc(snap_words(cur->ns, cur->nvals), sizeof(uint64_t));
 	metrics_snapshot(cur, w, &st);
 	program_put(cur);
 	is_u64(st.base_enabled_ns, (uint64_t)(T - 1) * IV,

@@ -1,0 +1,548 @@
+/*
+ * derive.c - the derived-metric evaluator (see derive.h and the table
+ * format in plat.h).
+ *
+ * Two flat layouts.  Source values: per source, per socket, a block of
+ * 1 + ninst doubles (the socket sum, then each instance of the source's
+ * unit).  Metric values: per metric, per socket, one double or ninst.
+ * The plan keeps, per series, the source values it adds to ("terms"),
+ * so evaluating is one pass over the terms plus one short postfix
+ * formula per value.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "derive.h"
+
+struct term {
+	unsigned series;
+	unsigned sv;		/* source value it adds to */
+	double k;		/* source scale x split scale */
+};
+
+struct dmet {
+	bool present;		/* every source counted */
+	unsigned base;		/* first value */
+	unsigned ninst;		/* 0: per socket */
+	int src[DM_MAX_STEPS];	/* source of each DF_SRC step */
+};
+
+struct derive_plan {
+	const struct derived_table *tab;
+	unsigned nsockets, ns;
+	unsigned *sbase, *sninst;	/* source value layout */
+	unsigned nsv;
+	uint8_t *svseen;		/* some series adds to it */
+	struct term *terms;
+	unsigned nterms;
+	struct dmet *m;
+	unsigned nvals;
+	uint8_t *live;
+};
+
+/* Source index by name, or -1. */
+static int src_index(const struct derived_table *tab, const char *name)
+{
+	for (size_t j = 0; j < tab->nsrc; j++)
+		if (name && strcmp(tab->src[j].name, name) == 0)
+			return (int)j;
+	return -1;
+}
+
+/* The platform unit index of an event as the baseline names it
+ * ("EVENT:filter0=...": the catalog name ends at the first ':'), or -1. */
+static int event_unit(const struct platform *pl, const char *event)
+{
+	char base[128];
+	size_t n = strcspn(event, ":");
+	const struct event *ev;
+	int idx = -1;
+
+	if (n >= sizeof(base))
+		return -1;
+	memcpy(base, event, n);
+	base[n] = '\0';
+	ev = plat_event(pl, base);
+	if (!ev || !plat_unit(pl, ev->unit, &idx))
+		return -1;
+	return idx;
+}
+
+static bool same_labels(const char *const *a, const char *const *b)
+{
+	unsigned i = 0;
+
+	for (; a[i] && b[i]; i += 2)
+		if (strcmp(a[i], b[i]) != 0)
+			return false;
+	return !a[i] && !b[i];
+}
+
+static bool streq0(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* Checks one metric's formula: known sources, counter rules, stack. */
+static int check_formula(const struct platform *pl,
+			 const struct derived_metric *dm, char *why,
+			 size_t whylen)
+{
+	const struct derived_table *tab = pl->derived;
+	int depth = 0, unit = -2;
+	unsigned k;
+
+	for (k = 0; k < DM_MAX_STEPS && dm->f[k].op != DF_END_; k++) {
+		const struct dm_step *st = &dm->f[k];
+		bool lin = st->op == DF_SRC_ || st->op == DF_ADD_ ||
+			   (st->op == DF_SCALE_ && st->k >= 0);
+
+		if (dm->type == DM_COUNTER && !lin) {
+			snprintf(why, whylen, "%s: step %u: a counter may only "
+				 "add sources and scale them by k >= 0",
+				 dm->name, k + 1);
+			return -EINVAL;
+		}
+		switch (st->op) {
+		case DF_SRC_: {
+			int j = src_index(tab, st->src), u;
+
+			if (j < 0) {
+				snprintf(why, whylen, "%s: unknown source \"%s\"",
+					 dm->name, st->src ? st->src : "(null)");
+				return -EINVAL;
+			}
+			u = event_unit(pl, tab->src[j].event);
+			if (dm->per && (u < 0 || (unit != -2 && u != unit))) {
+				snprintf(why, whylen, "%s: per-%s sources must "
+					 "be catalog events of one unit",
+					 dm->name, dm->per);
+				return -EINVAL;
+			}
+			unit = u;
+			depth++;
+			break;
+		}
+		case DF_SCALE_:
+		case DF_RATE_:
+			if (depth < 1)
+				goto underflow;
+			break;
+		default:	/* binary */
+			if (depth < 2)
+				goto underflow;
+			depth--;
+		}
+	}
+	if (depth != 1 || k == 0) {
+		snprintf(why, whylen, "%s: the formula leaves %d values, not 1",
+			 dm->name, depth);
+		return -EINVAL;
+	}
+	return 0;
+underflow:
+	snprintf(why, whylen, "%s: step %u needs more operands", dm->name,
+		 k + 1);
+	return -EINVAL;
+}
+
+int derive_check(const struct platform *pl, char *why, size_t whylen)
+{
+	const struct derived_table *tab = pl->derived;
+
+	if (!tab)	/* a platform without derived metrics */
+		return 0;
+	for (size_t j = 0; j < tab->nsrc; j++)
+		if (event_unit(pl, tab->src[j].event) < 0) {
+			snprintf(why, whylen, "source %s: \"%s\" is not in the "
+				 "%s catalog", tab->src[j].name,
+				 tab->src[j].event, pl->id);
+			return -EINVAL;
+		}
+	for (size_t m = 0; m < tab->nm; m++) {
+		const struct derived_metric *dm = &tab->m[m];
+		size_t len = strlen(dm->name);
+
+		if (check_formula(pl, dm, why, whylen) < 0)
+			return -EINVAL;
+		if ((dm->type == DM_COUNTER) !=
+		    (len > 6 && strcmp(dm->name + len - 6, "_total") == 0)) {
+			snprintf(why, whylen, "%s: counters, and only they, end "
+				 "in _total", dm->name);
+			return -EINVAL;
+		}
+		if (!dm->json || !dm->help || !*dm->help) {
+			snprintf(why, whylen, "%s: no JSON key or help", dm->name);
+			return -EINVAL;
+		}
+		for (size_t o = 0; o < m; o++) {
+			const struct derived_metric *x = &tab->m[o];
+
+			if (streq0(x->per, dm->per) &&
+			    strcmp(x->json, dm->json) == 0) {
+				snprintf(why, whylen, "%s and %s share the JSON "
+					 "key %s", x->name, dm->name, dm->json);
+				return -EINVAL;
+			}
+			if (strcmp(x->name, dm->name) != 0)
+				continue;
+			if (o != m - 1 && strcmp(tab->m[m - 1].name, dm->name)) {
+				snprintf(why, whylen, "%s: entries of one family "
+					 "must be adjacent", dm->name);
+				return -EINVAL;
+			}
+			if (x->type != dm->type || !streq0(x->per, dm->per) ||
+			    !streq0(x->unit, dm->unit) ||
+			    strcmp(x->help, dm->help) != 0 ||
+			    !same_labels(x->fixed, dm->fixed)) {
+				snprintf(why, whylen, "%s: entries of one family "
+					 "differ in type, labels, unit or help",
+					 dm->name);
+				return -EINVAL;
+			}
+			if (!dm->fixed[0]) {
+				snprintf(why, whylen, "%s: entries of one family "
+					 "need fixed labels to tell them apart",
+					 dm->name);
+				return -EINVAL;
+			}
+		}
+	}
+	return 0;
+}
+
+void derive_plan_free(struct derive_plan *dp)
+{
+	if (!dp)
+		return;
+	free(dp->sbase);
+	free(dp->sninst);
+	free(dp->svseen);
+	free(dp->terms);
+	free(dp->m);
+	free(dp->live);
+	free(dp);
+}
+
+/* Index of source j's value on socket s: the sum, or instance inst. */
+static unsigned sv_index(const struct derive_plan *dp, int j, unsigned s,
+			 int inst)
+{
+	return dp->sbase[j] + s * (1 + dp->sninst[j]) +
+	       (inst < 0 ? 0 : 1 + (unsigned)inst);
+}
+
+struct derive_plan *derive_plan_new(const struct topology *t,
+				    const struct derive_series *ser,
+				    unsigned ns, char *why, size_t whylen)
+{
+	static const struct derived_table none = { NULL, 0, NULL, 0 };
+	const struct platform *pl = t->plat;
+	const struct derived_table *tab = pl->derived ? pl->derived : &none;
+	struct derive_plan *dp;
+	unsigned cap = 0;
+
+	if (derive_check(pl, why, whylen) < 0)
+		return NULL;
+	dp = calloc(1, sizeof(*dp));
+	if (!dp)
+		goto oom;
+	dp->tab = tab;
+	dp->nsockets = t->nsockets;
+	dp->ns = ns;
+	dp->sbase = calloc(tab->nsrc + 1, sizeof(unsigned));
+	dp->sninst = calloc(tab->nsrc + 1, sizeof(unsigned));
+	dp->m = calloc(tab->nm + 1, sizeof(*dp->m));
+	if (!dp->sbase || !dp->sninst || !dp->m)
+		goto oom;
+	for (size_t j = 0; j < tab->nsrc; j++) {
+		int u = event_unit(pl, tab->src[j].event);
+
+		for (unsigned s = 0; s < t->nsockets; s++)
+			if (t->sock[s].ninst[u] > dp->sninst[j])
+				dp->sninst[j] = t->sock[s].ninst[u];
+		dp->sbase[j] = dp->nsv;
+		dp->nsv += t->nsockets * (1 + dp->sninst[j]);
+	}
+	/* per series, what it adds to: each source counting its event */
+	for (unsigned i = 0; i < ns; i++)
+		for (size_t j = 0; j < tab->nsrc; j++)
+			cap += 2 * (strcmp(ser[i].event, tab->src[j].event) == 0);
+	dp->terms = calloc(cap + 1, sizeof(*dp->terms));
+	dp->svseen = calloc(dp->nsv + 1, 1);
+	if (!dp->terms || !dp->svseen)
+		goto oom;
+	for (unsigned i = 0; i < ns; i++)
+		for (size_t j = 0; j < tab->nsrc; j++) {
+			const struct derived_src *sr = &tab->src[j];
+			unsigned s = ser[i].socket;
+
+			if (strcmp(ser[i].event, sr->event) != 0 ||
+			    s >= t->nsockets)
+				continue;
+			dp->terms[dp->nterms++] = (struct term){
+				i, sv_index(dp, (int)j, s, -1),
+				sr->scale * ser[i].scale };
+			if (ser[i].inst < dp->sninst[j])
+				dp->terms[dp->nterms++] = (struct term){
+					i, sv_index(dp, (int)j, s,
+						    (int)ser[i].inst),
+					sr->scale };
+		}
+	for (unsigned k = 0; k < dp->nterms; k++)
+		dp->svseen[dp->terms[k].sv] = 1;
+	/* the metric values */
+	for (size_t m = 0; m < tab->nm; m++) {
+		const struct derived_metric *dm = &tab->m[m];
+		struct dmet *x = &dp->m[m];
+
+		x->present = true;
+		for (unsigned k = 0; k < DM_MAX_STEPS && dm->f[k].op; k++) {
+			bool counted = false;
+
+			x->src[k] = -1;
+			if (dm->f[k].op != DF_SRC_)
+				continue;
+			x->src[k] = src_index(tab, dm->f[k].src);
+			if (dm->per)
+				x->ninst = dp->sninst[x->src[k]];
+			for (unsigned s = 0; s < t->nsockets; s++)
+				counted |= dp->svseen[sv_index(dp, x->src[k],
+							       s, -1)];
+			x->present &= counted;
+		}
+		x->base = dp->nvals;
+		dp->nvals += t->nsockets * (dm->per ? x->ninst : 1);
+	}
+	dp->live = calloc(dp->nvals + 1, 1);
+	if (!dp->live)
+		goto oom;
+	for (size_t m = 0; m < tab->nm; m++) {
+		const struct derived_metric *dm = &tab->m[m];
+		const struct dmet *x = &dp->m[m];
+		unsigned n = dm->per ? x->ninst : 1;
+
+		for (unsigned s = 0; x->present && s < t->nsockets; s++)
+			for (unsigned in = 0; in < n; in++) {
+				bool ok = true;
+
+				for (unsigned k = 0; k < DM_MAX_STEPS &&
+				     dm->f[k].op; k++)
+					if (x->src[k] >= 0)
+						ok &= dp->svseen[sv_index(
+							dp, x->src[k], s,
+							dm->per ? (int)in : -1)];
+				dp->live[derive_index(dp, m, s, in)] = ok;
+			}
+	}
+	return dp;
+oom:
+	snprintf(why, whylen, "out of memory");
+	derive_plan_free(dp);
+	return NULL;
+}
+
+unsigned derive_nvals(const struct derive_plan *dp)
+{
+	return dp->nvals;
+}
+
+const struct derived_table *derive_table(const struct derive_plan *dp)
+{
+	return dp->tab;
+}
+
+unsigned derive_nper(const struct derive_plan *dp, size_t m)
+{
+	return dp->tab->m[m].per ? dp->m[m].ninst : 1;
+}
+
+unsigned derive_index(const struct derive_plan *dp, size_t m, unsigned s,
+		      unsigned inst)
+{
+	const struct dmet *x = &dp->m[m];
+
+	return dp->tab->m[m].per ? x->base + s * x->ninst + inst : x->base + s;
+}
+
+bool derive_live(const struct derive_plan *dp, unsigned idx)
+{
+	return idx < dp->nvals && dp->live[idx];
+}
+
+/* Source values from per-series values; bad[sv] where an invalid series
+ * adds to it. */
+static void sources(const struct derive_plan *dp, const uint64_t *val,
+		    const uint64_t *invalid, double *sv, uint8_t *bad)
+{
+	for (unsigned k = 0; k < dp->nterms; k++) {
+		const struct term *tm = &dp->terms[k];
+		unsigned i = tm->series;
+
+		if (invalid && (invalid[i / 64] >> (i % 64) & 1))
+			bad[tm->sv] = 1;
+		else
+			sv[tm->sv] += (double)val[i] * tm->k;
+	}
+}
+
+/* Metric m on socket s (instance in) from the source values. */
+static double eval(const struct derive_plan *dp, size_t m, unsigned s,
+		   unsigned in, const double *sv, const uint8_t *bad,
+		   double secs)
+{
+	const struct derived_metric *dm = &dp->tab->m[m];
+	double st[DM_MAX_STEPS];
+	unsigned n = 0;
+
+	for (unsigned k = 0; k < DM_MAX_STEPS && dm->f[k].op; k++) {
+		const struct dm_step *f = &dm->f[k];
+		unsigned j;
+
+		switch (f->op) {
+		case DF_SRC_:
+			j = sv_index(dp, dp->m[m].src[k], s,
+				     dm->per ? (int)in : -1);
+			if (bad && bad[j])
+				return NAN;
+			st[n++] = sv[j];
+			break;
+		case DF_SCALE_:
+			st[n - 1] *= f->k;
+			break;
+		case DF_RATE_:
+			st[n - 1] = secs > 0 ? st[n - 1] / secs : NAN;
+			break;
+		case DF_ADD_:
+			n--;
+			st[n - 1] += st[n];
+			break;
+		case DF_SUB_:
+			n--;
+			st[n - 1] -= st[n];
+			break;
+		case DF_RATIO_:
+			n--;
+			st[n - 1] = st[n] != 0 ? st[n - 1] / st[n] : NAN;
+			break;
+		default:
+			return NAN;
+		}
+	}
+	return n == 1 ? st[0] : NAN;
+}
+
+size_t derive_scratch_size(const struct derive_plan *dp)
+{
+	return (dp->nsv + 1) * (sizeof(double) + 1);
+}
+
+/* Source values (zeroed) and their bad flags in a scratch area. */
+static double *scratch_sv(const struct derive_plan *dp, void *scratch,
+			  uint8_t **bad)
+{
+	double *sv = scratch;
+
+	*bad = (uint8_t *)(sv + dp->nsv + 1);
+	memset(scratch, 0, derive_scratch_size(dp));
+	return sv;
+}
+
+/* The live gauges from per-series deltas into out; keep: a gauge
+ * without a value keeps the one in out. */
+static void gauges(const struct derive_plan *dp, const uint64_t *delta,
+		   const uint64_t *invalid, double secs, bool keep,
+		   double *out, void *scratch)
+{
+	uint8_t *bad;
+	double *sv = scratch_sv(dp, scratch, &bad);
+
+	sources(dp, delta, invalid, sv, bad);
+	for (size_t m = 0; m < dp->tab->nm; m++) {
+		if (dp->tab->m[m].type != DM_GAUGE)
+			continue;
+		for (unsigned s = 0; s < dp->nsockets; s++)
+			for (unsigned in = 0; in < derive_nper(dp, m); in++) {
+				unsigned i = derive_index(dp, m, s, in);
+				double v = NAN;
+
+				if (!dp->live[i])
+					continue;
+				if (secs > 0)
+					v = eval(dp, m, s, in, sv, bad, secs);
+				if (!isnan(v) || !keep)
+					out[i] = v;
+			}
+	}
+}
+
+void derive_gauges(const struct derive_plan *dp, const uint64_t *delta,
+		   const uint64_t *invalid, double secs, double *out,
+		   void *scratch)
+{
+	for (unsigned i = 0; i < dp->nvals; i++)
+		out[i] = NAN;
+	gauges(dp, delta, invalid, secs, false, out, scratch);
+}
+
+void derive_tick(const struct derive_plan *dp, const uint64_t *inc,
+		 const uint64_t *delta, const uint64_t *invalid, double secs,
+		 bool keep, double *acc, double *out, void *scratch)
+{
+	uint8_t *bad;
+	double *sv = scratch_sv(dp, scratch, &bad);
+
+	sources(dp, inc, NULL, sv, NULL);
+	for (size_t m = 0; m < dp->tab->nm; m++) {
+		bool counter = dp->tab->m[m].type == DM_COUNTER;
+
+		for (unsigned s = 0; s < dp->nsockets; s++)
+			for (unsigned in = 0; in < derive_nper(dp, m); in++) {
+				unsigned i = derive_index(dp, m, s, in);
+
+				if (!dp->live[i])
+					out[i] = NAN;
+				else if (counter)
+					out[i] = acc[i] +=
+						eval(dp, m, s, in, sv, NULL, 0);
+				else if (!keep)
+					out[i] = NAN;
+			}
+	}
+	gauges(dp, delta, invalid, secs, keep, out, scratch);
+}
+
+double derive_counter(const struct derive_plan *dp, size_t m, unsigned s,
+		      const uint64_t *val)
+{
+	uint8_t *bad;
+	void *scratch;
+	double *sv, v;
+
+	if (dp->tab->m[m].type != DM_COUNTER || dp->tab->m[m].per ||
+	    !dp->live[derive_index(dp, m, s, 0)] ||
+	    !(scratch = malloc(derive_scratch_size(dp))))
+		return NAN;
+	sv = scratch_sv(dp, scratch, &bad);
+	sources(dp, val, NULL, sv, NULL);
+	v = eval(dp, m, s, 0, sv, NULL, 0);
+	free(scratch);
+	return v;
+}
+
+int derive_find(const struct platform *pl, const char *name,
+		const char *json)
+{
+	const struct derived_table *tab = pl->derived;
+
+	for (size_t m = 0; tab && m < tab->nm; m++)
+		if (strcmp(tab->m[m].name, name) == 0 &&
+		    (!json || strcmp(tab->m[m].json, json) == 0))
+			return (int)m;
+	return -1;
+}

@@ -1,0 +1,104 @@
+/*
+ * derived.h - entries of the derived-metric tables (format in plat.h)
+ * that every platform shares: the headline metrics of DESIGN.md section 7
+ * over sources each platform defines under the same names ("lookups",
+ * "misses", "dram_rd", "dram_wr" in bytes, "clock" in uncore cycles).
+ */
+#ifndef UNCORED_PLAT_DERIVED_H
+#define UNCORED_PLAT_DERIVED_H
+
+#include "plat.h"
+
+#define DM_LLC_LOOKUPS                                                    \
+	{ "uncore_llc_lookups_total", "llc_lookups_total",                \
+	  "LLC lookups, summed over the LLC slices.", NULL, DM_COUNTER,    \
+	  NULL, { NULL }, { DF_SRC("lookups") } }
+#define DM_LLC_MISSES                                                     \
+	{ "uncore_llc_misses_total", "llc_misses_total",                  \
+	  "LLC lookups that missed (found the line invalid).", NULL,       \
+	  DM_COUNTER, NULL, { NULL }, { DF_SRC("misses") } }
+#define DM_LLC_HIT_RATIO                                                  \
+	{ "uncore_llc_hit_ratio", "llc_hit_ratio",                        \
+	  "1 - misses/lookups over the last sampling interval.", "ratio",  \
+	  DM_GAUGE, NULL, { NULL },                                        \
+	  { DF_SRC("lookups"), DF_SRC("misses"), DF_SUB, DF_SRC("lookups"), \
+	    DF_RATIO } }
+/* DRAM bytes of direction dir ("read", "write") from source src, as a
+ * counter family name (per socket, or per instance label per). */
+#define DM_DRAM_BYTES(name, per, help, dir, src)                          \
+	{ name, "dram_" dir "_bytes_total", help, "bytes", DM_COUNTER, per, \
+	  { NULL }, { DF_SRC(src) } }
+/* ... and as a gauge of the last interval, labelled direction. */
+#define DM_DRAM_BW(name, per, help, dir, src)                             \
+	{ name, "dram_" dir "_bytes_per_second", help, "bytes_per_second", \
+	  DM_GAUGE, per, { "direction", dir, NULL },                        \
+	  { DF_SRC(src), DF_RATE } }
+#define DM_DRAM_BW_HELP "DRAM bandwidth over the last sampling interval."
+#define DM_CLOCK_TICKS(help)                                              \
+	{ "uncore_clock_ticks_total", "clock_ticks_total", help, NULL,     \
+	  DM_COUNTER, NULL, { NULL }, { DF_SRC("clock") } }
+#define DM_CLOCK_HERTZ                                                    \
+	{ "uncore_clock_hertz", "clock_hertz",                            \
+	  "Uncore clock frequency over the last sampling interval.",       \
+	  "hertz", DM_GAUGE, NULL, { NULL }, { DF_SRC("clock"), DF_RATE } }
+
+
+/* Server platforms (hsx, snbep): per memory channel and per QPI port
+ * families (sources "dram_rd", "dram_wr" per iMC channel, "qpi_data",
+ * "qpi_nondata" in bytes per port), home agent requests, PCU C-state
+ * residency and frequency bands. */
+#define DM_CH_BW_HELP "DRAM bandwidth of one memory channel over the last " \
+		   "sampling interval."
+#define DM_HA_HELP "Home agent requests by type and by locality (from this " \
+		"socket or a remote one; \"any\" where the platform does " \
+		"not tell them apart)."
+#define DM_CS_HELP "Cycles the package (package_*) was in the C-state, or the " \
+		"socket's cores (core_*) were, summed over its cores (PCU " \
+		"free-running counters)."
+#define DM_FB_HELP "Cycles the uncore frequency was at or above the band's " \
+		"threshold (bands 1.2, 2.0, 2.8, 3.6 GHz in the default " \
+		"baseline)."
+
+#define DM_HA(json, type, loc, src)                                          \
+	{ "uncore_ha_requests_total", json, DM_HA_HELP, NULL, DM_COUNTER, NULL, \
+	  { "type", type, "locality", loc, NULL }, { DF_SRC(src) } }
+#define DM_CSTATE(json, state, src)                                          \
+	{ "uncore_pcu_cstate_residency_cycles_total", json, DM_CS_HELP, NULL,   \
+	  DM_COUNTER, NULL, { "state", state, NULL }, { DF_SRC(src) } }
+#define DM_BAND(json, n, src)                                                \
+	{ "uncore_pcu_frequency_band_cycles_total", json, DM_FB_HELP, NULL,     \
+	  DM_COUNTER, NULL, { "band", n, NULL }, { DF_SRC(src) } }
+
+#define DM_DRAM_CHANNELS \
+	DM_DRAM_BYTES("uncore_dram_channel_read_bytes_total", "channel", \
+		      "Bytes read from DRAM through one memory channel (64 per " \
+		      "transfer).", "read", "dram_rd"), \
+	DM_DRAM_BYTES("uncore_dram_channel_write_bytes_total", "channel", \
+		      "Bytes written to DRAM through one memory channel (64 " \
+		      "per transfer).", "write", "dram_wr"), \
+	DM_DRAM_BW("uncore_dram_channel_bandwidth_bytes_per_second", \
+		   "channel", DM_CH_BW_HELP, "read", "dram_rd"), \
+	DM_DRAM_BW("uncore_dram_channel_bandwidth_bytes_per_second", \
+		   "channel", DM_CH_BW_HELP, "write", "dram_wr")
+#define DM_QPI_PORTS \
+	{ "uncore_qpi_data_bytes_total", "qpi_data_bytes_total", \
+	  "QPI data sent, per port: data flits x 8 bytes (manual 2.9.5 " \
+	  "QPI_DATA_BW).", "bytes", DM_COUNTER, "port", { NULL }, \
+	  { DF_SRC("qpi_data") } }, \
+	{ "uncore_qpi_link_bytes_total", "qpi_link_bytes_total", \
+	  "QPI link traffic sent, per port: data and non-data flits x 8 " \
+	  "bytes (QPI_LINK_BW).", "bytes", DM_COUNTER, "port", { NULL }, \
+	  { DF_SRC("qpi_data"), DF_SRC("qpi_nondata"), DF_ADD } }, \
+	{ "uncore_qpi_data_bandwidth_bytes_per_second", \
+	  "qpi_data_bytes_per_second", \
+	  "QPI data sent per second on one port over the last sampling " \
+	  "interval.", "bytes_per_second", DM_GAUGE, "port", { NULL }, \
+	  { DF_SRC("qpi_data"), DF_RATE } }, \
+	{ "uncore_qpi_link_bandwidth_bytes_per_second", \
+	  "qpi_link_bytes_per_second", \
+	  "QPI link traffic (data and non-data flits) sent per second on one " \
+	  "port over the last sampling interval.", "bytes_per_second", \
+	  DM_GAUGE, "port", { NULL }, \
+	  { DF_SRC("qpi_data"), DF_SRC("qpi_nondata"), DF_ADD, DF_RATE } }
+
+#endif

@@ -1,0 +1,91 @@
+/*
+ * derived_hsx.c - the daemon's derived metrics on Xeon E5/E7 v3 (DESIGN.md
+ * section 7; the table format is described in plat.h).
+ *
+ * Manual 331051: LLC lookups and misses (2.3.5 LLC_DRD_MISS_PCT: the
+ * LLC_LOOKUP.ANY encodings with FILTER0.state, see plat_hsx.h), DRAM
+ * bytes from CAS_COUNT.RD / .WR x 64 (2.6.6 MEM_BW_READS / MEM_BW_WRITES),
+ * per socket and per channel in separate families, the UBox UCLK fixed
+ * counter, QPI data and link bytes per port (2.9.5 QPI_DATA_BW,
+ * QPI_LINK_BW: flits x 8 bytes), home agent requests (2.5.6 REQUESTS),
+ * PCU C-state residency (free-running, 2.8.2) and frequency bands (2.8.5).
+ */
+#include "config.h"
+
+#include "derived.h"
+#include "plat_hsx.h"
+
+static const struct derived_src hsx_src[] = {
+	{ "lookups", HSX_LLC_LOOKUPS, 1 },
+	{ "misses", HSX_LLC_MISSES, 1 },
+	{ "dram_rd", "UNC_M_CAS_COUNT.RD", 64 },
+	{ "dram_wr", "UNC_M_CAS_COUNT.WR", 64 },
+	{ "clock", "UNC_U_CLOCKTICKS", 1 },
+	{ "qpi_data", "UNC_Q_TxL_FLITS_G0.DATA", 8 },
+	{ "qpi_nondata", "UNC_Q_TxL_FLITS_G0.NON_DATA", 8 },
+	{ "ha_rd_local", "UNC_H_REQUESTS.READS_LOCAL", 1 },
+	{ "ha_rd_remote", "UNC_H_REQUESTS.READS_REMOTE", 1 },
+	{ "ha_wr_local", "UNC_H_REQUESTS.WRITES_LOCAL", 1 },
+	{ "ha_wr_remote", "UNC_H_REQUESTS.WRITES_REMOTE", 1 },
+	{ "core_c3", "UNC_P_CORE_CC3_CTR", 1 },
+	{ "core_c6", "UNC_P_CORE_CC6_CTR", 1 },
+	{ "pkg_c3", "UNC_P_CORE_PC3_CTR", 1 },
+	{ "pkg_c2", "UNC_P_CORE_PC2_CTR", 1 },
+	{ "pkg_c6", "UNC_P_CORE_PC6_CTR", 1 },
+	{ "band0", HSX_BAND(0), 1 },
+	{ "band1", HSX_BAND(1), 1 },
+	{ "band2", HSX_BAND(2), 1 },
+	{ "band3", HSX_BAND(3), 1 },
+};
+
+static const struct derived_metric hsx_m[] = {
+	DM_LLC_LOOKUPS,
+	DM_LLC_MISSES,
+	DM_LLC_HIT_RATIO,
+	DM_DRAM_BYTES("uncore_dram_read_bytes_total", NULL,
+		      "Bytes read from DRAM (64 per transfer), summed over the "
+		      "socket's memory channels.", "read", "dram_rd"),
+	DM_DRAM_BYTES("uncore_dram_write_bytes_total", NULL,
+		      "Bytes written to DRAM (64 per transfer), summed over the "
+		      "socket's memory channels.", "write", "dram_wr"),
+	DM_DRAM_BW("uncore_dram_bandwidth_bytes_per_second", NULL,
+		   DM_DRAM_BW_HELP, "read", "dram_rd"),
+	DM_DRAM_BW("uncore_dram_bandwidth_bytes_per_second", NULL,
+		   DM_DRAM_BW_HELP, "write", "dram_wr"),
+	DM_DRAM_CHANNELS,
+	DM_CLOCK_TICKS("Uncore clock (UCLK) cycles, from the UBox fixed "
+		       "counter."),
+	DM_CLOCK_HERTZ,
+	DM_QPI_PORTS,
+	DM_HA("ha_requests_read_local_total", "read", "local", "ha_rd_local"),
+	DM_HA("ha_requests_read_remote_total", "read", "remote", "ha_rd_remote"),
+	DM_HA("ha_requests_write_local_total", "write", "local", "ha_wr_local"),
+	DM_HA("ha_requests_write_remote_total", "write", "remote",
+	   "ha_wr_remote"),
+	/* 2.5.4 PCT_RD_REQUESTS: REQUESTS.READS / (REQUESTS.READS +
+	 * REQUESTS.WRITES), each the sum of its local and remote events */
+	{ "uncore_ha_read_requests_ratio", "ha_read_requests_ratio",
+	  "Share of the home agent requests that were reads over the last "
+	  "sampling interval (manual 2.5.4 PCT_RD_REQUESTS).", "ratio",
+	  DM_GAUGE, NULL, { NULL },
+	  { DF_SRC("ha_rd_local"), DF_SRC("ha_rd_remote"), DF_ADD,
+	    DF_SRC("ha_rd_local"), DF_SRC("ha_rd_remote"), DF_ADD,
+	    DF_SRC("ha_wr_local"), DF_ADD, DF_SRC("ha_wr_remote"), DF_ADD,
+	    DF_RATIO } },
+	DM_CSTATE("pcu_core_c3_cycles_total", "core_c3", "core_c3"),
+	DM_CSTATE("pcu_core_c6_cycles_total", "core_c6", "core_c6"),
+	DM_CSTATE("pcu_package_c3_cycles_total", "package_c3", "pkg_c3"),
+	DM_CSTATE("pcu_package_c2_cycles_total", "package_c2", "pkg_c2"),
+	DM_CSTATE("pcu_package_c6_cycles_total", "package_c6", "pkg_c6"),
+	DM_BAND("pcu_frequency_band0_cycles_total", "0", "band0"),
+	DM_BAND("pcu_frequency_band1_cycles_total", "1", "band1"),
+	DM_BAND("pcu_frequency_band2_cycles_total", "2", "band2"),
+	DM_BAND("pcu_frequency_band3_cycles_total", "3", "band3"),
+};
+
+const struct derived_table derived_hsx = {
+	.src = hsx_src,
+	.nsrc = sizeof(hsx_src) / sizeof(hsx_src[0]),
+	.m = hsx_m,
+	.nm = sizeof(hsx_m) / sizeof(hsx_m[0]),
+};

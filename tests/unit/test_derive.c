@@ -1,0 +1,371 @@
+/*
+ * test_derive.c - the derived-metric evaluator (src/derive.c) and every
+ * platform's metric table (src/plat/derived_*.c), with exact values.
+ *
+ * The plans are built on hand-made topologies and series, so each value
+ * below is arithmetic on the deltas given, not a measurement.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "derive.h"
+#include "plat/plat_hsx.h"
+#include "tests/tap.h"
+
+static int unit_of(const struct platform *pl, const char *name)
+{
+	int idx = -1;
+
+	plat_unit(pl, name, &idx);
+	return idx;
+}
+
+/* Value of metric name (JSON key json) on socket s, instance in. */
+static double val(const struct derive_plan *dp, const double *v,
+		  const char *name, const char *json, unsigned s, unsigned in)
+{
+	int m = derive_find(&plat_hsx, name, json);
+
+	if (m < 0)
+		return -12345;
+	return v[derive_index(dp, (size_t)m, s, in)];
+}
+
+static void test_tables(void)
+{
+	char why[200];
+
+	for (const struct platform *const *p = plat_all; *p; p++) {
+		ok((*p)->derived != NULL, "%s has a derived-metric table",
+		   (*p)->id);
+		why[0] = '\0';
+		is_int(derive_check(*p, why, sizeof(why)), 0.0,
+		       "%s: the derived table follows the rules %s", (*p)->id,
+		       why);
+	}
+}
+
+/* A platform like hsx with the table replaced. */
+static int check_table(const struct derived_src *src, size_t nsrc,
+		       const struct derived_metric *m, size_t nm, char *why,
+		       size_t whylen)
+{
+	struct derived_table tab = { src, nsrc, m, nm };
+	struct platform pl = plat_hsx;
+
+	pl.derived = &tab;
+	why[0] = '\0';
+	return derive_check(&pl, why, whylen);
+}
+
+static void test_bad_tables(void)
+{
+	static const struct derived_src src[] = {
+		{ "rd", "UNC_M_CAS_COUNT.RD", 64 },
+		{ "wr", "UNC_M_CAS_COUNT.WR", 64 },
+		{ "clk", "UNC_U_CLOCKTICKS", 1 },
+	};
+	static const struct derived_src badsrc[] = {
+		{ "x", "UNC_NO_SUCH_EVENT", 1 },
+	};
+	static const struct derived_metric sub_counter[] = {
+		{ "a_total", "a", "h", NULL, DM_COUNTER, NULL, { NULL },
+		  { DF_SRC("rd"), DF_SRC("wr"), DF_SUB } },
+	};
+	static const struct derived_metric neg_scale[] = {
+		{ "a_total", "a", "h", NULL, DM_COUNTER, NULL, { NULL },
+		  { DF_SRC("rd"), DF_SCALE(-1) } },
+	};
+	static const struct derived_metric unknown[] = {
+		{ "a_total", "a", "h", NULL, DM_COUNTER, NULL, { NULL },
+		  { DF_SRC("nope") } },
+	};
+	static const struct derived_metric stack[] = {
+		{ "a", "a", "h", NULL, DM_GAUGE, NULL, { NULL },
+		  { DF_SRC("rd"), DF_SRC("wr") } },
+	};
+	static const struct derived_metric underflow[] = {
+		{ "a", "a", "h", NULL, DM_GAUGE, NULL, { NULL },
+		  { DF_SRC("rd"), DF_RATIO } },
+	};
+	static const struct derived_metric mixed_units[] = {
+		{ "a", "a", "h", NULL, DM_GAUGE, "channel", { NULL },
+		  { DF_SRC("rd"), DF_SRC("clk"), DF_RATIO } },
+	};
+	static const struct derived_metric apart[] = {
+		{ "a_total", "a", "h", NULL, DM_COUNTER, NULL, { "d", "r", NULL },
+		  { DF_SRC("rd") } },
+		{ "b_total", "b", "h", NULL, DM_COUNTER, NULL, { NULL },
+		  { DF_SRC("rd") } },
+		{ "a_total", "c", "h", NULL, DM_COUNTER, NULL, { "d", "w", NULL },
+		  { DF_SRC("wr") } },
+	};
+	static const struct derived_metric mixed_levels[] = {
+		{ "a_total", "a", "h", NULL, DM_COUNTER, NULL, { "d", "r", NULL },
+		  { DF_SRC("rd") } },
+		{ "a_total", "b", "h", NULL, DM_COUNTER, "channel",
+		  { "d", "w", NULL }, { DF_SRC("wr") } },
+	};
+	static const struct derived_metric same_json[] = {
+		{ "a_total", "a", "h", NULL, DM_COUNTER, NULL, { NULL },
+		  { DF_SRC("rd") } },
+		{ "b_total", "a", "h", NULL, DM_COUNTER, NULL, { NULL },
+		  { DF_SRC("wr") } },
+	};
+	static const struct derived_metric gauge_total[] = {
+		{ "a_total", "a", "h", NULL, DM_GAUGE, NULL, { NULL },
+		  { DF_SRC("rd"), DF_RATE } },
+	};
+	static const struct derived_metric good[] = {
+		{ "a_total", "a", "h", NULL, DM_COUNTER, NULL, { NULL },
+		  { DF_SRC("rd"), DF_SRC("wr"), DF_ADD, DF_SCALE(2) } },
+	};
+	char why[200];
+#define BAD(m, what, needle)                                              \
+	do {                                                              \
+		int r_ = check_table(src, 3, m, sizeof(m) / sizeof(m[0]), why, \
+				     sizeof(why));                        \
+		ok(r_ < 0 && strstr(why, needle), "refused: %s (%s)", what, \
+		   why);                                                  \
+	} while (0)
+
+	BAD(sub_counter, "a counter that subtracts", "a counter may only");
+	BAD(neg_scale, "a counter scaled by -1", "a counter may only");
+	BAD(unknown, "an unknown source", "unknown source \"nope\"");
+	BAD(stack, "a formula leaving two values", "leaves 2 values");
+	BAD(underflow, "a ratio of one operand", "needs more operands");
+	BAD(mixed_units, "a per-channel metric over two units", "one unit");
+	BAD(apart, "one family in two places", "adjacent");
+	BAD(mixed_levels, "one family at two aggregation levels", "differ");
+	BAD(same_json, "two metrics with one JSON key", "share the JSON key");
+	BAD(gauge_total, "a gauge named _total", "end in _total");
+#undef BAD
+	ok(check_table(badsrc, 1, good, 0, why, sizeof(why)) < 0 &&
+	   strstr(why, "UNC_NO_SUCH_EVENT"), "refused: a source not in the "
+	   "catalog (%s)", why);
+	is_int(check_table(src, 3, good, 1, why, sizeof(why)), 0.0,
+	       "accepted: (rd + wr) x 2 as a counter %s", why);
+}
+
+/*
+ * hsx, 2 sockets: socket 0 has 4 memory channels, socket 1 has 2; CAS
+ * reads and writes on every channel, the LLC split over 4 CBos (lookups
+ * on 0 and 2, misses on 1 and 3, each scaled x2), the UCLK; no QPI.
+ */
+enum { NS = 2 * 4 + 2 * 2 + 4 + 2 };
+
+static unsigned build(struct topology *t, struct derive_series *ser)
+{
+	const struct platform *pl = &plat_hsx;
+	unsigned n = 0;
+
+	memset(t, 0, sizeof(*t));
+	t->plat = pl;
+	t->nsockets = 2;
+	t->sock[0].ninst[unit_of(pl, "imc")] = 4;
+	t->sock[1].ninst[unit_of(pl, "imc")] = 2;
+	for (unsigned s = 0; s < 2; s++) {
+		t->sock[s].ninst[unit_of(pl, "cbo")] = 4;
+		t->sock[s].ninst[unit_of(pl, "ubox_fixed")] = 1;
+		t->sock[s].ninst[unit_of(pl, "qpi")] = 2;
+	}
+	for (unsigned s = 0; s < 2; s++)
+		for (unsigned c = 0; c < t->sock[s].ninst[unit_of(pl, "imc")]; c++) {
+			ser[n++] = (struct derive_series){ s, c,
+				"UNC_M_CAS_COUNT.RD", 1 };
+			ser[n++] = (struct derive_series){ s, c,
+				"UNC_M_CAS_COUNT.WR", 1 };
+		}
+	for (unsigned b = 0; b < 4; b++)	/* socket 0 only */
+		ser[n++] = (struct derive_series){ 0, b, b % 2 ? HSX_LLC_MISSES
+						   : HSX_LLC_LOOKUPS, 2 };
+	for (unsigned s = 0; s < 2; s++)
+		ser[n++] = (struct derive_series){ s, 0.0, "UNC_U_CLOCKTICKS", 1 };
+	return n;
+}
+
+static void test_values(void)
+{
+	struct topology t;
+	struct derive_series ser[NS];
+	struct derive_plan *dp;
+	uint64_t d[NS], inv[1] = { 0 };
+	double *acc, *v;
+	void *scratch;
+	unsigned n = build(&t, ser), nv, i;
+	char why[200];
+
+	is_int((int)n, NS, "%d series", NS);
+	dp = derive_plan_new(&t, ser, n, why, sizeof(why));
+	ok(dp != NULL, "plan built %s", dp ? "" : why);
+	if (!dp)
+		return;
+	nv = derive_nvals(dp);
+	acc = calloc(nv, sizeof(double));
+	v = calloc(nv, sizeof(double));
+	scratch = malloc(derive_scratch_size(dp));
+	/* deltas: CAS reads 100 x (channel+1), writes 10 x (channel+1)
+	 * (socket 1: x1000); lookups 400 per CBo, misses 100; UCLK 2e9 */
+	i = 0;
+	for (unsigned s = 0; s < 2; s++)
+		for (unsigned c = 0; c < (s ? 2u : 4u); c++) {
+			d[i++] = (s ? 1000 : 1) * 100 * (c + 1);
+			d[i++] = (s ? 1000 : 1) * 10 * (c + 1);
+		}
+	for (unsigned b = 0; b < 4; b++)
+		d[i++] = b % 2 ? 100 : 400;
+	d[i++] = 2000000000;
+	d[i++] = 1000000000;
+	derive_tick(dp, d, d, inv, 2.0, false, acc, v, scratch);
+	/* socket 0 reads: 100 x (1+2+3+4) x 64 = 64000 */
+	is_near(val(dp, v, "uncore_dram_read_bytes_total", NULL, 0, 0), 64000,
+		0.0, "socket 0 DRAM read bytes: 64000");
+	is_near(val(dp, v, "uncore_dram_write_bytes_total", NULL, 0, 0), 6400,
+		0.0, "socket 0 DRAM write bytes: 6400");
+	is_near(val(dp, v, "uncore_dram_read_bytes_total", NULL, 1, 0),
+		100000.0 * 3 * 64, 0.0, "socket 1 DRAM read bytes: 19.2e6");
+	is_near(val(dp, v, "uncore_dram_channel_read_bytes_total", NULL, 0, 2),
+		300 * 64, 0.0, "socket 0 channel 2: 19200 bytes");
+	is_near(val(dp, v, "uncore_dram_channel_read_bytes_total", NULL, 1, 1),
+		200000 * 64, 0.0, "socket 1 channel 1: 12.8e6 bytes");
+	ok(isnan(val(dp, v, "uncore_dram_channel_read_bytes_total", NULL, 1, 3)),
+	   "socket 1 has no channel 3");
+	{
+		int m = derive_find(&plat_hsx, "uncore_dram_channel_read_bytes_total",
+				    NULL);
+		double sum = 0;
+
+		for (unsigned c = 0; c < derive_nper(dp, (size_t)m); c++)
+			if (!isnan(v[derive_index(dp, (size_t)m, 0, c)]))
+				sum += v[derive_index(dp, (size_t)m, 0, c)];
+		is_near(sum, val(dp, v, "uncore_dram_read_bytes_total", NULL, 0, 0),
+			0.0, "the channel family sums to the socket family, once");
+	}
+	is_near(val(dp, v, "uncore_dram_bandwidth_bytes_per_second",
+		    "dram_read_bytes_per_second", 0, 0), 32000, 0.0,
+		"read bandwidth: 64000 B / 2 s");
+	is_near(val(dp, v, "uncore_dram_bandwidth_bytes_per_second",
+		    "dram_write_bytes_per_second", 1, 0), 1000.0 * 10 * 3 * 64 / 2,
+		0.0, "socket 1 write bandwidth");
+	is_near(val(dp, v, "uncore_dram_channel_bandwidth_bytes_per_second",
+		    "dram_read_bytes_per_second", 0, 3), 400.0 * 64 / 2, 0.0,
+		"channel 3 read bandwidth");
+	/* split x2: lookups 2 x 800 = 1600, misses 2 x 200 = 400 */
+	is_near(val(dp, v, "uncore_llc_lookups_total", NULL, 0, 0), 1600, 0.0,
+		"lookups scaled up from the counting half of the CBos");
+	is_near(val(dp, v, "uncore_llc_misses_total", NULL, 0, 0), 400, 0.0,
+		"misses likewise");
+	is_near(val(dp, v, "uncore_llc_hit_ratio", NULL, 0, 0), 0.75, 0.0,
+		"hit ratio (1600 - 400) / 1600 = 0.75");
+	ok(isnan(val(dp, v, "uncore_llc_hit_ratio", NULL, 1, 0)),
+	   "socket 1 counts no LLC event: no hit ratio");
+	is_near(val(dp, v, "uncore_clock_hertz", NULL, 0, 0), 1e9, 0.0,
+		"UCLK 2e9 over 2 s = 1 GHz");
+	ok(isnan(val(dp, v, "uncore_qpi_data_bytes_total", NULL, 0, 0)) &&
+	   isnan(val(dp, v, "uncore_qpi_link_bandwidth_bytes_per_second", NULL,
+		     0, 1)) &&
+	   isnan(val(dp, v, "uncore_ha_requests_total", NULL, 0, 0)),
+	   "no value for what the program does not count");
+	{
+		int m = derive_find(&plat_hsx, "uncore_qpi_data_bytes_total", NULL);
+
+		ok(!derive_live(dp, derive_index(dp, (size_t)m, 0, 0)),
+		   "QPI is not live without its events");
+	}
+
+	/* second tick: channel 0 of socket 0 invalid, zero lookups */
+	for (i = 0; i < NS; i++)
+		d[i] = i == 0 ? 7 : 0;
+	d[NS - 2] = 500000000;
+	inv[0] = 1;		/* series 0: socket 0 channel 0 reads */
+	derive_tick(dp, d, d, inv, 0.5, false, acc, v, scratch);
+	is_near(val(dp, v, "uncore_dram_read_bytes_total", NULL, 0, 0),
+		64000 + 7 * 64, 0.0, "the counter adds the increments it is given");
+	ok(isnan(val(dp, v, "uncore_dram_bandwidth_bytes_per_second",
+		     "dram_read_bytes_per_second", 0, 0)),
+	   "an invalid channel leaves the socket's read bandwidth without "
+	   "a value");
+	ok(isnan(val(dp, v, "uncore_dram_channel_bandwidth_bytes_per_second",
+		     "dram_read_bytes_per_second", 0, 0)) &&
+	   val(dp, v, "uncore_dram_channel_bandwidth_bytes_per_second",
+	       "dram_read_bytes_per_second", 0, 1) == 0,
+	   "... and that channel's; channel 1 reads 0 B/s");
+	is_near(val(dp, v, "uncore_dram_bandwidth_bytes_per_second",
+		    "dram_write_bytes_per_second", 0, 0), 0, 0.0,
+		"write bandwidth 0, still valid");
+	ok(isnan(val(dp, v, "uncore_llc_hit_ratio", NULL, 0, 0)),
+	   "no lookups: no hit ratio (not a division by zero)");
+	is_near(val(dp, v, "uncore_clock_hertz", NULL, 0, 0), 1e9, 0.0,
+		"5e8 cycles over 0.5 s");
+
+	/* third tick, multiplexed out: gauges keep their values */
+	for (i = 0; i < NS; i++)
+		d[i] = 0;
+	inv[0] = 0;
+	derive_tick(dp, d, d, inv, 0, true, acc, v, scratch);
+	is_near(val(dp, v, "uncore_clock_hertz", NULL, 0, 0), 1e9, 0.0,
+		"a multiplexed-out tick keeps the last gauge");
+	ok(isnan(val(dp, v, "uncore_llc_hit_ratio", NULL, 0, 0)),
+	   "... and keeps no value as no value");
+
+	/* gauges alone (as /api/v1/samples computes them) */
+	for (i = 0; i < NS; i++)
+		d[i] = 64;
+	derive_gauges(dp, d, NULL, 4.0, v, scratch);
+	ok(isnan(val(dp, v, "uncore_dram_read_bytes_total", NULL, 0, 0)),
+	   "derive_gauges() leaves counters without a value");
+	is_near(val(dp, v, "uncore_dram_bandwidth_bytes_per_second",
+		    "dram_read_bytes_per_second", 1, 0), 2 * 64 * 64 / 4.0, 0.0,
+		"socket 1: 2 channels x 64 x 64 B over 4 s");
+	derive_gauges(dp, d, NULL, 0, v, scratch);
+	ok(isnan(val(dp, v, "uncore_llc_hit_ratio", NULL, 0, 0)),
+	   "no interval (a first sample): no gauge");
+	is_near(derive_counter(dp, (size_t)derive_find(&plat_hsx,
+			"uncore_dram_write_bytes_total", NULL), 0, d),
+		4 * 64 * 64, 0.0, "derive_counter() over arbitrary deltas");
+	free(acc);
+	free(v);
+	free(scratch);
+	derive_plan_free(dp);
+}
+
+/* The layout depends on the platform and topology only: a program
+ * counting less keeps every value where it was. */
+static void test_layout(void)
+{
+	struct topology t;
+	struct derive_series ser[NS];
+	struct derive_plan *a, *b;
+	unsigned n = build(&t, ser);
+	char why[200];
+	bool same = true;
+
+	a = derive_plan_new(&t, ser, n, why, sizeof(why));
+	b = derive_plan_new(&t, ser + 12, n - 12, why, sizeof(why));
+	ok(a && b, "two plans");
+	if (!a || !b)
+		return;
+	is_int((int)derive_nvals(a), (int)derive_nvals(b), "same size");
+	for (size_t m = 0; m < plat_hsx.derived->nm; m++)
+		same &= derive_index(a, m, 1, 0) == derive_index(b, m, 1, 0);
+	ok(same, "same indices");
+	ok(!derive_live(b, derive_index(b, (size_t)derive_find(&plat_hsx,
+			"uncore_dram_read_bytes_total", NULL), 0, 0)) &&
+	   derive_live(b, derive_index(b, (size_t)derive_find(&plat_hsx,
+			"uncore_llc_lookups_total", NULL), 0, 0)),
+	   "without the CAS series DRAM is not live, the LLC is");
+	derive_plan_free(a);
+	derive_plan_free(b);
+}
+
+int main(void)
+{
+	test_tables();
+	test_bad_tables();
+	test_values();
+	test_layout();
+	return tap_done();
+}
