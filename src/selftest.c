@@ -19,8 +19,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "hw/hw_sim.h"
-#include "hw/sim_workload.h"
 #include "selftest.h"
 
 enum st_step { ST_QUIET, ST_STREAM, ST_CHASE, ST_FROZEN, ST_NSTEPS };
@@ -156,7 +154,7 @@ static double sim_now(void *ctx)
 {
 	struct sim_load *l = ctx;
 
-	return hw_sim_time(l->hw);
+	return hw_played_time(l->hw);
 }
 
 static unsigned sim_phase(enum st_step s)
@@ -167,17 +165,15 @@ static unsigned sim_phase(enum st_step s)
 static void sim_begin(void *ctx, enum st_step s)
 {
 	struct sim_load *l = ctx;
-	const struct workload *w = hw_sim_workload(l->hw);
-	double period = w->period_s, start = 0, now, pos, wait;
-	unsigned ph = sim_phase(s);
+	struct hw_played_phase ph = { .period_s = 1 };
+	double pos, wait;
 
-	for (unsigned p = 0; p < ph && p < w->nphases; p++)
-		start += w->phase_s[p];
-	now = hw_sim_time(l->hw);
-	pos = fmod(now, period);
-	wait = fmod(start + WL_ST_MARGIN_S - pos + period, period);
+	hw_played_phase(l->hw, sim_phase(s), &ph);
+	pos = fmod(hw_played_time(l->hw), ph.period_s);
+	wait = fmod(ph.start_s + WL_ST_MARGIN_S - pos + ph.period_s,
+		    ph.period_s);
 	sleep_s(wait);
-	l->t0 = hw_sim_time(l->hw);
+	l->t0 = hw_played_time(l->hw);
 }
 
 /* The headline metrics the checks use (DESIGN.md section 7 names). */
@@ -207,42 +203,22 @@ static int head_event(const struct program *p, const char *name,
 	return -1;
 }
 
-/* Events per second the workload gives evspec e's counters in phase ph,
- * summed over the sockets. */
-static double sim_rate(const struct workload *w, const struct evspec *e,
-		       unsigned ph, unsigned nsockets)
-{
-	double sum = 0;
-
-	for (unsigned k = 0; k < w->nkeys; k++) {
-		const struct wl_key *key = &w->keys[k];
-
-		if (key->unit != e->unit)
-			continue;
-		if (e->freerun >= 0 ? !key->freerun ||
-				      key->freerun_idx != (unsigned)e->freerun
-				    : key->freerun || key->enc.code != e->enc.code ||
-				      key->enc.umask != e->enc.umask)
-			continue;
-		sum += w->rates[(size_t)k * w->nphases + ph] *
-		       (key->socket < 0 ? nsockets : 1);
-	}
-	return sum;
-}
-
 static double sim_run(void *ctx, enum st_step s)
 {
 	struct sim_load *l = ctx;
-	const struct workload *w = hw_sim_workload(l->hw);
-	unsigned ph = sim_phase(s);
+	struct hw_played_phase ph = { 0 };
+	const struct evspec *e;
 	double scale;
 	int q = head_event(l->prog, DRAM_READ, &scale);
 
-	sleep_s(w->phase_s[ph] - 2 * WL_ST_MARGIN_S);
+	hw_played_phase(l->hw, sim_phase(s), &ph);
+	sleep_s(ph.len_s - 2 * WL_ST_MARGIN_S);
 	if (s != ST_STREAM || q < 0)
 		return 0;
-	return sim_rate(w, &l->prog->ev[q], ph, l->prog->topo->nsockets) *
-	       scale * (hw_sim_time(l->hw) - l->t0);
+	e = &l->prog->ev[q];
+	return hw_played_rate(l->hw, sim_phase(s), e->unit, e->freerun,
+			      e->enc.code, e->enc.umask) *
+	       scale * (hw_played_time(l->hw) - l->t0);
 }
 
 /* ---- measuring ------------------------------------------------------------ */

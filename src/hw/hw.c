@@ -187,6 +187,31 @@ void hw_cpu_map(const struct hw *hw, struct plat_cpu_map *m)
 		hw->ops->cpu_map(hw, m);
 }
 
+bool hw_played(const struct hw *hw)
+{
+	return hw->ops->played_time && hw->ops->played_phase &&
+	       hw->ops->played_rate;
+}
+
+double hw_played_time(struct hw *hw)
+{
+	return hw->ops->played_time ? hw->ops->played_time(hw) : 0;
+}
+
+int hw_played_phase(const struct hw *hw, unsigned ph,
+		    struct hw_played_phase *out)
+{
+	return hw->ops->played_phase ? hw->ops->played_phase(hw, ph, out)
+				     : -ENOENT;
+}
+
+double hw_played_rate(const struct hw *hw, unsigned ph, int unit,
+		      int freerun, uint8_t code, uint8_t umask)
+{
+	return hw->ops->played_rate ?
+	       hw->ops->played_rate(hw, ph, unit, freerun, code, umask) : 0;
+}
+
 int hw_open(struct hw *hw, const struct hw_ops *ops, const struct hw_opts *o)
 {
 	static const struct hw_opts none;

@@ -94,6 +94,10 @@ struct hw;
 struct platform;
 struct plat_cpu_map;
 
+struct hw_played_phase {
+	double start_s, len_s, period_s;
+};
+
 struct hw_ops {
 	const char *name;
 	int (*open)(struct hw *hw, const struct hw_opts *opts);
@@ -116,6 +120,19 @@ struct hw_ops {
 	/* Fills where each package's CPUs are, for a backend with a CPU
 	 * numbering of its own (hw_cpu_map); NULL: the machine's sysfs. */
 	void (*cpu_map)(const struct hw *hw, struct plat_cpu_map *m);
+	/* ---- a backend that plays a known load (the simulator's workload);
+	 * NULL: none (the real machine).  Through hw_played_*(). ---- */
+	/* The backend's clock in seconds (the load's time base). */
+	double (*played_time)(struct hw *hw);
+	/* Phase ph of the load's cycle: its start within the cycle, its
+	 * length and the cycle's length, in seconds.  0 or -ENOENT. */
+	int (*played_phase)(const struct hw *hw, unsigned ph,
+			    struct hw_played_phase *out);
+	/* Events per second the load gives, in phase ph and summed over
+	 * the sockets, to a counter of unit (platform unit index) counting
+	 * free-running counter freerun (>= 0) or encoding code/umask. */
+	double (*played_rate)(const struct hw *hw, unsigned ph, int unit,
+			      int freerun, uint8_t code, uint8_t umask);
 };
 
 struct hw {
@@ -142,6 +159,17 @@ const struct platform *hw_platform(const struct hw *hw);
 /* Sets *m for plat_discover(): the backend's CPU numbering, or all
  * zero (the machine's sysfs). */
 void hw_cpu_map(const struct hw *hw, struct plat_cpu_map *m);
+
+/* Does the backend play a known load (the simulator)?  Then the three
+ * below answer for it: its clock (s), phase ph's timing (0 or -ENOENT)
+ * and the rate a counter sees in phase ph (events/s over every socket;
+ * 0 when the load does not drive it). */
+bool hw_played(const struct hw *hw);
+double hw_played_time(struct hw *hw);
+int hw_played_phase(const struct hw *hw, unsigned ph,
+		    struct hw_played_phase *out);
+double hw_played_rate(const struct hw *hw, unsigned ph, int unit,
+		      int freerun, uint8_t code, uint8_t umask);
 
 /* Opens the backend.  Returns 0 or -errno (message in hw_last_error()). */
 int hw_open(struct hw *hw, const struct hw_ops *ops, const struct hw_opts *o);

@@ -2147,8 +2147,54 @@ static void sim_cpu_map(const struct hw *hw, struct plat_cpu_map *m)
 	m->cores_per_package = hw_sim_cores(hw);
 }
 
+static int sim_played_phase(const struct hw *hw, unsigned ph,
+			    struct hw_played_phase *out)
+{
+	const struct workload *w = hw_sim_workload(hw);
+	double start = 0;
+
+	if (!w || ph >= w->nphases)
+		return -ENOENT;
+	for (unsigned p = 0; p < ph; p++)
+		start += w->phase_s[p];
+	*out = (struct hw_played_phase){ .start_s = start,
+					  .len_s = w->phase_s[ph],
+					  .period_s = w->period_s };
+	return 0;
+}
+
+/* The workload keys that name this counter, summed (a key for every
+ * socket counts once per socket). */
+static double sim_played_rate(const struct hw *hw, unsigned ph, int unit,
+			      int freerun, uint8_t code, uint8_t umask)
+{
+	const struct sim *s = hw->priv;
+	const struct workload *w = s->wl;
+	double sum = 0;
+
+	if (!w || ph >= w->nphases)
+		return 0;
+	for (unsigned k = 0; k < w->nkeys; k++) {
+		const struct wl_key *key = &w->keys[k];
+
+		if (key->unit != unit)
+			continue;
+		if (freerun >= 0 ? !key->freerun ||
+				   key->freerun_idx != (unsigned)freerun
+				 : key->freerun || key->enc.code != code ||
+				   key->enc.umask != umask)
+			continue;
+		sum += w->rates[(size_t)k * w->nphases + ph] *
+		       (key->socket < 0 ? s->nsockets : 1);
+	}
+	return sum;
+}
+
 const struct hw_ops hw_sim_ops = {
 	.name = "sim",
+	.played_time = hw_sim_time,
+	.played_phase = sim_played_phase,
+	.played_rate = sim_played_rate,
 	.platform = hw_sim_platform,
 	.cpu_map = sim_cpu_map,
 	.open = sim_open,
