@@ -101,4 +101,31 @@
 	  DM_GAUGE, "port", { NULL }, \
 	  { DF_SRC("qpi_data"), DF_SRC("qpi_nondata"), DF_ADD, DF_RATE } }
 
+
+/*
+ * The headline metrics every Xeon platform (hsx, snbep) derives alike,
+ * from sources named lookups/misses, dram_rd/dram_wr (summed over the
+ * channels), uclk and qpi_data/qpi_nondata: LLC, DRAM socket and channel
+ * families, uncore clock, QPI ports.
+ */
+#define DM_XEON_HEADLINE \
+	DM_LLC_LOOKUPS, \
+	DM_LLC_MISSES, \
+	DM_LLC_HIT_RATIO, \
+	DM_DRAM_BYTES("uncore_dram_read_bytes_total", NULL, \
+		      "Bytes read from DRAM (64 per transfer), summed over the " \
+		      "socket's memory channels.", "read", "dram_rd"), \
+	DM_DRAM_BYTES("uncore_dram_write_bytes_total", NULL, \
+		      "Bytes written to DRAM (64 per transfer), summed over the " \
+		      "socket's memory channels.", "write", "dram_wr"), \
+	DM_DRAM_BW("uncore_dram_bandwidth_bytes_per_second", NULL, \
+		   DM_DRAM_BW_HELP, "read", "dram_rd"), \
+	DM_DRAM_BW("uncore_dram_bandwidth_bytes_per_second", NULL, \
+		   DM_DRAM_BW_HELP, "write", "dram_wr"), \
+	DM_DRAM_CHANNELS, \
+	DM_CLOCK_TICKS("Uncore clock (UCLK) cycles, from the UBox fixed " \
+		       "counter."), \
+	DM_CLOCK_HERTZ, \
+	DM_QPI_PORTS
+
 #endif

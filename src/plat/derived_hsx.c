@@ -39,24 +39,7 @@ static const struct derived_src hsx_src[] = {
 };
 
 static const struct derived_metric hsx_m[] = {
-	DM_LLC_LOOKUPS,
-	DM_LLC_MISSES,
-	DM_LLC_HIT_RATIO,
-	DM_DRAM_BYTES("uncore_dram_read_bytes_total", NULL,
-		      "Bytes read from DRAM (64 per transfer), summed over the "
-		      "socket's memory channels.", "read", "dram_rd"),
-	DM_DRAM_BYTES("uncore_dram_write_bytes_total", NULL,
-		      "Bytes written to DRAM (64 per transfer), summed over the "
-		      "socket's memory channels.", "write", "dram_wr"),
-	DM_DRAM_BW("uncore_dram_bandwidth_bytes_per_second", NULL,
-		   DM_DRAM_BW_HELP, "read", "dram_rd"),
-	DM_DRAM_BW("uncore_dram_bandwidth_bytes_per_second", NULL,
-		   DM_DRAM_BW_HELP, "write", "dram_wr"),
-	DM_DRAM_CHANNELS,
-	DM_CLOCK_TICKS("Uncore clock (UCLK) cycles, from the UBox fixed "
-		       "counter."),
-	DM_CLOCK_HERTZ,
-	DM_QPI_PORTS,
+	DM_XEON_HEADLINE,
 	DM_HA("ha_requests_read_local_total", "read", "local", "ha_rd_local"),
 	DM_HA("ha_requests_read_remote_total", "read", "remote", "ha_rd_remote"),
 	DM_HA("ha_requests_write_local_total", "write", "local", "ha_wr_local"),

@@ -29,24 +29,7 @@ static const struct derived_src snbep_src[] = {
 };
 
 static const struct derived_metric snbep_m[] = {
-	DM_LLC_LOOKUPS,
-	DM_LLC_MISSES,
-	DM_LLC_HIT_RATIO,
-	DM_DRAM_BYTES("uncore_dram_read_bytes_total", NULL,
-		      "Bytes read from DRAM (64 per transfer), summed over the "
-		      "socket's memory channels.", "read", "dram_rd"),
-	DM_DRAM_BYTES("uncore_dram_write_bytes_total", NULL,
-		      "Bytes written to DRAM (64 per transfer), summed over the "
-		      "socket's memory channels.", "write", "dram_wr"),
-	DM_DRAM_BW("uncore_dram_bandwidth_bytes_per_second", NULL,
-		   DM_DRAM_BW_HELP, "read", "dram_rd"),
-	DM_DRAM_BW("uncore_dram_bandwidth_bytes_per_second", NULL,
-		   DM_DRAM_BW_HELP, "write", "dram_wr"),
-	DM_DRAM_CHANNELS,
-	DM_CLOCK_TICKS("Uncore clock (UCLK) cycles, from the UBox fixed "
-		       "counter."),
-	DM_CLOCK_HERTZ,
-	DM_QPI_PORTS,
+	DM_XEON_HEADLINE,
 	DM_HA("ha_requests_read_total", "read", "any", "ha_rd"),
 	DM_HA("ha_requests_write_total", "write", "any", "ha_wr"),
 	DM_CSTATE("pcu_core_c3_cycles_total", "core_c3", "core_c3"),
