@@ -6,18 +6,7 @@
 # (CAS_COUNT, UNC_*), case-insensitively, as a word or part of an
 # identifier (plat_hsx, SKL_MCHBAR, imc_channels).  Adding a platform is
 # then a change in src/plat/ only (issue 10, "Done means").
-#
-# Files still being moved to data by other work are listed in PENDING:
-# their hits are reported as TODO (expected failures), so the list
-# shrinks as they are cleaned; a pending file that is clean passes.
 . "${top_srcdir:-.}/tests/lib.sh"
-
-PENDING=""
-
-# An expected failure (TAP TODO): reported, does not fail the test.
-todo() { # todo DESCRIPTION REASON
-	_tap_n=$((_tap_n + 1)); echo "not ok $_tap_n - $1 # TODO $2"
-}
 
 if ! command -v python3 >/dev/null 2>&1; then
 	skip "no platform names outside src/plat" "python3 not installed"
@@ -95,14 +84,11 @@ is "$(cut -f1-3 "$T/selfhits" | tr '\t' ' ' | tr '\n' ';')" \
 	"code and strings are hits, comments and src/plat/ are not"
 
 for f in $(cut -f1 "$T/hits" | sort -u); do
-	case " $(echo $PENDING) " in *" $f "*) continue ;; esac
 	n=$(grep -c "^$f	" "$T/hits")
 	ok 1 "$f names no platform ($n hits)"
 	grep "^$f	" "$T/hits" | head -20 | sed 's/^/#   /'
 done
-bad=$(cut -f1 "$T/hits" | sort -u | while read -r f; do
-	case " $(echo $PENDING) " in *" $f "*) ;; *) echo "$f" ;; esac; done)
-[ -n "$bad" ] || ok 0 "no platform names outside src/plat/ and the pending files"
+[ -s "$T/hits" ] || ok 0 "no platform names outside src/plat/"
 
 # The simulator is reached through the hw ops (hw_backend(), hw_platform(),
 # hw_cpu_map(), hw_played_*()): only src/hw/, the simulator's tool and
@@ -123,12 +109,4 @@ up=$(cd "$top_srcdir" && grep -l -E '#include "(sched|sampler|pmu|claims|metrics
 	$(find src/hw -name '*.[ch]' | sort) | tr '\n' ' ')
 is "$up" "" "src/hw/ neither includes nor calls the daemon's modules"
 
-for f in $PENDING; do
-	n=$(grep -c "^$f	" "$T/hits")
-	if [ "$n" -eq 0 ]; then
-		ok 0 "$f (pending) names no platform"
-	else
-		todo "$f: $n platform names in code" "moved to src/plat/ by other work"
-	fi
-done
 tap_done
