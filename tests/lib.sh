@@ -127,6 +127,37 @@ reload() {
 	return 1
 }
 
+# wait_for WHAT SECONDS COMMAND...: runs COMMAND (quietly) until it
+# succeeds, at most SECONDS of wall time; on time-out prints "# timed out
+# after SECONDS s waiting for WHAT" and returns 1.  Tests wait for the
+# state they assert with it, never for a fixed time: a slower or loaded
+# machine only waits longer.
+wait_for() {
+	_wf_what=$1 _wf_secs=$2; shift 2
+	_wf_end=$(( $(date +%s) + _wf_secs ))
+	while :; do
+		"$@" >/dev/null 2>&1 && return 0
+		if [ "$(date +%s)" -ge "$_wf_end" ]; then
+			echo "# timed out after $_wf_secs s waiting for $_wf_what" >&2
+			return 1
+		fi
+		sleep 0.1
+	done
+}
+
+# ring_head PORT: the sequence number of the newest sample in the
+# daemon's ring (/api/v1/status "ring_head"), or nothing.
+ring_head() {
+	curl -fs "http://127.0.0.1:$1/api/v1/status" |
+		sed -n 's/.*"ring_head":\([0-9]*\).*/\1/p'
+}
+
+# ring_has PORT N: does the ring hold at least N samples?
+ring_has() {
+	_rh=$(ring_head "$1")
+	[ -n "$_rh" ] && [ "$_rh" -ge "$2" ]
+}
+
 wait_healthy() {
 	for _ in $(seq 1 150); do
 		curl -fs -o /dev/null "http://127.0.0.1:$1/healthz" && return 0

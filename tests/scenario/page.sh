@@ -45,6 +45,10 @@ start_uncored "$T/log" --simulate --workload "$T/wl.json" -i 250 \
 	-l "127.0.0.1:$PORT" -s ""
 ok $? "daemon starts on the simulator"
 URL="http://127.0.0.1:$PORT"
+# The page back-fills its charts from the ring: the first sample of a
+# program has no deltas, so three points need four samples.
+wait_for "the ring to hold 4 samples" 60 ring_has "$PORT" 4
+ok $? "the ring holds 4 samples before the browser opens the page"
 
 # What the daemon sends: the page, its policy, its size.
 curl -s -D "$T/hdr" -o "$T/index.html" "$URL/"
