@@ -63,7 +63,7 @@ static void key_text(struct wl_key *k, const char *unit)
 {
 	size_t n, len = sizeof(k->text);
 
-	n = (size_t)snprintf(k->text, len, "%s:0x%02x:0x%02x", unit,
+	n = (size_t)snprintf(k->text, len, "%s:0x%02x:0x%02" PRIx64, unit,
 			     k->enc.code, k->enc.umask);
 	if (k->enc.thresh && n < len)
 		n += (size_t)snprintf(k->text + n, len - n, ":thresh=%u",

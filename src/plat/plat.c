@@ -156,6 +156,7 @@ int plat_cpuid(struct plat_cpu *cpu)
 	base = (eax >> 8) & 0xF;
 	cpu->family = base;
 	cpu->model = (eax >> 4) & 0xF;
+	cpu->stepping = eax & 0xF;
 	if (base == 0xF)
 		cpu->family += (eax >> 20) & 0xFF;
 	if (base == 0xF || (intel && base == 0x6))
@@ -169,9 +170,22 @@ int plat_cpuid(struct plat_cpu *cpu)
 
 const struct platform *plat_for_cpu(const struct plat_cpu *cpu)
 {
-	if (strcmp(cpu->vendor, "GenuineIntel") != 0)
-		return NULL;
-	return plat_by_cpu(cpu->family, cpu->model);
+	const struct cpu_match *c;
+
+	for (unsigned i = 0; plat_all[i]; i++) {
+		const char *v = plat_all[i]->vendor ? plat_all[i]->vendor
+						    : "GenuineIntel";
+
+		if (strcmp(cpu->vendor, v) != 0)
+			continue;
+		for (c = plat_all[i]->cpus; c->family || c->model; c++)
+			if (c->family == cpu->family && c->model == cpu->model &&
+			    ((!c->step_lo && !c->step_hi) ||
+			     (cpu->stepping >= c->step_lo &&
+			      cpu->stepping <= c->step_hi)))
+				return plat_all[i];
+	}
+	return NULL;
 }
 
 char *plat_list(char *buf, size_t len, bool names)
@@ -1160,7 +1174,7 @@ int plat_parse_raw(const struct platform *p, const char *s,
 			    "the %u-bit event field of %s (max 0x%llx)", s,
 			    (unsigned long long)v, u->fmt.ev_w, u->name,
 			    (unsigned long long)width_mask(u->fmt.ev_w));
-	r.code = (uint8_t)v;
+	r.code = (uint16_t)v;
 
 	if (!plat_parse_num(tok[2], &v))
 		return fail(why, whylen, "\"%s\": umask \"%s\" is not a number "
@@ -1170,7 +1184,7 @@ int plat_parse_raw(const struct platform *p, const char *s,
 			    "%u-bit umask field of %s (max 0x%llx)", s,
 			    (unsigned long long)v, u->fmt.umask_w, u->name,
 			    (unsigned long long)width_mask(u->fmt.umask_w));
-	r.umask = (uint8_t)v;
+	r.umask = v;
 
 	for (i = 3; i < n; i++) {
 		const char *m = tok[i];
@@ -1264,15 +1278,16 @@ int plat_encode(const struct unit_type *u, const struct event_enc *e,
 		return fail(why, whylen, "unit %s has counters 0 to %u, not %u",
 			    u->name, u->nctr - 1, ctr);
 	if (ctr >= 8 || !(valid_mask & (1u << ctr)))
-		return fail(why, whylen, "event 0x%02x/0x%02x cannot count on %s "
-			    "counter %u (valid counter mask 0x%x)", e->code,
-			    e->umask, u->name, ctr, valid_mask);
+		return fail(why, whylen, "event 0x%02x/0x%02" PRIx64 " cannot "
+			    "count on %s counter %u (valid counter mask 0x%x)",
+			    e->code, e->umask, u->name, ctr, valid_mask);
 	if (!put_field(&v, e->code, f->ev_lo, f->ev_w))
 		return fail(why, whylen, "event code 0x%x does not fit the %u-bit "
 			    "event field of %s", e->code, f->ev_w, u->name);
 	if (!put_field(&v, e->umask, f->umask_lo, f->umask_w))
-		return fail(why, whylen, "umask 0x%x does not fit the %u-bit umask "
-			    "field of %s", e->umask, f->umask_w, u->name);
+		return fail(why, whylen, "umask 0x%" PRIx64 " does not fit the "
+			    "%u-bit umask field of %s", e->umask, f->umask_w,
+			    u->name);
 	if (!put_field(&v, e->thresh, f->thresh_lo, f->thresh_w))
 		return fail(why, whylen, "threshold %u does not fit the %u-bit "
 			    "threshold field of %s (0 to %llu)", e->thresh,
@@ -1328,8 +1343,8 @@ struct event_enc plat_decode(const struct unit_type *u, uint64_t ctl)
 {
 	const struct evsel_fmt *f = &u->fmt;
 	struct event_enc e = {
-		.code = (uint8_t)get_field(ctl, f->ev_lo, f->ev_w),
-		.umask = (uint8_t)get_field(ctl, f->umask_lo, f->umask_w),
+		.code = (uint16_t)get_field(ctl, f->ev_lo, f->ev_w),
+		.umask = get_field(ctl, f->umask_lo, f->umask_w),
 		.thresh = (uint8_t)get_field(ctl, f->thresh_lo, f->thresh_w),
 		.edge = get_bit(ctl, f->edge_bit),
 		.inv = get_bit(ctl, f->inv_bit),

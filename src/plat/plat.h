@@ -158,6 +158,13 @@ struct freerun_ctr {
 	bool core_scope;	/* one MSR per physical core, read on every
 				   core of the socket and summed (topo_socket
 				   core_cpu); false: one per package */
+	/* The perf backend: the kernel event that reads this counter, an
+	 * alias under the PMU's events/ ("data_reads") or terms
+	 * ("event=0xff,umask=0x20"), in PMU perf_pmu (NULL: the unit's
+	 * perf.pmu; "cstate_core" for a core-scope counter the kernel
+	 * exposes there).  NULL perf_event: not reachable through perf. */
+	const char *perf_pmu;
+	const char *perf_event;
 };
 
 /*
@@ -190,6 +197,53 @@ struct unit_filter {
 					   a time (hsx SBo; see
 					   doc/hardware-notes.md):
 					   plat_box_write() */
+
+/*
+ * The kernel's perf PMU of one unit type (struct unit_type.perf): what the
+ * perf backend opens instead of programming registers (DESIGN.md section
+ * 3, "perf").  Platform words, cited to the kernel source that defines
+ * them (.source; doc/hardware-notes.md).  The daemon finds the PMU under
+ * SYSFS/bus/event_source/devices/ by this name and reads its format/ and
+ * events/ files there; the format and event facts below are what the
+ * kernel writes into those files, and only the simulated kernel uses
+ * them (to build its sysfs tree): the daemon never encodes from them.
+ */
+struct perf_fact {
+	const char *name;	/* format field or event alias name */
+	const char *value;	/* "config:0-7,32-35" / "event=0xff,umask=0x0" */
+	double scale;		/* events/NAME.scale (0: no file) */
+	const char *unit;	/* events/NAME.unit (NULL: no file) */
+};
+
+/* How a box filter register's field is named among the PMU's format
+ * fields (hsx CBo FILTER0 "state" -> "filter_state"). */
+struct perf_filter_map {
+	uint8_t filter;		/* index into unit_type.filters */
+	const char *field;	/* the register layout's field name */
+	const char *format;	/* the kernel's format field name */
+};
+
+struct perf_unit {
+	/* "uncore_cha_%u": one PMU per box, %u the box number; any other
+	 * name: one PMU whose cpumask names one CPU per box ("uncore_pcu":
+	 * a box per socket; "amd_l3": a box per L3 complex; "amd_df": per
+	 * socket, or per die on kernels before 6.10). */
+	const char *pmu;
+	const char *source;	/* "arch/x86/events/intel/uncore_snbep.c:
+				   skx_uncore_chabox" */
+	const char *since;	/* first kernel version with it, or NULL */
+	const struct perf_fact *format;	/* ended by a NULL name */
+	const struct perf_fact *events;	/* ended by a NULL name; may be
+					   NULL */
+	/* The format fields the encoding's parts go into, where the kernel
+	 * names them otherwise than "event", "umask", "edge", "inv",
+	 * "thresh" (NULL: that default). */
+	const char *f_event, *f_umask, *f_edge, *f_inv, *f_thresh;
+	const struct perf_filter_map *filters;	/* ended by a NULL field */
+	/* UNIT_FIXED: the terms that select the fixed counter
+	 * ("event=0xff"), or an alias name under events/. */
+	const char *fixed;
+};
 
 struct unit_type {
 	const char *name;	/* "cbo", "arb", "fixed", "imc" */
@@ -262,6 +316,9 @@ struct unit_type {
 	 * doc/hardware-notes.md, "iMC device IDs").  NULL: not checked. */
 	const uint16_t *pci_devid;
 	uint32_t quirks;		/* UNIT_Q_* */
+	/* The kernel's PMU for this unit (perf backend); NULL: none, the
+	 * unit is not counted in perf mode. */
+	const struct perf_unit *perf;
 };
 
 /* A register that belongs to no unit (global control, status, config). */
@@ -302,7 +359,9 @@ struct plat_reg {
 struct event {
 	const char *name;	/* "UNC_CBO_CACHE_LOOKUP.ANY_MESI" */
 	const char *unit;	/* unit type name */
-	uint8_t code, umask;
+	uint16_t code;		/* event select; AMD data fabric: 14 bits */
+	uint64_t umask;		/* unit mask; Intel's UMaskExt above bit 7
+				   (icx/spr CHA), AMD DF: 12 bits */
 	uint8_t thresh;		/* threshold (counter mask) the event needs */
 	bool edge, inv;
 	uint8_t ctr_mask;	/* valid counters, bit i = counter i; 0 for
@@ -324,6 +383,11 @@ struct event {
 				   select extension bit 21 ("Extra Select
 				   Bit"; QPI Q_Py_PCI_PMON_CTL Table 2-170,
 				   PCU_MSR_PMON_CTL Table 2-158) */
+	/* perf backend: further terms the kernel event needs besides
+	 * event/umask/edge/inv/thresh, in the kernel's own alias syntax
+	 * ("filter_state=0x1,filter_opc=0x202", "threadmask=0xff"), each
+	 * encoded through the PMU's format/ files; NULL: none */
+	const char *perf_terms;
 	uint8_t occ_sel;	/* PCU occupancy sub-counter, control bits
 				   15:14 (PCU_MSR_PMON_CTL Table 2-158):
 				   1 = cores in C0, 2 = C3, 3 = C6.  The same
@@ -334,13 +398,18 @@ struct event {
 /* An encoding to program: what a catalog event or a raw "unit:ev:umask"
  * string resolves to. */
 struct event_enc {
-	uint8_t code, umask, thresh;
+	uint16_t code;
+	uint64_t umask;
+	uint8_t thresh;
 	bool edge, inv;
 };
 
 /* The CPU models a platform runs on. */
 struct cpu_match {
 	unsigned family, model;
+	/* stepping range (both 0: any): skx 06_55 steppings 0-4 Skylake-SP,
+	 * 5-7 Cascade Lake, 10-11 Cooper Lake */
+	uint8_t step_lo, step_hi;
 };
 
 /* Where discovery found one PCI unit instance's function. */
@@ -599,7 +668,13 @@ struct platform {
 	/* the simulator's data beyond the unit tables (plat_sim.h); NULL:
 	 * the simulator's defaults, no registers outside the tables */
 	const struct plat_sim *sim;
+	/* ---- appended for the perf backend ---- */
+	const char *vendor;	/* CPUID vendor; NULL: "GenuineIntel" */
+	unsigned backends;	/* PLAT_BE_*; 0: direct only (the seeds
+				   before their perf data) */
 };
+#define PLAT_BE_DIRECT 0x1u	/* registers: MSR, PCI config, MMIO */
+#define PLAT_BE_PERF 0x2u	/* the kernel's uncore PMUs */
 
 /* All supported platforms, NULL-terminated. */
 extern const struct platform *const plat_all[];
@@ -619,11 +694,13 @@ const struct platform *plat_by_cpu(unsigned family, unsigned model);
 struct plat_cpu {
 	char vendor[13];		/* "GenuineIntel", "AuthenticAMD", ... */
 	unsigned family, model;		/* display family and model */
+	unsigned stepping;
 };
 /* Reads this CPU's vendor, family and model with CPUID (any vendor).
  * Returns 0, or -ENODEV where there is no CPUID. */
 int plat_cpuid(struct plat_cpu *cpu);
-/* The platform for cpu: an Intel CPU of a supported model, else NULL. */
+/* The platform for cpu: a supported vendor, family, model and stepping
+ * (struct cpu_match), else NULL. */
 const struct platform *plat_for_cpu(const struct plat_cpu *cpu);
 /* Writes the supported platforms to buf, ", "-separated: the ids, each
  * followed by " (name)" when names is set.  Returns buf. */
