@@ -455,12 +455,79 @@ static void load_tls(struct wstate *st, const yaml_node_t *sect)
 	gnutls_certificate_free_credentials(cred);
 }
 
-int webcfg_load(struct webcfg *w, const char *path, char *err, size_t errlen)
+/*
+ * A second document in the stream: refused, since a reader that takes
+ * the first one only would drop every setting after "---" and serve
+ * plain, unauthenticated HTTP ("---\n---\ntls_server_config: ..." has an
+ * empty first document).  Syntax errors after the first document are
+ * errors too.
+ */
+static void only_one_document(struct wstate *st, yaml_parser_t *parser)
 {
-	struct wstate st = { .w = w, .err = err, .errlen = errlen };
+	yaml_document_t next;
+
+	if (st->failed)
+		return;
+	if (!yaml_parser_load(parser, &next)) {
+		snprintf(st->err, st->errlen, "%s:%lu: YAML syntax error: %s%s%s",
+			 st->w->path,
+			 (unsigned long)parser->problem_mark.line + 1,
+			 parser->problem ? parser->problem : "unknown",
+			 parser->context ? " " : "",
+			 parser->context ? parser->context : "");
+		st->failed = true;
+		return;
+	}
+	if (yaml_document_get_root_node(&next)) {
+		snprintf(st->err, st->errlen, "%s:%lu: a second YAML document "
+			 "starts here: the web config is one document (remove "
+			 "this \"---\" and merge what follows into the first)",
+			 st->w->path, (unsigned long)next.start_mark.line + 1);
+		st->failed = true;
+	}
+	yaml_document_delete(&next);
+}
+
+/* Parses text (len bytes) into st->w: the one document, then the TLS
+ * files it names.  Errors go to st. */
+static void parse_text(struct wstate *st, const char *text, size_t len)
+{
 	yaml_parser_t parser;
 	yaml_document_t doc;
 	yaml_node_t *root;
+
+	yaml_parser_initialize(&parser);
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+	if (!yaml_parser_load(&parser, &doc)) {
+		snprintf(st->err, st->errlen, "%s:%lu: YAML syntax error: %s%s%s",
+			 st->w->path,
+			 (unsigned long)parser.problem_mark.line + 1,
+			 parser.problem ? parser.problem : "unknown",
+			 parser.context ? " " : "",
+			 parser.context ? parser.context : "");
+		st->failed = true;
+		yaml_parser_delete(&parser);
+		return;
+	}
+	st->doc = &doc;
+	root = yaml_document_get_root_node(&doc);
+	if (root) {		/* an empty file: no TLS, no users */
+		const yaml_node_t *tls = find_key(st, root,
+						  "tls_server_config", true);
+
+		each_pair(st, root, "web config", top_pair);
+		only_one_document(st, &parser);
+		if (!st->failed && st->w->tls)
+			load_tls(st, tls);
+	}
+	st->doc = NULL;
+	yaml_document_delete(&doc);
+	yaml_parser_delete(&parser);
+}
+
+int webcfg_load(struct webcfg *w, const char *path, char *err, size_t errlen)
+{
+	struct wstate st = { .w = w, .err = err, .errlen = errlen };
 	const char *slash;
 	char why[PATH_MAX + 64];
 	char *text;
@@ -482,30 +549,7 @@ int webcfg_load(struct webcfg *w, const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "web config: %s", why);
 		goto fail;
 	}
-	yaml_parser_initialize(&parser);
-	yaml_parser_set_input_string(&parser, (unsigned char *)text, len);
-	if (!yaml_parser_load(&parser, &doc)) {
-		snprintf(err, errlen, "%s:%lu: YAML syntax error: %s%s%s", path,
-			 (unsigned long)parser.problem_mark.line + 1,
-			 parser.problem ? parser.problem : "unknown",
-			 parser.context ? " " : "",
-			 parser.context ? parser.context : "");
-		yaml_parser_delete(&parser);
-		free(text);
-		goto fail;
-	}
-	st.doc = &doc;
-	root = yaml_document_get_root_node(&doc);
-	if (root) {		/* an empty file: no TLS, no users */
-		const yaml_node_t *tls = find_key(&st, root,
-						  "tls_server_config", true);
-
-		each_pair(&st, root, "web config", top_pair);
-		if (!st.failed && w->tls)
-			load_tls(&st, tls);
-	}
-	yaml_document_delete(&doc);
-	yaml_parser_delete(&parser);
+	parse_text(&st, text, len);
 	free(text);
 	if (st.failed)
 		goto fail;

@@ -183,6 +183,17 @@ static void test_errors(void)
 		{ "basic_auth_users: [\n", "2: YAML syntax error" },
 		{ "tls_server_config:\n\tcert_file: a\n", "2: YAML syntax error" },
 		{ "- a\n- b\n", "1: web config: expected a mapping of keys" },
+		/* issue 20 item 4: only the first document was read, so
+		   this file served plain HTTP without auth */
+		{ "---\n---\ntls_server_config:\n  cert_file: a\n"
+		  "  key_file: b\nbasic_auth_users:\n  prom: $2y$10$QOauhQNbBC"
+		  "uQDKes6eFzPeMqBSjb7Mr5DUmpZ/VcEd00UAV/LDeSi\n",
+		  "2: a second YAML document starts here: the web config is "
+		  "one document" },
+		{ "basic_auth_users: {}\n# more\n---\n",
+		  "3: a second YAML document starts here" },
+		{ "basic_auth_users: {}\n---\n- [\n",
+		  "4: YAML syntax error" },
 	};
 	char err[512], want[600], text[256];
 	struct webcfg w;
