@@ -34,16 +34,29 @@
 #include "webcfg.h"
 
 #define WEBCFG_MAX_FILE		(1024 * 1024)	/* PEM files and the config */
-#define WEBCFG_CACHE_SIZE	64
+#define WEBCFG_GOOD_SLOTS	16
+#define WEBCFG_BAD_SLOTS	64
 #define WEBCFG_DIGEST_LEN	32		/* SHA-256 */
 
+/* A remembered verdict: SHA-256(user, password, hash). */
+struct verdict {
+	unsigned char digest[WEBCFG_DIGEST_LEN];
+	bool used;
+	uint64_t last;			/* cache clock at its last use */
+};
+
+/*
+ * Accepted and refused verdicts live in separate tables, so that a flood
+ * of wrong passwords (each one new) replaces only other refusals and can
+ * never push a scraper's accepted credentials out: an accepted verdict
+ * is replaced only by another accepted one, least recently used first.
+ */
 struct webcfg_cache {
-	pthread_mutex_t lock;		/* e[] and next */
-	struct {
-		unsigned char digest[WEBCFG_DIGEST_LEN];
-		bool used, ok;
-	} e[WEBCFG_CACHE_SIZE];
-	unsigned next;			/* slot replaced next (round robin) */
+	pthread_mutex_t lock;		/* the tables and clock */
+	struct verdict good[WEBCFG_GOOD_SLOTS];
+	struct verdict bad[WEBCFG_BAD_SLOTS];
+	unsigned next_bad;		/* replaced next (round robin) */
+	uint64_t clock;			/* lookups so far */
 	pthread_mutex_t crypt_lock;	/* cd; one bcrypt at a time */
 	struct crypt_data cd;		/* crypt_rn() scratch, ~32 KiB */
 };
@@ -684,19 +697,58 @@ static const char *lookup(const struct webcfg *w, const char *user,
 	return hash;
 }
 
+/* The slot of t[n] holding dg, or NULL; constant time over the table. */
+static struct verdict *find_verdict(struct verdict *t, unsigned n,
+				    const unsigned char *dg)
+{
+	struct verdict *hit = NULL;
+
+	for (unsigned i = 0; i < n; i++)
+		if (t[i].used && ct_equal(t[i].digest, WEBCFG_DIGEST_LEN, dg,
+					  WEBCFG_DIGEST_LEN))
+			hit = &t[i];
+	return hit;
+}
+
 /* The cached verdict for dg: 1 accepted, 0 refused, -1 not cached. */
 static int cached(struct webcfg_cache *c, const unsigned char *dg)
 {
-	int v = -1;
-	unsigned i;
+	struct verdict *v;
+	int r = -1;
 
 	pthread_mutex_lock(&c->lock);
-	for (i = 0; i < WEBCFG_CACHE_SIZE; i++)
-		if (c->e[i].used && ct_equal(c->e[i].digest, WEBCFG_DIGEST_LEN,
-					     dg, WEBCFG_DIGEST_LEN))
-			v = c->e[i].ok;
+	c->clock++;
+	if ((v = find_verdict(c->good, WEBCFG_GOOD_SLOTS, dg)) != NULL) {
+		v->last = c->clock;
+		r = 1;
+	} else if (find_verdict(c->bad, WEBCFG_BAD_SLOTS, dg)) {
+		r = 0;
+	}
 	pthread_mutex_unlock(&c->lock);
-	return v;
+	return r;
+}
+
+/* Remembers a verdict: an accepted one in the least recently used good
+ * slot, a refused one in the next bad slot. */
+static void remember(struct webcfg_cache *c, const unsigned char *dg,
+		     bool ok)
+{
+	struct verdict *v;
+
+	pthread_mutex_lock(&c->lock);
+	if (ok) {
+		v = &c->good[0];
+		for (unsigned i = 1; i < WEBCFG_GOOD_SLOTS && v->used; i++)
+			if (!c->good[i].used || c->good[i].last < v->last)
+				v = &c->good[i];
+	} else {
+		v = &c->bad[c->next_bad];
+		c->next_bad = (c->next_bad + 1) % WEBCFG_BAD_SLOTS;
+	}
+	memcpy(v->digest, dg, WEBCFG_DIGEST_LEN);
+	v->used = true;
+	v->last = ++c->clock;
+	pthread_mutex_unlock(&c->lock);
 }
 
 int webcfg_auth_cached(struct webcfg *w, const char *user, const char *pass)
@@ -735,11 +787,6 @@ bool webcfg_auth(struct webcfg *w, const char *user, const char *pass)
 	ok = out && u && ct_equal(out, strlen(out), hash, strlen(hash));
 	explicit_bzero(&c->cd, sizeof(c->cd));
 	pthread_mutex_unlock(&c->crypt_lock);
-	pthread_mutex_lock(&c->lock);
-	memcpy(c->e[c->next].digest, dg, sizeof(dg));
-	c->e[c->next].used = true;
-	c->e[c->next].ok = ok;
-	c->next = (c->next + 1) % WEBCFG_CACHE_SIZE;
-	pthread_mutex_unlock(&c->lock);
+	remember(c, dg, ok);
 	return ok;
 }

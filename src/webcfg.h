@@ -77,7 +77,10 @@ void webcfg_describe(const struct webcfg *w, char *out, size_t outlen);
  * time, an unknown user costs one bcrypt like a known one, and recent
  * verdicts are remembered by a SHA-256 digest of (user, password, hash)
  * so that a scraper presenting the same credentials every few seconds
- * pays one bcrypt, not one per scrape.  A bcrypt takes tens of
+ * pays one bcrypt, not one per scrape: accepted ones in 16 slots that
+ * only other accepted credentials replace (least recently used first),
+ * refused ones in 64 slots of their own, so that no number of wrong
+ * passwords can push a scraper's credentials out.  A bcrypt takes tens of
  * milliseconds (the caller bounds how often it pays one: see
  * webcfg_auth_cached()).  Thread-safe (bcrypts run one at a time).  user
  * or pass NULL: false.

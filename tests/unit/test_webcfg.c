@@ -113,6 +113,37 @@ static void test_users(void)
 	free(h2);
 }
 
+/*
+ * Issue 20 item 1: wrong passwords, each one new, shared the accepted
+ * credentials' table and pushed them out after 64; the scraper then had
+ * to wait for the bcrypt budget the flood had used up.
+ */
+static void test_flood(void)
+{
+	char *h = bcrypt("s3cret", 4);
+	char text[256], err[512], pw[32];
+	struct webcfg w;
+	int kept = 1;
+
+	snprintf(text, sizeof(text), "basic_auth_users:\n  prom: %s\n", h);
+	is_int(webcfg_load(&w, write_file("flood.yml", text), err,
+			   sizeof(err)), 0, "flood: file loads");
+	ok(webcfg_auth(&w, "prom", "s3cret"), "flood: the scraper is accepted");
+	for (int i = 0; i < 300; i++) {
+		snprintf(pw, sizeof(pw), "wrong%d", i);
+		if (webcfg_auth(&w, "prom", pw))
+			kept = 0;
+		if (webcfg_auth_cached(&w, "prom", "s3cret") != 1)
+			kept = 0;
+	}
+	ok(kept, "300 new wrong passwords: all refused, and the scraper's "
+	   "verdict stays cached after every one");
+	is_int(webcfg_auth_cached(&w, "prom", "wrong299"), 0,
+	       "the newest refusal is remembered");
+	webcfg_free(&w);
+	free(h);
+}
+
 static void test_empty(void)
 {
 	char err[512];
@@ -256,6 +287,7 @@ int main(void)
 		return 1;
 	}
 	test_users();
+	test_flood();
 	test_empty();
 	test_errors();
 	test_relative();
