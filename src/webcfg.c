@@ -669,6 +669,23 @@ static bool ct_equal(const void *a, size_t alen, const void *b, size_t blen)
 }
 
 /*
+ * Does crypt_rn()'s output match the stored hash?  Only the last 31
+ * characters, the digest, are compared, as Go's bcrypt (what the
+ * exporters use) does: the 22nd salt character carries 2 bits of the
+ * salt and 4 ignored ones, which libxcrypt writes back as zero, so a
+ * hash with those bits set ("...e" made "...f") must not turn the right
+ * password away.  Both strings are 60 characters (bcrypt_syntax()).
+ */
+static bool same_digest(const char *out, const char *hash)
+{
+	size_t n = strlen(out);
+
+	if (n != 60 || strlen(hash) != 60)
+		return false;
+	return ct_equal(out + 29, 31, hash + 29, 31);
+}
+
+/*
  * The user entry for user (NULL if unknown) and the hash to check a
  * password against: an unknown user is hashed against a real user's salt
  * and cost, so the time taken does not tell which names exist.  Writes
@@ -784,7 +801,7 @@ bool webcfg_auth(struct webcfg *w, const char *user, const char *pass)
 		return v == 1 && u;
 	pthread_mutex_lock(&c->crypt_lock);
 	out = crypt_rn(pass, hash, &c->cd, (int)sizeof(c->cd));
-	ok = out && u && ct_equal(out, strlen(out), hash, strlen(hash));
+	ok = out && u && same_digest(out, hash);
 	explicit_bzero(&c->cd, sizeof(c->cd));
 	pthread_mutex_unlock(&c->crypt_lock);
 	remember(c, dg, ok);

@@ -144,6 +144,31 @@ static void test_flood(void)
 	free(h);
 }
 
+/*
+ * Issue 20 item 7: the 22nd salt character holds 2 salt bits and 4
+ * ignored ones; a hash with ignored bits set passed the load and then
+ * refused the right password.  Go's bcrypt compares the digest only.
+ */
+static void test_salt_bits(void)
+{
+	static const char b64[] = "./ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				  "abcdefghijklmnopqrstuvwxyz0123456789";
+	char *h = bcrypt("s3cret", 4);
+	char text[256], err[512];
+	struct webcfg w;
+	int v = (int)(strchr(b64, h[28]) - b64);
+
+	h[28] = b64[(v & 0x30) | ((v + 1) & 0x0f)];	/* low bits only */
+	snprintf(text, sizeof(text), "basic_auth_users:\n  prom: %s\n", h);
+	is_int(webcfg_load(&w, write_file("salt.yml", text), err,
+			   sizeof(err)), 0, "salt's ignored bits set: loads");
+	ok(webcfg_auth(&w, "prom", "s3cret"), "... and the right password is "
+	   "accepted");
+	ok(!webcfg_auth(&w, "prom", "s3creT"), "... a wrong one refused");
+	webcfg_free(&w);
+	free(h);
+}
+
 static void test_empty(void)
 {
 	char err[512];
@@ -288,6 +313,7 @@ int main(void)
 	}
 	test_users();
 	test_flood();
+	test_salt_bits();
 	test_empty();
 	test_errors();
 	test_relative();
