@@ -1162,6 +1162,8 @@ int main(int argc, char **argv)
 		conf_free(&conf);
 		return 1;
 	}
+	for (unsigned i = 0; i < web.nadvice; i++)
+		log_warnx("web config %s", web.advice[i]);
 
 	if (o.self_test) {
 		int rc = self_test(&o, &conf);

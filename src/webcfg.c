@@ -26,8 +26,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include <gnutls/crypto.h>
+#include <gnutls/x509.h>
 #include <gnutls/gnutls.h>
 #include <yaml.h>
 
@@ -70,6 +72,26 @@ struct wstate {
 	size_t errlen;
 	bool failed;
 };
+
+/* Adds a warning "FILE:LINE: ..." to st->w->advice; out of memory it is
+ * dropped (it is advice). */
+__attribute__((format(printf, 3, 4)))
+static void advise(struct wstate *st, unsigned line, const char *fmt, ...)
+{
+	struct webcfg *w = st->w;
+	char msg[512], **a;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	a = realloc(w->advice, (w->nadvice + 1) * sizeof(*a));
+	if (!a)
+		return;
+	w->advice = a;
+	if (asprintf(&a[w->nadvice], "%s:%u: %s", w->path, line, msg) >= 0)
+		w->nadvice++;
+}
 
 __attribute__((format(printf, 3, 4)))
 static void fail_at(struct wstate *st, const yaml_node_t *n,
@@ -322,6 +344,7 @@ static void user_pair(struct wstate *st, const yaml_node_t *k,
 	struct webcfg *w = st->w;
 	struct webcfg_user *u;
 	const char *h = scalar(v);
+	unsigned cost;
 
 	if (!*key || strchr(key, ':')) {
 		fail_at(st, k, "basic_auth_users: \"%s\" cannot be a user name "
@@ -334,6 +357,16 @@ static void user_pair(struct wstate *st, const yaml_node_t *k,
 			"e.g. from htpasswd -nBC 10 %s)", key, key);
 		return;
 	}
+	cost = (unsigned)((h[4] - '0') * 10 + (h[5] - '0'));
+	if (cost > WEBCFG_MAX_COST) {
+		fail_at(st, v, "basic_auth_users: %s: bcrypt cost %u is above "
+			"%d, the most uncored accepts: a check doubles with "
+			"each step (about 50-70 ms at cost 10), so one at cost "
+			"%u takes over %u s, longer than a 1 s scrape interval; "
+			"make a cost-10 hash (htpasswd -nBC 10 %s)", key, cost,
+			WEBCFG_MAX_COST, cost, 1u << (cost - 15), key);
+		return;
+	}
 	u = realloc(w->users, (w->nusers + 1) * sizeof(*u));
 	if (!u) {
 		fail_at(st, v, "out of memory");
@@ -342,6 +375,8 @@ static void user_pair(struct wstate *st, const yaml_node_t *k,
 	w->users = u;
 	u[w->nusers].name = strdup(key);
 	u[w->nusers].hash = strdup(h);
+	u[w->nusers].cost = cost;
+	u[w->nusers].line = (unsigned)v->start_mark.line + 1;
 	w->nusers++;
 	if (!u[w->nusers - 1].name || !u[w->nusers - 1].hash)
 		fail_at(st, v, "out of memory");
@@ -403,6 +438,54 @@ static void read_pem(struct wstate *st, const yaml_node_t *sect,
 			why);
 }
 
+/* A time as "2020-01-02 00:00:00 UTC". */
+static void utc(time_t t, char *out, size_t len)
+{
+	struct tm tm;
+
+	if (!gmtime_r(&t, &tm) || !strftime(out, len, "%Y-%m-%d %H:%M:%S UTC",
+					    &tm))
+		snprintf(out, len, "%lld", (long long)t);
+}
+
+/*
+ * Warns about a server certificate outside its validity (the first one
+ * of cert_file): GnuTLS serves it, and clients that verify it - as
+ * Prometheus does - refuse the connection, so say it where an operator
+ * looks (-n, start-up) rather than let scrapes fail.
+ */
+static void cert_validity(struct wstate *st, const yaml_node_t *sect,
+			  size_t clen)
+{
+	struct webcfg *w = st->w;
+	gnutls_x509_crt_t crt;
+	gnutls_datum_t d = { (unsigned char *)w->cert_pem, (unsigned)clen };
+	unsigned line = (unsigned)key_node(st, sect, "cert_file")
+				->start_mark.line + 1;
+	time_t now = time(NULL), t;
+	char when[64];
+
+	if (gnutls_x509_crt_init(&crt) < 0)
+		return;
+	if (gnutls_x509_crt_import(crt, &d, GNUTLS_X509_FMT_PEM) == 0) {
+		if ((t = gnutls_x509_crt_get_expiration_time(crt)) !=
+		    (time_t)-1 && t < now) {
+			utc(t, when, sizeof(when));
+			advise(st, line, "tls_server_config: cert_file %s "
+			       "expired on %s: clients that verify it refuse "
+			       "to connect; renew it", w->cert_file, when);
+		} else if ((t = gnutls_x509_crt_get_activation_time(crt)) !=
+			   (time_t)-1 && t > now) {
+			utc(t, when, sizeof(when));
+			advise(st, line, "tls_server_config: cert_file %s is "
+			       "not valid before %s: clients that verify it "
+			       "refuse to connect until then", w->cert_file,
+			       when);
+		}
+	}
+	gnutls_x509_crt_deinit(crt);
+}
+
 /* Reads and checks the TLS files; errors point at the tls section. */
 static void load_tls(struct wstate *st, const yaml_node_t *sect)
 {
@@ -454,6 +537,8 @@ static void load_tls(struct wstate *st, const yaml_node_t *sect)
 			"be PEM, the key unencrypted and matching the "
 			"certificate)", w->cert_file, w->key_file,
 			gnutls_strerror(rc));
+	else
+		cert_validity(st, sect, clen);
 	if (!st->failed && w->ca_pem) {
 		c.data = (unsigned char *)w->ca_pem;
 		c.size = (unsigned)alen;
@@ -466,6 +551,43 @@ static void load_tls(struct wstate *st, const yaml_node_t *sect)
 				: "no PEM certificate in it");
 	}
 	gnutls_certificate_free_credentials(cred);
+}
+
+/*
+ * The users' costs: a warning per user above WEBCFG_ADVISED_COST, and one
+ * when they differ, since an unknown user is checked against one hash
+ * (users[decoy], the costliest) and so takes that user's time: a user of
+ * a lower cost answers faster than an unknown name.
+ */
+static void user_advice(struct wstate *st)
+{
+	struct webcfg *w = st->w;
+	unsigned lo = UINT_MAX, hi = 0;
+
+	for (unsigned i = 0; i < w->nusers; i++) {
+		const struct webcfg_user *u = &w->users[i];
+
+		if (u->cost > WEBCFG_ADVISED_COST)
+			advise(st, u->line, "basic_auth_users: %s: bcrypt cost "
+			       "%u: each new password takes a check %u times "
+			       "as long as at cost %d (about 50-70 ms), the cost "
+			       "the exporter toolkit's documentation uses",
+			       u->name, u->cost,
+			       1u << (u->cost - WEBCFG_ADVISED_COST),
+			       WEBCFG_ADVISED_COST);
+		if (u->cost < lo)
+			lo = u->cost;
+		if (u->cost > hi) {
+			hi = u->cost;
+			w->decoy = i;
+		}
+	}
+	if (lo < hi)
+		advise(st, w->users[0].line, "basic_auth_users: the users' "
+		       "bcrypt costs differ (%u to %u): how long an answer "
+		       "takes tells the names of users of a lower cost from "
+		       "unknown names, which are checked at cost %u; give "
+		       "every user the same cost", lo, hi, hi);
 }
 
 /*
@@ -566,6 +688,7 @@ int webcfg_load(struct webcfg *w, const char *path, char *err, size_t errlen)
 	free(text);
 	if (st.failed)
 		goto fail;
+	user_advice(&st);
 	if (w->nusers) {
 		w->cache = calloc(1, sizeof(*w->cache));
 		if (!w->cache) {
@@ -607,6 +730,9 @@ void webcfg_free(struct webcfg *w)
 		free(w->users[i].hash);
 	}
 	free(w->users);
+	for (i = 0; i < w->nadvice; i++)
+		free(w->advice[i]);
+	free(w->advice);
 	if (w->cache) {
 		pthread_mutex_destroy(&w->cache->lock);
 		pthread_mutex_destroy(&w->cache->crypt_lock);
@@ -688,7 +814,9 @@ static bool same_digest(const char *out, const char *hash)
 /*
  * The user entry for user (NULL if unknown) and the hash to check a
  * password against: an unknown user is hashed against a real user's salt
- * and cost, so the time taken does not tell which names exist.  Writes
+ * and cost, the costliest one's (w->decoy), so the time taken does not
+ * tell which names exist when every user has the same cost (a warning
+ * at load says when they do not).  Writes
  * the cache key, SHA-256(user, password, hash), to dg.  Returns the hash,
  * or NULL if the digest could not be made.
  */
@@ -704,7 +832,7 @@ static const char *lookup(const struct webcfg *w, const char *user,
 	for (i = 0; i < w->nusers; i++)
 		if (strcmp(w->users[i].name, user) == 0)
 			*u = &w->users[i];
-	hash = *u ? (*u)->hash : w->users[0].hash;
+	hash = *u ? (*u)->hash : w->users[w->decoy].hash;
 	if (gnutls_hash_init(&h, GNUTLS_DIG_SHA256) < 0)
 		return NULL;
 	gnutls_hash(h, user, strlen(user) + 1);

@@ -34,9 +34,25 @@ enum webcfg_client_auth {
 	WEBCFG_REQUIRE_AND_VERIFY,	/* RequireAndVerifyClientCert */
 };
 
+/*
+ * The costliest bcrypt hash accepted.  One check doubles with each step
+ * of cost: about 50 ms at cost 10 here (test_webcfg measures it; the
+ * exporter toolkit's docs/web-configuration.md says ~70 ms at 10 and "a
+ * few seconds" at 18), so 0.7-1.1 s at 14 and twice that at 15, more
+ * than the 1 s sampling interval a scraper may poll at.  Each new
+ * password pays one check, and an unknown user is checked at the
+ * highest cost in the file.
+ */
+#define WEBCFG_MAX_COST		14
+/* Costs above this one are accepted with a warning: the exporter
+ * toolkit's documentation makes its hashes with htpasswd -nBC 10. */
+#define WEBCFG_ADVISED_COST	10
+
 struct webcfg_user {
 	char *name;
 	char *hash;			/* "$2y$10$..." as written */
+	unsigned cost;			/* 4..WEBCFG_MAX_COST */
+	unsigned line;			/* in the file, for messages */
 };
 
 struct webcfg {
@@ -48,6 +64,15 @@ struct webcfg {
 	const char *priorities;		/* GnuTLS priority string (static) */
 	struct webcfg_user *users;	/* basic_auth_users, in file order */
 	unsigned nusers;
+	unsigned decoy;			/* users[decoy] (the costliest hash) is
+					   what an unknown user is checked
+					   against */
+	/* Warnings about a file that loaded ("FILE:LINE: ..."), for the
+	 * caller to log: costs above WEBCFG_ADVISED_COST, users whose
+	 * costs differ (their names can be told from unknown ones by the
+	 * response time), a server certificate out of its validity. */
+	char **advice;
+	unsigned nadvice;
 	struct webcfg_cache *cache;	/* recent webcfg_auth() verdicts */
 };
 

@@ -2,7 +2,9 @@
 # web_config.sh - the web config neither fails open nor surprises (issue
 # 20): a second YAML document is refused by -n and at start, naming its
 # line, instead of being dropped with the TLS and basic-auth settings in
-# it.
+# it; a bcrypt cost above 14 is refused, one above 10 and users of
+# different costs are warned about; an expired server certificate is
+# warned about by -n and at start.
 . "${top_srcdir:-.}/tests/lib.sh"
 
 HASH="$top_builddir/tests/tools/bcrypt-hash"
@@ -22,4 +24,44 @@ like "$out" "two.yml:2: a second YAML document starts here" \
 is "$?" 1 "the daemon does not start with it"
 is "$(http_code "http://127.0.0.1:$PORT/metrics")" 000 \
 	"... and serves nothing unauthenticated"
+
+# ---- item 2: the cost bound; item 6: users of different costs ----------
+# (a cost-10 hash relabelled: refused before any check is made)
+printf 'basic_auth_users:\n  prom: %s\n' "$(echo "$H10" | sed 's/^\$2y\$10\$/$2y$15$/')" >c15.yml
+out=$("$UNCORED" $args --web-config c15.yml -n 2>&1)
+is "$?" 1 "-n refuses bcrypt cost 15"
+like "$out" "c15.yml:2: basic_auth_users: prom: bcrypt cost 15 is above 14, the most uncored accepts" \
+	"... naming the user, the line and the bound"
+printf 'basic_auth_users:\n  prom: %s\n' "$("$HASH" x 12)" >c12.yml
+out=$("$UNCORED" $args --web-config c12.yml -n 2>&1)
+is "$?" 0 "-n accepts cost 12"
+like "$out" "c12.yml:2: basic_auth_users: prom: bcrypt cost 12: each new password takes a check 4 times as long as at cost 10" \
+	"... with a warning saying what it costs"
+printf 'basic_auth_users:\n  low: %s\n  high: %s\n' "$("$HASH" x 4)" "$("$HASH" y 6)" >mixed.yml
+out=$("$UNCORED" $args --web-config mixed.yml -n 2>&1)
+is "$?" 0 "-n accepts users of costs 4 and 6"
+like "$out" "mixed.yml:2: basic_auth_users: the users' bcrypt costs differ (4 to 6)" \
+	"... warning that the response time tells their names from unknown ones"
+
+# ---- item 11: an expired server certificate ----------------------------
+if command -v openssl >/dev/null; then
+	: >index.txt; echo 01 >serial
+	printf '[ca]\ndefault_ca = d\n[d]\ndatabase = index.txt\nnew_certs_dir = .\nserial = serial\ndefault_md = sha256\npolicy = p\n[p]\ncommonName = supplied\n' >ca.cnf
+	openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+		-subj /CN=127.0.0.1 -keyout old.key -out old.csr 2>/dev/null
+	openssl ca -batch -config ca.cnf -selfsign -keyfile old.key -in old.csr \
+		-startdate 20200101000000Z -enddate 20200102000000Z -out old.crt >/dev/null 2>&1
+	printf 'tls_server_config:\n  cert_file: old.crt\n  key_file: old.key\n' >old.yml
+	out=$("$UNCORED" $args --web-config old.yml -n 2>&1)
+	is "$?" 0 "-n accepts an expired server certificate (Go's exporters serve it too)"
+	like "$out" "old.yml:2: tls_server_config: cert_file ./old.crt expired on 2020-01-02 00:00:00 UTC" \
+		"... with a warning naming the file, the line and the date"
+	"$UNCORED" $args --web-config old.yml >old.log 2>&1 &
+	UPID=$!; tap_cleanup_pid $UPID
+	wait_for "the daemon's start-up log" 30 grep -q "serving 127.0.0.1:$PORT" old.log
+	like "$(cat old.log)" "expired on 2020-01-02" "... and at start"
+	kill -TERM $UPID; wait $UPID
+else
+	skip "expired certificate" "openssl not installed"
+fi
 tap_done

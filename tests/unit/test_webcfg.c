@@ -169,6 +169,63 @@ static void test_salt_bits(void)
 	free(h);
 }
 
+static double cpu_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/*
+ * Issue 20 item 6: with users of cost 4 and 8, an unknown name was
+ * checked against the first user's hash (cost 4), so the cost-8 user's
+ * name stood out by its time.  An unknown name now takes the time of
+ * the costliest user, and differing costs (and costs above 10) are
+ * reported at load.
+ */
+static void test_costs(void)
+{
+	char *h4 = bcrypt("a", 4), *h8 = bcrypt("b", 8), *h12 = bcrypt("c", 12);
+	char text[512], err[512];
+	struct webcfg w;
+	double t0, t_low, t_unknown;
+
+	snprintf(text, sizeof(text), "basic_auth_users:\n  low: %s\n"
+		 "  high: %s\n", h4, h8);
+	is_int(webcfg_load(&w, write_file("costs.yml", text), err,
+			   sizeof(err)), 0, "costs 4 and 8: loads");
+	is_int(w.nadvice, 1, "... with one warning");
+	if (w.nadvice)
+		like(w.advice[0], "costs.yml:2: basic_auth_users: the users' "
+		     "bcrypt costs differ (4 to 8)", "... that the costs "
+		     "differ, at the first user's line");
+	t0 = cpu_ms();
+	ok(!webcfg_auth(&w, "low", "x1"), "cost-4 user, wrong password");
+	t_low = cpu_ms() - t0;
+	t0 = cpu_ms();
+	ok(!webcfg_auth(&w, "nosuch", "x2"), "unknown user");
+	t_unknown = cpu_ms() - t0;
+	printf("# CPU time: cost-4 user %.2f ms, unknown user %.2f ms\n",
+	       t_low, t_unknown);
+	ok(t_unknown > 4 * t_low, "an unknown user is checked at cost 8, the "
+	   "highest (16x the work of cost 4), not at the first user's cost");
+	webcfg_free(&w);
+
+	snprintf(text, sizeof(text), "basic_auth_users:\n  c: %s\n", h12);
+	is_int(webcfg_load(&w, write_file("costs.yml", text), err,
+			   sizeof(err)), 0, "cost 12: loads");
+	is_int(w.nadvice, 1, "... with one warning");
+	if (w.nadvice)
+		like(w.advice[0], "costs.yml:2: basic_auth_users: c: bcrypt cost "
+		     "12: each new password takes a check 4 times as long as "
+		     "at cost 10", "... saying what it costs");
+	webcfg_free(&w);
+	free(h4);
+	free(h8);
+	free(h12);
+}
+
 static void test_empty(void)
 {
 	char err[512];
@@ -232,6 +289,15 @@ static void test_errors(void)
 		{ "basic_auth_users:\n  prom: $2y$03$QOauhQNbBCuQDKes6eFzPeMqBSj"
 		  "b7Mr5DUmpZ/VcEd00UAV/LDeSi\n",
 		  "2: basic_auth_users: prom: expected a bcrypt hash" },
+		/* issue 20 item 2: cost 31 (hours per check) was accepted */
+		{ "basic_auth_users:\n  prom: $2y$15$QOauhQNbBCuQDKes6eFzPeMqBSj"
+		  "b7Mr5DUmpZ/VcEd00UAV/LDeSi\n",
+		  "2: basic_auth_users: prom: bcrypt cost 15 is above 14, the "
+		  "most uncored accepts" },
+		{ "basic_auth_users:\n  a: $2y$10$QOauhQNbBCuQDKes6eFzPeMqBSj"
+		  "b7Mr5DUmpZ/VcEd00UAV/LDeSi\n  b: $2b$31$QOauhQNbBCuQDKes6eFzP"
+		  "eMqBSjb7Mr5DUmpZ/VcEd00UAV/LDeSi\n",
+		  "3: basic_auth_users: b: bcrypt cost 31 is above 14" },
 		{ "basic_auth_users:\n  a:b: x\n",
 		  "2: basic_auth_users: \"a:b\" cannot be a user name" },
 		{ "basic_auth_users:\n  - prom\n",
@@ -314,6 +380,7 @@ int main(void)
 	test_users();
 	test_flood();
 	test_salt_bits();
+	test_costs();
 	test_empty();
 	test_errors();
 	test_relative();
