@@ -721,16 +721,19 @@ static enum MHD_Result gate(struct http_listener *l, struct MHD_Connection *c,
 		*passed = true;
 		return MHD_YES;
 	}
-	user = MHD_basic_auth_get_username_password(c, &pass);
-	v = webcfg_auth_cached(s->web, user, pass);
+	/* Not MHD_basic_auth_get_username_password(): it wants "Basic"
+	   in that case only, and its C strings end a password at a NUL. */
+	v = webcfg_parse_basic(MHD_lookup_connection_value(c,
+				MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION),
+			       &user, &pass) < 0 ? 0
+	    : webcfg_auth_cached(s->web, user, pass);
 	if (v < 0)
 		v = auth_slow(s, user, pass);
 	if (pass) {
 		explicit_bzero(pass, strlen(pass));
-		MHD_free(pass);
+		free(pass);
 	}
-	if (user)
-		MHD_free(user);
+	free(user);
 	if (v == 1) {
 		*passed = true;
 		return MHD_YES;

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -780,6 +781,88 @@ void webcfg_describe(const struct webcfg *w, char *out, size_t outlen)
 	else
 		snprintf(out, outlen, "no TLS, %u basic-auth user%s",
 			 w->nusers, w->nusers == 1 ? "" : "s");
+}
+
+/* The value of a base64 character (RFC 4648 section 4), or -1. */
+static int b64val(unsigned char c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 26;
+	if (c >= '0' && c <= '9')
+		return c - '0' + 52;
+	return c == '+' ? 62 : c == '/' ? 63 : -1;
+}
+
+/* Decodes padded base64 s into out (room for strlen(s) / 4 * 3 + 1);
+ * returns the length, or -1 if s is not padded base64. */
+static long b64decode(const char *s, unsigned char *out)
+{
+	size_t n = strlen(s), o = 0;
+
+	if (n % 4)
+		return -1;
+	for (size_t i = 0; i < n; i += 4) {
+		int v[4], pad = 0;
+
+		for (int k = 0; k < 4; k++) {
+			bool last = i + 4 == n;
+
+			if (s[i + k] == '=' && last && k >= 2 &&
+			    (k == 3 || s[i + 3] == '=')) {
+				v[k] = 0;
+				pad++;
+			} else if ((v[k] = b64val((unsigned char)s[i + k])) < 0) {
+				return -1;
+			}
+		}
+		out[o++] = (unsigned char)(v[0] << 2 | v[1] >> 4);
+		if (pad < 2)
+			out[o++] = (unsigned char)(v[1] << 4 | v[2] >> 2);
+		if (pad < 1)
+			out[o++] = (unsigned char)(v[2] << 6 | v[3]);
+	}
+	out[o] = '\0';
+	return (long)o;
+}
+
+int webcfg_parse_basic(const char *header, char **user, char **pass)
+{
+	unsigned char *d;
+	const char *p;
+	char *colon;
+	long n;
+	int r = -EINVAL;
+
+	*user = *pass = NULL;
+	if (!header || strncasecmp(header, "Basic", 5) != 0 ||
+	    header[5] != ' ')
+		return -ENOENT;
+	for (p = header + 5; *p == ' '; p++)
+		;
+	d = malloc(strlen(p) / 4 * 3 + 1);
+	if (!d)
+		return -ENOMEM;
+	n = b64decode(p, d);
+	for (long i = 0; n > 0 && i < n; i++)
+		if (d[i] < 0x20 || d[i] == 0x7f)
+			n = -1;		/* a control character (RFC 7617 2) */
+	colon = n > 0 ? memchr(d, ':', (size_t)n) : NULL;
+	if (colon) {
+		*colon = '\0';
+		*user = strdup((char *)d);
+		*pass = strdup(colon + 1);
+		r = *user && *pass ? 0 : -ENOMEM;
+		if (r < 0) {
+			free(*user);
+			free(*pass);
+			*user = *pass = NULL;
+		}
+	}
+	explicit_bzero(d, strlen(p) / 4 * 3 + 1);
+	free(d);
+	return r;
 }
 
 /* Equal in time that depends on the lengths only, not on the contents. */

@@ -113,6 +113,18 @@ void webcfg_describe(const struct webcfg *w, char *out, size_t outlen);
 bool webcfg_auth(struct webcfg *w, const char *user, const char *pass);
 
 /*
+ * Parses an Authorization header value as HTTP basic credentials (RFC
+ * 7617): the scheme "Basic" in any letter case, one or more spaces, then
+ * the base64 (RFC 4648, padded) of "user:password".  Returns 0 with
+ * *user and *pass set (malloc()ed; the caller frees both, wiping pass
+ * first); -ENOENT when header is NULL or names another scheme; -EINVAL
+ * when it is malformed: bad base64, no ':', or a control character
+ * (a NUL included: "secret\0junk" must not pass for "secret", as C's
+ * strings would make it); -ENOMEM.
+ */
+int webcfg_parse_basic(const char *header, char **user, char **pass);
+
+/*
  * The cheap part of webcfg_auth(): 1 if these credentials were accepted
  * recently, 0 if refused (or user/pass NULL), -1 if only a bcrypt can
  * tell.  Thread-safe; one SHA-256 and a table lookup.

@@ -4,7 +4,9 @@
 # line, instead of being dropped with the TLS and basic-auth settings in
 # it; a bcrypt cost above 14 is refused, one above 10 and users of
 # different costs are warned about; an expired server certificate is
-# warned about by -n and at start.
+# warned about by -n and at start.  A hash whose salt has bcrypt's
+# ignored bits set accepts the right password; the Authorization scheme
+# is case-insensitive and a NUL in the credentials is a 401.
 . "${top_srcdir:-.}/tests/lib.sh"
 
 HASH="$top_builddir/tests/tools/bcrypt-hash"
@@ -64,4 +66,30 @@ if command -v openssl >/dev/null; then
 else
 	skip "expired certificate" "openssl not installed"
 fi
+
+# ---- items 7, 8, 11: salt bits, a NUL, "basic" --------------------------
+# The 22nd salt character (the 29th of the hash) keeps 2 bits of salt;
+# setting one of its 4 ignored bits makes another valid-looking hash of
+# the same password ('e' -> 'f' in the issue).
+H4=$("$HASH" s3cret 4)
+c=$(printf '%s' "$H4" | cut -c29)
+abc=./ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789
+i=$(awk -v a="$abc" -v c="$c" 'BEGIN { print index(a, c) - 1 }')
+n=$(( (i / 16) * 16 + (i + 1) % 16 ))
+H4X=$(printf '%s' "$H4" | cut -c1-28)$(printf '%s' "$abc" | cut -c$((n + 1)))$(printf '%s' "$H4" | cut -c30-)
+printf 'basic_auth_users:\n  prom: %s\n' "$H4X" >bits.yml
+"$UNCORED" $args --web-config bits.yml >bits.log 2>&1 &
+UPID=$!; tap_cleanup_pid $UPID
+wait_for "the daemon to answer" 30 sh -c "[ \"\$(curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:$PORT/healthz)\" = 401 ]"
+URL="http://127.0.0.1:$PORT/healthz"
+is "$(http_code "$URL" -u prom:s3cret)" 200 \
+	"a hash with the salt's ignored bits set ($c -> $(printf '%s' "$H4X" | cut -c29)): the right password gets 200"
+is "$(http_code "$URL" -u prom:s3creT)" 401 "... a wrong one 401"
+is "$(http_code "$URL" -H 'Authorization: basic cHJvbTpzM2NyZXQ=')" 200 \
+	"the scheme in lower case (basic): 200 (RFC 7617: case-insensitive)"
+is "$(http_code "$URL" -H 'Authorization: BASIC cHJvbTpzM2NyZXQ=')" 200 \
+	"... and in capitals"
+is "$(http_code "$URL" -H "Authorization: Basic $(printf 'prom:s3cret\000junk' | base64)")" 401 \
+	"prom:s3cret NUL junk: 401 (not taken for prom:s3cret)"
+kill -TERM $UPID; wait $UPID
 tap_done

@@ -226,6 +226,53 @@ static void test_costs(void)
 	free(h12);
 }
 
+/*
+ * The Authorization header (issue 20 items 8 and 11): the scheme in any
+ * case (RFC 7617 2.1: "basic" got 401), and no NUL or other control
+ * character in the credentials ("prom:secret\0junk" got 200).
+ */
+static void test_parse_basic(void)
+{
+	static const struct {
+		const char *h;
+		int r;
+		const char *user, *pass;
+	} t[] = {
+		{ "Basic cHJvbTpzM2NyZXQ=", 0, "prom", "s3cret" },
+		{ "basic cHJvbTpzM2NyZXQ=", 0, "prom", "s3cret" },
+		{ "BASIC   cHJvbTpzM2NyZXQ=", 0, "prom", "s3cret" },
+		{ "Basic cHJvbTo=", 0, "prom", "" },
+		{ "Basic YTpiOmM=", 0, "a", "b:c" },
+		{ "Basic cHJvbTpzZWNyZXQAanVuaw==", -EINVAL, NULL, NULL },
+		{ "Basic cHIBb206eA==", -EINVAL, NULL, NULL },
+		{ "Basic cHJvbTpzM2NyZXR/", -EINVAL, NULL, NULL },
+		{ "Basic cHJvbQ==", -EINVAL, NULL, NULL },
+		{ "Basic cHJvbTpzM2NyZXQ", -EINVAL, NULL, NULL },
+		{ "Basic cHJvbTpz=2NyZXQ=", -EINVAL, NULL, NULL },
+		{ "Basic ????", -EINVAL, NULL, NULL },
+		{ "Basic ", -EINVAL, NULL, NULL },
+		{ "Basic", -ENOENT, NULL, NULL },
+		{ "Basicx cHJvbTpzM2NyZXQ=", -ENOENT, NULL, NULL },
+		{ "Bearer cHJvbTpzM2NyZXQ=", -ENOENT, NULL, NULL },
+		{ NULL, -ENOENT, NULL, NULL },
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		char *u = (char *)1, *p = (char *)1;
+		int r = webcfg_parse_basic(t[i].h, &u, &p);
+
+		is_int(r, t[i].r, "Authorization: %s", t[i].h ? t[i].h : "(none)");
+		if (t[i].user) {
+			is_str(u, t[i].user, "... user");
+			is_str(p, t[i].pass, "... password");
+		} else {
+			ok(!u && !p, "... no credentials");
+		}
+		free(u);
+		free(p);
+	}
+}
+
 static void test_empty(void)
 {
 	char err[512];
@@ -381,6 +428,7 @@ int main(void)
 	test_flood();
 	test_salt_bits();
 	test_costs();
+	test_parse_basic();
 	test_empty();
 	test_errors();
 	test_relative();
