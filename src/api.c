@@ -143,6 +143,7 @@ static void h_ui(void *ctx, const struct http_req *req,
 struct page_src {
 	struct daemon *d;
 	const struct program *p;
+	const struct http_stats *http;	/* of the server rendering it */
 };
 
 static int render_page(void *arg, enum prom_fmt fmt, struct buf *b)
@@ -157,6 +158,7 @@ static int render_page(void *arg, enum prom_fmt fmt, struct buf *b)
 		.interval_ms = sampler_cfg(d->sampler).interval_ms,
 		.start_time_s = d->start_time_s,
 		.claims = cp,
+		.http = src->http,
 	};
 	int r = metrics_render(b, fmt, src->p, &info);
 
@@ -178,7 +180,8 @@ static void h_metrics(void *ctx, const struct http_req *req,
 	enum prom_fmt fmt = prom_negotiate(http_header(req, "Accept"), &ctype);
 	bool gzip = gz_accepted(http_header(req, "Accept-Encoding"));
 	struct program *p = sampler_get(d->sampler);
-	struct page_src src = { d, p };
+	struct http_stats hs;
+	struct page_src src = { d, p, &hs };
 	struct expo_page *pg;
 	int r = 0;
 
@@ -188,6 +191,7 @@ static void h_metrics(void *ctx, const struct http_req *req,
 		return;
 	}
 	atomic_fetch_add(&d->scrapes, 1);
+	http_get_stats(req, &hs);
 	pg = expo_get(d->expo, fmt, p->gen, ring_head(p->snaps),
 		      (uint64_t)sampler_cfg(d->sampler).interval_ms * 1000000ull,
 		      render_page, &src, &r);

@@ -22,7 +22,9 @@
  * so "/metrics%00x" would be served as /metrics and "c1%2frenew" routed
  * as two segments; the raw path comes from MHD_OPTION_URI_LOG_CALLBACK).
  * On a TCP listener with a web config the first call also passes the
- * gate (client certificate, basic auth) before anything else.
+ * gate (client certificate, basic auth) before anything else; a bcrypt
+ * check it needs runs on a worker (authq.h) while MHD suspends the
+ * connection, and the http thread resumes it with the verdict.
  */
 #include "config.h"
 
@@ -51,6 +53,7 @@
 #include <gnutls/gnutls.h>
 #include <microhttpd.h>
 
+#include "authq.h"
 #include "buf.h"
 #include "gz.h"
 #include "http.h"
@@ -65,15 +68,23 @@
 #define HTTP_BACKLOG		64
 #define HTTP_MAX_SEGMENTS	16	/* deeper paths are 404 */
 #define HTTP_WAKE_TAG		UINT32_MAX
+#define HTTP_AUTH_TAG		(UINT32_MAX - 1)
 /*
- * A bcrypt check runs on the http thread and takes tens of milliseconds
- * (50 ms at cost 10 here).  Credentials seen recently are answered from
- * webcfg's cache without one; new ones may use at most a quarter of the
- * thread's time (with a burst of 250 ms), so a flood of wrong passwords
- * cannot starve scrapes: past the budget a new password gets 503.
+ * A bcrypt check takes tens of milliseconds (50 ms at cost 10 here) and
+ * doubles with each step of cost, so it runs on a worker (authq.h) while
+ * its connection is suspended: the http thread, the control socket and
+ * shutdown never wait for one.  Credentials seen recently are answered
+ * from webcfg's cache without a check; new ones may use at most a
+ * quarter of one CPU (with a burst of 250 ms), counted in the CPU time
+ * the checks took (CLOCK_THREAD_CPUTIME_ID on the worker: on a loaded
+ * machine a check's wall time is several times its CPU time, and the
+ * load is not the client's doing).  Past the budget, or with the queue
+ * full, a new password gets 503 at once, with Retry-After.
  */
 #define HTTP_AUTH_SHARE		4
 #define HTTP_AUTH_BURST_NS	(250ull * 1000000)
+#define HTTP_AUTH_WORKERS	2	/* threads, started when needed */
+#define HTTP_AUTH_DEPTH		4	/* checks waiting for one */
 /* Connections MHD may accept past max_connections on one listener: room
  * for a new one while older ones are being shut down (each new one over
  * the limit shuts one down at once). */
@@ -126,8 +137,12 @@ struct http_server {
 	size_t nroutes;
 	void *ctx;
 	struct webcfg *web;	/* TLS and basic auth; NULL = none */
-	uint64_t auth_debt_ns;	/* bcrypt time not yet paid back */
+	struct authq *authq;	/* bcrypt workers; NULL without users */
+	struct http_state *suspended;	/* requests waiting for a check */
+	uint64_t auth_debt_ns;	/* bcrypt CPU time not yet paid back */
 	uint64_t auth_last_ns;	/* when auth_debt_ns was last reduced */
+	uint64_t auth_est_ns;	/* CPU time of the last check */
+	struct http_stats stats;
 	struct http_listener *ls;
 	unsigned nls;
 	int epfd;
@@ -140,6 +155,14 @@ struct http_server {
 	ino_t ctl_ino;
 };
 
+/* Where a request stands with its basic-auth check. */
+enum http_auth {
+	AUTH_NONE,		/* no check needed, or passed */
+	AUTH_WAITING,		/* suspended until a worker's verdict */
+	AUTH_DONE,		/* resumed with a verdict (auth_ok) */
+	AUTH_GONE,		/* the server stops: close, do not answer */
+};
+
 /* Per-request state, MHD's con_cls. */
 struct http_state {
 	struct buf body;
@@ -147,6 +170,12 @@ struct http_state {
 	bool too_big;
 	bool started;		/* on_request has seen the headers */
 	bool raw_ambiguous;	/* the raw path has %2F or %00 */
+	enum http_auth auth;
+	bool auth_ok;		/* the verdict (AUTH_DONE) */
+	struct authq_job *job;	/* the check (AUTH_WAITING) */
+	uint64_t charged_ns;	/* budget charged for it in advance */
+	struct MHD_Connection *conn;	/* to resume (AUTH_WAITING) */
+	struct http_state *sprev, *snext;	/* srv->suspended */
 };
 
 __attribute__((format(printf, 3, 4)))
@@ -409,6 +438,12 @@ headers:
 		add_header(mr, "Content-Security-Policy", r->csp);
 		add_header(mr, "X-Content-Type-Options", "nosniff");
 	}
+	if (r->retry_after_s) {
+		char v[16];
+
+		snprintf(v, sizeof(v), "%u", r->retry_after_s);
+		add_header(mr, MHD_HTTP_HEADER_RETRY_AFTER, v);
+	}
 	if (allow) {
 		char list[64];
 
@@ -428,6 +463,7 @@ static void resp_init(struct http_resp *r)
 	r->location[0] = '\0';
 	r->www_authenticate = NULL;
 	r->csp = NULL;
+	r->retry_after_s = 0;
 	memset(&r->shared, 0, sizeof(r->shared));
 	memset(&r->stream, 0, sizeof(r->stream));
 }
@@ -677,78 +713,199 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/*
- * Checks credentials the cache does not know with bcrypt, within the
- * budget (HTTP_AUTH_SHARE): the debt of bcrypt time is paid back at a
- * quarter of the wall time passed.  Returns 1 accepted, 0 refused, -1
- * over budget (not checked).
- */
-static int auth_slow(struct http_server *s, const char *user,
-		     const char *pass)
+/* Pays the bcrypt debt back at a quarter of the wall time passed. */
+static void auth_repay(struct http_server *s)
 {
-	uint64_t now = mono_ns(), paid;
-	bool ok;
+	uint64_t now = mono_ns();
+	uint64_t paid = (now - s->auth_last_ns) / HTTP_AUTH_SHARE;
 
-	paid = (now - s->auth_last_ns) / HTTP_AUTH_SHARE;
 	s->auth_debt_ns = s->auth_debt_ns > paid ? s->auth_debt_ns - paid : 0;
 	s->auth_last_ns = now;
-	if (s->auth_debt_ns >= HTTP_AUTH_BURST_NS)
-		return -1;
-	ok = webcfg_auth(s->web, user, pass);
-	s->auth_debt_ns += mono_ns() - now;
-	return ok;
+}
+
+/* Seconds until new credentials fit the budget again (Retry-After). */
+static unsigned auth_retry_s(const struct http_server *s)
+{
+	uint64_t over = s->auth_debt_ns > HTTP_AUTH_BURST_NS
+			? s->auth_debt_ns - HTTP_AUTH_BURST_NS : 0;
+
+	return (unsigned)(over * HTTP_AUTH_SHARE / 1000000000ull) + 1;
+}
+
+static void suspended_add(struct http_server *s, struct http_state *st)
+{
+	st->sprev = NULL;
+	st->snext = s->suspended;
+	if (s->suspended)
+		s->suspended->sprev = st;
+	s->suspended = st;
+}
+
+static void suspended_del(struct http_server *s, struct http_state *st)
+{
+	*(st->sprev ? &st->sprev->snext : &s->suspended) = st->snext;
+	if (st->snext)
+		st->snext->sprev = st->sprev;
+	st->sprev = st->snext = NULL;
 }
 
 /*
- * Lets a request on a guarded TCP listener through (*passed) or answers
- * it: 403 for a client certificate the policy refuses, 401 with
- * WWW-Authenticate for missing or wrong basic-auth credentials, 503 when
- * new credentials arrive faster than bcrypt may check them.
+ * Queues the check of credentials the cache does not know and suspends
+ * the request's connection until the verdict (auth_collect()).  The
+ * check is charged to the budget now at the CPU time of the last one,
+ * and corrected when it is done.  Returns 0, or -EBUSY (over the budget
+ * or the queue full), -EAGAIN, -ENOMEM: then nothing is queued.
  */
-static enum MHD_Result gate(struct http_listener *l, struct MHD_Connection *c,
-			    bool *passed)
+static int auth_submit(struct http_server *s, struct MHD_Connection *c,
+		       struct http_state *st, struct webcfg_check *chk)
 {
-	struct http_server *s = l->srv;
-	const char *why = client_cert_problem(s->web, c);
-	struct http_resp r;
-	char *user, *pass = NULL;
-	int v;
+	struct authq_job *job;
+	int r;
 
-	*passed = false;
-	if (why)
-		return send_error(c, 403, 0, "forbidden", "%s", why);
-	if (s->web->nusers == 0) {
-		*passed = true;
-		return MHD_YES;
+	auth_repay(s);
+	if (s->auth_debt_ns >= HTTP_AUTH_BURST_NS)
+		return -EBUSY;
+	r = authq_submit(s->authq, chk, st, &job);
+	if (r < 0)
+		return r;
+	st->job = job;
+	st->auth = AUTH_WAITING;
+	st->conn = c;
+	st->charged_ns = s->auth_est_ns;
+	s->auth_debt_ns += st->charged_ns;
+	suspended_add(s, st);
+	MHD_suspend_connection(c);
+	return 0;
+}
+
+/*
+ * Takes the finished checks: charges the CPU time each took (less what
+ * was charged in advance), remembers the verdict and resumes the
+ * connection, whose request on_request() then answers.
+ */
+static void auth_collect(struct http_server *s)
+{
+	struct authq_job *job;
+
+	while ((job = authq_done(s->authq)) != NULL) {
+		struct http_state *st = authq_cookie(job);
+		struct webcfg_check *chk = authq_check(job);
+		uint64_t d = s->auth_debt_ns + chk->cpu_ns;
+
+		s->auth_debt_ns = d > st->charged_ns ? d - st->charged_ns : 0;
+		s->auth_est_ns = chk->cpu_ns;
+		s->stats.auth_cpu_ns += chk->cpu_ns;
+		if (chk->ok)
+			s->stats.auth_accepted++;
+		else
+			s->stats.auth_refused++;
+		st->auth_ok = chk->ok;
+		webcfg_auth_end(s->web, chk);
+		authq_job_free(job);
+		st->job = NULL;
+		st->auth = AUTH_DONE;
+		suspended_del(s, st);
+		MHD_resume_connection(st->conn);
 	}
-	/* Not MHD_basic_auth_get_username_password(): it wants "Basic"
-	   in that case only, and its C strings end a password at a NUL. */
-	v = webcfg_parse_basic(MHD_lookup_connection_value(c,
-				MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION),
-			       &user, &pass) < 0 ? 0
-	    : webcfg_auth_cached(s->web, user, pass);
-	if (v < 0)
-		v = auth_slow(s, user, pass);
-	if (pass) {
-		explicit_bzero(pass, strlen(pass));
-		free(pass);
-	}
-	free(user);
-	if (v == 1) {
-		*passed = true;
-		return MHD_YES;
-	}
-	if (v < 0) {
-		log_debug("http %s: basic auth over its bcrypt budget", l->name);
-		return send_error(c, 503, 0, "busy", "too many new credentials "
-				  "to check; retry in a second");
-	}
-	log_debug("http %s: basic auth failed", l->name);
+}
+
+/* 401 with WWW-Authenticate. */
+static enum MHD_Result send_unauthorized(struct MHD_Connection *c)
+{
+	struct http_resp r;
+
 	resp_init(&r);
 	http_error(&r, 401, "unauthorized", "this listener needs HTTP basic "
 		   "auth with a user of the web config");
 	r.www_authenticate = "Basic realm=\"uncored\", charset=\"UTF-8\"";
 	return send_resp(c, &r, 0);
+}
+
+/* 503 with Retry-After: new credentials cannot be checked now. */
+static enum MHD_Result send_busy(struct MHD_Connection *c, unsigned retry_s)
+{
+	struct http_resp r;
+
+	resp_init(&r);
+	http_error(&r, 503, "busy", "too many new credentials to check; retry "
+		   "in %u s", retry_s);
+	r.retry_after_s = retry_s;
+	return send_resp(c, &r, 0);
+}
+
+/* What gate() did with a request. */
+enum gate { GATE_PASSED, GATE_ANSWERED, GATE_SUSPENDED };
+
+/*
+ * The basic-auth part of gate(): credentials the cache knows are
+ * answered at once; others are queued for a check (GATE_SUSPENDED), or
+ * get 503 when the budget or the queue has no room.
+ */
+static enum gate gate_auth(struct http_listener *l, struct MHD_Connection *c,
+			   struct http_state *st, enum MHD_Result *ret)
+{
+	struct http_server *s = l->srv;
+	struct webcfg_check chk;
+	char *user, *pass;
+	int v;
+
+	/* Not MHD_basic_auth_get_username_password(): it wants "Basic"
+	   in that case only, and its C strings end a password at a NUL. */
+	v = webcfg_parse_basic(MHD_lookup_connection_value(c,
+				MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION),
+			       &user, &pass) < 0 ? WEBCFG_REFUSED
+	    : webcfg_auth_begin(s->web, user, pass, &chk);
+	if (pass) {
+		explicit_bzero(pass, strlen(pass));
+		free(pass);
+	}
+	free(user);
+	if (v == WEBCFG_NEEDS_CHECK) {
+		v = auth_submit(s, c, st, &chk);
+		if (v == 0)
+			return GATE_SUSPENDED;
+		webcfg_check_free(&chk);
+	}
+	if (v == WEBCFG_ACCEPTED)
+		return GATE_PASSED;
+	if (v < 0) {
+		s->stats.auth_busy++;
+		log_debug("http %s: new credentials over the bcrypt budget or "
+			  "queue", l->name);
+		*ret = send_busy(c, auth_retry_s(s));
+		return GATE_ANSWERED;
+	}
+	log_debug("http %s: basic auth failed", l->name);
+	*ret = send_unauthorized(c);
+	return GATE_ANSWERED;
+}
+
+/*
+ * Lets a request on a guarded TCP listener through, answers it (403
+ * for a client certificate the policy refuses, 401, 503), or suspends
+ * it for a bcrypt check.
+ */
+static enum gate gate(struct http_listener *l, struct MHD_Connection *c,
+		      struct http_state *st, enum MHD_Result *ret)
+{
+	struct http_server *s = l->srv;
+	const char *why = client_cert_problem(s->web, c);
+
+	if (why) {
+		*ret = send_error(c, 403, 0, "forbidden", "%s", why);
+		return GATE_ANSWERED;
+	}
+	if (s->web->nusers == 0)
+		return GATE_PASSED;
+	return gate_auth(l, c, st, ret);
+}
+
+void http_get_stats(const struct http_req *req, struct http_stats *out)
+{
+	const struct http_server *s = req->server;
+
+	*out = s->stats;
+	out->auth_pending = s->authq ? authq_pending(s->authq) : 0;
 }
 
 /*
@@ -844,6 +1001,7 @@ static enum MHD_Result dispatch(struct http_listener *l,
 	req.body = st->body.p ? st->body.p : "";
 	req.body_len = st->body.len;
 	req.conn = c;
+	req.server = l->srv;
 	resp_init(&resp);
 	found->fn(s->ctx, &req, &resp);
 	/* The route pattern, not the decoded path: no client bytes in logs. */
@@ -1058,6 +1216,87 @@ static unsigned long long content_length(struct MHD_Connection *c)
 	return v ? strtoull(v, NULL, 10) : 0;
 }
 
+/*
+ * The checks of a request's headers that come after the gate: an
+ * ambiguous request (400), a body announced too large (413).  Returns
+ * true when it answered (*ret).
+ */
+static bool refuse_early(struct MHD_Connection *c, struct http_state *st,
+			 enum MHD_Result *ret)
+{
+	const char *why = ambiguous(c, st);
+
+	if (why) {
+		conn_answered(c);
+		*ret = send_error(c, 400, 0, "bad_request",
+				  "ambiguous request: %s", why);
+		return true;
+	}
+	if (content_length(c) > HTTP_MAX_BODY) {
+		conn_answered(c);
+		*ret = send_error(c, 413, 0, "too_large",
+				  "request body over %d bytes", HTTP_MAX_BODY);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * The first call (headers complete, body not read): the gate on a
+ * guarded TCP listener, then refuse_early().  A request suspended for a
+ * bcrypt check comes back through after_check().
+ */
+static enum MHD_Result first_call(struct http_listener *l,
+				  struct MHD_Connection *c,
+				  struct http_state *st)
+{
+	enum MHD_Result r = MHD_YES;
+
+	st->started = true;
+	if (!l->control && l->srv->web) {
+		switch (gate(l, c, st, &r)) {
+		case GATE_SUSPENDED:
+			return MHD_YES;
+		case GATE_ANSWERED:
+			conn_answered(c);
+			return r;
+		case GATE_PASSED:
+			break;
+		}
+	}
+	return refuse_early(c, st, &r) ? r : MHD_YES;
+}
+
+/* A request resumed with its check's verdict: 401, or on its way (the
+ * call goes on as any other).  Returns true when it answered. */
+static bool after_check(struct MHD_Connection *c, struct http_state *st,
+			enum MHD_Result *ret)
+{
+	st->auth = AUTH_NONE;
+	if (!st->auth_ok) {
+		conn_answered(c);
+		*ret = send_unauthorized(c);
+		return true;
+	}
+	return refuse_early(c, st, ret);
+}
+
+/* A piece of the body: kept, or counted and dropped past the limit. */
+static void take_body(struct http_state *st, const char *data, size_t n)
+{
+	if (st->too_big) {
+		st->discarded += n;	/* until its end or its deadline */
+		return;
+	}
+	if (n > HTTP_MAX_BODY - st->body.len) {
+		st->too_big = true;
+		st->discarded = st->body.len + n;
+		buf_free(&st->body);
+		return;
+	}
+	buf_put(&st->body, data, n);
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 				  const char *url, const char *method,
 				  const char *version, const char *upload_data,
@@ -1065,6 +1304,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 {
 	struct http_listener *l = cls;
 	struct http_state *st = *con_cls;
+	enum MHD_Result r;
 
 	(void)version;
 	if (!st) {
@@ -1073,49 +1313,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 			return MHD_NO;
 		*con_cls = st;
 	}
-	if (!st->started) {
-		/* Headers are in; the body (if any) has not been read. */
-		const char *why;
-
-		st->started = true;
-		if (!l->control && l->srv->web) {
-			bool passed;
-			enum MHD_Result r = gate(l, c, &passed);
-
-			if (!passed) {
-				conn_answered(c);
-				return r;
-			}
-		}
-		why = ambiguous(c, st);
-		if (why) {
-			conn_answered(c);
-			return send_error(c, 400, 0, "bad_request",
-					  "ambiguous request: %s", why);
-		}
-		if (content_length(c) > HTTP_MAX_BODY) {
-			conn_answered(c);
-			return send_error(c, 413, 0, "too_large",
-					  "request body over %d bytes",
-					  HTTP_MAX_BODY);
-		}
-		return MHD_YES;
-	}
+	if (!st->started)
+		return first_call(l, c, st);
+	if (st->auth == AUTH_GONE)
+		return MHD_NO;		/* the server stops */
+	if (st->auth == AUTH_DONE && after_check(c, st, &r))
+		return r;
 	if (*upload_data_size) {
-		size_t n = *upload_data_size;
-
+		take_body(st, upload_data, *upload_data_size);
 		*upload_data_size = 0;
-		if (st->too_big) {
-			st->discarded += n;
-			return MHD_YES;	/* until its end or its deadline */
-		}
-		if (n > HTTP_MAX_BODY - st->body.len) {
-			st->too_big = true;
-			st->discarded = st->body.len + n;
-			buf_free(&st->body);
-			return MHD_YES;
-		}
-		buf_put(&st->body, upload_data, n);
 		return MHD_YES;
 	}
 	conn_answered(c);
@@ -1131,11 +1337,16 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 			 enum MHD_RequestTerminationCode toe)
 {
+	struct http_listener *l = cls;
 	struct http_state *st = *con_cls;
 	struct http_conn *k = conn_of(c);
 
-	(void)cls;
 	(void)toe;
+	if (st && st->job) {	/* closed while its check was pending */
+		authq_cancel(l->srv->authq, st->job);
+		suspended_del(l->srv, st);
+		st->job = NULL;
+	}
 	if (k) {
 		/* keep-alive: the next request's deadline starts now */
 		k->waiting = true;
@@ -1559,7 +1770,9 @@ static int start_mhd(struct http_server *s, struct http_listener *l,
 		snprintf(l->name + strlen(l->name),
 			 sizeof(l->name) - strlen(l->name), " (TLS)");
 	l->mhd = MHD_start_daemon(MHD_USE_ERROR_LOG | MHD_USE_EPOLL |
-				  (use_tls ? MHD_USE_TLS : 0), 0,
+				  (use_tls ? MHD_USE_TLS : 0) |
+				  (!l->control && s->authq
+				   ? MHD_ALLOW_SUSPEND_RESUME : 0), 0,
 			NULL, NULL, on_request, l,
 			MHD_OPTION_EXTERNAL_LOGGER, mhd_log, l,
 			MHD_OPTION_LISTEN_SOCKET, (MHD_socket)l->fd,
@@ -1649,9 +1862,12 @@ static void *serve(void *arg)
 			log_warn("http: epoll_wait");
 			usleep(100 * 1000);
 		}
-		for (j = 0; j < n; j++)
+		for (j = 0; j < n; j++) {
 			if (ev[j].data.u32 == HTTP_WAKE_TAG)
 				return NULL;
+			if (ev[j].data.u32 == HTTP_AUTH_TAG)
+				auth_collect(s);
+		}
 		for (i = 0; i < s->nls; i++)
 			run_one(&s->ls[i]);
 	}
@@ -1661,6 +1877,33 @@ static void *serve(void *arg)
  * Tears everything down.  With keep_inherited, sockets from systemd are
  * taken back from MHD and left open (the failure path of http_start).
  */
+/*
+ * With the http thread gone: requests still waiting for a bcrypt check
+ * are resumed to be closed (MHD must not stop with suspended
+ * connections), the checks are dropped, and the workers are left to end
+ * on their own - a bcrypt cannot be interrupted, and shutdown must not
+ * wait for one.
+ */
+static void drop_suspended(struct http_server *s)
+{
+	struct http_state *st;
+
+	if (!s->authq)
+		return;
+	while ((st = s->suspended) != NULL) {
+		authq_cancel(s->authq, st->job);
+		st->job = NULL;
+		st->auth = AUTH_GONE;
+		suspended_del(s, st);
+		MHD_resume_connection(st->conn);
+	}
+	for (unsigned i = 0; i < s->nls; i++)
+		if (s->ls[i].mhd)
+			MHD_run(s->ls[i].mhd);	/* on_request closes them */
+	authq_free(s->authq);
+	s->authq = NULL;
+}
+
 static void destroy(struct http_server *s, bool keep_inherited)
 {
 	unsigned i;
@@ -1672,6 +1915,7 @@ static void destroy(struct http_server *s, bool keep_inherited)
 			log_warn("http: cannot wake the http thread");
 		pthread_join(s->thread, NULL);
 	}
+	drop_suspended(s);
 	for (i = 0; i < s->nls; i++) {
 		struct http_listener *l = &s->ls[i];
 
@@ -1703,12 +1947,40 @@ static void destroy(struct http_server *s, bool keep_inherited)
 	free(s);
 }
 
+/*
+ * The http thread's epoll set: the wake-up eventfd and, with basic-auth
+ * users, the bcrypt workers' queue (its eventfd).  0, or -1 with err.
+ */
+static int setup_polling(struct http_server *s, char *err, size_t errlen)
+{
+	struct epoll_event ev;
+
+	s->epfd = epoll_create1(EPOLL_CLOEXEC);
+	s->wakefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	memset(&ev, 0, sizeof(ev));
+	ev.events = EPOLLIN;
+	ev.data.u32 = HTTP_WAKE_TAG;
+	if (s->epfd < 0 || s->wakefd < 0 ||
+	    epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->wakefd, &ev) < 0)
+		goto fail;
+	if (!s->web || s->web->nusers == 0)
+		return 0;
+	s->authq = authq_new(HTTP_AUTH_WORKERS, HTTP_AUTH_DEPTH);
+	ev.data.u32 = HTTP_AUTH_TAG;
+	if (!s->authq ||
+	    epoll_ctl(s->epfd, EPOLL_CTL_ADD, authq_fd(s->authq), &ev) < 0)
+		goto fail;
+	return 0;
+fail:
+	seterr(err, errlen, "cannot set up HTTP polling: %s", strerror(errno));
+	return -1;
+}
+
 struct http_server *http_start(const struct http_cfg *cfg,
 			       const struct http_route *routes, size_t nroutes,
 			       void *ctx, char *err, size_t errlen)
 {
 	struct http_server *s;
-	struct epoll_event ev;
 	sigset_t all, old;
 	unsigned i, max;
 	int rc;
@@ -1780,17 +2052,8 @@ struct http_server *http_start(const struct http_cfg *cfg,
 		goto fail;
 	}
 
-	s->epfd = epoll_create1(EPOLL_CLOEXEC);
-	s->wakefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	memset(&ev, 0, sizeof(ev));
-	ev.events = EPOLLIN;
-	ev.data.u32 = HTTP_WAKE_TAG;
-	if (s->epfd < 0 || s->wakefd < 0 ||
-	    epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->wakefd, &ev) < 0) {
-		seterr(err, errlen, "cannot set up HTTP polling: %s",
-		       strerror(errno));
+	if (setup_polling(s, err, errlen) < 0)
 		goto fail;
-	}
 	for (i = 0; i < s->nls; i++)
 		if (start_mhd(s, &s->ls[i], cfg, err, errlen) < 0)
 			goto fail;

@@ -21,6 +21,8 @@
  *
  * With a web config (webcfg.h) the TCP listeners speak TLS and/or require
  * basic auth (401 with WWW-Authenticate); the control socket never does.
+ * bcrypt checks run on worker threads (authq.h), never on the http
+ * thread, within a CPU budget (503 with Retry-After past it).
  * Answers of GZ_MIN_SIZE bytes or more are gzip-compressed for clients
  * that accept it (gz.h), and every answer says "Vary: Accept-Encoding".
  */
@@ -72,6 +74,7 @@ struct http_req {
 	const char *body;	/* request body, NUL-terminated; "" if none */
 	size_t body_len;	/* <= HTTP_MAX_BODY */
 	void *conn;		/* opaque, for http_query()/http_header() */
+	struct http_server *server;	/* that serves it (http_get_stats()) */
 };
 
 /*
@@ -102,6 +105,7 @@ struct http_resp {
 					   static string (401 answers) */
 	const char *csp;	/* Content-Security-Policy header; static
 				   string; NULL: none */
+	unsigned retry_after_s;	/* Retry-After header if non-zero */
 	/*
 	 * Instead of body, a body the handler shares with other responses
 	 * (the /metrics page rendered once per tick): data/len stay valid
@@ -199,6 +203,22 @@ struct http_cfg {
 };
 
 struct http_server;
+
+/* What the server counts, for the uncored_http_* families. */
+struct http_stats {
+	/* bcrypt checks of credentials the cache did not know, by verdict,
+	 * and the CPU time they took */
+	uint64_t auth_accepted, auth_refused, auth_cpu_ns;
+	uint64_t auth_busy;	/* new credentials answered 503 unchecked
+				   (over the budget, or the queue full) */
+	unsigned auth_pending;	/* checks waiting or running now */
+};
+
+/*
+ * Copies the counters of the server that serves req into *out.  For
+ * handlers (they run on the http thread, which keeps the counters).
+ */
+void http_get_stats(const struct http_req *req, struct http_stats *out);
 
 /*
  * Opens every listener (the privileged part: call it before dropping

@@ -270,6 +270,30 @@ static void claim_families(struct prom *w, const struct claims_pub *c)
 	}
 }
 
+/* The HTTP server's families: basic-auth checks (uncored_http_auth_*). */
+static void http_families(struct prom *w, const struct http_stats *h)
+{
+	const char *acc[] = { "result", "accepted", NULL };
+	const char *ref[] = { "result", "refused", NULL };
+
+	prom_family(w, "uncored_http_auth_checks_total", PROM_COUNTER, NULL,
+		    "bcrypt checks of basic-auth credentials the daemon did "
+		    "not remember, by verdict.");
+	prom_sample_u64(w, NULL, acc, h->auth_accepted);
+	prom_sample_u64(w, NULL, ref, h->auth_refused);
+	prom_family(w, "uncored_http_auth_cpu_seconds_total", PROM_COUNTER,
+		    "seconds", "CPU time the bcrypt checks took.");
+	prom_sample_f64(w, NULL, NULL, (double)h->auth_cpu_ns / 1e9);
+	prom_family(w, "uncored_http_auth_busy_total", PROM_COUNTER, NULL,
+		    "New basic-auth credentials answered 503 without a check "
+		    "(over the bcrypt budget, or the queue full).");
+	prom_sample_u64(w, NULL, NULL, h->auth_busy);
+	prom_family(w, "uncored_http_auth_pending", PROM_GAUGE, NULL,
+		    "bcrypt checks waiting or running when the page was "
+		    "rendered.");
+	prom_sample_u64(w, NULL, NULL, h->auth_pending);
+}
+
 int metrics_render(struct buf *b, enum prom_fmt fmt, const struct program *p,
 		   const struct metrics_info *info)
 {
@@ -299,6 +323,8 @@ int metrics_render(struct buf *b, enum prom_fmt fmt, const struct program *p,
 	self_families(&w, p, &st, info);
 	if (info->claims)
 		claim_families(&w, info->claims);
+	if (info->http)
+		http_families(&w, info->http);
 	procstat_read(&ps);	/* renders whatever could be read */
 	procstat_render(&w, &ps);
 	r = prom_end(&w);

@@ -993,28 +993,70 @@ int webcfg_auth_cached(struct webcfg *w, const char *user, const char *pass)
 	return v == 1 && !u ? 0 : v;
 }
 
-bool webcfg_auth(struct webcfg *w, const char *user, const char *pass)
+int webcfg_auth_begin(struct webcfg *w, const char *user, const char *pass,
+		      struct webcfg_check *chk)
 {
-	struct webcfg_cache *c = w->cache;
 	const struct webcfg_user *u;
-	unsigned char dg[WEBCFG_DIGEST_LEN];
-	const char *hash, *out;
-	bool ok;
+	const char *hash;
 	int v;
 
-	if (!user || !pass || !c || w->nusers == 0)
-		return false;
-	hash = lookup(w, user, pass, &u, dg);
+	memset(chk, 0, sizeof(*chk));
+	if (!user || !pass || !w->cache || w->nusers == 0)
+		return WEBCFG_REFUSED;
+	hash = lookup(w, user, pass, &u, chk->digest);
 	if (!hash)
-		return false;
-	v = cached(c, dg);
+		return -ENOMEM;
+	v = cached(w->cache, chk->digest);
 	if (v >= 0)
-		return v == 1 && u;
-	pthread_mutex_lock(&c->crypt_lock);
-	out = crypt_rn(pass, hash, &c->cd, (int)sizeof(c->cd));
-	ok = out && u && same_digest(out, hash);
-	explicit_bzero(&c->cd, sizeof(c->cd));
-	pthread_mutex_unlock(&c->crypt_lock);
-	remember(c, dg, ok);
-	return ok;
+		return v == 1 && u ? WEBCFG_ACCEPTED : WEBCFG_REFUSED;
+	chk->pass = strdup(pass);
+	if (!chk->pass)
+		return -ENOMEM;
+	snprintf(chk->hash, sizeof(chk->hash), "%s", hash);
+	chk->known = u != NULL;
+	return WEBCFG_NEEDS_CHECK;
+}
+
+void webcfg_check_run(struct webcfg_check *chk, struct crypt_data *cd)
+{
+	const char *out;
+	struct timespec a, b;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+	out = crypt_rn(chk->pass, chk->hash, cd, (int)sizeof(*cd));
+	chk->ok = out && chk->known && same_digest(out, chk->hash);
+	explicit_bzero(cd, sizeof(*cd));
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+	chk->cpu_ns = (uint64_t)(b.tv_sec - a.tv_sec) * 1000000000ull +
+		      (uint64_t)b.tv_nsec - (uint64_t)a.tv_nsec;
+}
+
+void webcfg_check_free(struct webcfg_check *chk)
+{
+	if (chk->pass) {
+		explicit_bzero(chk->pass, strlen(chk->pass));
+		free(chk->pass);
+	}
+	chk->pass = NULL;
+}
+
+void webcfg_auth_end(struct webcfg *w, struct webcfg_check *chk)
+{
+	if (w->cache)
+		remember(w->cache, chk->digest, chk->ok);
+	webcfg_check_free(chk);
+}
+
+bool webcfg_auth(struct webcfg *w, const char *user, const char *pass)
+{
+	struct webcfg_check chk;
+	int v = webcfg_auth_begin(w, user, pass, &chk);
+
+	if (v != WEBCFG_NEEDS_CHECK)
+		return v == WEBCFG_ACCEPTED;
+	pthread_mutex_lock(&w->cache->crypt_lock);
+	webcfg_check_run(&chk, &w->cache->cd);
+	pthread_mutex_unlock(&w->cache->crypt_lock);
+	webcfg_auth_end(w, &chk);
+	return chk.ok;
 }

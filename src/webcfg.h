@@ -22,8 +22,10 @@
 #ifndef UNCORED_WEBCFG_H
 #define UNCORED_WEBCFG_H
 
+#include <crypt.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* tls_server_config.client_auth_type, Go's crypto/tls names. */
 enum webcfg_client_auth {
@@ -123,6 +125,48 @@ bool webcfg_auth(struct webcfg *w, const char *user, const char *pass);
  * strings would make it); -ENOMEM.
  */
 int webcfg_parse_basic(const char *header, char **user, char **pass);
+
+/*
+ * webcfg_auth() in three steps, so that the bcrypt can run on another
+ * thread: begin (cheap: the cache), run (the bcrypt; touches nothing
+ * but the check and its scratch space, so it may outlive w), end
+ * (remembers the verdict).
+ */
+struct webcfg_check {
+	char hash[64];		/* the hash pass is checked against */
+	char *pass;		/* a copy (malloc()ed, wiped when freed) */
+	unsigned char digest[32];	/* the cache key */
+	bool known;		/* the user exists (else a decoy hash) */
+	bool ok;		/* the verdict, after webcfg_check_run() */
+	uint64_t cpu_ns;	/* CPU time the bcrypt took, after run */
+};
+
+enum {
+	WEBCFG_REFUSED = 0,
+	WEBCFG_ACCEPTED = 1,
+	WEBCFG_NEEDS_CHECK = 2,
+};
+
+/*
+ * Looks the credentials up in the cache.  Returns WEBCFG_ACCEPTED or
+ * WEBCFG_REFUSED (remembered, or user/pass NULL, or no users), or
+ * WEBCFG_NEEDS_CHECK with *chk filled in and owning a copy of pass
+ * (the caller must pass it to webcfg_auth_end() or webcfg_check_free()),
+ * or -ENOMEM.  Thread-safe.
+ */
+int webcfg_auth_begin(struct webcfg *w, const char *user, const char *pass,
+		      struct webcfg_check *chk);
+
+/* Runs the bcrypt of chk with scratch space cd (one per thread), setting
+ * chk->ok and chk->cpu_ns (the calling thread's CPU time,
+ * CLOCK_THREAD_CPUTIME_ID).  Any thread; uses no webcfg. */
+void webcfg_check_run(struct webcfg_check *chk, struct crypt_data *cd);
+
+/* Remembers chk's verdict in w's cache and frees what chk owns. */
+void webcfg_auth_end(struct webcfg *w, struct webcfg_check *chk);
+
+/* Frees what chk owns (wiping the password) without remembering. */
+void webcfg_check_free(struct webcfg_check *chk);
 
 /*
  * The cheap part of webcfg_auth(): 1 if these credentials were accepted
