@@ -34,6 +34,7 @@
 #include <grp.h>
 #include <limits.h>
 #include <netinet/in.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -44,9 +45,13 @@
 #include <strings.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+
+#include <linux/sockios.h>
+#include <linux/tcp.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -112,27 +117,42 @@ struct http_listener {
  * One open connection, for the limits libmicrohttpd cannot express
  * (MHD_OPTION_NOTIFY_CONNECTION keeps the list): a deadline for each
  * request's headers and body (MHD's timeout is an idle timeout that every
- * byte resets), and max_connections / max_per_ip that a slow partial
- * request cannot use up - a new connection over a limit displaces the
- * oldest connection whose request is still incomplete.  A displaced or
- * late connection is shut down; MHD then reads EOF and closes it.  Only
- * the http thread touches the list (MHD calls back from MHD_run()).
+ * byte resets), a minimum rate at which an answer must drain (a reader
+ * that takes a byte now and then keeps an idle timer alive forever), and
+ * max_connections / max_per_ip that neither slow partial requests nor
+ * readers that stopped reading can use up - a new connection over a
+ * limit displaces the oldest connection whose request is incomplete or
+ * idle, or whose answer made no progress for HTTP_STALL_S.  The control
+ * socket's connections have a budget of their own, so no TCP client can
+ * shut it out.  An evicted connection is shut down; MHD then sees EOF
+ * (or its writes fail) and closes it.  Only the http thread touches the
+ * list (MHD calls back from MHD_run()).
  */
 struct http_conn {
 	struct http_conn *prev, *next;	/* oldest first */
 	int fd;
 	uint64_t start_ns;	/* accept, or the end of the last response */
 	bool waiting;		/* the request is not complete yet */
+	bool idle;		/* ... nor begun: keep-alive after an answer */
 	bool closing;		/* shut down by us */
+	bool control;		/* on a control socket (its own budget) */
+	bool tcp;		/* progress is bytes the peer acknowledged */
 	bool has_ip;
 	struct sockaddr_storage ip;	/* address only, port zeroed */
+	char peer[INET6_ADDRSTRLEN + 2];	/* for logs */
+	/* while an answer is being sent (!waiting): */
+	uint64_t progress_ns;	/* when it last made progress */
+	uint64_t sampled_ns;	/* when progress was last looked at */
+	uint64_t drained;	/* TCP: bytes acknowledged; Unix: send queue */
+	uint64_t mark_ns, mark_drained;	/* TCP: this write-deadline window */
 };
 
 struct http_server {
 	struct http_conn *conns, *conns_tail;
-	unsigned max_conn, max_per_ip;	/* all listeners together; per IP */
-	uint64_t deadline_ns;		/* to complete a request */
-	uint64_t displaced, late;	/* connections shut down */
+	unsigned max_conn, max_per_ip;	/* TCP listeners together; per IP */
+	uint64_t deadline_ns;		/* to complete a request; the write
+					   deadline's window */
+	struct log_limit evict_log[HTTP_EVICT_N];
 	const struct http_route *routes;
 	size_t nroutes;
 	void *ctx;
@@ -900,13 +920,6 @@ static enum gate gate(struct http_listener *l, struct MHD_Connection *c,
 	return gate_auth(l, c, st, ret);
 }
 
-void http_get_stats(const struct http_req *req, struct http_stats *out)
-{
-	const struct http_server *s = req->server;
-
-	*out = s->stats;
-	out->auth_pending = s->authq ? authq_pending(s->authq) : 0;
-}
 
 /*
  * Writes l's TLS options as MHD_OPTION_ARRAY items into o (room for
@@ -1032,38 +1045,121 @@ static bool same_ip(const struct http_conn *a, const struct http_conn *b)
 	return a->has_ip && b->has_ip && memcmp(&a->ip, &b->ip, sizeof(a->ip)) == 0;
 }
 
-static void conn_shut(struct http_conn *k)
+/* Shuts k down: MHD sees EOF, or its next write fails, and closes it. */
+static void conn_shut(struct http_server *s, struct http_conn *k,
+		      enum http_evict why)
 {
 	k->closing = true;
+	s->stats.evicted[why]++;
 	shutdown(k->fd, SHUT_RDWR);
 }
 
 /*
- * Keeps a limit after n joined: if more than max connections match
- * (same IP when by_ip), shuts the oldest incomplete one down, else n.
+ * Looks at how far the answer on k has drained: for TCP the bytes the
+ * peer acknowledged (TCP_INFO), for a Unix socket whether the send queue
+ * moved or emptied (SIOCOUTQ).  Marks progress.
+ */
+static void conn_sample(struct http_conn *k, uint64_t now)
+{
+	k->sampled_ns = now;
+	if (k->tcp) {
+		struct tcp_info ti;
+		socklen_t len = sizeof(ti);
+
+		if (getsockopt(k->fd, IPPROTO_TCP, TCP_INFO, &ti, &len) < 0 ||
+		    len < offsetof(struct tcp_info, tcpi_bytes_acked) +
+			  sizeof(ti.tcpi_bytes_acked)) {
+			k->progress_ns = now;	/* cannot tell: not stalled */
+			return;
+		}
+		if (ti.tcpi_bytes_acked != k->drained)
+			k->progress_ns = now;
+		k->drained = ti.tcpi_bytes_acked;
+	} else {
+		int q = 0;
+
+		if (ioctl(k->fd, SIOCOUTQ, &q) < 0 || q == 0 ||
+		    (uint64_t)q != k->drained)
+			k->progress_ns = now;
+		k->drained = (uint64_t)(q > 0 ? q : 0);
+	}
+}
+
+/* Has the answer on k made no progress for HTTP_STALL_S? */
+static bool conn_stalled(const struct http_conn *k, uint64_t now)
+{
+	return !k->waiting &&
+	       now - k->progress_ns >= HTTP_STALL_S * 1000000000ull;
+}
+
+/*
+ * Keeps a limit after n joined: if more than max connections of n's
+ * kind (TCP or control; same IP when by_ip) are open, shuts down the
+ * one that has waited longest with an incomplete request, an idle
+ * keep-alive or an answer that made no progress; if there is none, n.
  */
 static void conn_limit(struct http_server *s, struct http_conn *n,
 		       unsigned max, bool by_ip)
 {
 	struct http_conn *victim = NULL;
+	uint64_t now = mono_ns(), vt = 0;
 	unsigned count = 0;
 
 	for (struct http_conn *k = s->conns; k; k = k->next) {
-		if (k->closing || (by_ip && !same_ip(k, n)))
+		uint64_t t;
+
+		if (k->closing || k->control != n->control ||
+		    (by_ip && !same_ip(k, n)))
 			continue;
 		count++;
-		if (k != n && k->waiting &&
-		    (!victim || k->start_ns < victim->start_ns))
+		if (k == n || !(k->waiting || conn_stalled(k, now)))
+			continue;
+		t = k->waiting ? k->start_ns : k->progress_ns;
+		if (!victim || t < vt) {
 			victim = k;
+			vt = t;
+		}
 	}
 	if (count <= max)
 		return;
-	s->displaced++;
-	conn_shut(victim ? victim : n);
-	log_debug("http: %s: %u connections%s, the limit: closing the %s",
-		  by_ip ? "max_per_ip" : "max_connections", count,
-		  by_ip ? " from one address" : "",
-		  victim ? "oldest incomplete request" : "new connection");
+	conn_shut(s, victim ? victim : n, victim ? HTTP_EVICT_DISPLACED
+						  : HTTP_EVICT_REFUSED);
+	if (!victim)
+		log_warnx_limited(&s->evict_log[HTTP_EVICT_REFUSED], "http: %u "
+				  "connections%s%s, the limit, none of them "
+				  "idle, incomplete or stalled: closed the new "
+				  "one from %s", count, by_ip ? " from " : "",
+				  by_ip ? n->peer : "", n->peer);
+	else
+		log_warnx_limited(&s->evict_log[HTTP_EVICT_DISPLACED], "http: "
+				  "%u connections%s%s, the limit: closed the "
+				  "one from %s %s %.1f s", count,
+				  by_ip ? " from " : "", by_ip ? n->peer : "",
+				  victim->peer, !victim->waiting
+				  ? "whose answer made no progress for"
+				  : victim->idle ? "idle after its answer for"
+				  : "whose request was incomplete after",
+				  (double)(now - vt) / 1e9);
+}
+
+/* Records k's peer address (TCP) for the per-IP limit and the logs. */
+static void conn_peer(struct http_conn *k, const struct sockaddr *sa)
+{
+	if (sa && sa->sa_family == AF_INET) {
+		struct sockaddr_in *v4 = (struct sockaddr_in *)&k->ip;
+
+		v4->sin_family = AF_INET;
+		v4->sin_addr = ((const struct sockaddr_in *)sa)->sin_addr;
+		inet_ntop(AF_INET, &v4->sin_addr, k->peer, sizeof(k->peer));
+		k->has_ip = true;
+	} else if (sa && sa->sa_family == AF_INET6) {
+		struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&k->ip;
+
+		v6->sin6_family = AF_INET6;
+		v6->sin6_addr = ((const struct sockaddr_in6 *)sa)->sin6_addr;
+		inet_ntop(AF_INET6, &v6->sin6_addr, k->peer, sizeof(k->peer));
+		k->has_ip = true;
+	}
 }
 
 static void on_connection(void *cls, struct MHD_Connection *c,
@@ -1093,64 +1189,102 @@ static void on_connection(void *cls, struct MHD_Connection *c,
 	k->fd = ci->connect_fd;
 	k->start_ns = mono_ns();
 	k->waiting = true;
+	k->control = l->control;
+	snprintf(k->peer, sizeof(k->peer), "the control socket");
 	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-	if (!l->control && ci && ci->client_addr) {
-		const struct sockaddr *sa = ci->client_addr;
-
-		if (sa->sa_family == AF_INET) {
-			struct sockaddr_in *v4 = (struct sockaddr_in *)&k->ip;
-
-			v4->sin_family = AF_INET;
-			v4->sin_addr = ((const struct sockaddr_in *)sa)->sin_addr;
-			k->has_ip = true;
-		} else if (sa->sa_family == AF_INET6) {
-			struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&k->ip;
-
-			v6->sin6_family = AF_INET6;
-			v6->sin6_addr = ((const struct sockaddr_in6 *)sa)->sin6_addr;
-			k->has_ip = true;
-		}
-	}
+	if (!l->control && ci)
+		conn_peer(k, ci->client_addr);
+	k->tcp = k->has_ip;
 	k->prev = s->conns_tail;
 	*(s->conns_tail ? &s->conns_tail->next : &s->conns) = k;
 	s->conns_tail = k;
 	*socket_context = k;
-	conn_limit(s, k, s->max_conn, false);
+	conn_limit(s, k, k->control ? HTTP_CONTROL_MAX_CONNECTIONS
+				    : s->max_conn, false);
 	if (k->has_ip && !k->closing)
 		conn_limit(s, k, s->max_per_ip, true);
 }
 
-/* The request on c is complete (answered): its deadline no longer runs. */
+/* The request on c is complete (answered): its deadline no longer runs;
+ * its answer's write deadline starts. */
 static void conn_answered(struct MHD_Connection *c)
 {
 	struct http_conn *k = conn_of(c);
+	uint64_t now = mono_ns();
 
-	if (k)
-		k->waiting = false;
+	if (!k)
+		return;
+	k->waiting = false;
+	k->drained = 0;
+	conn_sample(k, now);
+	k->progress_ns = k->mark_ns = now;
+	k->mark_drained = k->drained;
 }
 
 /*
- * Shuts down the connections whose request missed its deadline; returns
- * the ms until the next deadline, or -1 if none runs.
+ * The write deadline of an answer in flight on k (sampled now): over
+ * each window of timeout_s it must drain HTTP_MIN_DRAIN_BPS on average,
+ * or it is closed.  TCP only (a Unix socket does not say how much its
+ * peer read).
  */
+static void conn_write_deadline(struct http_server *s, struct http_conn *k,
+				uint64_t now)
+{
+	uint64_t got = k->drained - k->mark_drained;
+	uint64_t want = HTTP_MIN_DRAIN_BPS * (s->deadline_ns / 1000000000ull);
+
+	if (!k->tcp || now - k->mark_ns < s->deadline_ns)
+		return;
+	if (got >= want) {
+		k->mark_ns = now;
+		k->mark_drained = k->drained;
+		return;
+	}
+	conn_shut(s, k, HTTP_EVICT_WRITE_DEADLINE);
+	log_warnx_limited(&s->evict_log[HTTP_EVICT_WRITE_DEADLINE], "http: "
+			  "closed the connection from %s: its answer drained "
+			  "%llu bytes in %llu s, under the minimum of %d bytes "
+			  "a second", k->peer, (unsigned long long)got,
+			  (unsigned long long)(s->deadline_ns / 1000000000ull),
+			  HTTP_MIN_DRAIN_BPS);
+}
+
+/*
+ * Shuts down the connections whose request missed its deadline, and
+ * those whose answer drains too slowly (looked at every
+ * HTTP_SAMPLE_NS); returns the ms until the next deadline or look, or
+ * -1 if there is none.
+ */
+#define HTTP_SAMPLE_NS	(250ull * 1000000)
 static int conn_reap(struct http_server *s)
 {
 	uint64_t now = mono_ns(), next = UINT64_MAX;
 
 	for (struct http_conn *k = s->conns; k; k = k->next) {
-		uint64_t due = k->start_ns + s->deadline_ns;
+		uint64_t due = k->waiting ? k->start_ns + s->deadline_ns
+					  : k->sampled_ns + HTTP_SAMPLE_NS;
 
-		if (k->closing || !k->waiting)
+		if (k->closing)
 			continue;
-		if (due <= now) {
-			s->late++;
-			conn_shut(k);
-			log_debug("http: a request not complete within %llu s: "
-				  "connection closed", (unsigned long long)
-				  (s->deadline_ns / 1000000000ull));
-		} else if (due < next) {
-			next = due;
+		if (due > now) {
+			next = due < next ? due : next;
+			continue;
 		}
+		if (!k->waiting) {
+			conn_sample(k, now);
+			conn_write_deadline(s, k, now);
+			next = now + HTTP_SAMPLE_NS < next ? now + HTTP_SAMPLE_NS
+							   : next;
+			continue;
+		}
+		conn_shut(s, k, HTTP_EVICT_REQUEST_DEADLINE);
+		log_warnx_limited(&s->evict_log[HTTP_EVICT_REQUEST_DEADLINE],
+				  "http: closed the connection from %s: %s "
+				  "within %llu s", k->peer, k->idle
+				  ? "no new request after its answer"
+				  : "its request was not complete",
+				  (unsigned long long)
+				  (s->deadline_ns / 1000000000ull));
 	}
 	if (next == UINT64_MAX)
 		return -1;
@@ -1164,9 +1298,11 @@ static int conn_reap(struct http_server *s)
 static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
 {
 	struct http_state *st = calloc(1, sizeof(*st));
+	struct http_conn *k = conn_of(c);
 
 	(void)cls;
-	(void)c;
+	if (k)
+		k->idle = false;	/* a request begins */
 	if (!st)
 		return NULL;
 	for (const char *p = uri; p && *p && *p != '?'; p++)
@@ -1350,6 +1486,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 	if (k) {
 		/* keep-alive: the next request's deadline starts now */
 		k->waiting = true;
+		k->idle = true;
 		k->start_ns = mono_ns();
 	}
 	if (!st)
@@ -1756,15 +1893,17 @@ static int start_mhd(struct http_server *s, struct http_listener *l,
 	struct epoll_event ev;
 	bool use_tls;
 
-	/* max_connections (all listeners together) and max_per_ip are kept
-	 * by on_connection(), which displaces slow partial requests; MHD's
-	 * own limit only bounds what it accepts before we can look: the
-	 * limit plus the connections being shut down.  Per-IP accounting
-	 * needs an IP: none on Unix sockets (on_connection() skips them). */
+	/* max_connections (the TCP listeners together), max_per_ip and the
+	 * control socket's budget are kept by on_connection(), which
+	 * displaces slow partial requests and stalled answers; MHD's own
+	 * limit only bounds what it accepts before we can look: the limit
+	 * plus the connections being shut down.  Per-IP accounting needs
+	 * an IP: none on Unix sockets (on_connection() skips them). */
 	s->max_conn = maxc;
 	s->max_per_ip = per_ip;
 	s->deadline_ns = (uint64_t)timeout * 1000000000ull;
-	l->max_conn = maxc + HTTP_ACCEPT_SLACK;
+	l->max_conn = (l->control ? HTTP_CONTROL_MAX_CONNECTIONS : maxc) +
+		      HTTP_ACCEPT_SLACK;
 	use_tls = tls_options(l, tls);
 	if (use_tls)
 		snprintf(l->name + strlen(l->name),
@@ -2079,6 +2218,25 @@ struct http_server *http_start(const struct http_cfg *cfg,
 fail:
 	destroy(s, true);
 	return NULL;
+}
+
+void http_get_stats(const struct http_req *req, struct http_stats *out)
+{
+	const struct http_server *s = req->server;
+	uint64_t now = mono_ns();
+
+	*out = s->stats;
+	out->auth_pending = s->authq ? authq_pending(s->authq) : 0;
+	for (const struct http_conn *k = s->conns; k; k = k->next) {
+		if (k->closing)
+			continue;
+		if (k->waiting)
+			out->reading[k->control]++;
+		else if (conn_stalled(k, now))
+			out->stalled[k->control]++;
+		else
+			out->writing[k->control]++;
+	}
 }
 
 unsigned http_port(const struct http_server *s, unsigned i)

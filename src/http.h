@@ -13,9 +13,11 @@
  * a large answer to another.
  *
  * Slow or abusive clients cannot starve scrapes: every request must be
- * complete timeout_s after it started, the connection limit (all
- * listeners together) and the per-IP limit (TCP) displace the oldest
- * incomplete request rather than refuse a new connection, and request
+ * complete timeout_s after it started, every answer must drain at least
+ * HTTP_MIN_DRAIN_BPS (averaged over timeout_s), the connection limit
+ * (the TCP listeners together) and the per-IP limit displace the oldest
+ * incomplete request or stalled answer rather than refuse a new
+ * connection, the control socket has a budget of its own, and request
  * bodies are capped at HTTP_MAX_BODY (413).
  * Errors use one JSON shape, {"error":{"code":"...","message":"..."}}.
  *
@@ -185,8 +187,10 @@ struct http_cfg {
 	const char *control_socket;
 	const char *control_group;	/* chgrp to it; NULL or "" = leave */
 	unsigned control_mode;		/* e.g. 0660; 0 = 0660 */
-	/* 0 = the HTTP_DEFAULT_* value.  max_connections counts all
-	   listeners together; max_per_ip applies to TCP listeners only. */
+	/* 0 = the HTTP_DEFAULT_* value.  max_connections counts the TCP
+	   listeners together (the control socket has its own budget,
+	   HTTP_CONTROL_MAX_CONNECTIONS); max_per_ip applies to TCP
+	   listeners only. */
 	unsigned timeout_s;		/* request deadline, idle timeout */
 	unsigned max_connections;
 	unsigned max_per_ip;
@@ -204,8 +208,33 @@ struct http_cfg {
 
 struct http_server;
 
+/*
+ * Why the server closed a connection itself (uncored_http_evictions_total
+ * {reason}): a request not complete within timeout_s; the oldest
+ * incomplete request, idle connection or answer that made no progress
+ * for HTTP_STALL_S, closed at a connection limit for a new one; an
+ * answer that drained less than HTTP_MIN_DRAIN_BPS over timeout_s; a new
+ * connection closed at a limit because none of the others could be.
+ */
+enum http_evict {
+	HTTP_EVICT_REQUEST_DEADLINE,
+	HTTP_EVICT_DISPLACED,
+	HTTP_EVICT_WRITE_DEADLINE,
+	HTTP_EVICT_REFUSED,
+	HTTP_EVICT_N
+};
+#define HTTP_MIN_DRAIN_BPS	16384	/* bytes a second an answer must drain */
+#define HTTP_STALL_S		1	/* an answer without progress this long
+					   may be displaced */
+#define HTTP_CONTROL_MAX_CONNECTIONS 16	/* the control socket's own budget */
+
 /* What the server counts, for the uncored_http_* families. */
 struct http_stats {
+	uint64_t evicted[HTTP_EVICT_N];	/* connections closed, by reason */
+	/* open now, [0] TCP, [1] control socket, by what they do: reading
+	 * a request (or idle between requests), writing an answer, or
+	 * stalled (an answer without progress for HTTP_STALL_S) */
+	unsigned reading[2], writing[2], stalled[2];
 	/* bcrypt checks of credentials the cache did not know, by verdict,
 	 * and the CPU time they took */
 	uint64_t auth_accepted, auth_refused, auth_cpu_ns;
