@@ -73,8 +73,9 @@ static int query_u64(const struct http_req *req, struct http_resp *resp,
 		return 0;
 	errno = 0;
 	x = strtoull(s, &end, 10);
-	if (!*s || *s == '-' || *s == '+' || *end || errno || x < min ||
-	    x > max) {
+	/* digits only: strtoull() would take " 5" (limit=%205, or limit=+5
+	   with the '+' decoded to a space) and "+5" */
+	if (*s < '0' || *s > '9' || *end || errno || x < min || x > max) {
 		http_error(resp, 400, "bad_parameter",
 			   "query parameter %s=\"%.64s\": expected an integer "
 			   "in %" PRIu64 "..%" PRIu64, name, s, min, max);

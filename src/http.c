@@ -189,7 +189,7 @@ struct http_state {
 	size_t discarded;	/* bytes dropped after the body got too big */
 	bool too_big;
 	bool started;		/* on_request has seen the headers */
-	bool raw_ambiguous;	/* the raw path has %2F or %00 */
+	bool raw_ambiguous;	/* the raw path has %2F, the target %00 */
 	enum http_auth auth;
 	bool auth_ok;		/* the verdict (AUTH_DONE) */
 	struct authq_job *job;	/* the check (AUTH_WAITING) */
@@ -212,13 +212,49 @@ static void seterr(char *err, size_t errlen, const char *fmt, ...)
 
 /* ---- responses ---------------------------------------------------- */
 
-/* Appends s as the inside of a JSON string. */
+/*
+ * The length of the well-formed UTF-8 sequence at s (RFC 3629: no
+ * overlong forms, no surrogates, nothing above U+10FFFF), or 0.
+ */
+static size_t utf8_len(const unsigned char *s)
+{
+	unsigned c = s[0], n, min, cp;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2, min = 0x80, cp = c & 0x1f;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3, min = 0x800, cp = c & 0x0f;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4, min = 0x10000, cp = c & 0x07;
+	else
+		return 0;
+	for (unsigned i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+/* Appends s as the inside of a JSON string: escapes, and U+FFFD for each
+ * byte that is not part of well-formed UTF-8 (a URL may carry any byte,
+ * and JSON text must be UTF-8: RFC 8259 section 8.1). */
 static void json_escape(struct buf *b, const char *s)
 {
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
+		size_t n = utf8_len((const unsigned char *)s);
 
-		if (c == '"' || c == '\\') {
+		if (n == 0) {
+			buf_puts(b, "\\ufffd");
+		} else if (n > 1) {
+			buf_put(b, s, n);
+			s += n - 1;
+		} else if (c == '"' || c == '\\') {
 			buf_putc(b, '\\');
 			buf_putc(b, (char)c);
 		} else if (c == '\n') {
@@ -1305,11 +1341,16 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
 		k->idle = false;	/* a request begins */
 	if (!st)
 		return NULL;
-	for (const char *p = uri; p && *p && *p != '?'; p++)
+	/* %2F in the path; %00 anywhere, the query included ("limit=5%00x"
+	   would reach a handler as "5"). */
+	for (const char *p = uri, *q = NULL; p && *p; p++) {
+		if (*p == '?' && !q)
+			q = p;
 		if (p[0] == '%' && p[1] &&
-		    ((p[1] == '2' && (p[2] == 'f' || p[2] == 'F')) ||
+		    ((!q && p[1] == '2' && (p[2] == 'f' || p[2] == 'F')) ||
 		     (p[1] == '0' && p[2] == '0')))
 			st->raw_ambiguous = true;
+	}
 	return st;
 }
 
@@ -1334,7 +1375,8 @@ static const char *ambiguous(struct MHD_Connection *c,
 	unsigned n[2] = { 0, 0 };
 
 	if (st->raw_ambiguous)
-		return "the path contains an encoded '/' or NUL (%2F, %00)";
+		return "the path contains an encoded '/' (%2F) or the target an "
+		       "encoded NUL (%00)";
 	MHD_get_connection_values(c, MHD_HEADER_KIND, count_header, n);
 	if (n[0] > 1)
 		return "more than one Content-Length header";
