@@ -829,6 +829,10 @@ static unsigned reload_web(const struct conf *nc, const struct webcfg *cur)
 	char err[1024];
 	unsigned changed;
 
+	/* Nothing to say when no file changed: stat() alone tells, where a
+	   root-only key could not be read again after the drop. */
+	if (cur->path && webcfg_unchanged(cur, nc->web_config))
+		return 0;
 	if (load_web(nc, &w, err, sizeof(err)) < 0) {
 		log_warnx("reload: web config not re-read, the running TLS and "
 			  "basic-auth settings are kept: %s", err);

@@ -146,8 +146,27 @@ static char *string_value(struct wstate *st, const char *key,
 	return r;
 }
 
-/* Reads a whole file (at most WEBCFG_MAX_FILE bytes), NUL-terminated. */
-static char *read_file(const char *path, size_t *len, char *why, size_t n)
+/* Records what the file open as f is, in w's stamps. */
+static void stamp(struct webcfg *w, const char *path, FILE *f)
+{
+	struct webcfg_stamp *t = &w->stamp[w->nstamps];
+	struct stat sb;
+
+	if (w->nstamps >= WEBCFG_MAX_STAMPS || fstat(fileno(f), &sb) < 0 ||
+	    !(t->path = strdup(path)))
+		return;		/* not stamped: a reload reads it again */
+	t->dev = sb.st_dev;
+	t->ino = sb.st_ino;
+	t->size = sb.st_size;
+	t->mtime = sb.st_mtim;
+	t->ctime = sb.st_ctim;
+	w->nstamps++;
+}
+
+/* Reads a whole file (at most WEBCFG_MAX_FILE bytes), NUL-terminated,
+ * stamping it in w. */
+static char *read_file(struct webcfg *w, const char *path, size_t *len,
+		       char *why, size_t n)
 {
 	FILE *f = fopen(path, "re");
 	char *b = NULL;
@@ -157,6 +176,7 @@ static char *read_file(const char *path, size_t *len, char *why, size_t n)
 		snprintf(why, n, "cannot open %s: %s", path, strerror(errno));
 		return NULL;
 	}
+	stamp(w, path, f);
 	b = malloc(WEBCFG_MAX_FILE + 1);
 	if (b)
 		got = fread(b, 1, WEBCFG_MAX_FILE + 1, f);
@@ -433,7 +453,7 @@ static void read_pem(struct wstate *st, const yaml_node_t *sect,
 
 	if (st->failed || !path)
 		return;
-	*pem = read_file(path, len, why, sizeof(why));
+	*pem = read_file(st->w, path, len, why, sizeof(why));
 	if (!*pem)
 		fail_at(st, key_node(st, sect, key), "tls_server_config: %s",
 			why);
@@ -680,7 +700,7 @@ int webcfg_load(struct webcfg *w, const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: out of memory", path);
 		goto fail;
 	}
-	text = read_file(path, &len, why, sizeof(why));
+	text = read_file(w, path, &len, why, sizeof(why));
 	if (!text) {
 		snprintf(err, errlen, "web config: %s", why);
 		goto fail;
@@ -734,6 +754,8 @@ void webcfg_free(struct webcfg *w)
 	for (i = 0; i < w->nadvice; i++)
 		free(w->advice[i]);
 	free(w->advice);
+	for (i = 0; i < w->nstamps; i++)
+		free(w->stamp[i].path);
 	if (w->cache) {
 		pthread_mutex_destroy(&w->cache->lock);
 		pthread_mutex_destroy(&w->cache->crypt_lock);
@@ -741,6 +763,25 @@ void webcfg_free(struct webcfg *w)
 	}
 	free(w->cache);
 	memset(w, 0, sizeof(*w));
+}
+
+bool webcfg_unchanged(const struct webcfg *w, const char *path)
+{
+	if (!w->path || !path || strcmp(w->path, path) != 0 || !w->nstamps)
+		return false;
+	for (unsigned i = 0; i < w->nstamps; i++) {
+		const struct webcfg_stamp *t = &w->stamp[i];
+		struct stat sb;
+
+		if (stat(t->path, &sb) < 0 || sb.st_dev != t->dev ||
+		    sb.st_ino != t->ino || sb.st_size != t->size ||
+		    sb.st_mtim.tv_sec != t->mtime.tv_sec ||
+		    sb.st_mtim.tv_nsec != t->mtime.tv_nsec ||
+		    sb.st_ctim.tv_sec != t->ctime.tv_sec ||
+		    sb.st_ctim.tv_nsec != t->ctime.tv_nsec)
+			return false;
+	}
+	return true;
 }
 
 static bool same_str(const char *a, const char *b)

@@ -26,6 +26,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
 
 /* tls_server_config.client_auth_type, Go's crypto/tls names. */
 enum webcfg_client_auth {
@@ -57,6 +59,17 @@ struct webcfg_user {
 	unsigned line;			/* in the file, for messages */
 };
 
+/* What a file was when it was read: a reload that finds every file as it
+ * was need not (and, after the privilege drop, may not) read them again. */
+struct webcfg_stamp {
+	char *path;
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime, ctime;
+};
+#define WEBCFG_MAX_STAMPS 4		/* the config, cert, key, CA */
+
 struct webcfg {
 	char *path;			/* the file, as given */
 	bool tls;			/* tls_server_config present */
@@ -75,6 +88,8 @@ struct webcfg {
 	 * response time), a server certificate out of its validity. */
 	char **advice;
 	unsigned nadvice;
+	struct webcfg_stamp stamp[WEBCFG_MAX_STAMPS];	/* files read */
+	unsigned nstamps;
 	struct webcfg_cache *cache;	/* recent webcfg_auth() verdicts */
 };
 
@@ -85,6 +100,14 @@ struct webcfg {
  * TLS files named in it, so call it while they are readable (as root).
  */
 int webcfg_load(struct webcfg *w, const char *path, char *err, size_t errlen);
+
+/*
+ * True when w was loaded from path and every file it read (the config and
+ * its TLS files) still has the device, inode, size, modification and
+ * change time it had then: stat() only, which needs no read permission,
+ * so it works after the daemon dropped the privilege to read a key.
+ */
+bool webcfg_unchanged(const struct webcfg *w, const char *path);
 
 /* Frees what *w owns and zeroes it; a zeroed struct is a no-op. */
 void webcfg_free(struct webcfg *w);

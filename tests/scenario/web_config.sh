@@ -6,7 +6,9 @@
 # different costs are warned about; an expired server certificate is
 # warned about by -n and at start.  A hash whose salt has bcrypt's
 # ignored bits set accepts the right password; the Authorization scheme
-# is case-insensitive and a NUL in the credentials is a 401.
+# is case-insensitive and a NUL in the credentials is a 401.  A SIGHUP
+# that finds the web config and its files unchanged says nothing, even
+# when the key is root-only and the daemon no longer root.
 . "${top_srcdir:-.}/tests/lib.sh"
 
 HASH="$top_builddir/tests/tools/bcrypt-hash"
@@ -22,8 +24,14 @@ out=$("$UNCORED" $args --web-config two.yml -n 2>&1)
 is "$?" 1 "-n refuses a web config with a second YAML document"
 like "$out" "two.yml:2: a second YAML document starts here" \
 	"... naming the line where it starts"
-"$UNCORED" $args --web-config two.yml >two.log 2>&1
-is "$?" 1 "the daemon does not start with it"
+"$UNCORED" $args --web-config two.yml >two.log 2>&1 &
+P2=$!; tap_cleanup_pid $P2
+if wait_for "the daemon to refuse two.yml" 30 sh -c "! kill -0 $P2"; then
+	wait $P2; rc=$?
+else
+	rc="still running"; kill $P2; wait $P2
+fi
+is "$rc" 1 "the daemon does not start with it"
 is "$(http_code "http://127.0.0.1:$PORT/metrics")" 000 \
 	"... and serves nothing unauthenticated"
 
@@ -92,4 +100,35 @@ is "$(http_code "$URL" -H 'Authorization: BASIC cHJvbTpzM2NyZXQ=')" 200 \
 is "$(http_code "$URL" -H "Authorization: Basic $(printf 'prom:s3cret\000junk' | base64)")" 401 \
 	"prom:s3cret NUL junk: 401 (not taken for prom:s3cret)"
 kill -TERM $UPID; wait $UPID
+
+# ---- item 9: SIGHUP with an unchanged web config and a root-only key ---
+if [ "$(id -u)" = 0 ] && command -v openssl >/dev/null; then
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+		-subj /CN=127.0.0.1 -days 2 -keyout srv.key -out srv.crt 2>/dev/null
+	chmod 0600 srv.key		# root's, the recommended mode
+	printf 'tls_server_config:\n  cert_file: srv.crt\n  key_file: srv.key\nbasic_auth_users:\n  prom: %s\n' "$H4" >tls.yml
+	notify_start
+	"$UNCORED" $args --web-config tls.yml >hup.log 2>&1 &
+	UPID=$!; tap_cleanup_pid $UPID
+	wait_for "the TLS listener" 30 sh -c "curl -sk -o /dev/null https://127.0.0.1:$PORT/healthz"
+	reload && reload
+	ok $? "two SIGHUPs with nothing changed"
+	if grep -q "web config not re-read\|except 1 setting\|changed: not applied" hup.log; then
+		ok 1 "... log no warning"; grep warning hup.log | sed 's/^/#   /'
+	else
+		ok 0 "... log no warning (the key, root-only, is not read again)"
+	fi
+	touch srv.key
+	reload
+	like "$(cat hup.log)" "web config not re-read, the running TLS and basic-auth settings are kept" \
+		"a touched root-only key: a SIGHUP says it cannot be read again"
+	chgrp nogroup srv.key && chmod 0640 srv.key	# root:<daemon's group> 0640
+	warned=$(grep -c warning hup.log)
+	reload
+	is "$(grep -c warning hup.log)" "$warned" \
+		"readable by the daemon's group (0640): re-read, unchanged, no warning"
+	kill -TERM $UPID; wait $UPID
+else
+	skip "SIGHUP with a root-only key" "needs root (the daemon then runs as nobody) and openssl"
+fi
 tap_done
