@@ -289,6 +289,8 @@ static void h_status(void *ctx, const struct http_req *req,
 		json_object_object_add(o, "ring_capacity",
 				       json_object_new_int((int)ring_capacity(p->samples)));
 		json_object_object_add(o, "ring_head", ju64(ring_head(p->samples)));
+		json_object_object_add(o, "program_start",
+				       ju64(ring_first(p->samples)));
 		json_object_object_add(o, "counters_in_use",
 				       json_object_new_int((int)p->ns));
 	}
@@ -799,6 +801,8 @@ static bool samples_next(struct samples_stream *ss)
 		jw_u64(b, ss->head);
 		jw_key(b, "tail", false);
 		jw_u64(b, ss->tail);
+		jw_key(b, "program_start", false);
+		jw_u64(b, ring_first(ss->p->samples));
 		if (ss->has_missed) {
 			jw_key(b, "missed", false);
 			jw_u64(b, ss->missed);

@@ -971,6 +971,33 @@ static int program_reachable(struct daemon *d, const struct program *p,
 	return r < 0 ? -1 : 0;
 }
 
+/*
+ * Hands the reloaded program p and settings to the sampler.  A program
+ * that counts what the running one counts is dropped, so the ring and
+ * its samples stay; a new one starts a ring whose sequence numbers go on
+ * from the old head (its first sample is "program_start" in the API).
+ */
+static void swap_program(struct daemon *d, struct program *p,
+			 const struct conf *nc)
+{
+	struct sampler_cfg sc = sampler_cfg_of(nc);
+	struct program *run = sampler_get(d->sampler);
+
+	if (run && program_same(run, p)) {
+		program_put(p);
+		p = NULL;
+		log_info("reload: the baseline is unchanged: its ring is kept "
+			 "(newest sample %llu)", (unsigned long long)
+			 ring_head(run->samples));
+	} else if (run) {
+		log_info("reload: a new baseline: its samples start after "
+			 "sequence number %llu", (unsigned long long)
+			 ring_head(run->samples));
+	}
+	program_put(run);
+	sampler_swap(d->sampler, p, &sc);
+}
+
 static void reload(struct daemon *d, const struct options *o, struct conf *cur,
 		   const struct webcfg *web)
 {
@@ -1022,11 +1049,7 @@ static void reload(struct daemon *d, const struct options *o, struct conf *cur,
 	}
 	kept = keep_restart_only(&nc, cur);
 	kept += reload_web(&nc, web);
-	{
-		struct sampler_cfg sc = sampler_cfg_of(&nc);
-
-		sampler_swap(d->sampler, p, &sc);
-	}
+	swap_program(d, p, &nc);
 	if (level_of(nc.log_level, &lvl) == 0)
 		log_set_level(lvl);
 	d->allow_raw_events = nc.allow_raw_events;
