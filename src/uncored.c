@@ -474,26 +474,48 @@ static bool uncored_alive(pid_t pid)
  * (truncate) where it may not remove it. */
 static int owner_fd = -1;
 
+/*
+ * Writes the owner file at path through a temporary file made with
+ * mkstemp() in the same directory (O_EXCL: a name another user put there
+ * is never opened, unlike a fixed "path.tmp" that a symbolic link could
+ * point at a file of root's), renamed over path; the descriptor stays
+ * open as owner_fd.  Returns 0 or -errno.
+ */
 static int write_owner(const char *path)
 {
-	char tmp[PATH_MAX + 8], boot[64];
-	FILE *f;
+	char tmp[PATH_MAX + 8], boot[64], text[256];
+	int fd, n, e;
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
 	read_boot_id(boot, sizeof(boot));
-	f = fopen(tmp, "w");
-	if (!f)
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
 		return -errno;
-	fprintf(f, "pid=%d\nboot_id=%s\nstarted=%lld\n", (int)getpid(), boot,
-		(long long)time(NULL));
-	if (fclose(f) != 0 || rename(tmp, path) < 0) {
-		int e = errno;
-
+	n = snprintf(text, sizeof(text), "pid=%d\nboot_id=%s\nstarted=%lld\n",
+		     (int)getpid(), boot, (long long)time(NULL));
+	errno = 0;
+	if (fchmod(fd, 0644) < 0 || write(fd, text, (size_t)n) != n ||
+	    rename(tmp, path) < 0) {
+		e = errno ? errno : EIO;
+		close(fd);
 		unlink(tmp);
 		return -e;
 	}
-	owner_fd = open(path, O_WRONLY | O_CLOEXEC);
-	return owner_fd < 0 ? -errno : 0;
+	owner_fd = fd;
+	return 0;
+}
+
+/* The owner file for reading, never through a symbolic link; NULL if
+ * there is none (or it is a link). */
+static FILE *open_owner(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+
+	if (fd >= 0 && !f)
+		close(fd);
+	return f;
 }
 
 /* Removes the owner file; where the directory is not ours to write in
@@ -529,7 +551,7 @@ static void take_ownership(struct daemon *d, const struct conf *c)
 	int busy;
 
 	read_boot_id(boot, sizeof(boot));
-	if (d->owner_path[0] && (f = fopen(d->owner_path, "r"))) {
+	if (d->owner_path[0] && (f = open_owner(d->owner_path))) {
 		while (fgets(line, sizeof(line), f)) {
 			if (sscanf(line, "pid=%ld", &opid) == 1)
 				continue;
@@ -656,7 +678,7 @@ static int self_test(const struct options *o, const struct conf *c)
 		log_fatalx(1, "%s", err);
 	boot_prog = prog;	/* in use if a refusal below exits */
 	read_boot_id(boot, sizeof(boot));
-	if (d.owner_path[0] && (f = fopen(d.owner_path, "r"))) {
+	if (d.owner_path[0] && (f = open_owner(d.owner_path))) {
 		while (fgets(line, sizeof(line), f))
 			if (sscanf(line, "pid=%ld", &opid) != 1)
 				sscanf(line, "boot_id=%63s", fboot);
