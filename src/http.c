@@ -2157,34 +2157,102 @@ fail:
 	return -1;
 }
 
+/* What http_start() needs of libmicrohttpd and the config.  0 or -1. */
+static int check_start(const struct http_cfg *cfg,
+		       const struct http_route *routes, size_t nroutes,
+		       char *err, size_t errlen)
+{
+	if (cfg->nlisten > HTTP_MAX_LISTEN) {
+		seterr(err, errlen, "too many listen addresses (at most %d)",
+		       HTTP_MAX_LISTEN);
+		return -1;
+	}
+	if (MHD_is_feature_supported(MHD_FEATURE_EPOLL) != MHD_YES) {
+		seterr(err, errlen, "libmicrohttpd was built without epoll "
+		       "support, which the http thread needs");
+		return -1;
+	}
+	if (check_routes(routes, nroutes, err, errlen) < 0)
+		return -1;
+	if (cfg->web && cfg->web->tls &&
+	    MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+		seterr(err, errlen, "%s: libmicrohttpd was built without TLS "
+		       "support", cfg->web->path);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Opens every listener of cfg into s->ls (TCP, inherited, the control
+ * socket), after checking every address first.  0 or -1 with err.
+ */
+static int open_listeners(struct http_server *s, const struct http_cfg *cfg,
+			  char *err, size_t errlen)
+{
+	unsigned i;
+
+	for (i = 0; i < cfg->nlisten; i++) {
+		struct sockaddr_storage ss;
+		socklen_t len;
+
+		if (!cfg->listen[i]) {
+			seterr(err, errlen, "listen address %u is missing", i);
+			return -1;
+		}
+		if (parse_listen(cfg->listen[i], &ss, &len, err, errlen) < 0)
+			return -1;
+	}
+	for (i = 0; i < cfg->nlisten; i++)
+		if (open_tcp(&s->ls[s->nls++], cfg->listen[i], err,
+			     errlen) < 0)
+			return -1;
+	for (i = 0; i < cfg->ninherited; i++)
+		if (adopt_fd(&s->ls[s->nls++], cfg->inherited_fds[i], err,
+			     errlen) < 0)
+			return -1;
+	if (cfg->control_socket && cfg->control_socket[0] &&
+	    !have_inherited(s, cfg->control_socket) &&
+	    open_control(s, &s->ls[s->nls++], cfg, err, errlen) < 0)
+		return -1;
+	if (s->nls == 0) {
+		seterr(err, errlen, "no HTTP listener configured");
+		return -1;
+	}
+	return 0;
+}
+
+/* Starts the http thread with every signal blocked (signals belong to
+ * the main thread).  0 or -1 with err. */
+static int start_thread(struct http_server *s, char *err, size_t errlen)
+{
+	sigset_t all, old;
+	int rc;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(&s->thread, NULL, serve, s);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0) {
+		seterr(err, errlen, "cannot start the http thread: %s",
+		       strerror(rc));
+		return -1;
+	}
+	pthread_setname_np(s->thread, "uncored-http");
+	s->running = true;
+	return 0;
+}
+
 struct http_server *http_start(const struct http_cfg *cfg,
 			       const struct http_route *routes, size_t nroutes,
 			       void *ctx, char *err, size_t errlen)
 {
 	struct http_server *s;
-	sigset_t all, old;
 	unsigned i, max;
-	int rc;
 
 	seterr(err, errlen, "unknown error");
-	if (cfg->nlisten > HTTP_MAX_LISTEN) {
-		seterr(err, errlen, "too many listen addresses (at most %d)",
-		       HTTP_MAX_LISTEN);
+	if (check_start(cfg, routes, nroutes, err, errlen) < 0)
 		return NULL;
-	}
-	if (MHD_is_feature_supported(MHD_FEATURE_EPOLL) != MHD_YES) {
-		seterr(err, errlen, "libmicrohttpd was built without epoll "
-		       "support, which the http thread needs");
-		return NULL;
-	}
-	if (check_routes(routes, nroutes, err, errlen) < 0)
-		return NULL;
-	if (cfg->web && cfg->web->tls &&
-	    MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
-		seterr(err, errlen, "%s: libmicrohttpd was built without TLS "
-		       "support", cfg->web->path);
-		return NULL;
-	}
 	s = calloc(1, sizeof(*s));
 	max = cfg->nlisten + cfg->ninherited + 1;
 	if (!s || !(s->ls = calloc(max, sizeof(*s->ls)))) {
@@ -2202,57 +2270,16 @@ struct http_server *http_start(const struct http_cfg *cfg,
 		s->ls[i].fd = -1;
 		s->ls[i].srv = s;
 	}
-
-	/* Validate every address before opening anything. */
-	for (i = 0; i < cfg->nlisten; i++) {
-		struct sockaddr_storage ss;
-		socklen_t len;
-
-		if (!cfg->listen[i] ||
-		    parse_listen(cfg->listen[i], &ss, &len, err, errlen) < 0) {
-			if (!cfg->listen[i])
-				seterr(err, errlen, "listen address %u is "
-				       "missing", i);
-			goto fail;
-		}
-	}
-	for (i = 0; i < cfg->nlisten; i++)
-		if (open_tcp(&s->ls[s->nls++], cfg->listen[i], err,
-			     errlen) < 0)
-			goto fail;
-	for (i = 0; i < cfg->ninherited; i++)
-		if (adopt_fd(&s->ls[s->nls++], cfg->inherited_fds[i], err,
-			     errlen) < 0)
-			goto fail;
-	if (cfg->control_socket && cfg->control_socket[0] &&
-	    !have_inherited(s, cfg->control_socket))
-		if (open_control(s, &s->ls[s->nls++], cfg, err, errlen) < 0)
-			goto fail;
-	if (s->nls == 0) {
-		seterr(err, errlen, "no HTTP listener configured");
-		goto fail;
-	}
-
-	if (setup_polling(s, err, errlen) < 0)
+	if (open_listeners(s, cfg, err, errlen) < 0 ||
+	    setup_polling(s, err, errlen) < 0)
 		goto fail;
 	for (i = 0; i < s->nls; i++)
 		if (start_mhd(s, &s->ls[i], cfg, err, errlen) < 0)
 			goto fail;
-
 	if (cfg->before_thread)
 		cfg->before_thread(cfg->before_thread_arg);
-	/* Signals belong to the main thread: block them all in ours. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	rc = pthread_create(&s->thread, NULL, serve, s);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (rc != 0) {
-		seterr(err, errlen, "cannot start the http thread: %s",
-		       strerror(rc));
+	if (start_thread(s, err, errlen) < 0)
 		goto fail;
-	}
-	pthread_setname_np(s->thread, "uncored-http");
-	s->running = true;
 	for (i = 0; i < s->nls; i++)
 		log_info("http: serving %s%s", s->ls[i].name,
 			 s->ls[i].control ? " (control)" : "");

@@ -753,16 +753,21 @@ static void drop_privileges(void *arg)
 
 /*
  * Loads the web config named by c (TLS files included) into *w; an empty
- * web_config leaves *w zeroed (plain HTTP, no auth).  Returns 0 or -1
- * with the reason in err.
+ * web_config leaves *w zeroed (plain HTTP, no auth).  With advise, logs
+ * its warnings (costs, certificate dates).  Returns 0 or -1 with the
+ * reason in err.
  */
 static int load_web(const struct conf *c, struct webcfg *w, char *err,
-		    size_t len)
+		    size_t len, bool advise)
 {
 	memset(w, 0, sizeof(*w));
 	if (!c->web_config[0])
 		return 0;
-	return webcfg_load(w, c->web_config, err, len);
+	if (webcfg_load(w, c->web_config, err, len) < 0)
+		return -1;
+	for (unsigned i = 0; advise && i < w->nadvice; i++)
+		log_warnx("web config %s", w->advice[i]);
+	return 0;
 }
 
 static struct http_server *start_http(struct daemon *d, const struct conf *c,
@@ -855,7 +860,7 @@ static unsigned reload_web(const struct conf *nc, const struct webcfg *cur)
 	   root-only key could not be read again after the drop. */
 	if (cur->path && webcfg_unchanged(cur, nc->web_config))
 		return 0;
-	if (load_web(nc, &w, err, sizeof(err)) < 0) {
+	if (load_web(nc, &w, err, sizeof(err), false) < 0) {
 		log_warnx("reload: web config not re-read, the running TLS and "
 			  "basic-auth settings are kept: %s", err);
 		return 1;
@@ -1206,13 +1211,11 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	/* TLS files are read now, while they are readable (as root). */
-	if (load_web(&conf, &web, err, sizeof(err)) < 0) {
+	if (load_web(&conf, &web, err, sizeof(err), true) < 0) {
 		fprintf(stderr, "uncored: %s\n", err);
 		conf_free(&conf);
 		return 1;
 	}
-	for (unsigned i = 0; i < web.nadvice; i++)
-		log_warnx("web config %s", web.advice[i]);
 
 	if (o.self_test) {
 		int rc = self_test(&o, &conf);
