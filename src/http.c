@@ -134,6 +134,9 @@ struct http_conn {
 	uint64_t start_ns;	/* accept, or the end of the last response */
 	bool waiting;		/* the request is not complete yet */
 	bool idle;		/* ... nor begun: keep-alive after an answer */
+	bool checking;		/* complete, suspended for a bcrypt check: no
+				   deadline, never displaced (the queue
+				   bounds how many) */
 	bool closing;		/* shut down by us */
 	bool control;		/* on a control socket (its own budget) */
 	bool tcp;		/* progress is bytes the peer acknowledged */
@@ -769,6 +772,22 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+static struct http_conn *conn_of(struct MHD_Connection *c);
+
+/* Marks c as waiting for a bcrypt check, or no longer: the client has
+ * sent its request, so its deadline no longer runs (the check may wait
+ * for a worker on a loaded machine), and it is not displaced. */
+static void conn_checking(struct MHD_Connection *c, bool on)
+{
+	struct http_conn *k = conn_of(c);
+
+	if (k) {
+		k->checking = on;
+		if (!on)
+			k->start_ns = mono_ns();	/* a deadline anew */
+	}
+}
+
 /* Pays the bcrypt debt back at a quarter of the wall time passed. */
 static void auth_repay(struct http_server *s)
 {
@@ -827,6 +846,7 @@ static int auth_submit(struct http_server *s, struct MHD_Connection *c,
 	st->job = job;
 	st->auth = AUTH_WAITING;
 	st->conn = c;
+	conn_checking(c, true);
 	st->charged_ns = s->auth_est_ns;
 	s->auth_debt_ns += st->charged_ns;
 	suspended_add(s, st);
@@ -861,6 +881,7 @@ static void auth_collect(struct http_server *s)
 		st->job = NULL;
 		st->auth = AUTH_DONE;
 		suspended_del(s, st);
+		conn_checking(st->conn, false);
 		MHD_resume_connection(st->conn);
 	}
 }
@@ -1148,7 +1169,8 @@ static void conn_limit(struct http_server *s, struct http_conn *n,
 		    (by_ip && !same_ip(k, n)))
 			continue;
 		count++;
-		if (k == n || !(k->waiting || conn_stalled(k, now)))
+		if (k == n || k->checking ||
+		    !(k->waiting || conn_stalled(k, now)))
 			continue;
 		t = k->waiting ? k->start_ns : k->progress_ns;
 		if (!victim || t < vt) {
@@ -1300,7 +1322,7 @@ static int conn_reap(struct http_server *s)
 		uint64_t due = k->waiting ? k->start_ns + s->deadline_ns
 					  : k->sampled_ns + HTTP_SAMPLE_NS;
 
-		if (k->closing)
+		if (k->closing || k->checking)
 			continue;
 		if (due > now) {
 			next = due < next ? due : next;
