@@ -59,6 +59,8 @@ static void refused(struct claims_reply *r, const struct claims_err *e)
 		[CLAIMS_UNSCHEDULABLE] = { 409, "cannot_schedule" },
 		[CLAIMS_LIMIT] = { 429, "too_many_claims" },
 		[CLAIMS_NOMEM] = { 500, "internal" },
+		[CLAIMS_HELD] = { 409, "counters_held" },
+		[CLAIMS_UNAVAILABLE] = { 503, "unavailable" },
 	};
 
 	fail(r, map[e->st].status, map[e->st].code, "%s", e->msg);
@@ -211,6 +213,7 @@ static struct json_object *claim_json(const struct pmu *pmu,
 	json_object_object_add(o, "pid", json_object_new_int((int)cl->pid));
 	json_object_object_add(o, "label", json_object_new_string(cl->label));
 	json_object_object_add(o, "export", json_object_new_boolean(cl->export));
+	json_object_object_add(o, "pinned", json_object_new_boolean(cl->pinned));
 	json_object_object_add(o, "ttl_s", json_object_new_int((int)cl->ttl_s));
 	json_object_object_add(o, "created_at", iso_time(cl->created_real));
 	json_object_object_add(o, "expires_at", iso_time(cl->expires_real));
@@ -289,7 +292,8 @@ static void answer(struct claims *c, int rc, struct claim *cl,
 void api_claims_create(struct claims *c, uid_t uid, pid_t pid,
 		       const char *body, size_t len, struct claims_reply *r)
 {
-	static const char *const keys[] = { "events", "ttl_s", "label", "export" };
+	static const char *const keys[] = { "events", "ttl_s", "label", "export",
+					    "pinned" };
 	struct json_object *o = parse_body(body, len, r), *v, *evs;
 	struct claim_req rq = { 0 };
 	struct claims_err e;
@@ -309,7 +313,7 @@ void api_claims_create(struct claims *c, uid_t uid, pid_t pid,
 			known |= strcmp(key, keys[k]) == 0;
 		if (!known) {
 			fail(r, 400, "bad_request", "unknown key \"%.40s\" (accepted: "
-			     "events, ttl_s, label, export)", key);
+			     "events, ttl_s, label, export, pinned)", key);
 			goto out;
 		}
 	}
@@ -365,6 +369,13 @@ void api_claims_create(struct claims *c, uid_t uid, pid_t pid,
 			goto out;
 		}
 		rq.export = json_object_get_boolean(v);
+	}
+	if (json_object_object_get_ex(o, "pinned", &v)) {
+		if (!json_object_is_type(v, json_type_boolean)) {
+			fail(r, 400, "bad_request", "pinned must be true or false");
+			goto out;
+		}
+		rq.pinned = json_object_get_boolean(v);
 	}
 	rc = claims_create(c, uid, pid, &rq, &cl, &e);
 	if (rc == 0) {
@@ -450,6 +461,75 @@ void api_claims_renew(struct claims *c, const char *id, uid_t uid,
 	answer(c, claims_renew(c, id, uid, have, ttl, &cl, &e), &cl, &e, 200,
 	       NULL, r);
 	json_object_put(o);
+}
+
+/* One event of a claim read now: its times and per-socket counts. */
+static struct json_object *event_now_json(const struct pmu *pmu,
+					  const struct claim *cl, unsigned e)
+{
+	const struct evspec *ev = &cl->ev[e];
+	const struct unit_type *u = pmu->plat->units[ev->unit];
+	bool fr = u->kind == UNIT_FREERUN;
+	/* a free-running counter counts whenever its claim is enabled */
+	uint64_t run = fr ? cl->enabled_ns : cl->running_ns;
+	struct json_object *eo = json_object_new_object();
+	struct json_object *socks = json_object_new_array();
+
+	json_object_object_add(eo, "event", json_object_new_string(ev->name));
+	json_object_object_add(eo, "unit", json_object_new_string(u->name));
+	json_object_object_add(eo, "counter", !fr && cl->ctr[e] >= 0
+			       ? json_object_new_int(cl->ctr[e]) : NULL);
+	json_object_object_add(eo, "time_enabled_ns",
+			       json_object_new_uint64(cl->enabled_ns));
+	json_object_object_add(eo, "time_running_ns", json_object_new_uint64(run));
+	for (unsigned s = 0; s < pmu->topo->nsockets; s++) {
+		struct json_object *so = json_object_new_object();
+		uint64_t raw = 0, est = 0;
+
+		for (unsigned k = 0; k < cl->ns; k++)
+			if (cl->ser[k].ev == e && cl->ser[k].socket == s) {
+				raw += cl->ser[k].raw;
+				est += cl->ser[k].est;
+			}
+		json_object_object_add(so, "socket", json_object_new_int((int)s));
+		json_object_object_add(so, "count", json_object_new_uint64(raw));
+		json_object_object_add(so, "scaled", run ? json_object_new_double(
+			(double)raw * (double)cl->enabled_ns / (double)run) : NULL);
+		json_object_object_add(so, "estimate", json_object_new_uint64(est));
+		json_object_array_add(socks, so);
+	}
+	json_object_object_add(eo, "sockets", socks);
+	return eo;
+}
+
+void api_claims_now(struct claims *c, const char *id, uid_t uid,
+		    struct claims_reply *r)
+{
+	const struct pmu *pmu = claims_pmu(c);
+	struct claims_err e;
+	struct claim cl;
+	struct json_object *o, *evs;
+
+	if (claims_read_now(c, id, uid, &cl, &e) < 0) {
+		refused(r, &e);
+		return;
+	}
+	o = json_object_new_object();
+	evs = json_object_new_array();
+	json_object_object_add(o, "id", json_object_new_string(cl.id));
+	json_object_object_add(o, "state", json_object_new_string(
+		cl.running ? "running" : "waiting"));
+	json_object_object_add(o, "pinned", json_object_new_boolean(cl.pinned));
+	json_object_object_add(o, "time_enabled_ns",
+			       json_object_new_uint64(cl.enabled_ns));
+	json_object_object_add(o, "time_running_ns",
+			       json_object_new_uint64(cl.running_ns));
+	for (unsigned e2 = 0; e2 < cl.nev; e2++)
+		json_object_array_add(evs, event_now_json(pmu, &cl, e2));
+	json_object_object_add(o, "events", evs);
+	claim_clear(&cl);
+	r->status = 200;
+	r->body = o;
 }
 
 void api_claims_release(struct claims *c, const char *id, uid_t uid,

@@ -162,9 +162,10 @@ static struct group *group_new(const struct pmu *pmu, const struct mux_spec *sp)
 	g->ev = g->own_ev;
 	g->nev = sp->nev;
 	g->sg = (struct sched_group){ .ev = g->ev, .nev = g->nev,
-				      .order = sp->key };
+				      .order = sp->key, .fixed = sp->pinned,
+				      .pinned = sp->pinned };
 	for (unsigned e = 0; e < SCHED_MAX_EVENTS; e++)
-		g->sg.ctr[e] = -1;
+		g->sg.ctr[e] = sp->pinned && e < sp->nev ? sp->plan[e] : -1;
 	return g;
 }
 
@@ -225,10 +226,14 @@ void mux_charge(struct mux *m, uint64_t run_ns, bool yielded)
 			g->seen = true;
 			continue;
 		}
-		g->enabled_ns += run_ns;
-		g->since_ns += run_ns;
+		/* a pinned group started within the interval: from then */
+		uint64_t ns = run_ns > g->late_ns ? run_ns - g->late_ns : 0;
+
+		g->late_ns = 0;
+		g->enabled_ns += ns;
+		g->since_ns += ns;
 		if (g->was_running && !yielded)
-			g->running_ns += run_ns;
+			g->running_ns += ns;
 	}
 }
 
@@ -458,10 +463,10 @@ void mux_schedule(struct mux *m, bool force)
 
 		if (!x->sg.selected)
 			continue;
-		/* A fixed group (the baseline) was placed when its program
-		 * was built and its slots belong to the published program,
+		/* The baseline (g[0]) was placed when its program was
+		 * built and its slots belong to the published program,
 		 * which readers render from: never rewrite them. */
-		if (!x->sg.fixed &&
+		if (i > 0 &&
 		    (moved || (x->ns && !x->slot[0].width) || force) &&
 		    mux_encode(m->pmu, x->ev, x->sg.ctr, x->slot, x->sev, x->ns,
 			       why, sizeof(why)) < 0) {
@@ -534,4 +539,267 @@ void mux_mark_unverified(struct mux *m, unsigned unread)
 			  "%s unit%s are marked invalid until they can", unread,
 			  unread == 1 ? "" : "s", hw_last_error(),
 			  unread == 1 ? "its" : "their", unread == 1 ? "" : "s");
+}
+
+/* ---- between ticks: read now, start a pinned claim ------------------- */
+
+static int cmp_key(const void *key, const void *elem)
+{
+	uint64_t k = *(const uint64_t *)key;
+	uint64_t e = (*(struct group *const *)elem)->key;
+
+	return k < e ? -1 : k > e;
+}
+
+/* The claim group with key, or NULL (g[1..ng) ascend by key). */
+static struct group *find_group(struct mux *m, uint64_t key)
+{
+	struct group **f;
+
+	if (m->ng < 2)
+		return NULL;
+	f = bsearch(&key, m->g + 1, m->ng - 1, sizeof(*m->g), cmp_key);
+	return f ? *f : NULL;
+}
+
+/* ---- the read-now snapshot --------------------------------------------- */
+
+void mux_snap_put(struct mux_snap *sn)
+{
+	if (sn && atomic_fetch_sub(&sn->refs, 1) == 1)
+		free(sn);
+}
+
+struct mux_snap *mux_snapshot(const struct mux *m, uint64_t t_read)
+{
+	unsigned ng = 0, nser = 0, k = 0;
+	struct mux_snap *sn;
+	char *p;
+
+	for (unsigned i = 1; i < m->ng; i++)
+		if (m->g[i]->nev <= MUX_SNAP_MAX_EVENTS) {
+			ng++;
+			nser += m->g[i]->ns;
+		}
+	sn = malloc(sizeof(*sn) + ng * sizeof(*sn->g) +
+		    nser * (sizeof(*sn->ser) + sizeof(*sn->slot)));
+	if (!sn)
+		return NULL;
+	atomic_init(&sn->refs, 1);
+	sn->gen = 0;
+	sn->t_read = t_read;
+	sn->ng = ng;
+	p = (char *)(sn + 1);
+	sn->g = (struct mux_snap_grp *)p;
+	sn->slot = (struct pmu_slot *)(p + ng * sizeof(*sn->g));
+	sn->ser = (struct mux_snap_ser *)((char *)sn->slot +
+					  nser * sizeof(*sn->slot));
+	ng = 0;
+	for (unsigned i = 1; i < m->ng; i++) {
+		const struct group *g = m->g[i];
+		struct mux_snap_grp *sg = &sn->g[ng];
+
+		if (g->nev > MUX_SNAP_MAX_EVENTS)
+			continue;
+		*sg = (struct mux_snap_grp){
+			.key = g->key, .enabled_ns = g->enabled_ns,
+			.running_ns = g->running_ns, .since_ns = g->since_ns,
+			.late_ns = g->late_ns, .running = g->was_running,
+			.seen = g->seen, .first = k, .ns = g->ns, .nev = g->nev,
+		};
+		for (unsigned e = 0; e < g->nev; e++)
+			sg->ctr[e] = g->sg.ctr[e];
+		for (unsigned j = 0; j < g->ns; j++, k++) {
+			sn->slot[k] = g->slot[j];
+			sn->ser[k] = (struct mux_snap_ser){
+				.last_raw = g->gs[j].last_raw,
+				.raw = g->gs[j].raw, .est = g->gs[j].est,
+				.have_last = g->gs[j].have_last,
+			};
+		}
+		ng++;
+	}
+	return sn;
+}
+
+static int cmp_snap_key(const void *key, const void *elem)
+{
+	uint64_t k = *(const uint64_t *)key;
+	uint64_t e = ((const struct mux_snap_grp *)elem)->key;
+
+	return k < e ? -1 : k > e;
+}
+
+/* Series k of group g brought to now, el ns after its last reading, from
+ * the counter value raw (err: its read error). */
+static void snap_series_now(const struct mux_snap *sn,
+			    const struct mux_snap_grp *g, unsigned k,
+			    uint64_t el, uint64_t raw, int err,
+			    struct mux_now *v, unsigned *nerr)
+{
+	const struct mux_snap_ser *ss = &sn->ser[g->first + k];
+	const struct pmu_slot *sl = &sn->slot[g->first + k];
+	uint64_t d, stands;
+
+	*v = (struct mux_now){ .raw = ss->raw, .est = ss->est };
+	if ((!sl->freerun && !g->running) || !ss->have_last || !sl->width)
+		return;		/* not counting now: the ticks' counts */
+	if (err < 0) {
+		(*nerr)++;
+		return;
+	}
+	d = (raw - ss->last_raw) & width_mask(sl->width);
+	/* as account() will: the delta stands for the time since the
+	 * group last counted (free-running: only the time it ran) */
+	stands = sl->freerun ? el : g->since_ns + el;
+	v->raw += d;
+	v->est += el && stands > el
+		  ? (uint64_t)((unsigned __int128)d * stands / el) : d;
+	v->up = true;
+}
+
+int mux_snap_read(struct pmu *pmu, const struct mux_snap *sn, uint64_t key,
+		  uint64_t now, struct mux_now *v, unsigned nv,
+		  struct mux_reading *out)
+{
+	const struct mux_snap_grp *g = sn->ng ? bsearch(&key, sn->g, sn->ng,
+						  sizeof(*sn->g), cmp_snap_key)
+					      : NULL;
+	uint64_t since = now > sn->t_read ? now - sn->t_read : 0, el;
+	uint64_t *raw;
+	int *err;
+
+	if (!g)
+		return -ENOENT;
+	raw = calloc(g->ns + 1, sizeof(*raw));
+	err = calloc(g->ns + 1, sizeof(*err));
+	if (!raw || !err) {
+		free(raw);
+		free(err);
+		return -ENOMEM;
+	}
+	el = g->seen && since > g->late_ns ? since - g->late_ns : 0;
+	out->enabled_ns = g->enabled_ns + el;
+	out->running = g->running;
+	out->running_ns = g->running_ns + (g->running ? el : 0);
+	for (unsigned e = 0; e < MUX_SNAP_MAX_EVENTS; e++)
+		out->ctr[e] = e < g->nev && g->running ? g->ctr[e] : -1;
+	out->ns = g->ns < nv ? g->ns : nv;
+	out->nerr = 0;
+	if (g->running) {
+		/* one call for the group (a perf backend: one group read) */
+		pmu_read_now(pmu, &sn->slot[g->first], g->ns, raw, err);
+	} else {
+		/* multiplexed out: only its free-running counters count */
+		for (unsigned k = 0; k < g->ns; k++)
+			if (sn->slot[g->first + k].freerun &&
+			    sn->slot[g->first + k].width)
+				pmu_read_now(pmu, &sn->slot[g->first + k], 1,
+					     &raw[k], &err[k]);
+	}
+	for (unsigned k = 0; k < out->ns; k++)
+		snap_series_now(sn, g, k, el, raw[k], err[k], &v[k], &out->nerr);
+	free(raw);
+	free(err);
+	return 0;
+}
+
+void mux_held_now(const struct mux *m, struct sched_busy *b)
+{
+	memset(b->ctr, 0, sizeof(b->ctr));
+	memset(b->filt_inst, 0, sizeof(b->filt_inst));
+	for (unsigned i = 0; i < m->ng; i++) {
+		const struct group *g = m->g[i];
+
+		if (g->was_running)
+			sched_occupy(m->pmu->plat, g->ev, g->nev, g->sg.ctr, b);
+	}
+}
+
+/* Are the counters of sp's placement free in the current interval? */
+static int pinned_fits_now(const struct mux *m, const struct mux_spec *sp)
+{
+	struct sched_busy *b = malloc(sizeof(*b));
+	bool fits;
+
+	if (!b)
+		return -ENOMEM;
+	mux_held_now(m, b);
+	fits = sched_try_occupy(m->pmu->plat, sp->ev, sp->nev, sp->plan, b);
+	free(b);
+	return fits ? 0 : -EBUSY;
+}
+
+/* Programs g's controls beside those of the current interval (pmu_program()
+ * writes only what changed) and takes its counters' starting values. */
+static int program_now(struct mux *m, struct group *g)
+{
+	unsigned n;
+	int r;
+
+	if (!grow((void **)&m->want, &m->capwant,
+		  m->nwant + CONTROLS_PER_SERIES * g->ns, sizeof(*m->want)))
+		return -ENOMEM;
+	n = mux_controls(m->pmu, g->ev, g->slot, g->sev, g->ns,
+			 m->want + m->nwant);
+	if ((r = pmu_program(m->pmu, m->want, m->nwant + n, false)) < 0)
+		return r;
+	m->nwant += n;
+	/* free-running ones too: its counts start now, not at a tick */
+	for (unsigned k = 0; k < g->ns; k++) {
+		uint64_t raw;
+
+		if (pmu_read(m->pmu, &g->slot[k], &raw) == 0) {
+			g->gs[k].last_raw = raw;
+			g->gs[k].have_last = 1;
+		}
+	}
+	return 0;
+}
+
+/* Puts g among the claims' groups, keys ascending. */
+static int insert_group(struct mux *m, struct group *g)
+{
+	unsigned i = m->ng;
+
+	if (!grow((void **)&m->g, &m->capg, m->ng + 1, sizeof(*m->g)))
+		return -ENOMEM;
+	while (i > 1 && m->g[i - 1]->key > g->key) {
+		m->g[i] = m->g[i - 1];
+		i--;
+	}
+	m->g[i] = g;
+	m->ng++;
+	return 0;
+}
+
+int mux_start_pinned(struct mux *m, const struct mux_spec *sp,
+		     uint64_t since_ns)
+{
+	struct group *g;
+	char why[160];
+	int r;
+
+	if (find_group(m, sp->key))
+		return -EEXIST;
+	if ((r = pinned_fits_now(m, sp)) < 0)
+		return r;
+	if (!(g = group_new(m->pmu, sp)))
+		return -ENOMEM;
+	if (mux_encode(m->pmu, g->ev, g->sg.ctr, g->slot, g->sev, g->ns, why,
+		       sizeof(why)) < 0) {
+		log_warnx("cannot encode pinned claim events: %s", why);
+		group_free(g);
+		return -EINVAL;
+	}
+	if ((r = program_now(m, g)) < 0 || (r = insert_group(m, g)) < 0) {
+		group_free(g);
+		return r;
+	}
+	/* counting from now: the rest of the interval is its first */
+	g->seen = true;
+	g->late_ns = since_ns;
+	g->was_running = true;
+	g->sg.selected = true;
+	return 0;
 }

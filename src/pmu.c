@@ -194,6 +194,20 @@ int pmu_read(struct pmu *p, const struct pmu_slot *s, uint64_t *raw)
 	return 0;
 }
 
+int pmu_read_now(struct pmu *p, const struct pmu_slot *s, unsigned n,
+		 uint64_t *raw, int *err)
+{
+	int first = 0;
+
+	for (unsigned k = 0; k < n; k++) {
+		raw[k] = 0;
+		err[k] = pmu_read(p, &s[k], &raw[k]);
+		if (err[k] < 0 && !first)
+			first = err[k];
+	}
+	return first;
+}
+
 static bool counting(const struct unit_type *u, uint64_t ctl)
 {
 	return u->fmt.en_bit != 0xff && ((ctl >> u->fmt.en_bit) & 1);

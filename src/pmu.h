@@ -157,6 +157,18 @@ int pmu_reset_boxes(struct pmu *p);
  * the socket's cores, modulo 2^64 like each of them).  0 or -errno. */
 int pmu_read(struct pmu *p, const struct pmu_slot *s, uint64_t *raw);
 
+/*
+ * Reads the raw counters of s[0..n) now, while they count (no freeze): a
+ * claim's read-now, between ticks.  raw[k] gets slot k's value and err[k]
+ * 0 or its -errno.  The direct backend reads each register (pmu_read());
+ * a perf backend reads the group the slots belong to with one read(2).
+ * The caller serialises it with the sampler's tick (sampler.h).  Returns
+ * 0 when every slot was read, else the first -errno (the others are
+ * still read).
+ */
+int pmu_read_now(struct pmu *p, const struct pmu_slot *s, unsigned n,
+		 uint64_t *raw, int *err);
+
 /* Asks the platform's check op whether socket's PMU is still enabled
  * (expect_on) or frozen as the daemon left it: 1 if not (*seen: the
  * value read), 0 if it is or the platform has nothing readable to check
