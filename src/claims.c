@@ -621,9 +621,9 @@ int claims_create(struct claims *c, uid_t uid, pid_t pid,
 		r = 0;
 	}
 	pthread_mutex_unlock(&c->lock);
-	if (r == 0 && rq->pinned && c->hooks && c->hooks->start_pinned) {
+	if (r == 0 && c->hooks && c->hooks->start_now) {
 		/* counting now, not at the next tick: the answer says so */
-		c->hooks->start_pinned(c->hook_arg, seq);
+		c->hooks->start_now(c->hook_arg, seq);
 		claim_clear(out);
 		r = claims_get(c, out->id, uid, out, e);
 	}

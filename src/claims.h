@@ -125,14 +125,15 @@ struct claims_around {
  * start at the next tick, and reads give the last tick's counts).
  * Called without the table's lock.
  *   around: fills a; 0 or -errno (-EAGAIN: no baseline yet).
- *   start_pinned: starts pinned claim seq now if its counters are free
- *     in the current interval (else the next tick does).
+ *   start_now: starts new claim seq now if the counters of its
+ *     placement are free in the current interval (else the next tick
+ *     places it).
  *   read_now: overwrites the counts and times of cl (a copy) with a
  *     reading taken now; 0 or -errno.
  */
 struct claims_hooks {
 	int (*around)(void *arg, struct claims_around *a);
-	void (*start_pinned)(void *arg, uint64_t seq);
+	void (*start_now)(void *arg, uint64_t seq);
 	int (*read_now)(void *arg, struct claim *cl);
 };
 

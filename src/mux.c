@@ -165,7 +165,7 @@ static struct group *group_new(const struct pmu *pmu, const struct mux_spec *sp)
 				      .order = sp->key, .fixed = sp->pinned,
 				      .pinned = sp->pinned };
 	for (unsigned e = 0; e < SCHED_MAX_EVENTS; e++)
-		g->sg.ctr[e] = sp->pinned && e < sp->nev ? sp->plan[e] : -1;
+		g->sg.ctr[e] = sp->plan && e < sp->nev ? sp->plan[e] : -1;
 	return g;
 }
 
@@ -683,7 +683,7 @@ int mux_snap_read(struct pmu *pmu, const struct mux_snap *sn, uint64_t key,
 	out->running = g->running;
 	out->running_ns = g->running_ns + (g->running ? el : 0);
 	for (unsigned e = 0; e < MUX_SNAP_MAX_EVENTS; e++)
-		out->ctr[e] = e < g->nev && g->running ? g->ctr[e] : -1;
+		out->ctr[e] = e < g->nev ? g->ctr[e] : -1;
 	out->ns = g->ns < nv ? g->ns : nv;
 	out->nerr = 0;
 	if (g->running) {
@@ -716,27 +716,51 @@ void mux_held_now(const struct mux *m, struct sched_busy *b)
 	}
 }
 
-/* Are the counters of sp's placement free in the current interval? */
-static int pinned_fits_now(const struct mux *m, const struct mux_spec *sp)
+/* A placement of sp on counters free in the current interval into ctr: a
+ * pinned claim's own, else any.  0, -EBUSY or -ENOMEM. */
+static int fits_now(const struct mux *m, const struct mux_spec *sp, int *ctr)
 {
 	struct sched_busy *b = malloc(sizeof(*b));
-	bool fits;
+	char why[128];
+	int r = 0;
 
 	if (!b)
 		return -ENOMEM;
 	mux_held_now(m, b);
-	fits = sched_try_occupy(m->pmu->plat, sp->ev, sp->nev, sp->plan, b);
+	memcpy(ctr, sp->plan, sp->nev * sizeof(*ctr));
+	if (sp->pinned) {
+		if (!sched_try_occupy(m->pmu->plat, sp->ev, sp->nev, ctr, b))
+			r = -EBUSY;
+	} else if (sched_place_busy(m->pmu->plat, sp->ev, sp->nev, b, ctr,
+				    why, sizeof(why)) < 0) {
+		r = -EBUSY;
+	}
 	free(b);
-	return fits ? 0 : -EBUSY;
+	return r;
 }
 
-/* Programs g's controls beside those of the current interval (pmu_program()
- * writes only what changed) and takes its counters' starting values. */
+/* Programs g's controls beside those of the groups counting in this
+ * interval (pmu_program() writes only what changed, and clears the
+ * controls of groups dropped since the tick) and takes its counters'
+ * starting values. */
 static int program_now(struct mux *m, struct group *g)
 {
 	unsigned n;
 	int r;
 
+	m->nwant = 0;
+	for (unsigned i = 0; i < m->ng; i++) {
+		const struct group *x = m->g[i];
+
+		if (!x->was_running)
+			continue;
+		if (!grow((void **)&m->want, &m->capwant,
+			  m->nwant + CONTROLS_PER_SERIES * x->ns,
+			  sizeof(*m->want)))
+			return -ENOMEM;
+		m->nwant += mux_controls(m->pmu, x->ev, x->slot, x->sev, x->ns,
+					 m->want + m->nwant);
+	}
 	if (!grow((void **)&m->want, &m->capwant,
 		  m->nwant + CONTROLS_PER_SERIES * g->ns, sizeof(*m->want)))
 		return -ENOMEM;
@@ -757,6 +781,19 @@ static int program_now(struct mux *m, struct group *g)
 	return 0;
 }
 
+/* Takes g out of the claims' groups and frees it. */
+static void remove_group(struct mux *m, struct group *g)
+{
+	for (unsigned i = 1; i < m->ng; i++)
+		if (m->g[i] == g) {
+			memmove(&m->g[i], &m->g[i + 1],
+				(m->ng - i - 1) * sizeof(*m->g));
+			m->ng--;
+			break;
+		}
+	group_free(g);
+}
+
 /* Puts g among the claims' groups, keys ascending. */
 static int insert_group(struct mux *m, struct group *g)
 {
@@ -773,22 +810,31 @@ static int insert_group(struct mux *m, struct group *g)
 	return 0;
 }
 
-int mux_start_pinned(struct mux *m, const struct mux_spec *sp,
-		     uint64_t since_ns)
+int mux_start_now(struct mux *m, const struct mux_spec *sp,
+		  uint64_t since_ns, int *placed)
 {
+	int ctr[SCHED_MAX_EVENTS];
+	struct mux_spec now = *sp;
 	struct group *g;
 	char why[160];
 	int r;
 
-	if (find_group(m, sp->key))
-		return -EEXIST;
-	if ((r = pinned_fits_now(m, sp)) < 0)
+	if ((g = find_group(m, sp->key))) {
+		/* a group mux_sync() made that no tick has seen: replaced */
+		if (g->seen || g->was_running)
+			return -EEXIST;
+		remove_group(m, g);
+	}
+	if (sp->nev > SCHED_MAX_EVENTS)
+		return -EINVAL;
+	if ((r = fits_now(m, sp, ctr)) < 0)
 		return r;
-	if (!(g = group_new(m->pmu, sp)))
+	now.plan = ctr;
+	if (!(g = group_new(m->pmu, &now)))
 		return -ENOMEM;
 	if (mux_encode(m->pmu, g->ev, g->sg.ctr, g->slot, g->sev, g->ns, why,
 		       sizeof(why)) < 0) {
-		log_warnx("cannot encode pinned claim events: %s", why);
+		log_warnx("cannot encode a claim's events: %s", why);
 		group_free(g);
 		return -EINVAL;
 	}
@@ -796,10 +842,13 @@ int mux_start_pinned(struct mux *m, const struct mux_spec *sp,
 		group_free(g);
 		return r;
 	}
-	/* counting from now: the rest of the interval is its first */
+	/* counting from now: the rest of the interval is its first (the
+	 * placement becomes its own: moved stays false at the next tick) */
 	g->seen = true;
 	g->late_ns = since_ns;
 	g->was_running = true;
 	g->sg.selected = true;
+	if (placed)
+		memcpy(placed, ctr, sp->nev * sizeof(*placed));
 	return 0;
 }

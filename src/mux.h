@@ -17,7 +17,7 @@
  * mux_snap_read() reads the group's counters and adds their change since
  * the tick to what the tick accounted, touching nothing a tick uses.  The
  * sampler tells a reader whether a tick ran meanwhile (sampler.c).
- * mux_start_pinned() and mux_held_now() run on the sampling thread,
+ * mux_start_now() and mux_held_now() run on the sampling thread,
  * between ticks.
  */
 #ifndef UNCORED_MUX_H
@@ -60,7 +60,7 @@ struct group {
 	bool seen;		/* has been through a tick (its clock runs) */
 	uint64_t since_ns;	/* enabled time since it last counted */
 	uint64_t late_ns;	/* started this long after the last tick
-				   (mux_start_pinned()): not charged */
+				   (mux_start_now()): not charged */
 	uint64_t enabled_ns, running_ns;
 	/* a claim's group (mux-owned): its key, and its own copy of ev */
 	uint64_t key;
@@ -74,7 +74,8 @@ struct mux_spec {
 	unsigned nev;
 	bool pinned;			/* on plan[] for good, before the
 					   others (sched_group.pinned) */
-	const int *plan;		/* pinned: the placement (copied) */
+	const int *plan;		/* the placement (copied): a pinned
+					   one's for good, mux_start_now()'s */
 };
 
 /* Events of a group a snapshot holds (a claim's: at most 8). */
@@ -117,7 +118,8 @@ struct mux_now {
 struct mux_reading {
 	uint64_t enabled_ns, running_ns;	/* to now */
 	bool running;		/* counting in the current interval */
-	int ctr[MUX_SNAP_MAX_EVENTS];	/* placement per event, -1: none */
+	int ctr[MUX_SNAP_MAX_EVENTS];	/* its last placement per event (as
+					   struct claim.ctr), -1: none */
 	unsigned ns;		/* series filled (at most the caller's) */
 	unsigned nerr;		/* series not read now (read errors) */
 };
@@ -258,14 +260,16 @@ int mux_snap_read(struct pmu *pmu, const struct mux_snap *sn, uint64_t key,
 /* Into b: the counters that groups count on in the current interval. */
 void mux_held_now(const struct mux *m, struct sched_busy *b);
 /*
- * A pinned claim's group counting now, since_ns after the last tick, if
- * the counters of its placement are free in this interval: programs its
- * controls (nothing else changes), reads their starting values and
- * leaves it running.  0; -EBUSY (a multiplexed group holds them until
- * the next tick, which starts it); -EEXIST; -ENOMEM; -EINVAL.
+ * A new claim's group counting now, since_ns after the last tick, if the
+ * counters of its placement (sp->plan) are free in this interval: programs
+ * its controls (nothing else changes), reads their starting values and
+ * leaves it running; from the next tick it is scheduled as any (a pinned
+ * one first, on its placement).  placed (sp->nev entries, may be NULL)
+ * gets the placement.  0; -EBUSY (a group holds them until the
+ * next tick, which places it); -EEXIST; -ENOMEM; -EINVAL.
  */
-int mux_start_pinned(struct mux *m, const struct mux_spec *sp,
-		     uint64_t since_ns);
+int mux_start_now(struct mux *m, const struct mux_spec *sp,
+		  uint64_t since_ns, int *placed);
 /* Yielded: no group counts in the next interval. */
 void mux_idle(struct mux *m);
 /* After a control check: the unit instances whose controls, wanted by

@@ -1028,50 +1028,54 @@ static uint64_t since_tick(const struct sampler *s)
 	return s->last_mono && now > s->last_mono ? now - s->last_mono : 0;
 }
 
-/* On the sampling thread: pinned claim *(uint64_t *)arg counting now if
- * its counters are free in this interval (else the next tick starts it). */
-static void call_start_pinned(struct sampler *s, void *arg)
+/* On the sampling thread: new claim *(uint64_t *)arg counting now if the
+ * counters of its placement are free in this interval (else the next
+ * tick places it). */
+static void call_start_now(struct sampler *s, void *arg)
 {
 	uint64_t seq = *(uint64_t *)arg;
 	struct evspec ev[CLAIM_MAX_EVENTS];
 	int plan[CLAIM_MAX_EVENTS];
-	struct mux_spec sp = { .key = seq, .ev = ev, .plan = plan,
-			       .pinned = true };
+	struct mux_spec sp = { .key = seq, .ev = ev, .plan = plan };
 	struct claim *cl;
 	int r;
 
 	/* yielded, or before the first tick: the next tick starts it */
 	if (s->yielded || !s->last_mono || !s->claims)
 		return;
+	/* the groups of claims released since the tick give their
+	 * counters back now (mux_start_now() clears their controls) */
+	take_claims(s, clock_mono(s->clk));
 	/* a copy: the claims lock is never held across hardware access */
 	claims_lock(s->claims);
 	if ((cl = claims_by_seq(s->claims, seq))) {
 		memcpy(ev, cl->ev, sizeof(ev));
 		memcpy(plan, cl->plan, sizeof(plan));
 		sp.nev = cl->nev;
+		sp.pinned = cl->pinned;
 	}
 	claims_unlock(s->claims);
 	if (!sp.nev)
 		return;
 	hw_begin(s);
-	r = mux_start_pinned(&s->mux, &sp, since_tick(s));
+	r = mux_start_now(&s->mux, &sp, since_tick(s), plan);
 	hw_end(s);
 	claims_lock(s->claims);
 	if (r == 0 && (cl = claims_by_seq(s->claims, seq))) {
 		cl->running = true;
-		memcpy(cl->ctr, cl->plan, sizeof(cl->ctr));
+		memcpy(cl->ctr, plan, sizeof(cl->ctr));
 	}
 	claims_unlock(s->claims);
-	if (r < 0 && r != -EBUSY)
+	if (r < 0 && r != -EBUSY && r != -EEXIST)
 		log_warnx("claim c%" PRIu64 ": cannot start it now (%s); the "
 			  "next tick will", seq, strerror(-r));
 }
 
-static void hook_start_pinned(void *arg, uint64_t seq)
+static void hook_start_now(void *arg, uint64_t seq)
 {
 	struct sampler *s = arg;
 
-	if (sampler_call(s, call_start_pinned, &seq) < 0)
+	if (sampler_call(s, call_start_now, &seq) < 0)
 		log_warnx("claim c%" PRIu64 ": the sampler did not take it "
 			  "within %d ms; it starts at the next tick", seq,
 			  CALL_TIMEOUT_MS);
@@ -1140,7 +1144,7 @@ static int hook_read_now(void *arg, struct claim *cl)
 
 static const struct claims_hooks hooks = {
 	.around = hook_around,
-	.start_pinned = hook_start_pinned,
+	.start_now = hook_start_now,
 	.read_now = hook_read_now,
 };
 

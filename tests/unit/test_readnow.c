@@ -364,6 +364,37 @@ static void test_deferred(void)
 	rig_close(&r);
 }
 
+/* A claim released within an interval gives its counters back at once: a
+ * pinned claim made next counts from its creation on them. */
+static void test_given_back(void)
+{
+	static const char *const base[] = { "DRAM_DATA_READS", NULL };
+	struct rig r;
+	struct claim cl;
+	struct claims_reply rep = { 0 };
+	char id[CLAIM_ID_MAX], a[CLAIM_ID_MAX], b[CLAIM_ID_MAX];
+
+	rig_open(&r, base, true, 7);
+	tick(&r);
+	is_int(create(&r, "{\"events\":[\"" HITM "\"]}", a, NULL), 201,
+	       "shared claim a, counting at once");
+	is_int(create(&r, "{\"events\":[\"" MISS "\"]}", b, NULL), 201,
+	       "shared claim b, counting at once");
+	total(&r, b, true, &cl);
+	ok(cl.running, "both CBo counters count");
+	api_claims_release(r.c, a, 1000, &rep);
+	json_object_put(rep.body);
+	fake.now_ns += 1000000;
+	is_int(create(&r, "{\"events\":[\"" MESI "\"],\"pinned\":true}", id,
+		      NULL), 201, "a pinned claim after a is released");
+	fake.now_ns += 2000000;
+	total(&r, id, true, &cl);
+	ok(cl.running && cl.running_ns == 2000000,
+	   "it counts at once on a's counter (running %" PRIu64 " ns)",
+	   cl.running_ns);
+	rig_close(&r);
+}
+
 /* What the read-now route answers for a released, an unknown and another
  * uid's claim. */
 static void test_refusals(void)
@@ -475,6 +506,7 @@ int main(void)
 	test_pinned();
 	test_cap();
 	test_deferred();
+	test_given_back();
 	test_refusals();
 	test_no_hooks();
 	test_threads();
