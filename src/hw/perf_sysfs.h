@@ -109,8 +109,8 @@ int pfs_match(const char *pattern, const char *name, unsigned *box);
 
 /*
  * Parses a kernel cpulist ("", "0", "0,28", "0-3,8-11"; a trailing newline
- * is allowed; ranges in any order, repeats merged) into *out (replaced;
- * out->cpu is the caller's to free with pfs_cpus_free).  Returns 0, or
+ * is allowed; ranges in any order, repeats merged) into *out (overwritten,
+ * not freed; out->cpu is the caller's to free with pfs_cpus_free).  Returns 0, or
  * -EINVAL / -ERANGE (a CPU >= PFS_MAX_CPUS) with why, or -ENOMEM.
  */
 int pfs_cpulist_parse(const char *text, struct pfs_cpus *out, char *why,
