@@ -111,8 +111,11 @@ void pev_group_close(struct pev_group *g);
 /*
  * What the kernel will let this process count, read before anything is
  * opened: PROCFS/sys/kernel/perf_event_paranoid, whether the kernel knows
- * CAP_PERFMON (PROCFS/sys/kernel/cap_last_cap >= 38, Linux >= 5.8) and
- * the process's effective CAP_PERFMON and CAP_SYS_ADMIN (libcap-ng).
+ * CAP_PERFMON (PROCFS/sys/kernel/cap_last_cap >= 38, Linux >= 5.8; an
+ * unreadable file counts as no) and the process's effective CAP_PERFMON
+ * and CAP_SYS_ADMIN (the CapEff line of PROCFS/self/status, what
+ * capget(2) returns: every input then comes from procfs_root, so tests
+ * can give any state).
  */
 struct pev_priv {
 	int paranoid;		/* perf_event_paranoid */
