@@ -108,7 +108,8 @@ static const char *open_hint(int err, unsigned i)
 	case EACCES:
 	case EPERM:
 		return "not allowed to count system-wide: grant CAP_PERFMON "
-		       "(CAP_SYS_ADMIN before Linux 5.8) or set "
+		       "(CAP_SYS_ADMIN before Linux 5.8, or where Debian's "
+		       "and Ubuntu's perf_event_paranoid >= 3) or set "
 		       "kernel.perf_event_paranoid=0";
 	case EINVAL:
 		return i ? "the kernel refused this member: a group larger "
@@ -521,6 +522,21 @@ static int refuse(const struct pev_priv *st, char *why, size_t whylen)
 		    "kernel.perf_event_paranoid=0`", st->paranoid, has);
 }
 
+/* paranoid >= 3: a level only Debian's and Ubuntu's kernels define, where
+ * perf_event_open asks for CAP_SYS_ADMIN alone. */
+static int refuse_restricted(const struct pev_priv *st, char *why,
+			     size_t whylen)
+{
+	return fail(EACCES, why, whylen, "perf events are restricted: "
+		    "kernel.perf_event_paranoid is %d, and at 3 or more "
+		    "Debian's and Ubuntu's kernels let only CAP_SYS_ADMIN use "
+		    "perf_event_open (CAP_PERFMON%s is not enough). Run "
+		    "`sysctl kernel.perf_event_paranoid=2` and grant "
+		    "CAP_PERFMON, or set it to 0 (no capability needed), or "
+		    "grant CAP_SYS_ADMIN", st->paranoid,
+		    st->cap_perfmon ? ", which this process has," : "");
+}
+
 int pev_access(const char *procfs_root, char *why, size_t whylen)
 {
 	struct pev_priv st;
@@ -532,9 +548,11 @@ int pev_access(const char *procfs_root, char *why, size_t whylen)
 		return fail(0, why, whylen, "kernel.perf_event_paranoid is %d "
 			    "(<= 0: any process may count system-wide)",
 			    st.paranoid);
-	if (st.cap_perfmon && st.knows_perfmon)
-		return fail(0, why, whylen, "CAP_PERFMON");
 	if (st.cap_sys_admin)
 		return fail(0, why, whylen, "CAP_SYS_ADMIN");
+	if (st.paranoid >= 3)
+		return refuse_restricted(&st, why, whylen);
+	if (st.cap_perfmon && st.knows_perfmon)
+		return fail(0, why, whylen, "CAP_PERFMON");
 	return refuse(&st, why, whylen);
 }

@@ -134,11 +134,17 @@ int pev_priv_read(const char *procfs_root, struct pev_priv *st, char *why,
  * needs?  The kernel allows it where perf_event_paranoid <= 0, or to a
  * process with CAP_PERFMON (Linux >= 5.8) or CAP_SYS_ADMIN
  * (perf_event_open(2), "perf_event_paranoid"; kernel/events/core.c
- * perf_allow_cpu()).  procfs_root is "/proc" but for tests.  Returns 0
- * with why saying what allows it ("CAP_PERFMON", "perf_event_paranoid
- * is -1"), -EACCES with why saying precisely what is missing and what to
- * do (grant CAP_PERFMON, or CAP_SYS_ADMIN before Linux 5.8, or `sysctl
- * kernel.perf_event_paranoid=0`), or another -errno from pev_priv_read.
+ * perf_allow_cpu()).  At 3 or more, a level Debian's and Ubuntu's kernels
+ * add ("disallow all unprivileged perf event use"), perf_event_open asks
+ * for CAP_SYS_ADMIN alone; mainline has no such level and treats it as
+ * 2, but which kernel this is cannot be told, so CAP_PERFMON is refused
+ * there (doc/hardware-notes.md, "perf sysfs interface").  procfs_root is
+ * "/proc" but for tests.  Returns 0 with why saying what allows it
+ * ("CAP_PERFMON", "CAP_SYS_ADMIN", "kernel.perf_event_paranoid is -1
+ * ..."), -EACCES with why saying precisely what is missing and what to do
+ * (grant CAP_PERFMON, or CAP_SYS_ADMIN before Linux 5.8, or `sysctl
+ * kernel.perf_event_paranoid=0`; at 3 or more, lower it to 2 first), or
+ * another -errno from pev_priv_read.
  */
 int pev_access(const char *procfs_root, char *why, size_t whylen);
 

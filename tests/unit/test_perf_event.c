@@ -415,8 +415,17 @@ static void test_access(void)
 	access_is(0, "is -1 (<= 0", "paranoid -1, no caps");
 	procfs("2\n", "40\n", 1ull << 38);
 	access_is(0, "CAP_PERFMON", "paranoid 2, CAP_PERFMON");
-	procfs("3\n", "37\n", 1ull << 38);
+	procfs("2\n", "37\n", 1ull << 38);
 	access_is(-EACCES, "predates it", "CAP_PERFMON on a kernel before 5.8");
+	procfs("1\n", "40\n", 1ull << 38);
+	access_is(0, "CAP_PERFMON", "paranoid 1, CAP_PERFMON");
+	/* Debian's and Ubuntu's level 3 and more: CAP_SYS_ADMIN alone */
+	procfs("3\n", "40\n", 1ull << 38);
+	access_is(-EACCES, "only CAP_SYS_ADMIN", "paranoid 3, CAP_PERFMON");
+	access_is(-EACCES, "kernel.perf_event_paranoid=2` and grant "
+		  "CAP_PERFMON", "paranoid 3, CAP_PERFMON");
+	procfs("4\n", "40\n", 0);
+	access_is(-EACCES, "is 4", "paranoid 4, no caps");
 	procfs("4\n", "37\n", 1ull << 21);
 	access_is(0, "CAP_SYS_ADMIN", "paranoid 4, CAP_SYS_ADMIN");
 	is_int(pev_priv_read(proc, &st, why, sizeof(why)), 0, "pev_priv_read");
