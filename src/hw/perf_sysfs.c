@@ -1111,7 +1111,7 @@ int pfs_cpu_topology(const char *root, unsigned cpu, unsigned *package,
 	if (!r) {
 		r = topo_id(cpudir, "die_id", &d, buf, why, whylen);
 		if (r == -ENOENT)
-			r = 0;	/* before Linux 5.2: one die per package */
+			r = 0;	/* a kernel before die_id: one die a package */
 	}
 	free(buf);
 	if (!r) {

@@ -188,9 +188,9 @@ int pfs_set(const struct pfs_pmu *p, const char *field, uint64_t value,
 /*
  * Where CPU cpu is, from ROOT/devices/system/cpu/cpuN/: its package
  * (topology/physical_package_id) and die (topology/die_id; 0 where the
- * kernel has no die_id, before Linux 5.2).  A CPU is offline when
- * ROOT/devices/system/cpu/online does not list it (or, without that file,
- * when cpuN/online reads 0).  Returns 0, -ENOENT (no such CPU),
+ * kernel predates die_id, which came with the multi-die topology in
+ * 2019).  A CPU is offline when ROOT/devices/system/cpu/online does not
+ * list it (or, without that file, when cpuN/online reads 0).  Returns 0, -ENOENT (no such CPU),
  * -ENODEV (the CPU is offline: an uncore PMU's cpumask must not name
  * one, so the caller reports it), -EINVAL (malformed file) or another
  * -errno, with why naming the file.
