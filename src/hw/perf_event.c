@@ -115,8 +115,8 @@ static const char *open_hint(int err, unsigned i)
 		return i ? "the kernel refused this member: a group larger "
 			   "than the box's counters, or an encoding the PMU "
 			   "rejects"
-			 : "the PMU rejects the encoding, or counts only on "
-			   "the CPUs its cpumask names";
+			 : "the PMU rejects the encoding, or the CPU is none "
+			   "its cpumask names (or no CPU at all)";
 	case ENOENT:
 		return "no PMU of this type: is its driver loaded?";
 	case ENODEV:

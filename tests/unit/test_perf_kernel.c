@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <x86intrin.h>
 
 #include "hw/hw.h"
@@ -145,6 +146,26 @@ static struct pev_group *open_sw(void)
 	return g;
 }
 
+/* The kernel's refusal comes back as -errno with the event named: a CPU
+ * beyond every possible one (perf_event_open(2): EINVAL "if the cpu
+ * argument is invalid" or ENODEV for one not present). */
+static void open_bad_cpu(void)
+{
+	static const uint64_t cfg[1][3] = { { PERF_COUNT_SW_CPU_CLOCK, 0, 0 } };
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	int cpu = ncpu > 0 ? (int)ncpu + 4096 : 65536;
+	struct pev_group *g = (struct pev_group *)1;
+	int r = pev_group_open(&pev_sys_ops, NULL, PERF_TYPE_SOFTWARE, cpu,
+			       cfg, 1, &g);
+	char want[64];
+
+	ok((r == -EINVAL || r == -ENODEV) && !g,
+	   "opening on cpu %d: -EINVAL or -ENODEV (%d), no group", cpu, r);
+	snprintf(want, sizeof(want), "on cpu %d (event 1 of 1)", cpu);
+	like(hw_last_error(), want, "the message names the event and CPU");
+	printf("#   %s\n", hw_last_error());
+}
+
 struct snap {
 	uint64_t v[2], en, run, tsc, ns;
 };
@@ -205,7 +226,7 @@ int main(void)
 
 	if (r) {
 		printf("# %s\n", why);
-		skip(nmsr + 8, r == -EACCES
+		skip(nmsr + 10, r == -EACCES
 		     ? "perf_event_paranoid and capabilities forbid system-wide "
 		       "counting here"
 		     : "cannot read the perf privilege settings in /proc");
@@ -228,5 +249,6 @@ int main(void)
 		skip(4, "the software group did not open or read");
 	pev_group_close(msr);
 	pev_group_close(sw);
+	open_bad_cpu();
 	return tap_done();
 }
