@@ -217,6 +217,28 @@ static void check_sw(const struct snap *a, const struct snap *b)
 	is_u64(b->run - a->run, en, "running = enabled");
 }
 
+/* pev_access refused: the kernel must refuse a system-wide open too
+ * (not checked at paranoid >= 3, where pev_access is stricter than a
+ * mainline kernel on purpose). */
+static void kernel_agrees(void)
+{
+	static const uint64_t cfg[1][3] = { { PERF_COUNT_SW_CPU_CLOCK, 0, 0 } };
+	struct pev_group *g = NULL;
+	struct pev_priv st;
+	int r;
+
+	if (pev_priv_read("/proc", &st, why, sizeof(why)) || st.paranoid >= 3) {
+		skip(1, "perf_event_paranoid >= 3: pev_access is stricter than "
+		     "mainline there");
+		return;
+	}
+	r = pev_group_open(&pev_sys_ops, NULL, PERF_TYPE_SOFTWARE, 0, cfg, 1,
+			   &g);
+	ok(r == -EACCES || r == -EPERM, "refused by pev_access, and by the "
+	   "kernel too (%d)", r);
+	pev_group_close(g);
+}
+
 int main(void)
 {
 	struct pev_group *msr, *sw;
@@ -224,6 +246,8 @@ int main(void)
 	int nmsr = 10;
 	int r = pev_access("/proc", why, sizeof(why));
 
+	if (r == -EACCES)
+		kernel_agrees();
 	if (r) {
 		printf("# %s\n", why);
 		skip(nmsr + 10, r == -EACCES
