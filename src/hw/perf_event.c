@@ -476,7 +476,7 @@ int pev_priv_read(const char *procfs_root, struct pev_priv *st, char *why,
 		  size_t whylen)
 {
 	long paranoid, last = -1;
-	uint64_t caps;
+	uint64_t caps = 0;
 	int r;
 
 	r = read_int(procfs_root, "sys/kernel/perf_event_paranoid", &paranoid,

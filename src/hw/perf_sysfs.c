@@ -648,7 +648,7 @@ static int term_place(const struct pfs_pmu *p, const struct term *ts,
 		      size_t whylen)
 {
 	const struct term *t = &ts[i];
-	struct pfs_format f;
+	struct pfs_format f = { 0 };
 	char bits[160];
 	int r;
 
