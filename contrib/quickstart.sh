@@ -27,7 +27,7 @@ cmd=${1:-demo}
 # in --version), and curl to look at it.
 DEMO_DEPS="build-essential autoconf automake libtool pkg-config git
       libmicrohttpd-dev libjson-c-dev libpci-dev libsystemd-dev libinih-dev
-      libcap-ng-dev libcurl4-openssl-dev libyaml-dev libgnutls28-dev
+      libcap-ng-dev libyaml-dev libgnutls28-dev
       libcrypt-dev zlib1g-dev
       curl"
 # The test suite, on top of the demo's: the peers and tools the tests run

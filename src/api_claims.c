@@ -519,7 +519,13 @@ void api_claims_now(struct claims *c, const char *id, uid_t uid,
 	json_object_object_add(o, "id", json_object_new_string(cl.id));
 	json_object_object_add(o, "state", json_object_new_string(
 		cl.running ? "running" : "waiting"));
+	json_object_object_add(o, "label", json_object_new_string(cl.label));
 	json_object_object_add(o, "pinned", json_object_new_boolean(cl.pinned));
+	json_object_object_add(o, "expires_at", iso_time(cl.expires_real));
+	json_object_object_add(o, "time_enabled_s",
+			       json_object_new_double((double)cl.enabled_ns / 1e9));
+	json_object_object_add(o, "time_running_s",
+			       json_object_new_double((double)cl.running_ns / 1e9));
 	json_object_object_add(o, "time_enabled_ns",
 			       json_object_new_uint64(cl.enabled_ns));
 	json_object_object_add(o, "time_running_ns",

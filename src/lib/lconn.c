@@ -70,9 +70,11 @@ static int unix_refusal(const struct lconn *c, int e, char *err, size_t len)
 
 	switch (e) {
 	case ENOENT:
-		return say(err, len, -ENOENT, "no control socket at %s: is "
-			   "uncored running? ($UNCORED_SOCKET or the argument "
-			   "of uncored_connect() names another)", c->where);
+		return say(err, len, -ENOENT, "cannot connect to uncored: "
+			   "control socket %s does not exist; is the daemon "
+			   "running (systemctl status uncored)? $UNCORED_SOCKET, "
+			   "uncorectl --socket or uncored_connect()'s argument "
+			   "name another", c->where);
 	case EACCES:
 	case EPERM:
 		g = stat(c->where, &st) == 0 ? getgrgid(st.st_gid) : NULL;

@@ -140,7 +140,7 @@ static void check_basic(const char *sock)
 	bad = uncored_connect("/nonexistent/uncored.sock");
 	check(!bad && errno == ENOENT, "connect to no socket: NULL, errno "
 	      "ENOENT");
-	check(strstr(uncored_error(NULL), "/nonexistent/uncored.sock") != NULL,
+	check(strstr(uncored_error(NULL), "/nonexistent/uncored.sock does not exist") != NULL,
 	      "uncored_error(NULL) says where: %s", uncored_error(NULL));
 }
 
