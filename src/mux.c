@@ -442,6 +442,16 @@ unsigned mux_controls(const struct pmu *pmu, const struct evspec *ev,
 	return n;
 }
 
+/* Has a series of x no counter yet (a group never placed, or one that
+ * mux_start_now() started with its free-running series only)? */
+static bool unencoded(const struct group *x)
+{
+	for (unsigned k = 0; k < x->ns; k++)
+		if (!x->slot[k].width)
+			return true;
+	return false;
+}
+
 void mux_schedule(struct mux *m, bool force)
 {
 	char why[160];
@@ -466,8 +476,7 @@ void mux_schedule(struct mux *m, bool force)
 		/* The baseline (g[0]) was placed when its program was
 		 * built and its slots belong to the published program,
 		 * which readers render from: never rewrite them. */
-		if (i > 0 &&
-		    (moved || (x->ns && !x->slot[0].width) || force) &&
+		if (i > 0 && (moved || unencoded(x) || force) &&
 		    mux_encode(m->pmu, x->ev, x->sg.ctr, x->slot, x->sev, x->ns,
 			       why, sizeof(why)) < 0) {
 			log_warnx("cannot encode a claim's events: %s", why);
@@ -810,6 +819,28 @@ static int insert_group(struct mux *m, struct group *g)
 	return 0;
 }
 
+/* Encodes g's free-running series only, and takes their starting values:
+ * a group that waits for counters counts those from now. */
+static void start_freerun(struct mux *m, struct group *g)
+{
+	int none[SCHED_MAX_EVENTS];
+	char why[160];
+
+	for (unsigned e = 0; e < SCHED_MAX_EVENTS; e++)
+		none[e] = -1;
+	for (unsigned k = 0; k < g->ns; k++) {
+		uint64_t raw;
+
+		if (!g->slot[k].freerun ||
+		    mux_encode(m->pmu, g->ev, none, &g->slot[k], &g->sev[k], 1,
+			       why, sizeof(why)) < 0 ||
+		    pmu_read(m->pmu, &g->slot[k], &raw) < 0)
+			continue;
+		g->gs[k].last_raw = raw;
+		g->gs[k].have_last = 1;
+	}
+}
+
 int mux_start_now(struct mux *m, const struct mux_spec *sp,
 		  uint64_t since_ns, int *placed)
 {
@@ -817,7 +848,7 @@ int mux_start_now(struct mux *m, const struct mux_spec *sp,
 	struct mux_spec now = *sp;
 	struct group *g;
 	char why[160];
-	int r;
+	int r, fits;
 
 	if ((g = find_group(m, sp->key))) {
 		/* a group mux_sync() made that no tick has seen: replaced */
@@ -827,28 +858,33 @@ int mux_start_now(struct mux *m, const struct mux_spec *sp,
 	}
 	if (sp->nev > SCHED_MAX_EVENTS)
 		return -EINVAL;
-	if ((r = fits_now(m, sp, ctr)) < 0)
-		return r;
-	now.plan = ctr;
+	if ((fits = fits_now(m, sp, ctr)) < 0 && fits != -EBUSY)
+		return fits;
+	now.plan = fits == 0 ? ctr : sp->pinned ? sp->plan : NULL;
 	if (!(g = group_new(m->pmu, &now)))
 		return -ENOMEM;
-	if (mux_encode(m->pmu, g->ev, g->sg.ctr, g->slot, g->sev, g->ns, why,
-		       sizeof(why)) < 0) {
+	if (fits == 0 && mux_encode(m->pmu, g->ev, g->sg.ctr, g->slot, g->sev,
+				    g->ns, why, sizeof(why)) < 0) {
 		log_warnx("cannot encode a claim's events: %s", why);
 		group_free(g);
 		return -EINVAL;
 	}
-	if ((r = program_now(m, g)) < 0 || (r = insert_group(m, g)) < 0) {
+	r = fits == 0 ? program_now(m, g) : 0;
+	if (fits != 0)
+		start_freerun(m, g);
+	if (r < 0 || (r = insert_group(m, g)) < 0) {
 		group_free(g);
 		return r;
 	}
-	/* counting from now: the rest of the interval is its first (the
-	 * placement becomes its own: moved stays false at the next tick) */
+	/* its clock runs from now: the rest of the interval is its first
+	 * (counting, or waiting for counters while its free-running
+	 * series count); a placement made here is its own: moved stays
+	 * false at the next tick */
 	g->seen = true;
 	g->late_ns = since_ns;
-	g->was_running = true;
-	g->sg.selected = true;
-	if (placed)
+	g->was_running = fits == 0;
+	g->sg.selected = fits == 0;
+	if (placed && fits == 0)
 		memcpy(placed, ctr, sp->nev * sizeof(*placed));
-	return 0;
+	return fits;
 }

@@ -260,13 +260,13 @@ int mux_snap_read(struct pmu *pmu, const struct mux_snap *sn, uint64_t key,
 /* Into b: the counters that groups count on in the current interval. */
 void mux_held_now(const struct mux *m, struct sched_busy *b);
 /*
- * A new claim's group counting now, since_ns after the last tick, if the
- * counters of its placement (sp->plan) are free in this interval: programs
- * its controls (nothing else changes), reads their starting values and
- * leaves it running; from the next tick it is scheduled as any (a pinned
- * one first, on its placement).  placed (sp->nev entries, may be NULL)
- * gets the placement.  0; -EBUSY (a group holds them until the
- * next tick, which places it); -EEXIST; -ENOMEM; -EINVAL.
+ * A new claim's group, its clock running from now (since_ns after the last
+ * tick).  If the counters of a placement (a pinned claim's sp->plan, else
+ * any) are free in this interval, it counts at once: its controls are
+ * programmed (nothing else changes) and it runs, and placed (sp->nev
+ * entries, may be NULL) gets the placement: 0.  Else it waits for the next
+ * tick to place it, its free-running series counting meanwhile: -EBUSY.
+ * -EEXIST (a group the ticks know), -ENOMEM, -EINVAL.
  */
 int mux_start_now(struct mux *m, const struct mux_spec *sp,
 		  uint64_t since_ns, int *placed);
