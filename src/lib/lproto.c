@@ -152,7 +152,7 @@ static int head(const char *buf, size_t hlen, struct framing *f,
 		first = false;
 		p += n + 2;
 	}
-	return 0;
+	return first ? proto(r, "no status line") : 0;
 }
 
 /* Appends n bytes to r->body (grown as needed). */
