@@ -33,11 +33,12 @@ DEMO_DEPS="build-essential autoconf automake libtool pkg-config git
 # The test suite, on top of the demo's: the peers and tools the tests run
 # (some of these packages start services when installed, which is why the
 # demo does not install them).  clang and libclang-rt-14-dev build the
-# fuzz targets (tests/scenario/fuzz.sh).
+# fuzz targets (tests/scenario/fuzz.sh); abigail-tools checks libuncored's
+# ABI (tests/scenario/lib_abi.sh).
 TEST_DEPS="pciutils jq iproute2 util-linux systemd python3 strace openssl
       python3-prometheus-client clang libclang-rt-14-dev
       prometheus wrk prometheus-node-exporter
-      debhelper lintian
+      debhelper lintian abigail-tools
       chromium"	# tests/scenario/page.sh: the live page in a browser
 
 # install_deps PACKAGES...: installs those that are missing.
