@@ -158,7 +158,7 @@ static void check_pinned(const char *sock, unsigned nreads)
 	struct uncored *u = must_connect(sock);
 	struct uncored_counts *c;
 	double *lat, t, v0, v1, t0, t1, rate;
-	uint64_t en, run;
+	uint64_t en = 0, run = 0;
 	char id[32];
 	int rc;
 
