@@ -289,109 +289,151 @@ static void answer(struct claims *c, int rc, struct claim *cl,
 
 /* ---- requests ------------------------------------------------------- */
 
-void api_claims_create(struct claims *c, uid_t uid, pid_t pid,
-		       const char *body, size_t len, struct claims_reply *r)
+/* Refuses a key of o other than keys[0..n); -1 after a 400. */
+static int known_keys(struct json_object *o, const char *const *keys,
+		      size_t n, const char *list, struct claims_reply *r)
 {
-	static const char *const keys[] = { "events", "ttl_s", "label", "export",
-					    "pinned" };
-	struct json_object *o = parse_body(body, len, r), *v, *evs;
-	struct claim_req rq = { 0 };
-	struct claims_err e;
-	struct claim cl;
-	char why[256];
-	const char *bad;
-	size_t n;
-	int rc;
-
-	if (!o)
-		return;
 	json_object_object_foreach(o, key, val) {
 		bool known = false;
 
 		(void)val;
-		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+		for (size_t k = 0; k < n; k++)
 			known |= strcmp(key, keys[k]) == 0;
 		if (!known) {
-			fail(r, 400, "bad_request", "unknown key \"%.40s\" (accepted: "
-			     "events, ttl_s, label, export, pinned)", key);
-			goto out;
+			fail(r, 400, "bad_request", "unknown key \"%.40s\" "
+			     "(accepted: %s)", key, list);
+			return -1;
 		}
 	}
+	return 0;
+}
+
+/* The "events" array of o into rq (strings o owns); -1 after a 400. */
+static int parse_events(struct json_object *o, struct claim_req *rq,
+			struct claims_reply *r)
+{
+	struct json_object *evs;
+	char why[256];
+	const char *bad;
+	size_t n;
+
 	if (!json_object_object_get_ex(o, "events", &evs) ||
 	    !json_object_is_type(evs, json_type_array) ||
 	    (n = json_object_array_length(evs)) < 1 || n > CLAIM_MAX_EVENTS) {
 		fail(r, 400, "bad_request", "events must be an array of 1 to %d "
 		     "event names", CLAIM_MAX_EVENTS);
-		goto out;
-	}
-	if (json_object_object_get_ex(o, "ttl_s", &v)) {
-		if (parse_ttl(v, claims_cfg(c).max_ttl_s, &rq.ttl_s, r) < 0)
-			goto out;
-		rq.have_ttl = true;
+		return -1;
 	}
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *ev = json_object_array_get_idx(evs, i);
 
 		if (!json_object_is_type(ev, json_type_string)) {
 			fail(r, 400, "bad_request", "events[%zu] must be a string", i);
-			goto out;
+			return -1;
 		}
 		if ((bad = text_problem(json_object_get_string(ev),
 					(size_t)json_object_get_string_len(ev),
 					why, sizeof(why)))) {
 			fail(r, 400, "bad_request", "events[%zu] contains %s", i,
 			     bad);
-			goto out;
+			return -1;
 		}
-		rq.events[i] = json_object_get_string(ev);
+		rq->events[i] = json_object_get_string(ev);
 	}
-	rq.nev = (unsigned)n;
-	if (json_object_object_get_ex(o, "label", &v)) {
-		const char *l = json_object_get_string(v);
+	rq->nev = (unsigned)n;
+	return 0;
+}
 
-		if (!json_object_is_type(v, json_type_string) ||
-		    json_object_get_string_len(v) >= CLAIM_LABEL_MAX) {
-			fail(r, 400, "bad_request", "label must be a string of at "
-			     "most %d bytes", CLAIM_LABEL_MAX - 1);
-			goto out;
-		}
-		if ((bad = text_problem(l, (size_t)json_object_get_string_len(v),
-					why, sizeof(why)))) {
-			fail(r, 400, "bad_request", "label contains %s (labels "
-			     "are printable UTF-8 text)", bad);
-			goto out;
-		}
-		rq.label = l;
+/* The optional "label" of o into rq; -1 after a 400. */
+static int parse_label(struct json_object *o, struct claim_req *rq,
+		       struct claims_reply *r)
+{
+	struct json_object *v;
+	char why[256];
+	const char *bad, *l;
+
+	if (!json_object_object_get_ex(o, "label", &v))
+		return 0;
+	l = json_object_get_string(v);
+	if (!json_object_is_type(v, json_type_string) ||
+	    json_object_get_string_len(v) >= CLAIM_LABEL_MAX) {
+		fail(r, 400, "bad_request", "label must be a string of at most "
+		     "%d bytes", CLAIM_LABEL_MAX - 1);
+		return -1;
 	}
-	if (json_object_object_get_ex(o, "export", &v)) {
-		if (!json_object_is_type(v, json_type_boolean)) {
-			fail(r, 400, "bad_request", "export must be true or false");
-			goto out;
-		}
-		rq.export = json_object_get_boolean(v);
+	if ((bad = text_problem(l, (size_t)json_object_get_string_len(v), why,
+				sizeof(why)))) {
+		fail(r, 400, "bad_request", "label contains %s (labels are "
+		     "printable UTF-8 text)", bad);
+		return -1;
 	}
-	if (json_object_object_get_ex(o, "pinned", &v)) {
-		if (!json_object_is_type(v, json_type_boolean)) {
-			fail(r, 400, "bad_request", "pinned must be true or false");
-			goto out;
-		}
-		rq.pinned = json_object_get_boolean(v);
+	rq->label = l;
+	return 0;
+}
+
+/* The optional boolean key of o into *out; -1 after a 400. */
+static int parse_bool(struct json_object *o, const char *key, bool *out,
+		      struct claims_reply *r)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v))
+		return 0;
+	if (!json_object_is_type(v, json_type_boolean)) {
+		fail(r, 400, "bad_request", "%s must be true or false", key);
+		return -1;
 	}
+	*out = json_object_get_boolean(v);
+	return 0;
+}
+
+/* Where a created claim would count on an idle PMU (its placement). */
+static struct json_object *plan_json(const struct pmu *pmu,
+				     const struct claim *cl)
+{
+	struct json_object *plan = json_object_new_array();
+
+	for (unsigned i = 0; i < cl->nev; i++) {
+		struct json_object *po = json_object_new_object();
+
+		json_object_object_add(po, "event", json_object_new_string(cl->ev[i].name));
+		json_object_object_add(po, "unit", json_object_new_string(
+			pmu->plat->units[cl->ev[i].unit]->name));
+		json_object_object_add(po, "counter", json_object_new_int(cl->plan[i]));
+		json_object_array_add(plan, po);
+	}
+	return plan;
+}
+
+void api_claims_create(struct claims *c, uid_t uid, pid_t pid,
+		       const char *body, size_t len, struct claims_reply *r)
+{
+	static const char *const keys[] = { "events", "ttl_s", "label", "export",
+					    "pinned" };
+	struct json_object *o = parse_body(body, len, r), *v;
+	struct claim_req rq = { 0 };
+	struct claims_err e;
+	struct claim cl;
+	int rc;
+
+	if (!o)
+		return;
+	if (known_keys(o, keys, sizeof(keys) / sizeof(keys[0]), "events, ttl_s, "
+		       "label, export, pinned", r) < 0 ||
+	    parse_events(o, &rq, r) < 0)
+		goto out;
+	if (json_object_object_get_ex(o, "ttl_s", &v)) {
+		if (parse_ttl(v, claims_cfg(c).max_ttl_s, &rq.ttl_s, r) < 0)
+			goto out;
+		rq.have_ttl = true;
+	}
+	if (parse_label(o, &rq, r) < 0 || parse_bool(o, "export", &rq.export, r) < 0 ||
+	    parse_bool(o, "pinned", &rq.pinned, r) < 0)
+		goto out;
 	rc = claims_create(c, uid, pid, &rq, &cl, &e);
 	if (rc == 0) {
-		/* where it would count now: the plan found at creation */
-		const struct platform *pl = claims_pmu(c)->plat;
-		struct json_object *plan = json_object_new_array();
+		struct json_object *plan = plan_json(claims_pmu(c), &cl);
 
-		for (unsigned i = 0; i < cl.nev; i++) {
-			struct json_object *po = json_object_new_object();
-
-			json_object_object_add(po, "event", json_object_new_string(cl.ev[i].name));
-			json_object_object_add(po, "unit", json_object_new_string(
-				pl->units[cl.ev[i].unit]->name));
-			json_object_object_add(po, "counter", json_object_new_int(cl.plan[i]));
-			json_object_array_add(plan, po);
-		}
 		answer(c, rc, &cl, &e, 201, NULL, r);
 		json_object_object_add(r->body, "counters", plan);
 	} else {
