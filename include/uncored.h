@@ -140,7 +140,7 @@ UNCORED_API int uncored_release(struct uncored *u, const char *id);
 
 /* ---- a reading ---- */
 /* The number of events, and event i's name as claimed (NULL past the
- * end). */
+ * end; the text belongs to c and lives until uncored_counts_free()). */
 UNCORED_API size_t uncored_counts_nevents(const struct uncored_counts *c);
 UNCORED_API const char *uncored_counts_event(const struct uncored_counts *c,
 					     size_t i);

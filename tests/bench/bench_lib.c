@@ -178,6 +178,10 @@ static void *reader(void *arg)
 
 		sleep_until(next);
 		t = now_s();
+		if (t >= c->end)
+			break;
+		if (t > next + 0.1)	/* behind: no catching up */
+			next = t;
 		if (read_once(u, id, NULL) < 0 && !c->errors++)
 			snprintf(c->err, sizeof(c->err), "%s", uncored_error(u));
 		c->reads++;
@@ -202,6 +206,10 @@ static void *scraper(void *arg)
 
 		sleep_until(next);
 		t = now_s();
+		if (t >= c->end)
+			break;
+		if (t > next + 0.1)
+			next = t;
 		c->errors += uncored_request(u, "GET", "/metrics", NULL, &status,
 					     &body, NULL) < 0;
 		c->reads++;
