@@ -11,7 +11,9 @@
  *   SYSFS/bus/event_source/devices/<pmu> -> ../../../devices/<pmu>
  *   SYSFS/devices/system/cpu/{online,cpuN/online,
  *                        cpuN/topology/{physical_package_id,die_id,core_id}}
- *   PROCFS/sys/kernel/{perf_event_paranoid,osrelease}
+ *   PROCFS/sys/kernel/{perf_event_paranoid,osrelease,cap_last_cap}
+ *   PROCFS/self/status (the caller's CapEff: CAP_PERFMON, or
+ *                       CAP_SYS_ADMIN before 5.8, when it is capable)
  *
  * for every unit with kernel PMU facts (struct perf_unit, plat.h) and
  * every free-running counter with a kernel event, under the real kernel's
@@ -22,7 +24,8 @@
  * (arch/x86/events/intel/uncore.c uncore_event_show(): "%s"), cpumask is
  * a CPU list ("0,8").  SYSFS and PROCFS are separate roots because Linux
  * keeps them apart (/sys, /proc): the daemon takes them as --path.sysfs
- * and its procfs root.
+ * and its procfs root, and a privilege check (pev_access()) reads the
+ * simulated caller's state from PROCFS as it reads the real one's.
  *
  * skern_pev_ops (hw/perf_event.h's struct pev_ops, ctx = the struct
  * skern) is perf_event_open/read/ioctl/close against that tree, counting
@@ -93,7 +96,7 @@ const char *skern_procfs(const struct skern *k);
 bool skern_capable(const struct skern *k);
 
 /* Events open now (leaders and siblings). */
-unsigned skern_nevents(const struct skern *k);
+unsigned skern_nevents(struct skern *k);
 
 /*
  * Makes the simulated kernel catch up with its clock: faults whose time
