@@ -27,6 +27,7 @@
 #include "hw/hw.h"
 #include "hw/hw_sim.h"
 #include "hw/perf_event.h"
+#include "hw/perf_sysfs.h"
 #include "plat/plat.h"
 #include "sim/sim_kernel.h"
 #include "sim/sim_pmu.h"
@@ -642,9 +643,10 @@ static void test_refusals(void)
 
 	g = ev_open(T_FREE1, 0, 0x20ff, 0, -1, true);
 	for (int i = 0; i < 6; i++)
-		x[i % 2] = ev_open(T_FREE1, 0, i % 2 ? 0x30ff : 0x20ff, 0, g,
-				   false);
-	ok(x[0] >= 0 && x[1] >= 0, "free-running events take no counter");
+		x[i] = ev_open(T_FREE1, 0, i % 2 ? 0x30ff : 0x20ff, 0, g, false);
+	ok(x[0] >= 0 && x[5] >= 0, "free-running events take no counter");
+	for (int i = 0; i < 6; i++)
+		skern_pev_ops.close(k, x[i]);
 	is_int(skern_pev_ops.close(k, g), 0, "close");
 
 	is_int(skern_pev_ops.ioctl(k, SKERN_FD_BASE + 999, PERF_EVENT_IOC_ENABLE,
@@ -656,6 +658,7 @@ static void test_refusals(void)
 	       "IOC_ID without a pointer: EFAULT");
 	is_int(rd(SKERN_FD_BASE + 999, v, 8), -EBADF, "read of no event");
 	skern_pev_ops.close(k, g);
+	is_int(skern_nevents(k), 0, "every event closed");
 }
 
 /* Two groups of 3 on one 4-counter box: the kernel rotates them. */
@@ -1088,6 +1091,118 @@ static void test_fields(void)
 	wl_free(w);
 }
 
+/* ---- the daemon's lower layer (perf_sysfs, perf_event) on it ---------- */
+
+static int count_pmus(void *ctx, const char *name)
+{
+	(void)name;
+	(*(unsigned *)ctx)++;
+	return 0;
+}
+
+/* Discovery and encoding by the daemon's sysfs reader, an independent
+ * implementation of the same grammar. */
+static void test_pfs(void)
+{
+	struct pfs_pmu *cha = NULL, *imc = NULL;
+	const struct pfs_alias *al;
+	uint64_t cfg[3];
+	unsigned n = 0, pkg = 9, die = 9;
+	char why[512];
+
+	is_int(pfs_list(skern_sysfs(k), count_pmus, &n, why, sizeof(why)), 0,
+	       "pfs_list reads the tree (%s)", why);
+	is_int(n, 10, "ten PMUs: 4 CHA, 2 iMC, 2 free-running, df, l3");
+	is_int(pfs_pmu_load(skern_sysfs(k), "uncore_cha_1", &cha, why,
+			    sizeof(why)), 0, "pfs_pmu_load (%s)", why);
+	is_int(pfs_pmu_load(skern_sysfs(k), "uncore_imc_0", &imc, why,
+			    sizeof(why)), 0, "pfs_pmu_load iMC (%s)", why);
+	if (!cha || !imc)
+		return;
+	ok(cha->type == 11 && cha->cpus.n == 2 && cha->cpus.cpu[1] == 8,
+	   "type and cpumask as the kernel writes them");
+	is_int(pfs_field(cha, "umask")->width, 32, "the split umask is 32 bits");
+	is_int(pfs_encode(cha, "event=0x35,umask=0x1234567", cfg, why,
+			  sizeof(why)), 0, "pfs_encode (%s)", why);
+	is_u64(cfg[0], 0x35 | spread(CHA_UMASK_MASK, 0x1234567),
+	       "both sides place a split field alike");
+	al = pfs_alias(imc, "cas_count_read");
+	ok(al && al->has_scale && al->scale == 6.103515625e-5 &&
+	   strcmp(al->unit, "MiB") == 0, "alias, .scale and .unit read back");
+	is_int(pfs_cpu_topology(skern_sysfs(k), 9, &pkg, &die, why,
+				sizeof(why)), 0, "pfs_cpu_topology (%s)", why);
+	ok(pkg == 1 && die == 0, "CPU 9 is on package 1, die 0");
+	is_int(pfs_cpu_topology(skern_sysfs(k), 0, &pkg, &die, why,
+				sizeof(why)), 0, "cpu0 without an online file "
+	       "is online (%s)", why);
+	is_int(pev_access(skern_procfs(k), why, sizeof(why)), 0,
+	       "pev_access: the simulated caller may count");
+	like(why, "CAP_PERFMON", "because of CAP_PERFMON");
+	pfs_pmu_free(cha);
+	pfs_pmu_free(imc);
+}
+
+/* Groups opened and read by the daemon's perf_event layer. */
+static void test_pev(void)
+{
+	const uint64_t cfg[5][3] = {
+		{ 0x34 | 0x11 << 8 }, { 0x35 | spread(CHA_UMASK_MASK, 0x1234567) },
+		{ 0x01 }, { 0x02 }, { 0x03 },
+	};
+	struct pev_group *g = NULL;
+	uint64_t val[5], en, run;
+
+	is_int(skern_nevents(k), 0, "nothing open before");
+	is_int(pev_group_open(&skern_pev_ops, k, T_CHA0 + 3, 0, cfg, 5, &g),
+	       -EINVAL, "pev_group_open of 5 on a 4-counter box: EINVAL");
+	like(hw_last_error(), "a group larger than the box's counters",
+	     "its message");
+	is_int(pev_group_open(&skern_pev_ops, k, T_CHA0 + 3, 0, cfg, 2, &g), 0,
+	       "pev_group_open of 2 (%s)", hw_last_error());
+	is_int(skern_nevents(k), 2, "the failed open left nothing open");
+	advance(2);
+	is_int(pev_group_read(g, val, &en, &run), 0, "pev_group_read (%s)",
+	       hw_last_error());
+	ok(en == 2000000000 && run == en, "enabled = running = 2 s");
+	ok(val[0] >= 2999999 && val[0] <= 3000001 && val[1] >= 1499999 &&
+	   val[1] <= 1500001, "values in event order (%llu, %llu)",
+	   (unsigned long long)val[0], (unsigned long long)val[1]);
+	pev_group_close(g);
+	is_int(skern_nevents(k), 0, "pev_group_close closes every event");
+}
+
+/* The daemon's layer meets the perf faults. */
+static void test_pev_faults(void)
+{
+	const uint64_t fixed[1][3] = { { 0xff } }, cha[1][3] = { { 0x34 } };
+	struct pev_group *gi = NULL, *g1 = NULL, *g2 = NULL, *gl = NULL;
+	uint64_t val[1], en, run;
+
+	pev_group_open(&skern_pev_ops, k, T_IMC0, 0, fixed, 1, &gi);
+	pev_group_open(&skern_pev_ops, k, T_CHA0 + 1, 0, cha, 1, &g1);
+	pev_group_open(&skern_pev_ops, k, T_CHA0 + 2, 0, cha, 1, &g2);
+	pev_group_open(&skern_pev_ops, k, T_L3, 0, cha, 1, &gl);
+	ok(gi && g1 && g2 && gl, "four groups");
+	if (!gi || !g1 || !g2 || !gl)
+		return;
+	advance(20);
+	is_int(pev_group_read(gi, val, &en, &run), 0, "read under contention");
+	ok(en == 20000000000ull && run == 12500000000ull,
+	   "running < enabled: the kernel multiplexed us");
+	advance(31);	/* t = 51 */
+	is_int(pev_group_read(gl, val, &en, &run), -ENODEV,
+	       "pmu_gone: -ENODEV");
+	advance(10);	/* t = 61 */
+	is_int(pev_group_read(g1, val, &en, &run), 0,
+	       "EINTR twice is retried (%s)", hw_last_error());
+	is_int(pev_group_read(g2, val, &en, &run), -EIO,
+	       "a short read is an error, not a value");
+	pev_group_close(gi);
+	pev_group_close(g1);
+	pev_group_close(g2);
+	pev_group_close(gl);
+}
+
 int main(void)
 {
 	char why[512];
@@ -1107,12 +1222,20 @@ int main(void)
 	test_counting();
 	test_refusals();
 	test_box_sharing();
+	test_pfs();
+	test_pev();
 	world_end();
 	if (world(&tp, fault_body, why, sizeof(why)) < 0) {
 		printf("Bail out! %s\n", why);
 		return 1;
 	}
 	test_faults();
+	world_end();
+	if (world(&tp, fault_body, why, sizeof(why)) < 0) {
+		printf("Bail out! %s\n", why);
+		return 1;
+	}
+	test_pev_faults();
 	world_end();
 	test_privilege();
 	test_missing();
