@@ -1694,24 +1694,42 @@ static bool pmu_expand(const char *pat, unsigned inst, char *name,
 	return n > 0 && (size_t)n < len;
 }
 
-/* One unit's PMU facts pu: the PMU, or one per box for a "%u" name. */
+/* Does the platform's uncore belong to AMD's driver (its naming)? */
+static bool amd_driver(const struct platform *p)
+{
+	return p->vendor && strcmp(p->vendor, "AuthenticAMD") == 0;
+}
+
+/* One unit's PMU facts pu: the PMU, or one per box for a "%u" name (per
+ * box and socket under AMD's driver). */
 static int unit_pmus(const struct workload *w, int ui,
 		     const struct perf_unit *pu,
 		     int (*cb)(void *, const struct wl_pmu *), void *ctx)
 {
 	char name[WL_PMU_NAME_MAX];
-	struct wl_pmu p = { name, ui, -1, pu };
-	unsigned n = strchr(pu->pmu, '%') ? wl_unit_ninst(w, ui) : 1;
+	struct wl_pmu p = { name, ui, -1, -1, pu };
+	bool per_box = strchr(pu->pmu, '%') != NULL;
+	bool per_socket = per_box && amd_driver(w->plat);
+	unsigned ninst = per_box ? wl_unit_ninst(w, ui) : 1;
+	unsigned nsock = per_socket ? wl_sockets(w) : 1;
 	int r;
 
-	for (unsigned i = 0; i < n; i++) {
-		if (!pmu_expand(pu->pmu, i, name, sizeof(name)))
+	for (unsigned n = 0; n < ninst * nsock; n++) {
+		if (!pmu_expand(pu->pmu, n, name, sizeof(name)))
 			return 0;	/* malformed: skern_open() says so */
-		p.inst = strchr(pu->pmu, '%') ? (int)i : -1;
+		p.inst = per_box ? (int)(n % ninst) : -1;
+		p.socket = per_socket ? (int)(n / ninst) : -1;
 		if ((r = cb(ctx, &p)) != 0)
 			return r;
 	}
 	return 0;
+}
+
+unsigned wl_sockets(const struct workload *w)
+{
+	unsigned n = w->topo.sockets ? w->topo.sockets : 1;
+
+	return n < PLAT_MAX_SOCKETS ? n : PLAT_MAX_SOCKETS;
 }
 
 int wl_perf_pmus(const struct workload *w,

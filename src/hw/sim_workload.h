@@ -169,15 +169,22 @@ struct wl_pmu {
 	int unit;		/* platform unit index */
 	int inst;		/* the box the name stands for ("%u"), or -1:
 				   one PMU for every box of the unit */
+	int socket;		/* the one socket it is on, or -1: on every
+				   socket (see wl_perf_pmus()) */
 	const struct perf_unit *facts;	/* format/ and events/ (the unit's
 					   perf, or its perf->also) */
 };
 /*
  * Calls cb for every kernel PMU of the workload's platform and topology:
- * each unit's perf->pmu and perf->also->pmu, a "%u" pattern once per
- * instance (wl_unit_ninst()).  A name may come more than once (two units
- * of one PMU: hsx imc and imc_fixed).  Stops at and returns cb's first
- * non-zero value; 0 otherwise.
+ * each unit's perf->pmu, a "%u" pattern once per instance
+ * (wl_unit_ninst()) - Intel's drivers name box N of every socket
+ * uncore_x_N, one PMU over the sockets (arch/x86/events/intel/uncore.c
+ * uncore_get_pmu_name()), while AMD's number their PMUs on across the
+ * sockets, each PMU on one (arch/x86/events/amd/uncore.c
+ * amd_uncore_umc_ctx_init(): amd_umc_0..23 on two sockets of 12), which
+ * a platform whose vendor is AuthenticAMD gets.  A name may come more
+ * than once (two units of one PMU: hsx imc and imc_fixed).  Stops at and
+ * returns cb's first non-zero value; 0 otherwise.
  */
 int wl_perf_pmus(const struct workload *w,
 		 int (*cb)(void *ctx, const struct wl_pmu *p), void *ctx);
@@ -219,6 +226,10 @@ void wl_filter_slot(const struct unit_type *u, unsigned f, int *dst,
  * functions follows the channel count), else the unit's max_inst.
  */
 unsigned wl_unit_ninst(const struct workload *w, int unit);
+
+/* Sockets: the "sockets" key, else 1 (at most PLAT_MAX_SOCKETS), as the
+ * simulator builds them. */
+unsigned wl_sockets(const struct workload *w);
 
 /* Physical cores per socket: the "cores" key, else WL_MAX_CORES.  A
  * core-scope free-running counter (freerun_ctr.core_scope) is one

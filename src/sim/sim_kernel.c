@@ -32,7 +32,8 @@
  *     counter constraint) -> EINVAL.  Free-running events never take a
  *     counter.
  *     AMD, arch/x86/events/amd/uncore.c amd_uncore_event_init(): cpu < 0
- *     -> EINVAL; no context on that CPU -> ENODEV; the event moves to the
+ *     -> EINVAL; no context on that CPU (a CPU of another socket than an
+ *     amd_umc_N's) -> ENODEV; the event moves to the
  *     context's CPU; no group check at open: a group too big for the
  *     counters opens and then never runs (amd_uncore_add() -> EBUSY at
  *     schedule time), so its time_running stays 0.  Sampling is refused
@@ -496,7 +497,13 @@ static int event_init(struct skern *k, struct sk_event *e,
 		return hw_fail(EINVAL, "simulated kernel: %s does not sample "
 			       "(sample_period/sample_freq must be 0)",
 			       e->pmu->name);
-	if (spmu_box(&k->set, e->pmu, (unsigned)cpu, &e->box) < 0)
+	r = spmu_box(&k->set, e->pmu, (unsigned)cpu, &e->box);
+	if (r == -ENODEV)
+		return hw_fail(ENODEV, "simulated kernel: %s counts socket %d "
+			       "only: CPU %d has no context of it "
+			       "(amd_uncore_event_init)", e->pmu->name,
+			       e->pmu->socket, cpu);
+	if (r < 0)
 		return hw_fail(EINVAL, "simulated kernel: CPU %d: the machine "
 			       "has %u CPUs (perf_event_alloc)", cpu,
 			       k->set.nsockets * k->set.cpus_per_socket);

@@ -302,6 +302,31 @@ struct collect {
 	size_t len;
 };
 
+/*
+ * A second unit on PMU p: a per-box name and a plain one may meet when
+ * the plain one's unit has one instance per socket (skl's fixed counter
+ * on uncore_cbox_0): the PMU is that box's.  Else both must agree.
+ */
+static int merge_inst(struct collect *c, struct spmu *p,
+		      const struct wl_pmu *w)
+{
+	int plain;
+
+	if (p->nunits == 0 || (p->inst == w->inst && p->socket == w->socket))
+		return 0;
+	plain = p->inst < 0 ? p->units[0] : w->unit;
+	if ((p->inst >= 0) == (w->inst >= 0) ||
+	    wl_unit_ninst(c->s->wl, plain) > 1)
+		return fail(c->why, c->len, "PMU %s is one PMU per box for one "
+			    "unit and one over several boxes for another",
+			    p->name);
+	if (w->inst >= 0) {
+		p->inst = w->inst;
+		p->socket = w->socket;
+	}
+	return 0;
+}
+
 /* wl_perf_pmus() callback: one (PMU name, unit) pair. */
 static int collect_one(void *ctx, const struct wl_pmu *w)
 {
@@ -312,9 +337,10 @@ static int collect_one(void *ctx, const struct wl_pmu *w)
 
 	if (!p)
 		return -ENOMEM;
-	if (p->inst != w->inst)
-		return fail(c->why, c->len, "PMU %s is one PMU per box for one "
-			    "unit and one for every box for another", p->name);
+	if (p->nunits == 0)
+		p->socket = w->socket;
+	if ((r = merge_inst(c, p, w)) < 0)
+		return r;
 	if (!has_unit(p, w->unit)) {
 		if (p->nunits == SPMU_MAX_UNITS)
 			return fail(c->why, c->len, "PMU %s: more than %d units",
@@ -554,6 +580,8 @@ int spmu_box(const struct spmu_set *s, const struct spmu *p, unsigned cpu,
 		return -EINVAL;
 	b->socket = cpu / cps;
 	local = cpu % cps;
+	if (p->socket >= 0 && b->socket != (unsigned)p->socket)
+		return -ENODEV;
 	if (p->inst >= 0) {
 		b->inst = (unsigned)p->inst;
 		b->cpu = b->socket * cps;
@@ -581,6 +609,8 @@ char *spmu_cpumask(const struct spmu_set *s, const struct spmu *p, char *buf,
 	if (!cpu)
 		return buf;
 	for (unsigned sock = 0; sock < s->nsockets; sock++) {
+		if (p->socket >= 0 && sock != (unsigned)p->socket)
+			continue;
 		for (unsigned i = 0; i < (p->inst >= 0 ? 1 : p->nbox); i++) {
 			struct spmu_box b;
 			unsigned g = p->core_scope || p->inst >= 0 ? 1

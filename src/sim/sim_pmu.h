@@ -16,7 +16,11 @@
  * makes one PMU for every box, whose cpumask has one CPU per box: one
  * per socket for a one-instance unit (uncore_pcu), one per instance for
  * more (amd_l3: one per L3 complex), one per core for a PMU of
- * core-scope free-running counters (cstate_core).
+ * core-scope free-running counters (cstate_core).  AMD's driver numbers
+ * its "%u" PMUs across the sockets instead, each on one socket
+ * (amd_umc_0..23 on two sockets of 12; wl_perf_pmus()).  A plain name
+ * that is also one box's name of a "%u" unit (skl's UCLK counter on
+ * uncore_cbox_0) is that box's PMU.
  *
  * Format fields are bit sets of config, config1 or config2, and a value
  * fills a field's bits in ascending bit order, which is how perf defines
@@ -68,6 +72,8 @@ struct spmu {
 	char name[WL_PMU_NAME_MAX];
 	uint32_t type;
 	int inst;		/* "%u" PMU: its box; -1: every box */
+	int socket;		/* the one socket it is on (AMD's "%u" PMUs,
+				   wl_perf_pmus()), -1: every socket */
 	unsigned nbox;		/* boxes per socket */
 	bool core_scope;	/* one box per core (cstate_core) */
 	bool present;		/* registered: not missing in the workload,
@@ -128,7 +134,8 @@ struct spmu_box {
 	unsigned socket, inst, cpu;
 };
 /* The box of CPU cpu on PMU p: 0, or -EINVAL for a CPU the machine does
- * not have. */
+ * not have, -ENODEV for a CPU of another socket than a one-socket PMU's
+ * (AMD: no context there, amd_uncore_event_init()). */
 int spmu_box(const struct spmu_set *s, const struct spmu *p, unsigned cpu,
 	     struct spmu_box *b);
 

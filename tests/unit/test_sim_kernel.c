@@ -162,8 +162,19 @@ static const struct unit_type tp_l3 = {
 	.perf = &tp_l3_perf,
 };
 
+/* skl-like: a fixed counter on the first box's PMU only */
+static const struct perf_unit tp_clock_perf = {
+	.pmu = "uncore_cha_0", .source = "test: skl-like UCLK on cbox 0",
+	.format = tp_cha_format, .fixed = "event=0xff",
+};
+static const struct unit_type tp_clock = {
+	.name = "clock", .kind = UNIT_FIXED, .max_inst = 1, .nctr = 1,
+	.width = 48, .perf = &tp_clock_perf,
+};
+
 static const struct unit_type *const tp_units[] = {
-	&tp_cha, &tp_imc, &tp_imc_fixed, &tp_free, &tp_df, &tp_l3, NULL,
+	&tp_cha, &tp_imc, &tp_imc_fixed, &tp_free, &tp_df, &tp_l3, &tp_clock,
+	NULL,
 };
 static const struct event tp_events[] = {
 	/* counter 0 only, like skl's ARB occupancy events */
@@ -274,6 +285,12 @@ static const char *proc_file(const char *rel)
 
 	snprintf(path, sizeof(path), "%s/%s", skern_procfs(k), rel);
 	return slurp_path(path);
+}
+
+/* The type sysfs gives PMU name, or 0. */
+static uint32_t type_of(const char *name)
+{
+	return (uint32_t)strtoul(slurp("%s/devices/%s/type", name), NULL, 10);
 }
 
 static int ev_open(uint32_t type, int cpu, uint64_t c0, uint64_t c1,
@@ -499,6 +516,9 @@ static void test_counting(void)
 		{ T_CHA0 + 1, 0, 0x37 | 1 << 8 | 1 << 18 | 2u << 24, 0, 0,
 		  "the socket 1 key does not count on socket 0" },
 		{ T_IMC0, 3, 0xff, 0, 1e9, "fixed counter: the uncore clock" },
+		{ T_CHA0, 9, 0xff, 0, 1e9, "a plain-named fixed unit on the "
+		  "first box's PMU (skl's uncore_cbox_0)" },
+		{ T_CHA0 + 1, 9, 0xff, 0, 0, "other boxes: event 0xff" },
 		{ T_IMC0 + 1, 3, 0x04 | 0x03 << 8, 0, 1e8 / 2,
 		  "programmable iMC event, split over 2 channels" },
 		{ T_FREE1, 9, 0xff | 0x20 << 8, 0, 2e9 / 2,
@@ -589,7 +609,7 @@ static void test_refusals(void)
 	is_int(ev_open(T_CHA0, 0, 0x05, 0, g, true), -EINVAL,
 	       "a fifth, even disabled: EINVAL (uncore_validate_group "
 	       "counts the new event whatever its state)");
-	like(hw_last_error(), "does not fit a uncore_cha_0 box (4 counters;",
+	like(hw_last_error(), "does not fit a uncore_cha_0 box (4 counters",
 	     "the message names the box and its counters");
 	skern_pev_ops.ioctl(k, x[2], PERF_EVENT_IOC_DISABLE, 0);
 	x[3] = ev_open(T_CHA0, 0, 0x05, 0, g, false);
@@ -870,24 +890,39 @@ static void test_missing(void)
 
 static void test_amd(void)
 {
-	struct perf_event_attr a = { .type = T_L3, .size = sizeof(a),
+	struct perf_event_attr a = { .size = sizeof(a),
 				     .config = 0x04 | 0xff << 8,
 				     .sample_period = 1000 };
 	char why[512];
 	uint64_t v[16];
+	uint32_t l3, cha5;
 	int g, m[3];
 
 	if (world(&tp_amd, basic_body, why, sizeof(why)) < 0) {
 		ok(0, "world: %s", why);
 		return;
 	}
+	a.type = l3 = type_of("tp_l3");
+	cha5 = type_of("uncore_cha_5");
+	is_str(slurp("%s/devices/%s/cpumask", "uncore_cha_7"), "8\n",
+	       "AMD numbers per-box PMUs across the sockets: uncore_cha_7 is "
+	       "box 3 of socket 1 (amd_uncore_umc_ctx_init)");
+	is_str(slurp("%s/devices/%s/type", "uncore_cha_8"), "(missing)",
+	       "4 boxes x 2 sockets");
+	is_int(ev_open(cha5, 0, 0x34 | 0x11 << 8, 0, -1, false), -ENODEV,
+	       "a CPU of the other socket: ENODEV (no context there)");
+	g = ev_open(cha5, 9, 0x34 | 0x11 << 8, 0, -1, false);
+	ok(g >= 0, "a CPU of its socket");
+	advance(1);
+	is_u64(count_of(g), 1000000, "counts box 1 of socket 1: 4e6/4 per s");
+	skern_pev_ops.close(k, g);
 	is_int(ev_open_attr(&a, 0, -1), -EOPNOTSUPP,
 	       "AMD sampling: EOPNOTSUPP (PERF_PMU_CAP_NO_INTERRUPT)");
-	is_int(ev_open(T_L3, 48, 0x04, 0, -1, false), -EINVAL,
+	is_int(ev_open(l3, 48, 0x04, 0, -1, false), -EINVAL,
 	       "a CPU past the machine's: EINVAL (perf_event_alloc)");
-	g = ev_open(T_L3, 2, 0x04 | 0xff << 8, 0, -1, true);
-	m[0] = ev_open(T_L3, 2, 0x01, 0, g, false);
-	m[1] = ev_open(T_L3, 2, 0x02, 0, g, false);
+	g = ev_open(l3, 2, 0x04 | 0xff << 8, 0, -1, true);
+	m[0] = ev_open(l3, 2, 0x01, 0, g, false);
+	m[1] = ev_open(l3, 2, 0x02, 0, g, false);
 	ok(g >= 0 && m[0] >= 0 && m[1] >= 0,
 	   "AMD: a group of 3 on 2 counters opens (no check at open)");
 	enable_group(g);
