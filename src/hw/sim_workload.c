@@ -1881,6 +1881,50 @@ static int resolve_platform(struct pctx *c, json_object *root,
 	return 0;
 }
 
+/*
+ * A unit with one instance per core (snbep's CBos: discovery, like the
+ * kernel, counts min(8, cores)): its count defaults to "cores" and may
+ * not exceed it.
+ */
+static int per_core_counts(struct pctx *c)
+{
+	const struct plat_sim *d = sim_data(c->plat);
+	const struct top_key *k = NULL;
+	unsigned *n;
+	int ui;
+
+	if (!d || !d->per_core_unit || !c->w->topo.cores ||
+	    !plat_unit(c->plat, d->per_core_unit, &ui))
+		return 0;
+	n = &c->w->topo.count[ui];
+	for (unsigned i = 0; i < c->nkeys && !k; i++)
+		if (c->keys[i].kind == TK_COUNT && c->keys[i].unit == ui)
+			k = &c->keys[i];
+	if (*n > c->w->topo.cores)
+		return fail(c, "%s %u > cores %u: %s has one %s per core",
+			    k ? k->name : "count", *n, c->w->topo.cores,
+			    c->plat->id, d->per_core_unit);
+	if (!*n)
+		*n = c->w->topo.cores;
+	return 0;
+}
+
+/* One of the sections parsed after the topology, at $.name. */
+static int parse_section(struct pctx *c, const char *name, json_object *o,
+			 int (*parse)(struct pctx *, json_object *))
+{
+	int r;
+
+	if (!o)
+		return 0;
+	path_key(c, name);
+	r = parse(c, o);
+	if (r < 0)
+		return r;
+	path_pop(c, 1);
+	return 0;
+}
+
 static int parse_root(struct pctx *c, json_object *root,
 		      const struct platform *want)
 {
@@ -1920,54 +1964,15 @@ static int parse_root(struct pctx *c, json_object *root,
 			return r;
 		path_pop(c, old);
 	}
-	/* A unit with one instance per core (snbep's CBos: discovery, like
-	 * the kernel, counts min(8, cores)): its count defaults to "cores"
-	 * and may not exceed it. */
-	{
-		const struct plat_sim *d = sim_data(c->plat);
-		int ui;
-
-		if (d && d->per_core_unit && c->w->topo.cores &&
-		    plat_unit(c->plat, d->per_core_unit, &ui)) {
-			unsigned *n = &c->w->topo.count[ui];
-			const struct top_key *k = NULL;
-
-			for (unsigned i = 0; i < c->nkeys && !k; i++)
-				if (c->keys[i].kind == TK_COUNT &&
-				    c->keys[i].unit == ui)
-					k = &c->keys[i];
-			if (*n > c->w->topo.cores)
-				return fail(c, "%s %u > cores %u: %s has one %s "
-					    "per core", k ? k->name : "count", *n,
-					    c->w->topo.cores, c->plat->id,
-					    d->per_core_unit);
-			if (!*n)
-				*n = c->w->topo.cores;
-		}
-	}
+	if ((r = per_core_counts(c)) < 0)
+		return r;
 	if (!phases)
 		return fail(c, "missing \"phases\" (an array of {\"seconds\": N, "
 			    "\"rates\": {...}})");
-	path_key(c, "phases");
-	r = parse_phases(c, phases);
-	if (r < 0)
+	if ((r = parse_section(c, "phases", phases, parse_phases)) < 0 ||
+	    (r = parse_section(c, "perf", perf, parse_perf)) < 0)
 		return r;
-	path_pop(c, 1);
-	if (perf) {
-		path_key(c, "perf");
-		r = parse_perf(c, perf);
-		if (r < 0)
-			return r;
-		path_pop(c, 1);
-	}
-	if (faults) {
-		path_key(c, "faults");
-		r = parse_faults(c, faults);
-		if (r < 0)
-			return r;
-		path_pop(c, 1);
-	}
-	return 0;
+	return parse_section(c, "faults", faults, parse_faults);
 }
 
 /* ---- duplicate keys -------------------------------------------------- */
