@@ -243,7 +243,30 @@ struct perf_unit {
 	/* UNIT_FIXED: the terms that select the fixed counter
 	 * ("event=0xff"), or an alias name under events/. */
 	const char *fixed;
+	/* The format field that takes struct event.occ_sel (hsx/snbep PCU
+	 * "occ_sel", config:14-15: the kernel has no umask field there, the
+	 * unit's umask is occ_sel << 6); NULL: none. */
+	const char *f_occ;
+	/* A second PMU some of this unit's free-running counters are read
+	 * through (freerun_ctr.perf_pmu names it): hsx/snbep pcu_cstate's
+	 * core-scope residencies are in "cstate_core" beside the unit's
+	 * "cstate_pkg".  Its own format/ and events/ facts; NULL: none. */
+	const struct perf_unit *also;
 };
+
+/*
+ * How a catalog event becomes kernel terms (the perf backend's encoder;
+ * facts above): event = code, plus ev_sel_ext << 8 where the PMU's
+ * "event" format is 9 bits wide (hsx/snbep QPI "config:0-7,21": the
+ * ninth bit is the control register's bit 21); umask = the event's
+ * umask, Intel's UMaskExt included (the format places the bits above 7,
+ * e.g. icx CHA "config:8-15,32-57"); edge, inv and thresh as the
+ * unit's f_* name them; box-filter values through filters[]; then
+ * perf_terms.  A value whose field the PMU lacks cannot be counted
+ * through perf (hsx CBo has no "inv"; no Xeon PMU has the HA
+ * address/opcode match or the PCU's ev_sel_ext): the encoder refuses
+ * it, naming the PMU and the field.
+ */
 
 struct unit_type {
 	const char *name;	/* "cbo", "arb", "fixed", "imc" */
