@@ -615,6 +615,7 @@ struct plat_ops {
  *              DF_SRC("lookups"), DF_RATIO }
  * A metric is exported when the program counts every source it names; a
  * gauge whose inputs were invalid this interval has no value (NaN).
+ * Sources with alternatives and means: see struct derived_src.
  * Adding a metric is one entry here (plus its test); a new platform
  * writes its derived_<id>.c, may start from the shared headline entries
  * of src/plat/derived.h (sources named "lookups", "misses", "dram_rd",
@@ -646,6 +647,19 @@ struct derived_src {
 	const char *name;	/* referenced by DF_SRC */
 	const char *event;	/* baseline event, modifiers included */
 	double scale;		/* e.g. 64 bytes per DRAM transfer */
+	/* The socket's value is the mean over the unit's present instances,
+	 * not their sum: a clock every instance counts (icx/spr
+	 * UNC_CHA_CLOCKTICKS, Intel's uncore_frequency metric divides by
+	 * the CHA count).  Per-instance values are unchanged. */
+	bool mean;
+	/* Alternatives.  Several entries may share a name (adjacent): those
+	 * with the same alt are summed into the one source (zen4 DRAM reads
+	 * over the data fabric: 24 coherent-station events), and of the alt
+	 * groups the first whose every unit the topology has (some socket
+	 * has an instance) is used, the others are not: "UMC where the
+	 * kernel has amd_umc_N, else the data fabric" is alt 0 = UMC, alt 1
+	 * = DF.  derive_source_event() says which was chosen. */
+	unsigned alt;
 };
 
 struct derived_metric {
