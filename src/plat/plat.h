@@ -721,6 +721,10 @@ extern const struct derived_table derived_skl;
 extern const struct derived_table derived_hsx;
 extern const struct derived_table derived_snbep;
 extern const struct platform plat_snbep;
+/* Reached through the perf backend only (backends PLAT_BE_PERF). */
+extern const struct platform plat_skx, plat_icx, plat_spr, plat_zen4;
+extern const struct derived_table derived_skx, derived_icx, derived_spr,
+	derived_zen4;
 
 /* Platform by id ("skl"), or NULL. */
 const struct platform *plat_by_id(const char *id);
@@ -834,6 +838,13 @@ static inline bool plat_has_global_ctl(const struct platform *p)
 {
 	return p->global_ctl.layout != NULL;
 }
+/*
+ * Can the direct backend (registers) serve p?  0, or -ENOTSUP with a
+ * message in hw_last_error() naming the platform and the perf backend
+ * for one that lists PLAT_BE_PERF only (skx, icx, spr, zen4: no register
+ * of theirs is in uncored's tables).  plat_discover() calls it first.
+ */
+int plat_direct_check(const struct platform *p);
 /*
  * Does p fit this build's fixed bounds (PLAT_MAX_UNITS unit types, each
  * with at most PLAT_MAX_INST instances, PLAT_MAX_CTRS counters and

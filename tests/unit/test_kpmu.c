@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hw/hw.h"
 #include "plat/plat.h"
 #include "tests/tap.h"
 
@@ -269,11 +270,111 @@ static void test_aliases(void)
 	alias_is("hsx", "imc", "cas_count_write", "UNC_M_CAS_COUNT.WR");
 	alias_is("snbep", "imc", "cas_count_read", "UNC_M_CAS_COUNT.RD");
 	alias_is("snbep", "imc", "cas_count_write", "UNC_M_CAS_COUNT.WR");
+	/* the generation trap: skx 0x04/0x03, 0x04/0x0c; icx 0x04/0x0f,
+	 * 0x04/0x30; spr 0x05/0xcf, 0x05/0xf0 - kernel and Intel agree */
+	alias_is("skx", "imc", "cas_count_read", "UNC_M_CAS_COUNT.RD");
+	alias_is("skx", "imc", "cas_count_write", "UNC_M_CAS_COUNT.WR");
+	alias_is("icx", "imc", "cas_count_read", "UNC_M_CAS_COUNT.RD");
+	alias_is("icx", "imc", "cas_count_write", "UNC_M_CAS_COUNT.WR");
+	alias_is("spr", "imc", "cas_count_read", "UNC_M_CAS_COUNT.RD");
+	alias_is("spr", "imc", "cas_count_write", "UNC_M_CAS_COUNT.WR");
+}
+
+/* Every entry of a perf platform's catalog fits its unit. */
+static void test_catalogs(void)
+{
+	for (const struct platform *const *p = plat_all; *p; p++) {
+		unsigned bad = 0, dup = 0;
+
+		if ((*p)->backends & PLAT_BE_DIRECT || !(*p)->backends)
+			continue;
+		for (size_t e = 0; e < (*p)->nevents; e++) {
+			const struct event *ev = &(*p)->events[e];
+			const struct unit_type *u = plat_unit(*p, ev->unit, NULL);
+
+			for (size_t f = e + 1; f < (*p)->nevents; f++)
+				dup += !strcmp(ev->name, (*p)->events[f].name);
+			if (!u || !u->perf) {
+				printf("# %s: unit %s\n", ev->name, ev->unit);
+				bad++;
+			} else if (u->kind == UNIT_PROG &&
+				   (ev->code >> u->fmt.ev_w ||
+				    (u->fmt.umask_w < 64 &&
+				     ev->umask >> u->fmt.umask_w) ||
+				    !ev->ctr_mask || ev->ctr_mask >> u->nctr)) {
+				printf("# %s: 0x%x/0x%llx ctr 0x%x on %s\n",
+				       ev->name, ev->code,
+				       (unsigned long long)ev->umask,
+				       ev->ctr_mask, u->name);
+				bad++;
+			}
+		}
+		ok(!bad && !dup, "%s: %zu catalog events fit their units' "
+		   "kernel fields and counters, no name twice", (*p)->id,
+		   (*p)->nevents);
+	}
+}
+
+/* CPU matching by vendor, family, model and stepping. */
+static void test_cpus(void)
+{
+	struct plat_cpu c = { "GenuineIntel", 6, 0x55, 4 };
+
+	ok(plat_for_cpu(&c) == &plat_skx, "6/0x55 stepping 4 (Skylake-SP) "
+	   "is skx");
+	c.stepping = 7;
+	ok(plat_for_cpu(&c) == &plat_skx, "stepping 7 (Cascade Lake) is skx");
+	c.stepping = 11;
+	ok(plat_for_cpu(&c) == &plat_skx, "stepping 11 (Cooper Lake) is skx");
+	c.stepping = 8;
+	ok(plat_for_cpu(&c) == NULL, "stepping 8: no such part, no platform");
+	c = (struct plat_cpu){ "GenuineIntel", 6, 0x6C, 1 };
+	ok(plat_for_cpu(&c) == &plat_icx, "6/0x6C is icx");
+	c.model = 0xCF;
+	ok(plat_for_cpu(&c) == &plat_spr, "6/0xCF (Emerald Rapids) is spr");
+	c = (struct plat_cpu){ "AuthenticAMD", 0x19, 0x11, 1 };
+	ok(plat_for_cpu(&c) == &plat_zen4, "AMD 0x19/0x11 (Genoa) is zen4");
+	c.model = 0xA0;
+	ok(plat_for_cpu(&c) == &plat_zen4, "AMD 0x19/0xA0 (Bergamo) is zen4");
+	c.model = 0x01;
+	ok(plat_for_cpu(&c) == NULL, "AMD 0x19/0x01 (Zen 3 Milan): none");
+	memcpy(c.vendor, "GenuineIntel", 13);
+	c.model = 0x11;
+	ok(plat_for_cpu(&c) == NULL, "an Intel CPU never matches zen4");
+}
+
+/* The direct paths refuse a perf-only platform, naming the perf backend. */
+static void test_direct_refused(void)
+{
+	struct topology t;
+
+	for (const struct platform *const *p = plat_all; *p; p++) {
+		bool perf_only = !((*p)->backends & PLAT_BE_DIRECT) &&
+				 (*p)->backends;
+		int r = plat_direct_check(*p);
+
+		if (!perf_only) {
+			is_int(r, 0, "%s: the direct backend serves it",
+			       (*p)->id);
+			continue;
+		}
+		is_int(r, -ENOTSUP, "%s: the direct backend refuses it",
+		       (*p)->id);
+		ok(strstr(hw_last_error(), "perf backend only") &&
+		   strstr(hw_last_error(), (*p)->id),
+		   "and says so: %s", hw_last_error());
+		is_int(plat_discover(*p, NULL, &t, NULL), -ENOTSUP,
+		       "%s: discovery refuses it before touching hardware",
+		       (*p)->id);
+	}
 }
 
 int main(void)
 {
 	test_platforms();
 	test_aliases();
+	test_catalogs();
+	test_cpus();
+	test_direct_refused();
 	return tap_done();
 }
