@@ -1745,6 +1745,9 @@ int wl_perf_pmus(const struct workload *w,
 			continue;
 		if ((r = unit_pmus(w, ui, pu, cb, ctx)) != 0)
 			return r;
+		if (pu->also && pu->also->pmu &&
+		    (r = unit_pmus(w, ui, pu->also, cb, ctx)) != 0)
+			return r;
 	}
 	return 0;
 }

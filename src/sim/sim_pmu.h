@@ -159,7 +159,8 @@ struct spmu_event {
  * programmable unit's event with its fields read through the format:
  * event (the unit's f_event or "event"; bits above the unit's event
  * width are the event-select extension, hsx QPI "config:0-7,21"), umask,
- * edge, inv, thresh (f_* overrides), filters through perf->filters into
+ * edge, inv, thresh (f_* overrides; f_occ holds umask bits 7:6, hsx
+ * PCU "occ_sel"), filters through perf->filters into
  * the unit's box filter registers and then wl_filter_slot().  Other
  * fields (AMD's threadmask, ...) are accepted and do not change what is
  * counted.  0, or -EINVAL with why: a bit outside every format field, or

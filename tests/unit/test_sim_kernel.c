@@ -1238,6 +1238,147 @@ static void test_pev_faults(void)
 	pev_group_close(gl);
 }
 
+/* ---- the real platforms' facts ------------------------------------------ */
+
+/* Opens the simulated kernel of platform id (a platform of plat_all[]). */
+static int world_of(const char *id, const char *json, char *why, size_t len)
+{
+	char path[300];
+	struct hw_opts o = { .sim_no_registers = true, .sim_platform = id };
+	FILE *f;
+	int r;
+
+	snprintf(path, sizeof(path), "%s/wl.json", tmpdir);
+	f = fopen(path, "w");
+	fputs(json, f);
+	fclose(f);
+	o.sim_workload = path;
+	r = hw_open(&hw, &hw_sim_ops, &o);
+	if (r < 0) {
+		snprintf(why, len, "%s", hw_last_error());
+		return r;
+	}
+	hw_sim_set_clock(&hw, fake_clock, NULL);
+	r = skern_open(&k, &hw, NULL, why, len);
+	if (r < 0)
+		hw_close(&hw);
+	return r;
+}
+
+/* Events on one platform: PMU, CPU, config words, the rate they count. */
+struct real_case {
+	const char *pmu;
+	int cpu;
+	uint64_t c0, c1;
+	double rate;
+	const char *what;
+};
+
+static void count_cases(const struct real_case *t, size_t n)
+{
+	int fd[16];
+
+	for (size_t i = 0; i < n; i++)
+		fd[i] = single(type_of(t[i].pmu), t[i].cpu, t[i].c0, t[i].c1);
+	advance(2);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t c = count_of(fd[i]), want = (uint64_t)(t[i].rate * 2);
+
+		ok(fd[i] >= 0 && c + 1 >= want && c <= want + 1,
+		   "%s: %llu, want %llu +- 1", t[i].what, (unsigned long long)c,
+		   (unsigned long long)want);
+		skern_pev_ops.close(k, fd[i]);
+	}
+}
+
+static void test_skl(void)
+{
+	static const struct real_case t[] = {
+		{ "uncore_cbox_2", 0, 0x34 | 0x8f << 8, 0, 2e8 / 4,
+		  "LLC lookups on cbox 2: a quarter of the socket's" },
+		{ "uncore_cbox_0", 0, 0xff, 0, 8e8,
+		  "UNCORE_FIXED_EVENT on uncore_cbox_0: the UCLK counter" },
+		{ "uncore_imc", 0, 0x01, 0, 1.5e8,
+		  "data_reads (event=0x01) of uncore_imc" },
+		{ "uncore_arb", 0, 0x81 | 0x01 << 8, 0, 5e7, "ARB requests" },
+	};
+	char why[512];
+
+	if (world_of("skl", "{ \"platform\": \"skl\", \"cbo_count\": 4, "
+		     "\"uclk_hz\": 800000000, " PH("\"cbo:0x34:0x8f\": 2.0e8, "
+		     "\"imc:DRAM_DATA_READS\": 1.5e8, \"arb:0x81:0x01\": 5e7")
+		     " }", why, sizeof(why)) < 0) {
+		ok(0, "skl: %s", why);
+		return;
+	}
+	is_str(slurp("%s/devices/%s/type", "uncore_cbox_0"), "10\n",
+	       "skl: uncore_cbox_0 is the first PMU");
+	is_str(slurp("%s/devices/%s/cpumask", "uncore_cbox_3"), "0\n",
+	       "skl: one socket, CPU 0");
+	is_str(slurp("%s/devices/%s/format/cmask", "uncore_cbox_3"),
+	       "config:24-28\n", "skl: the threshold field is cmask");
+	is_str(slurp("%s/devices/%s/events/clockticks", "uncore_cbox_0"),
+	       "event=0xff,umask=0x00", "skl: clockticks");
+	is_str(slurp("%s/devices/%s/type", "uncore_arb"), "14\n",
+	       "skl: uncore_arb after the four CBo PMUs");
+	is_str(slurp("%s/devices/%s/events/data_writes.scale", "uncore_imc"),
+	       "6.103515625e-05", "skl: data_writes.scale");
+	is_str(slurp("%s/devices/%s/events/data_writes.unit", "uncore_imc"),
+	       "MiB", "skl: data_writes.unit");
+	is_str(slurp("%s/devices/%s/type", "uncore_imc"), "15\n",
+	       "skl: six PMUs in all (the UCLK counter shares cbox 0's)");
+	count_cases(t, sizeof(t) / sizeof(t[0]));
+	world_end();
+}
+
+static void test_hsx(void)
+{
+	static const struct real_case t[] = {
+		{ "uncore_cbox_5", 9, 0x34 | 0x11 << 8, 0x3full << 17, 1.8e8 / 18,
+		  "LLC lookups with filter_state 0x3f = FILTER0 0x7e0000" },
+		{ "uncore_cbox_5", 9, 0x34 | 0x11 << 8, 0x01ull << 17, 0,
+		  "another state filter counts nothing" },
+		{ "uncore_qpi_1", 3, 0x00 | 1u << 21 | 0x02 << 8, 0, 2e7 / 2,
+		  "event_ext \"config:0-7,21\": the ninth bit is :ext" },
+		{ "uncore_pcu", 0, 0x80 | 1u << 14, 0, 3e9,
+		  "occ_sel 1 is umask 0x40" },
+		{ "uncore_imc_3", 8, 0xff, 0, 1066666667,
+		  "the DCLK fixed counter of a channel" },
+		{ "cstate_core", 9, 0x02, 0, 4e9 / 4,
+		  "c6-residency of core 1 on socket 1 (a quarter)" },
+		{ "cstate_pkg", 9, 0x02, 0, 5e8,
+		  "c6-residency of the package" },
+	};
+	char why[512];
+
+	if (world_of("hsx", "{ \"platform\": \"hsx\", \"sockets\": 2, "
+		     "\"cbo_count\": 18, \"qpi_ports\": 2, \"cores\": 4, "
+		     PH("\"cbo:0x34:0x11:filter0=0x7e0000\": 1.8e8, "
+			"\"qpi:0x00:0x02:ext\": 2e7, \"pcu:0x80:0x40\": 3e9, "
+			"\"pcu_cstate:UNC_P_CORE_CC6_CTR\": 4e9, "
+			"\"pcu_cstate:UNC_P_CORE_PC6_CTR\": 5e8") " }",
+		     why, sizeof(why)) < 0) {
+		ok(0, "hsx: %s", why);
+		return;
+	}
+	is_str(slurp("%s/devices/%s/format/event", "uncore_qpi_0"),
+	       "config:0-7,21\n", "hsx: QPI event with bit 21");
+	is_str(slurp("%s/devices/%s/format/occ_edge", "uncore_pcu"),
+	       "config:14-51\n", "hsx: the kernel's occ_edge, as it is");
+	is_str(slurp("%s/devices/%s/format/filter_state", "uncore_cbox_17"),
+	       "config1:17-23\n", "hsx: CBo filter fields in config1");
+	is_str(slurp("%s/devices/%s/type", "uncore_cbox_17"), "28\n",
+	       "hsx: 18 CBo PMUs after the UBox's");
+	is_str(slurp("%s/devices/%s/cpumask", "cstate_core"), "0-3,8-11\n",
+	       "hsx: cstate_core names one CPU per core");
+	is_str(slurp("%s/devices/%s/cpumask", "cstate_pkg"), "0,8\n",
+	       "hsx: cstate_pkg one per package");
+	is_str(slurp("%s/devices/%s/type", "uncore_qpi_2"), "(missing)",
+	       "hsx: qpi_ports 2");
+	count_cases(t, sizeof(t) / sizeof(t[0]));
+	world_end();
+}
+
 int main(void)
 {
 	char why[512];
@@ -1278,6 +1419,8 @@ int main(void)
 	test_workload_errors();
 	test_facts();
 	test_fields();
+	test_skl();
+	test_hsx();
 	{
 		char path[300];
 
