@@ -1379,6 +1379,31 @@ static void test_hsx(void)
 	world_end();
 }
 
+/* The simulator's way in for perf-only platforms. */
+static void test_no_registers(void)
+{
+	struct hw h;
+	struct hw_opts o = { .sim_platform = "skx" };
+	struct hw_addr a = hw_msr(0, 0x700);
+	uint64_t v;
+
+	is_int(hw_open(&h, &hw_sim_ops, &o), -ENOTSUP,
+	       "a perf-only platform's registers cannot be simulated");
+	like(hw_last_error(), "--backend=perf", "the message says the way");
+	o.sim_no_registers = true;
+	is_int(hw_open(&h, &hw_sim_ops, &o), 0,
+	       "without registers it opens (%s)", hw_last_error());
+	is_int(hw_read(&h, &a, &v), -ENODEV, "a register access: ENODEV");
+	like(hw_last_error(), "simulated for the perf backend only",
+	     "saying why");
+	is_int(hw_sim_nsockets(&h), 2, "its workload's topology is there");
+	hw_close(&h);
+	o.sim_platform = "skl";
+	is_int(hw_open(&h, &hw_sim_ops, &o), 0, "skl without registers");
+	is_int(hw_read(&h, &a, &v), -ENODEV, "has none either");
+	hw_close(&h);
+}
+
 int main(void)
 {
 	char why[512];
@@ -1421,6 +1446,7 @@ int main(void)
 	test_fields();
 	test_skl();
 	test_hsx();
+	test_no_registers();
 	{
 		char path[300];
 
