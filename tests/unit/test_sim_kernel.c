@@ -17,6 +17,8 @@
 
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -191,7 +193,9 @@ static struct platform tp_amd;
 
 /* ---- the world: workload, simulator, simulated kernel ------------------ */
 
-static int64_t fake_ns = 1000000000000ll;
+/* The fake clock; atomic, as the threads test reads it from several
+ * threads while one advances it. */
+static _Atomic int64_t fake_ns = 1000000000000ll;
 
 static int64_t fake_clock(void *ctx)
 {
@@ -1404,6 +1408,63 @@ static void test_no_registers(void)
 	hw_close(&h);
 }
 
+/* ---- threads: the daemon's sampler and claims call in at once -------- */
+
+struct reader {
+	uint32_t type;
+	int errors;
+};
+
+static void *reader_main(void *arg)
+{
+	struct reader *r = arg;
+
+	for (int round = 0; round < 200; round++) {
+		int g = ev_open(r->type, round % 16, 0x34 | 0x11 << 8, 0, -1,
+				true);
+		int m = ev_open(r->type, round % 16, 0x01, 0, g, false);
+		uint64_t v[16];
+
+		if (g < 0 || m < 0 || enable_group(g) < 0 ||
+		    rd(g, v, 16) != 56)
+			r->errors++;
+		skern_pev_ops.close(k, m);
+		skern_pev_ops.close(k, g);
+	}
+	return NULL;
+}
+
+static void *ticker_main(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 400; i++)
+		advance(0.01);
+	return NULL;
+}
+
+static void test_threads(void)
+{
+	struct reader r[4];
+	pthread_t t[5];
+	char why[512];
+
+	if (world(&tp, basic_body, why, sizeof(why)) < 0) {
+		ok(0, "world: %s", why);
+		return;
+	}
+	for (int i = 0; i < 4; i++) {
+		r[i] = (struct reader){ .type = T_CHA0 + (uint32_t)i };
+		pthread_create(&t[i], NULL, reader_main, &r[i]);
+	}
+	pthread_create(&t[4], NULL, ticker_main, NULL);
+	for (int i = 0; i < 5; i++)
+		pthread_join(t[i], NULL);
+	ok(!r[0].errors && !r[1].errors && !r[2].errors && !r[3].errors,
+	   "four threads open, read and close groups at once");
+	is_int(skern_nevents(k), 0, "and leave nothing open");
+	world_end();
+}
+
 int main(void)
 {
 	char why[512];
@@ -1447,6 +1508,7 @@ int main(void)
 	test_skl();
 	test_hsx();
 	test_no_registers();
+	test_threads();
 	{
 		char path[300];
 
