@@ -600,7 +600,23 @@ static void test_refusals(void)
 	ok(g >= 0, "PERF_FORMAT_LOST on a 6.12 kernel");
 	is_int(rd(g, v, 8), 16, "value and lost");
 	skern_pev_ops.close(k, g);
+	a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+			PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID;
+	a.config = 0x34 | 0x11 << 8;
+	g = ev_open_attr(&a, 0, -1);
+	advance(1);
+	is_int(rd(g, v, 8), 32, "one event without GROUP: 4 words");
+	ok(v[0] >= 999999 && v[0] <= 1000001 && v[1] == 1000000000 &&
+	   v[2] == 1000000000 && v[3] == ev_id(g),
+	   "value, time_enabled, time_running, id");
+	skern_pev_ops.close(k, g);
 	a.read_format = 0;
+	g = ev_open_attr(&a, 0, -1);
+	advance(1);
+	is_int(rd(g, v, 8), 8, "read_format 0: the value alone");
+	ok(v[0] >= 999999 && v[0] <= 1000001, "1e6 on box 0 in 1 s");
+	skern_pev_ops.close(k, g);
+	a.config = 0x34;
 	is_int(ev_open(T_FREE1, 0, 0x10ff, 0, -1, false), -EINVAL,
 	       "a free-running PMU's config that is no counter: EINVAL");
 
