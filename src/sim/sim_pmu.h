@@ -121,9 +121,10 @@ struct spmu_set {
  */
 int spmu_build(struct spmu_set *s, const struct workload *w,
 	       unsigned nsockets, unsigned cores, char *why, size_t whylen);
+/* Frees what spmu_build() allocated in s (not s itself). */
 void spmu_free(struct spmu_set *s);
 
-/* The present PMU of type t / called name, or NULL. */
+/* The present PMU of type t / called name, or NULL; owned by s. */
 struct spmu *spmu_by_type(const struct spmu_set *s, uint32_t t);
 struct spmu *spmu_by_name(const struct spmu_set *s, const char *name);
 
@@ -181,7 +182,7 @@ int spmu_encode(const struct spmu *p, const char *terms, uint64_t cfg[3],
 /* The value field f of p holds in cfg (its bits gathered in ascending
  * order). */
 uint64_t spmu_field_get(const struct spmu_field *f, const uint64_t cfg[3]);
-/* The field called name, or NULL. */
+/* The field called name, or NULL; owned by p. */
 const struct spmu_field *spmu_field(const struct spmu *p, const char *name);
 
 /*
