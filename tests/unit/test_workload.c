@@ -481,13 +481,13 @@ static const struct bad {
 	/* keys */
 	{ SKL "\"colour\":\"red\"," PH("") "}", "$.colour",
 	  "unknown key (skl accepts: platform, sockets, cbo_count, uclk_hz, "
-	  "mchbar, phases, faults)" },
+	  "mchbar, phases, faults, perf)" },
 	{ SKL "\"sbox_count\":2," PH("") "}", "$.sbox_count",
 	  "\"sbox_count\" is not a skl key" },
 	{ SKL "\"a b\":1," PH("") "}", "$[\"a b\"]", "unknown key" },
 	{ "{" PH("") "}", "$", "missing \"platform\"" },
 	{ "{\"platform\":\"k8\"," PH("") "}", "$.platform",
-	  "unknown platform \"k8\" (supported by this build: skl, hsx, snbep)" },
+	  "unknown platform \"k8\" (supported by this build: skl, hsx, snbep, skx, icx, spr, zen4)" },
 	{ "{\"platform\":7," PH("") "}", "$.platform", "must be a string" },
 	{ SKL "\"faults\":[]}", "$", "missing \"phases\"" },
 	/* rate keys */
@@ -564,7 +564,8 @@ static const struct bad {
 	{ SKL PH("") ",\"faults\":[{\"at\":1,\"kind\":\"explode\","
 	  "\"target\":\"msr:0x706\"}]}", "$.faults[0].kind",
 	  "unknown fault kind \"explode\" (accepted: eio, foreign_write, "
-	  "device_missing, stuck)" },
+	  "device_missing, stuck, perf_contention, pmu_gone, "
+	  "perf_read_error, short_read)" },
 	{ SKL PH("") ",\"faults\":[{\"at\":1,\"kind\":\"eio\","
 	  "\"target\":\"msr:0x706\",\"value\":\"0x1\"}]}", "$.faults[0].value",
 	  "not allowed for kind \"eio\"" },
