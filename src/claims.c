@@ -14,6 +14,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -173,6 +174,30 @@ void claims_lock(struct claims *c)
 void claims_unlock(struct claims *c)
 {
 	pthread_mutex_unlock(&c->lock);
+}
+
+static uint64_t mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+bool claims_lock_within(struct claims *c, uint64_t ns)
+{
+	uint64_t end = 0;
+
+	while (pthread_mutex_trylock(&c->lock) != 0) {
+		uint64_t now = mono_now();
+
+		if (!end)
+			end = now + ns;
+		else if (now >= end)
+			return false;
+		sched_yield();	/* the holder may need this CPU */
+	}
+	return true;
 }
 
 /* Under the lock: frees the released and expired claims.  The sampler

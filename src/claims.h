@@ -192,6 +192,10 @@ const char *claims_holder(struct claims *c, unsigned socket, int unit,
 /* ---- sampler side ---- */
 void claims_lock(struct claims *c);
 void claims_unlock(struct claims *c);
+/* Takes the lock if it comes free within ns (trying, and yielding the
+ * CPU, meanwhile): true, or false without it.  For the tick, which must
+ * not wait long for a request thread that was preempted holding it. */
+bool claims_lock_within(struct claims *c, uint64_t ns);
 /* Under the lock: expires leases due by now_mono and points *v at the
  * live claims (ascending seq), valid until the lock is dropped.  Their
  * number. */

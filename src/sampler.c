@@ -48,6 +48,9 @@ struct sampler {
 	struct sampler_call *calls;	/* queued, oldest first */
 	atomic_bool threaded;		/* calls go to the thread */
 	int cfd;			/* eventfd: a call is queued */
+	atomic_uint_fast64_t claims_deferred;	/* claims syncs skipped: the
+					   lock was not free within
+					   CLAIMS_WAIT_NS */
 	struct program *cur;
 	struct program *pending;
 	struct sampler_cfg cfg, pending_cfg;
@@ -259,6 +262,15 @@ static int arm(struct sampler *s)
 }
 
 static void run_calls(struct sampler *s);
+
+/* The longest a tick waits for the claims lock (a request holds it for a
+ * copy, a few microseconds, unless it is preempted meanwhile). */
+#define CLAIMS_WAIT_NS 200000ull
+
+uint64_t sampler_claims_deferred(const struct sampler *s)
+{
+	return atomic_load(&((struct sampler *)s)->claims_deferred);
+}
 
 static void *thread_main(void *arg)
 {
@@ -602,7 +614,12 @@ static void take_claims(struct sampler *s, uint64_t now)
 	struct claim *const *cv;
 	unsigned n;
 
-	claims_lock(s->claims);
+	/* a request thread preempted while holding the lock must not hold
+	 * up the tick: the claims' changes then wait for the next one */
+	if (!claims_lock_within(s->claims, CLAIMS_WAIT_NS)) {
+		s->claims_deferred++;
+		return;
+	}
 	n = claims_live(s->claims, now, &cv);
 	if (n > s->capspec) {
 		struct mux_spec *v = realloc(s->spec, n * 2 * sizeof(*v));
@@ -657,7 +674,10 @@ static void give_claims(struct sampler *s)
 	uint64_t created, expired, live;
 	unsigned n = 0;
 
-	claims_lock(s->claims);
+	if (!claims_lock_within(s->claims, CLAIMS_WAIT_NS)) {
+		s->claims_deferred++;	/* the table shows the last tick's */
+		return;
+	}
 	for (unsigned i = 1; i < s->mux.ng; i++) {
 		const struct group *g = s->mux.g[i];
 		struct claim *cl = claims_by_seq(s->claims, g->key);

@@ -175,6 +175,9 @@ void sampler_free(struct sampler *s);
 
 /* Runs one tick synchronously (tests, and the thread's body). */
 void sampler_tick(struct sampler *s);
+/* Ticks (or calls) that left the claims table alone because its lock was
+ * not free within 200 us: their claim changes waited for the next. */
+uint64_t sampler_claims_deferred(const struct sampler *s);
 /*
  * Gives the claims table (sampler_new()'s) the sampler's side of claims
  * (claims.h, struct claims_hooks), called on the HTTP thread:

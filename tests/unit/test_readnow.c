@@ -13,6 +13,9 @@
 #include "config.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -493,6 +496,62 @@ static void test_threads(void)
 	rig_close(&r);
 }
 
+/* A request thread that holds the claims lock for 100 ms (preempted
+ * while copying a claim, say). */
+static struct claims *held;
+static atomic_int holding;
+
+static void *hold_claims(void *arg)
+{
+	struct timespec ts = { 0, 100000000 };
+
+	(void)arg;
+	claims_lock(held);
+	atomic_store(&holding, 1);
+	nanosleep(&ts, NULL);
+	claims_unlock(held);
+	return NULL;
+}
+
+/*
+ * The tick does not wait for the claims lock more than 200 us: while
+ * another thread holds it for 100 ms a tick still ends at once (it
+ * leaves the claims table for the next tick, and says so), and the next
+ * tick takes a claim made meanwhile.
+ */
+static void test_lock_held(void)
+{
+	static const char *const base[] = { MESI, "DRAM_DATA_READS", NULL };
+	struct rig r;
+	struct claim cl;
+	pthread_t t;
+	char id[CLAIM_ID_MAX];
+	uint64_t t0, took;
+
+	rig_open(&r, base, false, 7);
+	tick(&r);
+	held = r.c;
+	pthread_create(&t, NULL, hold_claims, NULL);
+	while (!atomic_load(&holding))
+		sched_yield();		/* until the holder has the lock */
+	t0 = clock_mono(&clock_system);
+	sampler_tick(r.s);
+	took = clock_mono(&clock_system) - t0;
+	ok(took < 50000000, "a tick while another thread holds the claims "
+	   "lock for 100 ms takes %.2f ms, not the 100 ms", (double)took / 1e6);
+	ok(sampler_claims_deferred(r.s) >= 1, "and leaves the claims for the "
+	   "next tick (%" PRIu64 " deferred)", sampler_claims_deferred(r.s));
+	pthread_join(t, NULL);
+	clock_manual_advance(&fake, IV);
+	is_int(create(&r, "{\"events\":[\"DRAM_DATA_WRITES\"]}", id, NULL), 201,
+	       "a claim once the lock is free");
+	tick(&r);
+	tick(&r);
+	total(&r, id, false, &cl);
+	ok(cl.running, "the next ticks take it");
+	rig_close(&r);
+}
+
 int main(void)
 {
 	char cmd[300];
@@ -510,6 +569,7 @@ int main(void)
 	test_given_back();
 	test_refusals();
 	test_no_hooks();
+	test_lock_held();
 	test_threads();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd) != 0)
