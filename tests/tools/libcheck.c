@@ -195,9 +195,8 @@ static void check_pinned(const char *sock, unsigned nreads)
 		printf("# %u reads: p50 %.1f us, p99 %.1f us, max %.1f us\n",
 		       nreads, lat[nreads / 2] * 1e6, lat[nreads * 99 / 100] * 1e6,
 		       lat[nreads - 1] * 1e6);
+		/* the bound is the steering test's (lib_install.sh) */
 		check(rc == 0, "%u reads, every one answered", nreads);
-		check(lat[nreads * 99 / 100] < 1e-3, "p99 read latency under "
-		      "1 ms: %.1f us", lat[nreads * 99 / 100] * 1e6);
 	}
 	free(lat);
 	check(uncored_release(u, id) == 0, "released");
