@@ -15,7 +15,7 @@ start_uncored "$T/hsx.log" -c "$T/hsx.conf" -l "127.0.0.1:$PORT" -s ""
 ok $? "[sim] platform = hsx starts without --simulate"
 st=$(curl -s "http://127.0.0.1:$PORT/api/v1/status")
 like "$st" '"platform":"hsx"' "on the hsx simulator"
-like "$st" '"backend":"sim"' "with the sim backend"
+like "$st" '"backend":"direct","simulated":true' "with the direct backend on the simulator"
 
 # ---- version and build information ----------------------------------------
 ver=$("$UNCORED" --version)

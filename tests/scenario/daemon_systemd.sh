@@ -27,7 +27,7 @@ kill -TERM "$UPID"; wait "$UPID"
 for _ in $(seq 1 100); do grep -q '^STOPPING=1$' "$T/msgs" && break; sleep 0.1; done
 msgs=$(cat "$T/msgs")
 like "$msgs" "READY=1" "READY=1 sent"
-like "$msgs" "STATUS=platform skl (sim), 16 counters, interval 100 ms" "STATUS= describes the daemon"
+like "$msgs" "STATUS=platform skl (direct backend, simulator), 16 counters, interval 100 ms" "STATUS= describes the daemon"
 wd=$(grep -c '^WATCHDOG=1$' "$T/msgs")
 ok "$([ "$wd" -ge 4 ]; echo $?)" "WATCHDOG=1 sent every half watchdog period ($wd in ~1.5 s)"
 like "$msgs" "RELOADING=1" "RELOADING=1 on SIGHUP"
