@@ -329,6 +329,124 @@ static unsigned sv_index(const struct derive_plan *dp, int j, unsigned s,
 	       (inst < 0 ? 0 : 1 + (unsigned)inst);
 }
 
+/* Step 1: where each source's values live (the socket sum, then each
+ * instance of its unit). */
+static void plan_layout(struct derive_plan *dp, const struct topology *t)
+{
+	const struct derived_table *tab = dp->tab;
+
+	for (size_t j = 0; j < tab->nsrc; j++) {
+		int u = event_unit(t->plat, tab->src[j].event);
+
+		for (unsigned s = 0; s < t->nsockets; s++)
+			if (t->sock[s].ninst[u] > dp->sninst[j])
+				dp->sninst[j] = t->sock[s].ninst[u];
+		dp->sbase[j] = dp->nsv;
+		dp->nsv += t->nsockets * (1 + dp->sninst[j]);
+	}
+}
+
+/* Step 2: per series, what it adds to (each chosen source counting its
+ * event: the socket sum, or mean, and its instance).  0 or -ENOMEM. */
+static int plan_terms(struct derive_plan *dp, const struct topology *t,
+		      const struct derive_series *ser, unsigned ns)
+{
+	const struct derived_table *tab = dp->tab;
+	unsigned cap = 0;
+
+	for (unsigned i = 0; i < ns; i++)
+		for (size_t j = 0; j < tab->nsrc; j++)
+			cap += 2 * (strcmp(ser[i].event, tab->src[j].event) == 0);
+	dp->terms = calloc(cap + 1, sizeof(*dp->terms));
+	dp->svseen = calloc(dp->nsv + 1, 1);
+	if (!dp->terms || !dp->svseen)
+		return -ENOMEM;
+	for (unsigned i = 0; i < ns; i++)
+		for (size_t j = 0; j < tab->nsrc; j++) {
+			const struct derived_src *sr = &tab->src[j];
+			unsigned s = ser[i].socket;
+			int r = dp->rep[j];
+			double mean;
+
+			if (strcmp(ser[i].event, sr->event) != 0 ||
+			    s >= t->nsockets || r < 0)
+				continue;
+			mean = sr->mean ? present(&t->sock[s], event_unit(
+						  t->plat, sr->event)) : 1;
+			dp->terms[dp->nterms++] = (struct term){
+				i, sv_index(dp, r, s, -1),
+				sr->scale * ser[i].scale / mean };
+			if (ser[i].inst < dp->sninst[r])
+				dp->terms[dp->nterms++] = (struct term){
+					i, sv_index(dp, r, s,
+						    (int)ser[i].inst),
+					sr->scale };
+		}
+	for (unsigned k = 0; k < dp->nterms; k++)
+		dp->svseen[dp->terms[k].sv] = 1;
+	return 0;
+}
+
+/* Step 3: each metric's sources, values and whether the program counts
+ * them at all. */
+static void plan_metrics(struct derive_plan *dp, unsigned nsockets)
+{
+	const struct derived_table *tab = dp->tab;
+
+	for (size_t m = 0; m < tab->nm; m++) {
+		const struct derived_metric *dm = &tab->m[m];
+		struct dmet *x = &dp->m[m];
+
+		x->present = true;
+		for (unsigned k = 0; k < DM_MAX_STEPS && dm->f[k].op; k++) {
+			bool counted = false;
+
+			x->src[k] = -1;
+			if (dm->f[k].op != DF_SRC_)
+				continue;
+			x->src[k] = name_rep(dp, dm->f[k].src);
+			if (dm->per)
+				x->ninst = dp->sninst[x->src[k]];
+			for (unsigned s = 0; s < nsockets; s++)
+				counted |= dp->svseen[sv_index(dp, x->src[k],
+							       s, -1)];
+			x->present &= counted;
+		}
+		x->base = dp->nvals;
+		dp->nvals += nsockets * (dm->per ? x->ninst : 1);
+	}
+}
+
+/* Step 4: which values the program produces (every source counted
+ * there).  0 or -ENOMEM. */
+static int plan_live(struct derive_plan *dp, unsigned nsockets)
+{
+	const struct derived_table *tab = dp->tab;
+
+	dp->live = calloc(dp->nvals + 1, 1);
+	if (!dp->live)
+		return -ENOMEM;
+	for (size_t m = 0; m < tab->nm; m++) {
+		const struct derived_metric *dm = &tab->m[m];
+		const struct dmet *x = &dp->m[m];
+		unsigned n = dm->per ? x->ninst : 1;
+
+		for (unsigned s = 0; x->present && s < nsockets; s++)
+			for (unsigned in = 0; in < n; in++) {
+				bool ok = true;
+
+				for (unsigned k = 0; k < DM_MAX_STEPS &&
+				     dm->f[k].op; k++)
+					if (x->src[k] >= 0)
+						ok &= dp->svseen[sv_index(
+							dp, x->src[k], s,
+							dm->per ? (int)in : -1)];
+				dp->live[derive_index(dp, m, s, in)] = ok;
+			}
+	}
+	return 0;
+}
+
 struct derive_plan *derive_plan_new(const struct topology *t,
 				    const struct derive_series *ser,
 				    unsigned ns, char *why, size_t whylen)
@@ -337,7 +455,6 @@ struct derive_plan *derive_plan_new(const struct topology *t,
 	const struct platform *pl = t->plat;
 	const struct derived_table *tab = pl->derived ? pl->derived : &none;
 	struct derive_plan *dp;
-	unsigned cap = 0;
 
 	if (derive_check(pl, why, whylen) < 0)
 		return NULL;
@@ -355,90 +472,12 @@ struct derive_plan *derive_plan_new(const struct topology *t,
 		goto oom;
 	if (tab->nsrc)
 		choose_alternatives(pl, t, dp->rep);
-	for (size_t j = 0; j < tab->nsrc; j++) {
-		int u = event_unit(pl, tab->src[j].event);
-
-		for (unsigned s = 0; s < t->nsockets; s++)
-			if (t->sock[s].ninst[u] > dp->sninst[j])
-				dp->sninst[j] = t->sock[s].ninst[u];
-		dp->sbase[j] = dp->nsv;
-		dp->nsv += t->nsockets * (1 + dp->sninst[j]);
-	}
-	/* per series, what it adds to: each source counting its event */
-	for (unsigned i = 0; i < ns; i++)
-		for (size_t j = 0; j < tab->nsrc; j++)
-			cap += 2 * (strcmp(ser[i].event, tab->src[j].event) == 0);
-	dp->terms = calloc(cap + 1, sizeof(*dp->terms));
-	dp->svseen = calloc(dp->nsv + 1, 1);
-	if (!dp->terms || !dp->svseen)
+	plan_layout(dp, t);
+	if (plan_terms(dp, t, ser, ns) < 0)
 		goto oom;
-	for (unsigned i = 0; i < ns; i++)
-		for (size_t j = 0; j < tab->nsrc; j++) {
-			const struct derived_src *sr = &tab->src[j];
-			unsigned s = ser[i].socket;
-			int r = dp->rep[j];
-			double mean;
-
-			if (strcmp(ser[i].event, sr->event) != 0 ||
-			    s >= t->nsockets || r < 0)
-				continue;
-			mean = sr->mean ? present(&t->sock[s],
-						  event_unit(pl, sr->event)) : 1;
-			dp->terms[dp->nterms++] = (struct term){
-				i, sv_index(dp, r, s, -1),
-				sr->scale * ser[i].scale / mean };
-			if (ser[i].inst < dp->sninst[r])
-				dp->terms[dp->nterms++] = (struct term){
-					i, sv_index(dp, r, s,
-						    (int)ser[i].inst),
-					sr->scale };
-		}
-	for (unsigned k = 0; k < dp->nterms; k++)
-		dp->svseen[dp->terms[k].sv] = 1;
-	/* the metric values */
-	for (size_t m = 0; m < tab->nm; m++) {
-		const struct derived_metric *dm = &tab->m[m];
-		struct dmet *x = &dp->m[m];
-
-		x->present = true;
-		for (unsigned k = 0; k < DM_MAX_STEPS && dm->f[k].op; k++) {
-			bool counted = false;
-
-			x->src[k] = -1;
-			if (dm->f[k].op != DF_SRC_)
-				continue;
-			x->src[k] = name_rep(dp, dm->f[k].src);
-			if (dm->per)
-				x->ninst = dp->sninst[x->src[k]];
-			for (unsigned s = 0; s < t->nsockets; s++)
-				counted |= dp->svseen[sv_index(dp, x->src[k],
-							       s, -1)];
-			x->present &= counted;
-		}
-		x->base = dp->nvals;
-		dp->nvals += t->nsockets * (dm->per ? x->ninst : 1);
-	}
-	dp->live = calloc(dp->nvals + 1, 1);
-	if (!dp->live)
+	plan_metrics(dp, t->nsockets);
+	if (plan_live(dp, t->nsockets) < 0)
 		goto oom;
-	for (size_t m = 0; m < tab->nm; m++) {
-		const struct derived_metric *dm = &tab->m[m];
-		const struct dmet *x = &dp->m[m];
-		unsigned n = dm->per ? x->ninst : 1;
-
-		for (unsigned s = 0; x->present && s < t->nsockets; s++)
-			for (unsigned in = 0; in < n; in++) {
-				bool ok = true;
-
-				for (unsigned k = 0; k < DM_MAX_STEPS &&
-				     dm->f[k].op; k++)
-					if (x->src[k] >= 0)
-						ok &= dp->svseen[sv_index(
-							dp, x->src[k], s,
-							dm->per ? (int)in : -1)];
-				dp->live[derive_index(dp, m, s, in)] = ok;
-			}
-	}
 	return dp;
 oom:
 	snprintf(why, whylen, "out of memory");
