@@ -564,7 +564,8 @@ static const struct bad {
 	{ SKL PH("") ",\"faults\":[{\"at\":1,\"kind\":\"explode\","
 	  "\"target\":\"msr:0x706\"}]}", "$.faults[0].kind",
 	  "unknown fault kind \"explode\" (accepted: eio, foreign_write, "
-	  "device_missing, stuck)" },
+	  "device_missing, stuck, perf_contention, pmu_gone, "
+	  "perf_read_error, short_read)" },
 	{ SKL PH("") ",\"faults\":[{\"at\":1,\"kind\":\"eio\","
 	  "\"target\":\"msr:0x706\",\"value\":\"0x1\"}]}", "$.faults[0].value",
 	  "not allowed for kind \"eio\"" },
