@@ -201,7 +201,7 @@ static int open_sim(struct daemon *d, const struct backend_opts *o, char *why,
 	}
 	if ((r = skern_open(&d->skern, &d->hw, NULL, why, whylen)) < 0)
 		return 1;
-	po.sysfs = skern_sysfs(d->skern);
+	po.sysfs = d->sysfs = skern_sysfs(d->skern);
 	po.ops = &skern_pev_ops;
 	po.ctx = d->skern;
 	snprintf(d->backend_why, sizeof(d->backend_why), "%s: the simulated "

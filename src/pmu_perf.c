@@ -316,19 +316,86 @@ static int boxes_on_socket(struct pmu_perf *pp, const struct topology *t,
 	return 0;
 }
 
+/* How many of pmu's cpumask CPUs are on socket s (-errno). */
+static int cpus_on_socket(const struct pmu_perf *pp, const struct topology *t,
+			  const struct pfs_pmu *pmu, unsigned s, char *why,
+			  size_t whylen)
+{
+	int n = 0;
+
+	for (unsigned c = 0; c < pmu->cpus.n; c++) {
+		unsigned pkg, die;
+		int r = pfs_cpu_topology(pp->sysfs, pmu->cpus.cpu[c], &pkg,
+					 &die, why, whylen);
+
+		if (r < 0)
+			return r;
+		n += socket_of_pkg(t, pkg) == (int)s;
+	}
+	return n;
+}
+
+/*
+ * The lowest box number of the PMUs matched for a unit that have a CPU on
+ * socket s: Intel's uncore_cha_N span every socket (socket 1's CHA 3 is
+ * uncore_cha_3 on a socket-1 CPU), AMD numbers its UMC PMUs across the
+ * sockets (amd_umc_12 is socket 1's first), so instance numbers start
+ * from this on every socket.  UINT_MAX when none; -errno.
+ */
+static int first_box(const struct pmu_perf *pp, const struct topology *t,
+		     struct pfs_pmu *const *pmus, const unsigned *boxes,
+		     unsigned n, unsigned s, unsigned *first, char *why,
+		     size_t whylen)
+{
+	*first = UINT_MAX;
+	for (unsigned i = 0; i < n; i++) {
+		int k = cpus_on_socket(pp, t, pmus[i], s, why, whylen);
+
+		if (k < 0)
+			return k;
+		if (k && boxes[i] < *first)
+			*first = boxes[i];
+	}
+	return 0;
+}
+
+/* Records instance inst of unit ui on socket s at box b; a number past
+ * the platform table's bound is reported and left out. */
+static void place(struct pmu_perf *pp, struct topology *t, int ui, unsigned s,
+		  unsigned inst, unsigned b, const char *name)
+{
+	const struct unit_type *u = pp->plat->units[ui];
+
+	if (inst >= u->max_inst || inst >= PLAT_MAX_INST) {
+		append(pp->missing, sizeof(pp->missing), "%s%s on socket %u "
+		       "(box %u: the platform table allows %u)",
+		       pp->missing[0] ? ", " : "", name, s, inst, u->max_inst);
+		return;
+	}
+	if (pp->ubox[s][ui][inst])
+		return;
+	pp->ubox[s][ui][inst] = b + 1;
+	if (inst + 1 > t->sock[s].ninst[ui])
+		t->sock[s].ninst[ui] = inst + 1;
+}
+
 /*
  * Unit ui's instances on every socket, from the kernel PMUs its pattern
- * matches: with "%u", instance = box number (times the dies of the
- * socket, die-major, where a PMU's cpumask names several CPUs of one
- * package); without, one instance per cpumask CPU of the socket.
- * 0 (the unit may have no PMU: missing), or -errno.
+ * matches.  With "%u": instance = box number from the socket's first
+ * (first_box()), times the dies of the socket, die-major, where one PMU's
+ * cpumask names several CPUs of one package.  Without: one instance per
+ * cpumask CPU of the socket (amd_l3: per L3 complex), except for a
+ * free-running unit, which has one per socket (its core-scope counters
+ * read every CPU: find_freerun_pmus()).  0 (the unit may have no PMU:
+ * missing), or -errno.
  */
 static int find_unit(struct pmu_perf *pp, struct topology *t, int ui,
 		     char *why, size_t whylen)
 {
 	const struct unit_type *u = pp->plat->units[ui];
 	char names[PLAT_MAX_INST][64];
-	unsigned boxes[PLAT_MAX_INST], maxbox = 0;
+	unsigned boxes[PLAT_MAX_INST], first[PLAT_MAX_SOCKETS], span = 1;
+	struct pfs_pmu *pmus[PLAT_MAX_INST];
 	struct pp_list_ctx lc = { .pattern = u->perf->pmu, .names = names,
 				  .boxes = boxes, .cap = PLAT_MAX_INST };
 	bool per_box = strstr(u->perf->pmu, "%u") != NULL;
@@ -342,38 +409,34 @@ static int find_unit(struct pmu_perf *pp, struct topology *t, int ui,
 		return 0;
 	}
 	for (unsigned i = 0; i < lc.n; i++)
-		if (boxes[i] > maxbox)
-			maxbox = boxes[i];
-	for (unsigned i = 0; i < lc.n; i++) {
-		struct pfs_pmu *pmu;
-
-		if ((r = pmu_get(pp, names[i], &pmu, why, whylen)) < 0)
+		if ((r = pmu_get(pp, names[i], &pmus[i], why, whylen)) < 0)
 			return r;
+	for (unsigned s = 0; s < t->nsockets; s++) {
+		if ((r = first_box(pp, t, pmus, boxes, lc.n, s, &first[s], why,
+				   whylen)) < 0)
+			return r;
+		for (unsigned i = 0; i < lc.n; i++)
+			if (first[s] != UINT_MAX && boxes[i] >= first[s] &&
+			    boxes[i] - first[s] + 1 > span)
+				span = boxes[i] - first[s] + 1;
+	}
+	for (unsigned i = 0; i < lc.n; i++)
 		for (unsigned s = 0; s < t->nsockets; s++) {
 			struct pp_where w;
-			unsigned inst;
 
-			if ((r = boxes_on_socket(pp, t, pmu, s, &w, why,
+			if ((r = boxes_on_socket(pp, t, pmus[i], s, &w, why,
 						 whylen)) < 0)
 				return r;
 			for (unsigned k = 0; k < w.n; k++) {
-				inst = per_box ? k * (maxbox + 1) + boxes[i] :
-						 k;
-				if (inst >= u->max_inst ||
-				    inst >= PLAT_MAX_INST) {
-					append(pp->missing, sizeof(pp->missing),
-					       "%s%s box %u on socket %u (the "
-					       "platform table allows %u)",
-					       pp->missing[0] ? ", " : "",
-					       names[i], inst, s, u->max_inst);
-					continue;
-				}
-				pp->ubox[s][ui][inst] = pp->bref[w.first + k] + 1;
-				if (inst + 1 > t->sock[s].ninst[ui])
-					t->sock[s].ninst[ui] = inst + 1;
+				unsigned b = pp->bref[w.first + k];
+
+				if (per_box)
+					place(pp, t, ui, s, k * span + boxes[i] -
+					      first[s], b, names[i]);
+				else if (u->kind != UNIT_FREERUN || !k)
+					place(pp, t, ui, s, k, b, names[i]);
 			}
 		}
-	}
 	/* instances below ninst without a box (uncore_cha_5 missing) */
 	for (unsigned s = 0; s < t->nsockets; s++)
 		for (unsigned i = 0; i < t->sock[s].ninst[ui]; i++)
@@ -382,9 +445,10 @@ static int find_unit(struct pmu_perf *pp, struct topology *t, int ui,
 	return 0;
 }
 
-/* A free-running unit whose counters live in PMUs of their own
- * (cstate_core, cstate_pkg): each counter's boxes per socket, and one
- * instance per socket where any is found. */
+/* A free-running unit's counters that live in PMUs of their own
+ * (cstate_core beside cstate_pkg) or are core-scope (every cpumask CPU
+ * of the unit's own PMU on the socket): each counter's boxes per socket,
+ * and one instance per socket where any is found. */
 static int find_freerun_pmus(struct pmu_perf *pp, struct topology *t, int ui,
 			     char *why, size_t whylen)
 {
@@ -394,15 +458,17 @@ static int find_freerun_pmus(struct pmu_perf *pp, struct topology *t, int ui,
 
 	for (unsigned k = 0; k < u->nfreerun && k < PLAT_MAX_CTRS; k++) {
 		const struct freerun_ctr *fr = &u->freerun[k];
+		const char *name = fr->perf_pmu ? fr->perf_pmu :
+				   fr->core_scope && u->perf ? u->perf->pmu :
+				   NULL;
 		struct pfs_pmu *pmu;
 
-		if (!fr->perf_pmu || !fr->perf_event)
+		if (!name || !fr->perf_event)
 			continue;
-		r = pmu_get(pp, fr->perf_pmu, &pmu, why, whylen);
+		r = pmu_get(pp, name, &pmu, why, whylen);
 		if (r == -ENOENT) {
 			append(pp->missing, sizeof(pp->missing), "%s%s (%s)",
-			       pp->missing[0] ? ", " : "", fr->name,
-			       fr->perf_pmu);
+			       pp->missing[0] ? ", " : "", fr->name, name);
 			continue;
 		}
 		if (r < 0)
@@ -416,8 +482,8 @@ static int find_freerun_pmus(struct pmu_perf *pp, struct topology *t, int ui,
 			any |= w->n > 0;
 		}
 	}
-	if (any && !u->perf)
-		for (unsigned s = 0; s < t->nsockets; s++)
+	for (unsigned s = 0; any && s < t->nsockets; s++)
+		if (!t->sock[s].ninst[ui])
 			t->sock[s].ninst[ui] = 1;
 	return 0;
 }
