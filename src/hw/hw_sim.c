@@ -1021,17 +1021,13 @@ static void resolve_topology(struct sim *s)
 
 /*
  * The register model needs the platform's registers: a perf-only
- * platform (backends without PLAT_BE_DIRECT) is simulated only without
- * one (hw_opts.sim_no_registers, the simulated kernel's way in).
+ * platform (plat_direct_check(): backends without PLAT_BE_DIRECT) is
+ * simulated only without one (hw_opts.sim_no_registers, the simulated
+ * kernel's way in).
  */
 static int check_direct(const struct platform *p, const struct hw_opts *o)
 {
-	if (o->sim_no_registers || !p->backends ||
-	    (p->backends & PLAT_BE_DIRECT))
-		return 0;
-	return hw_fail(ENODEV, "simulator: %s (%s) is reached through the perf "
-		       "backend only: simulate it with --backend=perf", p->id,
-		       p->name);
+	return o->sim_no_registers ? 0 : plat_direct_check(p);
 }
 
 static int sim_open(struct hw *hw, const struct hw_opts *o)

@@ -1014,8 +1014,8 @@ static const char *target_forms(enum wl_fault_kind k)
 	case WL_FAULT_PMU_GONE:
 	case WL_FAULT_PERF_READ_ERROR:
 	case WL_FAULT_SHORT_READ:
-		return "a kernel PMU name such as \"uncore_cha_0\", or a glob "
-		       "such as \"uncore_imc_*\"";
+		return "a kernel PMU name as sysfs lists it, or a glob such "
+		       "as \"uncore_*\"";
 	default:
 		return "[sN/]msr:0xADDR, [sN/]pci:BB:DD.F+0xOFF or mmio:0xADDR";
 	}
@@ -1342,10 +1342,10 @@ static int parse_pmu_pattern(struct pctx *c, const char *s, char *out,
 	if (!*s || strlen(s) >= outlen ||
 	    strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_*?[]-") !=
 	    strlen(s))
-		return fail(c, "bad PMU name \"%s\" (a kernel PMU name such as "
-			    "\"uncore_cha_0\", at most %zu characters of "
-			    "a-z, 0-9 and _, or a glob such as "
-			    "\"uncore_imc_*\")", s, outlen - 1);
+		return fail(c, "bad PMU name \"%s\" (a kernel PMU name as "
+			    "sysfs lists it, at most %zu characters of a-z, 0-9 "
+			    "and _, or a glob such as \"uncore_*_0\")", s,
+			    outlen - 1);
 	if (wl_perf_pmus(c->w, pmu_glob_hit, (void *)s) <= 0) {
 		wl_perf_pmus(c->w, pmu_name_add, &l);
 		return fail(c, "no PMU of %s matches \"%s\" (%s)", c->plat->id,
@@ -1531,8 +1531,8 @@ static int parse_missing(struct pctx *c, json_object *o)
 	size_t n;
 
 	if (!json_object_is_type(o, json_type_array))
-		return fail(c, "must be an array of PMU names (\"uncore_imc_0\", "
-			    "\"uncore_imc_*\"), not %s", type_name(o));
+		return fail(c, "must be an array of PMU names or globs "
+			    "(\"uncore_*_1\"), not %s", type_name(o));
 	n = json_object_array_length(o);
 	if (n > WL_MAX_MISSING)
 		return fail(c, "%zu PMUs: at most %d", n, WL_MAX_MISSING);
@@ -1744,6 +1744,9 @@ int wl_perf_pmus(const struct workload *w,
 		if (!pu || !pu->pmu)
 			continue;
 		if ((r = unit_pmus(w, ui, pu, cb, ctx)) != 0)
+			return r;
+		if (pu->also && pu->also->pmu &&
+		    (r = unit_pmus(w, ui, pu->also, cb, ctx)) != 0)
 			return r;
 	}
 	return 0;

@@ -176,7 +176,8 @@ struct wl_pmu {
 };
 /*
  * Calls cb for every kernel PMU of the workload's platform and topology:
- * each unit's perf->pmu, a "%u" pattern once per instance
+ * each unit's perf->pmu and perf->also->pmu (hsx pcu_cstate's
+ * cstate_core beside its cstate_pkg), a "%u" pattern once per instance
  * (wl_unit_ninst()) - Intel's drivers name box N of every socket
  * uncore_x_N, one PMU over the sockets (arch/x86/events/intel/uncore.c
  * uncore_get_pmu_name()), while AMD's number their PMUs on across the

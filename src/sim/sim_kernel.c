@@ -127,11 +127,24 @@ struct sk_event {
 	struct spmu_event what;
 	double *rates;		/* per workload phase */
 	bool enabled;
+	int next;		/* the next sibling of its group (opening
+				   order), -1: the last */
+	double share;		/* leader: the fraction of the time its
+				   group gets the box (reshare()), 0: it
+				   does not fit */
+	unsigned count_want;	/* leader: generic counters its group
+				   wants (reshare()) */
 	uint64_t count;
 	double frac;		/* events counted, not yet whole */
 	double t;		/* seconds: counted up to here */
 	uint64_t enabled_ns, running_ns;
 	double run_acc;		/* running ns not yet whole */
+};
+
+/* The workload's perf faults on one PMU (indexes into its faults[]). */
+struct sk_pf {
+	unsigned *idx;
+	unsigned n;
 };
 
 struct skern {
@@ -147,6 +160,7 @@ struct skern {
 	uint64_t next_id;
 	unsigned *left;		/* per workload fault: reads still to fail */
 	bool *done;		/* per workload fault: pmu_gone applied */
+	struct sk_pf *pf;	/* per PMU (as k->set.p): its faults */
 };
 
 __attribute__((format(printf, 3, 4)))
@@ -175,15 +189,26 @@ static bool fault_on(const struct wl_fault *f, const struct spmu *p)
 	return wl_fault_is_perf(f->kind) && fnmatch(f->text, p->name, 0) == 0;
 }
 
+/* The faults acting on p (matched once, at skern_open()). */
+static const struct sk_pf *faults_of(const struct skern *k,
+				     const struct spmu *p)
+{
+	return &k->pf[p - k->set.p];
+}
+
+#define FOR_FAULTS(k, p, f)						  \
+	for (unsigned i_ = 0, *x_ = faults_of(k, p)->idx;		  \
+	     i_ < faults_of(k, p)->n && ((f) = &(k)->wl->faults[x_[i_]]); \
+	     i_++)
+
 /* Has p been unloaded by time t? */
 static bool gone_at(const struct skern *k, const struct spmu *p, double t)
 {
-	for (unsigned i = 0; i < k->wl->nfaults; i++) {
-		const struct wl_fault *f = &k->wl->faults[i];
+	const struct wl_fault *f;
 
-		if (f->kind == WL_FAULT_PMU_GONE && f->at <= t && fault_on(f, p))
+	FOR_FAULTS(k, p, f)
+		if (f->kind == WL_FAULT_PMU_GONE && f->at <= t)
 			return true;
-	}
 	return false;
 }
 
@@ -191,15 +216,13 @@ static bool gone_at(const struct skern *k, const struct spmu *p, double t)
 static double contention_at(const struct skern *k, const struct spmu *p,
 			    double t)
 {
+	const struct wl_fault *f;
 	double frac = 1;
 
-	for (unsigned i = 0; i < k->wl->nfaults; i++) {
-		const struct wl_fault *f = &k->wl->faults[i];
-
-		if (f->kind == WL_FAULT_PERF_CONTENTION && fault_on(f, p) &&
-		    f->at <= t && (f->seconds == 0 || t < f->at + f->seconds))
+	FOR_FAULTS(k, p, f)
+		if (f->kind == WL_FAULT_PERF_CONTENTION && f->at <= t &&
+		    (f->seconds == 0 || t < f->at + f->seconds))
 			frac *= f->running;
-	}
 	return frac;
 }
 
@@ -208,18 +231,38 @@ static double contention_at(const struct skern *k, const struct spmu *p,
 static double next_change(const struct skern *k, const struct spmu *p,
 			  double t, double end)
 {
-	for (unsigned i = 0; i < k->wl->nfaults; i++) {
-		const struct wl_fault *f = &k->wl->faults[i];
+	const struct wl_fault *f;
+
+	FOR_FAULTS(k, p, f) {
 		double b[2] = { f->at, f->seconds > 0 ? f->at + f->seconds : -1 };
 
-		if ((f->kind != WL_FAULT_PERF_CONTENTION &&
-		     f->kind != WL_FAULT_PMU_GONE) || !fault_on(f, p))
+		if (f->kind != WL_FAULT_PERF_CONTENTION &&
+		    f->kind != WL_FAULT_PMU_GONE)
 			continue;
 		for (unsigned j = 0; j < 2; j++)
 			if (b[j] > t && b[j] < end)
 				end = b[j];
 	}
 	return end;
+}
+
+/* Matches every perf fault against every PMU once.  0 or -ENOMEM. */
+static int match_faults(struct skern *k)
+{
+	k->pf = calloc(k->set.n + 1, sizeof(*k->pf));
+	if (!k->pf)
+		return -ENOMEM;
+	for (unsigned j = 0; j < k->set.n; j++) {
+		struct sk_pf *pf = &k->pf[j];
+
+		pf->idx = calloc(k->wl->nfaults + 1, sizeof(*pf->idx));
+		if (!pf->idx)
+			return -ENOMEM;
+		for (unsigned i = 0; i < k->wl->nfaults; i++)
+			if (fault_on(&k->wl->faults[i], &k->set.p[j]))
+				pf->idx[pf->n++] = i;
+	}
+	return 0;
 }
 
 /* Applies the pmu_gone faults whose time has come: the PMU leaves the
@@ -270,29 +313,49 @@ static unsigned slot_of(const struct skern *k, const struct sk_event *e)
 
 /*
  * The members of e's group, leader first, then its siblings in the
- * order they were opened (ids ascend).  Returns how many (at most
- * SK_MAX_GROUP).
+ * order they were opened.  Returns how many (at most SK_MAX_GROUP).
  */
 static unsigned group_of(struct skern *k, const struct sk_event *e,
 			 struct sk_event **m)
 {
-	unsigned lead = e->leader, n = 0;
+	unsigned n = 0;
 
-	m[n++] = &k->ev[lead];
-	for (unsigned i = 0; i < k->nev && n < SK_MAX_GROUP; i++) {
-		struct sk_event *x = &k->ev[i];
-		unsigned j = n;
-
-		if (!x->used || i == lead || x->leader != lead)
-			continue;
-		while (j > 1 && m[j - 1]->id > x->id) {
-			m[j] = m[j - 1];
-			j--;
-		}
-		m[j] = x;
-		n++;
-	}
+	for (int i = (int)e->leader; i >= 0 && n < SK_MAX_GROUP;
+	     i = k->ev[i].next)
+		m[n++] = &k->ev[i];
 	return n;
+}
+
+/* Appends slot to lead's group. */
+static void group_add(struct skern *k, unsigned lead, unsigned slot)
+{
+	unsigned i = lead;
+
+	while (k->ev[i].next >= 0)
+		i = (unsigned)k->ev[i].next;
+	k->ev[i].next = (int)slot;
+	k->ev[slot].leader = lead;
+	k->ev[slot].next = -1;
+}
+
+/* Takes slot out of its group; a leader's siblings become groups of
+ * their own (perf_group_detach()). */
+static void group_remove(struct skern *k, unsigned slot)
+{
+	struct sk_event *e = &k->ev[slot];
+	int i = (int)e->leader;
+
+	if (e->leader == slot) {
+		for (int j = e->next, nx; j >= 0; j = nx) {
+			nx = k->ev[j].next;
+			k->ev[j].leader = (unsigned)j;
+			k->ev[j].next = -1;
+		}
+		return;
+	}
+	while (k->ev[i].next != (int)slot)
+		i = k->ev[i].next;
+	k->ev[i].next = e->next;
 }
 
 /* Can events with these counter masks (bit i: counter i; 0: any) each
@@ -339,13 +402,16 @@ static bool group_fits(struct sk_event **m, unsigned n,
 	       assignable(mask, ng, p->nctr, 0);
 }
 
-/* Generic counters the enabled, fitting group led by lead wants. */
-static unsigned group_generic(struct skern *k, const struct sk_event *lead)
+/* Generic counters the enabled group led by lead wants, 0 if it does
+ * not fit its box; *fits says which. */
+static unsigned group_want(struct skern *k, const struct sk_event *lead,
+			   bool *fits)
 {
 	struct sk_event *m[SK_MAX_GROUP];
 	unsigned n = group_of(k, lead, m), g = 0;
 
-	if (!lead->enabled || !group_fits(m, n, NULL))
+	*fits = group_fits(m, n, NULL);
+	if (!lead->enabled || !*fits)
 		return 0;
 	for (unsigned i = 0; i < n; i++)
 		if (m[i]->enabled && m[i]->what.role == SPMU_PROG)
@@ -353,35 +419,54 @@ static unsigned group_generic(struct skern *k, const struct sk_event *lead)
 	return g;
 }
 
-/* The fraction of the time e's group gets the box's counters: below 1
- * when the enabled groups on the box want more than it has. */
-static double box_share(struct skern *k, const struct sk_event *e)
+static bool same_box(const struct sk_event *a, const struct sk_event *b)
+{
+	return a->pmu == b->pmu && a->box.socket == b->box.socket &&
+	       a->box.inst == b->box.inst;
+}
+
+/*
+ * The share of the box of ref of each group on it, after a change there
+ * (an open, close, enable or disable; every event has been counted up to
+ * now): 0 for a group that does not fit, counters / wanted when the
+ * enabled groups on the box want more generic counters than it has (the
+ * kernel rotates them), else 1.  Between changes it holds, so counting
+ * needs no search.
+ */
+static void reshare(struct skern *k, struct sk_event ref)
 {
 	unsigned want = 0;
 
-	if (e->pmu->nctr == 0 || group_generic(k, &k->ev[e->leader]) == 0)
-		return 1;
 	for (unsigned i = 0; i < k->nev; i++) {
-		const struct sk_event *x = &k->ev[i];
+		struct sk_event *e = &k->ev[i];
+		bool fits;
 
-		if (x->used && x->leader == i && x->pmu == e->pmu &&
-		    x->box.socket == e->box.socket &&
-		    x->box.inst == e->box.inst)
-			want += group_generic(k, x);
+		if (e->used && e->leader == i && same_box(e, &ref)) {
+			e->count_want = group_want(k, e, &fits);
+			e->share = fits ? 1 : 0;
+			want += e->count_want;
+		}
 	}
-	return want > e->pmu->nctr ? (double)e->pmu->nctr / want : 1;
+	if (want <= ref.pmu->nctr)
+		return;
+	for (unsigned i = 0; i < k->nev; i++) {
+		struct sk_event *e = &k->ev[i];
+
+		if (e->used && e->leader == i && same_box(e, &ref) &&
+		    e->count_want)
+			e->share = (double)ref.pmu->nctr / want;
+	}
 }
 
 /* The fraction of the time e runs at t (0: it does not). */
 static double running_at(struct skern *k, const struct sk_event *e, double t)
 {
-	struct sk_event *m[SK_MAX_GROUP];
 	const struct sk_event *lead = &k->ev[e->leader];
 
-	if (!e->enabled || !lead->enabled || gone_at(k, e->pmu, t) ||
-	    !group_fits(m, group_of(k, e, m), NULL))
+	if (!e->enabled || !lead->enabled || lead->share == 0 ||
+	    gone_at(k, e->pmu, t))
 		return 0;
-	return contention_at(k, e->pmu, t) * box_share(k, e);
+	return contention_at(k, e->pmu, t) * lead->share;
 }
 
 /* Counts e over [a, b], within which nothing changes what it does. */
@@ -651,14 +736,18 @@ static int sk_open(void *ctx, struct perf_event_attr *a, int pid, int cpu,
 		return r;
 	}
 	sync_all(k, now);	/* a new group may change others' share */
-	if (group_fd == -1)
-		e.leader = (unsigned)slot;
 	e.id = k->next_id++;
 	e.read_format = a->read_format;
 	e.enabled = !a->disabled;
 	e.t = now;
+	e.next = -1;
 	k->ev[slot] = e;
+	if (group_fd == -1)
+		k->ev[slot].leader = (unsigned)slot;
+	else
+		group_add(k, e.leader, (unsigned)slot);
 	k->nopen++;
+	reshare(k, k->ev[slot]);
 	pthread_mutex_unlock(&k->lock);
 	return SKERN_FD_BASE + slot;
 }
@@ -704,12 +793,14 @@ static unsigned record(struct skern *k, struct sk_event *e, uint64_t *v,
  * its index, or -1. */
 static int read_fault(struct skern *k, const struct sk_event *e, double now)
 {
-	for (unsigned i = 0; i < k->wl->nfaults; i++) {
-		const struct wl_fault *f = &k->wl->faults[i];
+	const struct wl_fault *f;
+
+	FOR_FAULTS(k, e->pmu, f) {
+		unsigned i = (unsigned)(f - k->wl->faults);
 
 		if ((f->kind == WL_FAULT_PERF_READ_ERROR ||
 		     f->kind == WL_FAULT_SHORT_READ) && f->at <= now &&
-		    k->left[i] > 0 && fault_on(f, e->pmu)) {
+		    k->left[i] > 0) {
 			k->left[i]--;
 			return (int)i;
 		}
@@ -805,6 +896,7 @@ static int sk_ioctl(void *ctx, int fd, unsigned long req, unsigned long arg)
 		 req == PERF_EVENT_IOC_DISABLE || req == PERF_EVENT_IOC_RESET) {
 		sync_all(k, now);
 		apply(k, e, req, (arg & PERF_IOC_FLAG_GROUP) != 0);
+		reshare(k, *e);
 	} else if (_IOC_TYPE(req) == '$')
 		r = hw_fail(EINVAL, "simulated kernel: perf ioctl 0x%lx is not "
 			    "for counting uncore events", req);
@@ -818,7 +910,7 @@ static int sk_ioctl(void *ctx, int fd, unsigned long req, unsigned long arg)
 static int sk_close(void *ctx, int fd)
 {
 	struct skern *k = ctx;
-	struct sk_event *e;
+	struct sk_event *e, box;
 	unsigned slot;
 
 	pthread_mutex_lock(&k->lock);
@@ -829,12 +921,12 @@ static int sk_close(void *ctx, int fd)
 	}
 	sync_all(k, sk_now(k));
 	slot = slot_of(k, e);
-	for (unsigned i = 0; i < k->nev; i++)	/* perf_group_detach() */
-		if (k->ev[i].used && i != slot && k->ev[i].leader == slot)
-			k->ev[i].leader = i;
+	group_remove(k, slot);
+	box = *e;
 	free(e->rates);
 	memset(e, 0, sizeof(*e));
 	k->nopen--;
+	reshare(k, box);
 	pthread_mutex_unlock(&k->lock);
 	return 0;
 }
@@ -989,6 +1081,8 @@ int skern_open(struct skern **out, struct hw *sim, const char *dir,
 		k->left[i] = k->wl->faults[i].count;
 	r = spmu_build(&k->set, k->wl, hw_sim_nsockets(sim), hw_sim_cores(sim),
 		       why, len);
+	if (r == 0 && match_faults(k) < 0)
+		r = (fail(why, len, "out of memory"), -ENOMEM);
 	if (r == 0)
 		r = make_root(k, dir, why, len);
 	if (r == 0)
@@ -1014,6 +1108,9 @@ void skern_close(struct skern *k)
 	if (k->own_root && k->root)
 		spmu_rmtree(k->root);
 	free(k->root);
+	for (unsigned i = 0; k->pf && i < k->set.n; i++)
+		free(k->pf[i].idx);
+	free(k->pf);
 	spmu_free(&k->set);
 	free(k->left);
 	free(k->done);

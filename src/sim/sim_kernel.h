@@ -43,7 +43,10 @@
  *
  * What it does not model: sampling, mmap, signals, inheritance, per-task
  * events, PMUs other than the platform's uncore ones (no "cpu", "msr",
- * "software"), CPU hotplug, and the real kernel's silent masking of
+ * "software"), CPU hotplug, other processes' events (each process has
+ * its own simulated kernel; --sim-state shares the workload's clock, not
+ * open events, so "another perf user" is the perf_contention fault), and
+ * the real kernel's silent masking of
  * config bits outside a PMU's event mask (refused here instead: see
  * sim_kernel.c, "config").  Multiplexing is a fluid model: a group that
  * runs a fraction f of the time counts exactly f of the events, so a

@@ -712,6 +712,8 @@ static void decode_prog(const struct spmu_set *s, const struct spmu *p,
 	e->nomatch = (ev >> u->fmt.ev_w) > (u->ev_ext_bit ? 1u : 0u) ||
 		     thresh > 0xff;
 	e->enc.umask = named(p, pu->f_umask, "umask", cfg);
+	if (pu->f_occ)	/* hsx/snbep PCU: umask bits 7:6 are occ_sel */
+		e->enc.umask |= named(p, pu->f_occ, NULL, cfg) << 6;
 	e->enc.edge = named(p, pu->f_edge, "edge", cfg) != 0;
 	e->enc.inv = named(p, pu->f_inv, "inv", cfg) != 0;
 	e->enc.thresh = (uint8_t)thresh;

@@ -121,9 +121,10 @@ struct spmu_set {
  */
 int spmu_build(struct spmu_set *s, const struct workload *w,
 	       unsigned nsockets, unsigned cores, char *why, size_t whylen);
+/* Frees what spmu_build() allocated in s (not s itself). */
 void spmu_free(struct spmu_set *s);
 
-/* The present PMU of type t / called name, or NULL. */
+/* The present PMU of type t / called name, or NULL; owned by s. */
 struct spmu *spmu_by_type(const struct spmu_set *s, uint32_t t);
 struct spmu *spmu_by_name(const struct spmu_set *s, const char *name);
 
@@ -159,7 +160,8 @@ struct spmu_event {
  * programmable unit's event with its fields read through the format:
  * event (the unit's f_event or "event"; bits above the unit's event
  * width are the event-select extension, hsx QPI "config:0-7,21"), umask,
- * edge, inv, thresh (f_* overrides), filters through perf->filters into
+ * edge, inv, thresh (f_* overrides; f_occ holds umask bits 7:6, hsx
+ * PCU "occ_sel"), filters through perf->filters into
  * the unit's box filter registers and then wl_filter_slot().  Other
  * fields (AMD's threadmask, ...) are accepted and do not change what is
  * counted.  0, or -EINVAL with why: a bit outside every format field, or
@@ -180,7 +182,7 @@ int spmu_encode(const struct spmu *p, const char *terms, uint64_t cfg[3],
 /* The value field f of p holds in cfg (its bits gathered in ascending
  * order). */
 uint64_t spmu_field_get(const struct spmu_field *f, const uint64_t cfg[3]);
-/* The field called name, or NULL. */
+/* The field called name, or NULL; owned by p. */
 const struct spmu_field *spmu_field(const struct spmu *p, const char *name);
 
 /*

@@ -17,6 +17,8 @@
 
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -191,7 +193,9 @@ static struct platform tp_amd;
 
 /* ---- the world: workload, simulator, simulated kernel ------------------ */
 
-static int64_t fake_ns = 1000000000000ll;
+/* The fake clock; atomic, as the threads test reads it from several
+ * threads while one advances it. */
+static _Atomic int64_t fake_ns = 1000000000000ll;
 
 static int64_t fake_clock(void *ctx)
 {
@@ -596,7 +600,23 @@ static void test_refusals(void)
 	ok(g >= 0, "PERF_FORMAT_LOST on a 6.12 kernel");
 	is_int(rd(g, v, 8), 16, "value and lost");
 	skern_pev_ops.close(k, g);
+	a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+			PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID;
+	a.config = 0x34 | 0x11 << 8;
+	g = ev_open_attr(&a, 0, -1);
+	advance(1);
+	is_int(rd(g, v, 8), 32, "one event without GROUP: 4 words");
+	ok(v[0] >= 999999 && v[0] <= 1000001 && v[1] == 1000000000 &&
+	   v[2] == 1000000000 && v[3] == ev_id(g),
+	   "value, time_enabled, time_running, id");
+	skern_pev_ops.close(k, g);
 	a.read_format = 0;
+	g = ev_open_attr(&a, 0, -1);
+	advance(1);
+	is_int(rd(g, v, 8), 8, "read_format 0: the value alone");
+	ok(v[0] >= 999999 && v[0] <= 1000001, "1e6 on box 0 in 1 s");
+	skern_pev_ops.close(k, g);
+	a.config = 0x34;
 	is_int(ev_open(T_FREE1, 0, 0x10ff, 0, -1, false), -EINVAL,
 	       "a free-running PMU's config that is no counter: EINVAL");
 
@@ -1238,6 +1258,229 @@ static void test_pev_faults(void)
 	pev_group_close(gl);
 }
 
+/* ---- the real platforms' facts ------------------------------------------ */
+
+/* Opens the simulated kernel of platform id (a platform of plat_all[]). */
+static int world_of(const char *id, const char *json, char *why, size_t len)
+{
+	char path[300];
+	struct hw_opts o = { .sim_no_registers = true, .sim_platform = id };
+	FILE *f;
+	int r;
+
+	snprintf(path, sizeof(path), "%s/wl.json", tmpdir);
+	f = fopen(path, "w");
+	fputs(json, f);
+	fclose(f);
+	o.sim_workload = path;
+	r = hw_open(&hw, &hw_sim_ops, &o);
+	if (r < 0) {
+		snprintf(why, len, "%s", hw_last_error());
+		return r;
+	}
+	hw_sim_set_clock(&hw, fake_clock, NULL);
+	r = skern_open(&k, &hw, NULL, why, len);
+	if (r < 0)
+		hw_close(&hw);
+	return r;
+}
+
+/* Events on one platform: PMU, CPU, config words, the rate they count. */
+struct real_case {
+	const char *pmu;
+	int cpu;
+	uint64_t c0, c1;
+	double rate;
+	const char *what;
+};
+
+static void count_cases(const struct real_case *t, size_t n)
+{
+	int fd[16];
+
+	for (size_t i = 0; i < n; i++)
+		fd[i] = single(type_of(t[i].pmu), t[i].cpu, t[i].c0, t[i].c1);
+	advance(2);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t c = count_of(fd[i]), want = (uint64_t)(t[i].rate * 2);
+
+		ok(fd[i] >= 0 && c + 1 >= want && c <= want + 1,
+		   "%s: %llu, want %llu +- 1", t[i].what, (unsigned long long)c,
+		   (unsigned long long)want);
+		skern_pev_ops.close(k, fd[i]);
+	}
+}
+
+static void test_skl(void)
+{
+	static const struct real_case t[] = {
+		{ "uncore_cbox_2", 0, 0x34 | 0x8f << 8, 0, 2e8 / 4,
+		  "LLC lookups on cbox 2: a quarter of the socket's" },
+		{ "uncore_cbox_0", 0, 0xff, 0, 8e8,
+		  "UNCORE_FIXED_EVENT on uncore_cbox_0: the UCLK counter" },
+		{ "uncore_imc", 0, 0x01, 0, 1.5e8,
+		  "data_reads (event=0x01) of uncore_imc" },
+		{ "uncore_arb", 0, 0x81 | 0x01 << 8, 0, 5e7, "ARB requests" },
+	};
+	char why[512];
+
+	if (world_of("skl", "{ \"platform\": \"skl\", \"cbo_count\": 4, "
+		     "\"uclk_hz\": 800000000, " PH("\"cbo:0x34:0x8f\": 2.0e8, "
+		     "\"imc:DRAM_DATA_READS\": 1.5e8, \"arb:0x81:0x01\": 5e7")
+		     " }", why, sizeof(why)) < 0) {
+		ok(0, "skl: %s", why);
+		return;
+	}
+	is_str(slurp("%s/devices/%s/type", "uncore_cbox_0"), "10\n",
+	       "skl: uncore_cbox_0 is the first PMU");
+	is_str(slurp("%s/devices/%s/cpumask", "uncore_cbox_3"), "0\n",
+	       "skl: one socket, CPU 0");
+	is_str(slurp("%s/devices/%s/format/cmask", "uncore_cbox_3"),
+	       "config:24-28\n", "skl: the threshold field is cmask");
+	is_str(slurp("%s/devices/%s/events/clockticks", "uncore_cbox_0"),
+	       "event=0xff,umask=0x00", "skl: clockticks");
+	is_str(slurp("%s/devices/%s/type", "uncore_arb"), "14\n",
+	       "skl: uncore_arb after the four CBo PMUs");
+	is_str(slurp("%s/devices/%s/events/data_writes.scale", "uncore_imc"),
+	       "6.103515625e-05", "skl: data_writes.scale");
+	is_str(slurp("%s/devices/%s/events/data_writes.unit", "uncore_imc"),
+	       "MiB", "skl: data_writes.unit");
+	is_str(slurp("%s/devices/%s/type", "uncore_imc"), "15\n",
+	       "skl: six PMUs in all (the UCLK counter shares cbox 0's)");
+	count_cases(t, sizeof(t) / sizeof(t[0]));
+	world_end();
+}
+
+static void test_hsx(void)
+{
+	static const struct real_case t[] = {
+		{ "uncore_cbox_5", 9, 0x34 | 0x11 << 8, 0x3full << 17, 1.8e8 / 18,
+		  "LLC lookups with filter_state 0x3f = FILTER0 0x7e0000" },
+		{ "uncore_cbox_5", 9, 0x34 | 0x11 << 8, 0x01ull << 17, 0,
+		  "another state filter counts nothing" },
+		{ "uncore_qpi_1", 3, 0x00 | 1u << 21 | 0x02 << 8, 0, 2e7 / 2,
+		  "event_ext \"config:0-7,21\": the ninth bit is :ext" },
+		{ "uncore_pcu", 0, 0x80 | 1u << 14, 0, 3e9,
+		  "occ_sel 1 is umask 0x40" },
+		{ "uncore_imc_3", 8, 0xff, 0, 1066666667,
+		  "the DCLK fixed counter of a channel" },
+		{ "cstate_core", 9, 0x02, 0, 4e9 / 4,
+		  "c6-residency of core 1 on socket 1 (a quarter)" },
+		{ "cstate_pkg", 9, 0x02, 0, 5e8,
+		  "c6-residency of the package" },
+	};
+	char why[512];
+
+	if (world_of("hsx", "{ \"platform\": \"hsx\", \"sockets\": 2, "
+		     "\"cbo_count\": 18, \"qpi_ports\": 2, \"cores\": 4, "
+		     PH("\"cbo:0x34:0x11:filter0=0x7e0000\": 1.8e8, "
+			"\"qpi:0x00:0x02:ext\": 2e7, \"pcu:0x80:0x40\": 3e9, "
+			"\"pcu_cstate:UNC_P_CORE_CC6_CTR\": 4e9, "
+			"\"pcu_cstate:UNC_P_CORE_PC6_CTR\": 5e8") " }",
+		     why, sizeof(why)) < 0) {
+		ok(0, "hsx: %s", why);
+		return;
+	}
+	is_str(slurp("%s/devices/%s/format/event", "uncore_qpi_0"),
+	       "config:0-7,21\n", "hsx: QPI event with bit 21");
+	is_str(slurp("%s/devices/%s/format/occ_edge", "uncore_pcu"),
+	       "config:14-51\n", "hsx: the kernel's occ_edge, as it is");
+	is_str(slurp("%s/devices/%s/format/filter_state", "uncore_cbox_17"),
+	       "config1:17-23\n", "hsx: CBo filter fields in config1");
+	is_str(slurp("%s/devices/%s/type", "uncore_cbox_17"), "28\n",
+	       "hsx: 18 CBo PMUs after the UBox's");
+	is_str(slurp("%s/devices/%s/cpumask", "cstate_core"), "0-3,8-11\n",
+	       "hsx: cstate_core names one CPU per core");
+	is_str(slurp("%s/devices/%s/cpumask", "cstate_pkg"), "0,8\n",
+	       "hsx: cstate_pkg one per package");
+	is_str(slurp("%s/devices/%s/type", "uncore_qpi_2"), "(missing)",
+	       "hsx: qpi_ports 2");
+	count_cases(t, sizeof(t) / sizeof(t[0]));
+	world_end();
+}
+
+/* The simulator's way in for perf-only platforms. */
+static void test_no_registers(void)
+{
+	struct hw h;
+	struct hw_opts o = { .sim_platform = "skx" };
+	struct hw_addr a = hw_msr(0, 0x700);
+	uint64_t v;
+
+	is_int(hw_open(&h, &hw_sim_ops, &o), -ENOTSUP,
+	       "a perf-only platform's registers cannot be simulated");
+	like(hw_last_error(), "--backend=perf", "the message says the way");
+	o.sim_no_registers = true;
+	is_int(hw_open(&h, &hw_sim_ops, &o), 0,
+	       "without registers it opens (%s)", hw_last_error());
+	is_int(hw_read(&h, &a, &v), -ENODEV, "a register access: ENODEV");
+	like(hw_last_error(), "simulated for the perf backend only",
+	     "saying why");
+	is_int(hw_sim_nsockets(&h), 2, "its workload's topology is there");
+	hw_close(&h);
+	o.sim_platform = "skl";
+	is_int(hw_open(&h, &hw_sim_ops, &o), 0, "skl without registers");
+	is_int(hw_read(&h, &a, &v), -ENODEV, "has none either");
+	hw_close(&h);
+}
+
+/* ---- threads: the daemon's sampler and claims call in at once -------- */
+
+struct reader {
+	uint32_t type;
+	int errors;
+};
+
+static void *reader_main(void *arg)
+{
+	struct reader *r = arg;
+
+	for (int round = 0; round < 200; round++) {
+		int g = ev_open(r->type, round % 16, 0x34 | 0x11 << 8, 0, -1,
+				true);
+		int m = ev_open(r->type, round % 16, 0x01, 0, g, false);
+		uint64_t v[16];
+
+		if (g < 0 || m < 0 || enable_group(g) < 0 ||
+		    rd(g, v, 16) != 56)
+			r->errors++;
+		skern_pev_ops.close(k, m);
+		skern_pev_ops.close(k, g);
+	}
+	return NULL;
+}
+
+static void *ticker_main(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 400; i++)
+		advance(0.01);
+	return NULL;
+}
+
+static void test_threads(void)
+{
+	struct reader r[4];
+	pthread_t t[5];
+	char why[512];
+
+	if (world(&tp, basic_body, why, sizeof(why)) < 0) {
+		ok(0, "world: %s", why);
+		return;
+	}
+	for (int i = 0; i < 4; i++) {
+		r[i] = (struct reader){ .type = T_CHA0 + (uint32_t)i };
+		pthread_create(&t[i], NULL, reader_main, &r[i]);
+	}
+	pthread_create(&t[4], NULL, ticker_main, NULL);
+	for (int i = 0; i < 5; i++)
+		pthread_join(t[i], NULL);
+	ok(!r[0].errors && !r[1].errors && !r[2].errors && !r[3].errors,
+	   "four threads open, read and close groups at once");
+	is_int(skern_nevents(k), 0, "and leave nothing open");
+	world_end();
+}
+
 int main(void)
 {
 	char why[512];
@@ -1278,6 +1521,10 @@ int main(void)
 	test_workload_errors();
 	test_facts();
 	test_fields();
+	test_skl();
+	test_hsx();
+	test_no_registers();
+	test_threads();
 	{
 		char path[300];
 

@@ -481,7 +481,7 @@ static const struct bad {
 	/* keys */
 	{ SKL "\"colour\":\"red\"," PH("") "}", "$.colour",
 	  "unknown key (skl accepts: platform, sockets, cbo_count, uclk_hz, "
-	  "mchbar, phases, faults)" },
+	  "mchbar, phases, faults, perf)" },
 	{ SKL "\"sbox_count\":2," PH("") "}", "$.sbox_count",
 	  "\"sbox_count\" is not a skl key" },
 	{ SKL "\"a b\":1," PH("") "}", "$[\"a b\"]", "unknown key" },
