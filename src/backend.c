@@ -217,7 +217,7 @@ const struct platform *backend_cpu_platform(const char *sysfs, char *why,
 {
 	struct plat_cpu cpu = { "unknown", 0, 0, 0 };
 	const struct platform *p = NULL;
-	char names[256], pmus[256];
+	char names[1024], pmus[512];
 	unsigned n;
 
 	if (!sysfs)
