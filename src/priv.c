@@ -20,6 +20,17 @@
 
 #include "priv.h"
 
+/* Can this process (root) switch to another user: does it hold
+ * CAP_SETUID and CAP_SETGID?  Unknown: yes (the switch reports it). */
+static bool can_switch_user(void)
+{
+	capng_clear(CAPNG_SELECT_BOTH);
+	if (capng_get_caps_process() < 0)
+		return true;
+	return capng_have_capability(CAPNG_EFFECTIVE, CAP_SETUID) &&
+	       capng_have_capability(CAPNG_EFFECTIVE, CAP_SETGID);
+}
+
 int priv_resolve(const char *user, struct priv_target *t, char *why,
 		 size_t len)
 {
@@ -29,6 +40,14 @@ int priv_resolve(const char *user, struct priv_target *t, char *why,
 	if (geteuid() != 0) {
 		t->caps_only = priv_have_caps();
 		return 0;	/* no user to switch to */
+	}
+	if (!can_switch_user()) {
+		/* root in a container given only CAP_PERFMON: it cannot
+		 * become another user, so it keeps uid 0 and drops every
+		 * capability it can (all but the perf backend's one) */
+		t->caps_only = true;
+		t->root_stays = true;
+		return 0;
 	}
 	if (!user || !*user)
 		user = PRIV_DEFAULT_USER;

@@ -24,8 +24,12 @@
 struct priv_target {
 	bool drop;		/* switch to uid/gid and drop every capability */
 	bool caps_only;		/* not root, but holding capabilities (systemd's
-				   User= with AmbientCapabilities=): drop them,
-				   keep the user */
+				   User= with AmbientCapabilities=), or root
+				   without CAP_SETUID/CAP_SETGID (a container
+				   given only CAP_PERFMON): drop them, keep
+				   the user */
+	bool root_stays;	/* caps_only as uid 0: the user could not be
+				   switched */
 	uid_t uid;
 	gid_t gid;
 	char name[64];

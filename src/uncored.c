@@ -741,7 +741,12 @@ static void drop_privileges(void *arg)
 		log_fatalx(1, "%s", hw_last_error());
 	if (priv_drop(&priv_target, why, sizeof(why)) < 0)
 		log_fatalx(1, "%s", why);
-	if (priv_target.caps_only)
+	if (priv_target.root_stays)
+		log_warnx("started as root without CAP_SETUID/CAP_SETGID (a "
+			  "container?): staying uid 0, with every capability "
+			  "dropped%s", d->perf_cap < 0 ? "" : d->perf_cap == 38 ?
+			  " but CAP_PERFMON" : " but CAP_SYS_ADMIN");
+	else if (priv_target.caps_only)
 		log_info("capabilities dropped%s; running as uid %u",
 			 d->perf_cap < 0 ? "" : d->perf_cap == 38 ?
 			 " but CAP_PERFMON" : " but CAP_SYS_ADMIN",

@@ -184,6 +184,30 @@ near "$(metric "$T/gone2.prom" uncore_llc_hit_ratio 'socket="1"')" 0.8 0.03 \
 is "$(http_code "http://127.0.0.1:$PORT/healthz")" 200 "gone: healthy"
 stop_uncored
 
+# ---- a container given only CAP_PERFMON (README): root without
+# CAP_SETUID cannot switch users; it stays uid 0 with CAP_PERFMON alone
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1; then
+	PORT=$(pick_port)
+	setpriv --bounding-set -all,+perfmon --inh-caps -all \
+		"$top_builddir/uncored" --simulate=skx --backend=perf -i 200 \
+		-l "127.0.0.1:$PORT" -s "" >"$T/ctr.log" 2>&1 &
+	UPID=$!
+	tap_cleanup_pid "$UPID"
+	wait_healthy "$PORT"
+	ok $? "container: starts with only CAP_PERFMON in its bounding set"
+	is "$(sed -n 's/^CapEff:[[:space:]]*//p' "/proc/$UPID/status")" \
+		"0000004000000000" "container: CapEff holds CAP_PERFMON only"
+	like "$(cat "$T/ctr.log")" "staying uid 0" "container: says it stays uid 0"
+	wait_for "container: 3 samples" 30 ring_has "$PORT" 3
+	ok $? "container: samples"
+	stop_uncored
+else
+	for d in "starts with only CAP_PERFMON" "CapEff holds CAP_PERFMON only" \
+		 "says it stays uid 0" "samples"; do
+		skip "container: $d" "needs root and setpriv"
+	done
+fi
+
 # ---- refusals
 printf '%s\n' '{ "platform": "skx", "perf": { "paranoid": 2, "cap_perfmon": false },
   "phases": [ { "seconds": 1, "rates": {} } ] }' >"$T/eacces.json"
