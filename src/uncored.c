@@ -912,6 +912,8 @@ static unsigned keep_restart_only(struct conf *nc, struct conf *cur)
 		{ "[sim] platform", offsetof(struct conf, sim_platform) },
 		{ "[sim] workload", offsetof(struct conf, sim_workload) },
 		{ "[daemon] user", offsetof(struct conf, user) },
+		{ "[daemon] backend", offsetof(struct conf, backend) },
+		{ "[daemon] sysfs", offsetof(struct conf, sysfs) },
 	}, uints[] = {
 		{ "[http] timeout_s", offsetof(struct conf, http_timeout_s) },
 		{ "[http] max_connections",

@@ -88,7 +88,7 @@ like "$out" "no-such-group-xyz" "naming it"
 printf '[daemon]\ninterval_ms = 2000\n[sim]\nplatform = skl\n' >"$T/good.conf"
 out=$("$UNCORED" -n -c "$T/good.conf" 2>&1); rc=$?
 is "$rc" 0 "-n accepts a config that starts"
-like "$out" "configuration OK (platform skl, simulator)" "and says on what"
+like "$out" "configuration OK (platform skl, direct backend, simulator)" "and says on what"
 # Every failing path frees what it allocated (LeakSanitizer, in a
 # sanitizer build, prints a report and fails the exit status).
 printf '[daemon]\nlog_level = debug\n[http]\nlisten = 127.0.0.1:1\ncontrol_group = x-none\n' >"$T/l1.conf"

@@ -63,8 +63,8 @@ if command -v systemd-analyze >/dev/null; then
 		"systemd-analyze security exposure $lvl <= 2.5"
 	like "$(cat "$T/uncored.service")" "DevicePolicy=closed" "DevicePolicy=closed"
 	is "$(sed -n 's/^CapabilityBoundingSet=//p' "$T/uncored.service")" \
-		"CAP_SYS_RAWIO CAP_SYS_ADMIN CAP_DAC_OVERRIDE" \
-		"bounding set: only what opening the devices needs"
+		"CAP_SYS_RAWIO CAP_SYS_ADMIN CAP_DAC_OVERRIDE CAP_PERFMON" \
+		"bounding set: only what opening the devices (direct) and the perf events need"
 	like "$(cat "$T/uncored.service")" "User=uncored" "runs as the user uncored"
 	like "$(cat "$T/uncored.service")" "ReadWritePaths=/sys/devices" \
 		"PCI config files writable (hsx), one unit for every platform"
