@@ -98,6 +98,7 @@ struct pmu_perf {
 	unsigned nctr;
 	uint64_t gen;
 	struct pmu_perf_stats st;
+	struct pfs_cpus online;		/* the machine's online CPUs */
 	char missing[512];
 };
 
@@ -280,7 +281,8 @@ static int find_sockets(struct pmu_perf *pp, struct topology *t, char *why,
 		t->sock[s].id = pkgs[s];
 		t->sock[s].cpu = cpus[s];
 	}
-	r = 0;
+	pp->online = on;	/* kept: a PMU without a cpumask counts on any */
+	return 0;
 out:
 	pfs_cpus_free(&on);
 	return r;
@@ -294,19 +296,34 @@ static int boxes_on_socket(struct pmu_perf *pp, const struct topology *t,
 			   struct pfs_pmu *pmu, unsigned s,
 			   struct pp_where *where, char *why, size_t whylen)
 {
+	/* a PMU without a cpumask (msr, cstate on old kernels) counts on
+	 * any CPU: every online one is a box */
+	const struct pfs_cpus *cpus = pmu->cpus.n ? &pmu->cpus : &pp->online;
+
 	where->first = pp->nbref;
 	where->n = 0;
-	for (unsigned c = 0; c < pmu->cpus.n; c++) {
+	for (unsigned c = 0; c < cpus->n; c++) {
 		unsigned pkg, die;
 		int b, r;
 
-		r = pfs_cpu_topology(pp->sysfs, pmu->cpus.cpu[c], &pkg, &die,
+		r = pfs_cpu_topology(pp->sysfs, cpus->cpu[c], &pkg, &die,
 				     why, whylen);
+		if (r == -ENODEV && s == 0) {
+			/* an offline CPU in a cpumask: that box is left out
+			 * (reported once, on the first socket's pass) */
+			append(pp->missing, sizeof(pp->missing), "%s%s on CPU "
+			       "%u (its cpumask names an offline CPU)",
+			       pp->missing[0] ? ", " : "", pmu->name,
+			       cpus->cpu[c]);
+			continue;
+		}
+		if (r == -ENODEV)
+			continue;
 		if (r < 0)
 			return r;
 		if (socket_of_pkg(t, pkg) != (int)s)
 			continue;
-		if ((b = box_get(pp, pmu, (int)pmu->cpus.cpu[c], s)) < 0 ||
+		if ((b = box_get(pp, pmu, (int)cpus->cpu[c], s)) < 0 ||
 		    !grow((void **)&pp->bref, &pp->capbref, pp->nbref + 1,
 			  sizeof(*pp->bref)))
 			return fail(why, whylen, ENOMEM, "out of memory");
@@ -323,11 +340,15 @@ static int cpus_on_socket(const struct pmu_perf *pp, const struct topology *t,
 {
 	int n = 0;
 
-	for (unsigned c = 0; c < pmu->cpus.n; c++) {
-		unsigned pkg, die;
-		int r = pfs_cpu_topology(pp->sysfs, pmu->cpus.cpu[c], &pkg,
-					 &die, why, whylen);
+	const struct pfs_cpus *cpus = pmu->cpus.n ? &pmu->cpus : &pp->online;
 
+	for (unsigned c = 0; c < cpus->n; c++) {
+		unsigned pkg, die;
+		int r = pfs_cpu_topology(pp->sysfs, cpus->cpu[c], &pkg, &die,
+					 why, whylen);
+
+		if (r == -ENODEV)
+			continue;	/* offline: boxes_on_socket() says so */
 		if (r < 0)
 			return r;
 		n += socket_of_pkg(t, pkg) == (int)s;
@@ -349,7 +370,8 @@ static int first_box(const struct pmu_perf *pp, const struct topology *t,
 {
 	*first = UINT_MAX;
 	for (unsigned i = 0; i < n; i++) {
-		int k = cpus_on_socket(pp, t, pmus[i], s, why, whylen);
+		int k = pmus[i] ? cpus_on_socket(pp, t, pmus[i], s, why,
+						 whylen) : 0;
 
 		if (k < 0)
 			return k;
@@ -408,9 +430,20 @@ static int find_unit(struct pmu_perf *pp, struct topology *t, int ui,
 		       pp->missing[0] ? ", " : "", u->name, u->perf->pmu);
 		return 0;
 	}
-	for (unsigned i = 0; i < lc.n; i++)
-		if ((r = pmu_get(pp, names[i], &pmus[i], why, whylen)) < 0)
-			return r;
+	for (unsigned i = 0; i < lc.n; i++) {
+		char msg[512];
+
+		r = pmu_get(pp, names[i], &pmus[i], msg, sizeof(msg));
+		if (r == -ENOMEM)
+			return fail(why, whylen, ENOMEM, "%s", msg);
+		if (r < 0) {
+			/* a malformed or vanished PMU: its boxes are left
+			 * out, the rest of the unit is served */
+			append(pp->missing, sizeof(pp->missing), "%s%s (%s)",
+			       pp->missing[0] ? ", " : "", names[i], msg);
+			pmus[i] = NULL;
+		}
+	}
 	for (unsigned s = 0; s < t->nsockets; s++) {
 		if ((r = first_box(pp, t, pmus, boxes, lc.n, s, &first[s], why,
 				   whylen)) < 0)
@@ -421,7 +454,7 @@ static int find_unit(struct pmu_perf *pp, struct topology *t, int ui,
 				span = boxes[i] - first[s] + 1;
 	}
 	for (unsigned i = 0; i < lc.n; i++)
-		for (unsigned s = 0; s < t->nsockets; s++) {
+		for (unsigned s = 0; pmus[i] && s < t->nsockets; s++) {
 			struct pp_where w;
 
 			if ((r = boxes_on_socket(pp, t, pmus[i], s, &w, why,
@@ -547,6 +580,7 @@ void pmu_perf_free(struct pmu_perf *pp)
 	free(pp->bref);
 	free(pp->ctr);
 	free(pp->sysfs);
+	pfs_cpus_free(&pp->online);
 	free(pp);
 }
 
