@@ -90,7 +90,7 @@ struct pmu_perf {
 	unsigned *bref;			/* box indices of the pp_where's */
 	unsigned nbref, capbref;
 	/* unit instance -> its kernel box (index + 1; 0: none) */
-	unsigned ubox[PLAT_MAX_SOCKETS][PLAT_MAX_UNITS][PLAT_MAX_INST];
+	unsigned inst_box[PLAT_MAX_SOCKETS][PLAT_MAX_UNITS][PLAT_MAX_INST];
 	/* free-running counter of a unit on a socket counted in a PMU of
 	 * its own (cstate_core, cstate_pkg): its boxes */
 	struct pp_where frbox[PLAT_MAX_SOCKETS][PLAT_MAX_UNITS][PLAT_MAX_CTRS];
@@ -394,9 +394,9 @@ static void place(struct pmu_perf *pp, struct topology *t, int ui, unsigned s,
 		       pp->missing[0] ? ", " : "", name, s, inst, u->max_inst);
 		return;
 	}
-	if (pp->ubox[s][ui][inst])
+	if (pp->inst_box[s][ui][inst])
 		return;
-	pp->ubox[s][ui][inst] = b + 1;
+	pp->inst_box[s][ui][inst] = b + 1;
 	if (inst + 1 > t->sock[s].ninst[ui])
 		t->sock[s].ninst[ui] = inst + 1;
 }
@@ -473,7 +473,7 @@ static int find_unit(struct pmu_perf *pp, struct topology *t, int ui,
 	/* instances below ninst without a box (uncore_cha_5 missing) */
 	for (unsigned s = 0; s < t->nsockets; s++)
 		for (unsigned i = 0; i < t->sock[s].ninst[ui]; i++)
-			if (!pp->ubox[s][ui][i])
+			if (!pp->inst_box[s][ui][i])
 				iset_add(&t->sock[s].absent[ui], i);
 	return 0;
 }
@@ -599,8 +599,8 @@ const char *pmu_perf_unit_pmu(const struct pmu_perf *pp, int unit)
 	for (unsigned s = 0; unit >= 0 && unit < PLAT_MAX_UNITS &&
 	     s < PLAT_MAX_SOCKETS; s++)
 		for (unsigned i = 0; i < PLAT_MAX_INST; i++)
-			if (pp->ubox[s][unit][i])
-				return pp->box[pp->ubox[s][unit][i] - 1].pmu->name;
+			if (pp->inst_box[s][unit][i])
+				return pp->box[pp->inst_box[s][unit][i] - 1].pmu->name;
 	return NULL;
 }
 
@@ -641,7 +641,7 @@ static struct pp_box *slot_box(const struct pmu_perf *pp,
 	if (sl->socket >= PLAT_MAX_SOCKETS || sl->unit < 0 ||
 	    sl->unit >= PLAT_MAX_UNITS || sl->inst >= PLAT_MAX_INST)
 		return NULL;
-	b = pp->ubox[sl->socket][sl->unit][sl->inst];
+	b = pp->inst_box[sl->socket][sl->unit][sl->inst];
 	return b ? &pp->box[b - 1] : NULL;
 }
 
