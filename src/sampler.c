@@ -23,6 +23,7 @@
 #include "log.h"
 #include "claims.h"
 #include "sampler.h"
+#include "pmu_perf.h"
 
 const double tick_bounds_s[TICK_BUCKETS] = {
 	1e-5, 2.5e-5, 5e-5, 1e-4, 2.5e-4, 5e-4,
@@ -747,6 +748,29 @@ static void give_claims(struct sampler *s)
 	claims_pub_put(old);
 }
 
+/* Did the kernel multiplex (and this tick scale) any baseline series? */
+static bool perf_scaled(const struct sampler *s, const struct program *p)
+{
+	for (unsigned i = 0; i < p->ns; i++)
+		if (pmu_scaled(s->pmu, &p->slot[i]))
+			return true;
+	return false;
+}
+
+/* The perf backend's counts into the snapshot (scrapes read them). */
+static void perf_stats(struct sampler *s)
+{
+	struct pmu_perf_stats ps;
+
+	pmu_perf_stats(s->pmu->perf, &ps);
+	s->st.perf_groups = ps.groups;
+	s->st.perf_reads = ps.reads;
+	s->st.perf_syscalls = ps.syscalls;
+	s->st.perf_read_errors = ps.read_errors;
+	s->st.perf_open_errors = ps.open_errors;
+	s->st.perf_scaled = ps.scaled;
+}
+
 static void tick(struct sampler *s)
 {
 	struct program *p;
@@ -846,6 +870,10 @@ static void tick(struct sampler *s)
 	for (unsigned w = 0; w < nw; w++)
 		if (invalid[w])
 			flags &= ~SF_VALID;
+	if (pmu->perf && perf_scaled(s, p)) {
+		flags |= SF_SCALED;
+		s->st.perf_scaled_samples++;
+	}
 	if (first)
 		flags |= SF_FIRST;
 	if (!base_ran && !first)
@@ -879,6 +907,8 @@ static void tick(struct sampler *s)
 		s->st.hw_reads = atomic_load(&pmu->hw->nreads);
 		s->st.hw_writes = atomic_load(&pmu->hw->nwrites);
 		s->st.hw_errors = atomic_load(&pmu->hw->nerrors);
+		if (pmu->perf)
+			perf_stats(s);
 		s->st.sample_seq = ring_push(p->samples, s->sample);
 		s->st.t_ns = s->sample[SW_T_NS];
 		s->st.last_tick_mono_ns = t1;
