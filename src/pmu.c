@@ -245,6 +245,11 @@ int pmu_read_now(struct pmu *p, const struct pmu_slot *s, unsigned n,
 {
 	int first = 0;
 
+	/* perf: what the groups count at this moment, one read(2) a group
+	 * (the reads below then take the groups' values; the tick's own
+	 * snapshot reads them again) */
+	if (p->perf)
+		(void)pmu_perf_snapshot(p);
 	for (unsigned k = 0; k < n; k++) {
 		raw[k] = 0;
 		err[k] = pmu_read(p, &s[k], &raw[k]);

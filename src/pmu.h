@@ -197,9 +197,11 @@ int pmu_read(struct pmu *p, const struct pmu_slot *s, uint64_t *raw);
 /*
  * Reads the raw counters of s[0..n) now, while they count (no freeze): a
  * claim's read-now, between ticks.  raw[k] gets slot k's value and err[k]
- * 0 or its -errno.  The direct backend reads each register (pmu_read());
- * a perf backend reads the group the slots belong to with one read(2).
- * The caller serialises it with the sampler's tick (sampler.h).  Returns
+ * 0 or its -errno.  The direct backend reads each register (pmu_read()),
+ * from any thread: reading a counter changes nothing.  The perf backend
+ * reads the event groups (one read(2) each) and accounts what they
+ * counted, so it must run where the tick runs, between ticks (the
+ * sampler sees to both, sampler.h).  Returns
  * 0 when every slot was read, else the first -errno (the others are
  * still read).
  */

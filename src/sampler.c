@@ -1162,6 +1162,22 @@ static int read_try(struct sampler *s, struct claim *cl, struct mux_now *v,
 	return atomic_load(&s->hwseq) == seq ? r : -EAGAIN;
 }
 
+/* A read-now the perf backend's reads make a call on the sampling
+ * thread (they account what the groups counted, as the tick does). */
+struct read_call {
+	struct claim *cl;
+	struct mux_now *v;
+	struct mux_reading *rd;
+	int r;
+};
+
+static void call_read_now(struct sampler *s, void *arg)
+{
+	struct read_call *c = arg;
+
+	c->r = read_try(s, c->cl, c->v, c->rd);	/* no tick meanwhile */
+}
+
 /* cl's counts and times read now; a claim no tick has taken yet keeps
  * its zeros (not running). */
 static int hook_read_now(void *arg, struct claim *cl)
@@ -1170,13 +1186,17 @@ static int hook_read_now(void *arg, struct claim *cl)
 	struct mux_now *v = calloc(cl->ns + 1, sizeof(*v));
 	uint64_t end = now_ns(CLOCK_MONOTONIC) + READ_RETRY_NS;
 	struct mux_reading rd;
+	struct read_call c = { cl, v, &rd, -EAGAIN };
 	int r;
 
 	if (!v)
 		return -ENOMEM;
-	while ((r = read_try(s, cl, v, &rd)) == -EAGAIN &&
-	       now_ns(CLOCK_MONOTONIC) < end)
-		;
+	if (s->pmu->perf)
+		r = sampler_call(s, call_read_now, &c) < 0 ? -EAGAIN : c.r;
+	else
+		while ((r = read_try(s, cl, v, &rd)) == -EAGAIN &&
+		       now_ns(CLOCK_MONOTONIC) < end)
+			;
 	if (r == 0) {
 		cl->enabled_ns = rd.enabled_ns;
 		cl->running_ns = rd.running_ns;

@@ -11,7 +11,8 @@
 # disconnect and, markers only, at exit with UNCORED_REPORT=1); a caller
 # outside the control group (-EACCES naming the group); the daemon
 # restarting under a connected client (-ECONNRESET, then connecting again
-# works); and nothing on stderr unless asked (UNCORED_DEBUG).
+# works); and nothing on stderr unless asked (UNCORED_DEBUG).  The
+# claims, reads, pinned claims, threads and regions on both backends.
 . "${top_srcdir:-.}/tests/lib.sh"
 
 CHECK="$top_builddir/tests/tools/libcheck"
@@ -33,9 +34,6 @@ cbo = UNC_CBO_CACHE_LOOKUP.ANY_MESI
 CONF
 chmod 711 "$T"	# the unprivileged client must reach the socket inside
 S="$T/ctl.sock"
-start_uncored "$T/log" -c "$T/c.conf" --simulate --workload "$T/wl.json" \
-	-l "127.0.0.1:$PORT" -s "$S"
-ok $? "daemon up"
 
 # checks NAME FILE: libcheck's "ok ..."/"not ok ..." lines in FILE as checks
 checks() {
@@ -51,23 +49,32 @@ checks() {
 	ok "$([ "$n" -gt 0 ]; echo $?)" "$1: $n checks ran"
 }
 
-"$CHECK" basic "$S" >"$T/basic.out" 2>"$T/basic.err"
-checks basic "$T/basic.out"
-is "$(cat "$T/basic.err")" "" "the library wrote nothing to stderr unasked"
+# The same checks on both backends: direct (the simulated registers) and
+# perf (the simulated kernel), whose reads are taken on the sampling thread.
+for backend in direct perf; do
+	start_uncored "$T/log-$backend" -c "$T/c.conf" --simulate \
+		--backend="$backend" --workload "$T/wl.json" \
+		-l "127.0.0.1:$PORT" -s "$S"
+	ok $? "$backend: daemon up"
+	"$CHECK" basic "$S" >"$T/basic.out" 2>"$T/basic.err"
+	checks "$backend: basic" "$T/basic.out"
+	is "$(cat "$T/basic.err")" "" "$backend: the library wrote nothing to stderr unasked"
+	"$CHECK" pinned "$S" 10000 >"$T/pinned.out" 2>&1
+	checks "$backend: pinned" "$T/pinned.out"
+	"$CHECK" threads "$S" >"$T/threads.out" 2>&1
+	checks "$backend: threads" "$T/threads.out"
+	UNCORED_REPORT=1 "$CHECK" regions "$S" >"$T/regions.out" 2>"$T/regions.err"
+	checks "$backend: regions" "$T/regions.out"
+	like "$(cat "$T/regions.err")" "inner         3" \
+		"$backend: UNCORED_REPORT=1: the report on stderr at uncored_disconnect()"
+	[ "$backend" = perf ] && break
+	kill "$UPID"
+	wait "$UPID"
+done
+# the rest on the perf daemon: the library does not see the backend
 UNCORED_DEBUG=1 "$CHECK" basic "$S" >/dev/null 2>"$T/debug.err"
 like "$(cat "$T/debug.err")" "libuncored: > POST /api/v1/claims" \
 	"UNCORED_DEBUG=1: the requests on stderr"
-
-"$CHECK" pinned "$S" 10000 >"$T/pinned.out" 2>&1
-checks pinned "$T/pinned.out"
-
-"$CHECK" threads "$S" >"$T/threads.out" 2>&1
-checks threads "$T/threads.out"
-
-UNCORED_REPORT=1 "$CHECK" regions "$S" >"$T/regions.out" 2>"$T/regions.err"
-checks regions "$T/regions.out"
-like "$(cat "$T/regions.err")" "inner         3" \
-	"UNCORED_REPORT=1: the report on stderr at uncored_disconnect()"
 
 UNCORED_SOCKET="$S" UNCORED_EVENTS=DRAM_DATA_READS UNCORED_PINNED=1 \
 	UNCORED_REPORT=1 "$CHECK" default - >"$T/default.out" 2>"$T/default.err"
@@ -87,8 +94,8 @@ exec 3>"$T/in"
 wait_for "the client's claim" 30 grep -q '^# ready' "$T/restart.out"
 kill "$UPID"
 wait "$UPID"
-start_uncored "$T/log2" -c "$T/c.conf" --simulate --workload "$T/wl.json" \
-	-l "127.0.0.1:$PORT" -s "$S"
+start_uncored "$T/log2" -c "$T/c.conf" --simulate --backend=perf \
+	--workload "$T/wl.json" -l "127.0.0.1:$PORT" -s "$S"
 ok $? "daemon restarted"
 echo go >&3
 exec 3>&-
