@@ -229,4 +229,18 @@ like "$(cat "$T/real.log")" "/sys/bus/event_source/devices" "real kernel: and th
 "$UNCORED" --backend=perf --path.sysfs "$T/nosuch" -l none -s "" >"$T/real2.log" 2>&1
 like "$(cat "$T/real2.log")" "$T/nosuch" "--path.sysfs: the path is the one searched"
 
+# ---- --list-platforms: every platform, its CPUs, backends and checks
+out=$("$top_builddir/uncored" --list-platforms)
+is "$?" 0 "--list-platforms exits 0"
+for p in skl hsx snbep skx icx spr zen4; do
+	like "$out" "$p	" "--list-platforms lists $p"
+done
+like "$out" "AuthenticAMD family 0x19 model 0x10-0x1f, 0xa0-0xaf" \
+	"--list-platforms: zen4's CPUs as ranges"
+like "$(echo "$out" | sed -n '/^skx/,/checked/p')" "backends: perf" \
+	"--list-platforms: skx is perf-only"
+like "$(echo "$out" | sed -n '/^hsx/,/checked/p')" "backends: direct, perf" \
+	"--list-platforms: hsx has both"
+like "$out" "checked: on the simulator only" "--list-platforms: says where it was checked"
+
 tap_done
