@@ -368,18 +368,19 @@ static void read_group(struct mux *m, struct group *g, bool freerun,
 		       uint64_t *delta, uint64_t *invalid)
 {
 	for (unsigned k = 0; k < g->ns; k++) {
+		const struct pmu_slot *sl = &g->slot[k];
 		int64_t d;
 
-		if (g->slot[k].freerun != freerun)
+		if (sl->freerun != freerun)
 			continue;
-		if (!freerun && (!g->was_running || yielded)) {
+		if (!sl->freerun && (!g->was_running || yielded)) {
 			if (invalid)
 				invalid[k / 64] |= 1ull << (k % 64);
 			continue;
 		}
-		d = account(m, &g->gs[k], &g->slot[k],
-			    !freerun && (disturbed || unverified(m, &g->slot[k])),
-			    run_ns, freerun ? run_ns : g->since_ns);
+		d = account(m, &g->gs[k], sl,
+			    !sl->freerun && (disturbed || unverified(m, sl)),
+			    run_ns, sl->freerun ? run_ns : g->since_ns);
 		if (delta) {
 			delta[k] = d < 0 ? 0 : (uint64_t)d;
 			if (d < 0)
@@ -513,22 +514,25 @@ void mux_idle(struct mux *m)
 		m->g[i]->was_running = false;
 }
 
-void mux_mark_unverified(struct mux *m, unsigned unread)
+void mux_mark_unverified(struct mux *m, unsigned changed, unsigned unread)
 {
 	const struct pmu *pmu = m->pmu;
 
 	memset(m->unverified, 0, sizeof(m->unverified));
-	if (!unread)
+	if (!unread && !changed)
 		return;
 	for (unsigned w = 0; w < pmu->nwritten; w++) {
 		const struct pmu_reg *g = &pmu->reg[pmu->written[w]];
 
-		/* wanted by the last programming and not read back */
-		if (g->unread && g->pass == pmu->pass &&
+		/* wanted by the last programming and not read back, or read
+		 * back with another value */
+		if ((g->unread || g->changed) && g->pass == pmu->pass &&
 		    g->socket < PLAT_MAX_SOCKETS &&
 		    g->unit >= 0 && g->unit < PLAT_MAX_UNITS)
 			iset_add(&m->unverified[g->socket][g->unit], g->inst);
 	}
+	if (!unread)
+		return;
 	log_warnx_limited(&m->lim_unread, "interference check: %u control "
 			  "register%s cannot be read back (%s); the series of "
 			  "%s unit%s are marked invalid until they can", unread,

@@ -167,8 +167,9 @@ void mux_begin(struct mux *m);
 void mux_charge(struct mux *m, uint64_t run_ns, bool yielded);
 /*
  * Reads and accounts every group's programmable and fixed counters (PMU
- * frozen).  disturbed: interference this tick (no deltas).  The
- * baseline's deltas go into delta[] and its invalid bits into invalid[].
+ * frozen).  disturbed: interference on the global control this tick (no
+ * deltas).  The baseline's deltas go into delta[] and its invalid bits
+ * into invalid[].
  */
 void mux_read_counters(struct mux *m, bool disturbed, bool yielded,
 		       uint64_t run_ns, uint64_t *delta, uint64_t *invalid);
@@ -183,9 +184,12 @@ void mux_read_freerun(struct mux *m, uint64_t run_ns, uint64_t *delta,
 void mux_schedule(struct mux *m, bool force);
 /* Yielded: no group counts in the next interval. */
 void mux_idle(struct mux *m);
-/* After a control check: the unit instances whose controls, wanted by
- * the last programming, could not be read back are not trusted until the
- * next check. */
-void mux_mark_unverified(struct mux *m, unsigned unread);
+/* After a control check (pmu_check_controls(), changed registers
+ * differed, unread could not be read): the unit instances whose
+ * controls, wanted by the last programming, differ or could not be read
+ * back are not trusted until the next check - their series' deltas of
+ * this tick are discarded and their counts start again from the values
+ * read now.  Unreadable registers are logged (rate-limited). */
+void mux_mark_unverified(struct mux *m, unsigned changed, unsigned unread);
 
 #endif

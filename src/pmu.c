@@ -422,7 +422,7 @@ int pmu_reset_boxes(struct pmu *p)
 	return first;
 }
 
-int pmu_check_controls(struct pmu *p, char *msg, size_t len,
+int pmu_check_controls(struct pmu *p, bool all, char *msg, size_t len,
 		       unsigned *unread)
 {
 	int bad = 0;
@@ -433,6 +433,9 @@ int pmu_check_controls(struct pmu *p, char *msg, size_t len,
 	for (unsigned w = 0; w < p->nwritten; w++) {
 		struct pmu_reg *g = &p->reg[p->written[w]];
 
+		g->changed = g->unread = false;
+		if (!all && g->pass != p->pass)
+			continue;	/* not counting for us */
 		/* one unreadable register must not hide the others */
 		g->unread = hw_read(p->hw, &g->a, &v) < 0;
 		if (g->unread) {
@@ -440,6 +443,7 @@ int pmu_check_controls(struct pmu *p, char *msg, size_t len,
 			continue;
 		}
 		if (v != g->val) {
+			g->changed = true;
 			note(msg, len, &g->a, v);
 			bad++;
 		}

@@ -58,6 +58,7 @@ struct pmu_reg {
 	bool present;		/* its instance is there (topo_present) */
 	bool written;		/* in the written set */
 	bool unread;		/* the last check could not read it back */
+	bool changed;		/* the last check read another value */
 	uint64_t val;		/* last value written */
 	uint64_t pass;		/* the pmu_program() call that wants it */
 };
@@ -164,11 +165,19 @@ int pmu_read(struct pmu *p, const struct pmu_slot *s, uint64_t *raw);
 int pmu_check_global(struct pmu *p, unsigned socket, bool expect_on,
 		     uint64_t *seen);
 
-/* Reads back every programmed control register; returns how many differ
- * from what was written (listed in msg).  A register that cannot be read
- * does not stop the check: it is marked unread in p->reg and counted in
- * *unread (the last error is in hw_last_error()). */
-int pmu_check_controls(struct pmu *p, char *msg, size_t len,
+/*
+ * Reads back control and filter registers and compares them with what
+ * was written: all, every register this daemon ever wrote (cleared ones
+ * included: another agent counting on a counter we do not use); else
+ * only those the last pmu_program() wanted, i.e. the controls of the
+ * counters that counted since (one read each; a foreign write that
+ * stopped or changed one of them and is still there is seen at the next
+ * freeze, before any rewrite can hide it).  Returns how many differ
+ * (listed in msg; each marked changed in p->reg).  A register that
+ * cannot be read does not stop the check: it is marked unread and
+ * counted in *unread (the last error is in hw_last_error()).
+ */
+int pmu_check_controls(struct pmu *p, bool all, char *msg, size_t len,
 		       unsigned *unread);
 
 /* Leaves the PMU idle: global controls 0, every written control 0.

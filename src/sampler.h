@@ -8,11 +8,13 @@
  * take a reference with sampler_get() and drop it with program_put(); the
  * sampler swaps programs (SIGHUP, claims) without waiting for them.
  *
- * Per tick: read back the global control (interference), every N ticks
- * all programmed controls; freeze; read each active counter once;
- * unfreeze; read the free-running counters; extend every raw value to 64
- * bits with wrap detection at its width; publish the sample and the
- * snapshot.  Scrapes never touch hardware.
+ * Per tick: read back the global control (interference); freeze; read
+ * back the controls of the counters that counted (every N ticks every
+ * control ever programmed), so a foreign write is seen in the tick whose
+ * delta it spoiled; read each active counter once; place and program the
+ * next interval's groups; unfreeze; read the free-running counters;
+ * extend every raw value to 64 bits with wrap detection at its width;
+ * publish the sample and the snapshot.  Scrapes never touch hardware.
  */
 #ifndef UNCORED_SAMPLER_H
 #define UNCORED_SAMPLER_H

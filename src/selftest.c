@@ -370,7 +370,7 @@ int selftest_run(struct pmu *pmu, const struct program *p, bool sim,
 		if (s == ST_STREAM)
 			streamed = b;
 	}
-	bad = pmu_check_controls(pmu, msg, sizeof(msg), &unread);
+	bad = pmu_check_controls(pmu, true, msg, sizeof(msg), &unread);
 	/* Frozen: no programmable counter may move. */
 	pmu_enable(pmu, false);
 	ld.begin(ld.ctx, ST_FROZEN);
