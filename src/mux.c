@@ -94,6 +94,8 @@ int mux_slots(const struct pmu *pmu, const struct evspec *ev, unsigned nev,
 				sl[n].inst = (uint8_t)in;
 				sl[n].freerun = pmu->plat->units[u]->kind ==
 						UNIT_FREERUN;
+				sl[n].live = !plat_unit_freezable(pmu->plat,
+								  (int)u);
 				se[n++] = (int)i;
 			}
 		}
@@ -361,9 +363,10 @@ static bool unverified(const struct mux *m, const struct pmu_slot *sl)
 	       iset_has(&m->unverified[sl->socket][sl->unit], sl->inst);
 }
 
-/* Reads every series of g of one kind (programmable/fixed or free-running)
- * and accounts it; fills delta/invalid (the baseline's; may be NULL). */
-static void read_group(struct mux *m, struct group *g, bool freerun,
+/* Reads every series of g of one kind (live: counting while frozen, or
+ * stopped by the freeze) and accounts it; fills delta/invalid (the
+ * baseline's; may be NULL). */
+static void read_group(struct mux *m, struct group *g, bool live,
 		       bool disturbed, bool yielded, uint64_t run_ns,
 		       uint64_t *delta, uint64_t *invalid)
 {
@@ -371,7 +374,7 @@ static void read_group(struct mux *m, struct group *g, bool freerun,
 		const struct pmu_slot *sl = &g->slot[k];
 		int64_t d;
 
-		if (sl->freerun != freerun)
+		if (sl->live != live)
 			continue;
 		if (!sl->freerun && (!g->was_running || yielded)) {
 			if (invalid)
@@ -389,6 +392,14 @@ static void read_group(struct mux *m, struct group *g, bool freerun,
 	}
 }
 
+void mux_read_live(struct mux *m, bool disturbed, bool yielded,
+		   uint64_t run_ns, uint64_t *delta, uint64_t *invalid)
+{
+	for (unsigned i = 0; i < m->ng; i++)
+		read_group(m, m->g[i], true, disturbed, yielded, run_ns,
+			   i ? NULL : delta, i ? NULL : invalid);
+}
+
 void mux_read_counters(struct mux *m, bool disturbed, bool yielded,
 		       uint64_t run_ns, uint64_t *delta, uint64_t *invalid)
 {
@@ -400,14 +411,6 @@ void mux_read_counters(struct mux *m, bool disturbed, bool yielded,
 	for (unsigned i = 0; i < m->ng; i++)
 		if (m->g[i]->was_running && !yielded)
 			m->g[i]->since_ns = 0;
-}
-
-void mux_read_freerun(struct mux *m, uint64_t run_ns, uint64_t *delta,
-		      uint64_t *invalid)
-{
-	for (unsigned i = 0; i < m->ng; i++)
-		read_group(m, m->g[i], true, false, false, run_ns,
-			   i ? NULL : delta, i ? NULL : invalid);
 }
 
 /* The filter slots of series sl counting e (into want); how many. */
@@ -436,6 +439,30 @@ unsigned mux_controls(const struct pmu *pmu, const struct evspec *ev,
 		n += filter_slots(pmu, &ev[sev[k]], &slot[k], want + n);
 	}
 	return n;
+}
+
+/* Counters (live ones, or the frozen ones) of the groups that start
+ * counting now: their current value is the baseline for the next
+ * delta. */
+static void start_values(struct mux *m, bool live)
+{
+	for (unsigned i = 0; i < m->ng; i++) {
+		struct group *x = m->g[i];
+
+		if (!x->sg.selected)
+			continue;
+		for (unsigned k = 0; k < x->ns; k++) {
+			uint64_t raw;
+
+			if (x->slot[k].freerun || x->slot[k].live != live ||
+			    x->gs[k].have_last)
+				continue;
+			if (pmu_read(m->pmu, &x->slot[k], &raw) == 0) {
+				x->gs[k].last_raw = raw;
+				x->gs[k].have_last = 1;
+			}
+		}
+	}
 }
 
 void mux_schedule(struct mux *m, bool force)
@@ -487,25 +514,13 @@ void mux_schedule(struct mux *m, bool force)
 	}
 	if (pmu_program(m->pmu, m->want, m->nwant, force) < 0)
 		log_warnx("programming the counters: %s", hw_last_error());
-	/* Counters that start counting now: their current value is the
-	 * baseline for the next delta (read while frozen). */
-	for (unsigned i = 0; i < m->ng; i++) {
-		struct group *x = m->g[i];
-
-		x->was_running = x->sg.selected;
-		if (!x->sg.selected)
-			continue;
-		for (unsigned k = 0; k < x->ns; k++) {
-			uint64_t raw;
-
-			if (x->slot[k].freerun || x->gs[k].have_last)
-				continue;
-			if (pmu_read(m->pmu, &x->slot[k], &raw) == 0) {
-				x->gs[k].last_raw = raw;
-				x->gs[k].have_last = 1;
-			}
-		}
-	}
+	for (unsigned i = 0; i < m->ng; i++)
+		m->g[i]->was_running = m->g[i]->sg.selected;
+	/* the counters the freeze does not stop count from their control
+	 * write on: their starting values first, nearest the tick's read
+	 * time their next delta is taken over */
+	start_values(m, true);
+	start_values(m, false);
 }
 
 void mux_idle(struct mux *m)

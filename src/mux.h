@@ -6,8 +6,10 @@
  * the next interval.
  *
  * The sampler owns a struct mux and drives it once per tick with the PMU
- * frozen: mux_read_counters(), mux_schedule(), then after unfreezing
- * mux_read_freerun().  Everything here is touched by the sampling thread
+ * frozen: mux_read_live() (the counters the freeze does not stop, first,
+ * so that the wall time between two of their reads is the time between
+ * two ticks' starts), mux_read_counters(), mux_schedule(), then it
+ * unfreezes.  Everything here is touched by the sampling thread
  * only: the claims table hands over what its live claims count
  * (mux_sync()) and gets their results back, but no lock is held while
  * mux touches hardware.
@@ -166,16 +168,18 @@ void mux_begin(struct mux *m);
  */
 void mux_charge(struct mux *m, uint64_t run_ns, bool yielded);
 /*
- * Reads and accounts every group's programmable and fixed counters (PMU
- * frozen).  disturbed: interference on the global control this tick (no
- * deltas).  The baseline's deltas go into delta[] and its invalid bits
- * into invalid[].
+ * Reads and accounts every group's counters that the freeze does not
+ * stop (pmu_slot.live: free-running counters, snbep's UBox), right after
+ * the freeze.  disturbed: interference on the global control this tick
+ * (no deltas from programmable counters).  The baseline's deltas go into
+ * delta[] and its invalid bits into invalid[].
  */
+void mux_read_live(struct mux *m, bool disturbed, bool yielded,
+		   uint64_t run_ns, uint64_t *delta, uint64_t *invalid);
+/* The same for the counters the freeze stops (PMU frozen); then every
+ * group that counted starts its time since it last counted again. */
 void mux_read_counters(struct mux *m, bool disturbed, bool yielded,
 		       uint64_t run_ns, uint64_t *delta, uint64_t *invalid);
-/* The same for the free-running counters (read after unfreezing). */
-void mux_read_freerun(struct mux *m, uint64_t run_ns, uint64_t *delta,
-		      uint64_t *invalid);
 /*
  * Chooses the groups of the next interval, programs their controls
  * (every control when force) and reads the starting values of counters

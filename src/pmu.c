@@ -55,6 +55,7 @@ int pmu_init(struct pmu *p, struct hw *hw, const struct topology *t)
 	uint64_t total = 1;	/* id 0: no register */
 
 	memset(p, 0, sizeof(*p));
+	p->clk = &clock_system;
 	p->hw = hw;
 	p->topo = t;
 	p->plat = t->plat;
@@ -99,6 +100,11 @@ int pmu_init(struct pmu *p, struct hw *hw, const struct topology *t)
 		}
 	}
 	return 0;
+}
+
+void pmu_set_clock(struct pmu *p, const struct clock_src *clk)
+{
+	p->clk = clk;
 }
 
 void pmu_free(struct pmu *p)
@@ -147,6 +153,7 @@ void pmu_slot(const struct pmu *p, struct pmu_slot *s, unsigned socket,
 	s->inst = (uint8_t)inst;
 	s->idx = (uint8_t)idx;
 	s->ctr_id = reg_id(p, socket, unit, inst, idx, PMU_REG_CTR);
+	s->live = !plat_unit_freezable(p->plat, unit);
 	if (u->kind == UNIT_FREERUN) {
 		s->freerun = true;
 		s->width = u->freerun[idx].width;
@@ -381,9 +388,23 @@ int pmu_program(struct pmu *p, const struct pmu_slot *s, unsigned n,
 	return first;
 }
 
+/* Records the midpoint t of a freeze (on = false) or unfreeze: the
+ * window from the last unfreeze to this freeze. */
+static void stamp(struct pmu *p, bool on, uint64_t t)
+{
+	if (on) {
+		p->unfrozen_at = t;
+		return;
+	}
+	p->counted_ns = p->unfrozen_at && t > p->unfrozen_at
+			? t - p->unfrozen_at : 0;
+	p->unfrozen_at = 0;
+}
+
 int pmu_enable(struct pmu *p, bool on)
 {
 	int first = 0, r;
+	uint64_t t0 = clock_mono(p->clk), t1;
 
 	for (unsigned s = 0; p->plat->ops->global_enable &&
 	     s < p->topo->nsockets; s++) {
@@ -391,9 +412,18 @@ int pmu_enable(struct pmu *p, bool on)
 		if (r < 0 && !first)
 			first = r;
 	}
+	t1 = clock_mono(p->clk);
+	/* nothing stops counting where nothing freezes: no window */
+	if (p->plat->ops->global_enable)
+		stamp(p, on, t0 + (t1 - t0) / 2);
 	if (on)
 		p->owns = true;
 	return first;
+}
+
+uint64_t pmu_counted_ns(const struct pmu *p)
+{
+	return p->counted_ns;
 }
 
 int pmu_check_global(struct pmu *p, unsigned socket, bool expect_on,

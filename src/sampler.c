@@ -112,7 +112,8 @@ static int program_plan(struct program *p, char *why, size_t whylen)
 		ser[i] = (struct derive_series){
 			p->slot[i].socket, p->slot[i].inst,
 			p->ev[p->sev[i]].name,
-			p->evscale[p->sev[i]][p->slot[i].socket] };
+			p->evscale[p->sev[i]][p->slot[i].socket],
+			p->slot[i].live };
 	p->dplan = derive_plan_new(p->topo, ser, p->ns, why, whylen);
 	free(ser);
 	if (!p->dplan)
@@ -331,6 +332,7 @@ void sampler_free(struct sampler *s)
 void sampler_set_clock(struct sampler *s, const struct clock_src *clk)
 {
 	s->clk = clk;
+	pmu_set_clock(s->pmu, clk);	/* windows on the ticks' clock */
 }
 
 struct program *sampler_get(struct sampler *s)
@@ -500,17 +502,19 @@ static unsigned tick_bucket(double secs)
 }
 
 /* Derived values of this tick (counters' running totals, gauges of the
- * interval) into s->vals.  mux_out: the baseline's programmable counters
- * did not count this interval (its gauges keep their last values). */
+ * interval: secs between reads, counted by the frozen counters) into
+ * s->vals.  mux_out: the baseline's programmable counters did not count
+ * this interval (its gauges keep their last values). */
 static void derive(struct sampler *s, struct program *p, const uint64_t *delta,
-		   const uint64_t *invalid, double secs, bool mux_out)
+		   const uint64_t *invalid, double secs, double counted,
+		   bool mux_out)
 {
 	for (unsigned i = 0; i < p->ns; i++) {
 		s->inc[i] = s->base.gs[i].est - s->base.gs[i].est_seen;
 		s->base.gs[i].est_seen = s->base.gs[i].est;
 	}
-	derive_tick(p->dplan, s->inc, delta, invalid, secs, mux_out, s->acc,
-		    s->vals, s->dscratch);
+	derive_tick(p->dplan, s->inc, delta, invalid, secs, counted, mux_out,
+		    s->acc, s->vals, s->dscratch);
 }
 
 unsigned program_controls(const struct program *p, struct pmu_slot *want)
@@ -660,6 +664,8 @@ struct tick {
 	struct program *p;
 	uint64_t t0;		/* start of the tick (monotonic) */
 	uint64_t run_ns;	/* wall time since the last tick's read */
+	uint64_t counted_ns;	/* how long the frozen counters counted
+				   (pmu_counted_ns(); 0: unknown) */
 	uint64_t flags;		/* SF_* */
 	uint64_t *delta, *invalid;	/* the baseline's, in s->sample */
 	unsigned nw;		/* words of invalid */
@@ -808,8 +814,12 @@ static void tick_freeze(struct sampler *s, struct tick *tk)
 	}
 }
 
-/* Reads the counters (the free-running ones after unfreezing), places
- * the groups of the next interval and unfreezes. */
+/*
+ * Reads the counters - first those the freeze does not stop, so the
+ * wall time between two reads is their interval, then the frozen ones,
+ * whose interval is the counting window the pmu measured - places the
+ * groups of the next interval and unfreezes.
+ */
 static void tick_read(struct sampler *s, struct tick *tk)
 {
 	uint64_t t_read = clock_mono(s->clk);
@@ -817,21 +827,23 @@ static void tick_read(struct sampler *s, struct tick *tk)
 	tk->first = s->last_mono == 0;
 	tk->run_ns = tk->first ? 0 : t_read - s->last_mono;
 	s->last_mono = t_read;
+	tk->counted_ns = tk->froze ? pmu_counted_ns(s->pmu) : 0;
 	mux_charge(&s->mux, tk->run_ns, s->yielded);
 	s->st.base_enabled_ns = s->base.enabled_ns;
 	s->st.base_running_ns = s->base.running_ns;
 	tk->base_ran = s->base.was_running && !s->yielded;
+	mux_read_live(&s->mux, tk->global_hit, s->yielded, tk->run_ns,
+		      tk->delta, tk->invalid);
 	mux_read_counters(&s->mux, tk->global_hit, s->yielded, tk->run_ns,
 			  tk->delta, tk->invalid);
 	if (s->yielded) {
 		mux_idle(&s->mux);
 		s->counting = false;
-	} else {
-		mux_schedule(&s->mux, tk->force);
-		pmu_enable(s->pmu, true);
-		s->counting = true;
+		return;
 	}
-	mux_read_freerun(&s->mux, tk->run_ns, tk->delta, tk->invalid);
+	mux_schedule(&s->mux, tk->force);
+	pmu_enable(s->pmu, true);
+	s->counting = true;
 }
 
 /* A counter that advanced more than it can (reset or written by another
@@ -869,6 +881,7 @@ static void tick_flags(struct sampler *s, struct tick *tk)
 	s->sample[SW_INTERVAL_NS] = tk->run_ns;
 	s->sample[SW_FLAGS] = tk->flags;
 	s->sample[SW_GEN] = p->gen;
+	s->sample[SW_COUNTED_NS] = tk->counted_ns;
 }
 
 /* Self-metrics, then the sample and the snapshot into the rings. */
@@ -919,6 +932,7 @@ void sampler_tick(struct sampler *s)
 	tick_jumps(s, &tk);
 	tick_flags(s, &tk);
 	derive(s, tk.p, tk.delta, tk.invalid, (double)tk.run_ns / 1e9,
+	       (double)tk.counted_ns / 1e9,
 	       !tk.interference && !tk.base_ran);
 	tick_publish(s, &tk);
 }

@@ -74,6 +74,14 @@
  * (3p + 2) mod 8), so discovery must use the mapping.  MSRs of socket p
  * are reached on CPUs 8p .. 8p+7.
  *
+ * Faults come from the workload (sim_workload.h) and trigger at their
+ * time: eio fails accesses, foreign_write stores a value as another
+ * agent, device_missing removes a PCI function, stuck stops a counter,
+ * delay makes the next accesses to a register return late (a wall-clock
+ * sleep after the machine's lock is released, so other processes go on
+ * and the simulated machine keeps counting; on an injected clock it
+ * moves nothing).
+ *
  * Counters advance lazily: each keeps (raw value, fractional carry, time
  * of last update) and, when read or when anything that changes whether or
  * what it counts is written, is brought up to date by integrating the
@@ -401,7 +409,8 @@ static void trigger_fault(struct sim *s, unsigned k)
 
 	switch (f->kind) {
 	case WL_FAULT_EIO:
-		s->sh->eio_left[k] = f->count;
+	case WL_FAULT_DELAY:
+		s->sh->hits_left[k] = f->count;
 		break;
 	case WL_FAULT_DEVICE_MISSING:
 		s->sh->missing[k] = 1;
@@ -458,8 +467,10 @@ static void run_faults(struct sim *s, int64_t now)
 	}
 }
 
-/* Returns -EIO/-ENODEV if an active fault makes access a fail. */
-static int fault_check(struct sim *s, const struct hw_addr *a)
+/* Returns -EIO/-ENODEV if an active fault makes access a fail; adds to
+ * *delay_ns what active delay faults make it wait. */
+static int fault_check(struct sim *s, const struct hw_addr *a,
+		       int64_t *delay_ns)
 {
 	char buf[64];
 
@@ -468,12 +479,17 @@ static int fault_check(struct sim *s, const struct hw_addr *a)
 
 		if (!fault_hits(s, f, a))
 			continue;
+		if (f->kind == WL_FAULT_DELAY && s->sh->hits_left[k] > 0) {
+			s->sh->hits_left[k]--;
+			*delay_ns += (int64_t)(f->delay_s * 1e9);
+			continue;
+		}
 		if (f->kind == WL_FAULT_DEVICE_MISSING && s->sh->missing[k])
 			return hw_fail(ENODEV, "%s: device not present "
 				       "(simulated device_missing fault)",
 				       hw_addr_str(a, buf, sizeof(buf)));
-		if (f->kind == WL_FAULT_EIO && s->sh->eio_left[k] > 0) {
-			s->sh->eio_left[k]--;
+		if (f->kind == WL_FAULT_EIO && s->sh->hits_left[k] > 0) {
+			s->sh->hits_left[k]--;
 			return hw_fail(EIO, "%s: I/O error (simulated eio "
 				       "fault)", hw_addr_str(a, buf,
 							     sizeof(buf)));
@@ -483,6 +499,17 @@ static int fault_check(struct sim *s, const struct hw_addr *a)
 }
 
 /* ---- locking and time ----------------------------------------------- */
+
+/* A delay fault: the access returns this much later, on the wall clock
+ * (the thread that made it is held up, as a preempted one would be). */
+static void sleep_ns(int64_t ns)
+{
+	struct timespec ts = { (time_t)(ns / 1000000000),
+			       (long)(ns % 1000000000) };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
 
 static void sim_lock(struct sim *s)
 {
@@ -780,11 +807,11 @@ static int access_one(struct sim *s, const struct hw_addr *a, bool write,
 static int sim_access(struct sim *s, const struct hw_addr *a, bool write,
 		      uint64_t *val)
 {
-	int64_t now = sim_enter(s);
+	int64_t now = sim_enter(s), delay_ns = 0;
 	int err = pci_check(a);
 
 	if (!err)
-		err = fault_check(s, a);
+		err = fault_check(s, a, &delay_ns);
 	if (!err && a->space == HW_PCI && a->width == 8) {
 		struct hw_addr d = *a;
 		uint64_t lo = *val & 0xffffffffull, hi = *val >> 32;
@@ -800,6 +827,8 @@ static int sim_access(struct sim *s, const struct hw_addr *a, bool write,
 		err = access_one(s, a, write, val, now);
 	}
 	sim_unlock(s);
+	if (delay_ns > 0)
+		sleep_ns(delay_ns);	/* not holding the machine's lock */
 	return err;
 }
 

@@ -134,7 +134,7 @@ struct sim_shared {
 	pthread_mutex_t lock;
 	uint64_t gen;		/* bumped by every control write */
 	uint32_t next_fault;	/* faults before it have been triggered */
-	uint32_t eio_left[SIM_MAX_FAULTS];
+	uint32_t hits_left[SIM_MAX_FAULTS];	/* eio, delay: accesses still hit */
 	uint8_t missing[SIM_MAX_FAULTS];	/* device_missing active */
 	uint64_t pad1;
 	/* uint64_t regval[nregs]; struct sim_ctr_state ctr[nctrs]; */

@@ -74,7 +74,8 @@
 				   counter every 18 ms in wrap tests */
 #define WL_MAX_PHASE_S 1e7	/* seconds in one phase */
 #define WL_MAX_AT 1e9		/* seconds until a fault */
-#define WL_MAX_COUNT 1000000000u	/* eio count */
+#define WL_MAX_COUNT 1000000000u	/* eio / delay count */
+#define WL_MAX_DELAY 10.0	/* seconds one access is delayed */
 #define WL_MAX_UCLK 10000000000ull	/* 10 GHz */
 
 /* ---- parse context and messages -------------------------------------- */
@@ -988,6 +989,7 @@ static const char *const fault_kinds[] = {
 	[WL_FAULT_FOREIGN_WRITE] = "foreign_write",
 	[WL_FAULT_DEVICE_MISSING] = "device_missing",
 	[WL_FAULT_STUCK] = "stuck",
+	[WL_FAULT_DELAY] = "delay",
 };
 
 static const char *target_forms(enum wl_fault_kind k)
@@ -1124,107 +1126,139 @@ static int parse_target(struct pctx *c, const char *text, struct wl_fault *f)
 		    fault_kinds[f->kind], target_forms(f->kind));
 }
 
-static int parse_fault(struct pctx *c, json_object *o, struct wl_fault *f)
-{
-	json_object *at = NULL, *kind = NULL, *target = NULL, *count = NULL,
-		    *value = NULL;
-	size_t old;
-	unsigned k;
-	int r;
+/* The members of one fault object. */
+struct fault_keys {
+	json_object *at, *kind, *target, *count, *value, *seconds;
+};
 
+static int fault_members(struct pctx *c, json_object *o, struct fault_keys *fk)
+{
 	if (!json_object_is_type(o, json_type_object))
 		return fail(c, "a fault must be an object {\"at\": s, \"kind\": "
 			    "..., \"target\": ...}, not %s", type_name(o));
 	json_object_object_foreach(o, key, val) {
 		if (strcmp(key, "at") == 0)
-			at = val;
+			fk->at = val;
 		else if (strcmp(key, "kind") == 0)
-			kind = val;
+			fk->kind = val;
 		else if (strcmp(key, "target") == 0)
-			target = val;
+			fk->target = val;
 		else if (strcmp(key, "count") == 0)
-			count = val;
+			fk->count = val;
 		else if (strcmp(key, "value") == 0)
-			value = val;
+			fk->value = val;
+		else if (strcmp(key, "seconds") == 0)
+			fk->seconds = val;
 		else {
 			path_key(c, key);
 			return fail(c, "unknown key (a fault accepts: at, kind, "
-				    "target, count (eio), value "
-				    "(foreign_write))");
+				    "target, count (eio, delay), value "
+				    "(foreign_write), seconds (delay))");
 		}
 	}
+	return 0;
+}
+
+#define FAULT_KIND_LIST "eio, foreign_write, device_missing, stuck or delay"
+
+static int fault_kind(struct pctx *c, json_object *kind, struct wl_fault *f)
+{
+	size_t old;
+	unsigned k;
+
 	if (!kind)
-		return fail(c, "missing \"kind\" (eio, foreign_write, "
-			    "device_missing or stuck)");
+		return fail(c, "missing \"kind\" (" FAULT_KIND_LIST ")");
 	old = path_key(c, "kind");
 	if (!json_object_is_type(kind, json_type_string))
-		return fail(c, "must be a string (eio, foreign_write, "
-			    "device_missing or stuck), not %s", type_name(kind));
+		return fail(c, "must be a string (" FAULT_KIND_LIST "), not %s",
+			    type_name(kind));
 	for (k = 0; k < ARRAY_SIZE(fault_kinds); k++)
 		if (strcmp(fault_kinds[k], json_object_get_string(kind)) == 0)
 			break;
 	if (k == ARRAY_SIZE(fault_kinds))
-		return fail(c, "unknown fault kind \"%s\" (accepted: eio, "
-			    "foreign_write, device_missing, stuck)",
-			    json_object_get_string(kind));
+		return fail(c, "unknown fault kind \"%s\" (accepted: "
+			    FAULT_KIND_LIST ")", json_object_get_string(kind));
 	path_pop(c, old);
 	f->kind = (enum wl_fault_kind)k;
+	return 0;
+}
 
-	if (!at)
+/* Which members the fault's kind needs and allows. */
+static int fault_needs(struct pctx *c, const struct fault_keys *fk,
+		       const struct wl_fault *f)
+{
+	const char *kn = fault_kinds[f->kind];
+	bool counted = f->kind == WL_FAULT_EIO || f->kind == WL_FAULT_DELAY;
+
+	if (!fk->at)
 		return fail(c, "missing \"at\" (seconds since the simulation "
 			    "started, >= 0)");
-	if (!target)
-		return fail(c, "missing \"target\" (for %s: %s)", fault_kinds[k],
+	if (!fk->target)
+		return fail(c, "missing \"target\" (for %s: %s)", kn,
 			    target_forms(f->kind));
-	if (count && f->kind != WL_FAULT_EIO) {
+	if (fk->count && !counted) {
 		path_key(c, "count");
-		return fail(c, "not allowed for kind \"%s\" (only eio takes a "
-			    "count)", fault_kinds[k]);
+		return fail(c, "not allowed for kind \"%s\" (only eio and "
+			    "delay take a count)", kn);
 	}
-	if (value && f->kind != WL_FAULT_FOREIGN_WRITE) {
+	if (fk->value && f->kind != WL_FAULT_FOREIGN_WRITE) {
 		path_key(c, "value");
 		return fail(c, "not allowed for kind \"%s\" (only "
-			    "foreign_write takes a value)", fault_kinds[k]);
+			    "foreign_write takes a value)", kn);
 	}
-	if (!value && f->kind == WL_FAULT_FOREIGN_WRITE)
+	if (!fk->value && f->kind == WL_FAULT_FOREIGN_WRITE)
 		return fail(c, "missing \"value\" (the value the other agent "
 			    "writes: a hex string \"0x...\" or an integer >= 0)");
+	if (fk->seconds && f->kind != WL_FAULT_DELAY) {
+		path_key(c, "seconds");
+		return fail(c, "not allowed for kind \"%s\" (only delay takes "
+			    "seconds)", kn);
+	}
+	if (!fk->seconds && f->kind == WL_FAULT_DELAY)
+		return fail(c, "missing \"seconds\" (how much later each "
+			    "delayed access returns, > 0 and <= %g)",
+			    WL_MAX_DELAY);
+	return 0;
+}
 
-	old = path_key(c, "at");
-	r = get_number(c, at, 0, false, WL_MAX_AT,
+/* The numbers: at, count, seconds, value. */
+static int fault_numbers(struct pctx *c, const struct fault_keys *fk,
+			 struct wl_fault *f)
+{
+	size_t old = path_key(c, "at");
+	uint64_t v;
+	int r;
+
+	r = get_number(c, fk->at, 0, false, WL_MAX_AT,
 		       "seconds since the simulation started", &f->at);
 	if (r < 0)
 		return r;
 	path_pop(c, old);
-
-	old = path_key(c, "target");
-	if (!json_object_is_type(target, json_type_string))
-		return fail(c, "must be a string (for %s: %s), not %s",
-			    fault_kinds[k], target_forms(f->kind),
-			    type_name(target));
-	r = parse_target(c, json_object_get_string(target), f);
-	if (r < 0)
-		return r;
-	path_pop(c, old);
-
 	f->count = 1;
-	if (count) {
-		uint64_t v;
-
+	if (fk->count) {
 		old = path_key(c, "count");
-		r = get_uint(c, count, 1, WL_MAX_COUNT, "accesses that fail",
-			     &v);
+		r = get_uint(c, fk->count, 1, WL_MAX_COUNT, f->kind ==
+			     WL_FAULT_EIO ? "accesses that fail"
+					  : "accesses delayed", &v);
 		if (r < 0)
 			return r;
 		f->count = (unsigned)v;
 		path_pop(c, old);
 	}
-	if (value) {
+	if (fk->seconds) {
+		old = path_key(c, "seconds");
+		r = get_number(c, fk->seconds, 0, true, WL_MAX_DELAY,
+			       "seconds each access is delayed", &f->delay_s);
+		if (r < 0)
+			return r;
+		path_pop(c, old);
+	}
+	if (fk->value) {
 		uint64_t max = f->target.width >= 8 ? UINT64_MAX
 						    : width_mask(8u * f->target.width);
 
 		old = path_key(c, "value");
-		r = get_value(c, value, max, f->target.width >= 8
+		r = get_value(c, fk->value, max, f->target.width >= 8
 			      ? "a 64-bit register" : "a 32-bit register",
 			      &f->value);
 		if (r < 0)
@@ -1232,6 +1266,28 @@ static int parse_fault(struct pctx *c, json_object *o, struct wl_fault *f)
 		path_pop(c, old);
 	}
 	return 0;
+}
+
+static int parse_fault(struct pctx *c, json_object *o, struct wl_fault *f)
+{
+	struct fault_keys fk = { 0 };
+	size_t old;
+	int r;
+
+	if ((r = fault_members(c, o, &fk)) < 0 ||
+	    (r = fault_kind(c, fk.kind, f)) < 0 ||
+	    (r = fault_needs(c, &fk, f)) < 0)
+		return r;
+	old = path_key(c, "target");
+	if (!json_object_is_type(fk.target, json_type_string))
+		return fail(c, "must be a string (for %s: %s), not %s",
+			    fault_kinds[f->kind], target_forms(f->kind),
+			    type_name(fk.target));
+	r = parse_target(c, json_object_get_string(fk.target), f);
+	if (r < 0)
+		return r;
+	path_pop(c, old);
+	return fault_numbers(c, &fk, f);
 }
 
 static int parse_faults(struct pctx *c, json_object *o)

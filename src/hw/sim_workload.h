@@ -41,6 +41,8 @@ enum wl_fault_kind {
 	WL_FAULT_FOREIGN_WRITE,	/* another agent writes `value` */
 	WL_FAULT_DEVICE_MISSING,	/* a PCI function disappears */
 	WL_FAULT_STUCK,		/* a counter stops advancing */
+	WL_FAULT_DELAY,		/* next `count` accesses return `seconds`
+				   late (a reader preempted mid-access) */
 };
 
 struct wl_fault {
@@ -52,8 +54,9 @@ struct wl_fault {
 	bool target_is_freerun;	/* stuck on a named free-running counter */
 	int freerun_unit;
 	unsigned freerun_idx;
-	unsigned count;		/* eio */
+	unsigned count;		/* eio, delay */
 	uint64_t value;		/* foreign_write */
+	double delay_s;		/* delay */
 	char text[64];		/* target as written */
 };
 

@@ -879,6 +879,76 @@ static void test_window(void)
 	hw_close(&r.hw);
 }
 
+/*
+ * Issue 19 section 2b: rates over the time the counters counted.  The
+ * reading thread is held up for 20 ms inside the freeze of each 200 ms
+ * tick (a read of CBo 0's counter advances the clock the sampler, the
+ * pmu and the simulator share: a preemption).  The frozen counters
+ * (the uncore clock, the CBo lookups) counted 180 ms of the 200 and the
+ * free-running IMC counters 200: every gauge must still be the
+ * workload's rate, exactly, and the sample must carry the counting
+ * window.  Before, the clock read 0.9 GHz.
+ */
+static int64_t delay_per_read_ns;
+
+static int delay_read(struct hw *hw, const struct hw_addr *a, uint64_t *v)
+{
+	if (a->space == HW_MSR && a->reg == 0x706)
+		clock_manual_advance(&fake, delay_per_read_ns);
+	return real_ops->read(hw, a, v);
+}
+
+static void test_counting_window(void)
+{
+	struct rig r;
+	struct program *p;
+	struct sampler *s;
+	struct sampler_cfg cfg = { .interval_ms = 200, .ring_capacity = 16,
+				   .check_every = 10, .policy = POLICY_RECLAIM };
+	uint64_t *w, *sw;
+	struct snap st;
+
+	rig_open(&r, wl_path("{\"platform\":\"skl\",\"cbo_count\":4,"
+			     "\"uclk_hz\":1000000000,"
+			     "\"phases\":[{\"seconds\":1000,\"rates\":{"
+			     "\"cbo:0x34:0x8f\":4.0e8,\"cbo:0x34:0x88\":1.0e8,"
+			     "\"imc:DRAM_DATA_READS\":1.0e8}}]}"));
+	real_ops = r.hw.ops;
+	hook_ops = *real_ops;
+	hook_ops.read = delay_read;
+	r.hw.ops = &hook_ops;
+	delay_per_read_ns = 20000000;
+	p = prog(&r, 16);
+	s = fake_sampler(&r, p, &cfg, NULL);
+	for (unsigned t = 0; t < 5; t++) {
+		sampler_tick(s);
+		advance_ms(180);	/* + 20 in the freeze: 200 ms ticks */
+	}
+	p = sampler_get(s);
+	w = calloc(sample_words(p->ns), sizeof(uint64_t));
+	sw = calloc(snap_words(p->ns, p->nvals), sizeof(uint64_t));
+	ring_read(p->samples, ring_head(p->samples), w);
+	metrics_snapshot(p, sw, &st);
+	is_u64(w[SW_INTERVAL_NS], 200000000, "window: a tick every 200 ms");
+	is_u64(w[SW_COUNTED_NS], 180000000, "window: the frozen counters "
+	       "counted 180 ms of it");
+	is_near(metrics_value(p, sw, "uncore_clock_hertz", NULL, 0, 0), 1e9,
+		1e-9, "window: the uncore clock is 1 GHz, not 0.9");
+	is_near(metrics_value(p, sw, "uncore_dram_bandwidth_bytes_per_second",
+			      "dram_read_bytes_per_second", 0, 0), 6.4e9, 1e-9,
+		"window: DRAM reads (free-running) 6.4 GB/s over 200 ms");
+	is_near(metrics_value(p, sw, "uncore_llc_hit_ratio", NULL, 0, 0), 0.75,
+		1e-9, "window: the hit ratio is unchanged");
+	free(w);
+	free(sw);
+	program_put(p);
+	sampler_free(s);
+	r.hw.ops = real_ops;
+	pmu_release(&r.pmu);
+	pmu_free(&r.pmu);
+	hw_close(&r.hw);
+}
+
 int main(void)
 {
 	char cmd[300];
@@ -895,6 +965,7 @@ int main(void)
 	test_threads();
 	test_exact_mux();
 	test_window();
+	test_counting_window();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd) != 0)
 		printf("# cannot remove %s\n", dir);

@@ -564,7 +564,19 @@ static const struct bad {
 	{ SKL PH("") ",\"faults\":[{\"at\":1,\"kind\":\"explode\","
 	  "\"target\":\"msr:0x706\"}]}", "$.faults[0].kind",
 	  "unknown fault kind \"explode\" (accepted: eio, foreign_write, "
-	  "device_missing, stuck)" },
+	  "device_missing, stuck or delay)" },
+	{ SKL PH("") ",\"faults\":[{\"at\":1,\"kind\":\"delay\","
+	  "\"target\":\"msr:0x706\"}]}", "$.faults[0]",
+	  "missing \"seconds\" (how much later each delayed access returns" },
+	{ SKL PH("") ",\"faults\":[{\"at\":1,\"kind\":\"delay\","
+	  "\"target\":\"msr:0x706\",\"seconds\":0}]}", "$.faults[0].seconds",
+	  "must be > 0" },
+	{ SKL PH("") ",\"faults\":[{\"at\":1,\"kind\":\"delay\","
+	  "\"target\":\"msr:0x706\",\"seconds\":11}]}", "$.faults[0].seconds",
+	  "out of range: at most 10" },
+	{ SKL PH("") ",\"faults\":[{\"at\":1,\"kind\":\"eio\","
+	  "\"target\":\"msr:0x706\",\"seconds\":1}]}", "$.faults[0].seconds",
+	  "not allowed for kind \"eio\" (only delay takes seconds)" },
 	{ SKL PH("") ",\"faults\":[{\"at\":1,\"kind\":\"eio\","
 	  "\"target\":\"msr:0x706\",\"value\":\"0x1\"}]}", "$.faults[0].value",
 	  "not allowed for kind \"eio\"" },
