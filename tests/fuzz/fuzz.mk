@@ -21,7 +21,8 @@ LIB = $(filter-out uncored.c api.c uncorectl.c, \
 	$(patsubst $(SRC)/src/%,%,$(wildcard $(SRC)/src/*.c $(SRC)/src/hw/*.c \
 	$(SRC)/src/plat/*.c)))
 OBJ = $(LIB:%.c=$(B)/obj/%.o)
-TARGETS = $(B)/fuzz_conf $(B)/fuzz_workload $(B)/fuzz_claim $(B)/fuzz_http
+TARGETS = $(B)/fuzz_conf $(B)/fuzz_workload $(B)/fuzz_claim $(B)/fuzz_http \
+	$(B)/fuzz_perf_format
 
 all: $(TARGETS)
 
