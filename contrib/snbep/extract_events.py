@@ -168,8 +168,14 @@ TO_FIXED = {
 # source, desc).  PCU core C-state residency: 327043 2.6.3.1 (p.73) "Fixed
 # (Non-PMON) Counters" PCU_MSR_CORE_C3_CTR 0x3FC and PCU_MSR_CORE_C6_CTR
 # 0x3FD, 64 bits, outside PMON ("can't be frozen or reset", 2.6.3.1);
-# the kernel defines the same (SNBEP_PCU_MSR_CORE_C3_CTR/_C6_CTR).  Names
-# as the hsx catalog's for the same MSRs.
+# the kernel defines the same (SNBEP_PCU_MSR_CORE_C3_CTR/_C6_CTR).
+# Package C-state residency: the kernel's cstate.c reads package C2, C3,
+# C6 and C7 on SANDYBRIDGE_X (intel_cstates_match -> snb_cstates,
+# pkg_events) from MSR_PKG_C2_RESIDENCY 0x60D, MSR_PKG_C3_RESIDENCY 0x3F8,
+# MSR_PKG_C6_RESIDENCY 0x3F9 and MSR_PKG_C7_RESIDENCY 0x3FA (msr-index.h),
+# "Scope: Package".  Names as the hsx catalog's for the same MSRs
+# (UNC_P_CORE_PC7_CTR after them).
+CSTATE_SRC = "kernel cstate.c snb_cstates"
 EXTRA_COUNTERS = [
     ("UNC_P_CORE_CC3_CTR", "pcu_cstate", "EVF_FREERUN", "327043 2.6.3.1",
      "Free-running 64-bit MSR 0x3FC (PCU_MSR_CORE_C3_CTR): cycles one of "
@@ -177,6 +183,18 @@ EXTRA_COUNTERS = [
     ("UNC_P_CORE_CC6_CTR", "pcu_cstate", "EVF_FREERUN", "327043 2.6.3.1",
      "Free-running 64-bit MSR 0x3FD (PCU_MSR_CORE_C6_CTR): cycles one of "
      "the cores is in C6."),
+    ("UNC_P_CORE_PC2_CTR", "pcu_cstate", "EVF_FREERUN", CSTATE_SRC,
+     "Free-running 64-bit MSR 0x60D (MSR_PKG_C2_RESIDENCY): cycles the "
+     "package is in C2."),
+    ("UNC_P_CORE_PC3_CTR", "pcu_cstate", "EVF_FREERUN", CSTATE_SRC,
+     "Free-running 64-bit MSR 0x3F8 (MSR_PKG_C3_RESIDENCY): cycles the "
+     "package is in C3."),
+    ("UNC_P_CORE_PC6_CTR", "pcu_cstate", "EVF_FREERUN", CSTATE_SRC,
+     "Free-running 64-bit MSR 0x3F9 (MSR_PKG_C6_RESIDENCY): cycles the "
+     "package is in C6."),
+    ("UNC_P_CORE_PC7_CTR", "pcu_cstate", "EVF_FREERUN", CSTATE_SRC,
+     "Free-running 64-bit MSR 0x3FA (MSR_PKG_C7_RESIDENCY): cycles the "
+     "package is in C7."),
 ]
 
 # ExtSel values that the box's control register cannot carry:

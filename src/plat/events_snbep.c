@@ -2757,6 +2757,30 @@ const struct event snbep_events[] = {
 	  .desc = "Free-running 64-bit MSR 0x3FD (PCU_MSR_CORE_C6_CTR): "
 	    "cycles one of the cores is in C6.",
 	  .source = "327043 2.6.3.1" },
+	{ .name = "UNC_P_CORE_PC2_CTR", .unit = "pcu_cstate",
+	  .code = 0x00, .umask = 0x00, .ctr_mask = 0x0,
+	  .flags = EVF_FREERUN,
+	  .desc = "Free-running 64-bit MSR 0x60D (MSR_PKG_C2_RESIDENCY): "
+	    "cycles the package is in C2.",
+	  .source = "kernel cstate.c snb_cstates" },
+	{ .name = "UNC_P_CORE_PC3_CTR", .unit = "pcu_cstate",
+	  .code = 0x00, .umask = 0x00, .ctr_mask = 0x0,
+	  .flags = EVF_FREERUN,
+	  .desc = "Free-running 64-bit MSR 0x3F8 (MSR_PKG_C3_RESIDENCY): "
+	    "cycles the package is in C3.",
+	  .source = "kernel cstate.c snb_cstates" },
+	{ .name = "UNC_P_CORE_PC6_CTR", .unit = "pcu_cstate",
+	  .code = 0x00, .umask = 0x00, .ctr_mask = 0x0,
+	  .flags = EVF_FREERUN,
+	  .desc = "Free-running 64-bit MSR 0x3F9 (MSR_PKG_C6_RESIDENCY): "
+	    "cycles the package is in C6.",
+	  .source = "kernel cstate.c snb_cstates" },
+	{ .name = "UNC_P_CORE_PC7_CTR", .unit = "pcu_cstate",
+	  .code = 0x00, .umask = 0x00, .ctr_mask = 0x0,
+	  .flags = EVF_FREERUN,
+	  .desc = "Free-running 64-bit MSR 0x3FA (MSR_PKG_C7_RESIDENCY): "
+	    "cycles the package is in C7.",
+	  .source = "kernel cstate.c snb_cstates" },
 };
 
 _Static_assert(sizeof(snbep_events) / sizeof(snbep_events[0]) ==

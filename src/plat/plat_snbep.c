@@ -461,9 +461,16 @@ static const struct unit_type snbep_pcu = {
 	.occ_edge_bit = 31, .occ_inv_bit = 30,
 };
 
-/* PCU_MSR_CORE_C3_CTR 0x3FC, PCU_MSR_CORE_C6_CTR 0x3FD (327043 p.73):
+/*
+ * PCU_MSR_CORE_C3_CTR 0x3FC, PCU_MSR_CORE_C6_CTR 0x3FD (327043 p.73):
  * 64-bit, outside PMON (not frozen, not reset); one per core, read on
- * every core and summed, as hsx (notes "PCU C-state counters"). */
+ * every core and summed, as hsx (notes "PCU C-state counters").  Package
+ * C2/C3/C6/C7 residency, one per package: Linux
+ * arch/x86/events/intel/cstate.c reads MSR_PKG_C2_RESIDENCY 0x60D,
+ * MSR_PKG_C3_RESIDENCY 0x3F8, MSR_PKG_C6_RESIDENCY 0x3F9 and
+ * MSR_PKG_C7_RESIDENCY 0x3FA on SANDYBRIDGE_X (snb_cstates.pkg_events);
+ * they count at the TSC's rate at most (notes "Package C-states (snbep)").
+ */
 static const struct freerun_ctr snbep_pcu_cstate_ctrs[] = {
 	{ "UNC_P_CORE_CC3_CTR", 0x3FC, 64, 8,
 	  "Cycles the socket's cores spent in C3, summed over its cores "
@@ -473,12 +480,24 @@ static const struct freerun_ctr snbep_pcu_cstate_ctrs[] = {
 	  "Cycles the socket's cores spent in C6, summed over its cores "
 	  "(PCU_MSR_CORE_C6_CTR, core scope)",
 	  SNBEP_MAX_CLK_HZ * PLAT_MAX_CORES, true },
+	{ "UNC_P_CORE_PC2_CTR", 0x60D, 64, 8,
+	  "Cycles the package is in C2 (MSR_PKG_C2_RESIDENCY)",
+	  SNBEP_MAX_CLK_HZ, false },
+	{ "UNC_P_CORE_PC3_CTR", 0x3F8, 64, 8,
+	  "Cycles the package is in C3 (MSR_PKG_C3_RESIDENCY)",
+	  SNBEP_MAX_CLK_HZ, false },
+	{ "UNC_P_CORE_PC6_CTR", 0x3F9, 64, 8,
+	  "Cycles the package is in C6 (MSR_PKG_C6_RESIDENCY)",
+	  SNBEP_MAX_CLK_HZ, false },
+	{ "UNC_P_CORE_PC7_CTR", 0x3FA, 64, 8,
+	  "Cycles the package is in C7 (MSR_PKG_C7_RESIDENCY)",
+	  SNBEP_MAX_CLK_HZ, false },
 };
 
 static const struct unit_type snbep_pcu_cstate = {
 	.name = "pcu_cstate",
 	.desc = "PCU free-running C-state residency counters (non-PMON)",
-	.source = "327043 2.6.3.1",
+	.source = "327043 2.6.3.1; kernel cstate.c snb_cstates",
 	.kind = UNIT_FREERUN,
 	.space = HW_MSR,
 	.max_inst = 1,
@@ -743,7 +762,8 @@ static const char *const snbep_baseline[] = {
 	"UNC_U_CLOCKTICKS",
 	"UNC_Q_TxL_FLITS_G0.DATA", "UNC_Q_TxL_FLITS_G0.NON_DATA",
 	"UNC_H_REQUESTS.READS", "UNC_H_REQUESTS.WRITES",
-	"UNC_P_CORE_CC3_CTR", "UNC_P_CORE_CC6_CTR",
+	"UNC_P_CORE_CC3_CTR", "UNC_P_CORE_CC6_CTR", "UNC_P_CORE_PC2_CTR",
+	"UNC_P_CORE_PC3_CTR", "UNC_P_CORE_PC6_CTR",
 	SNBEP_BAND(0), SNBEP_BAND(1), SNBEP_BAND(2), SNBEP_BAND(3),
 	NULL,
 };

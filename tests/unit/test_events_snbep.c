@@ -57,7 +57,7 @@ static const struct {
 } fixed_units[] = {
 	{ "ubox_fixed", EVF_FIXED, 1 },
 	{ "imc_fixed", EVF_FIXED, 1 },
-	{ "pcu_cstate", EVF_FREERUN, 2 },
+	{ "pcu_cstate", EVF_FREERUN, 6 },
 };
 
 static const struct box *box_of(const char *unit)
@@ -107,8 +107,8 @@ static void test_counts(void)
 	is_int(unknown, 0, "every entry's unit is an snbep unit");
 	is_int(total, snbep_nevents, "the units account for every entry");
 	/* 540 data events - 37 IRP + 2 PCU C-state counters */
-	is_int(snbep_nevents, 505, "505 entries");
-	is_int(SNBEP_NEVENTS, 505, "SNBEP_NEVENTS matches");
+	is_int(snbep_nevents, 509, "509 entries");
+	is_int(SNBEP_NEVENTS, 509, "SNBEP_NEVENTS matches");
 }
 
 static void test_unique(void)
@@ -381,6 +381,10 @@ static const struct want wants[] = {
 	{ W("UNC_P_CORE_CC3_CTR", "pcu_cstate", 0, 0, 0),
 	  .flags = EVF_FREERUN },
 	{ W("UNC_P_CORE_CC6_CTR", "pcu_cstate", 0, 0, 0),
+	  .flags = EVF_FREERUN },
+	{ W("UNC_P_CORE_PC2_CTR", "pcu_cstate", 0, 0, 0),
+	  .flags = EVF_FREERUN },
+	{ W("UNC_P_CORE_PC7_CTR", "pcu_cstate", 0, 0, 0),
 	  .flags = EVF_FREERUN },
 };
 
