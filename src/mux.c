@@ -264,14 +264,14 @@ static int read_once(struct mux *m, const struct pmu_slot *sl, uint64_t *v)
 	return r->err;
 }
 
-/* Highest rate (events/s) a series' counter can see. */
-double mux_max_rate(const struct platform *pl, const struct pmu_slot *s)
+double mux_max_rate(const struct platform *pl, const struct pmu_slot *s,
+		    const struct evspec *e)
 {
 	const struct unit_type *u = pl->units[s->unit];
 
 	if (s->freerun)
 		return u->freerun[s->idx].max_rate;
-	return u->max_rate;
+	return plat_event_max_rate(u, e ? e->ev : NULL);
 }
 
 unsigned mux_half_wrap_ms(unsigned width, double rate)
@@ -289,22 +289,23 @@ unsigned evspec_max_interval_ms(const struct platform *pl,
 	if (u->kind == UNIT_FREERUN && e->freerun >= 0)
 		return mux_half_wrap_ms(u->freerun[e->freerun].width,
 					u->freerun[e->freerun].max_rate);
-	return mux_half_wrap_ms(u->width, u->max_rate);
+	return mux_half_wrap_ms(u->width, plat_event_max_rate(u, e->ev));
 }
 
 /*
- * Could the counter of sl have counted delta in ns nanoseconds?  The
- * bound is the unit's (or free-running counter's) maximum rate from the
- * platform tables - the largest increment per cycle at the highest clock
- * - over twice the interval plus 100 ms (the reads of one tick are not
- * simultaneous, and a loaded machine delays them).  A counter reset to
- * 0 by another agent reads as a delta near 2^width, far above it.  If
- * not, the jump is counted for this tick and described once.
+ * Could the counter of sl, counting e, have counted delta in ns
+ * nanoseconds?  The bound is the event's maximum rate from the platform
+ * tables (its largest increment per cycle at the highest clock, else its
+ * unit's; a free-running counter's own) over twice the interval plus 100
+ * ms (the reads of one tick are not simultaneous, and a loaded machine
+ * delays them).  A counter reset to 0 by another agent reads as a delta
+ * near 2^width, far above it.  If not, the jump is counted for this tick
+ * and described once.
  */
 static bool plausible(struct mux *m, const struct pmu_slot *sl,
-		      uint64_t delta, uint64_t ns)
+		      const struct evspec *e, uint64_t delta, uint64_t ns)
 {
-	double rate = mux_max_rate(m->pmu->plat, sl);
+	double rate = mux_max_rate(m->pmu->plat, sl, e);
 	double bound = rate * ((double)ns * 2 + 100e6) / 1e9;
 
 	if (rate <= 0 || (double)delta <= bound)
@@ -324,8 +325,8 @@ static bool plausible(struct mux *m, const struct pmu_slot *sl,
  * multiplexed out before).  Returns the delta, or -1 if it is not valid.
  */
 static int64_t account(struct mux *m, struct gseries *gs,
-		       const struct pmu_slot *sl, bool disturbed,
-		       uint64_t run_ns, uint64_t since_ns)
+		       const struct pmu_slot *sl, const struct evspec *e,
+		       bool disturbed, uint64_t run_ns, uint64_t since_ns)
 {
 	uint64_t raw, delta;
 
@@ -341,7 +342,7 @@ static int64_t account(struct mux *m, struct gseries *gs,
 		return -1;
 	}
 	delta = (raw - gs->last_raw) & width_mask(sl->width);
-	if (!plausible(m, sl, delta, since_ns > run_ns ? since_ns : run_ns)) {
+	if (!plausible(m, sl, e, delta, since_ns > run_ns ? since_ns : run_ns)) {
 		/* a reset or a write by another agent, not a wrap: no data */
 		gs->last_raw = raw;
 		return -1;
@@ -381,7 +382,7 @@ static void read_group(struct mux *m, struct group *g, bool live,
 				invalid[k / 64] |= 1ull << (k % 64);
 			continue;
 		}
-		d = account(m, &g->gs[k], sl,
+		d = account(m, &g->gs[k], sl, &g->ev[g->sev[k]],
 			    !sl->freerun && (disturbed || unverified(m, sl)),
 			    run_ns, sl->freerun ? run_ns : g->since_ns);
 		if (delta) {

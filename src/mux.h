@@ -135,14 +135,16 @@ int mux_encode(const struct pmu *pmu, const struct evspec *ev,
 unsigned mux_controls(const struct pmu *pmu, const struct evspec *ev,
 		      const struct pmu_slot *slot, const int *sev, unsigned ns,
 		      struct pmu_slot *want);
-/* The highest rate (events/s) the counter of slot s can see. */
-double mux_max_rate(const struct platform *pl, const struct pmu_slot *s);
+/* The highest rate (events/s) the counter of slot s can see counting e
+ * (plat_event_max_rate(); NULL e: its unit's bound). */
+double mux_max_rate(const struct platform *pl, const struct pmu_slot *s,
+		    const struct evspec *e);
 
 /* Half the wrap time (ms) of a width-bit counter at rate, at most
  * 3600 s. */
 unsigned mux_half_wrap_ms(unsigned width, double rate);
 /* The longest interval (ms) an event may be sampled at: half its
- * counter's wrap time at its unit's maximum rate (at most 3600 s). */
+ * counter's wrap time at the event's maximum rate (at most 3600 s). */
 unsigned evspec_max_interval_ms(const struct platform *pl,
 				const struct evspec *e);
 

@@ -192,7 +192,8 @@ unsigned program_max_interval_ms(const struct program *p)
 
 	for (unsigned i = 0; i < p->ns; i++) {
 		unsigned h = mux_half_wrap_ms(p->slot[i].width,
-					      mux_max_rate(p->plat, &p->slot[i]));
+					      mux_max_rate(p->plat, &p->slot[i],
+							   &p->ev[p->sev[i]]));
 
 		if (h < best)
 			best = h;

@@ -530,6 +530,14 @@ int plat_reset_boxes(struct hw *hw, const struct topology *t, unsigned sock)
 	return first;
 }
 
+double plat_event_max_rate(const struct unit_type *u, const struct event *ev)
+{
+	unsigned inc = ev ? (ev->max_inc_wide ? ev->max_inc_wide : ev->max_inc)
+			  : 0;
+
+	return inc && u->max_clk_hz > 0 ? inc * u->max_clk_hz : u->max_rate;
+}
+
 bool plat_unit_freezable(const struct platform *p, int ui)
 {
 	const struct unit_type *u;

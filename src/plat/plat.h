@@ -271,9 +271,15 @@ struct unit_type {
 	/* free-running counters (UNIT_FREERUN) */
 	const struct freerun_ctr *freerun;
 	unsigned nfreerun;
-	/* Upper bound of any event's rate on one counter (events/s), for the
-	 * "interval < half the shortest wrap time" check; 0 = no bound. */
+	/* Upper bound of any event's rate on one counter (events/s): the
+	 * largest increment per cycle of any event of the unit's catalog at
+	 * the highest clock; 0 = no bound.  plat_event_max_rate() gives an
+	 * event's own bound where the catalog states its increment. */
 	double max_rate;
+	/* The highest clock the unit's events count at (Hz): an event's
+	 * bound is its max_inc (max_inc_wide) times this.  0: every event
+	 * takes max_rate. */
+	double max_clk_hz;
 	/*
 	 * ---- Box level (appended for hsx).  Zero / NULL = none, so a
 	 * platform without these (skl) leaves them out. ----
@@ -919,6 +925,17 @@ int plat_encode_event(const struct unit_type *u, const struct event *ev,
  * register the unit does not have (snbep UBox FILTER_MATCH). */
 int plat_event_check(const struct unit_type *u, const struct event *ev,
 		     char *why, size_t whylen);
+
+/*
+ * The highest rate (events/s) a counter of unit u counting catalog event
+ * ev (NULL: a raw encoding) can see: ev's maximum increment per cycle
+ * (max_inc_wide, else max_inc) times u->max_clk_hz where both are stated,
+ * else the unit's bound u->max_rate.  Free-running counters have their
+ * own (freerun_ctr.max_rate).  The plausibility check of every delta and
+ * the interval limit use it: an occupancy event may increment by 128 a
+ * cycle where its box's other events make 1 or 2.
+ */
+double plat_event_max_rate(const struct unit_type *u, const struct event *ev);
 
 /* Counter value mask for a width. */
 static inline uint64_t width_mask(unsigned bits)

@@ -52,11 +52,14 @@
 		.nfields = ARRAY_SIZE(flds) }
 
 /*
- * Upper bounds of event rates for the wrap check (the same reasoning as
- * hsx, notes "Wrap-time bounds (hsx)"): a 5 GHz clock bound times the
- * largest increment per cycle a box's events make.  The data gives no
- * increments (max_inc 0 throughout); the bounds below are 327043's box
- * overviews where its pages are here, else hsx's for the same box.
+ * Upper bounds of event rates for the wrap and plausibility checks (the
+ * same reasoning as hsx, notes "Wrap-time bounds (hsx)"): a 5 GHz clock
+ * bound times the largest increment per cycle.  An event with a stated
+ * increment (the catalog's max_inc, from 327043's event tables where
+ * their pages were read: notes "Maximum increments (snbep)") gets its
+ * own bound (plat_event_max_rate()); the others their box's, which is
+ * the largest increment any event of the box's catalog can make
+ * (test_sampler checks that no event's bound exceeds its box's).
  */
 #define SNBEP_MAX_CLK_HZ 5.0e9
 #define SNBEP_RATE(inc) ((inc) * SNBEP_MAX_CLK_HZ)
@@ -376,6 +379,7 @@ static const struct unit_type snbep_ubox = {
 	.fmt = SNBEP_UBOX_FMT,
 	.global_ovf_bit = NONE,
 	.max_rate = SNBEP_RATE(1),	/* Table 2-2 note: 1 per cycle */
+	.max_clk_hz = SNBEP_MAX_CLK_HZ,
 };
 
 /* UBox UCLK fixed counter: control 0xC08, counter 0xC09 (kernel
@@ -406,8 +410,9 @@ static const struct unit_filter snbep_cbo_filters[] = {
 /*
  * CBo n: base 0xD04 + 0x20n (kernel SNBEP_C0_MSR_PMON_BOX_CTL,
  * SNBEP_CBO_MSR_OFFSET; 327043 p.27): BOX_CTL +0, CTL0-3 +0xC..+0xF,
- * BOX_FILTER +0x10, CTR0-3 +0x12..+0x15.  LLC_LOOKUP and the other
- * CBo events add at most a few per cycle; hsx's 20 is kept as the bound.
+ * BOX_FILTER +0x10, CTR0-3 +0x12..+0x15.  The occupancy events add up
+ * to 20 a cycle (327043 Table 2-14: RxR_OCCUPANCY, COUNTER0_OCCUPANCY,
+ * ISMQ_DRD_MISS_OCC), the others 1.
  */
 static const struct unit_type snbep_cbo = {
 	.name = "cbo",
@@ -425,6 +430,7 @@ static const struct unit_type snbep_cbo = {
 	.fmt = SNBEP_FMT,
 	.global_ovf_bit = NONE,
 	.max_rate = SNBEP_RATE(20),
+	.max_clk_hz = SNBEP_MAX_CLK_HZ,
 	.box_ctl_layout = &snbep_cbo_box_ctl, .box_ctl_off = 0x0,
 	.box_ctl_must1 = SNBEP_BOX_FRZ_EN,
 	.filters = snbep_cbo_filters, .nfilters = ARRAY_SIZE(snbep_cbo_filters),
@@ -454,6 +460,7 @@ static const struct unit_type snbep_pcu = {
 	.fmt = SNBEP_PCU_FMT,
 	.global_ovf_bit = NONE,
 	.max_rate = SNBEP_RATE(8),
+	.max_clk_hz = SNBEP_MAX_CLK_HZ,
 	.box_ctl_layout = &snbep_pcu_box_ctl, .box_ctl_off = 0x0,
 	.box_ctl_must1 = SNBEP_BOX_FRZ_EN,
 	.filters = snbep_pcu_filters, .nfilters = ARRAY_SIZE(snbep_pcu_filters),
@@ -547,6 +554,7 @@ static const struct unit_type snbep_ha = {
 	.ctr_layout = &snbep_ha_ctr,
 	.fmt = SNBEP_HA_FMT,
 	.max_rate = SNBEP_RATE(128),
+	.max_clk_hz = SNBEP_MAX_CLK_HZ,
 	.box_ctl_layout = &snbep_ha_box_ctl,
 	.filters = snbep_ha_filters, .nfilters = ARRAY_SIZE(snbep_ha_filters),
 	.pci_devid = snbep_ha_did,
@@ -573,6 +581,7 @@ static const struct unit_type snbep_imc = {
 	.ctr_layout = &snbep_imc_ctr,
 	.fmt = SNBEP_FMT,
 	.max_rate = SNBEP_RATE(32),
+	.max_clk_hz = SNBEP_MAX_CLK_HZ,
 	.box_ctl_layout = &snbep_imc_box_ctl,
 	.pci_devid = snbep_imc_did,
 };
@@ -634,7 +643,11 @@ static const struct unit_type snbep_qpi = {
 	.ctl_layout = &snbep_qpi_ctl,
 	.ctr_layout = &snbep_qpi_ctr,
 	.fmt = SNBEP_FMT,
-	.max_rate = SNBEP_RATE(4),
+	/* the RxQ occupancy events, 128 a cycle (329468-002 2.8.5; flits
+	 * and CTO_COUNT 2, 327043 2.7.1, 2.7.7); was 4, which threw their
+	 * intervals away as counter resets */
+	.max_rate = SNBEP_RATE(128),
+	.max_clk_hz = SNBEP_MAX_CLK_HZ,
 	.box_ctl_layout = &snbep_qpi_box_ctl,
 	.filters = snbep_qpi_filters, .nfilters = ARRAY_SIZE(snbep_qpi_filters),
 	.ev_ext_bit = 21,
@@ -657,6 +670,7 @@ static const struct unit_type snbep_r2pcie = {
 	.ctr_layout = &snbep_r2_ctr,
 	.fmt = SNBEP_FMT,
 	.max_rate = SNBEP_RATE(24),
+	.max_clk_hz = SNBEP_MAX_CLK_HZ,
 	.box_ctl_layout = &snbep_r2_box_ctl,
 	.pci_devid = snbep_r2_did,
 };
@@ -680,6 +694,7 @@ static const struct unit_type snbep_r3qpi = {
 	.ctr_layout = &snbep_r3_ctr,
 	.fmt = SNBEP_FMT,
 	.max_rate = SNBEP_RATE(32),
+	.max_clk_hz = SNBEP_MAX_CLK_HZ,
 	.box_ctl_layout = &snbep_r3_box_ctl,
 	.pci_devid = snbep_r3_did,
 };

@@ -62,7 +62,8 @@ static void rig_open(struct rig *r, const char *wl)
 		exit(1);
 	}
 	r->topo.plat = hw_sim_platform(&r->hw);
-	if (r->topo.plat->ops->discover(&r->hw, &r->topo) < 0) {
+	if (plat_discover(r->topo.plat, &r->hw, &r->topo, &(struct plat_cpu_map){
+			  .cpus_per_package = SIM_CPUS_PER_SOCKET }) < 0) {
 		printf("Bail out! discover: %s\n", hw_last_error());
 		exit(1);
 	}
@@ -949,6 +950,82 @@ static void test_counting_window(void)
 	hw_close(&r.hw);
 }
 
+/*
+ * Issue 19 section 4: the plausibility bound is the event's, not one
+ * figure per box.  snbep's QPI RxQ occupancy (UNC_Q_RxL_OCCUPANCY,
+ * up to 128 a cycle) at 100 a cycle of a 1 GHz qfclk, 1e11/s a port: its
+ * box's old bound (4 a cycle at 5 GHz, 2e10/s) threw every interval away
+ * as a counter reset.  Every delta must be exact and no tick interference.
+ * And the audit: on every platform no catalog event's bound exceeds its
+ * box's, which the interval limit of a raw encoding relies on.
+ */
+static void test_occupancy_bound(void)
+{
+	struct rig r;
+	struct program *p;
+	struct sampler *s;
+	struct sampler_cfg cfg = { .interval_ms = 100, .ring_capacity = 16,
+				   .check_every = 10, .policy = POLICY_RECLAIM };
+	uint64_t *w;
+	struct snap st;
+	unsigned bad = 0, over = 0;
+	char why[256];
+
+	rig_open(&r, wl_path("{\"platform\":\"snbep\",\"sockets\":1,"
+			     "\"phases\":[{\"seconds\":1000,\"rates\":{"
+			     "\"qpi:0x0b:0x00\":2.0e11}}]}"));
+	r.nev = 0;
+	if (sched_resolve(r.topo.plat, "UNC_Q_RxL_OCCUPANCY", false, &r.ev[0],
+			  why, sizeof(why)) < 0) {
+		ok(0, "UNC_Q_RxL_OCCUPANCY: %s", why);
+		return;
+	}
+	r.nev = 1;
+	p = prog(&r, 16);
+	s = fake_sampler(&r, p, &cfg, NULL);
+	for (unsigned t = 0; t < 6; t++) {
+		sampler_tick(s);
+		advance_ms(100);
+	}
+	p = sampler_get(s);
+	w = calloc(snap_words(p->ns, p->nvals) + sample_words(p->ns),
+		   sizeof(uint64_t));
+	metrics_snapshot(p, w, &st);
+	is_u64(st.interference, 0, "occupancy: 128-a-cycle QPI occupancy at "
+	       "1e11/s is no counter reset");
+	ring_read(p->samples, ring_head(p->samples), w);
+	for (unsigned k = 0; k < p->ns; k++)
+		bad += (w + SW_HDR + p->ns)[k / 64] >> (k % 64) & 1 ||
+		       w[SW_HDR + k] != 10000000000ull;
+	is_int(bad, 0, "occupancy: each port's delta is exactly 1e10 in 100 ms "
+	       "(%u series)", p->ns);
+	free(w);
+	program_put(p);
+	sampler_free(s);
+	pmu_release(&r.pmu);
+	pmu_free(&r.pmu);
+	hw_close(&r.hw);
+
+	for (unsigned i = 0; plat_all[i]; i++)
+		for (size_t e = 0; e < plat_all[i]->nevents; e++) {
+			const struct event *ev = &plat_all[i]->events[e];
+			const struct unit_type *u = plat_unit(plat_all[i],
+							      ev->unit, NULL);
+
+			if (!u || u->kind != UNIT_PROG)
+				continue;
+			if (plat_event_max_rate(u, ev) > u->max_rate) {
+				if (!over++)
+					printf("# %s %s: %g/s above its box's "
+					       "%g/s\n", plat_all[i]->id,
+					       ev->name,
+					       plat_event_max_rate(u, ev),
+					       u->max_rate);
+			}
+		}
+	is_int(over, 0, "every box's bound covers every event of its catalog");
+}
+
 int main(void)
 {
 	char cmd[300];
@@ -966,6 +1043,7 @@ int main(void)
 	test_exact_mux();
 	test_window();
 	test_counting_window();
+	test_occupancy_bound();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd) != 0)
 		printf("# cannot remove %s\n", dir);
