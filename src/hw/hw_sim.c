@@ -769,9 +769,17 @@ static int unimplemented(const struct sim *s, const struct hw_addr *a,
 	return hw_fail(EINVAL, "%s: bad space", buf);
 }
 
-/* The checks the real PCI backend makes (hw_pci_check()). */
-static int pci_check(const struct hw_addr *a)
+/* The checks the real backends make: PCI (hw_pci_check()), and an MSR
+ * of an offline CPU, which the msr driver has no device for (ENXIO). */
+static int access_check(const struct sim *s, const struct hw_addr *a)
 {
+	char buf[64];
+
+	if (a->space == HW_MSR && a->cpu < 64 &&
+	    (s->wl->topo.offline >> a->cpu & 1))
+		return hw_fail(ENXIO, "%s: cpu %" PRIu32 " is offline "
+			       "(simulated)", hw_addr_str(a, buf, sizeof(buf)),
+			       a->cpu);
 	return a->space == HW_PCI ? hw_pci_check(a) : 0;
 }
 
@@ -808,7 +816,7 @@ static int sim_access(struct sim *s, const struct hw_addr *a, bool write,
 		      uint64_t *val)
 {
 	int64_t now = sim_enter(s), delay_ns = 0;
-	int err = pci_check(a);
+	int err = access_check(s, a);
 
 	if (!err)
 		err = fault_check(s, a, &delay_ns);
@@ -1210,11 +1218,15 @@ int hw_sim_box_state(struct hw *hw, unsigned sock, int unit, unsigned inst,
 	return -ENOENT;
 }
 
-/* The simulator puts socket s's CPUs at 8s .. 8s+7, its cores first. */
+/* The simulator puts socket s's CPUs at 8s .. 8s+7, its cores first;
+ * the workload's offline_cpus are offline; every core counts for the
+ * hardware's core count. */
 static void sim_cpu_map(const struct hw *hw, struct plat_cpu_map *m)
 {
 	m->cpus_per_package = SIM_CPUS_PER_SOCKET;
 	m->cores_per_package = hw_sim_cores(hw);
+	m->offline = hw_sim_workload(hw)->topo.offline;
+	m->hw_cores = hw_sim_cores(hw);
 }
 
 static int sim_played_phase(const struct hw *hw, unsigned ph,

@@ -39,6 +39,9 @@
  *    core-scope counter (CC3/CC6) is one MSR per core; its key's rate is
  *    the socket's total split over the cores, "@N" gives core N's own
  *    ("pcu_cstate:UNC_P_CORE_CC6_CTR@2").
+ *  - "offline_cpus" (with "cores"): CPUs (socket s has 8s .. 8s+7, its
+ *    cores first) that are offline: no core to read, their MSRs fail
+ *    with ENXIO; the hardware's core count still counts them.
  */
 #include "config.h"
 
@@ -81,7 +84,7 @@
 /* ---- parse context and messages -------------------------------------- */
 
 enum tk_kind { TK_PLATFORM, TK_COUNT, TK_HZ, TK_MMIO_BAR, TK_PHASES,
-	       TK_FAULTS };
+	       TK_FAULTS, TK_OFFLINE };
 
 /*
  * A key a workload may have at the top level (DESIGN.md section 3).
@@ -100,7 +103,7 @@ struct top_key {
 				   (uint64_t): in struct wl_topology */
 };
 
-#define TOP_KEYS_MAX (8 + PLAT_MAX_UNITS)
+#define TOP_KEYS_MAX (9 + PLAT_MAX_UNITS)
 
 struct pctx {
 	const char *name;		/* file name for messages */
@@ -350,7 +353,7 @@ static unsigned plat_top_keys(const struct platform *p, struct top_key *out)
 				     d && d->max_sockets ? d->max_sockets
 							 : PLAT_MAX_SOCKETS,
 				     -1, offsetof(struct wl_topology, sockets) };
-	for (size_t i = 0; d && i < d->ncounts && n < TOP_KEYS_MAX - 6; i++) {
+	for (size_t i = 0; d && i < d->ncounts && n < TOP_KEYS_MAX - 7; i++) {
 		const struct unit_type *u;
 		int ui;
 
@@ -371,10 +374,13 @@ static unsigned plat_top_keys(const struct platform *p, struct top_key *out)
 	if (d && d->mmio_key)
 		out[n++] = (struct top_key){ d->mmio_key, TK_MMIO_BAR, 0, -1,
 					     0 };
-	if (d && d->cores)
+	if (d && d->cores) {
 		out[n++] = (struct top_key){ "cores", TK_COUNT, WL_MAX_CORES,
 					     -1, offsetof(struct wl_topology,
 							  cores) };
+		out[n++] = (struct top_key){ "offline_cpus", TK_OFFLINE, 0, -1,
+					     0 };
+	}
 	out[n++] = (struct top_key){ "phases", TK_PHASES, 0, -1, 0 };
 	out[n++] = (struct top_key){ "faults", TK_FAULTS, 0, -1, 0 };
 	return n;
@@ -1331,6 +1337,58 @@ static int parse_faults(struct pctx *c, json_object *o)
 
 /* ---- topology -------------------------------------------------------- */
 
+/* "offline_cpus": [CPU, ...], the simulator's CPU numbers (socket s has
+ * 8s .. 8s+7, its cores first); checked against "sockets" and "cores"
+ * once every key is read (check_offline()). */
+static int parse_offline(struct pctx *c, json_object *v)
+{
+	size_t n;
+
+	if (!json_object_is_type(v, json_type_array))
+		return fail(c, "must be an array of CPU numbers (socket s has "
+			    "CPUs %d*s .. %d*s+cores-1), not %s", WL_MAX_CORES,
+			    WL_MAX_CORES, type_name(v));
+	n = json_object_array_length(v);
+	for (size_t i = 0; i < n; i++) {
+		size_t old = path_idx(c, i);
+		uint64_t cpu;
+		int r = get_uint(c, json_object_array_get_idx(v, i), 0,
+				 PLAT_MAX_SOCKETS * WL_MAX_CORES - 1,
+				 "a simulated CPU number", &cpu);
+
+		if (r < 0)
+			return r;
+		c->w->topo.offline |= 1ull << cpu;
+		path_pop(c, old);
+	}
+	return 0;
+}
+
+/* Every offline CPU is a core of a socket the workload has, and every
+ * socket keeps an online core (its MSRs are reached through one). */
+static int check_offline(struct pctx *c)
+{
+	const struct wl_topology *t = &c->w->topo;
+	unsigned sockets = t->sockets ? t->sockets : 1;
+	unsigned cores = t->cores ? t->cores : WL_MAX_CORES;
+	uint64_t all = (1ull << cores) - 1;
+
+	for (unsigned cpu = 0; cpu < 64; cpu++)
+		if ((t->offline >> cpu & 1) &&
+		    (cpu / WL_MAX_CORES >= sockets || cpu % WL_MAX_CORES >= cores))
+			return fail(c, "offline_cpus: CPU %u is no core of the "
+				    "simulated machine (%u socket%s of %u cores: "
+				    "CPUs %d*s .. %d*s+%u)", cpu, sockets,
+				    sockets == 1 ? "" : "s", cores, WL_MAX_CORES,
+				    WL_MAX_CORES, cores - 1);
+	for (unsigned s = 0; s < sockets; s++)
+		if ((t->offline >> (s * WL_MAX_CORES) & all) == all)
+			return fail(c, "offline_cpus: every core of socket %u "
+				    "is offline (its MSRs are reached through an "
+				    "online one)", s);
+	return 0;
+}
+
 static int parse_top_value(struct pctx *c, const struct top_key *k,
 			   json_object *v)
 {
@@ -1390,6 +1448,8 @@ static int parse_top_value(struct pctx *c, const struct top_key *k,
 		t->has_mmio_bar = true;
 		return 0;
 	}
+	case TK_OFFLINE:
+		return parse_offline(c, v);
 	default:
 		return 0;
 	}
@@ -1500,6 +1560,8 @@ static int parse_root(struct pctx *c, json_object *root,
 				*n = c->w->topo.cores;
 		}
 	}
+	if ((r = check_offline(c)) < 0)
+		return r;
 	if (!phases)
 		return fail(c, "missing \"phases\" (an array of {\"seconds\": N, "
 			    "\"rates\": {...}})");

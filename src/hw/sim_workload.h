@@ -74,6 +74,8 @@ struct wl_topology {
 	uint64_t dclk_hz;	/* the plat_sim.dclk_unit counters' clock */
 	unsigned cores;		/* physical cores per socket, each with its
 				   own core-scope MSRs (plat_sim.cores) */
+	uint64_t offline;	/* "offline_cpus": bit c = simulated CPU c
+				   (socket c / 8, core c % 8) is offline */
 };
 
 /* Cores per socket the simulator models at most: one per simulated CPU

@@ -168,6 +168,39 @@ int plat_cpuid(struct plat_cpu *cpu)
 #endif
 }
 
+unsigned plat_cpuid_cores(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	unsigned eax, ebx, ecx, edx, smt = 0, core = 0;
+
+	if (!__get_cpuid(0, &eax, &ebx, &ecx, &edx))
+		return 0;
+	/* SDM vol. 2A, CPUID leaf 0BH: ECX[15:8] the level type (1 SMT,
+	 * 2 core), EBX[15:0] the logical processors at that level */
+	if (eax >= 0xB) {
+		for (unsigned sub = 0; sub < 8; sub++) {
+			__cpuid_count(0xB, sub, eax, ebx, ecx, edx);
+			if (((ecx >> 8) & 0xff) == 0)
+				break;
+			if (((ecx >> 8) & 0xff) == 1)
+				smt = ebx & 0xffff;
+			else if (((ecx >> 8) & 0xff) == 2)
+				core = ebx & 0xffff;
+		}
+		if (smt && core >= smt)
+			return core / smt;
+	}
+	/* leaf 04H: EAX[31:26], addressable core IDs in the package - 1 */
+	__get_cpuid(0, &eax, &ebx, &ecx, &edx);
+	if (eax >= 4) {
+		__cpuid_count(4, 0, eax, ebx, ecx, edx);
+		if (eax & 0x1f)
+			return (eax >> 26) + 1;
+	}
+#endif
+	return 0;
+}
+
 const struct platform *plat_for_cpu(const struct plat_cpu *cpu)
 {
 	const struct cpu_match *c;
@@ -873,6 +906,7 @@ int plat_discover_ubox_buses(struct hw *hw, struct topology *t,
 		if ((r = plat_cores_of_package(m, s->id, s->core_cpu,
 					       PLAT_MAX_CORES, &s->ncores)) < 0)
 			return r;
+		s->hw_cores = m ? m->hw_cores : 0;
 		if ((r = find_units(hw, s)) < 0)
 			return r;
 	}
@@ -997,8 +1031,16 @@ int plat_cpu_of_package(const struct plat_cpu_map *m, unsigned pkg,
 	int r;
 
 	if (m && m->cpus_per_package) {
-		*cpu = (uint32_t)(pkg * m->cpus_per_package);
-		return 0;
+		for (unsigned c = 0; c < m->cpus_per_package; c++) {
+			uint32_t cpu_n = pkg * m->cpus_per_package + c;
+
+			if (cpu_n >= 64 || !(m->offline >> cpu_n & 1)) {
+				*cpu = cpu_n;
+				return 0;
+			}
+		}
+		return hw_fail(ENOENT, "every CPU of package %u is offline: its "
+			       "MSRs cannot be reached", pkg);
 	}
 	r = each_cpu_of_package(root, pkg, "a CPU for its MSRs", lowest_cpu,
 				&best);
@@ -1055,8 +1097,13 @@ int plat_cores_of_package(const struct plat_cpu_map *m, unsigned pkg,
 		unsigned c = m->cores_per_package ? m->cores_per_package
 						  : m->cpus_per_package;
 
-		for (; *n < c && *n < w.max; (*n)++)
-			cpus[*n] = (uint32_t)(pkg * m->cpus_per_package + *n);
+		for (unsigned k = 0; k < c && *n < w.max; k++) {
+			uint32_t cpu = pkg * m->cpus_per_package + k;
+
+			if (cpu < 64 && (m->offline >> cpu & 1))
+				continue;	/* offline: not read */
+			cpus[(*n)++] = cpu;
+		}
 		return 0;
 	}
 	r = each_cpu_of_package(w.root, pkg, "the cores", add_core, &w);

@@ -458,6 +458,10 @@ struct topo_socket {
 	 * (freerun_ctr.core_scope); ncores 0 = none found. */
 	uint32_t core_cpu[PLAT_MAX_CORES];
 	unsigned ncores;
+	/* The package's cores as the hardware enumerates them, offline ones
+	 * included (plat_cpu_map.hw_cores); 0: unknown.  snbep's CBo count
+	 * follows it (the kernel's min(8, cores per package)). */
+	unsigned hw_cores;
 	/* PCI units: where each instance's function is (one entry per
 	 * unit type with a PCI instance found; see topo_pci_loc()) */
 	struct topo_pci pci[PLAT_MAX_UNITS];
@@ -511,6 +515,13 @@ struct plat_cpu_map {
 	/* With cpus_per_package: the package's cores are its first
 	 * cores_per_package CPUs (one thread each); 0 = all of them. */
 	unsigned cores_per_package;
+	/* With cpus_per_package: bit c set = CPU c is offline (not a core
+	 * to read, not the package's CPU; its MSRs do not answer). */
+	uint64_t offline;
+	/* The cores of a package as the hardware enumerates them, online or
+	 * not (CPUID leaf 0xB: plat_cpuid_cores(); the simulator's
+	 * "cores"); 0: unknown, the online cores stand in. */
+	unsigned hw_cores;
 };
 
 struct plat_ops {
@@ -705,6 +716,15 @@ struct plat_cpu {
 /* Reads this CPU's vendor, family and model with CPUID (any vendor).
  * Returns 0, or -ENODEV where there is no CPUID. */
 int plat_cpuid(struct plat_cpu *cpu);
+/*
+ * The number of cores in this CPU's package as CPUID enumerates them,
+ * whether online or not: leaf 0xB (x2APIC topology), logical processors
+ * at the core level over those at the SMT level - what Linux takes as the
+ * package's core count (x86_max_cores, topology_num_cores_per_package())
+ * - else leaf 4's EAX[31:26] + 1.  Returns the count, or 0 where CPUID
+ * does not say.
+ */
+unsigned plat_cpuid_cores(void);
 /* The platform for cpu: a supported vendor, family, model and stepping
  * (struct cpu_match), else NULL. */
 const struct platform *plat_for_cpu(const struct plat_cpu *cpu);

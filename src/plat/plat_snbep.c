@@ -711,13 +711,18 @@ static const struct unit_type *const snbep_units[] = {
 
 /*
  * The units present on socket s.  No register says how many CBos there
- * are: the kernel takes min(8, cores per package) (snbep_uncore_cpu_init);
- * the same here, each CBo also probed through its box control.
+ * are: the kernel takes min(8, cores per package) (uncore_snbep.c
+ * snbep_uncore_cpu_init: boot_cpu_data.x86_max_cores, now
+ * topology_num_cores_per_package(), both from CPUID), the cores the
+ * package has whether online or not; the same here (s->hw_cores; the
+ * online cores only where CPUID is not known), each CBo also probed
+ * through its box control.  Counting online CPUs instead dropped an
+ * offlined core's LLC slice from every LLC total.
  */
 static int snbep_find_units(struct hw *hw, struct topo_socket *s)
 {
-	unsigned ncbo = s->ncores && s->ncores < SNBEP_MAX_CBO ? s->ncores
-							       : SNBEP_MAX_CBO;
+	unsigned cores = s->hw_cores ? s->hw_cores : s->ncores;
+	unsigned ncbo = cores && cores < SNBEP_MAX_CBO ? cores : SNBEP_MAX_CBO;
 	int r;
 
 	if ((r = plat_find_units(hw, s, snbep_units, &snbep_cbo, ncbo)) < 0)
@@ -729,7 +734,7 @@ static int snbep_find_units(struct hw *hw, struct topo_socket *s)
 	if (!s->ninst[2])
 		return hw_fail(ENODEV, "socket %u: no CBo answers (box controls "
 			       "0xD04 + 0x20n on cpu %" PRIu32 ", %u cores)", s->id,
-			       s->cpu, s->ncores);
+			       s->cpu, cores);
 	return 0;
 }
 
