@@ -631,6 +631,8 @@ static void discover(struct daemon *d)
 	if (plat_discover(d->plat, &d->hw, &d->topo, &map) < 0)
 		log_fatalx(1, "discovering the %s uncore: %s", d->plat->id,
 			   hw_last_error());
+	if (d->topo.note[0])	/* served, but not all of it */
+		log_warnx("%s uncore: %s", d->plat->id, d->topo.note);
 	if (pmu_init(&d->pmu, &d->hw, &d->topo) < 0)
 		log_fatalx(1, "setting up the %s PMU: %s", d->plat->id,
 			   hw_last_error());

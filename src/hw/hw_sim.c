@@ -197,7 +197,7 @@ static void refresh_ctr(struct sim *s, unsigned i)
 	uint64_t *sig = &s->sig[(size_t)i * 3];
 	struct wl_match m = { .socket = c->socket, .unit = c->unit,
 			      .inst = c->inst,
-			      .ninst = s->ninst[c->unit] };
+			      .ninst = s->ninst_part[c->unit] };
 	uint64_t ctl = 0, f0 = 0, f1 = 0;
 
 	if (c->freerun < 0 && u->kind != UNIT_FIXED) {
@@ -1022,7 +1022,7 @@ static void resolve_topology(struct sim *s)
 	for (int ui = 0; s->plat->units[ui] && ui < PLAT_MAX_UNITS; ui++) {
 		const struct unit_type *u = s->plat->units[ui];
 
-		s->ninst[ui] = wl_unit_ninst(s->wl, ui);
+		s->ninst_part[ui] = s->ninst[ui] = wl_unit_ninst(s->wl, ui);
 		if (s->ninst[ui] > u->max_inst)
 			s->ninst[ui] = u->max_inst;
 		pci |= u->space == HW_PCI;

@@ -156,6 +156,10 @@ struct sim {
 	struct workload *wl;
 	unsigned nsockets;
 	unsigned ninst[PLAT_MAX_UNITS];
+	/* the part's count, which may exceed the unit's max_inst (skl:
+	 * CBos 8, 9 of a 10-core part, without registers): configuration
+	 * registers report it and rates are split over it */
+	unsigned ninst_part[PLAT_MAX_UNITS];
 	uint8_t bus[PLAT_MAX_SOCKETS];	/* PCI bus of each socket */
 	int mmio_bar;		/* the register holding the MMIO window's
 				   base (plat_sim.mmio_bar), -1 none */

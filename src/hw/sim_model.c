@@ -392,8 +392,8 @@ static uint64_t extra_reset(const struct sim *s, const struct plat_sim_reg *x,
 
 	switch (x->reset_kind) {
 	case PSR_NINST:
-		return plat_unit(s->plat, x->unit, &ui) ? s->ninst[ui] + x->reset
-							: x->reset;
+		return plat_unit(s->plat, x->unit, &ui)
+		       ? s->ninst_part[ui] + x->reset : x->reset;
 	case PSR_NODE_ID:
 		return sim_node_of(s, sock);
 	case PSR_NODE_MAP:
@@ -440,7 +440,9 @@ static int build_extra(struct sim *s)
 			if (found)
 				continue;
 			if (x->space == HW_PCI &&
-			    add_fn(s, sock, x->devfn, x->device) < 0)
+			    add_fn(s, sock, x->devfn,
+				   (int)k == d->mmio_bar && s->wl->topo.has_mmio_dev
+				   ? s->wl->topo.mmio_dev : x->device) < 0)
 				return -ENOMEM;
 			place(s, sock, x->space, x->space == HW_PCI ? x->devfn : 0,
 			      x->addr, &g);

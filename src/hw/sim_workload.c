@@ -83,8 +83,8 @@
 
 /* ---- parse context and messages -------------------------------------- */
 
-enum tk_kind { TK_PLATFORM, TK_COUNT, TK_HZ, TK_MMIO_BAR, TK_PHASES,
-	       TK_FAULTS, TK_OFFLINE };
+enum tk_kind { TK_PLATFORM, TK_COUNT, TK_HZ, TK_MMIO_BAR, TK_MMIO_DEV,
+	       TK_PHASES, TK_FAULTS, TK_OFFLINE };
 
 /*
  * A key a workload may have at the top level (DESIGN.md section 3).
@@ -103,7 +103,7 @@ struct top_key {
 				   (uint64_t): in struct wl_topology */
 };
 
-#define TOP_KEYS_MAX (9 + PLAT_MAX_UNITS)
+#define TOP_KEYS_MAX (10 + PLAT_MAX_UNITS)
 
 struct pctx {
 	const char *name;		/* file name for messages */
@@ -353,7 +353,7 @@ static unsigned plat_top_keys(const struct platform *p, struct top_key *out)
 				     d && d->max_sockets ? d->max_sockets
 							 : PLAT_MAX_SOCKETS,
 				     -1, offsetof(struct wl_topology, sockets) };
-	for (size_t i = 0; d && i < d->ncounts && n < TOP_KEYS_MAX - 7; i++) {
+	for (size_t i = 0; d && i < d->ncounts && n < TOP_KEYS_MAX - 8; i++) {
 		const struct unit_type *u;
 		int ui;
 
@@ -362,8 +362,8 @@ static unsigned plat_top_keys(const struct platform *p, struct top_key *out)
 			continue;
 		out[n++] = (struct top_key){
 			d->counts[i].key, TK_COUNT,
-			d->counts[i].max && d->counts[i].max < u->max_inst
-			? d->counts[i].max : u->max_inst, ui, 0 };
+			d->counts[i].max ? d->counts[i].max : u->max_inst, ui,
+			0 };
 	}
 	out[n++] = (struct top_key){ "uclk_hz", TK_HZ, 0, -1,
 				     offsetof(struct wl_topology, uclk_hz) };
@@ -374,6 +374,9 @@ static unsigned plat_top_keys(const struct platform *p, struct top_key *out)
 	if (d && d->mmio_key)
 		out[n++] = (struct top_key){ d->mmio_key, TK_MMIO_BAR, 0, -1,
 					     0 };
+	if (d && d->mmio_dev_key)
+		out[n++] = (struct top_key){ d->mmio_dev_key, TK_MMIO_DEV, 0,
+					     -1, 0 };
 	if (d && d->cores) {
 		out[n++] = (struct top_key){ "cores", TK_COUNT, WL_MAX_CORES,
 					     -1, offsetof(struct wl_topology,
@@ -1450,6 +1453,17 @@ static int parse_top_value(struct pctx *c, const struct top_key *k,
 	}
 	case TK_OFFLINE:
 		return parse_offline(c, v);
+	case TK_MMIO_DEV:
+		if (!json_object_is_type(v, json_type_string) ||
+		    parse_hex(json_object_get_string(v), 0xffff, &x) < 0)
+			return fail(c, "must be a hex string \"0x...\" of 1 to 4 "
+				    "digits (the PCI device ID of the function "
+				    "holding %s), not %s",
+				    d->mmio_name ? d->mmio_name : "the MMIO window",
+				    json_object_to_json_string(v));
+		t->mmio_dev = (uint16_t)x;
+		t->has_mmio_dev = true;
+		return 0;
 	default:
 		return 0;
 	}

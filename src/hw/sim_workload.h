@@ -70,6 +70,8 @@ struct wl_topology {
 	uint64_t mmio_bar;	/* the MMIO window register's value (the
 				   platform's plat_sim.mmio_key) */
 	bool has_mmio_bar;
+	uint16_t mmio_dev;	/* its function's device ID (mmio_dev_key) */
+	bool has_mmio_dev;
 	uint64_t uclk_hz;
 	uint64_t dclk_hz;	/* the plat_sim.dclk_unit counters' clock */
 	unsigned cores;		/* physical cores per socket, each with its

@@ -563,6 +563,20 @@ int plat_reset_boxes(struct hw *hw, const struct topology *t, unsigned sock)
 	return first;
 }
 
+void plat_note(struct topology *t, const char *fmt, ...)
+{
+	size_t used = strlen(t->note);
+	va_list ap;
+
+	if (used && used + 2 < sizeof(t->note)) {
+		memcpy(t->note + used, "; ", 3);
+		used += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(t->note + used, sizeof(t->note) - used, fmt, ap);
+	va_end(ap);
+}
+
 double plat_event_max_rate(const struct unit_type *u, const struct event *ev)
 {
 	unsigned inc = ev ? (ev->max_inc_wide ? ev->max_inc_wide : ev->max_inc)

@@ -497,7 +497,15 @@ struct topology {
 	const struct platform *plat;
 	unsigned nsockets;
 	struct topo_socket sock[PLAT_MAX_SOCKETS];
+	/* What discovery found but cannot count, and why, for the start-up
+	 * log (plat_note()); "" when everything found is served.  Those
+	 * instances are absent (topo_present() false). */
+	char note[384];
 };
+
+/* Appends a sentence to t->note (truncated to fit). */
+void plat_note(struct topology *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 /*
  * Where the CPUs of each package are: discovery needs one logical CPU per

@@ -453,7 +453,7 @@ static const struct bad {
 	  "must be an integer 1..1 (skl allows at most 1)" },
 	{ SKL "\"sockets\":2," PH("") "}", "$.sockets",
 	  "out of range: must be 1..1" },
-	{ SKL "\"cbo_count\":9," PH("") "}", "$.cbo_count", "1..8" },
+	{ SKL "\"cbo_count\":11," PH("") "}", "$.cbo_count", "1..10" },
 	{ SKL "\"cbo_count\":2.0," PH("") "}", "$.cbo_count",
 	  "not a fractional number" },
 	{ SKL "\"uclk_hz\":800000000.5," PH("") "}", "$.uclk_hz",
@@ -481,7 +481,10 @@ static const struct bad {
 	/* keys */
 	{ SKL "\"colour\":\"red\"," PH("") "}", "$.colour",
 	  "unknown key (skl accepts: platform, sockets, cbo_count, uclk_hz, "
-	  "mchbar, phases, faults)" },
+	  "mchbar, host_bridge, phases, faults)" },
+	{ SKL "\"host_bridge\":\"0x1a2b3\"," PH("") "}", "$.host_bridge",
+	  "must be a hex string \"0x...\" of 1 to 4 digits (the PCI device ID "
+	  "of the function holding MCHBAR)" },
 	{ SKL "\"sbox_count\":2," PH("") "}", "$.sbox_count",
 	  "\"sbox_count\" is not a skl key" },
 	{ SKL "\"a b\":1," PH("") "}", "$[\"a b\"]", "unknown key" },
