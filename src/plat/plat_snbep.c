@@ -286,25 +286,29 @@ static const struct reg_field snbep_pcu_filter_fields[] = {
 LAYOUT(snbep_pcu_filter, "PCU_MSR_PMON_BOX_FILTER", "327043 p.73", 32,
        snbep_pcu_filter_fields);
 
-/* HA match (327043 Tables 2-37, 2-38; kernel SNBEP_HA_PCI_PMON_BOX_*). */
+/* HA match (327043 p.48: Table 2-37 OPCODEMATCH, Table 2-38 ADDRMATCH1;
+ * ADDRMATCH0's table follows on a page not read: its fields as the kernel
+ * SNBEP_HA_PCI_PMON_BOX_ADDRMATCH0 and the E5 v2 guide, 329468-002 2.4.2,
+ * give them; notes "Citations"). */
 static const struct reg_field snbep_ha_addr0_fields[] = {
 	{ "rsv", 0, 5, ACC_RSV },
 	{ "lo_addr", 6, 31, ACC_RW },
 };
-LAYOUT(snbep_ha_addrmatch0, "HA_PCI_PMON_BOX_ADDRMATCH0", "327043 Table 2-37",
-       32, snbep_ha_addr0_fields);
+LAYOUT(snbep_ha_addrmatch0, "HA_PCI_PMON_BOX_ADDRMATCH0",
+       "kernel SNBEP_HA_PCI_PMON_BOX_ADDRMATCH0; 329468-002 2.4.2", 32,
+       snbep_ha_addr0_fields);
 static const struct reg_field snbep_ha_addr1_fields[] = {
 	{ "hi_addr", 0, 13, ACC_RW },
 	{ "rsv", 14, 31, ACC_RSV },
 };
-LAYOUT(snbep_ha_addrmatch1, "HA_PCI_PMON_BOX_ADDRMATCH1", "327043 Table 2-37",
+LAYOUT(snbep_ha_addrmatch1, "HA_PCI_PMON_BOX_ADDRMATCH1", "327043 Table 2-38",
        32, snbep_ha_addr1_fields);
 static const struct reg_field snbep_ha_opc_fields[] = {
 	{ "opc", 0, 5, ACC_RW },
 	{ "rsv", 6, 31, ACC_RSV },
 };
 LAYOUT(snbep_ha_opcodematch, "HA_PCI_PMON_BOX_OPCODEMATCH",
-       "327043 Table 2-38", 32, snbep_ha_opc_fields);
+       "327043 Table 2-37", 32, snbep_ha_opc_fields);
 
 /* QPI packet match/mask (327043 Tables 2-88..2-91, p.92). */
 static const struct reg_field snbep_qpi_m0_fields[] = {
@@ -318,7 +322,7 @@ static const struct reg_field snbep_qpi_m0_fields[] = {
 };
 LAYOUT(snbep_qpi_match0, "Q_Py_PCI_PMON_PKT_MATCH0", "327043 Table 2-88", 32,
        snbep_qpi_m0_fields);
-LAYOUT(snbep_qpi_mask0, "Q_Py_PCI_PMON_PKT_MASK0", "327043 Table 2-90", 32,
+LAYOUT(snbep_qpi_mask0, "Q_Py_PCI_PMON_PKT_MASK0", "327043 Table 2-91", 32,
        snbep_qpi_m0_fields);
 static const struct reg_field snbep_qpi_m1_fields[] = {
 	{ "rnid_3_0", 0, 3, ACC_RW },
@@ -328,7 +332,7 @@ static const struct reg_field snbep_qpi_m1_fields[] = {
 };
 LAYOUT(snbep_qpi_match1, "Q_Py_PCI_PMON_PKT_MATCH1", "327043 Table 2-89", 32,
        snbep_qpi_m1_fields);
-LAYOUT(snbep_qpi_mask1, "Q_Py_PCI_PMON_PKT_MASK1", "327043 Table 2-91", 32,
+LAYOUT(snbep_qpi_mask1, "Q_Py_PCI_PMON_PKT_MASK1", "327043 Table 2-90", 32,
        snbep_qpi_m1_fields);
 
 /* ---- event-select formats -------------------------------------------- */
