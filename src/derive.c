@@ -238,31 +238,14 @@ static unsigned sv_index(const struct derive_plan *dp, int j, unsigned s,
 	       (inst < 0 ? 0 : 1 + (unsigned)inst);
 }
 
-struct derive_plan *derive_plan_new(const struct topology *t,
-				    const struct derive_series *ser,
-				    unsigned ns, char *why, size_t whylen)
+/* Where each source's values live: per socket, then per instance of its
+ * event's unit. */
+static void plan_sources(struct derive_plan *dp, const struct topology *t)
 {
-	static const struct derived_table none = { NULL, 0, NULL, 0 };
-	const struct platform *pl = t->plat;
-	const struct derived_table *tab = pl->derived ? pl->derived : &none;
-	struct derive_plan *dp;
-	unsigned cap = 0;
+	const struct derived_table *tab = dp->tab;
 
-	if (derive_check(pl, why, whylen) < 0)
-		return NULL;
-	dp = calloc(1, sizeof(*dp));
-	if (!dp)
-		goto oom;
-	dp->tab = tab;
-	dp->nsockets = t->nsockets;
-	dp->ns = ns;
-	dp->sbase = calloc(tab->nsrc + 1, sizeof(unsigned));
-	dp->sninst = calloc(tab->nsrc + 1, sizeof(unsigned));
-	dp->m = calloc(tab->nm + 1, sizeof(*dp->m));
-	if (!dp->sbase || !dp->sninst || !dp->m)
-		goto oom;
 	for (size_t j = 0; j < tab->nsrc; j++) {
-		int u = event_unit(pl, tab->src[j].event);
+		int u = event_unit(t->plat, tab->src[j].event);
 
 		for (unsigned s = 0; s < t->nsockets; s++)
 			if (t->sock[s].ninst[u] > dp->sninst[j])
@@ -270,14 +253,23 @@ struct derive_plan *derive_plan_new(const struct topology *t,
 		dp->sbase[j] = dp->nsv;
 		dp->nsv += t->nsockets * (1 + dp->sninst[j]);
 	}
-	/* per series, what it adds to: each source counting its event */
+}
+
+/* Per series, what it adds to: each source counting its event, for the
+ * socket and for its instance.  0 or -ENOMEM. */
+static int plan_terms(struct derive_plan *dp, const struct topology *t,
+		      const struct derive_series *ser, unsigned ns)
+{
+	const struct derived_table *tab = dp->tab;
+	unsigned cap = 0;
+
 	for (unsigned i = 0; i < ns; i++)
 		for (size_t j = 0; j < tab->nsrc; j++)
 			cap += 2 * (strcmp(ser[i].event, tab->src[j].event) == 0);
 	dp->terms = calloc(cap + 1, sizeof(*dp->terms));
 	dp->svseen = calloc(dp->nsv + 1, 1);
 	if (!dp->terms || !dp->svseen)
-		goto oom;
+		return -ENOMEM;
 	for (unsigned i = 0; i < ns; i++)
 		for (size_t j = 0; j < tab->nsrc; j++) {
 			const struct derived_src *sr = &tab->src[j];
@@ -297,7 +289,15 @@ struct derive_plan *derive_plan_new(const struct topology *t,
 		}
 	for (unsigned k = 0; k < dp->nterms; k++)
 		dp->svseen[dp->terms[k].sv] = 1;
-	/* the metric values */
+	return 0;
+}
+
+/* The metric values: where each lives, and whether every source it
+ * names is counted on some socket. */
+static void plan_metrics(struct derive_plan *dp, unsigned nsockets)
+{
+	const struct derived_table *tab = dp->tab;
+
 	for (size_t m = 0; m < tab->nm; m++) {
 		const struct derived_metric *dm = &tab->m[m];
 		struct dmet *x = &dp->m[m];
@@ -312,23 +312,27 @@ struct derive_plan *derive_plan_new(const struct topology *t,
 			x->src[k] = src_index(tab, dm->f[k].src);
 			if (dm->per)
 				x->ninst = dp->sninst[x->src[k]];
-			for (unsigned s = 0; s < t->nsockets; s++)
+			for (unsigned s = 0; s < nsockets; s++)
 				counted |= dp->svseen[sv_index(dp, x->src[k],
 							       s, -1)];
 			x->present &= counted;
 		}
 		x->base = dp->nvals;
-		dp->nvals += t->nsockets * (dm->per ? x->ninst : 1);
+		dp->nvals += nsockets * (dm->per ? x->ninst : 1);
 	}
-	dp->live = calloc(dp->nvals + 1, 1);
-	if (!dp->live)
-		goto oom;
+}
+
+/* Which values the program produces: every source counted there. */
+static void plan_live(struct derive_plan *dp, unsigned nsockets)
+{
+	const struct derived_table *tab = dp->tab;
+
 	for (size_t m = 0; m < tab->nm; m++) {
 		const struct derived_metric *dm = &tab->m[m];
 		const struct dmet *x = &dp->m[m];
 		unsigned n = dm->per ? x->ninst : 1;
 
-		for (unsigned s = 0; x->present && s < t->nsockets; s++)
+		for (unsigned s = 0; x->present && s < nsockets; s++)
 			for (unsigned in = 0; in < n; in++) {
 				bool ok = true;
 
@@ -341,6 +345,38 @@ struct derive_plan *derive_plan_new(const struct topology *t,
 				dp->live[derive_index(dp, m, s, in)] = ok;
 			}
 	}
+}
+
+struct derive_plan *derive_plan_new(const struct topology *t,
+				    const struct derive_series *ser,
+				    unsigned ns, char *why, size_t whylen)
+{
+	static const struct derived_table none = { NULL, 0, NULL, 0 };
+	const struct platform *pl = t->plat;
+	const struct derived_table *tab = pl->derived ? pl->derived : &none;
+	struct derive_plan *dp;
+
+	if (derive_check(pl, why, whylen) < 0)
+		return NULL;
+	dp = calloc(1, sizeof(*dp));
+	if (!dp)
+		goto oom;
+	dp->tab = tab;
+	dp->nsockets = t->nsockets;
+	dp->ns = ns;
+	dp->sbase = calloc(tab->nsrc + 1, sizeof(unsigned));
+	dp->sninst = calloc(tab->nsrc + 1, sizeof(unsigned));
+	dp->m = calloc(tab->nm + 1, sizeof(*dp->m));
+	if (!dp->sbase || !dp->sninst || !dp->m)
+		goto oom;
+	plan_sources(dp, t);
+	if (plan_terms(dp, t, ser, ns) < 0)
+		goto oom;
+	plan_metrics(dp, t->nsockets);
+	dp->live = calloc(dp->nvals + 1, 1);
+	if (!dp->live)
+		goto oom;
+	plan_live(dp, t->nsockets);
 	return dp;
 oom:
 	snprintf(why, whylen, "out of memory");
