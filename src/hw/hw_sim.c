@@ -651,6 +651,29 @@ static void ctl_write(struct sim *s, const struct sim_reg *r, uint64_t old,
  * semantics.  half/width select part of a 64-bit PCI/MMIO register.
  * Returns 0 or -errno.
  */
+/*
+ * wrmsr faults (#GP) on reserved bits and on read-only MSRs; the msr
+ * driver turns that into EIO.  The box control's must-be-one bits are
+ * accepted.  0, or -EIO with the message.
+ */
+static int msr_write_faults(const struct sim_reg *r, uint64_t v)
+{
+	uint64_t settable = r->rw | r->wo | r->rw1c | r->must1;
+	struct hw_addr a = hw_msr(r->socket * SIM_CPUS_PER_SOCKET,
+				  (uint32_t)r->reg);
+	char buf[64];
+
+	if (v & ~settable & ~r->ro)
+		return hw_fail(EIO, "%s: write of 0x%" PRIx64 " sets reserved "
+			       "bits 0x%" PRIx64 " (#GP)",
+			       hw_addr_str(&a, buf, sizeof(buf)), v,
+			       v & ~settable & ~r->ro);
+	if (!settable)
+		return hw_fail(EIO, "%s: register is read-only (#GP)",
+			       hw_addr_str(&a, buf, sizeof(buf)));
+	return 0;
+}
+
 static int sim_store(struct sim *s, int ri, unsigned half, uint64_t v,
 		     unsigned width, int64_t now)
 {
@@ -659,30 +682,10 @@ static int sim_store(struct sim *s, int ri, unsigned half, uint64_t v,
 	uint64_t old = r->kind == SR_CTR ? s->cst[r->ctr].value : s->regval[ri];
 	uint64_t part = width == 8 ? ~0ull : 0xffffffffull << half;
 	uint64_t nv;
-	char buf[64];
 
 	v = width == 8 ? v : (v & 0xffffffffull) << half;
-	if (r->space == HW_MSR) {
-		/* wrmsr faults (#GP) on reserved bits and read-only MSRs;
-		 * the msr driver turns that into EIO.  The box control's
-		 * must-be-one bits are accepted. */
-		uint64_t settable = r->rw | r->wo | r->rw1c | r->must1;
-
-		if (v & ~settable & ~r->ro) {
-			struct hw_addr a = hw_msr(r->socket * SIM_CPUS_PER_SOCKET,
-						  (uint32_t)r->reg);
-			return hw_fail(EIO, "%s: write of 0x%" PRIx64 " sets "
-				       "reserved bits 0x%" PRIx64 " (#GP)",
-				       hw_addr_str(&a, buf, sizeof(buf)), v,
-				       v & ~settable & ~r->ro);
-		}
-		if (!settable) {
-			struct hw_addr a = hw_msr(r->socket * SIM_CPUS_PER_SOCKET,
-						  (uint32_t)r->reg);
-			return hw_fail(EIO, "%s: register is read-only (#GP)",
-				       hw_addr_str(&a, buf, sizeof(buf)));
-		}
-	}
+	if (r->space == HW_MSR && msr_write_faults(r, v) < 0)
+		return -EIO;
 	switch (r->kind) {
 	case SR_CTR:
 		sync_ctr(s, (unsigned)r->ctr, now);
