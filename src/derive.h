@@ -107,6 +107,15 @@ void derive_tick(const struct derive_plan *dp, const uint64_t *inc,
 double derive_counter(const struct derive_plan *dp, size_t m, unsigned s,
 		      const uint64_t *val);
 
+/*
+ * The event of source name's chosen alternative (its first entry; struct
+ * derived_src.alt), for the status to say which path a metric takes
+ * (zen4 "dram_rd": "umc_cas_cmd.rd" or the data fabric's).  Points into
+ * the platform's table; NULL for an unknown name.
+ */
+const char *derive_source_event(const struct derive_plan *dp,
+				const char *name);
+
 /* Index of the metric named name with JSON key json (NULL: the first of
  * that name) in pl's table, or -1. */
 int derive_find(const struct platform *pl, const char *name,

@@ -349,6 +349,8 @@ static void rerate_span(struct sim *s, const struct sim_span *sp)
 static bool fault_hits(const struct sim *s, const struct wl_fault *f,
 		       const struct hw_addr *a)
 {
+	if (wl_fault_is_perf(f->kind))
+		return false;	/* the simulated kernel's (sim_kernel.c) */
 	if (f->target_is_freerun || f->target.space != a->space)
 		return false;
 	if (f->socket >= 0 && f->socket != sim_access_socket(s, a))
@@ -432,6 +434,11 @@ static void trigger_fault(struct sim *s, unsigned k)
 				sim_store(s, ri, half, f->value, a.width, at);
 		}
 		break;
+	case WL_FAULT_PERF_CONTENTION:
+	case WL_FAULT_PMU_GONE:
+	case WL_FAULT_PERF_READ_ERROR:
+	case WL_FAULT_SHORT_READ:
+		break;	/* the simulated kernel's (src/sim/sim_kernel.c) */
 	case WL_FAULT_STUCK:
 		for (unsigned i = 0; i < s->nctrs; i++) {
 			const struct sim_ctr *c = &s->ctrs[i];
@@ -843,10 +850,22 @@ static int sim_access(struct sim *s, const struct hw_addr *a, bool write,
 	return err;
 }
 
+/* An access to a simulator opened without registers (sim_no_registers):
+ * the platform is simulated for the perf backend only. */
+static int no_registers(const struct sim *s, const struct hw_addr *a)
+{
+	char buf[64];
+
+	return hw_fail(ENODEV, "%s: the simulated %s has no registers: it is "
+		       "simulated for the perf backend only (--backend=perf)",
+		       hw_addr_str(a, buf, sizeof(buf)), s->plat->id);
+}
+
 static int sim_read(struct hw *hw, const struct hw_addr *a, uint64_t *val)
 {
 	uint64_t v = 0;
-	int err = sim_access(hw->priv, a, false, &v);
+	int err = ((struct sim *)hw->priv)->no_regs
+		  ? no_registers(hw->priv, a) : sim_access(hw->priv, a, false, &v);
 
 	if (!err)
 		*val = v;
@@ -855,6 +874,8 @@ static int sim_read(struct hw *hw, const struct hw_addr *a, uint64_t *val)
 
 static int sim_write(struct hw *hw, const struct hw_addr *a, uint64_t val)
 {
+	if (((struct sim *)hw->priv)->no_regs)
+		return no_registers(hw->priv, a);
 	return sim_access(hw->priv, a, true, &val);
 }
 
@@ -864,6 +885,8 @@ static int sim_scan(struct hw *hw, int (*cb)(void *, const struct hw_pci_dev *),
 	struct sim *s = hw->priv;
 	int r = 0;
 
+	if (s->no_regs)
+		return 0;	/* no PCI functions without registers */
 	sim_enter(s);
 	for (unsigned i = 0; i < s->nfns && r == 0; i++) {
 		const struct sim_fn *f = &s->fns[i];
@@ -1036,17 +1059,29 @@ static void resolve_topology(struct sim *s)
 	s->dclk_hz = t->dclk_hz ? t->dclk_hz : s->data->dclk_hz;
 }
 
+/*
+ * The register model needs the platform's registers: a perf-only
+ * platform (plat_direct_check(): backends without PLAT_BE_DIRECT) is
+ * simulated only without one (hw_opts.sim_no_registers, the simulated
+ * kernel's way in).
+ */
+static int check_direct(const struct platform *p, const struct hw_opts *o)
+{
+	return o->sim_no_registers ? 0 : plat_direct_check(p);
+}
+
 static int sim_open(struct hw *hw, const struct hw_opts *o)
 {
 	struct sim *s = calloc(1, sizeof(*s));
-	const struct platform *p = NULL;
+	const struct platform *p = o->sim_plat;
 	char err[512];
 	int r;
 
 	if (!s)
 		return hw_fail(ENOMEM, "simulator: out of memory");
 	s->now_ns = mono_ns;
-	if (o->sim_platform) {
+	s->no_regs = o->sim_no_registers;
+	if (!p && o->sim_platform) {
 		p = plat_by_id(o->sim_platform);
 		if (!p) {
 			free(s);
@@ -1075,8 +1110,12 @@ static int sim_open(struct hw *hw, const struct hw_opts *o)
 		sim_free(s);
 		return r;
 	}
+	if ((r = check_direct(s->plat, o)) < 0) {
+		sim_free(s);
+		return r;
+	}
 	resolve_topology(s);
-	r = sim_build(s);
+	r = s->no_regs ? 0 : sim_build(s);
 	if (r == 0) {
 		s->rates = calloc((size_t)s->nctrs * s->wl->nphases + 1,
 				  sizeof(double));
@@ -1147,6 +1186,20 @@ unsigned hw_sim_ninst(const struct hw *hw, int unit)
 unsigned hw_sim_cores(const struct hw *hw)
 {
 	return wl_cores(((const struct sim *)hw->priv)->wl);
+}
+
+uint64_t hw_sim_clock_hz(const struct hw *hw, int unit)
+{
+	const struct sim *s = hw->priv;
+	const struct unit_type *u;
+
+	if (unit < 0 || unit >= (int)plat_nunits(s->plat))
+		return 0;
+	u = s->plat->units[unit];
+	if (u->kind == UNIT_FIXED && s->data->dclk_unit &&
+	    strcmp(u->name, s->data->dclk_unit) == 0)
+		return s->dclk_hz;
+	return s->uclk_hz;
 }
 
 unsigned hw_sim_nsockets(const struct hw *hw)

@@ -203,6 +203,8 @@ struct sim {
 	/* clock */
 	int64_t (*now_ns)(void *ctx);
 	void *now_ctx;
+	/* hw_opts.sim_no_registers: no register model was built */
+	bool no_regs;
 };
 
 /* ---- sim_model.c ---- */

@@ -157,9 +157,9 @@ static int build_box(struct sim *s, unsigned sock, int ui,
 {
 	struct sim_box b = { .socket = (uint8_t)sock, .unit = ui,
 			     .inst = inst, .ctl = -1, .status = -1 };
-	unsigned nother = 0;
+	unsigned shift;
 	uint32_t base;
-	int bi, r;
+	int bi, r, dst;
 
 	if (!u->box_ctl_layout && !u->box_status_layout && !u->nfilters)
 		return -1;
@@ -201,15 +201,9 @@ static int build_box(struct sim *s, unsigned sock, int ui,
 		if ((r = add_reg(s, &fr)) < 0)
 			return -ENOMEM;
 		b.filt[b.nfilt] = r;
-		if (flt->flag == EVF_FILTER0 || flt->flag == EVF_FILTER1) {
-			b.filt_dst[b.nfilt] = flt->flag == EVF_FILTER0 ? 0 : 1;
-			b.filt_shift[b.nfilt] = 0;
-		} else {
-			b.filt_dst[b.nfilt] = nother / 2 < 2 ? (uint8_t)(nother / 2)
-							     : NONE8;
-			b.filt_shift[b.nfilt] = (uint8_t)(32 * (nother % 2));
-			nother++;
-		}
+		wl_filter_slot(u, f, &dst, &shift);
+		b.filt_dst[b.nfilt] = dst < 0 ? NONE8 : (uint8_t)dst;
+		b.filt_shift[b.nfilt] = (uint8_t)shift;
 		b.nfilt++;
 		if (u->space == HW_PCI && flt->inst_base &&
 		    add_fn(s, sock, fb, flt->pci_devid ? flt->pci_devid[inst]

@@ -39,14 +39,12 @@
  *    core-scope counter (CC3/CC6) is one MSR per core; its key's rate is
  *    the socket's total split over the cores, "@N" gives core N's own
  *    ("pcu_cstate:UNC_P_CORE_CC6_CTR@2").
- *  - "offline_cpus" (with "cores"): CPUs (socket s has 8s .. 8s+7, its
- *    cores first) that are offline: no core to read, their MSRs fail
- *    with ENXIO; the hardware's core count still counts them.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
@@ -84,7 +82,7 @@
 /* ---- parse context and messages -------------------------------------- */
 
 enum tk_kind { TK_PLATFORM, TK_COUNT, TK_HZ, TK_MMIO_BAR, TK_MMIO_DEV,
-	       TK_PHASES, TK_FAULTS, TK_OFFLINE };
+	       TK_PHASES, TK_FAULTS, TK_PERF, TK_OFFLINE };
 
 /*
  * A key a workload may have at the top level (DESIGN.md section 3).
@@ -353,7 +351,7 @@ static unsigned plat_top_keys(const struct platform *p, struct top_key *out)
 				     d && d->max_sockets ? d->max_sockets
 							 : PLAT_MAX_SOCKETS,
 				     -1, offsetof(struct wl_topology, sockets) };
-	for (size_t i = 0; d && i < d->ncounts && n < TOP_KEYS_MAX - 8; i++) {
+	for (size_t i = 0; d && i < d->ncounts && n < TOP_KEYS_MAX - 9; i++) {
 		const struct unit_type *u;
 		int ui;
 
@@ -386,6 +384,13 @@ static unsigned plat_top_keys(const struct platform *p, struct top_key *out)
 	}
 	out[n++] = (struct top_key){ "phases", TK_PHASES, 0, -1, 0 };
 	out[n++] = (struct top_key){ "faults", TK_FAULTS, 0, -1, 0 };
+	for (unsigned i = 0; p && p->units[i]; i++) {
+		if (p->units[i]->perf) {
+			out[n++] = (struct top_key){ "perf", TK_PERF, 0, -1,
+						     0 };
+			break;
+		}
+	}
 	return n;
 }
 
@@ -1043,6 +1048,10 @@ static const char *const fault_kinds[] = {
 	[WL_FAULT_DEVICE_MISSING] = "device_missing",
 	[WL_FAULT_STUCK] = "stuck",
 	[WL_FAULT_DELAY] = "delay",
+	[WL_FAULT_PERF_CONTENTION] = "perf_contention",
+	[WL_FAULT_PMU_GONE] = "pmu_gone",
+	[WL_FAULT_PERF_READ_ERROR] = "perf_read_error",
+	[WL_FAULT_SHORT_READ] = "short_read",
 };
 
 static const char *target_forms(enum wl_fault_kind k)
@@ -1053,6 +1062,12 @@ static const char *target_forms(enum wl_fault_kind k)
 	case WL_FAULT_STUCK:
 		return "[sN/]msr:0xADDR, [sN/]pci:BB:DD.F+0xOFF, mmio:0xADDR "
 		       "or [sN/]unit:COUNTER";
+	case WL_FAULT_PERF_CONTENTION:
+	case WL_FAULT_PMU_GONE:
+	case WL_FAULT_PERF_READ_ERROR:
+	case WL_FAULT_SHORT_READ:
+		return "a kernel PMU name as sysfs lists it, or a glob such "
+		       "as \"uncore_*\"";
 	default:
 		return "[sN/]msr:0xADDR, [sN/]pci:BB:DD.F+0xOFF or mmio:0xADDR";
 	}
@@ -1179,139 +1194,306 @@ static int parse_target(struct pctx *c, const char *text, struct wl_fault *f)
 		    fault_kinds[f->kind], target_forms(f->kind));
 }
 
-/* The members of one fault object. */
-struct fault_keys {
-	json_object *at, *kind, *target, *count, *value, *seconds;
+/*
+ * The members a fault object may have, and the kinds that take each
+ * (bit k = enum wl_fault_kind k): "at", "kind" and "target" every kind,
+ * the others as below; a member marked required must be there for the
+ * kinds that take it.
+ */
+#define FK(k) (1u << (k))
+#define FK_PERF (FK(WL_FAULT_PERF_CONTENTION) | FK(WL_FAULT_PMU_GONE) | \
+		 FK(WL_FAULT_PERF_READ_ERROR) | FK(WL_FAULT_SHORT_READ))
+enum fault_member { FM_AT, FM_KIND, FM_TARGET, FM_COUNT, FM_VALUE,
+		    FM_RUNNING, FM_SECONDS, FM_ERRNO, FM_N };
+static const struct {
+	const char *name;
+	unsigned kinds, required;
+	const char *help;	/* for the list of accepted members */
+} fault_members[FM_N] = {
+	[FM_AT] = { "at", ~0u, ~0u, NULL },
+	[FM_KIND] = { "kind", ~0u, ~0u, NULL },
+	[FM_TARGET] = { "target", ~0u, ~0u, NULL },
+	[FM_COUNT] = { "count", FK(WL_FAULT_EIO) | FK(WL_FAULT_DELAY) |
+		       FK(WL_FAULT_PERF_READ_ERROR) | FK(WL_FAULT_SHORT_READ), 0,
+		       "eio, delay, perf_read_error, short_read" },
+	[FM_VALUE] = { "value", FK(WL_FAULT_FOREIGN_WRITE),
+		       FK(WL_FAULT_FOREIGN_WRITE), "foreign_write" },
+	[FM_RUNNING] = { "running", FK(WL_FAULT_PERF_CONTENTION),
+			 FK(WL_FAULT_PERF_CONTENTION), "perf_contention" },
+	[FM_SECONDS] = { "seconds", FK(WL_FAULT_PERF_CONTENTION) |
+			 FK(WL_FAULT_DELAY), FK(WL_FAULT_DELAY),
+			 "perf_contention, delay" },
+	[FM_ERRNO] = { "errno", FK(WL_FAULT_PERF_READ_ERROR),
+		       FK(WL_FAULT_PERF_READ_ERROR), "perf_read_error" },
 };
 
-static int fault_members(struct pctx *c, json_object *o, struct fault_keys *fk)
+/* What a missing required member should be, for the message. */
+static const char *member_want(enum fault_member m)
 {
-	if (!json_object_is_type(o, json_type_object))
-		return fail(c, "a fault must be an object {\"at\": s, \"kind\": "
-			    "..., \"target\": ...}, not %s", type_name(o));
+	switch (m) {
+	case FM_VALUE:
+		return "the value the other agent writes: a hex string "
+		       "\"0x...\" or an integer >= 0";
+	case FM_RUNNING:
+		return "the fraction of the time the target's events still "
+		       "run, 0 <= running < 1";
+	case FM_ERRNO:
+		return "the error reads fail with: \"EIO\", \"EINTR\" or "
+		       "\"ENOSPC\"";
+	case FM_SECONDS:
+		return "how much later each delayed access returns, > 0 and "
+		       "<= 10";
+	default:
+		return "";
+	}
+}
+
+/* "eio, foreign_write, ..." */
+static void kind_list(char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (unsigned k = 0; k < ARRAY_SIZE(fault_kinds) && n < len; k++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", k ? ", " : "",
+				      fault_kinds[k]);
+}
+
+/* Sorts a fault object's members into m[]; unknown ones are errors. */
+static int fault_collect(struct pctx *c, json_object *o, json_object **m)
+{
+	char list[320];
+	size_t n = 0;
+
 	json_object_object_foreach(o, key, val) {
-		if (strcmp(key, "at") == 0)
-			fk->at = val;
-		else if (strcmp(key, "kind") == 0)
-			fk->kind = val;
-		else if (strcmp(key, "target") == 0)
-			fk->target = val;
-		else if (strcmp(key, "count") == 0)
-			fk->count = val;
-		else if (strcmp(key, "value") == 0)
-			fk->value = val;
-		else if (strcmp(key, "seconds") == 0)
-			fk->seconds = val;
-		else {
-			path_key(c, key);
-			return fail(c, "unknown key (a fault accepts: at, kind, "
-				    "target, count (eio, delay), value "
-				    "(foreign_write), seconds (delay))");
+		unsigned i;
+
+		for (i = 0; i < FM_N; i++)
+			if (strcmp(key, fault_members[i].name) == 0)
+				break;
+		if (i < FM_N) {
+			m[i] = val;
+			continue;
 		}
+		path_key(c, key);
+		for (i = 0; i < FM_N && n < sizeof(list); i++)
+			n += (size_t)snprintf(list + n, sizeof(list) - n,
+					      "%s%s%s%s%s", i ? ", " : "",
+					      fault_members[i].name,
+					      fault_members[i].help ? " (" : "",
+					      fault_members[i].help
+					      ? fault_members[i].help : "",
+					      fault_members[i].help ? ")" : "");
+		return fail(c, "unknown key (a fault accepts: %s)", list);
 	}
 	return 0;
 }
 
-#define FAULT_KIND_LIST "eio, foreign_write, device_missing, stuck or delay"
-
-static int fault_kind(struct pctx *c, json_object *kind, struct wl_fault *f)
+/* The "kind" member: one of fault_kinds[]. */
+static int fault_kind(struct pctx *c, json_object *kind,
+		      enum wl_fault_kind *out)
 {
+	char list[256];
 	size_t old;
 	unsigned k;
 
+	kind_list(list, sizeof(list));
 	if (!kind)
-		return fail(c, "missing \"kind\" (" FAULT_KIND_LIST ")");
+		return fail(c, "missing \"kind\" (%s)", list);
 	old = path_key(c, "kind");
 	if (!json_object_is_type(kind, json_type_string))
-		return fail(c, "must be a string (" FAULT_KIND_LIST "), not %s",
+		return fail(c, "must be a string (%s), not %s", list,
 			    type_name(kind));
 	for (k = 0; k < ARRAY_SIZE(fault_kinds); k++)
 		if (strcmp(fault_kinds[k], json_object_get_string(kind)) == 0)
 			break;
 	if (k == ARRAY_SIZE(fault_kinds))
-		return fail(c, "unknown fault kind \"%s\" (accepted: "
-			    FAULT_KIND_LIST ")", json_object_get_string(kind));
+		return fail(c, "unknown fault kind \"%s\" (accepted: %s)",
+			    json_object_get_string(kind), list);
 	path_pop(c, old);
-	f->kind = (enum wl_fault_kind)k;
+	*out = (enum wl_fault_kind)k;
 	return 0;
 }
 
-/* Which members the fault's kind needs and allows. */
-static int fault_needs(struct pctx *c, const struct fault_keys *fk,
-		       const struct wl_fault *f)
+/* Every member the kind takes, and only those. */
+static int fault_check_members(struct pctx *c, json_object **m,
+			       const struct wl_fault *f)
 {
-	const char *kn = fault_kinds[f->kind];
-	bool counted = f->kind == WL_FAULT_EIO || f->kind == WL_FAULT_DELAY;
+	unsigned bit = FK(f->kind);
 
-	if (!fk->at)
+	for (unsigned i = FM_COUNT; i < FM_N; i++) {
+		if (m[i] && !(fault_members[i].kinds & bit)) {
+			path_key(c, fault_members[i].name);
+			return fail(c, "not allowed for kind \"%s\" (only %s "
+				    "take%s a %s)", fault_kinds[f->kind],
+				    fault_members[i].help,
+				    strchr(fault_members[i].help, ',') ? "" : "s",
+				    fault_members[i].name);
+		}
+		if (!m[i] && (fault_members[i].required & bit))
+			return fail(c, "missing \"%s\" (%s)",
+				    fault_members[i].name, member_want(i));
+	}
+	if (!m[FM_AT])
 		return fail(c, "missing \"at\" (seconds since the simulation "
 			    "started, >= 0)");
-	if (!fk->target)
-		return fail(c, "missing \"target\" (for %s: %s)", kn,
-			    target_forms(f->kind));
-	if (fk->count && !counted) {
-		path_key(c, "count");
-		return fail(c, "not allowed for kind \"%s\" (only eio and "
-			    "delay take a count)", kn);
-	}
-	if (fk->value && f->kind != WL_FAULT_FOREIGN_WRITE) {
-		path_key(c, "value");
-		return fail(c, "not allowed for kind \"%s\" (only "
-			    "foreign_write takes a value)", kn);
-	}
-	if (!fk->value && f->kind == WL_FAULT_FOREIGN_WRITE)
-		return fail(c, "missing \"value\" (the value the other agent "
-			    "writes: a hex string \"0x...\" or an integer >= 0)");
-	if (fk->seconds && f->kind != WL_FAULT_DELAY) {
-		path_key(c, "seconds");
-		return fail(c, "not allowed for kind \"%s\" (only delay takes "
-			    "seconds)", kn);
-	}
-	if (!fk->seconds && f->kind == WL_FAULT_DELAY)
-		return fail(c, "missing \"seconds\" (how much later each "
-			    "delayed access returns, > 0 and <= %g)",
-			    WL_MAX_DELAY);
+	if (!m[FM_TARGET])
+		return fail(c, "missing \"target\" (for %s: %s)",
+			    fault_kinds[f->kind], target_forms(f->kind));
 	return 0;
 }
 
-/* The numbers: at, count, seconds, value. */
-static int fault_numbers(struct pctx *c, const struct fault_keys *fk,
-			 struct wl_fault *f)
+/* Does glob pattern pat match some PMU of the workload (cb of
+ * wl_perf_pmus(); ctx: the pattern)? */
+static int pmu_glob_hit(void *ctx, const struct wl_pmu *p)
 {
-	size_t old = path_key(c, "at");
-	uint64_t v;
+	return fnmatch((const char *)ctx, p->name, 0) == 0;
+}
+
+/* Appends a PMU's name to a list (deduplicated against the previous
+ * name, which is how wl_perf_pmus() repeats them). */
+struct pmu_names {
+	char *buf;
+	size_t len, n;
+	unsigned count;
+};
+
+/* Is name one of the ", "-separated names in list? */
+static bool list_has(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = list; (p = strstr(p, name)) != NULL; p += n)
+		if ((p == list || p[-1] == ' ') && (p[n] == ',' || !p[n]))
+			return true;
+	return false;
+}
+
+static int pmu_name_add(void *ctx, const struct wl_pmu *p)
+{
+	struct pmu_names *l = ctx;
+
+	if (list_has(l->buf, p->name))
+		return 0;
+	if (l->count++ == 12) {
+		l->n += (size_t)snprintf(l->buf + l->n, l->len - l->n, ", ...");
+		return 1;
+	}
+	l->n += (size_t)snprintf(l->buf + l->n, l->len - l->n, "%s%s",
+				 l->n ? ", " : "", p->name);
+	return l->n >= l->len;
+}
+
+/*
+ * A PMU name or glob ("uncore_imc_*") of the simulated kernel: a fault
+ * target or a "missing_pmus" entry.  It must match at least one PMU the
+ * platform has in this topology.
+ */
+static int parse_pmu_pattern(struct pctx *c, const char *s, char *out,
+			     size_t outlen)
+{
+	char list[400] = "";
+	struct pmu_names l = { list, sizeof(list), 0, 0 };
+
+	if (!*s || strlen(s) >= outlen ||
+	    strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_*?[]-") !=
+	    strlen(s))
+		return fail(c, "bad PMU name \"%s\" (a kernel PMU name as "
+			    "sysfs lists it, at most %zu characters of a-z, 0-9 "
+			    "and _, or a glob such as \"uncore_*_0\")", s,
+			    outlen - 1);
+	if (wl_perf_pmus(c->w, pmu_glob_hit, (void *)s) <= 0) {
+		wl_perf_pmus(c->w, pmu_name_add, &l);
+		return fail(c, "no PMU of %s matches \"%s\" (%s)", c->plat->id,
+			    s, l.count ? list : "the platform has no kernel "
+			    "PMU facts");
+	}
+	snprintf(out, outlen, "%s", s);
+	return 0;
+}
+
+/* The perf faults' own members (running, seconds, errno) and the delay
+ * fault's seconds. */
+static int parse_perf_fault(struct pctx *c, json_object **m,
+			    struct wl_fault *f)
+{
+	static const struct { const char *name; int err; } errs[] = {
+		{ "EIO", EIO }, { "EINTR", EINTR }, { "ENOSPC", ENOSPC },
+	};
+	size_t old;
 	int r;
 
-	r = get_number(c, fk->at, 0, false, WL_MAX_AT,
-		       "seconds since the simulation started", &f->at);
-	if (r < 0)
-		return r;
-	path_pop(c, old);
+	if (m[FM_RUNNING]) {
+		old = path_key(c, "running");
+		r = get_number(c, m[FM_RUNNING], 0, false, 0.999999,
+			       "the fraction of the time the events run, "
+			       "below 1", &f->running);
+		if (r < 0)
+			return r;
+		path_pop(c, old);
+	}
+	if (m[FM_SECONDS] && f->kind == WL_FAULT_DELAY) {
+		old = path_key(c, "seconds");
+		r = get_number(c, m[FM_SECONDS], 0, true, WL_MAX_DELAY,
+			       "seconds each access is delayed", &f->delay_s);
+		if (r < 0)
+			return r;
+		path_pop(c, old);
+	} else if (m[FM_SECONDS]) {
+		old = path_key(c, "seconds");
+		r = get_number(c, m[FM_SECONDS], 0, true, WL_MAX_AT,
+			       "how long the contention lasts", &f->seconds);
+		if (r < 0)
+			return r;
+		path_pop(c, old);
+	}
+	if (m[FM_ERRNO]) {
+		const char *e = json_object_is_type(m[FM_ERRNO],
+						    json_type_string)
+				? json_object_get_string(m[FM_ERRNO]) : NULL;
+
+		old = path_key(c, "errno");
+		for (size_t i = 0; e && i < ARRAY_SIZE(errs); i++)
+			if (strcmp(e, errs[i].name) == 0)
+				f->err = errs[i].err;
+		if (!f->err)
+			return fail(c, "must be \"EIO\", \"EINTR\" or \"ENOSPC\" "
+				    "(what the kernel's read(2) of a perf event "
+				    "can fail with), not %s",
+				    e ? e : type_name(m[FM_ERRNO]));
+		path_pop(c, old);
+	}
+	return 0;
+}
+
+/* "count" and "value": the register faults' numbers (and count for
+ * the perf read faults). */
+static int parse_fault_numbers(struct pctx *c, json_object **m,
+			       struct wl_fault *f)
+{
+	size_t old;
+	int r;
+
 	f->count = 1;
-	if (fk->count) {
+	if (m[FM_COUNT]) {
+		uint64_t v;
+
 		old = path_key(c, "count");
-		r = get_uint(c, fk->count, 1, WL_MAX_COUNT, f->kind ==
-			     WL_FAULT_EIO ? "accesses that fail"
-					  : "accesses delayed", &v);
+		r = get_uint(c, m[FM_COUNT], 1, WL_MAX_COUNT,
+			     wl_fault_is_perf(f->kind) ? "reads that fail"
+			     : f->kind == WL_FAULT_DELAY ? "accesses delayed"
+			     : "accesses that fail", &v);
 		if (r < 0)
 			return r;
 		f->count = (unsigned)v;
 		path_pop(c, old);
 	}
-	if (fk->seconds) {
-		old = path_key(c, "seconds");
-		r = get_number(c, fk->seconds, 0, true, WL_MAX_DELAY,
-			       "seconds each access is delayed", &f->delay_s);
-		if (r < 0)
-			return r;
-		path_pop(c, old);
-	}
-	if (fk->value) {
+	if (m[FM_VALUE]) {
 		uint64_t max = f->target.width >= 8 ? UINT64_MAX
 						    : width_mask(8u * f->target.width);
 
 		old = path_key(c, "value");
-		r = get_value(c, fk->value, max, f->target.width >= 8
+		r = get_value(c, m[FM_VALUE], max, f->target.width >= 8
 			      ? "a 64-bit register" : "a 32-bit register",
 			      &f->value);
 		if (r < 0)
@@ -1323,24 +1505,44 @@ static int fault_numbers(struct pctx *c, const struct fault_keys *fk,
 
 static int parse_fault(struct pctx *c, json_object *o, struct wl_fault *f)
 {
-	struct fault_keys fk = { 0 };
+	json_object *m[FM_N] = { NULL };
+	const char *t;
 	size_t old;
 	int r;
 
-	if ((r = fault_members(c, o, &fk)) < 0 ||
-	    (r = fault_kind(c, fk.kind, f)) < 0 ||
-	    (r = fault_needs(c, &fk, f)) < 0)
+	if (!json_object_is_type(o, json_type_object))
+		return fail(c, "a fault must be an object {\"at\": s, \"kind\": "
+			    "..., \"target\": ...}, not %s", type_name(o));
+	if ((r = fault_collect(c, o, m)) < 0 ||
+	    (r = fault_kind(c, m[FM_KIND], &f->kind)) < 0 ||
+	    (r = fault_check_members(c, m, f)) < 0)
 		return r;
-	old = path_key(c, "target");
-	if (!json_object_is_type(fk.target, json_type_string))
-		return fail(c, "must be a string (for %s: %s), not %s",
-			    fault_kinds[f->kind], target_forms(f->kind),
-			    type_name(fk.target));
-	r = parse_target(c, json_object_get_string(fk.target), f);
+
+	old = path_key(c, "at");
+	r = get_number(c, m[FM_AT], 0, false, WL_MAX_AT,
+		       "seconds since the simulation started", &f->at);
 	if (r < 0)
 		return r;
 	path_pop(c, old);
-	return fault_numbers(c, &fk, f);
+
+	old = path_key(c, "target");
+	if (!json_object_is_type(m[FM_TARGET], json_type_string))
+		return fail(c, "must be a string (for %s: %s), not %s",
+			    fault_kinds[f->kind], target_forms(f->kind),
+			    type_name(m[FM_TARGET]));
+	t = json_object_get_string(m[FM_TARGET]);
+	if (wl_fault_is_perf(f->kind)) {
+		f->socket = -1;
+		r = parse_pmu_pattern(c, t, f->text, sizeof(f->text));
+	} else {
+		r = parse_target(c, t, f);
+	}
+	if (r < 0)
+		return r;
+	path_pop(c, old);
+	if ((r = parse_fault_numbers(c, m, f)) < 0)
+		return r;
+	return parse_perf_fault(c, m, f);
 }
 
 static int parse_faults(struct pctx *c, json_object *o)
@@ -1380,6 +1582,261 @@ static int parse_faults(struct pctx *c, json_object *o)
 		w->faults[j] = f;
 	}
 	return 0;
+}
+
+/* ---- the simulated kernel ("perf") ----------------------------------- */
+
+#define WL_MAX_MISSING 64
+
+/* "missing_pmus": PMU names or globs the simulated kernel lacks. */
+static int parse_missing(struct pctx *c, json_object *o)
+{
+	struct wl_perf *pf = &c->w->perf;
+	size_t n;
+
+	if (!json_object_is_type(o, json_type_array))
+		return fail(c, "must be an array of PMU names or globs "
+			    "(\"uncore_*_1\"), not %s", type_name(o));
+	n = json_object_array_length(o);
+	if (n > WL_MAX_MISSING)
+		return fail(c, "%zu PMUs: at most %d", n, WL_MAX_MISSING);
+	pf->missing = calloc(n ? n : 1, sizeof(*pf->missing));
+	if (!pf->missing)
+		return fail_nomem(c);
+	for (size_t i = 0; i < n; i++) {
+		json_object *e = json_object_array_get_idx(o, i);
+		size_t old = path_idx(c, i);
+		int r;
+
+		if (!json_object_is_type(e, json_type_string))
+			return fail(c, "must be a PMU name (a string), not %s",
+				    type_name(e));
+		r = parse_pmu_pattern(c, json_object_get_string(e),
+				      pf->missing[i], WL_PMU_NAME_MAX);
+		if (r < 0)
+			return r;
+		pf->nmissing++;
+		path_pop(c, old);
+	}
+	return 0;
+}
+
+/* One member of "perf". */
+static int parse_perf_member(struct pctx *c, const char *key, json_object *v)
+{
+	struct wl_perf *pf = &c->w->perf;
+	uint64_t x;
+	unsigned ver;
+	int r;
+
+	if (strcmp(key, "paranoid") == 0) {
+		if (json_object_is_type(v, json_type_int) &&
+		    json_object_get_int64(v) == -1) {
+			x = 0;
+			pf->paranoid = -1;
+		} else if ((r = get_uint(c, v, 0, 4, "kernel.perf_event_paranoid: "
+					 "-1..2, 3 and 4 on kernels with the "
+					 "Debian/Android patch", &x)) < 0) {
+			return r;
+		} else {
+			pf->paranoid = (int)x;
+		}
+		pf->has_paranoid = true;
+		return 0;
+	}
+	if (strcmp(key, "cap_perfmon") == 0) {
+		if (!json_object_is_type(v, json_type_boolean))
+			return fail(c, "must be true or false (does the daemon "
+				    "hold CAP_PERFMON), not %s", type_name(v));
+		pf->no_cap = !json_object_get_boolean(v);
+		return 0;
+	}
+	if (strcmp(key, "missing_pmus") == 0)
+		return parse_missing(c, v);
+	if (strcmp(key, "kernel") == 0) {
+		const char *k = json_object_is_type(v, json_type_string)
+				? json_object_get_string(v) : NULL;
+
+		if (!k || strlen(k) >= sizeof(pf->kernel) ||
+		    wl_kernel_version(k, &ver) < 0)
+			return fail(c, "must be a kernel release string such as "
+				    "\"6.8.0-45-generic\" (MAJOR.MINOR first, at "
+				    "most %zu characters), not %s",
+				    sizeof(pf->kernel) - 1,
+				    k ? k : type_name(v));
+		snprintf(pf->kernel, sizeof(pf->kernel), "%s", k);
+		return 0;
+	}
+	return fail(c, "unknown key (\"perf\" accepts: paranoid, cap_perfmon, "
+		    "missing_pmus, kernel)");
+}
+
+/* The "perf" object: what the simulated kernel is like. */
+static int parse_perf(struct pctx *c, json_object *o)
+{
+	if (!json_object_is_type(o, json_type_object))
+		return fail(c, "must be an object {\"paranoid\": N, "
+			    "\"cap_perfmon\": bool, \"missing_pmus\": [...], "
+			    "\"kernel\": \"X.Y\"}, not %s", type_name(o));
+	json_object_object_foreach(o, key, val) {
+		size_t old = path_key(c, key);
+		int r = parse_perf_member(c, key, val);
+
+		if (r < 0)
+			return r;
+		path_pop(c, old);
+	}
+	return 0;
+}
+
+/* Up to three decimal digits at *p (a value <= 255); advances *p. */
+static int kver_part(const char **p, unsigned *v)
+{
+	unsigned x = 0, n = 0;
+
+	for (; **p >= '0' && **p <= '9'; (*p)++, n++)
+		x = x * 10 + (unsigned)(**p - '0');
+	if (n == 0 || n > 3 || x > 255)
+		return -EINVAL;
+	*v = x;
+	return 0;
+}
+
+int wl_kernel_version(const char *rel, unsigned *v)
+{
+	unsigned major, minor, patch = 0;
+	const char *p = rel;
+
+	if (kver_part(&p, &major) < 0 || major < 2 || *p++ != '.' ||
+	    kver_part(&p, &minor) < 0)
+		return -EINVAL;
+	if (*p == '.' && (p++, kver_part(&p, &patch) < 0))
+		return -EINVAL;
+	*v = major << 16 | minor << 8 | patch;
+	return 0;
+}
+
+int wl_perf_paranoid(const struct workload *w)
+{
+	return w->perf.has_paranoid ? w->perf.paranoid : 2;
+}
+
+bool wl_perf_capable(const struct workload *w)
+{
+	return !w->perf.no_cap;
+}
+
+const char *wl_perf_release(const struct workload *w)
+{
+	return w->perf.kernel[0] ? w->perf.kernel : WL_PERF_KERNEL;
+}
+
+unsigned wl_perf_version(const struct workload *w)
+{
+	unsigned v = 0;
+
+	wl_kernel_version(wl_perf_release(w), &v);
+	return v;
+}
+
+/* name = pattern with its one "%u" replaced by inst.  false if the
+ * pattern has another '%' or does not fit. */
+static bool pmu_expand(const char *pat, unsigned inst, char *name,
+		       size_t len)
+{
+	const char *pc = strchr(pat, '%');
+	int n;
+
+	if (!pc) {
+		n = snprintf(name, len, "%s", pat);
+	} else {
+		if (pc[1] != 'u' || strchr(pc + 1, '%'))
+			return false;
+		n = snprintf(name, len, "%.*s%u%s", (int)(pc - pat), pat, inst,
+			     pc + 2);
+	}
+	return n > 0 && (size_t)n < len;
+}
+
+/* Does the platform's uncore belong to AMD's driver (its naming)? */
+static bool amd_driver(const struct platform *p)
+{
+	return p->vendor && strcmp(p->vendor, "AuthenticAMD") == 0;
+}
+
+/* One unit's PMU facts pu: the PMU, or one per box for a "%u" name (per
+ * box and socket under AMD's driver). */
+static int unit_pmus(const struct workload *w, int ui,
+		     const struct perf_unit *pu,
+		     int (*cb)(void *, const struct wl_pmu *), void *ctx)
+{
+	char name[WL_PMU_NAME_MAX];
+	struct wl_pmu p = { name, ui, -1, -1, pu };
+	bool per_box = strchr(pu->pmu, '%') != NULL;
+	bool per_socket = per_box && amd_driver(w->plat);
+	unsigned ninst = per_box ? wl_unit_ninst(w, ui) : 1;
+	unsigned nsock = per_socket ? wl_sockets(w) : 1;
+	int r;
+
+	for (unsigned n = 0; n < ninst * nsock; n++) {
+		if (!pmu_expand(pu->pmu, n, name, sizeof(name)))
+			return 0;	/* malformed: skern_open() says so */
+		p.inst = per_box ? (int)(n % ninst) : -1;
+		p.socket = per_socket ? (int)(n / ninst) : -1;
+		if ((r = cb(ctx, &p)) != 0)
+			return r;
+	}
+	return 0;
+}
+
+unsigned wl_sockets(const struct workload *w)
+{
+	unsigned n = w->topo.sockets ? w->topo.sockets : 1;
+
+	return n < PLAT_MAX_SOCKETS ? n : PLAT_MAX_SOCKETS;
+}
+
+int wl_perf_pmus(const struct workload *w,
+		 int (*cb)(void *, const struct wl_pmu *), void *ctx)
+{
+	const struct platform *p = w->plat;
+	int r;
+
+	for (int ui = 0; p->units[ui]; ui++) {
+		const struct perf_unit *pu = p->units[ui]->perf;
+
+		if (!pu || !pu->pmu)
+			continue;
+		if ((r = unit_pmus(w, ui, pu, cb, ctx)) != 0)
+			return r;
+		if (pu->also && pu->also->pmu &&
+		    (r = unit_pmus(w, ui, pu->also, cb, ctx)) != 0)
+			return r;
+	}
+	return 0;
+}
+
+void wl_filter_slot(const struct unit_type *u, unsigned f, int *dst,
+		    unsigned *shift)
+{
+	unsigned nother = 0;
+
+	*dst = -1;
+	*shift = 0;
+	if (f >= u->nfilters)
+		return;
+	if (u->filters[f].flag == EVF_FILTER0 ||
+	    u->filters[f].flag == EVF_FILTER1) {
+		*dst = u->filters[f].flag == EVF_FILTER0 ? 0 : 1;
+		return;
+	}
+	for (unsigned j = 0; j < f; j++)
+		if (u->filters[j].flag != EVF_FILTER0 &&
+		    u->filters[j].flag != EVF_FILTER1)
+			nother++;
+	if (nother / 2 < 2)
+		*dst = (int)(nother / 2);
+	*shift = 32 * (nother % 2);
 }
 
 /* ---- topology -------------------------------------------------------- */
@@ -1556,10 +2013,54 @@ static int resolve_platform(struct pctx *c, json_object *root,
 	return 0;
 }
 
+/*
+ * A unit with one instance per core (snbep's CBos: discovery, like the
+ * kernel, counts min(8, cores)): its count defaults to "cores" and may
+ * not exceed it.
+ */
+static int per_core_counts(struct pctx *c)
+{
+	const struct plat_sim *d = sim_data(c->plat);
+	const struct top_key *k = NULL;
+	unsigned *n;
+	int ui;
+
+	if (!d || !d->per_core_unit || !c->w->topo.cores ||
+	    !plat_unit(c->plat, d->per_core_unit, &ui))
+		return 0;
+	n = &c->w->topo.count[ui];
+	for (unsigned i = 0; i < c->nkeys && !k; i++)
+		if (c->keys[i].kind == TK_COUNT && c->keys[i].unit == ui)
+			k = &c->keys[i];
+	if (*n > c->w->topo.cores)
+		return fail(c, "%s %u > cores %u: %s has one %s per core",
+			    k ? k->name : "count", *n, c->w->topo.cores,
+			    c->plat->id, d->per_core_unit);
+	if (!*n)
+		*n = c->w->topo.cores;
+	return 0;
+}
+
+/* One of the sections parsed after the topology, at $.name. */
+static int parse_section(struct pctx *c, const char *name, json_object *o,
+			 int (*parse)(struct pctx *, json_object *))
+{
+	int r;
+
+	if (!o)
+		return 0;
+	path_key(c, name);
+	r = parse(c, o);
+	if (r < 0)
+		return r;
+	path_pop(c, 1);
+	return 0;
+}
+
 static int parse_root(struct pctx *c, json_object *root,
 		      const struct platform *want)
 {
-	json_object *phases = NULL, *faults = NULL;
+	json_object *phases = NULL, *faults = NULL, *perf = NULL;
 	char list[256];
 	int r;
 
@@ -1588,54 +2089,22 @@ static int parse_root(struct pctx *c, json_object *root,
 			phases = val;
 		else if (k->kind == TK_FAULTS)
 			faults = val;
+		else if (k->kind == TK_PERF)
+			perf = val;
 		r = parse_top_value(c, k, val);
 		if (r < 0)
 			return r;
 		path_pop(c, old);
 	}
-	/* A unit with one instance per core (snbep's CBos: discovery, like
-	 * the kernel, counts min(8, cores)): its count defaults to "cores"
-	 * and may not exceed it. */
-	{
-		const struct plat_sim *d = sim_data(c->plat);
-		int ui;
-
-		if (d && d->per_core_unit && c->w->topo.cores &&
-		    plat_unit(c->plat, d->per_core_unit, &ui)) {
-			unsigned *n = &c->w->topo.count[ui];
-			const struct top_key *k = NULL;
-
-			for (unsigned i = 0; i < c->nkeys && !k; i++)
-				if (c->keys[i].kind == TK_COUNT &&
-				    c->keys[i].unit == ui)
-					k = &c->keys[i];
-			if (*n > c->w->topo.cores)
-				return fail(c, "%s %u > cores %u: %s has one %s "
-					    "per core", k ? k->name : "count", *n,
-					    c->w->topo.cores, c->plat->id,
-					    d->per_core_unit);
-			if (!*n)
-				*n = c->w->topo.cores;
-		}
-	}
-	if ((r = check_offline(c)) < 0)
+	if ((r = per_core_counts(c)) < 0 || (r = check_offline(c)) < 0)
 		return r;
 	if (!phases)
 		return fail(c, "missing \"phases\" (an array of {\"seconds\": N, "
 			    "\"rates\": {...}})");
-	path_key(c, "phases");
-	r = parse_phases(c, phases);
-	if (r < 0)
+	if ((r = parse_section(c, "phases", phases, parse_phases)) < 0 ||
+	    (r = parse_section(c, "perf", perf, parse_perf)) < 0)
 		return r;
-	path_pop(c, 1);
-	if (faults) {
-		path_key(c, "faults");
-		r = parse_faults(c, faults);
-		if (r < 0)
-			return r;
-		path_pop(c, 1);
-	}
-	return 0;
+	return parse_section(c, "faults", faults, parse_faults);
 }
 
 /* ---- duplicate keys -------------------------------------------------- */
@@ -1786,6 +2255,7 @@ void wl_free(struct workload *w)
 	free(w->keys);
 	free(w->rates);
 	free(w->faults);
+	free(w->perf.missing);
 	free(w);
 }
 

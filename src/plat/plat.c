@@ -25,6 +25,7 @@
 
 #include "plat/plat.h"
 #include "plat/plat_mod.h"
+#include "plat/plat_xsp.h"
 
 #define NONE 0xff
 
@@ -32,6 +33,10 @@ const struct platform *const plat_all[] = {
 	&plat_skl,
 	&plat_hsx,
 	&plat_snbep,
+	&plat_skx,
+	&plat_icx,
+	&plat_spr,
+	&plat_zen4,
 	NULL,
 };
 
@@ -976,11 +981,36 @@ int plat_check(const struct platform *p)
 	return 0;
 }
 
+int plat_direct_check(const struct platform *p)
+{
+	if (!p->backends || (p->backends & PLAT_BE_DIRECT))
+		return 0;
+	return hw_fail(ENOTSUP, "platform %s (%s) is reached through the perf "
+		       "backend only: its uncore has no registers in uncored's "
+		       "tables, the kernel's uncore driver programs it; run "
+		       "with --backend=perf", p->id, p->name);
+}
+
+/* The ops of a perf-only platform: nothing to discover or freeze. */
+static int perf_only_discover(struct hw *hw, struct topology *t)
+{
+	(void)hw;
+	(void)t;
+	return hw_fail(ENOTSUP, "this platform is reached through the perf "
+		       "backend only; run with --backend=perf");
+}
+
+const struct plat_ops plat_perf_only_ops = {
+	.discover = perf_only_discover,
+};
+
 int plat_discover(const struct platform *p, struct hw *hw, struct topology *t,
 		  const struct plat_cpu_map *m)
 {
-	int r = plat_check(p);
+	int r = plat_direct_check(p);
 
+	if (r == 0)
+		r = plat_check(p);
 	if (r < 0)
 		return r;
 	if (p->ops->discover_map)

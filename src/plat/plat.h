@@ -243,7 +243,30 @@ struct perf_unit {
 	/* UNIT_FIXED: the terms that select the fixed counter
 	 * ("event=0xff"), or an alias name under events/. */
 	const char *fixed;
+	/* The format field that takes struct event.occ_sel (hsx/snbep PCU
+	 * "occ_sel", config:14-15: the kernel has no umask field there, the
+	 * unit's umask is occ_sel << 6); NULL: none. */
+	const char *f_occ;
+	/* A second PMU some of this unit's free-running counters are read
+	 * through (freerun_ctr.perf_pmu names it): hsx/snbep pcu_cstate's
+	 * core-scope residencies are in "cstate_core" beside the unit's
+	 * "cstate_pkg".  Its own format/ and events/ facts; NULL: none. */
+	const struct perf_unit *also;
 };
+
+/*
+ * How a catalog event becomes kernel terms (the perf backend's encoder;
+ * facts above): event = code, plus ev_sel_ext << 8 where the PMU's
+ * "event" format is 9 bits wide (hsx/snbep QPI "config:0-7,21": the
+ * ninth bit is the control register's bit 21); umask = the event's
+ * umask, Intel's UMaskExt included (the format places the bits above 7,
+ * e.g. icx CHA "config:8-15,32-57"); edge, inv and thresh as the
+ * unit's f_* name them; box-filter values through filters[]; then
+ * perf_terms.  A value whose field the PMU lacks cannot be counted
+ * through perf (hsx CBo has no "inv"; no Xeon PMU has the HA
+ * address/opcode match or the PCU's ev_sel_ext): the encoder refuses
+ * it, naming the PMU and the field.
+ */
 
 struct unit_type {
 	const char *name;	/* "cbo", "arb", "fixed", "imc" */
@@ -617,6 +640,7 @@ struct plat_ops {
  *              DF_SRC("lookups"), DF_RATIO }
  * A metric is exported when the program counts every source it names; a
  * gauge whose inputs were invalid this interval has no value (NaN).
+ * Sources with alternatives and means: see struct derived_src.
  * Adding a metric is one entry here (plus its test); a new platform
  * writes its derived_<id>.c, may start from the shared headline entries
  * of src/plat/derived.h (sources named "lookups", "misses", "dram_rd",
@@ -648,6 +672,19 @@ struct derived_src {
 	const char *name;	/* referenced by DF_SRC */
 	const char *event;	/* baseline event, modifiers included */
 	double scale;		/* e.g. 64 bytes per DRAM transfer */
+	/* The socket's value is the mean over the unit's present instances,
+	 * not their sum: a clock every instance counts (icx/spr
+	 * UNC_CHA_CLOCKTICKS, Intel's uncore_frequency metric divides by
+	 * the CHA count).  Per-instance values are unchanged. */
+	bool mean;
+	/* Alternatives.  Several entries may share a name (adjacent): those
+	 * with the same alt are summed into the one source (zen4 DRAM reads
+	 * over the data fabric: 24 coherent-station events), and of the alt
+	 * groups the first whose every unit the topology has (some socket
+	 * has an instance) is used, the others are not: "UMC where the
+	 * kernel has amd_umc_N, else the data fabric" is alt 0 = UMC, alt 1
+	 * = DF.  derive_source_event() says which was chosen. */
+	unsigned alt;
 };
 
 struct derived_metric {
@@ -709,6 +746,10 @@ extern const struct derived_table derived_skl;
 extern const struct derived_table derived_hsx;
 extern const struct derived_table derived_snbep;
 extern const struct platform plat_snbep;
+/* Reached through the perf backend only (backends PLAT_BE_PERF). */
+extern const struct platform plat_skx, plat_icx, plat_spr, plat_zen4;
+extern const struct derived_table derived_skx, derived_icx, derived_spr,
+	derived_zen4;
 
 /* Platform by id ("skl"), or NULL. */
 const struct platform *plat_by_id(const char *id);
@@ -831,6 +872,13 @@ static inline bool plat_has_global_ctl(const struct platform *p)
 {
 	return p->global_ctl.layout != NULL;
 }
+/*
+ * Can the direct backend (registers) serve p?  0, or -ENOTSUP with a
+ * message in hw_last_error() naming the platform and the perf backend
+ * for one that lists PLAT_BE_PERF only (skx, icx, spr, zen4: no register
+ * of theirs is in uncored's tables).  plat_discover() calls it first.
+ */
+int plat_direct_check(const struct platform *p);
 /*
  * Does p fit this build's fixed bounds (PLAT_MAX_UNITS unit types, each
  * with at most PLAT_MAX_INST instances, PLAT_MAX_CTRS counters and

@@ -23,6 +23,7 @@
 #include "plat/plat.h"
 #include "plat/plat_skl.h"
 #include "plat/plat_sim.h"
+#include "plat/kpmu.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define NONE 0xff
@@ -200,6 +201,7 @@ static const struct unit_type skl_cbo = {
 	.ctr_layout = &skl_perfctr,
 	.fmt = SKL_EVSEL_FMT,
 	.global_ovf_bit = 3,	/* Table 2-3 CBO_CTR_OVF, see above */
+	.perf = &skl_kpmu_cbo,
 };
 
 /*
@@ -224,6 +226,7 @@ static const struct unit_type skl_arb = {
 	.ctr_layout = &skl_perfctr,
 	.fmt = SKL_EVSEL_FMT,
 	.global_ovf_bit = 1,	/* Table 2-3 ARB_CTR_OVF */
+	.perf = &skl_kpmu_arb,
 };
 
 /*
@@ -250,25 +253,31 @@ static const struct unit_type skl_fixed = {
 		 .edge_bit = NONE, .en_bit = 22, .ovf_en_bit = 20,
 		 .rst_bit = NONE },
 	.global_ovf_bit = 0,	/* Table 2-3 FIXED_CTR_OVF */
+	.perf = &skl_kpmu_fixed,
 };
 
 /* Table 3-3. IMC free-running counters, offsets from MCHBAR, 32 bits. */
 static const struct freerun_ctr skl_imc_ctrs[] = {
 	{ "DRAM_GT_REQUESTS", 0x5040, 32, 4,
 	  "DRAM read/write requests from the GT engine (sum of all channels)",
-	  SKL_MAX_IMC_RATE },
+	  SKL_MAX_IMC_RATE,
+	  .perf_event = "gt_requests" },
 	{ "DRAM_IA_REQUESTS", 0x5044, 32, 4,
 	  "DRAM read/write requests (demand and HW prefetch) from IA (sum of all channels)",
-	  SKL_MAX_IMC_RATE },
+	  SKL_MAX_IMC_RATE,
+	  .perf_event = "ia_requests" },
 	{ "DRAM_IO_REQUESTS", 0x5048, 32, 4,
 	  "DRAM read/write requests from all IO sources (sum of all channels)",
-	  SKL_MAX_IMC_RATE },
+	  SKL_MAX_IMC_RATE,
+	  .perf_event = "io_requests" },
 	{ "DRAM_DATA_READS", 0x5050, 32, 4,
 	  "Reads (RdCAS) issued to DRAM, 64 bytes each (sum of all channels)",
-	  SKL_MAX_IMC_RATE },
+	  SKL_MAX_IMC_RATE,
+	  .perf_event = "data_reads" },
 	{ "DRAM_DATA_WRITES", 0x5054, 32, 4,
 	  "Writes (WrCAS) issued to DRAM, 64 bytes each (sum of all channels)",
-	  SKL_MAX_IMC_RATE },
+	  SKL_MAX_IMC_RATE,
+	  .perf_event = "data_writes" },
 };
 
 /*
@@ -290,6 +299,7 @@ static const struct unit_type skl_imc = {
 	.global_ovf_bit = NONE,
 	.freerun = skl_imc_ctrs,
 	.nfreerun = ARRAY_SIZE(skl_imc_ctrs),
+	.perf = &skl_kpmu_imc,
 };
 
 /* Order matters: topo_socket.ninst[] and struct wl_key.unit index it. */
@@ -536,4 +546,5 @@ const struct platform plat_skl = {
 	.derived = &derived_skl,
 	.baseline = skl_baseline,
 	.sim = &plat_skl_sim,
+	.backends = PLAT_BE_DIRECT | PLAT_BE_PERF,
 };

@@ -42,6 +42,7 @@
 #include "plat/plat.h"
 #include "plat/plat_snbep.h"
 #include "plat/plat_sim.h"
+#include "plat/kpmu.h"
 #include "plat/events_snbep.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -384,6 +385,7 @@ static const struct unit_type snbep_ubox = {
 	.global_ovf_bit = NONE,
 	.max_rate = SNBEP_RATE(1),	/* Table 2-2 note: 1 per cycle */
 	.max_clk_hz = SNBEP_MAX_CLK_HZ,
+	.perf = &snbep_kpmu_ubox,
 };
 
 /* UBox UCLK fixed counter: control 0xC08, counter 0xC09 (kernel
@@ -404,6 +406,7 @@ static const struct unit_type snbep_ubox_fixed = {
 	.fmt = SNBEP_FIXED_FMT(NONE),
 	.global_ovf_bit = NONE,
 	.max_rate = SNBEP_MAX_CLK_HZ,
+	.perf = &snbep_kpmu_ubox_fixed,
 };
 
 static const struct unit_filter snbep_cbo_filters[] = {
@@ -438,6 +441,7 @@ static const struct unit_type snbep_cbo = {
 	.box_ctl_layout = &snbep_cbo_box_ctl, .box_ctl_off = 0x0,
 	.box_ctl_must1 = SNBEP_BOX_FRZ_EN,
 	.filters = snbep_cbo_filters, .nfilters = ARRAY_SIZE(snbep_cbo_filters),
+	.perf = &snbep_kpmu_cbo,
 };
 
 static const struct unit_filter snbep_pcu_filters[] = {
@@ -470,6 +474,7 @@ static const struct unit_type snbep_pcu = {
 	.filters = snbep_pcu_filters, .nfilters = ARRAY_SIZE(snbep_pcu_filters),
 	.ev_ext_bit = 21,
 	.occ_edge_bit = 31, .occ_inv_bit = 30,
+	.perf = &snbep_kpmu_pcu,
 };
 
 /*
@@ -486,23 +491,29 @@ static const struct freerun_ctr snbep_pcu_cstate_ctrs[] = {
 	{ "UNC_P_CORE_CC3_CTR", 0x3FC, 64, 8,
 	  "Cycles the socket's cores spent in C3, summed over its cores "
 	  "(PCU_MSR_CORE_C3_CTR, core scope)",
-	  SNBEP_MAX_CLK_HZ * PLAT_MAX_CORES, true },
+	  SNBEP_MAX_CLK_HZ * PLAT_MAX_CORES, true,
+	  .perf_pmu = "cstate_core", .perf_event = "c3-residency" },
 	{ "UNC_P_CORE_CC6_CTR", 0x3FD, 64, 8,
 	  "Cycles the socket's cores spent in C6, summed over its cores "
 	  "(PCU_MSR_CORE_C6_CTR, core scope)",
-	  SNBEP_MAX_CLK_HZ * PLAT_MAX_CORES, true },
+	  SNBEP_MAX_CLK_HZ * PLAT_MAX_CORES, true,
+	  .perf_pmu = "cstate_core", .perf_event = "c6-residency" },
 	{ "UNC_P_CORE_PC2_CTR", 0x60D, 64, 8,
 	  "Cycles the package is in C2 (MSR_PKG_C2_RESIDENCY)",
-	  SNBEP_MAX_CLK_HZ, false },
+	  SNBEP_MAX_CLK_HZ, false,
+	  .perf_event = "c2-residency" },
 	{ "UNC_P_CORE_PC3_CTR", 0x3F8, 64, 8,
 	  "Cycles the package is in C3 (MSR_PKG_C3_RESIDENCY)",
-	  SNBEP_MAX_CLK_HZ, false },
+	  SNBEP_MAX_CLK_HZ, false,
+	  .perf_event = "c3-residency" },
 	{ "UNC_P_CORE_PC6_CTR", 0x3F9, 64, 8,
 	  "Cycles the package is in C6 (MSR_PKG_C6_RESIDENCY)",
-	  SNBEP_MAX_CLK_HZ, false },
+	  SNBEP_MAX_CLK_HZ, false,
+	  .perf_event = "c6-residency" },
 	{ "UNC_P_CORE_PC7_CTR", 0x3FA, 64, 8,
 	  "Cycles the package is in C7 (MSR_PKG_C7_RESIDENCY)",
-	  SNBEP_MAX_CLK_HZ, false },
+	  SNBEP_MAX_CLK_HZ, false,
+	  .perf_event = "c7-residency" },
 };
 
 static const struct unit_type snbep_pcu_cstate = {
@@ -517,6 +528,7 @@ static const struct unit_type snbep_pcu_cstate = {
 	.global_ovf_bit = NONE,
 	.freerun = snbep_pcu_cstate_ctrs,
 	.nfreerun = ARRAY_SIZE(snbep_pcu_cstate_ctrs),
+	.perf = &snbep_kpmu_pcu_cstate,
 };
 
 /* ---- unit types: PCI space ------------------------------------------- */
@@ -562,6 +574,7 @@ static const struct unit_type snbep_ha = {
 	.box_ctl_layout = &snbep_ha_box_ctl,
 	.filters = snbep_ha_filters, .nfilters = ARRAY_SIZE(snbep_ha_filters),
 	.pci_devid = snbep_ha_did,
+	.perf = &snbep_kpmu_ha,
 };
 
 /* iMC channels 0-3: 16:0, 16:1, 16:4, 16:5 (327043 Table 2-59, likwid),
@@ -588,6 +601,7 @@ static const struct unit_type snbep_imc = {
 	.max_clk_hz = SNBEP_MAX_CLK_HZ,
 	.box_ctl_layout = &snbep_imc_box_ctl,
 	.pci_devid = snbep_imc_did,
+	.perf = &snbep_kpmu_imc,
 };
 
 /* The DCLK fixed counter of each channel: control 0xF0, counter 0xD0
@@ -610,6 +624,7 @@ static const struct unit_type snbep_imc_fixed = {
 	.global_ovf_bit = NONE,
 	.max_rate = SNBEP_MAX_CLK_HZ,
 	.pci_devid = snbep_imc_did,
+	.perf = &snbep_kpmu_imc_fixed,
 };
 
 /* QPI ports 0, 1: 8:2, 9:2 (DS2, PCM, likwid), devices 0x3C41, 0x3C42;
@@ -656,6 +671,7 @@ static const struct unit_type snbep_qpi = {
 	.filters = snbep_qpi_filters, .nfilters = ARRAY_SIZE(snbep_qpi_filters),
 	.ev_ext_bit = 21,
 	.pci_devid = snbep_qpi_did,
+	.perf = &snbep_kpmu_qpi,
 };
 
 /* R2PCIe: 19:1 (DS2, likwid "13.1"), device 0x3C43. */
@@ -677,6 +693,7 @@ static const struct unit_type snbep_r2pcie = {
 	.max_clk_hz = SNBEP_MAX_CLK_HZ,
 	.box_ctl_layout = &snbep_r2_box_ctl,
 	.pci_devid = snbep_r2_did,
+	.perf = &snbep_kpmu_r2pcie,
 };
 
 /* R3QPI links 0, 1: 19:5, 19:6 (likwid "13.5", "13.6"), devices 0x3C44,
@@ -701,6 +718,7 @@ static const struct unit_type snbep_r3qpi = {
 	.max_clk_hz = SNBEP_MAX_CLK_HZ,
 	.box_ctl_layout = &snbep_r3_box_ctl,
 	.pci_devid = snbep_r3_did,
+	.perf = &snbep_kpmu_r3qpi,
 };
 
 /* Order matters: topo_socket.ninst[] / absent[] and struct wl_key.unit
@@ -807,4 +825,5 @@ const struct platform plat_snbep = {
 	.derived = &derived_snbep,
 	.baseline = snbep_baseline,
 	.sim = &plat_snbep_sim,
+	.backends = PLAT_BE_DIRECT | PLAT_BE_PERF,
 };

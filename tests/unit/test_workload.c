@@ -481,7 +481,7 @@ static const struct bad {
 	/* keys */
 	{ SKL "\"colour\":\"red\"," PH("") "}", "$.colour",
 	  "unknown key (skl accepts: platform, sockets, cbo_count, uclk_hz, "
-	  "mchbar, host_bridge, phases, faults)" },
+	  "mchbar, host_bridge, phases, faults, perf)" },
 	{ SKL "\"host_bridge\":\"0x1a2b3\"," PH("") "}", "$.host_bridge",
 	  "must be a hex string \"0x...\" of 1 to 4 digits (the PCI device ID "
 	  "of the function holding MCHBAR)" },
@@ -490,7 +490,7 @@ static const struct bad {
 	{ SKL "\"a b\":1," PH("") "}", "$[\"a b\"]", "unknown key" },
 	{ "{" PH("") "}", "$", "missing \"platform\"" },
 	{ "{\"platform\":\"k8\"," PH("") "}", "$.platform",
-	  "unknown platform \"k8\" (supported by this build: skl, hsx, snbep)" },
+	  "unknown platform \"k8\" (supported by this build: skl, hsx, snbep, skx, icx, spr, zen4)" },
 	{ "{\"platform\":7," PH("") "}", "$.platform", "must be a string" },
 	{ SKL "\"faults\":[]}", "$", "missing \"phases\"" },
 	/* rate keys */
@@ -578,7 +578,8 @@ static const struct bad {
 	{ SKL PH("") ",\"faults\":[{\"at\":1,\"kind\":\"explode\","
 	  "\"target\":\"msr:0x706\"}]}", "$.faults[0].kind",
 	  "unknown fault kind \"explode\" (accepted: eio, foreign_write, "
-	  "device_missing, stuck or delay)" },
+	  "device_missing, stuck, delay, perf_contention, pmu_gone, "
+	  "perf_read_error, short_read)" },
 	{ SKL PH("") ",\"faults\":[{\"at\":1,\"kind\":\"delay\","
 	  "\"target\":\"msr:0x706\"}]}", "$.faults[0]",
 	  "missing \"seconds\" (how much later each delayed access returns" },
@@ -590,7 +591,8 @@ static const struct bad {
 	  "out of range: at most 10" },
 	{ SKL PH("") ",\"faults\":[{\"at\":1,\"kind\":\"eio\","
 	  "\"target\":\"msr:0x706\",\"seconds\":1}]}", "$.faults[0].seconds",
-	  "not allowed for kind \"eio\" (only delay takes seconds)" },
+	  "not allowed for kind \"eio\" (only perf_contention, delay take a "
+	  "seconds)" },
 	{ SKL PH("") ",\"faults\":[{\"at\":1,\"kind\":\"eio\","
 	  "\"target\":\"msr:0x706\",\"value\":\"0x1\"}]}", "$.faults[0].value",
 	  "not allowed for kind \"eio\"" },
