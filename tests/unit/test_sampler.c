@@ -778,6 +778,39 @@ static void test_exact_mux(void)
 }
 
 
+/* Yield: the foreign control is found with the PMU frozen, and the PMU
+ * is handed back unfrozen. */
+static void window_yield(struct rig *r, struct sampler_cfg *cfg)
+{
+	struct hw_addr c0 = hw_msr(0, 0x700), g = hw_msr(0, 0xe01);
+	struct program *cur;
+	struct sampler *s;
+	uint64_t *sw, v;
+	struct snap st;
+
+	cfg->policy = POLICY_YIELD;
+	s = fake_sampler(r, prog(r, 64), cfg, NULL);
+	sampler_tick(s);
+	advance_ms(100);
+	sampler_tick(s);
+	hw_write(&r->hw, &c0, 0x400122);
+	advance_ms(100);
+	sampler_tick(s);
+	cur = sampler_get(s);
+	sw = calloc(snap_words(cur->ns, cur->nvals), sizeof(uint64_t));
+	metrics_snapshot(cur, sw, &st);
+	ok(st.interference == 1 && st.owned == 0,
+	   "yield: the changed control is found at the next tick");
+	hw_read(&r->hw, &g, &v);
+	is_u64(v, 1ull << 29, "yield: the PMU is left enabled, not frozen");
+	hw_read(&r->hw, &c0, &v);
+	is_u64(v, 0x400122, "yield: the other agent's control is left alone");
+	free(sw);
+	program_put(cur);
+	sampler_free(s);
+	pmu_release(&r->pmu);
+}
+
 /*
  * Issue 19 section 2: a foreign write that stops a counter whose value is
  * exported is seen in the tick whose delta it spoiled, even when the
@@ -803,9 +836,9 @@ static void test_window(void)
 				   .interval_ms = 100 };
 	const char *body = "{\"events\":[\"UNC_CBO_XSNP_RESPONSE.HITM_XCORE\"]}";
 	struct claims_reply rep = { 0 };
-	struct hw_addr c0 = hw_msr(0, 0x700), g = hw_msr(0, 0xe01);
+	struct hw_addr c0 = hw_msr(0, 0x700);
 	unsigned low = 0, valid = 0;
-	uint64_t *sw, v;
+	uint64_t *sw;
 	struct snap st;
 	int i0;
 
@@ -853,29 +886,7 @@ static void test_window(void)
 	sampler_free(s);
 	claims_free(cl);
 	pmu_release(&r.pmu);
-
-	/* yield: found with the PMU frozen, handed back unfrozen */
-	cfg.policy = POLICY_YIELD;
-	s = fake_sampler(&r, prog(&r, 64), &cfg, NULL);
-	sampler_tick(s);
-	advance_ms(100);
-	sampler_tick(s);
-	hw_write(&r.hw, &c0, 0x400122);
-	advance_ms(100);
-	sampler_tick(s);
-	cur = sampler_get(s);
-	sw = calloc(snap_words(cur->ns, cur->nvals), sizeof(uint64_t));
-	metrics_snapshot(cur, sw, &st);
-	ok(st.interference == 1 && st.owned == 0,
-	   "yield: the changed control is found at the next tick");
-	hw_read(&r.hw, &g, &v);
-	is_u64(v, 1ull << 29, "yield: the PMU is left enabled, not frozen");
-	hw_read(&r.hw, &c0, &v);
-	is_u64(v, 0x400122, "yield: the other agent's control is left alone");
-	free(sw);
-	program_put(cur);
-	sampler_free(s);
-	pmu_release(&r.pmu);
+	window_yield(&r, &cfg);
 	pmu_free(&r.pmu);
 	hw_close(&r.hw);
 }
