@@ -51,11 +51,7 @@ int mux_encode(const struct pmu *pmu, const struct evspec *ev,
 			return -EINVAL;
 		}
 		pmu_slot(pmu, sl, sl->socket, sl->unit, sl->inst, (unsigned)c);
-		if (u->kind == UNIT_FIXED)
-			sl->ctl_val = 1ull << u->fmt.en_bit;
-		else if (u->kind == UNIT_PROG &&
-			 sched_encode(u, e, (unsigned)c, &sl->ctl_val, why,
-				      whylen) < 0)
+		if (pmu_encode(pmu, sl, e, why, whylen) < 0)
 			return -EINVAL;
 	}
 	return 0;

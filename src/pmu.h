@@ -49,7 +49,9 @@ struct pmu_slot {
 	uint8_t width;
 	struct hw_addr ctl;	/* unused for free-running */
 	struct hw_addr ctr;
-	uint64_t ctl_val;	/* value to program (with the enable bit) */
+	uint64_t ctl_val;	/* value to program (with the enable bit);
+				   perf backend: perf_event_attr.config */
+	uint64_t cfg1, cfg2;	/* perf backend: config1, config2 */
 	uint32_t ctl_id, ctr_id;	/* register ids; PMU_NO_REG: none */
 };
 
@@ -105,6 +107,10 @@ struct pmu {
 	const struct clock_src *clk;
 	uint64_t unfrozen_at;
 	uint64_t counted_ns;
+	/* The perf backend's state (pmu_perf.h), or NULL: the direct
+	 * backend, which programs the registers through hw itself.  Every
+	 * pmu_*() call below routes to it when set. */
+	struct pmu_perf *perf;
 };
 
 /*
@@ -115,6 +121,38 @@ struct pmu {
  */
 int pmu_init(struct pmu *p, struct hw *hw, const struct topology *t);
 void pmu_free(struct pmu *p);
+/*
+ * pmu_init() for the perf backend: the same numbering of every counter of
+ * every present unit instance (no register addresses: the kernel has
+ * them), and from then on every pmu_*() call below goes to pp (which p
+ * takes over: pmu_free() frees it).  hw is only counted for its clock
+ * where it is the simulator; it may be a closed struct hw.  0 or -errno.
+ */
+int pmu_init_perf(struct pmu *p, struct hw *hw, const struct topology *t,
+		  struct pmu_perf *pp);
+
+/*
+ * Sets the value that counts event e in slot sl (after pmu_slot() with
+ * the counter index placement chose): the control register's value on
+ * the direct backend (the fixed counter's enable bit, or the event select
+ * through plat_encode_event()), perf_event_attr's config words through
+ * the kernel PMU's own format/ files on the perf backend.  0 or -errno
+ * with the reason in why.
+ */
+struct evspec;
+int pmu_encode(const struct pmu *p, struct pmu_slot *sl,
+	       const struct evspec *e, char *why, size_t whylen);
+/* Can event e be counted at all through this backend?  Always 0 on the
+ * direct backend; perf: -EOPNOTSUPP / -ENODEV with why when the build
+ * has no kernel event for it or the kernel no PMU for its unit (its
+ * metrics are then absent, not zero). */
+int pmu_reachable(const struct pmu *p, const struct evspec *e, char *why,
+		  size_t whylen);
+/* Was the last value pmu_read() returned for s scaled, because another
+ * perf user made the kernel multiplex its group?  Always false on the
+ * direct backend. */
+bool pmu_scaled(const struct pmu *p, const struct pmu_slot *s);
+
 /* The clock pmu_enable() stamps the freezes with (pmu_init(): the
  * system's; clk must outlive p).  The sampler sets its own, so windows
  * and intervals are measured on one clock. */

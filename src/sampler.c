@@ -23,6 +23,7 @@
 #include "log.h"
 #include "claims.h"
 #include "sampler.h"
+#include "pmu_perf.h"
 
 const double tick_bounds_s[TICK_BUCKETS] = {
 	1e-5, 2.5e-5, 5e-5, 1e-4, 2.5e-4, 5e-4,
@@ -658,6 +659,29 @@ static void give_claims(struct sampler *s)
 	claims_pub_put(old);
 }
 
+/* Did the kernel multiplex (and this tick scale) any baseline series? */
+static bool perf_scaled(const struct sampler *s, const struct program *p)
+{
+	for (unsigned i = 0; i < p->ns; i++)
+		if (pmu_scaled(s->pmu, &p->slot[i]))
+			return true;
+	return false;
+}
+
+/* The perf backend's counts into the snapshot (scrapes read them). */
+static void perf_stats(struct sampler *s)
+{
+	struct pmu_perf_stats ps;
+
+	pmu_perf_stats(s->pmu->perf, &ps);
+	s->st.perf_groups = ps.groups;
+	s->st.perf_reads = ps.reads;
+	s->st.perf_syscalls = ps.syscalls;
+	s->st.perf_read_errors = ps.read_errors;
+	s->st.perf_open_errors = ps.open_errors;
+	s->st.perf_scaled = ps.scaled;
+}
+
 /* ---- the tick, step by step ------------------------------------------- */
 
 /* What one tick found and decided, handed from step to step. */
@@ -869,6 +893,10 @@ static void tick_flags(struct sampler *s, struct tick *tk)
 	for (unsigned w = 0; w < tk->nw; w++)
 		if (tk->invalid[w])
 			tk->flags &= ~SF_VALID;
+	if (s->pmu->perf && perf_scaled(s, p)) {
+		tk->flags |= SF_SCALED;
+		s->st.perf_scaled_samples++;
+	}
 	if (tk->first)
 		tk->flags |= SF_FIRST;
 	if (!tk->base_ran && !tk->first)
@@ -901,6 +929,8 @@ static void tick_publish(struct sampler *s, struct tick *tk)
 	s->st.hw_reads = atomic_load(&pmu->hw->nreads);
 	s->st.hw_writes = atomic_load(&pmu->hw->nwrites);
 	s->st.hw_errors = atomic_load(&pmu->hw->nerrors);
+	if (pmu->perf)
+		perf_stats(s);
 	s->st.sample_seq = ring_push(p->samples, s->sample);
 	s->st.t_ns = s->sample[SW_T_NS];
 	s->st.last_tick_mono_ns = t1;

@@ -55,6 +55,10 @@ enum {
 #define SF_FIRST 4ull		/* first tick of a program: no deltas */
 #define SF_MUX 8ull		/* the baseline's programmable counters were
 				   multiplexed out for claims */
+#define SF_SCALED 16ull		/* perf backend: another perf user made the
+				   kernel multiplex some of the baseline's
+				   groups; their deltas are scaled
+				   (enabled/running), not exact */
 
 /* The snapshot scrapes render from (followed by totals[ns], up[ns] and
  * the derived values, nvals doubles in the plan's layout (derive.h), in
@@ -70,6 +74,9 @@ struct snap {
 	uint64_t owned;		/* PMU held (not yielded) */
 	uint64_t base_enabled_ns, base_running_ns;	/* baseline service */
 	uint64_t switches;	/* multiplexing reprogrammings */
+	/* perf backend (pmu_perf_stats); all 0 on the direct one */
+	uint64_t perf_groups, perf_reads, perf_syscalls, perf_read_errors;
+	uint64_t perf_open_errors, perf_scaled, perf_scaled_samples;
 };
 #define SNAP_WORDS ((sizeof(struct snap) + 7) / 8)
 

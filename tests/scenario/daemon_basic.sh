@@ -76,7 +76,7 @@ is "$(tail -1 "$T/om")" "# EOF" "OpenMetrics ends with # EOF"
 # JSON routes
 st=$(curl -s "http://127.0.0.1:$PORT/api/v1/status")
 like "$st" '"platform":"skl"' "status: platform"
-like "$st" '"backend":"sim"' "status: backend"
+like "$st" '"backend":"direct","simulated":true' "status: backend"
 like "$st" '"interval_ms":200' "status: interval"
 like "$st" '"owned":true' "status: ownership"
 like "$(curl -s "http://127.0.0.1:$PORT/api/v1/topology")" '"event":"UNC_ARB_TRK_OCCUPANCY.ALL"' \

@@ -15,7 +15,7 @@ start_uncored "$T/hsx.log" -c "$T/hsx.conf" -l "127.0.0.1:$PORT" -s ""
 ok $? "[sim] platform = hsx starts without --simulate"
 st=$(curl -s "http://127.0.0.1:$PORT/api/v1/status")
 like "$st" '"platform":"hsx"' "on the hsx simulator"
-like "$st" '"backend":"sim"' "with the sim backend"
+like "$st" '"backend":"direct","simulated":true' "with the direct backend on the simulator"
 
 # ---- version and build information ----------------------------------------
 ver=$("$UNCORED" --version)
@@ -88,7 +88,7 @@ like "$out" "no-such-group-xyz" "naming it"
 printf '[daemon]\ninterval_ms = 2000\n[sim]\nplatform = skl\n' >"$T/good.conf"
 out=$("$UNCORED" -n -c "$T/good.conf" 2>&1); rc=$?
 is "$rc" 0 "-n accepts a config that starts"
-like "$out" "configuration OK (platform skl, simulator)" "and says on what"
+like "$out" "configuration OK (platform skl, direct backend, simulator)" "and says on what"
 # Every failing path frees what it allocated (LeakSanitizer, in a
 # sanitizer build, prints a report and fails the exit status).
 printf '[daemon]\nlog_level = debug\n[http]\nlisten = 127.0.0.1:1\ncontrol_group = x-none\n' >"$T/l1.conf"

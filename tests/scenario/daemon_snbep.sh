@@ -16,7 +16,7 @@ printf '[daemon]\ninterval_ms = 200\n' >"$T/c.conf"
 start_uncored "$T/log" -c "$T/c.conf" --simulate=snbep --workload "$WL" \
 	--sim-state "$T/state" -l "127.0.0.1:$PORT" -s "$T/ctl.sock"
 ok $? "daemon up on 2 simulated snbep sockets"
-like "$(cat "$T/log")" "platform snbep (sim backend), 2 sockets" "platform and sockets logged"
+like "$(cat "$T/log")" "platform snbep (direct backend, simulator), 2 sockets" "platform and sockets logged"
 sleep 1
 curl -s "http://127.0.0.1:$PORT/metrics" >"$T/m0"
 sleep 2
