@@ -460,9 +460,16 @@ int pmu_enable(struct pmu *p, bool on)
 
 	if (p->perf) {
 		/* Nothing stops the kernel's counters: the "freeze" is the
-		 * moment every group is read, once. */
+		 * moment every group is read, once, and the window is the
+		 * time from one such read to the next. */
 		p->owns = true;
-		return on ? 0 : pmu_perf_snapshot(p);
+		if (on)
+			return 0;
+		first = pmu_perf_snapshot(p);
+		t1 = clock_mono(p->clk);
+		stamp(p, false, t0 + (t1 - t0) / 2);
+		stamp(p, true, t0 + (t1 - t0) / 2);
+		return first;
 	}
 	for (unsigned s = 0; p->plat->ops->global_enable &&
 	     s < p->topo->nsockets; s++) {
@@ -549,6 +556,7 @@ int pmu_release(struct pmu *p)
 
 	if (p->perf) {
 		p->owns = false;
+		p->unfrozen_at = 0;	/* no window spans a release */
 		return pmu_perf_release(p);
 	}
 	/* stop counting the platform's way (skl: EN = 0; hsx: frz_all;

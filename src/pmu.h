@@ -218,9 +218,9 @@ int pmu_enable(struct pmu *p, bool on);
  * window, not over the wall time between two reads (the frozen time,
  * stretched when the reading thread is preempted, counts nothing).
  * 0: unknown (no unfreeze before the freeze, or a platform that cannot
- * freeze: its counters count between reads).  A backend whose counters
- * are read by the kernel (perf) gives the window the kernel measured
- * (time_running) here.
+ * freeze: its counters count between reads).  The perf backend stops
+ * nothing: its window is the time from one group read (its "freeze") to
+ * the next, midpoint to midpoint.
  */
 uint64_t pmu_counted_ns(const struct pmu *p);
 
