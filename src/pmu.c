@@ -602,3 +602,8 @@ int pmu_reachable(const struct pmu *p, const struct evspec *e, char *why,
 {
 	return p->perf ? pmu_perf_reachable(p, e, why, whylen) : 0;
 }
+
+int pmu_snapshot(struct pmu *p)
+{
+	return p->perf ? pmu_perf_snapshot(p) : 0;
+}

@@ -229,6 +229,12 @@ uint64_t pmu_counted_ns(const struct pmu *p);
  * enable.  0 or the first -errno. */
 int pmu_reset_boxes(struct pmu *p);
 
+/* Brings every value pmu_read() returns up to now: the perf backend
+ * reads each of its groups once (its reads are otherwise those of the
+ * last freeze); nothing on the direct backend, whose counters are read
+ * live.  0 or the first -errno. */
+int pmu_snapshot(struct pmu *p);
+
 /* Reads a slot's raw counter value (a core-scope counter: the sum over
  * the socket's cores, modulo 2^64 like each of them).  0 or -errno. */
 int pmu_read(struct pmu *p, const struct pmu_slot *s, uint64_t *raw);

@@ -734,6 +734,10 @@ struct platform {
 	const char *vendor;	/* CPUID vendor; NULL: "GenuineIntel" */
 	unsigned backends;	/* PLAT_BE_*; 0: direct only (the seeds
 				   before their perf data) */
+	/* Where the platform's support was checked on real hardware, by
+	 * whom and when (--list-platforms, README); NULL: on the simulator
+	 * only. */
+	const char *checked;
 };
 #define PLAT_BE_DIRECT 0x1u	/* registers: MSR, PCI config, MMIO */
 #define PLAT_BE_PERF 0x2u	/* the kernel's uncore PMUs */

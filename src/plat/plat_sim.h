@@ -116,6 +116,10 @@ struct plat_sim_builtin {
 	/* The self-test workload's keys (selftest.c): LLC lookups, LLC
 	 * misses, DRAM read lines. */
 	const char *selftest_keys[3];
+	/* The programmable event counting the uncore clock where it has no
+	 * fixed counter (skx/icx/spr CHA clockticks): the self-test workload
+	 * gives it uclk_hz on every instance of its unit.  NULL: none. */
+	const char *selftest_clock;
 };
 
 /*
