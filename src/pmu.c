@@ -200,7 +200,7 @@ int pmu_clear_all(struct pmu *p)
 int pmu_program(struct pmu *p, const struct pmu_slot *s, unsigned n,
 		bool force)
 {
-	return p->ops->program(p, s, n, force);
+	return p->ops->apply(p, s, n, force);
 }
 
 /* Records the midpoint t of a freeze (on = false) or unfreeze: the
@@ -243,7 +243,7 @@ int pmu_check_global(struct pmu *p, unsigned socket, bool expect_on,
 		     uint64_t *seen)
 {
 	*seen = 0;
-	return p->ops->check_global ? p->ops->check_global(p, socket,
+	return p->ops->global_check ? p->ops->global_check(p, socket,
 							   expect_on, seen)
 				    : 0;
 }

@@ -147,11 +147,11 @@ struct pmu_ops {
 	int (*busy)(struct pmu *p, char *msg, size_t len);
 	int (*foreign)(struct pmu *p, char *msg, size_t len);
 	int (*clear_all)(struct pmu *p);
-	int (*program)(struct pmu *p, const struct pmu_slot *s, unsigned n,
-		       bool force);
+	int (*apply)(struct pmu *p, const struct pmu_slot *s, unsigned n,
+		     bool force);		/* pmu_program() */
 	int (*enable)(struct pmu *p, bool on, enum pmu_window *w);
-	int (*check_global)(struct pmu *p, unsigned socket, bool expect_on,
-			    uint64_t *seen);
+	int (*global_check)(struct pmu *p, unsigned socket, bool expect_on,
+			    uint64_t *seen);	/* pmu_check_global() */
 	int (*reset_boxes)(struct pmu *p);
 	int (*check_controls)(struct pmu *p, bool all, char *msg, size_t len,
 			      unsigned *unread);
