@@ -1294,7 +1294,7 @@ static int hook_read_now(void *arg, struct claim *cl)
 
 	if (!v)
 		return -ENOMEM;
-	if (s->pmu->perf)
+	if (!pmu_read_anywhere(s->pmu))
 		r = sampler_call(s, call_read_now, &c) < 0 ? -EAGAIN : c.r;
 	else
 		while ((r = read_try(s, cl, v, &rd)) == -EAGAIN &&

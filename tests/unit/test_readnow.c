@@ -23,7 +23,7 @@
 
 #include "api_claims.h"
 #include "log.h"
-#include "hw/hw_sim.h"
+#include "sim/hw_sim.h"
 #include "sampler.h"
 #include "tests/tap.h"
 
