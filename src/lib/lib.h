@@ -19,6 +19,7 @@
 #define LIB_ERR_MAX 512
 
 struct regions;
+struct lib_region_ops;
 
 struct uncored {
 	pthread_mutex_t lock;	/* every call holds it */
@@ -30,6 +31,9 @@ struct uncored {
 	char (*ids)[LIB_ID_MAX];
 	size_t nids, capids;
 	struct regions *reg;	/* region.c's; NULL until a region */
+	/* what region.c does with them when the connection is reported
+	 * or closed (set with reg; the public calls never name region.c) */
+	const struct lib_region_ops *reg_ops;
 	bool reported;		/* on the list printed at exit */
 	struct uncored *next;	/* that list */
 };
@@ -52,10 +56,12 @@ int lib_claim_locked(struct uncored *u, const char *events, unsigned ttl_s,
  * "0"? */
 bool lib_env_on(const char *name);
 
-/* region.c: frees u's regions. */
-void region_free(struct uncored *u);
-/* region.c: prints u's report to f; u->lock held.  0 or -errno. */
-int region_report_locked(struct uncored *u, FILE *f);
+/* What region.c hands the connection with its first region: how to
+ * print the report (u->lock held; 0 or -errno) and free the regions. */
+struct lib_region_ops {
+	int (*report_locked)(struct uncored *u, FILE *f);
+	void (*free)(struct uncored *u);
+};
 /* The calling thread's message for failures without a connection. */
 void lib_set_tls_error(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));

@@ -66,7 +66,8 @@ static void report_at_exit(void)
 	pthread_mutex_lock(&report_lock);
 	for (struct uncored *u = report_list; u; u = u->next) {
 		pthread_mutex_lock(&u->lock);
-		region_report_locked(u, stderr);
+		if (u->reg_ops)
+			u->reg_ops->report_locked(u, stderr);
 		pthread_mutex_unlock(&u->lock);
 	}
 	pthread_mutex_unlock(&report_lock);
@@ -132,11 +133,13 @@ UNCORED_API void uncored_disconnect(struct uncored *u)
 	if (u->reported) {
 		report_remove(u);
 		pthread_mutex_lock(&u->lock);
-		region_report_locked(u, stderr);
+		if (u->reg_ops)
+			u->reg_ops->report_locked(u, stderr);
 		pthread_mutex_unlock(&u->lock);
 	}
 	lconn_close(&u->conn);
-	region_free(u);
+	if (u->reg_ops)
+		u->reg_ops->free(u);
 	free(u->ids);
 	pthread_mutex_destroy(&u->lock);
 	free(u);

@@ -92,7 +92,7 @@ static void open_clear(struct open_reg *o)
 	memset(o, 0, sizeof(*o));
 }
 
-void region_free(struct uncored *u)
+static void region_free(struct uncored *u)
 {
 	struct regions *g = u->reg;
 
@@ -137,6 +137,12 @@ static int check_name(struct uncored *u, const char *name)
 	return 0;
 }
 
+static int region_report_locked(struct uncored *u, FILE *f);
+static const struct lib_region_ops region_ops = {
+	.report_locked = region_report_locked,
+	.free = region_free,
+};
+
 /* Reads every claim of u into o (its ids copied). */
 static int read_all(struct uncored *u, struct open_reg *o)
 {
@@ -166,7 +172,9 @@ static int begin_locked(struct uncored *u, const char *name)
 	if (!u->nids)
 		return lib_fail(u, -EINVAL, "region \"%s\": no claim to read "
 				"(uncored_claim() first)", name);
-	if (!u->reg && !(u->reg = calloc(1, sizeof(*u->reg))))
+	if (!u->reg && (u->reg = calloc(1, sizeof(*u->reg))))
+		u->reg_ops = &region_ops;
+	if (!u->reg)
 		return lib_fail(u, -ENOMEM, "out of memory");
 	g = u->reg;
 	if (!grow((void **)&g->open, &g->capo, g->depth, sizeof(*g->open)) ||
@@ -354,7 +362,7 @@ static void report_row(FILE *f, const struct region *r, const struct rser *q,
 		rate, ran);
 }
 
-int region_report_locked(struct uncored *u, FILE *f)
+static int region_report_locked(struct uncored *u, FILE *f)
 {
 	const struct regions *g = u->reg;
 	int wn = 6, we = 5;
