@@ -185,9 +185,10 @@ int pmu_read_now(struct pmu *p, const struct pmu_slot *s, unsigned n,
 {
 	int first = 0;
 
-	/* perf: what the groups count at this moment, one read(2) a group
-	 * (the reads below then take the groups' values) */
-	(void)pmu_snapshot(p);
+	/* perf: what the slots' groups count at this moment, one read(2) a
+	 * group (the reads below then take the groups' values) */
+	if (p->ops->read_now)
+		(void)p->ops->read_now(p, s, n);
 	for (unsigned k = 0; k < n; k++) {
 		raw[k] = 0;
 		err[k] = pmu_read(p, &s[k], &raw[k]);

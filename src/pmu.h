@@ -160,6 +160,8 @@ struct pmu_ops {
 	int (*reachable)(const struct pmu *p, const struct evspec *e,
 			 char *why, size_t whylen);
 	int (*snapshot)(struct pmu *p);
+	/* pmu_read_now()'s reading of s[0..n) now; NULL: pmu_read() each */
+	int (*read_now)(struct pmu *p, const struct pmu_slot *s, unsigned n);
 };
 
 extern const struct pmu_ops pmu_direct_ops;
