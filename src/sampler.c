@@ -23,6 +23,7 @@
 #include "log.h"
 #include "claims.h"
 #include "sampler.h"
+#include "pmu_perf.h"
 
 const double tick_bounds_s[TICK_BUCKETS] = {
 	1e-5, 2.5e-5, 5e-5, 1e-4, 2.5e-4, 5e-4,
@@ -34,6 +35,23 @@ struct sampler {
 	const struct clock_src *clk;	/* time of the ticks */
 	struct claims *claims;		/* may be NULL */
 	pthread_mutex_t lock;		/* guards cur, pending, cfg */
+	/* Claims read now (sampler_hook_claims(), HTTP thread): the
+	 * snapshot of the claims' groups the last tick published (under
+	 * lock), and hwseq, odd while a tick or a call changes the
+	 * counters, so that a reader knows whether its reading is of the
+	 * snapshot's program.  Readers never hold anything a tick waits
+	 * for. */
+	atomic_uint_fast64_t hwseq;
+	struct mux_snap *snap;
+	/* calls run on the sampling thread between ticks (sampler_call()) */
+	pthread_mutex_t call_lock;
+	pthread_cond_t call_cond;
+	struct sampler_call *calls;	/* queued, oldest first */
+	atomic_bool threaded;		/* calls go to the thread */
+	int cfd;			/* eventfd: a call is queued */
+	atomic_uint_fast64_t claims_deferred;	/* claims syncs skipped: the
+					   lock was not free within
+					   CLAIMS_WAIT_NS */
 	struct program *cur;
 	struct program *pending;
 	struct sampler_cfg cfg, pending_cfg;
@@ -52,6 +70,8 @@ struct sampler {
 	uint64_t tick_no;
 	uint64_t gens;			/* programs installed so far */
 	bool yielded;
+	bool counting;			/* our counters counted since the
+					   last tick (programmed, unfrozen) */
 	bool need_program;		/* (re)write the controls */
 	unsigned interval_ms;		/* armed interval */
 	struct mux mux;			/* the groups: baseline and claims */
@@ -72,7 +92,7 @@ struct sampler {
 	uint64_t *inc;			/* per series: est - est_seen */
 	void *dscratch;			/* derive_scratch_size() bytes */
 	unsigned nacc;
-	struct log_limit lim_global, lim_jump;
+	struct log_limit lim_global, lim_jump, lim_ctl;
 };
 
 static uint64_t now_ns(clockid_t c)
@@ -110,7 +130,8 @@ static int program_plan(struct program *p, char *why, size_t whylen)
 		ser[i] = (struct derive_series){
 			p->slot[i].socket, p->slot[i].inst,
 			p->ev[p->sev[i]].name,
-			p->evscale[p->sev[i]][p->slot[i].socket] };
+			p->evscale[p->sev[i]][p->slot[i].socket],
+			p->slot[i].live };
 	p->dplan = derive_plan_new(p->topo, ser, p->ns, why, whylen);
 	free(ser);
 	if (!p->dplan)
@@ -189,7 +210,8 @@ unsigned program_max_interval_ms(const struct program *p)
 
 	for (unsigned i = 0; i < p->ns; i++) {
 		unsigned h = mux_half_wrap_ms(p->slot[i].width,
-					      mux_max_rate(p->plat, &p->slot[i]));
+					      mux_max_rate(p->plat, &p->slot[i],
+							   &p->ev[p->sev[i]]));
 
 		if (h < best)
 			best = h;
@@ -212,8 +234,10 @@ struct sampler *sampler_new(struct pmu *pmu, struct program *prog,
 	s->cfg = *cfg;
 	s->interval_ms = cfg->interval_ms;
 	pthread_mutex_init(&s->lock, NULL);
+	pthread_mutex_init(&s->call_lock, NULL);
+	pthread_cond_init(&s->call_cond, NULL);
 	s->pending = prog;	/* programmed at the first tick */
-	s->tfd = s->efd = -1;
+	s->tfd = s->efd = s->cfd = -1;
 	s->st.owned = 1;
 	mux_init(&s->mux, pmu, &s->base);
 	if (cl) {
@@ -242,16 +266,28 @@ static int arm(struct sampler *s)
 	       ? -errno : 0;
 }
 
+static void run_calls(struct sampler *s);
+
+/* The longest a tick waits for the claims lock (a request holds it for a
+ * copy, a few microseconds, unless it is preempted meanwhile). */
+#define CLAIMS_WAIT_NS 200000ull
+
+uint64_t sampler_claims_deferred(const struct sampler *s)
+{
+	return atomic_load(&((struct sampler *)s)->claims_deferred);
+}
+
 static void *thread_main(void *arg)
 {
 	struct sampler *s = arg;
-	struct pollfd pfd[2] = { { .fd = s->tfd, .events = POLLIN },
-				 { .fd = s->efd, .events = POLLIN } };
+	struct pollfd pfd[3] = { { .fd = s->tfd, .events = POLLIN },
+				 { .fd = s->efd, .events = POLLIN },
+				 { .fd = s->cfd, .events = POLLIN } };
 
 	for (;;) {
 		uint64_t n;
 
-		if (poll(pfd, 2, -1) < 0) {
+		if (poll(pfd, 3, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			log_warn("sampler: poll");
@@ -259,11 +295,14 @@ static void *thread_main(void *arg)
 		}
 		if (pfd[1].revents)
 			break;
-		if (read(s->tfd, &n, sizeof(n)) != sizeof(n))
-			continue;
-		if (n > 1)
-			s->st.overruns += n - 1;
-		sampler_tick(s);
+		/* the tick first: a call waits for it, never the reverse */
+		if (pfd[0].revents && read(s->tfd, &n, sizeof(n)) == sizeof(n)) {
+			if (n > 1)
+				s->st.overruns += n - 1;
+			sampler_tick(s);
+		}
+		if (pfd[2].revents && read(s->cfd, &n, sizeof(n)) == sizeof(n))
+			run_calls(s);
 	}
 	return NULL;
 }
@@ -274,11 +313,18 @@ int sampler_start(struct sampler *s)
 
 	s->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
 	s->efd = eventfd(0, EFD_CLOEXEC);
-	if (s->tfd < 0 || s->efd < 0)
+	s->cfd = eventfd(0, EFD_CLOEXEC);
+	if (s->tfd < 0 || s->efd < 0 || s->cfd < 0)
 		return -errno;
 	if ((r = arm(s)) < 0)
 		return r;
+	/* an inline call (sampler_call()) ends before the thread starts */
+	pthread_mutex_lock(&s->call_lock);
+	atomic_store(&s->threaded, true);
 	r = pthread_create(&s->thread, NULL, thread_main, s);
+	if (r)
+		atomic_store(&s->threaded, false);
+	pthread_mutex_unlock(&s->call_lock);
 	if (r)
 		return -r;
 	/* named for top -H, and so tests can find (and stop) this thread */
@@ -297,6 +343,9 @@ void sampler_stop(struct sampler *s)
 		log_warn("sampler: cannot wake the thread");
 	pthread_join(s->thread, NULL);
 	s->running = false;
+	pthread_mutex_lock(&s->call_lock);
+	atomic_store(&s->threaded, false);
+	pthread_mutex_unlock(&s->call_lock);
 }
 
 void sampler_free(struct sampler *s)
@@ -323,12 +372,18 @@ void sampler_free(struct sampler *s)
 	free(s->rows);
 	claims_pub_put(s->pub);
 	pthread_mutex_destroy(&s->lock);
+	pthread_mutex_destroy(&s->call_lock);
+	pthread_cond_destroy(&s->call_cond);
+	if (s->cfd >= 0)
+		close(s->cfd);
+	mux_snap_put(s->snap);
 	free(s);
 }
 
 void sampler_set_clock(struct sampler *s, const struct clock_src *clk)
 {
 	s->clk = clk;
+	pmu_set_clock(s->pmu, clk);	/* windows on the ticks' clock */
 }
 
 struct program *sampler_get(struct sampler *s)
@@ -510,43 +565,6 @@ static void take_pending(struct sampler *s)
 	}
 }
 
-static bool check_interference(struct sampler *s, struct program *p)
-{
-	struct pmu *pmu = s->pmu;
-	bool hit = false;
-	char msg[512];
-	uint64_t seen;
-	int r;
-
-	for (unsigned sock = 0; sock < p->topo->nsockets; sock++) {
-		r = pmu_check_global(pmu, sock, true, &seen);
-		if (r == 1) {
-			log_warnx("interference: global control of socket %u "
-				  "is 0x%" PRIx64 ", expected 0x%" PRIx64
-				  " (another agent is using the uncore PMU)",
-				  sock, seen, p->plat->global_enable);
-			hit = true;
-		} else if (r < 0) {
-			log_warnx_limited(&s->lim_global, "cannot read the global "
-					  "control of socket %u: %s", sock,
-					  hw_last_error());
-		}
-	}
-	if (s->cfg.check_every && s->tick_no % s->cfg.check_every == 0) {
-		unsigned unread;
-
-		r = pmu_check_controls(pmu, msg, sizeof(msg), &unread);
-		if (r > 0) {
-			log_warnx("interference: %d control register%s "
-				  "changed behind our back: %s", r,
-				  r == 1 ? "" : "s", msg);
-			hit = true;
-		}
-		mux_mark_unverified(&s->mux, unread);
-	}
-	return hit;
-}
-
 static unsigned tick_bucket(double secs)
 {
 	unsigned b = 0;
@@ -557,17 +575,19 @@ static unsigned tick_bucket(double secs)
 }
 
 /* Derived values of this tick (counters' running totals, gauges of the
- * interval) into s->vals.  mux_out: the baseline's programmable counters
- * did not count this interval (its gauges keep their last values). */
+ * interval: secs between reads, counted by the frozen counters) into
+ * s->vals.  mux_out: the baseline's programmable counters did not count
+ * this interval (its gauges keep their last values). */
 static void derive(struct sampler *s, struct program *p, const uint64_t *delta,
-		   const uint64_t *invalid, double secs, bool mux_out)
+		   const uint64_t *invalid, double secs, double counted,
+		   bool mux_out)
 {
 	for (unsigned i = 0; i < p->ns; i++) {
 		s->inc[i] = s->base.gs[i].est - s->base.gs[i].est_seen;
 		s->base.gs[i].est_seen = s->base.gs[i].est;
 	}
-	derive_tick(p->dplan, s->inc, delta, invalid, secs, mux_out, s->acc,
-		    s->vals, s->dscratch);
+	derive_tick(p->dplan, s->inc, delta, invalid, secs, counted, mux_out,
+		    s->acc, s->vals, s->dscratch);
 }
 
 unsigned program_controls(const struct program *p, struct pmu_slot *want)
@@ -587,7 +607,12 @@ static void take_claims(struct sampler *s, uint64_t now)
 	struct claim *const *cv;
 	unsigned n;
 
-	claims_lock(s->claims);
+	/* a request thread preempted while holding the lock must not hold
+	 * up the tick: the claims' changes then wait for the next one */
+	if (!claims_lock_within(s->claims, CLAIMS_WAIT_NS)) {
+		s->claims_deferred++;
+		return;
+	}
 	n = claims_live(s->claims, now, &cv);
 	if (n > s->capspec) {
 		struct mux_spec *v = realloc(s->spec, n * 2 * sizeof(*v));
@@ -603,7 +628,9 @@ static void take_claims(struct sampler *s, uint64_t now)
 	for (unsigned i = 0; i < n; i++)
 		s->spec[i] = (struct mux_spec){ .key = cv[i]->seq,
 						.ev = cv[i]->ev,
-						.nev = cv[i]->nev };
+						.nev = cv[i]->nev,
+						.pinned = cv[i]->pinned,
+						.plan = cv[i]->plan };
 	if (mux_sync(&s->mux, s->spec, n) < 0)
 		log_warnx("sampler: out of memory counting a new claim; "
 			  "trying again at the next tick");
@@ -640,7 +667,10 @@ static void give_claims(struct sampler *s)
 	uint64_t created, expired, live;
 	unsigned n = 0;
 
-	claims_lock(s->claims);
+	if (!claims_lock_within(s->claims, CLAIMS_WAIT_NS)) {
+		s->claims_deferred++;	/* the table shows the last tick's */
+		return;
+	}
 	for (unsigned i = 1; i < s->mux.ng; i++) {
 		const struct group *g = s->mux.g[i];
 		struct claim *cl = claims_by_seq(s->claims, g->key);
@@ -710,149 +740,611 @@ static void give_claims(struct sampler *s)
 	claims_pub_put(old);
 }
 
-void sampler_tick(struct sampler *s)
+/* Did the kernel multiplex (and this tick scale) any baseline series? */
+static bool perf_scaled(const struct sampler *s, const struct program *p)
+{
+	for (unsigned i = 0; i < p->ns; i++)
+		if (pmu_scaled(s->pmu, &p->slot[i]))
+			return true;
+	return false;
+}
+
+/* The perf backend's counts into the snapshot (scrapes read them). */
+static void perf_stats(struct sampler *s)
+{
+	struct pmu_perf_stats ps;
+
+	pmu_perf_stats(s->pmu->perf, &ps);
+	s->st.perf_groups = ps.groups;
+	s->st.perf_reads = ps.reads;
+	s->st.perf_syscalls = ps.syscalls;
+	s->st.perf_read_errors = ps.read_errors;
+	s->st.perf_open_errors = ps.open_errors;
+	s->st.perf_scaled = ps.scaled;
+}
+
+/* ---- the tick, step by step ------------------------------------------- */
+
+/* What one tick found and decided, handed from step to step. */
+struct tick {
+	struct program *p;
+	uint64_t t0;		/* start of the tick (monotonic) */
+	uint64_t run_ns;	/* wall time since the last tick's read */
+	uint64_t counted_ns;	/* how long the frozen counters counted
+				   (pmu_counted_ns(); 0: unknown) */
+	uint64_t flags;		/* SF_* */
+	uint64_t *delta, *invalid;	/* the baseline's, in s->sample */
+	unsigned nw;		/* words of invalid */
+	bool first;		/* no read before this one */
+	bool force;		/* rewrite every control at the schedule */
+	bool interference;	/* seen (and counted) this tick */
+	bool global_hit;	/* on a global control: every series */
+	bool froze;		/* this tick froze the PMU */
+	bool base_ran;		/* the baseline counted in the interval */
+};
+
+/* Picks up a new program and clears the sample; false: nothing to
+ * sample yet. */
+static bool tick_begin(struct sampler *s, struct tick *tk)
 {
 	struct program *p;
-	struct pmu *pmu = s->pmu;
-	uint64_t t0 = clock_mono(s->clk), t_read, flags = SF_VALID;
-	uint64_t *delta, *invalid, run_ns;
-	unsigned nw;
-	bool interference = false, first, force = false, base_ran, read_err;
-	double secs;
 
 	take_pending(s);
-	p = s->prog;
+	p = tk->p = s->prog;
 	if (!p)
-		return;
+		return false;
 	s->tick_no++;
-	delta = s->sample + SW_HDR;
-	invalid = delta + p->ns;
-	nw = (p->ns + 63) / 64;
-	memset(invalid, 0, nw * sizeof(uint64_t));
-	memset(delta, 0, p->ns * sizeof(uint64_t));
+	tk->delta = s->sample + SW_HDR;
+	tk->invalid = tk->delta + p->ns;
+	tk->nw = (p->ns + 63) / 64;
+	memset(tk->invalid, 0, tk->nw * sizeof(uint64_t));
+	memset(tk->delta, 0, p->ns * sizeof(uint64_t));
 	mux_begin(&s->mux);
+	return true;
+}
+
+/*
+ * Interference this tick: counted once, the sample marked.  act: the
+ * policy applies - reclaim rewrites every control at this tick's
+ * schedule, yield leaves the programmable counters to the other agent
+ * (DESIGN.md section 4).
+ */
+static void interfered(struct sampler *s, struct tick *tk, bool act)
+{
+	if (!tk->interference) {
+		s->st.interference++;
+		tk->interference = true;
+	}
+	tk->flags |= SF_INTERFERENCE;
+	tk->flags &= ~SF_VALID;
+	if (!act)
+		return;
+	if (s->cfg.policy == POLICY_RECLAIM) {
+		tk->force = true;
+		return;
+	}
+	if (!s->yielded)
+		log_warnx("interference policy is yield: leaving the "
+			  "programmable counters to the other agent");
+	s->yielded = true;
+	s->st.owned = 0;
+}
+
+/* Is each socket's global control still what we left (the freeze
+ * overwrites it, so it is read just before)?  true if not. */
+static bool check_global(struct sampler *s, const struct program *p)
+{
+	bool hit = false;
+	uint64_t seen;
+	int r;
+
+	for (unsigned sock = 0; sock < p->topo->nsockets; sock++) {
+		r = pmu_check_global(s->pmu, sock, true, &seen);
+		if (r == 1) {
+			log_warnx("interference: global control of socket %u "
+				  "is 0x%" PRIx64 ", expected 0x%" PRIx64
+				  " (another agent is using the uncore PMU)",
+				  sock, seen, p->plat->global_enable);
+			hit = true;
+		} else if (r < 0) {
+			log_warnx_limited(&s->lim_global, "cannot read the global "
+					  "control of socket %u: %s", sock,
+					  hw_last_error());
+		}
+	}
+	return hit;
+}
+
+/* Before the freeze: a new program is written whole; else the global
+ * control is checked, or, yielded, every check_every ticks whether the
+ * PMU is idle again (registers still as we left them do not count). */
+static void tick_decide(struct sampler *s, struct tick *tk)
+{
+	char msg[256];
 
 	if (s->need_program) {
-		force = true;
+		tk->force = true;
 		s->need_program = false;
 	} else if (!s->yielded) {
-		interference = check_interference(s, p);
+		if (check_global(s, tk->p)) {
+			tk->global_hit = true;
+			interfered(s, tk, true);
+		}
 	} else if (s->cfg.check_every &&
-		   s->tick_no % s->cfg.check_every == 0) {
-		char msg[256];
-
-		/* Yielded: take the PMU back once nobody else has counters
-		 * enabled (registers still as we left them do not count). */
-		if (pmu_foreign(pmu, msg, sizeof(msg)) == 0) {
-			log_info("the uncore PMU is idle again: reclaiming it");
-			s->yielded = false;
-			s->st.owned = 1;
-			force = true;
-		}
+		   s->tick_no % s->cfg.check_every == 0 &&
+		   pmu_foreign(s->pmu, msg, sizeof(msg)) == 0) {
+		log_info("the uncore PMU is idle again: reclaiming it");
+		s->yielded = false;
+		s->st.owned = 1;
+		tk->force = true;
 	}
-	if (interference) {
-		s->st.interference++;
-		flags |= SF_INTERFERENCE;
-		flags &= ~SF_VALID;
-		if (s->cfg.policy == POLICY_YIELD) {
-			log_warnx("interference policy is yield: leaving the "
-				  "programmable counters to the other agent");
-			s->yielded = true;
-			s->st.owned = 0;
-		} else {
-			force = true;	/* reclaim: rewrite our controls */
-		}
-	}
+}
 
-	t_read = clock_mono(s->clk);
-	first = s->last_mono == 0;
-	run_ns = first ? 0 : t_read - s->last_mono;
-	secs = (double)run_ns / 1e9;
+/*
+ * Freezes the PMU (unless yielded) and reads back the controls and
+ * filters of the counters that counted in the interval that just ended
+ * (every register this daemon wrote, every check_every ticks).  A foreign
+ * write that stopped or changed one of them and is still there is seen
+ * in the tick whose deltas it spoiled, before a rewrite at a group switch
+ * can hide it: the series of that unit instance lose this tick's delta
+ * (mux_mark_unverified()), and the policy applies.  Yield unfreezes
+ * again: the other agent keeps the PMU as it had it.
+ */
+static void tick_freeze(struct sampler *s, struct tick *tk)
+{
+	char msg[512];
+	unsigned unread = 0;
+	bool all;
+	int r;
+
+	if (s->yielded)
+		return;
+	pmu_enable(s->pmu, false);
+	tk->froze = true;
+	if (!s->counting) {		/* nothing of ours counted */
+		mux_mark_unverified(&s->mux, 0, 0);
+		return;
+	}
+	all = s->cfg.check_every && s->tick_no % s->cfg.check_every == 0;
+	r = pmu_check_controls(s->pmu, all, msg, sizeof(msg), &unread);
+	mux_mark_unverified(&s->mux, r > 0 ? (unsigned)r : 0, unread);
+	if (r <= 0)
+		return;
+	log_warnx_limited(&s->lim_ctl, "interference: %d control register%s "
+			  "changed behind our back: %s", r, r == 1 ? "" : "s",
+			  msg);
+	interfered(s, tk, true);
+	if (s->yielded) {
+		pmu_enable(s->pmu, true);
+		tk->froze = false;
+	}
+}
+
+/*
+ * Reads the counters - first those the freeze does not stop, so the
+ * wall time between two reads is their interval, then the frozen ones,
+ * whose interval is the counting window the pmu measured - places the
+ * groups of the next interval and unfreezes.
+ */
+static void tick_read(struct sampler *s, struct tick *tk)
+{
+	uint64_t t_read = clock_mono(s->clk);
+
+	tk->first = s->last_mono == 0;
+	tk->run_ns = tk->first ? 0 : t_read - s->last_mono;
 	s->last_mono = t_read;
-
-	if (s->claims)
-		take_claims(s, t0);
-	mux_charge(&s->mux, run_ns, s->yielded);
+	tk->counted_ns = tk->froze ? pmu_counted_ns(s->pmu) : 0;
+	mux_charge(&s->mux, tk->run_ns, s->yielded);
 	s->st.base_enabled_ns = s->base.enabled_ns;
 	s->st.base_running_ns = s->base.running_ns;
-
-	/* freeze; read each active counter once; reschedule; unfreeze */
-	base_ran = s->base.was_running && !s->yielded;
-	if (!s->yielded)
-		pmu_enable(pmu, false);
-	mux_read_counters(&s->mux, interference, s->yielded, run_ns, delta,
-			  invalid);
-	if (!s->yielded) {
-		mux_schedule(&s->mux, force);
-		pmu_enable(pmu, true);
-	} else {
+	tk->base_ran = s->base.was_running && !s->yielded;
+	mux_read_live(&s->mux, tk->global_hit, s->yielded, tk->run_ns,
+		      tk->delta, tk->invalid);
+	mux_read_counters(&s->mux, tk->global_hit, s->yielded, tk->run_ns,
+			  tk->delta, tk->invalid);
+	if (s->yielded) {
 		mux_idle(&s->mux);
+		s->counting = false;
+		return;
 	}
-	mux_read_freerun(&s->mux, run_ns, delta, invalid);
+	mux_schedule(&s->mux, tk->force);
+	pmu_enable(s->pmu, true);
+	s->counting = true;
+}
+
+/* A counter that advanced more than it can (reset or written by another
+ * agent): counted and logged, the sample invalid (DESIGN.md 4). */
+static void tick_jumps(struct sampler *s, struct tick *tk)
+{
+	if (!s->mux.jumps)
+		return;
+	interfered(s, tk, false);
+	log_warnx_limited(&s->lim_jump, "interference: %s (reset or "
+			  "written by another agent?)%s", s->mux.jump_what,
+			  s->mux.jumps > 1 ? "; and other counters" : "");
+}
+
+/* The sample's flags; invalid samples are the ones with errors or
+ * interference (being multiplexed out is not an error). */
+static void tick_flags(struct sampler *s, struct tick *tk)
+{
+	const struct program *p = tk->p;
+	bool read_err = false;
+
+	for (unsigned w = 0; w < tk->nw; w++)
+		if (tk->invalid[w])
+			tk->flags &= ~SF_VALID;
+	if (s->pmu->perf && perf_scaled(s, p)) {
+		tk->flags |= SF_SCALED;
+		s->st.perf_scaled_samples++;
+	}
+	if (tk->first)
+		tk->flags |= SF_FIRST;
+	if (!tk->base_ran && !tk->first)
+		tk->flags |= SF_MUX;
+	for (unsigned i = 0; i < p->ns; i++)
+		read_err |= !s->base.gs[i].up &&
+			    (p->slot[i].freerun || tk->base_ran);
+	if (tk->first || tk->interference || read_err)
+		s->st.invalid_samples++;
+	s->sample[SW_T_NS] = clock_real(s->clk);
+	s->sample[SW_INTERVAL_NS] = tk->run_ns;
+	s->sample[SW_FLAGS] = tk->flags;
+	s->sample[SW_GEN] = p->gen;
+	s->sample[SW_COUNTED_NS] = tk->counted_ns;
+}
+
+/* Self-metrics, then the sample and the snapshot into the rings. */
+static void tick_publish(struct sampler *s, struct tick *tk)
+{
+	struct program *p = tk->p;
+	struct pmu *pmu = s->pmu;
+	uint64_t t1 = clock_mono(s->clk);
+	unsigned b = tick_bucket((double)(t1 - tk->t0) / 1e9);
+
+	s->st.ticks++;
+	if (b < TICK_BUCKETS)
+		s->st.tick_hist[b]++;
+	s->st.tick_count++;
+	s->st.tick_sum_ns += t1 - tk->t0;
+	s->st.hw_reads = atomic_load(&pmu->hw->nreads);
+	s->st.hw_writes = atomic_load(&pmu->hw->nwrites);
+	s->st.hw_errors = atomic_load(&pmu->hw->nerrors);
+	if (pmu->perf)
+		perf_stats(s);
+	s->st.sample_seq = ring_push(p->samples, s->sample);
+	s->st.t_ns = s->sample[SW_T_NS];
+	s->st.last_tick_mono_ns = t1;
+	memcpy(s->snapw, &s->st, sizeof(s->st));
+	for (unsigned i = 0; i < p->ns; i++) {
+		s->snapw[SNAP_WORDS + i] = s->base.gs[i].est;
+		s->snapw[SNAP_WORDS + p->ns + i] = s->base.gs[i].up;
+	}
+	memcpy(s->snapw + SNAP_WORDS + 2 * p->ns, s->vals,
+	       p->nvals * sizeof(double));
+	ring_push(p->snaps, s->snapw);
+	atomic_store(&s->last_tick_mono, t1);
+}
+
+static void tick(struct sampler *s)
+{
+	struct tick tk = { .t0 = clock_mono(s->clk), .flags = SF_VALID };
+
+	if (!tick_begin(s, &tk))
+		return;
+	if (s->claims)
+		take_claims(s, tk.t0);
+	tick_decide(s, &tk);
+	tick_freeze(s, &tk);
+	tick_read(s, &tk);
 	if (s->claims)
 		give_claims(s);
 	s->st.wraps = s->mux.wraps;
 	s->st.switches = s->mux.switches;
-	if (s->mux.jumps) {
-		/* DESIGN.md 4: counted, logged, the deltas invalid */
-		if (!interference) {
-			s->st.interference++;
-			interference = true;
-		}
-		flags |= SF_INTERFERENCE;
-		flags &= ~SF_VALID;
-		log_warnx_limited(&s->lim_jump, "interference: %s (reset or "
-				  "written by another agent?)%s", s->mux.jump_what,
-				  s->mux.jumps > 1 ? "; and other counters" : "");
+	tick_jumps(s, &tk);
+	tick_flags(s, &tk);
+	derive(s, tk.p, tk.delta, tk.invalid, (double)tk.run_ns / 1e9,
+	       (double)tk.counted_ns / 1e9,
+	       !tk.interference && !tk.base_ran);
+	tick_publish(s, &tk);
+}
+
+/* A tick or a call is about to change the counters: readers retry. */
+static void hw_begin(struct sampler *s)
+{
+	atomic_fetch_add(&s->hwseq, 1);
+}
+
+/* ... it has: the claims' groups for readers, then hwseq even again. */
+static void hw_end(struct sampler *s)
+{
+	struct mux_snap *sn = NULL, *old;
+
+	if (s->claims && (sn = mux_snapshot(&s->mux, s->last_mono)))
+		sn->gen = atomic_load(&s->hwseq) + 1;
+	pthread_mutex_lock(&s->lock);
+	old = s->snap;
+	s->snap = sn;	/* NULL (ENOMEM): readers answer 503 until a tick */
+	pthread_mutex_unlock(&s->lock);
+	mux_snap_put(old);
+	atomic_fetch_add(&s->hwseq, 1);
+}
+
+void sampler_tick(struct sampler *s)
+{
+	hw_begin(s);
+	tick(s);
+	hw_end(s);
+}
+
+/* ---- calls on the sampling thread --------------------------------------- */
+
+struct sampler_call {
+	void (*fn)(struct sampler *s, void *arg);
+	void *arg;
+	enum { CALL_QUEUED, CALL_RUNNING, CALL_DONE } st;
+	struct sampler_call *next;
+};
+
+#define CALL_TIMEOUT_MS 2000
+
+static void run_calls(struct sampler *s)
+{
+	struct sampler_call *c;
+
+	pthread_mutex_lock(&s->call_lock);
+	while ((c = s->calls)) {
+		s->calls = c->next;
+		c->st = CALL_RUNNING;
+		pthread_mutex_unlock(&s->call_lock);
+		c->fn(s, c->arg);
+		pthread_mutex_lock(&s->call_lock);
+		c->st = CALL_DONE;
+		pthread_cond_broadcast(&s->call_cond);
 	}
+	pthread_mutex_unlock(&s->call_lock);
+}
 
-	for (unsigned w = 0; w < nw; w++)
-		if (invalid[w])
-			flags &= ~SF_VALID;
-	if (first)
-		flags |= SF_FIRST;
-	if (!base_ran && !first)
-		flags |= SF_MUX;
-	/* Invalid samples are the ones with errors or interference; being
-	 * multiplexed out is not an error. */
-	read_err = false;
-	for (unsigned i = 0; i < p->ns; i++)
-		read_err |= !s->base.gs[i].up &&
-			    (p->slot[i].freerun || base_ran);
-	if (first || interference || read_err)
-		s->st.invalid_samples++;
+/* Takes c out of the queue (the lock held). */
+static void unqueue(struct sampler *s, struct sampler_call *c)
+{
+	for (struct sampler_call **p = &s->calls; *p; p = &(*p)->next)
+		if (*p == c) {
+			*p = c->next;
+			return;
+		}
+}
 
-	s->sample[SW_T_NS] = clock_real(s->clk);
-	s->sample[SW_INTERVAL_NS] = run_ns;
-	s->sample[SW_FLAGS] = flags;
-	s->sample[SW_GEN] = p->gen;
-	derive(s, p, delta, invalid, secs, !interference && !base_ran);
+/*
+ * Runs fn(s, arg) where it may touch mux and the PMU: on the sampling
+ * thread between two ticks, or here while there is no thread.  Waits for
+ * it.  0, or -ETIMEDOUT if the thread did not take it within
+ * CALL_TIMEOUT_MS (fn then never runs), -errno if it cannot be woken.
+ */
+static int sampler_call(struct sampler *s, void (*fn)(struct sampler *, void *),
+			void *arg)
+{
+	struct sampler_call c = { fn, arg, CALL_QUEUED, NULL };
+	uint64_t one = 1;
+	struct timespec dl;
+	int r = 0;
 
-	/* self-metrics and the snapshot */
+	pthread_mutex_lock(&s->call_lock);
+	if (!atomic_load(&s->threaded)) {
+		fn(s, arg);
+		pthread_mutex_unlock(&s->call_lock);
+		return 0;
+	}
+	c.next = NULL;
 	{
-		uint64_t t1 = clock_mono(s->clk);
-		double dur = (double)(t1 - t0) / 1e9;
-		unsigned b = tick_bucket(dur);
+		struct sampler_call **p = &s->calls;
 
-		s->st.ticks++;
-		if (b < TICK_BUCKETS)
-			s->st.tick_hist[b]++;
-		s->st.tick_count++;
-		s->st.tick_sum_ns += t1 - t0;
-		s->st.hw_reads = atomic_load(&pmu->hw->nreads);
-		s->st.hw_writes = atomic_load(&pmu->hw->nwrites);
-		s->st.hw_errors = atomic_load(&pmu->hw->nerrors);
-		s->st.sample_seq = ring_push(p->samples, s->sample);
-		s->st.t_ns = s->sample[SW_T_NS];
-		s->st.last_tick_mono_ns = t1;
-		memcpy(s->snapw, &s->st, sizeof(s->st));
-		for (unsigned i = 0; i < p->ns; i++) {
-			s->snapw[SNAP_WORDS + i] = s->base.gs[i].est;
-			s->snapw[SNAP_WORDS + p->ns + i] = s->base.gs[i].up;
-		}
-		memcpy(s->snapw + SNAP_WORDS + 2 * p->ns, s->vals,
-		       p->nvals * sizeof(double));
-		ring_push(p->snaps, s->snapw);
-		atomic_store(&s->last_tick_mono, t1);
+		while (*p)
+			p = &(*p)->next;
+		*p = &c;
 	}
+	if (write(s->cfd, &one, sizeof(one)) < 0)
+		r = -errno;
+	clock_gettime(CLOCK_REALTIME, &dl);
+	dl.tv_sec += CALL_TIMEOUT_MS / 1000;
+	while (r == 0 && c.st != CALL_DONE) {
+		if (c.st == CALL_RUNNING)	/* taken: it ends soon */
+			pthread_cond_wait(&s->call_cond, &s->call_lock);
+		else if (pthread_cond_timedwait(&s->call_cond, &s->call_lock,
+						&dl) == ETIMEDOUT &&
+			 c.st == CALL_QUEUED)
+			r = -ETIMEDOUT;
+	}
+	if (r < 0)
+		unqueue(s, &c);
+	pthread_mutex_unlock(&s->call_lock);
+	return r;
+}
+
+/* ---- the claims table's hooks (HTTP thread) ---------------------------- */
+
+/* On the sampling thread: the counters counting in this interval. */
+static void call_held_now(struct sampler *s, void *arg)
+{
+	mux_held_now(&s->mux, arg);
+}
+
+/* Fills a for a pinned claim: the baseline's counters, and those counting
+ * now. */
+static int hook_around(void *arg, struct claims_around *a)
+{
+	struct sampler *s = arg;
+	struct program *p = sampler_get(s);
+	int r;
+
+	if (!p)
+		return -EAGAIN;		/* no tick yet */
+	memset(a->base.ctr, 0, sizeof(a->base.ctr));
+	memset(a->base.filt_inst, 0, sizeof(a->base.filt_inst));
+	memset(a->holder, 0, sizeof(a->holder));
+	sched_occupy(p->plat, p->ev, p->nev, p->ctr, &a->base);
+	for (unsigned e = 0; e < p->nev; e++)
+		if (p->plat->units[p->ev[e].unit]->kind == UNIT_PROG &&
+		    p->ctr[e] >= 0 && p->ctr[e] < PLAT_MAX_CTRS)
+			snprintf(a->holder[p->ev[e].unit][p->ctr[e]],
+				 SCHED_NAME_MAX, "%s", p->ev[e].name);
+	r = sampler_call(s, call_held_now, &a->now);
+	if (r == 0)
+		sched_occupy(p->plat, p->ev, p->nev, p->ctr, &a->now);
+	program_put(p);
+	return r;
+}
+
+/* ns since the last tick's reading, or 0 before it (sampling thread). */
+static uint64_t since_tick(const struct sampler *s)
+{
+	uint64_t now = clock_mono(s->clk);
+
+	return s->last_mono && now > s->last_mono ? now - s->last_mono : 0;
+}
+
+/* On the sampling thread: new claim *(uint64_t *)arg counting now if the
+ * counters of its placement are free in this interval (else the next
+ * tick places it). */
+static void call_start_now(struct sampler *s, void *arg)
+{
+	uint64_t seq = *(uint64_t *)arg;
+	struct evspec ev[CLAIM_MAX_EVENTS];
+	int plan[CLAIM_MAX_EVENTS];
+	struct mux_spec sp = { .key = seq, .ev = ev, .plan = plan };
+	struct claim *cl;
+	int r;
+
+	/* yielded, or before the first tick: the next tick starts it */
+	if (s->yielded || !s->last_mono || !s->claims)
+		return;
+	/* the groups of claims released since the tick give their
+	 * counters back now (mux_start_now() clears their controls) */
+	take_claims(s, clock_mono(s->clk));
+	/* a copy: the claims lock is never held across hardware access */
+	claims_lock(s->claims);
+	if ((cl = claims_by_seq(s->claims, seq))) {
+		memcpy(ev, cl->ev, sizeof(ev));
+		memcpy(plan, cl->plan, sizeof(plan));
+		sp.nev = cl->nev;
+		sp.pinned = cl->pinned;
+	}
+	claims_unlock(s->claims);
+	if (!sp.nev)
+		return;
+	hw_begin(s);
+	r = mux_start_now(&s->mux, &sp, since_tick(s), plan);
+	hw_end(s);
+	claims_lock(s->claims);
+	if (r == 0 && (cl = claims_by_seq(s->claims, seq))) {
+		cl->running = true;
+		memcpy(cl->ctr, plan, sizeof(cl->ctr));
+	}
+	claims_unlock(s->claims);
+	if (r < 0 && r != -EBUSY && r != -EEXIST)
+		log_warnx("claim c%" PRIu64 ": cannot start it now (%s); the "
+			  "next tick will", seq, strerror(-r));
+}
+
+static void hook_start_now(void *arg, uint64_t seq)
+{
+	struct sampler *s = arg;
+
+	if (sampler_call(s, call_start_now, &seq) < 0)
+		log_warnx("claim c%" PRIu64 ": the sampler did not take it "
+			  "within %d ms; it starts at the next tick", seq,
+			  CALL_TIMEOUT_MS);
+}
+
+/* How long a reader retries while ticks keep changing the counters. */
+#define READ_RETRY_NS 200000000ull
+
+/* One try at reading cl now: -EAGAIN if a tick ran meanwhile (or runs:
+ * then after a short pause), -ENOENT if no tick has taken it yet. */
+static int read_try(struct sampler *s, struct claim *cl, struct mux_now *v,
+		    struct mux_reading *rd)
+{
+	uint64_t seq = atomic_load(&s->hwseq);
+	struct mux_snap *sn;
+	int r;
+
+	if (seq & 1) {
+		struct timespec ts = { 0, 20000 };
+
+		nanosleep(&ts, NULL);	/* a tick takes tens of us */
+		return -EAGAIN;
+	}
+	pthread_mutex_lock(&s->lock);
+	if ((sn = s->snap))
+		atomic_fetch_add(&sn->refs, 1);
+	pthread_mutex_unlock(&s->lock);
+	if (!sn)
+		return seq ? -ENOMEM : -ENOENT;	/* no tick yet: not taken */
+	r = sn->gen == seq ? mux_snap_read(s->pmu, sn, cl->seq,
+					   clock_mono(s->clk), v, cl->ns, rd)
+			   : -EAGAIN;
+	mux_snap_put(sn);
+	return atomic_load(&s->hwseq) == seq ? r : -EAGAIN;
+}
+
+/* A read-now the perf backend's reads make a call on the sampling
+ * thread (they account what the groups counted, as the tick does). */
+struct read_call {
+	struct claim *cl;
+	struct mux_now *v;
+	struct mux_reading *rd;
+	int r;
+};
+
+static void call_read_now(struct sampler *s, void *arg)
+{
+	struct read_call *c = arg;
+
+	c->r = read_try(s, c->cl, c->v, c->rd);	/* no tick meanwhile */
+}
+
+/* cl's counts and times read now; a claim no tick has taken yet keeps
+ * its zeros (not running). */
+static int hook_read_now(void *arg, struct claim *cl)
+{
+	struct sampler *s = arg;
+	struct mux_now *v = calloc(cl->ns + 1, sizeof(*v));
+	uint64_t end = now_ns(CLOCK_MONOTONIC) + READ_RETRY_NS;
+	struct mux_reading rd;
+	struct read_call c = { cl, v, &rd, -EAGAIN };
+	int r;
+
+	if (!v)
+		return -ENOMEM;
+	if (!pmu_read_anywhere(s->pmu))
+		r = sampler_call(s, call_read_now, &c) < 0 ? -EAGAIN : c.r;
+	else
+		while ((r = read_try(s, cl, v, &rd)) == -EAGAIN &&
+		       now_ns(CLOCK_MONOTONIC) < end)
+			;
+	if (r == 0) {
+		cl->enabled_ns = rd.enabled_ns;
+		cl->running_ns = rd.running_ns;
+		cl->running = rd.running;
+		for (unsigned e = 0; e < cl->nev && e < MUX_SNAP_MAX_EVENTS; e++)
+			cl->ctr[e] = rd.ctr[e];
+		for (unsigned k = 0; k < rd.ns; k++) {
+			cl->ser[k].raw = v[k].raw;
+			cl->ser[k].est = v[k].est;
+		}
+	}
+	free(v);
+	return r == -ENOENT ? 0 : r;
+}
+
+static const struct claims_hooks hooks = {
+	.around = hook_around,
+	.start_now = hook_start_now,
+	.read_now = hook_read_now,
+};
+
+void sampler_hook_claims(struct sampler *s)
+{
+	if (s->claims)
+		claims_set_hooks(s->claims, &hooks, s);
 }

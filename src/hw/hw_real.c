@@ -189,6 +189,14 @@ static int real_reachable(struct hw *hw, const struct hw_addr *a)
 	return hw_fail(EPERM, "%s: %s", s, r->sealed);
 }
 
+/* The machine's sysfs says where the CPUs are; CPUID how many cores a
+ * package has, offline ones included (hw_cpuid_cores()). */
+static void real_cpu_map(const struct hw *hw, struct hw_cpu_map *m)
+{
+	(void)hw;
+	m->hw_cores = hw_cpuid_cores();
+}
+
 const struct hw_ops hw_real_ops = {
 	.name = "hw",
 	.open = real_open,
@@ -198,4 +206,5 @@ const struct hw_ops hw_real_ops = {
 	.pci_scan = real_scan,
 	.seal = real_seal,
 	.reachable = real_reachable,
+	.cpu_map = real_cpu_map,
 };

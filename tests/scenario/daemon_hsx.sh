@@ -15,7 +15,7 @@ notify_start
 start_uncored "$T/log" -c "$T/c.conf" --simulate=hsx --workload "$WL" \
 	--sim-state "$T/state" -l "127.0.0.1:$PORT" -s "$T/ctl.sock"
 ok $? "daemon up on 2 simulated hsx sockets"
-like "$(cat "$T/log")" "platform hsx (sim backend), 2 sockets" "platform and sockets logged"
+like "$(cat "$T/log")" "platform hsx (direct backend, simulator), 2 sockets" "platform and sockets logged"
 sleep 1
 curl -s "http://127.0.0.1:$PORT/metrics" >"$T/m0"
 sleep 2

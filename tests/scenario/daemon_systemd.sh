@@ -27,7 +27,7 @@ kill -TERM "$UPID"; wait "$UPID"
 for _ in $(seq 1 100); do grep -q '^STOPPING=1$' "$T/msgs" && break; sleep 0.1; done
 msgs=$(cat "$T/msgs")
 like "$msgs" "READY=1" "READY=1 sent"
-like "$msgs" "STATUS=platform skl (sim), 16 counters, interval 100 ms" "STATUS= describes the daemon"
+like "$msgs" "STATUS=platform skl (direct backend, simulator), 16 counters, interval 100 ms" "STATUS= describes the daemon"
 wd=$(grep -c '^WATCHDOG=1$' "$T/msgs")
 ok "$([ "$wd" -ge 4 ]; echo $?)" "WATCHDOG=1 sent every half watchdog period ($wd in ~1.5 s)"
 like "$msgs" "RELOADING=1" "RELOADING=1 on SIGHUP"
@@ -63,8 +63,8 @@ if command -v systemd-analyze >/dev/null; then
 		"systemd-analyze security exposure $lvl <= 2.5"
 	like "$(cat "$T/uncored.service")" "DevicePolicy=closed" "DevicePolicy=closed"
 	is "$(sed -n 's/^CapabilityBoundingSet=//p' "$T/uncored.service")" \
-		"CAP_SYS_RAWIO CAP_SYS_ADMIN CAP_DAC_OVERRIDE" \
-		"bounding set: only what opening the devices needs"
+		"CAP_SYS_RAWIO CAP_SYS_ADMIN CAP_DAC_OVERRIDE CAP_PERFMON" \
+		"bounding set: only what opening the devices (direct) and the perf events need"
 	like "$(cat "$T/uncored.service")" "User=uncored" "runs as the user uncored"
 	like "$(cat "$T/uncored.service")" "ReadWritePaths=/sys/devices" \
 		"PCI config files writable (hsx), one unit for every platform"
