@@ -1118,6 +1118,9 @@ static void conn_shut(struct http_server *s, struct http_conn *k,
  */
 static void conn_sample(struct http_conn *k, uint64_t now)
 {
+	uint64_t v;
+	bool moved;
+
 	k->sampled_ns = now;
 	if (k->tcp) {
 		struct tcp_info ti;
@@ -1129,17 +1132,25 @@ static void conn_sample(struct http_conn *k, uint64_t now)
 			k->progress_ns = now;	/* cannot tell: not stalled */
 			return;
 		}
-		if (ti.tcpi_bytes_acked != k->drained)
-			k->progress_ns = now;
-		k->drained = ti.tcpi_bytes_acked;
+		v = ti.tcpi_bytes_acked;
+		moved = v != k->drained;
 	} else {
 		int q = 0;
 
-		if (ioctl(k->fd, SIOCOUTQ, &q) < 0 || q == 0 ||
-		    (uint64_t)q != k->drained)
-			k->progress_ns = now;
-		k->drained = (uint64_t)(q > 0 ? q : 0);
+		moved = ioctl(k->fd, SIOCOUTQ, &q) < 0 || q == 0;
+		v = (uint64_t)(q > 0 ? q : 0);
+		moved = moved || v != k->drained;
 	}
+	/* the first look at an answer starts its write-deadline window
+	   (nothing is known of its progress before: not stalled) */
+	if (!k->mark_ns) {
+		k->mark_ns = now;
+		k->mark_drained = v;
+		moved = true;
+	}
+	if (moved)
+		k->progress_ns = now;
+	k->drained = v;
 }
 
 /* Has the answer on k made no progress for HTTP_STALL_S? */
@@ -1264,7 +1275,7 @@ static void on_connection(void *cls, struct MHD_Connection *c,
 }
 
 /* The request on c is complete (answered): its deadline no longer runs;
- * its answer's write deadline starts. */
+ * its answer's write deadline starts at its first look (conn_sample). */
 static void conn_answered(struct MHD_Connection *c)
 {
 	struct http_conn *k = conn_of(c);
@@ -1273,25 +1284,31 @@ static void conn_answered(struct MHD_Connection *c)
 	if (!k)
 		return;
 	k->waiting = false;
-	k->drained = 0;
-	conn_sample(k, now);
-	k->progress_ns = k->mark_ns = now;
-	k->mark_drained = k->drained;
+	/* looked at HTTP_SAMPLE_NS from now, if it is still being sent:
+	   the answers that go at once cost no system call */
+	k->progress_ns = k->sampled_ns = now;
+	k->mark_ns = 0;
 }
 
 /*
- * The write deadline of an answer in flight on k (sampled now): over
- * each window of timeout_s it must drain HTTP_MIN_DRAIN_BPS on average,
- * or it is closed.  TCP only (a Unix socket does not say how much its
- * peer read).
+ * The write deadline of an answer in flight on k (sampled now): over each
+ * window of HTTP_DRAIN_WINDOW_S (timeout_s if that is shorter) it must
+ * drain HTTP_MIN_DRAIN_BPS on average, or it is closed.  The window is
+ * short on purpose: libmicrohttpd's idle timer counts from its last
+ * write, and with a large send buffer a slow reader lets it write often
+ * enough, or not at all for timeout_s - either way not a rate.  TCP only
+ * (a Unix socket does not say how much its peer read).
  */
 static void conn_write_deadline(struct http_server *s, struct http_conn *k,
 				uint64_t now)
 {
-	uint64_t got = k->drained - k->mark_drained;
-	uint64_t want = HTTP_MIN_DRAIN_BPS * (s->deadline_ns / 1000000000ull);
+	uint64_t win = HTTP_DRAIN_WINDOW_S * 1000000000ull;
+	uint64_t got = k->drained - k->mark_drained, want;
 
-	if (!k->tcp || now - k->mark_ns < s->deadline_ns)
+	if (win > s->deadline_ns)
+		win = s->deadline_ns;
+	want = HTTP_MIN_DRAIN_BPS * win / 1000000000ull;
+	if (!k->tcp || now - k->mark_ns < win)
 		return;
 	if (got >= want) {
 		k->mark_ns = now;
@@ -1301,10 +1318,9 @@ static void conn_write_deadline(struct http_server *s, struct http_conn *k,
 	conn_shut(s, k, HTTP_EVICT_WRITE_DEADLINE);
 	log_warnx_limited(&s->evict_log[HTTP_EVICT_WRITE_DEADLINE], "http: "
 			  "closed the connection from %s: its answer drained "
-			  "%llu bytes in %llu s, under the minimum of %d bytes "
+			  "%llu bytes in %.1f s, under the minimum of %d bytes "
 			  "a second", k->peer, (unsigned long long)got,
-			  (unsigned long long)(s->deadline_ns / 1000000000ull),
-			  HTTP_MIN_DRAIN_BPS);
+			  (double)(now - k->mark_ns) / 1e9, HTTP_MIN_DRAIN_BPS);
 }
 
 /*

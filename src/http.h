@@ -14,7 +14,7 @@
  *
  * Slow or abusive clients cannot starve scrapes: every request must be
  * complete timeout_s after it started, every answer must drain at least
- * HTTP_MIN_DRAIN_BPS (averaged over timeout_s), the connection limit
+ * HTTP_MIN_DRAIN_BPS (averaged over HTTP_DRAIN_WINDOW_S), the connection limit
  * (the TCP listeners together) and the per-IP limit displace the oldest
  * incomplete request or stalled answer rather than refuse a new
  * connection, the control socket has a budget of its own, and request
@@ -213,7 +213,8 @@ struct http_server;
  * {reason}): a request not complete within timeout_s; the oldest
  * incomplete request, idle connection or answer that made no progress
  * for HTTP_STALL_S, closed at a connection limit for a new one; an
- * answer that drained less than HTTP_MIN_DRAIN_BPS over timeout_s; a new
+ * answer that drained less than HTTP_MIN_DRAIN_BPS over HTTP_DRAIN_WINDOW_S
+ * (or timeout_s if shorter); a new
  * connection closed at a limit because none of the others could be.
  */
 enum http_evict {
@@ -224,6 +225,7 @@ enum http_evict {
 	HTTP_EVICT_N
 };
 #define HTTP_MIN_DRAIN_BPS	16384	/* bytes a second an answer must drain */
+#define HTTP_DRAIN_WINDOW_S	2	/* ... on average over this window */
 #define HTTP_STALL_S		1	/* an answer without progress this long
 					   may be displaced */
 #define HTTP_CONTROL_MAX_CONNECTIONS 16	/* the control socket's own budget */

@@ -8,8 +8,8 @@
 # unanswered until timeout_s passed.  Now the control socket has a budget
 # of its own, a new TCP connection displaces the oldest answer that made
 # no progress (as it does an incomplete request), and an answer that
-# drains slower than the minimum rate (here 4 KiB/s, which keeps an idle
-# timer alive) is closed at its write deadline; the daemon logs the
+# drains slower than the minimum rate (here 4 KiB/s; 16 KiB/s over 2 s
+# windows is the least) is closed at its write deadline; the daemon logs the
 # evictions and counts them in uncored_http_evictions_total{reason}.
 . "${top_srcdir:-.}/tests/lib.sh"
 
@@ -57,9 +57,9 @@ ok $? "the daemon counts the stalled answers it closed for them: uncored_http_ev
 like "$(cat log)" "made no progress" "... and logs why it closed a connection"
 kill $S; wait $S
 
-# A reader that drains 4 KiB a second keeps MHD's idle timer alive but is
-# below the minimum drain rate (16 KiB/s): closed at its write deadline
-# (timeout_s).
+# A reader that drains 4 KiB a second is below the minimum drain rate
+# (16 KiB/s, over 2 s windows): closed at its write deadline, sooner than
+# MHD's idle timer (timeout_s after its last write) would.
 w0=$(ctl_metric uncored_http_evictions_total 'reason="write_deadline"')
 "$SC" -p "$PORT" -n 4 -a 127.0.0.6 -d 4096 \
 	-g '/api/v1/samples?since=1&limit=3600' -t 40 >slow.out &
