@@ -755,6 +755,8 @@ static void sample_json(struct samples_stream *ss, uint64_t seq)
 	const uint64_t *delta = w + SW_HDR, *inv = delta + p->ns;
 	uint64_t f = w[SW_FLAGS];
 	double secs = (double)w[SW_INTERVAL_NS] / 1e9;
+	double counted = (double)w[SW_COUNTED_NS] / 1e9;
+
 	if (ss->nwritten++)
 		buf_putc(b, ',');
 	buf_putc(b, '{');
@@ -775,8 +777,8 @@ static void sample_json(struct samples_stream *ss, uint64_t seq)
 	if (f & SF_SCALED)
 		buf_puts(b, ",\"scaled\":true");
 	jw_key(b, "sockets", false);
-	derive_gauges(p->dplan, delta, inv, f & SF_FIRST ? 0 : secs, ss->g,
-		      ss->scratch);
+	derive_gauges(p->dplan, delta, inv, f & SF_FIRST ? 0 : secs, counted,
+		      ss->g, ss->scratch);
 	buf_putc(b, '[');
 	for (unsigned sk = 0; sk < p->topo->nsockets; sk++) {
 		buf_puts(b, sk ? ",{" : "{");

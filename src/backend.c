@@ -132,6 +132,8 @@ static int open_direct(struct daemon *d, char *why, size_t whylen)
 			 d->plat->id, hw_last_error());
 		return -EIO;
 	}
+	if (d->topo.note[0])	/* served, but not all of it */
+		log_warnx("%s uncore: %s", d->plat->id, d->topo.note);
 	if (pmu_init(&d->pmu, &d->hw, &d->topo) < 0) {
 		snprintf(why, whylen, "setting up the %s PMU: %s", d->plat->id,
 			 hw_last_error());

@@ -23,6 +23,7 @@ struct term {
 	unsigned series;
 	unsigned sv;		/* source value it adds to */
 	double k;		/* source scale x split scale */
+	bool live;		/* its series counts while frozen */
 };
 
 struct dmet {
@@ -375,12 +376,12 @@ static int plan_terms(struct derive_plan *dp, const struct topology *t,
 						  t->plat, sr->event)) : 1;
 			dp->terms[dp->nterms++] = (struct term){
 				i, sv_index(dp, r, s, -1),
-				sr->scale * ser[i].scale / mean };
+				sr->scale * ser[i].scale / mean, ser[i].live };
 			if (ser[i].inst < dp->sninst[r])
 				dp->terms[dp->nterms++] = (struct term){
 					i, sv_index(dp, r, s,
 						    (int)ser[i].inst),
-					sr->scale };
+					sr->scale, ser[i].live };
 		}
 	for (unsigned k = 0; k < dp->nterms; k++)
 		dp->svseen[dp->terms[k].sv] = 1;
@@ -516,7 +517,8 @@ bool derive_live(const struct derive_plan *dp, unsigned idx)
 /* Source values from per-series values; bad[sv] where an invalid series
  * adds to it. */
 static void sources(const struct derive_plan *dp, const uint64_t *val,
-		    const uint64_t *invalid, double *sv, uint8_t *bad)
+		    const uint64_t *invalid, double *sv, uint8_t *bad,
+		    double frozen_k)
 {
 	for (unsigned k = 0; k < dp->nterms; k++) {
 		const struct term *tm = &dp->terms[k];
@@ -525,7 +527,8 @@ static void sources(const struct derive_plan *dp, const uint64_t *val,
 		if (invalid && (invalid[i / 64] >> (i % 64) & 1))
 			bad[tm->sv] = 1;
 		else
-			sv[tm->sv] += (double)val[i] * tm->k;
+			sv[tm->sv] += (double)val[i] * tm->k *
+				      (tm->live ? 1.0 : frozen_k);
 	}
 }
 
@@ -594,13 +597,14 @@ static double *scratch_sv(const struct derive_plan *dp, void *scratch,
 /* The live gauges from per-series deltas into out; keep: a gauge
  * without a value keeps the one in out. */
 static void gauges(const struct derive_plan *dp, const uint64_t *delta,
-		   const uint64_t *invalid, double secs, bool keep,
-		   double *out, void *scratch)
+		   const uint64_t *invalid, double secs, double counted,
+		   bool keep, double *out, void *scratch)
 {
 	uint8_t *bad;
 	double *sv = scratch_sv(dp, scratch, &bad);
 
-	sources(dp, delta, invalid, sv, bad);
+	sources(dp, delta, invalid, sv, bad,
+		counted > 0 && secs > 0 ? secs / counted : 1.0);
 	for (size_t m = 0; m < dp->tab->nm; m++) {
 		if (dp->tab->m[m].type != DM_GAUGE)
 			continue;
@@ -620,22 +624,23 @@ static void gauges(const struct derive_plan *dp, const uint64_t *delta,
 }
 
 void derive_gauges(const struct derive_plan *dp, const uint64_t *delta,
-		   const uint64_t *invalid, double secs, double *out,
-		   void *scratch)
+		   const uint64_t *invalid, double secs, double counted,
+		   double *out, void *scratch)
 {
 	for (unsigned i = 0; i < dp->nvals; i++)
 		out[i] = NAN;
-	gauges(dp, delta, invalid, secs, false, out, scratch);
+	gauges(dp, delta, invalid, secs, counted, false, out, scratch);
 }
 
 void derive_tick(const struct derive_plan *dp, const uint64_t *inc,
 		 const uint64_t *delta, const uint64_t *invalid, double secs,
-		 bool keep, double *acc, double *out, void *scratch)
+		 double counted, bool keep, double *acc, double *out,
+		 void *scratch)
 {
 	uint8_t *bad;
 	double *sv = scratch_sv(dp, scratch, &bad);
 
-	sources(dp, inc, NULL, sv, NULL);
+	sources(dp, inc, NULL, sv, NULL, 1.0);
 	for (size_t m = 0; m < dp->tab->nm; m++) {
 		bool counter = dp->tab->m[m].type == DM_COUNTER;
 
@@ -652,7 +657,7 @@ void derive_tick(const struct derive_plan *dp, const uint64_t *inc,
 					out[i] = NAN;
 			}
 	}
-	gauges(dp, delta, invalid, secs, keep, out, scratch);
+	gauges(dp, delta, invalid, secs, counted, keep, out, scratch);
 }
 
 double derive_counter(const struct derive_plan *dp, size_t m, unsigned s,
@@ -667,7 +672,7 @@ double derive_counter(const struct derive_plan *dp, size_t m, unsigned s,
 	    !(scratch = malloc(derive_scratch_size(dp))))
 		return NAN;
 	sv = scratch_sv(dp, scratch, &bad);
-	sources(dp, val, NULL, sv, NULL);
+	sources(dp, val, NULL, sv, NULL, 1.0);
 	v = eval(dp, m, s, 0, sv, NULL, 0);
 	free(scratch);
 	return v;

@@ -62,6 +62,7 @@ static int number(struct pmu *p, struct hw *hw, const struct topology *t,
 	uint64_t total = 1;	/* id 0: no register */
 
 	memset(p, 0, sizeof(*p));
+	p->clk = &clock_system;
 	p->hw = hw;
 	p->topo = t;
 	p->plat = t->plat;
@@ -129,6 +130,11 @@ int pmu_init_perf(struct pmu *p, struct hw *hw, const struct topology *t,
 	return r;
 }
 
+void pmu_set_clock(struct pmu *p, const struct clock_src *clk)
+{
+	p->clk = clk;
+}
+
 void pmu_free(struct pmu *p)
 {
 	if (p->perf)
@@ -186,6 +192,7 @@ void pmu_slot(const struct pmu *p, struct pmu_slot *s, unsigned socket,
 					   PMU_REG_CTL);
 		return;
 	}
+	s->live = !plat_unit_freezable(p->plat, unit);
 	if (u->kind == UNIT_FREERUN) {
 		s->freerun = true;
 		s->width = u->freerun[idx].width;
@@ -433,15 +440,36 @@ int pmu_program(struct pmu *p, const struct pmu_slot *s, unsigned n,
 	return first;
 }
 
+/* Records the midpoint t of a freeze (on = false) or unfreeze: the
+ * window from the last unfreeze to this freeze. */
+static void stamp(struct pmu *p, bool on, uint64_t t)
+{
+	if (on) {
+		p->unfrozen_at = t;
+		return;
+	}
+	p->counted_ns = p->unfrozen_at && t > p->unfrozen_at
+			? t - p->unfrozen_at : 0;
+	p->unfrozen_at = 0;
+}
+
 int pmu_enable(struct pmu *p, bool on)
 {
 	int first = 0, r;
+	uint64_t t0 = clock_mono(p->clk), t1;
 
 	if (p->perf) {
 		/* Nothing stops the kernel's counters: the "freeze" is the
-		 * moment every group is read, once. */
+		 * moment every group is read, once, and the window is the
+		 * time from one such read to the next. */
 		p->owns = true;
-		return on ? 0 : pmu_perf_snapshot(p);
+		if (on)
+			return 0;
+		first = pmu_perf_snapshot(p);
+		t1 = clock_mono(p->clk);
+		stamp(p, false, t0 + (t1 - t0) / 2);
+		stamp(p, true, t0 + (t1 - t0) / 2);
+		return first;
 	}
 	for (unsigned s = 0; p->plat->ops->global_enable &&
 	     s < p->topo->nsockets; s++) {
@@ -449,9 +477,18 @@ int pmu_enable(struct pmu *p, bool on)
 		if (r < 0 && !first)
 			first = r;
 	}
+	t1 = clock_mono(p->clk);
+	/* nothing stops counting where nothing freezes: no window */
+	if (p->plat->ops->global_enable)
+		stamp(p, on, t0 + (t1 - t0) / 2);
 	if (on)
 		p->owns = true;
 	return first;
+}
+
+uint64_t pmu_counted_ns(const struct pmu *p)
+{
+	return p->counted_ns;
 }
 
 int pmu_check_global(struct pmu *p, unsigned socket, bool expect_on,
@@ -482,7 +519,7 @@ int pmu_reset_boxes(struct pmu *p)
 	return first;
 }
 
-int pmu_check_controls(struct pmu *p, char *msg, size_t len,
+int pmu_check_controls(struct pmu *p, bool all, char *msg, size_t len,
 		       unsigned *unread)
 {
 	int bad = 0;
@@ -495,6 +532,9 @@ int pmu_check_controls(struct pmu *p, char *msg, size_t len,
 	for (unsigned w = 0; w < p->nwritten; w++) {
 		struct pmu_reg *g = &p->reg[p->written[w]];
 
+		g->changed = g->unread = false;
+		if (!all && g->pass != p->pass)
+			continue;	/* not counting for us */
 		/* one unreadable register must not hide the others */
 		g->unread = hw_read(p->hw, &g->a, &v) < 0;
 		if (g->unread) {
@@ -502,6 +542,7 @@ int pmu_check_controls(struct pmu *p, char *msg, size_t len,
 			continue;
 		}
 		if (v != g->val) {
+			g->changed = true;
 			note(msg, len, &g->a, v);
 			bad++;
 		}
@@ -515,6 +556,7 @@ int pmu_release(struct pmu *p)
 
 	if (p->perf) {
 		p->owns = false;
+		p->unfrozen_at = 0;	/* no window spans a release */
 		return pmu_perf_release(p);
 	}
 	/* stop counting the platform's way (skl: EN = 0; hsx: frz_all;

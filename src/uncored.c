@@ -694,7 +694,8 @@ static int self_test(const struct options *o, const struct conf *c)
 		log_fatalx(EXIT_BUSY, "the uncore PMU is in use by another agent "
 			   "(%d register%s counting: %s): stop it before the "
 			   "self-test", busy, busy == 1 ? "" : "s", err);
-	r = selftest_run(&d.pmu, prog, hw_played(d.pmu.hw), stdout);
+	r = selftest_run(&d.pmu, prog, hw_played(d.pmu.hw),
+			 SELFTEST_DEADLINE_S, stdout);
 	program_put(prog);
 	pmu_free(&d.pmu);
 	backend_close(&d);

@@ -128,7 +128,9 @@ struct hw_ops {
 	 * which the caller identifies (CPUID). */
 	const struct platform *(*platform)(const struct hw *hw);
 	/* Fills where each package's CPUs are, for a backend with a CPU
-	 * numbering of its own (hw_cpu_map); NULL: the machine's sysfs. */
+	 * numbering of its own, and how many cores the hardware gives a
+	 * package (hw_cpu_map); NULL: the machine's sysfs, no hardware
+	 * core count. */
 	void (*cpu_map)(const struct hw *hw, struct plat_cpu_map *m);
 	/* ---- a backend that plays a known load (the simulator's workload);
 	 * NULL: none (the real machine).  Through hw_played_*(). ---- */

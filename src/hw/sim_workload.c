@@ -75,13 +75,14 @@
 				   counter every 18 ms in wrap tests */
 #define WL_MAX_PHASE_S 1e7	/* seconds in one phase */
 #define WL_MAX_AT 1e9		/* seconds until a fault */
-#define WL_MAX_COUNT 1000000000u	/* eio count */
+#define WL_MAX_COUNT 1000000000u	/* eio / delay count */
+#define WL_MAX_DELAY 10.0	/* seconds one access is delayed */
 #define WL_MAX_UCLK 10000000000ull	/* 10 GHz */
 
 /* ---- parse context and messages -------------------------------------- */
 
-enum tk_kind { TK_PLATFORM, TK_COUNT, TK_HZ, TK_MMIO_BAR, TK_PHASES,
-	       TK_FAULTS, TK_PERF };
+enum tk_kind { TK_PLATFORM, TK_COUNT, TK_HZ, TK_MMIO_BAR, TK_MMIO_DEV,
+	       TK_PHASES, TK_FAULTS, TK_PERF, TK_OFFLINE };
 
 /*
  * A key a workload may have at the top level (DESIGN.md section 3).
@@ -100,7 +101,7 @@ struct top_key {
 				   (uint64_t): in struct wl_topology */
 };
 
-#define TOP_KEYS_MAX (8 + PLAT_MAX_UNITS)
+#define TOP_KEYS_MAX (10 + PLAT_MAX_UNITS)
 
 struct pctx {
 	const char *name;		/* file name for messages */
@@ -350,7 +351,7 @@ static unsigned plat_top_keys(const struct platform *p, struct top_key *out)
 				     d && d->max_sockets ? d->max_sockets
 							 : PLAT_MAX_SOCKETS,
 				     -1, offsetof(struct wl_topology, sockets) };
-	for (size_t i = 0; d && i < d->ncounts && n < TOP_KEYS_MAX - 6; i++) {
+	for (size_t i = 0; d && i < d->ncounts && n < TOP_KEYS_MAX - 9; i++) {
 		const struct unit_type *u;
 		int ui;
 
@@ -359,8 +360,8 @@ static unsigned plat_top_keys(const struct platform *p, struct top_key *out)
 			continue;
 		out[n++] = (struct top_key){
 			d->counts[i].key, TK_COUNT,
-			d->counts[i].max && d->counts[i].max < u->max_inst
-			? d->counts[i].max : u->max_inst, ui, 0 };
+			d->counts[i].max ? d->counts[i].max : u->max_inst, ui,
+			0 };
 	}
 	out[n++] = (struct top_key){ "uclk_hz", TK_HZ, 0, -1,
 				     offsetof(struct wl_topology, uclk_hz) };
@@ -371,10 +372,16 @@ static unsigned plat_top_keys(const struct platform *p, struct top_key *out)
 	if (d && d->mmio_key)
 		out[n++] = (struct top_key){ d->mmio_key, TK_MMIO_BAR, 0, -1,
 					     0 };
-	if (d && d->cores)
+	if (d && d->mmio_dev_key)
+		out[n++] = (struct top_key){ d->mmio_dev_key, TK_MMIO_DEV, 0,
+					     -1, 0 };
+	if (d && d->cores) {
 		out[n++] = (struct top_key){ "cores", TK_COUNT, WL_MAX_CORES,
 					     -1, offsetof(struct wl_topology,
 							  cores) };
+		out[n++] = (struct top_key){ "offline_cpus", TK_OFFLINE, 0, -1,
+					     0 };
+	}
 	out[n++] = (struct top_key){ "phases", TK_PHASES, 0, -1, 0 };
 	out[n++] = (struct top_key){ "faults", TK_FAULTS, 0, -1, 0 };
 	for (unsigned i = 0; p && p->units[i]; i++) {
@@ -634,156 +641,200 @@ static int parse_socket_prefix(struct pctx *c, const char **s, int *sock)
  * The event part goes through plat_parse_raw(), so a key accepts exactly
  * what the daemon's raw event syntax accepts.
  */
-static int parse_rate_key(struct pctx *c, const char *text, struct wl_key *k)
-{
-	const struct platform *p = c->plat;
-	const struct unit_type *u, *pu;
-	char body[WL_MAX_KEYLEN + 1], raw[WL_MAX_KEYLEN + 1], why[256];
-	char list[256];
-	const char *s = text, *at, *by;
-	char *tok[16], *t;
-	struct plat_mods mods = { 0 };
-	unsigned ntok = 0, n;
-	int ui;
-	size_t rn;
+/* A rate key's fields: its body split at ':' (empty fields kept, so
+ * "cbo::0x8f" is an error), without the socket prefix and "@N". */
+struct key_fields {
+	char body[WL_MAX_KEYLEN + 1];
+	char *tok[16];
+	unsigned ntok;
+};
 
-	memset(k, 0, sizeof(*k));
-	k->inst = -1;
-	snprintf(k->text, sizeof(k->text), "%s", text);
+/* "[sN/]BODY[@N]": the socket, the instance and the body's fields. */
+static int key_split(struct pctx *c, const char *text, struct wl_key *k,
+		     struct key_fields *f)
+{
+	const char *s = text, *at;
+	unsigned n;
+	char *t;
+
 	if (strlen(text) > WL_MAX_KEYLEN)
 		return fail(c, "rate key too long (at most %d characters)",
 			    WL_MAX_KEYLEN);
 	if (parse_socket_prefix(c, &s, &k->socket) < 0)
 		return -EINVAL;
-
 	at = strrchr(s, '@');
-	snprintf(body, sizeof(body), "%.*s",
+	snprintf(f->body, sizeof(f->body), "%.*s",
 		 (int)(at ? (size_t)(at - s) : strlen(s)), s);
 	if (at && parse_dec(at + 1, strlen(at + 1), &n) < 0)
 		return fail(c, "bad instance \"%s\" (expected @N with N a "
 			    "decimal instance number)", at);
 	if (at)
 		k->inst = (int)n;
-
-	/* Split at ':' keeping empty fields, so "cbo::0x8f" is an error. */
-	tok[ntok++] = body;
-	for (t = body; (t = strchr(t, ':')) != NULL; ) {
+	f->ntok = 0;
+	f->tok[f->ntok++] = f->body;
+	for (t = f->body; (t = strchr(t, ':')) != NULL; ) {
 		*t++ = '\0';
-		if (ntok == ARRAY_SIZE(tok))
+		if (f->ntok == ARRAY_SIZE(f->tok))
 			return fail(c, "too many ':' fields");
-		tok[ntok++] = t;
+		f->tok[f->ntok++] = t;
 	}
-	for (unsigned i = 0; i < ntok; i++)
-		if (tok[i][0] == '\0')
+	for (unsigned i = 0; i < f->ntok; i++)
+		if (f->tok[i][0] == '\0')
 			return fail(c, "empty field %u (expected unit:EVENT:UMASK"
 				    "[:thresh=N][:edge][:inv][@INST] or "
 				    "unit:COUNTER)", i + 1);
-	u = plat_unit(p, tok[0], &ui);
+	return 0;
+}
+
+/* "unit:COUNTER": a free-running counter by name. */
+static int key_freerun(struct pctx *c, const struct unit_type *u,
+		       const char *name, struct wl_key *k)
+{
+	char list[256];
+	unsigned n;
+
+	if (name[0] >= '0' && name[0] <= '9' && u->kind != UNIT_FREERUN)
+		return fail(c, "missing umask (expected %s:EVENT:UMASK, both "
+			    "hex, e.g. %s:0x34:0x8f)", u->name, u->name);
+	if (u->nfreerun == 0)
+		return fail(c, "%s has no free-running counters (a programmable "
+			    "key is %s:EVENT:UMASK, both hex, e.g. %s:0x34:0x8f)",
+			    u->name, u->name, u->name);
+	for (n = 0; n < u->nfreerun; n++)
+		if (strcmp(u->freerun[n].name, name) == 0)
+			break;
+	if (n == u->nfreerun) {
+		freerun_list(u, list, sizeof(list));
+		return fail(c, "unknown free-running counter \"%s\" of %s "
+			    "(accepted: %s)", name, u->name, list);
+	}
+	k->freerun = true;
+	k->freerun_idx = n;
+	return 0;
+}
+
+/* One modifier past EVENT:UMASK: a filter or the extension (into mods;
+ * 1), or part of the raw encoding (appended to raw; 0), or an error. */
+static int key_modifier(struct pctx *c, const struct unit_type *u,
+			const char *tok, struct plat_mods *mods, char *raw,
+			size_t *rn, size_t rawlen)
+{
+	char why[256];
+	/* the modifiers' grammar (plat_mod.h); the rest is the raw
+	 * encoding's (plat_parse_raw()) */
+	int r = plat_take_modifier(tok, PLAT_MOD_FILTER | PLAT_MOD_EXT, mods,
+				   why, sizeof(why));
+
+	if (r < 0)
+		return fail(c, "%s", why);
+	if (r == 0) {
+		*rn += (size_t)snprintf(raw + *rn, rawlen - *rn, ":%s", tok);
+		return 0;
+	}
+	/* The event-select extension bit (hsx QPI and PCU bit 21) is not
+	 * part of struct event_enc, so not given to plat_parse_raw(). */
+	if (strcmp(tok, "ext") == 0 && !u->ev_ext_bit)
+		return fail(c, "\"ext\": %s has no event-select extension bit",
+			    u->name);
+	if (strcmp(tok, "ext") != 0 && !u->nfilters)
+		return fail(c, "\"%.7s\": %s has no box filter registers", tok,
+			    u->name);
+	if (mods->filt_set & ~3u)
+		return fail(c, "\"%s\": a rate key takes filter0 and filter1 "
+			    "(what the simulator derives from a box's filter "
+			    "registers)", tok);
+	return 1;
+}
+
+/* "unit:EVENT:UMASK[:modifiers]": a programmable counter's encoding. */
+static int key_encoding(struct pctx *c, const struct unit_type *u,
+			const struct key_fields *f, struct wl_key *k)
+{
+	char raw[WL_MAX_KEYLEN + 1], why[256], list[256];
+	const struct unit_type *pu;
+	struct plat_mods mods = { 0 };
+	size_t rn;
+	int r;
+
+	if (u->kind == UNIT_FREERUN) {
+		freerun_list(u, list, sizeof(list));
+		return fail(c, "%s has only free-running counters: write "
+			    "%s:NAME with NAME one of %s", u->name, u->name,
+			    list);
+	}
+	rn = (size_t)snprintf(raw, sizeof(raw), "%s:%s:%s", f->tok[0],
+			      f->tok[1], f->tok[2]);
+	for (unsigned i = 3; i < f->ntok; i++)
+		if ((r = key_modifier(c, u, f->tok[i], &mods, raw, &rn,
+				      sizeof(raw))) < 0)
+			return r;
+	k->ext = mods.ext;
+	k->has_filter0 = mods.filt_set & 1;
+	k->has_filter1 = (mods.filt_set >> 1) & 1;
+	k->filter0 = mods.filt[0];
+	k->filter1 = mods.filt[1];
+	why[0] = '\0';
+	if (plat_parse_raw(c->plat, raw, &pu, &k->enc, why, sizeof(why)) < 0)
+		return fail(c, "bad rate key: %s", why[0] ? why : raw);
+	if (pu != u)
+		return fail(c, "bad rate key: \"%s\" resolves to unit %s, not %s",
+			    raw, pu ? pu->name : "?", u->name);
+	return 0;
+}
+
+/* "@N" names an instance the workload has (a core for a core-scope
+ * counter). */
+static int key_instance(struct pctx *c, const struct unit_type *u,
+			const struct wl_key *k)
+{
+	const char *by;
+	unsigned ninst = unit_ninst(c, u, &by);
+
+	if (k->inst < 0)
+		return 0;
+	if (k->freerun && u->freerun[k->freerun_idx].core_scope) {
+		ninst = wl_cores(c->w);	/* one counter per core */
+		by = "cores";
+	}
+	if ((unsigned)k->inst < ninst)
+		return 0;
+	if (by)
+		return fail(c, "instance %d out of range (%s is %u: 0..%u)",
+			    k->inst, by, ninst, ninst - 1);
+	return fail(c, "instance %d out of range (%s has %u instance%s: "
+		    "0..%u)", k->inst, u->name, ninst, ninst == 1 ? "" : "s",
+		    ninst - 1);
+}
+
+static int parse_rate_key(struct pctx *c, const char *text, struct wl_key *k)
+{
+	const struct unit_type *u;
+	struct key_fields f;
+	char list[256];
+	int ui, r;
+
+	memset(k, 0, sizeof(*k));
+	k->inst = -1;
+	snprintf(k->text, sizeof(k->text), "%s", text);
+	if ((r = key_split(c, text, k, &f)) < 0)
+		return r;
+	u = plat_unit(c->plat, f.tok[0], &ui);
 	if (!u) {
-		unit_list(p, list, sizeof(list));
-		return fail(c, "unknown unit \"%s\" (%s units: %s)", tok[0],
-			    p->id, list);
+		unit_list(c->plat, list, sizeof(list));
+		return fail(c, "unknown unit \"%s\" (%s units: %s)", f.tok[0],
+			    c->plat->id, list);
 	}
 	k->unit = ui;
 	if (u->kind == UNIT_FIXED)
 		return fail(c, "%s is a fixed counter that counts the uncore "
 			    "clock; set \"uclk_hz\" instead of a rate", u->name);
-
-	if (ntok == 1) {
+	if (f.ntok == 1)
 		return fail(c, "incomplete rate key (expected %s:EVENT:UMASK "
 			    "in hex, or %s:COUNTER for a free-running counter)",
 			    u->name, u->name);
-	} else if (ntok == 2) {
-		if (tok[1][0] >= '0' && tok[1][0] <= '9' &&
-		    u->kind != UNIT_FREERUN)
-			return fail(c, "missing umask (expected %s:EVENT:UMASK, "
-				    "both hex, e.g. %s:0x34:0x8f)", u->name,
-				    u->name);
-		if (u->nfreerun == 0)
-			return fail(c, "%s has no free-running counters (a "
-				    "programmable key is %s:EVENT:UMASK, both "
-				    "hex, e.g. %s:0x34:0x8f)", u->name,
-				    u->name, u->name);
-		for (n = 0; n < u->nfreerun; n++)
-			if (strcmp(u->freerun[n].name, tok[1]) == 0)
-				break;
-		if (n == u->nfreerun) {
-			freerun_list(u, list, sizeof(list));
-			return fail(c, "unknown free-running counter \"%s\" of "
-				    "%s (accepted: %s)", tok[1], u->name, list);
-		}
-		k->freerun = true;
-		k->freerun_idx = n;
-	} else {
-		if (u->kind == UNIT_FREERUN) {
-			freerun_list(u, list, sizeof(list));
-			return fail(c, "%s has only free-running counters: "
-				    "write %s:NAME with NAME one of %s",
-				    u->name, u->name, list);
-		}
-		rn = (size_t)snprintf(raw, sizeof(raw), "%s:%s:%s", tok[0],
-				      tok[1], tok[2]);
-		for (unsigned i = 3; i < ntok; i++) {
-			/* the modifiers' grammar (plat_mod.h); the rest is
-			 * the raw encoding's (plat_parse_raw()) */
-			int r = plat_take_modifier(tok[i], PLAT_MOD_FILTER |
-						   PLAT_MOD_EXT, &mods, why,
-						   sizeof(why));
-
-			if (r < 0)
-				return fail(c, "%s", why);
-			if (r == 0) {
-				rn += (size_t)snprintf(raw + rn, sizeof(raw) - rn,
-						       ":%s", tok[i]);
-				continue;
-			}
-			/* The event-select extension bit (hsx QPI and PCU
-			 * bit 21) is not part of struct event_enc, so not
-			 * given to plat_parse_raw(). */
-			if (strcmp(tok[i], "ext") == 0 && !u->ev_ext_bit)
-				return fail(c, "\"ext\": %s has no event-select "
-					    "extension bit", u->name);
-			if (strcmp(tok[i], "ext") != 0 && !u->nfilters)
-				return fail(c, "\"%.7s\": %s has no box filter "
-					    "registers", tok[i], u->name);
-			if (mods.filt_set & ~3u)
-				return fail(c, "\"%s\": a rate key takes filter0 "
-					    "and filter1 (what the simulator "
-					    "derives from a box's filter "
-					    "registers)", tok[i]);
-		}
-		k->ext = mods.ext;
-		k->has_filter0 = mods.filt_set & 1;
-		k->has_filter1 = (mods.filt_set >> 1) & 1;
-		k->filter0 = mods.filt[0];
-		k->filter1 = mods.filt[1];
-		why[0] = '\0';
-		if (plat_parse_raw(p, raw, &pu, &k->enc, why, sizeof(why)) < 0)
-			return fail(c, "bad rate key: %s", why[0] ? why : raw);
-		if (pu != u)
-			return fail(c, "bad rate key: \"%s\" resolves to unit %s, "
-				    "not %s", raw, pu ? pu->name : "?", u->name);
-	}
-
-	if (k->inst >= 0) {
-		unsigned ninst = unit_ninst(c, u, &by);
-
-		if (k->freerun && u->freerun[k->freerun_idx].core_scope) {
-			ninst = wl_cores(c->w);	/* one counter per core */
-			by = "cores";
-		}
-
-		if ((unsigned)k->inst >= ninst) {
-			if (by)
-				return fail(c, "instance %d out of range (%s is "
-					    "%u: 0..%u)", k->inst, by, ninst,
-					    ninst - 1);
-			return fail(c, "instance %d out of range (%s has %u "
-				    "instance%s: 0..%u)", k->inst, u->name,
-				    ninst, ninst == 1 ? "" : "s", ninst - 1);
-		}
-	}
-	return 0;
+	r = f.ntok == 2 ? key_freerun(c, u, f.tok[1], k)
+			: key_encoding(c, u, &f, k);
+	return r < 0 ? r : key_instance(c, u, k);
 }
 
 bool wl_key_eq(const struct wl_key *a, const struct wl_key *b)
@@ -996,6 +1047,7 @@ static const char *const fault_kinds[] = {
 	[WL_FAULT_FOREIGN_WRITE] = "foreign_write",
 	[WL_FAULT_DEVICE_MISSING] = "device_missing",
 	[WL_FAULT_STUCK] = "stuck",
+	[WL_FAULT_DELAY] = "delay",
 	[WL_FAULT_PERF_CONTENTION] = "perf_contention",
 	[WL_FAULT_PMU_GONE] = "pmu_gone",
 	[WL_FAULT_PERF_READ_ERROR] = "perf_read_error",
@@ -1161,15 +1213,16 @@ static const struct {
 	[FM_AT] = { "at", ~0u, ~0u, NULL },
 	[FM_KIND] = { "kind", ~0u, ~0u, NULL },
 	[FM_TARGET] = { "target", ~0u, ~0u, NULL },
-	[FM_COUNT] = { "count", FK(WL_FAULT_EIO) | FK(WL_FAULT_PERF_READ_ERROR) |
-		       FK(WL_FAULT_SHORT_READ), 0,
-		       "eio, perf_read_error, short_read" },
+	[FM_COUNT] = { "count", FK(WL_FAULT_EIO) | FK(WL_FAULT_DELAY) |
+		       FK(WL_FAULT_PERF_READ_ERROR) | FK(WL_FAULT_SHORT_READ), 0,
+		       "eio, delay, perf_read_error, short_read" },
 	[FM_VALUE] = { "value", FK(WL_FAULT_FOREIGN_WRITE),
 		       FK(WL_FAULT_FOREIGN_WRITE), "foreign_write" },
 	[FM_RUNNING] = { "running", FK(WL_FAULT_PERF_CONTENTION),
 			 FK(WL_FAULT_PERF_CONTENTION), "perf_contention" },
-	[FM_SECONDS] = { "seconds", FK(WL_FAULT_PERF_CONTENTION), 0,
-			 "perf_contention" },
+	[FM_SECONDS] = { "seconds", FK(WL_FAULT_PERF_CONTENTION) |
+			 FK(WL_FAULT_DELAY), FK(WL_FAULT_DELAY),
+			 "perf_contention, delay" },
 	[FM_ERRNO] = { "errno", FK(WL_FAULT_PERF_READ_ERROR),
 		       FK(WL_FAULT_PERF_READ_ERROR), "perf_read_error" },
 };
@@ -1187,6 +1240,9 @@ static const char *member_want(enum fault_member m)
 	case FM_ERRNO:
 		return "the error reads fail with: \"EIO\", \"EINTR\" or "
 		       "\"ENOSPC\"";
+	case FM_SECONDS:
+		return "how much later each delayed access returns, > 0 and "
+		       "<= 10";
 	default:
 		return "";
 	}
@@ -1356,7 +1412,8 @@ static int parse_pmu_pattern(struct pctx *c, const char *s, char *out,
 	return 0;
 }
 
-/* The perf faults' own members: running, seconds, errno, count. */
+/* The perf faults' own members (running, seconds, errno) and the delay
+ * fault's seconds. */
 static int parse_perf_fault(struct pctx *c, json_object **m,
 			    struct wl_fault *f)
 {
@@ -1375,7 +1432,14 @@ static int parse_perf_fault(struct pctx *c, json_object **m,
 			return r;
 		path_pop(c, old);
 	}
-	if (m[FM_SECONDS]) {
+	if (m[FM_SECONDS] && f->kind == WL_FAULT_DELAY) {
+		old = path_key(c, "seconds");
+		r = get_number(c, m[FM_SECONDS], 0, true, WL_MAX_DELAY,
+			       "seconds each access is delayed", &f->delay_s);
+		if (r < 0)
+			return r;
+		path_pop(c, old);
+	} else if (m[FM_SECONDS]) {
 		old = path_key(c, "seconds");
 		r = get_number(c, m[FM_SECONDS], 0, true, WL_MAX_AT,
 			       "how long the contention lasts", &f->seconds);
@@ -1417,8 +1481,8 @@ static int parse_fault_numbers(struct pctx *c, json_object **m,
 		old = path_key(c, "count");
 		r = get_uint(c, m[FM_COUNT], 1, WL_MAX_COUNT,
 			     wl_fault_is_perf(f->kind) ? "reads that fail"
-						       : "accesses that fail",
-			     &v);
+			     : f->kind == WL_FAULT_DELAY ? "accesses delayed"
+			     : "accesses that fail", &v);
 		if (r < 0)
 			return r;
 		f->count = (unsigned)v;
@@ -1777,6 +1841,58 @@ void wl_filter_slot(const struct unit_type *u, unsigned f, int *dst,
 
 /* ---- topology -------------------------------------------------------- */
 
+/* "offline_cpus": [CPU, ...], the simulator's CPU numbers (socket s has
+ * 8s .. 8s+7, its cores first); checked against "sockets" and "cores"
+ * once every key is read (check_offline()). */
+static int parse_offline(struct pctx *c, json_object *v)
+{
+	size_t n;
+
+	if (!json_object_is_type(v, json_type_array))
+		return fail(c, "must be an array of CPU numbers (socket s has "
+			    "CPUs %d*s .. %d*s+cores-1), not %s", WL_MAX_CORES,
+			    WL_MAX_CORES, type_name(v));
+	n = json_object_array_length(v);
+	for (size_t i = 0; i < n; i++) {
+		size_t old = path_idx(c, i);
+		uint64_t cpu;
+		int r = get_uint(c, json_object_array_get_idx(v, i), 0,
+				 PLAT_MAX_SOCKETS * WL_MAX_CORES - 1,
+				 "a simulated CPU number", &cpu);
+
+		if (r < 0)
+			return r;
+		c->w->topo.offline |= 1ull << cpu;
+		path_pop(c, old);
+	}
+	return 0;
+}
+
+/* Every offline CPU is a core of a socket the workload has, and every
+ * socket keeps an online core (its MSRs are reached through one). */
+static int check_offline(struct pctx *c)
+{
+	const struct wl_topology *t = &c->w->topo;
+	unsigned sockets = t->sockets ? t->sockets : 1;
+	unsigned cores = t->cores ? t->cores : WL_MAX_CORES;
+	uint64_t all = (1ull << cores) - 1;
+
+	for (unsigned cpu = 0; cpu < 64; cpu++)
+		if ((t->offline >> cpu & 1) &&
+		    (cpu / WL_MAX_CORES >= sockets || cpu % WL_MAX_CORES >= cores))
+			return fail(c, "offline_cpus: CPU %u is no core of the "
+				    "simulated machine (%u socket%s of %u cores: "
+				    "CPUs %d*s .. %d*s+%u)", cpu, sockets,
+				    sockets == 1 ? "" : "s", cores, WL_MAX_CORES,
+				    WL_MAX_CORES, cores - 1);
+	for (unsigned s = 0; s < sockets; s++)
+		if ((t->offline >> (s * WL_MAX_CORES) & all) == all)
+			return fail(c, "offline_cpus: every core of socket %u "
+				    "is offline (its MSRs are reached through an "
+				    "online one)", s);
+	return 0;
+}
+
 static int parse_top_value(struct pctx *c, const struct top_key *k,
 			   json_object *v)
 {
@@ -1836,6 +1952,19 @@ static int parse_top_value(struct pctx *c, const struct top_key *k,
 		t->has_mmio_bar = true;
 		return 0;
 	}
+	case TK_OFFLINE:
+		return parse_offline(c, v);
+	case TK_MMIO_DEV:
+		if (!json_object_is_type(v, json_type_string) ||
+		    parse_hex(json_object_get_string(v), 0xffff, &x) < 0)
+			return fail(c, "must be a hex string \"0x...\" of 1 to 4 "
+				    "digits (the PCI device ID of the function "
+				    "holding %s), not %s",
+				    d->mmio_name ? d->mmio_name : "the MMIO window",
+				    json_object_to_json_string(v));
+		t->mmio_dev = (uint16_t)x;
+		t->has_mmio_dev = true;
+		return 0;
 	default:
 		return 0;
 	}
@@ -1967,7 +2096,7 @@ static int parse_root(struct pctx *c, json_object *root,
 			return r;
 		path_pop(c, old);
 	}
-	if ((r = per_core_counts(c)) < 0)
+	if ((r = per_core_counts(c)) < 0 || (r = check_offline(c)) < 0)
 		return r;
 	if (!phases)
 		return fail(c, "missing \"phases\" (an array of {\"seconds\": N, "
@@ -2013,6 +2142,57 @@ static char *dup_key_text(const char *s, size_t n)
 	return r;
 }
 
+/* The key text[i..j] (quotes included) of the object st[top]: recorded,
+ * or a duplicate-key error at its JSON path. */
+static int dup_key(struct pctx *c, const char *text, size_t len,
+		   struct dframe *st, int top, size_t i, size_t j)
+{
+	struct dframe *f = &st[top];
+	char *tmp = strndup(text + i, j + 1 - i);
+	char *key = tmp ? dup_key_text(tmp, j + 1 - i) : NULL;
+
+	free(tmp);
+	if (!key)
+		return fail_nomem(c);
+	free(f->key);
+	f->key = key;
+	f->want_key = false;
+	if (!json_object_object_get_ex(f->seen, key, NULL)) {
+		json_object_object_add(f->seen, key, NULL);
+		return 0;
+	}
+	c->plen = 0;
+	c->path[0] = '\0';
+	path_add(c, "$");
+	for (int d = 0; d < top; d++) {
+		if (st[d].obj)
+			path_key(c, st[d].key);
+		else
+			path_idx(c, st[d].idx);
+	}
+	path_key(c, key);
+	return fail_at(c, text, len, i, "%s: duplicate key (an object names "
+		       "each key once; json-c would keep only the last)",
+		       c->path);
+}
+
+/* An object or array opens at text[i]: a new frame. */
+static int dup_open(struct pctx *c, const char *text, size_t len, size_t i,
+		    struct dframe *st, int *top, int max)
+{
+	struct dframe *f;
+
+	if (*top + 1 >= max)
+		return fail_at(c, text, len, i, "JSON nesting too deep");
+	f = &st[++*top];
+	memset(f, 0, sizeof(*f));
+	f->obj = text[i] == '{';
+	f->want_key = f->obj;
+	if (f->obj && !(f->seen = json_object_new_object()))
+		return fail_nomem(c);
+	return 0;
+}
+
 static int check_dup_keys(struct pctx *c, const char *text, size_t len)
 {
 	struct dframe st[WL_MAX_DEPTH + 2];
@@ -2027,40 +2207,8 @@ static int check_dup_keys(struct pctx *c, const char *text, size_t len)
 			for (j = i + 1; j < len && text[j] != '"'; j++)
 				if (text[j] == '\\')
 					j++;
-			if (f && f->obj && f->want_key) {
-				char *tmp = strndup(text + i, j + 1 - i);
-				char *key = tmp ? dup_key_text(tmp, j + 1 - i)
-						: NULL;
-
-				free(tmp);
-				if (!key) {
-					r = fail_nomem(c);
-					break;
-				}
-				free(f->key);
-				f->key = key;
-				f->want_key = false;
-				if (json_object_object_get_ex(f->seen, key,
-							      NULL)) {
-					c->plen = 0;
-					c->path[0] = '\0';
-					path_add(c, "$");
-					for (int d = 0; d < top; d++) {
-						if (st[d].obj)
-							path_key(c, st[d].key);
-						else
-							path_idx(c, st[d].idx);
-					}
-					path_key(c, key);
-					r = fail_at(c, text, len, i, "%s: "
-						    "duplicate key (an object "
-						    "names each key once; "
-						    "json-c would keep only "
-						    "the last)", c->path);
-					break;
-				}
-				json_object_object_add(f->seen, key, NULL);
-			}
+			if (f && f->obj && f->want_key)
+				r = dup_key(c, text, len, st, top, i, j);
 			i = j;
 			break;
 		case '\'':
@@ -2070,17 +2218,8 @@ static int check_dup_keys(struct pctx *c, const char *text, size_t len)
 			break;
 		case '{':
 		case '[':
-			if (top + 1 >= (int)ARRAY_SIZE(st)) {
-				r = fail_at(c, text, len, i, "JSON nesting too "
-					    "deep");
-				break;
-			}
-			f = &st[++top];
-			memset(f, 0, sizeof(*f));
-			f->obj = text[i] == '{';
-			f->want_key = f->obj;
-			if (f->obj && !(f->seen = json_object_new_object()))
-				r = fail_nomem(c);
+			r = dup_open(c, text, len, i, st, &top,
+				     (int)ARRAY_SIZE(st));
 			break;
 		case '}':
 		case ']':
@@ -2146,17 +2285,84 @@ static const char *json_kind_of_text(const char *text, size_t len)
 	}
 }
 
+/* Why the tokener stopped without a value: an error at its position. */
+static int syntax_error(struct pctx *c, const char *text, size_t len,
+			enum json_tokener_error jerr, size_t end)
+{
+	const char *kind = json_kind_of_text(text, len);
+
+	if (jerr == json_tokener_continue) {
+		if (!kind)
+			return fail_at(c, text, len, len, "empty input "
+				       "(expected a JSON object)");
+		if (text[skip_ws(text, len, 0)] != '{')
+			return fail(c, "the workload must be a JSON object "
+				    "{...}, not %s", kind);
+		return fail_at(c, text, len, len, "unexpected end of input "
+			       "(an object, array or string is not closed)");
+	}
+	if (jerr == json_tokener_error_depth)
+		return fail_at(c, text, len, end, "JSON nesting too deep (at "
+			       "most %d levels)", WL_MAX_DEPTH);
+	if (end < len && (unsigned char)text[end] >= 0x20 &&
+	    (unsigned char)text[end] < 0x7f)
+		return fail_at(c, text, len, end, "JSON syntax error at '%c': "
+			       "%s", text[end], json_tokener_error_desc(jerr));
+	return fail_at(c, text, len, end, "JSON syntax error: %s",
+		       json_tokener_error_desc(jerr));
+}
+
+/* The JSON text as one object: strict, UTF-8, no trailing characters,
+ * no duplicate keys.  0 and *root (the caller's), or -errno. */
+static int parse_json(struct pctx *c, const char *text, size_t len,
+		      json_object **root)
+{
+	const char *nul = memchr(text, '\0', len);
+	struct json_tokener *tok;
+	enum json_tokener_error jerr;
+	size_t end;
+	int r;
+
+	if (nul)
+		return fail_at(c, text, len, (size_t)(nul - text),
+			       "NUL byte in the JSON text");
+	tok = json_tokener_new_ex(WL_MAX_DEPTH);
+	if (!tok)
+		return fail_nomem(c);
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT |
+#ifdef JSON_TOKENER_VALIDATE_UTF8
+			       JSON_TOKENER_VALIDATE_UTF8 |
+#endif
+			       JSON_TOKENER_ALLOW_TRAILING_CHARS);
+	*root = json_tokener_parse_ex(tok, text, (int)len);
+	jerr = json_tokener_get_error(tok);
+	end = json_tokener_get_parse_end(tok);
+	json_tokener_free(tok);
+	if (!*root)
+		return syntax_error(c, text, len, jerr, end);
+	end = skip_ws(text, len, end);
+	if (end < len)
+		r = fail_at(c, text, len, end, "trailing characters after the "
+			    "JSON object");
+	else if (!json_object_is_type(*root, json_type_object))
+		r = fail(c, "the workload must be a JSON object {...}, not %s",
+			 type_name(*root));
+	else
+		r = check_dup_keys(c, text, len);
+	if (r < 0) {
+		json_object_put(*root);
+		*root = NULL;
+	}
+	return r;
+}
+
 int wl_parse(const char *text, size_t len, const char *name,
 	     const struct platform *plat, struct workload **out,
 	     char *err, size_t errlen)
 {
 	struct pctx c = { .name = name ? name : "(workload)", .err = err,
 			  .errlen = errlen };
-	struct json_tokener *tok;
 	json_object *root;
-	enum json_tokener_error jerr;
-	const char *nul, *kind;
-	size_t end;
 	int r;
 
 	*out = NULL;
@@ -2173,66 +2379,8 @@ int wl_parse(const char *text, size_t len, const char *name,
 			 c.name, len, WL_MAX_BYTES);
 		return -EINVAL;
 	}
-	nul = memchr(text, '\0', len);
-	if (nul)
-		return fail_at(&c, text, len, (size_t)(nul - text),
-			       "NUL byte in the JSON text");
-
-	tok = json_tokener_new_ex(WL_MAX_DEPTH);
-	if (!tok)
-		return fail_nomem(&c);
-	json_tokener_set_flags(tok, JSON_TOKENER_STRICT |
-#ifdef JSON_TOKENER_VALIDATE_UTF8
-			       JSON_TOKENER_VALIDATE_UTF8 |
-#endif
-			       JSON_TOKENER_ALLOW_TRAILING_CHARS);
-	root = json_tokener_parse_ex(tok, text, (int)len);
-	jerr = json_tokener_get_error(tok);
-	end = json_tokener_get_parse_end(tok);
-	json_tokener_free(tok);
-
-	kind = json_kind_of_text(text, len);
-	if (!root) {
-		if (jerr == json_tokener_continue) {
-			if (!kind)
-				return fail_at(&c, text, len, len, "empty input "
-					       "(expected a JSON object)");
-			if (text[skip_ws(text, len, 0)] != '{')
-				return fail(&c, "the workload must be a JSON "
-					    "object {...}, not %s", kind);
-			return fail_at(&c, text, len, len, "unexpected end of "
-				       "input (an object, array or string is "
-				       "not closed)");
-		}
-		if (jerr == json_tokener_error_depth)
-			return fail_at(&c, text, len, end, "JSON nesting too "
-				       "deep (at most %d levels)", WL_MAX_DEPTH);
-		if (end < len && (unsigned char)text[end] >= 0x20 &&
-		    (unsigned char)text[end] < 0x7f)
-			return fail_at(&c, text, len, end, "JSON syntax error "
-				       "at '%c': %s", text[end],
-				       json_tokener_error_desc(jerr));
-		return fail_at(&c, text, len, end, "JSON syntax error: %s",
-			       json_tokener_error_desc(jerr));
-	}
-	end = skip_ws(text, len, end);
-	if (end < len) {
-		json_object_put(root);
-		return fail_at(&c, text, len, end, "trailing characters after "
-			       "the JSON object");
-	}
-	if (!json_object_is_type(root, json_type_object)) {
-		r = fail(&c, "the workload must be a JSON object {...}, not %s",
-			 type_name(root));
-		json_object_put(root);
+	if ((r = parse_json(&c, text, len, &root)) < 0)
 		return r;
-	}
-	r = check_dup_keys(&c, text, len);
-	if (r < 0) {
-		json_object_put(root);
-		return r;
-	}
-
 	c.w = calloc(1, sizeof(*c.w));
 	if (!c.w || !(c.w->source = strdup(c.name))) {
 		json_object_put(root);

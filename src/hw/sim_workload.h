@@ -41,6 +41,8 @@ enum wl_fault_kind {
 	WL_FAULT_FOREIGN_WRITE,	/* another agent writes `value` */
 	WL_FAULT_DEVICE_MISSING,	/* a PCI function disappears */
 	WL_FAULT_STUCK,		/* a counter stops advancing */
+	WL_FAULT_DELAY,		/* next `count` accesses return `seconds`
+				   late (a reader preempted mid-access) */
 	/* the simulated kernel's (src/sim/sim_kernel.c); target: a PMU */
 	WL_FAULT_PERF_CONTENTION,	/* another perf user: the target's
 					   events run `running` of the time */
@@ -64,13 +66,14 @@ struct wl_fault {
 	bool target_is_freerun;	/* stuck on a named free-running counter */
 	int freerun_unit;
 	unsigned freerun_idx;
-	unsigned count;		/* eio, perf_read_error, short_read */
+	unsigned count;		/* eio, delay, perf_read_error, short_read */
 	uint64_t value;		/* foreign_write */
 	char text[64];		/* target as written; perf faults: a PMU
 				   name or a glob ("uncore_imc_*") */
 	double running;		/* perf_contention: fraction of the time
 				   the target's events run, [0, 1) */
 	double seconds;		/* perf_contention: how long; 0 = for ever */
+	double delay_s;		/* delay: how much later each access returns */
 	int err;		/* perf_read_error: EIO, EINTR or ENOSPC */
 };
 
@@ -101,10 +104,14 @@ struct wl_topology {
 	uint64_t mmio_bar;	/* the MMIO window register's value (the
 				   platform's plat_sim.mmio_key) */
 	bool has_mmio_bar;
+	uint16_t mmio_dev;	/* its function's device ID (mmio_dev_key) */
+	bool has_mmio_dev;
 	uint64_t uclk_hz;
 	uint64_t dclk_hz;	/* the plat_sim.dclk_unit counters' clock */
 	unsigned cores;		/* physical cores per socket, each with its
 				   own core-scope MSRs (plat_sim.cores) */
+	uint64_t offline;	/* "offline_cpus": bit c = simulated CPU c
+				   (socket c / 8, core c % 8) is offline */
 };
 
 /* Cores per socket the simulator models at most: one per simulated CPU

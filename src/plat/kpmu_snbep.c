@@ -164,13 +164,31 @@ static const struct perf_fact snbep_cstate_core_events[] = {
 	END_FACT,
 };
 
-/* The unit holds only core-scope counters (PCU_MSR_CORE_C3/C6_CTR), so
- * its PMU is cstate_core itself. */
-const struct perf_unit snbep_kpmu_pcu_cstate = {
+/* cstate.c snb_cstates: package C2, C3, C6, C7 (snb_cstates.pkg_events). */
+static const struct perf_fact snbep_cstate_pkg_events[] = {
+	{ "c2-residency", "event=0x00", 0, NULL },
+	{ "c3-residency", "event=0x01", 0, NULL },
+	{ "c6-residency", "event=0x02", 0, NULL },
+	{ "c7-residency", "event=0x03", 0, NULL },
+	END_FACT,
+};
+
+/* cstate_core: PERF_PMU_SCOPE_CORE, one counter per physical core. */
+static const struct perf_unit snbep_kpmu_cstate_core = {
 	.pmu = "cstate_core",
 	.source = "arch/x86/events/intel/cstate.c: cstate_core_pmu, "
-		  "snb_cstates, intel_cstates_match",
+		  "snb_cstates",
 	.format = kpmu_cstate_format, .events = snbep_cstate_core_events,
+};
+
+/* The unit holds the core-scope PCU_MSR_CORE_C3/C6_CTR (cstate_core) and
+ * the package residencies (cstate_pkg), as hsx. */
+const struct perf_unit snbep_kpmu_pcu_cstate = {
+	.pmu = "cstate_pkg",
+	.source = "arch/x86/events/intel/cstate.c: cstate_pkg_pmu, "
+		  "snb_cstates, intel_cstates_match",
+	.format = kpmu_cstate_format, .events = snbep_cstate_pkg_events,
+	.also = &snbep_kpmu_cstate_core,
 };
 
 /* snbep_uncore_qpi_formats_attr (as hsx); snbep_uncore_qpi_events. */

@@ -294,9 +294,15 @@ struct unit_type {
 	/* free-running counters (UNIT_FREERUN) */
 	const struct freerun_ctr *freerun;
 	unsigned nfreerun;
-	/* Upper bound of any event's rate on one counter (events/s), for the
-	 * "interval < half the shortest wrap time" check; 0 = no bound. */
+	/* Upper bound of any event's rate on one counter (events/s): the
+	 * largest increment per cycle of any event of the unit's catalog at
+	 * the highest clock; 0 = no bound.  plat_event_max_rate() gives an
+	 * event's own bound where the catalog states its increment. */
 	double max_rate;
+	/* The highest clock the unit's events count at (Hz): an event's
+	 * bound is its max_inc (max_inc_wide) times this.  0: every event
+	 * takes max_rate. */
+	double max_clk_hz;
 	/*
 	 * ---- Box level (appended for hsx).  Zero / NULL = none, so a
 	 * platform without these (skl) leaves them out. ----
@@ -475,6 +481,10 @@ struct topo_socket {
 	 * (freerun_ctr.core_scope); ncores 0 = none found. */
 	uint32_t core_cpu[PLAT_MAX_CORES];
 	unsigned ncores;
+	/* The package's cores as the hardware enumerates them, offline ones
+	 * included (plat_cpu_map.hw_cores); 0: unknown.  snbep's CBo count
+	 * follows it (the kernel's min(8, cores per package)). */
+	unsigned hw_cores;
 	/* PCI units: where each instance's function is (one entry per
 	 * unit type with a PCI instance found; see topo_pci_loc()) */
 	struct topo_pci pci[PLAT_MAX_UNITS];
@@ -510,7 +520,15 @@ struct topology {
 	const struct platform *plat;
 	unsigned nsockets;
 	struct topo_socket sock[PLAT_MAX_SOCKETS];
+	/* What discovery found but cannot count, and why, for the start-up
+	 * log (plat_note()); "" when everything found is served.  Those
+	 * instances are absent (topo_present() false). */
+	char note[384];
 };
+
+/* Appends a sentence to t->note (truncated to fit). */
+void plat_note(struct topology *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 /*
  * Where the CPUs of each package are: discovery needs one logical CPU per
@@ -528,6 +546,13 @@ struct plat_cpu_map {
 	/* With cpus_per_package: the package's cores are its first
 	 * cores_per_package CPUs (one thread each); 0 = all of them. */
 	unsigned cores_per_package;
+	/* With cpus_per_package: bit c set = CPU c is offline (not a core
+	 * to read, not the package's CPU; its MSRs do not answer). */
+	uint64_t offline;
+	/* The cores of a package as the hardware enumerates them, online or
+	 * not (CPUID leaf 0xB: plat_cpuid_cores(); the simulator's
+	 * "cores"); 0: unknown, the online cores stand in. */
+	unsigned hw_cores;
 };
 
 struct plat_ops {
@@ -740,6 +765,15 @@ struct plat_cpu {
 /* Reads this CPU's vendor, family and model with CPUID (any vendor).
  * Returns 0, or -ENODEV where there is no CPUID. */
 int plat_cpuid(struct plat_cpu *cpu);
+/*
+ * The number of cores in this CPU's package as CPUID enumerates them,
+ * whether online or not: leaf 0xB (x2APIC topology), logical processors
+ * at the core level over those at the SMT level - what Linux takes as the
+ * package's core count (x86_max_cores, topology_num_cores_per_package())
+ * - else leaf 4's EAX[31:26] + 1.  Returns the count, or 0 where CPUID
+ * does not say.
+ */
+unsigned plat_cpuid_cores(void);
 /* The platform for cpu: a supported vendor, family, model and stepping
  * (struct cpu_match), else NULL. */
 const struct platform *plat_for_cpu(const struct plat_cpu *cpu);
@@ -967,6 +1001,17 @@ int plat_encode_event(const struct unit_type *u, const struct event *ev,
  * register the unit does not have (snbep UBox FILTER_MATCH). */
 int plat_event_check(const struct unit_type *u, const struct event *ev,
 		     char *why, size_t whylen);
+
+/*
+ * The highest rate (events/s) a counter of unit u counting catalog event
+ * ev (NULL: a raw encoding) can see: ev's maximum increment per cycle
+ * (max_inc_wide, else max_inc) times u->max_clk_hz where both are stated,
+ * else the unit's bound u->max_rate.  Free-running counters have their
+ * own (freerun_ctr.max_rate).  The plausibility check of every delta and
+ * the interval limit use it: an occupancy event may increment by 128 a
+ * cycle where its box's other events make 1 or 2.
+ */
+double plat_event_max_rate(const struct unit_type *u, const struct event *ev);
 
 /* Counter value mask for a width. */
 static inline uint64_t width_mask(unsigned bits)

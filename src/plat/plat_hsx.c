@@ -531,6 +531,7 @@ static const struct unit_type hsx_ubox = {
 	.fmt = HSX_UBOX_FMT,
 	.global_ovf_bit = 1,		/* Table 2-3 ov_u */
 	.max_rate = HSX_RATE(1),	/* 2.2.4: every event 1 per cycle */
+	.max_clk_hz = HSX_MAX_CLK_HZ,
 	.box_status_layout = &hsx_ubox_status, .box_status_off = 0x3,
 	.perf = &hsx_kpmu_ubox,
 };
@@ -587,6 +588,7 @@ static const struct unit_type hsx_cbo = {
 	.fmt = HSX_CBO_FMT,
 	.global_ovf_bit = NONE,		/* Table 2-3 has no CBo bit */
 	.max_rate = HSX_RATE(20),
+	.max_clk_hz = HSX_MAX_CLK_HZ,
 	.box_ctl_layout = &hsx_cbo_box_ctl, .box_ctl_off = 0x0,
 	.box_status_layout = &hsx_cbo_status, .box_status_off = 0x7,
 	.box_ctl_must1 = HSX_BOX_MUST1,
@@ -619,6 +621,7 @@ static const struct unit_type hsx_sbox = {
 	.fmt = HSX_CBO_FMT,
 	.global_ovf_bit = NONE,		/* Table 2-3 has no SBo bit */
 	.max_rate = HSX_RATE(12),	/* 2.4.1: counter 0 up to 12 */
+	.max_clk_hz = HSX_MAX_CLK_HZ,
 	.box_ctl_layout = &hsx_sbo_box_ctl, .box_ctl_off = 0x0,
 	.box_status_layout = &hsx_sbo_status, .box_status_off = 0x5,
 	.box_ctl_must1 = HSX_BOX_MUST1,
@@ -653,6 +656,7 @@ static const struct unit_type hsx_pcu = {
 	.fmt = HSX_PCU_FMT,
 	.global_ovf_bit = 2,		/* Table 2-3 ov_p */
 	.max_rate = HSX_RATE(18),
+	.max_clk_hz = HSX_MAX_CLK_HZ,
 	.box_ctl_layout = &hsx_pcu_box_ctl, .box_ctl_off = 0x0,
 	.box_status_layout = &hsx_pcu_status, .box_status_off = 0x6,
 	.box_ctl_must1 = HSX_BOX_MUST1,
@@ -762,6 +766,7 @@ static const struct unit_type hsx_ha = {
 	.fmt = HSX_PCI_FMT,
 	.global_ovf_bit = 21,
 	.max_rate = HSX_RATE(512),
+	.max_clk_hz = HSX_MAX_CLK_HZ,
 	.box_ctl_layout = &hsx_ha_box_ctl,
 	.box_status_layout = &hsx_ha_status,
 	.box_ctl_must1 = HSX_BOX_MUST1,
@@ -802,6 +807,7 @@ static const struct unit_type hsx_imc = {
 	.fmt = HSX_PCI_FMT,
 	.global_ovf_bit = 23,
 	.max_rate = HSX_RATE(32),
+	.max_clk_hz = HSX_MAX_CLK_HZ,
 	.box_ctl_layout = &hsx_imc_box_ctl,
 	.box_status_layout = &hsx_imc_status,
 	.box_ctl_must1 = HSX_BOX_MUST1,
@@ -861,6 +867,7 @@ static const struct unit_type hsx_irp = {
 	.fmt = HSX_PCI_FMT,
 	.global_ovf_bit = 34,		/* Table 2-3 ov_irp */
 	.max_rate = HSX_RATE(128),
+	.max_clk_hz = HSX_MAX_CLK_HZ,
 	.box_ctl_layout = &hsx_irp_box_ctl,
 	.box_status_layout = &hsx_irp_status,
 	.box_ctl_must1 = HSX_BOX_MUST1,
@@ -916,6 +923,7 @@ static const struct unit_type hsx_qpi = {
 	.fmt = HSX_QPI_FMT,
 	.global_ovf_bit = 25,
 	.max_rate = HSX_RATE(128),
+	.max_clk_hz = HSX_MAX_CLK_HZ,
 	.box_ctl_layout = &hsx_qpi_box_ctl,
 	.box_status_layout = &hsx_qpi_status,
 	.box_ctl_must1 = HSX_BOX_MUST1,
@@ -977,6 +985,7 @@ static const struct unit_type hsx_r2pcie = {
 	.fmt = HSX_PCI_FMT,
 	.global_ovf_bit = 29,		/* Table 2-3 ov_rp */
 	.max_rate = HSX_RATE(24),
+	.max_clk_hz = HSX_MAX_CLK_HZ,
 	.box_ctl_layout = &hsx_r2_box_ctl,
 	.box_status_layout = &hsx_r2_status,
 	.pci_devid = hsx_r2_did,
@@ -1008,6 +1017,7 @@ static const struct unit_type hsx_r3qpi = {
 	.fmt = HSX_PCI_FMT,
 	.global_ovf_bit = 27,
 	.max_rate = HSX_RATE(32),
+	.max_clk_hz = HSX_MAX_CLK_HZ,
 	.box_ctl_layout = &hsx_r3_box_ctl,
 	.box_status_layout = &hsx_r3_status,
 	.inst_global_ovf = hsx_r3_ovf,

@@ -64,8 +64,9 @@ sleep 1
 curl -s "http://127.0.0.1:$PORT/metrics" >"$T/m2"
 r1=$(metric "$T/m2" uncored_hw_reads_total ""); t1=$(metric "$T/m2" uncored_ticks_total "")
 per=$(awk -v a="$r0" -v b="$r1" -v x="$t0" -v y="$t1" 'BEGIN { printf "%.2f", (b - a) / (y - x) }')
-# 16 counters + 1 global read, and every 10th tick 11 control reads
-near "$per" 18.1 0.08 "hardware reads per tick ~ counters + 1 (+ control checks)"
+# 16 counters + 1 global read + the 11 controls of the counters that
+# counted, read back every tick (issue 19: doc/performance.md)
+near "$per" 28 0.08 "hardware reads per tick ~ counters + 1 + their controls"
 
 curl -s -D "$T/hdr" -H 'Accept: application/openmetrics-text; version=1.0.0' \
 	"http://127.0.0.1:$PORT/metrics" >"$T/om"

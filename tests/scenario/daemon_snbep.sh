@@ -51,6 +51,10 @@ near "$(rate uncore_pcu_cstate_residency_cycles_total 'socket="1",state="core_c6
 	"s1 core C6 residency 2e9/s: the sum over the socket's 8 cores"
 near "$(rate uncore_pcu_cstate_residency_cycles_total 'socket="0",state="core_c3"')" 1.0e8 0.02 \
 	"s0 core C3 residency 1e8/s"
+near "$(rate uncore_pcu_cstate_residency_cycles_total 'socket="1",state="package_c6"')" 1.0e8 0.02 \
+	"s1 package C6 residency 1e8/s (MSR 0x3F9, kernel cstate.c snb_cstates)"
+near "$(rate uncore_pcu_cstate_residency_cycles_total 'socket="1",state="package_c2"')" 2.5e8 0.02 \
+	"s1 package C2 residency 2.5e8/s (MSR 0x60D)"
 b0=$(rate uncore_pcu_frequency_band_cycles_total 'socket="0",band="0"')
 b1=$(rate uncore_pcu_frequency_band_cycles_total 'socket="0",band="1"')
 near "$b0" 8.0e8 0.02 "PCU band 0 cycles 8e8/s (the band filter holds the baseline's bands)"

@@ -219,7 +219,7 @@ static void test_values(void)
 		d[i++] = b % 2 ? 100 : 400;
 	d[i++] = 2000000000;
 	d[i++] = 1000000000;
-	derive_tick(dp, d, d, inv, 2.0, false, acc, v, scratch);
+	derive_tick(dp, d, d, inv, 2.0, 0, false, acc, v, scratch);
 	/* socket 0 reads: 100 x (1+2+3+4) x 64 = 64000 */
 	is_near(val(dp, v, "uncore_dram_read_bytes_total", NULL, 0, 0), 64000,
 		0.0, "socket 0 DRAM read bytes: 64000");
@@ -281,7 +281,7 @@ static void test_values(void)
 		d[i] = i == 0 ? 7 : 0;
 	d[NS - 2] = 500000000;
 	inv[0] = 1;		/* series 0: socket 0 channel 0 reads */
-	derive_tick(dp, d, d, inv, 0.5, false, acc, v, scratch);
+	derive_tick(dp, d, d, inv, 0.5, 0, false, acc, v, scratch);
 	is_near(val(dp, v, "uncore_dram_read_bytes_total", NULL, 0, 0),
 		64000 + 7 * 64, 0.0, "the counter adds the increments it is given");
 	ok(isnan(val(dp, v, "uncore_dram_bandwidth_bytes_per_second",
@@ -305,7 +305,7 @@ static void test_values(void)
 	for (i = 0; i < NS; i++)
 		d[i] = 0;
 	inv[0] = 0;
-	derive_tick(dp, d, d, inv, 0, true, acc, v, scratch);
+	derive_tick(dp, d, d, inv, 0, 0, true, acc, v, scratch);
 	is_near(val(dp, v, "uncore_clock_hertz", NULL, 0, 0), 1e9, 0.0,
 		"a multiplexed-out tick keeps the last gauge");
 	ok(isnan(val(dp, v, "uncore_llc_hit_ratio", NULL, 0, 0)),
@@ -314,13 +314,13 @@ static void test_values(void)
 	/* gauges alone (as /api/v1/samples computes them) */
 	for (i = 0; i < NS; i++)
 		d[i] = 64;
-	derive_gauges(dp, d, NULL, 4.0, v, scratch);
+	derive_gauges(dp, d, NULL, 4.0, 0, v, scratch);
 	ok(isnan(val(dp, v, "uncore_dram_read_bytes_total", NULL, 0, 0)),
 	   "derive_gauges() leaves counters without a value");
 	is_near(val(dp, v, "uncore_dram_bandwidth_bytes_per_second",
 		    "dram_read_bytes_per_second", 1, 0), 2 * 64 * 64 / 4.0, 0.0,
 		"socket 1: 2 channels x 64 x 64 B over 4 s");
-	derive_gauges(dp, d, NULL, 0, v, scratch);
+	derive_gauges(dp, d, NULL, 0, 0, v, scratch);
 	ok(isnan(val(dp, v, "uncore_llc_hit_ratio", NULL, 0, 0)),
 	   "no interval (a first sample): no gauge");
 	is_near(derive_counter(dp, (size_t)derive_find(&plat_hsx,
@@ -425,7 +425,7 @@ static void alt_values(bool sbox, double *d, double *clk, const char **ev)
 	if (!dp)
 		return;
 	scratch = malloc(derive_scratch_size(dp));
-	derive_tick(dp, inc, inc, NULL, 1.0, false, acc, out, scratch);
+	derive_tick(dp, inc, inc, NULL, 1.0, 0, false, acc, out, scratch);
 	*d = out[derive_index(dp, 0, 0, 0)];
 	*clk = out[derive_index(dp, 1, 0, 0)];
 	*ev = derive_source_event(dp, "d");
