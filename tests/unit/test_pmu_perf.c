@@ -763,15 +763,23 @@ static struct fk_ev {
 static unsigned fk_n, fk_reads;
 static uint64_t fk_t;		/* the fake kernel's time, in ticks */
 /* Faults: reads of groups on this CPU fail with -EIO, opens on this CPU
- * with -ENODEV (-1: none). */
-static int fk_fail_read_cpu = -1, fk_refuse_cpu = -1;
+ * with -ENODEV (-1: none); the groups on fk_lost_cpu did not run for
+ * fk_lost ticks (another perf user had the counters). */
+static int fk_fail_read_cpu = -1, fk_refuse_cpu = -1, fk_lost_cpu = -1;
+static uint64_t fk_lost;
+
+/* Ticks event e ran since it was opened. */
+static uint64_t fk_ran(const struct fk_ev *e)
+{
+	return fk_t - e->t0 - (e->cpu == fk_lost_cpu ? fk_lost : 0);
+}
 
 /* What an event has counted since it was opened: (config & 0xffff) + 1
  * a tick, times its CPU + 1, so a sum over CPUs says which were read. */
 static uint64_t fk_value(const struct fk_ev *e)
 {
 	return ((e->cfg[0] & 0xffff) + 1) * (uint64_t)(e->cpu + 1) *
-	       (fk_t - e->t0);
+	       fk_ran(e);
 }
 
 static int fk_open(void *ctx, struct perf_event_attr *a, int pid, int cpu,
@@ -808,7 +816,8 @@ static long fk_read(void *ctx, int fd, void *buf, size_t len)
 			v[4 + 2 * n++] = 5000 + j;
 		}
 	v[0] = n;
-	v[1] = v[2] = (fk_t - fk[i].t0) * 100000000ull;
+	v[1] = (fk_t - fk[i].t0) * 100000000ull;
+	v[2] = fk_ran(&fk[i]) * 100000000ull;
 	if (len < (3 + 2 * n) * sizeof(*v))
 		return -ENOSPC;
 	memcpy(buf, v, (3 + 2 * n) * sizeof(*v));
@@ -903,7 +912,8 @@ static void fx_up(const struct platform *p, const char *root)
 	memset(fk, 0, sizeof(fk));
 	fk_n = fk_reads = 0;
 	fk_t = 0;
-	fk_fail_read_cpu = fk_refuse_cpu = -1;
+	fk_fail_read_cpu = fk_refuse_cpu = fk_lost_cpu = -1;
+	fk_lost = 0;
 	r = pmu_perf_discover(p, &po, &W.t, &W.pp, why, sizeof(why));
 	if (r == 0 && (r = pmu_init_perf(&W.pmu, &W.hw, &W.t, W.pp)) < 0)
 		snprintf(why, sizeof(why), "%s", hw_last_error());
@@ -1034,6 +1044,17 @@ static void test_fixture_partial(const struct pmu_slot *tsc)
 	tick();
 	is_u64(val(tsc), (3 + 4) * 400ull, "back at the next tick, with "
 	       "nothing lost");
+	fk_lost_cpu = 2;
+	fk_lost = 100;
+	fk_t = 600;
+	tick();
+	is_u64(val(tsc), ~0ull, "CPU 2's group did not run at all this "
+	       "interval: the sum is down, not CPU 3's part of it");
+	fk_t = 700;
+	tick();
+	is_u64(val(tsc), 7 * 400 + 4 * 100 + 7 * 100ull, "then counts on; "
+	       "CPU 2's unscheduled interval is lost, not guessed");
+	fk_lost_cpu = -1;
 	/* rebuild every group: CPU 3 refuses the new one */
 	pmu_release(&W.pmu);
 	fk_refuse_cpu = 3;
