@@ -19,8 +19,8 @@
  * the code under test, and checked against pmu_perf_stats().  The
  * sampler ticks synchronously (sampler_tick()), no claims, no control
  * read-backs.  Prints one line: platform, sockets, counters, groups,
- * read(2) and system calls per tick, microseconds per tick and per
- * counter (the median of three batches of TICKS).  With --workload it
+ * read(2) and system calls per tick, microseconds of CPU time per tick
+ * and per counter (the median of three batches of TICKS).  With --workload it
  * prints the workload it would run instead (for the daemon: perf_scale.sh).
  */
 #include "config.h"
@@ -97,11 +97,13 @@ static unsigned long sc_total(void)
 	return sc.open + sc.read + sc.ioctl + sc.close;
 }
 
+/* This thread's CPU time: the ticks run synchronously here, and on a
+ * shared machine the wall clock would count other processes' turns. */
 static double now_us(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
 }
 
