@@ -121,6 +121,8 @@ static void usage(FILE *f)
 		"  -f, --foreground          stay in the foreground (uncored never\n"
 		"                            detaches; accepted for compatibility)\n"
 		"  -n, --check-config        validate the configuration and exit 0/1\n"
+		"      --list-platforms      the supported platforms: CPUs, backends and\n"
+		"                            where each was checked; exit\n"
 		"      --self-test           check the machine's uncore PMU under a\n"
 		"                            known load; prints a table, exits 0/1\n"
 		"  -V, --version             print the version\n"
@@ -136,6 +138,54 @@ static void print_version(void)
 {
 	printf("uncored %s (revision %s, built %s)\n", PACKAGE_VERSION,
 	       UNCORED_REVISION, UNCORED_BUILD_DATE);
+}
+
+/* The CPU models of p as "family 0x19 models 0x10-0x1f, 0xa0-0xaf":
+ * consecutive models of one family without steppings as ranges. */
+static void print_cpus(const struct platform *p)
+{
+	const struct cpu_match *c = p->cpus;
+	unsigned fam = ~0u;
+
+	printf("%s", p->vendor ? p->vendor : "GenuineIntel");
+	while (c->family || c->model) {
+		const struct cpu_match *e = c;
+
+		while (!c->step_lo && !c->step_hi && (e + 1)->family == c->family &&
+		       (e + 1)->model == e->model + 1 && !(e + 1)->step_lo &&
+		       !(e + 1)->step_hi)
+			e++;
+		if (c->family != fam)
+			printf("%s family 0x%x model", fam == ~0u ? "" : ";",
+			       c->family);
+		else
+			printf(",");
+		fam = c->family;
+		printf(" 0x%02x", c->model);
+		if (e != c)
+			printf("-0x%02x", e->model);
+		if (c->step_lo || c->step_hi)
+			printf(" (stepping %u-%u)", c->step_lo, c->step_hi);
+		c = e + 1;
+	}
+}
+
+/* --list-platforms: one paragraph per platform, from its table. */
+static void list_platforms(void)
+{
+	for (unsigned i = 0; plat_all[i]; i++) {
+		const struct platform *p = plat_all[i];
+		unsigned be = p->backends ? p->backends : PLAT_BE_DIRECT;
+
+		printf("%s\t%s\n\tCPUs: ", p->id, p->name);
+		print_cpus(p);
+		printf("\n\tbackends: %s%s%s\n\tchecked: %s\n",
+		       be & PLAT_BE_DIRECT ? "direct" : "",
+		       (be & PLAT_BE_DIRECT) && (be & PLAT_BE_PERF) ? ", " : "",
+		       be & PLAT_BE_PERF ? "perf" : "",
+		       p->checked ? p->checked : "on the simulator only "
+		       "(direct registers and/or the simulated kernel)");
+	}
 }
 
 static unsigned parse_uint(const char *opt, const char *s, unsigned min,
@@ -157,7 +207,7 @@ static unsigned parse_uint(const char *opt, const char *s, unsigned min,
 static void parse_args(int argc, char **argv, struct options *o)
 {
 	enum { OPT_SIM = 256, OPT_WL, OPT_STATE, OPT_LOG, OPT_LOGFMT,
-	       OPT_SELFTEST, OPT_WEB, OPT_BACKEND, OPT_SYSFS };
+	       OPT_SELFTEST, OPT_WEB, OPT_BACKEND, OPT_SYSFS, OPT_LIST };
 	static const struct option lopts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "simulate", optional_argument, NULL, OPT_SIM },
@@ -165,6 +215,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 		{ "sim-state", required_argument, NULL, OPT_STATE },
 		{ "backend", required_argument, NULL, OPT_BACKEND },
 		{ "path.sysfs", required_argument, NULL, OPT_SYSFS },
+		{ "list-platforms", no_argument, NULL, OPT_LIST },
 		{ "listen", required_argument, NULL, 'l' },
 		{ "control-socket", required_argument, NULL, 's' },
 		{ "web-config", required_argument, NULL, OPT_WEB },
@@ -211,6 +262,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 			o->backend = optarg;
 			break;
 		}
+		case OPT_LIST: list_platforms(); exit(0);
 		case OPT_SYSFS:
 			if (optarg[0] != '/') {
 				fprintf(stderr, "uncored: --path.sysfs: \"%s\" is "

@@ -1,5 +1,5 @@
 /*
- * plat_sim.h - what the simulator (src/hw/hw_sim.c) needs to know about a
+ * plat_sim.h - what the simulator (src/sim/hw_sim.c) needs to know about a
  * platform beyond its unit tables, as data (struct platform.sim).
  *
  * The unit tables already give every PMON register, its attributes and
@@ -116,6 +116,10 @@ struct plat_sim_builtin {
 	/* The self-test workload's keys (selftest.c): LLC lookups, LLC
 	 * misses, DRAM read lines. */
 	const char *selftest_keys[3];
+	/* The programmable event counting the uncore clock where it has no
+	 * fixed counter (skx/icx/spr CHA clockticks): the self-test workload
+	 * gives it uclk_hz on every instance of its unit.  NULL: none. */
+	const char *selftest_clock;
 };
 
 /*

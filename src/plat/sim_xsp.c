@@ -101,7 +101,7 @@ static const struct plat_sim_filter_q skx_bi_filter_q[] = {
 	{ "lookups", XQ_LOOKUP }, { "misses", XQ_MISS },
 };
 
-#define XSP_BUILTIN(id, base, fq, nfq, nin, clk, dclk, k1, k2, k3)          \
+#define XSP_BUILTIN(id, base, fq, nfq, nin, clk, dclk, k1, k2, k3, kc)      \
 	static const struct plat_sim_builtin id = {                          \
 		.nphases = 12, .phase_s = 10.0, .nq = XQ_N,                  \
 		.quantities = base, .rules = xsp_bi_rules,                   \
@@ -112,7 +112,7 @@ static const struct plat_sim_filter_q skx_bi_filter_q[] = {
 		.sockets = 2, .ninst = nin,                                  \
 		.nninst = sizeof(nin) / sizeof(nin[0]),                      \
 		.uclk_hz = clk, .dclk_hz = dclk,                             \
-		.selftest_keys = { k1, k2, k3 } }
+		.selftest_keys = { k1, k2, k3 }, .selftest_clock = kc }
 
 static const struct plat_sim_ninst skx_bi_ninst[] = {
 	{ "cha", 28 }, { "imc", 6 }, { "upi", 3 }, { "m2m", 2 },
@@ -128,13 +128,17 @@ static const struct plat_sim_ninst spr_bi_ninst[] = {
 XSP_BUILTIN(skx_builtin, skx_bi_base, skx_bi_filter_q, 2, skx_bi_ninst,
 	    SKX_UCLK, SKX_DCLK,
 	    "cha:0x34:0x03:filter0=0x1e20000",
-	    "cha:0x34:0x03:filter0=0x20000", "imc:0x04:0x03");
+	    "cha:0x34:0x03:filter0=0x20000", "imc:0x04:0x03",
+	    "cha:0x00:0x00");
 XSP_BUILTIN(icx_builtin, icx_bi_base, NULL, 0, icx_bi_ninst, SKX_UCLK,
 	    ICX_DCLK,
-	    "cha:0x35:0xc001ff01", "cha:0x35:0xc001fe01", "imc:0x04:0x0f");
+	    "cha:0x35:0xc001ff01", "cha:0x35:0xc001fe01",
+	    "imc_free:UNC_M_FREE_RUNNING.DATA_READ",
+	    "cha:0x00:0x00");
 XSP_BUILTIN(spr_builtin, spr_bi_base, NULL, 0, spr_bi_ninst, SPR_UCLK,
 	    SPR_DCLK,
-	    "cha:0x35:0xc001ff01", "cha:0x35:0xc001fe01", "imc:0x05:0xcf");
+	    "cha:0x35:0xc001ff01", "cha:0x35:0xc001fe01", "imc:0x05:0xcf",
+	    "cha:0x01:0x00");
 
 static const struct plat_sim_count skx_counts[] = {
 	{ "cha_count", "cha", 28 }, { "imc_channels", "imc", 6 },
