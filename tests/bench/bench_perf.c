@@ -32,7 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "hw/hw_sim.h"
+#include "sim/hw_sim.h"
 #include "hw/perf_event.h"
 #include "log.h"
 #include "pmu_perf.h"
