@@ -30,7 +30,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <linux/perf_event.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
