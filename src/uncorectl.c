@@ -952,6 +952,73 @@ out:
 
 /* ---- events ------------------------------------------------------------- */
 
+/* /api/v1/events?unit=U&q=PATTERN, each part escaped, into path. */
+static void events_path(const char *unit, const char *pattern, char *path,
+			size_t len)
+{
+	char bu[200], bq[400];
+	const char *eu = unit ? escape(unit, bu, sizeof(bu)) : NULL;
+	const char *eq = pattern ? escape(pattern, bq, sizeof(bq)) : NULL;
+
+	snprintf(path, len, "/api/v1/events%s%s%s%s%s%s",
+		 eu || eq ? "?" : "", eu ? "unit=" : "", eu ? eu : "",
+		 eu && eq ? "&" : "", eq ? "q=" : "", eq ? eq : "");
+}
+
+/* One event's row: name, unit, code, umask with its modifiers, valid
+ * counters ("-" for fixed and free-running counters), description. */
+static void event_row(struct table *t, struct json_object *e)
+{
+	size_t nc;
+	struct json_object *ctrs = jarr(e, "counters", &nc);
+	char cs[64] = "", mods[64] = "";
+	double x;
+
+	for (size_t k = 0; k < nc && strlen(cs) < sizeof(cs) - 8; k++)
+		snprintf(cs + strlen(cs), sizeof(cs) - strlen(cs), "%s%d",
+			 k ? "," : "", json_object_get_int(
+				 json_object_array_get_idx(ctrs, k)));
+	if (jnum(e, "thresh", &x))
+		snprintf(mods, sizeof(mods), " thresh=%d", (int)x);
+	if (jbool(e, "edge"))
+		snprintf(mods + strlen(mods), sizeof(mods) - strlen(mods), " edge");
+	if (jbool(e, "inv"))
+		snprintf(mods + strlen(mods), sizeof(mods) - strlen(mods), " inv");
+	tbl_cell(t, "%s", jstr(e, "name", "?"));
+	tbl_cell(t, "%s", jstr(e, "unit", "?"));
+	if (nc) {
+		tbl_cell(t, "0x%02" PRIx64, ju64(e, "code"));
+		tbl_cell(t, "0x%02" PRIx64 "%s", ju64(e, "umask"), mods);
+	} else {	/* fixed and free-running counters */
+		tbl_cell(t, "-");
+		tbl_cell(t, "-");
+	}
+	tbl_cell(t, "%s", nc ? cs : "-");
+	tbl_cell(t, "%s", jstr(e, "description", ""));
+}
+
+/* The events of the reply: names only, or the table. */
+static void events_print(struct json_object *evs, size_t n, bool names)
+{
+	struct table t;
+
+	if (names) {
+		for (size_t i = 0; i < n; i++)
+			puts(jstr(json_object_array_get_idx(evs, i), "name", "?"));
+		return;
+	}
+	tbl_init(&t, "llllll");
+	tbl_cell(&t, "NAME");
+	tbl_cell(&t, "UNIT");
+	tbl_cell(&t, "CODE");
+	tbl_cell(&t, "UMASK");
+	tbl_cell(&t, "CTRS");
+	tbl_cell(&t, "DESCRIPTION");
+	for (size_t i = 0; i < n; i++)
+		event_row(&t, json_object_array_get_idx(evs, i));
+	tbl_print(&t, 0, term_cols());
+}
+
 static int cmd_events(struct ctl *c, int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -988,17 +1055,7 @@ static int cmd_events(struct ctl *c, int argc, char **argv)
 		return usage_error(cmd, "the pattern is longer than 128 characters");
 	if ((rc = ctl_open(c)))
 		return rc;
-	{
-		char bu[200], bq[400];
-		const char *eu = unit ? escape(unit, bu, sizeof(bu)) : NULL;
-		const char *eq = pattern ? escape(pattern, bq, sizeof(bq)) : NULL;
-
-		snprintf(path, sizeof(path), "/api/v1/events%s%s%s%s%s",
-			 eu || eq ? "?" : "", eu ? "unit=" : "", eu ? eu : "",
-			 eu && eq ? "&" : "", eq ? "q=" : "");
-		if (eq)
-			snprintf(path + strlen(path), sizeof(path) - strlen(path), "%s", eq);
-	}
+	events_path(unit, pattern, path, sizeof(path));
 	if ((rc = api(c, "GET", path, NULL, &r, 0)))
 		goto out;
 	if (c->json) {
@@ -1006,58 +1063,12 @@ static int cmd_events(struct ctl *c, int argc, char **argv)
 		goto out;
 	}
 	evs = jarr(r.json, "events", &n);
-	if (names) {
-		for (size_t i = 0; i < n; i++)
-			puts(jstr(json_object_array_get_idx(evs, i), "name", "?"));
-		goto out;
-	}
-	if (!n) {
+	if (!n && !names)
 		fprintf(stderr, "%s: no event matches%s%s%s%s%s\n", prog,
 			pattern ? " \"" : "", pattern ? pattern : "", pattern ? "\"" : "",
 			unit ? " in unit " : "", unit ? unit : "");
-		goto out;
-	}
-	{
-		struct table t;
-
-		tbl_init(&t, "llllll");
-		tbl_cell(&t, "NAME");
-		tbl_cell(&t, "UNIT");
-		tbl_cell(&t, "CODE");
-		tbl_cell(&t, "UMASK");
-		tbl_cell(&t, "CTRS");
-		tbl_cell(&t, "DESCRIPTION");
-		for (size_t i = 0; i < n; i++) {
-			struct json_object *e = json_object_array_get_idx(evs, i);
-			size_t nc;
-			struct json_object *ctrs = jarr(e, "counters", &nc);
-			char cs[64] = "", mods[64] = "";
-			double x;
-
-			for (size_t k = 0; k < nc && strlen(cs) < sizeof(cs) - 8; k++)
-				snprintf(cs + strlen(cs), sizeof(cs) - strlen(cs), "%s%d",
-					 k ? "," : "", json_object_get_int(
-						 json_object_array_get_idx(ctrs, k)));
-			if (jnum(e, "thresh", &x))
-				snprintf(mods, sizeof(mods), " thresh=%d", (int)x);
-			if (jbool(e, "edge"))
-				snprintf(mods + strlen(mods), sizeof(mods) - strlen(mods), " edge");
-			if (jbool(e, "inv"))
-				snprintf(mods + strlen(mods), sizeof(mods) - strlen(mods), " inv");
-			tbl_cell(&t, "%s", jstr(e, "name", "?"));
-			tbl_cell(&t, "%s", jstr(e, "unit", "?"));
-			if (nc) {
-				tbl_cell(&t, "0x%02x", (unsigned)ju64(e, "code"));
-				tbl_cell(&t, "0x%02x%s", (unsigned)ju64(e, "umask"), mods);
-			} else {	/* fixed and free-running counters */
-				tbl_cell(&t, "-");
-				tbl_cell(&t, "-");
-			}
-			tbl_cell(&t, "%s", nc ? cs : "-");
-			tbl_cell(&t, "%s", jstr(e, "description", ""));
-		}
-		tbl_print(&t, 0, term_cols());
-	}
+	else
+		events_print(evs, n, names);
 out:
 	reply_free(&r);
 	return rc;
