@@ -73,8 +73,9 @@ static int query_u64(const struct http_req *req, struct http_resp *resp,
 		return 0;
 	errno = 0;
 	x = strtoull(s, &end, 10);
-	if (!*s || *s == '-' || *s == '+' || *end || errno || x < min ||
-	    x > max) {
+	/* digits only: strtoull() would take " 5" (limit=%205, or limit=+5
+	   with the '+' decoded to a space) and "+5" */
+	if (*s < '0' || *s > '9' || *end || errno || x < min || x > max) {
 		http_error(resp, 400, "bad_parameter",
 			   "query parameter %s=\"%.64s\": expected an integer "
 			   "in %" PRIu64 "..%" PRIu64, name, s, min, max);
@@ -143,6 +144,7 @@ static void h_ui(void *ctx, const struct http_req *req,
 struct page_src {
 	struct daemon *d;
 	const struct program *p;
+	const struct http_stats *http;	/* of the server rendering it */
 };
 
 static int render_page(void *arg, enum prom_fmt fmt, struct buf *b)
@@ -158,6 +160,7 @@ static int render_page(void *arg, enum prom_fmt fmt, struct buf *b)
 		.interval_ms = sampler_cfg(d->sampler).interval_ms,
 		.start_time_s = d->start_time_s,
 		.claims = cp,
+		.http = src->http,
 	};
 	int r = metrics_render(b, fmt, src->p, &info);
 
@@ -179,7 +182,8 @@ static void h_metrics(void *ctx, const struct http_req *req,
 	enum prom_fmt fmt = prom_negotiate(http_header(req, "Accept"), &ctype);
 	bool gzip = gz_accepted(http_header(req, "Accept-Encoding"));
 	struct program *p = sampler_get(d->sampler);
-	struct page_src src = { d, p };
+	struct http_stats hs;
+	struct page_src src = { d, p, &hs };
 	struct expo_page *pg;
 	int r = 0;
 
@@ -189,6 +193,7 @@ static void h_metrics(void *ctx, const struct http_req *req,
 		return;
 	}
 	atomic_fetch_add(&d->scrapes, 1);
+	http_get_stats(req, &hs);
 	pg = expo_get(d->expo, fmt, p->gen, ring_head(p->snaps),
 		      (uint64_t)sampler_cfg(d->sampler).interval_ms * 1000000ull,
 		      render_page, &src, &r);
@@ -311,6 +316,8 @@ static void h_status(void *ctx, const struct http_req *req,
 		json_object_object_add(o, "ring_capacity",
 				       json_object_new_int((int)ring_capacity(p->samples)));
 		json_object_object_add(o, "ring_head", ju64(ring_head(p->samples)));
+		json_object_object_add(o, "program_start",
+				       ju64(ring_first(p->samples)));
 		json_object_object_add(o, "counters_in_use",
 				       json_object_new_int((int)p->ns));
 	}
@@ -825,6 +832,8 @@ static bool samples_next(struct samples_stream *ss)
 		jw_u64(b, ss->head);
 		jw_key(b, "tail", false);
 		jw_u64(b, ss->tail);
+		jw_key(b, "program_start", false);
+		jw_u64(b, ring_first(ss->p->samples));
 		if (ss->has_missed) {
 			jw_key(b, "missed", false);
 			jw_u64(b, ss->missed);

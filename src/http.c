@@ -22,7 +22,9 @@
  * so "/metrics%00x" would be served as /metrics and "c1%2frenew" routed
  * as two segments; the raw path comes from MHD_OPTION_URI_LOG_CALLBACK).
  * On a TCP listener with a web config the first call also passes the
- * gate (client certificate, basic auth) before anything else.
+ * gate (client certificate, basic auth) before anything else; a bcrypt
+ * check it needs runs on a worker (authq.h) while MHD suspends the
+ * connection, and the http thread resumes it with the verdict.
  */
 #include "config.h"
 
@@ -32,6 +34,7 @@
 #include <grp.h>
 #include <limits.h>
 #include <netinet/in.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -42,15 +45,20 @@
 #include <strings.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+
+#include <linux/sockios.h>
+#include <linux/tcp.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <gnutls/gnutls.h>
 #include <microhttpd.h>
 
+#include "authq.h"
 #include "buf.h"
 #include "gz.h"
 #include "http.h"
@@ -65,15 +73,23 @@
 #define HTTP_BACKLOG		64
 #define HTTP_MAX_SEGMENTS	16	/* deeper paths are 404 */
 #define HTTP_WAKE_TAG		UINT32_MAX
+#define HTTP_AUTH_TAG		(UINT32_MAX - 1)
 /*
- * A bcrypt check runs on the http thread and takes tens of milliseconds
- * (50 ms at cost 10 here).  Credentials seen recently are answered from
- * webcfg's cache without one; new ones may use at most a quarter of the
- * thread's time (with a burst of 250 ms), so a flood of wrong passwords
- * cannot starve scrapes: past the budget a new password gets 503.
+ * A bcrypt check takes tens of milliseconds (50 ms at cost 10 here) and
+ * doubles with each step of cost, so it runs on a worker (authq.h) while
+ * its connection is suspended: the http thread, the control socket and
+ * shutdown never wait for one.  Credentials seen recently are answered
+ * from webcfg's cache without a check; new ones may use at most a
+ * quarter of one CPU (with a burst of 250 ms), counted in the CPU time
+ * the checks took (CLOCK_THREAD_CPUTIME_ID on the worker: on a loaded
+ * machine a check's wall time is several times its CPU time, and the
+ * load is not the client's doing).  Past the budget, or with the queue
+ * full, a new password gets 503 at once, with Retry-After.
  */
 #define HTTP_AUTH_SHARE		4
 #define HTTP_AUTH_BURST_NS	(250ull * 1000000)
+#define HTTP_AUTH_WORKERS	2	/* threads, started when needed */
+#define HTTP_AUTH_DEPTH		4	/* checks waiting for one */
 /* Connections MHD may accept past max_connections on one listener: room
  * for a new one while older ones are being shut down (each new one over
  * the limit shuts one down at once). */
@@ -101,33 +117,55 @@ struct http_listener {
  * One open connection, for the limits libmicrohttpd cannot express
  * (MHD_OPTION_NOTIFY_CONNECTION keeps the list): a deadline for each
  * request's headers and body (MHD's timeout is an idle timeout that every
- * byte resets), and max_connections / max_per_ip that a slow partial
- * request cannot use up - a new connection over a limit displaces the
- * oldest connection whose request is still incomplete.  A displaced or
- * late connection is shut down; MHD then reads EOF and closes it.  Only
- * the http thread touches the list (MHD calls back from MHD_run()).
+ * byte resets), a minimum rate at which an answer must drain (a reader
+ * that takes a byte now and then keeps an idle timer alive forever), and
+ * max_connections / max_per_ip that neither slow partial requests nor
+ * readers that stopped reading can use up - a new connection over a
+ * limit displaces the oldest connection whose request is incomplete or
+ * idle, or whose answer made no progress for HTTP_STALL_S.  The control
+ * socket's connections have a budget of their own, so no TCP client can
+ * shut it out.  An evicted connection is shut down; MHD then sees EOF
+ * (or its writes fail) and closes it.  Only the http thread touches the
+ * list (MHD calls back from MHD_run()).
  */
 struct http_conn {
 	struct http_conn *prev, *next;	/* oldest first */
 	int fd;
 	uint64_t start_ns;	/* accept, or the end of the last response */
 	bool waiting;		/* the request is not complete yet */
+	bool idle;		/* ... nor begun: keep-alive after an answer */
+	bool checking;		/* complete, suspended for a bcrypt check: no
+				   deadline, never displaced (the queue
+				   bounds how many) */
 	bool closing;		/* shut down by us */
+	bool control;		/* on a control socket (its own budget) */
+	bool tcp;		/* progress is bytes the peer acknowledged */
 	bool has_ip;
 	struct sockaddr_storage ip;	/* address only, port zeroed */
+	char peer[INET6_ADDRSTRLEN + 2];	/* for logs */
+	/* while an answer is being sent (!waiting): */
+	uint64_t progress_ns;	/* when it last made progress */
+	uint64_t sampled_ns;	/* when progress was last looked at */
+	uint64_t drained;	/* TCP: bytes acknowledged; Unix: send queue */
+	uint64_t mark_ns, mark_drained;	/* TCP: this write-deadline window */
 };
 
 struct http_server {
 	struct http_conn *conns, *conns_tail;
-	unsigned max_conn, max_per_ip;	/* all listeners together; per IP */
-	uint64_t deadline_ns;		/* to complete a request */
-	uint64_t displaced, late;	/* connections shut down */
+	unsigned max_conn, max_per_ip;	/* TCP listeners together; per IP */
+	uint64_t deadline_ns;		/* to complete a request; the write
+					   deadline's window */
+	struct log_limit evict_log[HTTP_EVICT_N];
 	const struct http_route *routes;
 	size_t nroutes;
 	void *ctx;
 	struct webcfg *web;	/* TLS and basic auth; NULL = none */
-	uint64_t auth_debt_ns;	/* bcrypt time not yet paid back */
+	struct authq *authq;	/* bcrypt workers; NULL without users */
+	struct http_state *suspended;	/* requests waiting for a check */
+	uint64_t auth_debt_ns;	/* bcrypt CPU time not yet paid back */
 	uint64_t auth_last_ns;	/* when auth_debt_ns was last reduced */
+	uint64_t auth_est_ns;	/* CPU time of the last check */
+	struct http_stats stats;
 	struct http_listener *ls;
 	unsigned nls;
 	int epfd;
@@ -140,13 +178,27 @@ struct http_server {
 	ino_t ctl_ino;
 };
 
+/* Where a request stands with its basic-auth check. */
+enum http_auth {
+	AUTH_NONE,		/* no check needed, or passed */
+	AUTH_WAITING,		/* suspended until a worker's verdict */
+	AUTH_DONE,		/* resumed with a verdict (auth_ok) */
+	AUTH_GONE,		/* the server stops: close, do not answer */
+};
+
 /* Per-request state, MHD's con_cls. */
 struct http_state {
 	struct buf body;
 	size_t discarded;	/* bytes dropped after the body got too big */
 	bool too_big;
 	bool started;		/* on_request has seen the headers */
-	bool raw_ambiguous;	/* the raw path has %2F or %00 */
+	bool raw_ambiguous;	/* the raw path has %2F, the target %00 */
+	enum http_auth auth;
+	bool auth_ok;		/* the verdict (AUTH_DONE) */
+	struct authq_job *job;	/* the check (AUTH_WAITING) */
+	uint64_t charged_ns;	/* budget charged for it in advance */
+	struct MHD_Connection *conn;	/* to resume (AUTH_WAITING) */
+	struct http_state *sprev, *snext;	/* srv->suspended */
 };
 
 __attribute__((format(printf, 3, 4)))
@@ -163,13 +215,49 @@ static void seterr(char *err, size_t errlen, const char *fmt, ...)
 
 /* ---- responses ---------------------------------------------------- */
 
-/* Appends s as the inside of a JSON string. */
+/*
+ * The length of the well-formed UTF-8 sequence at s (RFC 3629: no
+ * overlong forms, no surrogates, nothing above U+10FFFF), or 0.
+ */
+static size_t utf8_len(const unsigned char *s)
+{
+	unsigned c = s[0], n, min, cp;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2, min = 0x80, cp = c & 0x1f;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3, min = 0x800, cp = c & 0x0f;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4, min = 0x10000, cp = c & 0x07;
+	else
+		return 0;
+	for (unsigned i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+/* Appends s as the inside of a JSON string: escapes, and U+FFFD for each
+ * byte that is not part of well-formed UTF-8 (a URL may carry any byte,
+ * and JSON text must be UTF-8: RFC 8259 section 8.1). */
 static void json_escape(struct buf *b, const char *s)
 {
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
+		size_t n = utf8_len((const unsigned char *)s);
 
-		if (c == '"' || c == '\\') {
+		if (n == 0) {
+			buf_puts(b, "\\ufffd");
+		} else if (n > 1) {
+			buf_put(b, s, n);
+			s += n - 1;
+		} else if (c == '"' || c == '\\') {
 			buf_putc(b, '\\');
 			buf_putc(b, (char)c);
 		} else if (c == '\n') {
@@ -409,6 +497,12 @@ headers:
 		add_header(mr, "Content-Security-Policy", r->csp);
 		add_header(mr, "X-Content-Type-Options", "nosniff");
 	}
+	if (r->retry_after_s) {
+		char v[16];
+
+		snprintf(v, sizeof(v), "%u", r->retry_after_s);
+		add_header(mr, MHD_HTTP_HEADER_RETRY_AFTER, v);
+	}
 	if (allow) {
 		char list[64];
 
@@ -428,6 +522,7 @@ static void resp_init(struct http_resp *r)
 	r->location[0] = '\0';
 	r->www_authenticate = NULL;
 	r->csp = NULL;
+	r->retry_after_s = 0;
 	memset(&r->shared, 0, sizeof(r->shared));
 	memset(&r->stream, 0, sizeof(r->stream));
 }
@@ -677,76 +772,211 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/*
- * Checks credentials the cache does not know with bcrypt, within the
- * budget (HTTP_AUTH_SHARE): the debt of bcrypt time is paid back at a
- * quarter of the wall time passed.  Returns 1 accepted, 0 refused, -1
- * over budget (not checked).
- */
-static int auth_slow(struct http_server *s, const char *user,
-		     const char *pass)
-{
-	uint64_t now = mono_ns(), paid;
-	bool ok;
+static struct http_conn *conn_of(struct MHD_Connection *c);
 
-	paid = (now - s->auth_last_ns) / HTTP_AUTH_SHARE;
+/* Marks c as waiting for a bcrypt check, or no longer: the client has
+ * sent its request, so its deadline no longer runs (the check may wait
+ * for a worker on a loaded machine), and it is not displaced. */
+static void conn_checking(struct MHD_Connection *c, bool on)
+{
+	struct http_conn *k = conn_of(c);
+
+	if (k) {
+		k->checking = on;
+		if (!on)
+			k->start_ns = mono_ns();	/* a deadline anew */
+	}
+}
+
+/* Pays the bcrypt debt back at a quarter of the wall time passed. */
+static void auth_repay(struct http_server *s)
+{
+	uint64_t now = mono_ns();
+	uint64_t paid = (now - s->auth_last_ns) / HTTP_AUTH_SHARE;
+
 	s->auth_debt_ns = s->auth_debt_ns > paid ? s->auth_debt_ns - paid : 0;
 	s->auth_last_ns = now;
-	if (s->auth_debt_ns >= HTTP_AUTH_BURST_NS)
-		return -1;
-	ok = webcfg_auth(s->web, user, pass);
-	s->auth_debt_ns += mono_ns() - now;
-	return ok;
+}
+
+/* Seconds until new credentials fit the budget again (Retry-After). */
+static unsigned auth_retry_s(const struct http_server *s)
+{
+	uint64_t over = s->auth_debt_ns > HTTP_AUTH_BURST_NS
+			? s->auth_debt_ns - HTTP_AUTH_BURST_NS : 0;
+
+	return (unsigned)(over * HTTP_AUTH_SHARE / 1000000000ull) + 1;
+}
+
+static void suspended_add(struct http_server *s, struct http_state *st)
+{
+	st->sprev = NULL;
+	st->snext = s->suspended;
+	if (s->suspended)
+		s->suspended->sprev = st;
+	s->suspended = st;
+}
+
+static void suspended_del(struct http_server *s, struct http_state *st)
+{
+	*(st->sprev ? &st->sprev->snext : &s->suspended) = st->snext;
+	if (st->snext)
+		st->snext->sprev = st->sprev;
+	st->sprev = st->snext = NULL;
 }
 
 /*
- * Lets a request on a guarded TCP listener through (*passed) or answers
- * it: 403 for a client certificate the policy refuses, 401 with
- * WWW-Authenticate for missing or wrong basic-auth credentials, 503 when
- * new credentials arrive faster than bcrypt may check them.
+ * Queues the check of credentials the cache does not know and suspends
+ * the request's connection until the verdict (auth_collect()).  The
+ * check is charged to the budget now at the CPU time of the last one,
+ * and corrected when it is done.  Returns 0, or -EBUSY (over the budget
+ * or the queue full), -EAGAIN, -ENOMEM: then nothing is queued.
  */
-static enum MHD_Result gate(struct http_listener *l, struct MHD_Connection *c,
-			    bool *passed)
+static int auth_submit(struct http_server *s, struct MHD_Connection *c,
+		       struct http_state *st, struct webcfg_check *chk)
 {
-	struct http_server *s = l->srv;
-	const char *why = client_cert_problem(s->web, c);
-	struct http_resp r;
-	char *user, *pass = NULL;
-	int v;
+	struct authq_job *job;
+	int r;
 
-	*passed = false;
-	if (why)
-		return send_error(c, 403, 0, "forbidden", "%s", why);
-	if (s->web->nusers == 0) {
-		*passed = true;
-		return MHD_YES;
+	auth_repay(s);
+	if (s->auth_debt_ns >= HTTP_AUTH_BURST_NS)
+		return -EBUSY;
+	r = authq_submit(s->authq, chk, st, &job);
+	if (r < 0)
+		return r;
+	st->job = job;
+	st->auth = AUTH_WAITING;
+	st->conn = c;
+	conn_checking(c, true);
+	st->charged_ns = s->auth_est_ns;
+	s->auth_debt_ns += st->charged_ns;
+	suspended_add(s, st);
+	MHD_suspend_connection(c);
+	return 0;
+}
+
+/*
+ * Takes the finished checks: charges the CPU time each took (less what
+ * was charged in advance), remembers the verdict and resumes the
+ * connection, whose request on_request() then answers.
+ */
+static void auth_collect(struct http_server *s)
+{
+	struct authq_job *job;
+
+	while ((job = authq_done(s->authq)) != NULL) {
+		struct http_state *st = authq_cookie(job);
+		struct webcfg_check *chk = authq_check(job);
+		uint64_t d = s->auth_debt_ns + chk->cpu_ns;
+
+		s->auth_debt_ns = d > st->charged_ns ? d - st->charged_ns : 0;
+		s->auth_est_ns = chk->cpu_ns;
+		s->stats.auth_cpu_ns += chk->cpu_ns;
+		if (chk->ok)
+			s->stats.auth_accepted++;
+		else
+			s->stats.auth_refused++;
+		st->auth_ok = chk->ok;
+		webcfg_auth_end(s->web, chk);
+		authq_job_free(job);
+		st->job = NULL;
+		st->auth = AUTH_DONE;
+		suspended_del(s, st);
+		conn_checking(st->conn, false);
+		MHD_resume_connection(st->conn);
 	}
-	user = MHD_basic_auth_get_username_password(c, &pass);
-	v = webcfg_auth_cached(s->web, user, pass);
-	if (v < 0)
-		v = auth_slow(s, user, pass);
-	if (pass) {
-		explicit_bzero(pass, strlen(pass));
-		MHD_free(pass);
-	}
-	if (user)
-		MHD_free(user);
-	if (v == 1) {
-		*passed = true;
-		return MHD_YES;
-	}
-	if (v < 0) {
-		log_debug("http %s: basic auth over its bcrypt budget", l->name);
-		return send_error(c, 503, 0, "busy", "too many new credentials "
-				  "to check; retry in a second");
-	}
-	log_debug("http %s: basic auth failed", l->name);
+}
+
+/* 401 with WWW-Authenticate. */
+static enum MHD_Result send_unauthorized(struct MHD_Connection *c)
+{
+	struct http_resp r;
+
 	resp_init(&r);
 	http_error(&r, 401, "unauthorized", "this listener needs HTTP basic "
 		   "auth with a user of the web config");
 	r.www_authenticate = "Basic realm=\"uncored\", charset=\"UTF-8\"";
 	return send_resp(c, &r, 0);
 }
+
+/* 503 with Retry-After: new credentials cannot be checked now. */
+static enum MHD_Result send_busy(struct MHD_Connection *c, unsigned retry_s)
+{
+	struct http_resp r;
+
+	resp_init(&r);
+	http_error(&r, 503, "busy", "too many new credentials to check; retry "
+		   "in %u s", retry_s);
+	r.retry_after_s = retry_s;
+	return send_resp(c, &r, 0);
+}
+
+/* What gate() did with a request. */
+enum gate { GATE_PASSED, GATE_ANSWERED, GATE_SUSPENDED };
+
+/*
+ * The basic-auth part of gate(): credentials the cache knows are
+ * answered at once; others are queued for a check (GATE_SUSPENDED), or
+ * get 503 when the budget or the queue has no room.
+ */
+static enum gate gate_auth(struct http_listener *l, struct MHD_Connection *c,
+			   struct http_state *st, enum MHD_Result *ret)
+{
+	struct http_server *s = l->srv;
+	struct webcfg_check chk;
+	char *user, *pass;
+	int v;
+
+	/* Not MHD_basic_auth_get_username_password(): it wants "Basic"
+	   in that case only, and its C strings end a password at a NUL. */
+	v = webcfg_parse_basic(MHD_lookup_connection_value(c,
+				MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION),
+			       &user, &pass) < 0 ? WEBCFG_REFUSED
+	    : webcfg_auth_begin(s->web, user, pass, &chk);
+	if (pass) {
+		explicit_bzero(pass, strlen(pass));
+		free(pass);
+	}
+	free(user);
+	if (v == WEBCFG_NEEDS_CHECK) {
+		v = auth_submit(s, c, st, &chk);
+		if (v == 0)
+			return GATE_SUSPENDED;
+		webcfg_check_free(&chk);
+	}
+	if (v == WEBCFG_ACCEPTED)
+		return GATE_PASSED;
+	if (v < 0) {
+		s->stats.auth_busy++;
+		log_debug("http %s: new credentials over the bcrypt budget or "
+			  "queue", l->name);
+		*ret = send_busy(c, auth_retry_s(s));
+		return GATE_ANSWERED;
+	}
+	log_debug("http %s: basic auth failed", l->name);
+	*ret = send_unauthorized(c);
+	return GATE_ANSWERED;
+}
+
+/*
+ * Lets a request on a guarded TCP listener through, answers it (403
+ * for a client certificate the policy refuses, 401, 503), or suspends
+ * it for a bcrypt check.
+ */
+static enum gate gate(struct http_listener *l, struct MHD_Connection *c,
+		      struct http_state *st, enum MHD_Result *ret)
+{
+	struct http_server *s = l->srv;
+	const char *why = client_cert_problem(s->web, c);
+
+	if (why) {
+		*ret = send_error(c, 403, 0, "forbidden", "%s", why);
+		return GATE_ANSWERED;
+	}
+	if (s->web->nusers == 0)
+		return GATE_PASSED;
+	return gate_auth(l, c, st, ret);
+}
+
 
 /*
  * Writes l's TLS options as MHD_OPTION_ARRAY items into o (room for
@@ -841,6 +1071,7 @@ static enum MHD_Result dispatch(struct http_listener *l,
 	req.body = st->body.p ? st->body.p : "";
 	req.body_len = st->body.len;
 	req.conn = c;
+	req.server = l->srv;
 	resp_init(&resp);
 	found->fn(s->ctx, &req, &resp);
 	/* The route pattern, not the decoded path: no client bytes in logs. */
@@ -871,38 +1102,133 @@ static bool same_ip(const struct http_conn *a, const struct http_conn *b)
 	return a->has_ip && b->has_ip && memcmp(&a->ip, &b->ip, sizeof(a->ip)) == 0;
 }
 
-static void conn_shut(struct http_conn *k)
+/* Shuts k down: MHD sees EOF, or its next write fails, and closes it. */
+static void conn_shut(struct http_server *s, struct http_conn *k,
+		      enum http_evict why)
 {
 	k->closing = true;
+	s->stats.evicted[why]++;
 	shutdown(k->fd, SHUT_RDWR);
 }
 
 /*
- * Keeps a limit after n joined: if more than max connections match
- * (same IP when by_ip), shuts the oldest incomplete one down, else n.
+ * Looks at how far the answer on k has drained: for TCP the bytes the
+ * peer acknowledged (TCP_INFO), for a Unix socket whether the send queue
+ * moved or emptied (SIOCOUTQ).  Marks progress.
+ */
+static void conn_sample(struct http_conn *k, uint64_t now)
+{
+	uint64_t v;
+	bool moved;
+
+	k->sampled_ns = now;
+	if (k->tcp) {
+		struct tcp_info ti;
+		socklen_t len = sizeof(ti);
+
+		if (getsockopt(k->fd, IPPROTO_TCP, TCP_INFO, &ti, &len) < 0 ||
+		    len < offsetof(struct tcp_info, tcpi_bytes_acked) +
+			  sizeof(ti.tcpi_bytes_acked)) {
+			k->progress_ns = now;	/* cannot tell: not stalled */
+			return;
+		}
+		v = ti.tcpi_bytes_acked;
+		moved = v != k->drained;
+	} else {
+		int q = 0;
+
+		moved = ioctl(k->fd, SIOCOUTQ, &q) < 0 || q == 0;
+		v = (uint64_t)(q > 0 ? q : 0);
+		moved = moved || v != k->drained;
+	}
+	/* the first look at an answer starts its write-deadline window
+	   (nothing is known of its progress before: not stalled) */
+	if (!k->mark_ns) {
+		k->mark_ns = now;
+		k->mark_drained = v;
+		moved = true;
+	}
+	if (moved)
+		k->progress_ns = now;
+	k->drained = v;
+}
+
+/* Has the answer on k made no progress for HTTP_STALL_S? */
+static bool conn_stalled(const struct http_conn *k, uint64_t now)
+{
+	return !k->waiting &&
+	       now - k->progress_ns >= HTTP_STALL_S * 1000000000ull;
+}
+
+/*
+ * Keeps a limit after n joined: if more than max connections of n's
+ * kind (TCP or control; same IP when by_ip) are open, shuts down the
+ * one that has waited longest with an incomplete request, an idle
+ * keep-alive or an answer that made no progress; if there is none, n.
  */
 static void conn_limit(struct http_server *s, struct http_conn *n,
 		       unsigned max, bool by_ip)
 {
 	struct http_conn *victim = NULL;
+	uint64_t now = mono_ns(), vt = 0;
 	unsigned count = 0;
 
 	for (struct http_conn *k = s->conns; k; k = k->next) {
-		if (k->closing || (by_ip && !same_ip(k, n)))
+		uint64_t t;
+
+		if (k->closing || k->control != n->control ||
+		    (by_ip && !same_ip(k, n)))
 			continue;
 		count++;
-		if (k != n && k->waiting &&
-		    (!victim || k->start_ns < victim->start_ns))
+		if (k == n || k->checking ||
+		    !(k->waiting || conn_stalled(k, now)))
+			continue;
+		t = k->waiting ? k->start_ns : k->progress_ns;
+		if (!victim || t < vt) {
 			victim = k;
+			vt = t;
+		}
 	}
 	if (count <= max)
 		return;
-	s->displaced++;
-	conn_shut(victim ? victim : n);
-	log_debug("http: %s: %u connections%s, the limit: closing the %s",
-		  by_ip ? "max_per_ip" : "max_connections", count,
-		  by_ip ? " from one address" : "",
-		  victim ? "oldest incomplete request" : "new connection");
+	conn_shut(s, victim ? victim : n, victim ? HTTP_EVICT_DISPLACED
+						  : HTTP_EVICT_REFUSED);
+	if (!victim)
+		log_warnx_limited(&s->evict_log[HTTP_EVICT_REFUSED], "http: %u "
+				  "connections%s%s, the limit, none of them "
+				  "idle, incomplete or stalled: closed the new "
+				  "one from %s", count, by_ip ? " from " : "",
+				  by_ip ? n->peer : "", n->peer);
+	else
+		log_warnx_limited(&s->evict_log[HTTP_EVICT_DISPLACED], "http: "
+				  "%u connections%s%s, the limit: closed the "
+				  "one from %s %s %.1f s", count,
+				  by_ip ? " from " : "", by_ip ? n->peer : "",
+				  victim->peer, !victim->waiting
+				  ? "whose answer made no progress for"
+				  : victim->idle ? "idle after its answer for"
+				  : "whose request was incomplete after",
+				  (double)(now - vt) / 1e9);
+}
+
+/* Records k's peer address (TCP) for the per-IP limit and the logs. */
+static void conn_peer(struct http_conn *k, const struct sockaddr *sa)
+{
+	if (sa && sa->sa_family == AF_INET) {
+		struct sockaddr_in *v4 = (struct sockaddr_in *)&k->ip;
+
+		v4->sin_family = AF_INET;
+		v4->sin_addr = ((const struct sockaddr_in *)sa)->sin_addr;
+		inet_ntop(AF_INET, &v4->sin_addr, k->peer, sizeof(k->peer));
+		k->has_ip = true;
+	} else if (sa && sa->sa_family == AF_INET6) {
+		struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&k->ip;
+
+		v6->sin6_family = AF_INET6;
+		v6->sin6_addr = ((const struct sockaddr_in6 *)sa)->sin6_addr;
+		inet_ntop(AF_INET6, &v6->sin6_addr, k->peer, sizeof(k->peer));
+		k->has_ip = true;
+	}
 }
 
 static void on_connection(void *cls, struct MHD_Connection *c,
@@ -932,64 +1258,107 @@ static void on_connection(void *cls, struct MHD_Connection *c,
 	k->fd = ci->connect_fd;
 	k->start_ns = mono_ns();
 	k->waiting = true;
+	k->control = l->control;
+	snprintf(k->peer, sizeof(k->peer), "the control socket");
 	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-	if (!l->control && ci && ci->client_addr) {
-		const struct sockaddr *sa = ci->client_addr;
-
-		if (sa->sa_family == AF_INET) {
-			struct sockaddr_in *v4 = (struct sockaddr_in *)&k->ip;
-
-			v4->sin_family = AF_INET;
-			v4->sin_addr = ((const struct sockaddr_in *)sa)->sin_addr;
-			k->has_ip = true;
-		} else if (sa->sa_family == AF_INET6) {
-			struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&k->ip;
-
-			v6->sin6_family = AF_INET6;
-			v6->sin6_addr = ((const struct sockaddr_in6 *)sa)->sin6_addr;
-			k->has_ip = true;
-		}
-	}
+	if (!l->control && ci)
+		conn_peer(k, ci->client_addr);
+	k->tcp = k->has_ip;
 	k->prev = s->conns_tail;
 	*(s->conns_tail ? &s->conns_tail->next : &s->conns) = k;
 	s->conns_tail = k;
 	*socket_context = k;
-	conn_limit(s, k, s->max_conn, false);
+	conn_limit(s, k, k->control ? HTTP_CONTROL_MAX_CONNECTIONS
+				    : s->max_conn, false);
 	if (k->has_ip && !k->closing)
 		conn_limit(s, k, s->max_per_ip, true);
 }
 
-/* The request on c is complete (answered): its deadline no longer runs. */
+/* The request on c is complete (answered): its deadline no longer runs;
+ * its answer's write deadline starts at its first look (conn_sample). */
 static void conn_answered(struct MHD_Connection *c)
 {
 	struct http_conn *k = conn_of(c);
+	uint64_t now = mono_ns();
 
-	if (k)
-		k->waiting = false;
+	if (!k)
+		return;
+	k->waiting = false;
+	/* looked at HTTP_SAMPLE_NS from now, if it is still being sent:
+	   the answers that go at once cost no system call */
+	k->progress_ns = k->sampled_ns = now;
+	k->mark_ns = 0;
 }
 
 /*
- * Shuts down the connections whose request missed its deadline; returns
- * the ms until the next deadline, or -1 if none runs.
+ * The write deadline of an answer in flight on k (sampled now): over each
+ * window of HTTP_DRAIN_WINDOW_S (timeout_s if that is shorter) it must
+ * drain HTTP_MIN_DRAIN_BPS on average, or it is closed.  The window is
+ * short on purpose: libmicrohttpd's idle timer counts from its last
+ * write, and with a large send buffer a slow reader lets it write often
+ * enough, or not at all for timeout_s - either way not a rate.  TCP only
+ * (a Unix socket does not say how much its peer read).
  */
+static void conn_write_deadline(struct http_server *s, struct http_conn *k,
+				uint64_t now)
+{
+	uint64_t win = HTTP_DRAIN_WINDOW_S * 1000000000ull;
+	uint64_t got = k->drained - k->mark_drained, want;
+
+	if (win > s->deadline_ns)
+		win = s->deadline_ns;
+	want = HTTP_MIN_DRAIN_BPS * win / 1000000000ull;
+	if (!k->tcp || now - k->mark_ns < win)
+		return;
+	if (got >= want) {
+		k->mark_ns = now;
+		k->mark_drained = k->drained;
+		return;
+	}
+	conn_shut(s, k, HTTP_EVICT_WRITE_DEADLINE);
+	log_warnx_limited(&s->evict_log[HTTP_EVICT_WRITE_DEADLINE], "http: "
+			  "closed the connection from %s: its answer drained "
+			  "%llu bytes in %.1f s, under the minimum of %d bytes "
+			  "a second", k->peer, (unsigned long long)got,
+			  (double)(now - k->mark_ns) / 1e9, HTTP_MIN_DRAIN_BPS);
+}
+
+/*
+ * Shuts down the connections whose request missed its deadline, and
+ * those whose answer drains too slowly (looked at every
+ * HTTP_SAMPLE_NS); returns the ms until the next deadline or look, or
+ * -1 if there is none.
+ */
+#define HTTP_SAMPLE_NS	(250ull * 1000000)
 static int conn_reap(struct http_server *s)
 {
 	uint64_t now = mono_ns(), next = UINT64_MAX;
 
 	for (struct http_conn *k = s->conns; k; k = k->next) {
-		uint64_t due = k->start_ns + s->deadline_ns;
+		uint64_t due = k->waiting ? k->start_ns + s->deadline_ns
+					  : k->sampled_ns + HTTP_SAMPLE_NS;
 
-		if (k->closing || !k->waiting)
+		if (k->closing || k->checking)
 			continue;
-		if (due <= now) {
-			s->late++;
-			conn_shut(k);
-			log_debug("http: a request not complete within %llu s: "
-				  "connection closed", (unsigned long long)
-				  (s->deadline_ns / 1000000000ull));
-		} else if (due < next) {
-			next = due;
+		if (due > now) {
+			next = due < next ? due : next;
+			continue;
 		}
+		if (!k->waiting) {
+			conn_sample(k, now);
+			conn_write_deadline(s, k, now);
+			next = now + HTTP_SAMPLE_NS < next ? now + HTTP_SAMPLE_NS
+							   : next;
+			continue;
+		}
+		conn_shut(s, k, HTTP_EVICT_REQUEST_DEADLINE);
+		log_warnx_limited(&s->evict_log[HTTP_EVICT_REQUEST_DEADLINE],
+				  "http: closed the connection from %s: %s "
+				  "within %llu s", k->peer, k->idle
+				  ? "no new request after its answer"
+				  : "its request was not complete",
+				  (unsigned long long)
+				  (s->deadline_ns / 1000000000ull));
 	}
 	if (next == UINT64_MAX)
 		return -1;
@@ -1003,16 +1372,23 @@ static int conn_reap(struct http_server *s)
 static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
 {
 	struct http_state *st = calloc(1, sizeof(*st));
+	struct http_conn *k = conn_of(c);
 
 	(void)cls;
-	(void)c;
+	if (k)
+		k->idle = false;	/* a request begins */
 	if (!st)
 		return NULL;
-	for (const char *p = uri; p && *p && *p != '?'; p++)
+	/* %2F in the path; %00 anywhere, the query included ("limit=5%00x"
+	   would reach a handler as "5"). */
+	for (const char *p = uri, *q = NULL; p && *p; p++) {
+		if (*p == '?' && !q)
+			q = p;
 		if (p[0] == '%' && p[1] &&
-		    ((p[1] == '2' && (p[2] == 'f' || p[2] == 'F')) ||
+		    ((!q && p[1] == '2' && (p[2] == 'f' || p[2] == 'F')) ||
 		     (p[1] == '0' && p[2] == '0')))
 			st->raw_ambiguous = true;
+	}
 	return st;
 }
 
@@ -1037,7 +1413,8 @@ static const char *ambiguous(struct MHD_Connection *c,
 	unsigned n[2] = { 0, 0 };
 
 	if (st->raw_ambiguous)
-		return "the path contains an encoded '/' or NUL (%2F, %00)";
+		return "the path contains an encoded '/' (%2F) or the target an "
+		       "encoded NUL (%00)";
 	MHD_get_connection_values(c, MHD_HEADER_KIND, count_header, n);
 	if (n[0] > 1)
 		return "more than one Content-Length header";
@@ -1055,6 +1432,87 @@ static unsigned long long content_length(struct MHD_Connection *c)
 	return v ? strtoull(v, NULL, 10) : 0;
 }
 
+/*
+ * The checks of a request's headers that come after the gate: an
+ * ambiguous request (400), a body announced too large (413).  Returns
+ * true when it answered (*ret).
+ */
+static bool refuse_early(struct MHD_Connection *c, struct http_state *st,
+			 enum MHD_Result *ret)
+{
+	const char *why = ambiguous(c, st);
+
+	if (why) {
+		conn_answered(c);
+		*ret = send_error(c, 400, 0, "bad_request",
+				  "ambiguous request: %s", why);
+		return true;
+	}
+	if (content_length(c) > HTTP_MAX_BODY) {
+		conn_answered(c);
+		*ret = send_error(c, 413, 0, "too_large",
+				  "request body over %d bytes", HTTP_MAX_BODY);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * The first call (headers complete, body not read): the gate on a
+ * guarded TCP listener, then refuse_early().  A request suspended for a
+ * bcrypt check comes back through after_check().
+ */
+static enum MHD_Result first_call(struct http_listener *l,
+				  struct MHD_Connection *c,
+				  struct http_state *st)
+{
+	enum MHD_Result r = MHD_YES;
+
+	st->started = true;
+	if (!l->control && l->srv->web) {
+		switch (gate(l, c, st, &r)) {
+		case GATE_SUSPENDED:
+			return MHD_YES;
+		case GATE_ANSWERED:
+			conn_answered(c);
+			return r;
+		case GATE_PASSED:
+			break;
+		}
+	}
+	return refuse_early(c, st, &r) ? r : MHD_YES;
+}
+
+/* A request resumed with its check's verdict: 401, or on its way (the
+ * call goes on as any other).  Returns true when it answered. */
+static bool after_check(struct MHD_Connection *c, struct http_state *st,
+			enum MHD_Result *ret)
+{
+	st->auth = AUTH_NONE;
+	if (!st->auth_ok) {
+		conn_answered(c);
+		*ret = send_unauthorized(c);
+		return true;
+	}
+	return refuse_early(c, st, ret);
+}
+
+/* A piece of the body: kept, or counted and dropped past the limit. */
+static void take_body(struct http_state *st, const char *data, size_t n)
+{
+	if (st->too_big) {
+		st->discarded += n;	/* until its end or its deadline */
+		return;
+	}
+	if (n > HTTP_MAX_BODY - st->body.len) {
+		st->too_big = true;
+		st->discarded = st->body.len + n;
+		buf_free(&st->body);
+		return;
+	}
+	buf_put(&st->body, data, n);
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 				  const char *url, const char *method,
 				  const char *version, const char *upload_data,
@@ -1062,6 +1520,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 {
 	struct http_listener *l = cls;
 	struct http_state *st = *con_cls;
+	enum MHD_Result r;
 
 	(void)version;
 	if (!st) {
@@ -1070,49 +1529,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 			return MHD_NO;
 		*con_cls = st;
 	}
-	if (!st->started) {
-		/* Headers are in; the body (if any) has not been read. */
-		const char *why;
-
-		st->started = true;
-		if (!l->control && l->srv->web) {
-			bool passed;
-			enum MHD_Result r = gate(l, c, &passed);
-
-			if (!passed) {
-				conn_answered(c);
-				return r;
-			}
-		}
-		why = ambiguous(c, st);
-		if (why) {
-			conn_answered(c);
-			return send_error(c, 400, 0, "bad_request",
-					  "ambiguous request: %s", why);
-		}
-		if (content_length(c) > HTTP_MAX_BODY) {
-			conn_answered(c);
-			return send_error(c, 413, 0, "too_large",
-					  "request body over %d bytes",
-					  HTTP_MAX_BODY);
-		}
-		return MHD_YES;
-	}
+	if (!st->started)
+		return first_call(l, c, st);
+	if (st->auth == AUTH_GONE)
+		return MHD_NO;		/* the server stops */
+	if (st->auth == AUTH_DONE && after_check(c, st, &r))
+		return r;
 	if (*upload_data_size) {
-		size_t n = *upload_data_size;
-
+		take_body(st, upload_data, *upload_data_size);
 		*upload_data_size = 0;
-		if (st->too_big) {
-			st->discarded += n;
-			return MHD_YES;	/* until its end or its deadline */
-		}
-		if (n > HTTP_MAX_BODY - st->body.len) {
-			st->too_big = true;
-			st->discarded = st->body.len + n;
-			buf_free(&st->body);
-			return MHD_YES;
-		}
-		buf_put(&st->body, upload_data, n);
 		return MHD_YES;
 	}
 	conn_answered(c);
@@ -1128,14 +1553,20 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 			 enum MHD_RequestTerminationCode toe)
 {
+	struct http_listener *l = cls;
 	struct http_state *st = *con_cls;
 	struct http_conn *k = conn_of(c);
 
-	(void)cls;
 	(void)toe;
+	if (st && st->job) {	/* closed while its check was pending */
+		authq_cancel(l->srv->authq, st->job);
+		suspended_del(l->srv, st);
+		st->job = NULL;
+	}
 	if (k) {
 		/* keep-alive: the next request's deadline starts now */
 		k->waiting = true;
+		k->idle = true;
 		k->start_ns = mono_ns();
 	}
 	if (!st)
@@ -1542,21 +1973,25 @@ static int start_mhd(struct http_server *s, struct http_listener *l,
 	struct epoll_event ev;
 	bool use_tls;
 
-	/* max_connections (all listeners together) and max_per_ip are kept
-	 * by on_connection(), which displaces slow partial requests; MHD's
-	 * own limit only bounds what it accepts before we can look: the
-	 * limit plus the connections being shut down.  Per-IP accounting
-	 * needs an IP: none on Unix sockets (on_connection() skips them). */
+	/* max_connections (the TCP listeners together), max_per_ip and the
+	 * control socket's budget are kept by on_connection(), which
+	 * displaces slow partial requests and stalled answers; MHD's own
+	 * limit only bounds what it accepts before we can look: the limit
+	 * plus the connections being shut down.  Per-IP accounting needs
+	 * an IP: none on Unix sockets (on_connection() skips them). */
 	s->max_conn = maxc;
 	s->max_per_ip = per_ip;
 	s->deadline_ns = (uint64_t)timeout * 1000000000ull;
-	l->max_conn = maxc + HTTP_ACCEPT_SLACK;
+	l->max_conn = (l->control ? HTTP_CONTROL_MAX_CONNECTIONS : maxc) +
+		      HTTP_ACCEPT_SLACK;
 	use_tls = tls_options(l, tls);
 	if (use_tls)
 		snprintf(l->name + strlen(l->name),
 			 sizeof(l->name) - strlen(l->name), " (TLS)");
 	l->mhd = MHD_start_daemon(MHD_USE_ERROR_LOG | MHD_USE_EPOLL |
-				  (use_tls ? MHD_USE_TLS : 0), 0,
+				  (use_tls ? MHD_USE_TLS : 0) |
+				  (!l->control && s->authq
+				   ? MHD_ALLOW_SUSPEND_RESUME : 0), 0,
 			NULL, NULL, on_request, l,
 			MHD_OPTION_EXTERNAL_LOGGER, mhd_log, l,
 			MHD_OPTION_LISTEN_SOCKET, (MHD_socket)l->fd,
@@ -1646,9 +2081,12 @@ static void *serve(void *arg)
 			log_warn("http: epoll_wait");
 			usleep(100 * 1000);
 		}
-		for (j = 0; j < n; j++)
+		for (j = 0; j < n; j++) {
 			if (ev[j].data.u32 == HTTP_WAKE_TAG)
 				return NULL;
+			if (ev[j].data.u32 == HTTP_AUTH_TAG)
+				auth_collect(s);
+		}
 		for (i = 0; i < s->nls; i++)
 			run_one(&s->ls[i]);
 	}
@@ -1658,6 +2096,33 @@ static void *serve(void *arg)
  * Tears everything down.  With keep_inherited, sockets from systemd are
  * taken back from MHD and left open (the failure path of http_start).
  */
+/*
+ * With the http thread gone: requests still waiting for a bcrypt check
+ * are resumed to be closed (MHD must not stop with suspended
+ * connections), the checks are dropped, and the workers are left to end
+ * on their own - a bcrypt cannot be interrupted, and shutdown must not
+ * wait for one.
+ */
+static void drop_suspended(struct http_server *s)
+{
+	struct http_state *st;
+
+	if (!s->authq)
+		return;
+	while ((st = s->suspended) != NULL) {
+		authq_cancel(s->authq, st->job);
+		st->job = NULL;
+		st->auth = AUTH_GONE;
+		suspended_del(s, st);
+		MHD_resume_connection(st->conn);
+	}
+	for (unsigned i = 0; i < s->nls; i++)
+		if (s->ls[i].mhd)
+			MHD_run(s->ls[i].mhd);	/* on_request closes them */
+	authq_free(s->authq);
+	s->authq = NULL;
+}
+
 static void destroy(struct http_server *s, bool keep_inherited)
 {
 	unsigned i;
@@ -1669,6 +2134,7 @@ static void destroy(struct http_server *s, bool keep_inherited)
 			log_warn("http: cannot wake the http thread");
 		pthread_join(s->thread, NULL);
 	}
+	drop_suspended(s);
 	for (i = 0; i < s->nls; i++) {
 		struct http_listener *l = &s->ls[i];
 
@@ -1700,35 +2166,131 @@ static void destroy(struct http_server *s, bool keep_inherited)
 	free(s);
 }
 
+/*
+ * The http thread's epoll set: the wake-up eventfd and, with basic-auth
+ * users, the bcrypt workers' queue (its eventfd).  0, or -1 with err.
+ */
+static int setup_polling(struct http_server *s, char *err, size_t errlen)
+{
+	struct epoll_event ev;
+
+	s->epfd = epoll_create1(EPOLL_CLOEXEC);
+	s->wakefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	memset(&ev, 0, sizeof(ev));
+	ev.events = EPOLLIN;
+	ev.data.u32 = HTTP_WAKE_TAG;
+	if (s->epfd < 0 || s->wakefd < 0 ||
+	    epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->wakefd, &ev) < 0)
+		goto fail;
+	if (!s->web || s->web->nusers == 0)
+		return 0;
+	s->authq = authq_new(HTTP_AUTH_WORKERS, HTTP_AUTH_DEPTH);
+	ev.data.u32 = HTTP_AUTH_TAG;
+	if (!s->authq ||
+	    epoll_ctl(s->epfd, EPOLL_CTL_ADD, authq_fd(s->authq), &ev) < 0)
+		goto fail;
+	return 0;
+fail:
+	seterr(err, errlen, "cannot set up HTTP polling: %s", strerror(errno));
+	return -1;
+}
+
+/* What http_start() needs of libmicrohttpd and the config.  0 or -1. */
+static int check_start(const struct http_cfg *cfg,
+		       const struct http_route *routes, size_t nroutes,
+		       char *err, size_t errlen)
+{
+	if (cfg->nlisten > HTTP_MAX_LISTEN) {
+		seterr(err, errlen, "too many listen addresses (at most %d)",
+		       HTTP_MAX_LISTEN);
+		return -1;
+	}
+	if (MHD_is_feature_supported(MHD_FEATURE_EPOLL) != MHD_YES) {
+		seterr(err, errlen, "libmicrohttpd was built without epoll "
+		       "support, which the http thread needs");
+		return -1;
+	}
+	if (check_routes(routes, nroutes, err, errlen) < 0)
+		return -1;
+	if (cfg->web && cfg->web->tls &&
+	    MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+		seterr(err, errlen, "%s: libmicrohttpd was built without TLS "
+		       "support", cfg->web->path);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Opens every listener of cfg into s->ls (TCP, inherited, the control
+ * socket), after checking every address first.  0 or -1 with err.
+ */
+static int open_listeners(struct http_server *s, const struct http_cfg *cfg,
+			  char *err, size_t errlen)
+{
+	unsigned i;
+
+	for (i = 0; i < cfg->nlisten; i++) {
+		struct sockaddr_storage ss;
+		socklen_t len;
+
+		if (!cfg->listen[i]) {
+			seterr(err, errlen, "listen address %u is missing", i);
+			return -1;
+		}
+		if (parse_listen(cfg->listen[i], &ss, &len, err, errlen) < 0)
+			return -1;
+	}
+	for (i = 0; i < cfg->nlisten; i++)
+		if (open_tcp(&s->ls[s->nls++], cfg->listen[i], err,
+			     errlen) < 0)
+			return -1;
+	for (i = 0; i < cfg->ninherited; i++)
+		if (adopt_fd(&s->ls[s->nls++], cfg->inherited_fds[i], err,
+			     errlen) < 0)
+			return -1;
+	if (cfg->control_socket && cfg->control_socket[0] &&
+	    !have_inherited(s, cfg->control_socket) &&
+	    open_control(s, &s->ls[s->nls++], cfg, err, errlen) < 0)
+		return -1;
+	if (s->nls == 0) {
+		seterr(err, errlen, "no HTTP listener configured");
+		return -1;
+	}
+	return 0;
+}
+
+/* Starts the http thread with every signal blocked (signals belong to
+ * the main thread).  0 or -1 with err. */
+static int start_thread(struct http_server *s, char *err, size_t errlen)
+{
+	sigset_t all, old;
+	int rc;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(&s->thread, NULL, serve, s);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0) {
+		seterr(err, errlen, "cannot start the http thread: %s",
+		       strerror(rc));
+		return -1;
+	}
+	pthread_setname_np(s->thread, "uncored-http");
+	s->running = true;
+	return 0;
+}
+
 struct http_server *http_start(const struct http_cfg *cfg,
 			       const struct http_route *routes, size_t nroutes,
 			       void *ctx, char *err, size_t errlen)
 {
 	struct http_server *s;
-	struct epoll_event ev;
-	sigset_t all, old;
 	unsigned i, max;
-	int rc;
 
 	seterr(err, errlen, "unknown error");
-	if (cfg->nlisten > HTTP_MAX_LISTEN) {
-		seterr(err, errlen, "too many listen addresses (at most %d)",
-		       HTTP_MAX_LISTEN);
+	if (check_start(cfg, routes, nroutes, err, errlen) < 0)
 		return NULL;
-	}
-	if (MHD_is_feature_supported(MHD_FEATURE_EPOLL) != MHD_YES) {
-		seterr(err, errlen, "libmicrohttpd was built without epoll "
-		       "support, which the http thread needs");
-		return NULL;
-	}
-	if (check_routes(routes, nroutes, err, errlen) < 0)
-		return NULL;
-	if (cfg->web && cfg->web->tls &&
-	    MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
-		seterr(err, errlen, "%s: libmicrohttpd was built without TLS "
-		       "support", cfg->web->path);
-		return NULL;
-	}
 	s = calloc(1, sizeof(*s));
 	max = cfg->nlisten + cfg->ninherited + 1;
 	if (!s || !(s->ls = calloc(max, sizeof(*s->ls)))) {
@@ -1746,66 +2308,16 @@ struct http_server *http_start(const struct http_cfg *cfg,
 		s->ls[i].fd = -1;
 		s->ls[i].srv = s;
 	}
-
-	/* Validate every address before opening anything. */
-	for (i = 0; i < cfg->nlisten; i++) {
-		struct sockaddr_storage ss;
-		socklen_t len;
-
-		if (!cfg->listen[i] ||
-		    parse_listen(cfg->listen[i], &ss, &len, err, errlen) < 0) {
-			if (!cfg->listen[i])
-				seterr(err, errlen, "listen address %u is "
-				       "missing", i);
-			goto fail;
-		}
-	}
-	for (i = 0; i < cfg->nlisten; i++)
-		if (open_tcp(&s->ls[s->nls++], cfg->listen[i], err,
-			     errlen) < 0)
-			goto fail;
-	for (i = 0; i < cfg->ninherited; i++)
-		if (adopt_fd(&s->ls[s->nls++], cfg->inherited_fds[i], err,
-			     errlen) < 0)
-			goto fail;
-	if (cfg->control_socket && cfg->control_socket[0] &&
-	    !have_inherited(s, cfg->control_socket))
-		if (open_control(s, &s->ls[s->nls++], cfg, err, errlen) < 0)
-			goto fail;
-	if (s->nls == 0) {
-		seterr(err, errlen, "no HTTP listener configured");
+	if (open_listeners(s, cfg, err, errlen) < 0 ||
+	    setup_polling(s, err, errlen) < 0)
 		goto fail;
-	}
-
-	s->epfd = epoll_create1(EPOLL_CLOEXEC);
-	s->wakefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	memset(&ev, 0, sizeof(ev));
-	ev.events = EPOLLIN;
-	ev.data.u32 = HTTP_WAKE_TAG;
-	if (s->epfd < 0 || s->wakefd < 0 ||
-	    epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->wakefd, &ev) < 0) {
-		seterr(err, errlen, "cannot set up HTTP polling: %s",
-		       strerror(errno));
-		goto fail;
-	}
 	for (i = 0; i < s->nls; i++)
 		if (start_mhd(s, &s->ls[i], cfg, err, errlen) < 0)
 			goto fail;
-
 	if (cfg->before_thread)
 		cfg->before_thread(cfg->before_thread_arg);
-	/* Signals belong to the main thread: block them all in ours. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	rc = pthread_create(&s->thread, NULL, serve, s);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (rc != 0) {
-		seterr(err, errlen, "cannot start the http thread: %s",
-		       strerror(rc));
+	if (start_thread(s, err, errlen) < 0)
 		goto fail;
-	}
-	pthread_setname_np(s->thread, "uncored-http");
-	s->running = true;
 	for (i = 0; i < s->nls; i++)
 		log_info("http: serving %s%s", s->ls[i].name,
 			 s->ls[i].control ? " (control)" : "");
@@ -1813,6 +2325,25 @@ struct http_server *http_start(const struct http_cfg *cfg,
 fail:
 	destroy(s, true);
 	return NULL;
+}
+
+void http_get_stats(const struct http_req *req, struct http_stats *out)
+{
+	const struct http_server *s = req->server;
+	uint64_t now = mono_ns();
+
+	*out = s->stats;
+	out->auth_pending = s->authq ? authq_pending(s->authq) : 0;
+	for (const struct http_conn *k = s->conns; k; k = k->next) {
+		if (k->closing)
+			continue;
+		if (k->waiting)
+			out->reading[k->control]++;
+		else if (conn_stalled(k, now))
+			out->stalled[k->control]++;
+		else
+			out->writing[k->control]++;
+	}
 }
 
 unsigned http_port(const struct http_server *s, unsigned i)

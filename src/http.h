@@ -13,14 +13,18 @@
  * a large answer to another.
  *
  * Slow or abusive clients cannot starve scrapes: every request must be
- * complete timeout_s after it started, the connection limit (all
- * listeners together) and the per-IP limit (TCP) displace the oldest
- * incomplete request rather than refuse a new connection, and request
+ * complete timeout_s after it started, every answer must drain at least
+ * HTTP_MIN_DRAIN_BPS (averaged over HTTP_DRAIN_WINDOW_S), the connection limit
+ * (the TCP listeners together) and the per-IP limit displace the oldest
+ * incomplete request or stalled answer rather than refuse a new
+ * connection, the control socket has a budget of its own, and request
  * bodies are capped at HTTP_MAX_BODY (413).
  * Errors use one JSON shape, {"error":{"code":"...","message":"..."}}.
  *
  * With a web config (webcfg.h) the TCP listeners speak TLS and/or require
  * basic auth (401 with WWW-Authenticate); the control socket never does.
+ * bcrypt checks run on worker threads (authq.h), never on the http
+ * thread, within a CPU budget (503 with Retry-After past it).
  * Answers of GZ_MIN_SIZE bytes or more are gzip-compressed for clients
  * that accept it (gz.h), and every answer says "Vary: Accept-Encoding".
  */
@@ -72,6 +76,7 @@ struct http_req {
 	const char *body;	/* request body, NUL-terminated; "" if none */
 	size_t body_len;	/* <= HTTP_MAX_BODY */
 	void *conn;		/* opaque, for http_query()/http_header() */
+	struct http_server *server;	/* that serves it (http_get_stats()) */
 };
 
 /*
@@ -102,6 +107,7 @@ struct http_resp {
 					   static string (401 answers) */
 	const char *csp;	/* Content-Security-Policy header; static
 				   string; NULL: none */
+	unsigned retry_after_s;	/* Retry-After header if non-zero */
 	/*
 	 * Instead of body, a body the handler shares with other responses
 	 * (the /metrics page rendered once per tick): data/len stay valid
@@ -181,8 +187,10 @@ struct http_cfg {
 	const char *control_socket;
 	const char *control_group;	/* chgrp to it; NULL or "" = leave */
 	unsigned control_mode;		/* e.g. 0660; 0 = 0660 */
-	/* 0 = the HTTP_DEFAULT_* value.  max_connections counts all
-	   listeners together; max_per_ip applies to TCP listeners only. */
+	/* 0 = the HTTP_DEFAULT_* value.  max_connections counts the TCP
+	   listeners together (the control socket has its own budget,
+	   HTTP_CONTROL_MAX_CONNECTIONS); max_per_ip applies to TCP
+	   listeners only. */
 	unsigned timeout_s;		/* request deadline, idle timeout */
 	unsigned max_connections;
 	unsigned max_per_ip;
@@ -199,6 +207,49 @@ struct http_cfg {
 };
 
 struct http_server;
+
+/*
+ * Why the server closed a connection itself (uncored_http_evictions_total
+ * {reason}): a request not complete within timeout_s; the oldest
+ * incomplete request, idle connection or answer that made no progress
+ * for HTTP_STALL_S, closed at a connection limit for a new one; an
+ * answer that drained less than HTTP_MIN_DRAIN_BPS over HTTP_DRAIN_WINDOW_S
+ * (or timeout_s if shorter); a new
+ * connection closed at a limit because none of the others could be.
+ */
+enum http_evict {
+	HTTP_EVICT_REQUEST_DEADLINE,
+	HTTP_EVICT_DISPLACED,
+	HTTP_EVICT_WRITE_DEADLINE,
+	HTTP_EVICT_REFUSED,
+	HTTP_EVICT_N
+};
+#define HTTP_MIN_DRAIN_BPS	16384	/* bytes a second an answer must drain */
+#define HTTP_DRAIN_WINDOW_S	2	/* ... on average over this window */
+#define HTTP_STALL_S		1	/* an answer without progress this long
+					   may be displaced */
+#define HTTP_CONTROL_MAX_CONNECTIONS 16	/* the control socket's own budget */
+
+/* What the server counts, for the uncored_http_* families. */
+struct http_stats {
+	uint64_t evicted[HTTP_EVICT_N];	/* connections closed, by reason */
+	/* open now, [0] TCP, [1] control socket, by what they do: reading
+	 * a request (or idle between requests), writing an answer, or
+	 * stalled (an answer without progress for HTTP_STALL_S) */
+	unsigned reading[2], writing[2], stalled[2];
+	/* bcrypt checks of credentials the cache did not know, by verdict,
+	 * and the CPU time they took */
+	uint64_t auth_accepted, auth_refused, auth_cpu_ns;
+	uint64_t auth_busy;	/* new credentials answered 503 unchecked
+				   (over the budget, or the queue full) */
+	unsigned auth_pending;	/* checks waiting or running now */
+};
+
+/*
+ * Copies the counters of the server that serves req into *out.  For
+ * handlers (they run on the http thread, which keeps the counters).
+ */
+void http_get_stats(const struct http_req *req, struct http_stats *out);
 
 /*
  * Opens every listener (the privileged part: call it before dropping

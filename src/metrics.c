@@ -294,6 +294,69 @@ static void claim_families(struct prom *w, const struct claims_pub *c)
 	}
 }
 
+/* The reasons of enum http_evict, as label values. */
+static const char *const evict_reasons[HTTP_EVICT_N] = {
+	[HTTP_EVICT_REQUEST_DEADLINE] = "request_deadline",
+	[HTTP_EVICT_DISPLACED] = "displaced",
+	[HTTP_EVICT_WRITE_DEADLINE] = "write_deadline",
+	[HTTP_EVICT_REFUSED] = "refused",
+};
+
+/* The HTTP server's families: connections, evictions, basic-auth checks. */
+static void http_families(struct prom *w, const struct http_stats *h)
+{
+	const char *acc[] = { "result", "accepted", NULL };
+	const char *ref[] = { "result", "refused", NULL };
+	static const char *const kind[2] = { "tcp", "control" };
+
+	prom_family(w, "uncored_http_connections", PROM_GAUGE, NULL,
+		    "HTTP connections open when the page was rendered, on the "
+		    "TCP listeners and on the control socket (each has its own "
+		    "budget), by state: reading a request or idle, writing an "
+		    "answer, or stalled (an answer without progress for a "
+		    "second).");
+	for (unsigned i = 0; i < 2; i++) {
+		const char *r[] = { "listener", kind[i], "state", "reading",
+				    NULL };
+		const char *wr[] = { "listener", kind[i], "state", "writing",
+				     NULL };
+		const char *st[] = { "listener", kind[i], "state", "stalled",
+				     NULL };
+
+		prom_sample_u64(w, NULL, r, h->reading[i]);
+		prom_sample_u64(w, NULL, wr, h->writing[i]);
+		prom_sample_u64(w, NULL, st, h->stalled[i]);
+	}
+	prom_family(w, "uncored_http_evictions_total", PROM_COUNTER, NULL,
+		    "Connections the daemon closed itself: request_deadline "
+		    "(request incomplete after timeout_s), displaced (the "
+		    "oldest incomplete, idle or stalled one at a connection "
+		    "limit), write_deadline (answer drained too slowly), "
+		    "refused (a new one at a limit with nothing to displace).");
+	for (unsigned r = 0; r < HTTP_EVICT_N; r++) {
+		const char *l[] = { "reason", evict_reasons[r], NULL };
+
+		prom_sample_u64(w, NULL, l, h->evicted[r]);
+	}
+
+	prom_family(w, "uncored_http_auth_checks_total", PROM_COUNTER, NULL,
+		    "bcrypt checks of basic-auth credentials the daemon did "
+		    "not remember, by verdict.");
+	prom_sample_u64(w, NULL, acc, h->auth_accepted);
+	prom_sample_u64(w, NULL, ref, h->auth_refused);
+	prom_family(w, "uncored_http_auth_cpu_seconds_total", PROM_COUNTER,
+		    "seconds", "CPU time the bcrypt checks took.");
+	prom_sample_f64(w, NULL, NULL, (double)h->auth_cpu_ns / 1e9);
+	prom_family(w, "uncored_http_auth_busy_total", PROM_COUNTER, NULL,
+		    "New basic-auth credentials answered 503 without a check "
+		    "(over the bcrypt budget, or the queue full).");
+	prom_sample_u64(w, NULL, NULL, h->auth_busy);
+	prom_family(w, "uncored_http_auth_pending", PROM_GAUGE, NULL,
+		    "bcrypt checks waiting or running when the page was "
+		    "rendered.");
+	prom_sample_u64(w, NULL, NULL, h->auth_pending);
+}
+
 int metrics_render(struct buf *b, enum prom_fmt fmt, const struct program *p,
 		   const struct metrics_info *info)
 {
@@ -323,6 +386,8 @@ int metrics_render(struct buf *b, enum prom_fmt fmt, const struct program *p,
 	self_families(&w, p, &st, info);
 	if (info->claims)
 		claim_families(&w, info->claims);
+	if (info->http)
+		http_families(&w, info->http);
 	procstat_read(&ps);	/* renders whatever could be read */
 	procstat_render(&w, &ps);
 	r = prom_end(&w);

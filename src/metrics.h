@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "buf.h"
+#include "http.h"
 #include "prom.h"
 #include "sampler.h"
 
@@ -24,6 +25,8 @@ struct metrics_info {
 	double start_time_s;		/* CLOCK_REALTIME at start */
 	const struct claims_pub *claims;	/* the sampler's claim totals;
 					   NULL: no claim families */
+	const struct http_stats *http;	/* the HTTP server's counters;
+					   NULL: no uncored_http_* families */
 };
 
 /* Copies the newest snapshot of p into *st and, if totals/up are not

@@ -48,6 +48,7 @@
 struct ring {
 	unsigned capacity;
 	unsigned nwords;
+	uint64_t base;			/* sequence numbers start after it */
 	size_t stride;			/* words per slot: stamp + payload,
 					   rounded up to whole cache lines */
 	/* Written by the writer on every push and read by every reader:
@@ -94,6 +95,7 @@ struct ring *ring_new(unsigned capacity, unsigned nwords)
 		goto nomem;
 	r->capacity = capacity;
 	r->nwords = nwords;
+	r->base = 0;
 	r->stride = stride;
 	atomic_init(&r->head, 0);
 	/* Stamp 0 = never written.  Touching every page here also keeps
@@ -110,6 +112,17 @@ nomem:
 void ring_free(struct ring *r)
 {
 	free(r);
+}
+
+void ring_start_after(struct ring *r, uint64_t seq)
+{
+	r->base = seq;
+	atomic_store_explicit(&r->head, seq, memory_order_relaxed);
+}
+
+uint64_t ring_first(const struct ring *r)
+{
+	return r->base + 1;
 }
 
 unsigned ring_capacity(const struct ring *r)
@@ -150,7 +163,8 @@ uint64_t ring_tail(const struct ring *r)
 
 	if (head == 0)
 		return 0;
-	return head >= r->capacity ? head - r->capacity + 1 : 1;
+	return head - r->base >= r->capacity ? head - r->capacity + 1
+					      : r->base + 1;
 }
 
 int ring_read(const struct ring *r, uint64_t seq, uint64_t *words)
@@ -160,7 +174,7 @@ int ring_read(const struct ring *r, uint64_t seq, uint64_t *words)
 	unsigned i;
 
 	/* Also keeps 2 * seq below from overflowing. */
-	if (seq == 0 || seq > head || head - seq >= r->capacity)
+	if (seq <= r->base || seq > head || head - seq >= r->capacity)
 		return -ENOENT;
 	s = ring_slot(r, seq);
 	/* head >= seq was stored after stamp 2*seq, so the stamp is 2*seq,
@@ -186,8 +200,8 @@ uint64_t ring_latest(const struct ring *r, uint64_t *words)
 	   next attempt reads a new head. */
 	for (tries = 0; tries < RING_LATEST_TRIES; tries++) {
 		head = ring_head(r);
-		if (head == 0)
-			return 0;
+		if (head == r->base)
+			return 0;	/* nothing pushed yet */
 		if (ring_read(r, head, words) == 0)
 			return head;
 	}

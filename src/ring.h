@@ -45,6 +45,18 @@ unsigned ring_capacity(const struct ring *r);
 unsigned ring_nwords(const struct ring *r);
 
 /*
+ * Before the first push only (the ring is not yet shared): makes the next
+ * push get seq + 1, so that a ring replacing another goes on from its
+ * head and sequence numbers never go back.  Until that push ring_head()
+ * says seq and the ring holds nothing.  seq 0 changes nothing.
+ */
+void ring_start_after(struct ring *r, uint64_t seq);
+
+/* The first sequence number r gives: 1, or seq + 1 after
+ * ring_start_after(r, seq). */
+uint64_t ring_first(const struct ring *r);
+
+/*
  * Writer only (one thread).  Copies ring_nwords(r) words from `words` into
  * the next slot, overwriting the oldest sample once the ring is full, and
  * publishes it.  Returns the sequence number it was given (1, 2, 3, ...).
@@ -54,8 +66,9 @@ uint64_t ring_push(struct ring *r, const uint64_t *words);
 
 /*
  * Readers.  Return the newest published sequence number (0 if nothing was
- * pushed yet) and the oldest one still held (head - capacity + 1, at least
- * 1; 0 if empty).  Both are snapshots: the writer may move on at once, and
+ * pushed yet, or the seq given to ring_start_after()) and the oldest one
+ * still held (head - capacity + 1, at least ring_first(); 0 if nothing
+ * was pushed; above head while a ring started after seq is empty).  Both are snapshots: the writer may move on at once, and
  * the slot of ring_tail() is the next one it overwrites, so reading it can
  * already fail with -ENOENT or -EAGAIN.
  */

@@ -437,6 +437,25 @@ static bool same_series(const struct program *a, unsigned i,
 	       strcmp(a->ev[a->sev[i]].name, b->ev[b->sev[j]].name) == 0;
 }
 
+bool program_same(const struct program *a, const struct program *b)
+{
+	if (a->nev != b->nev || a->ns != b->ns ||
+	    a->interval_ms != b->interval_ms ||
+	    ring_capacity(a->samples) != ring_capacity(b->samples))
+		return false;
+	for (unsigned i = 0; i < a->nev; i++)
+		if (strcmp(a->ev[i].name, b->ev[i].name) != 0 ||
+		    a->ctr[i] != b->ctr[i])
+			return false;
+	for (unsigned i = 0; i < a->ns; i++)
+		if (a->sev[i] != b->sev[i] || !same_series(a, i, b, i) ||
+		    a->slot[i].socket != b->slot[i].socket ||
+		    a->slot[i].inst != b->slot[i].inst ||
+		    a->slot[i].ctl_id != b->slot[i].ctl_id)
+			return false;
+	return true;
+}
+
 /* Installs a pending program: per-series state carried over where the
  * same counter keeps counting the same event. */
 static int install(struct sampler *s, struct program *np)
@@ -495,6 +514,9 @@ static int install(struct sampler *s, struct program *np)
 	memcpy(b->sg.ctr, np->ctr, np->nev * sizeof(int));
 	s->prog = np;
 	np->gen = ++s->gens;	/* before it is published */
+	/* its samples are numbered on from the program it replaces */
+	if (op)
+		ring_start_after(np->samples, ring_head(op->samples));
 	s->need_program = true;
 	return 0;
 }

@@ -169,6 +169,13 @@ void program_put(struct program *p);
 unsigned program_controls(const struct program *p, struct pmu_slot *want);
 
 /*
+ * True when a and b count the same events on the same counters, with the
+ * same ring capacity and interval: a reload that builds such a program
+ * keeps the running one, and with it the ring.
+ */
+bool program_same(const struct program *a, const struct program *b);
+
+/*
  * Longest interval (ms) the program may use: half the shortest wrap time
  * of any counter in it at the platform's maximum event rates.
  */

@@ -570,26 +570,48 @@ static bool uncored_alive(pid_t pid)
  * (truncate) where it may not remove it. */
 static int owner_fd = -1;
 
+/*
+ * Writes the owner file at path through a temporary file made with
+ * mkstemp() in the same directory (O_EXCL: a name another user put there
+ * is never opened, unlike a fixed "path.tmp" that a symbolic link could
+ * point at a file of root's), renamed over path; the descriptor stays
+ * open as owner_fd.  Returns 0 or -errno.
+ */
 static int write_owner(const char *path)
 {
-	char tmp[PATH_MAX + 8], boot[64];
-	FILE *f;
+	char tmp[PATH_MAX + 8], boot[64], text[256];
+	int fd, n, e;
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
 	read_boot_id(boot, sizeof(boot));
-	f = fopen(tmp, "w");
-	if (!f)
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
 		return -errno;
-	fprintf(f, "pid=%d\nboot_id=%s\nstarted=%lld\n", (int)getpid(), boot,
-		(long long)time(NULL));
-	if (fclose(f) != 0 || rename(tmp, path) < 0) {
-		int e = errno;
-
+	n = snprintf(text, sizeof(text), "pid=%d\nboot_id=%s\nstarted=%lld\n",
+		     (int)getpid(), boot, (long long)time(NULL));
+	errno = 0;
+	if (fchmod(fd, 0644) < 0 || write(fd, text, (size_t)n) != n ||
+	    rename(tmp, path) < 0) {
+		e = errno ? errno : EIO;
+		close(fd);
 		unlink(tmp);
 		return -e;
 	}
-	owner_fd = open(path, O_WRONLY | O_CLOEXEC);
-	return owner_fd < 0 ? -errno : 0;
+	owner_fd = fd;
+	return 0;
+}
+
+/* The owner file for reading, never through a symbolic link; NULL if
+ * there is none (or it is a link). */
+static FILE *open_owner(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+
+	if (fd >= 0 && !f)
+		close(fd);
+	return f;
 }
 
 /* Removes the owner file; where the directory is not ours to write in
@@ -625,7 +647,7 @@ static void take_ownership(struct daemon *d, const struct conf *c)
 	int busy;
 
 	read_boot_id(boot, sizeof(boot));
-	if (d->owner_path[0] && (f = fopen(d->owner_path, "r"))) {
+	if (d->owner_path[0] && (f = open_owner(d->owner_path))) {
 		while (fgets(line, sizeof(line), f)) {
 			if (sscanf(line, "pid=%ld", &opid) == 1)
 				continue;
@@ -729,7 +751,7 @@ static int self_test(const struct options *o, const struct conf *c)
 		log_fatalx(1, "%s", err);
 	boot_prog = prog;	/* in use if a refusal below exits */
 	read_boot_id(boot, sizeof(boot));
-	if (d.owner_path[0] && (f = fopen(d.owner_path, "r"))) {
+	if (d.owner_path[0] && (f = open_owner(d.owner_path))) {
 		while (fgets(line, sizeof(line), f))
 			if (sscanf(line, "pid=%ld", &opid) != 1)
 				sscanf(line, "boot_id=%63s", fboot);
@@ -817,16 +839,21 @@ static void drop_privileges(void *arg)
 
 /*
  * Loads the web config named by c (TLS files included) into *w; an empty
- * web_config leaves *w zeroed (plain HTTP, no auth).  Returns 0 or -1
- * with the reason in err.
+ * web_config leaves *w zeroed (plain HTTP, no auth).  With advise, logs
+ * its warnings (costs, certificate dates).  Returns 0 or -1 with the
+ * reason in err.
  */
 static int load_web(const struct conf *c, struct webcfg *w, char *err,
-		    size_t len)
+		    size_t len, bool advise)
 {
 	memset(w, 0, sizeof(*w));
 	if (!c->web_config[0])
 		return 0;
-	return webcfg_load(w, c->web_config, err, len);
+	if (webcfg_load(w, c->web_config, err, len) < 0)
+		return -1;
+	for (unsigned i = 0; advise && i < w->nadvice; i++)
+		log_warnx("web config %s", w->advice[i]);
+	return 0;
 }
 
 static struct http_server *start_http(struct daemon *d, const struct conf *c,
@@ -915,7 +942,11 @@ static unsigned reload_web(const struct conf *nc, const struct webcfg *cur)
 	char err[1024];
 	unsigned changed;
 
-	if (load_web(nc, &w, err, sizeof(err)) < 0) {
+	/* Nothing to say when no file changed: stat() alone tells, where a
+	   root-only key could not be read again after the drop. */
+	if (cur->path && webcfg_unchanged(cur, nc->web_config))
+		return 0;
+	if (load_web(nc, &w, err, sizeof(err), false) < 0) {
 		log_warnx("reload: web config not re-read, the running TLS and "
 			  "basic-auth settings are kept: %s", err);
 		return 1;
@@ -1055,6 +1086,33 @@ static int program_reachable(struct daemon *d, const struct program *p,
 	return r < 0 ? -1 : 0;
 }
 
+/*
+ * Hands the reloaded program p and settings to the sampler.  A program
+ * that counts what the running one counts is dropped, so the ring and
+ * its samples stay; a new one starts a ring whose sequence numbers go on
+ * from the old head (its first sample is "program_start" in the API).
+ */
+static void swap_program(struct daemon *d, struct program *p,
+			 const struct conf *nc)
+{
+	struct sampler_cfg sc = sampler_cfg_of(nc);
+	struct program *run = sampler_get(d->sampler);
+
+	if (run && program_same(run, p)) {
+		program_put(p);
+		p = NULL;
+		log_info("reload: the baseline is unchanged: its ring is kept "
+			 "(newest sample %llu)", (unsigned long long)
+			 ring_head(run->samples));
+	} else if (run) {
+		log_info("reload: a new baseline: its samples start after "
+			 "sequence number %llu", (unsigned long long)
+			 ring_head(run->samples));
+	}
+	program_put(run);
+	sampler_swap(d->sampler, p, &sc);
+}
+
 static void reload(struct daemon *d, const struct options *o, struct conf *cur,
 		   const struct webcfg *web)
 {
@@ -1106,11 +1164,7 @@ static void reload(struct daemon *d, const struct options *o, struct conf *cur,
 	}
 	kept = keep_restart_only(&nc, cur);
 	kept += reload_web(&nc, web);
-	{
-		struct sampler_cfg sc = sampler_cfg_of(&nc);
-
-		sampler_swap(d->sampler, p, &sc);
-	}
+	swap_program(d, p, &nc);
 	if (level_of(nc.log_level, &lvl) == 0)
 		log_set_level(lvl);
 	d->allow_raw_events = nc.allow_raw_events;
@@ -1236,7 +1290,7 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	/* TLS files are read now, while they are readable (as root). */
-	if (load_web(&conf, &web, err, sizeof(err)) < 0) {
+	if (load_web(&conf, &web, err, sizeof(err), true) < 0) {
 		fprintf(stderr, "uncored: %s\n", err);
 		conf_free(&conf);
 		return 1;

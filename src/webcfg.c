@@ -25,25 +25,41 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include <gnutls/crypto.h>
+#include <gnutls/x509.h>
 #include <gnutls/gnutls.h>
 #include <yaml.h>
 
 #include "webcfg.h"
 
 #define WEBCFG_MAX_FILE		(1024 * 1024)	/* PEM files and the config */
-#define WEBCFG_CACHE_SIZE	64
+#define WEBCFG_GOOD_SLOTS	16
+#define WEBCFG_BAD_SLOTS	64
 #define WEBCFG_DIGEST_LEN	32		/* SHA-256 */
 
+/* A remembered verdict: SHA-256(user, password, hash). */
+struct verdict {
+	unsigned char digest[WEBCFG_DIGEST_LEN];
+	bool used;
+	uint64_t last;			/* cache clock at its last use */
+};
+
+/*
+ * Accepted and refused verdicts live in separate tables, so that a flood
+ * of wrong passwords (each one new) replaces only other refusals and can
+ * never push a scraper's accepted credentials out: an accepted verdict
+ * is replaced only by another accepted one, least recently used first.
+ */
 struct webcfg_cache {
-	pthread_mutex_t lock;		/* e[] and next */
-	struct {
-		unsigned char digest[WEBCFG_DIGEST_LEN];
-		bool used, ok;
-	} e[WEBCFG_CACHE_SIZE];
-	unsigned next;			/* slot replaced next (round robin) */
+	pthread_mutex_t lock;		/* the tables and clock */
+	struct verdict good[WEBCFG_GOOD_SLOTS];
+	struct verdict bad[WEBCFG_BAD_SLOTS];
+	unsigned next_bad;		/* replaced next (round robin) */
+	uint64_t clock;			/* lookups so far */
 	pthread_mutex_t crypt_lock;	/* cd; one bcrypt at a time */
 	struct crypt_data cd;		/* crypt_rn() scratch, ~32 KiB */
 };
@@ -57,6 +73,26 @@ struct wstate {
 	size_t errlen;
 	bool failed;
 };
+
+/* Adds a warning "FILE:LINE: ..." to st->w->advice; out of memory it is
+ * dropped (it is advice). */
+__attribute__((format(printf, 3, 4)))
+static void advise(struct wstate *st, unsigned line, const char *fmt, ...)
+{
+	struct webcfg *w = st->w;
+	char msg[512], **a;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	a = realloc(w->advice, (w->nadvice + 1) * sizeof(*a));
+	if (!a)
+		return;
+	w->advice = a;
+	if (asprintf(&a[w->nadvice], "%s:%u: %s", w->path, line, msg) >= 0)
+		w->nadvice++;
+}
 
 __attribute__((format(printf, 3, 4)))
 static void fail_at(struct wstate *st, const yaml_node_t *n,
@@ -110,8 +146,27 @@ static char *string_value(struct wstate *st, const char *key,
 	return r;
 }
 
-/* Reads a whole file (at most WEBCFG_MAX_FILE bytes), NUL-terminated. */
-static char *read_file(const char *path, size_t *len, char *why, size_t n)
+/* Records what the file open as f is, in w's stamps. */
+static void stamp(struct webcfg *w, const char *path, FILE *f)
+{
+	struct webcfg_stamp *t = &w->stamp[w->nstamps];
+	struct stat sb;
+
+	if (w->nstamps >= WEBCFG_MAX_STAMPS || fstat(fileno(f), &sb) < 0 ||
+	    !(t->path = strdup(path)))
+		return;		/* not stamped: a reload reads it again */
+	t->dev = sb.st_dev;
+	t->ino = sb.st_ino;
+	t->size = sb.st_size;
+	t->mtime = sb.st_mtim;
+	t->ctime = sb.st_ctim;
+	w->nstamps++;
+}
+
+/* Reads a whole file (at most WEBCFG_MAX_FILE bytes), NUL-terminated,
+ * stamping it in w. */
+static char *read_file(struct webcfg *w, const char *path, size_t *len,
+		       char *why, size_t n)
 {
 	FILE *f = fopen(path, "re");
 	char *b = NULL;
@@ -121,6 +176,7 @@ static char *read_file(const char *path, size_t *len, char *why, size_t n)
 		snprintf(why, n, "cannot open %s: %s", path, strerror(errno));
 		return NULL;
 	}
+	stamp(w, path, f);
 	b = malloc(WEBCFG_MAX_FILE + 1);
 	if (b)
 		got = fread(b, 1, WEBCFG_MAX_FILE + 1, f);
@@ -309,6 +365,7 @@ static void user_pair(struct wstate *st, const yaml_node_t *k,
 	struct webcfg *w = st->w;
 	struct webcfg_user *u;
 	const char *h = scalar(v);
+	unsigned cost;
 
 	if (!*key || strchr(key, ':')) {
 		fail_at(st, k, "basic_auth_users: \"%s\" cannot be a user name "
@@ -321,6 +378,16 @@ static void user_pair(struct wstate *st, const yaml_node_t *k,
 			"e.g. from htpasswd -nBC 10 %s)", key, key);
 		return;
 	}
+	cost = (unsigned)((h[4] - '0') * 10 + (h[5] - '0'));
+	if (cost > WEBCFG_MAX_COST) {
+		fail_at(st, v, "basic_auth_users: %s: bcrypt cost %u is above "
+			"%d, the most uncored accepts: a check doubles with "
+			"each step (about 50-70 ms at cost 10), so one at cost "
+			"%u takes over %u s, longer than a 1 s scrape interval; "
+			"make a cost-10 hash (htpasswd -nBC 10 %s)", key, cost,
+			WEBCFG_MAX_COST, cost, 1u << (cost - 15), key);
+		return;
+	}
 	u = realloc(w->users, (w->nusers + 1) * sizeof(*u));
 	if (!u) {
 		fail_at(st, v, "out of memory");
@@ -329,6 +396,8 @@ static void user_pair(struct wstate *st, const yaml_node_t *k,
 	w->users = u;
 	u[w->nusers].name = strdup(key);
 	u[w->nusers].hash = strdup(h);
+	u[w->nusers].cost = cost;
+	u[w->nusers].line = (unsigned)v->start_mark.line + 1;
 	w->nusers++;
 	if (!u[w->nusers - 1].name || !u[w->nusers - 1].hash)
 		fail_at(st, v, "out of memory");
@@ -384,10 +453,58 @@ static void read_pem(struct wstate *st, const yaml_node_t *sect,
 
 	if (st->failed || !path)
 		return;
-	*pem = read_file(path, len, why, sizeof(why));
+	*pem = read_file(st->w, path, len, why, sizeof(why));
 	if (!*pem)
 		fail_at(st, key_node(st, sect, key), "tls_server_config: %s",
 			why);
+}
+
+/* A time as "2020-01-02 00:00:00 UTC". */
+static void utc(time_t t, char *out, size_t len)
+{
+	struct tm tm;
+
+	if (!gmtime_r(&t, &tm) || !strftime(out, len, "%Y-%m-%d %H:%M:%S UTC",
+					    &tm))
+		snprintf(out, len, "%lld", (long long)t);
+}
+
+/*
+ * Warns about a server certificate outside its validity (the first one
+ * of cert_file): GnuTLS serves it, and clients that verify it - as
+ * Prometheus does - refuse the connection, so say it where an operator
+ * looks (-n, start-up) rather than let scrapes fail.
+ */
+static void cert_validity(struct wstate *st, const yaml_node_t *sect,
+			  size_t clen)
+{
+	struct webcfg *w = st->w;
+	gnutls_x509_crt_t crt;
+	gnutls_datum_t d = { (unsigned char *)w->cert_pem, (unsigned)clen };
+	unsigned line = (unsigned)key_node(st, sect, "cert_file")
+				->start_mark.line + 1;
+	time_t now = time(NULL), t;
+	char when[64];
+
+	if (gnutls_x509_crt_init(&crt) < 0)
+		return;
+	if (gnutls_x509_crt_import(crt, &d, GNUTLS_X509_FMT_PEM) == 0) {
+		if ((t = gnutls_x509_crt_get_expiration_time(crt)) !=
+		    (time_t)-1 && t < now) {
+			utc(t, when, sizeof(when));
+			advise(st, line, "tls_server_config: cert_file %s "
+			       "expired on %s: clients that verify it refuse "
+			       "to connect; renew it", w->cert_file, when);
+		} else if ((t = gnutls_x509_crt_get_activation_time(crt)) !=
+			   (time_t)-1 && t > now) {
+			utc(t, when, sizeof(when));
+			advise(st, line, "tls_server_config: cert_file %s is "
+			       "not valid before %s: clients that verify it "
+			       "refuse to connect until then", w->cert_file,
+			       when);
+		}
+	}
+	gnutls_x509_crt_deinit(crt);
 }
 
 /* Reads and checks the TLS files; errors point at the tls section. */
@@ -441,6 +558,8 @@ static void load_tls(struct wstate *st, const yaml_node_t *sect)
 			"be PEM, the key unencrypted and matching the "
 			"certificate)", w->cert_file, w->key_file,
 			gnutls_strerror(rc));
+	else
+		cert_validity(st, sect, clen);
 	if (!st->failed && w->ca_pem) {
 		c.data = (unsigned char *)w->ca_pem;
 		c.size = (unsigned)alen;
@@ -455,12 +574,116 @@ static void load_tls(struct wstate *st, const yaml_node_t *sect)
 	gnutls_certificate_free_credentials(cred);
 }
 
-int webcfg_load(struct webcfg *w, const char *path, char *err, size_t errlen)
+/*
+ * The users' costs: a warning per user above WEBCFG_ADVISED_COST, and one
+ * when they differ, since an unknown user is checked against one hash
+ * (users[decoy], the costliest) and so takes that user's time: a user of
+ * a lower cost answers faster than an unknown name.
+ */
+static void user_advice(struct wstate *st)
 {
-	struct wstate st = { .w = w, .err = err, .errlen = errlen };
+	struct webcfg *w = st->w;
+	unsigned lo = UINT_MAX, hi = 0;
+
+	for (unsigned i = 0; i < w->nusers; i++) {
+		const struct webcfg_user *u = &w->users[i];
+
+		if (u->cost > WEBCFG_ADVISED_COST)
+			advise(st, u->line, "basic_auth_users: %s: bcrypt cost "
+			       "%u: each new password takes a check %u times "
+			       "as long as at cost %d (about 50-70 ms), the cost "
+			       "the exporter toolkit's documentation uses",
+			       u->name, u->cost,
+			       1u << (u->cost - WEBCFG_ADVISED_COST),
+			       WEBCFG_ADVISED_COST);
+		if (u->cost < lo)
+			lo = u->cost;
+		if (u->cost > hi) {
+			hi = u->cost;
+			w->decoy = i;
+		}
+	}
+	if (lo < hi)
+		advise(st, w->users[0].line, "basic_auth_users: the users' "
+		       "bcrypt costs differ (%u to %u): how long an answer "
+		       "takes tells the names of users of a lower cost from "
+		       "unknown names, which are checked at cost %u; give "
+		       "every user the same cost", lo, hi, hi);
+}
+
+/*
+ * A second document in the stream: refused, since a reader that takes
+ * the first one only would drop every setting after "---" and serve
+ * plain, unauthenticated HTTP ("---\n---\ntls_server_config: ..." has an
+ * empty first document).  Syntax errors after the first document are
+ * errors too.
+ */
+static void only_one_document(struct wstate *st, yaml_parser_t *parser)
+{
+	yaml_document_t next;
+
+	if (st->failed)
+		return;
+	if (!yaml_parser_load(parser, &next)) {
+		snprintf(st->err, st->errlen, "%s:%lu: YAML syntax error: %s%s%s",
+			 st->w->path,
+			 (unsigned long)parser->problem_mark.line + 1,
+			 parser->problem ? parser->problem : "unknown",
+			 parser->context ? " " : "",
+			 parser->context ? parser->context : "");
+		st->failed = true;
+		return;
+	}
+	if (yaml_document_get_root_node(&next)) {
+		snprintf(st->err, st->errlen, "%s:%lu: a second YAML document "
+			 "starts here: the web config is one document (remove "
+			 "this \"---\" and merge what follows into the first)",
+			 st->w->path, (unsigned long)next.start_mark.line + 1);
+		st->failed = true;
+	}
+	yaml_document_delete(&next);
+}
+
+/* Parses text (len bytes) into st->w: the one document, then the TLS
+ * files it names.  Errors go to st. */
+static void parse_text(struct wstate *st, const char *text, size_t len)
+{
 	yaml_parser_t parser;
 	yaml_document_t doc;
 	yaml_node_t *root;
+
+	yaml_parser_initialize(&parser);
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+	if (!yaml_parser_load(&parser, &doc)) {
+		snprintf(st->err, st->errlen, "%s:%lu: YAML syntax error: %s%s%s",
+			 st->w->path,
+			 (unsigned long)parser.problem_mark.line + 1,
+			 parser.problem ? parser.problem : "unknown",
+			 parser.context ? " " : "",
+			 parser.context ? parser.context : "");
+		st->failed = true;
+		yaml_parser_delete(&parser);
+		return;
+	}
+	st->doc = &doc;
+	root = yaml_document_get_root_node(&doc);
+	if (root) {		/* an empty file: no TLS, no users */
+		const yaml_node_t *tls = find_key(st, root,
+						  "tls_server_config", true);
+
+		each_pair(st, root, "web config", top_pair);
+		only_one_document(st, &parser);
+		if (!st->failed && st->w->tls)
+			load_tls(st, tls);
+	}
+	st->doc = NULL;
+	yaml_document_delete(&doc);
+	yaml_parser_delete(&parser);
+}
+
+int webcfg_load(struct webcfg *w, const char *path, char *err, size_t errlen)
+{
+	struct wstate st = { .w = w, .err = err, .errlen = errlen };
 	const char *slash;
 	char why[PATH_MAX + 64];
 	char *text;
@@ -477,38 +700,16 @@ int webcfg_load(struct webcfg *w, const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: out of memory", path);
 		goto fail;
 	}
-	text = read_file(path, &len, why, sizeof(why));
+	text = read_file(w, path, &len, why, sizeof(why));
 	if (!text) {
 		snprintf(err, errlen, "web config: %s", why);
 		goto fail;
 	}
-	yaml_parser_initialize(&parser);
-	yaml_parser_set_input_string(&parser, (unsigned char *)text, len);
-	if (!yaml_parser_load(&parser, &doc)) {
-		snprintf(err, errlen, "%s:%lu: YAML syntax error: %s%s%s", path,
-			 (unsigned long)parser.problem_mark.line + 1,
-			 parser.problem ? parser.problem : "unknown",
-			 parser.context ? " " : "",
-			 parser.context ? parser.context : "");
-		yaml_parser_delete(&parser);
-		free(text);
-		goto fail;
-	}
-	st.doc = &doc;
-	root = yaml_document_get_root_node(&doc);
-	if (root) {		/* an empty file: no TLS, no users */
-		const yaml_node_t *tls = find_key(&st, root,
-						  "tls_server_config", true);
-
-		each_pair(&st, root, "web config", top_pair);
-		if (!st.failed && w->tls)
-			load_tls(&st, tls);
-	}
-	yaml_document_delete(&doc);
-	yaml_parser_delete(&parser);
+	parse_text(&st, text, len);
 	free(text);
 	if (st.failed)
 		goto fail;
+	user_advice(&st);
 	if (w->nusers) {
 		w->cache = calloc(1, sizeof(*w->cache));
 		if (!w->cache) {
@@ -550,6 +751,11 @@ void webcfg_free(struct webcfg *w)
 		free(w->users[i].hash);
 	}
 	free(w->users);
+	for (i = 0; i < w->nadvice; i++)
+		free(w->advice[i]);
+	free(w->advice);
+	for (i = 0; i < w->nstamps; i++)
+		free(w->stamp[i].path);
 	if (w->cache) {
 		pthread_mutex_destroy(&w->cache->lock);
 		pthread_mutex_destroy(&w->cache->crypt_lock);
@@ -557,6 +763,25 @@ void webcfg_free(struct webcfg *w)
 	}
 	free(w->cache);
 	memset(w, 0, sizeof(*w));
+}
+
+bool webcfg_unchanged(const struct webcfg *w, const char *path)
+{
+	if (!w->path || !path || strcmp(w->path, path) != 0 || !w->nstamps)
+		return false;
+	for (unsigned i = 0; i < w->nstamps; i++) {
+		const struct webcfg_stamp *t = &w->stamp[i];
+		struct stat sb;
+
+		if (stat(t->path, &sb) < 0 || sb.st_dev != t->dev ||
+		    sb.st_ino != t->ino || sb.st_size != t->size ||
+		    sb.st_mtim.tv_sec != t->mtime.tv_sec ||
+		    sb.st_mtim.tv_nsec != t->mtime.tv_nsec ||
+		    sb.st_ctim.tv_sec != t->ctime.tv_sec ||
+		    sb.st_ctim.tv_nsec != t->ctime.tv_nsec)
+			return false;
+	}
+	return true;
 }
 
 static bool same_str(const char *a, const char *b)
@@ -599,6 +824,88 @@ void webcfg_describe(const struct webcfg *w, char *out, size_t outlen)
 			 w->nusers, w->nusers == 1 ? "" : "s");
 }
 
+/* The value of a base64 character (RFC 4648 section 4), or -1. */
+static int b64val(unsigned char c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 26;
+	if (c >= '0' && c <= '9')
+		return c - '0' + 52;
+	return c == '+' ? 62 : c == '/' ? 63 : -1;
+}
+
+/* Decodes padded base64 s into out (room for strlen(s) / 4 * 3 + 1);
+ * returns the length, or -1 if s is not padded base64. */
+static long b64decode(const char *s, unsigned char *out)
+{
+	size_t n = strlen(s), o = 0;
+
+	if (n % 4)
+		return -1;
+	for (size_t i = 0; i < n; i += 4) {
+		int v[4], pad = 0;
+
+		for (int k = 0; k < 4; k++) {
+			bool last = i + 4 == n;
+
+			if (s[i + k] == '=' && last && k >= 2 &&
+			    (k == 3 || s[i + 3] == '=')) {
+				v[k] = 0;
+				pad++;
+			} else if ((v[k] = b64val((unsigned char)s[i + k])) < 0) {
+				return -1;
+			}
+		}
+		out[o++] = (unsigned char)(v[0] << 2 | v[1] >> 4);
+		if (pad < 2)
+			out[o++] = (unsigned char)(v[1] << 4 | v[2] >> 2);
+		if (pad < 1)
+			out[o++] = (unsigned char)(v[2] << 6 | v[3]);
+	}
+	out[o] = '\0';
+	return (long)o;
+}
+
+int webcfg_parse_basic(const char *header, char **user, char **pass)
+{
+	unsigned char *d;
+	const char *p;
+	char *colon;
+	long n;
+	int r = -EINVAL;
+
+	*user = *pass = NULL;
+	if (!header || strncasecmp(header, "Basic", 5) != 0 ||
+	    header[5] != ' ')
+		return -ENOENT;
+	for (p = header + 5; *p == ' '; p++)
+		;
+	d = malloc(strlen(p) / 4 * 3 + 1);
+	if (!d)
+		return -ENOMEM;
+	n = b64decode(p, d);
+	for (long i = 0; n > 0 && i < n; i++)
+		if (d[i] < 0x20 || d[i] == 0x7f)
+			n = -1;		/* a control character (RFC 7617 2) */
+	colon = n > 0 ? memchr(d, ':', (size_t)n) : NULL;
+	if (colon) {
+		*colon = '\0';
+		*user = strdup((char *)d);
+		*pass = strdup(colon + 1);
+		r = *user && *pass ? 0 : -ENOMEM;
+		if (r < 0) {
+			free(*user);
+			free(*pass);
+			*user = *pass = NULL;
+		}
+	}
+	explicit_bzero(d, strlen(p) / 4 * 3 + 1);
+	free(d);
+	return r;
+}
+
 /* Equal in time that depends on the lengths only, not on the contents. */
 static bool ct_equal(const void *a, size_t alen, const void *b, size_t blen)
 {
@@ -612,9 +919,28 @@ static bool ct_equal(const void *a, size_t alen, const void *b, size_t blen)
 }
 
 /*
+ * Does crypt_rn()'s output match the stored hash?  Only the last 31
+ * characters, the digest, are compared, as Go's bcrypt (what the
+ * exporters use) does: the 22nd salt character carries 2 bits of the
+ * salt and 4 ignored ones, which libxcrypt writes back as zero, so a
+ * hash with those bits set ("...e" made "...f") must not turn the right
+ * password away.  Both strings are 60 characters (bcrypt_syntax()).
+ */
+static bool same_digest(const char *out, const char *hash)
+{
+	size_t n = strlen(out);
+
+	if (n != 60 || strlen(hash) != 60)
+		return false;
+	return ct_equal(out + 29, 31, hash + 29, 31);
+}
+
+/*
  * The user entry for user (NULL if unknown) and the hash to check a
  * password against: an unknown user is hashed against a real user's salt
- * and cost, so the time taken does not tell which names exist.  Writes
+ * and cost, the costliest one's (w->decoy), so the time taken does not
+ * tell which names exist when every user has the same cost (a warning
+ * at load says when they do not).  Writes
  * the cache key, SHA-256(user, password, hash), to dg.  Returns the hash,
  * or NULL if the digest could not be made.
  */
@@ -630,7 +956,7 @@ static const char *lookup(const struct webcfg *w, const char *user,
 	for (i = 0; i < w->nusers; i++)
 		if (strcmp(w->users[i].name, user) == 0)
 			*u = &w->users[i];
-	hash = *u ? (*u)->hash : w->users[0].hash;
+	hash = *u ? (*u)->hash : w->users[w->decoy].hash;
 	if (gnutls_hash_init(&h, GNUTLS_DIG_SHA256) < 0)
 		return NULL;
 	gnutls_hash(h, user, strlen(user) + 1);
@@ -640,19 +966,58 @@ static const char *lookup(const struct webcfg *w, const char *user,
 	return hash;
 }
 
+/* The slot of t[n] holding dg, or NULL; constant time over the table. */
+static struct verdict *find_verdict(struct verdict *t, unsigned n,
+				    const unsigned char *dg)
+{
+	struct verdict *hit = NULL;
+
+	for (unsigned i = 0; i < n; i++)
+		if (t[i].used && ct_equal(t[i].digest, WEBCFG_DIGEST_LEN, dg,
+					  WEBCFG_DIGEST_LEN))
+			hit = &t[i];
+	return hit;
+}
+
 /* The cached verdict for dg: 1 accepted, 0 refused, -1 not cached. */
 static int cached(struct webcfg_cache *c, const unsigned char *dg)
 {
-	int v = -1;
-	unsigned i;
+	struct verdict *v;
+	int r = -1;
 
 	pthread_mutex_lock(&c->lock);
-	for (i = 0; i < WEBCFG_CACHE_SIZE; i++)
-		if (c->e[i].used && ct_equal(c->e[i].digest, WEBCFG_DIGEST_LEN,
-					     dg, WEBCFG_DIGEST_LEN))
-			v = c->e[i].ok;
+	c->clock++;
+	if ((v = find_verdict(c->good, WEBCFG_GOOD_SLOTS, dg)) != NULL) {
+		v->last = c->clock;
+		r = 1;
+	} else if (find_verdict(c->bad, WEBCFG_BAD_SLOTS, dg)) {
+		r = 0;
+	}
 	pthread_mutex_unlock(&c->lock);
-	return v;
+	return r;
+}
+
+/* Remembers a verdict: an accepted one in the least recently used good
+ * slot, a refused one in the next bad slot. */
+static void remember(struct webcfg_cache *c, const unsigned char *dg,
+		     bool ok)
+{
+	struct verdict *v;
+
+	pthread_mutex_lock(&c->lock);
+	if (ok) {
+		v = &c->good[0];
+		for (unsigned i = 1; i < WEBCFG_GOOD_SLOTS && v->used; i++)
+			if (!c->good[i].used || c->good[i].last < v->last)
+				v = &c->good[i];
+	} else {
+		v = &c->bad[c->next_bad];
+		c->next_bad = (c->next_bad + 1) % WEBCFG_BAD_SLOTS;
+	}
+	memcpy(v->digest, dg, WEBCFG_DIGEST_LEN);
+	v->used = true;
+	v->last = ++c->clock;
+	pthread_mutex_unlock(&c->lock);
 }
 
 int webcfg_auth_cached(struct webcfg *w, const char *user, const char *pass)
@@ -669,33 +1034,70 @@ int webcfg_auth_cached(struct webcfg *w, const char *user, const char *pass)
 	return v == 1 && !u ? 0 : v;
 }
 
-bool webcfg_auth(struct webcfg *w, const char *user, const char *pass)
+int webcfg_auth_begin(struct webcfg *w, const char *user, const char *pass,
+		      struct webcfg_check *chk)
 {
-	struct webcfg_cache *c = w->cache;
 	const struct webcfg_user *u;
-	unsigned char dg[WEBCFG_DIGEST_LEN];
-	const char *hash, *out;
-	bool ok;
+	const char *hash;
 	int v;
 
-	if (!user || !pass || !c || w->nusers == 0)
-		return false;
-	hash = lookup(w, user, pass, &u, dg);
+	memset(chk, 0, sizeof(*chk));
+	if (!user || !pass || !w->cache || w->nusers == 0)
+		return WEBCFG_REFUSED;
+	hash = lookup(w, user, pass, &u, chk->digest);
 	if (!hash)
-		return false;
-	v = cached(c, dg);
+		return -ENOMEM;
+	v = cached(w->cache, chk->digest);
 	if (v >= 0)
-		return v == 1 && u;
-	pthread_mutex_lock(&c->crypt_lock);
-	out = crypt_rn(pass, hash, &c->cd, (int)sizeof(c->cd));
-	ok = out && u && ct_equal(out, strlen(out), hash, strlen(hash));
-	explicit_bzero(&c->cd, sizeof(c->cd));
-	pthread_mutex_unlock(&c->crypt_lock);
-	pthread_mutex_lock(&c->lock);
-	memcpy(c->e[c->next].digest, dg, sizeof(dg));
-	c->e[c->next].used = true;
-	c->e[c->next].ok = ok;
-	c->next = (c->next + 1) % WEBCFG_CACHE_SIZE;
-	pthread_mutex_unlock(&c->lock);
-	return ok;
+		return v == 1 && u ? WEBCFG_ACCEPTED : WEBCFG_REFUSED;
+	chk->pass = strdup(pass);
+	if (!chk->pass)
+		return -ENOMEM;
+	snprintf(chk->hash, sizeof(chk->hash), "%s", hash);
+	chk->known = u != NULL;
+	return WEBCFG_NEEDS_CHECK;
+}
+
+void webcfg_check_run(struct webcfg_check *chk, struct crypt_data *cd)
+{
+	const char *out;
+	struct timespec a, b;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+	out = crypt_rn(chk->pass, chk->hash, cd, (int)sizeof(*cd));
+	chk->ok = out && chk->known && same_digest(out, chk->hash);
+	explicit_bzero(cd, sizeof(*cd));
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+	chk->cpu_ns = (uint64_t)(b.tv_sec - a.tv_sec) * 1000000000ull +
+		      (uint64_t)b.tv_nsec - (uint64_t)a.tv_nsec;
+}
+
+void webcfg_check_free(struct webcfg_check *chk)
+{
+	if (chk->pass) {
+		explicit_bzero(chk->pass, strlen(chk->pass));
+		free(chk->pass);
+	}
+	chk->pass = NULL;
+}
+
+void webcfg_auth_end(struct webcfg *w, struct webcfg_check *chk)
+{
+	if (w->cache)
+		remember(w->cache, chk->digest, chk->ok);
+	webcfg_check_free(chk);
+}
+
+bool webcfg_auth(struct webcfg *w, const char *user, const char *pass)
+{
+	struct webcfg_check chk;
+	int v = webcfg_auth_begin(w, user, pass, &chk);
+
+	if (v != WEBCFG_NEEDS_CHECK)
+		return v == WEBCFG_ACCEPTED;
+	pthread_mutex_lock(&w->cache->crypt_lock);
+	webcfg_check_run(&chk, &w->cache->cd);
+	pthread_mutex_unlock(&w->cache->crypt_lock);
+	webcfg_auth_end(w, &chk);
+	return chk.ok;
 }

@@ -109,6 +109,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -932,6 +933,62 @@ static void reset_state(struct sim *s, int64_t now)
 	s->sh->gen = 1;
 }
 
+/*
+ * Opens (creating it if need be) the shared state file at path into
+ * *fdp.  The daemon opens it before it drops root, so a name another
+ * user controls must not lead it elsewhere: the directory may not be
+ * writable by every user unless it has the sticky bit (as /tmp has), the
+ * file is opened with O_NOFOLLOW (a symbolic link is refused, never
+ * followed), and what was opened must be a regular file with one link
+ * (a hard link to a file of root's is refused too).  Returns 0 or
+ * hw_fail().
+ */
+static int open_state(const char *path, int *fdp)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	struct stat ds, st;
+	int fd, r;
+
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) : 1,
+		 slash ? path : ".");
+	if (slash == path)
+		snprintf(dir, sizeof(dir), "/");
+	if (stat(dir, &ds) < 0) {
+		r = errno;
+		return hw_fail(r, "simulator state %s: %s: %s", path, dir,
+			       strerror(r));
+	}
+	if ((ds.st_mode & S_IWOTH) && !(ds.st_mode & S_ISVTX))
+		return hw_fail(EPERM, "simulator state %s: its directory %s is "
+			       "writable by every user and has no sticky bit, "
+			       "so anyone could put a link there: use a "
+			       "directory only its owner can write (or one "
+			       "with the sticky bit, as /tmp)", path, dir);
+	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
+		  0600);
+	if (fd < 0) {
+		r = errno;
+		return hw_fail(r, "cannot open simulator state %s: %s", path,
+			       r == ELOOP ? "it is a symbolic link, which is "
+			       "never followed" : strerror(r));
+	}
+	if (fstat(fd, &st) < 0) {
+		r = errno;
+		close(fd);
+		return hw_fail(r, "cannot open simulator state %s: %s", path,
+			       strerror(r));
+	}
+	if (!S_ISREG(st.st_mode) || st.st_nlink != 1) {
+		close(fd);
+		return hw_fail(EPERM, "simulator state %s is not a regular file "
+			       "with one link (%lu links): refused", path,
+			       (unsigned long)st.st_nlink);
+	}
+	*fdp = fd;
+	return 0;
+}
+
 static int map_state(struct sim *s, const char *path)
 {
 	size_t need = sizeof(struct sim_shared) + s->nregs * sizeof(uint64_t) +
@@ -948,11 +1005,11 @@ static int map_state(struct sim *s, const char *path)
 		if (!s->sh)
 			return hw_fail(ENOMEM, "simulator: out of memory");
 	} else {
-		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-		if (fd < 0 || fstat(fd, &st) < 0) {
+		if ((r = open_state(path, &fd)) < 0)
+			return r;
+		if (fstat(fd, &st) < 0) {
 			r = errno;
-			if (fd >= 0)
-				close(fd);
+			close(fd);
 			return hw_fail(r, "cannot open simulator state %s: %s",
 				       path, strerror(r));
 		}

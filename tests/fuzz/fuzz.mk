@@ -22,7 +22,7 @@ LIB = $(filter-out uncored.c api.c uncorectl.c, \
 	$(SRC)/src/plat/*.c $(SRC)/src/sim/*.c))) lib/lproto.c
 OBJ = $(LIB:%.c=$(B)/obj/%.o)
 TARGETS = $(B)/fuzz_conf $(B)/fuzz_workload $(B)/fuzz_claim $(B)/fuzz_http \
-	$(B)/fuzz_perf_format $(B)/fuzz_response
+	$(B)/fuzz_perf_format $(B)/fuzz_response $(B)/fuzz_webcfg
 
 all: $(TARGETS)
 

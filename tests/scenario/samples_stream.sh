@@ -67,7 +67,7 @@ python3 - "$T/all.json" "$ns" >"$T/py" 2>&1 <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1])); ns = int(sys.argv[2])
 s = d["samples"]
-print("keys", list(d) == ["head", "tail", "samples"])
+print("keys", list(d) == ["head", "tail", "program_start", "samples"])
 print("count", len(s) == 400)
 print("seq", all(b["seq"] == a["seq"] + 1 for a, b in zip(s, s[1:])) and s[-1]["seq"] <= d["head"])
 want = ["seq", "time", "interval_s", "valid", "sockets", "deltas"]

@@ -78,17 +78,24 @@ hdrs=$(curl -s -D - -o body --cacert ca.crt "$URL/metrics")
 like "$hdrs" "HTTP/1.1 401" "no credentials: 401"
 like "$hdrs" 'WWW-Authenticate: Basic realm="uncored"' "... with WWW-Authenticate"
 like "$(cat body)" '"code":"unauthorized"' "... and a JSON error"
-is "$(http_code "$URL/metrics" --cacert ca.crt -u prom:wrong)" 401 \
+# New credentials may get 503 with Retry-After when bcrypt checks have
+# used their budget (a quarter of one CPU); Prometheus then tries again
+# at its next scrape, and so do these probes (curl --retry honours
+# Retry-After), a bounded number of times.
+RETRY="--retry 5 --retry-max-time 30"
+is "$(http_code "$URL/metrics" --cacert ca.crt $RETRY -u prom:wrong)" 401 \
 	"wrong password: 401"
-is "$(http_code "$URL/metrics" --cacert ca.crt -u nobody:s3cret)" 401 \
+is "$(http_code "$URL/metrics" --cacert ca.crt $RETRY -u nobody:s3cret)" 401 \
 	"unknown user: 401"
-is "$(http_code "$URL/metrics" --cacert ca.crt -u prom:s3cret)" 200 \
+is "$(http_code "$URL/metrics" --cacert ca.crt $RETRY -u prom:s3cret)" 200 \
 	"right password: 200"
 curl -s --cacert ca.crt -u prom:s3cret "$URL/metrics" >m.txt
 like "$(cat m.txt)" "uncored_build_info" "metrics over https"
-# A flood of new passwords: bcrypt may use a quarter of the http thread,
-# so past a burst they get 503 at once, and known credentials (cached)
-# are still served.  One curl, one connection, 30 different passwords.
+# A flood of new passwords: bcrypt may use a quarter of one CPU, so past
+# a burst they get 503 at once (how many depends on how fast the machine
+# runs the checks: auth_dos.sh checks the budget itself), and known
+# credentials (cached) are still served.  One curl, one connection, 30
+# different passwords.
 set -- -s -o /dev/null -w '%{http_code}\n' --cacert ca.crt
 flood="curl $*"
 for i in $(seq 1 30); do
@@ -96,7 +103,7 @@ for i in $(seq 1 30); do
 done
 codes=$($flood -u prom:s3cret "$URL/healthz")
 n401=$(echo "$codes" | grep -c '^401$'); n503=$(echo "$codes" | grep -c '^503$')
-[ "$n401" -ge 1 ] && [ "$n503" -ge 10 ] && [ $((n401 + n503)) -eq 30 ]
+[ "$n401" -ge 1 ] && [ $((n401 + n503)) -eq 30 ]
 ok $? "30 new wrong passwords at once: $n401 checked (401), $n503 refused unchecked (503)"
 is "$(echo "$codes" | tail -1)" 200 "... and the known credentials still pass (cached)"
 is "$(http_code "http://127.0.0.1:$PORT/metrics" -u prom:s3cret)" 000 \
@@ -152,7 +159,7 @@ for _ in $(seq 1 100); do
 done
 like "$(cat log)" "web config web.yml changed: not applied" \
 	"SIGHUP: a changed web config is reported as not applied"
-is "$(http_code "$URL/healthz" --cacert ca.crt -u prom:s3cret)" 200 \
+is "$(http_code "$URL/healthz" --cacert ca.crt $RETRY -u prom:s3cret)" 200 \
 	"... and the running one still serves"
 kill -TERM $UPID; wait $UPID
 is "$?" 0 "daemon stops cleanly"

@@ -217,9 +217,48 @@ static void test_bad_sizes(void)
 	ok(1, "ring_free(NULL) is a no-op");
 }
 
+/*
+ * A ring that replaces another (a reload that changes the program, issue
+ * 20 item 10) goes on from the old head, so that sequence numbers never
+ * go back and a client's since=N stays meaningful.
+ */
+static void test_start_after(void)
+{
+	struct ring *r = new_or_die(4, 3);
+	uint64_t w[4] = { CANARY, CANARY, CANARY, CANARY };
+
+	ring_start_after(r, 413);
+	is_u64(ring_first(r), 414, "started after 413: first is 414");
+	is_u64(ring_head(r), 413, "... head 413 before a push");
+	ok(ring_tail(r) > ring_head(r), "... and it holds nothing");
+	is_int(ring_read(r, 413, w), -ENOENT, "... 413 is not in it");
+	is_u64(ring_latest(r, w), 0, "... latest: none");
+	for (uint64_t seq = 414; seq <= 419; seq++) {
+		fill(w, 3, seq);
+		if (ring_push(r, w) != seq)
+			break;
+	}
+	is_u64(ring_head(r), 419, "six pushes: 414..419");
+	is_u64(ring_tail(r), 416, "... the ring of 4 holds 416..419");
+	w[3] = CANARY;
+	is_int(ring_read(r, 415, w), -ENOENT, "... 415 is gone");
+	is_int(ring_read(r, 417, w), 0, "... 417 is read");
+	ok(holds(w, 3, 417), "... intact");
+	ring_free(r);
+
+	r = new_or_die(8, 1);
+	ring_start_after(r, 100);
+	fill(w, 1, 101);
+	ring_push(r, w);
+	is_u64(ring_tail(r), 101, "a bigger ring: the tail is the first, 101, "
+	       "not 94");
+	ring_free(r);
+}
+
 int main(void)
 {
 	test_empty();
+	test_start_after();
 	test_push_read();
 	test_capacity_one();
 	/* Slot sizes below, at and above one cache line (stamp + words). */

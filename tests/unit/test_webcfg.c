@@ -113,6 +113,166 @@ static void test_users(void)
 	free(h2);
 }
 
+/*
+ * Issue 20 item 1: wrong passwords, each one new, shared the accepted
+ * credentials' table and pushed them out after 64; the scraper then had
+ * to wait for the bcrypt budget the flood had used up.
+ */
+static void test_flood(void)
+{
+	char *h = bcrypt("s3cret", 4);
+	char text[256], err[512], pw[32];
+	struct webcfg w;
+	int kept = 1;
+
+	snprintf(text, sizeof(text), "basic_auth_users:\n  prom: %s\n", h);
+	is_int(webcfg_load(&w, write_file("flood.yml", text), err,
+			   sizeof(err)), 0, "flood: file loads");
+	ok(webcfg_auth(&w, "prom", "s3cret"), "flood: the scraper is accepted");
+	for (int i = 0; i < 300; i++) {
+		snprintf(pw, sizeof(pw), "wrong%d", i);
+		if (webcfg_auth(&w, "prom", pw))
+			kept = 0;
+		if (webcfg_auth_cached(&w, "prom", "s3cret") != 1)
+			kept = 0;
+	}
+	ok(kept, "300 new wrong passwords: all refused, and the scraper's "
+	   "verdict stays cached after every one");
+	is_int(webcfg_auth_cached(&w, "prom", "wrong299"), 0,
+	       "the newest refusal is remembered");
+	webcfg_free(&w);
+	free(h);
+}
+
+/*
+ * Issue 20 item 7: the 22nd salt character holds 2 salt bits and 4
+ * ignored ones; a hash with ignored bits set passed the load and then
+ * refused the right password.  Go's bcrypt compares the digest only.
+ */
+static void test_salt_bits(void)
+{
+	static const char b64[] = "./ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				  "abcdefghijklmnopqrstuvwxyz0123456789";
+	char *h = bcrypt("s3cret", 4);
+	char text[256], err[512];
+	struct webcfg w;
+	int v = (int)(strchr(b64, h[28]) - b64);
+
+	h[28] = b64[(v & 0x30) | ((v + 1) & 0x0f)];	/* low bits only */
+	snprintf(text, sizeof(text), "basic_auth_users:\n  prom: %s\n", h);
+	is_int(webcfg_load(&w, write_file("salt.yml", text), err,
+			   sizeof(err)), 0, "salt's ignored bits set: loads");
+	ok(webcfg_auth(&w, "prom", "s3cret"), "... and the right password is "
+	   "accepted");
+	ok(!webcfg_auth(&w, "prom", "s3creT"), "... a wrong one refused");
+	webcfg_free(&w);
+	free(h);
+}
+
+static double cpu_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/*
+ * Issue 20 item 6: with users of cost 4 and 8, an unknown name was
+ * checked against the first user's hash (cost 4), so the cost-8 user's
+ * name stood out by its time.  An unknown name now takes the time of
+ * the costliest user, and differing costs (and costs above 10) are
+ * reported at load.
+ */
+static void test_costs(void)
+{
+	char *h4 = bcrypt("a", 4), *h8 = bcrypt("b", 8), *h12 = bcrypt("c", 12);
+	char text[512], err[512];
+	struct webcfg w;
+	double t0, t_low, t_unknown;
+
+	snprintf(text, sizeof(text), "basic_auth_users:\n  low: %s\n"
+		 "  high: %s\n", h4, h8);
+	is_int(webcfg_load(&w, write_file("costs.yml", text), err,
+			   sizeof(err)), 0, "costs 4 and 8: loads");
+	is_int(w.nadvice, 1, "... with one warning");
+	if (w.nadvice)
+		like(w.advice[0], "costs.yml:2: basic_auth_users: the users' "
+		     "bcrypt costs differ (4 to 8)", "... that the costs "
+		     "differ, at the first user's line");
+	t0 = cpu_ms();
+	ok(!webcfg_auth(&w, "low", "x1"), "cost-4 user, wrong password");
+	t_low = cpu_ms() - t0;
+	t0 = cpu_ms();
+	ok(!webcfg_auth(&w, "nosuch", "x2"), "unknown user");
+	t_unknown = cpu_ms() - t0;
+	printf("# CPU time: cost-4 user %.2f ms, unknown user %.2f ms\n",
+	       t_low, t_unknown);
+	ok(t_unknown > 4 * t_low, "an unknown user is checked at cost 8, the "
+	   "highest (16x the work of cost 4), not at the first user's cost");
+	webcfg_free(&w);
+
+	snprintf(text, sizeof(text), "basic_auth_users:\n  c: %s\n", h12);
+	is_int(webcfg_load(&w, write_file("costs.yml", text), err,
+			   sizeof(err)), 0, "cost 12: loads");
+	is_int(w.nadvice, 1, "... with one warning");
+	if (w.nadvice)
+		like(w.advice[0], "costs.yml:2: basic_auth_users: c: bcrypt cost "
+		     "12: each new password takes a check 4 times as long as "
+		     "at cost 10", "... saying what it costs");
+	webcfg_free(&w);
+	free(h4);
+	free(h8);
+	free(h12);
+}
+
+/*
+ * The Authorization header (issue 20 items 8 and 11): the scheme in any
+ * case (RFC 7617 2.1: "basic" got 401), and no NUL or other control
+ * character in the credentials ("prom:secret\0junk" got 200).
+ */
+static void test_parse_basic(void)
+{
+	static const struct {
+		const char *h;
+		int r;
+		const char *user, *pass;
+	} t[] = {
+		{ "Basic cHJvbTpzM2NyZXQ=", 0, "prom", "s3cret" },
+		{ "basic cHJvbTpzM2NyZXQ=", 0, "prom", "s3cret" },
+		{ "BASIC   cHJvbTpzM2NyZXQ=", 0, "prom", "s3cret" },
+		{ "Basic cHJvbTo=", 0, "prom", "" },
+		{ "Basic YTpiOmM=", 0, "a", "b:c" },
+		{ "Basic cHJvbTpzZWNyZXQAanVuaw==", -EINVAL, NULL, NULL },
+		{ "Basic cHIBb206eA==", -EINVAL, NULL, NULL },
+		{ "Basic cHJvbTpzM2NyZXR/", -EINVAL, NULL, NULL },
+		{ "Basic cHJvbQ==", -EINVAL, NULL, NULL },
+		{ "Basic cHJvbTpzM2NyZXQ", -EINVAL, NULL, NULL },
+		{ "Basic cHJvbTpz=2NyZXQ=", -EINVAL, NULL, NULL },
+		{ "Basic ????", -EINVAL, NULL, NULL },
+		{ "Basic ", -EINVAL, NULL, NULL },
+		{ "Basic", -ENOENT, NULL, NULL },
+		{ "Basicx cHJvbTpzM2NyZXQ=", -ENOENT, NULL, NULL },
+		{ "Bearer cHJvbTpzM2NyZXQ=", -ENOENT, NULL, NULL },
+		{ NULL, -ENOENT, NULL, NULL },
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		char *u = (char *)1, *p = (char *)1;
+		int r = webcfg_parse_basic(t[i].h, &u, &p);
+
+		is_int(r, t[i].r, "Authorization: %s", t[i].h ? t[i].h : "(none)");
+		if (t[i].user) {
+			is_str(u, t[i].user, "... user");
+			is_str(p, t[i].pass, "... password");
+		} else {
+			ok(!u && !p, "... no credentials");
+		}
+		free(u);
+		free(p);
+	}
+}
+
 static void test_empty(void)
 {
 	char err[512];
@@ -176,6 +336,15 @@ static void test_errors(void)
 		{ "basic_auth_users:\n  prom: $2y$03$QOauhQNbBCuQDKes6eFzPeMqBSj"
 		  "b7Mr5DUmpZ/VcEd00UAV/LDeSi\n",
 		  "2: basic_auth_users: prom: expected a bcrypt hash" },
+		/* issue 20 item 2: cost 31 (hours per check) was accepted */
+		{ "basic_auth_users:\n  prom: $2y$15$QOauhQNbBCuQDKes6eFzPeMqBSj"
+		  "b7Mr5DUmpZ/VcEd00UAV/LDeSi\n",
+		  "2: basic_auth_users: prom: bcrypt cost 15 is above 14, the "
+		  "most uncored accepts" },
+		{ "basic_auth_users:\n  a: $2y$10$QOauhQNbBCuQDKes6eFzPeMqBSj"
+		  "b7Mr5DUmpZ/VcEd00UAV/LDeSi\n  b: $2b$31$QOauhQNbBCuQDKes6eFzP"
+		  "eMqBSjb7Mr5DUmpZ/VcEd00UAV/LDeSi\n",
+		  "3: basic_auth_users: b: bcrypt cost 31 is above 14" },
 		{ "basic_auth_users:\n  a:b: x\n",
 		  "2: basic_auth_users: \"a:b\" cannot be a user name" },
 		{ "basic_auth_users:\n  - prom\n",
@@ -183,6 +352,17 @@ static void test_errors(void)
 		{ "basic_auth_users: [\n", "2: YAML syntax error" },
 		{ "tls_server_config:\n\tcert_file: a\n", "2: YAML syntax error" },
 		{ "- a\n- b\n", "1: web config: expected a mapping of keys" },
+		/* issue 20 item 4: only the first document was read, so
+		   this file served plain HTTP without auth */
+		{ "---\n---\ntls_server_config:\n  cert_file: a\n"
+		  "  key_file: b\nbasic_auth_users:\n  prom: $2y$10$QOauhQNbBC"
+		  "uQDKes6eFzPeMqBSjb7Mr5DUmpZ/VcEd00UAV/LDeSi\n",
+		  "2: a second YAML document starts here: the web config is "
+		  "one document" },
+		{ "basic_auth_users: {}\n# more\n---\n",
+		  "3: a second YAML document starts here" },
+		{ "basic_auth_users: {}\n---\n- [\n",
+		  "4: YAML syntax error" },
 	};
 	char err[512], want[600], text[256];
 	struct webcfg w;
@@ -245,6 +425,10 @@ int main(void)
 		return 1;
 	}
 	test_users();
+	test_flood();
+	test_salt_bits();
+	test_costs();
+	test_parse_basic();
 	test_empty();
 	test_errors();
 	test_relative();
