@@ -28,6 +28,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -204,10 +205,81 @@ static unsigned parse_uint(const char *opt, const char *s, unsigned min,
 	return (unsigned)v;
 }
 
+enum { OPT_SIM = 256, OPT_WL, OPT_STATE, OPT_LOG, OPT_LOGFMT, OPT_SELFTEST,
+       OPT_WEB, OPT_BACKEND, OPT_SYSFS, OPT_LIST };
+
+/* "uncored: ...", and exit status 64. */
+static void usage_exit(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2), noreturn));
+static void usage_exit(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("uncored: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(EXIT_USAGE);
+}
+
+/* The value of an option that has a grammar of its own, checked. */
+static const char *checked(int c, const char *arg)
+{
+	enum backend_want w;
+	char plats[256];
+
+	if (c == OPT_SIM && arg && !plat_by_id(arg))
+		usage_exit("--simulate=%s: unknown platform (supported: %s)",
+			   arg, plat_list(plats, sizeof(plats), false));
+	if (c == OPT_BACKEND && backend_parse(arg, &w) < 0)
+		usage_exit("--backend: \"%s\" is not one of auto, direct, perf",
+			   arg);
+	if (c == OPT_SYSFS && arg[0] != '/')
+		usage_exit("--path.sysfs: \"%s\" is not an absolute path", arg);
+	if (c == OPT_LOGFMT && strcmp(arg, "auto") != 0 &&
+	    strcmp(arg, "journal") != 0 && strcmp(arg, "text") != 0)
+		usage_exit("--log-format: \"%s\" is not one of auto, journal, "
+			   "text", arg);
+	return arg;
+}
+
+/* One option c (getopt_long's answer) into o. */
+static void take_option(struct options *o, int c)
+{
+	switch (c) {
+	case 'c': o->conf_path = optarg; o->conf_given = true; break;
+	case OPT_SIM:
+		o->simulate = true;
+		o->sim_platform = checked(c, optarg);
+		break;
+	case OPT_WL: o->workload = optarg; break;
+	case OPT_STATE: o->sim_state = optarg; break;
+	case OPT_BACKEND: o->backend = checked(c, optarg); break;
+	case OPT_SYSFS: o->sysfs = checked(c, optarg); break;
+	case OPT_LIST: list_platforms(); exit(0);
+	case 'l':
+		if (o->nlisten == CONF_MAX_LISTEN)
+			usage_exit("at most %d --listen", CONF_MAX_LISTEN);
+		o->listen[o->nlisten++] = optarg;
+		break;
+	case 's': o->control_socket = optarg; break;
+	case OPT_WEB: o->web_config = optarg; break;
+	case 'i': o->interval_ms = parse_uint("--interval", optarg, 10, 60000); break;
+	case OPT_LOG: o->log_level = optarg; break;
+	case OPT_LOGFMT: o->log_format = checked(c, optarg); break;
+	case 'u': o->user = optarg; break;
+	case 'f': o->foreground = true; break;
+	case 'n': o->check_only = true; break;
+	case OPT_SELFTEST: o->self_test = true; break;
+	case 'V': print_version(); exit(0);
+	case 'h': usage(stdout); exit(0);
+	default: usage(stderr); exit(EXIT_USAGE);
+	}
+}
+
 static void parse_args(int argc, char **argv, struct options *o)
 {
-	enum { OPT_SIM = 256, OPT_WL, OPT_STATE, OPT_LOG, OPT_LOGFMT,
-	       OPT_SELFTEST, OPT_WEB, OPT_BACKEND, OPT_SYSFS, OPT_LIST };
 	static const struct option lopts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "simulate", optional_argument, NULL, OPT_SIM },
@@ -234,76 +306,8 @@ static void parse_args(int argc, char **argv, struct options *o)
 
 	memset(o, 0, sizeof(*o));
 	o->conf_path = DEFAULT_CONF;
-	while ((c = getopt_long(argc, argv, "c:l:s:i:u:fnVh", lopts, NULL)) != -1) {
-		switch (c) {
-		case 'c': o->conf_path = optarg; o->conf_given = true; break;
-		case OPT_SIM:
-			o->simulate = true;
-			o->sim_platform = optarg;
-			if (optarg && !plat_by_id(optarg)) {
-				char plats[128];
-
-				fprintf(stderr, "uncored: --simulate=%s: unknown "
-					"platform (supported: %s)\n", optarg,
-					plat_list(plats, sizeof(plats), false));
-				exit(EXIT_USAGE);
-			}
-			break;
-		case OPT_WL: o->workload = optarg; break;
-		case OPT_STATE: o->sim_state = optarg; break;
-		case OPT_BACKEND: {
-			enum backend_want w;
-
-			if (backend_parse(optarg, &w) < 0) {
-				fprintf(stderr, "uncored: --backend: \"%s\" is "
-					"not one of auto, direct, perf\n", optarg);
-				exit(EXIT_USAGE);
-			}
-			o->backend = optarg;
-			break;
-		}
-		case OPT_LIST: list_platforms(); exit(0);
-		case OPT_SYSFS:
-			if (optarg[0] != '/') {
-				fprintf(stderr, "uncored: --path.sysfs: \"%s\" is "
-					"not an absolute path\n", optarg);
-				exit(EXIT_USAGE);
-			}
-			o->sysfs = optarg;
-			break;
-		case 'l':
-			if (o->nlisten == CONF_MAX_LISTEN) {
-				fprintf(stderr, "uncored: at most %d --listen\n",
-					CONF_MAX_LISTEN);
-				exit(EXIT_USAGE);
-			}
-			o->listen[o->nlisten++] = optarg;
-			break;
-		case 's': o->control_socket = optarg; break;
-		case OPT_WEB: o->web_config = optarg; break;
-		case 'i':
-			o->interval_ms = parse_uint("--interval", optarg, 10, 60000);
-			break;
-		case OPT_LOG: o->log_level = optarg; break;
-		case OPT_LOGFMT:
-			if (strcmp(optarg, "auto") != 0 &&
-			    strcmp(optarg, "journal") != 0 &&
-			    strcmp(optarg, "text") != 0) {
-				fprintf(stderr, "uncored: --log-format: \"%s\" is "
-					"not one of auto, journal, text\n", optarg);
-				exit(EXIT_USAGE);
-			}
-			o->log_format = optarg;
-			break;
-		case 'u': o->user = optarg; break;
-		case 'f': o->foreground = true; break;
-		case 'n': o->check_only = true; break;
-		case OPT_SELFTEST: o->self_test = true; break;
-		case 'V': print_version(); exit(0);
-		case 'h': usage(stdout); exit(0);
-		default: usage(stderr); exit(EXIT_USAGE);
-		}
-	}
+	while ((c = getopt_long(argc, argv, "c:l:s:i:u:fnVh", lopts, NULL)) != -1)
+		take_option(o, c);
 	if (optind < argc) {
 		fprintf(stderr, "uncored: unexpected argument \"%s\"\n", argv[optind]);
 		usage(stderr);
@@ -1250,80 +1254,67 @@ out:
 
 /* ---- main ----------------------------------------------------------- */
 
-int main(int argc, char **argv)
+/*
+ * Reads the configuration the command line names and applies the
+ * command line over it, then the web config (its TLS files while they are
+ * readable, as root).  0, or the exit status with the message printed.
+ */
+static int configure(const struct options *o, struct conf *conf,
+		     struct webcfg *web)
 {
-	struct options o;
-	struct conf conf;
-	struct daemon d = { .version = PACKAGE_VERSION,
-			    .revision = UNCORED_REVISION,
-			    .build_date = UNCORED_BUILD_DATE };
-	struct webcfg web;
-	struct program *prog;
-	struct sampler_cfg scfg;
-	char err[1024];
 	enum log_level lvl = LOG_LVL_INFO;
-	sigset_t mask;
-	uint64_t wd_usec = 0;
-	int sfd;
-	bool stop = false;
+	char err[1024];
 
-	parse_args(argc, argv, &o);
-	log_init("uncored", LOG_LVL_INFO);
-	if (o.log_format && strcmp(o.log_format, "auto") != 0)
-		log_set_journal(strcmp(o.log_format, "journal") == 0);
-	if (load_conf(&o, &conf, err, sizeof(err)) < 0) {
+	if (load_conf(o, conf, err, sizeof(err)) < 0) {
 		fprintf(stderr, "uncored: %s\n", err);
 		return 1;
 	}
-	apply_overrides(&o, &conf);
-	if (level_of(conf.log_level, &lvl) < 0) {
+	apply_overrides(o, conf);
+	if (level_of(conf->log_level, &lvl) < 0) {
 		fprintf(stderr, "uncored: --log-level: \"%s\" is not one of error, "
-			"warning, notice, info, debug\n", conf.log_level);
-		conf_free(&conf);
+			"warning, notice, info, debug\n", conf->log_level);
+		conf_free(conf);
 		return EXIT_USAGE;
 	}
 	log_set_level(lvl);
-	if ((o.workload || o.sim_state) && !simulating(&o, &conf)) {
+	if ((o->workload || o->sim_state) && !simulating(o, conf)) {
 		fprintf(stderr, "uncored: --workload and --sim-state need "
 			"--simulate (or [sim] platform)\n");
-		conf_free(&conf);
+		conf_free(conf);
 		return EXIT_USAGE;
 	}
-	/* TLS files are read now, while they are readable (as root). */
-	if (load_web(&conf, &web, err, sizeof(err), true) < 0) {
+	if (load_web(conf, web, err, sizeof(err), true) < 0) {
 		fprintf(stderr, "uncored: %s\n", err);
-		conf_free(&conf);
+		conf_free(conf);
 		return 1;
 	}
+	return 0;
+}
 
-	if (o.self_test) {
-		int rc = self_test(&o, &conf);
+/* uncored -n: the checks, and the web config's summary.  Exit status. */
+static int check_only(const struct options *o, struct conf *conf,
+		      struct webcfg *web)
+{
+	int status = check_config(o, conf);
 
-		conf_free(&conf);
-		return rc;
+	if (status == 0 && web->path) {
+		char what[160];
+
+		webcfg_describe(web, what, sizeof(what));
+		printf("%s: web config OK (%s)\n", web->path, what);
 	}
-	if (!o.check_only && priv_resolve(conf.user, &priv_target, err,
-					  sizeof(err)) < 0) {
-		fprintf(stderr, "uncored: %s\n", err);
-		conf_free(&conf);
-		return 1;
-	}
-	if (o.check_only) {
-		int status = check_config(&o, &conf);
+	webcfg_free(web);
+	conf_free(conf);
+	return status;
+}
 
-		if (status == 0 && web.path) {
-			char what[160];
+/* Signals are handled synchronously through a signalfd; they are blocked
+ * before any thread starts so every thread inherits the mask.  The fd. */
+static int signals_fd(void)
+{
+	sigset_t mask;
+	int sfd;
 
-			webcfg_describe(&web, what, sizeof(what));
-			printf("%s: web config OK (%s)\n", web.path, what);
-		}
-		webcfg_free(&web);
-		conf_free(&conf);
-		return status;
-	}
-
-	/* Signals are handled synchronously through a signalfd; block them
-	 * before any thread starts so every thread inherits the mask. */
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGINT);
@@ -1333,55 +1324,83 @@ int main(int argc, char **argv)
 	sfd = signalfd(-1, &mask, SFD_CLOEXEC);
 	if (sfd < 0)
 		log_fatalx(1, "signalfd: %s", strerror(errno));
+	return sfd;
+}
 
-	d.pid = getpid();
-	d.start_mono_ns = daemon_mono_ns();
-	{
-		struct timespec ts;
+/*
+ * Start-up in the least-privilege order: the backend and the PMU layer,
+ * the baseline program, ownership, the claims and the sampler, the first
+ * reading, the listeners (which drop privileges), then the sampler
+ * thread.  Exits on failure; returns the baseline's series count.
+ */
+static unsigned start(struct daemon *d, const struct options *o,
+		      struct conf *conf, struct webcfg *web)
+{
+	struct program *prog;
+	struct sampler_cfg scfg;
+	struct claims_cfg cc;
+	struct timespec ts;
+	char err[1024];
 
-		clock_gettime(CLOCK_REALTIME, &ts);
-		d.start_time_s = (double)ts.tv_sec + ts.tv_nsec / 1e9;
-	}
-	open_backend(&d, &o, &conf);
-	prog = build_program(&d, &conf, err, sizeof(err));
+	d->pid = getpid();
+	d->start_mono_ns = daemon_mono_ns();
+	clock_gettime(CLOCK_REALTIME, &ts);
+	d->start_time_s = (double)ts.tv_sec + ts.tv_nsec / 1e9;
+	open_backend(d, o, conf);
+	prog = build_program(d, conf, err, sizeof(err));
 	if (!prog)
 		log_fatalx(1, "%s", err);
 	/* Held until the sampler takes it; take_ownership() may exit, and
 	 * what it still holds then is in use, not leaked. */
 	boot_prog = prog;
-	take_ownership(&d, &conf);
-	if (pmu_reset_boxes(&d.pmu) < 0)
+	take_ownership(d, conf);
+	if (pmu_reset_boxes(&d->pmu) < 0)
 		log_warnx("resetting the uncore boxes: %s", hw_last_error());
-	d.allow_raw_events = conf.allow_raw_events;
-
-	scfg = sampler_cfg_of(&conf);
-	{
-		struct claims_cfg cc = claims_cfg_of(&conf);
-
-		d.claims = claims_new(&d.pmu, &cc);
-	}
-	d.sampler = d.claims ? sampler_new(&d.pmu, prog, &scfg, d.claims) : NULL;
-	d.expo = expo_new();
-	if (!d.sampler || !d.expo)
+	d->allow_raw_events = conf->allow_raw_events;
+	scfg = sampler_cfg_of(conf);
+	cc = claims_cfg_of(conf);
+	d->claims = claims_new(&d->pmu, &cc);
+	d->sampler = d->claims ? sampler_new(&d->pmu, prog, &scfg, d->claims)
+			       : NULL;
+	d->expo = expo_new();
+	if (!d->sampler || !d->expo)
 		log_fatalx(1, "out of memory");
-	sampler_hook_claims(d.sampler);	/* read-now, pinned claims */
-	sampler_tick(d.sampler);	/* programs the PMU, first reading */
-	d.http = start_http(&d, &conf, &web);
-	if (sampler_start(d.sampler) < 0)
-		log_fatalx(1, "cannot start the sampler thread: %s", strerror(errno));
+	sampler_hook_claims(d->sampler);	/* read-now, pinned claims */
+	sampler_tick(d->sampler);	/* programs the PMU, first reading */
+	d->http = start_http(d, conf, web);
+	if (sampler_start(d->sampler) < 0)
+		log_fatalx(1, "cannot start the sampler thread: %s",
+			   strerror(errno));
+	return prog->ns;
+}
 
+/* The start-up line, the backend's reason, READY=1 with STATUS=. */
+static void announce(const struct daemon *d, const struct conf *conf,
+		     unsigned ns)
+{
 	log_info("uncored %s (revision %s): platform %s (%s backend%s), %u "
 		 "socket%s, %u counters, interval %u ms", PACKAGE_VERSION,
-		 UNCORED_REVISION, d.plat->id, d.backend,
-		 d.simulated ? ", simulator" : "", d.topo.nsockets,
-		 d.topo.nsockets == 1 ? "" : "s", prog->ns, conf.interval_ms);
-	log_info("backend %s: %s", d.backend, d.backend_why);
+		 UNCORED_REVISION, d->plat->id, d->backend,
+		 d->simulated ? ", simulator" : "", d->topo.nsockets,
+		 d->topo.nsockets == 1 ? "" : "s", ns, conf->interval_ms);
+	log_info("backend %s: %s", d->backend, d->backend_why);
 	sd_notifyf(0, "READY=1\nSTATUS=platform %s (%s backend%s), %u counters, "
-		   "interval %u ms", d.plat->id, d.backend,
-		   d.simulated ? ", simulator" : "", prog->ns, conf.interval_ms);
+		   "interval %u ms", d->plat->id, d->backend,
+		   d->simulated ? ", simulator" : "", ns, conf->interval_ms);
+}
+
+/*
+ * Until SIGTERM or SIGINT: SIGHUP reloads, and the systemd watchdog is
+ * petted only while the sampler ticks (within 3 intervals).
+ */
+static void serve(struct daemon *d, const struct options *o,
+		  struct conf *conf, struct webcfg *web, int sfd)
+{
+	uint64_t wd_usec = 0;
+	bool stop = false;
+
 	if (sd_watchdog_enabled(0, &wd_usec) <= 0)
 		wd_usec = 0;
-
 	while (!stop) {
 		struct pollfd pfd = { .fd = sfd, .events = POLLIN };
 		int timeout = wd_usec ? (int)(wd_usec / 2000) : -1;
@@ -1391,44 +1410,81 @@ int main(int argc, char **argv)
 		if (r < 0 && errno != EINTR)
 			log_fatalx(1, "poll: %s", strerror(errno));
 		if (wd_usec) {
-			uint64_t last = sampler_last_tick(d.sampler);
-			uint64_t limit = 3ull * sampler_cfg(d.sampler).interval_ms *
+			uint64_t last = sampler_last_tick(d->sampler);
+			uint64_t limit = 3ull * sampler_cfg(d->sampler).interval_ms *
 					 1000000ull;
 
-			/* Pet the watchdog only while the sampler is alive. */
 			if (last && daemon_mono_ns() - last <= limit)
 				sd_notify(0, "WATCHDOG=1");
 		}
-		if (r <= 0 || !(pfd.revents & POLLIN))
+		if (r <= 0 || !(pfd.revents & POLLIN) ||
+		    read(sfd, &si, sizeof(si)) != sizeof(si))
 			continue;
-		if (read(sfd, &si, sizeof(si)) != sizeof(si))
-			continue;
-		switch (si.ssi_signo) {
-		case SIGHUP:
-			reload(&d, &o, &conf, &web);
-			break;
-		case SIGTERM:
-		case SIGINT:
+		if (si.ssi_signo == SIGHUP) {
+			reload(d, o, conf, web);
+		} else if (si.ssi_signo == SIGTERM || si.ssi_signo == SIGINT) {
 			log_info("%s: stopping", strsignal((int)si.ssi_signo));
 			stop = true;
-			break;
 		}
 	}
+}
 
+/* A clean stop: listeners closed, the sampler stopped, the PMU left idle
+ * (every control written cleared), the owner file removed. */
+static void shut_down(struct daemon *d, struct conf *conf, struct webcfg *web)
+{
 	sd_notify(0, "STOPPING=1");
-	http_stop(d.http);
-	expo_free(d.expo);
-	sampler_stop(d.sampler);
-	if (pmu_release(&d.pmu) < 0)
+	http_stop(d->http);
+	expo_free(d->expo);
+	sampler_stop(d->sampler);
+	if (pmu_release(&d->pmu) < 0)
 		log_warnx("leaving the PMU idle: %s", hw_last_error());
-	release_owner(d.owner_path);
-	sampler_free(d.sampler);
-	claims_free(d.claims);
-	pmu_free(&d.pmu);
-	backend_close(&d);
-	webcfg_free(&web);
-	conf_free(&conf);
-	close(sfd);
+	release_owner(d->owner_path);
+	sampler_free(d->sampler);
+	claims_free(d->claims);
+	pmu_free(&d->pmu);
+	backend_close(d);
+	webcfg_free(web);
+	conf_free(conf);
 	log_info("stopped; the uncore PMU is idle");
+}
+
+int main(int argc, char **argv)
+{
+	struct options o;
+	struct conf conf;
+	struct daemon d = { .version = PACKAGE_VERSION,
+			    .revision = UNCORED_REVISION,
+			    .build_date = UNCORED_BUILD_DATE };
+	struct webcfg web;
+	char err[1024];
+	unsigned ns;
+	int rc, sfd;
+
+	parse_args(argc, argv, &o);
+	log_init("uncored", LOG_LVL_INFO);
+	if (o.log_format && strcmp(o.log_format, "auto") != 0)
+		log_set_journal(strcmp(o.log_format, "journal") == 0);
+	if ((rc = configure(&o, &conf, &web)) != 0)
+		return rc;
+	if (o.self_test) {
+		rc = self_test(&o, &conf);
+		conf_free(&conf);
+		return rc;
+	}
+	if (!o.check_only && priv_resolve(conf.user, &priv_target, err,
+					  sizeof(err)) < 0) {
+		fprintf(stderr, "uncored: %s\n", err);
+		conf_free(&conf);
+		return 1;
+	}
+	if (o.check_only)
+		return check_only(&o, &conf, &web);
+	sfd = signals_fd();
+	ns = start(&d, &o, &conf, &web);
+	announce(&d, &conf, ns);
+	serve(&d, &o, &conf, &web, sfd);
+	shut_down(&d, &conf, &web);
+	close(sfd);
 	return 0;
 }
