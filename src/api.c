@@ -251,6 +251,19 @@ static void status_perf(json_object *o, const struct daemon *d,
 
 /* ---- /api/v1/status ------------------------------------------------- */
 
+/* The baseline's groups. */
+static void status_paths(json_object *o, const struct program *p)
+{
+	json_object *b = json_object_new_object();
+
+	json_object_object_add(b, "events", json_object_new_int((int)p->nev));
+	json_object_object_add(b, "groups",
+			       json_object_new_int((int)p->ngroups));
+	json_object_object_add(b, "events_in_turns",
+			       json_object_new_int((int)(p->nev - p->gev[1])));
+	json_object_object_add(o, "baseline", b);
+}
+
 static void h_status(void *ctx, const struct http_req *req,
 		     struct http_resp *resp)
 {
@@ -280,6 +293,8 @@ static void h_status(void *ctx, const struct http_req *req,
 			       json_object_new_string(d->backend_why));
 	if (d->pmu.perf)
 		status_perf(o, d, &st);
+	if (p)
+		status_paths(o, p);
 	json_object_object_add(o, "interval_ms", json_object_new_int((int)cfg.interval_ms));
 	json_object_object_add(o, "uptime_s",
 			       json_object_new_double((double)(daemon_mono_ns() -
@@ -753,6 +768,7 @@ static void sample_json(struct samples_stream *ss, uint64_t seq)
 	struct buf *b = &ss->out;
 	const uint64_t *w = ss->w;
 	const uint64_t *delta = w + SW_HDR, *inv = delta + p->ns;
+	const uint64_t *mux = inv + (p->ns + 63) / 64;
 	uint64_t f = w[SW_FLAGS];
 	double secs = (double)w[SW_INTERVAL_NS] / 1e9;
 	double counted = (double)w[SW_COUNTED_NS] / 1e9;
@@ -803,6 +819,10 @@ static void sample_json(struct samples_stream *ss, uint64_t seq)
 				jw_u64(b, delta[i]);
 			else
 				buf_puts(b, "null");
+			/* multiplexed out: an estimate (taking turns), or
+			 * null */
+			if (mux[i / 64] >> (i % 64) & 1)
+				buf_puts(b, ",\"multiplexed\":true");
 			buf_puts(b, ok ? ",\"valid\":true}" : ",\"valid\":false}");
 		}
 		buf_putc(b, ']');

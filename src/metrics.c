@@ -219,6 +219,11 @@ static void self_families(struct prom *w, const struct program *p,
 	prom_sample_f64(w, NULL, NULL, st->base_enabled_ns
 			? (double)st->base_running_ns / (double)st->base_enabled_ns
 			: 1.0);
+	SELF("uncored_baseline_groups", PROM_GAUGE,
+	     "Groups the baseline's events are split into: 1, or more when "
+	     "some do not fit their unit's counters together and take "
+	     "turns, one interval each (zen4's data fabric DRAM events).",
+	     p->ngroups);
 	SELF("uncored_pmu_owned", PROM_GAUGE,
 	     "1 while the daemon holds the PMU, 0 after yielding it.",
 	     st->owned);

@@ -108,11 +108,23 @@ int mux_slots(const struct pmu *pmu, const struct evspec *ev, unsigned nev,
 
 /* ---- groups ------------------------------------------------------------ */
 
-void mux_init(struct mux *m, struct pmu *pmu, struct group *base)
+void mux_init(struct mux *m, struct pmu *pmu)
 {
 	*m = (struct mux){ .pmu = pmu };
-	if (grow((void **)&m->g, &m->capg, 1, sizeof(*m->g)))
-		m->g[m->ng++] = base;
+}
+
+int mux_set_base(struct mux *m, struct group *base, unsigned n)
+{
+	unsigned nclaims = m->ng - m->nbase;
+
+	if (!grow((void **)&m->g, &m->capg, n + nclaims + 1, sizeof(*m->g)))
+		return -ENOMEM;
+	memmove(m->g + n, m->g + m->nbase, nclaims * sizeof(*m->g));
+	for (unsigned i = 0; i < n; i++)
+		m->g[i] = &base[i];
+	m->nbase = n;
+	m->ng = n + nclaims;
+	return 0;
 }
 
 static void group_free(struct group *g)
@@ -128,7 +140,7 @@ static void group_free(struct group *g)
 
 void mux_free(struct mux *m)
 {
-	for (unsigned i = 1; i < m->ng; i++)
+	for (unsigned i = m->nbase; i < m->ng; i++)
 		group_free(m->g[i]);
 	free(m->g);
 	free(m->tmp);
@@ -168,12 +180,13 @@ static struct group *group_new(const struct pmu *pmu, const struct mux_spec *sp)
 
 int mux_sync(struct mux *m, const struct mux_spec *sp, unsigned n)
 {
-	unsigned i = 1, j = 0, k = 1;
+	unsigned i = m->nbase, j = 0, k = m->nbase;
 	int r = 0;
 
-	if (!grow((void **)&m->tmp, &m->captmp, n + 1, sizeof(*m->tmp)))
+	if (!grow((void **)&m->tmp, &m->captmp, n + m->nbase + 1,
+		  sizeof(*m->tmp)))
 		return -ENOMEM;
-	m->tmp[0] = m->g[0];
+	memcpy(m->tmp, m->g, m->nbase * sizeof(*m->tmp));
 	/* both sides ascend by key: one merge */
 	while (i < m->ng || j < n) {
 		if (j == n || (i < m->ng && m->g[i]->key < sp[j].key)) {
@@ -219,13 +232,14 @@ void mux_charge(struct mux *m, uint64_t run_ns, bool yielded)
 		/* A group's clock starts at its first tick: the interval
 		 * before it existed (or before its first readings) is not
 		 * charged to it. */
+		g->counted = g->was_running && !yielded;
 		if (!g->seen) {
 			g->seen = true;
 			continue;
 		}
 		g->enabled_ns += run_ns;
 		g->since_ns += run_ns;
-		if (g->was_running && !yielded)
+		if (g->counted)
 			g->running_ns += run_ns;
 	}
 }
@@ -369,22 +383,23 @@ static void read_group(struct mux *m, struct group *g, bool live,
 {
 	for (unsigned k = 0; k < g->ns; k++) {
 		const struct pmu_slot *sl = &g->slot[k];
+		unsigned b = g->first + k;	/* in delta[], invalid[] */
 		int64_t d;
 
 		if (sl->live != live)
 			continue;
 		if (!sl->freerun && (!g->was_running || yielded)) {
 			if (invalid)
-				invalid[k / 64] |= 1ull << (k % 64);
+				invalid[b / 64] |= 1ull << (b % 64);
 			continue;
 		}
 		d = account(m, &g->gs[k], sl, &g->ev[g->sev[k]],
 			    !sl->freerun && (disturbed || unverified(m, sl)),
 			    run_ns, sl->freerun ? run_ns : g->since_ns);
 		if (delta) {
-			delta[k] = d < 0 ? 0 : (uint64_t)d;
+			delta[b] = d < 0 ? 0 : (uint64_t)d;
 			if (d < 0)
-				invalid[k / 64] |= 1ull << (k % 64);
+				invalid[b / 64] |= 1ull << (b % 64);
 		}
 	}
 }
@@ -394,7 +409,8 @@ void mux_read_live(struct mux *m, bool disturbed, bool yielded,
 {
 	for (unsigned i = 0; i < m->ng; i++)
 		read_group(m, m->g[i], true, disturbed, yielded, run_ns,
-			   i ? NULL : delta, i ? NULL : invalid);
+			   i < m->nbase ? delta : NULL,
+			   i < m->nbase ? invalid : NULL);
 }
 
 void mux_read_counters(struct mux *m, bool disturbed, bool yielded,
@@ -402,7 +418,8 @@ void mux_read_counters(struct mux *m, bool disturbed, bool yielded,
 {
 	for (unsigned i = 0; i < m->ng; i++)
 		read_group(m, m->g[i], false, disturbed, yielded, run_ns,
-			   i ? NULL : delta, i ? NULL : invalid);
+			   i < m->nbase ? delta : NULL,
+			   i < m->nbase ? invalid : NULL);
 	/* the readings just taken stand for the time since each group last
 	 * counted: start that time again */
 	for (unsigned i = 0; i < m->ng; i++)
@@ -498,7 +515,7 @@ void mux_schedule(struct mux *m, bool force)
 			for (unsigned k = 0; k < x->ns; k++)
 				if (!x->slot[k].freerun)
 					x->gs[k].have_last = 0;	/* new baseline */
-		if (!x->was_running && i > 0)
+		if (!x->was_running && i >= m->nbase)
 			m->switches++;
 		if (!grow((void **)&m->want, &m->capwant,
 			  m->nwant + CONTROLS_PER_SERIES * x->ns,

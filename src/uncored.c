@@ -465,7 +465,6 @@ static int resolve_baseline(const struct platform *p, const struct conf *c,
 	return (int)n;
 }
 
-/* Builds the program for config c; NULL with the reason in why. */
 /*
  * Leaves out of ev[0..n) the events the backend cannot count (perf: the
  * kernel has no PMU or event for them), saying so once each: their
@@ -486,13 +485,14 @@ static int drop_unreachable(struct daemon *d, struct evspec *ev, unsigned n)
 	return (int)k;
 }
 
+/* Builds the program for config c; NULL with the reason in why. */
 static struct program *build_program(struct daemon *d, const struct conf *c,
 				     char *why, size_t len)
 {
 	struct evspec ev[SAMPLER_MAX_EVENTS];
 	struct program *p;
-	int n = resolve_baseline(d->plat, c, ev, SAMPLER_MAX_EVENTS, why, len);
 	unsigned max;
+	int n = resolve_baseline(d->plat, c, ev, SAMPLER_MAX_EVENTS, why, len);
 
 	if (n < 0)
 		return NULL;
@@ -510,6 +510,17 @@ static struct program *build_program(struct daemon *d, const struct conf *c,
 		return NULL;
 	}
 	return p;
+}
+
+/* Says which baseline events take turns on the counters. */
+static void log_paths(const struct program *p)
+{
+	if (p->ngroups > 1)
+		log_info("baseline: %u of its %u events do not fit their "
+			 "counters together and take turns, %u groups of them "
+			 "one interval each (their counts are scaled "
+			 "estimates; doc/metrics.md)", p->nev - p->gev[1],
+			 p->nev, p->ngroups - 1);
 }
 
 static struct claims_cfg claims_cfg_of(const struct conf *c)
@@ -711,6 +722,33 @@ static struct program *volatile boot_prog;	/* see main() */
 
 /* ---- self-test ------------------------------------------------------ */
 
+/*
+ * The self-test measures each step in one window: events that take turns
+ * on the counters (zen4's data fabric DRAM path) cannot all count in it.
+ * It checks what counts all the time (group 0), and says what it leaves
+ * out; the families of the others are "not counted here" in its table.
+ * Returns the program to test (p itself when nothing takes turns).
+ */
+static struct program *self_test_program(struct daemon *d,
+					 const struct conf *c,
+					 struct program *p)
+{
+	struct program *q;
+	char why[512];
+
+	if (p->ngroups == 1)
+		return p;
+	q = program_new(&d->topo, &d->pmu, p->ev, p->gev[1], c->ring_capacity,
+			c->interval_ms, why, sizeof(why));
+	if (!q)
+		log_fatalx(1, "%s", why);
+	log_msg(LOG_LVL_NOTICE, "self-test: the %u baseline events that take turns on the "
+		"counters (%s, ...) are not checked; the daemon counts them "
+		"in turn", p->nev - p->gev[1], p->ev[p->gev[1]].name);
+	program_put(p);
+	return q;
+}
+
 /* uncored --self-test: the checks of selftest.c on this machine (or the
  * simulator), refused while anybody else holds the PMU.  Exit 0 / 1. */
 static int self_test(const struct options *o, const struct conf *c)
@@ -727,6 +765,7 @@ static int self_test(const struct options *o, const struct conf *c)
 	if (!prog)
 		log_fatalx(1, "%s", err);
 	boot_prog = prog;	/* in use if a refusal below exits */
+	prog = boot_prog = self_test_program(&d, c, prog);
 	read_boot_id(boot, sizeof(boot));
 	if (d.owner_path[0] && (f = fopen(d.owner_path, "r"))) {
 		while (fgets(line, sizeof(line), f))
@@ -1320,6 +1359,7 @@ int main(int argc, char **argv)
 		 d.simulated ? ", simulator" : "", d.topo.nsockets,
 		 d.topo.nsockets == 1 ? "" : "s", prog->ns, conf.interval_ms);
 	log_info("backend %s: %s", d.backend, d.backend_why);
+	log_paths(prog);
 	sd_notifyf(0, "READY=1\nSTATUS=platform %s (%s backend%s), %u counters, "
 		   "interval %u ms", d.plat->id, d.backend,
 		   d.simulated ? ", simulator" : "", prog->ns, conf.interval_ms);
