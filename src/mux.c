@@ -238,9 +238,12 @@ void mux_charge(struct mux *m, uint64_t run_ns, bool yielded)
 			continue;
 		}
 		g->enabled_ns += run_ns;
+		g->enabled_ticks++;
 		g->since_ns += run_ns;
-		if (g->counted)
+		if (g->counted) {
 			g->running_ns += run_ns;
+			g->running_ticks++;
+		}
 	}
 }
 
@@ -487,10 +490,19 @@ void mux_schedule(struct mux *m, bool force)
 		return;
 	for (unsigned i = 0; i < m->ng; i++) {
 		struct group *g = m->g[i];
+		/* The baseline's groups in turn are served by intervals: equal
+		 * counts tie, and the tie goes by order, so they run strictly
+		 * one after the other and every group counts once in any k
+		 * consecutive intervals (k groups), whatever the intervals'
+		 * jitter - the counters' estimates are right over whole
+		 * rotations.  Service in ns would let a group that counted in a
+		 * short interval go again before one that counted in a long
+		 * one. */
+		bool turn = i > 0 && i < m->nbase;
 
 		m->sg[i] = &g->sg;
-		g->sg.running = g->running_ns;
-		g->sg.enabled = g->enabled_ns + 1;
+		g->sg.running = turn ? g->running_ticks : g->running_ns;
+		g->sg.enabled = (turn ? g->enabled_ticks : g->enabled_ns) + 1;
 	}
 	sched_select(m->pmu->plat, m->sg, m->ng, &m->ws);
 	m->nwant = 0;

@@ -60,6 +60,10 @@ struct group {
 	bool seen;		/* has been through a tick (its clock runs) */
 	uint64_t since_ns;	/* enabled time since it last counted */
 	uint64_t enabled_ns, running_ns;
+	uint64_t enabled_ticks, running_ticks;	/* the same in intervals:
+						   the service of the
+						   baseline's groups in
+						   turn (mux_schedule()) */
 	/* a claim's group (mux-owned): its key, and its own copy of ev */
 	uint64_t key;
 	struct evspec *own_ev;

@@ -1082,6 +1082,42 @@ static unsigned turns_samples(const struct program *p, const int *idx,
  * counted) for the series that were out, flagged multiplexed, the sample
  * valid.  A claim on the CBo counters takes its turn too.
  */
+/* Ticks s 40 times at intervals of 60 and 140 ms, then counts the last
+ * 20 samples in which series i (of group 2 of two groups in turn) was
+ * out as in the sample before: 0 when the groups alternate strictly.
+ * (Served by time, a group that counted in 60 ms would go again before
+ * the one that counted in 140.) */
+static unsigned turns_alternate(struct sampler *s, int i)
+{
+	struct program *p;
+	uint64_t *w, head;
+	unsigned nw, same = 0;
+	int last = -1;
+
+	for (unsigned t = 0; t < 40; t++) {
+		advance_ms(t % 2 ? 140 : 60);
+		sampler_tick(s);
+	}
+	p = sampler_get(s);
+	nw = (p->ns + 63) / 64;
+	w = calloc(sample_words(p->ns), sizeof(uint64_t));
+	head = ring_head(p->samples);
+	for (uint64_t q = head - 19; w && q <= head; q++) {
+		int out;
+
+		if (ring_read(p->samples, q, w) < 0) {
+			same++;
+			continue;
+		}
+		out = (int)((w + SW_HDR + p->ns + nw)[i / 64] >> (i % 64) & 1);
+		same += out == last;
+		last = out;
+	}
+	free(w);
+	program_put(p);
+	return same;
+}
+
 /* The rotated series' totals in the last snapshot against want[] per
  * interval over n or n - 1 intervals (each group's clock starts at its
  * first tick); how many are off by more than the simulator's rounding
@@ -1199,6 +1235,10 @@ static void test_turns(void)
 	   "the claim counted at least a third of the time (%.2f)",
 	   c.enabled_ns ? (double)c.running_ns / (double)c.enabled_ns : 0.0);
 	claim_clear(&c);
+	api_claims_release(cl, "c1", 1000, &rep);
+	json_object_put(rep.body);
+	is_int(turns_alternate(s, idx[2]), 0, "with intervals of 60 and 140 "
+	       "ms, the two groups still alternate strictly");
 	sampler_free(s);
 	claims_free(cl);
 	pmu_release(&r.pmu);
