@@ -251,10 +251,12 @@ static void status_perf(json_object *o, const struct daemon *d,
 
 /* ---- /api/v1/status ------------------------------------------------- */
 
-/* The baseline's groups. */
+/* The baseline's groups, and where the DRAM families come from (zen4:
+ * the UMCs, or the data fabric where the kernel has no amd_umc_N). */
 static void status_paths(json_object *o, const struct program *p)
 {
-	json_object *b = json_object_new_object();
+	json_object *b = json_object_new_object(), *m;
+	struct program_source rd, wr;
 
 	json_object_object_add(b, "events", json_object_new_int((int)p->nev));
 	json_object_object_add(b, "groups",
@@ -262,6 +264,24 @@ static void status_paths(json_object *o, const struct program *p)
 	json_object_object_add(b, "events_in_turns",
 			       json_object_new_int((int)(p->nev - p->gev[1])));
 	json_object_object_add(o, "baseline", b);
+	if (!program_source(p, "dram_rd", &rd) ||
+	    !program_source(p, "dram_wr", &wr))
+		return;
+	m = json_object_new_object();
+	json_object_object_add(m, "unit", json_object_new_string(rd.unit->name));
+	json_object_object_add(m, "description",
+			       json_object_new_string(rd.unit->desc));
+	if (rd.kernel_pmu)
+		json_object_object_add(m, "kernel_pmu",
+				       json_object_new_string(rd.kernel_pmu));
+	json_object_object_add(m, "read_event", json_object_new_string(rd.event));
+	json_object_object_add(m, "write_event",
+			       json_object_new_string(wr.event));
+	json_object_object_add(m, "events",
+			       json_object_new_int((int)(rd.nevents + wr.nevents)));
+	json_object_object_add(m, "in_turns",
+			       json_object_new_boolean(rd.turns || wr.turns));
+	json_object_object_add(o, "dram", m);
 }
 
 static void h_status(void *ctx, const struct http_req *req,

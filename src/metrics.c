@@ -161,6 +161,25 @@ static void uncore_families(struct prom *w, const struct program *p,
 	}
 }
 
+/* Where the DRAM families come from (zen4: umc, or df where the kernel
+ * has no amd_umc_N), as /api/v1/status "dram" says. */
+static void dram_source(struct prom *w, const struct program *p)
+{
+	struct program_source rd, wr;
+	const char *l[] = { "unit", NULL, "turns", NULL, NULL };
+
+	if (!program_source(p, "dram_rd", &rd) ||
+	    !program_source(p, "dram_wr", &wr))
+		return;
+	l[1] = rd.unit->name;
+	l[3] = rd.turns || wr.turns ? "true" : "false";
+	prom_family(w, "uncored_dram_source_info", PROM_INFO, NULL,
+		    "The unit the DRAM families count on (zen4: umc through "
+		    "amd_umc_N, else df, the data fabric) and whether its "
+		    "events take turns on the counters.");
+	prom_sample_u64(w, NULL, l, 1);
+}
+
 static void self_families(struct prom *w, const struct program *p,
 			  const struct snap *st,
 			  const struct metrics_info *info)
@@ -224,6 +243,7 @@ static void self_families(struct prom *w, const struct program *p,
 	     "some do not fit their unit's counters together and take "
 	     "turns, one interval each (zen4's data fabric DRAM events).",
 	     p->ngroups);
+	dram_source(w, p);
 	SELF("uncored_pmu_owned", PROM_GAUGE,
 	     "1 while the daemon holds the PMU, 0 after yielding it.",
 	     st->owned);

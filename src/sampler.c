@@ -279,6 +279,24 @@ int program_event_group(const struct program *p, const char *name)
 	return -1;
 }
 
+bool program_source(const struct program *p, const char *name,
+		    struct program_source *out)
+{
+	const char *ev = derive_source_event(p->dplan, name);
+	const struct event *e = ev ? plat_event(p->plat, ev) : NULL;
+	int g = ev ? program_event_group(p, ev) : -1, u = -1;
+
+	if (!e || g < 0)
+		return false;
+	*out = (struct program_source){
+		.event = ev, .unit = plat_unit(p->plat, e->unit, &u),
+		.nevents = derive_source_count(p->dplan, name), .turns = g > 0,
+	};
+	if (p->pmu && p->pmu->perf)
+		out->kernel_pmu = pmu_perf_unit_pmu(p->pmu->perf, u);
+	return out->unit != NULL;
+}
+
 /* ---- sampler -------------------------------------------------------- */
 
 struct sampler *sampler_new(struct pmu *pmu, struct program *prog,

@@ -194,6 +194,21 @@ unsigned program_max_interval_ms(const struct program *p);
  * 1 ..: taking turns), or -1 when p does not count it. */
 int program_event_group(const struct program *p, const char *name);
 
+/* Where derived source name's values come from in program p: the first
+ * event of its chosen alternative, that event's unit, how many events
+ * the alternative sums, and whether they take turns on the counters. */
+struct program_source {
+	const char *event;		/* the platform table's */
+	const struct unit_type *unit;
+	const char *kernel_pmu;		/* perf backend: its kernel PMU
+					   ("amd_df"), else NULL */
+	unsigned nevents;
+	bool turns;
+};
+/* true and *out, or false when p does not count that source. */
+bool program_source(const struct program *p, const char *name,
+		    struct program_source *out);
+
 /* Creates the sampler over pmu with prog (takes the caller's reference)
  * and the claims table (may be NULL).  Does not start the thread.  NULL
  * on ENOMEM. */

@@ -398,12 +398,12 @@ static void apply_overrides(const struct options *o, struct conf *c)
 /*
  * The events the daemon counts: the platform default, with each unit
  * named in [baseline] replaced by the events given there ("none": no
- * events of that unit).  Returns the count, or -1 with "file:line:
- * reason" in why.
+ * events of that unit); the defaults kept come first, *ndef of them.
+ * Returns the count, or -1 with "file:line: reason" in why.
  */
 static int resolve_baseline(const struct platform *p, const struct conf *c,
-			    struct evspec *ev, unsigned max, char *why,
-			    size_t len)
+			    struct evspec *ev, unsigned max, unsigned *ndef,
+			    char *why, size_t len)
 {
 	unsigned n = 0;
 	char r[256];
@@ -432,6 +432,7 @@ static int resolve_baseline(const struct platform *p, const struct conf *c,
 		if (!overridden)
 			n++;
 	}
+	*ndef = n;
 	for (unsigned b = 0; b < c->nbaseline; b++) {
 		const struct conf_baseline *cb = &c->baseline[b];
 
@@ -466,6 +467,40 @@ static int resolve_baseline(const struct platform *p, const struct conf *c,
 }
 
 /*
+ * Leaves out of the default events ev[0..ndef) those that feed only a
+ * derived-metric path this machine does not take (zen4: the data fabric
+ * beats where the kernel has amd_umc_N, derive_alt_unchosen()), saying
+ * so once per unit.  Returns the count of ev[0..n) kept.
+ */
+static int drop_unchosen(struct daemon *d, struct evspec *ev, unsigned n,
+			 unsigned ndef)
+{
+	unsigned k = 0, dropped[PLAT_MAX_UNITS] = { 0 };
+	char first[PLAT_MAX_UNITS][SCHED_NAME_MAX];
+
+	for (unsigned i = 0; i < n; i++) {
+		int u = ev[i].unit;
+
+		if (i < ndef && u >= 0 && u < PLAT_MAX_UNITS &&
+		    derive_alt_unchosen(&d->topo, ev[i].name)) {
+			if (!dropped[u]++)	/* ev[i] may be overwritten */
+				memcpy(first[u], ev[i].name, sizeof(first[u]));
+			continue;
+		}
+		ev[k++] = ev[i];
+	}
+	for (unsigned u = 0; u < PLAT_MAX_UNITS; u++)
+		if (dropped[u])
+			log_info("not counted: %u default %s event%s (%s%s): the "
+				 "derived metrics they feed take another path "
+				 "on this machine", dropped[u],
+				 d->plat->units[u]->name,
+				 dropped[u] == 1 ? "" : "s", first[u],
+				 dropped[u] > 1 ? ", ..." : "");
+	return (int)k;
+}
+
+/*
  * Leaves out of ev[0..n) the events the backend cannot count (perf: the
  * kernel has no PMU or event for them), saying so once each: their
  * metrics are absent, not zero.  Returns the count kept.
@@ -491,11 +526,13 @@ static struct program *build_program(struct daemon *d, const struct conf *c,
 {
 	struct evspec ev[SAMPLER_MAX_EVENTS];
 	struct program *p;
-	unsigned max;
-	int n = resolve_baseline(d->plat, c, ev, SAMPLER_MAX_EVENTS, why, len);
+	unsigned max, ndef;
+	int n = resolve_baseline(d->plat, c, ev, SAMPLER_MAX_EVENTS, &ndef,
+				 why, len);
 
 	if (n < 0)
 		return NULL;
+	n = drop_unchosen(d, ev, (unsigned)n, ndef);
 	n = drop_unreachable(d, ev, (unsigned)n);
 	p = program_new(&d->topo, &d->pmu, ev, (unsigned)n, c->ring_capacity,
 			c->interval_ms, why, len);
@@ -512,15 +549,29 @@ static struct program *build_program(struct daemon *d, const struct conf *c,
 	return p;
 }
 
-/* Says which baseline events take turns on the counters. */
+/* Says which baseline events take turns on the counters, and where the
+ * DRAM families come from (zen4: the UMCs, or the data fabric where the
+ * kernel has no amd_umc_N; /api/v1/status "dram" says the same). */
 static void log_paths(const struct program *p)
 {
+	struct program_source rd, wr;
+
 	if (p->ngroups > 1)
 		log_info("baseline: %u of its %u events do not fit their "
 			 "counters together and take turns, %u groups of them "
 			 "one interval each (their counts are scaled "
 			 "estimates; doc/metrics.md)", p->nev - p->gev[1],
 			 p->nev, p->ngroups - 1);
+	if (!program_source(p, "dram_rd", &rd) ||
+	    !program_source(p, "dram_wr", &wr))
+		return;
+	log_info("DRAM from unit %s (%s%s%s): %s, %s%s (%u events%s)",
+		 rd.unit->name, rd.unit->desc,
+		 rd.kernel_pmu ? ", kernel PMU " : "",
+		 rd.kernel_pmu ? rd.kernel_pmu : "", rd.event, wr.event,
+		 rd.nevents + wr.nevents > 2 ? ", ..." : "",
+		 rd.nevents + wr.nevents,
+		 rd.turns || wr.turns ? ", taking turns on the counters" : "");
 }
 
 static struct claims_cfg claims_cfg_of(const struct conf *c)
