@@ -37,7 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "hw/hw_sim.h"
+#include "sim/hw_sim.h"
 #include "log.h"
 #include "metrics.h"
 #include "sampler.h"
@@ -87,7 +87,7 @@ static int rig_open(struct rig *r, const char *plat, const char *wl)
 		return -1;
 	}
 	r->topo.plat = hw_sim_platform(&r->hw);
-	if (plat_discover(r->topo.plat, &r->hw, &r->topo, &(struct plat_cpu_map){
+	if (plat_discover(r->topo.plat, &r->hw, &r->topo, &(struct hw_cpu_map){
 			  .cpus_per_package = SIM_CPUS_PER_SOCKET }) < 0) {
 		printf("# discover: %s\n", hw_last_error());
 		return -1;
