@@ -1059,6 +1059,38 @@ static int pmu_perf_read(struct pmu *p, const struct pmu_slot *s, uint64_t *raw)
 	return 0;
 }
 
+/* Reads now the groups slots s[0..n) count in, each once, and no other:
+ * a claim's read-now between ticks (pmu_read_now()). */
+static int perf_read_now(struct pmu *p, const struct pmu_slot *s, unsigned n)
+{
+	struct pmu_perf *pp = p->perf;
+	int first = 0;
+
+	pp->gen++;	/* every box read below is read afresh */
+	for (unsigned k = 0; k < n; k++) {
+		struct pp_where w;
+		unsigned one = 0;
+
+		if (s[k].freerun ? !freerun_where(pp, &s[k], &w, &one)
+				 : !slot_box(pp, &s[k]))
+			continue;	/* pmu_read() says why */
+		if (!s[k].freerun) {
+			one = (unsigned)(slot_box(pp, &s[k]) - pp->box);
+			w = (struct pp_where){ .first = UINT_MAX, .n = 1 };
+		}
+		for (unsigned b = 0; b < w.n; b++) {
+			struct pp_box *x = &pp->box[where_box(pp, &w, b, one)];
+			int r;
+
+			if (x->gen != pp->gen && (r = box_read(pp, x)) < 0 &&
+			    !first)
+				first = r;
+		}
+	}
+	return first;
+}
+
+
 static bool pmu_perf_scaled(const struct pmu *p, const struct pmu_slot *s)
 {
 	return s->ctr_id != PMU_NO_REG && s->ctr_id < p->perf->nctr &&
@@ -1164,6 +1196,7 @@ static const struct pmu_ops pmu_perf_ops = {
 	.scaled = pmu_perf_scaled,
 	.reachable = pmu_perf_reachable,
 	.snapshot = pmu_perf_snapshot,
+	.read_now = perf_read_now,
 };
 
 int pmu_init_perf(struct pmu *p, struct hw *hw, const struct topology *t,

@@ -511,15 +511,15 @@ int sched_partition(const struct platform *p, const struct evspec *ev,
  * it was otherwise.  Only the units the group touches are saved for the
  * undo: this runs for every group on every tick.
  */
-static bool try_occupy(const struct platform *p, const struct sched_group *g,
-		       const int *ctr, struct sched_busy *b)
+bool sched_try_occupy(const struct platform *p, const struct evspec *ev,
+		      unsigned n, const int *ctr, struct sched_busy *b)
 {
 	struct busy_slice save[PLAT_MAX_UNITS];
 	uint32_t saved = 0;
 	bool ok = true;
 
-	for (unsigned i = 0; i < g->nev && ok; i++) {
-		int u = g->ev[i].unit;
+	for (unsigned i = 0; i < n && ok; i++) {
+		int u = ev[i].unit;
 
 		if (p->units[u]->kind != UNIT_PROG)
 			continue;
@@ -527,9 +527,9 @@ static bool try_occupy(const struct platform *p, const struct sched_group *g,
 			slice_save(b, u, &save[u]);
 			saved |= 1u << u;
 		}
-		ok = fits_one(p, &g->ev[i], ctr[i], b);
+		ok = fits_one(p, &ev[i], ctr[i], b);
 		if (ok)
-			occupy_one(p, &g->ev[i], ctr[i], b);
+			occupy_one(p, &ev[i], ctr[i], b);
 	}
 	for (unsigned u = 0; !ok && u < PLAT_MAX_UNITS; u++)
 		if (saved >> u & 1)
@@ -537,9 +537,17 @@ static bool try_occupy(const struct platform *p, const struct sched_group *g,
 	return ok;
 }
 
-/* Is a less served than b? */
+static bool try_occupy(const struct platform *p, const struct sched_group *g,
+		       const int *ctr, struct sched_busy *b)
+{
+	return sched_try_occupy(p, g->ev, g->nev, ctr, b);
+}
+
+/* Is a less served than b?  A pinned group before any other. */
 static bool less_served(const struct sched_group *a, const struct sched_group *b)
 {
+	if (a->pinned != b->pinned)
+		return a->pinned;
 	/* running/enabled compared without division: ra*eb < rb*ea */
 	unsigned __int128 x = (unsigned __int128)a->running * (b->enabled ? b->enabled : 1);
 	unsigned __int128 y = (unsigned __int128)b->running * (a->enabled ? a->enabled : 1);
