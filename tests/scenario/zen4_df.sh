@@ -125,7 +125,15 @@ en=$(echo "$b" | jq .time_enabled_s)
 run=$(echo "$b" | jq .time_running_s)
 ok "$(awk -v e="$en" -v r="$run" 'BEGIN { exit !(r > 0 && r < 0.3 * e) }'; echo $?)" \
 	"the claim takes turns with the groups: running $run of $en s"
-near "$(echo "$b" | jq "[.events[0].sockets[].scaled] | add / $en / 2")" 1.2e7 0.05 \
+# Its count is scaled by enabled/running: 13 groups, about 3 turns in the
+# window.  Each turn reopens the claim's perf group after the tick's read,
+# and the interval is charged from that read: on an idle machine the open
+# follows within microseconds (the scaled rate within 0.5 %), on this
+# shared, overloaded one (load 10 on 2 cores) the thread can be preempted
+# tens of ms in between, which a count of 3 intervals feels (-15 % seen
+# once; doc/hardware-notes.md, zen4).  Unscaled it would be 13 times too
+# low: 20 % tells the two apart.
+near "$(echo "$b" | jq "[.events[0].sockets[].scaled] | add / $en / 2")" 1.2e7 0.2 \
 	"its scaled count: the workload's 1.2e7 beats/s per socket"
 curl -s "$U/metrics" >"$T/claim.prom"
 near "$(metric "$T/claim.prom" uncore_dram_bandwidth_bytes_per_second 'socket="1",direction="read"')" \
