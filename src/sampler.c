@@ -70,6 +70,8 @@ struct sampler {
 	struct group *base;
 	unsigned nbase;
 	struct gseries *gs;
+	int *lsev;		/* per series: its event within its group
+				   (struct group.ev is the group's events) */
 	double *rate;
 	uint64_t *sample;		/* scratch sample */
 	uint64_t *snapw;		/* scratch snapshot words */
@@ -457,6 +459,7 @@ void sampler_free(struct sampler *s)
 	program_put(s->prog);
 	free(s->base);
 	free(s->gs);
+	free(s->lsev);
 	free(s->rate);
 	free(s->sample);
 	free(s->snapw);
@@ -538,6 +541,7 @@ static bool same_series(const struct program *a, unsigned i,
 struct inst_bufs {
 	struct group *base;
 	struct gseries *gs;
+	int *lsev;
 	double *rate, *vals, *acc;
 	uint64_t *sample, *snapw, *inc;
 	void *dscratch;
@@ -547,6 +551,7 @@ static void bufs_free(struct sampler *s, struct inst_bufs *b)
 {
 	free(b->base);
 	free(b->gs);
+	free(b->lsev);
 	free(b->rate);
 	free(b->vals);
 	free(b->sample);
@@ -565,6 +570,7 @@ static int bufs_alloc(struct sampler *s, const struct program *np,
 	*b = (struct inst_bufs){
 		.base = calloc(np->ngroups + 1, sizeof(*b->base)),
 		.gs = calloc(np->ns + 1, sizeof(*b->gs)),
+		.lsev = calloc(np->ns + 1, sizeof(*b->lsev)),
 		.rate = calloc(np->ns + 1, sizeof(*b->rate)),
 		.vals = calloc(np->nvals + 1, sizeof(*b->vals)),
 		.acc = s->acc && s->nacc == np->nvals ? s->acc
@@ -575,14 +581,16 @@ static int bufs_alloc(struct sampler *s, const struct program *np,
 		.inc = calloc(np->ns + 1, sizeof(uint64_t)),
 		.dscratch = malloc(derive_scratch_size(np->dplan)),
 	};
-	if (b->base && b->gs && b->rate && b->vals && b->acc && b->sample &&
+	if (b->base && b->gs && b->lsev && b->rate && b->vals && b->acc &&
+	    b->sample &&
 	    b->snapw && b->inc && b->dscratch)
 		return 0;
 	bufs_free(s, b);
 	return -ENOMEM;
 }
 
-/* The groups of np over b: group g's events, series and their state;
+/* The groups of np over b: group g's events (its own, as a claim's
+ * group has them: ev[sev[k]] is series k's), series and their state;
  * group 0 keeps the clock the baseline had (its service so far), the
  * groups that take turns start theirs at their first tick. */
 static void make_groups(const struct sampler *s, const struct program *np,
@@ -592,9 +600,11 @@ static void make_groups(const struct sampler *s, const struct program *np,
 		struct group *x = &b->base[g];
 		unsigned e0 = np->gev[g], s0 = np->gser[g];
 
+		for (unsigned i = s0; i < np->gser[g + 1]; i++)
+			b->lsev[i] = np->sev[i] - (int)e0;
 		*x = (struct group){
-			.ev = np->ev, .nev = np->gev[g + 1] - e0,
-			.slot = np->slot + s0, .sev = np->sev + s0,
+			.ev = np->ev + e0, .nev = np->gev[g + 1] - e0,
+			.slot = np->slot + s0, .sev = b->lsev + s0,
 			.ns = np->gser[g + 1] - s0, .gs = b->gs + s0,
 			.first = s0,
 		};
@@ -637,11 +647,12 @@ static int install(struct sampler *s, struct program *np)
 	}
 	if (b.acc != s->acc)
 		free(s->acc);
-	free(s->base); free(s->gs); free(s->rate); free(s->vals);
+	free(s->base); free(s->gs); free(s->lsev); free(s->rate); free(s->vals);
 	free(s->sample); free(s->snapw); free(s->inc); free(s->dscratch);
 	s->base = b.base;
 	s->nbase = np->ngroups;
 	s->gs = b.gs;
+	s->lsev = b.lsev;
 	s->rate = b.rate;
 	s->vals = b.vals;
 	s->acc = b.acc;
