@@ -854,6 +854,89 @@ static void counter_desc(struct json_object *inst, int idx, char *buf,
 	snprintf(buf, len, "-\t-");
 }
 
+/*
+ * The rows of counter ci of one unit: one per run of instances that agree
+ * on what the counter does (holder, event, width).  claims: the claims
+ * listing, to name a claim's event (may be NULL).
+ */
+static void counter_rows(struct table *t, struct json_object *uo, size_t ci,
+			 struct json_object *claims)
+{
+	size_t ni;
+	struct json_object *insts = jarr(uo, "instance_list", &ni);
+	const char *uname = jstr(uo, "unit", "?");
+
+	for (size_t i = 0; i < ni;) {
+		char d0[256], d1[256];
+		const char *name, *n1, *ev;
+		int w, w1;
+		size_t j = i + 1;
+		char *tab;
+
+		counter_desc(json_object_array_get_idx(insts, i), (int)ci, d0,
+			     sizeof(d0), &w, &name);
+		while (j < ni) {
+			counter_desc(json_object_array_get_idx(insts, j),
+				     (int)ci, d1, sizeof(d1), &w1, &n1);
+			if (strcmp(d0, d1) || w != w1)
+				break;
+			j++;
+		}
+		tab = strchr(d0, '\t');
+		*tab = '\0';
+		ev = tab + 1;
+		if (!strcmp(ev, "-") && strcmp(d0, "-") && strcmp(d0, "baseline")) {
+			const char *ce = claim_event(claims, d0, uname, (int)ci);
+
+			ev = ce ? ce : "-";
+		}
+		if (!strcmp(ev, "-") && name)
+			ev = name;
+		tbl_cell(t, "%s", uname);
+		tbl_cell(t, "%s", jstr(uo, "kind", "?"));
+		if (j - i > 1)
+			tbl_cell(t, "%zu-%zu", i, j - 1);
+		else
+			tbl_cell(t, "%zu", i);
+		tbl_cell(t, "%zu", ci);
+		tbl_cell(t, "%d", w);
+		tbl_cell(t, "%s", !strcmp(d0, "-") ? "(free)" : d0);
+		tbl_cell(t, "%s", ev);
+		i = j;
+	}
+}
+
+/* One socket's table: every counter of every unit. */
+static void socket_table(struct json_object *so, struct json_object *claims)
+{
+	struct json_object *units;
+	struct table t;
+	size_t nu;
+
+	printf("\nsocket %" PRIu64 " (cpu %" PRIu64 ")\n", ju64(so, "socket"),
+	       ju64(so, "cpu"));
+	tbl_init(&t, "lllrrll");
+	tbl_cell(&t, "UNIT");
+	tbl_cell(&t, "KIND");
+	tbl_cell(&t, "INST");
+	tbl_cell(&t, "CTR");
+	tbl_cell(&t, "WIDTH");
+	tbl_cell(&t, "HOLDER");
+	tbl_cell(&t, "EVENT");
+	units = jarr(so, "units", &nu);
+	for (size_t u = 0; u < nu; u++) {
+		struct json_object *uo = json_object_array_get_idx(units, u);
+		size_t ni, nctr = 0;
+		struct json_object *insts = jarr(uo, "instance_list", &ni);
+
+		if (ni)
+			jarr(json_object_array_get_idx(insts, 0), "counters", &nctr);
+		for (size_t ci = 0; ci < nctr; ci++)
+			counter_rows(&t, uo, ci, claims);
+	}
+	tbl_print(&t, 2, 0);
+}
+
 static int cmd_topology(struct ctl *c, int argc, char **argv)
 {
 	const struct command *cmd = find_command("topology");
@@ -873,77 +956,8 @@ static int cmd_topology(struct ctl *c, int argc, char **argv)
 		reply_free(&rc_claims);
 	printf("platform %s\n", jstr(r.json, "platform", "?"));
 	socks = jarr(r.json, "sockets", &ns);
-	for (size_t s = 0; s < ns; s++) {
-		struct json_object *so = json_object_array_get_idx(socks, s), *units;
-		struct table t;
-		size_t nu;
-
-		printf("\nsocket %" PRIu64 " (cpu %" PRIu64 ")\n", ju64(so, "socket"),
-		       ju64(so, "cpu"));
-		tbl_init(&t, "lllrrll");
-		tbl_cell(&t, "UNIT");
-		tbl_cell(&t, "KIND");
-		tbl_cell(&t, "INST");
-		tbl_cell(&t, "CTR");
-		tbl_cell(&t, "WIDTH");
-		tbl_cell(&t, "HOLDER");
-		tbl_cell(&t, "EVENT");
-		units = jarr(so, "units", &nu);
-		for (size_t u = 0; u < nu; u++) {
-			struct json_object *uo = json_object_array_get_idx(units, u);
-			size_t ni, nctr = 0;
-			struct json_object *insts = jarr(uo, "instance_list", &ni);
-			const char *uname = jstr(uo, "unit", "?");
-
-			if (ni)
-				jarr(json_object_array_get_idx(insts, 0), "counters", &nctr);
-			/* one row per counter index and run of instances that
-			 * agree on what the counter does */
-			for (size_t ci = 0; ci < nctr; ci++) {
-				for (size_t i = 0; i < ni;) {
-					char d0[256], d1[256];
-					const char *name, *n1;
-					int w, w1;
-					size_t j = i + 1;
-					const char *ev;
-					char *tab;
-
-					counter_desc(json_object_array_get_idx(insts, i),
-						     (int)ci, d0, sizeof(d0), &w, &name);
-					while (j < ni) {
-						counter_desc(json_object_array_get_idx(insts, j),
-							     (int)ci, d1, sizeof(d1), &w1, &n1);
-						if (strcmp(d0, d1) || w != w1)
-							break;
-						j++;
-					}
-					tab = strchr(d0, '\t');
-					*tab = '\0';
-					ev = tab + 1;
-					if (!strcmp(ev, "-") && strcmp(d0, "-") &&
-					    strcmp(d0, "baseline")) {
-						const char *ce = claim_event(rc_claims.json, d0,
-									     uname, (int)ci);
-						ev = ce ? ce : "-";
-					}
-					if (!strcmp(ev, "-") && name)
-						ev = name;
-					tbl_cell(&t, "%s", uname);
-					tbl_cell(&t, "%s", jstr(uo, "kind", "?"));
-					if (j - i > 1)
-						tbl_cell(&t, "%zu-%zu", i, j - 1);
-					else
-						tbl_cell(&t, "%zu", i);
-					tbl_cell(&t, "%zu", ci);
-					tbl_cell(&t, "%d", w);
-					tbl_cell(&t, "%s", !strcmp(d0, "-") ? "(free)" : d0);
-					tbl_cell(&t, "%s", ev);
-					i = j;
-				}
-			}
-		}
-		tbl_print(&t, 2, 0);
-	}
+	for (size_t s = 0; s < ns; s++)
+		socket_table(json_object_array_get_idx(socks, s), rc_claims.json);
 out:
 	reply_free(&rc_claims);
 	reply_free(&r);
@@ -951,6 +965,73 @@ out:
 }
 
 /* ---- events ------------------------------------------------------------- */
+
+/* /api/v1/events?unit=U&q=PATTERN, each part escaped, into path. */
+static void events_path(const char *unit, const char *pattern, char *path,
+			size_t len)
+{
+	char bu[200], bq[400];
+	const char *eu = unit ? escape(unit, bu, sizeof(bu)) : NULL;
+	const char *eq = pattern ? escape(pattern, bq, sizeof(bq)) : NULL;
+
+	snprintf(path, len, "/api/v1/events%s%s%s%s%s%s",
+		 eu || eq ? "?" : "", eu ? "unit=" : "", eu ? eu : "",
+		 eu && eq ? "&" : "", eq ? "q=" : "", eq ? eq : "");
+}
+
+/* One event's row: name, unit, code, umask with its modifiers, valid
+ * counters ("-" for fixed and free-running counters), description. */
+static void event_row(struct table *t, struct json_object *e)
+{
+	size_t nc;
+	struct json_object *ctrs = jarr(e, "counters", &nc);
+	char cs[64] = "", mods[64] = "";
+	double x;
+
+	for (size_t k = 0; k < nc && strlen(cs) < sizeof(cs) - 8; k++)
+		snprintf(cs + strlen(cs), sizeof(cs) - strlen(cs), "%s%d",
+			 k ? "," : "", json_object_get_int(
+				 json_object_array_get_idx(ctrs, k)));
+	if (jnum(e, "thresh", &x))
+		snprintf(mods, sizeof(mods), " thresh=%d", (int)x);
+	if (jbool(e, "edge"))
+		snprintf(mods + strlen(mods), sizeof(mods) - strlen(mods), " edge");
+	if (jbool(e, "inv"))
+		snprintf(mods + strlen(mods), sizeof(mods) - strlen(mods), " inv");
+	tbl_cell(t, "%s", jstr(e, "name", "?"));
+	tbl_cell(t, "%s", jstr(e, "unit", "?"));
+	if (nc) {
+		tbl_cell(t, "0x%02" PRIx64, ju64(e, "code"));
+		tbl_cell(t, "0x%02" PRIx64 "%s", ju64(e, "umask"), mods);
+	} else {	/* fixed and free-running counters */
+		tbl_cell(t, "-");
+		tbl_cell(t, "-");
+	}
+	tbl_cell(t, "%s", nc ? cs : "-");
+	tbl_cell(t, "%s", jstr(e, "description", ""));
+}
+
+/* The events of the reply: names only, or the table. */
+static void events_print(struct json_object *evs, size_t n, bool names)
+{
+	struct table t;
+
+	if (names) {
+		for (size_t i = 0; i < n; i++)
+			puts(jstr(json_object_array_get_idx(evs, i), "name", "?"));
+		return;
+	}
+	tbl_init(&t, "llllll");
+	tbl_cell(&t, "NAME");
+	tbl_cell(&t, "UNIT");
+	tbl_cell(&t, "CODE");
+	tbl_cell(&t, "UMASK");
+	tbl_cell(&t, "CTRS");
+	tbl_cell(&t, "DESCRIPTION");
+	for (size_t i = 0; i < n; i++)
+		event_row(&t, json_object_array_get_idx(evs, i));
+	tbl_print(&t, 0, term_cols());
+}
 
 static int cmd_events(struct ctl *c, int argc, char **argv)
 {
@@ -988,17 +1069,7 @@ static int cmd_events(struct ctl *c, int argc, char **argv)
 		return usage_error(cmd, "the pattern is longer than 128 characters");
 	if ((rc = ctl_open(c)))
 		return rc;
-	{
-		char bu[200], bq[400];
-		const char *eu = unit ? escape(unit, bu, sizeof(bu)) : NULL;
-		const char *eq = pattern ? escape(pattern, bq, sizeof(bq)) : NULL;
-
-		snprintf(path, sizeof(path), "/api/v1/events%s%s%s%s%s",
-			 eu || eq ? "?" : "", eu ? "unit=" : "", eu ? eu : "",
-			 eu && eq ? "&" : "", eq ? "q=" : "");
-		if (eq)
-			snprintf(path + strlen(path), sizeof(path) - strlen(path), "%s", eq);
-	}
+	events_path(unit, pattern, path, sizeof(path));
 	if ((rc = api(c, "GET", path, NULL, &r, 0)))
 		goto out;
 	if (c->json) {
@@ -1006,58 +1077,12 @@ static int cmd_events(struct ctl *c, int argc, char **argv)
 		goto out;
 	}
 	evs = jarr(r.json, "events", &n);
-	if (names) {
-		for (size_t i = 0; i < n; i++)
-			puts(jstr(json_object_array_get_idx(evs, i), "name", "?"));
-		goto out;
-	}
-	if (!n) {
+	if (!n && !names)
 		fprintf(stderr, "%s: no event matches%s%s%s%s%s\n", prog,
 			pattern ? " \"" : "", pattern ? pattern : "", pattern ? "\"" : "",
 			unit ? " in unit " : "", unit ? unit : "");
-		goto out;
-	}
-	{
-		struct table t;
-
-		tbl_init(&t, "llllll");
-		tbl_cell(&t, "NAME");
-		tbl_cell(&t, "UNIT");
-		tbl_cell(&t, "CODE");
-		tbl_cell(&t, "UMASK");
-		tbl_cell(&t, "CTRS");
-		tbl_cell(&t, "DESCRIPTION");
-		for (size_t i = 0; i < n; i++) {
-			struct json_object *e = json_object_array_get_idx(evs, i);
-			size_t nc;
-			struct json_object *ctrs = jarr(e, "counters", &nc);
-			char cs[64] = "", mods[64] = "";
-			double x;
-
-			for (size_t k = 0; k < nc && strlen(cs) < sizeof(cs) - 8; k++)
-				snprintf(cs + strlen(cs), sizeof(cs) - strlen(cs), "%s%d",
-					 k ? "," : "", json_object_get_int(
-						 json_object_array_get_idx(ctrs, k)));
-			if (jnum(e, "thresh", &x))
-				snprintf(mods, sizeof(mods), " thresh=%d", (int)x);
-			if (jbool(e, "edge"))
-				snprintf(mods + strlen(mods), sizeof(mods) - strlen(mods), " edge");
-			if (jbool(e, "inv"))
-				snprintf(mods + strlen(mods), sizeof(mods) - strlen(mods), " inv");
-			tbl_cell(&t, "%s", jstr(e, "name", "?"));
-			tbl_cell(&t, "%s", jstr(e, "unit", "?"));
-			if (nc) {
-				tbl_cell(&t, "0x%02x", (unsigned)ju64(e, "code"));
-				tbl_cell(&t, "0x%02x%s", (unsigned)ju64(e, "umask"), mods);
-			} else {	/* fixed and free-running counters */
-				tbl_cell(&t, "-");
-				tbl_cell(&t, "-");
-			}
-			tbl_cell(&t, "%s", nc ? cs : "-");
-			tbl_cell(&t, "%s", jstr(e, "description", ""));
-		}
-		tbl_print(&t, 0, term_cols());
-	}
+	else
+		events_print(evs, n, names);
 out:
 	reply_free(&r);
 	return rc;
