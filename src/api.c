@@ -256,6 +256,39 @@ static void status_perf(json_object *o, const struct daemon *d,
 
 /* ---- /api/v1/status ------------------------------------------------- */
 
+/* The baseline's groups, and where the DRAM families come from (zen4:
+ * the UMCs, or the data fabric where the kernel has no amd_umc_N). */
+static void status_paths(json_object *o, const struct program *p)
+{
+	json_object *b = json_object_new_object(), *m;
+	struct program_source rd, wr;
+
+	json_object_object_add(b, "events", json_object_new_int((int)p->nev));
+	json_object_object_add(b, "groups",
+			       json_object_new_int((int)p->ngroups));
+	json_object_object_add(b, "events_in_turns",
+			       json_object_new_int((int)(p->nev - p->gev[1])));
+	json_object_object_add(o, "baseline", b);
+	if (!program_source(p, "dram_rd", &rd) ||
+	    !program_source(p, "dram_wr", &wr))
+		return;
+	m = json_object_new_object();
+	json_object_object_add(m, "unit", json_object_new_string(rd.unit->name));
+	json_object_object_add(m, "description",
+			       json_object_new_string(rd.unit->desc));
+	if (rd.kernel_pmu)
+		json_object_object_add(m, "kernel_pmu",
+				       json_object_new_string(rd.kernel_pmu));
+	json_object_object_add(m, "read_event", json_object_new_string(rd.event));
+	json_object_object_add(m, "write_event",
+			       json_object_new_string(wr.event));
+	json_object_object_add(m, "events",
+			       json_object_new_int((int)(rd.nevents + wr.nevents)));
+	json_object_object_add(m, "in_turns",
+			       json_object_new_boolean(rd.turns || wr.turns));
+	json_object_object_add(o, "dram", m);
+}
+
 static void h_status(void *ctx, const struct http_req *req,
 		     struct http_resp *resp)
 {
@@ -285,6 +318,8 @@ static void h_status(void *ctx, const struct http_req *req,
 			       json_object_new_string(d->backend_why));
 	if (d->pmu.perf)
 		status_perf(o, d, &st);
+	if (p)
+		status_paths(o, p);
 	json_object_object_add(o, "interval_ms", json_object_new_int((int)cfg.interval_ms));
 	json_object_object_add(o, "uptime_s",
 			       json_object_new_double((double)(daemon_mono_ns() -
@@ -760,6 +795,7 @@ static void sample_json(struct samples_stream *ss, uint64_t seq)
 	struct buf *b = &ss->out;
 	const uint64_t *w = ss->w;
 	const uint64_t *delta = w + SW_HDR, *inv = delta + p->ns;
+	const uint64_t *mux = inv + (p->ns + 63) / 64;
 	uint64_t f = w[SW_FLAGS];
 	double secs = (double)w[SW_INTERVAL_NS] / 1e9;
 	double counted = (double)w[SW_COUNTED_NS] / 1e9;
@@ -810,6 +846,10 @@ static void sample_json(struct samples_stream *ss, uint64_t seq)
 				jw_u64(b, delta[i]);
 			else
 				buf_puts(b, "null");
+			/* multiplexed out: an estimate (taking turns), or
+			 * null */
+			if (mux[i / 64] >> (i % 64) & 1)
+				buf_puts(b, ",\"multiplexed\":true");
 			buf_puts(b, ok ? ",\"valid\":true}" : ",\"valid\":false}");
 		}
 		buf_putc(b, ']');

@@ -697,3 +697,31 @@ const char *derive_source_event(const struct derive_plan *dp,
 
 	return j < 0 ? NULL : dp->tab->src[j].event;
 }
+
+unsigned derive_source_count(const struct derive_plan *dp, const char *name)
+{
+	int j = name_rep(dp, name);
+	unsigned n = 0;
+
+	for (size_t k = 0; j >= 0 && k < dp->tab->nsrc; k++)
+		n += dp->rep[k] == j;
+	return n;
+}
+
+bool derive_alt_unchosen(const struct topology *t, const char *event)
+{
+	const struct derived_table *tab = t->plat->derived;
+	bool named = false, chosen = false;
+	int *rep;
+
+	if (!tab || !tab->nsrc || !(rep = calloc(tab->nsrc, sizeof(*rep))))
+		return false;
+	choose_alternatives(t->plat, t, rep);
+	for (size_t j = 0; j < tab->nsrc; j++)
+		if (strcmp(tab->src[j].event, event) == 0) {
+			named = true;
+			chosen |= rep[j] >= 0;
+		}
+	free(rep);
+	return named && !chosen;
+}

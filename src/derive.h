@@ -116,6 +116,20 @@ double derive_counter(const struct derive_plan *dp, size_t m, unsigned s,
 const char *derive_source_event(const struct derive_plan *dp,
 				const char *name);
 
+/* How many entries (events) source name's chosen alternative sums
+ * (zen4 "dram_rd": 1 through the UMCs, 24 through the data fabric); 0
+ * for an unknown name. */
+unsigned derive_source_count(const struct derive_plan *dp, const char *name);
+
+/*
+ * Is event (as the baseline names it) a source of t's platform's derived
+ * metrics only in alternatives that topology t does not choose (zen4's
+ * data fabric beats where the kernel has amd_umc_N)?  A default baseline
+ * event for which this holds feeds nothing and is left out.  false for
+ * an event the table does not name, or out of memory.
+ */
+bool derive_alt_unchosen(const struct topology *t, const char *event);
+
 /* Index of the metric named name with JSON key json (NULL: the first of
  * that name) in pl's table, or -1. */
 int derive_find(const struct platform *pl, const char *name,

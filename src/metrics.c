@@ -161,6 +161,82 @@ static void uncore_families(struct prom *w, const struct program *p,
 	}
 }
 
+/* Where the DRAM families come from (zen4: umc, or df where the kernel
+ * has no amd_umc_N), as /api/v1/status "dram" says. */
+static void dram_source(struct prom *w, const struct program *p)
+{
+	struct program_source rd, wr;
+	const char *l[] = { "unit", NULL, "turns", NULL, NULL };
+
+	if (!program_source(p, "dram_rd", &rd) ||
+	    !program_source(p, "dram_wr", &wr))
+		return;
+	l[1] = rd.unit->name;
+	l[3] = rd.turns || wr.turns ? "true" : "false";
+	prom_family(w, "uncored_dram_source_info", PROM_INFO, NULL,
+		    "The unit the DRAM families count on (zen4: umc through "
+		    "amd_umc_N, else df, the data fabric) and whether its "
+		    "events take turns on the counters.");
+	prom_sample_u64(w, NULL, l, 1);
+}
+
+#define SELF(name, type, help, val)                                     \
+	do {                                                            \
+		prom_family(w, name, type, NULL, help);                 \
+		prom_sample_u64(w, NULL, NULL, val);                    \
+	} while (0)
+
+/* The perf backend's costs and what it met. */
+static void perf_families(struct prom *w, const struct snap *st)
+{
+	SELF("uncored_perf_groups", PROM_GAUGE,
+	     "Event groups open in the kernel (one per kernel box "
+	     "counted).", st->perf_groups);
+	SELF("uncored_perf_group_reads_total", PROM_COUNTER,
+	     "Group reads (one read(2) each).", st->perf_reads);
+	SELF("uncored_perf_read_errors_total", PROM_COUNTER,
+	     "Group reads that failed (their series count nothing "
+	     "that interval).", st->perf_read_errors);
+	SELF("uncored_perf_open_errors_total", PROM_COUNTER,
+	     "Event groups the kernel refused to open.",
+	     st->perf_open_errors);
+	SELF("uncored_perf_multiplexed_reads_total", PROM_COUNTER,
+	     "Group reads whose group another perf user made the "
+	     "kernel multiplex (time_running < time_enabled): their "
+	     "deltas are scaled estimates.", st->perf_scaled);
+	SELF("uncored_perf_scaled_samples_total", PROM_COUNTER,
+	     "Samples with a baseline delta scaled because of such "
+	     "multiplexing (flagged \"scaled\" in /api/v1/samples).",
+	     st->perf_scaled_samples);
+}
+
+/* The baseline's service, its groups and where DRAM comes from. */
+static void baseline_families(struct prom *w, const struct program *p,
+			      const struct snap *st)
+{
+	prom_family(w, "uncored_baseline_enabled_seconds_total", PROM_COUNTER,
+		    "seconds", "Time the baseline wanted its counters.");
+	prom_sample_f64(w, NULL, NULL, (double)st->base_enabled_ns / 1e9);
+	prom_family(w, "uncored_baseline_running_seconds_total", PROM_COUNTER,
+		    "seconds", "Time the baseline's programmable counters were "
+		    "counting (less than enabled while claims are multiplexed in; "
+		    "its events in turn, if any, not included).");
+	prom_sample_f64(w, NULL, NULL, (double)st->base_running_ns / 1e9);
+	prom_family(w, "uncored_baseline_running_ratio", PROM_GAUGE, NULL,
+		    "Share of the time the baseline's programmable counters "
+		    "were counting (below 1 while claims are multiplexed in).");
+	prom_sample_f64(w, NULL, NULL, st->base_enabled_ns
+			? (double)st->base_running_ns / (double)st->base_enabled_ns
+			: 1.0);
+	prom_family(w, "uncored_baseline_groups", PROM_GAUGE, NULL,
+		    "Groups the baseline's events are split into: 1, or more "
+		    "when some do not fit their unit's counters together and "
+		    "take turns, one interval each (zen4's data fabric DRAM "
+		    "events).");
+	prom_sample_u64(w, NULL, NULL, p->ngroups);
+	dram_source(w, p);
+}
+
 static void self_families(struct prom *w, const struct program *p,
 			  const struct snap *st,
 			  const struct metrics_info *info)
@@ -179,11 +255,6 @@ static void self_families(struct prom *w, const struct program *p,
 		    "kernel's uncore PMUs) and whether it runs on the "
 		    "simulator.");
 	prom_sample_u64(w, NULL, bl, 1);
-#define SELF(name, type, help, val)                                     \
-	do {                                                            \
-		prom_family(w, name, type, NULL, help);                 \
-		prom_sample_u64(w, NULL, NULL, val);                    \
-	} while (0)
 	SELF("uncored_ticks_total", PROM_COUNTER, "Sampler ticks.", st->ticks);
 	SELF("uncored_tick_overruns_total", PROM_COUNTER,
 	     "Ticks missed because a tick ran past the next deadline.",
@@ -206,19 +277,7 @@ static void self_families(struct prom *w, const struct program *p,
 	SELF("uncored_multiplex_switches_total", PROM_COUNTER,
 	     "Times a claim was scheduled onto counters after being off them.",
 	     st->switches);
-	prom_family(w, "uncored_baseline_enabled_seconds_total", PROM_COUNTER,
-		    "seconds", "Time the baseline wanted its counters.");
-	prom_sample_f64(w, NULL, NULL, (double)st->base_enabled_ns / 1e9);
-	prom_family(w, "uncored_baseline_running_seconds_total", PROM_COUNTER,
-		    "seconds", "Time the baseline's programmable counters were "
-		    "counting (less than enabled while claims are multiplexed in).");
-	prom_sample_f64(w, NULL, NULL, (double)st->base_running_ns / 1e9);
-	prom_family(w, "uncored_baseline_running_ratio", PROM_GAUGE, NULL,
-		    "Share of the time the baseline's programmable counters "
-		    "were counting (below 1 while claims are multiplexed in).");
-	prom_sample_f64(w, NULL, NULL, st->base_enabled_ns
-			? (double)st->base_running_ns / (double)st->base_enabled_ns
-			: 1.0);
+	baseline_families(w, p, st);
 	SELF("uncored_pmu_owned", PROM_GAUGE,
 	     "1 while the daemon holds the PMU, 0 after yielding it.",
 	     st->owned);
@@ -230,27 +289,8 @@ static void self_families(struct prom *w, const struct program *p,
 				     ring_tail(p->samples) + 1 : 0);
 	SELF("uncored_scrapes_total", PROM_COUNTER, "Scrapes of /metrics.",
 	     info->scrapes);
-	if (!strcmp(info->backend, "perf")) {
-		SELF("uncored_perf_groups", PROM_GAUGE,
-		     "Event groups open in the kernel (one per kernel box "
-		     "counted).", st->perf_groups);
-		SELF("uncored_perf_group_reads_total", PROM_COUNTER,
-		     "Group reads (one read(2) each).", st->perf_reads);
-		SELF("uncored_perf_read_errors_total", PROM_COUNTER,
-		     "Group reads that failed (their series count nothing "
-		     "that interval).", st->perf_read_errors);
-		SELF("uncored_perf_open_errors_total", PROM_COUNTER,
-		     "Event groups the kernel refused to open.",
-		     st->perf_open_errors);
-		SELF("uncored_perf_multiplexed_reads_total", PROM_COUNTER,
-		     "Group reads whose group another perf user made the "
-		     "kernel multiplex (time_running < time_enabled): their "
-		     "deltas are scaled estimates.", st->perf_scaled);
-		SELF("uncored_perf_scaled_samples_total", PROM_COUNTER,
-		     "Samples with a baseline delta scaled because of such "
-		     "multiplexing (flagged \"scaled\" in /api/v1/samples).",
-		     st->perf_scaled_samples);
-	}
+	if (!strcmp(info->backend, "perf"))
+		perf_families(w, st);
 #undef SELF
 	prom_family(w, "uncored_interval_seconds", PROM_GAUGE, NULL,
 		    "Configured sampling interval.");

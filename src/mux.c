@@ -108,11 +108,23 @@ int mux_slots(const struct pmu *pmu, const struct evspec *ev, unsigned nev,
 
 /* ---- groups ------------------------------------------------------------ */
 
-void mux_init(struct mux *m, struct pmu *pmu, struct group *base)
+void mux_init(struct mux *m, struct pmu *pmu)
 {
 	*m = (struct mux){ .pmu = pmu };
-	if (grow((void **)&m->g, &m->capg, 1, sizeof(*m->g)))
-		m->g[m->ng++] = base;
+}
+
+int mux_set_base(struct mux *m, struct group *base, unsigned n)
+{
+	unsigned nclaims = m->ng - m->nbase;
+
+	if (!grow((void **)&m->g, &m->capg, n + nclaims + 1, sizeof(*m->g)))
+		return -ENOMEM;
+	memmove(m->g + n, m->g + m->nbase, nclaims * sizeof(*m->g));
+	for (unsigned i = 0; i < n; i++)
+		m->g[i] = &base[i];
+	m->nbase = n;
+	m->ng = n + nclaims;
+	return 0;
 }
 
 static void group_free(struct group *g)
@@ -128,7 +140,7 @@ static void group_free(struct group *g)
 
 void mux_free(struct mux *m)
 {
-	for (unsigned i = 1; i < m->ng; i++)
+	for (unsigned i = m->nbase; i < m->ng; i++)
 		group_free(m->g[i]);
 	free(m->g);
 	free(m->tmp);
@@ -169,12 +181,13 @@ static struct group *group_new(const struct pmu *pmu, const struct mux_spec *sp)
 
 int mux_sync(struct mux *m, const struct mux_spec *sp, unsigned n)
 {
-	unsigned i = 1, j = 0, k = 1;
+	unsigned i = m->nbase, j = 0, k = m->nbase;
 	int r = 0;
 
-	if (!grow((void **)&m->tmp, &m->captmp, n + 1, sizeof(*m->tmp)))
+	if (!grow((void **)&m->tmp, &m->captmp, n + m->nbase + 1,
+		  sizeof(*m->tmp)))
 		return -ENOMEM;
-	m->tmp[0] = m->g[0];
+	memcpy(m->tmp, m->g, m->nbase * sizeof(*m->tmp));
 	/* both sides ascend by key: one merge */
 	while (i < m->ng || j < n) {
 		if (j == n || (i < m->ng && m->g[i]->key < sp[j].key)) {
@@ -220,6 +233,7 @@ void mux_charge(struct mux *m, uint64_t run_ns, bool yielded)
 		/* A group's clock starts at its first tick: the interval
 		 * before it existed (or before its first readings) is not
 		 * charged to it. */
+		g->counted = g->was_running && !yielded;
 		if (!g->seen) {
 			g->seen = true;
 			continue;
@@ -229,9 +243,12 @@ void mux_charge(struct mux *m, uint64_t run_ns, bool yielded)
 
 		g->late_ns = 0;
 		g->enabled_ns += ns;
+		g->enabled_ticks++;
 		g->since_ns += ns;
-		if (g->was_running && !yielded)
+		if (g->counted) {
 			g->running_ns += ns;
+			g->running_ticks++;
+		}
 	}
 }
 
@@ -374,22 +391,23 @@ static void read_group(struct mux *m, struct group *g, bool live,
 {
 	for (unsigned k = 0; k < g->ns; k++) {
 		const struct pmu_slot *sl = &g->slot[k];
+		unsigned b = g->first + k;	/* in delta[], invalid[] */
 		int64_t d;
 
 		if (sl->live != live)
 			continue;
 		if (!sl->freerun && (!g->was_running || yielded)) {
 			if (invalid)
-				invalid[k / 64] |= 1ull << (k % 64);
+				invalid[b / 64] |= 1ull << (b % 64);
 			continue;
 		}
 		d = account(m, &g->gs[k], sl, &g->ev[g->sev[k]],
 			    !sl->freerun && (disturbed || unverified(m, sl)),
 			    run_ns, sl->freerun ? run_ns : g->since_ns);
 		if (delta) {
-			delta[k] = d < 0 ? 0 : (uint64_t)d;
+			delta[b] = d < 0 ? 0 : (uint64_t)d;
 			if (d < 0)
-				invalid[k / 64] |= 1ull << (k % 64);
+				invalid[b / 64] |= 1ull << (b % 64);
 		}
 	}
 }
@@ -399,7 +417,8 @@ void mux_read_live(struct mux *m, bool disturbed, bool yielded,
 {
 	for (unsigned i = 0; i < m->ng; i++)
 		read_group(m, m->g[i], true, disturbed, yielded, run_ns,
-			   i ? NULL : delta, i ? NULL : invalid);
+			   i < m->nbase ? delta : NULL,
+			   i < m->nbase ? invalid : NULL);
 }
 
 void mux_read_counters(struct mux *m, bool disturbed, bool yielded,
@@ -407,7 +426,8 @@ void mux_read_counters(struct mux *m, bool disturbed, bool yielded,
 {
 	for (unsigned i = 0; i < m->ng; i++)
 		read_group(m, m->g[i], false, disturbed, yielded, run_ns,
-			   i ? NULL : delta, i ? NULL : invalid);
+			   i < m->nbase ? delta : NULL,
+			   i < m->nbase ? invalid : NULL);
 	/* the readings just taken stand for the time since each group last
 	 * counted: start that time again */
 	for (unsigned i = 0; i < m->ng; i++)
@@ -485,10 +505,19 @@ void mux_schedule(struct mux *m, bool force)
 		return;
 	for (unsigned i = 0; i < m->ng; i++) {
 		struct group *g = m->g[i];
+		/* The baseline's groups in turn are served by intervals: equal
+		 * counts tie, and the tie goes by order, so they run strictly
+		 * one after the other and every group counts once in any k
+		 * consecutive intervals (k groups), whatever the intervals'
+		 * jitter - the counters' estimates are right over whole
+		 * rotations.  Service in ns would let a group that counted in a
+		 * short interval go again before one that counted in a long
+		 * one. */
+		bool turn = i > 0 && i < m->nbase;
 
 		m->sg[i] = &g->sg;
-		g->sg.running = g->running_ns;
-		g->sg.enabled = g->enabled_ns + 1;
+		g->sg.running = turn ? g->running_ticks : g->running_ns;
+		g->sg.enabled = (turn ? g->enabled_ticks : g->enabled_ns) + 1;
 	}
 	sched_select(m->pmu->plat, m->sg, m->ng, &m->ws);
 	m->nwant = 0;
@@ -498,10 +527,11 @@ void mux_schedule(struct mux *m, bool force)
 
 		if (!x->sg.selected)
 			continue;
-		/* The baseline (g[0]) was placed when its program was
-		 * built and its slots belong to the published program,
-		 * which readers render from: never rewrite them. */
-		if (i > 0 && (moved || unencoded(x) || force) &&
+		/* The baseline's groups (g[0..nbase)) were placed when
+		 * their program was built and their slots belong to the
+		 * published program, which readers render from: never
+		 * rewrite them. */
+		if (i >= m->nbase && (moved || unencoded(x) || force) &&
 		    mux_encode(m->pmu, x->ev, x->sg.ctr, x->slot, x->sev, x->ns,
 			       why, sizeof(why)) < 0) {
 			log_warnx("cannot encode a claim's events: %s", why);
@@ -512,7 +542,7 @@ void mux_schedule(struct mux *m, bool force)
 			for (unsigned k = 0; k < x->ns; k++)
 				if (!x->slot[k].freerun)
 					x->gs[k].have_last = 0;	/* new baseline */
-		if (!x->was_running && i > 0)
+		if (!x->was_running && i >= m->nbase)
 			m->switches++;
 		if (!grow((void **)&m->want, &m->capwant,
 			  m->nwant + CONTROLS_PER_SERIES * x->ns,
@@ -576,14 +606,15 @@ static int cmp_key(const void *key, const void *elem)
 	return k < e ? -1 : k > e;
 }
 
-/* The claim group with key, or NULL (g[1..ng) ascend by key). */
+/* The claim group with key, or NULL (g[nbase..ng) ascend by key). */
 static struct group *find_group(struct mux *m, uint64_t key)
 {
 	struct group **f;
 
-	if (m->ng < 2)
+	if (m->ng <= m->nbase)
 		return NULL;
-	f = bsearch(&key, m->g + 1, m->ng - 1, sizeof(*m->g), cmp_key);
+	f = bsearch(&key, m->g + m->nbase, m->ng - m->nbase, sizeof(*m->g),
+		    cmp_key);
 	return f ? *f : NULL;
 }
 
@@ -601,7 +632,7 @@ struct mux_snap *mux_snapshot(const struct mux *m, uint64_t t_read)
 	struct mux_snap *sn;
 	char *p;
 
-	for (unsigned i = 1; i < m->ng; i++)
+	for (unsigned i = m->nbase; i < m->ng; i++)
 		if (m->g[i]->nev <= MUX_SNAP_MAX_EVENTS) {
 			ng++;
 			nser += m->g[i]->ns;
@@ -620,7 +651,7 @@ struct mux_snap *mux_snapshot(const struct mux *m, uint64_t t_read)
 	sn->ser = (struct mux_snap_ser *)((char *)sn->slot +
 					  nser * sizeof(*sn->slot));
 	ng = 0;
-	for (unsigned i = 1; i < m->ng; i++) {
+	for (unsigned i = m->nbase; i < m->ng; i++) {
 		const struct group *g = m->g[i];
 		struct mux_snap_grp *sg = &sn->g[ng];
 
@@ -809,7 +840,7 @@ static int program_now(struct mux *m, struct group *g)
 /* Takes g out of the claims' groups and frees it. */
 static void remove_group(struct mux *m, struct group *g)
 {
-	for (unsigned i = 1; i < m->ng; i++)
+	for (unsigned i = m->nbase; i < m->ng; i++)
 		if (m->g[i] == g) {
 			memmove(&m->g[i], &m->g[i + 1],
 				(m->ng - i - 1) * sizeof(*m->g));
@@ -826,7 +857,7 @@ static int insert_group(struct mux *m, struct group *g)
 
 	if (!grow((void **)&m->g, &m->capg, m->ng + 1, sizeof(*m->g)))
 		return -ENOMEM;
-	while (i > 1 && m->g[i - 1]->key > g->key) {
+	while (i > m->nbase && m->g[i - 1]->key > g->key) {
 		m->g[i] = m->g[i - 1];
 		i--;
 	}

@@ -45,7 +45,9 @@ struct gseries {
 };
 
 /*
- * A group of events counted together: the baseline, or one claim.  The
+ * A group of events counted together: one of the baseline's groups (the
+ * one that counts all the time, or one of those that take turns), or one
+ * claim.  The
  * series are laid out as slot[k] (position; its counter index follows
  * the current placement) counting ev[sev[k]], in the order mux_slots()
  * builds them.
@@ -59,11 +61,20 @@ struct group {
 	struct gseries *gs;
 	struct sched_group sg;	/* placement and service */
 	bool was_running;	/* counted during the interval just ended */
+	bool counted;		/* ... and the PMU was not yielded (set by
+				   mux_charge(), for the tick's reads) */
+	unsigned first;		/* a baseline group: the index of its first
+				   series in the baseline's delta and invalid
+				   arrays */
 	bool seen;		/* has been through a tick (its clock runs) */
 	uint64_t since_ns;	/* enabled time since it last counted */
 	uint64_t late_ns;	/* started this long after the last tick
 				   (mux_start_now()): not charged */
 	uint64_t enabled_ns, running_ns;
+	uint64_t enabled_ticks, running_ticks;	/* the same in intervals:
+						   the service of the
+						   baseline's groups in
+						   turn (mux_schedule()) */
 	/* a claim's group (mux-owned): its key, and its own copy of ev */
 	uint64_t key;
 	struct evspec *own_ev;
@@ -138,10 +149,11 @@ struct mux_rd {
 
 struct mux {
 	struct pmu *pmu;
-	/* g[0]: the baseline (the sampler's); g[1..ng): the claims'
+	/* g[0..nbase): the baseline's groups (the sampler's: g[0] counts
+	 * all the time, the others take turns); g[nbase..ng): the claims'
 	 * groups, owned, by ascending key */
 	struct group **g;
-	unsigned ng, capg;
+	unsigned ng, capg, nbase;
 	struct group **tmp;		/* mux_sync()'s merge */
 	unsigned captmp;
 	struct sched_group **sg;	/* sched_select()'s view of g */
@@ -209,8 +221,14 @@ unsigned mux_half_wrap_ms(unsigned width, double rate);
 unsigned evspec_max_interval_ms(const struct platform *pl,
 				const struct evspec *e);
 
-/* base: the sampler's baseline group, g[0] from now on. */
-void mux_init(struct mux *m, struct pmu *pmu, struct group *base);
+/* An empty mux over pmu: no baseline, no claims. */
+void mux_init(struct mux *m, struct pmu *pmu);
+/*
+ * Makes base[0..n) (the sampler's, which keeps owning them) the
+ * baseline's groups, g[0..n) from now on; the claims' groups stay.
+ * 0, or -ENOMEM (nothing changed).
+ */
+int mux_set_base(struct mux *m, struct group *base, unsigned n);
 /* Frees the claims' groups and the scratch space (not the baseline). */
 void mux_free(struct mux *m);
 
@@ -227,15 +245,18 @@ int mux_sync(struct mux *m, const struct mux_spec *sp, unsigned n);
 void mux_begin(struct mux *m);
 /*
  * Advances every group's clock by run_ns (not a group's first tick):
- * enabled always, running if it counted and the PMU was not yielded.
+ * enabled always, running if it counted and the PMU was not yielded
+ * (struct group.counted).
  */
 void mux_charge(struct mux *m, uint64_t run_ns, bool yielded);
 /*
  * Reads and accounts every group's counters that the freeze does not
  * stop (pmu_slot.live: free-running counters, snbep's UBox), right after
  * the freeze.  disturbed: interference on the global control this tick
- * (no deltas from programmable counters).  The baseline's deltas go into
- * delta[] and its invalid bits into invalid[].
+ * (no deltas from programmable counters).  The baseline groups' deltas
+ * go into delta[] and their invalid bits into invalid[] (at each
+ * group's first series on); a series of a group that did not count has
+ * its invalid bit set.
  */
 void mux_read_live(struct mux *m, bool disturbed, bool yielded,
 		   uint64_t run_ns, uint64_t *delta, uint64_t *invalid);

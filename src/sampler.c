@@ -62,7 +62,17 @@ struct sampler {
 	int tfd, efd;
 	/* ---- thread-private ---- */
 	struct program *prog;		/* the baseline being sampled */
-	struct group base;		/* the baseline as a group */
+	/* the baseline as groups (struct program.ngroups), their series'
+	 * running state gs[ns] (group g's from gs + gser[g]) and, per
+	 * series, the rate (events per ns) of the last interval it counted,
+	 * NaN before that: what a series of a group taking turns stands at
+	 * while the others count (tick_estimate()) */
+	struct group *base;
+	unsigned nbase;
+	struct gseries *gs;
+	int *lsev;		/* per series: its event within its group
+				   (struct group.ev is the group's events) */
+	double *rate;
 	uint64_t *sample;		/* scratch sample */
 	uint64_t *snapw;		/* scratch snapshot words */
 	struct snap st;			/* running self-metrics */
@@ -140,48 +150,81 @@ static int program_plan(struct program *p, char *why, size_t whylen)
 	return 0;
 }
 
-struct program *program_new(const struct topology *t, const struct pmu *pmu,
-			    const struct evspec *ev, unsigned nev,
-			    unsigned ring_capacity, unsigned interval_ms,
-			    char *why, size_t whylen)
+/* Step 1: p's events, group by group (sched_partition()), and each
+ * group's placement.  0, or -1 with why. */
+static int program_groups(struct program *p, const struct evspec *ev,
+			  unsigned nev, char *why, size_t whylen)
 {
-	const struct platform *pl = t->plat;
-	struct program *p;
-	int ctr[SAMPLER_MAX_EVENTS];
+	unsigned grp[SAMPLER_MAX_EVENTS], k = 0;
 
-	if (nev > SAMPLER_MAX_EVENTS) {
-		snprintf(why, whylen, "too many events (%u, at most %d)", nev,
-			 SAMPLER_MAX_EVENTS);
-		return NULL;
-	}
-	if (sched_place(pl, ev, nev, NULL, ctr, why, whylen) < 0)
-		return NULL;
-	p = calloc(1, sizeof(*p));
-	if (!p)
-		goto oom;
-	atomic_init(&p->refs, 1);
-	p->plat = pl;
-	p->topo = t;
-	p->pmu = pmu;
-	p->interval_ms = interval_ms;
-	memcpy(p->ev, ev, nev * sizeof(*ev));
-	p->nev = nev;
-	memcpy(p->ctr, ctr, nev * sizeof(int));
-	if (mux_slots(pmu, ev, nev, ctr, &p->slot, &p->sev, &p->ns, why,
-		      whylen) < 0) {
-		program_put(p);
-		return NULL;
-	}
-	/* per event and socket: instances present (a :split event counts
-	 * on some of them) */
-	for (unsigned s = 0; s < t->nsockets; s++)
+	if (sched_partition(p->plat, ev, nev, grp, &p->ngroups, why,
+			    whylen) < 0)
+		return -1;
+	for (unsigned g = 0; g < p->ngroups; g++) {
+		p->gev[g] = k;
 		for (unsigned i = 0; i < nev; i++)
-			for (unsigned in = 0; in < t->sock[s].ninst[ev[i].unit];
+			if (grp[i] == g)
+				p->ev[k++] = ev[i];
+	}
+	p->gev[p->ngroups] = k;
+	p->nev = k;
+	for (unsigned g = 0; g < p->ngroups; g++)
+		if (sched_place(p->plat, p->ev + p->gev[g],
+				p->gev[g + 1] - p->gev[g], NULL,
+				p->ctr + p->gev[g], why, whylen) < 0)
+			return -1;
+	return 0;
+}
+
+/* Step 2: the series, group by group (each group's socket by socket,
+ * event by event, as mux_slots() builds them).  0, or -1 with why. */
+static int program_slots(struct program *p, char *why, size_t whylen)
+{
+	unsigned cap = 0;
+
+	for (unsigned s = 0; s < p->topo->nsockets; s++)
+		for (unsigned i = 0; i < p->nev; i++)
+			cap += p->topo->sock[s].ninst[p->ev[i].unit];
+	p->slot = calloc(cap + 1, sizeof(*p->slot));
+	p->sev = calloc(cap + 1, sizeof(*p->sev));
+	if (!p->slot || !p->sev) {
+		snprintf(why, whylen, "out of memory");
+		return -1;
+	}
+	for (unsigned g = 0; g < p->ngroups; g++) {
+		unsigned e0 = p->gev[g], n;
+		struct pmu_slot *sl;
+		int *se;
+
+		p->gser[g] = p->ns;
+		if (mux_slots(p->pmu, p->ev + e0, p->gev[g + 1] - e0,
+			      p->ctr + e0, &sl, &se, &n, why, whylen) < 0)
+			return -1;
+		memcpy(p->slot + p->ns, sl, n * sizeof(*sl));
+		for (unsigned k = 0; k < n; k++)
+			p->sev[p->ns + k] = se[k] + (int)e0;
+		p->ns += n;
+		free(sl);
+		free(se);
+	}
+	p->gser[p->ngroups] = p->ns;
+	return 0;
+}
+
+/* Step 3: per event and socket, instances present / instances counting
+ * (a :split event counts on some of them). */
+static void program_scales(struct program *p)
+{
+	const struct topology *t = p->topo;
+
+	for (unsigned s = 0; s < t->nsockets; s++)
+		for (unsigned i = 0; i < p->nev; i++)
+			for (unsigned in = 0; in < t->sock[s].ninst[p->ev[i].unit];
 			     in++)
 				p->evscale[i][s] += topo_present(&t->sock[s],
-					(unsigned)ev[i].unit, in);
+					(unsigned)p->ev[i].unit, in);
 	for (unsigned s = 0; s < t->nsockets; s++)
-		for (unsigned i = 0; i < nev; i++) {
+		for (unsigned i = 0; i < p->nev; i++) {
 			unsigned counted = 0;
 
 			for (unsigned k = 0; k < p->ns; k++)
@@ -189,17 +232,44 @@ struct program *program_new(const struct topology *t, const struct pmu *pmu,
 					   p->slot[k].socket == s;
 			p->evscale[i][s] = counted ? p->evscale[i][s] / counted : 0;
 		}
-	if (program_plan(p, why, whylen) < 0) {
-		program_put(p);
+}
+
+struct program *program_new(const struct topology *t, const struct pmu *pmu,
+			    const struct evspec *ev, unsigned nev,
+			    unsigned ring_capacity, unsigned interval_ms,
+			    char *why, size_t whylen)
+{
+	struct program *p;
+
+	if (nev > SAMPLER_MAX_EVENTS) {
+		snprintf(why, whylen, "too many events (%u, at most %d)", nev,
+			 SAMPLER_MAX_EVENTS);
 		return NULL;
 	}
+	p = calloc(1, sizeof(*p));
+	if (!p) {
+		snprintf(why, whylen, "out of memory");
+		return NULL;
+	}
+	atomic_init(&p->refs, 1);
+	p->plat = t->plat;
+	p->topo = t;
+	p->pmu = pmu;
+	p->interval_ms = interval_ms;
+	if (program_groups(p, ev, nev, why, whylen) < 0 ||
+	    program_slots(p, why, whylen) < 0)
+		goto fail;
+	program_scales(p);
+	if (program_plan(p, why, whylen) < 0)
+		goto fail;
 	p->samples = ring_new(ring_capacity, sample_words(p->ns));
 	p->snaps = ring_new(4, snap_words(p->ns, p->nvals));
-	if (!p->samples || !p->snaps)
-		goto oom;
+	if (!p->samples || !p->snaps) {
+		snprintf(why, whylen, "out of memory");
+		goto fail;
+	}
 	return p;
-oom:
-	snprintf(why, whylen, "out of memory");
+fail:
 	program_put(p);
 	return NULL;
 }
@@ -217,6 +287,33 @@ unsigned program_max_interval_ms(const struct program *p)
 			best = h;
 	}
 	return best;
+}
+
+int program_event_group(const struct program *p, const char *name)
+{
+	for (unsigned g = 0; g < p->ngroups; g++)
+		for (unsigned i = p->gev[g]; i < p->gev[g + 1]; i++)
+			if (strcmp(p->ev[i].name, name) == 0)
+				return (int)g;
+	return -1;
+}
+
+bool program_source(const struct program *p, const char *name,
+		    struct program_source *out)
+{
+	const char *ev = derive_source_event(p->dplan, name);
+	const struct event *e = ev ? plat_event(p->plat, ev) : NULL;
+	int g = ev ? program_event_group(p, ev) : -1, u = -1;
+
+	if (!e || g < 0)
+		return false;
+	*out = (struct program_source){
+		.event = ev, .unit = plat_unit(p->plat, e->unit, &u),
+		.nevents = derive_source_count(p->dplan, name), .turns = g > 0,
+	};
+	if (p->pmu && p->pmu->perf)
+		out->kernel_pmu = pmu_perf_unit_pmu(p->pmu->perf, u);
+	return out->unit != NULL;
 }
 
 /* ---- sampler -------------------------------------------------------- */
@@ -239,7 +336,7 @@ struct sampler *sampler_new(struct pmu *pmu, struct program *prog,
 	s->pending = prog;	/* programmed at the first tick */
 	s->tfd = s->efd = s->cfd = -1;
 	s->st.owned = 1;
-	mux_init(&s->mux, pmu, &s->base);
+	mux_init(&s->mux, pmu);
 	if (cl) {
 		/* scrapes before the first tick see no claims yet */
 		s->pub = calloc(1, sizeof(*s->pub));
@@ -360,7 +457,10 @@ void sampler_free(struct sampler *s)
 	program_put(s->cur);
 	program_put(s->pending);
 	program_put(s->prog);
-	free(s->base.gs);
+	free(s->base);
+	free(s->gs);
+	free(s->lsev);
+	free(s->rate);
 	free(s->sample);
 	free(s->snapw);
 	free(s->acc);
@@ -439,7 +539,7 @@ static bool same_series(const struct program *a, unsigned i,
 
 bool program_same(const struct program *a, const struct program *b)
 {
-	if (a->nev != b->nev || a->ns != b->ns ||
+	if (a->nev != b->nev || a->ns != b->ns || a->ngroups != b->ngroups ||
 	    a->interval_ms != b->interval_ms ||
 	    ring_capacity(a->samples) != ring_capacity(b->samples))
 		return false;
@@ -456,62 +556,130 @@ bool program_same(const struct program *a, const struct program *b)
 	return true;
 }
 
+/* What install() swaps in for a new program. */
+struct inst_bufs {
+	struct group *base;
+	struct gseries *gs;
+	int *lsev;
+	double *rate, *vals, *acc;
+	uint64_t *sample, *snapw, *inc;
+	void *dscratch;
+};
+
+static void bufs_free(struct sampler *s, struct inst_bufs *b)
+{
+	free(b->base);
+	free(b->gs);
+	free(b->lsev);
+	free(b->rate);
+	free(b->vals);
+	free(b->sample);
+	free(b->snapw);
+	free(b->inc);
+	free(b->dscratch);
+	if (b->acc != s->acc)
+		free(b->acc);
+}
+
+/* Allocates them for np (the running totals stay where the layout does).
+ * 0 or -ENOMEM. */
+static int bufs_alloc(struct sampler *s, const struct program *np,
+		      struct inst_bufs *b)
+{
+	*b = (struct inst_bufs){
+		.base = calloc(np->ngroups + 1, sizeof(*b->base)),
+		.gs = calloc(np->ns + 1, sizeof(*b->gs)),
+		.lsev = calloc(np->ns + 1, sizeof(*b->lsev)),
+		.rate = calloc(np->ns + 1, sizeof(*b->rate)),
+		.vals = calloc(np->nvals + 1, sizeof(*b->vals)),
+		.acc = s->acc && s->nacc == np->nvals ? s->acc
+		       : calloc(np->nvals + 1, sizeof(*b->acc)),
+		.sample = calloc(sample_words(np->ns), sizeof(uint64_t)),
+		.snapw = calloc(snap_words(np->ns, np->nvals),
+				sizeof(uint64_t)),
+		.inc = calloc(np->ns + 1, sizeof(uint64_t)),
+		.dscratch = malloc(derive_scratch_size(np->dplan)),
+	};
+	if (b->base && b->gs && b->lsev && b->rate && b->vals && b->acc &&
+	    b->sample &&
+	    b->snapw && b->inc && b->dscratch)
+		return 0;
+	bufs_free(s, b);
+	return -ENOMEM;
+}
+
+/* The groups of np over b: group g's events (its own, as a claim's
+ * group has them: ev[sev[k]] is series k's), series and their state;
+ * group 0 keeps the clock the baseline had (its service so far), the
+ * groups that take turns start theirs at their first tick. */
+static void make_groups(const struct sampler *s, const struct program *np,
+			struct inst_bufs *b)
+{
+	for (unsigned g = 0; g < np->ngroups; g++) {
+		struct group *x = &b->base[g];
+		unsigned e0 = np->gev[g], s0 = np->gser[g];
+
+		for (unsigned i = s0; i < np->gser[g + 1]; i++)
+			b->lsev[i] = np->sev[i] - (int)e0;
+		*x = (struct group){
+			.ev = np->ev + e0, .nev = np->gev[g + 1] - e0,
+			.slot = np->slot + s0, .sev = b->lsev + s0,
+			.ns = np->gser[g + 1] - s0, .gs = b->gs + s0,
+			.first = s0,
+		};
+		if (g == 0 && s->nbase) {
+			x->enabled_ns = s->base[0].enabled_ns;
+			x->running_ns = s->base[0].running_ns;
+			x->seen = s->base[0].seen;
+		}
+		x->sg = (struct sched_group){ .ev = np->ev + e0, .nev = x->nev,
+					      .fixed = true, .order = g };
+		memcpy(x->sg.ctr, np->ctr + e0, x->nev * sizeof(int));
+	}
+}
+
 /* Installs a pending program: per-series state carried over where the
  * same counter keeps counting the same event. */
 static int install(struct sampler *s, struct program *np)
 {
 	struct program *op = s->prog;
-	struct gseries *gs = calloc(np->ns + 1, sizeof(*gs));
-	uint64_t *sample = calloc(sample_words(np->ns), sizeof(uint64_t));
-	uint64_t *snapw = calloc(snap_words(np->ns, np->nvals),
-				 sizeof(uint64_t));
-	uint64_t *inc = calloc(np->ns + 1, sizeof(*inc));
-	void *dscratch = malloc(derive_scratch_size(np->dplan));
-	double *vals = calloc(np->nvals + 1, sizeof(*vals));
-	double *acc = s->acc && s->nacc == np->nvals ? s->acc
-		    : calloc(np->nvals + 1, sizeof(*acc));
-	struct group *b = &s->base;
+	struct inst_bufs b;
 
-	if (!gs || !sample || !snapw || !inc || !dscratch || !vals || !acc) {
-		free(gs); free(sample); free(snapw); free(inc); free(vals);
-		free(dscratch);
-		if (acc != s->acc)
-			free(acc);
+	if (bufs_alloc(s, np, &b) < 0)
+		return -ENOMEM;
+	make_groups(s, np, &b);
+	if (mux_set_base(&s->mux, b.base, np->ngroups) < 0) {
+		bufs_free(s, &b);
 		return -ENOMEM;
 	}
 	/* the last values stay (gauges of a multiplexed-out tick) */
 	for (unsigned i = 0; i < np->nvals; i++)
-		vals[i] = s->vals && s->nacc == np->nvals ? s->vals[i] : NAN;
-	if (acc != s->acc)
-		free(s->acc);
-	free(s->vals);
-	free(s->inc);
-	free(s->dscratch);
-	s->dscratch = dscratch;
-	s->acc = acc;
-	s->vals = vals;
-	s->inc = inc;
-	s->nacc = np->nvals;
-	for (unsigned i = 0; i < np->ns; i++)
+		b.vals[i] = s->vals && s->nacc == np->nvals ? s->vals[i] : NAN;
+	for (unsigned i = 0; i < np->ns; i++) {
+		b.rate[i] = NAN;
 		for (unsigned j = 0; op && j < op->ns; j++)
 			if (same_series(np, i, op, j)) {
-				gs[i] = b->gs[j];
+				b.gs[i] = s->gs[j];
+				b.rate[i] = s->rate[j];
 				break;
 			}
-	free(b->gs);
-	free(s->sample);
-	free(s->snapw);
-	s->sample = sample;
-	s->snapw = snapw;
-	*b = (struct group){
-		.ev = np->ev, .nev = np->nev, .slot = np->slot, .sev = np->sev,
-		.ns = np->ns, .gs = gs,
-		.enabled_ns = b->enabled_ns, .running_ns = b->running_ns,
-		.seen = b->seen,
-	};
-	b->sg = (struct sched_group){ .ev = np->ev, .nev = np->nev,
-				      .fixed = true, .order = 0 };
-	memcpy(b->sg.ctr, np->ctr, np->nev * sizeof(int));
+	}
+	if (b.acc != s->acc)
+		free(s->acc);
+	free(s->base); free(s->gs); free(s->lsev); free(s->rate); free(s->vals);
+	free(s->sample); free(s->snapw); free(s->inc); free(s->dscratch);
+	s->base = b.base;
+	s->nbase = np->ngroups;
+	s->gs = b.gs;
+	s->lsev = b.lsev;
+	s->rate = b.rate;
+	s->vals = b.vals;
+	s->acc = b.acc;
+	s->sample = b.sample;
+	s->snapw = b.snapw;
+	s->inc = b.inc;
+	s->dscratch = b.dscratch;
+	s->nacc = np->nvals;
 	s->prog = np;
 	np->gen = ++s->gens;	/* before it is published */
 	/* its samples are numbered on from the program it replaces */
@@ -576,15 +744,16 @@ static unsigned tick_bucket(double secs)
 
 /* Derived values of this tick (counters' running totals, gauges of the
  * interval: secs between reads, counted by the frozen counters) into
- * s->vals.  mux_out: the baseline's programmable counters did not count
- * this interval (its gauges keep their last values). */
+ * s->vals.  mux_out: a baseline series was multiplexed out with no
+ * estimate this interval (the gauges it leaves without a value keep
+ * their last values). */
 static void derive(struct sampler *s, struct program *p, const uint64_t *delta,
 		   const uint64_t *invalid, double secs, double counted,
 		   bool mux_out)
 {
 	for (unsigned i = 0; i < p->ns; i++) {
-		s->inc[i] = s->base.gs[i].est - s->base.gs[i].est_seen;
-		s->base.gs[i].est_seen = s->base.gs[i].est;
+		s->inc[i] = s->gs[i].est - s->gs[i].est_seen;
+		s->gs[i].est_seen = s->gs[i].est;
 	}
 	derive_tick(p->dplan, s->inc, delta, invalid, secs, counted, mux_out,
 		    s->acc, s->vals, s->dscratch);
@@ -671,7 +840,7 @@ static void give_claims(struct sampler *s)
 		s->claims_deferred++;	/* the table shows the last tick's */
 		return;
 	}
-	for (unsigned i = 1; i < s->mux.ng; i++) {
+	for (unsigned i = s->mux.nbase; i < s->mux.ng; i++) {
 		const struct group *g = s->mux.g[i];
 		struct claim *cl = claims_by_seq(s->claims, g->key);
 		unsigned base = n;
@@ -774,13 +943,14 @@ struct tick {
 				   (pmu_counted_ns(); 0: unknown) */
 	uint64_t flags;		/* SF_* */
 	uint64_t *delta, *invalid;	/* the baseline's, in s->sample */
-	unsigned nw;		/* words of invalid */
+	uint64_t *muxed;	/* ... and its multiplexed bits */
+	unsigned nw;		/* words of invalid, of muxed */
 	bool first;		/* no read before this one */
 	bool force;		/* rewrite every control at the schedule */
 	bool interference;	/* seen (and counted) this tick */
 	bool global_hit;	/* on a global control: every series */
 	bool froze;		/* this tick froze the PMU */
-	bool base_ran;		/* the baseline counted in the interval */
+	bool mux_gap;		/* a series multiplexed out has no value */
 };
 
 /* Picks up a new program and clears the sample; false: nothing to
@@ -797,7 +967,8 @@ static bool tick_begin(struct sampler *s, struct tick *tk)
 	tk->delta = s->sample + SW_HDR;
 	tk->invalid = tk->delta + p->ns;
 	tk->nw = (p->ns + 63) / 64;
-	memset(tk->invalid, 0, tk->nw * sizeof(uint64_t));
+	tk->muxed = tk->invalid + tk->nw;
+	memset(tk->invalid, 0, 2 * tk->nw * sizeof(uint64_t));
 	memset(tk->delta, 0, p->ns * sizeof(uint64_t));
 	mux_begin(&s->mux);
 	return true;
@@ -935,9 +1106,8 @@ static void tick_read(struct sampler *s, struct tick *tk)
 	s->last_mono = t_read;
 	tk->counted_ns = tk->froze ? pmu_counted_ns(s->pmu) : 0;
 	mux_charge(&s->mux, tk->run_ns, s->yielded);
-	s->st.base_enabled_ns = s->base.enabled_ns;
-	s->st.base_running_ns = s->base.running_ns;
-	tk->base_ran = s->base.was_running && !s->yielded;
+	s->st.base_enabled_ns = s->base[0].enabled_ns;
+	s->st.base_running_ns = s->base[0].running_ns;
 	mux_read_live(&s->mux, tk->global_hit, s->yielded, tk->run_ns,
 		      tk->delta, tk->invalid);
 	mux_read_counters(&s->mux, tk->global_hit, s->yielded, tk->run_ns,
@@ -964,27 +1134,73 @@ static void tick_jumps(struct sampler *s, struct tick *tk)
 			  s->mux.jumps > 1 ? "; and other counters" : "");
 }
 
+/*
+ * The series of the baseline's groups that did not count in the interval
+ * (multiplexed out: taking turns, or for claims) get their multiplexed
+ * bit.  Those of a group taking turns (1 ..) stand at the rate of the
+ * last interval they counted: their delta is that rate over this
+ * interval's window, an estimate instead of no value, so that the
+ * gauges of every sample sum every series, each at its latest rate
+ * (doc/metrics.md, "Baseline events counted in turn").  Series of those
+ * groups that counted record their rate.  Not on a first or yielded
+ * tick (nothing is multiplexed then).
+ */
+static void tick_estimate(struct sampler *s, struct tick *tk)
+{
+	if (tk->first || s->yielded)
+		return;
+	for (unsigned g = 0; g < s->nbase; g++) {
+		const struct group *x = &s->base[g];
+
+		for (unsigned k = 0; k < x->ns; k++) {
+			const struct pmu_slot *sl = &x->slot[k];
+			unsigned i = x->first + k;
+			uint64_t bit = 1ull << (i % 64);
+			double win = (double)(sl->live || !tk->counted_ns
+					      ? tk->run_ns : tk->counted_ns);
+
+			if (sl->freerun)
+				continue;	/* never multiplexed */
+			if (x->counted) {
+				if (g && win > 0 && !(tk->invalid[i / 64] & bit))
+					s->rate[i] = (double)tk->delta[i] / win;
+				continue;
+			}
+			tk->muxed[i / 64] |= bit;
+			if (!g || isnan(s->rate[i]) || !(win > 0))
+				continue;
+			tk->delta[i] = (uint64_t)llround(s->rate[i] * win);
+			tk->invalid[i / 64] &= ~bit;
+		}
+	}
+}
+
 /* The sample's flags; invalid samples are the ones with errors or
  * interference (being multiplexed out is not an error). */
 static void tick_flags(struct sampler *s, struct tick *tk)
 {
 	const struct program *p = tk->p;
-	bool read_err = false;
+	bool read_err = false, muxed = false;
 
-	for (unsigned w = 0; w < tk->nw; w++)
-		if (tk->invalid[w])
+	for (unsigned w = 0; w < tk->nw; w++) {
+		if (tk->invalid[w] & ~tk->muxed[w])
 			tk->flags &= ~SF_VALID;
+		tk->mux_gap |= (tk->invalid[w] & tk->muxed[w]) != 0;
+		muxed |= tk->muxed[w] != 0;
+	}
 	if (s->pmu->perf && perf_scaled(s, p)) {
 		tk->flags |= SF_SCALED;
 		s->st.perf_scaled_samples++;
 	}
 	if (tk->first)
 		tk->flags |= SF_FIRST;
-	if (!tk->base_ran && !tk->first)
+	if (muxed)
 		tk->flags |= SF_MUX;
-	for (unsigned i = 0; i < p->ns; i++)
-		read_err |= !s->base.gs[i].up &&
-			    (p->slot[i].freerun || tk->base_ran);
+	for (unsigned g = 0; g < s->nbase; g++)
+		for (unsigned k = 0; k < s->base[g].ns; k++)
+			read_err |= !s->base[g].gs[k].up &&
+				    (s->base[g].slot[k].freerun ||
+				     s->base[g].counted);
 	if (tk->first || tk->interference || read_err)
 		s->st.invalid_samples++;
 	s->sample[SW_T_NS] = clock_real(s->clk);
@@ -1017,8 +1233,8 @@ static void tick_publish(struct sampler *s, struct tick *tk)
 	s->st.last_tick_mono_ns = t1;
 	memcpy(s->snapw, &s->st, sizeof(s->st));
 	for (unsigned i = 0; i < p->ns; i++) {
-		s->snapw[SNAP_WORDS + i] = s->base.gs[i].est;
-		s->snapw[SNAP_WORDS + p->ns + i] = s->base.gs[i].up;
+		s->snapw[SNAP_WORDS + i] = s->gs[i].est;
+		s->snapw[SNAP_WORDS + p->ns + i] = s->gs[i].up;
 	}
 	memcpy(s->snapw + SNAP_WORDS + 2 * p->ns, s->vals,
 	       p->nvals * sizeof(double));
@@ -1042,10 +1258,10 @@ static void tick(struct sampler *s)
 	s->st.wraps = s->mux.wraps;
 	s->st.switches = s->mux.switches;
 	tick_jumps(s, &tk);
+	tick_estimate(s, &tk);
 	tick_flags(s, &tk);
 	derive(s, tk.p, tk.delta, tk.invalid, (double)tk.run_ns / 1e9,
-	       (double)tk.counted_ns / 1e9,
-	       !tk.interference && !tk.base_ran);
+	       (double)tk.counted_ns / 1e9, !tk.interference && tk.mux_gap);
 	tick_publish(s, &tk);
 }
 

@@ -39,7 +39,13 @@
 #define SAMPLER_MAX_EVENTS 64
 #define TICK_BUCKETS 12
 
-/* Sample layout in the ring: words, then deltas[ns], then invalid bits. */
+/*
+ * Sample layout in the ring: words, then deltas[ns], then invalid bits
+ * ((ns + 63) / 64 words: no value), then multiplexed bits (as many: the
+ * series did not count in the interval; its delta is an estimate from
+ * its last counted interval where its invalid bit is clear - a baseline
+ * group taking turns - and no value where it is set).
+ */
 enum {
 	SW_T_NS,	/* end of the interval, CLOCK_REALTIME ns */
 	SW_INTERVAL_NS,	/* length of the interval (monotonic) */
@@ -50,11 +56,14 @@ enum {
 			   SW_INTERVAL_NS stands for every series) */
 	SW_HDR		/* deltas start here */
 };
-#define SF_VALID 1ull		/* every delta is valid */
+#define SF_VALID 1ull		/* no delta is invalid for an error or
+				   interference (series multiplexed out do
+				   not count: see SF_MUX) */
 #define SF_INTERFERENCE 2ull	/* interference seen this tick */
 #define SF_FIRST 4ull		/* first tick of a program: no deltas */
-#define SF_MUX 8ull		/* the baseline's programmable counters were
-				   multiplexed out for claims */
+#define SF_MUX 8ull		/* some baseline series were multiplexed out
+				   (for claims, or taking turns): see the
+				   multiplexed bits */
 #define SF_SCALED 16ull		/* perf backend: another perf user made the
 				   kernel multiplex some of the baseline's
 				   groups; their deltas are scaled
@@ -95,12 +104,18 @@ struct program {
 	int *sev;
 	unsigned ns;
 	int ctr[SAMPLER_MAX_EVENTS];	/* the baseline's placement */
+	/* the baseline's groups (sched_partition()): group g counts events
+	 * ev[gev[g] .. gev[g+1]) on series gser[g] .. gser[g+1); group 0
+	 * counts all the time, groups 1 .. ngroups-1 take turns on the
+	 * counters they share, one interval each (ngroups 1: no turns) */
+	unsigned ngroups;
+	unsigned gev[SAMPLER_MAX_EVENTS + 1], gser[SAMPLER_MAX_EVENTS + 1];
 	/* per event and socket: instances present / instances counting
 	 * (a :split event counts on some of them and is scaled up) */
 	double evscale[SAMPLER_MAX_EVENTS][PLAT_MAX_SOCKETS];
 	struct derive_plan *dplan;	/* the derived metrics */
 	unsigned nvals;			/* derive_nvals(dplan) */
-	struct ring *samples;		/* SW_HDR + ns + (ns+63)/64 words */
+	struct ring *samples;		/* sample_words(ns) words */
 	struct ring *snaps;		/* snap_words(ns, nvals) words */
 	unsigned interval_ms;
 };
@@ -108,7 +123,7 @@ struct program {
 /* Words per sample / snapshot of a program with ns series. */
 static inline unsigned sample_words(unsigned ns)
 {
-	return SW_HDR + ns + (ns + 63) / 64;
+	return SW_HDR + ns + 2 * ((ns + 63) / 64);
 }
 static inline unsigned snap_words(unsigned ns, unsigned nvals)
 {
@@ -149,9 +164,11 @@ struct claims_pub {
 
 /*
  * Builds a program counting the given events (already resolved) on every
- * instance of their units on every socket.  Returns NULL with the reason
- * in why (placement impossible, out of memory).  The caller owns the
- * program (refs = 1).
+ * instance of their units on every socket.  Events that do not fit their
+ * unit's counters together are split into groups that take turns
+ * (sched_partition(); the program's events are reordered group by
+ * group).  Returns NULL with the reason in why (an event that cannot be
+ * placed, out of memory).  The caller owns the program (refs = 1).
  */
 struct program *program_new(const struct topology *t, const struct pmu *pmu,
 			    const struct evspec *ev, unsigned nev,
@@ -180,6 +197,25 @@ bool program_same(const struct program *a, const struct program *b);
  * of any counter in it at the platform's maximum event rates.
  */
 unsigned program_max_interval_ms(const struct program *p);
+/* The group of p's baseline that counts event name (0: all the time;
+ * 1 ..: taking turns), or -1 when p does not count it. */
+int program_event_group(const struct program *p, const char *name);
+
+/* Where derived source name's values come from in program p: the first
+ * event of its chosen alternative, that event's unit, how many events
+ * the alternative sums, and whether they take turns on the counters. */
+struct program_source {
+	const char *event;		/* the platform table's */
+	const struct unit_type *unit;
+	const char *kernel_pmu;		/* perf backend: its kernel PMU
+					   ("amd_df"), else NULL */
+	unsigned nevents;
+	bool turns;
+};
+/* true and *out, or false when p does not count that source. */
+bool program_source(const struct program *p, const char *name,
+		    struct program_source *out);
+
 /* Creates the sampler over pmu with prog (takes the caller's reference)
  * and the claims table (may be NULL).  Does not start the thread.  NULL
  * on ENOMEM. */

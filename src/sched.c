@@ -447,6 +447,87 @@ int sched_place(const struct platform *p, const struct evspec *ev,
 	return r;
 }
 
+/* Can the events ev[idx[0..m)] be placed together?  sched_place()'s
+ * answer, with its reason in why. */
+static int place_subset(const struct platform *p, const struct evspec *ev,
+			const unsigned *idx, unsigned m, char *why,
+			size_t whylen)
+{
+	struct evspec sub[SCHED_MAX_EVENTS];
+	int ctr[SCHED_MAX_EVENTS];
+
+	for (unsigned k = 0; k < m; k++)
+		sub[k] = ev[idx[k]];
+	return sched_place(p, sub, m, NULL, ctr, why, whylen);
+}
+
+/* Cuts the events idx[0..m) of one unit that do not fit together into
+ * chunks that do, in order: chunk k into group k (from 1).  The number
+ * of chunks, or -EBUSY (an event that does not fit alone). */
+static int chunk_unit(const struct platform *p, const struct evspec *ev,
+		      const unsigned *idx, unsigned m, unsigned *grp,
+		      char *why, size_t whylen)
+{
+	unsigned cur[SCHED_MAX_EVENTS], nc = 0, chunk = 1;
+
+	for (unsigned k = 0; k < m; k++) {
+		cur[nc] = idx[k];
+		if (place_subset(p, ev, cur, nc + 1, why, whylen) == 0) {
+			grp[idx[k]] = chunk;
+			nc++;
+			continue;
+		}
+		if (nc == 0)	/* alone, and still no place: why says why */
+			return -EBUSY;
+		chunk++;
+		nc = 0;
+		k--;		/* the event starts the next chunk */
+	}
+	return (int)chunk;
+}
+
+int sched_partition(const struct platform *p, const struct evspec *ev,
+		    unsigned n, unsigned *grp, unsigned *ngroups, char *why,
+		    size_t whylen)
+{
+	unsigned idx[SCHED_MAX_EVENTS];
+	int ctr[SCHED_MAX_EVENTS], r;
+
+	if (n > SCHED_MAX_EVENTS) {
+		snprintf(why, whylen, "too many events (%u, at most %d)", n,
+			 SCHED_MAX_EVENTS);
+		return -EINVAL;
+	}
+	memset(grp, 0, n * sizeof(*grp));
+	*ngroups = 1;
+	if (n == 0 || sched_place(p, ev, n, NULL, ctr, why, whylen) == 0)
+		return 0;
+	for (unsigned u = 0; u < plat_nunits(p); u++) {
+		unsigned m = 0;
+
+		for (unsigned i = 0; i < n; i++)
+			if (ev[i].unit == (int)u)
+				idx[m++] = i;
+		if (m == 0 || place_subset(p, ev, idx, m, why, whylen) == 0)
+			continue;
+		if ((r = chunk_unit(p, ev, idx, m, grp, why, whylen)) < 0)
+			return r;
+		if ((unsigned)r + 1 > *ngroups)
+			*ngroups = (unsigned)r + 1;
+	}
+	/* units are independent: every group fits; checked all the same */
+	for (unsigned g = 0; g < *ngroups; g++) {
+		unsigned m = 0;
+
+		for (unsigned i = 0; i < n; i++)
+			if (grp[i] == g)
+				idx[m++] = i;
+		if ((r = place_subset(p, ev, idx, m, why, whylen)) < 0)
+			return r;
+	}
+	return 0;
+}
+
 /*
  * Places the group at ctr[] into b if every event fits (around b and
  * around the group's own earlier events); returns false and leaves b as

@@ -106,6 +106,21 @@ int sched_place(const struct platform *p, const struct evspec *ev,
 		size_t whylen);
 
 /*
+ * Splits n events (a baseline) into groups that each fit the counters:
+ * group 0 holds every event of the units whose events fit together (they
+ * count all the time); a unit whose events do not (zen4's 48 data fabric
+ * events on 4 counters) is cut, in the events' order, into chunks that
+ * each fit, and chunk k of every such unit goes into group k (1, 2, ...):
+ * those groups take turns on the counters.  grp[i] receives event i's
+ * group, *ngroups their number (1: everything fits at once).  Returns 0,
+ * or -EBUSY with the reason in why when an event cannot be placed even
+ * alone, or -EINVAL for more than SCHED_MAX_EVENTS events.
+ */
+int sched_partition(const struct platform *p, const struct evspec *ev,
+		    unsigned n, unsigned *grp, unsigned *ngroups, char *why,
+		    size_t whylen);
+
+/*
  * Time-multiplexing: a group of events that must count together (the
  * daemon's baseline, or one claim) as the scheduler sees it.
  */

@@ -410,6 +410,15 @@ static void row_na(struct st_run *t, const char *check, const char *why)
 	fflush(t->out);
 }
 
+/* Why counter metric q has no value: the platform has no such family,
+ * or the program tested does not count it all the time (zen4's data
+ * fabric DRAM events take turns: uncored.c self_test_program()). */
+static const char *none_why(const struct program *p, const char *q)
+{
+	return derive_find(p->plat, q, NULL) < 0 ? "the platform has none"
+	       : "not counted here (events in turn)";
+}
+
 /* Average rate of counter metric q over step s (all sockets). */
 static double rate_of(const struct st_run *t, const char *q, enum st_step s)
 {
@@ -427,6 +436,10 @@ static void rows_stream(struct st_run *t)
 	double lo = rate_of(t, DRAM_READ, ST_QUIET) * (b->t - a->t);
 	char exp[64];
 
+	if (isnan(v)) {
+		row_na(t, "DRAM reads while streaming", none_why(t->p, DRAM_READ));
+		return;
+	}
 	snprintf(exp, sizeof(exp), "%.3g .. %.3g B", 0.9 * streamed,
 		 10 * streamed + lo);
 	row(t, streamed > 0 && v >= 0.9 * streamed && v <= 10 * streamed + lo,
@@ -459,7 +472,7 @@ static void rows_chase(struct st_run *t)
 			snprintf(what, sizeof(what), "%s advance s%u",
 				 head_names[h], s);
 			if (isnan(v)) {
-				row_na(t, what, "the platform has none");
+				row_na(t, what, none_why(t->p, heads[h]));
 				continue;
 			}
 			row(t, v > 0, what, "> 0", "%.4g", v);

@@ -402,12 +402,12 @@ static void apply_overrides(const struct options *o, struct conf *c)
 /*
  * The events the daemon counts: the platform default, with each unit
  * named in [baseline] replaced by the events given there ("none": no
- * events of that unit).  Returns the count, or -1 with "file:line:
- * reason" in why.
+ * events of that unit); the defaults kept come first, *ndef of them.
+ * Returns the count, or -1 with "file:line: reason" in why.
  */
 static int resolve_baseline(const struct platform *p, const struct conf *c,
-			    struct evspec *ev, unsigned max, char *why,
-			    size_t len)
+			    struct evspec *ev, unsigned max, unsigned *ndef,
+			    char *why, size_t len)
 {
 	unsigned n = 0;
 	char r[256];
@@ -436,6 +436,7 @@ static int resolve_baseline(const struct platform *p, const struct conf *c,
 		if (!overridden)
 			n++;
 	}
+	*ndef = n;
 	for (unsigned b = 0; b < c->nbaseline; b++) {
 		const struct conf_baseline *cb = &c->baseline[b];
 
@@ -469,7 +470,40 @@ static int resolve_baseline(const struct platform *p, const struct conf *c,
 	return (int)n;
 }
 
-/* Builds the program for config c; NULL with the reason in why. */
+/*
+ * Leaves out of the default events ev[0..ndef) those that feed only a
+ * derived-metric path this machine does not take (zen4: the data fabric
+ * beats where the kernel has amd_umc_N, derive_alt_unchosen()), saying
+ * so once per unit.  Returns the count of ev[0..n) kept.
+ */
+static int drop_unchosen(struct daemon *d, struct evspec *ev, unsigned n,
+			 unsigned ndef)
+{
+	unsigned k = 0, dropped[PLAT_MAX_UNITS] = { 0 };
+	char first[PLAT_MAX_UNITS][SCHED_NAME_MAX];
+
+	for (unsigned i = 0; i < n; i++) {
+		int u = ev[i].unit;
+
+		if (i < ndef && u >= 0 && u < PLAT_MAX_UNITS &&
+		    derive_alt_unchosen(&d->topo, ev[i].name)) {
+			if (!dropped[u]++)	/* ev[i] may be overwritten */
+				memcpy(first[u], ev[i].name, sizeof(first[u]));
+			continue;
+		}
+		ev[k++] = ev[i];
+	}
+	for (unsigned u = 0; u < PLAT_MAX_UNITS; u++)
+		if (dropped[u])
+			log_info("not counted: %u default %s event%s (%s%s): the "
+				 "derived metrics they feed take another path "
+				 "on this machine", dropped[u],
+				 d->plat->units[u]->name,
+				 dropped[u] == 1 ? "" : "s", first[u],
+				 dropped[u] > 1 ? ", ..." : "");
+	return (int)k;
+}
+
 /*
  * Leaves out of ev[0..n) the events the backend cannot count (perf: the
  * kernel has no PMU or event for them), saying so once each: their
@@ -490,16 +524,19 @@ static int drop_unreachable(struct daemon *d, struct evspec *ev, unsigned n)
 	return (int)k;
 }
 
+/* Builds the program for config c; NULL with the reason in why. */
 static struct program *build_program(struct daemon *d, const struct conf *c,
 				     char *why, size_t len)
 {
 	struct evspec ev[SAMPLER_MAX_EVENTS];
 	struct program *p;
-	int n = resolve_baseline(d->plat, c, ev, SAMPLER_MAX_EVENTS, why, len);
-	unsigned max;
+	unsigned max, ndef;
+	int n = resolve_baseline(d->plat, c, ev, SAMPLER_MAX_EVENTS, &ndef,
+				 why, len);
 
 	if (n < 0)
 		return NULL;
+	n = drop_unchosen(d, ev, (unsigned)n, ndef);
 	n = drop_unreachable(d, ev, (unsigned)n);
 	p = program_new(&d->topo, &d->pmu, ev, (unsigned)n, c->ring_capacity,
 			c->interval_ms, why, len);
@@ -514,6 +551,31 @@ static struct program *build_program(struct daemon *d, const struct conf *c,
 		return NULL;
 	}
 	return p;
+}
+
+/* Says which baseline events take turns on the counters, and where the
+ * DRAM families come from (zen4: the UMCs, or the data fabric where the
+ * kernel has no amd_umc_N; /api/v1/status "dram" says the same). */
+static void log_paths(const struct program *p)
+{
+	struct program_source rd, wr;
+
+	if (p->ngroups > 1)
+		log_info("baseline: %u of its %u events do not fit their "
+			 "counters together and take turns, %u groups of them "
+			 "one interval each (their counts are scaled "
+			 "estimates; doc/metrics.md)", p->nev - p->gev[1],
+			 p->nev, p->ngroups - 1);
+	if (!program_source(p, "dram_rd", &rd) ||
+	    !program_source(p, "dram_wr", &wr))
+		return;
+	log_info("DRAM from unit %s (%s%s%s): %s, %s%s (%u events%s)",
+		 rd.unit->name, rd.unit->desc,
+		 rd.kernel_pmu ? ", kernel PMU " : "",
+		 rd.kernel_pmu ? rd.kernel_pmu : "", rd.event, wr.event,
+		 rd.nevents + wr.nevents > 2 ? ", ..." : "",
+		 rd.nevents + wr.nevents,
+		 rd.turns || wr.turns ? ", taking turns on the counters" : "");
 }
 
 static struct claims_cfg claims_cfg_of(const struct conf *c)
@@ -738,6 +800,33 @@ static struct program *volatile boot_prog;	/* see main() */
 
 /* ---- self-test ------------------------------------------------------ */
 
+/*
+ * The self-test measures each step in one window: events that take turns
+ * on the counters (zen4's data fabric DRAM path) cannot all count in it.
+ * It checks what counts all the time (group 0), and says what it leaves
+ * out; the families of the others are "not counted here" in its table.
+ * Returns the program to test (p itself when nothing takes turns).
+ */
+static struct program *self_test_program(struct daemon *d,
+					 const struct conf *c,
+					 struct program *p)
+{
+	struct program *q;
+	char why[512];
+
+	if (p->ngroups == 1)
+		return p;
+	q = program_new(&d->topo, &d->pmu, p->ev, p->gev[1], c->ring_capacity,
+			c->interval_ms, why, sizeof(why));
+	if (!q)
+		log_fatalx(1, "%s", why);
+	log_msg(LOG_LVL_NOTICE, "self-test: the %u baseline events that take turns on the "
+		"counters (%s, ...) are not checked; the daemon counts them "
+		"in turn", p->nev - p->gev[1], p->ev[p->gev[1]].name);
+	program_put(p);
+	return q;
+}
+
 /* uncored --self-test: the checks of selftest.c on this machine (or the
  * simulator), refused while anybody else holds the PMU.  Exit 0 / 1. */
 static int self_test(const struct options *o, const struct conf *c)
@@ -754,6 +843,7 @@ static int self_test(const struct options *o, const struct conf *c)
 	if (!prog)
 		log_fatalx(1, "%s", err);
 	boot_prog = prog;	/* in use if a refusal below exits */
+	prog = boot_prog = self_test_program(&d, c, prog);
 	read_boot_id(boot, sizeof(boot));
 	if (d.owner_path[0] && (f = open_owner(d.owner_path))) {
 		while (fgets(line, sizeof(line), f))
@@ -1331,10 +1421,11 @@ static int signals_fd(void)
  * Start-up in the least-privilege order: the backend and the PMU layer,
  * the baseline program, ownership, the claims and the sampler, the first
  * reading, the listeners (which drop privileges), then the sampler
- * thread.  Exits on failure; returns the baseline's series count.
+ * thread.  Exits on failure; returns the baseline program (the
+ * sampler's, valid until a reload replaces it).
  */
-static unsigned start(struct daemon *d, const struct options *o,
-		      struct conf *conf, struct webcfg *web)
+static const struct program *start(struct daemon *d, const struct options *o,
+				   struct conf *conf, struct webcfg *web)
 {
 	struct program *prog;
 	struct sampler_cfg scfg;
@@ -1371,22 +1462,25 @@ static unsigned start(struct daemon *d, const struct options *o,
 	if (sampler_start(d->sampler) < 0)
 		log_fatalx(1, "cannot start the sampler thread: %s",
 			   strerror(errno));
-	return prog->ns;
+	return prog;
 }
 
-/* The start-up line, the backend's reason, READY=1 with STATUS=. */
+/* The start-up line, the backend's reason, the paths the baseline took,
+ * READY=1 with STATUS=. */
 static void announce(const struct daemon *d, const struct conf *conf,
-		     unsigned ns)
+		     const struct program *prog)
 {
 	log_info("uncored %s (revision %s): platform %s (%s backend%s), %u "
 		 "socket%s, %u counters, interval %u ms", PACKAGE_VERSION,
 		 UNCORED_REVISION, d->plat->id, d->backend,
 		 d->simulated ? ", simulator" : "", d->topo.nsockets,
-		 d->topo.nsockets == 1 ? "" : "s", ns, conf->interval_ms);
+		 d->topo.nsockets == 1 ? "" : "s", prog->ns, conf->interval_ms);
 	log_info("backend %s: %s", d->backend, d->backend_why);
+	log_paths(prog);
 	sd_notifyf(0, "READY=1\nSTATUS=platform %s (%s backend%s), %u counters, "
 		   "interval %u ms", d->plat->id, d->backend,
-		   d->simulated ? ", simulator" : "", ns, conf->interval_ms);
+		   d->simulated ? ", simulator" : "", prog->ns,
+		   conf->interval_ms);
 }
 
 /*
@@ -1458,7 +1552,7 @@ int main(int argc, char **argv)
 			    .build_date = UNCORED_BUILD_DATE };
 	struct webcfg web;
 	char err[1024];
-	unsigned ns;
+	const struct program *prog;
 	int rc, sfd;
 
 	parse_args(argc, argv, &o);
@@ -1481,8 +1575,8 @@ int main(int argc, char **argv)
 	if (o.check_only)
 		return check_only(&o, &conf, &web);
 	sfd = signals_fd();
-	ns = start(&d, &o, &conf, &web);
-	announce(&d, &conf, ns);
+	prog = start(&d, &o, &conf, &web);
+	announce(&d, &conf, prog);
 	serve(&d, &o, &conf, &web, sfd);
 	shut_down(&d, &conf, &web);
 	close(sfd);

@@ -108,10 +108,20 @@ static const struct cpu_match zen4_cpus[] = {
 	{ 0, 0, 0, 0 },
 };
 
+/* DRAM both ways (derived_zen4.c): the UMC CAS commands, and the data
+ * fabric's beats for kernels without amd_umc_N.  The daemon counts the
+ * path the topology has and leaves the other out (derive_alt_unchosen());
+ * the 48 DF events take turns on the DF box's counters. */
+#define DF_CS(n) "local_processor_read_data_beats_cs" #n,                  \
+	"remote_processor_read_data_beats_cs" #n,                           \
+	"local_processor_write_data_beats_cs" #n,                           \
+	"remote_processor_write_data_beats_cs" #n
 static const char *const zen4_baseline[] = {
 	"l3_lookup_state.all_coherent_accesses_to_l3",
 	"l3_lookup_state.l3_miss",
 	"umc_cas_cmd.rd", "umc_cas_cmd.wr",
+	DF_CS(0), DF_CS(1), DF_CS(2), DF_CS(3), DF_CS(4), DF_CS(5),
+	DF_CS(6), DF_CS(7), DF_CS(8), DF_CS(9), DF_CS(10), DF_CS(11),
 	NULL,
 };
 

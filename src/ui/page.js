@@ -20,6 +20,8 @@
 		{ key: 'clock_hertz', id: 'clk', title: 'Uncore clock', unit: 'GHz', k: 1e-9 },
 	];
 	const QPI = { key: 'qpi', id: 'qpi', title: 'QPI data sent', unit: 'GB/s', k: 1e-9 };
+	/* skx, icx, spr: UPI links (data only), drawn in QPI's colour */
+	const UPI = { key: 'upi', id: 'upi', cls: 'qpi', title: 'UPI data sent', unit: 'GB/s', k: 1e-9 };
 	const CHUNK = 600;		/* samples per back-fill request */
 
 	let interval = 1;		/* s */
@@ -128,14 +130,15 @@
 			return null;
 		const so = s.sockets[sk];
 		let v;
-		if (m.key === 'qpi') {
+		if (m.key === 'qpi' || m.key === 'upi') {
 			if (!so.ports)
 				return null;
 			v = 0;
 			for (const p of so.ports) {
-				if (p.qpi_data_bytes_per_second === null)
+				const x = p[m.key + '_data_bytes_per_second'];
+				if (x === null || x === undefined)
 					return null;
-				v += p.qpi_data_bytes_per_second;
+				v += x;
 			}
 		} else {
 			v = so[m.key];
@@ -154,7 +157,7 @@
 
 	function card(parent, sk, m) {
 		const id = 's' + sk + '-' + m.id;
-		const c = el('section', { class: 'card m-' + m.id, id: id, 'aria-labelledby': id + '-h' });
+		const c = el('section', { class: 'card m-' + (m.cls || m.id), id: id, 'aria-labelledby': id + '-h' });
 		c.appendChild(el('h3', { id: id + '-h' }, m.title));
 		const now = el('p', { class: 'now' });
 		const num = el('span', { class: 'num' }, '\u2014');
@@ -196,13 +199,25 @@
 			sec.appendChild(el('h2', { id: 'socket' + sk + '-h' }, 'Socket ' + sk));
 			const grid = el('div', { class: 'grid' });
 			sec.appendChild(grid);
-			const ui = { cards: METRICS.map(function (m) { return card(grid, sk, m); }) };
+			/* a card for each headline family the platform has: zen4
+			 * has no uncore clock, and says so instead of drawing an
+			 * empty chart */
+			const has = METRICS.filter(function (m) { return m.key in so; });
+			const ui = { cards: has.map(function (m) { return card(grid, sk, m); }) };
+			const none = METRICS.filter(function (m) { return !(m.key in so); });
+			if (none.length)
+				sec.appendChild(el('p', { class: 'stats none' }, 'Not on this platform: ' +
+					none.map(function (m) { return m.title; }).join(', ') + '.'));
 			if (so.channels || so.ports) {
 				const g2 = el('div', { class: 'grid' });
 				sec.appendChild(g2);
 				if (so.channels)
 					ui.channels = table(g2, 'Memory channels, socket ' + sk + ' (GB/s)', ['Channel', 'Read', 'Write', '']);
-				if (so.ports) {
+				ui.upi = !!(so.ports && so.ports.length && 'upi_data_bytes_per_second' in so.ports[0]);
+				if (so.ports && ui.upi) {
+					ui.ports = table(g2, 'UPI links, socket ' + sk + ' (GB/s sent)', ['Link', 'Data', '']);
+					ui.cards.push(card(g2, sk, UPI));
+				} else if (so.ports) {
 					ui.ports = table(g2, 'QPI ports, socket ' + sk + ' (GB/s sent)', ['Port', 'Data', 'Link', '']);
 					ui.cards.push(card(g2, sk, QPI));
 				}
@@ -303,12 +318,12 @@
 				d += 'h1.5';
 			const a = d + 'L' + x(r[r.length - 1][0]).toFixed(1) + ' ' + y(0) +
 				'L' + x(r[0][0]).toFixed(1) + ' ' + y(0) + 'Z';
-			sv('path', { class: 'area ' + m.id, d: a }, svg);
-			sv('path', { class: 'series ' + m.id, d: d }, svg);
+			sv('path', { class: 'area ' + (m.cls || m.id), d: a }, svg);
+			sv('path', { class: 'series ' + (m.cls || m.id), d: d }, svg);
 		}
 		const last = pts.length ? pts[pts.length - 1] : null;
 		if (last && last[1] !== null)
-			sv('circle', { class: 'dot ' + m.id, cx: x(last[0]), cy: y(last[1]), r: 3 }, svg);
+			sv('circle', { class: 'dot ' + (m.cls || m.id), cx: x(last[0]), cy: y(last[1]), r: 3 }, svg);
 		svg.setAttribute('data-points', String(n));
 		svg.setAttribute('data-runs', String(runs.length));
 		return n;
@@ -350,25 +365,25 @@
 	}
 
 	/* Table rows of per-instance rates: fa/fb give a row's two values
-	 * in bytes per second (or null). */
-	function rows(body, list, label, fa, fb, cls) {
+	 * in bytes per second (or null); fb null: one value a row.  key:
+	 * the instance's label in the JSON. */
+	function rows(body, list, label, key, fa, fb, cls) {
 		body.textContent = '';
-		const vals = list.map(function (r) {
-			const a = fa(r), b = fb(r);
-			return [a === null || a === undefined ? null : a * 1e-9,
-				b === null || b === undefined ? null : b * 1e-9];
-		});
+		const gb = function (x) { return x === null || x === undefined ? null : x * 1e-9; };
+		const vals = list.map(function (r) { return [gb(fa(r)), fb ? gb(fb(r)) : null]; });
 		let vmax = 0;
 		for (const v of vals)
 			vmax = Math.max(vmax, v[0] || 0, v[1] || 0);
 		list.forEach(function (r, i) {
 			const tr = el('tr');
-			tr.appendChild(el('th', { scope: 'row' }, label + ' ' + r[label.toLowerCase()]));
+			tr.appendChild(el('th', { scope: 'row' }, label + ' ' + r[key]));
 			tr.appendChild(el('td', {}, fmt(vals[i][0], QPI)));
-			tr.appendChild(el('td', {}, fmt(vals[i][1], QPI)));
+			if (fb)
+				tr.appendChild(el('td', {}, fmt(vals[i][1], QPI)));
 			const cell = el('td', { class: 'bar', 'aria-hidden': 'true' });
 			bar(cell, cls[0], vals[i][0], vmax);
-			bar(cell, cls[1], vals[i][1], vmax);
+			if (fb)
+				bar(cell, cls[1], vals[i][1], vmax);
 			tr.appendChild(cell);
 			body.appendChild(tr);
 		});
@@ -465,11 +480,14 @@
 					drawCard(c, sk, tnow);
 				const so = s && !s.first ? s.sockets[sk] : null;
 				if (ui.channels && so && so.channels)
-					rows(ui.channels, so.channels, 'Channel',
+					rows(ui.channels, so.channels, 'Channel', 'channel',
 						function (r) { return r.dram_read_bytes_per_second; },
 						function (r) { return r.dram_write_bytes_per_second; }, ['rd', 'wr']);
-				if (ui.ports && so && so.ports)
-					rows(ui.ports, so.ports, 'Port',
+				if (ui.ports && so && so.ports && ui.upi)
+					rows(ui.ports, so.ports, 'Link', 'port',
+						function (r) { return r.upi_data_bytes_per_second; }, null, ['qpi']);
+				else if (ui.ports && so && so.ports)
+					rows(ui.ports, so.ports, 'Port', 'port',
 						function (r) { return r.qpi_data_bytes_per_second; },
 						function (r) { return r.qpi_link_bytes_per_second; },
 						['qpi', 'qpi']);
@@ -494,8 +512,11 @@
 	/* ---- data ------------------------------------------------------- */
 
 	function about() {
+		const d = status.dram;
 		$('about').textContent = status.platform_name + ' \u00b7 ' +
 			(status.simulated ? 'simulator' : 'hardware') + ', ' + status.backend +
+			(d ? ' \u00b7 DRAM from ' + (d.kernel_pmu || d.unit) +
+			 (d.in_turns ? ' (' + d.events + ' events in turn)' : '') : '') +
 			' \u00b7 uncored ' + status.version + ' \u00b7 a sample every ' + status.interval_ms + ' ms';
 		document.title = 'uncored \u00b7 ' + status.platform;
 	}

@@ -297,6 +297,76 @@ def hsx(b, res, expect):
                   (sk, e["ports"], e["qpi"]), g["ports"])
 
 
+# Per socket: the headline values, whether the clock card is there and
+# what the "not on this platform" note says, the UPI chart, the channel
+# and link tables (skx, zen4).
+READ_SOCKETS = """(() => {
+  const v = (id) => { const e = document.querySelector('#' + id + ' .num');
+                      return e ? parseFloat(e.textContent) : null; };
+  const out = [];
+  for (const sec of document.querySelectorAll('section.socket')) {
+    const k = sec.id.replace('socket', 's');
+    const tab = (cap) => { const t = [...sec.querySelectorAll('table')].find(
+        (x) => x.caption.textContent.startsWith(cap));
+      return t ? [...t.tBodies[0].rows].map((r) => [r.cells[0].textContent,
+        parseFloat(r.cells[1].textContent)]) : []; };
+    const u = sec.querySelector('#' + k + '-upi svg.chart');
+    const none = sec.querySelector('p.none');
+    out.push({ rd: v(k + '-rd'), wr: v(k + '-wr'), hit: v(k + '-hit'),
+               clk: v(k + '-clk'), clk_card: !!sec.querySelector('#' + k + '-clk'),
+               none: none ? none.textContent : '', upi: v(k + '-upi'),
+               upi_points: u ? +u.dataset.points : 0,
+               channels: tab('Memory channels'), links: tab('UPI links'),
+               qpi_ports: tab('QPI ports') });
+  }
+  const ab = document.getElementById('about'), bn = document.getElementById('banner');
+  return { sockets: out, about: ab ? ab.textContent : '',
+           banner: bn && !bn.hidden ? bn.textContent : '' };
+})()"""
+
+
+def sockets(b, res, name, expect):
+    """Every socket of a platform with the right values: the headline
+    cards, the clock card only where the platform has a clock (else the
+    page says it has none), per-channel rows and UPI links where it has
+    them.  expect: {"about": substring, "sockets": [{rd, wr, hit, clk
+    (null: none), channels, links, upi}]}."""
+    want = expect["sockets"]
+    got = b.wait("(() => { const r = %s; return r.sockets.length === %d && "
+                 "r.sockets.every((s) => s.rd !== null && !isNaN(s.rd) && "
+                 "s.wr !== null && (s.links.length === 0 || s.upi_points >= 2)) "
+                 "? r : null; })()" % (READ_SOCKETS, len(want)), 45)
+    print("# %s view: %s" % (name, json.dumps(got)))
+    res.check(bool(got), "%s: %d sockets with DRAM values" % (name, len(want)),
+              b.js(READ_SOCKETS))
+    if not got:
+        return
+    res.check(expect["about"] in got["about"], "%s: the header says %s" %
+              (name, expect["about"]), got["about"])
+    res.check(got["banner"] == "", "%s: no banner" % name, got["banner"])
+    for sk, (e, g) in enumerate(zip(want, got["sockets"])):
+        for k in ("rd", "wr"):
+            res.near(g[k], e[k], 0.02, "%s s%d: DRAM %s %.2f GB/s" % (name, sk, k, e[k]))
+        res.near(g["hit"], e["hit"], 0.002, "%s s%d: LLC hit %.1f %%" % (name, sk, e["hit"]))
+        if e["clk"] is None:
+            res.check(not g["clk_card"] and "Uncore clock" in g["none"],
+                      "%s s%d: no uncore clock card; the page says the platform has none"
+                      % (name, sk), g)
+        else:
+            res.near(g["clk"], e["clk"], 0.02, "%s s%d: uncore %.2f GHz" % (name, sk, e["clk"]))
+        chans = g["channels"]
+        per = e["rd"] / e["channels"] if e["channels"] else 0
+        res.check(len(chans) == e["channels"] and
+                  all(abs(c[1] - per) <= 0.02 * per for c in chans),
+                  "%s s%d: %d memory channels%s" % (name, sk, e["channels"],
+                  " of %.2f GB/s read each" % per if per else ""), chans)
+        res.check(len(g["links"]) == e["links"] and not g["qpi_ports"] and
+                  (not e["links"] or (abs(sum(x[1] for x in g["links"]) - e["upi"]) <= 0.03 * e["upi"]
+                                      and abs(g["upi"] - e["upi"]) <= 0.02 * e["upi"])),
+                  "%s s%d: %d UPI links adding up to the chart's %.2f GB/s" %
+                  (name, sk, e["links"], e.get("upi", 0)), g)
+
+
 def stall(b, res, a):
     """Stops the sampler thread alone: /healthz turns 503, the banner
     says so, and goes away once the thread runs again."""
@@ -334,6 +404,9 @@ def main():
     ap.add_argument("--hsx",
                     help="JSON list per socket of {rd, wr, hit, clk, qpi, "
                     "channels, ports}: only the hsx checks")
+    ap.add_argument("--sockets", nargs=2, metavar=("NAME", "JSON"),
+                    help="a platform's name and {about, sockets: [{rd, wr, "
+                    "hit, clk, channels, links, upi}]}: only those checks")
     a = ap.parse_args()
     res = Results(a.results)
     host = urlsplit(a.url).netloc
@@ -352,6 +425,16 @@ def main():
             res.check(len(b.requests) > 3 and inside == b.requests,
                       "behind a reverse proxy under /some/path/uncored/, every request stays under it",
                       b.requests)
+        finally:
+            b.close()
+        return 0
+    if a.sockets:
+        try:
+            b.open(a.url)
+            sockets(b, res, a.sockets[0], json.loads(a.sockets[1]))
+            b.screenshot(a.screenshot)
+            res.check(not b.errors, "%s: no console errors" % a.sockets[0],
+                      "\n".join(b.errors))
         finally:
             b.close()
         return 0

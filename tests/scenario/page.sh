@@ -5,7 +5,10 @@
 # charts with points, no console error, no request to any other host,
 # phone width and dark mode, an invalid sample drawn as a gap with a
 # banner, a stuck counter and a stalled sampler (its thread stopped)
-# raising the banner.
+# raising the banner; hsx with its channels and QPI ports behind a
+# reverse proxy; skx (UPI links, 6 channels) and zen4 (DRAM from the data
+# fabric's events in turn, no uncore clock) on both sockets through the
+# perf backend.
 # Without chromium the test skips, except under CI=true, where it fails.
 . "${top_srcdir:-.}/tests/lib.sh"
 
@@ -109,6 +112,49 @@ if [ -f "$T/results" ]; then
 		ok "$st" "$desc"
 	done <"$T/results"
 fi
+# The perf platforms, two sockets each, through the simulated kernel:
+# skx (CAS 0x04/0x03 and 0x04/0x0c, the CHA clock, 6 memory channels and
+# 3 UPI links: 9e7 data flits/s x 64/9 bytes = 0.64 GB/s), and zen4 on a
+# 6.1 kernel, DRAM from the data fabric's 48 events in turn (stations
+# unequal, as in zen4_df.sh), no uncore clock and no channel family.
+# page_on NAME PLATFORM WORKLOAD EXPECT: the daemon on it, the page checked.
+page_on() {
+	kill "$UPID"; wait "$UPID" 2>/dev/null
+	printf '%s\n' "$3" >"$T/$1.json"
+	PORT=$(pick_port)
+	start_uncored "$T/log-$1" --simulate="$2" --backend=perf --workload "$T/$1.json" \
+		-i 250 -l "127.0.0.1:$PORT" -s ""
+	ok $? "daemon starts on the simulated 2-socket $1 (perf backend)"
+	rm -f "$T/results"
+	python3 "$top_srcdir/tests/scenario/page.py" --url "http://127.0.0.1:$PORT/" \
+		--pid "$UPID" --chromium "$CHROMIUM" --userdir "$T/chromium-$1" \
+		--results "$T/results" --screenshot "$T/shots/page-$1.png" --sockets "$1" "$4"
+	is "$?" 0 "the browser driver ran to the end on $1"
+	if [ -f "$T/results" ]; then
+		while read -r st desc; do
+			ok "$st" "$desc"
+		done <"$T/results"
+	fi
+}
+page_on skx skx '{ "platform": "skx", "sockets": 2, "cha_count": 4, "phases": [ { "seconds": 600, "rates": {
+  "imc:0x04:0x03": 1.0e8, "imc:0x04:0x0c": 5.0e7,
+  "cha:0x34:0x03:filter0=0x1e20000": 2.0e8, "cha:0x34:0x03:filter0=0x20000": 4.0e7,
+  "cha:0x00:0x00": 9.6e9, "upi:0x02:0x0f": 9.0e7 } } ] }' \
+	'{"about": "DRAM from uncore_imc_0 \u00b7", "sockets": [
+	  {"rd": 6.4, "wr": 3.2, "hit": 80.0, "clk": 2.4, "channels": 6, "links": 3, "upi": 0.64},
+	  {"rd": 6.4, "wr": 3.2, "hit": 80.0, "clk": 2.4, "channels": 6, "links": 3, "upi": 0.64}]}'
+rates=$(awk 'BEGIN {
+	for (n = 0; n < 12; n++) {
+		c = sprintf("0x%x", 31 + 64 * n)
+		printf "\"df:%s:0x7fe\": %g, \"df:%s:0xbfe\": %g, ", c, (n + 1) * 1e6, c, (n + 1) * 2e5
+		printf "\"df:%s:0x7ff\": %g, \"df:%s:0xbff\": %g, ", c, (12 - n) * 5e5, c, (12 - n) * 1e5
+	} }')
+page_on zen4 zen4 "{ \"platform\": \"zen4\", \"sockets\": 2, \"perf\": { \"kernel\": \"6.1.0\" },
+  \"phases\": [ { \"seconds\": 600, \"rates\": { $rates
+  \"l3:0x04:0xff\": 1.0e8, \"l3:0x04:0x01\": 2.5e7 } } ] }" \
+	'{"about": "DRAM from amd_df (48 events in turn)", "sockets": [
+	  {"rd": 5.9904, "wr": 2.9952, "hit": 75.0, "clk": null, "channels": 0, "links": 0},
+	  {"rd": 5.9904, "wr": 2.9952, "hit": 75.0, "clk": null, "channels": 0, "links": 0}]}'
 # Keep the screenshots where a person can look at them.
 if [ -n "${PAGE_SCREENSHOT_DIR:-}" ]; then
 	mkdir -p "$PAGE_SCREENSHOT_DIR" && cp "$T"/shots/*.png "$PAGE_SCREENSHOT_DIR"/

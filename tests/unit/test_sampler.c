@@ -1037,6 +1037,216 @@ static void test_occupancy_bound(void)
 	is_int(over, 0, "every box's bound covers every event of its catalog");
 }
 
+/* Checks the turns' samples from the ring: every rotated series' delta
+ * (measured, or estimated while its group is out) is its exact count per
+ * interval; the multiplexed bits alternate between the two groups.
+ * How many samples disagree. */
+static unsigned turns_samples(const struct program *p, const int *idx,
+			      const uint64_t *want, unsigned n)
+{
+	uint64_t *w = calloc(sample_words(p->ns), sizeof(uint64_t));
+	uint64_t head = ring_head(p->samples), bad = 0;
+	unsigned nw = (p->ns + 63) / 64;
+
+	for (uint64_t q = head - 5; w && q <= head; q++) {
+		unsigned out = 0;
+
+		if (ring_read(p->samples, q, w) < 0) {
+			bad++;
+			continue;
+		}
+		bad += (w[SW_FLAGS] & (SF_VALID | SF_MUX)) != (SF_VALID | SF_MUX);
+		for (unsigned k = 0; k < n; k++) {
+			unsigned i = (unsigned)idx[k];
+			const uint64_t *inv = w + SW_HDR + p->ns, *mux = inv + nw;
+
+			/* the simulator counts rate x time +- 1 */
+			bad += (inv[i / 64] >> (i % 64) & 1) ||
+			       w[SW_HDR + i] + 2 < want[k] ||
+			       w[SW_HDR + i] > want[k] + 2;
+			out += mux[i / 64] >> (i % 64) & 1;
+		}
+		/* the pair (group 1) or the third (group 2) was out */
+		bad += out != 1 && out != 2;
+	}
+	free(w);
+	return (unsigned)bad;
+}
+
+/*
+ * Baseline events that do not fit a unit's counters together take turns
+ * (zen4's data fabric DRAM path; here three CBo events on skl's two CBo
+ * counters): two groups, one interval each.  Their series are scaled by
+ * the time they were out, so the totals are exact at a constant rate,
+ * and every sample carries an estimate (the rate of the last interval
+ * counted) for the series that were out, flagged multiplexed, the sample
+ * valid.  A claim on the CBo counters takes its turn too.
+ */
+/* Ticks s 40 times at intervals of 60 and 140 ms, then counts the last
+ * 20 samples in which series i (of group 2 of two groups in turn) was
+ * out as in the sample before: 0 when the groups alternate strictly.
+ * (Served by time, a group that counted in 60 ms would go again before
+ * the one that counted in 140.) */
+static unsigned turns_alternate(struct sampler *s, int i)
+{
+	struct program *p;
+	uint64_t *w, head;
+	unsigned nw, same = 0;
+	int last = -1;
+
+	for (unsigned t = 0; t < 40; t++) {
+		advance_ms(t % 2 ? 140 : 60);
+		sampler_tick(s);
+	}
+	p = sampler_get(s);
+	nw = (p->ns + 63) / 64;
+	w = calloc(sample_words(p->ns), sizeof(uint64_t));
+	head = ring_head(p->samples);
+	for (uint64_t q = head - 19; w && q <= head; q++) {
+		int out;
+
+		if (ring_read(p->samples, q, w) < 0) {
+			same++;
+			continue;
+		}
+		out = (int)((w + SW_HDR + p->ns + nw)[i / 64] >> (i % 64) & 1);
+		same += out == last;
+		last = out;
+	}
+	free(w);
+	program_put(p);
+	return same;
+}
+
+/* The rotated series' totals in the last snapshot against want[] per
+ * interval over n or n - 1 intervals (each group's clock starts at its
+ * first tick); how many are off by more than the simulator's rounding
+ * (+- 1 per reading, scaled). */
+static unsigned turns_totals(struct sampler *s, const int *idx,
+			     const uint64_t *want, unsigned n)
+{
+	struct program *p = sampler_get(s);
+	uint64_t *w = calloc(snap_words(p->ns, p->nvals), sizeof(uint64_t));
+	unsigned off = 0;
+	struct snap st;
+
+	metrics_snapshot(p, w, &st);
+	for (unsigned k = 0; k < 3; k++) {
+		uint64_t est = w[SNAP_WORDS + idx[k]];
+		bool near = false;
+
+		for (unsigned m = n - 1; m <= n; m++)
+			near |= est + 2 * n >= want[k] * m &&
+				est <= want[k] * m + 2 * n;
+		off += !near;
+		if (!near)
+			printf("# series %d: %llu, want %llu x %u or %u\n",
+			       idx[k], (unsigned long long)est,
+			       (unsigned long long)want[k], n - 1, n);
+	}
+	free(w);
+	program_put(p);
+	return off;
+}
+
+/*
+ * Baseline events that do not fit a unit's counters together take turns
+ * (zen4's data fabric DRAM path; here three CBo events on skl's two CBo
+ * counters): two groups, one interval each.  Their series are scaled by
+ * the time they were out, so the totals are exact at a constant rate,
+ * and every sample carries an estimate (the rate of the last interval
+ * counted) for the series that were out, flagged multiplexed, the sample
+ * valid.  A claim on the CBo counters takes its turn with them, and the
+ * totals stay exact.
+ */
+static void test_turns(void)
+{
+	enum { T = 41, IV = 100000000 };
+	static const char *const names[] = {
+		"UNC_CBO_CACHE_LOOKUP.ANY_MESI", "UNC_CBO_CACHE_LOOKUP.ANY_I",
+		"UNC_CBO_XSNP_RESPONSE.HITM_XCORE" };
+	/* per CBo and interval: half the per-socket rate for 100 ms */
+	static const uint64_t want[] = { 1000000, 200000, 500000 };
+	struct sampler_cfg cfg = { .interval_ms = 100, .ring_capacity = 64,
+				   .check_every = 0, .policy = POLICY_RECLAIM };
+	struct claims_cfg ccfg = { .max_per_uid = 8, .max_total = 8,
+				   .default_ttl_s = 3600, .max_ttl_s = 3600,
+				   .interval_ms = 100 };
+	const char *body = "{\"events\":[\"UNC_CBO_CACHE_LOOKUP.ANY_ES\"]}";
+	struct claims_reply rep = { 0 };
+	struct rig r;
+	struct program *p;
+	struct sampler *s;
+	struct claims *cl;
+	struct claim c;
+	struct claims_err e;
+	int idx[3];
+	char why[256];
+
+	rig_open(&r, wl_path("{\"platform\":\"skl\",\"cbo_count\":2,"
+			     "\"phases\":[{\"seconds\":1000,\"rates\":{"
+			     "\"cbo:0x34:0x8f\":2.0e7,\"cbo:0x34:0x88\":4.0e6,"
+			     "\"cbo:0x22:0x48\":1.0e7}}]}"));
+	sched_resolve(r.topo.plat, names[2], false, &r.ev[r.nev++], why,
+		      sizeof(why));
+	p = prog(&r, 64);
+	ok(p && p->ngroups == 3 && p->gev[1] == p->nev - 3,
+	   "3 CBo events on 2 counters: two groups take turns (%u groups)",
+	   p ? p->ngroups : 0);
+	if (!p)
+		goto out;
+	for (unsigned k = 0; k < 3; k++)
+		idx[k] = find(p, names[k], 0);
+	ok(idx[0] >= 0 && idx[1] >= 0 && idx[2] >= 0 &&
+	   program_event_group(p, names[0]) == 1 &&
+	   program_event_group(p, names[2]) == 2 &&
+	   program_event_group(p, "UNC_CLOCK.SOCKET") == 0,
+	   "the pair in group 1, the third in group 2, the rest in group 0");
+	cl = claims_new(&r.pmu, &ccfg);
+	s = fake_sampler(&r, p, &cfg, cl);
+	for (unsigned t = 0; t < T; t++) {
+		sampler_tick(s);
+		advance_ms(100);
+	}
+	sampler_tick(s);
+	is_int(turns_totals(s, idx, want, T), 0, "scaled totals are the "
+	       "counts of the time counted and out (to the simulator's "
+	       "rounding)");
+	p = sampler_get(s);
+	is_int(turns_samples(p, idx, want, 3), 0, "the last samples: valid, "
+	       "multiplexed, every turn's delta the count of its interval "
+	       "(measured or estimated)");
+	program_put(p);
+	api_claims_create(cl, 1000, 1, body, strlen(body), &rep);
+	is_int(rep.status, 201, "a claim on a CBo counter");
+	json_object_put(rep.body);
+	for (unsigned t = 0; t < 3 * T; t++) {
+		advance_ms(100);
+		sampler_tick(s);
+	}
+	is_int(turns_totals(s, idx, want, 4 * T), 0, "with the claim taking "
+	       "its turn, the totals stay exact");
+	/* three groups want the CBo counters: each counts at least a third
+	 * of the intervals (the claim fits beside the single event) */
+	memset(&c, 0, sizeof(c));
+	if (claims_get(cl, "c1", 0, &c, &e) < 0)
+		printf("# claims_get: %s\n", e.msg);
+	ok(c.enabled_ns > 0 && c.running_ns * 3 + IV >= c.enabled_ns,
+	   "the claim counted at least a third of the time (%.2f)",
+	   c.enabled_ns ? (double)c.running_ns / (double)c.enabled_ns : 0.0);
+	claim_clear(&c);
+	api_claims_release(cl, "c1", 1000, &rep);
+	json_object_put(rep.body);
+	is_int(turns_alternate(s, idx[2]), 0, "with intervals of 60 and 140 "
+	       "ms, the two groups still alternate strictly");
+	sampler_free(s);
+	claims_free(cl);
+	pmu_release(&r.pmu);
+out:
+	pmu_free(&r.pmu);
+	hw_close(&r.hw);
+}
+
 int main(void)
 {
 	char cmd[300];
@@ -1055,6 +1265,7 @@ int main(void)
 	test_window();
 	test_counting_window();
 	test_occupancy_bound();
+	test_turns();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd) != 0)
 		printf("# cannot remove %s\n", dir);

@@ -369,6 +369,68 @@ static void test_many(void)
 	is_int(moves, K, "each group is placed once and never moves after");
 }
 
+/* sched_partition() over names: 0 or its error, grp[] and *ng. */
+static int partition(const char *const *names, unsigned n, unsigned *grp,
+		     unsigned *ng, char *why)
+{
+	struct evspec ev[16];
+
+	for (unsigned i = 0; i < n; i++)
+		if (resolve(names[i], true, &ev[i]) < 0)
+			return -100;
+	return sched_partition(p, ev, n, grp, ng, why, 256);
+}
+
+/* A baseline whose events do not fit a unit's counters together is cut
+ * into groups that take turns; the other units count all the time. */
+static void test_partition(void)
+{
+	unsigned grp[16], ng = 0;
+	char why[256];
+
+	{
+		const char *g[] = { "UNC_CBO_CACHE_LOOKUP.ANY_MESI",
+				    "UNC_CBO_CACHE_LOOKUP.ANY_I",
+				    "UNC_CLOCK.SOCKET", "DRAM_DATA_READS",
+				    "UNC_ARB_TRK_REQUESTS.ALL" };
+
+		is_int(partition(g, 5, grp, &ng, why), 0, "a baseline that fits");
+		ok(ng == 1 && !grp[0] && !grp[1] && !grp[2] && !grp[3] &&
+		   !grp[4], "one group: everything counts all the time");
+	}
+	{
+		const char *g[] = { "UNC_CBO_CACHE_LOOKUP.ANY_MESI",
+				    "UNC_CLOCK.SOCKET",
+				    "UNC_CBO_CACHE_LOOKUP.ANY_I",
+				    "UNC_ARB_TRK_OCCUPANCY.ALL",
+				    "UNC_CBO_CACHE_LOOKUP.READ_I",
+				    "UNC_CBO_CACHE_LOOKUP.ANY_ES",
+				    "UNC_CBO_XSNP_RESPONSE.HITM_XCORE",
+				    "UNC_ARB_TRK_OCCUPANCY.CYCLES_WITH_ANY_REQUEST" };
+
+		is_int(partition(g, 8, grp, &ng, why), 0,
+		       "5 CBo events on 2 counters, 2 counter-0-only ARB events");
+		is_int(ng, 4, "four groups: all the time, and 3 CBo turns");
+		ok(grp[1] == 0, "the clock counts all the time");
+		ok(grp[0] == 1 && grp[2] == 1 && grp[4] == 2 && grp[5] == 2 &&
+		   grp[6] == 3, "CBo events two by two, in order");
+		ok(grp[3] == 1 && grp[7] == 2,
+		   "the ARB events that clash take turns too, beside the CBo");
+	}
+	{
+		const char *g[] = { "UNC_CBO_CACHE_LOOKUP.ANY_MESI",
+				    "UNC_ARB_TRK_OCCUPANCY.ALL" };
+		struct evspec ev[2];
+
+		resolve(g[0], true, &ev[0]);
+		resolve(g[1], true, &ev[1]);
+		ev[1].ctr_mask = 0;	/* no counter at all */
+		is_int(sched_partition(p, ev, 2, grp, &ng, why, sizeof(why)),
+		       -EBUSY, "an event with no counter cannot take a turn");
+		like(why, "UNC_ARB_TRK_OCCUPANCY.ALL", "and names it");
+	}
+}
+
 int main(void)
 {
 	p = plat_by_id("skl");
@@ -381,6 +443,7 @@ int main(void)
 	test_fairness();
 	test_filters();
 	test_many();
+	test_partition();
 	sched_ws_free(&ws);
 	return tap_done();
 }
