@@ -154,14 +154,23 @@ demo)
 		fi
 		i=$((i + 1)); sleep 0.1
 	done
-	cat "$log" >&2
+	shown=$(wc -l <"$log")	# whole lines; tail goes on from the next
+	head -n "$shown" "$log" >&2
 	demo_banner "$log" "$B" "$pid" >&2
-	# The daemon's log as it goes, until it stops (Ctrl-C ends tail
-	# too: the daemon's last words are printed after it).
-	tail -n 0 -f --pid="$pid" "$log" >&2 || :
+	# The daemon's log as it goes, until it stops, each line once.  tail
+	# ignores Ctrl-C and SIGTERM (to the script or its whole group): the
+	# trap above stops the daemon, and tail prints its last words and
+	# ends when it is gone.  A trapped signal interrupts wait (status >
+	# 128) before the daemon has ended: wait again.
+	(trap '' INT TERM; exec tail -n +"$((shown + 1))" -s 0.2 -f --pid="$pid" "$log" >&2) &
+	tpid=$!
 	status=0
 	wait "$pid" || status=$?
-	sed -n '/: stopping$/,$p' "$log" >&2
+	while [ "$status" -gt 128 ] && kill -0 "$pid" 2>/dev/null; do
+		status=0
+		wait "$pid" || status=$?
+	done
+	wait "$tpid" || :
 	exit $status
 	;;
 test)
