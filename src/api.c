@@ -284,6 +284,9 @@ static void h_status(void *ctx, const struct http_req *req,
 		json_object_object_add(o, "ring_capacity",
 				       json_object_new_int((int)ring_capacity(p->samples)));
 		json_object_object_add(o, "ring_head", ju64(ring_head(p->samples)));
+		/* which program the ring belongs to: each reload that is
+		 * applied runs a new one, with a new ring */
+		json_object_object_add(o, "program", ju64(p->gen));
 		json_object_object_add(o, "counters_in_use",
 				       json_object_new_int((int)p->ns));
 	}
