@@ -24,12 +24,8 @@ ok $? "daemon up on 8 simulated hsx sockets" || { cat "$T/log"; tap_done; exit 1
 like "$(cat "$T/log")" "8 sockets" "8 sockets"
 
 # fill the ring (400 samples at 20 ms; more time on a loaded machine)
-for _ in $(seq 1 600); do
-	head=$(curl -s "$U/api/v1/status" | sed -n 's/.*"ring_head":\([0-9]*\).*/\1/p')
-	[ "${head:-0}" -ge 420 ] && break
-	kill -0 "$UPID" 2>/dev/null || break
-	sleep 0.1
-done
+wait_for "420 samples" 120 ring_has "$PORT" 420
+head=$(ring_head "$PORT")
 ok "$([ "${head:-0}" -ge 420 ]; echo $?)" "the ring filled (head $head)"
 ns=$(curl -s "$U/api/v1/status" | sed -n 's/.*"counters_in_use":\([0-9]*\).*/\1/p')
 

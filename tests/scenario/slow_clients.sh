@@ -26,17 +26,20 @@ fast() {
 		r=$(scrape "$2")
 		case $r in 200\ *) awk -v t="${r#* }" 'BEGIN { exit !(t < 1.0) }' && good=$((good + 1)) ;; esac
 		worst=$(awk -v a="$worst" -v b="${r#* }" 'BEGIN { print (b > a ? b : a) }')
-		sleep 0.2
 	done
 	is "$good" 5 "$1: 5/5 scrapes 200 within 1 s (slowest ${worst} s)"
 }
 
+# held N: do slow clients hold at least N connections to the server?
+held() { [ "$(ss -Htn state established "( sport = :$PORT )" | wc -l)" -ge "$1" ]; }
+
 # (a) 300 slow loopback connections, reopened when closed, for 8 s
 "$SC" -p "$PORT" -n 300 -a 127.0.0.1 -i 1 -t 8 -r >"$T/a.out" &
 A=$!; tap_cleanup_pid $A
-sleep 2
+wait_for "loopback's 16 connections (max_per_ip) held" 30 held 16
 fast "300 slow loopback connections, scrape from 127.0.0.1" 127.0.0.1
 fast "300 slow loopback connections, scrape from 127.0.0.20" 127.0.0.20
+ok "$(kill -0 $A 2>/dev/null; echo $?)" "... all while the slow connections were held"
 wait $A
 like "$(cat "$T/a.out")" "opened" "slow client (a) ran: $(cat "$T/a.out")"
 
@@ -44,9 +47,10 @@ like "$(cat "$T/a.out")" "opened" "slow client (a) ran: $(cat "$T/a.out")"
 "$SC" -p "$PORT" -n 80 -a 127.0.0.2,127.0.0.3,127.0.0.4,127.0.0.5,127.0.0.6,127.0.0.7,127.0.0.8,127.0.0.9 \
 	-i 2 -t 7 >"$T/b.out" &
 B=$!; tap_cleanup_pid $B
-sleep 1.5
+wait_for "64 connections (max_connections) held" 30 held 64
 fast "80 trickling connections from 8 addresses, scrape from a ninth" 127.0.0.10
 fast "80 trickling connections, scrape from one of their addresses" 127.0.0.2
+ok "$(kill -0 $B 2>/dev/null; echo $?)" "... all while the trickling connections were held"
 wait $B
 # every one of them was closed: displaced by a limit or at its deadline
 # (4 s after it started, although it sends a line every 2 s)
