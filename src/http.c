@@ -62,15 +62,7 @@
  * not fit; 64 KiB leaves ample room for headers and large reads.
  */
 #define HTTP_CONN_MEMORY	(64 * 1024)
-/*
- * The listen queue.  Slow clients that reconnect as soon as they are
- * displaced (tests/scenario/slow_clients.sh: 300 from one address) keep a
- * 64-deep queue full: the kernel then drops other SYNs, and a scraper's
- * connection waits for its SYN's retransmission, 1 s later (measured:
- * 10-14 listen overflows in 8 s of that storm at 64, none at 1024).  The
- * kernel caps it at net.core.somaxconn.
- */
-#define HTTP_BACKLOG		1024
+#define HTTP_BACKLOG		64
 #define HTTP_MAX_SEGMENTS	16	/* deeper paths are 404 */
 #define HTTP_WAKE_TAG		UINT32_MAX
 /*
