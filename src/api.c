@@ -24,6 +24,7 @@
 #include "claims.h"
 #include "expo.h"
 #include "gz.h"
+#include "jnum.h"
 #include "metrics.h"
 #include "ui.h"
 
@@ -45,12 +46,6 @@ static void send_json(struct http_resp *resp, struct json_object *o)
 					 JSON_C_TO_STRING_NOSLASHESCAPE));
 	buf_putc(&resp->body, '\n');
 	json_object_put(o);
-}
-
-/* A double, or null when it is not a number. */
-static struct json_object *jnum(double v)
-{
-	return isfinite(v) ? json_object_new_double(v) : NULL;
 }
 
 static struct json_object *ju64(uint64_t v)
@@ -224,7 +219,7 @@ static void h_healthz(void *ctx, const struct http_req *req,
 	o = json_object_new_object();
 	json_object_object_add(o, "status", json_object_new_string("ok"));
 	json_object_object_add(o, "last_tick_age_s",
-			       json_object_new_double((double)(now - last) / 1e9));
+			       jnum_new((double)(now - last) / 1e9));
 	send_json(resp, o);
 }
 
@@ -255,9 +250,9 @@ static void h_status(void *ctx, const struct http_req *req,
 	json_object_object_add(o, "backend", json_object_new_string(d->backend));
 	json_object_object_add(o, "interval_ms", json_object_new_int((int)cfg.interval_ms));
 	json_object_object_add(o, "uptime_s",
-			       json_object_new_double((double)(daemon_mono_ns() -
-							       d->start_mono_ns) / 1e9));
-	json_object_object_add(o, "started_at", json_object_new_double(d->start_time_s));
+			       jnum_new((double)(daemon_mono_ns() -
+						 d->start_mono_ns) / 1e9));
+	json_object_object_add(o, "started_at", jnum_new(d->start_time_s));
 	json_object_object_add(o, "ticks", ju64(st.ticks));
 	json_object_object_add(o, "overruns", ju64(st.overruns));
 	json_object_object_add(o, "interference", ju64(st.interference));
@@ -491,8 +486,8 @@ static void h_events(void *ctx, const struct http_req *req,
  * request is one sample's JSON and the series names, and other requests
  * are served between the pieces.  The bytes are those json-c wrote when
  * the answer was built as a json-c tree (JSON_C_TO_STRING_PLAIN |
- * NOSLASHESCAPE; doubles as "%.17g" with ".0" added to integral ones),
- * which tests/scenario/samples_stream.sh checks with json-c itself.
+ * NOSLASHESCAPE; doubles as jnum.h writes them), which
+ * tests/scenario/samples_stream.sh checks with json-c itself.
  */
 
 /* json-c's string escaping (json_escape_str without slash escaping). */
@@ -539,22 +534,12 @@ static void jw_u64(struct buf *b, uint64_t v)
 	buf_put(b, t + n, sizeof(t) - n);
 }
 
-/* A double as json-c writes it, or null when it is not finite (jnum). */
+/* A double as jnum_new() has json-c write it (null when not finite). */
 static void jw_f64(struct buf *b, double v)
 {
-	char t[64];
-	int n;
+	char t[JNUM_MAX];
 
-	if (!isfinite(v)) {
-		buf_puts(b, "null");
-		return;
-	}
-	n = snprintf(t, sizeof(t), "%.17g", v);
-	if (n <= 0 || (size_t)n >= sizeof(t) - 2)
-		return;
-	if (!strpbrk(t, ".e"))
-		memcpy(t + n, ".0", 3), n += 2;
-	buf_put(b, t, (size_t)n);
+	buf_put(b, t, jnum_format(t, v));
 }
 
 /* "name": ahead of a value; comma first unless it opens the object. */
@@ -594,7 +579,7 @@ static void add_derived(struct json_object *so, const struct program *p,
 				json_object_object_add(so, dm->json,
 					dm->type == DM_COUNTER
 					? ju64((uint64_t)(vals[i] + 0.5))
-					: jnum(vals[i]));
+					: jnum_new(vals[i]));
 			continue;
 		}
 		/* per-instance: the first metric of a label builds its array */
@@ -624,7 +609,7 @@ static void add_derived(struct json_object *so, const struct program *p,
 				json_object_object_add(io, x->json,
 					x->type == DM_COUNTER
 					? ju64((uint64_t)(vals[j] + 0.5))
-					: jnum(vals[j]));
+					: jnum_new(vals[j]));
 			}
 			if (io)
 				json_object_array_add(arr, io);
@@ -981,7 +966,7 @@ static void h_api_metrics(void *ctx, const struct http_req *req,
 	metrics_values(p, words, vals);
 	o = json_object_new_object();
 	json_object_object_add(o, "seq", ju64(st.sample_seq));
-	json_object_object_add(o, "time", json_object_new_double((double)st.t_ns / 1e9));
+	json_object_object_add(o, "time", jnum_new((double)st.t_ns / 1e9));
 	socks = json_object_new_array();
 	for (unsigned s = 0; s < p->topo->nsockets; s++) {
 		struct json_object *so = json_object_new_object();

@@ -277,6 +277,24 @@ ctl_code() {
 	curl -s -o "$T/body" -w '%{http_code}' --unix-socket "$_cs" "$@"
 }
 
+# json_long_numbers FILE: the numbers of the JSON document in FILE that
+# are written with more significant digits than the shortest text that
+# reads back as the same double (Python's repr), one per line; nothing
+# when every number is shortest (0.6, not 0.59999999999999998).
+json_long_numbers() {
+	python3 - "$1" <<'PY'
+import json, re, sys
+def sig(t):
+    m = re.sub(r"[eE].*$", "", t).replace("-", "").replace(".", "")
+    return len(m.strip("0")) or 1
+def check(s):
+    if sig(s) > sig(repr(float(s))):
+        print(s)
+    return float(s)
+json.load(open(sys.argv[1]), parse_float=check)
+PY
+}
+
 # http_code URL [CURL ARGS...]: prints the status code only.
 http_code() {
 	u=$1; shift

@@ -58,6 +58,9 @@ scrape "$PORT" "$T/m0"
 wait_samples "$PORT" 60
 scrape "$PORT" "$T/m1"
 b=$(api $U/claims/c1)
+echo "$b" >"$T/c1.json"
+long=$(json_long_numbers "$T/c1.json")
+is "$(echo "$long" | grep -c .)" 0 "a claim's numbers are written shortest$(echo "$long" | head -3 | tr '\n' ' ')"
 en=$(echo "$b" | jget time_enabled_s); run=$(echo "$b" | jget time_running_s)
 sc=$(echo "$b" | jget scaled)
 ok "$(awk -v e="$en" -v r="$run" 'BEGIN { exit !(r > 0.35 * e && r < 0.65 * e) }'; echo $?)" \

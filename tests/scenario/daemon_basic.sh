@@ -100,6 +100,13 @@ is "$(echo "$smp" | grep -o '"seq":[0-9]*' | tr '\n' ' ')" "\"seq\":$head " \
 jnum() { echo "$1" | sed "s/.*\"$2\":\([0-9.e+-]*\).*/\1/"; }
 am=$(curl -s "http://127.0.0.1:$PORT/api/v1/metrics")
 near "$(jnum "$am" llc_hit_ratio)" 0.9 0.01 "api/v1/metrics: hit ratio"
+# JSON numbers are the shortest text that reads back (0.6, not
+# 0.59999999999999998), as Prometheus' Go exposition writes them
+for r in metrics status topology; do
+	curl -s -o "$T/$r.json" "http://127.0.0.1:$PORT/api/v1/$r"
+	long=$(json_long_numbers "$T/$r.json")
+	is "$(echo "$long" | grep -c .)" 0 "api/v1/$r: every number shortest$(echo "$long" | head -3 | tr '\n' ' ')"
+done
 near "$(jnum "$am" dram_read_bytes_per_second)" 9.6e9 0.01 "api/v1/metrics: DRAM read bandwidth"
 like "$(curl -s "http://127.0.0.1:$PORT/healthz")" '"status":"ok"' "healthz ok"
 like "$(curl -s "http://127.0.0.1:$PORT/")" '<script src="ui/page.js"' \

@@ -59,6 +59,9 @@ ok "$([ "$rss1" -le $((rss0 * 3 / 2 + 4096)) ]; echo $?)" \
 ok $? "the answer parses (json-c)"
 cmp -s "$T/all.json" "$T/all.c"
 ok $? "... and is byte for byte what json-c writes for those values"
+long=$(json_long_numbers "$T/all.json")
+is "$(echo "$long" | grep -c .)" 0 \
+	"every number is written shortest (0.6, not 0.59999999999999998)$(echo "$long" | head -3 | tr '\n' ' ')"
 python3 - "$T/all.json" "$ns" >"$T/py" 2>&1 <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1])); ns = int(sys.argv[2])
