@@ -368,7 +368,9 @@ static void h_topology(void *ctx, const struct http_req *req,
 				struct json_object *io = json_object_new_object();
 				struct json_object *ctrs = json_object_new_array();
 
-				json_object_object_add(io, "instance", json_object_new_int((int)in));
+				/* "box", as /metrics labels it ("instance" is
+				 * Prometheus' target) */
+				json_object_object_add(io, "box", json_object_new_int((int)in));
 				/* a box discovery did not find (hsx: its PCI
 				 * function is missing), or one whose reads all
 				 * fail now, is unavailable */
@@ -699,7 +701,7 @@ struct samples_stream {
 	unsigned nwritten;	/* samples written */
 	int part;		/* 0 header, 1 samples, 2 trailer, 3 done */
 	uint64_t *w;		/* one sample's words */
-	/* per series: {"socket":S,"unit":"U","instance":I,"event":"E" */
+	/* per series: {"socket":S,"unit":"U","box":B,"event":"E" */
 	struct buf prefix;
 	size_t *pre_off;	/* ns + 1 offsets into prefix */
 	double *g;		/* the derived values of one sample */
@@ -866,7 +868,7 @@ static bool series_prefixes(struct samples_stream *ss)
 		jw_u64(b, sl->socket);
 		jw_key(b, "unit", false);
 		jw_str(b, p->plat->units[sl->unit]->name);
-		jw_key(b, "instance", false);
+		jw_key(b, "box", false);	/* /metrics' label */
 		jw_u64(b, sl->inst);
 		jw_key(b, "event", false);
 		jw_str(b, p->ev[p->sev[i]].name);

@@ -243,7 +243,7 @@ static struct json_object *claim_json(const struct pmu *pmu,
 				raw += sr->raw;
 				est += sr->est;
 				io = json_object_new_object();
-				json_object_object_add(io, "instance",
+				json_object_object_add(io, "box",
 						       json_object_new_int(sr->inst));
 				json_object_object_add(io, "count",
 						       json_object_new_uint64(sr->raw));

@@ -99,6 +99,6 @@ xeon_one_socket() {
 	near "$(metric "$T/m3" uncore_qpi_data_bytes_total 'socket="0",port="1"' | awk '{ print ($1 > 0) }')" 1 0 \
 		"QPI port 1 still counts"
 	_q=$(unit_json "$TOPO" qpi)
-	like "$_q" '"instance":0,"available":false' "QPI port 0 reported unavailable"
-	like "$_q" '"instance":1,"available":true' "QPI port 1 available"
+	like "$_q" '"box":0,"available":false' "QPI port 0 reported unavailable"
+	like "$_q" '"box":1,"available":true' "QPI port 1 available"
 }

@@ -59,6 +59,7 @@ wait_samples "$PORT" 60
 scrape "$PORT" "$T/m1"
 b=$(api $U/claims/c1)
 echo "$b" >"$T/c1.json"
+like "$b" '"instances":[{"box":0,"count":' "per-box counts, named box as on /metrics"
 long=$(json_long_numbers "$T/c1.json")
 is "$(echo "$long" | grep -c .)" 0 "a claim's numbers are written shortest$(echo "$long" | head -3 | tr '\n' ' ')"
 en=$(echo "$b" | jget time_enabled_s); run=$(echo "$b" | jget time_running_s)

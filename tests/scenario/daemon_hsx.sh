@@ -163,11 +163,11 @@ near "$(rate uncore_pcu_cstate_residency_cycles_total 'socket="0",state="core_c6
 # reads are logged once, not on every tick
 ha_gone() {
 	unit_json "$(curl -s "http://127.0.0.1:$P2/api/v1/topology")" ha >"$T/ha"
-	has "$T/ha" '"instance":0,"available":false'
+	has "$T/ha" '"box":0,"available":false'
 }
 wait_for "HA 0 reported unavailable" 30 ha_gone
-like "$(cat "$T/ha")" '"instance":0,"available":false' "a box gone missing at run time is reported unavailable"
-like "$(cat "$T/ha")" '"instance":1,"available":true' "its sibling still available"
+like "$(cat "$T/ha")" '"box":0,"available":false' "a box gone missing at run time is reported unavailable"
+like "$(cat "$T/ha")" '"box":1,"available":true' "its sibling still available"
 wait_samples "$P2" 8
 n=$(grep -c 'device_missing' "$T/log2")
 ok "$([ "$n" -ge 1 ] && [ "$n" -le 3 ]; echo $?)" \

@@ -75,7 +75,7 @@ cat >"$T/one.json" <<'JSON'
   "faults": [ { "at": 0, "kind": "device_missing", "target": "pci:ff:08.2" } ] }
 JSON
 xeon_one_socket snbep "$T/one.json" 2.0e9
-is "$(unit_json "$TOPO" cbo | grep -o '"instance":[0-9]*' | sort -u | wc -l)" 6 \
+is "$(unit_json "$TOPO" cbo | grep -o '"box":[0-9]*' | sort -u | wc -l)" 6 \
 	"6 cores: 6 CBos"
 kill -TERM "$UPID"; wait "$UPID"
 is "$?" 0 "clean stop"

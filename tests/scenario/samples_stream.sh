@@ -72,7 +72,7 @@ print("seq", all(b["seq"] == a["seq"] + 1 for a, b in zip(s, s[1:])) and s[-1]["
 want = ["seq", "time", "interval_s", "valid", "sockets", "deltas"]
 print("fields", all([k for k in x if k not in ("interference", "first", "multiplexed")] == want for x in s))
 print("deltas", all(len(x["deltas"]) == ns for x in s))
-print("delta fields", all(list(e) == ["socket", "unit", "instance", "event", "delta", "valid"] for x in s for e in x["deltas"]))
+print("delta fields", all(list(e) == ["socket", "unit", "box", "event", "delta", "valid"] for x in s for e in x["deltas"]))
 print("sockets", all([o["socket"] for o in x["sockets"]] == list(range(8)) for x in s))
 ok = [x for x in s if x["valid"]]
 # each socket's rate is the sum of its 8 channels'; writes are half the
