@@ -63,6 +63,26 @@ tap_done() {
 	[ "$_tap_failed" -eq 0 ]
 }
 
+# tap_end: ends the test here, with its plan and status.
+tap_end() { tap_done; exit $?; }
+
+# need_python3 WHAT: a test (WHAT) that needs python3 skips without it;
+# under CI=true (contrib/quickstart.sh installs it) it fails.
+need_python3() {
+	command -v python3 >/dev/null 2>&1 && return 0
+	if [ "${CI:-}" = true ]; then ok 1 "$1: python3 is installed"
+	else skip "$1" "python3 not installed"; fi
+	tap_end
+}
+
+# need_data WHAT FILE: input the repository carries (tests/data): a test
+# without it fails, naming the file.
+need_data() {
+	[ -r "$2" ] && return 0
+	ok 1 "$1: $2 is readable (tests/data/README)"
+	tap_end
+}
+
 # ---- daemon helpers -------------------------------------------------------
 UNCORED="$top_builddir/uncored"
 # Started as root, uncored becomes [daemon] user (default "uncored") once

@@ -14,15 +14,10 @@
 MANUAL="${UNCORED_HSX_MANUAL:-$top_srcdir/../shared/manuals/004_e75f66526956f957.txt}"
 GEN="$top_srcdir/contrib/hsx/extract_events.py"
 
-if ! command -v python3 >/dev/null 2>&1; then
-	skip "hsx catalog matches the manual" "python3 not installed"
-	tap_done
-	exit $?
-fi
+need_python3 "hsx catalog matches the manual"
 if [ ! -r "$MANUAL" ]; then
 	skip "hsx catalog matches the manual" "manual not found at $MANUAL (not redistributable; the catalog is checked against tests/data/hsx-manual-facts.tsv by test_events_hsx)"
-	tap_done
-	exit $?
+	tap_end
 fi
 
 out=$(python3 "$GEN" --manual "$MANUAL" --check 2>&1); rc=$?

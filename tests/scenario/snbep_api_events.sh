@@ -10,16 +10,8 @@
 . "${top_srcdir:-.}/tests/lib.sh"
 
 DATA="${UNCORED_SNBEP_DATA:-$top_srcdir/tests/data/intel-perfmon-jaketown-uncore.json}"
-if ! command -v python3 >/dev/null 2>&1; then
-	skip "/api/v1/events matches the Jaketown data" "python3 not installed"
-	tap_done
-	exit $?
-fi
-if [ ! -r "$DATA" ]; then
-	ok 1 "the Jaketown event data is readable at $DATA (tests/data/README)"
-	tap_done
-	exit $?
-fi
+need_python3 "/api/v1/events matches the Jaketown data"
+need_data "/api/v1/events matches the Jaketown data" "$DATA"
 
 PORT=$(pick_port)
 start_uncored "$T/log" -c /dev/null --simulate=snbep -l "127.0.0.1:$PORT" -s ""

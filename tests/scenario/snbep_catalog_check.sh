@@ -11,16 +11,8 @@
 DATA="${UNCORED_SNBEP_DATA:-$top_srcdir/tests/data/intel-perfmon-jaketown-uncore.json}"
 GEN="$top_srcdir/contrib/snbep/extract_events.py"
 
-if ! command -v python3 >/dev/null 2>&1; then
-	skip "snbep catalog matches the data" "python3 not installed"
-	tap_done
-	exit $?
-fi
-if [ ! -r "$DATA" ]; then
-	ok 1 "the Jaketown event data is readable at $DATA (tests/data/README)"
-	tap_done
-	exit $?
-fi
+need_python3 "snbep catalog matches the data"
+need_data "snbep catalog matches the data" "$DATA"
 
 out=$(python3 "$GEN" --data "$DATA" --check 2>&1); rc=$?
 ok $rc "events_snbep.c and events_snbep.h match the data (--check)"
