@@ -331,6 +331,86 @@ static bool box_failing(const struct program *p, const uint64_t *words,
 	return any;
 }
 
+/* What the topology tells of one box: the daemon's state, the running
+ * program and its last snapshot's words (either may be NULL). */
+struct topo_view {
+	const struct daemon *d;
+	const struct program *p;
+	const uint64_t *words;
+};
+
+/* Counter c of box (s, ui, in): its width and who holds it for what. */
+static struct json_object *counter_json(const struct topo_view *v, unsigned s,
+					int ui, unsigned in, unsigned c)
+{
+	const struct unit_type *u = v->d->plat->units[ui];
+	struct json_object *co = json_object_new_object();
+	const char *ev = holder_event(v->p, s, ui, in, c);
+	char idb[CLAIM_ID_MAX];
+	const char *holder = u->kind == UNIT_PROG && v->d->claims
+		? claims_holder(v->d->claims, s, ui, in, c, idb, sizeof(idb))
+		: NULL;
+
+	json_object_object_add(co, "index", json_object_new_int((int)c));
+	if (u->kind == UNIT_FREERUN)
+		json_object_object_add(co, "name",
+				       json_object_new_string(u->freerun[c].name));
+	json_object_object_add(co, "width",
+			       json_object_new_int(u->kind == UNIT_FREERUN
+						   ? u->freerun[c].width
+						   : u->width));
+	json_object_object_add(co, "holder",
+			       holder ? json_object_new_string(holder)
+			       : ev ? json_object_new_string("baseline") : NULL);
+	json_object_object_add(co, "event",
+			       !holder && ev ? json_object_new_string(ev) : NULL);
+	return co;
+}
+
+/* Box in of unit ui on socket s: its number, whether it can be read,
+ * its counters. */
+static struct json_object *box_json(const struct topo_view *v, unsigned s,
+				    int ui, unsigned in)
+{
+	const struct unit_type *u = v->d->plat->units[ui];
+	const struct topo_socket *ts = &v->d->topo.sock[s];
+	unsigned nc = u->kind == UNIT_FREERUN ? u->nfreerun : u->nctr;
+	struct json_object *io = json_object_new_object();
+	struct json_object *ctrs = json_object_new_array();
+
+	/* "box", as /metrics labels it ("instance" is Prometheus' target) */
+	json_object_object_add(io, "box", json_object_new_int((int)in));
+	/* a box discovery did not find (hsx: its PCI function is missing),
+	 * or one whose reads all fail now, is unavailable */
+	json_object_object_add(io, "available",
+			       json_object_new_boolean(
+				       topo_present(ts, (unsigned)ui, in) &&
+				       !box_failing(v->p, v->words, s, ui, in)));
+	for (unsigned c = 0; c < nc; c++)
+		json_object_array_add(ctrs, counter_json(v, s, ui, in, c));
+	json_object_object_add(io, "counters", ctrs);
+	return io;
+}
+
+/* Unit ui on socket s: what it is and its boxes. */
+static struct json_object *unit_json(const struct topo_view *v, unsigned s,
+				     int ui)
+{
+	const struct unit_type *u = v->d->plat->units[ui];
+	const struct topo_socket *ts = &v->d->topo.sock[s];
+	struct json_object *uo = json_object_new_object();
+	struct json_object *insts = json_object_new_array();
+
+	json_object_object_add(uo, "unit", json_object_new_string(u->name));
+	json_object_object_add(uo, "description", json_object_new_string(u->desc));
+	json_object_object_add(uo, "kind", json_object_new_string(kind_name(u->kind)));
+	json_object_object_add(uo, "instances", json_object_new_int((int)ts->ninst[ui]));
+	for (unsigned in = 0; in < ts->ninst[ui]; in++)
+		json_object_array_add(insts, box_json(v, s, ui, in));
+	json_object_object_add(uo, "instance_list", insts);
+	return uo;
+}
+
 static void h_topology(void *ctx, const struct http_req *req,
 		       struct http_resp *resp)
 {
@@ -339,6 +419,7 @@ static void h_topology(void *ctx, const struct http_req *req,
 	struct json_object *o = json_object_new_object();
 	struct json_object *socks = json_object_new_array();
 	uint64_t *words = p ? calloc(snap_words(p->ns, p->nvals), sizeof(uint64_t)) : NULL;
+	struct topo_view v = { .d = d, .p = p };
 	struct snap st;
 
 	(void)req;
@@ -346,67 +427,17 @@ static void h_topology(void *ctx, const struct http_req *req,
 		free(words);
 		words = NULL;
 	}
+	v.words = words;
 	json_object_object_add(o, "platform", json_object_new_string(d->plat->id));
 	for (unsigned s = 0; s < d->topo.nsockets; s++) {
-		const struct topo_socket *ts = &d->topo.sock[s];
 		struct json_object *so = json_object_new_object();
 		struct json_object *units = json_object_new_array();
 
 		json_object_object_add(so, "socket", json_object_new_int((int)s));
-		json_object_object_add(so, "cpu", json_object_new_int((int)ts->cpu));
-		for (int ui = 0; d->plat->units[ui]; ui++) {
-			const struct unit_type *u = d->plat->units[ui];
-			struct json_object *uo = json_object_new_object();
-			struct json_object *insts = json_object_new_array();
-			unsigned nc = u->kind == UNIT_FREERUN ? u->nfreerun : u->nctr;
-
-			json_object_object_add(uo, "unit", json_object_new_string(u->name));
-			json_object_object_add(uo, "description", json_object_new_string(u->desc));
-			json_object_object_add(uo, "kind", json_object_new_string(kind_name(u->kind)));
-			json_object_object_add(uo, "instances", json_object_new_int((int)ts->ninst[ui]));
-			for (unsigned in = 0; in < ts->ninst[ui]; in++) {
-				struct json_object *io = json_object_new_object();
-				struct json_object *ctrs = json_object_new_array();
-
-				/* "box", as /metrics labels it ("instance" is
-				 * Prometheus' target) */
-				json_object_object_add(io, "box", json_object_new_int((int)in));
-				/* a box discovery did not find (hsx: its PCI
-				 * function is missing), or one whose reads all
-				 * fail now, is unavailable */
-				json_object_object_add(io, "available",
-						       json_object_new_boolean(
-							       topo_present(ts, (unsigned)ui, in) &&
-							       !box_failing(p, words, s, ui, in)));
-				for (unsigned c = 0; c < nc; c++) {
-					struct json_object *co = json_object_new_object();
-					const char *ev = holder_event(p, s, ui, in, c);
-					char idb[CLAIM_ID_MAX];
-					const char *holder = u->kind == UNIT_PROG && d->claims
-						? claims_holder(d->claims, s, ui, in, c, idb, sizeof(idb))
-						: NULL;
-
-					json_object_object_add(co, "index", json_object_new_int((int)c));
-					if (u->kind == UNIT_FREERUN)
-						json_object_object_add(co, "name",
-								       json_object_new_string(u->freerun[c].name));
-					json_object_object_add(co, "width",
-							       json_object_new_int(u->kind == UNIT_FREERUN
-										   ? u->freerun[c].width
-										   : u->width));
-					json_object_object_add(co, "holder",
-							       holder ? json_object_new_string(holder)
-							       : ev ? json_object_new_string("baseline") : NULL);
-					json_object_object_add(co, "event",
-							       !holder && ev ? json_object_new_string(ev) : NULL);
-					json_object_array_add(ctrs, co);
-				}
-				json_object_object_add(io, "counters", ctrs);
-				json_object_array_add(insts, io);
-			}
-			json_object_object_add(uo, "instance_list", insts);
-			json_object_array_add(units, uo);
-		}
+		json_object_object_add(so, "cpu",
+				       json_object_new_int((int)d->topo.sock[s].cpu));
+		for (int ui = 0; d->plat->units[ui]; ui++)
+			json_object_array_add(units, unit_json(&v, s, ui));
 		json_object_object_add(so, "units", units);
 		json_object_array_add(socks, so);
 	}
