@@ -73,7 +73,8 @@ build() {
 
 # Tests that exercise threads; run again under TSan.
 TSAN_TESTS="tests/unit/test_ring_threads tests/unit/test_http tests/unit/test_expo
-	tests/unit/test_sampler tests/scenario/daemon_basic.sh
+	tests/unit/test_sampler tests/unit/test_sim_kernel
+	tests/scenario/daemon_basic.sh
 	tests/scenario/daemon_faults.sh tests/scenario/http_abuse.sh
 	tests/scenario/claims.sh"
 

@@ -148,6 +148,7 @@ static int render_page(void *arg, enum prom_fmt fmt, struct buf *b)
 	struct metrics_info info = {
 		.version = d->version, .revision = d->revision,
 		.build_date = d->build_date, .backend = d->backend,
+		.simulated = d->simulated,
 		.scrapes = atomic_load(&d->scrapes),
 		.interval_ms = sampler_cfg(d->sampler).interval_ms,
 		.start_time_s = d->start_time_s,
@@ -223,6 +224,26 @@ static void h_healthz(void *ctx, const struct http_req *req,
 	send_json(resp, o);
 }
 
+/* The perf backend's part of /api/v1/status: where it looked, what it
+ * did not find, what its groups cost and met. */
+static void status_perf(json_object *o, const struct daemon *d,
+			const struct snap *st)
+{
+	json_object *pf = json_object_new_object();
+
+	json_object_object_add(pf, "sysfs", json_object_new_string(d->sysfs));
+	json_object_object_add(pf, "missing_units",
+			       json_object_new_string(d->perf_missing));
+	json_object_object_add(pf, "groups", ju64(st->perf_groups));
+	json_object_object_add(pf, "group_reads", ju64(st->perf_reads));
+	json_object_object_add(pf, "read_errors", ju64(st->perf_read_errors));
+	json_object_object_add(pf, "open_errors", ju64(st->perf_open_errors));
+	json_object_object_add(pf, "scaled_reads", ju64(st->perf_scaled));
+	json_object_object_add(pf, "scaled_samples",
+			       ju64(st->perf_scaled_samples));
+	json_object_object_add(o, "perf", pf);
+}
+
 /* ---- /api/v1/status ------------------------------------------------- */
 
 static void h_status(void *ctx, const struct http_req *req,
@@ -248,6 +269,12 @@ static void h_status(void *ctx, const struct http_req *req,
 	json_object_object_add(o, "platform_name",
 			       json_object_new_string(d->plat->name));
 	json_object_object_add(o, "backend", json_object_new_string(d->backend));
+	json_object_object_add(o, "simulated",
+			       json_object_new_boolean(d->simulated));
+	json_object_object_add(o, "backend_reason",
+			       json_object_new_string(d->backend_why));
+	if (d->pmu.perf)
+		status_perf(o, d, &st);
 	json_object_object_add(o, "interval_ms", json_object_new_int((int)cfg.interval_ms));
 	json_object_object_add(o, "uptime_s",
 			       jnum_new((double)(daemon_mono_ns() -
@@ -749,6 +776,8 @@ static void sample_json(struct samples_stream *ss, uint64_t seq)
 	const uint64_t *delta = w + SW_HDR, *inv = delta + p->ns;
 	uint64_t f = w[SW_FLAGS];
 	double secs = (double)w[SW_INTERVAL_NS] / 1e9;
+	double counted = (double)w[SW_COUNTED_NS] / 1e9;
+
 	if (ss->nwritten++)
 		buf_putc(b, ',');
 	buf_putc(b, '{');
@@ -766,9 +795,11 @@ static void sample_json(struct samples_stream *ss, uint64_t seq)
 		buf_puts(b, ",\"first\":true");
 	if (f & SF_MUX)
 		buf_puts(b, ",\"multiplexed\":true");
+	if (f & SF_SCALED)
+		buf_puts(b, ",\"scaled\":true");
 	jw_key(b, "sockets", false);
-	derive_gauges(p->dplan, delta, inv, f & SF_FIRST ? 0 : secs, ss->g,
-		      ss->scratch);
+	derive_gauges(p->dplan, delta, inv, f & SF_FIRST ? 0 : secs, counted,
+		      ss->g, ss->scratch);
 	buf_putc(b, '[');
 	for (unsigned sk = 0; sk < p->topo->nsockets; sk++) {
 		buf_puts(b, sk ? ",{" : "{");

@@ -69,9 +69,10 @@ struct key {
 };
 
 static str_check_fn check_sockpath, check_group, check_user, check_platform,
-	check_path;
+	check_path, check_abspath;
 
 static const char *const policy_names[] = { "reclaim", "yield", NULL };
+static const char *const backend_names[] = { "auto", "direct", "perf", NULL };
 static const char *const level_names[] = {
 	"error", "warning", "notice", "info", "debug", NULL };
 
@@ -99,6 +100,9 @@ static const struct key keys[] = {
 	{ .sect = S_DAEMON, .name = "log_level", .type = KT_CHOICE,
 	  .off = F(log_level), .defstr = "info", .choices = level_names },
 	K_STR(S_DAEMON, "user", user, "uncored", check_user, false),
+	{ .sect = S_DAEMON, .name = "backend", .type = KT_CHOICE,
+	  .off = F(backend), .defstr = "auto", .choices = backend_names },
+	K_STR(S_DAEMON, "sysfs", sysfs, "/sys", check_abspath, false),
 
 	{ .sect = S_HTTP, .name = "listen", .type = KT_LISTEN,
 	  .off = F(listen) },
@@ -349,6 +353,16 @@ static bool check_path(const char *v, char *why, size_t n)
 	else
 		return true;
 	return false;
+}
+
+/* An absolute path (the sysfs root). */
+static bool check_abspath(const char *v, char *why, size_t n)
+{
+	if (v[0] != '/') {
+		snprintf(why, n, "\"%s\" is not an absolute path", v);
+		return false;
+	}
+	return check_path(v, why, n);
 }
 
 /* "ADDR:PORT": IPv4 dotted quad, [IPv6], localhost or nothing (every

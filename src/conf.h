@@ -13,7 +13,8 @@
  *
  * Strings: after conf_init() every string field points at a built-in
  * default (static storage).  After conf_load() returns 0 every string
- * field (path, log_level, listen[], control_socket, control_group,
+ * field (path, log_level, user, backend, sysfs, listen[], control_socket,
+ * control_group,
  * web_config, sim_platform, sim_workload, baseline events) is heap memory
  * owned by the struct conf, so a caller overriding one from the command
  * line may free() the old value and assign a strdup()ed one.  conf_free() frees every
@@ -55,6 +56,11 @@ struct conf {
 					   default info */
 	char *user;                     /* who the daemon runs as after
 					   start-up, default "uncored" */
+	char *backend;                  /* auto|direct|perf, default auto:
+					   how the counters are reached */
+	char *sysfs;                    /* absolute path, default "/sys":
+					   where the perf backend finds the
+					   kernel's PMUs */
 	/* [http] */
 	char *listen[CONF_MAX_LISTEN];  /* "ADDR:PORT" as written; default one
 					   "0.0.0.0:9464"; "none" gives 0 */

@@ -19,11 +19,19 @@
 #include "pmu.h"
 #include "sampler.h"
 
+struct skern;
+
 struct daemon {
 	const char *version;
 	const char *revision;		/* git revision of the build */
 	const char *build_date;		/* ISO 8601, UTC (reproducible) */
-	const char *backend;		/* "hw" or "sim" */
+	const char *backend;		/* "direct" or "perf" */
+	bool simulated;			/* on the simulator */
+	char backend_why[600];		/* why that backend was chosen */
+	char perf_missing[512];		/* units whose kernel PMU is missing */
+	const char *sysfs;		/* where perf looks: --path.sysfs */
+	int perf_cap;			/* capability perf mode keeps, -1 none */
+	struct skern *skern;		/* the simulated kernel, or NULL */
 	const struct platform *plat;
 	struct hw hw;
 	struct topology topo;

@@ -23,6 +23,7 @@ struct term {
 	unsigned series;
 	unsigned sv;		/* source value it adds to */
 	double k;		/* source scale x split scale */
+	bool live;		/* its series counts while frozen */
 };
 
 struct dmet {
@@ -34,6 +35,10 @@ struct dmet {
 
 struct derive_plan {
 	const struct derived_table *tab;
+	/* per source entry: the entry whose values its group adds to (the
+	 * first of the chosen alternative of its name), or -1 when its
+	 * alternative was not chosen */
+	int *rep;
 	unsigned nsockets, ns;
 	unsigned *sbase, *sninst;	/* source value layout */
 	unsigned nsv;
@@ -45,13 +50,84 @@ struct derive_plan {
 	uint8_t *live;
 };
 
-/* Source index by name, or -1. */
+/* Source index by name (its first entry), or -1. */
 static int src_index(const struct derived_table *tab, const char *name)
 {
 	for (size_t j = 0; j < tab->nsrc; j++)
 		if (name && strcmp(tab->src[j].name, name) == 0)
 			return (int)j;
 	return -1;
+}
+
+static int event_unit(const struct platform *pl, const char *event);
+
+/* Does some socket of t have an instance of every unit that the entries
+ * of source name with alternative alt count on? */
+static bool alt_present(const struct platform *pl, const struct topology *t,
+			const char *name, unsigned alt)
+{
+	const struct derived_table *tab = pl->derived;
+
+	for (size_t j = 0; j < tab->nsrc; j++) {
+		bool any = false;
+		int u;
+
+		if (strcmp(tab->src[j].name, name) || tab->src[j].alt != alt)
+			continue;
+		u = event_unit(pl, tab->src[j].event);
+		for (unsigned s = 0; u >= 0 && s < t->nsockets; s++)
+			any |= t->sock[s].ninst[u] > 0;
+		if (!any)
+			return false;
+	}
+	return true;
+}
+
+/* rep[] of a plan: per name, the first alternative whose units t has
+ * (else the first alternative); its entries add to its first entry. */
+static void choose_alternatives(const struct platform *pl,
+				const struct topology *t, int *rep)
+{
+	const struct derived_table *tab = pl->derived;
+
+	for (size_t j = 0; j < tab->nsrc; j++) {
+		int first = src_index(tab, tab->src[j].name), chosen = -1;
+
+		rep[j] = -1;
+		for (size_t k = (size_t)first; k < tab->nsrc && chosen < 0; k++)
+			if (!strcmp(tab->src[k].name, tab->src[j].name) &&
+			    alt_present(pl, t, tab->src[k].name,
+					tab->src[k].alt))
+				chosen = (int)k;
+		if (chosen < 0)
+			chosen = first;
+		if (tab->src[j].alt == tab->src[chosen].alt)
+			rep[j] = chosen;
+	}
+}
+
+/* The source entry name's values live in: its chosen alternative's
+ * first entry (its first entry when none was chosen), or -1. */
+static int name_rep(const struct derive_plan *dp, const char *name)
+{
+	const struct derived_table *tab = dp->tab;
+	int first = src_index(tab, name);
+
+	for (size_t j = first < 0 ? tab->nsrc : (size_t)first;
+	     j < tab->nsrc && !strcmp(tab->src[j].name, name); j++)
+		if (dp->rep[j] >= 0)
+			return dp->rep[j];
+	return first;
+}
+
+/* Instances of unit u present on socket s (at least 1). */
+static unsigned present(const struct topo_socket *s, int u)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; u >= 0 && i < s->ninst[u]; i++)
+		n += topo_present(s, (unsigned)u, i);
+	return n ? n : 1;
 }
 
 /* The platform unit index of an event as the baseline names it
@@ -118,6 +194,10 @@ static int check_formula(const struct platform *pl,
 				return -EINVAL;
 			}
 			u = event_unit(pl, tab->src[j].event);
+			for (size_t a = (size_t)j + 1; dm->per && a < tab->nsrc &&
+			     !strcmp(tab->src[a].name, st->src); a++)
+				if (event_unit(pl, tab->src[a].event) != u)
+					u = -1;
 			if (dm->per && (u < 0 || (unit != -2 && u != unit))) {
 				snprintf(why, whylen, "%s: per-%s sources must "
 					 "be catalog events of one unit",
@@ -157,13 +237,25 @@ int derive_check(const struct platform *pl, char *why, size_t whylen)
 
 	if (!tab)	/* a platform without derived metrics */
 		return 0;
-	for (size_t j = 0; j < tab->nsrc; j++)
+	for (size_t j = 0; j < tab->nsrc; j++) {
+		int first = src_index(tab, tab->src[j].name);
+
 		if (event_unit(pl, tab->src[j].event) < 0) {
 			snprintf(why, whylen, "source %s: \"%s\" is not in the "
 				 "%s catalog", tab->src[j].name,
 				 tab->src[j].event, pl->id);
 			return -EINVAL;
 		}
+		if ((size_t)first != j &&
+		    (strcmp(tab->src[j - 1].name, tab->src[j].name) ||
+		     tab->src[j].mean != tab->src[first].mean ||
+		     tab->src[j].alt < tab->src[j - 1].alt)) {
+			snprintf(why, whylen, "source %s: its entries must be "
+				 "adjacent, in alternative order, and agree on "
+				 "mean", tab->src[j].name);
+			return -EINVAL;
+		}
+	}
 	for (size_t m = 0; m < tab->nm; m++) {
 		const struct derived_metric *dm = &tab->m[m];
 		size_t len = strlen(dm->name);
@@ -220,6 +312,7 @@ void derive_plan_free(struct derive_plan *dp)
 {
 	if (!dp)
 		return;
+	free(dp->rep);
 	free(dp->sbase);
 	free(dp->sninst);
 	free(dp->svseen);
@@ -237,31 +330,14 @@ static unsigned sv_index(const struct derive_plan *dp, int j, unsigned s,
 	       (inst < 0 ? 0 : 1 + (unsigned)inst);
 }
 
-struct derive_plan *derive_plan_new(const struct topology *t,
-				    const struct derive_series *ser,
-				    unsigned ns, char *why, size_t whylen)
+/* Step 1: where each source's values live (the socket sum, then each
+ * instance of its unit). */
+static void plan_layout(struct derive_plan *dp, const struct topology *t)
 {
-	static const struct derived_table none = { NULL, 0, NULL, 0 };
-	const struct platform *pl = t->plat;
-	const struct derived_table *tab = pl->derived ? pl->derived : &none;
-	struct derive_plan *dp;
-	unsigned cap = 0;
+	const struct derived_table *tab = dp->tab;
 
-	if (derive_check(pl, why, whylen) < 0)
-		return NULL;
-	dp = calloc(1, sizeof(*dp));
-	if (!dp)
-		goto oom;
-	dp->tab = tab;
-	dp->nsockets = t->nsockets;
-	dp->ns = ns;
-	dp->sbase = calloc(tab->nsrc + 1, sizeof(unsigned));
-	dp->sninst = calloc(tab->nsrc + 1, sizeof(unsigned));
-	dp->m = calloc(tab->nm + 1, sizeof(*dp->m));
-	if (!dp->sbase || !dp->sninst || !dp->m)
-		goto oom;
 	for (size_t j = 0; j < tab->nsrc; j++) {
-		int u = event_unit(pl, tab->src[j].event);
+		int u = event_unit(t->plat, tab->src[j].event);
 
 		for (unsigned s = 0; s < t->nsockets; s++)
 			if (t->sock[s].ninst[u] > dp->sninst[j])
@@ -269,34 +345,55 @@ struct derive_plan *derive_plan_new(const struct topology *t,
 		dp->sbase[j] = dp->nsv;
 		dp->nsv += t->nsockets * (1 + dp->sninst[j]);
 	}
-	/* per series, what it adds to: each source counting its event */
+}
+
+/* Step 2: per series, what it adds to (each chosen source counting its
+ * event: the socket sum, or mean, and its instance).  0 or -ENOMEM. */
+static int plan_terms(struct derive_plan *dp, const struct topology *t,
+		      const struct derive_series *ser, unsigned ns)
+{
+	const struct derived_table *tab = dp->tab;
+	unsigned cap = 0;
+
 	for (unsigned i = 0; i < ns; i++)
 		for (size_t j = 0; j < tab->nsrc; j++)
 			cap += 2 * (strcmp(ser[i].event, tab->src[j].event) == 0);
 	dp->terms = calloc(cap + 1, sizeof(*dp->terms));
 	dp->svseen = calloc(dp->nsv + 1, 1);
 	if (!dp->terms || !dp->svseen)
-		goto oom;
+		return -ENOMEM;
 	for (unsigned i = 0; i < ns; i++)
 		for (size_t j = 0; j < tab->nsrc; j++) {
 			const struct derived_src *sr = &tab->src[j];
 			unsigned s = ser[i].socket;
+			int r = dp->rep[j];
+			double mean;
 
 			if (strcmp(ser[i].event, sr->event) != 0 ||
-			    s >= t->nsockets)
+			    s >= t->nsockets || r < 0)
 				continue;
+			mean = sr->mean ? present(&t->sock[s], event_unit(
+						  t->plat, sr->event)) : 1;
 			dp->terms[dp->nterms++] = (struct term){
-				i, sv_index(dp, (int)j, s, -1),
-				sr->scale * ser[i].scale };
-			if (ser[i].inst < dp->sninst[j])
+				i, sv_index(dp, r, s, -1),
+				sr->scale * ser[i].scale / mean, ser[i].live };
+			if (ser[i].inst < dp->sninst[r])
 				dp->terms[dp->nterms++] = (struct term){
-					i, sv_index(dp, (int)j, s,
+					i, sv_index(dp, r, s,
 						    (int)ser[i].inst),
-					sr->scale };
+					sr->scale, ser[i].live };
 		}
 	for (unsigned k = 0; k < dp->nterms; k++)
 		dp->svseen[dp->terms[k].sv] = 1;
-	/* the metric values */
+	return 0;
+}
+
+/* Step 3: each metric's sources, values and whether the program counts
+ * them at all. */
+static void plan_metrics(struct derive_plan *dp, unsigned nsockets)
+{
+	const struct derived_table *tab = dp->tab;
+
 	for (size_t m = 0; m < tab->nm; m++) {
 		const struct derived_metric *dm = &tab->m[m];
 		struct dmet *x = &dp->m[m];
@@ -308,26 +405,34 @@ struct derive_plan *derive_plan_new(const struct topology *t,
 			x->src[k] = -1;
 			if (dm->f[k].op != DF_SRC_)
 				continue;
-			x->src[k] = src_index(tab, dm->f[k].src);
+			x->src[k] = name_rep(dp, dm->f[k].src);
 			if (dm->per)
 				x->ninst = dp->sninst[x->src[k]];
-			for (unsigned s = 0; s < t->nsockets; s++)
+			for (unsigned s = 0; s < nsockets; s++)
 				counted |= dp->svseen[sv_index(dp, x->src[k],
 							       s, -1)];
 			x->present &= counted;
 		}
 		x->base = dp->nvals;
-		dp->nvals += t->nsockets * (dm->per ? x->ninst : 1);
+		dp->nvals += nsockets * (dm->per ? x->ninst : 1);
 	}
+}
+
+/* Step 4: which values the program produces (every source counted
+ * there).  0 or -ENOMEM. */
+static int plan_live(struct derive_plan *dp, unsigned nsockets)
+{
+	const struct derived_table *tab = dp->tab;
+
 	dp->live = calloc(dp->nvals + 1, 1);
 	if (!dp->live)
-		goto oom;
+		return -ENOMEM;
 	for (size_t m = 0; m < tab->nm; m++) {
 		const struct derived_metric *dm = &tab->m[m];
 		const struct dmet *x = &dp->m[m];
 		unsigned n = dm->per ? x->ninst : 1;
 
-		for (unsigned s = 0; x->present && s < t->nsockets; s++)
+		for (unsigned s = 0; x->present && s < nsockets; s++)
 			for (unsigned in = 0; in < n; in++) {
 				bool ok = true;
 
@@ -340,6 +445,40 @@ struct derive_plan *derive_plan_new(const struct topology *t,
 				dp->live[derive_index(dp, m, s, in)] = ok;
 			}
 	}
+	return 0;
+}
+
+struct derive_plan *derive_plan_new(const struct topology *t,
+				    const struct derive_series *ser,
+				    unsigned ns, char *why, size_t whylen)
+{
+	static const struct derived_table none = { NULL, 0, NULL, 0 };
+	const struct platform *pl = t->plat;
+	const struct derived_table *tab = pl->derived ? pl->derived : &none;
+	struct derive_plan *dp;
+
+	if (derive_check(pl, why, whylen) < 0)
+		return NULL;
+	dp = calloc(1, sizeof(*dp));
+	if (!dp)
+		goto oom;
+	dp->tab = tab;
+	dp->nsockets = t->nsockets;
+	dp->ns = ns;
+	dp->sbase = calloc(tab->nsrc + 1, sizeof(unsigned));
+	dp->sninst = calloc(tab->nsrc + 1, sizeof(unsigned));
+	dp->m = calloc(tab->nm + 1, sizeof(*dp->m));
+	dp->rep = calloc(tab->nsrc + 1, sizeof(int));
+	if (!dp->sbase || !dp->sninst || !dp->m || !dp->rep)
+		goto oom;
+	if (tab->nsrc)
+		choose_alternatives(pl, t, dp->rep);
+	plan_layout(dp, t);
+	if (plan_terms(dp, t, ser, ns) < 0)
+		goto oom;
+	plan_metrics(dp, t->nsockets);
+	if (plan_live(dp, t->nsockets) < 0)
+		goto oom;
 	return dp;
 oom:
 	snprintf(why, whylen, "out of memory");
@@ -378,7 +517,8 @@ bool derive_live(const struct derive_plan *dp, unsigned idx)
 /* Source values from per-series values; bad[sv] where an invalid series
  * adds to it. */
 static void sources(const struct derive_plan *dp, const uint64_t *val,
-		    const uint64_t *invalid, double *sv, uint8_t *bad)
+		    const uint64_t *invalid, double *sv, uint8_t *bad,
+		    double frozen_k)
 {
 	for (unsigned k = 0; k < dp->nterms; k++) {
 		const struct term *tm = &dp->terms[k];
@@ -387,7 +527,8 @@ static void sources(const struct derive_plan *dp, const uint64_t *val,
 		if (invalid && (invalid[i / 64] >> (i % 64) & 1))
 			bad[tm->sv] = 1;
 		else
-			sv[tm->sv] += (double)val[i] * tm->k;
+			sv[tm->sv] += (double)val[i] * tm->k *
+				      (tm->live ? 1.0 : frozen_k);
 	}
 }
 
@@ -456,13 +597,14 @@ static double *scratch_sv(const struct derive_plan *dp, void *scratch,
 /* The live gauges from per-series deltas into out; keep: a gauge
  * without a value keeps the one in out. */
 static void gauges(const struct derive_plan *dp, const uint64_t *delta,
-		   const uint64_t *invalid, double secs, bool keep,
-		   double *out, void *scratch)
+		   const uint64_t *invalid, double secs, double counted,
+		   bool keep, double *out, void *scratch)
 {
 	uint8_t *bad;
 	double *sv = scratch_sv(dp, scratch, &bad);
 
-	sources(dp, delta, invalid, sv, bad);
+	sources(dp, delta, invalid, sv, bad,
+		counted > 0 && secs > 0 ? secs / counted : 1.0);
 	for (size_t m = 0; m < dp->tab->nm; m++) {
 		if (dp->tab->m[m].type != DM_GAUGE)
 			continue;
@@ -482,22 +624,23 @@ static void gauges(const struct derive_plan *dp, const uint64_t *delta,
 }
 
 void derive_gauges(const struct derive_plan *dp, const uint64_t *delta,
-		   const uint64_t *invalid, double secs, double *out,
-		   void *scratch)
+		   const uint64_t *invalid, double secs, double counted,
+		   double *out, void *scratch)
 {
 	for (unsigned i = 0; i < dp->nvals; i++)
 		out[i] = NAN;
-	gauges(dp, delta, invalid, secs, false, out, scratch);
+	gauges(dp, delta, invalid, secs, counted, false, out, scratch);
 }
 
 void derive_tick(const struct derive_plan *dp, const uint64_t *inc,
 		 const uint64_t *delta, const uint64_t *invalid, double secs,
-		 bool keep, double *acc, double *out, void *scratch)
+		 double counted, bool keep, double *acc, double *out,
+		 void *scratch)
 {
 	uint8_t *bad;
 	double *sv = scratch_sv(dp, scratch, &bad);
 
-	sources(dp, inc, NULL, sv, NULL);
+	sources(dp, inc, NULL, sv, NULL, 1.0);
 	for (size_t m = 0; m < dp->tab->nm; m++) {
 		bool counter = dp->tab->m[m].type == DM_COUNTER;
 
@@ -514,7 +657,7 @@ void derive_tick(const struct derive_plan *dp, const uint64_t *inc,
 					out[i] = NAN;
 			}
 	}
-	gauges(dp, delta, invalid, secs, keep, out, scratch);
+	gauges(dp, delta, invalid, secs, counted, keep, out, scratch);
 }
 
 double derive_counter(const struct derive_plan *dp, size_t m, unsigned s,
@@ -529,7 +672,7 @@ double derive_counter(const struct derive_plan *dp, size_t m, unsigned s,
 	    !(scratch = malloc(derive_scratch_size(dp))))
 		return NAN;
 	sv = scratch_sv(dp, scratch, &bad);
-	sources(dp, val, NULL, sv, NULL);
+	sources(dp, val, NULL, sv, NULL, 1.0);
 	v = eval(dp, m, s, 0, sv, NULL, 0);
 	free(scratch);
 	return v;
@@ -545,4 +688,12 @@ int derive_find(const struct platform *pl, const char *name,
 		    (!json || strcmp(tab->m[m].json, json) == 0))
 			return (int)m;
 	return -1;
+}
+
+const char *derive_source_event(const struct derive_plan *dp,
+				const char *name)
+{
+	int j = name_rep(dp, name);
+
+	return j < 0 ? NULL : dp->tab->src[j].event;
 }

@@ -26,6 +26,10 @@ struct derive_series {
 	unsigned socket, inst;
 	const char *event;	/* the event name, modifiers included */
 	double scale;		/* instances present / counting (split) */
+	bool live;		/* counts while the PMU is frozen (free-running,
+				   or a unit the freeze cannot stop): its delta
+				   stands for the wall time between reads, not
+				   for the counting window */
 };
 
 struct derive_plan;
@@ -67,14 +71,19 @@ bool derive_live(const struct derive_plan *dp, unsigned idx);
 size_t derive_scratch_size(const struct derive_plan *dp);
 
 /*
- * The gauges of one interval of secs seconds from per-series deltas
- * delta[ns] and an invalid bitmap (NULL: all valid) into out[nvals];
- * every other value is NaN, and every gauge with secs <= 0.  scratch:
+ * The gauges of one interval of secs seconds (the wall time between two
+ * reads) from per-series deltas delta[ns] and an invalid bitmap (NULL:
+ * all valid) into out[nvals]; every other value is NaN, and every gauge
+ * with secs <= 0.  counted: how long the series that the freeze stops
+ * counted in that interval (the counting window, pmu_counted_ns()); their
+ * deltas are taken over it, the live series' over secs, so a rate is
+ * events per second of counting and a ratio of two sources compares
+ * like with like.  counted <= 0: secs for every series.  scratch:
  * derive_scratch_size() bytes, suitably aligned for doubles (malloc).
  */
 void derive_gauges(const struct derive_plan *dp, const uint64_t *delta,
-		   const uint64_t *invalid, double secs, double *out,
-		   void *scratch);
+		   const uint64_t *invalid, double secs, double counted,
+		   double *out, void *scratch);
 
 /*
  * One sampler tick: adds to the running totals acc[nvals] what each
@@ -87,7 +96,8 @@ void derive_gauges(const struct derive_plan *dp, const uint64_t *delta,
  */
 void derive_tick(const struct derive_plan *dp, const uint64_t *inc,
 		 const uint64_t *delta, const uint64_t *invalid, double secs,
-		 bool keep, double *acc, double *out, void *scratch);
+		 double counted, bool keep, double *acc, double *out,
+		 void *scratch);
 
 /*
  * Counter metric m of socket s evaluated over arbitrary per-series values
@@ -96,6 +106,15 @@ void derive_tick(const struct derive_plan *dp, const uint64_t *inc,
  */
 double derive_counter(const struct derive_plan *dp, size_t m, unsigned s,
 		      const uint64_t *val);
+
+/*
+ * The event of source name's chosen alternative (its first entry; struct
+ * derived_src.alt), for the status to say which path a metric takes
+ * (zen4 "dram_rd": "umc_cas_cmd.rd" or the data fabric's).  Points into
+ * the platform's table; NULL for an unknown name.
+ */
+const char *derive_source_event(const struct derive_plan *dp,
+				const char *name);
 
 /* Index of the metric named name with JSON key json (NULL: the first of
  * that name) in pl's table, or -1. */

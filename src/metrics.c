@@ -169,12 +169,15 @@ static void self_families(struct prom *w, const struct program *p,
 			     "revision", info->revision ? info->revision : "",
 			     "build_date", info->build_date ? info->build_date : "",
 			     "platform", p->plat->id, "backend", info->backend,
+			     "simulated", info->simulated ? "true" : "false",
 			     NULL };
 	uint64_t cum[TICK_BUCKETS], c = 0;
 
 	prom_family(w, "uncored_build_info", PROM_INFO, NULL,
-		    "Version, git revision, build date, platform and hardware "
-		    "backend of this daemon.");
+		    "Version, git revision, build date, platform, backend "
+		    "(direct: the daemon programs the registers; perf: the "
+		    "kernel's uncore PMUs) and whether it runs on the "
+		    "simulator.");
 	prom_sample_u64(w, NULL, bl, 1);
 #define SELF(name, type, help, val)                                     \
 	do {                                                            \
@@ -227,6 +230,27 @@ static void self_families(struct prom *w, const struct program *p,
 				     ring_tail(p->samples) + 1 : 0);
 	SELF("uncored_scrapes_total", PROM_COUNTER, "Scrapes of /metrics.",
 	     info->scrapes);
+	if (!strcmp(info->backend, "perf")) {
+		SELF("uncored_perf_groups", PROM_GAUGE,
+		     "Event groups open in the kernel (one per kernel box "
+		     "counted).", st->perf_groups);
+		SELF("uncored_perf_group_reads_total", PROM_COUNTER,
+		     "Group reads (one read(2) each).", st->perf_reads);
+		SELF("uncored_perf_read_errors_total", PROM_COUNTER,
+		     "Group reads that failed (their series count nothing "
+		     "that interval).", st->perf_read_errors);
+		SELF("uncored_perf_open_errors_total", PROM_COUNTER,
+		     "Event groups the kernel refused to open.",
+		     st->perf_open_errors);
+		SELF("uncored_perf_multiplexed_reads_total", PROM_COUNTER,
+		     "Group reads whose group another perf user made the "
+		     "kernel multiplex (time_running < time_enabled): their "
+		     "deltas are scaled estimates.", st->perf_scaled);
+		SELF("uncored_perf_scaled_samples_total", PROM_COUNTER,
+		     "Samples with a baseline delta scaled because of such "
+		     "multiplexing (flagged \"scaled\" in /api/v1/samples).",
+		     st->perf_scaled_samples);
+	}
 #undef SELF
 	prom_family(w, "uncored_interval_seconds", PROM_GAUGE, NULL,
 		    "Configured sampling interval.");

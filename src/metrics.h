@@ -17,7 +17,8 @@ struct metrics_info {
 	const char *version;
 	const char *revision;		/* git revision of the build */
 	const char *build_date;		/* ISO 8601, UTC */
-	const char *backend;		/* "hw" or "sim" */
+	const char *backend;		/* "direct" or "perf" */
+	bool simulated;			/* on the simulator */
 	uint64_t scrapes;		/* scrapes of /metrics so far */
 	unsigned interval_ms;
 	double start_time_s;		/* CLOCK_REALTIME at start */

@@ -51,11 +51,7 @@ int mux_encode(const struct pmu *pmu, const struct evspec *ev,
 			return -EINVAL;
 		}
 		pmu_slot(pmu, sl, sl->socket, sl->unit, sl->inst, (unsigned)c);
-		if (u->kind == UNIT_FIXED)
-			sl->ctl_val = 1ull << u->fmt.en_bit;
-		else if (u->kind == UNIT_PROG &&
-			 sched_encode(u, e, (unsigned)c, &sl->ctl_val, why,
-				      whylen) < 0)
+		if (pmu_encode(pmu, sl, e, why, whylen) < 0)
 			return -EINVAL;
 	}
 	return 0;
@@ -94,6 +90,8 @@ int mux_slots(const struct pmu *pmu, const struct evspec *ev, unsigned nev,
 				sl[n].inst = (uint8_t)in;
 				sl[n].freerun = pmu->plat->units[u]->kind ==
 						UNIT_FREERUN;
+				sl[n].live = !plat_unit_freezable(pmu->plat,
+								  (int)u);
 				se[n++] = (int)i;
 			}
 		}
@@ -262,14 +260,14 @@ static int read_once(struct mux *m, const struct pmu_slot *sl, uint64_t *v)
 	return r->err;
 }
 
-/* Highest rate (events/s) a series' counter can see. */
-double mux_max_rate(const struct platform *pl, const struct pmu_slot *s)
+double mux_max_rate(const struct platform *pl, const struct pmu_slot *s,
+		    const struct evspec *e)
 {
 	const struct unit_type *u = pl->units[s->unit];
 
 	if (s->freerun)
 		return u->freerun[s->idx].max_rate;
-	return u->max_rate;
+	return plat_event_max_rate(u, e ? e->ev : NULL);
 }
 
 unsigned mux_half_wrap_ms(unsigned width, double rate)
@@ -287,22 +285,23 @@ unsigned evspec_max_interval_ms(const struct platform *pl,
 	if (u->kind == UNIT_FREERUN && e->freerun >= 0)
 		return mux_half_wrap_ms(u->freerun[e->freerun].width,
 					u->freerun[e->freerun].max_rate);
-	return mux_half_wrap_ms(u->width, u->max_rate);
+	return mux_half_wrap_ms(u->width, plat_event_max_rate(u, e->ev));
 }
 
 /*
- * Could the counter of sl have counted delta in ns nanoseconds?  The
- * bound is the unit's (or free-running counter's) maximum rate from the
- * platform tables - the largest increment per cycle at the highest clock
- * - over twice the interval plus 100 ms (the reads of one tick are not
- * simultaneous, and a loaded machine delays them).  A counter reset to
- * 0 by another agent reads as a delta near 2^width, far above it.  If
- * not, the jump is counted for this tick and described once.
+ * Could the counter of sl, counting e, have counted delta in ns
+ * nanoseconds?  The bound is the event's maximum rate from the platform
+ * tables (its largest increment per cycle at the highest clock, else its
+ * unit's; a free-running counter's own) over twice the interval plus 100
+ * ms (the reads of one tick are not simultaneous, and a loaded machine
+ * delays them).  A counter reset to 0 by another agent reads as a delta
+ * near 2^width, far above it.  If not, the jump is counted for this tick
+ * and described once.
  */
 static bool plausible(struct mux *m, const struct pmu_slot *sl,
-		      uint64_t delta, uint64_t ns)
+		      const struct evspec *e, uint64_t delta, uint64_t ns)
 {
-	double rate = mux_max_rate(m->pmu->plat, sl);
+	double rate = mux_max_rate(m->pmu->plat, sl, e);
 	double bound = rate * ((double)ns * 2 + 100e6) / 1e9;
 
 	if (rate <= 0 || (double)delta <= bound)
@@ -322,8 +321,8 @@ static bool plausible(struct mux *m, const struct pmu_slot *sl,
  * multiplexed out before).  Returns the delta, or -1 if it is not valid.
  */
 static int64_t account(struct mux *m, struct gseries *gs,
-		       const struct pmu_slot *sl, bool disturbed,
-		       uint64_t run_ns, uint64_t since_ns)
+		       const struct pmu_slot *sl, const struct evspec *e,
+		       bool disturbed, uint64_t run_ns, uint64_t since_ns)
 {
 	uint64_t raw, delta;
 
@@ -339,7 +338,7 @@ static int64_t account(struct mux *m, struct gseries *gs,
 		return -1;
 	}
 	delta = (raw - gs->last_raw) & width_mask(sl->width);
-	if (!plausible(m, sl, delta, since_ns > run_ns ? since_ns : run_ns)) {
+	if (!plausible(m, sl, e, delta, since_ns > run_ns ? since_ns : run_ns)) {
 		/* a reset or a write by another agent, not a wrap: no data */
 		gs->last_raw = raw;
 		return -1;
@@ -361,31 +360,41 @@ static bool unverified(const struct mux *m, const struct pmu_slot *sl)
 	       iset_has(&m->unverified[sl->socket][sl->unit], sl->inst);
 }
 
-/* Reads every series of g of one kind (programmable/fixed or free-running)
- * and accounts it; fills delta/invalid (the baseline's; may be NULL). */
-static void read_group(struct mux *m, struct group *g, bool freerun,
+/* Reads every series of g of one kind (live: counting while frozen, or
+ * stopped by the freeze) and accounts it; fills delta/invalid (the
+ * baseline's; may be NULL). */
+static void read_group(struct mux *m, struct group *g, bool live,
 		       bool disturbed, bool yielded, uint64_t run_ns,
 		       uint64_t *delta, uint64_t *invalid)
 {
 	for (unsigned k = 0; k < g->ns; k++) {
+		const struct pmu_slot *sl = &g->slot[k];
 		int64_t d;
 
-		if (g->slot[k].freerun != freerun)
+		if (sl->live != live)
 			continue;
-		if (!freerun && (!g->was_running || yielded)) {
+		if (!sl->freerun && (!g->was_running || yielded)) {
 			if (invalid)
 				invalid[k / 64] |= 1ull << (k % 64);
 			continue;
 		}
-		d = account(m, &g->gs[k], &g->slot[k],
-			    !freerun && (disturbed || unverified(m, &g->slot[k])),
-			    run_ns, freerun ? run_ns : g->since_ns);
+		d = account(m, &g->gs[k], sl, &g->ev[g->sev[k]],
+			    !sl->freerun && (disturbed || unverified(m, sl)),
+			    run_ns, sl->freerun ? run_ns : g->since_ns);
 		if (delta) {
 			delta[k] = d < 0 ? 0 : (uint64_t)d;
 			if (d < 0)
 				invalid[k / 64] |= 1ull << (k % 64);
 		}
 	}
+}
+
+void mux_read_live(struct mux *m, bool disturbed, bool yielded,
+		   uint64_t run_ns, uint64_t *delta, uint64_t *invalid)
+{
+	for (unsigned i = 0; i < m->ng; i++)
+		read_group(m, m->g[i], true, disturbed, yielded, run_ns,
+			   i ? NULL : delta, i ? NULL : invalid);
 }
 
 void mux_read_counters(struct mux *m, bool disturbed, bool yielded,
@@ -399,14 +408,6 @@ void mux_read_counters(struct mux *m, bool disturbed, bool yielded,
 	for (unsigned i = 0; i < m->ng; i++)
 		if (m->g[i]->was_running && !yielded)
 			m->g[i]->since_ns = 0;
-}
-
-void mux_read_freerun(struct mux *m, uint64_t run_ns, uint64_t *delta,
-		      uint64_t *invalid)
-{
-	for (unsigned i = 0; i < m->ng; i++)
-		read_group(m, m->g[i], true, false, false, run_ns,
-			   i ? NULL : delta, i ? NULL : invalid);
 }
 
 /* The filter slots of series sl counting e (into want); how many. */
@@ -435,6 +436,30 @@ unsigned mux_controls(const struct pmu *pmu, const struct evspec *ev,
 		n += filter_slots(pmu, &ev[sev[k]], &slot[k], want + n);
 	}
 	return n;
+}
+
+/* Counters (live ones, or the frozen ones) of the groups that start
+ * counting now: their current value is the baseline for the next
+ * delta. */
+static void start_values(struct mux *m, bool live)
+{
+	for (unsigned i = 0; i < m->ng; i++) {
+		struct group *x = m->g[i];
+
+		if (!x->sg.selected)
+			continue;
+		for (unsigned k = 0; k < x->ns; k++) {
+			uint64_t raw;
+
+			if (x->slot[k].freerun || x->slot[k].live != live ||
+			    x->gs[k].have_last)
+				continue;
+			if (pmu_read(m->pmu, &x->slot[k], &raw) == 0) {
+				x->gs[k].last_raw = raw;
+				x->gs[k].have_last = 1;
+			}
+		}
+	}
 }
 
 void mux_schedule(struct mux *m, bool force)
@@ -486,25 +511,13 @@ void mux_schedule(struct mux *m, bool force)
 	}
 	if (pmu_program(m->pmu, m->want, m->nwant, force) < 0)
 		log_warnx("programming the counters: %s", hw_last_error());
-	/* Counters that start counting now: their current value is the
-	 * baseline for the next delta (read while frozen). */
-	for (unsigned i = 0; i < m->ng; i++) {
-		struct group *x = m->g[i];
-
-		x->was_running = x->sg.selected;
-		if (!x->sg.selected)
-			continue;
-		for (unsigned k = 0; k < x->ns; k++) {
-			uint64_t raw;
-
-			if (x->slot[k].freerun || x->gs[k].have_last)
-				continue;
-			if (pmu_read(m->pmu, &x->slot[k], &raw) == 0) {
-				x->gs[k].last_raw = raw;
-				x->gs[k].have_last = 1;
-			}
-		}
-	}
+	for (unsigned i = 0; i < m->ng; i++)
+		m->g[i]->was_running = m->g[i]->sg.selected;
+	/* the counters the freeze does not stop count from their control
+	 * write on: their starting values first, nearest the tick's read
+	 * time their next delta is taken over */
+	start_values(m, true);
+	start_values(m, false);
 }
 
 void mux_idle(struct mux *m)
@@ -513,22 +526,25 @@ void mux_idle(struct mux *m)
 		m->g[i]->was_running = false;
 }
 
-void mux_mark_unverified(struct mux *m, unsigned unread)
+void mux_mark_unverified(struct mux *m, unsigned changed, unsigned unread)
 {
 	const struct pmu *pmu = m->pmu;
 
 	memset(m->unverified, 0, sizeof(m->unverified));
-	if (!unread)
+	if (!unread && !changed)
 		return;
 	for (unsigned w = 0; w < pmu->nwritten; w++) {
 		const struct pmu_reg *g = &pmu->reg[pmu->written[w]];
 
-		/* wanted by the last programming and not read back */
-		if (g->unread && g->pass == pmu->pass &&
+		/* wanted by the last programming and not read back, or read
+		 * back with another value */
+		if ((g->unread || g->changed) && g->pass == pmu->pass &&
 		    g->socket < PLAT_MAX_SOCKETS &&
 		    g->unit >= 0 && g->unit < PLAT_MAX_UNITS)
 			iset_add(&m->unverified[g->socket][g->unit], g->inst);
 	}
+	if (!unread)
+		return;
 	log_warnx_limited(&m->lim_unread, "interference check: %u control "
 			  "register%s cannot be read back (%s); the series of "
 			  "%s unit%s are marked invalid until they can", unread,

@@ -6,8 +6,10 @@
  * the next interval.
  *
  * The sampler owns a struct mux and drives it once per tick with the PMU
- * frozen: mux_read_counters(), mux_schedule(), then after unfreezing
- * mux_read_freerun().  Everything here is touched by the sampling thread
+ * frozen: mux_read_live() (the counters the freeze does not stop, first,
+ * so that the wall time between two of their reads is the time between
+ * two ticks' starts), mux_read_counters(), mux_schedule(), then it
+ * unfreezes.  Everything here is touched by the sampling thread
  * only: the claims table hands over what its live claims count
  * (mux_sync()) and gets their results back, but no lock is held while
  * mux touches hardware.
@@ -133,14 +135,16 @@ int mux_encode(const struct pmu *pmu, const struct evspec *ev,
 unsigned mux_controls(const struct pmu *pmu, const struct evspec *ev,
 		      const struct pmu_slot *slot, const int *sev, unsigned ns,
 		      struct pmu_slot *want);
-/* The highest rate (events/s) the counter of slot s can see. */
-double mux_max_rate(const struct platform *pl, const struct pmu_slot *s);
+/* The highest rate (events/s) the counter of slot s can see counting e
+ * (plat_event_max_rate(); NULL e: its unit's bound). */
+double mux_max_rate(const struct platform *pl, const struct pmu_slot *s,
+		    const struct evspec *e);
 
 /* Half the wrap time (ms) of a width-bit counter at rate, at most
  * 3600 s. */
 unsigned mux_half_wrap_ms(unsigned width, double rate);
 /* The longest interval (ms) an event may be sampled at: half its
- * counter's wrap time at its unit's maximum rate (at most 3600 s). */
+ * counter's wrap time at the event's maximum rate (at most 3600 s). */
 unsigned evspec_max_interval_ms(const struct platform *pl,
 				const struct evspec *e);
 
@@ -166,15 +170,18 @@ void mux_begin(struct mux *m);
  */
 void mux_charge(struct mux *m, uint64_t run_ns, bool yielded);
 /*
- * Reads and accounts every group's programmable and fixed counters (PMU
- * frozen).  disturbed: interference this tick (no deltas).  The
- * baseline's deltas go into delta[] and its invalid bits into invalid[].
+ * Reads and accounts every group's counters that the freeze does not
+ * stop (pmu_slot.live: free-running counters, snbep's UBox), right after
+ * the freeze.  disturbed: interference on the global control this tick
+ * (no deltas from programmable counters).  The baseline's deltas go into
+ * delta[] and its invalid bits into invalid[].
  */
+void mux_read_live(struct mux *m, bool disturbed, bool yielded,
+		   uint64_t run_ns, uint64_t *delta, uint64_t *invalid);
+/* The same for the counters the freeze stops (PMU frozen); then every
+ * group that counted starts its time since it last counted again. */
 void mux_read_counters(struct mux *m, bool disturbed, bool yielded,
 		       uint64_t run_ns, uint64_t *delta, uint64_t *invalid);
-/* The same for the free-running counters (read after unfreezing). */
-void mux_read_freerun(struct mux *m, uint64_t run_ns, uint64_t *delta,
-		      uint64_t *invalid);
 /*
  * Chooses the groups of the next interval, programs their controls
  * (every control when force) and reads the starting values of counters
@@ -183,9 +190,12 @@ void mux_read_freerun(struct mux *m, uint64_t run_ns, uint64_t *delta,
 void mux_schedule(struct mux *m, bool force);
 /* Yielded: no group counts in the next interval. */
 void mux_idle(struct mux *m);
-/* After a control check: the unit instances whose controls, wanted by
- * the last programming, could not be read back are not trusted until the
- * next check. */
-void mux_mark_unverified(struct mux *m, unsigned unread);
+/* After a control check (pmu_check_controls(), changed registers
+ * differed, unread could not be read): the unit instances whose
+ * controls, wanted by the last programming, differ or could not be read
+ * back are not trusted until the next check - their series' deltas of
+ * this tick are discarded and their counts start again from the values
+ * read now.  Unreadable registers are logged (rate-limited). */
+void mux_mark_unverified(struct mux *m, unsigned changed, unsigned unread);
 
 #endif

@@ -15,6 +15,8 @@
 #include <string.h>
 
 #include "pmu.h"
+#include "pmu_perf.h"
+#include "sched.h"
 
 /* Appends n registers of one (socket, unit) block to p->reg, built by
  * addr(ts, u, inst, k) for inst < ninst, k < per; the block's first id
@@ -32,7 +34,9 @@ static void add_block(struct pmu *p, unsigned sock, int ui, unsigned ninst,
 	for (unsigned i = 0; i < ninst; i++)
 		for (unsigned k = 0; k < per; k++)
 			p->reg[p->nreg++] = (struct pmu_reg){
-				.a = addr(ts, u, i, k), .u = u,
+				.a = addr ? addr(ts, u, i, k)
+					  : (struct hw_addr){ 0 },
+				.u = u,
 				.kind = (uint8_t)kind, .socket = (uint8_t)sock,
 				.inst = (uint8_t)i, .unit = (int8_t)ui,
 				.present = topo_present(ts, (unsigned)ui, i),
@@ -50,11 +54,15 @@ static unsigned nctr_of(const struct unit_type *u)
 	return u->kind == UNIT_FREERUN ? u->nfreerun : u->nctr;
 }
 
-int pmu_init(struct pmu *p, struct hw *hw, const struct topology *t)
+/* Numbers the registers of t (see pmu_init); addrs: with their
+ * addresses (the direct backend). */
+static int number(struct pmu *p, struct hw *hw, const struct topology *t,
+		  bool addrs)
 {
 	uint64_t total = 1;	/* id 0: no register */
 
 	memset(p, 0, sizeof(*p));
+	p->clk = &clock_system;
 	p->hw = hw;
 	p->topo = t;
 	p->plat = t->plat;
@@ -80,7 +88,7 @@ int pmu_init(struct pmu *p, struct hw *hw, const struct topology *t)
 	}
 	p->nreg = 1;
 	for (unsigned s = 0; s < t->nsockets; s++) {
-		if (plat_has_global_ctl(t->plat))
+		if (addrs && plat_has_global_ctl(t->plat))
 			p->gctl[s] = hw_msr(t->sock[s].cpu,
 					    t->plat->global_ctl.addr);
 		for (int ui = 0; t->plat->units[ui] && ui < PLAT_MAX_UNITS; ui++) {
@@ -90,19 +98,47 @@ int pmu_init(struct pmu *p, struct hw *hw, const struct topology *t)
 			b->ninst = t->sock[s].ninst[ui] < u->max_inst
 				   ? t->sock[s].ninst[ui] : u->max_inst;
 			add_block(p, s, ui, b->ninst, nctl_of(u), PMU_REG_CTL,
-				  &b->ctl, plat_ctl_addr);
+				  &b->ctl, addrs ? plat_ctl_addr : NULL);
 			add_block(p, s, ui, b->ninst, nctr_of(u), PMU_REG_CTR,
-				  &b->ctr, u->kind == UNIT_FREERUN
+				  &b->ctr, !addrs ? NULL
+					   : u->kind == UNIT_FREERUN
 					   ? plat_freerun_addr : plat_ctr_addr);
 			add_block(p, s, ui, b->ninst, u->nfilters, PMU_REG_FLT,
-				  &b->flt, plat_filter_addr);
+				  &b->flt, addrs ? plat_filter_addr : NULL);
 		}
 	}
 	return 0;
 }
 
+int pmu_init(struct pmu *p, struct hw *hw, const struct topology *t)
+{
+	return number(p, hw, t, true);
+}
+
+int pmu_init_perf(struct pmu *p, struct hw *hw, const struct topology *t,
+		  struct pmu_perf *pp)
+{
+	int r = number(p, hw, t, false);
+
+	if (r < 0) {
+		pmu_perf_free(pp);
+		return r;
+	}
+	p->perf = pp;
+	if ((r = pmu_perf_attach(p)) < 0)
+		pmu_free(p);
+	return r;
+}
+
+void pmu_set_clock(struct pmu *p, const struct clock_src *clk)
+{
+	p->clk = clk;
+}
+
 void pmu_free(struct pmu *p)
 {
+	if (p->perf)
+		pmu_perf_detach(p);
 	free(p->reg);
 	free(p->written);
 	free(p->last_id);
@@ -147,6 +183,16 @@ void pmu_slot(const struct pmu *p, struct pmu_slot *s, unsigned socket,
 	s->inst = (uint8_t)inst;
 	s->idx = (uint8_t)idx;
 	s->ctr_id = reg_id(p, socket, unit, inst, idx, PMU_REG_CTR);
+	if (p->perf) {
+		/* the kernel extends every counter to 64 bits */
+		s->freerun = u->kind == UNIT_FREERUN;
+		s->width = 64;
+		if (!s->freerun)
+			s->ctl_id = reg_id(p, socket, unit, inst, idx,
+					   PMU_REG_CTL);
+		return;
+	}
+	s->live = !plat_unit_freezable(p->plat, unit);
 	if (u->kind == UNIT_FREERUN) {
 		s->freerun = true;
 		s->width = u->freerun[idx].width;
@@ -166,12 +212,17 @@ void pmu_filter_slot(const struct pmu *p, struct pmu_slot *fs,
 	const struct unit_type *u = p->plat->units[sl->unit];
 
 	*fs = *sl;
+	fs->filter = true;
+	fs->ctl_val = val;
+	if (p->perf) {
+		/* the kernel programs the filter from the event's config1 */
+		fs->ctl_id = PMU_NO_REG;
+		return;
+	}
 	fs->ctl = plat_filter_addr(&p->topo->sock[sl->socket], u, sl->inst, f);
 	fs->ctl_id = fs->ctl.width ? reg_id(p, sl->socket, sl->unit, sl->inst,
 					    f, PMU_REG_FLT)
 				   : PMU_NO_REG;
-	fs->ctl_val = val;
-	fs->filter = true;
 }
 
 int pmu_read(struct pmu *p, const struct pmu_slot *s, uint64_t *raw)
@@ -180,6 +231,8 @@ int pmu_read(struct pmu *p, const struct pmu_slot *s, uint64_t *raw)
 	uint64_t sum = 0, v;
 	int r;
 
+	if (p->perf)
+		return pmu_perf_read(p, s, raw);
 	if (!s->core_scope)
 		return hw_read(p->hw, &s->ctr, raw);
 	for (unsigned c = 0; c < ts->ncores; c++) {
@@ -218,6 +271,8 @@ static int scan_busy(struct pmu *p, char *msg, size_t len, bool skip_ours)
 	uint64_t v;
 
 	msg[0] = '\0';
+	if (p->perf)
+		return 0;	/* the kernel arbitrates its counters */
 	/* no global control (snbep): the counter controls tell it all */
 	for (unsigned s = 0; plat_has_global_ctl(p->plat) &&
 	     s < p->topo->nsockets; s++) {
@@ -274,6 +329,8 @@ int pmu_clear_all(struct pmu *p)
 {
 	int first = 0, r;
 
+	if (p->perf)
+		return pmu_perf_release(p);
 	for (unsigned s = 0; plat_has_global_ctl(p->plat) &&
 	     s < p->topo->nsockets; s++)
 		if ((r = hw_write(p->hw, &p->gctl[s], 0)) < 0 && !first)
@@ -337,6 +394,8 @@ int pmu_program(struct pmu *p, const struct pmu_slot *s, unsigned n,
 	int first = 0, r;
 	char as[64];
 
+	if (p->perf)
+		return pmu_perf_program(p, s, n, force);
 	if (!force && same_as_last(p, s, n))
 		return 0;
 	p->pass++;
@@ -381,25 +440,63 @@ int pmu_program(struct pmu *p, const struct pmu_slot *s, unsigned n,
 	return first;
 }
 
+/* Records the midpoint t of a freeze (on = false) or unfreeze: the
+ * window from the last unfreeze to this freeze. */
+static void stamp(struct pmu *p, bool on, uint64_t t)
+{
+	if (on) {
+		p->unfrozen_at = t;
+		return;
+	}
+	p->counted_ns = p->unfrozen_at && t > p->unfrozen_at
+			? t - p->unfrozen_at : 0;
+	p->unfrozen_at = 0;
+}
+
 int pmu_enable(struct pmu *p, bool on)
 {
 	int first = 0, r;
+	uint64_t t0 = clock_mono(p->clk), t1;
 
+	if (p->perf) {
+		/* Nothing stops the kernel's counters: the "freeze" is the
+		 * moment every group is read, once, and the window is the
+		 * time from one such read to the next. */
+		p->owns = true;
+		if (on)
+			return 0;
+		first = pmu_perf_snapshot(p);
+		t1 = clock_mono(p->clk);
+		stamp(p, false, t0 + (t1 - t0) / 2);
+		stamp(p, true, t0 + (t1 - t0) / 2);
+		return first;
+	}
 	for (unsigned s = 0; p->plat->ops->global_enable &&
 	     s < p->topo->nsockets; s++) {
 		r = p->plat->ops->global_enable(p->hw, p->topo, s, on);
 		if (r < 0 && !first)
 			first = r;
 	}
+	t1 = clock_mono(p->clk);
+	/* nothing stops counting where nothing freezes: no window */
+	if (p->plat->ops->global_enable)
+		stamp(p, on, t0 + (t1 - t0) / 2);
 	if (on)
 		p->owns = true;
 	return first;
+}
+
+uint64_t pmu_counted_ns(const struct pmu *p)
+{
+	return p->counted_ns;
 }
 
 int pmu_check_global(struct pmu *p, unsigned socket, bool expect_on,
 		     uint64_t *seen)
 {
 	*seen = 0;
+	if (p->perf)
+		return 0;	/* no global control in perf mode */
 	if (p->plat->ops->check)
 		return p->plat->ops->check(p->hw, p->topo, socket, expect_on,
 					   seen);
@@ -413,7 +510,7 @@ int pmu_reset_boxes(struct pmu *p)
 {
 	int first = 0, r;
 
-	if (!p->plat->ops->reset_boxes)
+	if (p->perf || !p->plat->ops->reset_boxes)
 		return 0;
 	for (unsigned s = 0; s < p->topo->nsockets; s++)
 		if ((r = p->plat->ops->reset_boxes(p->hw, p->topo, s)) < 0 &&
@@ -422,7 +519,7 @@ int pmu_reset_boxes(struct pmu *p)
 	return first;
 }
 
-int pmu_check_controls(struct pmu *p, char *msg, size_t len,
+int pmu_check_controls(struct pmu *p, bool all, char *msg, size_t len,
 		       unsigned *unread)
 {
 	int bad = 0;
@@ -430,9 +527,14 @@ int pmu_check_controls(struct pmu *p, char *msg, size_t len,
 
 	msg[0] = '\0';
 	*unread = 0;
+	if (p->perf)
+		return 0;	/* the kernel holds the controls */
 	for (unsigned w = 0; w < p->nwritten; w++) {
 		struct pmu_reg *g = &p->reg[p->written[w]];
 
+		g->changed = g->unread = false;
+		if (!all && g->pass != p->pass)
+			continue;	/* not counting for us */
 		/* one unreadable register must not hide the others */
 		g->unread = hw_read(p->hw, &g->a, &v) < 0;
 		if (g->unread) {
@@ -440,6 +542,7 @@ int pmu_check_controls(struct pmu *p, char *msg, size_t len,
 			continue;
 		}
 		if (v != g->val) {
+			g->changed = true;
 			note(msg, len, &g->a, v);
 			bad++;
 		}
@@ -451,6 +554,11 @@ int pmu_release(struct pmu *p)
 {
 	int first = 0, r;
 
+	if (p->perf) {
+		p->owns = false;
+		p->unfrozen_at = 0;	/* no window spans a release */
+		return pmu_perf_release(p);
+	}
 	/* stop counting the platform's way (skl: EN = 0; hsx: frz_all;
 	 * snbep: every box's frz) */
 	if ((r = pmu_enable(p, false)) < 0)
@@ -465,4 +573,37 @@ int pmu_release(struct pmu *p)
 	p->nlast = 0;
 	p->owns = false;
 	return first;
+}
+
+int pmu_encode(const struct pmu *p, struct pmu_slot *sl,
+	       const struct evspec *e, char *why, size_t whylen)
+{
+	const struct unit_type *u = p->plat->units[e->unit];
+
+	if (u->kind == UNIT_FREERUN)
+		return 0;	/* read, never programmed */
+	if (p->perf)
+		return pmu_perf_encode(p, sl, e, why, whylen);
+	if (u->kind == UNIT_FIXED) {
+		sl->ctl_val = 1ull << u->fmt.en_bit;
+		return 0;
+	}
+	return sched_encode(u, e, sl->idx, &sl->ctl_val, why, whylen) < 0
+	       ? -EINVAL : 0;
+}
+
+bool pmu_scaled(const struct pmu *p, const struct pmu_slot *s)
+{
+	return p->perf && pmu_perf_scaled(p, s);
+}
+
+int pmu_reachable(const struct pmu *p, const struct evspec *e, char *why,
+		  size_t whylen)
+{
+	return p->perf ? pmu_perf_reachable(p, e, why, whylen) : 0;
+}
+
+int pmu_snapshot(struct pmu *p)
+{
+	return p->perf ? pmu_perf_snapshot(p) : 0;
 }

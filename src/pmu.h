@@ -3,9 +3,10 @@
  *
  * This is the only module that writes control registers.  It knows the
  * counter positions the daemon uses (slots), programs them, freezes and
- * unfreezes the sockets around a read, checks for interference, and on
- * release leaves every control register it wrote cleared and the PMU
- * idle.
+ * unfreezes the sockets around a read, measures how long the counters
+ * counted between an unfreeze and the next freeze (the counting window,
+ * pmu_counted_ns()), checks for interference, and on release leaves
+ * every control register it wrote cleared and the PMU idle.
  */
 #ifndef UNCORED_PMU_H
 #define UNCORED_PMU_H
@@ -14,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "clock.h"
 #include "hw/hw.h"
 #include "plat/plat.h"
 
@@ -39,10 +41,17 @@ struct pmu_slot {
 				   topology's core_cpu) and summed */
 	bool filter;		/* ctl is a box filter register, not a
 				   counter control (written as is) */
+	bool live;		/* counts while the PMU is frozen: free-running,
+				   or a unit the freeze cannot stop (snbep
+				   UBox; plat_unit_freezable()).  Read at the
+				   start of the frozen window; its deltas stand
+				   for the wall time between reads */
 	uint8_t width;
 	struct hw_addr ctl;	/* unused for free-running */
 	struct hw_addr ctr;
-	uint64_t ctl_val;	/* value to program (with the enable bit) */
+	uint64_t ctl_val;	/* value to program (with the enable bit);
+				   perf backend: perf_event_attr.config */
+	uint64_t cfg1, cfg2;	/* perf backend: config1, config2 */
 	uint32_t ctl_id, ctr_id;	/* register ids; PMU_NO_REG: none */
 };
 
@@ -58,6 +67,7 @@ struct pmu_reg {
 	bool present;		/* its instance is there (topo_present) */
 	bool written;		/* in the written set */
 	bool unread;		/* the last check could not read it back */
+	bool changed;		/* the last check read another value */
 	uint64_t val;		/* last value written */
 	uint64_t pass;		/* the pmu_program() call that wants it */
 };
@@ -91,6 +101,16 @@ struct pmu {
 	unsigned nlast, caplast;
 	uint64_t pass;
 	bool owns;		/* the PMU is ours (enabled by us) */
+	/* the counting window (pmu_enable()): the clock, the midpoint of
+	 * the last unfreeze (0: none since the last freeze) and the window
+	 * that ended at the last freeze (0: unknown) */
+	const struct clock_src *clk;
+	uint64_t unfrozen_at;
+	uint64_t counted_ns;
+	/* The perf backend's state (pmu_perf.h), or NULL: the direct
+	 * backend, which programs the registers through hw itself.  Every
+	 * pmu_*() call below routes to it when set. */
+	struct pmu_perf *perf;
 };
 
 /*
@@ -101,6 +121,42 @@ struct pmu {
  */
 int pmu_init(struct pmu *p, struct hw *hw, const struct topology *t);
 void pmu_free(struct pmu *p);
+/*
+ * pmu_init() for the perf backend: the same numbering of every counter of
+ * every present unit instance (no register addresses: the kernel has
+ * them), and from then on every pmu_*() call below goes to pp (which p
+ * takes over: pmu_free() frees it).  hw is only counted for its clock
+ * where it is the simulator; it may be a closed struct hw.  0 or -errno.
+ */
+int pmu_init_perf(struct pmu *p, struct hw *hw, const struct topology *t,
+		  struct pmu_perf *pp);
+
+/*
+ * Sets the value that counts event e in slot sl (after pmu_slot() with
+ * the counter index placement chose): the control register's value on
+ * the direct backend (the fixed counter's enable bit, or the event select
+ * through plat_encode_event()), perf_event_attr's config words through
+ * the kernel PMU's own format/ files on the perf backend.  0 or -errno
+ * with the reason in why.
+ */
+struct evspec;
+int pmu_encode(const struct pmu *p, struct pmu_slot *sl,
+	       const struct evspec *e, char *why, size_t whylen);
+/* Can event e be counted at all through this backend?  Always 0 on the
+ * direct backend; perf: -EOPNOTSUPP / -ENODEV with why when the build
+ * has no kernel event for it or the kernel no PMU for its unit (its
+ * metrics are then absent, not zero). */
+int pmu_reachable(const struct pmu *p, const struct evspec *e, char *why,
+		  size_t whylen);
+/* Was the last value pmu_read() returned for s scaled, because another
+ * perf user made the kernel multiplex its group?  Always false on the
+ * direct backend. */
+bool pmu_scaled(const struct pmu *p, const struct pmu_slot *s);
+
+/* The clock pmu_enable() stamps the freezes with (pmu_init(): the
+ * system's; clk must outlive p).  The sampler sets its own, so windows
+ * and intervals are measured on one clock. */
+void pmu_set_clock(struct pmu *p, const struct clock_src *clk);
 
 /* Fills s with the addresses and register ids of a slot.  idx is a
  * counter index or, for a free-running unit, the free-running counter
@@ -143,15 +199,41 @@ int pmu_clear_all(struct pmu *p);
 int pmu_program(struct pmu *p, const struct pmu_slot *s, unsigned n,
 		bool force);
 
-/* Enable (unfreeze) or disable (freeze) every socket through the
+/*
+ * Enable (unfreeze) or disable (freeze) every socket through the
  * platform's global_enable op: its global control, or each box's freeze
- * bit (snbep); a no-op where the platform has neither. */
+ * bit (snbep); a no-op where the platform has neither.  Each call is
+ * stamped with the clock before and after its writes; the midpoint
+ * stands for the moment the hardware stopped or started counting (within
+ * half the writes' duration: on snbep the 19 box writes of a socket, in
+ * the same order each time, so every box's window is as long as the
+ * midpoints').  0 or the first -errno.
+ */
 int pmu_enable(struct pmu *p, bool on);
+/*
+ * How long the counters the freeze stops counted in the interval that
+ * the last pmu_enable(false) ended: from the midpoint of the
+ * pmu_enable(true) before it to the midpoint of that freeze, in ns of
+ * the pmu's clock.  Rates of those counters are their deltas over this
+ * window, not over the wall time between two reads (the frozen time,
+ * stretched when the reading thread is preempted, counts nothing).
+ * 0: unknown (no unfreeze before the freeze, or a platform that cannot
+ * freeze: its counters count between reads).  The perf backend stops
+ * nothing: its window is the time from one group read (its "freeze") to
+ * the next, midpoint to midpoint.
+ */
+uint64_t pmu_counted_ns(const struct pmu *p);
 
 /* Resets and arms every present box where the platform has box-level
  * controls (hsx 2.1.2); a no-op elsewhere.  Call before the first
  * enable.  0 or the first -errno. */
 int pmu_reset_boxes(struct pmu *p);
+
+/* Brings every value pmu_read() returns up to now: the perf backend
+ * reads each of its groups once (its reads are otherwise those of the
+ * last freeze); nothing on the direct backend, whose counters are read
+ * live.  0 or the first -errno. */
+int pmu_snapshot(struct pmu *p);
 
 /* Reads a slot's raw counter value (a core-scope counter: the sum over
  * the socket's cores, modulo 2^64 like each of them).  0 or -errno. */
@@ -164,11 +246,19 @@ int pmu_read(struct pmu *p, const struct pmu_slot *s, uint64_t *raw);
 int pmu_check_global(struct pmu *p, unsigned socket, bool expect_on,
 		     uint64_t *seen);
 
-/* Reads back every programmed control register; returns how many differ
- * from what was written (listed in msg).  A register that cannot be read
- * does not stop the check: it is marked unread in p->reg and counted in
- * *unread (the last error is in hw_last_error()). */
-int pmu_check_controls(struct pmu *p, char *msg, size_t len,
+/*
+ * Reads back control and filter registers and compares them with what
+ * was written: all, every register this daemon ever wrote (cleared ones
+ * included: another agent counting on a counter we do not use); else
+ * only those the last pmu_program() wanted, i.e. the controls of the
+ * counters that counted since (one read each; a foreign write that
+ * stopped or changed one of them and is still there is seen at the next
+ * freeze, before any rewrite can hide it).  Returns how many differ
+ * (listed in msg; each marked changed in p->reg).  A register that
+ * cannot be read does not stop the check: it is marked unread and
+ * counted in *unread (the last error is in hw_last_error()).
+ */
+int pmu_check_controls(struct pmu *p, bool all, char *msg, size_t len,
 		       unsigned *unread);
 
 /* Leaves the PMU idle: global controls 0, every written control 0.

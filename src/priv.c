@@ -20,6 +20,17 @@
 
 #include "priv.h"
 
+/* Can this process (root) switch to another user: does it hold
+ * CAP_SETUID and CAP_SETGID?  Unknown: yes (the switch reports it). */
+static bool can_switch_user(void)
+{
+	capng_clear(CAPNG_SELECT_BOTH);
+	if (capng_get_caps_process() < 0)
+		return true;
+	return capng_have_capability(CAPNG_EFFECTIVE, CAP_SETUID) &&
+	       capng_have_capability(CAPNG_EFFECTIVE, CAP_SETGID);
+}
+
 int priv_resolve(const char *user, struct priv_target *t, char *why,
 		 size_t len)
 {
@@ -29,6 +40,14 @@ int priv_resolve(const char *user, struct priv_target *t, char *why,
 	if (geteuid() != 0) {
 		t->caps_only = priv_have_caps();
 		return 0;	/* no user to switch to */
+	}
+	if (!can_switch_user()) {
+		/* root in a container given only CAP_PERFMON: it cannot
+		 * become another user, so it keeps uid 0 and drops every
+		 * capability it can (all but the perf backend's one) */
+		t->caps_only = true;
+		t->root_stays = true;
+		return 0;
 	}
 	if (!user || !*user)
 		user = PRIV_DEFAULT_USER;
@@ -60,10 +79,27 @@ int priv_resolve(const char *user, struct priv_target *t, char *why,
 
 bool priv_have_caps(void)
 {
+	return priv_have_caps_but(-1);
+}
+
+bool priv_have_caps_but(int keep)
+{
 	capng_clear(CAPNG_SELECT_BOTH);
 	if (capng_get_caps_process() < 0)
 		return true;	/* cannot tell: assume the worst */
+	if (keep >= 0)
+		capng_update(CAPNG_DROP, CAPNG_EFFECTIVE | CAPNG_PERMITTED,
+			     (unsigned)keep);
 	return capng_have_capabilities(CAPNG_SELECT_CAPS) != CAPNG_NONE;
+}
+
+/* Sets libcap-ng's state to nothing but keep (-1: nothing). */
+static void only(int keep)
+{
+	capng_clear(CAPNG_SELECT_BOTH);
+	if (keep >= 0)
+		capng_update(CAPNG_ADD, CAPNG_EFFECTIVE | CAPNG_PERMITTED,
+			     (unsigned)keep);
 }
 
 int priv_drop(const struct priv_target *t, char *why, size_t len)
@@ -77,10 +113,10 @@ int priv_drop(const struct priv_target *t, char *why, size_t len)
 		/* Clearing permitted clears ambient too (it must stay a
 		 * subset); the bounding set needs CAP_SETPCAP, which a unit
 		 * does not grant. */
-		capng_clear(CAPNG_SELECT_BOTH);
+		only(t->keep_cap - 1);
 		if (capng_apply(CAPNG_SELECT_CAPS) < 0 ||
 		    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
-		    priv_have_caps()) {
+		    priv_have_caps_but(t->keep_cap - 1)) {
 			snprintf(why, len, "cannot drop capabilities: %s",
 				 strerror(errno));
 			return -1;
@@ -95,6 +131,7 @@ int priv_drop(const struct priv_target *t, char *why, size_t len)
 	    capng_have_capability(CAPNG_EFFECTIVE, CAP_SETPCAP))
 		flags |= CAPNG_CLEAR_BOUNDING;
 	capng_clear(CAPNG_SELECT_ALL);
+	only(t->keep_cap - 1);
 	r = capng_change_id((int)t->uid, (int)t->gid, flags);
 	if (r < 0) {
 		snprintf(why, len, "cannot switch to user %s (uid %u gid %u): "
@@ -110,7 +147,7 @@ int priv_drop(const struct priv_target *t, char *why, size_t len)
 	 * cannot be taken back. */
 	if (getresuid(&ru, &eu, &su) < 0 || getresgid(&rg, &eg, &sg) < 0 ||
 	    !ru || !eu || !su || (t->gid && (!rg || !eg || !sg)) ||
-	    priv_have_caps() || setuid(0) == 0) {
+	    priv_have_caps_but(t->keep_cap - 1) || setuid(0) == 0) {
 		snprintf(why, len, "dropping privileges to user %s did not take "
 			 "effect (uids %u/%u/%u)", t->name, (unsigned)ru,
 			 (unsigned)eu, (unsigned)su);

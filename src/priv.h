@@ -24,11 +24,20 @@
 struct priv_target {
 	bool drop;		/* switch to uid/gid and drop every capability */
 	bool caps_only;		/* not root, but holding capabilities (systemd's
-				   User= with AmbientCapabilities=): drop them,
-				   keep the user */
+				   User= with AmbientCapabilities=), or root
+				   without CAP_SETUID/CAP_SETGID (a container
+				   given only CAP_PERFMON): drop them, keep
+				   the user */
+	bool root_stays;	/* caps_only as uid 0: the user could not be
+				   switched */
 	uid_t uid;
 	gid_t gid;
 	char name[64];
+	/* A capability to keep, effective and permitted, plus one; 0:
+	 * none (every one dropped).  The perf backend keeps CAP_PERFMON
+	 * (CAP_SYS_ADMIN before Linux 5.8) to open events for claims after
+	 * start-up. */
+	int keep_cap;
 };
 
 /*
@@ -42,17 +51,19 @@ int priv_resolve(const char *user, struct priv_target *t, char *why,
 		 size_t len);
 
 /*
- * With t->caps_only: clears every capability and sets no_new_privs.
- * With t->drop: becomes t's user and group (no supplementary groups) and drops every
- * capability, permitted, effective, inheritable, ambient and (when
- * allowed) bounding, with libcap-ng; sets no_new_privs.  Verifies the
- * result.  Call it before any thread starts: capabilities are per thread.
+ * With t->caps_only: clears every capability but t->keep_cap and sets
+ * no_new_privs.  With t->drop: becomes t's user and group (no
+ * supplementary groups) and drops every capability but t->keep_cap
+ * (effective and permitted), inheritable, ambient and (when allowed)
+ * bounding, with libcap-ng; sets no_new_privs.  Verifies the result.  Call it before any thread starts: capabilities are per thread.
  * Returns 0, or -1 with the reason in why.
  */
 int priv_drop(const struct priv_target *t, char *why, size_t len);
 
-/* Does the calling thread hold any capability (effective or permitted)? */
+/* Does the calling thread hold any capability (effective or permitted)
+ * besides keep (-1: none to ignore)? */
 bool priv_have_caps(void);
+bool priv_have_caps_but(int keep);
 
 /*
  * The kernel settings that forbid programming the PMU from user space:

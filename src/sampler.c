@@ -23,6 +23,7 @@
 #include "log.h"
 #include "claims.h"
 #include "sampler.h"
+#include "pmu_perf.h"
 
 const double tick_bounds_s[TICK_BUCKETS] = {
 	1e-5, 2.5e-5, 5e-5, 1e-4, 2.5e-4, 5e-4,
@@ -52,6 +53,8 @@ struct sampler {
 	uint64_t tick_no;
 	uint64_t gens;			/* programs installed so far */
 	bool yielded;
+	bool counting;			/* our counters counted since the
+					   last tick (programmed, unfrozen) */
 	bool need_program;		/* (re)write the controls */
 	unsigned interval_ms;		/* armed interval */
 	struct mux mux;			/* the groups: baseline and claims */
@@ -72,7 +75,7 @@ struct sampler {
 	uint64_t *inc;			/* per series: est - est_seen */
 	void *dscratch;			/* derive_scratch_size() bytes */
 	unsigned nacc;
-	struct log_limit lim_global, lim_jump;
+	struct log_limit lim_global, lim_jump, lim_ctl;
 };
 
 static uint64_t now_ns(clockid_t c)
@@ -110,7 +113,8 @@ static int program_plan(struct program *p, char *why, size_t whylen)
 		ser[i] = (struct derive_series){
 			p->slot[i].socket, p->slot[i].inst,
 			p->ev[p->sev[i]].name,
-			p->evscale[p->sev[i]][p->slot[i].socket] };
+			p->evscale[p->sev[i]][p->slot[i].socket],
+			p->slot[i].live };
 	p->dplan = derive_plan_new(p->topo, ser, p->ns, why, whylen);
 	free(ser);
 	if (!p->dplan)
@@ -189,7 +193,8 @@ unsigned program_max_interval_ms(const struct program *p)
 
 	for (unsigned i = 0; i < p->ns; i++) {
 		unsigned h = mux_half_wrap_ms(p->slot[i].width,
-					      mux_max_rate(p->plat, &p->slot[i]));
+					      mux_max_rate(p->plat, &p->slot[i],
+							   &p->ev[p->sev[i]]));
 
 		if (h < best)
 			best = h;
@@ -329,6 +334,7 @@ void sampler_free(struct sampler *s)
 void sampler_set_clock(struct sampler *s, const struct clock_src *clk)
 {
 	s->clk = clk;
+	pmu_set_clock(s->pmu, clk);	/* windows on the ticks' clock */
 }
 
 struct program *sampler_get(struct sampler *s)
@@ -488,43 +494,6 @@ static void take_pending(struct sampler *s)
 	}
 }
 
-static bool check_interference(struct sampler *s, struct program *p)
-{
-	struct pmu *pmu = s->pmu;
-	bool hit = false;
-	char msg[512];
-	uint64_t seen;
-	int r;
-
-	for (unsigned sock = 0; sock < p->topo->nsockets; sock++) {
-		r = pmu_check_global(pmu, sock, true, &seen);
-		if (r == 1) {
-			log_warnx("interference: global control of socket %u "
-				  "is 0x%" PRIx64 ", expected 0x%" PRIx64
-				  " (another agent is using the uncore PMU)",
-				  sock, seen, p->plat->global_enable);
-			hit = true;
-		} else if (r < 0) {
-			log_warnx_limited(&s->lim_global, "cannot read the global "
-					  "control of socket %u: %s", sock,
-					  hw_last_error());
-		}
-	}
-	if (s->cfg.check_every && s->tick_no % s->cfg.check_every == 0) {
-		unsigned unread;
-
-		r = pmu_check_controls(pmu, msg, sizeof(msg), &unread);
-		if (r > 0) {
-			log_warnx("interference: %d control register%s "
-				  "changed behind our back: %s", r,
-				  r == 1 ? "" : "s", msg);
-			hit = true;
-		}
-		mux_mark_unverified(&s->mux, unread);
-	}
-	return hit;
-}
-
 static unsigned tick_bucket(double secs)
 {
 	unsigned b = 0;
@@ -535,17 +504,19 @@ static unsigned tick_bucket(double secs)
 }
 
 /* Derived values of this tick (counters' running totals, gauges of the
- * interval) into s->vals.  mux_out: the baseline's programmable counters
- * did not count this interval (its gauges keep their last values). */
+ * interval: secs between reads, counted by the frozen counters) into
+ * s->vals.  mux_out: the baseline's programmable counters did not count
+ * this interval (its gauges keep their last values). */
 static void derive(struct sampler *s, struct program *p, const uint64_t *delta,
-		   const uint64_t *invalid, double secs, bool mux_out)
+		   const uint64_t *invalid, double secs, double counted,
+		   bool mux_out)
 {
 	for (unsigned i = 0; i < p->ns; i++) {
 		s->inc[i] = s->base.gs[i].est - s->base.gs[i].est_seen;
 		s->base.gs[i].est_seen = s->base.gs[i].est;
 	}
-	derive_tick(p->dplan, s->inc, delta, invalid, secs, mux_out, s->acc,
-		    s->vals, s->dscratch);
+	derive_tick(p->dplan, s->inc, delta, invalid, secs, counted, mux_out,
+		    s->acc, s->vals, s->dscratch);
 }
 
 unsigned program_controls(const struct program *p, struct pmu_slot *want)
@@ -688,149 +659,311 @@ static void give_claims(struct sampler *s)
 	claims_pub_put(old);
 }
 
-void sampler_tick(struct sampler *s)
+/* Did the kernel multiplex (and this tick scale) any baseline series? */
+static bool perf_scaled(const struct sampler *s, const struct program *p)
+{
+	for (unsigned i = 0; i < p->ns; i++)
+		if (pmu_scaled(s->pmu, &p->slot[i]))
+			return true;
+	return false;
+}
+
+/* The perf backend's counts into the snapshot (scrapes read them). */
+static void perf_stats(struct sampler *s)
+{
+	struct pmu_perf_stats ps;
+
+	pmu_perf_stats(s->pmu->perf, &ps);
+	s->st.perf_groups = ps.groups;
+	s->st.perf_reads = ps.reads;
+	s->st.perf_syscalls = ps.syscalls;
+	s->st.perf_read_errors = ps.read_errors;
+	s->st.perf_open_errors = ps.open_errors;
+	s->st.perf_scaled = ps.scaled;
+}
+
+/* ---- the tick, step by step ------------------------------------------- */
+
+/* What one tick found and decided, handed from step to step. */
+struct tick {
+	struct program *p;
+	uint64_t t0;		/* start of the tick (monotonic) */
+	uint64_t run_ns;	/* wall time since the last tick's read */
+	uint64_t counted_ns;	/* how long the frozen counters counted
+				   (pmu_counted_ns(); 0: unknown) */
+	uint64_t flags;		/* SF_* */
+	uint64_t *delta, *invalid;	/* the baseline's, in s->sample */
+	unsigned nw;		/* words of invalid */
+	bool first;		/* no read before this one */
+	bool force;		/* rewrite every control at the schedule */
+	bool interference;	/* seen (and counted) this tick */
+	bool global_hit;	/* on a global control: every series */
+	bool froze;		/* this tick froze the PMU */
+	bool base_ran;		/* the baseline counted in the interval */
+};
+
+/* Picks up a new program and clears the sample; false: nothing to
+ * sample yet. */
+static bool tick_begin(struct sampler *s, struct tick *tk)
 {
 	struct program *p;
-	struct pmu *pmu = s->pmu;
-	uint64_t t0 = clock_mono(s->clk), t_read, flags = SF_VALID;
-	uint64_t *delta, *invalid, run_ns;
-	unsigned nw;
-	bool interference = false, first, force = false, base_ran, read_err;
-	double secs;
 
 	take_pending(s);
-	p = s->prog;
+	p = tk->p = s->prog;
 	if (!p)
-		return;
+		return false;
 	s->tick_no++;
-	delta = s->sample + SW_HDR;
-	invalid = delta + p->ns;
-	nw = (p->ns + 63) / 64;
-	memset(invalid, 0, nw * sizeof(uint64_t));
-	memset(delta, 0, p->ns * sizeof(uint64_t));
+	tk->delta = s->sample + SW_HDR;
+	tk->invalid = tk->delta + p->ns;
+	tk->nw = (p->ns + 63) / 64;
+	memset(tk->invalid, 0, tk->nw * sizeof(uint64_t));
+	memset(tk->delta, 0, p->ns * sizeof(uint64_t));
 	mux_begin(&s->mux);
+	return true;
+}
+
+/*
+ * Interference this tick: counted once, the sample marked.  act: the
+ * policy applies - reclaim rewrites every control at this tick's
+ * schedule, yield leaves the programmable counters to the other agent
+ * (DESIGN.md section 4).
+ */
+static void interfered(struct sampler *s, struct tick *tk, bool act)
+{
+	if (!tk->interference) {
+		s->st.interference++;
+		tk->interference = true;
+	}
+	tk->flags |= SF_INTERFERENCE;
+	tk->flags &= ~SF_VALID;
+	if (!act)
+		return;
+	if (s->cfg.policy == POLICY_RECLAIM) {
+		tk->force = true;
+		return;
+	}
+	if (!s->yielded)
+		log_warnx("interference policy is yield: leaving the "
+			  "programmable counters to the other agent");
+	s->yielded = true;
+	s->st.owned = 0;
+}
+
+/* Is each socket's global control still what we left (the freeze
+ * overwrites it, so it is read just before)?  true if not. */
+static bool check_global(struct sampler *s, const struct program *p)
+{
+	bool hit = false;
+	uint64_t seen;
+	int r;
+
+	for (unsigned sock = 0; sock < p->topo->nsockets; sock++) {
+		r = pmu_check_global(s->pmu, sock, true, &seen);
+		if (r == 1) {
+			log_warnx("interference: global control of socket %u "
+				  "is 0x%" PRIx64 ", expected 0x%" PRIx64
+				  " (another agent is using the uncore PMU)",
+				  sock, seen, p->plat->global_enable);
+			hit = true;
+		} else if (r < 0) {
+			log_warnx_limited(&s->lim_global, "cannot read the global "
+					  "control of socket %u: %s", sock,
+					  hw_last_error());
+		}
+	}
+	return hit;
+}
+
+/* Before the freeze: a new program is written whole; else the global
+ * control is checked, or, yielded, every check_every ticks whether the
+ * PMU is idle again (registers still as we left them do not count). */
+static void tick_decide(struct sampler *s, struct tick *tk)
+{
+	char msg[256];
 
 	if (s->need_program) {
-		force = true;
+		tk->force = true;
 		s->need_program = false;
 	} else if (!s->yielded) {
-		interference = check_interference(s, p);
+		if (check_global(s, tk->p)) {
+			tk->global_hit = true;
+			interfered(s, tk, true);
+		}
 	} else if (s->cfg.check_every &&
-		   s->tick_no % s->cfg.check_every == 0) {
-		char msg[256];
-
-		/* Yielded: take the PMU back once nobody else has counters
-		 * enabled (registers still as we left them do not count). */
-		if (pmu_foreign(pmu, msg, sizeof(msg)) == 0) {
-			log_info("the uncore PMU is idle again: reclaiming it");
-			s->yielded = false;
-			s->st.owned = 1;
-			force = true;
-		}
+		   s->tick_no % s->cfg.check_every == 0 &&
+		   pmu_foreign(s->pmu, msg, sizeof(msg)) == 0) {
+		log_info("the uncore PMU is idle again: reclaiming it");
+		s->yielded = false;
+		s->st.owned = 1;
+		tk->force = true;
 	}
-	if (interference) {
-		s->st.interference++;
-		flags |= SF_INTERFERENCE;
-		flags &= ~SF_VALID;
-		if (s->cfg.policy == POLICY_YIELD) {
-			log_warnx("interference policy is yield: leaving the "
-				  "programmable counters to the other agent");
-			s->yielded = true;
-			s->st.owned = 0;
-		} else {
-			force = true;	/* reclaim: rewrite our controls */
-		}
-	}
+}
 
-	t_read = clock_mono(s->clk);
-	first = s->last_mono == 0;
-	run_ns = first ? 0 : t_read - s->last_mono;
-	secs = (double)run_ns / 1e9;
+/*
+ * Freezes the PMU (unless yielded) and reads back the controls and
+ * filters of the counters that counted in the interval that just ended
+ * (every register this daemon wrote, every check_every ticks).  A foreign
+ * write that stopped or changed one of them and is still there is seen
+ * in the tick whose deltas it spoiled, before a rewrite at a group switch
+ * can hide it: the series of that unit instance lose this tick's delta
+ * (mux_mark_unverified()), and the policy applies.  Yield unfreezes
+ * again: the other agent keeps the PMU as it had it.
+ */
+static void tick_freeze(struct sampler *s, struct tick *tk)
+{
+	char msg[512];
+	unsigned unread = 0;
+	bool all;
+	int r;
+
+	if (s->yielded)
+		return;
+	pmu_enable(s->pmu, false);
+	tk->froze = true;
+	if (!s->counting) {		/* nothing of ours counted */
+		mux_mark_unverified(&s->mux, 0, 0);
+		return;
+	}
+	all = s->cfg.check_every && s->tick_no % s->cfg.check_every == 0;
+	r = pmu_check_controls(s->pmu, all, msg, sizeof(msg), &unread);
+	mux_mark_unverified(&s->mux, r > 0 ? (unsigned)r : 0, unread);
+	if (r <= 0)
+		return;
+	log_warnx_limited(&s->lim_ctl, "interference: %d control register%s "
+			  "changed behind our back: %s", r, r == 1 ? "" : "s",
+			  msg);
+	interfered(s, tk, true);
+	if (s->yielded) {
+		pmu_enable(s->pmu, true);
+		tk->froze = false;
+	}
+}
+
+/*
+ * Reads the counters - first those the freeze does not stop, so the
+ * wall time between two reads is their interval, then the frozen ones,
+ * whose interval is the counting window the pmu measured - places the
+ * groups of the next interval and unfreezes.
+ */
+static void tick_read(struct sampler *s, struct tick *tk)
+{
+	uint64_t t_read = clock_mono(s->clk);
+
+	tk->first = s->last_mono == 0;
+	tk->run_ns = tk->first ? 0 : t_read - s->last_mono;
 	s->last_mono = t_read;
-
-	if (s->claims)
-		take_claims(s, t0);
-	mux_charge(&s->mux, run_ns, s->yielded);
+	tk->counted_ns = tk->froze ? pmu_counted_ns(s->pmu) : 0;
+	mux_charge(&s->mux, tk->run_ns, s->yielded);
 	s->st.base_enabled_ns = s->base.enabled_ns;
 	s->st.base_running_ns = s->base.running_ns;
-
-	/* freeze; read each active counter once; reschedule; unfreeze */
-	base_ran = s->base.was_running && !s->yielded;
-	if (!s->yielded)
-		pmu_enable(pmu, false);
-	mux_read_counters(&s->mux, interference, s->yielded, run_ns, delta,
-			  invalid);
-	if (!s->yielded) {
-		mux_schedule(&s->mux, force);
-		pmu_enable(pmu, true);
-	} else {
+	tk->base_ran = s->base.was_running && !s->yielded;
+	mux_read_live(&s->mux, tk->global_hit, s->yielded, tk->run_ns,
+		      tk->delta, tk->invalid);
+	mux_read_counters(&s->mux, tk->global_hit, s->yielded, tk->run_ns,
+			  tk->delta, tk->invalid);
+	if (s->yielded) {
 		mux_idle(&s->mux);
+		s->counting = false;
+		return;
 	}
-	mux_read_freerun(&s->mux, run_ns, delta, invalid);
+	mux_schedule(&s->mux, tk->force);
+	pmu_enable(s->pmu, true);
+	s->counting = true;
+}
+
+/* A counter that advanced more than it can (reset or written by another
+ * agent): counted and logged, the sample invalid (DESIGN.md 4). */
+static void tick_jumps(struct sampler *s, struct tick *tk)
+{
+	if (!s->mux.jumps)
+		return;
+	interfered(s, tk, false);
+	log_warnx_limited(&s->lim_jump, "interference: %s (reset or "
+			  "written by another agent?)%s", s->mux.jump_what,
+			  s->mux.jumps > 1 ? "; and other counters" : "");
+}
+
+/* The sample's flags; invalid samples are the ones with errors or
+ * interference (being multiplexed out is not an error). */
+static void tick_flags(struct sampler *s, struct tick *tk)
+{
+	const struct program *p = tk->p;
+	bool read_err = false;
+
+	for (unsigned w = 0; w < tk->nw; w++)
+		if (tk->invalid[w])
+			tk->flags &= ~SF_VALID;
+	if (s->pmu->perf && perf_scaled(s, p)) {
+		tk->flags |= SF_SCALED;
+		s->st.perf_scaled_samples++;
+	}
+	if (tk->first)
+		tk->flags |= SF_FIRST;
+	if (!tk->base_ran && !tk->first)
+		tk->flags |= SF_MUX;
+	for (unsigned i = 0; i < p->ns; i++)
+		read_err |= !s->base.gs[i].up &&
+			    (p->slot[i].freerun || tk->base_ran);
+	if (tk->first || tk->interference || read_err)
+		s->st.invalid_samples++;
+	s->sample[SW_T_NS] = clock_real(s->clk);
+	s->sample[SW_INTERVAL_NS] = tk->run_ns;
+	s->sample[SW_FLAGS] = tk->flags;
+	s->sample[SW_GEN] = p->gen;
+	s->sample[SW_COUNTED_NS] = tk->counted_ns;
+}
+
+/* Self-metrics, then the sample and the snapshot into the rings. */
+static void tick_publish(struct sampler *s, struct tick *tk)
+{
+	struct program *p = tk->p;
+	struct pmu *pmu = s->pmu;
+	uint64_t t1 = clock_mono(s->clk);
+	unsigned b = tick_bucket((double)(t1 - tk->t0) / 1e9);
+
+	s->st.ticks++;
+	if (b < TICK_BUCKETS)
+		s->st.tick_hist[b]++;
+	s->st.tick_count++;
+	s->st.tick_sum_ns += t1 - tk->t0;
+	s->st.hw_reads = atomic_load(&pmu->hw->nreads);
+	s->st.hw_writes = atomic_load(&pmu->hw->nwrites);
+	s->st.hw_errors = atomic_load(&pmu->hw->nerrors);
+	if (pmu->perf)
+		perf_stats(s);
+	s->st.sample_seq = ring_push(p->samples, s->sample);
+	s->st.t_ns = s->sample[SW_T_NS];
+	s->st.last_tick_mono_ns = t1;
+	memcpy(s->snapw, &s->st, sizeof(s->st));
+	for (unsigned i = 0; i < p->ns; i++) {
+		s->snapw[SNAP_WORDS + i] = s->base.gs[i].est;
+		s->snapw[SNAP_WORDS + p->ns + i] = s->base.gs[i].up;
+	}
+	memcpy(s->snapw + SNAP_WORDS + 2 * p->ns, s->vals,
+	       p->nvals * sizeof(double));
+	ring_push(p->snaps, s->snapw);
+	atomic_store(&s->last_tick_mono, t1);
+}
+
+void sampler_tick(struct sampler *s)
+{
+	struct tick tk = { .t0 = clock_mono(s->clk), .flags = SF_VALID };
+
+	if (!tick_begin(s, &tk))
+		return;
+	if (s->claims)
+		take_claims(s, tk.t0);
+	tick_decide(s, &tk);
+	tick_freeze(s, &tk);
+	tick_read(s, &tk);
 	if (s->claims)
 		give_claims(s);
 	s->st.wraps = s->mux.wraps;
 	s->st.switches = s->mux.switches;
-	if (s->mux.jumps) {
-		/* DESIGN.md 4: counted, logged, the deltas invalid */
-		if (!interference) {
-			s->st.interference++;
-			interference = true;
-		}
-		flags |= SF_INTERFERENCE;
-		flags &= ~SF_VALID;
-		log_warnx_limited(&s->lim_jump, "interference: %s (reset or "
-				  "written by another agent?)%s", s->mux.jump_what,
-				  s->mux.jumps > 1 ? "; and other counters" : "");
-	}
-
-	for (unsigned w = 0; w < nw; w++)
-		if (invalid[w])
-			flags &= ~SF_VALID;
-	if (first)
-		flags |= SF_FIRST;
-	if (!base_ran && !first)
-		flags |= SF_MUX;
-	/* Invalid samples are the ones with errors or interference; being
-	 * multiplexed out is not an error. */
-	read_err = false;
-	for (unsigned i = 0; i < p->ns; i++)
-		read_err |= !s->base.gs[i].up &&
-			    (p->slot[i].freerun || base_ran);
-	if (first || interference || read_err)
-		s->st.invalid_samples++;
-
-	s->sample[SW_T_NS] = clock_real(s->clk);
-	s->sample[SW_INTERVAL_NS] = run_ns;
-	s->sample[SW_FLAGS] = flags;
-	s->sample[SW_GEN] = p->gen;
-	derive(s, p, delta, invalid, secs, !interference && !base_ran);
-
-	/* self-metrics and the snapshot */
-	{
-		uint64_t t1 = clock_mono(s->clk);
-		double dur = (double)(t1 - t0) / 1e9;
-		unsigned b = tick_bucket(dur);
-
-		s->st.ticks++;
-		if (b < TICK_BUCKETS)
-			s->st.tick_hist[b]++;
-		s->st.tick_count++;
-		s->st.tick_sum_ns += t1 - t0;
-		s->st.hw_reads = atomic_load(&pmu->hw->nreads);
-		s->st.hw_writes = atomic_load(&pmu->hw->nwrites);
-		s->st.hw_errors = atomic_load(&pmu->hw->nerrors);
-		s->st.sample_seq = ring_push(p->samples, s->sample);
-		s->st.t_ns = s->sample[SW_T_NS];
-		s->st.last_tick_mono_ns = t1;
-		memcpy(s->snapw, &s->st, sizeof(s->st));
-		for (unsigned i = 0; i < p->ns; i++) {
-			s->snapw[SNAP_WORDS + i] = s->base.gs[i].est;
-			s->snapw[SNAP_WORDS + p->ns + i] = s->base.gs[i].up;
-		}
-		memcpy(s->snapw + SNAP_WORDS + 2 * p->ns, s->vals,
-		       p->nvals * sizeof(double));
-		ring_push(p->snaps, s->snapw);
-		atomic_store(&s->last_tick_mono, t1);
-	}
+	tick_jumps(s, &tk);
+	tick_flags(s, &tk);
+	derive(s, tk.p, tk.delta, tk.invalid, (double)tk.run_ns / 1e9,
+	       (double)tk.counted_ns / 1e9,
+	       !tk.interference && !tk.base_ran);
+	tick_publish(s, &tk);
 }

@@ -8,10 +8,16 @@
  * take a reference with sampler_get() and drop it with program_put(); the
  * sampler swaps programs (SIGHUP, claims) without waiting for them.
  *
- * Per tick: read back the global control (interference), every N ticks
- * all programmed controls; freeze; read each active counter once;
- * unfreeze; read the free-running counters; extend every raw value to 64
- * bits with wrap detection at its width; publish the sample and the
+ * Per tick: read back the global control (interference); freeze; read
+ * back the controls of the counters that counted (every N ticks every
+ * control ever programmed), so a foreign write is seen in the tick whose
+ * delta it spoiled; read each active counter once - first those the
+ * freeze does not stop (free-running, snbep's UBox), whose deltas stand
+ * for the wall time between two ticks' reads, then the frozen ones,
+ * whose deltas stand for the counting window the pmu layer measured
+ * (pmu_counted_ns(), the sample's SW_COUNTED_NS); place and program the
+ * next interval's groups; unfreeze; extend every raw value to 64 bits
+ * with wrap detection at its width; publish the sample and the
  * snapshot.  Scrapes never touch hardware.
  */
 #ifndef UNCORED_SAMPLER_H
@@ -39,6 +45,9 @@ enum {
 	SW_INTERVAL_NS,	/* length of the interval (monotonic) */
 	SW_FLAGS,	/* SF_* */
 	SW_GEN,		/* program generation */
+	SW_COUNTED_NS,	/* how long the counters the freeze stops counted
+			   in the interval (pmu_counted_ns(); 0: unknown,
+			   SW_INTERVAL_NS stands for every series) */
 	SW_HDR		/* deltas start here */
 };
 #define SF_VALID 1ull		/* every delta is valid */
@@ -46,6 +55,10 @@ enum {
 #define SF_FIRST 4ull		/* first tick of a program: no deltas */
 #define SF_MUX 8ull		/* the baseline's programmable counters were
 				   multiplexed out for claims */
+#define SF_SCALED 16ull		/* perf backend: another perf user made the
+				   kernel multiplex some of the baseline's
+				   groups; their deltas are scaled
+				   (enabled/running), not exact */
 
 /* The snapshot scrapes render from (followed by totals[ns], up[ns] and
  * the derived values, nvals doubles in the plan's layout (derive.h), in
@@ -61,6 +74,9 @@ struct snap {
 	uint64_t owned;		/* PMU held (not yielded) */
 	uint64_t base_enabled_ns, base_running_ns;	/* baseline service */
 	uint64_t switches;	/* multiplexing reprogrammings */
+	/* perf backend (pmu_perf_stats); all 0 on the direct one */
+	uint64_t perf_groups, perf_reads, perf_syscalls, perf_read_errors;
+	uint64_t perf_open_errors, perf_scaled, perf_scaled_samples;
 };
 #define SNAP_WORDS ((sizeof(struct snap) + 7) / 8)
 

@@ -23,11 +23,23 @@
 
 enum st_step { ST_QUIET, ST_STREAM, ST_CHASE, ST_FROZEN, ST_NSTEPS };
 
+static const char *const st_names[ST_NSTEPS] = {
+	[ST_QUIET] = "quiet", [ST_STREAM] = "stream", [ST_CHASE] = "chase",
+	[ST_FROZEN] = "frozen",
+};
+
+/*
+ * A load: begin() waits until the step may start (the simulator's phases
+ * are fixed in time), run() generates or plays it (the stream step
+ * returns the bytes it read).  Both give up at the deadline and set late.
+ */
 struct st_load {
-	void (*begin)(void *ctx, enum st_step s);
-	double (*run)(void *ctx, enum st_step s);	/* ST_STREAM: bytes */
+	void (*begin)(struct st_load *ld, enum st_step s);
+	double (*run)(struct st_load *ld, enum st_step s);
 	double (*now)(void *ctx);			/* seconds */
 	void *ctx;
+	double deadline;	/* CLOCK_MONOTONIC seconds */
+	bool late;		/* the deadline passed */
 };
 
 static void sleep_s(double s)
@@ -50,6 +62,27 @@ static double mono_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* Sleeps s seconds, or until the deadline if that comes first (late). */
+static void sleep_until(struct st_load *ld, double s)
+{
+	double left = ld->deadline - mono_s();
+
+	if (s > left) {
+		sleep_s(left);
+		ld->late = true;
+		return;
+	}
+	sleep_s(s);
+}
+
+/* Has the deadline passed (and so late)? */
+static bool past(struct st_load *ld)
+{
+	if (mono_s() >= ld->deadline)
+		ld->late = true;
+	return ld->late;
+}
+
 /* ---- the load on hardware -------------------------------------------- */
 
 struct hw_load {
@@ -60,9 +93,9 @@ struct hw_load {
 
 #define LINE_WORDS 8
 
-static void hw_begin(void *ctx, enum st_step s)
+static void hw_begin(struct st_load *ld, enum st_step s)
 {
-	(void)ctx;
+	(void)ld;
 	(void)s;
 }
 
@@ -72,29 +105,33 @@ static double hw_now(void *ctx)
 	return mono_s();
 }
 
-static double hw_run(void *ctx, enum st_step s)
+static double hw_run(struct st_load *ld, enum st_step s)
 {
-	struct hw_load *l = ctx;
+	struct hw_load *l = ld->ctx;
 	uint64_t sum = 0, at = 0;
 	const int passes = 4;
 
 	switch (s) {
 	case ST_QUIET:
 	case ST_FROZEN:
-		sleep_s(0.3);
+		sleep_until(ld, 0.3);
 		return 0;
 	case ST_STREAM:
 		/* One load per cache line: each brings 64 bytes from DRAM,
 		 * the buffer being 4x the LLC. */
-		for (int p = 0; p < passes; p++)
+		for (int p = 0; p < passes && !past(ld); p++)
 			for (size_t i = 0; i < l->nlines; i++)
 				sum += l->buf[i * LINE_WORDS + 1];
 		l->sink = sum;
 		return (double)passes * (double)l->nlines * 64.0;
 	case ST_CHASE:
-		/* One dependent load per line, in a random cycle. */
-		for (size_t i = 0; i < l->nlines; i++)
+		/* One dependent load per line, in a random cycle (the
+		 * deadline looked at every 2^20 lines). */
+		for (size_t i = 0; i < l->nlines; i++) {
 			at = l->buf[at * LINE_WORDS];
+			if (!(i & 0xfffff) && past(ld))
+				break;
+		}
 		l->sink = at;
 		return 0;
 	case ST_NSTEPS:
@@ -162,9 +199,9 @@ static unsigned sim_phase(enum st_step s)
 	return s == ST_STREAM ? 1 : s == ST_CHASE ? 2 : 0;
 }
 
-static void sim_begin(void *ctx, enum st_step s)
+static void sim_begin(struct st_load *ld, enum st_step s)
 {
-	struct sim_load *l = ctx;
+	struct sim_load *l = ld->ctx;
 	struct hw_played_phase ph = { .period_s = 1 };
 	double pos, wait;
 
@@ -172,7 +209,7 @@ static void sim_begin(void *ctx, enum st_step s)
 	pos = fmod(hw_played_time(l->hw), ph.period_s);
 	wait = fmod(ph.start_s + WL_ST_MARGIN_S - pos + ph.period_s,
 		    ph.period_s);
-	sleep_s(wait);
+	sleep_until(ld, wait);
 	l->t0 = hw_played_time(l->hw);
 }
 
@@ -203,22 +240,56 @@ static int head_event(const struct program *p, const char *name,
 	return -1;
 }
 
-static double sim_run(void *ctx, enum st_step s)
+static double sim_run(struct st_load *ld, enum st_step s)
 {
-	struct sim_load *l = ctx;
+	struct sim_load *l = ld->ctx;
 	struct hw_played_phase ph = { 0 };
 	const struct evspec *e;
 	double scale;
 	int q = head_event(l->prog, DRAM_READ, &scale);
 
 	hw_played_phase(l->hw, sim_phase(s), &ph);
-	sleep_s(ph.len_s - 2 * WL_ST_MARGIN_S);
+	sleep_until(ld, ph.len_s - 2 * WL_ST_MARGIN_S);
 	if (s != ST_STREAM || q < 0)
 		return 0;
 	e = &l->prog->ev[q];
 	return hw_played_rate(l->hw, sim_phase(s), e->unit, e->freerun,
 			      e->enc.code, e->enc.umask) *
 	       scale * (hw_played_time(l->hw) - l->t0);
+}
+
+/*
+ * Can the played load serve the self-test?  Its first three phases must
+ * be quiet, stream and chase, each long enough to measure inside its
+ * margins and short enough for the deadline, and the cycle must come
+ * round again soon (the frozen window waits for the next quiet phase).
+ * 0, or -1 with why (the JSON path and what is wrong).
+ */
+#define ST_PHASE_MIN_S 0.5
+#define ST_PHASE_MAX_S 5.0
+#define ST_PERIOD_MAX_S 20.0
+
+static int sim_fit(struct hw *hw, char *why, size_t len)
+{
+	struct hw_played_phase ph;
+
+	for (unsigned i = 0; i < 3; i++) {
+		if (hw_played_phase(hw, i, &ph) < 0) {
+			snprintf(why, len, "$.phases has %u phase%s", i,
+				 i == 1 ? "" : "s");
+			return -1;
+		}
+		if (ph.len_s < ST_PHASE_MIN_S || ph.len_s > ST_PHASE_MAX_S) {
+			snprintf(why, len, "$.phases[%u].seconds is %g (the %s "
+				 "phase)", i, ph.len_s, st_names[i]);
+			return -1;
+		}
+	}
+	if (ph.period_s > ST_PERIOD_MAX_S) {
+		snprintf(why, len, "its phases repeat every %g s", ph.period_s);
+		return -1;
+	}
+	return 0;
 }
 
 /* ---- measuring ------------------------------------------------------------ */
@@ -231,6 +302,8 @@ struct reading {
 static int read_all(struct pmu *pmu, const struct program *p,
 		    const struct st_load *ld, struct reading *r)
 {
+	if (pmu_snapshot(pmu) < 0)
+		return -1;
 	for (unsigned k = 0; k < p->ns; k++)
 		if (pmu_read(pmu, &p->slot[k], &r->raw[k]) < 0)
 			return -1;
@@ -298,16 +371,24 @@ static int program_all(struct pmu *pmu, const struct program *p)
 
 /* ---- the table ------------------------------------------------------------- */
 
-struct table {
+/* One run: the load, the readings, the table as it is printed. */
+struct st_run {
+	struct pmu *pmu;
+	const struct program *p;
+	struct st_load ld;
 	FILE *out;
 	unsigned failed;
+	struct reading r[2 * ST_NSTEPS];
+	double streamed;	/* bytes the stream step read */
+	double t_start;		/* CLOCK_MONOTONIC seconds */
 };
 
-static void row(struct table *t, bool pass, const char *check,
+static void row(struct st_run *t, bool pass, const char *check,
 		const char *expected, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
 
-static void row(struct table *t, bool pass, const char *check,
+/* Prints one check as soon as it is known. */
+static void row(struct st_run *t, bool pass, const char *check,
 		const char *expected, const char *fmt, ...)
 {
 	char measured[160];
@@ -318,148 +399,241 @@ static void row(struct table *t, bool pass, const char *check,
 	va_end(ap);
 	fprintf(t->out, "%-26s %-26s %-34s %s\n", check, expected, measured,
 		pass ? "PASS" : "FAIL");
+	fflush(t->out);
 	t->failed += !pass;
 }
 
-int selftest_run(struct pmu *pmu, const struct program *p, bool sim,
-		 FILE *out)
+/* A check that does not apply to this backend: printed, never failed. */
+static void row_na(struct st_run *t, const char *check, const char *why)
+{
+	fprintf(t->out, "%-26s %-26s %-34s %s\n", check, "-", why, "n/a");
+	fflush(t->out);
+}
+
+/* Average rate of counter metric q over step s (all sockets). */
+static double rate_of(const struct st_run *t, const char *q, enum st_step s)
+{
+	const struct reading *a = &t->r[2 * s], *b = &t->r[2 * s + 1];
+
+	return qty_all(t->p, q, a, b) / (b->t - a->t);
+}
+
+/* After the stream: DRAM reads against the bytes streamed. */
+static void rows_stream(struct st_run *t)
+{
+	const struct reading *a = &t->r[2 * ST_STREAM], *b = a + 1;
+	double v = qty_all(t->p, DRAM_READ, a, b), streamed = t->streamed;
+	/* what the machine reads anyway, at the quiet window's rate */
+	double lo = rate_of(t, DRAM_READ, ST_QUIET) * (b->t - a->t);
+	char exp[64];
+
+	snprintf(exp, sizeof(exp), "%.3g .. %.3g B", 0.9 * streamed,
+		 10 * streamed + lo);
+	row(t, streamed > 0 && v >= 0.9 * streamed && v <= 10 * streamed + lo,
+	    "DRAM reads while streaming", exp, "%.3g B (%.0f%%)", v,
+	    streamed > 0 ? 100 * v / streamed : 0);
+}
+
+/* After the chase: misses, every headline advancing, the clock, and the
+ * read-back of the controls. */
+static void rows_chase(struct st_run *t)
 {
 	static const char *const heads[] = {
 		LLC_LOOKUPS, LLC_MISSES, DRAM_READ, CLOCK_TICKS };
 	static const char *const head_names[] = {
 		"LLC lookups", "LLC misses", "DRAM read bytes", "uncore clock" };
-	struct reading r[2 * ST_NSTEPS];
+	const struct reading *a = &t->r[2 * ST_QUIET],
+			     *b = &t->r[2 * ST_CHASE + 1];
+	double quiet = rate_of(t, LLC_MISSES, ST_QUIET);
+	double chase = rate_of(t, LLC_MISSES, ST_CHASE), v;
+	char what[64], exp[64], msg[1024];
+	unsigned unread = 0;
+	int bad;
+
+	snprintf(exp, sizeof(exp), ">= 2x quiet (%.3g/s)", quiet);
+	row(t, chase > 0 && chase >= 2 * quiet, "LLC misses, pointer chase",
+	    exp, "%.3g/s", chase);
+	for (unsigned h = 0; h < sizeof(heads) / sizeof(heads[0]); h++)
+		for (unsigned s = 0; s < t->p->topo->nsockets; s++) {
+			v = qty(t->p, heads[h], s, a, b);
+			snprintf(what, sizeof(what), "%s advance s%u",
+				 head_names[h], s);
+			if (isnan(v)) {
+				row_na(t, what, "the platform has none");
+				continue;
+			}
+			row(t, v > 0, what, "> 0", "%.4g", v);
+		}
+	for (unsigned s = 0; s < t->p->topo->nsockets; s++) {
+		v = qty(t->p, CLOCK_TICKS, s, a, b) / (b->t - a->t);
+		if (isnan(v)) {
+			/* zen4: no uncore clock family (doc/metrics.md) */
+			row_na(t, "uncore clock", "the platform has none");
+			break;
+		}
+		snprintf(what, sizeof(what), "uncore clock s%u", s);
+		row(t, v >= 0.5e9 && v <= 5e9, what, "0.5 .. 5 GHz",
+		    "%.3f GHz", v / 1e9);
+	}
+	if (t->pmu->perf) {
+		row_na(t, "read-back of controls", "perf: the kernel holds them");
+		return;
+	}
+	bad = pmu_check_controls(t->pmu, true, msg, sizeof(msg), &unread);
+	row(t, bad == 0 && unread == 0, "read-back of controls",
+	    "0 differ, all readable", "%d differ, %u unreadable%s%s", bad,
+	    unread, bad > 0 ? ": " : "", bad > 0 ? msg : "");
+}
+
+/* After the frozen window: no programmable counter moved. */
+static void rows_frozen(struct st_run *t)
+{
+	const struct program *p = t->p;
+	unsigned moved = 0, n = 0;
+
+	for (unsigned k = 0; k < p->ns; k++) {
+		if (p->slot[k].freerun ||
+		    !plat_unit_freezable(p->plat, p->slot[k].unit))
+			continue;	/* not frozen by design (snbep UBox: no
+					   box control, no global control) */
+		n++;
+		moved += delta(p, k, &t->r[2 * ST_FROZEN],
+			       &t->r[2 * ST_FROZEN + 1]) != 0;
+	}
+	row(t, moved == 0 && n > 0, "freeze stops counting",
+	    "0 counters move", "%u of %u moved", moved, n);
+}
+
+/* ---- the run ------------------------------------------------------------- */
+
+/* The deadline passed in step s: says so, naming the phase.  1. */
+static int overdue(struct st_run *t, enum st_step s)
+{
+	fprintf(t->out, "FAIL: no result within the self-test's deadline of "
+		"%g s: stopped in the %s phase after %.1f s\n",
+		t->ld.deadline - t->t_start, st_names[s],
+		mono_s() - t->t_start);
+	fflush(t->out);
+	return 1;
+}
+
+/* Measures step s between two readings of every baseline counter.  0,
+ * 1 past the deadline, -1 on a read error (printed). */
+static int measure(struct st_run *t, enum st_step s)
+{
+	struct st_load *ld = &t->ld;
+	double got;
+
+	ld->begin(ld, s);
+	if (ld->late)
+		return overdue(t, s);
+	if (read_all(t->pmu, t->p, ld, &t->r[2 * s]) < 0)
+		goto hwfail;
+	got = ld->run(ld, s);
+	if (ld->late)
+		return overdue(t, s);
+	if (read_all(t->pmu, t->p, ld, &t->r[2 * s + 1]) < 0)
+		goto hwfail;
+	if (s == ST_STREAM)
+		t->streamed = got;
+	fprintf(t->out, "... %s window measured (%.2f s)\n", st_names[s],
+		t->r[2 * s + 1].t - t->r[2 * s].t);
+	fflush(t->out);
+	return 0;
+hwfail:
+	fprintf(t->out, "self-test: reading the counters in the %s phase: %s\n",
+		st_names[s], hw_last_error());
+	return -1;
+}
+
+/* The steps, each check printed as soon as its step is done; 0 if every
+ * check passed, 1 if not (or past the deadline), -1. */
+static int run_steps(struct st_run *t)
+{
+	int r;
+
+	fprintf(t->out, "%-26s %-26s %-34s %s\n", "CHECK", "EXPECTED",
+		"MEASURED", "VERDICT");
+	fflush(t->out);
+	for (int s = ST_QUIET; s <= ST_CHASE; s++) {
+		if ((r = measure(t, (enum st_step)s)) != 0)
+			return r;
+		if (s == ST_STREAM)
+			rows_stream(t);
+	}
+	rows_chase(t);
+	if (t->pmu->perf) {
+		/* the kernel's counters never stop: nothing to freeze */
+		row_na(t, "freeze stops counting", "perf: no freeze");
+	} else {
+		/* Frozen: no programmable counter may move. */
+		pmu_enable(t->pmu, false);
+		if ((r = measure(t, ST_FROZEN)) != 0)
+			return r;
+		rows_frozen(t);
+	}
+	fprintf(t->out, "%s: %u check%s failed\n", t->failed ? "FAIL" : "PASS",
+		t->failed, t->failed == 1 ? "" : "s");
+	return t->failed ? 1 : 0;
+}
+
+/* The load: played by the simulator's workload (refused unless it fits),
+ * or generated here.  0, or -1 with the reason printed. */
+static int load_init(struct st_run *t, bool sim, struct hw_load *hl,
+		     struct sim_load *sl)
+{
+	char why[160];
+
+	if (!sim) {
+		t->ld = (struct st_load){ hw_begin, hw_run, hw_now, hl };
+		if (hw_load_init(hl) == 0)
+			return 0;
+		fprintf(t->out, "self-test: cannot allocate the load buffer\n");
+		return -1;
+	}
+	t->ld = (struct st_load){ sim_begin, sim_run, sim_now, sl };
+	if (sim_fit(t->pmu->hw, why, sizeof(why)) == 0)
+		return 0;
+	fprintf(t->out, "self-test: the workload cannot play the self-test's "
+		"load: %s.  It needs its first three phases to be quiet, "
+		"stream (DRAM reads) and pointer chase (LLC misses), %.1f to "
+		"%.0f s each, in a cycle of at most %.0f s, as the built-in "
+		"self-test workload (used without --workload) does\n", why,
+		ST_PHASE_MIN_S, ST_PHASE_MAX_S, ST_PERIOD_MAX_S);
+	return -1;
+}
+
+int selftest_run(struct pmu *pmu, const struct program *p, bool sim,
+		 double deadline_s, FILE *out)
+{
+	struct st_run t = { .pmu = pmu, .p = p, .out = out,
+			    .t_start = mono_s() };
 	struct hw_load hl = { 0 };
 	struct sim_load sl = { .hw = pmu->hw, .prog = p };
-	struct st_load ld;
-	struct table t = { .out = out };
-	char msg[1024];
-	double streamed = 0, v, lo;
-	int bad, rc = -1;
-	unsigned unread = 0;
+	int rc = -1;
 
 	for (unsigned i = 0; i < 2 * ST_NSTEPS; i++)
-		r[i].raw = calloc(p->ns ? p->ns : 1, sizeof(uint64_t));
-	if (sim) {
-		ld = (struct st_load){ sim_begin, sim_run, sim_now, &sl };
-	} else {
-		ld = (struct st_load){ hw_begin, hw_run, hw_now, &hl };
-		if (hw_load_init(&hl) < 0) {
-			fprintf(out, "self-test: cannot allocate the load buffer\n");
-			goto out;
-		}
-	}
+		t.r[i].raw = calloc(p->ns ? p->ns : 1, sizeof(uint64_t));
 	fprintf(out, "uncored self-test on %s (%s): load %s\n", p->plat->id,
 		sim ? "simulator" : "hardware",
-		sim ? "played by the built-in self-test workload"
-		    : "generated here");
+		sim ? "played by the simulator's workload" : "generated here");
+	fflush(out);
+	if (load_init(&t, sim, &hl, &sl) < 0)
+		goto out;
+	t.ld.deadline = t.t_start + deadline_s;
 	if (program_all(pmu, p) < 0) {
 		fprintf(out, "self-test: cannot program the baseline: %s\n",
 			hw_last_error());
 		goto out;
 	}
-	for (int s = ST_QUIET; s <= ST_CHASE; s++) {
-		double b;
-
-		ld.begin(ld.ctx, (enum st_step)s);
-		if (read_all(pmu, p, &ld, &r[2 * s]) < 0)
-			goto hwfail;
-		b = ld.run(ld.ctx, (enum st_step)s);
-		if (read_all(pmu, p, &ld, &r[2 * s + 1]) < 0)
-			goto hwfail;
-		if (s == ST_STREAM)
-			streamed = b;
-	}
-	bad = pmu_check_controls(pmu, msg, sizeof(msg), &unread);
-	/* Frozen: no programmable counter may move. */
-	pmu_enable(pmu, false);
-	ld.begin(ld.ctx, ST_FROZEN);
-	if (read_all(pmu, p, &ld, &r[2 * ST_FROZEN]) < 0)
-		goto hwfail;
-	ld.run(ld.ctx, ST_FROZEN);
-	if (read_all(pmu, p, &ld, &r[2 * ST_FROZEN + 1]) < 0)
-		goto hwfail;
-
-	fprintf(out, "%-26s %-26s %-34s %s\n", "CHECK", "EXPECTED", "MEASURED",
-		"VERDICT");
-	for (unsigned h = 0; h < sizeof(heads) / sizeof(heads[0]); h++)
-		for (unsigned s = 0; s < p->topo->nsockets; s++) {
-			char what[64];
-
-			v = qty(p, heads[h], s, &r[2 * ST_QUIET],
-				&r[2 * ST_CHASE + 1]);
-			snprintf(what, sizeof(what), "%s advance s%u",
-				 head_names[h], s);
-			row(&t, v > 0, what, "> 0", "%.4g", v);
-		}
-	for (unsigned s = 0; s < p->topo->nsockets; s++) {
-		char what[64];
-
-		v = qty(p, CLOCK_TICKS, s, &r[2 * ST_QUIET],
-			&r[2 * ST_CHASE + 1]) /
-		    (r[2 * ST_CHASE + 1].t - r[2 * ST_QUIET].t);
-		snprintf(what, sizeof(what), "uncore clock s%u", s);
-		row(&t, v >= 0.5e9 && v <= 5e9, what, "0.5 .. 5 GHz",
-		    "%.3f GHz", v / 1e9);
-	}
-	row(&t, bad == 0 && unread == 0, "read-back of controls",
-	    "0 differ, all readable", "%d differ, %u unreadable%s%s", bad,
-	    unread, bad > 0 ? ": " : "", bad > 0 ? msg : "");
-	v = qty_all(p, DRAM_READ, &r[2 * ST_STREAM],
-		    &r[2 * ST_STREAM + 1]);
-	/* What the machine reads anyway, at the quiet window's rate. */
-	lo = qty_all(p, DRAM_READ, &r[0], &r[1]) /
-	     (r[1].t - r[0].t) * (r[2 * ST_STREAM + 1].t - r[2 * ST_STREAM].t);
-	{
-		char exp[64];
-
-		snprintf(exp, sizeof(exp), "%.3g .. %.3g B", 0.9 * streamed,
-			 10 * streamed + lo);
-		row(&t, streamed > 0 && v >= 0.9 * streamed &&
-			v <= 10 * streamed + lo, "DRAM reads while streaming",
-		    exp, "%.3g B (%.0f%%)", v,
-		    streamed > 0 ? 100 * v / streamed : 0);
-	}
-	{
-		double quiet = qty_all(p, LLC_MISSES, &r[0], &r[1]) /
-			       (r[1].t - r[0].t);
-		double chase = qty_all(p, LLC_MISSES, &r[2 * ST_CHASE],
-				       &r[2 * ST_CHASE + 1]) /
-			       (r[2 * ST_CHASE + 1].t - r[2 * ST_CHASE].t);
-		char exp[64];
-
-		snprintf(exp, sizeof(exp), ">= 2x quiet (%.3g/s)", quiet);
-		row(&t, chase > 0 && chase >= 2 * quiet,
-		    "LLC misses, pointer chase", exp, "%.3g/s", chase);
-	}
-	{
-		unsigned moved = 0, n = 0;
-
-		for (unsigned k = 0; k < p->ns; k++) {
-			if (p->slot[k].freerun ||
-			    !plat_unit_freezable(p->plat, p->slot[k].unit))
-				continue;	/* not frozen by design (snbep
-						   UBox: no box control, no
-						   global control) */
-			n++;
-			moved += delta(p, k, &r[2 * ST_FROZEN],
-				       &r[2 * ST_FROZEN + 1]) != 0;
-		}
-		row(&t, moved == 0 && n > 0, "freeze stops counting",
-		    "0 counters move", "%u of %u moved", moved, n);
-	}
-	fprintf(out, "%s: %u check%s failed\n", t.failed ? "FAIL" : "PASS",
-		t.failed, t.failed == 1 ? "" : "s");
-	rc = t.failed ? 1 : 0;
-	goto out;
-hwfail:
-	fprintf(out, "self-test: reading the counters: %s\n", hw_last_error());
+	rc = run_steps(&t);
 out:
 	if (pmu_release(pmu) < 0)
 		fprintf(out, "self-test: leaving the PMU idle: %s\n",
 			hw_last_error());
+	fflush(out);
 	for (unsigned i = 0; i < 2 * ST_NSTEPS; i++)
-		free(r[i].raw);
+		free(t.r[i].raw);
 	free(hl.buf);
 	return rc;
 }

@@ -23,13 +23,23 @@
 
 #include "sampler.h"
 
+/* How long a self-test may take, load included (on the simulator about
+ * 4 s; on hardware the buffer of up to 1 GiB is built and read in a few
+ * seconds). */
+#define SELFTEST_DEADLINE_S 60.0
+
 /*
- * Runs every check on pmu with prog (the baseline, already built), prints
- * the table to out and returns 0 if every check passed, 1 if one failed,
- * -1 (with the reason printed) if the test could not run.  Leaves the
- * PMU idle (pmu_release).  sim: the backend is the simulator.
+ * Runs every check on pmu with prog (the baseline, already built),
+ * printing to out (flushed after each line) the table one check at a
+ * time as its step completes, and returns 0 if every check passed, 1 if
+ * one failed or the run was still going deadline_s seconds after it
+ * started (it stops and names the phase it was in), -1 (with the reason
+ * printed) if the test could not run: on the simulator, a workload whose
+ * phases cannot play the load is refused before anything is measured.
+ * Leaves the PMU idle (pmu_release).  sim: the backend plays a known
+ * load (hw_played()).
  */
 int selftest_run(struct pmu *pmu, const struct program *prog, bool sim,
-		 FILE *out);
+		 double deadline_s, FILE *out);
 
 #endif

@@ -842,7 +842,8 @@ static int cmd_status(struct ctl *c, int argc, char **argv)
 	tbl_cell(&t, "platform");
 	tbl_cell(&t, "%s (%s)", jstr(o, "platform", "?"), jstr(o, "platform_name", "?"));
 	tbl_cell(&t, "backend");
-	tbl_cell(&t, "%s", jstr(o, "backend", "?"));
+	tbl_cell(&t, "%s%s", jstr(o, "backend", "?"),
+		 jbool(o, "simulated") ? ", simulator" : "");
 	tbl_cell(&t, "interval");
 	tbl_cell(&t, "%" PRIu64 " ms", ju64(o, "interval_ms"));
 	tbl_cell(&t, "uptime");

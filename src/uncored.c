@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "api.h"
+#include "backend.h"
 #include "build-info.h"
 #include "claims.h"
 #include "conf.h"
@@ -75,6 +76,8 @@ struct options {
 	const char *log_level;
 	const char *log_format;		/* auto (NULL), journal or text */
 	const char *user;
+	const char *backend;		/* --backend */
+	const char *sysfs;		/* --path.sysfs */
 };
 
 static void usage(FILE *f)
@@ -95,6 +98,13 @@ static void usage(FILE *f)
 		"      --workload FILE       simulator workload (JSON)\n"
 		"      --sim-state FILE      keep simulated registers in FILE (shared,\n"
 		"                            survives restarts)\n"
+		"      --backend=B           how to reach the counters: auto (default;\n"
+		"                            direct where the daemon can program the\n"
+		"                            PMU, else perf), direct (MSR, PCI, MMIO)\n"
+		"                            or perf (the kernel's uncore PMUs);\n"
+		"                            replaces [daemon] backend\n"
+		"      --path.sysfs DIR      where perf finds the kernel's PMUs\n"
+		"                            (default /sys); replaces [daemon] sysfs\n"
 		"  -l, --listen ADDR:PORT    TCP listener (repeatable; \"none\" for none);\n"
 		"                            replaces [http] listen\n"
 		"  -s, --control-socket PATH Unix control socket (\"\" for none)\n"
@@ -111,6 +121,8 @@ static void usage(FILE *f)
 		"  -f, --foreground          stay in the foreground (uncored never\n"
 		"                            detaches; accepted for compatibility)\n"
 		"  -n, --check-config        validate the configuration and exit 0/1\n"
+		"      --list-platforms      the supported platforms: CPUs, backends and\n"
+		"                            where each was checked; exit\n"
 		"      --self-test           check the machine's uncore PMU under a\n"
 		"                            known load; prints a table, exits 0/1\n"
 		"  -V, --version             print the version\n"
@@ -126,6 +138,54 @@ static void print_version(void)
 {
 	printf("uncored %s (revision %s, built %s)\n", PACKAGE_VERSION,
 	       UNCORED_REVISION, UNCORED_BUILD_DATE);
+}
+
+/* The CPU models of p as "family 0x19 models 0x10-0x1f, 0xa0-0xaf":
+ * consecutive models of one family without steppings as ranges. */
+static void print_cpus(const struct platform *p)
+{
+	const struct cpu_match *c = p->cpus;
+	unsigned fam = ~0u;
+
+	printf("%s", p->vendor ? p->vendor : "GenuineIntel");
+	while (c->family || c->model) {
+		const struct cpu_match *e = c;
+
+		while (!c->step_lo && !c->step_hi && (e + 1)->family == c->family &&
+		       (e + 1)->model == e->model + 1 && !(e + 1)->step_lo &&
+		       !(e + 1)->step_hi)
+			e++;
+		if (c->family != fam)
+			printf("%s family 0x%x model", fam == ~0u ? "" : ";",
+			       c->family);
+		else
+			printf(",");
+		fam = c->family;
+		printf(" 0x%02x", c->model);
+		if (e != c)
+			printf("-0x%02x", e->model);
+		if (c->step_lo || c->step_hi)
+			printf(" (stepping %u-%u)", c->step_lo, c->step_hi);
+		c = e + 1;
+	}
+}
+
+/* --list-platforms: one paragraph per platform, from its table. */
+static void list_platforms(void)
+{
+	for (unsigned i = 0; plat_all[i]; i++) {
+		const struct platform *p = plat_all[i];
+		unsigned be = p->backends ? p->backends : PLAT_BE_DIRECT;
+
+		printf("%s\t%s\n\tCPUs: ", p->id, p->name);
+		print_cpus(p);
+		printf("\n\tbackends: %s%s%s\n\tchecked: %s\n",
+		       be & PLAT_BE_DIRECT ? "direct" : "",
+		       (be & PLAT_BE_DIRECT) && (be & PLAT_BE_PERF) ? ", " : "",
+		       be & PLAT_BE_PERF ? "perf" : "",
+		       p->checked ? p->checked : "on the simulator only "
+		       "(direct registers and/or the simulated kernel)");
+	}
 }
 
 static unsigned parse_uint(const char *opt, const char *s, unsigned min,
@@ -147,12 +207,15 @@ static unsigned parse_uint(const char *opt, const char *s, unsigned min,
 static void parse_args(int argc, char **argv, struct options *o)
 {
 	enum { OPT_SIM = 256, OPT_WL, OPT_STATE, OPT_LOG, OPT_LOGFMT,
-	       OPT_SELFTEST, OPT_WEB };
+	       OPT_SELFTEST, OPT_WEB, OPT_BACKEND, OPT_SYSFS, OPT_LIST };
 	static const struct option lopts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "simulate", optional_argument, NULL, OPT_SIM },
 		{ "workload", required_argument, NULL, OPT_WL },
 		{ "sim-state", required_argument, NULL, OPT_STATE },
+		{ "backend", required_argument, NULL, OPT_BACKEND },
+		{ "path.sysfs", required_argument, NULL, OPT_SYSFS },
+		{ "list-platforms", no_argument, NULL, OPT_LIST },
 		{ "listen", required_argument, NULL, 'l' },
 		{ "control-socket", required_argument, NULL, 's' },
 		{ "web-config", required_argument, NULL, OPT_WEB },
@@ -188,6 +251,26 @@ static void parse_args(int argc, char **argv, struct options *o)
 			break;
 		case OPT_WL: o->workload = optarg; break;
 		case OPT_STATE: o->sim_state = optarg; break;
+		case OPT_BACKEND: {
+			enum backend_want w;
+
+			if (backend_parse(optarg, &w) < 0) {
+				fprintf(stderr, "uncored: --backend: \"%s\" is "
+					"not one of auto, direct, perf\n", optarg);
+				exit(EXIT_USAGE);
+			}
+			o->backend = optarg;
+			break;
+		}
+		case OPT_LIST: list_platforms(); exit(0);
+		case OPT_SYSFS:
+			if (optarg[0] != '/') {
+				fprintf(stderr, "uncored: --path.sysfs: \"%s\" is "
+					"not an absolute path\n", optarg);
+				exit(EXIT_USAGE);
+			}
+			o->sysfs = optarg;
+			break;
 		case 'l':
 			if (o->nlisten == CONF_MAX_LISTEN) {
 				fprintf(stderr, "uncored: at most %d --listen\n",
@@ -243,23 +326,6 @@ static void sim_opts_of(const struct options *o, const struct conf *c,
 			 : (c->sim_platform[0] ? c->sim_platform : NULL);
 	ho->sim_workload = o->workload ? o->workload
 			 : (c->sim_workload[0] ? c->sim_workload : NULL);
-}
-
-/* The platform of this CPU, or NULL with "unsupported CPU: ..." (vendor,
- * family, model, the platforms) in why. */
-static const struct platform *cpu_platform(char *why, size_t len)
-{
-	struct plat_cpu cpu = { "unknown", 0, 0 };
-	const struct platform *p = NULL;
-	char names[256];
-
-	if (plat_cpuid(&cpu) == 0 && (p = plat_for_cpu(&cpu)))
-		return p;
-	snprintf(why, len, "unsupported CPU: %s family %u (0x%x) model %u "
-		 "(0x%x). Supported platforms: %s", cpu.vendor, cpu.family,
-		 cpu.family, cpu.model, cpu.model,
-		 plat_list(names, sizeof(names), true));
-	return NULL;
 }
 
 static int level_of(const char *s, enum log_level *lvl)
@@ -318,6 +384,14 @@ static void apply_overrides(const struct options *o, struct conf *c)
 	if (o->user) {
 		free(c->user);
 		c->user = strdup(o->user);
+	}
+	if (o->backend) {
+		free(c->backend);
+		c->backend = strdup(o->backend);
+	}
+	if (o->sysfs) {
+		free(c->sysfs);
+		c->sysfs = strdup(o->sysfs);
 	}
 }
 
@@ -392,6 +466,26 @@ static int resolve_baseline(const struct platform *p, const struct conf *c,
 }
 
 /* Builds the program for config c; NULL with the reason in why. */
+/*
+ * Leaves out of ev[0..n) the events the backend cannot count (perf: the
+ * kernel has no PMU or event for them), saying so once each: their
+ * metrics are absent, not zero.  Returns the count kept.
+ */
+static int drop_unreachable(struct daemon *d, struct evspec *ev, unsigned n)
+{
+	unsigned k = 0;
+	char why[256];
+
+	for (unsigned i = 0; i < n; i++) {
+		if (pmu_reachable(&d->pmu, &ev[i], why, sizeof(why)) < 0) {
+			log_msg(LOG_LVL_NOTICE, "not counted: %s", why);
+			continue;
+		}
+		ev[k++] = ev[i];
+	}
+	return (int)k;
+}
+
 static struct program *build_program(struct daemon *d, const struct conf *c,
 				     char *why, size_t len)
 {
@@ -402,6 +496,7 @@ static struct program *build_program(struct daemon *d, const struct conf *c,
 
 	if (n < 0)
 		return NULL;
+	n = drop_unreachable(d, ev, (unsigned)n);
 	p = program_new(&d->topo, &d->pmu, ev, (unsigned)n, c->ring_capacity,
 			c->interval_ms, why, len);
 	if (!p)
@@ -582,59 +677,37 @@ static void take_ownership(struct daemon *d, const struct conf *c)
 
 /* ---- start-up ------------------------------------------------------- */
 
+/* Opens the way to the counters (backend.h) and the PMU layer over it;
+ * exits with the backend's status and message when there is none. */
 static void open_backend(struct daemon *d, const struct options *o,
 			 const struct conf *c)
 {
-	struct hw_opts ho = { 0 };
-	char why[1024];
+	struct backend_opts bo = { .sysfs = c->sysfs,
+				   .simulate = simulating(o, c) };
+	char why[4096];
+	int r;
 
-	if (simulating(o, c)) {
-		sim_opts_of(o, c, &ho);
-		ho.sim_state = o->sim_state;
-		ho.sim_selftest = o->self_test;
-		if (hw_open(&d->hw, hw_backend("sim"), &ho) < 0)
-			log_fatalx(1, "%s", hw_last_error());
-		d->plat = hw_platform(&d->hw);
-		d->backend = d->hw.ops->name;
-		if (o->sim_state)
-			snprintf(d->owner_path, sizeof(d->owner_path), "%s.owner",
-				 o->sim_state);
-		return;
+	if (backend_parse(c->backend, &bo.want) < 0)
+		bo.want = BACKEND_AUTO;	/* conf.c accepts nothing else */
+	if (bo.simulate) {
+		sim_opts_of(o, c, &bo.sim);
+		bo.sim.sim_state = o->sim_state;
+		bo.sim.sim_selftest = o->self_test;
 	}
-	if (!(d->plat = cpu_platform(why, sizeof(why))))
-		log_fatalx(EXIT_CPU, "%s. Use --simulate to run on the simulator",
-			   why);
-	if (priv_kernel_rules(NULL, NULL, why, sizeof(why)))
-		log_fatalx(EXIT_KERNEL, "%s", why);
-	if (hw_open(&d->hw, hw_backend("hw"), &ho) < 0)
-		log_fatalx(1, "%s", hw_last_error());
-	d->backend = d->hw.ops->name;
-	if (mkdir(RUNSTATEDIR "/uncored", 0755) < 0 && errno != EEXIST)
-		log_warn("cannot create " RUNSTATEDIR "/uncored");
-	snprintf(d->owner_path, sizeof(d->owner_path), "%s",
-		 RUNSTATEDIR "/uncored/owner");
+	if ((r = backend_open(d, &bo, why, sizeof(why))) != 0) {
+		if (r == BACKEND_EXIT_CPU)
+			log_fatalx(r, "%s. Use --simulate to run on the "
+				   "simulator", why);
+		log_fatalx(r, "%s", why);
+	}
+	if (d->perf_missing[0])
+		log_warnx("the kernel has no PMU for: %s; their metrics are "
+			  "absent", d->perf_missing);
 }
 
 /* The baseline program between its creation and the sampler taking it:
  * a fatal exit in between leaves it in use, not leaked (LeakSanitizer). */
 static struct program *volatile boot_prog;	/* see main() */
-
-/* Finds the uncore and sets up the PMU layer; exits on failure. */
-static void discover(struct daemon *d)
-{
-	/* The backend says where each package's CPUs are (the simulator's
-	 * numbering; real machines: sysfs). */
-	struct plat_cpu_map map;
-
-	hw_cpu_map(&d->hw, &map);
-	d->topo.plat = d->plat;
-	if (plat_discover(d->plat, &d->hw, &d->topo, &map) < 0)
-		log_fatalx(1, "discovering the %s uncore: %s", d->plat->id,
-			   hw_last_error());
-	if (pmu_init(&d->pmu, &d->hw, &d->topo) < 0)
-		log_fatalx(1, "setting up the %s PMU: %s", d->plat->id,
-			   hw_last_error());
-}
 
 /* ---- self-test ------------------------------------------------------ */
 
@@ -650,7 +723,6 @@ static int self_test(const struct options *o, const struct conf *c)
 	int busy, r;
 
 	open_backend(&d, o, c);
-	discover(&d);
 	prog = build_program(&d, c, err, sizeof(err));
 	if (!prog)
 		log_fatalx(1, "%s", err);
@@ -674,10 +746,11 @@ static int self_test(const struct options *o, const struct conf *c)
 		log_fatalx(EXIT_BUSY, "the uncore PMU is in use by another agent "
 			   "(%d register%s counting: %s): stop it before the "
 			   "self-test", busy, busy == 1 ? "" : "s", err);
-	r = selftest_run(&d.pmu, prog, hw_played(d.pmu.hw), stdout);
+	r = selftest_run(&d.pmu, prog, hw_played(d.pmu.hw),
+			 SELFTEST_DEADLINE_S, stdout);
 	program_put(prog);
 	pmu_free(&d.pmu);
-	hw_close(&d.hw);
+	backend_close(&d);
 	return r == 0 ? 0 : 1;
 }
 
@@ -712,6 +785,7 @@ static void drop_privileges(void *arg)
 			 (unsigned)getuid());
 		return;
 	}
+	priv_target.keep_cap = d->perf_cap + 1;
 	snprintf(why, sizeof(why), "this device was not opened at start-up and "
 		 "uncored has since dropped its privileges (it runs as uid "
 		 "%u); restart uncored to use it", priv_target.drop ?
@@ -720,13 +794,24 @@ static void drop_privileges(void *arg)
 		log_fatalx(1, "%s", hw_last_error());
 	if (priv_drop(&priv_target, why, sizeof(why)) < 0)
 		log_fatalx(1, "%s", why);
-	if (priv_target.caps_only)
-		log_info("capabilities dropped; running as uid %u",
+	if (priv_target.root_stays)
+		log_warnx("started as root without CAP_SETUID/CAP_SETGID (a "
+			  "container?): staying uid 0, with every capability "
+			  "dropped%s", d->perf_cap < 0 ? "" : d->perf_cap == 38 ?
+			  " but CAP_PERFMON" : " but CAP_SYS_ADMIN");
+	else if (priv_target.caps_only)
+		log_info("capabilities dropped%s; running as uid %u",
+			 d->perf_cap < 0 ? "" : d->perf_cap == 38 ?
+			 " but CAP_PERFMON" : " but CAP_SYS_ADMIN",
 			 (unsigned)getuid());
 	else
-		log_info("running as user %s (uid %u, gid %u) with no capability",
+		log_info("running as user %s (uid %u, gid %u) with %s",
 			 priv_target.name, (unsigned)priv_target.uid,
-			 (unsigned)priv_target.gid);
+			 (unsigned)priv_target.gid, d->perf_cap < 0 ?
+			 "no capability" : d->perf_cap == 38 ? "only "
+			 "CAP_PERFMON (perf backend: events for new claims)" :
+			 "only CAP_SYS_ADMIN (perf backend on a kernel before "
+			 "5.8: events for new claims)");
 }
 
 /*
@@ -880,6 +965,8 @@ static unsigned keep_restart_only(struct conf *nc, struct conf *cur)
 		{ "[sim] platform", offsetof(struct conf, sim_platform) },
 		{ "[sim] workload", offsetof(struct conf, sim_workload) },
 		{ "[daemon] user", offsetof(struct conf, user) },
+		{ "[daemon] backend", offsetof(struct conf, backend) },
+		{ "[daemon] sysfs", offsetof(struct conf, sysfs) },
 	}, uints[] = {
 		{ "[http] timeout_s", offsetof(struct conf, http_timeout_s) },
 		{ "[http] max_connections",
@@ -1058,17 +1145,19 @@ out:
 static int check_config(const struct options *o, const struct conf *c)
 {
 	struct daemon d = { 0 };
-	struct hw_opts ho = { 0 };
-	struct plat_cpu_map map;
+	struct backend_opts bo = { .simulate = true };
 	struct program *p;
-	char why[1024];
+	char why[4096];
 	int status = 1;
 	gid_t gid;
 
+	if (backend_parse(c->backend, &bo.want) < 0)
+		bo.want = BACKEND_AUTO;
 	if (simulating(o, c)) {
-		sim_opts_of(o, c, &ho);
+		sim_opts_of(o, c, &bo.sim);
 	} else {
-		const struct platform *hp = cpu_platform(why, sizeof(why));
+		const struct platform *hp = backend_cpu_platform(c->sysfs, why,
+								 sizeof(why));
 
 		if (!hp) {
 			fprintf(stderr, "uncored: %s (start-up would exit %d). To "
@@ -1076,7 +1165,7 @@ static int check_config(const struct options *o, const struct conf *c)
 				"--simulate=PLATFORM\n", why, EXIT_CPU);
 			return 1;
 		}
-		ho.sim_platform = hp->id;
+		bo.sim.sim_platform = hp->id;
 	}
 	if (c->control_group[0] && http_lookup_group(c->control_group, &gid) < 0) {
 		fprintf(stderr, "uncored: %s: [http] control_group: unknown group "
@@ -1084,19 +1173,8 @@ static int check_config(const struct options *o, const struct conf *c)
 			c->control_group);
 		return 1;
 	}
-	if (hw_open(&d.hw, hw_backend("sim"), &ho) < 0) {
-		fprintf(stderr, "uncored: %s\n", hw_last_error());
-		return 1;
-	}
-	d.plat = d.topo.plat = hw_platform(&d.hw);
-	hw_cpu_map(&d.hw, &map);
-	if (plat_discover(d.plat, &d.hw, &d.topo, &map) < 0) {
-		fprintf(stderr, "uncored: discovering the %s uncore: %s\n",
-			d.plat->id, hw_last_error());
-		goto out;
-	}
-	if (pmu_init(&d.pmu, &d.hw, &d.topo) < 0) {
-		fprintf(stderr, "uncored: %s\n", hw_last_error());
+	if (backend_open(&d, &bo, why, sizeof(why)) != 0) {
+		fprintf(stderr, "uncored: %s\n", why);
 		goto out;
 	}
 	p = build_program(&d, c, why, sizeof(why));
@@ -1105,13 +1183,13 @@ static int check_config(const struct options *o, const struct conf *c)
 		goto out;
 	}
 	program_put(p);
-	printf("%s: configuration OK (platform %s%s)\n",
-	       c->path ? c->path : "defaults", d.plat->id,
+	printf("%s: configuration OK (platform %s, %s backend%s)\n",
+	       c->path ? c->path : "defaults", d.plat->id, d.backend,
 	       simulating(o, c) ? ", simulator" : "");
 	status = 0;
 out:
 	pmu_free(&d.pmu);
-	hw_close(&d.hw);
+	backend_close(&d);
 	return status;
 }
 
@@ -1210,7 +1288,6 @@ int main(int argc, char **argv)
 		d.start_time_s = (double)ts.tv_sec + ts.tv_nsec / 1e9;
 	}
 	open_backend(&d, &o, &conf);
-	discover(&d);
 	prog = build_program(&d, &conf, err, sizeof(err));
 	if (!prog)
 		log_fatalx(1, "%s", err);
@@ -1237,13 +1314,15 @@ int main(int argc, char **argv)
 	if (sampler_start(d.sampler) < 0)
 		log_fatalx(1, "cannot start the sampler thread: %s", strerror(errno));
 
-	log_info("uncored %s (revision %s): platform %s (%s backend), %u "
+	log_info("uncored %s (revision %s): platform %s (%s backend%s), %u "
 		 "socket%s, %u counters, interval %u ms", PACKAGE_VERSION,
 		 UNCORED_REVISION, d.plat->id, d.backend,
-		 d.topo.nsockets, d.topo.nsockets == 1 ? "" : "s", prog->ns,
-		 conf.interval_ms);
-	sd_notifyf(0, "READY=1\nSTATUS=platform %s (%s), %u counters, interval %u ms",
-		   d.plat->id, d.backend, prog->ns, conf.interval_ms);
+		 d.simulated ? ", simulator" : "", d.topo.nsockets,
+		 d.topo.nsockets == 1 ? "" : "s", prog->ns, conf.interval_ms);
+	log_info("backend %s: %s", d.backend, d.backend_why);
+	sd_notifyf(0, "READY=1\nSTATUS=platform %s (%s backend%s), %u counters, "
+		   "interval %u ms", d.plat->id, d.backend,
+		   d.simulated ? ", simulator" : "", prog->ns, conf.interval_ms);
 	if (sd_watchdog_enabled(0, &wd_usec) <= 0)
 		wd_usec = 0;
 
@@ -1290,7 +1369,7 @@ int main(int argc, char **argv)
 	sampler_free(d.sampler);
 	claims_free(d.claims);
 	pmu_free(&d.pmu);
-	hw_close(&d.hw);
+	backend_close(&d);
 	webcfg_free(&web);
 	conf_free(&conf);
 	close(sfd);

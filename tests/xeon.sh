@@ -15,7 +15,7 @@ xeon_start() {
 	start_uncored "$T/log" -c "$T/c.conf" --simulate="$1" --workload "$WL" \
 		--sim-state "$T/state" -l "127.0.0.1:$PORT" -s "$T/ctl.sock"
 	ok $? "daemon up on 2 simulated $1 sockets"
-	like "$(cat "$T/log")" "platform $1 (sim backend), 2 sockets" \
+	like "$(cat "$T/log")" "platform $1 (direct backend, simulator), 2 sockets" \
 		"platform and sockets logged"
 	rate_window "$PORT" 10
 }
@@ -23,7 +23,8 @@ xeon_start() {
 # xeon_answers PLAT UCLK_HZ: the figures both default workloads give, on
 # $T/m1 and between $T/m0 and $T/m1: LLC (even CBos count lookups, odd
 # ones misses, through the split filter solution), DRAM per socket and
-# channel, the uncore clock, QPI, core C6 and the PCU bands; promtool
+# channel, the uncore clock, QPI, core C6, package C2 and C6, the PCU
+# bands; promtool
 # has nothing to say; the topology lists the CBos.
 xeon_answers() {
 	_m=$T/m1
@@ -45,6 +46,11 @@ xeon_answers() {
 	near "$(rate uncore_qpi_link_bytes_total 'socket="1",port="0"')" 7.5e8 0.02 "s1 QPI port 0 link 0.75 GB/s"
 	near "$(rate uncore_pcu_cstate_residency_cycles_total 'socket="1",state="core_c6"')" 2.0e9 0.02 \
 		"s1 core C6 residency 2e9/s: the sum over the socket's 8 cores, each read on its own CPU"
+	# (snbep: the kernel's cstate.c snb_cstates reads the same MSRs)
+	near "$(rate uncore_pcu_cstate_residency_cycles_total 'socket="1",state="package_c6"')" 1.0e8 0.02 \
+		"s1 package C6 residency 1e8/s (MSR 0x3F9)"
+	near "$(rate uncore_pcu_cstate_residency_cycles_total 'socket="1",state="package_c2"')" 2.5e8 0.02 \
+		"s1 package C2 residency 2.5e8/s (MSR 0x60D)"
 	_b0=$(rate uncore_pcu_frequency_band_cycles_total 'socket="0",band="0"')
 	_b1=$(rate uncore_pcu_frequency_band_cycles_total 'socket="0",band="1"')
 	near "$(awk -v a="$_b1" -v b="$_b0" 'BEGIN { print a / b }')" 0.75 0.02 "PCU band 1 cycles 75% of band 0"

@@ -167,8 +167,14 @@ TO_FIXED = {
 # source, desc).  PCU core C-state residency: 327043 2.6.3.1 (p.73) "Fixed
 # (Non-PMON) Counters" PCU_MSR_CORE_C3_CTR 0x3FC and PCU_MSR_CORE_C6_CTR
 # 0x3FD, 64 bits, outside PMON ("can't be frozen or reset", 2.6.3.1);
-# the kernel defines the same (SNBEP_PCU_MSR_CORE_C3_CTR/_C6_CTR).  Names
-# as the hsx catalog's for the same MSRs.
+# the kernel defines the same (SNBEP_PCU_MSR_CORE_C3_CTR/_C6_CTR).
+# Package C-state residency: the kernel's cstate.c reads package C2, C3,
+# C6 and C7 on SANDYBRIDGE_X (intel_cstates_match -> snb_cstates,
+# pkg_events) from MSR_PKG_C2_RESIDENCY 0x60D, MSR_PKG_C3_RESIDENCY 0x3F8,
+# MSR_PKG_C6_RESIDENCY 0x3F9 and MSR_PKG_C7_RESIDENCY 0x3FA (msr-index.h),
+# "Scope: Package".  Names as the hsx catalog's for the same MSRs
+# (UNC_P_CORE_PC7_CTR after them).
+CSTATE_SRC = "kernel cstate.c snb_cstates"
 EXTRA_COUNTERS = [
     ("UNC_P_CORE_CC3_CTR", "pcu_cstate", "EVF_FREERUN", "327043 2.6.3.1",
      "Free-running 64-bit MSR 0x3FC (PCU_MSR_CORE_C3_CTR): cycles one of "
@@ -176,7 +182,47 @@ EXTRA_COUNTERS = [
     ("UNC_P_CORE_CC6_CTR", "pcu_cstate", "EVF_FREERUN", "327043 2.6.3.1",
      "Free-running 64-bit MSR 0x3FD (PCU_MSR_CORE_C6_CTR): cycles one of "
      "the cores is in C6."),
+    ("UNC_P_CORE_PC2_CTR", "pcu_cstate", "EVF_FREERUN", CSTATE_SRC,
+     "Free-running 64-bit MSR 0x60D (MSR_PKG_C2_RESIDENCY): cycles the "
+     "package is in C2."),
+    ("UNC_P_CORE_PC3_CTR", "pcu_cstate", "EVF_FREERUN", CSTATE_SRC,
+     "Free-running 64-bit MSR 0x3F8 (MSR_PKG_C3_RESIDENCY): cycles the "
+     "package is in C3."),
+    ("UNC_P_CORE_PC6_CTR", "pcu_cstate", "EVF_FREERUN", CSTATE_SRC,
+     "Free-running 64-bit MSR 0x3F9 (MSR_PKG_C6_RESIDENCY): cycles the "
+     "package is in C6."),
+    ("UNC_P_CORE_PC7_CTR", "pcu_cstate", "EVF_FREERUN", CSTATE_SRC,
+     "Free-running 64-bit MSR 0x3FA (MSR_PKG_C7_RESIDENCY): cycles the "
+     "package is in C7."),
 ]
+
+# Maximum increment per cycle (the data states none): (unit, code) ->
+# (increment, source), for the events that can add more than one a cycle
+# and whose figure a source gives.  327043's "Events Ordered By Code"
+# tables where their pages were read (public copies, see
+# doc/hardware-notes.md "Maximum increments"); for the QPI RxQ occupancy
+# events, whose 327043 entries were not, the E5 v2 guide's table of the
+# same events (329468-002 2.8.5), which the E5 v3 manual repeats
+# (331051 RxL_OCCUPANCY, 128).  Every other event keeps 0 ("not
+# stated"): its box's bound (plat_snbep.c) applies.
+T214 = "327043 Table 2-14"
+T2122 = "327043 Table 2-122"
+Q128 = "329468-002 2.8.5 (331051: 128)"
+MAX_INC = {
+    ("cbo", 0x11): (20, T214),     # RxR_OCCUPANCY
+    ("cbo", 0x1F): (20, T214),     # COUNTER0_OCCUPANCY
+    ("cbo", 0x21): (20, T214),     # ISMQ_DRD_MISS_OCC
+    ("r3qpi", 0x13): (32, T2122),  # RxR_OCCUPANCY
+    ("r3qpi", 0x33): (4, T2122),   # VNA_CREDITS_ACQUIRED
+    ("qpi", 0x38): (2, "327043 2.7.7"),  # CTO_COUNT
+    ("qpi", 0x0B): (128, Q128),    # RxL_OCCUPANCY
+    ("qpi", 0x15): (128, Q128),    # RxL_OCCUPANCY_DRS
+    ("qpi", 0x16): (128, Q128),    # RxL_OCCUPANCY_NCB
+    ("qpi", 0x17): (128, Q128),    # RxL_OCCUPANCY_NCS
+    ("qpi", 0x18): (128, Q128),    # RxL_OCCUPANCY_HOM
+    ("qpi", 0x19): (128, Q128),    # RxL_OCCUPANCY_SNP
+    ("qpi", 0x1A): (128, Q128),    # RxL_OCCUPANCY_NDR
+}
 
 # ExtSel values that the box's control register cannot carry:
 # name -> (value used, reason).
@@ -379,7 +425,7 @@ def build(doc):
                                        ("FILTER_FIXES", FILTER_FIXES),
                                        ("MATCH_FIXES", MATCH_FIXES),
                                        ("DESC_FIXES", DESC_FIXES))}
-    stricter_seen = set()
+    stricter_seen, inc_seen = set(), set()
     for idx, e in enumerate(events):
         if set(e) != KEYS:
             fail("entry %d: keys %s, expected %s" %
@@ -416,7 +462,8 @@ def build(doc):
             use("TO_FIXED", name, "%s -> %s (%s)" % (name, funit, why))
             fixed.append(dict(name=name, unit=funit, code=0, umask=0,
                               ext=0, occ=0, ctr_mask=0, flags={flag},
-                              filter=None, desc=desc, source=source))
+                              filter=None, max_inc=0, desc=desc,
+                              source=source))
             continue
         if name in EXTSEL_FIXES:
             new, why = EXTSEL_FIXES[name]
@@ -490,10 +537,18 @@ def build(doc):
                 desc = desc.replace(old, repl)
             use("DESC_FIXES", name, "%s: %s (%s)" % (
                 name, ", ".join("%r -> %r" % p for p in pairs), why))
+        max_inc, src = MAX_INC.get((unit, code), (0, None))
+        if src:
+            inc_seen.add((unit, code))
         per_unit[unit].append(dict(
             name=name, unit=unit, code=code, umask=umask, ext=ext, occ=occ,
-            ctr_mask=ctr_mask, flags=flags, filter=ftext,
-            desc=desc, source=SOURCE))
+            ctr_mask=ctr_mask, flags=flags, filter=ftext, max_inc=max_inc,
+            desc=desc, source=SOURCE + ("; max inc " + src if src else "")))
+    for k in sorted(MAX_INC):
+        if k not in inc_seen:
+            fail("MAX_INC %s 0x%02x: no such event in the data" % k)
+        use("MAX_INC", k, "%s event 0x%02x: max %d a cycle (%s)" %
+            (k + MAX_INC[k]))
     for table, left in pending.items():
         if left:
             fail("%s: %s not in the data any more" %
@@ -518,7 +573,7 @@ def build(doc):
                                                             source))
         fixed.append(dict(name=name, unit=unit, code=0, umask=0, ext=0,
                           occ=0, ctr_mask=0, flags={flag}, filter=None,
-                          desc=desc, source=source))
+                          max_inc=0, desc=desc, source=source))
     catalog, counts = [], {}
     for u in UNIT_ORDER:
         if not per_unit[u]:
@@ -556,7 +611,8 @@ def render_c(catalog, counts):
     w(" * is listed in doc/hardware-notes.md.")
     w(" *")
     w(" * The data gives no maximum increment per cycle: max_inc is 0 (not")
-    w(" * stated) throughout.  For the PCU occupancy event (ev_sel bit 7)")
+    w(" * stated) but where MAX_INC gives a source's figure (the source")
+    w(" * says which).  For the PCU occupancy event (ev_sel bit 7)")
     w(" * umask bits 7:6 are occ_sel and the entry carries both.")
     w(" */")
     w('#include "config.h"')
@@ -582,6 +638,8 @@ def render_c(catalog, counts):
             enc += ", .occ_sel = %d" % e["occ"]
         enc += ", .ctr_mask = 0x%x," % e["ctr_mask"]
         parts.append(enc)
+        if e["max_inc"]:
+            parts.append("\t  .max_inc = %d," % e["max_inc"])
         fx = flags_expr(e["flags"])
         if fx:
             parts.append("\t  .flags = %s," % fx)

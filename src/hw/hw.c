@@ -189,7 +189,7 @@ void hw_cpu_map(const struct hw *hw, struct plat_cpu_map *m)
 
 bool hw_played(const struct hw *hw)
 {
-	return hw->ops->played_time && hw->ops->played_phase &&
+	return hw->ops && hw->ops->played_time && hw->ops->played_phase &&
 	       hw->ops->played_rate;
 }
 
@@ -286,7 +286,8 @@ int hw_pci_scan(struct hw *hw, int (*cb)(void *, const struct hw_pci_dev *),
 
 int hw_seal(struct hw *hw, const char *why)
 {
-	return hw->ops->seal ? hw->ops->seal(hw, why) : 0;
+	/* no backend open (perf mode on the real machine): nothing to seal */
+	return hw->ops && hw->ops->seal ? hw->ops->seal(hw, why) : 0;
 }
 
 int hw_reachable(struct hw *hw, const struct hw_addr *a)

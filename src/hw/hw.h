@@ -88,6 +88,16 @@ struct hw_opts {
 				   workload (wl_builtin_selftest) */
 	const char *sim_state;		/* file-backed register state; NULL =
 					   private memory, reset at start */
+	/* No register model: the workload, clock and topology only, for
+	 * the simulated kernel (src/sim/sim_kernel.h) of --backend=perf.
+	 * Register accesses then fail with -ENODEV.  The only way to
+	 * simulate a platform without direct access (perf-only: no
+	 * PLAT_BE_DIRECT), which the register model refuses. */
+	bool sim_no_registers;
+	/* A platform description to simulate instead of looking
+	 * sim_platform up in plat_all[] (unit tests of platform-generic
+	 * code); NULL: none. */
+	const struct platform *sim_plat;
 };
 
 struct hw;
@@ -118,7 +128,9 @@ struct hw_ops {
 	 * which the caller identifies (CPUID). */
 	const struct platform *(*platform)(const struct hw *hw);
 	/* Fills where each package's CPUs are, for a backend with a CPU
-	 * numbering of its own (hw_cpu_map); NULL: the machine's sysfs. */
+	 * numbering of its own, and how many cores the hardware gives a
+	 * package (hw_cpu_map); NULL: the machine's sysfs, no hardware
+	 * core count. */
 	void (*cpu_map)(const struct hw *hw, struct plat_cpu_map *m);
 	/* ---- a backend that plays a known load (the simulator's workload);
 	 * NULL: none (the real machine).  Through hw_played_*(). ---- */

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "hw/hw.h"
+#include "plat/plat.h"
 
 struct hw_real {
 	struct hw_opts opts;
@@ -189,6 +190,14 @@ static int real_reachable(struct hw *hw, const struct hw_addr *a)
 	return hw_fail(EPERM, "%s: %s", s, r->sealed);
 }
 
+/* The machine's sysfs says where the CPUs are; CPUID how many cores a
+ * package has, offline ones included (plat_cpuid_cores()). */
+static void real_cpu_map(const struct hw *hw, struct plat_cpu_map *m)
+{
+	(void)hw;
+	m->hw_cores = plat_cpuid_cores();
+}
+
 const struct hw_ops hw_real_ops = {
 	.name = "hw",
 	.open = real_open,
@@ -198,4 +207,5 @@ const struct hw_ops hw_real_ops = {
 	.pci_scan = real_scan,
 	.seal = real_seal,
 	.reachable = real_reachable,
+	.cpu_map = real_cpu_map,
 };

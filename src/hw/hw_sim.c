@@ -74,6 +74,14 @@
  * (3p + 2) mod 8), so discovery must use the mapping.  MSRs of socket p
  * are reached on CPUs 8p .. 8p+7.
  *
+ * Faults come from the workload (sim_workload.h) and trigger at their
+ * time: eio fails accesses, foreign_write stores a value as another
+ * agent, device_missing removes a PCI function, stuck stops a counter,
+ * delay makes the next accesses to a register return late (a wall-clock
+ * sleep after the machine's lock is released, so other processes go on
+ * and the simulated machine keeps counting; on an injected clock it
+ * moves nothing).
+ *
  * Counters advance lazily: each keeps (raw value, fractional carry, time
  * of last update) and, when read or when anything that changes whether or
  * what it counts is written, is brought up to date by integrating the
@@ -189,7 +197,7 @@ static void refresh_ctr(struct sim *s, unsigned i)
 	uint64_t *sig = &s->sig[(size_t)i * 3];
 	struct wl_match m = { .socket = c->socket, .unit = c->unit,
 			      .inst = c->inst,
-			      .ninst = s->ninst[c->unit] };
+			      .ninst = s->ninst_part[c->unit] };
 	uint64_t ctl = 0, f0 = 0, f1 = 0;
 
 	if (c->freerun < 0 && u->kind != UNIT_FIXED) {
@@ -341,6 +349,8 @@ static void rerate_span(struct sim *s, const struct sim_span *sp)
 static bool fault_hits(const struct sim *s, const struct wl_fault *f,
 		       const struct hw_addr *a)
 {
+	if (wl_fault_is_perf(f->kind))
+		return false;	/* the simulated kernel's (sim_kernel.c) */
 	if (f->target_is_freerun || f->target.space != a->space)
 		return false;
 	if (f->socket >= 0 && f->socket != sim_access_socket(s, a))
@@ -401,7 +411,8 @@ static void trigger_fault(struct sim *s, unsigned k)
 
 	switch (f->kind) {
 	case WL_FAULT_EIO:
-		s->sh->eio_left[k] = f->count;
+	case WL_FAULT_DELAY:
+		s->sh->hits_left[k] = f->count;
 		break;
 	case WL_FAULT_DEVICE_MISSING:
 		s->sh->missing[k] = 1;
@@ -423,6 +434,11 @@ static void trigger_fault(struct sim *s, unsigned k)
 				sim_store(s, ri, half, f->value, a.width, at);
 		}
 		break;
+	case WL_FAULT_PERF_CONTENTION:
+	case WL_FAULT_PMU_GONE:
+	case WL_FAULT_PERF_READ_ERROR:
+	case WL_FAULT_SHORT_READ:
+		break;	/* the simulated kernel's (src/sim/sim_kernel.c) */
 	case WL_FAULT_STUCK:
 		for (unsigned i = 0; i < s->nctrs; i++) {
 			const struct sim_ctr *c = &s->ctrs[i];
@@ -458,8 +474,10 @@ static void run_faults(struct sim *s, int64_t now)
 	}
 }
 
-/* Returns -EIO/-ENODEV if an active fault makes access a fail. */
-static int fault_check(struct sim *s, const struct hw_addr *a)
+/* Returns -EIO/-ENODEV if an active fault makes access a fail; adds to
+ * *delay_ns what active delay faults make it wait. */
+static int fault_check(struct sim *s, const struct hw_addr *a,
+		       int64_t *delay_ns)
 {
 	char buf[64];
 
@@ -468,12 +486,17 @@ static int fault_check(struct sim *s, const struct hw_addr *a)
 
 		if (!fault_hits(s, f, a))
 			continue;
+		if (f->kind == WL_FAULT_DELAY && s->sh->hits_left[k] > 0) {
+			s->sh->hits_left[k]--;
+			*delay_ns += (int64_t)(f->delay_s * 1e9);
+			continue;
+		}
 		if (f->kind == WL_FAULT_DEVICE_MISSING && s->sh->missing[k])
 			return hw_fail(ENODEV, "%s: device not present "
 				       "(simulated device_missing fault)",
 				       hw_addr_str(a, buf, sizeof(buf)));
-		if (f->kind == WL_FAULT_EIO && s->sh->eio_left[k] > 0) {
-			s->sh->eio_left[k]--;
+		if (f->kind == WL_FAULT_EIO && s->sh->hits_left[k] > 0) {
+			s->sh->hits_left[k]--;
 			return hw_fail(EIO, "%s: I/O error (simulated eio "
 				       "fault)", hw_addr_str(a, buf,
 							     sizeof(buf)));
@@ -483,6 +506,17 @@ static int fault_check(struct sim *s, const struct hw_addr *a)
 }
 
 /* ---- locking and time ----------------------------------------------- */
+
+/* A delay fault: the access returns this much later, on the wall clock
+ * (the thread that made it is held up, as a preempted one would be). */
+static void sleep_ns(int64_t ns)
+{
+	struct timespec ts = { (time_t)(ns / 1000000000),
+			       (long)(ns % 1000000000) };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
 
 static void sim_lock(struct sim *s)
 {
@@ -624,6 +658,29 @@ static void ctl_write(struct sim *s, const struct sim_reg *r, uint64_t old,
  * semantics.  half/width select part of a 64-bit PCI/MMIO register.
  * Returns 0 or -errno.
  */
+/*
+ * wrmsr faults (#GP) on reserved bits and on read-only MSRs; the msr
+ * driver turns that into EIO.  The box control's must-be-one bits are
+ * accepted.  0, or -EIO with the message.
+ */
+static int msr_write_faults(const struct sim_reg *r, uint64_t v)
+{
+	uint64_t settable = r->rw | r->wo | r->rw1c | r->must1;
+	struct hw_addr a = hw_msr(r->socket * SIM_CPUS_PER_SOCKET,
+				  (uint32_t)r->reg);
+	char buf[64];
+
+	if (v & ~settable & ~r->ro)
+		return hw_fail(EIO, "%s: write of 0x%" PRIx64 " sets reserved "
+			       "bits 0x%" PRIx64 " (#GP)",
+			       hw_addr_str(&a, buf, sizeof(buf)), v,
+			       v & ~settable & ~r->ro);
+	if (!settable)
+		return hw_fail(EIO, "%s: register is read-only (#GP)",
+			       hw_addr_str(&a, buf, sizeof(buf)));
+	return 0;
+}
+
 static int sim_store(struct sim *s, int ri, unsigned half, uint64_t v,
 		     unsigned width, int64_t now)
 {
@@ -632,30 +689,10 @@ static int sim_store(struct sim *s, int ri, unsigned half, uint64_t v,
 	uint64_t old = r->kind == SR_CTR ? s->cst[r->ctr].value : s->regval[ri];
 	uint64_t part = width == 8 ? ~0ull : 0xffffffffull << half;
 	uint64_t nv;
-	char buf[64];
 
 	v = width == 8 ? v : (v & 0xffffffffull) << half;
-	if (r->space == HW_MSR) {
-		/* wrmsr faults (#GP) on reserved bits and read-only MSRs;
-		 * the msr driver turns that into EIO.  The box control's
-		 * must-be-one bits are accepted. */
-		uint64_t settable = r->rw | r->wo | r->rw1c | r->must1;
-
-		if (v & ~settable & ~r->ro) {
-			struct hw_addr a = hw_msr(r->socket * SIM_CPUS_PER_SOCKET,
-						  (uint32_t)r->reg);
-			return hw_fail(EIO, "%s: write of 0x%" PRIx64 " sets "
-				       "reserved bits 0x%" PRIx64 " (#GP)",
-				       hw_addr_str(&a, buf, sizeof(buf)), v,
-				       v & ~settable & ~r->ro);
-		}
-		if (!settable) {
-			struct hw_addr a = hw_msr(r->socket * SIM_CPUS_PER_SOCKET,
-						  (uint32_t)r->reg);
-			return hw_fail(EIO, "%s: register is read-only (#GP)",
-				       hw_addr_str(&a, buf, sizeof(buf)));
-		}
-	}
+	if (r->space == HW_MSR && msr_write_faults(r, v) < 0)
+		return -EIO;
 	switch (r->kind) {
 	case SR_CTR:
 		sync_ctr(s, (unsigned)r->ctr, now);
@@ -742,9 +779,17 @@ static int unimplemented(const struct sim *s, const struct hw_addr *a,
 	return hw_fail(EINVAL, "%s: bad space", buf);
 }
 
-/* The checks the real PCI backend makes (hw_pci_check()). */
-static int pci_check(const struct hw_addr *a)
+/* The checks the real backends make: PCI (hw_pci_check()), and an MSR
+ * of an offline CPU, which the msr driver has no device for (ENXIO). */
+static int access_check(const struct sim *s, const struct hw_addr *a)
 {
+	char buf[64];
+
+	if (a->space == HW_MSR && a->cpu < 64 &&
+	    (s->wl->topo.offline >> a->cpu & 1))
+		return hw_fail(ENXIO, "%s: cpu %" PRIu32 " is offline "
+			       "(simulated)", hw_addr_str(a, buf, sizeof(buf)),
+			       a->cpu);
 	return a->space == HW_PCI ? hw_pci_check(a) : 0;
 }
 
@@ -780,11 +825,11 @@ static int access_one(struct sim *s, const struct hw_addr *a, bool write,
 static int sim_access(struct sim *s, const struct hw_addr *a, bool write,
 		      uint64_t *val)
 {
-	int64_t now = sim_enter(s);
-	int err = pci_check(a);
+	int64_t now = sim_enter(s), delay_ns = 0;
+	int err = access_check(s, a);
 
 	if (!err)
-		err = fault_check(s, a);
+		err = fault_check(s, a, &delay_ns);
 	if (!err && a->space == HW_PCI && a->width == 8) {
 		struct hw_addr d = *a;
 		uint64_t lo = *val & 0xffffffffull, hi = *val >> 32;
@@ -800,13 +845,27 @@ static int sim_access(struct sim *s, const struct hw_addr *a, bool write,
 		err = access_one(s, a, write, val, now);
 	}
 	sim_unlock(s);
+	if (delay_ns > 0)
+		sleep_ns(delay_ns);	/* not holding the machine's lock */
 	return err;
+}
+
+/* An access to a simulator opened without registers (sim_no_registers):
+ * the platform is simulated for the perf backend only. */
+static int no_registers(const struct sim *s, const struct hw_addr *a)
+{
+	char buf[64];
+
+	return hw_fail(ENODEV, "%s: the simulated %s has no registers: it is "
+		       "simulated for the perf backend only (--backend=perf)",
+		       hw_addr_str(a, buf, sizeof(buf)), s->plat->id);
 }
 
 static int sim_read(struct hw *hw, const struct hw_addr *a, uint64_t *val)
 {
 	uint64_t v = 0;
-	int err = sim_access(hw->priv, a, false, &v);
+	int err = ((struct sim *)hw->priv)->no_regs
+		  ? no_registers(hw->priv, a) : sim_access(hw->priv, a, false, &v);
 
 	if (!err)
 		*val = v;
@@ -815,6 +874,8 @@ static int sim_read(struct hw *hw, const struct hw_addr *a, uint64_t *val)
 
 static int sim_write(struct hw *hw, const struct hw_addr *a, uint64_t val)
 {
+	if (((struct sim *)hw->priv)->no_regs)
+		return no_registers(hw->priv, a);
 	return sim_access(hw->priv, a, true, &val);
 }
 
@@ -824,6 +885,8 @@ static int sim_scan(struct hw *hw, int (*cb)(void *, const struct hw_pci_dev *),
 	struct sim *s = hw->priv;
 	int r = 0;
 
+	if (s->no_regs)
+		return 0;	/* no PCI functions without registers */
 	sim_enter(s);
 	for (unsigned i = 0; i < s->nfns && r == 0; i++) {
 		const struct sim_fn *f = &s->fns[i];
@@ -985,7 +1048,7 @@ static void resolve_topology(struct sim *s)
 	for (int ui = 0; s->plat->units[ui] && ui < PLAT_MAX_UNITS; ui++) {
 		const struct unit_type *u = s->plat->units[ui];
 
-		s->ninst[ui] = wl_unit_ninst(s->wl, ui);
+		s->ninst_part[ui] = s->ninst[ui] = wl_unit_ninst(s->wl, ui);
 		if (s->ninst[ui] > u->max_inst)
 			s->ninst[ui] = u->max_inst;
 		pci |= u->space == HW_PCI;
@@ -996,17 +1059,29 @@ static void resolve_topology(struct sim *s)
 	s->dclk_hz = t->dclk_hz ? t->dclk_hz : s->data->dclk_hz;
 }
 
+/*
+ * The register model needs the platform's registers: a perf-only
+ * platform (plat_direct_check(): backends without PLAT_BE_DIRECT) is
+ * simulated only without one (hw_opts.sim_no_registers, the simulated
+ * kernel's way in).
+ */
+static int check_direct(const struct platform *p, const struct hw_opts *o)
+{
+	return o->sim_no_registers ? 0 : plat_direct_check(p);
+}
+
 static int sim_open(struct hw *hw, const struct hw_opts *o)
 {
 	struct sim *s = calloc(1, sizeof(*s));
-	const struct platform *p = NULL;
+	const struct platform *p = o->sim_plat;
 	char err[512];
 	int r;
 
 	if (!s)
 		return hw_fail(ENOMEM, "simulator: out of memory");
 	s->now_ns = mono_ns;
-	if (o->sim_platform) {
+	s->no_regs = o->sim_no_registers;
+	if (!p && o->sim_platform) {
 		p = plat_by_id(o->sim_platform);
 		if (!p) {
 			free(s);
@@ -1035,8 +1110,12 @@ static int sim_open(struct hw *hw, const struct hw_opts *o)
 		sim_free(s);
 		return r;
 	}
+	if ((r = check_direct(s->plat, o)) < 0) {
+		sim_free(s);
+		return r;
+	}
 	resolve_topology(s);
-	r = sim_build(s);
+	r = s->no_regs ? 0 : sim_build(s);
 	if (r == 0) {
 		s->rates = calloc((size_t)s->nctrs * s->wl->nphases + 1,
 				  sizeof(double));
@@ -1107,6 +1186,20 @@ unsigned hw_sim_ninst(const struct hw *hw, int unit)
 unsigned hw_sim_cores(const struct hw *hw)
 {
 	return wl_cores(((const struct sim *)hw->priv)->wl);
+}
+
+uint64_t hw_sim_clock_hz(const struct hw *hw, int unit)
+{
+	const struct sim *s = hw->priv;
+	const struct unit_type *u;
+
+	if (unit < 0 || unit >= (int)plat_nunits(s->plat))
+		return 0;
+	u = s->plat->units[unit];
+	if (u->kind == UNIT_FIXED && s->data->dclk_unit &&
+	    strcmp(u->name, s->data->dclk_unit) == 0)
+		return s->dclk_hz;
+	return s->uclk_hz;
 }
 
 unsigned hw_sim_nsockets(const struct hw *hw)
@@ -1181,11 +1274,15 @@ int hw_sim_box_state(struct hw *hw, unsigned sock, int unit, unsigned inst,
 	return -ENOENT;
 }
 
-/* The simulator puts socket s's CPUs at 8s .. 8s+7, its cores first. */
+/* The simulator puts socket s's CPUs at 8s .. 8s+7, its cores first;
+ * the workload's offline_cpus are offline; every core counts for the
+ * hardware's core count. */
 static void sim_cpu_map(const struct hw *hw, struct plat_cpu_map *m)
 {
 	m->cpus_per_package = SIM_CPUS_PER_SOCKET;
 	m->cores_per_package = hw_sim_cores(hw);
+	m->offline = hw_sim_workload(hw)->topo.offline;
+	m->hw_cores = hw_sim_cores(hw);
 }
 
 static int sim_played_phase(const struct hw *hw, unsigned ph,

@@ -35,6 +35,11 @@ unsigned hw_sim_nsockets(const struct hw *hw);
 /* Physical cores per socket the workload models (hsx "cores"): CPUs
  * s * SIM_CPUS_PER_SOCKET + 0 .. cores-1, one per core. */
 unsigned hw_sim_cores(const struct hw *hw);
+/* What fixed-counter unit index `unit` counts, in Hz: the DRAM clock for
+ * the platform's plat_sim.dclk_unit, else the uncore clock (the
+ * workload's dclk_hz / uclk_hz, else the platform's defaults), as the
+ * register model counts it; 0 for an index out of range. */
+uint64_t hw_sim_clock_hz(const struct hw *hw, int unit);
 /* Seconds since the simulated machine was reset (its workload clock). */
 double hw_sim_time(struct hw *hw);
 

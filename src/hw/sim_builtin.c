@@ -269,6 +269,38 @@ static const double st_rates[3][3] = {
 	{ 5.0e7, 4.0e7, 4.0e7 },	/* chase */
 };
 
+/*
+ * Adds the uncore clock's programmable event to every phase of the
+ * self-test workload text[0..n): uclk_hz on each instance of its unit
+ * (a key without "@" splits over the instances, so the socket's rate is
+ * uclk_hz times the built-in machine's count).  Returns the new length.
+ */
+static size_t add_clock(const struct plat_sim_builtin *b, char *text, size_t n,
+			size_t len)
+{
+	size_t ulen = strcspn(b->selftest_clock, ":");
+	unsigned ninst = 1;
+	char *at;
+
+	for (size_t i = 0; i < b->nninst; i++)
+		if (strlen(b->ninst[i].unit) == ulen &&
+		    !strncmp(b->ninst[i].unit, b->selftest_clock, ulen))
+			ninst = b->ninst[i].n;
+	/* each phase's rates object ends in " } }": insert before it */
+	for (at = strstr(text, " } }"); at && n + 64 < len;
+	     at = strstr(at + 4, " } }")) {
+		char add[64];
+		int w = snprintf(add, sizeof(add), ", \"%s\": %.6g",
+				 b->selftest_clock, (double)b->uclk_hz * ninst);
+
+		memmove(at + w, at, n - (size_t)(at - text) + 1);
+		memcpy(at, add, (size_t)w);
+		n += (size_t)w;
+		at += w;
+	}
+	return n;
+}
+
 int wl_builtin_selftest(const struct platform *plat, struct workload **out)
 {
 	const struct plat_sim_builtin *b = plat && plat->sim ? plat->sim->builtin
@@ -291,6 +323,8 @@ int wl_builtin_selftest(const struct platform *plat, struct workload **out)
 				      p ? "," : "", WL_ST_PHASE_S, keys[0],
 				      st_rates[p][0], keys[1], st_rates[p][1],
 				      keys[2], st_rates[p][2]);
+	if (b->selftest_clock)	/* re-opened: the clock in every phase */
+		n = add_clock(b, text, n, sizeof(text));
 	n += (size_t)snprintf(text + n, sizeof(text) - n, " ] }");
 	r = wl_parse(text, n, "(built-in self-test)", plat, out, err,
 		     sizeof(err));

@@ -134,7 +134,7 @@ struct sim_shared {
 	pthread_mutex_t lock;
 	uint64_t gen;		/* bumped by every control write */
 	uint32_t next_fault;	/* faults before it have been triggered */
-	uint32_t eio_left[SIM_MAX_FAULTS];
+	uint32_t hits_left[SIM_MAX_FAULTS];	/* eio, delay: accesses still hit */
 	uint8_t missing[SIM_MAX_FAULTS];	/* device_missing active */
 	uint64_t pad1;
 	/* uint64_t regval[nregs]; struct sim_ctr_state ctr[nctrs]; */
@@ -156,6 +156,10 @@ struct sim {
 	struct workload *wl;
 	unsigned nsockets;
 	unsigned ninst[PLAT_MAX_UNITS];
+	/* the part's count, which may exceed the unit's max_inst (skl:
+	 * CBos 8, 9 of a 10-core part, without registers): configuration
+	 * registers report it and rates are split over it */
+	unsigned ninst_part[PLAT_MAX_UNITS];
 	uint8_t bus[PLAT_MAX_SOCKETS];	/* PCI bus of each socket */
 	int mmio_bar;		/* the register holding the MMIO window's
 				   base (plat_sim.mmio_bar), -1 none */
@@ -199,6 +203,8 @@ struct sim {
 	/* clock */
 	int64_t (*now_ns)(void *ctx);
 	void *now_ctx;
+	/* hw_opts.sim_no_registers: no register model was built */
+	bool no_regs;
 };
 
 /* ---- sim_model.c ---- */

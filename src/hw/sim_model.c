@@ -157,9 +157,9 @@ static int build_box(struct sim *s, unsigned sock, int ui,
 {
 	struct sim_box b = { .socket = (uint8_t)sock, .unit = ui,
 			     .inst = inst, .ctl = -1, .status = -1 };
-	unsigned nother = 0;
+	unsigned shift;
 	uint32_t base;
-	int bi, r;
+	int bi, r, dst;
 
 	if (!u->box_ctl_layout && !u->box_status_layout && !u->nfilters)
 		return -1;
@@ -201,15 +201,9 @@ static int build_box(struct sim *s, unsigned sock, int ui,
 		if ((r = add_reg(s, &fr)) < 0)
 			return -ENOMEM;
 		b.filt[b.nfilt] = r;
-		if (flt->flag == EVF_FILTER0 || flt->flag == EVF_FILTER1) {
-			b.filt_dst[b.nfilt] = flt->flag == EVF_FILTER0 ? 0 : 1;
-			b.filt_shift[b.nfilt] = 0;
-		} else {
-			b.filt_dst[b.nfilt] = nother / 2 < 2 ? (uint8_t)(nother / 2)
-							     : NONE8;
-			b.filt_shift[b.nfilt] = (uint8_t)(32 * (nother % 2));
-			nother++;
-		}
+		wl_filter_slot(u, f, &dst, &shift);
+		b.filt_dst[b.nfilt] = dst < 0 ? NONE8 : (uint8_t)dst;
+		b.filt_shift[b.nfilt] = (uint8_t)shift;
 		b.nfilt++;
 		if (u->space == HW_PCI && flt->inst_base &&
 		    add_fn(s, sock, fb, flt->pci_devid ? flt->pci_devid[inst]
@@ -229,97 +223,107 @@ static int build_box(struct sim *s, unsigned sock, int ui,
 	return bi;
 }
 
+/* The free-running counters of one instance of u (a core-scope MSR
+ * exists once per core, reached from that core's CPU: notes, PCU
+ * C-state). */
+static int build_freerun(struct sim *s, unsigned sock, int ui,
+			 const struct unit_type *u, unsigned inst,
+			 uint32_t base)
+{
+	for (unsigned i = 0; i < u->nfreerun; i++) {
+		const struct freerun_ctr *f = &u->freerun[i];
+		unsigned ncopies = f->core_scope ? wl_cores(s->wl) : 1;
+
+		for (unsigned k = 0; k < ncopies; k++) {
+			struct sim_reg r = layout_reg(u->space, sock, 0, NULL,
+						      SR_FREERUN);
+			struct sim_ctr c = {
+				.socket = (uint8_t)sock, .unit = ui,
+				.inst = f->core_scope ? k : inst,
+				.idx = i, .width = f->width, .ctl = -1,
+				.freerun = (int)i, .box = -1,
+				.st_bit = -1, .gbit = NONE8,
+				.oven_bit = NONE8, .en_bit = NONE8,
+				.rst_bit = NONE8, .core_scope = f->core_scope };
+			int ri, ci;
+
+			place(s, sock, u->space, base, f->off, &r);
+			r.bits = (uint8_t)(f->access * 8);
+			r.ro = width_mask(f->width);
+			r.core1 = f->core_scope ? (uint8_t)(k + 1) : 0;
+			if ((ri = add_reg(s, &r)) < 0)
+				return ri;
+			c.reg = ri;
+			if ((ci = add_ctr(s, &c)) < 0)
+				return ci;
+			s->regs[ri].ctr = ci;
+		}
+	}
+	return 0;
+}
+
+/* Counter i (control and counter registers) of one instance of u in
+ * box box (-1: none). */
+static int build_counter(struct sim *s, unsigned sock, int ui,
+			 const struct unit_type *u, unsigned inst,
+			 uint32_t base, int box, unsigned i)
+{
+	struct sim_reg ctl = layout_reg(u->space, sock, 0, u->ctl_layout,
+					SR_CTL);
+	struct sim_reg ctr = layout_reg(u->space, sock, 0, u->ctr_layout,
+					SR_CTR);
+	struct sim_ctr c = {
+		.socket = (uint8_t)sock, .unit = ui, .inst = inst,
+		.idx = i, .width = u->width, .freerun = -1, .box = box,
+		.st_bit = box >= 0 ? status_bit(u, i) : -1,
+		.gbit = plat_global_ovf_bit(u, inst), .oven_bit = NONE8,
+		.en_bit = u->fmt.en_bit, .rst_bit = u->fmt.rst_bit,
+		.clock = CLK_UCLK,
+	};
+	int cli, cri, ci;
+
+	if (s->data->ovf_needs_en) {
+		c.oven_bit = u->fmt.ovf_en_bit;
+		if (c.oven_bit == NONE8)
+			c.gbit = NONE8;
+	}
+	if (u->kind == UNIT_FIXED && s->data->dclk_unit &&
+	    strcmp(u->name, s->data->dclk_unit) == 0)
+		c.clock = CLK_DCLK;
+	place(s, sock, u->space, base, u->ctl_off + i * u->ctl_stride, &ctl);
+	place(s, sock, u->space, base, u->ctr_off + i * u->ctr_stride, &ctr);
+	cli = add_reg(s, &ctl);
+	cri = cli < 0 ? cli : add_reg(s, &ctr);
+	if (cri < 0)
+		return cri;
+	c.reg = cri;
+	c.ctl = cli;
+	if ((ci = add_ctr(s, &c)) < 0)
+		return ci;
+	s->regs[cri].ctr = ci;
+	s->regs[cli].ctl_ctr = ci;
+	return 0;
+}
+
 static int build_unit(struct sim *s, unsigned sock, int ui,
 		      const struct unit_type *u, unsigned inst)
 {
 	uint32_t base;
-	int box;
+	int box, r;
 
 	if (!plat_inst_base(u, inst, &base))
 		return 0;
 	if (u->space == HW_PCI &&
 	    add_fn(s, sock, base, u->pci_devid ? u->pci_devid[inst] : 0) < 0)
 		return -ENOMEM;
-	if (u->kind == UNIT_FREERUN) {
-		for (unsigned i = 0; i < u->nfreerun; i++) {
-			const struct freerun_ctr *f = &u->freerun[i];
-			/* A core-scope MSR exists once per core, reached
-			 * from that core's CPU (notes: PCU C-state). */
-			unsigned ncopies = f->core_scope ? wl_cores(s->wl) : 1;
-
-			for (unsigned k = 0; k < ncopies; k++) {
-				struct sim_reg r = layout_reg(u->space, sock, 0,
-							      NULL, SR_FREERUN);
-				struct sim_ctr c = {
-					.socket = (uint8_t)sock, .unit = ui,
-					.inst = f->core_scope ? k : inst,
-					.idx = i, .width = f->width, .ctl = -1,
-					.freerun = (int)i, .box = -1,
-					.st_bit = -1, .gbit = NONE8,
-					.oven_bit = NONE8, .en_bit = NONE8,
-					.rst_bit = NONE8,
-					.core_scope = f->core_scope };
-				int ri, ci;
-
-				place(s, sock, u->space, base, f->off, &r);
-				r.bits = (uint8_t)(f->access * 8);
-				r.ro = width_mask(f->width);
-				r.core1 = f->core_scope ? (uint8_t)(k + 1) : 0;
-				ri = add_reg(s, &r);
-				if (ri < 0)
-					return ri;
-				c.reg = ri;
-				ci = add_ctr(s, &c);
-				if (ci < 0)
-					return ci;
-				s->regs[ri].ctr = ci;
-			}
-		}
-		return 0;
-	}
+	if (u->kind == UNIT_FREERUN)
+		return build_freerun(s, sock, ui, u, inst, base);
 	box = build_box(s, sock, ui, u, inst);
 	if (box < -1)
 		return -ENOMEM;
-	for (unsigned i = 0; i < u->nctr; i++) {
-		struct sim_reg ctl = layout_reg(u->space, sock, 0, u->ctl_layout,
-						SR_CTL);
-		struct sim_reg ctr = layout_reg(u->space, sock, 0, u->ctr_layout,
-						SR_CTR);
-		uint8_t gbit = plat_global_ovf_bit(u, inst);
-		struct sim_ctr c = {
-			.socket = (uint8_t)sock, .unit = ui, .inst = inst,
-			.idx = i, .width = u->width, .freerun = -1, .box = box,
-			.st_bit = box >= 0 ? status_bit(u, i) : -1,
-			.gbit = gbit, .oven_bit = NONE8,
-			.en_bit = u->fmt.en_bit, .rst_bit = u->fmt.rst_bit,
-			.clock = CLK_UCLK,
-		};
-		int cli, cri, ci;
-
-		if (s->data->ovf_needs_en) {
-			c.oven_bit = u->fmt.ovf_en_bit;
-			if (c.oven_bit == NONE8)
-				c.gbit = NONE8;
-		}
-		if (u->kind == UNIT_FIXED && s->data->dclk_unit &&
-		    strcmp(u->name, s->data->dclk_unit) == 0)
-			c.clock = CLK_DCLK;
-		place(s, sock, u->space, base, u->ctl_off + i * u->ctl_stride,
-		      &ctl);
-		place(s, sock, u->space, base, u->ctr_off + i * u->ctr_stride,
-		      &ctr);
-		cli = add_reg(s, &ctl);
-		cri = cli < 0 ? cli : add_reg(s, &ctr);
-		if (cri < 0)
-			return cri;
-		c.reg = cri;
-		c.ctl = cli;
-		ci = add_ctr(s, &c);
-		if (ci < 0)
-			return ci;
-		s->regs[cri].ctr = ci;
-		s->regs[cli].ctl_ctr = ci;
-	}
+	for (unsigned i = 0; i < u->nctr; i++)
+		if ((r = build_counter(s, sock, ui, u, inst, base, box, i)) < 0)
+			return r;
 	return 0;
 }
 
@@ -392,8 +396,8 @@ static uint64_t extra_reset(const struct sim *s, const struct plat_sim_reg *x,
 
 	switch (x->reset_kind) {
 	case PSR_NINST:
-		return plat_unit(s->plat, x->unit, &ui) ? s->ninst[ui] + x->reset
-							: x->reset;
+		return plat_unit(s->plat, x->unit, &ui)
+		       ? s->ninst_part[ui] + x->reset : x->reset;
 	case PSR_NODE_ID:
 		return sim_node_of(s, sock);
 	case PSR_NODE_MAP:
@@ -440,7 +444,9 @@ static int build_extra(struct sim *s)
 			if (found)
 				continue;
 			if (x->space == HW_PCI &&
-			    add_fn(s, sock, x->devfn, x->device) < 0)
+			    add_fn(s, sock, x->devfn,
+				   (int)k == d->mmio_bar && s->wl->topo.has_mmio_dev
+				   ? s->wl->topo.mmio_dev : x->device) < 0)
 				return -ENOMEM;
 			place(s, sock, x->space, x->space == HW_PCI ? x->devfn : 0,
 			      x->addr, &g);

@@ -44,6 +44,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
@@ -74,13 +75,14 @@
 				   counter every 18 ms in wrap tests */
 #define WL_MAX_PHASE_S 1e7	/* seconds in one phase */
 #define WL_MAX_AT 1e9		/* seconds until a fault */
-#define WL_MAX_COUNT 1000000000u	/* eio count */
+#define WL_MAX_COUNT 1000000000u	/* eio / delay count */
+#define WL_MAX_DELAY 10.0	/* seconds one access is delayed */
 #define WL_MAX_UCLK 10000000000ull	/* 10 GHz */
 
 /* ---- parse context and messages -------------------------------------- */
 
-enum tk_kind { TK_PLATFORM, TK_COUNT, TK_HZ, TK_MMIO_BAR, TK_PHASES,
-	       TK_FAULTS };
+enum tk_kind { TK_PLATFORM, TK_COUNT, TK_HZ, TK_MMIO_BAR, TK_MMIO_DEV,
+	       TK_PHASES, TK_FAULTS, TK_PERF, TK_OFFLINE };
 
 /*
  * A key a workload may have at the top level (DESIGN.md section 3).
@@ -99,7 +101,7 @@ struct top_key {
 				   (uint64_t): in struct wl_topology */
 };
 
-#define TOP_KEYS_MAX (8 + PLAT_MAX_UNITS)
+#define TOP_KEYS_MAX (10 + PLAT_MAX_UNITS)
 
 struct pctx {
 	const char *name;		/* file name for messages */
@@ -349,7 +351,7 @@ static unsigned plat_top_keys(const struct platform *p, struct top_key *out)
 				     d && d->max_sockets ? d->max_sockets
 							 : PLAT_MAX_SOCKETS,
 				     -1, offsetof(struct wl_topology, sockets) };
-	for (size_t i = 0; d && i < d->ncounts && n < TOP_KEYS_MAX - 6; i++) {
+	for (size_t i = 0; d && i < d->ncounts && n < TOP_KEYS_MAX - 9; i++) {
 		const struct unit_type *u;
 		int ui;
 
@@ -358,8 +360,8 @@ static unsigned plat_top_keys(const struct platform *p, struct top_key *out)
 			continue;
 		out[n++] = (struct top_key){
 			d->counts[i].key, TK_COUNT,
-			d->counts[i].max && d->counts[i].max < u->max_inst
-			? d->counts[i].max : u->max_inst, ui, 0 };
+			d->counts[i].max ? d->counts[i].max : u->max_inst, ui,
+			0 };
 	}
 	out[n++] = (struct top_key){ "uclk_hz", TK_HZ, 0, -1,
 				     offsetof(struct wl_topology, uclk_hz) };
@@ -370,12 +372,25 @@ static unsigned plat_top_keys(const struct platform *p, struct top_key *out)
 	if (d && d->mmio_key)
 		out[n++] = (struct top_key){ d->mmio_key, TK_MMIO_BAR, 0, -1,
 					     0 };
-	if (d && d->cores)
+	if (d && d->mmio_dev_key)
+		out[n++] = (struct top_key){ d->mmio_dev_key, TK_MMIO_DEV, 0,
+					     -1, 0 };
+	if (d && d->cores) {
 		out[n++] = (struct top_key){ "cores", TK_COUNT, WL_MAX_CORES,
 					     -1, offsetof(struct wl_topology,
 							  cores) };
+		out[n++] = (struct top_key){ "offline_cpus", TK_OFFLINE, 0, -1,
+					     0 };
+	}
 	out[n++] = (struct top_key){ "phases", TK_PHASES, 0, -1, 0 };
 	out[n++] = (struct top_key){ "faults", TK_FAULTS, 0, -1, 0 };
+	for (unsigned i = 0; p && p->units[i]; i++) {
+		if (p->units[i]->perf) {
+			out[n++] = (struct top_key){ "perf", TK_PERF, 0, -1,
+						     0 };
+			break;
+		}
+	}
 	return n;
 }
 
@@ -626,156 +641,200 @@ static int parse_socket_prefix(struct pctx *c, const char **s, int *sock)
  * The event part goes through plat_parse_raw(), so a key accepts exactly
  * what the daemon's raw event syntax accepts.
  */
-static int parse_rate_key(struct pctx *c, const char *text, struct wl_key *k)
-{
-	const struct platform *p = c->plat;
-	const struct unit_type *u, *pu;
-	char body[WL_MAX_KEYLEN + 1], raw[WL_MAX_KEYLEN + 1], why[256];
-	char list[256];
-	const char *s = text, *at, *by;
-	char *tok[16], *t;
-	struct plat_mods mods = { 0 };
-	unsigned ntok = 0, n;
-	int ui;
-	size_t rn;
+/* A rate key's fields: its body split at ':' (empty fields kept, so
+ * "cbo::0x8f" is an error), without the socket prefix and "@N". */
+struct key_fields {
+	char body[WL_MAX_KEYLEN + 1];
+	char *tok[16];
+	unsigned ntok;
+};
 
-	memset(k, 0, sizeof(*k));
-	k->inst = -1;
-	snprintf(k->text, sizeof(k->text), "%s", text);
+/* "[sN/]BODY[@N]": the socket, the instance and the body's fields. */
+static int key_split(struct pctx *c, const char *text, struct wl_key *k,
+		     struct key_fields *f)
+{
+	const char *s = text, *at;
+	unsigned n;
+	char *t;
+
 	if (strlen(text) > WL_MAX_KEYLEN)
 		return fail(c, "rate key too long (at most %d characters)",
 			    WL_MAX_KEYLEN);
 	if (parse_socket_prefix(c, &s, &k->socket) < 0)
 		return -EINVAL;
-
 	at = strrchr(s, '@');
-	snprintf(body, sizeof(body), "%.*s",
+	snprintf(f->body, sizeof(f->body), "%.*s",
 		 (int)(at ? (size_t)(at - s) : strlen(s)), s);
 	if (at && parse_dec(at + 1, strlen(at + 1), &n) < 0)
 		return fail(c, "bad instance \"%s\" (expected @N with N a "
 			    "decimal instance number)", at);
 	if (at)
 		k->inst = (int)n;
-
-	/* Split at ':' keeping empty fields, so "cbo::0x8f" is an error. */
-	tok[ntok++] = body;
-	for (t = body; (t = strchr(t, ':')) != NULL; ) {
+	f->ntok = 0;
+	f->tok[f->ntok++] = f->body;
+	for (t = f->body; (t = strchr(t, ':')) != NULL; ) {
 		*t++ = '\0';
-		if (ntok == ARRAY_SIZE(tok))
+		if (f->ntok == ARRAY_SIZE(f->tok))
 			return fail(c, "too many ':' fields");
-		tok[ntok++] = t;
+		f->tok[f->ntok++] = t;
 	}
-	for (unsigned i = 0; i < ntok; i++)
-		if (tok[i][0] == '\0')
+	for (unsigned i = 0; i < f->ntok; i++)
+		if (f->tok[i][0] == '\0')
 			return fail(c, "empty field %u (expected unit:EVENT:UMASK"
 				    "[:thresh=N][:edge][:inv][@INST] or "
 				    "unit:COUNTER)", i + 1);
-	u = plat_unit(p, tok[0], &ui);
+	return 0;
+}
+
+/* "unit:COUNTER": a free-running counter by name. */
+static int key_freerun(struct pctx *c, const struct unit_type *u,
+		       const char *name, struct wl_key *k)
+{
+	char list[256];
+	unsigned n;
+
+	if (name[0] >= '0' && name[0] <= '9' && u->kind != UNIT_FREERUN)
+		return fail(c, "missing umask (expected %s:EVENT:UMASK, both "
+			    "hex, e.g. %s:0x34:0x8f)", u->name, u->name);
+	if (u->nfreerun == 0)
+		return fail(c, "%s has no free-running counters (a programmable "
+			    "key is %s:EVENT:UMASK, both hex, e.g. %s:0x34:0x8f)",
+			    u->name, u->name, u->name);
+	for (n = 0; n < u->nfreerun; n++)
+		if (strcmp(u->freerun[n].name, name) == 0)
+			break;
+	if (n == u->nfreerun) {
+		freerun_list(u, list, sizeof(list));
+		return fail(c, "unknown free-running counter \"%s\" of %s "
+			    "(accepted: %s)", name, u->name, list);
+	}
+	k->freerun = true;
+	k->freerun_idx = n;
+	return 0;
+}
+
+/* One modifier past EVENT:UMASK: a filter or the extension (into mods;
+ * 1), or part of the raw encoding (appended to raw; 0), or an error. */
+static int key_modifier(struct pctx *c, const struct unit_type *u,
+			const char *tok, struct plat_mods *mods, char *raw,
+			size_t *rn, size_t rawlen)
+{
+	char why[256];
+	/* the modifiers' grammar (plat_mod.h); the rest is the raw
+	 * encoding's (plat_parse_raw()) */
+	int r = plat_take_modifier(tok, PLAT_MOD_FILTER | PLAT_MOD_EXT, mods,
+				   why, sizeof(why));
+
+	if (r < 0)
+		return fail(c, "%s", why);
+	if (r == 0) {
+		*rn += (size_t)snprintf(raw + *rn, rawlen - *rn, ":%s", tok);
+		return 0;
+	}
+	/* The event-select extension bit (hsx QPI and PCU bit 21) is not
+	 * part of struct event_enc, so not given to plat_parse_raw(). */
+	if (strcmp(tok, "ext") == 0 && !u->ev_ext_bit)
+		return fail(c, "\"ext\": %s has no event-select extension bit",
+			    u->name);
+	if (strcmp(tok, "ext") != 0 && !u->nfilters)
+		return fail(c, "\"%.7s\": %s has no box filter registers", tok,
+			    u->name);
+	if (mods->filt_set & ~3u)
+		return fail(c, "\"%s\": a rate key takes filter0 and filter1 "
+			    "(what the simulator derives from a box's filter "
+			    "registers)", tok);
+	return 1;
+}
+
+/* "unit:EVENT:UMASK[:modifiers]": a programmable counter's encoding. */
+static int key_encoding(struct pctx *c, const struct unit_type *u,
+			const struct key_fields *f, struct wl_key *k)
+{
+	char raw[WL_MAX_KEYLEN + 1], why[256], list[256];
+	const struct unit_type *pu;
+	struct plat_mods mods = { 0 };
+	size_t rn;
+	int r;
+
+	if (u->kind == UNIT_FREERUN) {
+		freerun_list(u, list, sizeof(list));
+		return fail(c, "%s has only free-running counters: write "
+			    "%s:NAME with NAME one of %s", u->name, u->name,
+			    list);
+	}
+	rn = (size_t)snprintf(raw, sizeof(raw), "%s:%s:%s", f->tok[0],
+			      f->tok[1], f->tok[2]);
+	for (unsigned i = 3; i < f->ntok; i++)
+		if ((r = key_modifier(c, u, f->tok[i], &mods, raw, &rn,
+				      sizeof(raw))) < 0)
+			return r;
+	k->ext = mods.ext;
+	k->has_filter0 = mods.filt_set & 1;
+	k->has_filter1 = (mods.filt_set >> 1) & 1;
+	k->filter0 = mods.filt[0];
+	k->filter1 = mods.filt[1];
+	why[0] = '\0';
+	if (plat_parse_raw(c->plat, raw, &pu, &k->enc, why, sizeof(why)) < 0)
+		return fail(c, "bad rate key: %s", why[0] ? why : raw);
+	if (pu != u)
+		return fail(c, "bad rate key: \"%s\" resolves to unit %s, not %s",
+			    raw, pu ? pu->name : "?", u->name);
+	return 0;
+}
+
+/* "@N" names an instance the workload has (a core for a core-scope
+ * counter). */
+static int key_instance(struct pctx *c, const struct unit_type *u,
+			const struct wl_key *k)
+{
+	const char *by;
+	unsigned ninst = unit_ninst(c, u, &by);
+
+	if (k->inst < 0)
+		return 0;
+	if (k->freerun && u->freerun[k->freerun_idx].core_scope) {
+		ninst = wl_cores(c->w);	/* one counter per core */
+		by = "cores";
+	}
+	if ((unsigned)k->inst < ninst)
+		return 0;
+	if (by)
+		return fail(c, "instance %d out of range (%s is %u: 0..%u)",
+			    k->inst, by, ninst, ninst - 1);
+	return fail(c, "instance %d out of range (%s has %u instance%s: "
+		    "0..%u)", k->inst, u->name, ninst, ninst == 1 ? "" : "s",
+		    ninst - 1);
+}
+
+static int parse_rate_key(struct pctx *c, const char *text, struct wl_key *k)
+{
+	const struct unit_type *u;
+	struct key_fields f;
+	char list[256];
+	int ui, r;
+
+	memset(k, 0, sizeof(*k));
+	k->inst = -1;
+	snprintf(k->text, sizeof(k->text), "%s", text);
+	if ((r = key_split(c, text, k, &f)) < 0)
+		return r;
+	u = plat_unit(c->plat, f.tok[0], &ui);
 	if (!u) {
-		unit_list(p, list, sizeof(list));
-		return fail(c, "unknown unit \"%s\" (%s units: %s)", tok[0],
-			    p->id, list);
+		unit_list(c->plat, list, sizeof(list));
+		return fail(c, "unknown unit \"%s\" (%s units: %s)", f.tok[0],
+			    c->plat->id, list);
 	}
 	k->unit = ui;
 	if (u->kind == UNIT_FIXED)
 		return fail(c, "%s is a fixed counter that counts the uncore "
 			    "clock; set \"uclk_hz\" instead of a rate", u->name);
-
-	if (ntok == 1) {
+	if (f.ntok == 1)
 		return fail(c, "incomplete rate key (expected %s:EVENT:UMASK "
 			    "in hex, or %s:COUNTER for a free-running counter)",
 			    u->name, u->name);
-	} else if (ntok == 2) {
-		if (tok[1][0] >= '0' && tok[1][0] <= '9' &&
-		    u->kind != UNIT_FREERUN)
-			return fail(c, "missing umask (expected %s:EVENT:UMASK, "
-				    "both hex, e.g. %s:0x34:0x8f)", u->name,
-				    u->name);
-		if (u->nfreerun == 0)
-			return fail(c, "%s has no free-running counters (a "
-				    "programmable key is %s:EVENT:UMASK, both "
-				    "hex, e.g. %s:0x34:0x8f)", u->name,
-				    u->name, u->name);
-		for (n = 0; n < u->nfreerun; n++)
-			if (strcmp(u->freerun[n].name, tok[1]) == 0)
-				break;
-		if (n == u->nfreerun) {
-			freerun_list(u, list, sizeof(list));
-			return fail(c, "unknown free-running counter \"%s\" of "
-				    "%s (accepted: %s)", tok[1], u->name, list);
-		}
-		k->freerun = true;
-		k->freerun_idx = n;
-	} else {
-		if (u->kind == UNIT_FREERUN) {
-			freerun_list(u, list, sizeof(list));
-			return fail(c, "%s has only free-running counters: "
-				    "write %s:NAME with NAME one of %s",
-				    u->name, u->name, list);
-		}
-		rn = (size_t)snprintf(raw, sizeof(raw), "%s:%s:%s", tok[0],
-				      tok[1], tok[2]);
-		for (unsigned i = 3; i < ntok; i++) {
-			/* the modifiers' grammar (plat_mod.h); the rest is
-			 * the raw encoding's (plat_parse_raw()) */
-			int r = plat_take_modifier(tok[i], PLAT_MOD_FILTER |
-						   PLAT_MOD_EXT, &mods, why,
-						   sizeof(why));
-
-			if (r < 0)
-				return fail(c, "%s", why);
-			if (r == 0) {
-				rn += (size_t)snprintf(raw + rn, sizeof(raw) - rn,
-						       ":%s", tok[i]);
-				continue;
-			}
-			/* The event-select extension bit (hsx QPI and PCU
-			 * bit 21) is not part of struct event_enc, so not
-			 * given to plat_parse_raw(). */
-			if (strcmp(tok[i], "ext") == 0 && !u->ev_ext_bit)
-				return fail(c, "\"ext\": %s has no event-select "
-					    "extension bit", u->name);
-			if (strcmp(tok[i], "ext") != 0 && !u->nfilters)
-				return fail(c, "\"%.7s\": %s has no box filter "
-					    "registers", tok[i], u->name);
-			if (mods.filt_set & ~3u)
-				return fail(c, "\"%s\": a rate key takes filter0 "
-					    "and filter1 (what the simulator "
-					    "derives from a box's filter "
-					    "registers)", tok[i]);
-		}
-		k->ext = mods.ext;
-		k->has_filter0 = mods.filt_set & 1;
-		k->has_filter1 = (mods.filt_set >> 1) & 1;
-		k->filter0 = mods.filt[0];
-		k->filter1 = mods.filt[1];
-		why[0] = '\0';
-		if (plat_parse_raw(p, raw, &pu, &k->enc, why, sizeof(why)) < 0)
-			return fail(c, "bad rate key: %s", why[0] ? why : raw);
-		if (pu != u)
-			return fail(c, "bad rate key: \"%s\" resolves to unit %s, "
-				    "not %s", raw, pu ? pu->name : "?", u->name);
-	}
-
-	if (k->inst >= 0) {
-		unsigned ninst = unit_ninst(c, u, &by);
-
-		if (k->freerun && u->freerun[k->freerun_idx].core_scope) {
-			ninst = wl_cores(c->w);	/* one counter per core */
-			by = "cores";
-		}
-
-		if ((unsigned)k->inst >= ninst) {
-			if (by)
-				return fail(c, "instance %d out of range (%s is "
-					    "%u: 0..%u)", k->inst, by, ninst,
-					    ninst - 1);
-			return fail(c, "instance %d out of range (%s has %u "
-				    "instance%s: 0..%u)", k->inst, u->name,
-				    ninst, ninst == 1 ? "" : "s", ninst - 1);
-		}
-	}
-	return 0;
+	r = f.ntok == 2 ? key_freerun(c, u, f.tok[1], k)
+			: key_encoding(c, u, &f, k);
+	return r < 0 ? r : key_instance(c, u, k);
 }
 
 bool wl_key_eq(const struct wl_key *a, const struct wl_key *b)
@@ -988,6 +1047,11 @@ static const char *const fault_kinds[] = {
 	[WL_FAULT_FOREIGN_WRITE] = "foreign_write",
 	[WL_FAULT_DEVICE_MISSING] = "device_missing",
 	[WL_FAULT_STUCK] = "stuck",
+	[WL_FAULT_DELAY] = "delay",
+	[WL_FAULT_PERF_CONTENTION] = "perf_contention",
+	[WL_FAULT_PMU_GONE] = "pmu_gone",
+	[WL_FAULT_PERF_READ_ERROR] = "perf_read_error",
+	[WL_FAULT_SHORT_READ] = "short_read",
 };
 
 static const char *target_forms(enum wl_fault_kind k)
@@ -998,6 +1062,12 @@ static const char *target_forms(enum wl_fault_kind k)
 	case WL_FAULT_STUCK:
 		return "[sN/]msr:0xADDR, [sN/]pci:BB:DD.F+0xOFF, mmio:0xADDR "
 		       "or [sN/]unit:COUNTER";
+	case WL_FAULT_PERF_CONTENTION:
+	case WL_FAULT_PMU_GONE:
+	case WL_FAULT_PERF_READ_ERROR:
+	case WL_FAULT_SHORT_READ:
+		return "a kernel PMU name as sysfs lists it, or a glob such "
+		       "as \"uncore_*\"";
 	default:
 		return "[sN/]msr:0xADDR, [sN/]pci:BB:DD.F+0xOFF or mmio:0xADDR";
 	}
@@ -1124,107 +1194,306 @@ static int parse_target(struct pctx *c, const char *text, struct wl_fault *f)
 		    fault_kinds[f->kind], target_forms(f->kind));
 }
 
-static int parse_fault(struct pctx *c, json_object *o, struct wl_fault *f)
+/*
+ * The members a fault object may have, and the kinds that take each
+ * (bit k = enum wl_fault_kind k): "at", "kind" and "target" every kind,
+ * the others as below; a member marked required must be there for the
+ * kinds that take it.
+ */
+#define FK(k) (1u << (k))
+#define FK_PERF (FK(WL_FAULT_PERF_CONTENTION) | FK(WL_FAULT_PMU_GONE) | \
+		 FK(WL_FAULT_PERF_READ_ERROR) | FK(WL_FAULT_SHORT_READ))
+enum fault_member { FM_AT, FM_KIND, FM_TARGET, FM_COUNT, FM_VALUE,
+		    FM_RUNNING, FM_SECONDS, FM_ERRNO, FM_N };
+static const struct {
+	const char *name;
+	unsigned kinds, required;
+	const char *help;	/* for the list of accepted members */
+} fault_members[FM_N] = {
+	[FM_AT] = { "at", ~0u, ~0u, NULL },
+	[FM_KIND] = { "kind", ~0u, ~0u, NULL },
+	[FM_TARGET] = { "target", ~0u, ~0u, NULL },
+	[FM_COUNT] = { "count", FK(WL_FAULT_EIO) | FK(WL_FAULT_DELAY) |
+		       FK(WL_FAULT_PERF_READ_ERROR) | FK(WL_FAULT_SHORT_READ), 0,
+		       "eio, delay, perf_read_error, short_read" },
+	[FM_VALUE] = { "value", FK(WL_FAULT_FOREIGN_WRITE),
+		       FK(WL_FAULT_FOREIGN_WRITE), "foreign_write" },
+	[FM_RUNNING] = { "running", FK(WL_FAULT_PERF_CONTENTION),
+			 FK(WL_FAULT_PERF_CONTENTION), "perf_contention" },
+	[FM_SECONDS] = { "seconds", FK(WL_FAULT_PERF_CONTENTION) |
+			 FK(WL_FAULT_DELAY), FK(WL_FAULT_DELAY),
+			 "perf_contention, delay" },
+	[FM_ERRNO] = { "errno", FK(WL_FAULT_PERF_READ_ERROR),
+		       FK(WL_FAULT_PERF_READ_ERROR), "perf_read_error" },
+};
+
+/* What a missing required member should be, for the message. */
+static const char *member_want(enum fault_member m)
 {
-	json_object *at = NULL, *kind = NULL, *target = NULL, *count = NULL,
-		    *value = NULL;
+	switch (m) {
+	case FM_VALUE:
+		return "the value the other agent writes: a hex string "
+		       "\"0x...\" or an integer >= 0";
+	case FM_RUNNING:
+		return "the fraction of the time the target's events still "
+		       "run, 0 <= running < 1";
+	case FM_ERRNO:
+		return "the error reads fail with: \"EIO\", \"EINTR\" or "
+		       "\"ENOSPC\"";
+	case FM_SECONDS:
+		return "how much later each delayed access returns, > 0 and "
+		       "<= 10";
+	default:
+		return "";
+	}
+}
+
+/* "eio, foreign_write, ..." */
+static void kind_list(char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (unsigned k = 0; k < ARRAY_SIZE(fault_kinds) && n < len; k++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", k ? ", " : "",
+				      fault_kinds[k]);
+}
+
+/* Sorts a fault object's members into m[]; unknown ones are errors. */
+static int fault_collect(struct pctx *c, json_object *o, json_object **m)
+{
+	char list[320];
+	size_t n = 0;
+
+	json_object_object_foreach(o, key, val) {
+		unsigned i;
+
+		for (i = 0; i < FM_N; i++)
+			if (strcmp(key, fault_members[i].name) == 0)
+				break;
+		if (i < FM_N) {
+			m[i] = val;
+			continue;
+		}
+		path_key(c, key);
+		for (i = 0; i < FM_N && n < sizeof(list); i++)
+			n += (size_t)snprintf(list + n, sizeof(list) - n,
+					      "%s%s%s%s%s", i ? ", " : "",
+					      fault_members[i].name,
+					      fault_members[i].help ? " (" : "",
+					      fault_members[i].help
+					      ? fault_members[i].help : "",
+					      fault_members[i].help ? ")" : "");
+		return fail(c, "unknown key (a fault accepts: %s)", list);
+	}
+	return 0;
+}
+
+/* The "kind" member: one of fault_kinds[]. */
+static int fault_kind(struct pctx *c, json_object *kind,
+		      enum wl_fault_kind *out)
+{
+	char list[256];
 	size_t old;
 	unsigned k;
-	int r;
 
-	if (!json_object_is_type(o, json_type_object))
-		return fail(c, "a fault must be an object {\"at\": s, \"kind\": "
-			    "..., \"target\": ...}, not %s", type_name(o));
-	json_object_object_foreach(o, key, val) {
-		if (strcmp(key, "at") == 0)
-			at = val;
-		else if (strcmp(key, "kind") == 0)
-			kind = val;
-		else if (strcmp(key, "target") == 0)
-			target = val;
-		else if (strcmp(key, "count") == 0)
-			count = val;
-		else if (strcmp(key, "value") == 0)
-			value = val;
-		else {
-			path_key(c, key);
-			return fail(c, "unknown key (a fault accepts: at, kind, "
-				    "target, count (eio), value "
-				    "(foreign_write))");
-		}
-	}
+	kind_list(list, sizeof(list));
 	if (!kind)
-		return fail(c, "missing \"kind\" (eio, foreign_write, "
-			    "device_missing or stuck)");
+		return fail(c, "missing \"kind\" (%s)", list);
 	old = path_key(c, "kind");
 	if (!json_object_is_type(kind, json_type_string))
-		return fail(c, "must be a string (eio, foreign_write, "
-			    "device_missing or stuck), not %s", type_name(kind));
+		return fail(c, "must be a string (%s), not %s", list,
+			    type_name(kind));
 	for (k = 0; k < ARRAY_SIZE(fault_kinds); k++)
 		if (strcmp(fault_kinds[k], json_object_get_string(kind)) == 0)
 			break;
 	if (k == ARRAY_SIZE(fault_kinds))
-		return fail(c, "unknown fault kind \"%s\" (accepted: eio, "
-			    "foreign_write, device_missing, stuck)",
-			    json_object_get_string(kind));
+		return fail(c, "unknown fault kind \"%s\" (accepted: %s)",
+			    json_object_get_string(kind), list);
 	path_pop(c, old);
-	f->kind = (enum wl_fault_kind)k;
+	*out = (enum wl_fault_kind)k;
+	return 0;
+}
 
-	if (!at)
+/* Every member the kind takes, and only those. */
+static int fault_check_members(struct pctx *c, json_object **m,
+			       const struct wl_fault *f)
+{
+	unsigned bit = FK(f->kind);
+
+	for (unsigned i = FM_COUNT; i < FM_N; i++) {
+		if (m[i] && !(fault_members[i].kinds & bit)) {
+			path_key(c, fault_members[i].name);
+			return fail(c, "not allowed for kind \"%s\" (only %s "
+				    "take%s a %s)", fault_kinds[f->kind],
+				    fault_members[i].help,
+				    strchr(fault_members[i].help, ',') ? "" : "s",
+				    fault_members[i].name);
+		}
+		if (!m[i] && (fault_members[i].required & bit))
+			return fail(c, "missing \"%s\" (%s)",
+				    fault_members[i].name, member_want(i));
+	}
+	if (!m[FM_AT])
 		return fail(c, "missing \"at\" (seconds since the simulation "
 			    "started, >= 0)");
-	if (!target)
-		return fail(c, "missing \"target\" (for %s: %s)", fault_kinds[k],
-			    target_forms(f->kind));
-	if (count && f->kind != WL_FAULT_EIO) {
-		path_key(c, "count");
-		return fail(c, "not allowed for kind \"%s\" (only eio takes a "
-			    "count)", fault_kinds[k]);
-	}
-	if (value && f->kind != WL_FAULT_FOREIGN_WRITE) {
-		path_key(c, "value");
-		return fail(c, "not allowed for kind \"%s\" (only "
-			    "foreign_write takes a value)", fault_kinds[k]);
-	}
-	if (!value && f->kind == WL_FAULT_FOREIGN_WRITE)
-		return fail(c, "missing \"value\" (the value the other agent "
-			    "writes: a hex string \"0x...\" or an integer >= 0)");
+	if (!m[FM_TARGET])
+		return fail(c, "missing \"target\" (for %s: %s)",
+			    fault_kinds[f->kind], target_forms(f->kind));
+	return 0;
+}
 
-	old = path_key(c, "at");
-	r = get_number(c, at, 0, false, WL_MAX_AT,
-		       "seconds since the simulation started", &f->at);
-	if (r < 0)
-		return r;
-	path_pop(c, old);
+/* Does glob pattern pat match some PMU of the workload (cb of
+ * wl_perf_pmus(); ctx: the pattern)? */
+static int pmu_glob_hit(void *ctx, const struct wl_pmu *p)
+{
+	return fnmatch((const char *)ctx, p->name, 0) == 0;
+}
 
-	old = path_key(c, "target");
-	if (!json_object_is_type(target, json_type_string))
-		return fail(c, "must be a string (for %s: %s), not %s",
-			    fault_kinds[k], target_forms(f->kind),
-			    type_name(target));
-	r = parse_target(c, json_object_get_string(target), f);
-	if (r < 0)
-		return r;
-	path_pop(c, old);
+/* Appends a PMU's name to a list (deduplicated against the previous
+ * name, which is how wl_perf_pmus() repeats them). */
+struct pmu_names {
+	char *buf;
+	size_t len, n;
+	unsigned count;
+};
+
+/* Is name one of the ", "-separated names in list? */
+static bool list_has(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = list; (p = strstr(p, name)) != NULL; p += n)
+		if ((p == list || p[-1] == ' ') && (p[n] == ',' || !p[n]))
+			return true;
+	return false;
+}
+
+static int pmu_name_add(void *ctx, const struct wl_pmu *p)
+{
+	struct pmu_names *l = ctx;
+
+	if (list_has(l->buf, p->name))
+		return 0;
+	if (l->count++ == 12) {
+		l->n += (size_t)snprintf(l->buf + l->n, l->len - l->n, ", ...");
+		return 1;
+	}
+	l->n += (size_t)snprintf(l->buf + l->n, l->len - l->n, "%s%s",
+				 l->n ? ", " : "", p->name);
+	return l->n >= l->len;
+}
+
+/*
+ * A PMU name or glob ("uncore_imc_*") of the simulated kernel: a fault
+ * target or a "missing_pmus" entry.  It must match at least one PMU the
+ * platform has in this topology.
+ */
+static int parse_pmu_pattern(struct pctx *c, const char *s, char *out,
+			     size_t outlen)
+{
+	char list[400] = "";
+	struct pmu_names l = { list, sizeof(list), 0, 0 };
+
+	if (!*s || strlen(s) >= outlen ||
+	    strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_*?[]-") !=
+	    strlen(s))
+		return fail(c, "bad PMU name \"%s\" (a kernel PMU name as "
+			    "sysfs lists it, at most %zu characters of a-z, 0-9 "
+			    "and _, or a glob such as \"uncore_*_0\")", s,
+			    outlen - 1);
+	if (wl_perf_pmus(c->w, pmu_glob_hit, (void *)s) <= 0) {
+		wl_perf_pmus(c->w, pmu_name_add, &l);
+		return fail(c, "no PMU of %s matches \"%s\" (%s)", c->plat->id,
+			    s, l.count ? list : "the platform has no kernel "
+			    "PMU facts");
+	}
+	snprintf(out, outlen, "%s", s);
+	return 0;
+}
+
+/* The perf faults' own members (running, seconds, errno) and the delay
+ * fault's seconds. */
+static int parse_perf_fault(struct pctx *c, json_object **m,
+			    struct wl_fault *f)
+{
+	static const struct { const char *name; int err; } errs[] = {
+		{ "EIO", EIO }, { "EINTR", EINTR }, { "ENOSPC", ENOSPC },
+	};
+	size_t old;
+	int r;
+
+	if (m[FM_RUNNING]) {
+		old = path_key(c, "running");
+		r = get_number(c, m[FM_RUNNING], 0, false, 0.999999,
+			       "the fraction of the time the events run, "
+			       "below 1", &f->running);
+		if (r < 0)
+			return r;
+		path_pop(c, old);
+	}
+	if (m[FM_SECONDS] && f->kind == WL_FAULT_DELAY) {
+		old = path_key(c, "seconds");
+		r = get_number(c, m[FM_SECONDS], 0, true, WL_MAX_DELAY,
+			       "seconds each access is delayed", &f->delay_s);
+		if (r < 0)
+			return r;
+		path_pop(c, old);
+	} else if (m[FM_SECONDS]) {
+		old = path_key(c, "seconds");
+		r = get_number(c, m[FM_SECONDS], 0, true, WL_MAX_AT,
+			       "how long the contention lasts", &f->seconds);
+		if (r < 0)
+			return r;
+		path_pop(c, old);
+	}
+	if (m[FM_ERRNO]) {
+		const char *e = json_object_is_type(m[FM_ERRNO],
+						    json_type_string)
+				? json_object_get_string(m[FM_ERRNO]) : NULL;
+
+		old = path_key(c, "errno");
+		for (size_t i = 0; e && i < ARRAY_SIZE(errs); i++)
+			if (strcmp(e, errs[i].name) == 0)
+				f->err = errs[i].err;
+		if (!f->err)
+			return fail(c, "must be \"EIO\", \"EINTR\" or \"ENOSPC\" "
+				    "(what the kernel's read(2) of a perf event "
+				    "can fail with), not %s",
+				    e ? e : type_name(m[FM_ERRNO]));
+		path_pop(c, old);
+	}
+	return 0;
+}
+
+/* "count" and "value": the register faults' numbers (and count for
+ * the perf read faults). */
+static int parse_fault_numbers(struct pctx *c, json_object **m,
+			       struct wl_fault *f)
+{
+	size_t old;
+	int r;
 
 	f->count = 1;
-	if (count) {
+	if (m[FM_COUNT]) {
 		uint64_t v;
 
 		old = path_key(c, "count");
-		r = get_uint(c, count, 1, WL_MAX_COUNT, "accesses that fail",
-			     &v);
+		r = get_uint(c, m[FM_COUNT], 1, WL_MAX_COUNT,
+			     wl_fault_is_perf(f->kind) ? "reads that fail"
+			     : f->kind == WL_FAULT_DELAY ? "accesses delayed"
+			     : "accesses that fail", &v);
 		if (r < 0)
 			return r;
 		f->count = (unsigned)v;
 		path_pop(c, old);
 	}
-	if (value) {
+	if (m[FM_VALUE]) {
 		uint64_t max = f->target.width >= 8 ? UINT64_MAX
 						    : width_mask(8u * f->target.width);
 
 		old = path_key(c, "value");
-		r = get_value(c, value, max, f->target.width >= 8
+		r = get_value(c, m[FM_VALUE], max, f->target.width >= 8
 			      ? "a 64-bit register" : "a 32-bit register",
 			      &f->value);
 		if (r < 0)
@@ -1232,6 +1501,48 @@ static int parse_fault(struct pctx *c, json_object *o, struct wl_fault *f)
 		path_pop(c, old);
 	}
 	return 0;
+}
+
+static int parse_fault(struct pctx *c, json_object *o, struct wl_fault *f)
+{
+	json_object *m[FM_N] = { NULL };
+	const char *t;
+	size_t old;
+	int r;
+
+	if (!json_object_is_type(o, json_type_object))
+		return fail(c, "a fault must be an object {\"at\": s, \"kind\": "
+			    "..., \"target\": ...}, not %s", type_name(o));
+	if ((r = fault_collect(c, o, m)) < 0 ||
+	    (r = fault_kind(c, m[FM_KIND], &f->kind)) < 0 ||
+	    (r = fault_check_members(c, m, f)) < 0)
+		return r;
+
+	old = path_key(c, "at");
+	r = get_number(c, m[FM_AT], 0, false, WL_MAX_AT,
+		       "seconds since the simulation started", &f->at);
+	if (r < 0)
+		return r;
+	path_pop(c, old);
+
+	old = path_key(c, "target");
+	if (!json_object_is_type(m[FM_TARGET], json_type_string))
+		return fail(c, "must be a string (for %s: %s), not %s",
+			    fault_kinds[f->kind], target_forms(f->kind),
+			    type_name(m[FM_TARGET]));
+	t = json_object_get_string(m[FM_TARGET]);
+	if (wl_fault_is_perf(f->kind)) {
+		f->socket = -1;
+		r = parse_pmu_pattern(c, t, f->text, sizeof(f->text));
+	} else {
+		r = parse_target(c, t, f);
+	}
+	if (r < 0)
+		return r;
+	path_pop(c, old);
+	if ((r = parse_fault_numbers(c, m, f)) < 0)
+		return r;
+	return parse_perf_fault(c, m, f);
 }
 
 static int parse_faults(struct pctx *c, json_object *o)
@@ -1273,7 +1584,314 @@ static int parse_faults(struct pctx *c, json_object *o)
 	return 0;
 }
 
+/* ---- the simulated kernel ("perf") ----------------------------------- */
+
+#define WL_MAX_MISSING 64
+
+/* "missing_pmus": PMU names or globs the simulated kernel lacks. */
+static int parse_missing(struct pctx *c, json_object *o)
+{
+	struct wl_perf *pf = &c->w->perf;
+	size_t n;
+
+	if (!json_object_is_type(o, json_type_array))
+		return fail(c, "must be an array of PMU names or globs "
+			    "(\"uncore_*_1\"), not %s", type_name(o));
+	n = json_object_array_length(o);
+	if (n > WL_MAX_MISSING)
+		return fail(c, "%zu PMUs: at most %d", n, WL_MAX_MISSING);
+	pf->missing = calloc(n ? n : 1, sizeof(*pf->missing));
+	if (!pf->missing)
+		return fail_nomem(c);
+	for (size_t i = 0; i < n; i++) {
+		json_object *e = json_object_array_get_idx(o, i);
+		size_t old = path_idx(c, i);
+		int r;
+
+		if (!json_object_is_type(e, json_type_string))
+			return fail(c, "must be a PMU name (a string), not %s",
+				    type_name(e));
+		r = parse_pmu_pattern(c, json_object_get_string(e),
+				      pf->missing[i], WL_PMU_NAME_MAX);
+		if (r < 0)
+			return r;
+		pf->nmissing++;
+		path_pop(c, old);
+	}
+	return 0;
+}
+
+/* One member of "perf". */
+static int parse_perf_member(struct pctx *c, const char *key, json_object *v)
+{
+	struct wl_perf *pf = &c->w->perf;
+	uint64_t x;
+	unsigned ver;
+	int r;
+
+	if (strcmp(key, "paranoid") == 0) {
+		if (json_object_is_type(v, json_type_int) &&
+		    json_object_get_int64(v) == -1) {
+			x = 0;
+			pf->paranoid = -1;
+		} else if ((r = get_uint(c, v, 0, 4, "kernel.perf_event_paranoid: "
+					 "-1..2, 3 and 4 on kernels with the "
+					 "Debian/Android patch", &x)) < 0) {
+			return r;
+		} else {
+			pf->paranoid = (int)x;
+		}
+		pf->has_paranoid = true;
+		return 0;
+	}
+	if (strcmp(key, "cap_perfmon") == 0) {
+		if (!json_object_is_type(v, json_type_boolean))
+			return fail(c, "must be true or false (does the daemon "
+				    "hold CAP_PERFMON), not %s", type_name(v));
+		pf->no_cap = !json_object_get_boolean(v);
+		return 0;
+	}
+	if (strcmp(key, "missing_pmus") == 0)
+		return parse_missing(c, v);
+	if (strcmp(key, "kernel") == 0) {
+		const char *k = json_object_is_type(v, json_type_string)
+				? json_object_get_string(v) : NULL;
+
+		if (!k || strlen(k) >= sizeof(pf->kernel) ||
+		    wl_kernel_version(k, &ver) < 0)
+			return fail(c, "must be a kernel release string such as "
+				    "\"6.8.0-45-generic\" (MAJOR.MINOR first, at "
+				    "most %zu characters), not %s",
+				    sizeof(pf->kernel) - 1,
+				    k ? k : type_name(v));
+		snprintf(pf->kernel, sizeof(pf->kernel), "%s", k);
+		return 0;
+	}
+	return fail(c, "unknown key (\"perf\" accepts: paranoid, cap_perfmon, "
+		    "missing_pmus, kernel)");
+}
+
+/* The "perf" object: what the simulated kernel is like. */
+static int parse_perf(struct pctx *c, json_object *o)
+{
+	if (!json_object_is_type(o, json_type_object))
+		return fail(c, "must be an object {\"paranoid\": N, "
+			    "\"cap_perfmon\": bool, \"missing_pmus\": [...], "
+			    "\"kernel\": \"X.Y\"}, not %s", type_name(o));
+	json_object_object_foreach(o, key, val) {
+		size_t old = path_key(c, key);
+		int r = parse_perf_member(c, key, val);
+
+		if (r < 0)
+			return r;
+		path_pop(c, old);
+	}
+	return 0;
+}
+
+/* Up to three decimal digits at *p (a value <= 255); advances *p. */
+static int kver_part(const char **p, unsigned *v)
+{
+	unsigned x = 0, n = 0;
+
+	for (; **p >= '0' && **p <= '9'; (*p)++, n++)
+		x = x * 10 + (unsigned)(**p - '0');
+	if (n == 0 || n > 3 || x > 255)
+		return -EINVAL;
+	*v = x;
+	return 0;
+}
+
+int wl_kernel_version(const char *rel, unsigned *v)
+{
+	unsigned major, minor, patch = 0;
+	const char *p = rel;
+
+	if (kver_part(&p, &major) < 0 || major < 2 || *p++ != '.' ||
+	    kver_part(&p, &minor) < 0)
+		return -EINVAL;
+	if (*p == '.' && (p++, kver_part(&p, &patch) < 0))
+		return -EINVAL;
+	*v = major << 16 | minor << 8 | patch;
+	return 0;
+}
+
+int wl_perf_paranoid(const struct workload *w)
+{
+	return w->perf.has_paranoid ? w->perf.paranoid : 2;
+}
+
+bool wl_perf_capable(const struct workload *w)
+{
+	return !w->perf.no_cap;
+}
+
+const char *wl_perf_release(const struct workload *w)
+{
+	return w->perf.kernel[0] ? w->perf.kernel : WL_PERF_KERNEL;
+}
+
+unsigned wl_perf_version(const struct workload *w)
+{
+	unsigned v = 0;
+
+	wl_kernel_version(wl_perf_release(w), &v);
+	return v;
+}
+
+/* name = pattern with its one "%u" replaced by inst.  false if the
+ * pattern has another '%' or does not fit. */
+static bool pmu_expand(const char *pat, unsigned inst, char *name,
+		       size_t len)
+{
+	const char *pc = strchr(pat, '%');
+	int n;
+
+	if (!pc) {
+		n = snprintf(name, len, "%s", pat);
+	} else {
+		if (pc[1] != 'u' || strchr(pc + 1, '%'))
+			return false;
+		n = snprintf(name, len, "%.*s%u%s", (int)(pc - pat), pat, inst,
+			     pc + 2);
+	}
+	return n > 0 && (size_t)n < len;
+}
+
+/* Does the platform's uncore belong to AMD's driver (its naming)? */
+static bool amd_driver(const struct platform *p)
+{
+	return p->vendor && strcmp(p->vendor, "AuthenticAMD") == 0;
+}
+
+/* One unit's PMU facts pu: the PMU, or one per box for a "%u" name (per
+ * box and socket under AMD's driver). */
+static int unit_pmus(const struct workload *w, int ui,
+		     const struct perf_unit *pu,
+		     int (*cb)(void *, const struct wl_pmu *), void *ctx)
+{
+	char name[WL_PMU_NAME_MAX];
+	struct wl_pmu p = { name, ui, -1, -1, pu };
+	bool per_box = strchr(pu->pmu, '%') != NULL;
+	bool per_socket = per_box && amd_driver(w->plat);
+	unsigned ninst = per_box ? wl_unit_ninst(w, ui) : 1;
+	unsigned nsock = per_socket ? wl_sockets(w) : 1;
+	int r;
+
+	for (unsigned n = 0; n < ninst * nsock; n++) {
+		if (!pmu_expand(pu->pmu, n, name, sizeof(name)))
+			return 0;	/* malformed: skern_open() says so */
+		p.inst = per_box ? (int)(n % ninst) : -1;
+		p.socket = per_socket ? (int)(n / ninst) : -1;
+		if ((r = cb(ctx, &p)) != 0)
+			return r;
+	}
+	return 0;
+}
+
+unsigned wl_sockets(const struct workload *w)
+{
+	unsigned n = w->topo.sockets ? w->topo.sockets : 1;
+
+	return n < PLAT_MAX_SOCKETS ? n : PLAT_MAX_SOCKETS;
+}
+
+int wl_perf_pmus(const struct workload *w,
+		 int (*cb)(void *, const struct wl_pmu *), void *ctx)
+{
+	const struct platform *p = w->plat;
+	int r;
+
+	for (int ui = 0; p->units[ui]; ui++) {
+		const struct perf_unit *pu = p->units[ui]->perf;
+
+		if (!pu || !pu->pmu)
+			continue;
+		if ((r = unit_pmus(w, ui, pu, cb, ctx)) != 0)
+			return r;
+		if (pu->also && pu->also->pmu &&
+		    (r = unit_pmus(w, ui, pu->also, cb, ctx)) != 0)
+			return r;
+	}
+	return 0;
+}
+
+void wl_filter_slot(const struct unit_type *u, unsigned f, int *dst,
+		    unsigned *shift)
+{
+	unsigned nother = 0;
+
+	*dst = -1;
+	*shift = 0;
+	if (f >= u->nfilters)
+		return;
+	if (u->filters[f].flag == EVF_FILTER0 ||
+	    u->filters[f].flag == EVF_FILTER1) {
+		*dst = u->filters[f].flag == EVF_FILTER0 ? 0 : 1;
+		return;
+	}
+	for (unsigned j = 0; j < f; j++)
+		if (u->filters[j].flag != EVF_FILTER0 &&
+		    u->filters[j].flag != EVF_FILTER1)
+			nother++;
+	if (nother / 2 < 2)
+		*dst = (int)(nother / 2);
+	*shift = 32 * (nother % 2);
+}
+
 /* ---- topology -------------------------------------------------------- */
+
+/* "offline_cpus": [CPU, ...], the simulator's CPU numbers (socket s has
+ * 8s .. 8s+7, its cores first); checked against "sockets" and "cores"
+ * once every key is read (check_offline()). */
+static int parse_offline(struct pctx *c, json_object *v)
+{
+	size_t n;
+
+	if (!json_object_is_type(v, json_type_array))
+		return fail(c, "must be an array of CPU numbers (socket s has "
+			    "CPUs %d*s .. %d*s+cores-1), not %s", WL_MAX_CORES,
+			    WL_MAX_CORES, type_name(v));
+	n = json_object_array_length(v);
+	for (size_t i = 0; i < n; i++) {
+		size_t old = path_idx(c, i);
+		uint64_t cpu;
+		int r = get_uint(c, json_object_array_get_idx(v, i), 0,
+				 PLAT_MAX_SOCKETS * WL_MAX_CORES - 1,
+				 "a simulated CPU number", &cpu);
+
+		if (r < 0)
+			return r;
+		c->w->topo.offline |= 1ull << cpu;
+		path_pop(c, old);
+	}
+	return 0;
+}
+
+/* Every offline CPU is a core of a socket the workload has, and every
+ * socket keeps an online core (its MSRs are reached through one). */
+static int check_offline(struct pctx *c)
+{
+	const struct wl_topology *t = &c->w->topo;
+	unsigned sockets = t->sockets ? t->sockets : 1;
+	unsigned cores = t->cores ? t->cores : WL_MAX_CORES;
+	uint64_t all = (1ull << cores) - 1;
+
+	for (unsigned cpu = 0; cpu < 64; cpu++)
+		if ((t->offline >> cpu & 1) &&
+		    (cpu / WL_MAX_CORES >= sockets || cpu % WL_MAX_CORES >= cores))
+			return fail(c, "offline_cpus: CPU %u is no core of the "
+				    "simulated machine (%u socket%s of %u cores: "
+				    "CPUs %d*s .. %d*s+%u)", cpu, sockets,
+				    sockets == 1 ? "" : "s", cores, WL_MAX_CORES,
+				    WL_MAX_CORES, cores - 1);
+	for (unsigned s = 0; s < sockets; s++)
+		if ((t->offline >> (s * WL_MAX_CORES) & all) == all)
+			return fail(c, "offline_cpus: every core of socket %u "
+				    "is offline (its MSRs are reached through an "
+				    "online one)", s);
+	return 0;
+}
 
 static int parse_top_value(struct pctx *c, const struct top_key *k,
 			   json_object *v)
@@ -1334,6 +1952,19 @@ static int parse_top_value(struct pctx *c, const struct top_key *k,
 		t->has_mmio_bar = true;
 		return 0;
 	}
+	case TK_OFFLINE:
+		return parse_offline(c, v);
+	case TK_MMIO_DEV:
+		if (!json_object_is_type(v, json_type_string) ||
+		    parse_hex(json_object_get_string(v), 0xffff, &x) < 0)
+			return fail(c, "must be a hex string \"0x...\" of 1 to 4 "
+				    "digits (the PCI device ID of the function "
+				    "holding %s), not %s",
+				    d->mmio_name ? d->mmio_name : "the MMIO window",
+				    json_object_to_json_string(v));
+		t->mmio_dev = (uint16_t)x;
+		t->has_mmio_dev = true;
+		return 0;
 	default:
 		return 0;
 	}
@@ -1382,10 +2013,54 @@ static int resolve_platform(struct pctx *c, json_object *root,
 	return 0;
 }
 
+/*
+ * A unit with one instance per core (snbep's CBos: discovery, like the
+ * kernel, counts min(8, cores)): its count defaults to "cores" and may
+ * not exceed it.
+ */
+static int per_core_counts(struct pctx *c)
+{
+	const struct plat_sim *d = sim_data(c->plat);
+	const struct top_key *k = NULL;
+	unsigned *n;
+	int ui;
+
+	if (!d || !d->per_core_unit || !c->w->topo.cores ||
+	    !plat_unit(c->plat, d->per_core_unit, &ui))
+		return 0;
+	n = &c->w->topo.count[ui];
+	for (unsigned i = 0; i < c->nkeys && !k; i++)
+		if (c->keys[i].kind == TK_COUNT && c->keys[i].unit == ui)
+			k = &c->keys[i];
+	if (*n > c->w->topo.cores)
+		return fail(c, "%s %u > cores %u: %s has one %s per core",
+			    k ? k->name : "count", *n, c->w->topo.cores,
+			    c->plat->id, d->per_core_unit);
+	if (!*n)
+		*n = c->w->topo.cores;
+	return 0;
+}
+
+/* One of the sections parsed after the topology, at $.name. */
+static int parse_section(struct pctx *c, const char *name, json_object *o,
+			 int (*parse)(struct pctx *, json_object *))
+{
+	int r;
+
+	if (!o)
+		return 0;
+	path_key(c, name);
+	r = parse(c, o);
+	if (r < 0)
+		return r;
+	path_pop(c, 1);
+	return 0;
+}
+
 static int parse_root(struct pctx *c, json_object *root,
 		      const struct platform *want)
 {
-	json_object *phases = NULL, *faults = NULL;
+	json_object *phases = NULL, *faults = NULL, *perf = NULL;
 	char list[256];
 	int r;
 
@@ -1414,52 +2089,22 @@ static int parse_root(struct pctx *c, json_object *root,
 			phases = val;
 		else if (k->kind == TK_FAULTS)
 			faults = val;
+		else if (k->kind == TK_PERF)
+			perf = val;
 		r = parse_top_value(c, k, val);
 		if (r < 0)
 			return r;
 		path_pop(c, old);
 	}
-	/* A unit with one instance per core (snbep's CBos: discovery, like
-	 * the kernel, counts min(8, cores)): its count defaults to "cores"
-	 * and may not exceed it. */
-	{
-		const struct plat_sim *d = sim_data(c->plat);
-		int ui;
-
-		if (d && d->per_core_unit && c->w->topo.cores &&
-		    plat_unit(c->plat, d->per_core_unit, &ui)) {
-			unsigned *n = &c->w->topo.count[ui];
-			const struct top_key *k = NULL;
-
-			for (unsigned i = 0; i < c->nkeys && !k; i++)
-				if (c->keys[i].kind == TK_COUNT &&
-				    c->keys[i].unit == ui)
-					k = &c->keys[i];
-			if (*n > c->w->topo.cores)
-				return fail(c, "%s %u > cores %u: %s has one %s "
-					    "per core", k ? k->name : "count", *n,
-					    c->w->topo.cores, c->plat->id,
-					    d->per_core_unit);
-			if (!*n)
-				*n = c->w->topo.cores;
-		}
-	}
+	if ((r = per_core_counts(c)) < 0 || (r = check_offline(c)) < 0)
+		return r;
 	if (!phases)
 		return fail(c, "missing \"phases\" (an array of {\"seconds\": N, "
 			    "\"rates\": {...}})");
-	path_key(c, "phases");
-	r = parse_phases(c, phases);
-	if (r < 0)
+	if ((r = parse_section(c, "phases", phases, parse_phases)) < 0 ||
+	    (r = parse_section(c, "perf", perf, parse_perf)) < 0)
 		return r;
-	path_pop(c, 1);
-	if (faults) {
-		path_key(c, "faults");
-		r = parse_faults(c, faults);
-		if (r < 0)
-			return r;
-		path_pop(c, 1);
-	}
-	return 0;
+	return parse_section(c, "faults", faults, parse_faults);
 }
 
 /* ---- duplicate keys -------------------------------------------------- */
@@ -1497,6 +2142,57 @@ static char *dup_key_text(const char *s, size_t n)
 	return r;
 }
 
+/* The key text[i..j] (quotes included) of the object st[top]: recorded,
+ * or a duplicate-key error at its JSON path. */
+static int dup_key(struct pctx *c, const char *text, size_t len,
+		   struct dframe *st, int top, size_t i, size_t j)
+{
+	struct dframe *f = &st[top];
+	char *tmp = strndup(text + i, j + 1 - i);
+	char *key = tmp ? dup_key_text(tmp, j + 1 - i) : NULL;
+
+	free(tmp);
+	if (!key)
+		return fail_nomem(c);
+	free(f->key);
+	f->key = key;
+	f->want_key = false;
+	if (!json_object_object_get_ex(f->seen, key, NULL)) {
+		json_object_object_add(f->seen, key, NULL);
+		return 0;
+	}
+	c->plen = 0;
+	c->path[0] = '\0';
+	path_add(c, "$");
+	for (int d = 0; d < top; d++) {
+		if (st[d].obj)
+			path_key(c, st[d].key);
+		else
+			path_idx(c, st[d].idx);
+	}
+	path_key(c, key);
+	return fail_at(c, text, len, i, "%s: duplicate key (an object names "
+		       "each key once; json-c would keep only the last)",
+		       c->path);
+}
+
+/* An object or array opens at text[i]: a new frame. */
+static int dup_open(struct pctx *c, const char *text, size_t len, size_t i,
+		    struct dframe *st, int *top, int max)
+{
+	struct dframe *f;
+
+	if (*top + 1 >= max)
+		return fail_at(c, text, len, i, "JSON nesting too deep");
+	f = &st[++*top];
+	memset(f, 0, sizeof(*f));
+	f->obj = text[i] == '{';
+	f->want_key = f->obj;
+	if (f->obj && !(f->seen = json_object_new_object()))
+		return fail_nomem(c);
+	return 0;
+}
+
 static int check_dup_keys(struct pctx *c, const char *text, size_t len)
 {
 	struct dframe st[WL_MAX_DEPTH + 2];
@@ -1511,40 +2207,8 @@ static int check_dup_keys(struct pctx *c, const char *text, size_t len)
 			for (j = i + 1; j < len && text[j] != '"'; j++)
 				if (text[j] == '\\')
 					j++;
-			if (f && f->obj && f->want_key) {
-				char *tmp = strndup(text + i, j + 1 - i);
-				char *key = tmp ? dup_key_text(tmp, j + 1 - i)
-						: NULL;
-
-				free(tmp);
-				if (!key) {
-					r = fail_nomem(c);
-					break;
-				}
-				free(f->key);
-				f->key = key;
-				f->want_key = false;
-				if (json_object_object_get_ex(f->seen, key,
-							      NULL)) {
-					c->plen = 0;
-					c->path[0] = '\0';
-					path_add(c, "$");
-					for (int d = 0; d < top; d++) {
-						if (st[d].obj)
-							path_key(c, st[d].key);
-						else
-							path_idx(c, st[d].idx);
-					}
-					path_key(c, key);
-					r = fail_at(c, text, len, i, "%s: "
-						    "duplicate key (an object "
-						    "names each key once; "
-						    "json-c would keep only "
-						    "the last)", c->path);
-					break;
-				}
-				json_object_object_add(f->seen, key, NULL);
-			}
+			if (f && f->obj && f->want_key)
+				r = dup_key(c, text, len, st, top, i, j);
 			i = j;
 			break;
 		case '\'':
@@ -1554,17 +2218,8 @@ static int check_dup_keys(struct pctx *c, const char *text, size_t len)
 			break;
 		case '{':
 		case '[':
-			if (top + 1 >= (int)ARRAY_SIZE(st)) {
-				r = fail_at(c, text, len, i, "JSON nesting too "
-					    "deep");
-				break;
-			}
-			f = &st[++top];
-			memset(f, 0, sizeof(*f));
-			f->obj = text[i] == '{';
-			f->want_key = f->obj;
-			if (f->obj && !(f->seen = json_object_new_object()))
-				r = fail_nomem(c);
+			r = dup_open(c, text, len, i, st, &top,
+				     (int)ARRAY_SIZE(st));
 			break;
 		case '}':
 		case ']':
@@ -1600,6 +2255,7 @@ void wl_free(struct workload *w)
 	free(w->keys);
 	free(w->rates);
 	free(w->faults);
+	free(w->perf.missing);
 	free(w);
 }
 
@@ -1629,17 +2285,84 @@ static const char *json_kind_of_text(const char *text, size_t len)
 	}
 }
 
+/* Why the tokener stopped without a value: an error at its position. */
+static int syntax_error(struct pctx *c, const char *text, size_t len,
+			enum json_tokener_error jerr, size_t end)
+{
+	const char *kind = json_kind_of_text(text, len);
+
+	if (jerr == json_tokener_continue) {
+		if (!kind)
+			return fail_at(c, text, len, len, "empty input "
+				       "(expected a JSON object)");
+		if (text[skip_ws(text, len, 0)] != '{')
+			return fail(c, "the workload must be a JSON object "
+				    "{...}, not %s", kind);
+		return fail_at(c, text, len, len, "unexpected end of input "
+			       "(an object, array or string is not closed)");
+	}
+	if (jerr == json_tokener_error_depth)
+		return fail_at(c, text, len, end, "JSON nesting too deep (at "
+			       "most %d levels)", WL_MAX_DEPTH);
+	if (end < len && (unsigned char)text[end] >= 0x20 &&
+	    (unsigned char)text[end] < 0x7f)
+		return fail_at(c, text, len, end, "JSON syntax error at '%c': "
+			       "%s", text[end], json_tokener_error_desc(jerr));
+	return fail_at(c, text, len, end, "JSON syntax error: %s",
+		       json_tokener_error_desc(jerr));
+}
+
+/* The JSON text as one object: strict, UTF-8, no trailing characters,
+ * no duplicate keys.  0 and *root (the caller's), or -errno. */
+static int parse_json(struct pctx *c, const char *text, size_t len,
+		      json_object **root)
+{
+	const char *nul = memchr(text, '\0', len);
+	struct json_tokener *tok;
+	enum json_tokener_error jerr;
+	size_t end;
+	int r;
+
+	if (nul)
+		return fail_at(c, text, len, (size_t)(nul - text),
+			       "NUL byte in the JSON text");
+	tok = json_tokener_new_ex(WL_MAX_DEPTH);
+	if (!tok)
+		return fail_nomem(c);
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT |
+#ifdef JSON_TOKENER_VALIDATE_UTF8
+			       JSON_TOKENER_VALIDATE_UTF8 |
+#endif
+			       JSON_TOKENER_ALLOW_TRAILING_CHARS);
+	*root = json_tokener_parse_ex(tok, text, (int)len);
+	jerr = json_tokener_get_error(tok);
+	end = json_tokener_get_parse_end(tok);
+	json_tokener_free(tok);
+	if (!*root)
+		return syntax_error(c, text, len, jerr, end);
+	end = skip_ws(text, len, end);
+	if (end < len)
+		r = fail_at(c, text, len, end, "trailing characters after the "
+			    "JSON object");
+	else if (!json_object_is_type(*root, json_type_object))
+		r = fail(c, "the workload must be a JSON object {...}, not %s",
+			 type_name(*root));
+	else
+		r = check_dup_keys(c, text, len);
+	if (r < 0) {
+		json_object_put(*root);
+		*root = NULL;
+	}
+	return r;
+}
+
 int wl_parse(const char *text, size_t len, const char *name,
 	     const struct platform *plat, struct workload **out,
 	     char *err, size_t errlen)
 {
 	struct pctx c = { .name = name ? name : "(workload)", .err = err,
 			  .errlen = errlen };
-	struct json_tokener *tok;
 	json_object *root;
-	enum json_tokener_error jerr;
-	const char *nul, *kind;
-	size_t end;
 	int r;
 
 	*out = NULL;
@@ -1656,66 +2379,8 @@ int wl_parse(const char *text, size_t len, const char *name,
 			 c.name, len, WL_MAX_BYTES);
 		return -EINVAL;
 	}
-	nul = memchr(text, '\0', len);
-	if (nul)
-		return fail_at(&c, text, len, (size_t)(nul - text),
-			       "NUL byte in the JSON text");
-
-	tok = json_tokener_new_ex(WL_MAX_DEPTH);
-	if (!tok)
-		return fail_nomem(&c);
-	json_tokener_set_flags(tok, JSON_TOKENER_STRICT |
-#ifdef JSON_TOKENER_VALIDATE_UTF8
-			       JSON_TOKENER_VALIDATE_UTF8 |
-#endif
-			       JSON_TOKENER_ALLOW_TRAILING_CHARS);
-	root = json_tokener_parse_ex(tok, text, (int)len);
-	jerr = json_tokener_get_error(tok);
-	end = json_tokener_get_parse_end(tok);
-	json_tokener_free(tok);
-
-	kind = json_kind_of_text(text, len);
-	if (!root) {
-		if (jerr == json_tokener_continue) {
-			if (!kind)
-				return fail_at(&c, text, len, len, "empty input "
-					       "(expected a JSON object)");
-			if (text[skip_ws(text, len, 0)] != '{')
-				return fail(&c, "the workload must be a JSON "
-					    "object {...}, not %s", kind);
-			return fail_at(&c, text, len, len, "unexpected end of "
-				       "input (an object, array or string is "
-				       "not closed)");
-		}
-		if (jerr == json_tokener_error_depth)
-			return fail_at(&c, text, len, end, "JSON nesting too "
-				       "deep (at most %d levels)", WL_MAX_DEPTH);
-		if (end < len && (unsigned char)text[end] >= 0x20 &&
-		    (unsigned char)text[end] < 0x7f)
-			return fail_at(&c, text, len, end, "JSON syntax error "
-				       "at '%c': %s", text[end],
-				       json_tokener_error_desc(jerr));
-		return fail_at(&c, text, len, end, "JSON syntax error: %s",
-			       json_tokener_error_desc(jerr));
-	}
-	end = skip_ws(text, len, end);
-	if (end < len) {
-		json_object_put(root);
-		return fail_at(&c, text, len, end, "trailing characters after "
-			       "the JSON object");
-	}
-	if (!json_object_is_type(root, json_type_object)) {
-		r = fail(&c, "the workload must be a JSON object {...}, not %s",
-			 type_name(root));
-		json_object_put(root);
+	if ((r = parse_json(&c, text, len, &root)) < 0)
 		return r;
-	}
-	r = check_dup_keys(&c, text, len);
-	if (r < 0) {
-		json_object_put(root);
-		return r;
-	}
-
 	c.w = calloc(1, sizeof(*c.w));
 	if (!c.w || !(c.w->source = strdup(c.name))) {
 		json_object_put(root);

@@ -41,7 +41,21 @@ enum wl_fault_kind {
 	WL_FAULT_FOREIGN_WRITE,	/* another agent writes `value` */
 	WL_FAULT_DEVICE_MISSING,	/* a PCI function disappears */
 	WL_FAULT_STUCK,		/* a counter stops advancing */
+	WL_FAULT_DELAY,		/* next `count` accesses return `seconds`
+				   late (a reader preempted mid-access) */
+	/* the simulated kernel's (src/sim/sim_kernel.c); target: a PMU */
+	WL_FAULT_PERF_CONTENTION,	/* another perf user: the target's
+					   events run `running` of the time */
+	WL_FAULT_PMU_GONE,	/* the PMU is unregistered (module unload) */
+	WL_FAULT_PERF_READ_ERROR,	/* next `count` reads fail with `err` */
+	WL_FAULT_SHORT_READ,	/* next `count` reads return too few bytes */
 };
+
+/* Is k a fault of the simulated kernel (a PMU target, not a register)? */
+static inline bool wl_fault_is_perf(int k)
+{
+	return k >= WL_FAULT_PERF_CONTENTION && k <= WL_FAULT_SHORT_READ;
+}
 
 struct wl_fault {
 	double at;		/* seconds since the simulation started */
@@ -52,9 +66,32 @@ struct wl_fault {
 	bool target_is_freerun;	/* stuck on a named free-running counter */
 	int freerun_unit;
 	unsigned freerun_idx;
-	unsigned count;		/* eio */
+	unsigned count;		/* eio, delay, perf_read_error, short_read */
 	uint64_t value;		/* foreign_write */
-	char text[64];		/* target as written */
+	char text[64];		/* target as written; perf faults: a PMU
+				   name or a glob ("uncore_imc_*") */
+	double running;		/* perf_contention: fraction of the time
+				   the target's events run, [0, 1) */
+	double seconds;		/* perf_contention: how long; 0 = for ever */
+	double delay_s;		/* delay: how much later each access returns */
+	int err;		/* perf_read_error: EIO, EINTR or ENOSPC */
+};
+
+/*
+ * What the simulated kernel is like beyond the platform (the workload's
+ * "perf" object).  Zero is the default: paranoid 2 (the kernel's own
+ * default), the caller holds CAP_PERFMON (the daemon's unit grants it),
+ * every PMU present, kernel WL_PERF_KERNEL.  Read through wl_perf_*().
+ */
+#define WL_PERF_KERNEL "6.12.0"
+#define WL_PMU_NAME_MAX 48
+struct wl_perf {
+	bool has_paranoid;
+	int paranoid;		/* perf_event_paranoid, -1..4 */
+	bool no_cap;		/* "cap_perfmon": false */
+	char kernel[32];	/* "6.8.0-45-generic"; "" = WL_PERF_KERNEL */
+	unsigned nmissing;	/* PMUs the kernel does not have */
+	char (*missing)[WL_PMU_NAME_MAX];	/* names or globs */
 };
 
 /* Topology values; 0 = not given (the simulator takes the maximum the
@@ -67,10 +104,14 @@ struct wl_topology {
 	uint64_t mmio_bar;	/* the MMIO window register's value (the
 				   platform's plat_sim.mmio_key) */
 	bool has_mmio_bar;
+	uint16_t mmio_dev;	/* its function's device ID (mmio_dev_key) */
+	bool has_mmio_dev;
 	uint64_t uclk_hz;
 	uint64_t dclk_hz;	/* the plat_sim.dclk_unit counters' clock */
 	unsigned cores;		/* physical cores per socket, each with its
 				   own core-scope MSRs (plat_sim.cores) */
+	uint64_t offline;	/* "offline_cpus": bit c = simulated CPU c
+				   (socket c / 8, core c % 8) is offline */
 };
 
 /* Cores per socket the simulator models at most: one per simulated CPU
@@ -90,6 +131,7 @@ struct workload {
 				   events per second per socket */
 	unsigned nfaults;
 	struct wl_fault *faults;	/* sorted by `at` */
+	struct wl_perf perf;
 };
 
 /*
@@ -116,6 +158,45 @@ int wl_builtin(const struct platform *plat, struct workload **out);
 int wl_builtin_selftest(const struct platform *plat, struct workload **out);
 void wl_free(struct workload *w);
 
+/* The simulated kernel's settings with their defaults (struct wl_perf):
+ * perf_event_paranoid; whether the caller holds CAP_PERFMON; the kernel
+ * release string and its version as major << 16 | minor << 8 | patch
+ * (patch capped at 255). */
+int wl_perf_paranoid(const struct workload *w);
+bool wl_perf_capable(const struct workload *w);
+const char *wl_perf_release(const struct workload *w);
+unsigned wl_perf_version(const struct workload *w);
+/* "6.8" -> 0x060800 (see above); 0, or -EINVAL for anything that does
+ * not start with MAJOR.MINOR. */
+int wl_kernel_version(const char *release, unsigned *v);
+
+/* One kernel PMU of a platform's unit, as wl_perf_pmus() reports it. */
+struct wl_pmu {
+	const char *name;	/* "uncore_cha_3" (a buffer of the call) */
+	int unit;		/* platform unit index */
+	int inst;		/* the box the name stands for ("%u"), or -1:
+				   one PMU for every box of the unit */
+	int socket;		/* the one socket it is on, or -1: on every
+				   socket (see wl_perf_pmus()) */
+	const struct perf_unit *facts;	/* format/ and events/ (the unit's
+					   perf, or its perf->also) */
+};
+/*
+ * Calls cb for every kernel PMU of the workload's platform and topology:
+ * each unit's perf->pmu and perf->also->pmu (hsx pcu_cstate's
+ * cstate_core beside its cstate_pkg), a "%u" pattern once per instance
+ * (wl_unit_ninst()) - Intel's drivers name box N of every socket
+ * uncore_x_N, one PMU over the sockets (arch/x86/events/intel/uncore.c
+ * uncore_get_pmu_name()), while AMD's number their PMUs on across the
+ * sockets, each PMU on one (arch/x86/events/amd/uncore.c
+ * amd_uncore_umc_ctx_init(): amd_umc_0..23 on two sockets of 12), which
+ * a platform whose vendor is AuthenticAMD gets.  A name may come more
+ * than once (two units of one PMU: hsx imc and imc_fixed).  Stops at and
+ * returns cb's first non-zero value; 0 otherwise.
+ */
+int wl_perf_pmus(const struct workload *w,
+		 int (*cb)(void *ctx, const struct wl_pmu *p), void *ctx);
+
 /* Do two rate keys name the same counter (same encoding, filters,
  * socket and instance)?  Used by the parser and the built-in workloads. */
 bool wl_key_eq(const struct wl_key *a, const struct wl_key *b);
@@ -130,8 +211,21 @@ struct wl_match {
 	struct event_enc enc;
 	bool ext;		/* event-select extension bit set */
 	uint64_t filter0, filter1;	/* box filter register values (the
-					   simulator's mapping: hw_sim.c) */
+					   simulator's mapping: hw_sim.c,
+					   wl_filter_slot()) */
 };
+
+/*
+ * Where box filter register f of unit u goes in wl_match's filter0 /
+ * filter1 (hw_sim.c, "Filters"): *dst 0 or 1 (filter0 / filter1) or -1
+ * (gates nothing), shifted left by *shift.  EVF_FILTER0 / EVF_FILTER1
+ * registers are filter0 / filter1 whole; the unit's other filter
+ * registers, in table order, fill filter0 bits 31:0, filter0 63:32,
+ * filter1 31:0, filter1 63:32.  The register model and the simulated
+ * kernel both map through this.
+ */
+void wl_filter_slot(const struct unit_type *u, unsigned f, int *dst,
+		    unsigned *shift);
 
 /*
  * Instances of unit index `unit` per socket as the workload configures
@@ -140,6 +234,10 @@ struct wl_match {
  * functions follows the channel count), else the unit's max_inst.
  */
 unsigned wl_unit_ninst(const struct workload *w, int unit);
+
+/* Sockets: the "sockets" key, else 1 (at most PLAT_MAX_SOCKETS), as the
+ * simulator builds them. */
+unsigned wl_sockets(const struct workload *w);
 
 /* Physical cores per socket: the "cores" key, else WL_MAX_CORES.  A
  * core-scope free-running counter (freerun_ctr.core_scope) is one

@@ -128,4 +128,50 @@
 	DM_CLOCK_HERTZ, \
 	DM_QPI_PORTS
 
+/*
+ * The perf-backed platforms (skx, icx, spr, zen4): the same headline
+ * families, each with the HELP of what the platform counts (doc/metrics.md
+ * has them side by side).  LLC from sources "lookups"/"misses", DRAM from
+ * "dram_rd"/"dram_wr" (bytes), per channel from "ch_rd"/"ch_wr", the
+ * uncore clock from "clock", UPI data per link from "upi_data" (bytes).
+ */
+#define DM_LLC_LOOKUPS_H(help)                                            \
+	{ "uncore_llc_lookups_total", "llc_lookups_total", help, NULL,     \
+	  DM_COUNTER, NULL, { NULL }, { DF_SRC("lookups") } }
+#define DM_LLC_MISSES_H(help)                                             \
+	{ "uncore_llc_misses_total", "llc_misses_total", help, NULL,       \
+	  DM_COUNTER, NULL, { NULL }, { DF_SRC("misses") } }
+#define DM_DRAM_SOCKET(rd_help, wr_help) \
+	DM_DRAM_BYTES("uncore_dram_read_bytes_total", NULL, rd_help, "read", \
+		      "dram_rd"), \
+	DM_DRAM_BYTES("uncore_dram_write_bytes_total", NULL, wr_help, \
+		      "write", "dram_wr"), \
+	DM_DRAM_BW("uncore_dram_bandwidth_bytes_per_second", NULL, \
+		   DM_DRAM_BW_HELP, "read", "dram_rd"), \
+	DM_DRAM_BW("uncore_dram_bandwidth_bytes_per_second", NULL, \
+		   DM_DRAM_BW_HELP, "write", "dram_wr")
+#define DM_DRAM_CH(help_rd, help_wr) \
+	DM_DRAM_BYTES("uncore_dram_channel_read_bytes_total", "channel", \
+		      help_rd, "read", "ch_rd"), \
+	DM_DRAM_BYTES("uncore_dram_channel_write_bytes_total", "channel", \
+		      help_wr, "write", "ch_wr"), \
+	DM_DRAM_BW("uncore_dram_channel_bandwidth_bytes_per_second", \
+		   "channel", DM_CH_BW_HELP, "read", "ch_rd"), \
+	DM_DRAM_BW("uncore_dram_channel_bandwidth_bytes_per_second", \
+		   "channel", DM_CH_BW_HELP, "write", "ch_wr")
+#define DM_UPI_LINKS \
+	{ "uncore_upi_data_bytes_total", "upi_data_bytes_total", \
+	  "UPI data sent, per link: data flits x 64/9 bytes (Intel's " \
+	  "upi_data_transmit_bw metric).", "bytes", DM_COUNTER, "port", \
+	  { NULL }, { DF_SRC("upi_data") } }, \
+	{ "uncore_upi_data_bandwidth_bytes_per_second", \
+	  "upi_data_bytes_per_second", \
+	  "UPI data sent per second on one link over the last sampling " \
+	  "interval.", "bytes_per_second", DM_GAUGE, "port", { NULL }, \
+	  { DF_SRC("upi_data"), DF_RATE } }
+/* Intel: UPI data bytes per data flit (upi_data_transmit_bw: 64 / 9.0) */
+#define XSP_UPI_BYTES_PER_FLIT (64.0 / 9.0)
+#define XSP_CLOCK_HELP "Uncore clock (UCLK) cycles: the CHA clock, " \
+	"averaged over the socket's CHAs (Intel's uncore_frequency metric)."
+
 #endif

@@ -2,8 +2,9 @@
  * derived_snbep.c - the daemon's derived metrics on Xeon E5-2600/4600 v1
  * (DESIGN.md section 7; the table format is described in plat.h, the
  * encodings in plat_snbep.h): the families hsx has, less what the part
- * cannot count - no package C-state counters, and home agent requests
- * without a local/remote split (locality="any").
+ * cannot count - home agent requests without a local/remote split
+ * (locality="any") - and package C7, which the part has and hsx does not
+ * read (exported when a [baseline] counts UNC_P_CORE_PC7_CTR).
  */
 #include "config.h"
 
@@ -22,6 +23,10 @@ static const struct derived_src snbep_src[] = {
 	{ "ha_wr", "UNC_H_REQUESTS.WRITES", 1 },
 	{ "core_c3", "UNC_P_CORE_CC3_CTR", 1 },
 	{ "core_c6", "UNC_P_CORE_CC6_CTR", 1 },
+	{ "pkg_c3", "UNC_P_CORE_PC3_CTR", 1 },
+	{ "pkg_c2", "UNC_P_CORE_PC2_CTR", 1 },
+	{ "pkg_c6", "UNC_P_CORE_PC6_CTR", 1 },
+	{ "pkg_c7", "UNC_P_CORE_PC7_CTR", 1 },
 	{ "band0", SNBEP_BAND(0), 1 },
 	{ "band1", SNBEP_BAND(1), 1 },
 	{ "band2", SNBEP_BAND(2), 1 },
@@ -34,6 +39,10 @@ static const struct derived_metric snbep_m[] = {
 	DM_HA("ha_requests_write_total", "write", "any", "ha_wr"),
 	DM_CSTATE("pcu_core_c3_cycles_total", "core_c3", "core_c3"),
 	DM_CSTATE("pcu_core_c6_cycles_total", "core_c6", "core_c6"),
+	DM_CSTATE("pcu_package_c3_cycles_total", "package_c3", "pkg_c3"),
+	DM_CSTATE("pcu_package_c2_cycles_total", "package_c2", "pkg_c2"),
+	DM_CSTATE("pcu_package_c6_cycles_total", "package_c6", "pkg_c6"),
+	DM_CSTATE("pcu_package_c7_cycles_total", "package_c7", "pkg_c7"),
 	DM_BAND("pcu_frequency_band0_cycles_total", "0", "band0"),
 	DM_BAND("pcu_frequency_band1_cycles_total", "1", "band1"),
 	DM_BAND("pcu_frequency_band2_cycles_total", "2", "band2"),

@@ -13,7 +13,8 @@
  * is listed in doc/hardware-notes.md.
  *
  * The data gives no maximum increment per cycle: max_inc is 0 (not
- * stated) throughout.  For the PCU occupancy event (ev_sel bit 7)
+ * stated) but where MAX_INC gives a source's figure (the source
+ * says which).  For the PCU occupancy event (ev_sel bit 7)
  * umask bits 7:6 are occ_sel and the entry carries both.
  */
 #include "config.h"
@@ -149,15 +150,17 @@ const struct event snbep_events[] = {
 	  .source = "jaketown-uncore V24" },
 	{ .name = "UNC_C_COUNTER0_OCCUPANCY", .unit = "cbo",
 	  .code = 0x1f, .umask = 0x00, .ctr_mask = 0xe,
+	  .max_inc = 20,
 	  .desc = "Counter 0 Occupancy. Since occupancy counts can only be "
 	    "captured in the Cbo's 0 counter, this event allows a user to "
 	    "capture occupancy related information by filtering the Cb0 "
 	    "occupancy count captured in Counter 0.",
-	  .source = "jaketown-uncore V24" },
+	  .source = "jaketown-uncore V24; max inc 327043 Table 2-14" },
 	{ .name = "UNC_C_ISMQ_DRD_MISS_OCC", .unit = "cbo",
 	  .code = 0x21, .umask = 0x00, .ctr_mask = 0x3,
+	  .max_inc = 20,
 	  .desc = "No description in Intel's event data (\"tbd\").",
-	  .source = "jaketown-uncore V24" },
+	  .source = "jaketown-uncore V24; max inc 327043 Table 2-14" },
 	{ .name = "UNC_C_LLC_LOOKUP.DATA_READ", .unit = "cbo",
 	  .code = 0x34, .umask = 0x03, .ctr_mask = 0x3,
 	  .flags = EVF_FILTER0,
@@ -467,24 +470,28 @@ const struct event snbep_events[] = {
 	  .source = "jaketown-uncore V24" },
 	{ .name = "UNC_C_RxR_OCCUPANCY.IPQ", .unit = "cbo",
 	  .code = 0x11, .umask = 0x04, .ctr_mask = 0x1,
+	  .max_inc = 20,
 	  .desc = "Ingress Occupancy; IPQ. Counts number of entries in the "
 	    "specified Ingress queue in each cycle.",
-	  .source = "jaketown-uncore V24" },
+	  .source = "jaketown-uncore V24; max inc 327043 Table 2-14" },
 	{ .name = "UNC_C_RxR_OCCUPANCY.IRQ", .unit = "cbo",
 	  .code = 0x11, .umask = 0x01, .ctr_mask = 0x1,
+	  .max_inc = 20,
 	  .desc = "Ingress Occupancy; IRQ. Counts number of entries in the "
 	    "specified Ingress queue in each cycle.",
-	  .source = "jaketown-uncore V24" },
+	  .source = "jaketown-uncore V24; max inc 327043 Table 2-14" },
 	{ .name = "UNC_C_RxR_OCCUPANCY.IRQ_REJECTED", .unit = "cbo",
 	  .code = 0x11, .umask = 0x02, .ctr_mask = 0x1,
+	  .max_inc = 20,
 	  .desc = "Ingress Occupancy; IRQ Rejected. Counts number of entries "
 	    "in the specified Ingress queue in each cycle.",
-	  .source = "jaketown-uncore V24" },
+	  .source = "jaketown-uncore V24; max inc 327043 Table 2-14" },
 	{ .name = "UNC_C_RxR_OCCUPANCY.VFIFO", .unit = "cbo",
 	  .code = 0x11, .umask = 0x10, .ctr_mask = 0x1,
+	  .max_inc = 20,
 	  .desc = "Ingress Occupancy; VFIFO. Counts number of entries in the "
 	    "specified Ingress queue in each cycle.",
-	  .source = "jaketown-uncore V24" },
+	  .source = "jaketown-uncore V24; max inc 327043 Table 2-14" },
 	{ .name = "UNC_C_TOR_INSERTS.EVICTION", .unit = "cbo",
 	  .code = 0x35, .umask = 0x04, .ctr_mask = 0x3,
 	  .desc = "TOR Inserts; Evictions. Counts the number of entries "
@@ -1741,11 +1748,12 @@ const struct event snbep_events[] = {
 	  .source = "jaketown-uncore V24" },
 	{ .name = "UNC_Q_CTO_COUNT", .unit = "qpi",
 	  .code = 0x38, .umask = 0x00, .ev_sel_ext = 1, .ctr_mask = 0xf,
+	  .max_inc = 2,
 	  .flags = EVF_QPI_MATCH,
 	  .filter = "Q_Py_PCI_PMON_PKT_MATCH0/1, Q_Py_PCI_PMON_PKT_MASK0/1",
 	  .desc = "Count of CTO Events. Counts the number of CTO (cluster "
 	    "trigger outs) events that were asserted across the two slots.",
-	  .source = "jaketown-uncore V24" },
+	  .source = "jaketown-uncore V24; max inc 327043 2.7.7" },
 	{ .name = "UNC_Q_DIRECT2CORE.FAILURE_CREDITS", .unit = "qpi",
 	  .code = 0x13, .umask = 0x02, .ctr_mask = 0xf,
 	  .desc = "Direct 2 Core Spawning; Spawn Failure - Egress Credits. "
@@ -1949,9 +1957,10 @@ const struct event snbep_events[] = {
 	  .source = "jaketown-uncore V24" },
 	{ .name = "UNC_Q_RxL_INSERTS_NCS", .unit = "qpi",
 	  .code = 0x0b, .umask = 0x00, .ev_sel_ext = 1, .ctr_mask = 0xf,
+	  .max_inc = 128,
 	  .desc = "Rx Flit Buffer Allocations - NCS. Number of allocations "
 	    "into the QPI Rx Flit Buffer.",
-	  .source = "jaketown-uncore V24" },
+	  .source = "jaketown-uncore V24; max inc 329468-002 2.8.5 (331051: 128)" },
 	{ .name = "UNC_Q_RxL_INSERTS_NDR", .unit = "qpi",
 	  .code = 0x0e, .umask = 0x00, .ev_sel_ext = 1, .ctr_mask = 0xf,
 	  .desc = "Rx Flit Buffer Allocations - NDR. Number of allocations "
@@ -1964,39 +1973,46 @@ const struct event snbep_events[] = {
 	  .source = "jaketown-uncore V24" },
 	{ .name = "UNC_Q_RxL_OCCUPANCY", .unit = "qpi",
 	  .code = 0x0b, .umask = 0x00, .ctr_mask = 0xf,
+	  .max_inc = 128,
 	  .desc = "RxQ Occupancy - All Packets. Accumulates the number of "
 	    "elements in the QPI RxQ in each cycle.",
-	  .source = "jaketown-uncore V24" },
+	  .source = "jaketown-uncore V24; max inc 329468-002 2.8.5 (331051: 128)" },
 	{ .name = "UNC_Q_RxL_OCCUPANCY_DRS", .unit = "qpi",
 	  .code = 0x15, .umask = 0x00, .ev_sel_ext = 1, .ctr_mask = 0xf,
+	  .max_inc = 128,
 	  .desc = "RxQ Occupancy - DRS. Accumulates the number of elements "
 	    "in the QPI RxQ in each cycle.",
-	  .source = "jaketown-uncore V24" },
+	  .source = "jaketown-uncore V24; max inc 329468-002 2.8.5 (331051: 128)" },
 	{ .name = "UNC_Q_RxL_OCCUPANCY_HOM", .unit = "qpi",
 	  .code = 0x18, .umask = 0x00, .ev_sel_ext = 1, .ctr_mask = 0xf,
+	  .max_inc = 128,
 	  .desc = "RxQ Occupancy - HOM. Accumulates the number of elements "
 	    "in the QPI RxQ in each cycle.",
-	  .source = "jaketown-uncore V24" },
+	  .source = "jaketown-uncore V24; max inc 329468-002 2.8.5 (331051: 128)" },
 	{ .name = "UNC_Q_RxL_OCCUPANCY_NCB", .unit = "qpi",
 	  .code = 0x16, .umask = 0x00, .ev_sel_ext = 1, .ctr_mask = 0xf,
+	  .max_inc = 128,
 	  .desc = "RxQ Occupancy - NCB. Accumulates the number of elements "
 	    "in the QPI RxQ in each cycle.",
-	  .source = "jaketown-uncore V24" },
+	  .source = "jaketown-uncore V24; max inc 329468-002 2.8.5 (331051: 128)" },
 	{ .name = "UNC_Q_RxL_OCCUPANCY_NCS", .unit = "qpi",
 	  .code = 0x17, .umask = 0x00, .ev_sel_ext = 1, .ctr_mask = 0xf,
+	  .max_inc = 128,
 	  .desc = "RxQ Occupancy - NCS. Accumulates the number of elements "
 	    "in the QPI RxQ in each cycle.",
-	  .source = "jaketown-uncore V24" },
+	  .source = "jaketown-uncore V24; max inc 329468-002 2.8.5 (331051: 128)" },
 	{ .name = "UNC_Q_RxL_OCCUPANCY_NDR", .unit = "qpi",
 	  .code = 0x1a, .umask = 0x00, .ev_sel_ext = 1, .ctr_mask = 0xf,
+	  .max_inc = 128,
 	  .desc = "RxQ Occupancy - NDR. Accumulates the number of elements "
 	    "in the QPI RxQ in each cycle.",
-	  .source = "jaketown-uncore V24" },
+	  .source = "jaketown-uncore V24; max inc 329468-002 2.8.5 (331051: 128)" },
 	{ .name = "UNC_Q_RxL_OCCUPANCY_SNP", .unit = "qpi",
 	  .code = 0x19, .umask = 0x00, .ev_sel_ext = 1, .ctr_mask = 0xf,
+	  .max_inc = 128,
 	  .desc = "RxQ Occupancy - SNP. Accumulates the number of elements "
 	    "in the QPI RxQ in each cycle.",
-	  .source = "jaketown-uncore V24" },
+	  .source = "jaketown-uncore V24; max inc 329468-002 2.8.5 (331051: 128)" },
 	{ .name = "UNC_Q_RxL_STALLS.BGF_DRS", .unit = "qpi",
 	  .code = 0x35, .umask = 0x01, .ctr_mask = 0xf,
 	  .desc = "Stalls Sending to R3QPI; BGF Stall - DRS. Number of "
@@ -2583,34 +2599,40 @@ const struct event snbep_events[] = {
 	  .source = "jaketown-uncore V24" },
 	{ .name = "UNC_R3_RxR_OCCUPANCY.DRS", .unit = "r3qpi",
 	  .code = 0x13, .umask = 0x08, .ctr_mask = 0x1,
+	  .max_inc = 32,
 	  .desc = "Ingress Occupancy Accumulator; DRS. Accumulates the "
 	    "occupancy of a given QPI Ingress queue in each cycles.",
-	  .source = "jaketown-uncore V24" },
+	  .source = "jaketown-uncore V24; max inc 327043 Table 2-122" },
 	{ .name = "UNC_R3_RxR_OCCUPANCY.HOM", .unit = "r3qpi",
 	  .code = 0x13, .umask = 0x01, .ctr_mask = 0x1,
+	  .max_inc = 32,
 	  .desc = "Ingress Occupancy Accumulator; HOM. Accumulates the "
 	    "occupancy of a given QPI Ingress queue in each cycles.",
-	  .source = "jaketown-uncore V24" },
+	  .source = "jaketown-uncore V24; max inc 327043 Table 2-122" },
 	{ .name = "UNC_R3_RxR_OCCUPANCY.NCB", .unit = "r3qpi",
 	  .code = 0x13, .umask = 0x10, .ctr_mask = 0x1,
+	  .max_inc = 32,
 	  .desc = "Ingress Occupancy Accumulator; NCB. Accumulates the "
 	    "occupancy of a given QPI Ingress queue in each cycles.",
-	  .source = "jaketown-uncore V24" },
+	  .source = "jaketown-uncore V24; max inc 327043 Table 2-122" },
 	{ .name = "UNC_R3_RxR_OCCUPANCY.NCS", .unit = "r3qpi",
 	  .code = 0x13, .umask = 0x20, .ctr_mask = 0x1,
+	  .max_inc = 32,
 	  .desc = "Ingress Occupancy Accumulator; NCS. Accumulates the "
 	    "occupancy of a given QPI Ingress queue in each cycles.",
-	  .source = "jaketown-uncore V24" },
+	  .source = "jaketown-uncore V24; max inc 327043 Table 2-122" },
 	{ .name = "UNC_R3_RxR_OCCUPANCY.NDR", .unit = "r3qpi",
 	  .code = 0x13, .umask = 0x04, .ctr_mask = 0x1,
+	  .max_inc = 32,
 	  .desc = "Ingress Occupancy Accumulator; NDR. Accumulates the "
 	    "occupancy of a given QPI Ingress queue in each cycles.",
-	  .source = "jaketown-uncore V24" },
+	  .source = "jaketown-uncore V24; max inc 327043 Table 2-122" },
 	{ .name = "UNC_R3_RxR_OCCUPANCY.SNP", .unit = "r3qpi",
 	  .code = 0x13, .umask = 0x02, .ctr_mask = 0x1,
+	  .max_inc = 32,
 	  .desc = "Ingress Occupancy Accumulator; SNP. Accumulates the "
 	    "occupancy of a given QPI Ingress queue in each cycles.",
-	  .source = "jaketown-uncore V24" },
+	  .source = "jaketown-uncore V24; max inc 327043 Table 2-122" },
 	{ .name = "UNC_R3_VN0_CREDITS_REJECT.DRS", .unit = "r3qpi",
 	  .code = 0x37, .umask = 0x08, .ctr_mask = 0x3,
 	  .desc = "VN0 Credit Acquisition Failed on DRS; DRS Message Class. "
@@ -2673,11 +2695,12 @@ const struct event snbep_events[] = {
 	  .source = "jaketown-uncore V24" },
 	{ .name = "UNC_R3_VNA_CREDITS_ACQUIRED", .unit = "r3qpi",
 	  .code = 0x33, .umask = 0x00, .ctr_mask = 0x3,
+	  .max_inc = 4,
 	  .desc = "VNA credit Acquisitions. Number of QPI VNA Credit "
 	    "acquisitions. This event can be used in conjunction with the "
 	    "VNA In-Use Accumulator to calculate the average lifetime of a "
 	    "credit holder.",
-	  .source = "jaketown-uncore V24" },
+	  .source = "jaketown-uncore V24; max inc 327043 Table 2-122" },
 	{ .name = "UNC_R3_VNA_CREDITS_REJECT.DRS", .unit = "r3qpi",
 	  .code = 0x34, .umask = 0x08, .ctr_mask = 0x3,
 	  .desc = "VNA Credit Reject; DRS Message Class. Number of attempted "
@@ -2757,6 +2780,30 @@ const struct event snbep_events[] = {
 	  .desc = "Free-running 64-bit MSR 0x3FD (PCU_MSR_CORE_C6_CTR): "
 	    "cycles one of the cores is in C6.",
 	  .source = "327043 2.6.3.1" },
+	{ .name = "UNC_P_CORE_PC2_CTR", .unit = "pcu_cstate",
+	  .code = 0x00, .umask = 0x00, .ctr_mask = 0x0,
+	  .flags = EVF_FREERUN,
+	  .desc = "Free-running 64-bit MSR 0x60D (MSR_PKG_C2_RESIDENCY): "
+	    "cycles the package is in C2.",
+	  .source = "kernel cstate.c snb_cstates" },
+	{ .name = "UNC_P_CORE_PC3_CTR", .unit = "pcu_cstate",
+	  .code = 0x00, .umask = 0x00, .ctr_mask = 0x0,
+	  .flags = EVF_FREERUN,
+	  .desc = "Free-running 64-bit MSR 0x3F8 (MSR_PKG_C3_RESIDENCY): "
+	    "cycles the package is in C3.",
+	  .source = "kernel cstate.c snb_cstates" },
+	{ .name = "UNC_P_CORE_PC6_CTR", .unit = "pcu_cstate",
+	  .code = 0x00, .umask = 0x00, .ctr_mask = 0x0,
+	  .flags = EVF_FREERUN,
+	  .desc = "Free-running 64-bit MSR 0x3F9 (MSR_PKG_C6_RESIDENCY): "
+	    "cycles the package is in C6.",
+	  .source = "kernel cstate.c snb_cstates" },
+	{ .name = "UNC_P_CORE_PC7_CTR", .unit = "pcu_cstate",
+	  .code = 0x00, .umask = 0x00, .ctr_mask = 0x0,
+	  .flags = EVF_FREERUN,
+	  .desc = "Free-running 64-bit MSR 0x3FA (MSR_PKG_C7_RESIDENCY): "
+	    "cycles the package is in C7.",
+	  .source = "kernel cstate.c snb_cstates" },
 };
 
 _Static_assert(sizeof(snbep_events) / sizeof(snbep_events[0]) ==

@@ -24,10 +24,10 @@
  *   qpi       84 entries
  *   r2pcie    36 entries
  *   r3qpi     63 entries
- *   fixed and free-running counters: 4
+ *   fixed and free-running counters: 8
  * A constant so that a platform can be initialised statically;
  * events_snbep.c asserts that it matches the array. */
-#define SNBEP_NEVENTS 505
+#define SNBEP_NEVENTS 509
 
 extern const struct event snbep_events[SNBEP_NEVENTS];
 extern const size_t snbep_nevents;

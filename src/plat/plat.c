@@ -25,6 +25,7 @@
 
 #include "plat/plat.h"
 #include "plat/plat_mod.h"
+#include "plat/plat_xsp.h"
 
 #define NONE 0xff
 
@@ -32,6 +33,10 @@ const struct platform *const plat_all[] = {
 	&plat_skl,
 	&plat_hsx,
 	&plat_snbep,
+	&plat_skx,
+	&plat_icx,
+	&plat_spr,
+	&plat_zen4,
 	NULL,
 };
 
@@ -166,6 +171,39 @@ int plat_cpuid(struct plat_cpu *cpu)
 	memset(cpu, 0, sizeof(*cpu));
 	return -ENODEV;
 #endif
+}
+
+unsigned plat_cpuid_cores(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	unsigned eax, ebx, ecx, edx, smt = 0, core = 0;
+
+	if (!__get_cpuid(0, &eax, &ebx, &ecx, &edx))
+		return 0;
+	/* SDM vol. 2A, CPUID leaf 0BH: ECX[15:8] the level type (1 SMT,
+	 * 2 core), EBX[15:0] the logical processors at that level */
+	if (eax >= 0xB) {
+		for (unsigned sub = 0; sub < 8; sub++) {
+			__cpuid_count(0xB, sub, eax, ebx, ecx, edx);
+			if (((ecx >> 8) & 0xff) == 0)
+				break;
+			if (((ecx >> 8) & 0xff) == 1)
+				smt = ebx & 0xffff;
+			else if (((ecx >> 8) & 0xff) == 2)
+				core = ebx & 0xffff;
+		}
+		if (smt && core >= smt)
+			return core / smt;
+	}
+	/* leaf 04H: EAX[31:26], addressable core IDs in the package - 1 */
+	__get_cpuid(0, &eax, &ebx, &ecx, &edx);
+	if (eax >= 4) {
+		__cpuid_count(4, 0, eax, ebx, ecx, edx);
+		if (eax & 0x1f)
+			return (eax >> 26) + 1;
+	}
+#endif
+	return 0;
 }
 
 const struct platform *plat_for_cpu(const struct plat_cpu *cpu)
@@ -530,6 +568,28 @@ int plat_reset_boxes(struct hw *hw, const struct topology *t, unsigned sock)
 	return first;
 }
 
+void plat_note(struct topology *t, const char *fmt, ...)
+{
+	size_t used = strlen(t->note);
+	va_list ap;
+
+	if (used && used + 2 < sizeof(t->note)) {
+		memcpy(t->note + used, "; ", 3);
+		used += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(t->note + used, sizeof(t->note) - used, fmt, ap);
+	va_end(ap);
+}
+
+double plat_event_max_rate(const struct unit_type *u, const struct event *ev)
+{
+	unsigned inc = ev ? (ev->max_inc_wide ? ev->max_inc_wide : ev->max_inc)
+			  : 0;
+
+	return inc && u->max_clk_hz > 0 ? inc * u->max_clk_hz : u->max_rate;
+}
+
 bool plat_unit_freezable(const struct platform *p, int ui)
 {
 	const struct unit_type *u;
@@ -783,40 +843,15 @@ int plat_find_units(struct hw *hw, struct topo_socket *s,
 	return 0;
 }
 
-int plat_discover_ubox_buses(struct hw *hw, struct topology *t,
-			     const struct platform *p,
-			     const struct plat_ubox_bus *ub,
-			     const struct plat_cpu_map *m,
-			     int (*find_units)(struct hw *hw,
-					       struct topo_socket *s))
+/* Node ID -> package through each UBox's mapping register; two buses of
+ * one package are refused. */
+static int ubox_packages(struct hw *hw, const struct plat_ubox_bus *ub,
+			 struct ubox_scan *sc)
 {
-	struct ubox_scan sc;
-	unsigned i, j;
 	int r, pkg;
 
-	memset(t, 0, sizeof(*t));
-	t->plat = p;
-	memset(&sc, 0, sizeof(sc));
-	sc.ub = ub;
-
-	/* 1.6.1: every bus, device and function; the UBox socket-ID device
-	 * marks each package's uncore bus. */
-	r = hw_pci_scan(hw, ubox_scan_cb, &sc);
-	if (r < 0)
-		return r;
-	if (sc.n == 0)
-		return hw_fail(ENODEV, "no UBox device %04x:%04x on any PCI bus: "
-			       "not a %s, or the uncore devices are hidden (BIOS) "
-			       "or not visible to this PCI access method",
-			       ub->vendor, ub->device, ub->part);
-	if (sc.n > PLAT_MAX_SOCKETS)
-		return hw_fail(E2BIG, "%u UBox devices %04x:%04x found; at most "
-			       "%d sockets are supported", sc.n,
-			       ub->vendor, ub->device, PLAT_MAX_SOCKETS);
-
-	/* Node ID -> package through the mapping register. */
-	for (i = 0; i < sc.n; i++) {
-		struct ubox_fn *f = &sc.u[i];
+	for (unsigned i = 0; i < sc->n; i++) {
+		struct ubox_fn *f = &sc->u[i];
 
 		r = ubox_read(hw, ub, f, ub->nodeid_off, &f->nodeid);
 		if (r == 0)
@@ -831,43 +866,85 @@ int plat_discover_ubox_buses(struct hw *hw, struct topology *t,
 				       f->domain, f->bus, f->nodeid & 7,
 				       f->nodeid, f->map);
 		f->pkg = (unsigned)pkg;
-		for (j = 0; j < i; j++)
-			if (sc.u[j].pkg == f->pkg)
+		for (unsigned j = 0; j < i; j++)
+			if (sc->u[j].pkg == f->pkg)
 				return hw_fail(EEXIST, "buses %04x:%02x and "
 					       "%04x:%02x both map to package %u "
 					       "(node IDs %u, %u; GIDNIDMAP "
-					       "0x%08" PRIx32 ")", sc.u[j].domain,
-					       sc.u[j].bus, f->domain, f->bus,
-					       f->pkg, sc.u[j].nodeid & 7,
+					       "0x%08" PRIx32 ")", sc->u[j].domain,
+					       sc->u[j].bus, f->domain, f->bus,
+					       f->pkg, sc->u[j].nodeid & 7,
 					       f->nodeid & 7, f->map);
 	}
 	/* sockets in package order */
-	for (i = 1; i < sc.n; i++)
-		for (j = i; j > 0 && sc.u[j].pkg < sc.u[j - 1].pkg; j--) {
-			struct ubox_fn x = sc.u[j];
+	for (unsigned i = 1; i < sc->n; i++)
+		for (unsigned j = i; j > 0 && sc->u[j].pkg < sc->u[j - 1].pkg;
+		     j--) {
+			struct ubox_fn x = sc->u[j];
 
-			sc.u[j] = sc.u[j - 1];
-			sc.u[j - 1] = x;
+			sc->u[j] = sc->u[j - 1];
+			sc->u[j - 1] = x;
 		}
+	return 0;
+}
 
+/* Socket s from its UBox: bus, node, CPUs and cores, then its units. */
+static int ubox_socket(struct hw *hw, struct topo_socket *s,
+		       const struct ubox_fn *f, const struct plat_cpu_map *m,
+		       int (*find_units)(struct hw *hw, struct topo_socket *s))
+{
+	int r;
+
+	s->id = f->pkg;
+	s->pci_domain = f->domain;
+	s->pci_bus = f->bus;
+	s->node_id = (uint8_t)(f->nodeid & 7);
+	s->ubox_dev = f->dev;
+	s->ubox_fn = f->fn;
+	if ((r = plat_cpu_of_package(m, s->id, &s->cpu)) < 0)
+		return r;
+	if ((r = plat_cores_of_package(m, s->id, s->core_cpu, PLAT_MAX_CORES,
+				       &s->ncores)) < 0)
+		return r;
+	s->hw_cores = m ? m->hw_cores : 0;
+	return find_units(hw, s);
+}
+
+int plat_discover_ubox_buses(struct hw *hw, struct topology *t,
+			     const struct platform *p,
+			     const struct plat_ubox_bus *ub,
+			     const struct plat_cpu_map *m,
+			     int (*find_units)(struct hw *hw,
+					       struct topo_socket *s))
+{
+	struct ubox_scan sc;
+	int r;
+
+	memset(t, 0, sizeof(*t));
+	t->plat = p;
+	memset(&sc, 0, sizeof(sc));
+	sc.ub = ub;
+	/* 1.6.1: every bus, device and function; the UBox socket-ID device
+	 * marks each package's uncore bus. */
+	r = hw_pci_scan(hw, ubox_scan_cb, &sc);
+	if (r < 0)
+		return r;
+	if (sc.n == 0)
+		return hw_fail(ENODEV, "no UBox device %04x:%04x on any PCI bus: "
+			       "not a %s, or the uncore devices are hidden (BIOS) "
+			       "or not visible to this PCI access method",
+			       ub->vendor, ub->device, ub->part);
+	if (sc.n > PLAT_MAX_SOCKETS)
+		return hw_fail(E2BIG, "%u UBox devices %04x:%04x found; at most "
+			       "%d sockets are supported", sc.n,
+			       ub->vendor, ub->device, PLAT_MAX_SOCKETS);
+	if ((r = ubox_packages(hw, ub, &sc)) < 0)
+		return r;
 	t->nsockets = sc.n;
-	for (i = 0; i < sc.n; i++) {
-		struct topo_socket *s = &t->sock[i];
-
-		s->id = sc.u[i].pkg;
-		s->pci_domain = sc.u[i].domain;
-		s->pci_bus = sc.u[i].bus;
-		s->node_id = (uint8_t)(sc.u[i].nodeid & 7);
-		s->ubox_dev = sc.u[i].dev;
-		s->ubox_fn = sc.u[i].fn;
-		if ((r = plat_cpu_of_package(m, s->id, &s->cpu)) < 0)
+	for (unsigned i = 0; i < sc.n; i++)
+		if ((r = ubox_socket(hw, &t->sock[i], &sc.u[i], m,
+				     find_units)) < 0)
 			return r;
-		if ((r = plat_cores_of_package(m, s->id, s->core_cpu,
-					       PLAT_MAX_CORES, &s->ncores)) < 0)
-			return r;
-		if ((r = find_units(hw, s)) < 0)
-			return r;
-	}
 	return 0;
 }
 
@@ -904,11 +981,36 @@ int plat_check(const struct platform *p)
 	return 0;
 }
 
+int plat_direct_check(const struct platform *p)
+{
+	if (!p->backends || (p->backends & PLAT_BE_DIRECT))
+		return 0;
+	return hw_fail(ENOTSUP, "platform %s (%s) is reached through the perf "
+		       "backend only: its uncore has no registers in uncored's "
+		       "tables, the kernel's uncore driver programs it; run "
+		       "with --backend=perf", p->id, p->name);
+}
+
+/* The ops of a perf-only platform: nothing to discover or freeze. */
+static int perf_only_discover(struct hw *hw, struct topology *t)
+{
+	(void)hw;
+	(void)t;
+	return hw_fail(ENOTSUP, "this platform is reached through the perf "
+		       "backend only; run with --backend=perf");
+}
+
+const struct plat_ops plat_perf_only_ops = {
+	.discover = perf_only_discover,
+};
+
 int plat_discover(const struct platform *p, struct hw *hw, struct topology *t,
 		  const struct plat_cpu_map *m)
 {
-	int r = plat_check(p);
+	int r = plat_direct_check(p);
 
+	if (r == 0)
+		r = plat_check(p);
 	if (r < 0)
 		return r;
 	if (p->ops->discover_map)
@@ -989,8 +1091,16 @@ int plat_cpu_of_package(const struct plat_cpu_map *m, unsigned pkg,
 	int r;
 
 	if (m && m->cpus_per_package) {
-		*cpu = (uint32_t)(pkg * m->cpus_per_package);
-		return 0;
+		for (unsigned c = 0; c < m->cpus_per_package; c++) {
+			uint32_t cpu_n = pkg * m->cpus_per_package + c;
+
+			if (cpu_n >= 64 || !(m->offline >> cpu_n & 1)) {
+				*cpu = cpu_n;
+				return 0;
+			}
+		}
+		return hw_fail(ENOENT, "every CPU of package %u is offline: its "
+			       "MSRs cannot be reached", pkg);
 	}
 	r = each_cpu_of_package(root, pkg, "a CPU for its MSRs", lowest_cpu,
 				&best);
@@ -1047,8 +1157,13 @@ int plat_cores_of_package(const struct plat_cpu_map *m, unsigned pkg,
 		unsigned c = m->cores_per_package ? m->cores_per_package
 						  : m->cpus_per_package;
 
-		for (; *n < c && *n < w.max; (*n)++)
-			cpus[*n] = (uint32_t)(pkg * m->cpus_per_package + *n);
+		for (unsigned k = 0; k < c && *n < w.max; k++) {
+			uint32_t cpu = pkg * m->cpus_per_package + k;
+
+			if (cpu < 64 && (m->offline >> cpu & 1))
+				continue;	/* offline: not read */
+			cpus[(*n)++] = cpu;
+		}
 		return 0;
 	}
 	r = each_cpu_of_package(w.root, pkg, "the cores", add_core, &w);
@@ -1121,6 +1236,96 @@ static int fail(char *why, size_t whylen, const char *fmt, ...)
 #define RAW_MAX 128
 #define RAW_MAXTOK 8
 
+/* A raw encoding's unit: a programmable one with an event select. */
+static const struct unit_type *raw_unit(const struct platform *p,
+					const char *s, const char *name,
+					char *why, size_t whylen)
+{
+	const struct unit_type *u = plat_unit(p, name, NULL);
+	char names[128] = "";
+	size_t len = 0;
+
+	if (u && u->kind == UNIT_PROG && u->fmt.ev_w)
+		return u;
+	if (u) {
+		fail(why, whylen, "\"%s\": unit %s has no event select; its "
+		     "counters are named in the catalog, not encoded", s,
+		     u->name);
+		return NULL;
+	}
+	for (unsigned i = 0; p->units[i] && len < sizeof(names); i++)
+		if (p->units[i]->kind == UNIT_PROG)
+			len += (size_t)snprintf(names + len, sizeof(names) - len,
+						"%s%s", len ? ", " : "",
+						p->units[i]->name);
+	fail(why, whylen, "\"%s\": unknown unit \"%s\" on %s (programmable "
+	     "units: %s)", s, name, p->id, names);
+	return NULL;
+}
+
+/* The event code or umask field (what: "event code", bits: its width). */
+static int raw_field(const char *s, const char *tok, const char *what,
+		     const char *field, unsigned bits,
+		     const struct unit_type *u, uint64_t *v, char *why,
+		     size_t whylen)
+{
+	if (!plat_parse_num(tok, v))
+		return fail(why, whylen, "\"%s\": %s \"%s\" is not a number "
+			    "(0x-prefixed hex or decimal)", s, what, tok);
+	if (*v > width_mask(bits))
+		return fail(why, whylen, "\"%s\": %s 0x%llx does not fit the "
+			    "%u-bit %s field of %s (max 0x%llx)", s, what,
+			    (unsigned long long)*v, bits, field, u->name,
+			    (unsigned long long)width_mask(bits));
+	return 0;
+}
+
+/* One modifier: thresh=N, edge or inv, each at most once and only where
+ * the unit has the field. */
+static int raw_modifier(const char *s, const char *m,
+			const struct unit_type *u, struct event_enc *r,
+			bool *have_thresh, char *why, size_t whylen)
+{
+	uint64_t v;
+
+	if (strncmp(m, "thresh=", 7) == 0) {
+		if (*have_thresh)
+			return fail(why, whylen, "\"%s\": thresh given twice", s);
+		*have_thresh = true;
+		if (u->fmt.thresh_w == 0)
+			return fail(why, whylen, "\"%s\": unit %s has no "
+				    "threshold field", s, u->name);
+		if (!plat_parse_num(m + 7, &v))
+			return fail(why, whylen, "\"%s\": thresh \"%s\" is not a "
+				    "number", s, m + 7);
+		if (v > width_mask(u->fmt.thresh_w))
+			return fail(why, whylen, "\"%s\": thresh %llu does not fit "
+				    "the %u-bit threshold field of %s (0 to %llu)",
+				    s, (unsigned long long)v, u->fmt.thresh_w,
+				    u->name,
+				    (unsigned long long)width_mask(u->fmt.thresh_w));
+		r->thresh = (uint8_t)v;
+	} else if (strcmp(m, "edge") == 0) {
+		if (r->edge)
+			return fail(why, whylen, "\"%s\": edge given twice", s);
+		if (u->fmt.edge_bit == NONE)
+			return fail(why, whylen, "\"%s\": unit %s has no "
+				    "edge-detect bit", s, u->name);
+		r->edge = true;
+	} else if (strcmp(m, "inv") == 0) {
+		if (r->inv)
+			return fail(why, whylen, "\"%s\": inv given twice", s);
+		if (u->fmt.inv_bit == NONE)
+			return fail(why, whylen, "\"%s\": unit %s has no invert "
+				    "bit", s, u->name);
+		r->inv = true;
+	} else {
+		return fail(why, whylen, "\"%s\": unknown modifier \"%s\" "
+			    "(expected thresh=N, edge or inv)", s, m);
+	}
+	return 0;
+}
+
 int plat_parse_raw(const struct platform *p, const char *s,
 		   const struct unit_type **unit, struct event_enc *e,
 		   char *why, size_t whylen)
@@ -1131,7 +1336,7 @@ int plat_parse_raw(const struct platform *p, const char *s,
 	struct event_enc r = { 0 };
 	bool have_thresh = false;
 	uint64_t v;
-	unsigned n = 0, i;
+	unsigned n = 0;
 
 	if (strlen(s) >= sizeof(buf))
 		return fail(why, whylen, "raw event is longer than %zu characters",
@@ -1147,85 +1352,20 @@ int plat_parse_raw(const struct platform *p, const char *s,
 	}
 	if (n < 3)
 		return fail(why, whylen, "\"%s\": expected %s", s, RAW_SYNTAX);
-
-	u = plat_unit(p, tok[0], NULL);
-	if (!u) {
-		char names[128] = "";
-		size_t len = 0;
-
-		for (i = 0; p->units[i] && len < sizeof(names); i++)
-			if (p->units[i]->kind == UNIT_PROG)
-				len += (size_t)snprintf(names + len, sizeof(names) - len,
-							"%s%s", len ? ", " : "",
-							p->units[i]->name);
-		return fail(why, whylen, "\"%s\": unknown unit \"%s\" on %s "
-			    "(programmable units: %s)", s, tok[0], p->id, names);
-	}
-	if (u->kind != UNIT_PROG || u->fmt.ev_w == 0)
-		return fail(why, whylen, "\"%s\": unit %s has no event select; "
-			    "its counters are named in the catalog, not encoded",
-			    s, u->name);
-
-	if (!plat_parse_num(tok[1], &v))
-		return fail(why, whylen, "\"%s\": event code \"%s\" is not a "
-			    "number (0x-prefixed hex or decimal)", s, tok[1]);
-	if (v > width_mask(u->fmt.ev_w))
-		return fail(why, whylen, "\"%s\": event code 0x%llx does not fit "
-			    "the %u-bit event field of %s (max 0x%llx)", s,
-			    (unsigned long long)v, u->fmt.ev_w, u->name,
-			    (unsigned long long)width_mask(u->fmt.ev_w));
+	if (!(u = raw_unit(p, s, tok[0], why, whylen)))
+		return -EINVAL;
+	if (raw_field(s, tok[1], "event code", "event", u->fmt.ev_w, u, &v,
+		      why, whylen) < 0)
+		return -EINVAL;
 	r.code = (uint16_t)v;
-
-	if (!plat_parse_num(tok[2], &v))
-		return fail(why, whylen, "\"%s\": umask \"%s\" is not a number "
-			    "(0x-prefixed hex or decimal)", s, tok[2]);
-	if (v > width_mask(u->fmt.umask_w))
-		return fail(why, whylen, "\"%s\": umask 0x%llx does not fit the "
-			    "%u-bit umask field of %s (max 0x%llx)", s,
-			    (unsigned long long)v, u->fmt.umask_w, u->name,
-			    (unsigned long long)width_mask(u->fmt.umask_w));
+	if (raw_field(s, tok[2], "umask", "umask", u->fmt.umask_w, u, &v, why,
+		      whylen) < 0)
+		return -EINVAL;
 	r.umask = v;
-
-	for (i = 3; i < n; i++) {
-		const char *m = tok[i];
-
-		if (strncmp(m, "thresh=", 7) == 0) {
-			if (have_thresh)
-				return fail(why, whylen, "\"%s\": thresh given twice", s);
-			have_thresh = true;
-			if (u->fmt.thresh_w == 0)
-				return fail(why, whylen, "\"%s\": unit %s has no "
-					    "threshold field", s, u->name);
-			if (!plat_parse_num(m + 7, &v))
-				return fail(why, whylen, "\"%s\": thresh \"%s\" is "
-					    "not a number", s, m + 7);
-			if (v > width_mask(u->fmt.thresh_w))
-				return fail(why, whylen, "\"%s\": thresh %llu does "
-					    "not fit the %u-bit threshold field "
-					    "of %s (0 to %llu)", s,
-					    (unsigned long long)v, u->fmt.thresh_w,
-					    u->name,
-					    (unsigned long long)width_mask(u->fmt.thresh_w));
-			r.thresh = (uint8_t)v;
-		} else if (strcmp(m, "edge") == 0) {
-			if (r.edge)
-				return fail(why, whylen, "\"%s\": edge given twice", s);
-			if (u->fmt.edge_bit == NONE)
-				return fail(why, whylen, "\"%s\": unit %s has no "
-					    "edge-detect bit", s, u->name);
-			r.edge = true;
-		} else if (strcmp(m, "inv") == 0) {
-			if (r.inv)
-				return fail(why, whylen, "\"%s\": inv given twice", s);
-			if (u->fmt.inv_bit == NONE)
-				return fail(why, whylen, "\"%s\": unit %s has no "
-					    "invert bit", s, u->name);
-			r.inv = true;
-		} else {
-			return fail(why, whylen, "\"%s\": unknown modifier \"%s\" "
-				    "(expected thresh=N, edge or inv)", s, m);
-		}
-	}
+	for (unsigned i = 3; i < n; i++)
+		if (raw_modifier(s, tok[i], u, &r, &have_thresh, why,
+				 whylen) < 0)
+			return -EINVAL;
 	*unit = u;
 	*e = r;
 	return 0;

@@ -243,7 +243,30 @@ struct perf_unit {
 	/* UNIT_FIXED: the terms that select the fixed counter
 	 * ("event=0xff"), or an alias name under events/. */
 	const char *fixed;
+	/* The format field that takes struct event.occ_sel (hsx/snbep PCU
+	 * "occ_sel", config:14-15: the kernel has no umask field there, the
+	 * unit's umask is occ_sel << 6); NULL: none. */
+	const char *f_occ;
+	/* A second PMU some of this unit's free-running counters are read
+	 * through (freerun_ctr.perf_pmu names it): hsx/snbep pcu_cstate's
+	 * core-scope residencies are in "cstate_core" beside the unit's
+	 * "cstate_pkg".  Its own format/ and events/ facts; NULL: none. */
+	const struct perf_unit *also;
 };
+
+/*
+ * How a catalog event becomes kernel terms (the perf backend's encoder;
+ * facts above): event = code, plus ev_sel_ext << 8 where the PMU's
+ * "event" format is 9 bits wide (hsx/snbep QPI "config:0-7,21": the
+ * ninth bit is the control register's bit 21); umask = the event's
+ * umask, Intel's UMaskExt included (the format places the bits above 7,
+ * e.g. icx CHA "config:8-15,32-57"); edge, inv and thresh as the
+ * unit's f_* name them; box-filter values through filters[]; then
+ * perf_terms.  A value whose field the PMU lacks cannot be counted
+ * through perf (hsx CBo has no "inv"; no Xeon PMU has the HA
+ * address/opcode match or the PCU's ev_sel_ext): the encoder refuses
+ * it, naming the PMU and the field.
+ */
 
 struct unit_type {
 	const char *name;	/* "cbo", "arb", "fixed", "imc" */
@@ -271,9 +294,15 @@ struct unit_type {
 	/* free-running counters (UNIT_FREERUN) */
 	const struct freerun_ctr *freerun;
 	unsigned nfreerun;
-	/* Upper bound of any event's rate on one counter (events/s), for the
-	 * "interval < half the shortest wrap time" check; 0 = no bound. */
+	/* Upper bound of any event's rate on one counter (events/s): the
+	 * largest increment per cycle of any event of the unit's catalog at
+	 * the highest clock; 0 = no bound.  plat_event_max_rate() gives an
+	 * event's own bound where the catalog states its increment. */
 	double max_rate;
+	/* The highest clock the unit's events count at (Hz): an event's
+	 * bound is its max_inc (max_inc_wide) times this.  0: every event
+	 * takes max_rate. */
+	double max_clk_hz;
 	/*
 	 * ---- Box level (appended for hsx).  Zero / NULL = none, so a
 	 * platform without these (skl) leaves them out. ----
@@ -452,6 +481,10 @@ struct topo_socket {
 	 * (freerun_ctr.core_scope); ncores 0 = none found. */
 	uint32_t core_cpu[PLAT_MAX_CORES];
 	unsigned ncores;
+	/* The package's cores as the hardware enumerates them, offline ones
+	 * included (plat_cpu_map.hw_cores); 0: unknown.  snbep's CBo count
+	 * follows it (the kernel's min(8, cores per package)). */
+	unsigned hw_cores;
 	/* PCI units: where each instance's function is (one entry per
 	 * unit type with a PCI instance found; see topo_pci_loc()) */
 	struct topo_pci pci[PLAT_MAX_UNITS];
@@ -487,7 +520,15 @@ struct topology {
 	const struct platform *plat;
 	unsigned nsockets;
 	struct topo_socket sock[PLAT_MAX_SOCKETS];
+	/* What discovery found but cannot count, and why, for the start-up
+	 * log (plat_note()); "" when everything found is served.  Those
+	 * instances are absent (topo_present() false). */
+	char note[384];
 };
+
+/* Appends a sentence to t->note (truncated to fit). */
+void plat_note(struct topology *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 /*
  * Where the CPUs of each package are: discovery needs one logical CPU per
@@ -505,6 +546,13 @@ struct plat_cpu_map {
 	/* With cpus_per_package: the package's cores are its first
 	 * cores_per_package CPUs (one thread each); 0 = all of them. */
 	unsigned cores_per_package;
+	/* With cpus_per_package: bit c set = CPU c is offline (not a core
+	 * to read, not the package's CPU; its MSRs do not answer). */
+	uint64_t offline;
+	/* The cores of a package as the hardware enumerates them, online or
+	 * not (CPUID leaf 0xB: plat_cpuid_cores(); the simulator's
+	 * "cores"); 0: unknown, the online cores stand in. */
+	unsigned hw_cores;
 };
 
 struct plat_ops {
@@ -592,6 +640,7 @@ struct plat_ops {
  *              DF_SRC("lookups"), DF_RATIO }
  * A metric is exported when the program counts every source it names; a
  * gauge whose inputs were invalid this interval has no value (NaN).
+ * Sources with alternatives and means: see struct derived_src.
  * Adding a metric is one entry here (plus its test); a new platform
  * writes its derived_<id>.c, may start from the shared headline entries
  * of src/plat/derived.h (sources named "lookups", "misses", "dram_rd",
@@ -623,6 +672,19 @@ struct derived_src {
 	const char *name;	/* referenced by DF_SRC */
 	const char *event;	/* baseline event, modifiers included */
 	double scale;		/* e.g. 64 bytes per DRAM transfer */
+	/* The socket's value is the mean over the unit's present instances,
+	 * not their sum: a clock every instance counts (icx/spr
+	 * UNC_CHA_CLOCKTICKS, Intel's uncore_frequency metric divides by
+	 * the CHA count).  Per-instance values are unchanged. */
+	bool mean;
+	/* Alternatives.  Several entries may share a name (adjacent): those
+	 * with the same alt are summed into the one source (zen4 DRAM reads
+	 * over the data fabric: 24 coherent-station events), and of the alt
+	 * groups the first whose every unit the topology has (some socket
+	 * has an instance) is used, the others are not: "UMC where the
+	 * kernel has amd_umc_N, else the data fabric" is alt 0 = UMC, alt 1
+	 * = DF.  derive_source_event() says which was chosen. */
+	unsigned alt;
 };
 
 struct derived_metric {
@@ -672,6 +734,10 @@ struct platform {
 	const char *vendor;	/* CPUID vendor; NULL: "GenuineIntel" */
 	unsigned backends;	/* PLAT_BE_*; 0: direct only (the seeds
 				   before their perf data) */
+	/* Where the platform's support was checked on real hardware, by
+	 * whom and when (--list-platforms, README); NULL: on the simulator
+	 * only. */
+	const char *checked;
 };
 #define PLAT_BE_DIRECT 0x1u	/* registers: MSR, PCI config, MMIO */
 #define PLAT_BE_PERF 0x2u	/* the kernel's uncore PMUs */
@@ -684,6 +750,10 @@ extern const struct derived_table derived_skl;
 extern const struct derived_table derived_hsx;
 extern const struct derived_table derived_snbep;
 extern const struct platform plat_snbep;
+/* Reached through the perf backend only (backends PLAT_BE_PERF). */
+extern const struct platform plat_skx, plat_icx, plat_spr, plat_zen4;
+extern const struct derived_table derived_skx, derived_icx, derived_spr,
+	derived_zen4;
 
 /* Platform by id ("skl"), or NULL. */
 const struct platform *plat_by_id(const char *id);
@@ -699,6 +769,15 @@ struct plat_cpu {
 /* Reads this CPU's vendor, family and model with CPUID (any vendor).
  * Returns 0, or -ENODEV where there is no CPUID. */
 int plat_cpuid(struct plat_cpu *cpu);
+/*
+ * The number of cores in this CPU's package as CPUID enumerates them,
+ * whether online or not: leaf 0xB (x2APIC topology), logical processors
+ * at the core level over those at the SMT level - what Linux takes as the
+ * package's core count (x86_max_cores, topology_num_cores_per_package())
+ * - else leaf 4's EAX[31:26] + 1.  Returns the count, or 0 where CPUID
+ * does not say.
+ */
+unsigned plat_cpuid_cores(void);
 /* The platform for cpu: a supported vendor, family, model and stepping
  * (struct cpu_match), else NULL. */
 const struct platform *plat_for_cpu(const struct plat_cpu *cpu);
@@ -797,6 +876,13 @@ static inline bool plat_has_global_ctl(const struct platform *p)
 {
 	return p->global_ctl.layout != NULL;
 }
+/*
+ * Can the direct backend (registers) serve p?  0, or -ENOTSUP with a
+ * message in hw_last_error() naming the platform and the perf backend
+ * for one that lists PLAT_BE_PERF only (skx, icx, spr, zen4: no register
+ * of theirs is in uncored's tables).  plat_discover() calls it first.
+ */
+int plat_direct_check(const struct platform *p);
 /*
  * Does p fit this build's fixed bounds (PLAT_MAX_UNITS unit types, each
  * with at most PLAT_MAX_INST instances, PLAT_MAX_CTRS counters and
@@ -919,6 +1005,17 @@ int plat_encode_event(const struct unit_type *u, const struct event *ev,
  * register the unit does not have (snbep UBox FILTER_MATCH). */
 int plat_event_check(const struct unit_type *u, const struct event *ev,
 		     char *why, size_t whylen);
+
+/*
+ * The highest rate (events/s) a counter of unit u counting catalog event
+ * ev (NULL: a raw encoding) can see: ev's maximum increment per cycle
+ * (max_inc_wide, else max_inc) times u->max_clk_hz where both are stated,
+ * else the unit's bound u->max_rate.  Free-running counters have their
+ * own (freerun_ctr.max_rate).  The plausibility check of every delta and
+ * the interval limit use it: an occupancy event may increment by 128 a
+ * cycle where its box's other events make 1 or 2.
+ */
+double plat_event_max_rate(const struct unit_type *u, const struct event *ev);
 
 /* Counter value mask for a width. */
 static inline uint64_t width_mask(unsigned bits)

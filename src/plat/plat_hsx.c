@@ -27,6 +27,7 @@
 #include "plat/plat.h"
 #include "plat/plat_hsx.h"
 #include "plat/plat_sim.h"
+#include "plat/kpmu.h"
 #include "plat/events_hsx.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -530,7 +531,9 @@ static const struct unit_type hsx_ubox = {
 	.fmt = HSX_UBOX_FMT,
 	.global_ovf_bit = 1,		/* Table 2-3 ov_u */
 	.max_rate = HSX_RATE(1),	/* 2.2.4: every event 1 per cycle */
+	.max_clk_hz = HSX_MAX_CLK_HZ,
 	.box_status_layout = &hsx_ubox_status, .box_status_off = 0x3,
+	.perf = &hsx_kpmu_ubox,
 };
 
 /* UBox UCLK fixed counter, Table 2-5: U_MSR_PMON_UCLK_FIXED_CTL 0x703,
@@ -551,6 +554,7 @@ static const struct unit_type hsx_ubox_fixed = {
 	.fmt = HSX_FIXED_FMT(NONE),
 	.global_ovf_bit = 0,		/* Table 2-3 ov_u_fixed */
 	.max_rate = HSX_MAX_CLK_HZ,
+	.perf = &hsx_kpmu_ubox_fixed,
 };
 
 /* Filters of CBo n: FILTER0 at 0xE05 + 0x10n, FILTER1 at 0xE06 + 0x10n
@@ -584,10 +588,12 @@ static const struct unit_type hsx_cbo = {
 	.fmt = HSX_CBO_FMT,
 	.global_ovf_bit = NONE,		/* Table 2-3 has no CBo bit */
 	.max_rate = HSX_RATE(20),
+	.max_clk_hz = HSX_MAX_CLK_HZ,
 	.box_ctl_layout = &hsx_cbo_box_ctl, .box_ctl_off = 0x0,
 	.box_status_layout = &hsx_cbo_status, .box_status_off = 0x7,
 	.box_ctl_must1 = HSX_BOX_MUST1,
 	.filters = hsx_cbo_filters, .nfilters = ARRAY_SIZE(hsx_cbo_filters),
+	.perf = &hsx_kpmu_cbo,
 };
 
 /*
@@ -615,10 +621,12 @@ static const struct unit_type hsx_sbox = {
 	.fmt = HSX_CBO_FMT,
 	.global_ovf_bit = NONE,		/* Table 2-3 has no SBo bit */
 	.max_rate = HSX_RATE(12),	/* 2.4.1: counter 0 up to 12 */
+	.max_clk_hz = HSX_MAX_CLK_HZ,
 	.box_ctl_layout = &hsx_sbo_box_ctl, .box_ctl_off = 0x0,
 	.box_status_layout = &hsx_sbo_status, .box_status_off = 0x5,
 	.box_ctl_must1 = HSX_BOX_MUST1,
 	.quirks = UNIT_Q_CTL_TWICE | UNIT_Q_BOX_BITWISE,
+	.perf = &hsx_kpmu_sbox,
 };
 
 static const struct unit_filter hsx_pcu_filters[] = {
@@ -648,12 +656,14 @@ static const struct unit_type hsx_pcu = {
 	.fmt = HSX_PCU_FMT,
 	.global_ovf_bit = 2,		/* Table 2-3 ov_p */
 	.max_rate = HSX_RATE(18),
+	.max_clk_hz = HSX_MAX_CLK_HZ,
 	.box_ctl_layout = &hsx_pcu_box_ctl, .box_ctl_off = 0x0,
 	.box_status_layout = &hsx_pcu_status, .box_status_off = 0x6,
 	.box_ctl_must1 = HSX_BOX_MUST1,
 	.filters = hsx_pcu_filters, .nfilters = ARRAY_SIZE(hsx_pcu_filters),
 	.ev_ext_bit = 21,
 	.occ_edge_bit = 31, .occ_inv_bit = 30,
+	.perf = &hsx_kpmu_pcu,
 };
 
 /*
@@ -671,20 +681,25 @@ static const struct freerun_ctr hsx_pcu_cstate_ctrs[] = {
 	{ "UNC_P_CORE_CC6_CTR", 0x3FD, 64, 8,
 	  "Cycles the socket's cores spent in C6, summed over its cores "
 	  "(PCU_MSR_CORE_CC6_CTR, core scope)",
-	  HSX_MAX_CLK_HZ * PLAT_MAX_CORES, true },
+	  HSX_MAX_CLK_HZ * PLAT_MAX_CORES, true,
+	  .perf_pmu = "cstate_core", .perf_event = "c6-residency" },
 	{ "UNC_P_CORE_CC3_CTR", 0x3FC, 64, 8,
 	  "Cycles the socket's cores spent in C3, summed over its cores "
 	  "(PCU_MSR_CORE_CC3_CTR, core scope)",
-	  HSX_MAX_CLK_HZ * PLAT_MAX_CORES, true },
+	  HSX_MAX_CLK_HZ * PLAT_MAX_CORES, true,
+	  .perf_pmu = "cstate_core", .perf_event = "c3-residency" },
 	{ "UNC_P_CORE_PC2_CTR", 0x60D, 64, 8,
 	  "Cycles the package is in C2 (PCU_MSR_CORE_PC2_CTR)",
-	  HSX_MAX_CLK_HZ, false },
+	  HSX_MAX_CLK_HZ, false,
+	  .perf_event = "c2-residency" },
 	{ "UNC_P_CORE_PC3_CTR", 0x3F8, 64, 8,
 	  "Cycles the package is in C3 (PCU_MSR_CORE_PC3_CTR)",
-	  HSX_MAX_CLK_HZ, false },
+	  HSX_MAX_CLK_HZ, false,
+	  .perf_event = "c3-residency" },
 	{ "UNC_P_CORE_PC6_CTR", 0x3F9, 64, 8,
 	  "Cycles the package is in C6 (MSR_PKG_C6_RESIDENCY)",
-	  HSX_MAX_CLK_HZ, false },
+	  HSX_MAX_CLK_HZ, false,
+	  .perf_event = "c6-residency" },
 };
 
 static const struct unit_type hsx_pcu_cstate = {
@@ -700,6 +715,7 @@ static const struct unit_type hsx_pcu_cstate = {
 	.global_ovf_bit = NONE,
 	.freerun = hsx_pcu_cstate_ctrs,
 	.nfreerun = ARRAY_SIZE(hsx_pcu_cstate_ctrs),
+	.perf = &hsx_kpmu_pcu_cstate,
 };
 
 /* ---- unit types: PCI space ------------------------------------------- */
@@ -750,12 +766,14 @@ static const struct unit_type hsx_ha = {
 	.fmt = HSX_PCI_FMT,
 	.global_ovf_bit = 21,
 	.max_rate = HSX_RATE(512),
+	.max_clk_hz = HSX_MAX_CLK_HZ,
 	.box_ctl_layout = &hsx_ha_box_ctl,
 	.box_status_layout = &hsx_ha_status,
 	.box_ctl_must1 = HSX_BOX_MUST1,
 	.filters = hsx_ha_filters, .nfilters = ARRAY_SIZE(hsx_ha_filters),
 	.inst_global_ovf = hsx_ha_ovf,
 	.pci_devid = hsx_ha_did,
+	.perf = &hsx_kpmu_ha,
 };
 
 /*
@@ -789,11 +807,13 @@ static const struct unit_type hsx_imc = {
 	.fmt = HSX_PCI_FMT,
 	.global_ovf_bit = 23,
 	.max_rate = HSX_RATE(32),
+	.max_clk_hz = HSX_MAX_CLK_HZ,
 	.box_ctl_layout = &hsx_imc_box_ctl,
 	.box_status_layout = &hsx_imc_status,
 	.box_ctl_must1 = HSX_BOX_MUST1,
 	.inst_global_ovf = hsx_imc_ovf,
 	.pci_devid = hsx_imc_did,
+	.perf = &hsx_kpmu_imc,
 };
 
 /*
@@ -820,6 +840,7 @@ static const struct unit_type hsx_imc_fixed = {
 	.max_rate = HSX_MAX_CLK_HZ,
 	.inst_global_ovf = hsx_imc_ovf,
 	.pci_devid = hsx_imc_did,
+	.perf = &hsx_kpmu_imc_fixed,
 };
 
 /* IRP D5:F6, 0x2F39 (Tables 1-3, 2-144). */
@@ -846,10 +867,12 @@ static const struct unit_type hsx_irp = {
 	.fmt = HSX_PCI_FMT,
 	.global_ovf_bit = 34,		/* Table 2-3 ov_irp */
 	.max_rate = HSX_RATE(128),
+	.max_clk_hz = HSX_MAX_CLK_HZ,
 	.box_ctl_layout = &hsx_irp_box_ctl,
 	.box_status_layout = &hsx_irp_status,
 	.box_ctl_must1 = HSX_BOX_MUST1,
 	.pci_devid = hsx_irp_did,
+	.perf = &hsx_kpmu_irp,
 };
 
 /* QPI port p: PMON D8:F2, D9:F2, D10:F2; match/mask D8:F6, D9:F6,
@@ -900,6 +923,7 @@ static const struct unit_type hsx_qpi = {
 	.fmt = HSX_QPI_FMT,
 	.global_ovf_bit = 25,
 	.max_rate = HSX_RATE(128),
+	.max_clk_hz = HSX_MAX_CLK_HZ,
 	.box_ctl_layout = &hsx_qpi_box_ctl,
 	.box_status_layout = &hsx_qpi_status,
 	.box_ctl_must1 = HSX_BOX_MUST1,
@@ -907,6 +931,7 @@ static const struct unit_type hsx_qpi = {
 	.ev_ext_bit = 21,
 	.inst_global_ovf = hsx_qpi_ovf,
 	.pci_devid = hsx_qpi_did,
+	.perf = &hsx_kpmu_qpi,
 };
 
 /*
@@ -960,10 +985,12 @@ static const struct unit_type hsx_r2pcie = {
 	.fmt = HSX_PCI_FMT,
 	.global_ovf_bit = 29,		/* Table 2-3 ov_rp */
 	.max_rate = HSX_RATE(24),
+	.max_clk_hz = HSX_MAX_CLK_HZ,
 	.box_ctl_layout = &hsx_r2_box_ctl,
 	.box_status_layout = &hsx_r2_status,
 	.pci_devid = hsx_r2_did,
 	.quirks = UNIT_Q_CTL_TWICE,
+	.perf = &hsx_kpmu_r2pcie,
 };
 
 /* R3QPI link l: D11:F1, D11:F2 (R3QPI0), D11:F5 (R3QPI1), Table 1-3
@@ -990,11 +1017,13 @@ static const struct unit_type hsx_r3qpi = {
 	.fmt = HSX_PCI_FMT,
 	.global_ovf_bit = 27,
 	.max_rate = HSX_RATE(32),
+	.max_clk_hz = HSX_MAX_CLK_HZ,
 	.box_ctl_layout = &hsx_r3_box_ctl,
 	.box_status_layout = &hsx_r3_status,
 	.inst_global_ovf = hsx_r3_ovf,
 	.pci_devid = hsx_r3_did,
 	.quirks = UNIT_Q_CTL_TWICE,
+	.perf = &hsx_kpmu_r3qpi,
 };
 
 /* Order matters: topo_socket.ninst[] / absent[] and struct wl_key.unit
@@ -1137,4 +1166,5 @@ const struct platform plat_hsx = {
 	.derived = &derived_hsx,
 	.baseline = hsx_baseline,
 	.sim = &plat_hsx_sim,
+	.backends = PLAT_BE_DIRECT | PLAT_BE_PERF,
 };

@@ -52,8 +52,12 @@ struct plat_sim_reg {
 struct plat_sim_count {
 	const char *key;
 	const char *unit;
-	unsigned max;		/* the manual's largest part; 0: the unit's
-				   max_inst */
+	unsigned max;		/* the largest part; 0: the unit's max_inst.
+				   Above max_inst: the instances past it have
+				   no registers (skl's CBos 8, 9 of a 10-core
+				   Comet Lake), but the count is the part's
+				   (MSR_UNC_CBO_CONFIG) and a rate key for the
+				   unit is split over all of them */
 };
 
 /*
@@ -112,6 +116,10 @@ struct plat_sim_builtin {
 	/* The self-test workload's keys (selftest.c): LLC lookups, LLC
 	 * misses, DRAM read lines. */
 	const char *selftest_keys[3];
+	/* The programmable event counting the uncore clock where it has no
+	 * fixed counter (skx/icx/spr CHA clockticks): the self-test workload
+	 * gives it uclk_hz on every instance of its unit.  NULL: none. */
+	const char *selftest_clock;
 };
 
 /*
@@ -162,6 +170,10 @@ struct plat_sim {
 	uint64_t mmio_mask, mmio_enable;
 	uint32_t mmio_size;
 	const char *mmio_name;	/* for messages: "MCHBAR" */
+	/* The workload key that sets the device ID of the MMIO window
+	 * register's PCI function (skl "host_bridge": a host bridge the
+	 * platform does not know); NULL: none. */
+	const char *mmio_dev_key;
 	/* Package p's node ID is (node_mul * p + node_add) mod 8, a
 	 * permutation so that discovery must map; node_mul 0: the
 	 * platform has no node IDs. */
@@ -171,6 +183,8 @@ struct plat_sim {
 };
 
 extern const struct plat_sim plat_skl_sim, plat_hsx_sim, plat_snbep_sim;
+extern const struct plat_sim plat_skx_sim, plat_icx_sim, plat_spr_sim,
+	plat_zen4_sim;
 
 /* The platform the simulator models when neither the command line nor
  * a workload names one (DESIGN.md section 3). */

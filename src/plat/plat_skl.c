@@ -16,12 +16,14 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "plat/plat.h"
 #include "plat/plat_skl.h"
 #include "plat/plat_sim.h"
+#include "plat/kpmu.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define NONE 0xff
@@ -185,6 +187,7 @@ static const struct unit_type skl_cbo = {
 	.name = "cbo",
 	.desc = "C-Box: LLC slice and coherency engine",
 	.max_rate = SKL_MAX_PROG_RATE,
+	.max_clk_hz = SKL_MAX_UCLK_HZ,
 	.source = "Table 2-1, Table 1-2",
 	.kind = UNIT_PROG,
 	.space = HW_MSR,
@@ -198,6 +201,7 @@ static const struct unit_type skl_cbo = {
 	.ctr_layout = &skl_perfctr,
 	.fmt = SKL_EVSEL_FMT,
 	.global_ovf_bit = 3,	/* Table 2-3 CBO_CTR_OVF, see above */
+	.perf = &skl_kpmu_cbo,
 };
 
 /*
@@ -209,6 +213,7 @@ static const struct unit_type skl_arb = {
 	.name = "arb",
 	.desc = "ARB: arbitration unit between the cores, graphics and the memory controller",
 	.max_rate = SKL_MAX_PROG_RATE,
+	.max_clk_hz = SKL_MAX_UCLK_HZ,
 	.source = "Table 2-1, Table 1-2",
 	.kind = UNIT_PROG,
 	.space = HW_MSR,
@@ -221,6 +226,7 @@ static const struct unit_type skl_arb = {
 	.ctr_layout = &skl_perfctr,
 	.fmt = SKL_EVSEL_FMT,
 	.global_ovf_bit = 1,	/* Table 2-3 ARB_CTR_OVF */
+	.perf = &skl_kpmu_arb,
 };
 
 /*
@@ -247,25 +253,31 @@ static const struct unit_type skl_fixed = {
 		 .edge_bit = NONE, .en_bit = 22, .ovf_en_bit = 20,
 		 .rst_bit = NONE },
 	.global_ovf_bit = 0,	/* Table 2-3 FIXED_CTR_OVF */
+	.perf = &skl_kpmu_fixed,
 };
 
 /* Table 3-3. IMC free-running counters, offsets from MCHBAR, 32 bits. */
 static const struct freerun_ctr skl_imc_ctrs[] = {
 	{ "DRAM_GT_REQUESTS", 0x5040, 32, 4,
 	  "DRAM read/write requests from the GT engine (sum of all channels)",
-	  SKL_MAX_IMC_RATE },
+	  SKL_MAX_IMC_RATE,
+	  .perf_event = "gt_requests" },
 	{ "DRAM_IA_REQUESTS", 0x5044, 32, 4,
 	  "DRAM read/write requests (demand and HW prefetch) from IA (sum of all channels)",
-	  SKL_MAX_IMC_RATE },
+	  SKL_MAX_IMC_RATE,
+	  .perf_event = "ia_requests" },
 	{ "DRAM_IO_REQUESTS", 0x5048, 32, 4,
 	  "DRAM read/write requests from all IO sources (sum of all channels)",
-	  SKL_MAX_IMC_RATE },
+	  SKL_MAX_IMC_RATE,
+	  .perf_event = "io_requests" },
 	{ "DRAM_DATA_READS", 0x5050, 32, 4,
 	  "Reads (RdCAS) issued to DRAM, 64 bytes each (sum of all channels)",
-	  SKL_MAX_IMC_RATE },
+	  SKL_MAX_IMC_RATE,
+	  .perf_event = "data_reads" },
 	{ "DRAM_DATA_WRITES", 0x5054, 32, 4,
 	  "Writes (WrCAS) issued to DRAM, 64 bytes each (sum of all channels)",
-	  SKL_MAX_IMC_RATE },
+	  SKL_MAX_IMC_RATE,
+	  .perf_event = "data_writes" },
 };
 
 /*
@@ -287,6 +299,7 @@ static const struct unit_type skl_imc = {
 	.global_ovf_bit = NONE,
 	.freerun = skl_imc_ctrs,
 	.nfreerun = ARRAY_SIZE(skl_imc_ctrs),
+	.perf = &skl_kpmu_imc,
 };
 
 /* Order matters: topo_socket.ninst[] and struct wl_key.unit index it. */
@@ -334,77 +347,133 @@ bool skl_host_bridge_known(uint16_t device)
 	return false;
 }
 
-static int skl_discover(struct hw *hw, struct topology *t)
+/* Index of u in skl_units. */
+static unsigned skl_unit_index(const struct unit_type *u)
 {
-	struct topo_socket *s;
-	struct hw_addr a;
-	uint64_t v, banks;
+	unsigned i = 0;
+
+	while (skl_units[i] && skl_units[i] != u)
+		i++;
+	return i;
+}
+
+/*
+ * The CBos: section 2.4.1, NO_CBO_BANKS (Table 2-6, bits 3:0) minus one.
+ * The MSR map covers eight (skl_cbo_base, as the kernel's skl_uncore_cbox):
+ * a part with more (Comet Lake S, 10 cores and LLC slices) gets the eight
+ * served and the others present in the count but absent, and said so
+ * (notes: later client parts).  A register that does not read as a
+ * client uncore's refuses the platform.
+ */
+static int skl_cbos(struct hw *hw, struct topology *t, struct topo_socket *s)
+{
+	unsigned ci = skl_unit_index(&skl_cbo), n;
+	struct hw_addr a = hw_msr(s->cpu, SKL_MSR_CBO_CONFIG);
 	char cause[256];
-	int r, i;
+	uint64_t v;
+	int r;
 
-	memset(t, 0, sizeof(*t));
-	t->plat = &plat_skl;
-	t->nsockets = 1;
-	s = &t->sock[0];
-	s->id = 0;
-	s->cpu = 0;
-
-	/* Section 2.4.1: NO_CBO_BANKS (Table 2-6, bits 3:0) minus one. */
-	a = hw_msr(s->cpu, SKL_MSR_CBO_CONFIG);
-	r = hw_read(hw, &a, &v);
-	if (r < 0) {
+	if ((r = hw_read(hw, &a, &v)) < 0) {
 		/* hw_fail() overwrites the message we quote: copy it first. */
 		snprintf(cause, sizeof(cause), "%s", hw_last_error());
 		return hw_fail(-r, "cannot read MSR_UNC_CBO_CONFIG (msr 0x%x on cpu %"
 			       PRIu32 "): %s", SKL_MSR_CBO_CONFIG, s->cpu, cause);
 	}
-	banks = v & 0xF;
-	if (banks < 2 || banks - 1 > skl_cbo.max_inst)
+	if ((v & 0xF) < 2)
 		return hw_fail(ENODEV, "MSR_UNC_CBO_CONFIG (msr 0x%x) reads 0x%" PRIx64
-			       ": NO_CBO_BANKS %" PRIu64 " minus one is not 1 to %u CBos "
+			       ": NO_CBO_BANKS %" PRIu64 " minus one is no CBo "
 			       "(manual 2.4.1, Table 1-2); not a 6th-gen Core uncore?",
-			       SKL_MSR_CBO_CONFIG, v, banks, skl_cbo.max_inst);
+			       SKL_MSR_CBO_CONFIG, v, v & 0xF);
+	n = (unsigned)(v & 0xF) - 1;
+	s->ninst[ci] = n;
+	if (n <= skl_cbo.max_inst)
+		return 0;
+	for (unsigned i = skl_cbo.max_inst; i < n; i++)
+		iset_add(&s->absent[ci], i);
+	plat_note(t, "CBos %u-%u of %u (MSR_UNC_CBO_CONFIG) are not counted: no "
+		  "source gives their MSRs (the kernel stops at %u), so every LLC "
+		  "total covers %u of the %u slices", skl_cbo.max_inst, n - 1, n,
+		  skl_cbo.max_inst, skl_cbo.max_inst, n);
+	return 0;
+}
 
-	for (i = 0; skl_units[i]; i++)
-		s->ninst[i] = skl_units[i] == &skl_cbo ? (unsigned)(banks - 1)
-						       : skl_units[i]->max_inst;
+/* Writes why the IMC is not counted; -1. */
+static int no_imc(char *why, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
-	/* The IMC counters are only where the host bridge is one we know
-	 * (notes: later client parts). */
-	a = hw_pci(0, 0, 0, 0, 0, 4);
-	r = hw_read(hw, &a, &v);
-	if (r < 0) {
-		snprintf(cause, sizeof(cause), "%s", hw_last_error());
-		return hw_fail(-r, "cannot read the host bridge's ID (pci "
-			       "0000:00:00.0+0x0): %s", cause);
-	}
+static int no_imc(char *why, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, len, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/*
+ * Where the IMC counters are (section 3.3: MCHBAR in PCI 0:0.0 offset
+ * 48H; notes: MCHBAR mask), only on a host bridge whose window is known
+ * to hold them (notes: later client parts).  0 and *base, or -1 with why.
+ */
+static int skl_mchbar(struct hw *hw, uint64_t *base, char *why, size_t len)
+{
+	struct hw_addr a = hw_pci(0, 0, 0, 0, 0, 4);
+	uint64_t v;
+
+	if (hw_read(hw, &a, &v) < 0)
+		return no_imc(why, len, "the host bridge's ID cannot be read "
+				"(pci 0000:00:00.0+0x0: %s)", hw_last_error());
 	if ((v & 0xffff) != SKL_PCI_VENDOR_INTEL ||
 	    !skl_host_bridge_known((uint16_t)(v >> 16)))
-		return hw_fail(ENODEV, "host bridge 0000:00:00.0 is %04" PRIx64
-			       ":%04" PRIx64 ", not one of the 6th-10th gen Core "
-			       "host bridges whose IMC counters are known (list "
-			       "in doc/hardware-notes.md, \"Later client parts\"); "
-			       "the DRAM counters behind its MCHBAR cannot be "
-			       "trusted", v & 0xffff, (v >> 16) & 0xffff);
-
-	/* Section 3.3: MCHBAR in PCI 0:0.0 offset 48H (notes: MCHBAR mask). */
+		return no_imc(why, len, "host bridge 0000:00:00.0 is %04" PRIx64
+				":%04" PRIx64 ", not one of the 6th-10th gen Core "
+				"host bridges whose IMC counters are known (list in "
+				"doc/hardware-notes.md, \"Later client parts\")",
+				v & 0xffff, (v >> 16) & 0xffff);
 	a = hw_pci(0, 0, 0, 0, SKL_MCHBAR_PCI_OFF, 8);
-	r = hw_read(hw, &a, &v);
-	if (r < 0) {
-		snprintf(cause, sizeof(cause), "%s", hw_last_error());
-		return hw_fail(-r, "cannot read MCHBAR (pci 0000:00:00.0+0x%x): %s",
-			       SKL_MCHBAR_PCI_OFF, cause);
-	}
+	if (hw_read(hw, &a, &v) < 0)
+		return no_imc(why, len, "MCHBAR cannot be read (pci "
+				"0000:00:00.0+0x%x: %s)", SKL_MCHBAR_PCI_OFF,
+				hw_last_error());
 	if (!(v & SKL_MCHBAR_EN))
-		return hw_fail(ENODEV, "MCHBAR disabled: pci 0000:00:00.0+0x%x reads 0x%"
-			       PRIx64 " with enable bit 0 clear; the IMC counters "
-			       "cannot be read (firmware left the BAR off)",
-			       SKL_MCHBAR_PCI_OFF, v);
-	s->mmio_base = v & SKL_MCHBAR_MASK;
-	if (s->mmio_base == 0)
-		return hw_fail(ENODEV, "MCHBAR is enabled but its base (bits 38:15 of "
-			       "pci 0000:00:00.0+0x%x = 0x%" PRIx64 ") is zero",
-			       SKL_MCHBAR_PCI_OFF, v);
+		return no_imc(why, len, "MCHBAR is disabled (pci 0000:00:00.0+"
+				"0x%x reads 0x%" PRIx64 ", enable bit 0 clear: the "
+				"firmware left the BAR off)", SKL_MCHBAR_PCI_OFF,
+				v);
+	*base = v & SKL_MCHBAR_MASK;
+	if (!*base)
+		return no_imc(why, len, "MCHBAR is enabled but its base (bits "
+				"38:15 of pci 0000:00:00.0+0x%x = 0x%" PRIx64 ") "
+				"is zero", SKL_MCHBAR_PCI_OFF, v);
+	return 0;
+}
+
+/*
+ * One socket, CPU 0: the CBos, the ARB and the clock need only MSRs and
+ * are served whatever the host bridge; the IMC needs a known host bridge
+ * with MCHBAR enabled, and is absent (said why, in t->note) otherwise.
+ */
+static int skl_discover(struct hw *hw, struct topology *t)
+{
+	struct topo_socket *s;
+	unsigned mi = skl_unit_index(&skl_imc);
+	char why[256];
+	int r;
+
+	memset(t, 0, sizeof(*t));
+	t->plat = &plat_skl;
+	t->nsockets = 1;
+	s = &t->sock[0];
+	for (unsigned i = 0; skl_units[i]; i++)
+		s->ninst[i] = skl_units[i]->max_inst;
+	if ((r = skl_cbos(hw, t, s)) < 0)
+		return r;
+	if (skl_mchbar(hw, &s->mmio_base, why, sizeof(why)) < 0) {
+		s->mmio_base = 0;
+		iset_add(&s->absent[mi], 0);
+		plat_note(t, "the IMC's DRAM counters are not counted: %s", why);
+	}
 	return 0;
 }
 
@@ -477,4 +546,5 @@ const struct platform plat_skl = {
 	.derived = &derived_skl,
 	.baseline = skl_baseline,
 	.sim = &plat_skl_sim,
+	.backends = PLAT_BE_DIRECT | PLAT_BE_PERF,
 };

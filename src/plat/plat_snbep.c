@@ -42,6 +42,7 @@
 #include "plat/plat.h"
 #include "plat/plat_snbep.h"
 #include "plat/plat_sim.h"
+#include "plat/kpmu.h"
 #include "plat/events_snbep.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -52,11 +53,14 @@
 		.nfields = ARRAY_SIZE(flds) }
 
 /*
- * Upper bounds of event rates for the wrap check (the same reasoning as
- * hsx, notes "Wrap-time bounds (hsx)"): a 5 GHz clock bound times the
- * largest increment per cycle a box's events make.  The data gives no
- * increments (max_inc 0 throughout); the bounds below are 327043's box
- * overviews where its pages are here, else hsx's for the same box.
+ * Upper bounds of event rates for the wrap and plausibility checks (the
+ * same reasoning as hsx, notes "Wrap-time bounds (hsx)"): a 5 GHz clock
+ * bound times the largest increment per cycle.  An event with a stated
+ * increment (the catalog's max_inc, from 327043's event tables where
+ * their pages were read: notes "Maximum increments (snbep)") gets its
+ * own bound (plat_event_max_rate()); the others their box's, which is
+ * the largest increment any event of the box's catalog can make
+ * (test_sampler checks that no event's bound exceeds its box's).
  */
 #define SNBEP_MAX_CLK_HZ 5.0e9
 #define SNBEP_RATE(inc) ((inc) * SNBEP_MAX_CLK_HZ)
@@ -283,25 +287,29 @@ static const struct reg_field snbep_pcu_filter_fields[] = {
 LAYOUT(snbep_pcu_filter, "PCU_MSR_PMON_BOX_FILTER", "327043 p.73", 32,
        snbep_pcu_filter_fields);
 
-/* HA match (327043 Tables 2-37, 2-38; kernel SNBEP_HA_PCI_PMON_BOX_*). */
+/* HA match (327043 p.48: Table 2-37 OPCODEMATCH, Table 2-38 ADDRMATCH1;
+ * ADDRMATCH0's table follows on a page not read: its fields as the kernel
+ * SNBEP_HA_PCI_PMON_BOX_ADDRMATCH0 and the E5 v2 guide, 329468-002 2.4.2,
+ * give them; notes "Citations"). */
 static const struct reg_field snbep_ha_addr0_fields[] = {
 	{ "rsv", 0, 5, ACC_RSV },
 	{ "lo_addr", 6, 31, ACC_RW },
 };
-LAYOUT(snbep_ha_addrmatch0, "HA_PCI_PMON_BOX_ADDRMATCH0", "327043 Table 2-37",
-       32, snbep_ha_addr0_fields);
+LAYOUT(snbep_ha_addrmatch0, "HA_PCI_PMON_BOX_ADDRMATCH0",
+       "kernel SNBEP_HA_PCI_PMON_BOX_ADDRMATCH0; 329468-002 2.4.2", 32,
+       snbep_ha_addr0_fields);
 static const struct reg_field snbep_ha_addr1_fields[] = {
 	{ "hi_addr", 0, 13, ACC_RW },
 	{ "rsv", 14, 31, ACC_RSV },
 };
-LAYOUT(snbep_ha_addrmatch1, "HA_PCI_PMON_BOX_ADDRMATCH1", "327043 Table 2-37",
+LAYOUT(snbep_ha_addrmatch1, "HA_PCI_PMON_BOX_ADDRMATCH1", "327043 Table 2-38",
        32, snbep_ha_addr1_fields);
 static const struct reg_field snbep_ha_opc_fields[] = {
 	{ "opc", 0, 5, ACC_RW },
 	{ "rsv", 6, 31, ACC_RSV },
 };
 LAYOUT(snbep_ha_opcodematch, "HA_PCI_PMON_BOX_OPCODEMATCH",
-       "327043 Table 2-38", 32, snbep_ha_opc_fields);
+       "327043 Table 2-37", 32, snbep_ha_opc_fields);
 
 /* QPI packet match/mask (327043 Tables 2-88..2-91, p.92). */
 static const struct reg_field snbep_qpi_m0_fields[] = {
@@ -315,7 +323,7 @@ static const struct reg_field snbep_qpi_m0_fields[] = {
 };
 LAYOUT(snbep_qpi_match0, "Q_Py_PCI_PMON_PKT_MATCH0", "327043 Table 2-88", 32,
        snbep_qpi_m0_fields);
-LAYOUT(snbep_qpi_mask0, "Q_Py_PCI_PMON_PKT_MASK0", "327043 Table 2-90", 32,
+LAYOUT(snbep_qpi_mask0, "Q_Py_PCI_PMON_PKT_MASK0", "327043 Table 2-91", 32,
        snbep_qpi_m0_fields);
 static const struct reg_field snbep_qpi_m1_fields[] = {
 	{ "rnid_3_0", 0, 3, ACC_RW },
@@ -325,7 +333,7 @@ static const struct reg_field snbep_qpi_m1_fields[] = {
 };
 LAYOUT(snbep_qpi_match1, "Q_Py_PCI_PMON_PKT_MATCH1", "327043 Table 2-89", 32,
        snbep_qpi_m1_fields);
-LAYOUT(snbep_qpi_mask1, "Q_Py_PCI_PMON_PKT_MASK1", "327043 Table 2-91", 32,
+LAYOUT(snbep_qpi_mask1, "Q_Py_PCI_PMON_PKT_MASK1", "327043 Table 2-90", 32,
        snbep_qpi_m1_fields);
 
 /* ---- event-select formats -------------------------------------------- */
@@ -376,6 +384,8 @@ static const struct unit_type snbep_ubox = {
 	.fmt = SNBEP_UBOX_FMT,
 	.global_ovf_bit = NONE,
 	.max_rate = SNBEP_RATE(1),	/* Table 2-2 note: 1 per cycle */
+	.max_clk_hz = SNBEP_MAX_CLK_HZ,
+	.perf = &snbep_kpmu_ubox,
 };
 
 /* UBox UCLK fixed counter: control 0xC08, counter 0xC09 (kernel
@@ -396,6 +406,7 @@ static const struct unit_type snbep_ubox_fixed = {
 	.fmt = SNBEP_FIXED_FMT(NONE),
 	.global_ovf_bit = NONE,
 	.max_rate = SNBEP_MAX_CLK_HZ,
+	.perf = &snbep_kpmu_ubox_fixed,
 };
 
 static const struct unit_filter snbep_cbo_filters[] = {
@@ -406,8 +417,9 @@ static const struct unit_filter snbep_cbo_filters[] = {
 /*
  * CBo n: base 0xD04 + 0x20n (kernel SNBEP_C0_MSR_PMON_BOX_CTL,
  * SNBEP_CBO_MSR_OFFSET; 327043 p.27): BOX_CTL +0, CTL0-3 +0xC..+0xF,
- * BOX_FILTER +0x10, CTR0-3 +0x12..+0x15.  LLC_LOOKUP and the other
- * CBo events add at most a few per cycle; hsx's 20 is kept as the bound.
+ * BOX_FILTER +0x10, CTR0-3 +0x12..+0x15.  The occupancy events add up
+ * to 20 a cycle (327043 Table 2-14: RxR_OCCUPANCY, COUNTER0_OCCUPANCY,
+ * ISMQ_DRD_MISS_OCC), the others 1.
  */
 static const struct unit_type snbep_cbo = {
 	.name = "cbo",
@@ -425,9 +437,11 @@ static const struct unit_type snbep_cbo = {
 	.fmt = SNBEP_FMT,
 	.global_ovf_bit = NONE,
 	.max_rate = SNBEP_RATE(20),
+	.max_clk_hz = SNBEP_MAX_CLK_HZ,
 	.box_ctl_layout = &snbep_cbo_box_ctl, .box_ctl_off = 0x0,
 	.box_ctl_must1 = SNBEP_BOX_FRZ_EN,
 	.filters = snbep_cbo_filters, .nfilters = ARRAY_SIZE(snbep_cbo_filters),
+	.perf = &snbep_kpmu_cbo,
 };
 
 static const struct unit_filter snbep_pcu_filters[] = {
@@ -454,31 +468,58 @@ static const struct unit_type snbep_pcu = {
 	.fmt = SNBEP_PCU_FMT,
 	.global_ovf_bit = NONE,
 	.max_rate = SNBEP_RATE(8),
+	.max_clk_hz = SNBEP_MAX_CLK_HZ,
 	.box_ctl_layout = &snbep_pcu_box_ctl, .box_ctl_off = 0x0,
 	.box_ctl_must1 = SNBEP_BOX_FRZ_EN,
 	.filters = snbep_pcu_filters, .nfilters = ARRAY_SIZE(snbep_pcu_filters),
 	.ev_ext_bit = 21,
 	.occ_edge_bit = 31, .occ_inv_bit = 30,
+	.perf = &snbep_kpmu_pcu,
 };
 
-/* PCU_MSR_CORE_C3_CTR 0x3FC, PCU_MSR_CORE_C6_CTR 0x3FD (327043 p.73):
+/*
+ * PCU_MSR_CORE_C3_CTR 0x3FC, PCU_MSR_CORE_C6_CTR 0x3FD (327043 p.73):
  * 64-bit, outside PMON (not frozen, not reset); one per core, read on
- * every core and summed, as hsx (notes "PCU C-state counters"). */
+ * every core and summed, as hsx (notes "PCU C-state counters").  Package
+ * C2/C3/C6/C7 residency, one per package: Linux
+ * arch/x86/events/intel/cstate.c reads MSR_PKG_C2_RESIDENCY 0x60D,
+ * MSR_PKG_C3_RESIDENCY 0x3F8, MSR_PKG_C6_RESIDENCY 0x3F9 and
+ * MSR_PKG_C7_RESIDENCY 0x3FA on SANDYBRIDGE_X (snb_cstates.pkg_events);
+ * they count at the TSC's rate at most (notes "Package C-states (snbep)").
+ */
 static const struct freerun_ctr snbep_pcu_cstate_ctrs[] = {
 	{ "UNC_P_CORE_CC3_CTR", 0x3FC, 64, 8,
 	  "Cycles the socket's cores spent in C3, summed over its cores "
 	  "(PCU_MSR_CORE_C3_CTR, core scope)",
-	  SNBEP_MAX_CLK_HZ * PLAT_MAX_CORES, true },
+	  SNBEP_MAX_CLK_HZ * PLAT_MAX_CORES, true,
+	  .perf_pmu = "cstate_core", .perf_event = "c3-residency" },
 	{ "UNC_P_CORE_CC6_CTR", 0x3FD, 64, 8,
 	  "Cycles the socket's cores spent in C6, summed over its cores "
 	  "(PCU_MSR_CORE_C6_CTR, core scope)",
-	  SNBEP_MAX_CLK_HZ * PLAT_MAX_CORES, true },
+	  SNBEP_MAX_CLK_HZ * PLAT_MAX_CORES, true,
+	  .perf_pmu = "cstate_core", .perf_event = "c6-residency" },
+	{ "UNC_P_CORE_PC2_CTR", 0x60D, 64, 8,
+	  "Cycles the package is in C2 (MSR_PKG_C2_RESIDENCY)",
+	  SNBEP_MAX_CLK_HZ, false,
+	  .perf_event = "c2-residency" },
+	{ "UNC_P_CORE_PC3_CTR", 0x3F8, 64, 8,
+	  "Cycles the package is in C3 (MSR_PKG_C3_RESIDENCY)",
+	  SNBEP_MAX_CLK_HZ, false,
+	  .perf_event = "c3-residency" },
+	{ "UNC_P_CORE_PC6_CTR", 0x3F9, 64, 8,
+	  "Cycles the package is in C6 (MSR_PKG_C6_RESIDENCY)",
+	  SNBEP_MAX_CLK_HZ, false,
+	  .perf_event = "c6-residency" },
+	{ "UNC_P_CORE_PC7_CTR", 0x3FA, 64, 8,
+	  "Cycles the package is in C7 (MSR_PKG_C7_RESIDENCY)",
+	  SNBEP_MAX_CLK_HZ, false,
+	  .perf_event = "c7-residency" },
 };
 
 static const struct unit_type snbep_pcu_cstate = {
 	.name = "pcu_cstate",
 	.desc = "PCU free-running C-state residency counters (non-PMON)",
-	.source = "327043 2.6.3.1",
+	.source = "327043 2.6.3.1; kernel cstate.c snb_cstates",
 	.kind = UNIT_FREERUN,
 	.space = HW_MSR,
 	.max_inst = 1,
@@ -487,6 +528,7 @@ static const struct unit_type snbep_pcu_cstate = {
 	.global_ovf_bit = NONE,
 	.freerun = snbep_pcu_cstate_ctrs,
 	.nfreerun = ARRAY_SIZE(snbep_pcu_cstate_ctrs),
+	.perf = &snbep_kpmu_pcu_cstate,
 };
 
 /* ---- unit types: PCI space ------------------------------------------- */
@@ -528,9 +570,11 @@ static const struct unit_type snbep_ha = {
 	.ctr_layout = &snbep_ha_ctr,
 	.fmt = SNBEP_HA_FMT,
 	.max_rate = SNBEP_RATE(128),
+	.max_clk_hz = SNBEP_MAX_CLK_HZ,
 	.box_ctl_layout = &snbep_ha_box_ctl,
 	.filters = snbep_ha_filters, .nfilters = ARRAY_SIZE(snbep_ha_filters),
 	.pci_devid = snbep_ha_did,
+	.perf = &snbep_kpmu_ha,
 };
 
 /* iMC channels 0-3: 16:0, 16:1, 16:4, 16:5 (327043 Table 2-59, likwid),
@@ -554,8 +598,10 @@ static const struct unit_type snbep_imc = {
 	.ctr_layout = &snbep_imc_ctr,
 	.fmt = SNBEP_FMT,
 	.max_rate = SNBEP_RATE(32),
+	.max_clk_hz = SNBEP_MAX_CLK_HZ,
 	.box_ctl_layout = &snbep_imc_box_ctl,
 	.pci_devid = snbep_imc_did,
+	.perf = &snbep_kpmu_imc,
 };
 
 /* The DCLK fixed counter of each channel: control 0xF0, counter 0xD0
@@ -578,6 +624,7 @@ static const struct unit_type snbep_imc_fixed = {
 	.global_ovf_bit = NONE,
 	.max_rate = SNBEP_MAX_CLK_HZ,
 	.pci_devid = snbep_imc_did,
+	.perf = &snbep_kpmu_imc_fixed,
 };
 
 /* QPI ports 0, 1: 8:2, 9:2 (DS2, PCM, likwid), devices 0x3C41, 0x3C42;
@@ -615,11 +662,16 @@ static const struct unit_type snbep_qpi = {
 	.ctl_layout = &snbep_qpi_ctl,
 	.ctr_layout = &snbep_qpi_ctr,
 	.fmt = SNBEP_FMT,
-	.max_rate = SNBEP_RATE(4),
+	/* the RxQ occupancy events, 128 a cycle (329468-002 2.8.5; flits
+	 * and CTO_COUNT 2, 327043 2.7.1, 2.7.7); was 4, which threw their
+	 * intervals away as counter resets */
+	.max_rate = SNBEP_RATE(128),
+	.max_clk_hz = SNBEP_MAX_CLK_HZ,
 	.box_ctl_layout = &snbep_qpi_box_ctl,
 	.filters = snbep_qpi_filters, .nfilters = ARRAY_SIZE(snbep_qpi_filters),
 	.ev_ext_bit = 21,
 	.pci_devid = snbep_qpi_did,
+	.perf = &snbep_kpmu_qpi,
 };
 
 /* R2PCIe: 19:1 (DS2, likwid "13.1"), device 0x3C43. */
@@ -638,8 +690,10 @@ static const struct unit_type snbep_r2pcie = {
 	.ctr_layout = &snbep_r2_ctr,
 	.fmt = SNBEP_FMT,
 	.max_rate = SNBEP_RATE(24),
+	.max_clk_hz = SNBEP_MAX_CLK_HZ,
 	.box_ctl_layout = &snbep_r2_box_ctl,
 	.pci_devid = snbep_r2_did,
+	.perf = &snbep_kpmu_r2pcie,
 };
 
 /* R3QPI links 0, 1: 19:5, 19:6 (likwid "13.5", "13.6"), devices 0x3C44,
@@ -661,8 +715,10 @@ static const struct unit_type snbep_r3qpi = {
 	.ctr_layout = &snbep_r3_ctr,
 	.fmt = SNBEP_FMT,
 	.max_rate = SNBEP_RATE(32),
+	.max_clk_hz = SNBEP_MAX_CLK_HZ,
 	.box_ctl_layout = &snbep_r3_box_ctl,
 	.pci_devid = snbep_r3_did,
+	.perf = &snbep_kpmu_r3qpi,
 };
 
 /* Order matters: topo_socket.ninst[] / absent[] and struct wl_key.unit
@@ -677,13 +733,18 @@ static const struct unit_type *const snbep_units[] = {
 
 /*
  * The units present on socket s.  No register says how many CBos there
- * are: the kernel takes min(8, cores per package) (snbep_uncore_cpu_init);
- * the same here, each CBo also probed through its box control.
+ * are: the kernel takes min(8, cores per package) (uncore_snbep.c
+ * snbep_uncore_cpu_init: boot_cpu_data.x86_max_cores, now
+ * topology_num_cores_per_package(), both from CPUID), the cores the
+ * package has whether online or not; the same here (s->hw_cores; the
+ * online cores only where CPUID is not known), each CBo also probed
+ * through its box control.  Counting online CPUs instead dropped an
+ * offlined core's LLC slice from every LLC total.
  */
 static int snbep_find_units(struct hw *hw, struct topo_socket *s)
 {
-	unsigned ncbo = s->ncores && s->ncores < SNBEP_MAX_CBO ? s->ncores
-							       : SNBEP_MAX_CBO;
+	unsigned cores = s->hw_cores ? s->hw_cores : s->ncores;
+	unsigned ncbo = cores && cores < SNBEP_MAX_CBO ? cores : SNBEP_MAX_CBO;
 	int r;
 
 	if ((r = plat_find_units(hw, s, snbep_units, &snbep_cbo, ncbo)) < 0)
@@ -695,7 +756,7 @@ static int snbep_find_units(struct hw *hw, struct topo_socket *s)
 	if (!s->ninst[2])
 		return hw_fail(ENODEV, "socket %u: no CBo answers (box controls "
 			       "0xD04 + 0x20n on cpu %" PRIu32 ", %u cores)", s->id,
-			       s->cpu, s->ncores);
+			       s->cpu, cores);
 	return 0;
 }
 
@@ -743,7 +804,8 @@ static const char *const snbep_baseline[] = {
 	"UNC_U_CLOCKTICKS",
 	"UNC_Q_TxL_FLITS_G0.DATA", "UNC_Q_TxL_FLITS_G0.NON_DATA",
 	"UNC_H_REQUESTS.READS", "UNC_H_REQUESTS.WRITES",
-	"UNC_P_CORE_CC3_CTR", "UNC_P_CORE_CC6_CTR",
+	"UNC_P_CORE_CC3_CTR", "UNC_P_CORE_CC6_CTR", "UNC_P_CORE_PC2_CTR",
+	"UNC_P_CORE_PC3_CTR", "UNC_P_CORE_PC6_CTR",
 	SNBEP_BAND(0), SNBEP_BAND(1), SNBEP_BAND(2), SNBEP_BAND(3),
 	NULL,
 };
@@ -763,4 +825,5 @@ const struct platform plat_snbep = {
 	.derived = &derived_snbep,
 	.baseline = snbep_baseline,
 	.sim = &plat_snbep_sim,
+	.backends = PLAT_BE_DIRECT | PLAT_BE_PERF,
 };

@@ -110,9 +110,11 @@ static const struct plat_sim_builtin skl_builtin = {
 			   "imc:DRAM_DATA_READS" },
 };
 
-/* Topology keys (DESIGN.md section 3): one socket, at most 8 CBos. */
+/* Topology keys (DESIGN.md section 3): one socket, at most 10 CBos
+ * (Comet Lake S: 10 cores; the MSRs of the first 8 only, notes: later
+ * client parts). */
 static const struct plat_sim_count skl_sim_counts[] = {
-	{ "cbo_count", "cbo", 8 },
+	{ "cbo_count", "cbo", 10 },
 };
 
 /* LLC lookups and misses (Table 3-1), the IMC's free-running DRAM
@@ -133,6 +135,7 @@ const struct plat_sim plat_skl_sim = {
 	.ncounts = sizeof(skl_sim_counts) / sizeof(skl_sim_counts[0]),
 	.max_sockets = 1,
 	.mmio_key = "mchbar",
+	.mmio_dev_key = "host_bridge",
 	.uclk_hz = 800000000ull,
 	.regs = skl_sim_regs,
 	.nregs = sizeof(skl_sim_regs) / sizeof(skl_sim_regs[0]),

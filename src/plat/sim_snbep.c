@@ -119,6 +119,9 @@ static const struct plat_sim_rate snbep_bi_rules[] = {
 	{ "UNC_P_FREQ_BAND3_CYCLES", SQ_PCLK, 0.05, true },
 	{ "UNC_P_CORE_CC6_CTR", SQ_TSC, 0.25, true },
 	{ "UNC_P_CORE_CC3_CTR", SQ_TSC, 0.125, true },
+	{ "UNC_P_CORE_PC2_CTR", SQ_TSC, 0.10, true },
+	{ "UNC_P_CORE_PC3_CTR", SQ_TSC, 0.02, true },
+	{ "UNC_P_CORE_PC6_CTR", SQ_TSC, 0.05, true },
 	/* every *CLOCKTICKS event counts its box's clock in every instance */
 	{ "*CLOCKTICKS", PLAT_SIM_UNIT_Q, 1.0, true },
 };

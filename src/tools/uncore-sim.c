@@ -4,9 +4,10 @@
  * A small tool around the simulator backend: read and write any
  * simulated register (as "another agent" would, when given the same
  * --state file as a running daemon), list the simulated PCI functions,
- * and a demo that programs the LLC and clock counters through the
- * platform tables and prints live rates.  It is the way to look at the
- * simulator without the daemon, and the tests' foreign agent.
+ * a demo that programs the LLC and clock counters through the platform
+ * tables and prints live rates, and the simulated kernel's sysfs tree
+ * (src/sim/sim_kernel.h) written to a directory.  It is the way to look
+ * at the simulator without the daemon, and the tests' foreign agent.
  */
 #include "config.h"
 
@@ -23,6 +24,7 @@
 #include "hw/hw_sim.h"
 #include "plat/plat.h"
 #include "plat/plat_sim.h"
+#include "sim/sim_kernel.h"
 
 static volatile sig_atomic_t stop;
 
@@ -52,6 +54,9 @@ static void usage(FILE *f)
 		"  scan               list the simulated PCI functions\n"
 		"  demo               program LLC lookups/misses and the clock,\n"
 		"                     print rates every interval until Ctrl-C\n"
+		"  sysfs DIR          write the simulated kernel's tree (what\n"
+		"                     --backend=perf reads) into DIR (new or\n"
+		"                     empty): DIR/sys and DIR/proc\n"
 		"\n"
 		"ADDR is msr:0xE01[@CPU], pci:BB:DD.F+0xOFF[/4|/8] or mmio:0xADDR[/4|/8].\n"
 		"\n"
@@ -227,7 +232,58 @@ static int print_dev(void *ctx, const struct hw_pci_dev *d)
 	return 0;
 }
 
-int main(int argc, char **argv)
+/* sysfs DIR: the simulated kernel's tree, kept in DIR. */
+static int write_sysfs(struct hw *hw, const char *dir)
+{
+	struct skern *k;
+	char why[512];
+
+	if (skern_open(&k, hw, dir, why, sizeof(why)) < 0) {
+		fprintf(stderr, "uncore-sim: %s\n", why);
+		return 1;
+	}
+	printf("%s\n%s\n", skern_sysfs(k), skern_procfs(k));
+	skern_close(k);
+	return 0;
+}
+
+/* read ADDR / write ADDR VALUE. */
+static int read_write(struct hw *hw, bool write, char **arg)
+{
+	struct hw_addr a;
+	uint64_t v = 0;
+	char why[256], *end = NULL;
+
+	if (write) {
+		errno = 0;
+		v = strtoull(arg[1], &end, 0);
+	}
+	if (hw_addr_parse(arg[0], &a, why, sizeof(why)) < 0) {
+		fprintf(stderr, "uncore-sim: %s\n", why);
+		return 2;
+	}
+	if (write && (errno || *end || end == arg[1] || arg[1][0] == '-')) {
+		fprintf(stderr, "uncore-sim: bad value \"%s\": expected a 64-bit "
+			"number\n", arg[1]);
+		return 2;
+	}
+	if (write ? hw_write(hw, &a, v) < 0 : hw_read(hw, &a, &v) < 0) {
+		fprintf(stderr, "uncore-sim: %s\n", hw_last_error());
+		return 1;
+	}
+	if (!write)
+		printf("0x%" PRIx64 "\n", v);
+	return 0;
+}
+
+struct cli {
+	struct hw_opts o;
+	double interval;
+	long count;
+};
+
+/* The options; -1 to go on, else the exit status. */
+static int parse_opts(int argc, char **argv, struct cli *c)
 {
 	static const struct option lopts[] = {
 		{ "platform", required_argument, NULL, 'p' },
@@ -238,30 +294,26 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct hw_opts o = { 0 };
-	struct hw hw;
-	double interval = 1;
-	long count = 0;
-	const char *cmd;
-	char why[256], *end;
-	int c, rc = 0;
+	char *end;
+	int ch;
 
-	while ((c = getopt_long(argc, argv, "p:w:s:i:n:h", lopts, NULL)) != -1) {
-		switch (c) {
-		case 'p': o.sim_platform = optarg; break;
-		case 'w': o.sim_workload = optarg; break;
-		case 's': o.sim_state = optarg; break;
+	while ((ch = getopt_long(argc, argv, "p:w:s:i:n:h", lopts, NULL)) != -1) {
+		switch (ch) {
+		case 'p': c->o.sim_platform = optarg; break;
+		case 'w': c->o.sim_workload = optarg; break;
+		case 's': c->o.sim_state = optarg; break;
 		case 'i':
-			interval = strtod(optarg, &end);
-			if (*end || !(interval >= 0.01 && interval <= 3600)) {
+			c->interval = strtod(optarg, &end);
+			if (*end || !(c->interval >= 0.01 &&
+				      c->interval <= 3600)) {
 				fprintf(stderr, "uncore-sim: --interval: %s is not "
 					"a number of seconds in 0.01..3600\n", optarg);
 				return 2;
 			}
 			break;
 		case 'n':
-			count = strtol(optarg, &end, 10);
-			if (*end || count < 1) {
+			c->count = strtol(optarg, &end, 10);
+			if (*end || c->count < 1) {
 				fprintf(stderr, "uncore-sim: --count: %s is not a "
 					"positive integer\n", optarg);
 				return 2;
@@ -275,48 +327,38 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	struct cli c = { .interval = 1 };
+	struct hw hw;
+	const char *cmd;
+	int rc, nargs;
+
+	if ((rc = parse_opts(argc, argv, &c)) >= 0)
+		return rc;
 	cmd = argv[optind++];
-	if (hw_open(&hw, &hw_sim_ops, &o) < 0) {
+	nargs = argc - optind;
+	/* the tree needs no registers, and a perf-only platform has none */
+	c.o.sim_no_registers = strcmp(cmd, "sysfs") == 0;
+	if (hw_open(&hw, &hw_sim_ops, &c.o) < 0) {
 		fprintf(stderr, "uncore-sim: %s\n", hw_last_error());
 		return 1;
 	}
-	if (strcmp(cmd, "read") == 0 && argc - optind == 1) {
-		struct hw_addr a;
-		uint64_t v;
-
-		if (hw_addr_parse(argv[optind], &a, why, sizeof(why)) < 0) {
-			fprintf(stderr, "uncore-sim: %s\n", why);
-			rc = 2;
-		} else if (hw_read(&hw, &a, &v) < 0) {
-			fprintf(stderr, "uncore-sim: %s\n", hw_last_error());
-			rc = 1;
-		} else {
-			printf("0x%" PRIx64 "\n", v);
-		}
-	} else if (strcmp(cmd, "write") == 0 && argc - optind == 2) {
-		struct hw_addr a;
-		unsigned long long v;
-
-		errno = 0;
-		v = strtoull(argv[optind + 1], &end, 0);
-		if (hw_addr_parse(argv[optind], &a, why, sizeof(why)) < 0) {
-			fprintf(stderr, "uncore-sim: %s\n", why);
-			rc = 2;
-		} else if (errno || *end || end == argv[optind + 1] ||
-			   argv[optind + 1][0] == '-') {
-			fprintf(stderr, "uncore-sim: bad value \"%s\": expected "
-				"a 64-bit number\n", argv[optind + 1]);
-			rc = 2;
-		} else if (hw_write(&hw, &a, v) < 0) {
-			fprintf(stderr, "uncore-sim: %s\n", hw_last_error());
-			rc = 1;
-		}
-	} else if (strcmp(cmd, "scan") == 0 && argc == optind) {
+	if (strcmp(cmd, "read") == 0 && nargs == 1) {
+		rc = read_write(&hw, false, argv + optind);
+	} else if (strcmp(cmd, "write") == 0 && nargs == 2) {
+		rc = read_write(&hw, true, argv + optind);
+	} else if (strcmp(cmd, "scan") == 0 && nargs == 0) {
 		rc = hw_pci_scan(&hw, print_dev, NULL) < 0;
-	} else if (strcmp(cmd, "demo") == 0 && argc == optind) {
+	} else if (strcmp(cmd, "demo") == 0 && nargs == 0) {
 		signal(SIGINT, on_signal);
 		signal(SIGTERM, on_signal);
-		rc = demo(&hw, interval, count);
+		rc = demo(&hw, c.interval, c.count);
+	} else if (strcmp(cmd, "sysfs") == 0 && nargs == 1) {
+		rc = write_sysfs(&hw, argv[optind]);
 	} else {
 		usage(stderr);
 		rc = 2;

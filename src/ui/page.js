@@ -495,7 +495,7 @@
 
 	function about() {
 		$('about').textContent = status.platform_name + ' \u00b7 ' +
-			(status.backend === 'sim' ? 'simulator' : 'hardware') +
+			(status.simulated ? 'simulator' : 'hardware') + ', ' + status.backend +
 			' \u00b7 uncored ' + status.version + ' \u00b7 a sample every ' + status.interval_ms + ' ms';
 		document.title = 'uncored \u00b7 ' + status.platform;
 	}

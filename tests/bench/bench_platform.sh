@@ -27,7 +27,7 @@ done
 [ -n "$UP" ] || { echo "bench: $PLAT daemon did not start"; cat "$T/log"; exit 1; }
 sleep 2; curl -s "http://127.0.0.1:$P/metrics" >"$T/m0"
 sleep 5; curl -s "http://127.0.0.1:$P/metrics" >"$T/m1"
-socks=$(sed -n 's/.*(sim backend), \([0-9]*\) socket.*/\1/p' "$T/log")
+socks=$(sed -n 's/.*(direct backend, simulator), \([0-9]*\) socket.*/\1/p' "$T/log")
 awk -v r0="$(m "$T/m0" uncored_hw_reads_total)" -v r1="$(m "$T/m1" uncored_hw_reads_total)" \
     -v w0="$(m "$T/m0" uncored_hw_writes_total)" -v w1="$(m "$T/m1" uncored_hw_writes_total)" \
     -v t0="$(m "$T/m0" uncored_ticks_total)" -v t1="$(m "$T/m1" uncored_ticks_total)" \

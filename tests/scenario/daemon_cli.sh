@@ -15,7 +15,7 @@ start_uncored "$T/hsx.log" -c "$T/hsx.conf" -l "127.0.0.1:$PORT" -s ""
 ok $? "[sim] platform = hsx starts without --simulate"
 st=$(curl -s "http://127.0.0.1:$PORT/api/v1/status")
 like "$st" '"platform":"hsx"' "on the hsx simulator"
-like "$st" '"backend":"sim"' "with the sim backend"
+like "$st" '"backend":"direct","simulated":true' "with the direct backend on the simulator"
 
 # ---- version and build information ----------------------------------------
 ver=$("$UNCORED" --version)
@@ -59,14 +59,14 @@ is "$refs" "" "README and doc/ do not send the reader to DESIGN.md (not shipped)
 
 # ---- the platform list ----------------------------------------------------
 help=$("$UNCORED" --help)
-like "$help" "skl, hsx, snbep" "--help lists every platform for --simulate"
+like "$help" "skl, hsx, snbep, skx, icx, spr, zen4" "--help lists every platform for --simulate"
 out=$("$UNCORED" --simulate=hsw 2>&1); rc=$?
 is "$rc" 64 "--simulate=hsw is a usage error"
-like "$out" "unknown platform (supported: skl, hsx, snbep)" "with the list"
+like "$out" "unknown platform (supported: skl, hsx, snbep, skx, icx, spr, zen4)" "with the list"
 printf '[sim]\n# Haswell\nplatform = hsw\n' >"$T/hsw.conf"
 out=$("$UNCORED" -n -c "$T/hsw.conf" 2>&1); rc=$?
 is "$rc" 1 "-n: [sim] platform = hsw is refused"
-like "$out" "hsw.conf:3: platform: unknown platform \"hsw\" (supported: skl, hsx, snbep)" \
+like "$out" "hsw.conf:3: platform: unknown platform \"hsw\" (supported: skl, hsx, snbep, skx, icx, spr, zen4)" \
 	"with file:line and the list"
 
 # ---- -n runs start-up's checks ----------------------------------------------
@@ -88,7 +88,7 @@ like "$out" "no-such-group-xyz" "naming it"
 printf '[daemon]\ninterval_ms = 2000\n[sim]\nplatform = skl\n' >"$T/good.conf"
 out=$("$UNCORED" -n -c "$T/good.conf" 2>&1); rc=$?
 is "$rc" 0 "-n accepts a config that starts"
-like "$out" "configuration OK (platform skl, simulator)" "and says on what"
+like "$out" "configuration OK (platform skl, direct backend, simulator)" "and says on what"
 # Every failing path frees what it allocated (LeakSanitizer, in a
 # sanitizer build, prints a report and fails the exit status).
 printf '[daemon]\nlog_level = debug\n[http]\nlisten = 127.0.0.1:1\ncontrol_group = x-none\n' >"$T/l1.conf"

@@ -33,10 +33,6 @@ near "$(metric "$m" uncore_ha_read_requests_ratio 'socket="0"')" 0.6667 0.01 \
 	"s0 HA read share 1.25e8 / (1.25e8 + 6.25e7)"
 like "$(curl -s "http://127.0.0.1:$PORT/api/v1/metrics")" '"ha_read_requests_ratio":0.66' \
 	"the same in /api/v1/metrics"
-near "$(rate uncore_pcu_cstate_residency_cycles_total 'socket="1",state="package_c6"')" 1.0e8 0.02 \
-	"s1 package C6 residency 1e8/s (MSR 0x3F9)"
-near "$(rate uncore_pcu_cstate_residency_cycles_total 'socket="1",state="package_c2"')" 2.5e8 0.02 \
-	"s1 package C2 residency 2.5e8/s"
 b0=$(rate uncore_pcu_frequency_band_cycles_total 'socket="0",band="0"')
 b2=$(rate uncore_pcu_frequency_band_cycles_total 'socket="0",band="2"')
 near "$(awk -v a="$b2" -v b="$b0" 'BEGIN { print a / b }')" 0.25 0.02 "PCU band 2 cycles 25% of band 0"

@@ -24,7 +24,7 @@ kill -TERM "$UPID"; wait "$UPID"
 wait_for "STOPPING=1" 30 has "$T/msgs" STOPPING=1
 msgs=$(grep -v '^T=' "$T/msgs")
 like "$msgs" "READY=1" "READY=1 sent"
-like "$msgs" "STATUS=platform skl (sim), 16 counters, interval 100 ms" "STATUS= describes the daemon"
+like "$msgs" "STATUS=platform skl (direct backend, simulator), 16 counters, interval 100 ms" "STATUS= describes the daemon"
 # the gaps between the first 6 pings, by the time they arrived
 gaps=$(awk '/^T=/ { t = substr($0, 3) } /^WATCHDOG=1$/ { if (n++) print t - p; p = t; if (n == 6) exit }' "$T/msgs" | sort -n)
 near "$(echo "$gaps" | sed -n 3p)" 0.2 0.25 \
@@ -62,8 +62,8 @@ if command -v systemd-analyze >/dev/null; then
 		"systemd-analyze security exposure $lvl <= 2.5"
 	like "$(cat "$T/uncored.service")" "DevicePolicy=closed" "DevicePolicy=closed"
 	is "$(sed -n 's/^CapabilityBoundingSet=//p' "$T/uncored.service")" \
-		"CAP_SYS_RAWIO CAP_SYS_ADMIN CAP_DAC_OVERRIDE" \
-		"bounding set: only what opening the devices needs"
+		"CAP_SYS_RAWIO CAP_SYS_ADMIN CAP_DAC_OVERRIDE CAP_PERFMON" \
+		"bounding set: only what opening the devices (direct) and the perf events need"
 	like "$(cat "$T/uncored.service")" "User=uncored" "runs as the user uncored"
 	like "$(cat "$T/uncored.service")" "ReadWritePaths=/sys/devices" \
 		"PCI config files writable (hsx), one unit for every platform"

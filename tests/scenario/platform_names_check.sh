@@ -91,22 +91,25 @@ done
 [ -s "$T/hits" ] || ok 0 "no platform names outside src/plat/"
 
 # The simulator is reached through the hw ops (hw_backend(), hw_platform(),
-# hw_cpu_map(), hw_played_*()): only src/hw/, the simulator's tool and
-# tests include its headers.
+# hw_cpu_map(), hw_played_*()) and the simulated kernel's interface
+# (src/sim/sim_kernel.h): only src/hw/, src/sim/ (the simulator's room),
+# the simulator's tool and tests include its headers.
 inc=$(cd "$top_srcdir" && grep -l -E '#include "hw/(hw_sim|sim_workload)\.h"' \
 	$(find src -name '*.[ch]' | sort) |
-	grep -v '^src/hw/' | grep -v '^src/tools/uncore-sim.c$' | tr '\n' ' ')
+	grep -v '^src/hw/' | grep -v '^src/sim/' |
+	grep -v '^src/tools/uncore-sim.c$' | tr '\n' ' ')
 if [ -z "$inc" ]; then
-	ok 0 "the simulator's headers are included only in src/hw/, its tool and tests"
+	ok 0 "the simulator's headers are included only in src/hw/, src/sim/, its tool and tests"
 else
-	ok 1 "the simulator's headers are included only in src/hw/, its tool and tests"
+	ok 1 "the simulator's headers are included only in src/hw/, src/sim/, its tool and tests"
 	echo "#   also in: $inc"
 fi
 
-# The simulator is below the daemon: nothing in src/hw/ reaches up to the
-# scheduler (what it shares with it, the modifier grammar, is src/plat/).
+# The simulator is below the daemon: nothing in src/hw/ or src/sim/
+# reaches up to the scheduler (what it shares with it, the modifier
+# grammar, is src/plat/).
 up=$(cd "$top_srcdir" && grep -l -E '#include "(sched|sampler|pmu|claims|metrics)\.h"|\<sched_[a-z]+\(' \
-	$(find src/hw -name '*.[ch]' | sort) | tr '\n' ' ')
-is "$up" "" "src/hw/ neither includes nor calls the daemon's modules"
+	$(find src/hw src/sim -name '*.[ch]' | sort) | tr '\n' ' ')
+is "$up" "" "src/hw/ and src/sim/ neither include nor call the daemon's modules"
 
 tap_done

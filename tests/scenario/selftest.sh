@@ -1,9 +1,11 @@
 #!/bin/sh
 # selftest.sh - `uncored --self-test` on the simulator: passes on skl, snbep and
 # hsx against the built-in self-test workload (a table of check,
-# expected, measured, verdict; exit 0), fails (exit 1, naming the checks)
-# when a counter is stuck, and refuses (exit 3) while a running uncored or
-# another agent holds the PMU.
+# expected, measured, verdict, each check printed when its step is done;
+# exit 0), fails (exit 1, naming the checks) when a counter is stuck,
+# refuses at once (exit 1) a workload whose phases cannot play the load,
+# and refuses (exit 3) while a running uncored or another agent holds the
+# PMU.
 . "${top_srcdir:-.}/tests/lib.sh"
 
 BIN="$top_builddir/uncored"
@@ -17,6 +19,37 @@ for p in skl hsx snbep; do
 	like "$out" "freeze stops counting" "$p: checks the freeze"
 	is "$(echo "$out" | grep -c ' FAIL$')" 0 "$p: no check fails"
 done
+
+# Each check is printed when its step is done, not at the end: the
+# streaming check before the chase is measured, the freeze check last.
+out=$("$BIN" --self-test --simulate=skl -c /dev/null 2>&1)
+order=$(echo "$out" | grep -n -e '^DRAM reads while streaming' -e '^\.\.\. chase window' \
+	-e '^freeze stops' -e '^\.\.\. frozen window' | cut -d: -f2 | cut -c1-12 | tr '\n' '|')
+is "$order" "DRAM reads w|... chase wi|... frozen w|freeze stops|" \
+	"each check printed as its step completes"
+
+# A workload that cannot play the self-test's load (issue 19 section 3:
+# one phase of an hour printed nothing for 300 s) is refused at once,
+# saying what the self-test needs.
+misfit() { # misfit NAME PHASES
+	printf '{ "platform": "skl", "phases": [ %s ] }\n' "$2" >"$T/$1.json"
+	t0=$(date +%s)
+	out=$(timeout 60 "$BIN" --self-test --simulate=skl --workload "$T/$1.json" \
+		-c /dev/null 2>&1)
+	rc=$?
+	secs=$(( $(date +%s) - t0 ))
+	ok "$([ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && [ "$secs" -le 5 ]; echo $?)" \
+		"$1: refused at once (exit $rc after $secs s)"
+	like "$out" "It needs its first three phases to be quiet, stream (DRAM reads) and pointer chase (LLC misses), 0.5 to 5 s each, in a cycle of at most 20 s" \
+		"$1: saying what the self-test needs"
+}
+P='{ "seconds": 1, "rates": { "imc:DRAM_DATA_READS": 1e6 } }'
+misfit hour '{ "seconds": 3600, "rates": { "cbo:0x34:0x8f": 1e7 } }'
+like "$out" '$.phases[0].seconds is 3600 (the quiet phase)' "hour: naming the phase"
+misfit two "$P, $P"
+like "$out" '$.phases has 2 phases' "two: naming the count"
+misfit long_tail "$P, $P, $P, { \"seconds\": 3600, \"rates\": {} }"
+like "$out" 'its phases repeat every 3603 s' "long_tail: naming the cycle"
 
 # The built-in self-test workload (sim_builtin.c) with DRAM reads stuck.
 cat >"$T/stuck.json" <<'JSON'

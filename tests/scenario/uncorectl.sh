@@ -42,7 +42,7 @@ ctl() {
 ctl status
 is "$rc" 0 "status: exit 0"
 like "$out" "platform           skl (" "status: platform skl"
-like "$out" "backend            sim" "status: sim backend"
+like "$out" "backend            direct, simulator" "status: direct backend on the simulator"
 like "$out" "interval           200 ms" "status: interval"
 like "$out" "owned by pid $UPID" "status: ownership names the daemon's pid"
 ctl --json status

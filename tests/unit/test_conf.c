@@ -655,9 +655,9 @@ static const struct bad bad[] = {
 	{ "[http]\ncontrol_group = a b\n", 2,
 	  "control_group: \"a b\" is not a valid group name" },
 	{ "[sim]\nplatform = SKL\n", 2,
-	  "platform: unknown platform \"SKL\" (supported: skl, hsx, snbep)" },
+	  "platform: unknown platform \"SKL\" (supported: skl, hsx, snbep, skx, icx, spr, zen4)" },
 	{ "[sim]\n\nplatform = hsw\n", 3,
-	  "platform: unknown platform \"hsw\" (supported: skl, hsx, snbep)" },
+	  "platform: unknown platform \"hsw\" (supported: skl, hsx, snbep, skx, icx, spr, zen4)" },
 	/* cross-checks name both lines */
 	{ "[claims]\nmax_total = 4\nmax_per_uid = 8\n", 3,
 	  "max_per_uid = 8 (line 3) must not be greater than max_total = 4 "
@@ -857,7 +857,7 @@ static void test_shipped(void)
 			out[n++] = *p++;
 	}
 	out[n] = '\0';
-	is_int(nkeys, 25, "shipped file shows 21 keys and 4 baseline lines");
+	is_int(nkeys, 27, "shipped file shows 23 keys and 4 baseline lines");
 	rc = conf_load(&r, write_file("uncommented.conf", out), err,
 		       sizeof(err));
 	is_int(rc, 0, "shipped file with every key uncommented loads (%s)",

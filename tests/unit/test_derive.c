@@ -219,7 +219,7 @@ static void test_values(void)
 		d[i++] = b % 2 ? 100 : 400;
 	d[i++] = 2000000000;
 	d[i++] = 1000000000;
-	derive_tick(dp, d, d, inv, 2.0, false, acc, v, scratch);
+	derive_tick(dp, d, d, inv, 2.0, 0, false, acc, v, scratch);
 	/* socket 0 reads: 100 x (1+2+3+4) x 64 = 64000 */
 	is_near(val(dp, v, "uncore_dram_read_bytes_total", NULL, 0, 0), 64000,
 		0.0, "socket 0 DRAM read bytes: 64000");
@@ -281,7 +281,7 @@ static void test_values(void)
 		d[i] = i == 0 ? 7 : 0;
 	d[NS - 2] = 500000000;
 	inv[0] = 1;		/* series 0: socket 0 channel 0 reads */
-	derive_tick(dp, d, d, inv, 0.5, false, acc, v, scratch);
+	derive_tick(dp, d, d, inv, 0.5, 0, false, acc, v, scratch);
 	is_near(val(dp, v, "uncore_dram_read_bytes_total", NULL, 0, 0),
 		64000 + 7 * 64, 0.0, "the counter adds the increments it is given");
 	ok(isnan(val(dp, v, "uncore_dram_bandwidth_bytes_per_second",
@@ -305,7 +305,7 @@ static void test_values(void)
 	for (i = 0; i < NS; i++)
 		d[i] = 0;
 	inv[0] = 0;
-	derive_tick(dp, d, d, inv, 0, true, acc, v, scratch);
+	derive_tick(dp, d, d, inv, 0, 0, true, acc, v, scratch);
 	is_near(val(dp, v, "uncore_clock_hertz", NULL, 0, 0), 1e9, 0.0,
 		"a multiplexed-out tick keeps the last gauge");
 	ok(isnan(val(dp, v, "uncore_llc_hit_ratio", NULL, 0, 0)),
@@ -314,13 +314,13 @@ static void test_values(void)
 	/* gauges alone (as /api/v1/samples computes them) */
 	for (i = 0; i < NS; i++)
 		d[i] = 64;
-	derive_gauges(dp, d, NULL, 4.0, v, scratch);
+	derive_gauges(dp, d, NULL, 4.0, 0, v, scratch);
 	ok(isnan(val(dp, v, "uncore_dram_read_bytes_total", NULL, 0, 0)),
 	   "derive_gauges() leaves counters without a value");
 	is_near(val(dp, v, "uncore_dram_bandwidth_bytes_per_second",
 		    "dram_read_bytes_per_second", 1, 0), 2 * 64 * 64 / 4.0, 0.0,
 		"socket 1: 2 channels x 64 x 64 B over 4 s");
-	derive_gauges(dp, d, NULL, 0, v, scratch);
+	derive_gauges(dp, d, NULL, 0, 0, v, scratch);
 	ok(isnan(val(dp, v, "uncore_llc_hit_ratio", NULL, 0, 0)),
 	   "no interval (a first sample): no gauge");
 	is_near(derive_counter(dp, (size_t)derive_find(&plat_hsx,
@@ -361,11 +361,115 @@ static void test_layout(void)
 	derive_plan_free(b);
 }
 
+
+/*
+ * Alternatives (struct derived_src.alt): source "d" is the SBo clock
+ * (alt 0) where the topology has SBos, else CAS reads + writes summed
+ * over the iMC channels (alt 1), as zen4 takes DRAM from amd_umc_N where
+ * the kernel has it and from the data fabric otherwise.  Mean: "clk" is
+ * the CBo clock averaged over the socket's CBos, not summed.
+ */
+static const struct derived_src alt_src[] = {
+	{ "d", "UNC_S_CLOCKTICKS", 1, false, 0 },
+	{ "d", "UNC_M_CAS_COUNT.RD", 64, false, 1 },
+	{ "d", "UNC_M_CAS_COUNT.WR", 64, false, 1 },
+	{ "clk", "UNC_C_CLOCKTICKS", 1, true, 0 },
+};
+static const struct derived_metric alt_m[] = {
+	{ "d_total", "d", "h", NULL, DM_COUNTER, NULL, { NULL },
+	  { DF_SRC("d") } },
+	{ "clk_hertz", "clk", "h", "hertz", DM_GAUGE, NULL, { NULL },
+	  { DF_SRC("clk"), DF_RATE } },
+};
+
+/* d_total and clk_hertz of one tick on socket 0 with or without SBos:
+ * 3 CBos with clocks 100, 200, 300 (of which 1 absent: the 4th), 2
+ * channels reading 10 and writing 1 each, 2 SBos counting 7 each. */
+static void alt_values(bool sbox, double *d, double *clk, const char **ev)
+{
+	static const struct derived_table tab = { alt_src, 4, alt_m, 2 };
+	struct platform pl = plat_hsx;
+	struct topology t;
+	struct derive_series ser[16];
+	uint64_t inc[16];
+	double acc[8] = { 0 }, out[8];
+	struct derive_plan *dp;
+	unsigned n = 0;
+	void *scratch;
+	char why[200] = "";
+
+	pl.derived = &tab;
+	memset(&t, 0, sizeof(t));
+	t.plat = &pl;
+	t.nsockets = 1;
+	t.sock[0].ninst[unit_of(&pl, "cbo")] = 4;
+	iset_add(&t.sock[0].absent[unit_of(&pl, "cbo")], 3);
+	t.sock[0].ninst[unit_of(&pl, "imc")] = 2;
+	t.sock[0].ninst[unit_of(&pl, "sbox")] = sbox ? 2 : 0;
+	for (unsigned b = 0; b < 3; b++, n++) {
+		ser[n] = (struct derive_series){ 0, b, "UNC_C_CLOCKTICKS", 1 };
+		inc[n] = 100 * (b + 1);
+	}
+	for (unsigned c = 0; c < 2; c++) {
+		ser[n] = (struct derive_series){ 0, c, "UNC_M_CAS_COUNT.RD", 1 };
+		inc[n++] = 10;
+		ser[n] = (struct derive_series){ 0, c, "UNC_M_CAS_COUNT.WR", 1 };
+		inc[n++] = 1;
+	}
+	for (unsigned b = 0; sbox && b < 2; b++, n++) {
+		ser[n] = (struct derive_series){ 0, b, "UNC_S_CLOCKTICKS", 1 };
+		inc[n] = 7;
+	}
+	dp = derive_plan_new(&t, ser, n, why, sizeof(why));
+	ok(dp != NULL, "plan with alternatives built %s", why);
+	if (!dp)
+		return;
+	scratch = malloc(derive_scratch_size(dp));
+	derive_tick(dp, inc, inc, NULL, 1.0, 0, false, acc, out, scratch);
+	*d = out[derive_index(dp, 0, 0, 0)];
+	*clk = out[derive_index(dp, 1, 0, 0)];
+	*ev = derive_source_event(dp, "d");
+	free(scratch);
+	derive_plan_free(dp);
+}
+
+static void test_alternatives(void)
+{
+	const char *ev = NULL;
+	double d = -1, clk = -1;
+	char why[200];
+
+	alt_values(false, &d, &clk, &ev);
+	is_near(d, (2 * 10 + 2 * 1) * 64.0, 0.0,
+		"no SBo: d is the second alternative, CAS reads + writes x 64");
+	is_str(ev, "UNC_M_CAS_COUNT.RD", "and the plan says which");
+	is_near(clk, 200, 0.0, "clk: the mean of the 3 present CBos, 200");
+	alt_values(true, &d, &clk, &ev);
+	is_near(d, 14, 0.0, "with SBos: the first alternative, 2 x 7");
+	is_str(ev, "UNC_S_CLOCKTICKS", "and the plan says so");
+	{
+		static const struct derived_src apart[] = {
+			{ "d", "UNC_M_CAS_COUNT.RD", 64, false, 0 },
+			{ "x", "UNC_M_CAS_COUNT.WR", 64, false, 0 },
+			{ "d", "UNC_M_CAS_COUNT.WR", 64, false, 1 },
+		};
+		static const struct derived_metric m1[] = {
+			{ "d_total", "d", "h", NULL, DM_COUNTER, NULL, { NULL },
+			  { DF_SRC("d") } },
+		};
+
+		ok(check_table(apart, 3, m1, 1, why, sizeof(why)) < 0 &&
+		   strstr(why, "adjacent"), "refused: entries of one source "
+		   "apart (%s)", why);
+	}
+}
+
 int main(void)
 {
 	test_tables();
 	test_bad_tables();
 	test_values();
 	test_layout();
+	test_alternatives();
 	return tap_done();
 }

@@ -57,7 +57,7 @@ static const struct {
 } fixed_units[] = {
 	{ "ubox_fixed", EVF_FIXED, 1 },
 	{ "imc_fixed", EVF_FIXED, 1 },
-	{ "pcu_cstate", EVF_FREERUN, 2 },
+	{ "pcu_cstate", EVF_FREERUN, 6 },
 };
 
 static const struct box *box_of(const char *unit)
@@ -107,8 +107,8 @@ static void test_counts(void)
 	is_int(unknown, 0, "every entry's unit is an snbep unit");
 	is_int(total, snbep_nevents, "the units account for every entry");
 	/* 540 data events - 37 IRP + 2 PCU C-state counters */
-	is_int(snbep_nevents, 505, "505 entries");
-	is_int(SNBEP_NEVENTS, 505, "SNBEP_NEVENTS matches");
+	is_int(snbep_nevents, 509, "509 entries");
+	is_int(SNBEP_NEVENTS, 509, "SNBEP_NEVENTS matches");
 }
 
 static void test_unique(void)
@@ -157,9 +157,10 @@ static void test_fields(void)
 		if (!!e->filter != !!(e->flags & filters) ||
 		    (e->filter && !ascii_text(e->filter)))
 			bad_filter++;
-		/* the data has no threshold, edge, invert or max increment */
-		if (e->thresh || e->edge || e->inv || e->max_inc ||
-		    e->max_inc_wide)
+		/* the data has no threshold, edge, invert or max increment;
+		 * an increment comes from the source the entry names */
+		if (e->thresh || e->edge || e->inv || e->max_inc_wide ||
+		    !!e->max_inc != !!strstr(e->source, "; max inc "))
 			bad_text++;
 		if (!b) {
 			if (e->ctr_mask || e->code || e->umask ||
@@ -168,7 +169,8 @@ static void test_fields(void)
 				bad_fixed++;
 			continue;
 		}
-		if (strcmp(e->source, "jaketown-uncore V24") != 0)
+		if (strncmp(e->source, "jaketown-uncore V24",
+			    strlen("jaketown-uncore V24")) != 0)
 			bad_text++;
 		if (!e->ctr_mask || (e->ctr_mask & ~b->ctrs))
 			bad_ctr++;
@@ -200,7 +202,7 @@ static void test_fields(void)
 	       "constraints");
 	is_int(bad_prefix, 0, "every name has its box's UNC_x_ prefix");
 	is_int(bad_text, 0, "every desc and source is printable ASCII, no "
-	       "thresh/edge/inv/max_inc");
+	       "thresh/edge/inv, max_inc only with its source");
 	is_int(bad_filter, 0, "filter text iff a filter flag");
 	is_int(bad_ext, 0, "ev_sel_ext only on QPI and PCU events, 0 or 1");
 	is_int(bad_occ, 0, "occ_sel exactly on PCU occupancy events, "
@@ -382,6 +384,10 @@ static const struct want wants[] = {
 	  .flags = EVF_FREERUN },
 	{ W("UNC_P_CORE_CC6_CTR", "pcu_cstate", 0, 0, 0),
 	  .flags = EVF_FREERUN },
+	{ W("UNC_P_CORE_PC2_CTR", "pcu_cstate", 0, 0, 0),
+	  .flags = EVF_FREERUN },
+	{ W("UNC_P_CORE_PC7_CTR", "pcu_cstate", 0, 0, 0),
+	  .flags = EVF_FREERUN },
 };
 
 static void test_corrections(void)
@@ -415,6 +421,13 @@ static void test_corrections(void)
 	e = find("UNC_U_CLOCKTICKS");
 	if (ok(e != NULL, "UNC_U_CLOCKTICKS is in the catalog"))
 		like(e->desc, "UCLK", "UNC_U_CLOCKTICKS counts UCLK");
+	/* maximum increments with a source (MAX_INC in the generator) */
+	e = plat_event(&plat_snbep, "UNC_Q_RxL_OCCUPANCY");
+	ok(e && e->max_inc == 128, "QPI RxL_OCCUPANCY: 128 a cycle");
+	e = plat_event(&plat_snbep, "UNC_C_TOR_OCCUPANCY.ALL");
+	ok(e && e->max_inc == 0, "TOR_OCCUPANCY: not stated (its box's bound)");
+	e = plat_event(&plat_snbep, "UNC_R3_RxR_OCCUPANCY.HOM");
+	ok(e && e->max_inc == 32, "R3QPI RxR_OCCUPANCY: 32 a cycle");
 }
 
 int main(void)

@@ -20,6 +20,10 @@
  *                  stops cannot be told from an idle one)
  *   device_missing (PCI boxes only) the series is invalid from then on,
  *                  the rest of the machine carries on
+ *   delay          (one machine) each of the next `count` accesses to
+ *                  the target returns `seconds` late, then none; the
+ *                  values are the machine's (tests/scenario/
+ *                  counting_window.sh runs the daemon against it)
  *
  * Time is a manual clock shared by the simulator and the sampler: a tick
  * is exactly TICK_MS after the last, however loaded the machine is.
@@ -33,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -385,6 +390,52 @@ static void missing_then_foreign(void)
 	rig_close(&r);
 }
 
+/* The delay fault: the next 2 reads of CBo 0's counter take 50 ms more of
+ * wall time each, the third does not, and a delayed read still answers
+ * the machine's value (the counter keeps counting). */
+static double wall_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static void delay_fault(void)
+{
+	struct hw_opts o = { .sim_platform = "skl" };
+	struct hw_addr ctl = hw_msr(0, 0x700), ctr = hw_msr(0, 0x706),
+		       g = hw_msr(0, 0xe01);
+	double t[4];
+	uint64_t v[3];
+	struct hw hw;
+
+	o.sim_workload = workload("skl", "{\"at\":0,\"kind\":\"delay\","
+				  "\"target\":\"msr:0x706\",\"seconds\":0.05,"
+				  "\"count\":2}");
+	if (hw_open(&hw, &hw_sim_ops, &o) < 0) {
+		ok(0, "delay: %s", hw_last_error());
+		return;
+	}
+	/* CBo 0 counter 0 counts cbo:0x34:0x8f (2.5e7/s in phase 1) */
+	hw_write(&hw, &ctl, 0x408f34);
+	hw_write(&hw, &g, 1ull << 29);
+	t[0] = wall_ms();
+	for (int k = 0; k < 3; k++) {
+		hw_read(&hw, &ctr, &v[k]);
+		t[k + 1] = wall_ms();
+	}
+	ok(t[1] - t[0] >= 50 && t[2] - t[1] >= 50,
+	   "delay: the first two reads take 50 ms more (%.1f, %.1f ms)",
+	   t[1] - t[0], t[2] - t[1]);
+	ok(t[3] - t[2] < 50, "delay: the third does not (%.1f ms)",
+	   t[3] - t[2]);
+	ok(v[1] > v[0] && v[2] >= v[1],
+	   "delay: the counter counts through the delays (%" PRIu64 ", %"
+	   PRIu64 ", %" PRIu64 ")", v[0], v[1], v[2]);
+	hw_close(&hw);
+}
+
 int main(void)
 {
 	unsigned cells = 0;
@@ -400,6 +451,7 @@ int main(void)
 	matrix("hsx", &cells);
 	matrix("snbep", &cells);	/* no global control */
 	missing_then_foreign();
+	delay_fault();
 	printf("# %u fault cells run\n", cells);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd) != 0)

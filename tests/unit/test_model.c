@@ -549,8 +549,13 @@ static void test_tick(void)
 	sampler_tick(sm);
 	is_u64(atomic_load(&r.hw.nwrites) - w0, 2 * 2,
 	       "a tick writes the 2 sockets' freeze and unfreeze only");
-	is_u64(atomic_load(&r.hw.nreads) - r0, 2 * (W_INST - 1) * 2 + 2,
-	       "and reads 188 counters once and 2 global controls");
+	/* the counters, the global controls, and (issue 19) the controls
+	 * and filters of the counters that counted, read back every tick */
+	is_u64(atomic_load(&r.hw.nreads) - r0,
+	       2 * (W_INST - 1) * 2 + 2 + 2 * (W_INST - 1) * 2 +
+	       2 * (W_INST - 1),
+	       "and reads 188 counters once, 2 global controls, 188 controls "
+	       "and 94 filters");
 	sampler_free(sm);
 	pmu_release(&r.pmu);
 	rig_close(&r);

@@ -307,7 +307,8 @@ static void test_catalog(void)
 	}
 	is_int(bad, 0, "every catalog event resolves and encodes on exactly its counters");
 	is_int(refused, 2, "the two UBox FILTER_MATCH events needing UBoxFilter are refused");
-	is_int(progs, SNBEP_NEVENTS - 4 - 2, "every programmable event checked");
+	/* less 2 fixed and 6 free-running counters, and the 2 refused */
+	is_int(progs, SNBEP_NEVENTS - 8 - 2, "every programmable event checked");
 }
 
 static void test_headline(void)
@@ -485,6 +486,66 @@ out:
 	hw_close(&hw);
 }
 
+/*
+ * Issue 19 section 4: what the daemon programs for the events whose
+ * encoding the sources leave open (doc/hardware-notes.md, "UBox ExtSel
+ * and DEMOTIONS_CORE: what is programmed").  The UBox events Intel's data
+ * marks ExtSel get the event select and umask only (bit 21 is "SW must
+ * write to 0" in the UBox control, 327043 Table 2-2); DEMOTIONS_COREn
+ * claims need no PCU filter value (none is written for them) unless a
+ * claim gives one, which is checked like any filter value.
+ */
+static void test_open_encodings(void)
+{
+	static const char *const ubox_ext[] = {
+		"UNC_U_MSG_CHNL_SIZE_COUNT.4B", "UNC_U_MSG_CHNL_SIZE_COUNT.8B",
+		"UNC_U_PHOLD_CYCLES.ASSERT_TO_ACK",
+		"UNC_U_PHOLD_CYCLES.ACK_TO_DEASSERT", "UNC_U_RACU_REQUESTS.COUNT",
+	};
+	const struct unit_type *ub = unit("ubox", NULL), *pcu = unit("pcu", NULL);
+	unsigned bad = 0;
+	struct evspec es;
+	char why[256];
+	uint64_t v;
+
+	for (size_t i = 0; i < sizeof(ubox_ext) / sizeof(ubox_ext[0]); i++) {
+		const struct event *e = plat_event(P, ubox_ext[i]);
+
+		if (!e || e->ev_sel_ext ||
+		    plat_encode_event(ub, e, 0, &v, why, sizeof(why)) < 0 ||
+		    v != (0x400000ull | (uint64_t)e->umask << 8 | e->code))
+			bad++;
+	}
+	is_int(bad, 0, "the 5 UBox ExtSel events: event select, umask and en "
+	       "only, bit 21 clear");
+	v = 0;
+	plat_encode_event(ub, plat_event(P, "UNC_U_PHOLD_CYCLES.ASSERT_TO_ACK"),
+			  0, &v, why, sizeof(why));
+	is_u64(v, 0x400145, "PHOLD_CYCLES.ASSERT_TO_ACK on counter 0");
+	ok(sched_resolve(P, "UNC_P_DEMOTIONS_CORE0", false, &es, why,
+			 sizeof(why)) == 0 && es.filt_set == 0,
+	   "DEMOTIONS_CORE0: no PCU filter value required");
+	v = 0;
+	sched_encode(pcu, &es, 1, &v, why, sizeof(why));
+	is_u64(v, 0x40001e, "DEMOTIONS_CORE0 on counter 1");
+	/* the match registers' citations (issue 19: they were swapped) */
+	{
+		const struct unit_type *ha = unit("ha", NULL), *q = unit("qpi", NULL);
+
+		ok(strcmp(ha->filters[1].layout->source, "327043 Table 2-38") == 0 &&
+		   strcmp(ha->filters[2].layout->source, "327043 Table 2-37") == 0 &&
+		   strstr(ha->filters[0].layout->source, "kernel") != NULL,
+		   "HA ADDRMATCH1 Table 2-38, OPCODEMATCH Table 2-37, ADDRMATCH0 "
+		   "from the kernel");
+		ok(strcmp(q->filters[2].layout->source, "327043 Table 2-91") == 0 &&
+		   strcmp(q->filters[3].layout->source, "327043 Table 2-90") == 0,
+		   "QPI PKT_MASK0 Table 2-91, PKT_MASK1 Table 2-90");
+	}
+	ok(sched_resolve(P, "UNC_P_DEMOTIONS_CORE3:filter0=0x08", false, &es,
+			 why, sizeof(why)) == 0 && es.filt_set == 1 &&
+	   es.filt[0] == 0x08, "DEMOTIONS_CORE3:filter0=0x08: the claim's value");
+}
+
 int main(void)
 {
 	fixture_dir_init();
@@ -495,5 +556,6 @@ int main(void)
 	test_headline();
 	test_discover();
 	test_protocol();
+	test_open_encodings();
 	return tap_done();
 }

@@ -62,7 +62,8 @@ static void rig_open(struct rig *r, const char *wl)
 		exit(1);
 	}
 	r->topo.plat = hw_sim_platform(&r->hw);
-	if (r->topo.plat->ops->discover(&r->hw, &r->topo) < 0) {
+	if (plat_discover(r->topo.plat, &r->hw, &r->topo, &(struct plat_cpu_map){
+			  .cpus_per_package = SIM_CPUS_PER_SOCKET }) < 0) {
 		printf("Bail out! discover: %s\n", hw_last_error());
 		exit(1);
 	}
@@ -248,7 +249,7 @@ static void test_ticks(void)
 		sampler_tick(s);
 		metrics_snapshot(cur, w, &st);
 		is_u64(st.interference, 2, "changed event select found by the "
-		       "periodic control check");
+		       "next tick's control read-back");
 		hw_read(&r.hw, &c, &v);
 		ok(v != 0x400122, "and reprogrammed");
 	}
@@ -802,6 +803,266 @@ static void test_exact_mux(void)
 	hw_close(&r.hw);
 }
 
+
+/* Yield: the foreign control is found with the PMU frozen, and the PMU
+ * is handed back unfrozen. */
+static void window_yield(struct rig *r, struct sampler_cfg *cfg)
+{
+	struct hw_addr c0 = hw_msr(0, 0x700), g = hw_msr(0, 0xe01);
+	struct program *cur;
+	struct sampler *s;
+	uint64_t *sw, v;
+	struct snap st;
+
+	cfg->policy = POLICY_YIELD;
+	s = fake_sampler(r, prog(r, 64), cfg, NULL);
+	sampler_tick(s);
+	advance_ms(100);
+	sampler_tick(s);
+	hw_write(&r->hw, &c0, 0x400122);
+	advance_ms(100);
+	sampler_tick(s);
+	cur = sampler_get(s);
+	sw = calloc(snap_words(cur->ns, cur->nvals), sizeof(uint64_t));
+	metrics_snapshot(cur, sw, &st);
+	ok(st.interference == 1 && st.owned == 0,
+	   "yield: the changed control is found at the next tick");
+	hw_read(&r->hw, &g, &v);
+	is_u64(v, 1ull << 29, "yield: the PMU is left enabled, not frozen");
+	hw_read(&r->hw, &c0, &v);
+	is_u64(v, 0x400122, "yield: the other agent's control is left alone");
+	free(sw);
+	program_put(cur);
+	sampler_free(s);
+	pmu_release(&r->pmu);
+}
+
+/*
+ * Issue 19 section 2: a foreign write that stops a counter whose value is
+ * exported is seen in the tick whose delta it spoiled, even when the
+ * counter's control is rewritten at that tick's group switch (a claim
+ * multiplexed with the baseline) and the full check is 10 ticks away.
+ * In two ticks of three another agent writes 0 to CBo 0's first control
+ * (0x700) in the middle of the interval: every write is counted, and no
+ * sample exports a CBo 0 delta below the workload's rate.  Then yield: the
+ * detection happens with the PMU frozen, and the PMU is handed back
+ * unfrozen.
+ */
+static void test_window(void)
+{
+	enum { N = 40, IV = 100000000 };
+	struct rig r;
+	struct program *p, *cur;
+	struct sampler *s;
+	struct claims *cl;
+	struct sampler_cfg cfg = { .interval_ms = 100, .ring_capacity = 64,
+				   .check_every = 10, .policy = POLICY_RECLAIM };
+	struct claims_cfg ccfg = { .max_per_uid = 4, .max_total = 4,
+				   .default_ttl_s = 3600, .max_ttl_s = 3600,
+				   .interval_ms = 100 };
+	const char *body = "{\"events\":[\"UNC_CBO_XSNP_RESPONSE.HITM_XCORE\"]}";
+	struct claims_reply rep = { 0 };
+	struct hw_addr c0 = hw_msr(0, 0x700);
+	unsigned low = 0, valid = 0;
+	uint64_t *sw;
+	struct snap st;
+	int i0;
+
+	rig_open(&r, wl_path("{\"platform\":\"skl\",\"cbo_count\":2,"
+			     "\"phases\":[{\"seconds\":1000,\"rates\":{"
+			     "\"cbo:0x34:0x8f\":2.0e8,\"cbo:0x22:0x48\":1.0e7}}]}"));
+	p = prog(&r, 64);
+	cl = claims_new(&r.pmu, &ccfg);
+	s = fake_sampler(&r, p, &cfg, cl);
+	api_claims_create(cl, 0, 1, body, strlen(body), &rep);
+	json_object_put(rep.body);
+	for (unsigned t = 0; t < 4; t++) {
+		sampler_tick(s);
+		advance_ms(100);
+	}
+	cur = sampler_get(s);
+	i0 = find(cur, "UNC_CBO_CACHE_LOOKUP.ANY_MESI", 0);
+	sw = calloc(snap_words(cur->ns, cur->nvals), sizeof(uint64_t));
+	metrics_snapshot(cur, sw, &st);
+	is_u64(st.interference, 0, "window: no interference before the writes");
+	for (unsigned t = 0; t < 2 * N; t++) {
+		uint64_t *w = calloc(sample_words(cur->ns), sizeof(uint64_t));
+
+		advance_ms(50);
+		if (t % 3 != 2)		/* another agent, 2 ticks in 3 */
+			hw_write(&r.hw, &c0, 0);
+		advance_ms(50);
+		sampler_tick(s);
+		ring_read(cur->samples, ring_head(cur->samples), w);
+		if (!((w + SW_HDR + cur->ns)[i0 / 64] >> (i0 % 64) & 1)) {
+			valid++;
+			/* 2e8/s over 2 CBos for 100 ms */
+			low += w[SW_HDR + i0] != 10000000;
+		}
+		free(w);
+	}
+	metrics_snapshot(cur, sw, &st);
+	/* 0x700 holds the baseline's or the claim's event at every write */
+	is_u64(st.interference, 2 * N - 2 * N / 3, "window: each of the %d "
+	       "foreign writes counted in its own tick", 2 * N - 2 * N / 3);
+	ok(low == 0 && valid > 0, "window: no valid CBo 0 delta from an "
+	   "interval it stopped in (%u of %u valid ones)", low, valid);
+	free(sw);
+	program_put(cur);
+	sampler_free(s);
+	claims_free(cl);
+	pmu_release(&r.pmu);
+	window_yield(&r, &cfg);
+	pmu_free(&r.pmu);
+	hw_close(&r.hw);
+}
+
+/*
+ * Issue 19 section 2b: rates over the time the counters counted.  The
+ * reading thread is held up for 20 ms inside the freeze of each 200 ms
+ * tick (a read of CBo 0's counter advances the clock the sampler, the
+ * pmu and the simulator share: a preemption).  The frozen counters
+ * (the uncore clock, the CBo lookups) counted 180 ms of the 200 and the
+ * free-running IMC counters 200: every gauge must still be the
+ * workload's rate, exactly, and the sample must carry the counting
+ * window.  Before, the clock read 0.9 GHz.
+ */
+static int64_t delay_per_read_ns;
+
+static int delay_read(struct hw *hw, const struct hw_addr *a, uint64_t *v)
+{
+	if (a->space == HW_MSR && a->reg == 0x706)
+		clock_manual_advance(&fake, delay_per_read_ns);
+	return real_ops->read(hw, a, v);
+}
+
+static void test_counting_window(void)
+{
+	struct rig r;
+	struct program *p;
+	struct sampler *s;
+	struct sampler_cfg cfg = { .interval_ms = 200, .ring_capacity = 16,
+				   .check_every = 10, .policy = POLICY_RECLAIM };
+	uint64_t *w, *sw;
+	struct snap st;
+
+	rig_open(&r, wl_path("{\"platform\":\"skl\",\"cbo_count\":4,"
+			     "\"uclk_hz\":1000000000,"
+			     "\"phases\":[{\"seconds\":1000,\"rates\":{"
+			     "\"cbo:0x34:0x8f\":4.0e8,\"cbo:0x34:0x88\":1.0e8,"
+			     "\"imc:DRAM_DATA_READS\":1.0e8}}]}"));
+	real_ops = r.hw.ops;
+	hook_ops = *real_ops;
+	hook_ops.read = delay_read;
+	r.hw.ops = &hook_ops;
+	delay_per_read_ns = 20000000;
+	p = prog(&r, 16);
+	s = fake_sampler(&r, p, &cfg, NULL);
+	for (unsigned t = 0; t < 5; t++) {
+		sampler_tick(s);
+		advance_ms(180);	/* + 20 in the freeze: 200 ms ticks */
+	}
+	p = sampler_get(s);
+	w = calloc(sample_words(p->ns), sizeof(uint64_t));
+	sw = calloc(snap_words(p->ns, p->nvals), sizeof(uint64_t));
+	ring_read(p->samples, ring_head(p->samples), w);
+	metrics_snapshot(p, sw, &st);
+	is_u64(w[SW_INTERVAL_NS], 200000000, "window: a tick every 200 ms");
+	is_u64(w[SW_COUNTED_NS], 180000000, "window: the frozen counters "
+	       "counted 180 ms of it");
+	is_near(metrics_value(p, sw, "uncore_clock_hertz", NULL, 0, 0), 1e9,
+		1e-9, "window: the uncore clock is 1 GHz, not 0.9");
+	is_near(metrics_value(p, sw, "uncore_dram_bandwidth_bytes_per_second",
+			      "dram_read_bytes_per_second", 0, 0), 6.4e9, 1e-9,
+		"window: DRAM reads (free-running) 6.4 GB/s over 200 ms");
+	is_near(metrics_value(p, sw, "uncore_llc_hit_ratio", NULL, 0, 0), 0.75,
+		1e-9, "window: the hit ratio is unchanged");
+	free(w);
+	free(sw);
+	program_put(p);
+	sampler_free(s);
+	r.hw.ops = real_ops;
+	pmu_release(&r.pmu);
+	pmu_free(&r.pmu);
+	hw_close(&r.hw);
+}
+
+/*
+ * Issue 19 section 4: the plausibility bound is the event's, not one
+ * figure per box.  snbep's QPI RxQ occupancy (UNC_Q_RxL_OCCUPANCY,
+ * up to 128 a cycle) at 100 a cycle of a 1 GHz qfclk, 1e11/s a port: its
+ * box's old bound (4 a cycle at 5 GHz, 2e10/s) threw every interval away
+ * as a counter reset.  Every delta must be exact and no tick interference.
+ * And the audit: on every platform no catalog event's bound exceeds its
+ * box's, which the interval limit of a raw encoding relies on.
+ */
+static void test_occupancy_bound(void)
+{
+	struct rig r;
+	struct program *p;
+	struct sampler *s;
+	struct sampler_cfg cfg = { .interval_ms = 100, .ring_capacity = 16,
+				   .check_every = 10, .policy = POLICY_RECLAIM };
+	uint64_t *w;
+	struct snap st;
+	unsigned bad = 0, over = 0;
+	char why[256];
+
+	rig_open(&r, wl_path("{\"platform\":\"snbep\",\"sockets\":1,"
+			     "\"phases\":[{\"seconds\":1000,\"rates\":{"
+			     "\"qpi:0x0b:0x00\":2.0e11}}]}"));
+	r.nev = 0;
+	if (sched_resolve(r.topo.plat, "UNC_Q_RxL_OCCUPANCY", false, &r.ev[0],
+			  why, sizeof(why)) < 0) {
+		ok(0, "UNC_Q_RxL_OCCUPANCY: %s", why);
+		return;
+	}
+	r.nev = 1;
+	p = prog(&r, 16);
+	s = fake_sampler(&r, p, &cfg, NULL);
+	for (unsigned t = 0; t < 6; t++) {
+		sampler_tick(s);
+		advance_ms(100);
+	}
+	p = sampler_get(s);
+	w = calloc(snap_words(p->ns, p->nvals) + sample_words(p->ns),
+		   sizeof(uint64_t));
+	metrics_snapshot(p, w, &st);
+	is_u64(st.interference, 0, "occupancy: 128-a-cycle QPI occupancy at "
+	       "1e11/s is no counter reset");
+	ring_read(p->samples, ring_head(p->samples), w);
+	for (unsigned k = 0; k < p->ns; k++)
+		bad += (w + SW_HDR + p->ns)[k / 64] >> (k % 64) & 1 ||
+		       w[SW_HDR + k] != 10000000000ull;
+	is_int(bad, 0, "occupancy: each port's delta is exactly 1e10 in 100 ms "
+	       "(%u series)", p->ns);
+	free(w);
+	program_put(p);
+	sampler_free(s);
+	pmu_release(&r.pmu);
+	pmu_free(&r.pmu);
+	hw_close(&r.hw);
+
+	for (unsigned i = 0; plat_all[i]; i++)
+		for (size_t e = 0; e < plat_all[i]->nevents; e++) {
+			const struct event *ev = &plat_all[i]->events[e];
+			const struct unit_type *u = plat_unit(plat_all[i],
+							      ev->unit, NULL);
+
+			if (!u || u->kind != UNIT_PROG)
+				continue;
+			if (plat_event_max_rate(u, ev) > u->max_rate) {
+				if (!over++)
+					printf("# %s %s: %g/s above its box's "
+					       "%g/s\n", plat_all[i]->id,
+					       ev->name,
+					       plat_event_max_rate(u, ev),
+					       u->max_rate);
+			}
+		}
+	is_int(over, 0, "every box's bound covers every event of its catalog");
+}
+
 int main(void)
 {
 	char cmd[300];
@@ -817,6 +1078,9 @@ int main(void)
 	test_monotonic();
 	test_threads();
 	test_exact_mux();
+	test_window();
+	test_counting_window();
+	test_occupancy_bound();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd) != 0)
 		printf("# cannot remove %s\n", dir);

@@ -233,6 +233,70 @@ static void test_builtin(void)
 	hw_close(&hw);
 }
 
+/*
+ * Issue 19 section 4: the CBo count is the package's core count as the
+ * hardware gives it (the kernel's min(8, cores per package), from
+ * CPUID), not the online CPUs.  Socket 0 has 6 cores with core 2
+ * offlined, socket 1 its first core (CPU 8): 6 CBos each, 5 cores read
+ * for the core-scope MSRs, socket 1's MSRs through CPU 9, and an MSR of
+ * an offline CPU does not answer.  Then hsx: its CBo count is its own
+ * register's (num_c), whatever is offline.
+ */
+static void test_offline(void)
+{
+	const char *wl = write_file("off.json",
+		"{\"platform\":\"snbep\",\"sockets\":2,\"cores\":6,"
+		"\"offline_cpus\":[2,8],"
+		"\"phases\":[{\"seconds\":1,\"rates\":{}}]}");
+	struct hw_opts o = { .sim_workload = wl };
+	struct plat_cpu_map m;
+	struct topology t;
+	struct hw hw;
+	uint64_t v;
+	int cboi;
+
+	unit("cbo", &cboi);
+	if (!ok(hw_open(&hw, &hw_sim_ops, &o) == 0, "offline: opens (%s)",
+		hw_last_error()))
+		return;
+	hw_cpu_map(&hw, &m);
+	memset(&t, 0, sizeof(t));
+	if (!ok(plat_discover(P, &hw, &t, &m) == 0, "offline: discovers (%s)",
+		hw_last_error())) {
+		hw_close(&hw);
+		return;
+	}
+	ok(t.sock[0].ninst[cboi] == 6 && t.sock[1].ninst[cboi] == 6,
+	   "offline: 6 CBos on each socket, an offlined core's slice "
+	   "included (%u, %u)", t.sock[0].ninst[cboi], t.sock[1].ninst[cboi]);
+	ok(t.sock[0].ncores == 5 && t.sock[1].ncores == 5 &&
+	   t.sock[0].hw_cores == 6, "offline: 5 online cores read, 6 in the "
+	   "package");
+	is_int((int)t.sock[1].cpu, 9, "offline: socket 1's MSRs through CPU 9");
+	{
+		struct hw_addr a = hw_msr(2, 0xD04);
+
+		is_int(hw_read(&hw, &a, &v), -ENXIO, "offline: an offline CPU's "
+		       "MSR does not answer");
+	}
+	hw_close(&hw);
+
+	wl = write_file("off.json",
+		"{\"platform\":\"hsx\",\"sockets\":1,\"cores\":6,"
+		"\"cbo_count\":6,\"offline_cpus\":[1],"
+		"\"phases\":[{\"seconds\":1,\"rates\":{}}]}");
+	o = (struct hw_opts){ .sim_workload = wl };
+	if (!ok(hw_open(&hw, &hw_sim_ops, &o) == 0, "offline hsx: opens (%s)",
+		hw_last_error()))
+		return;
+	hw_cpu_map(&hw, &m);
+	memset(&t, 0, sizeof(t));
+	ok(plat_discover(&plat_hsx, &hw, &t, &m) == 0 &&
+	   t.sock[0].ninst[2] == 6 && t.sock[0].ncores == 5,
+	   "offline hsx: 6 CBos (num_c), 5 cores read");
+	hw_close(&hw);
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpdir)) {
@@ -242,6 +306,8 @@ int main(void)
 	test_model();
 	test_pmu();
 	test_builtin();
+	test_offline();
+	unlink(write_file("off.json", ""));
 	unlink(write_file("wl.json", ""));
 	rmdir(tmpdir);
 	return tap_done();

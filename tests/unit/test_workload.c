@@ -453,7 +453,7 @@ static const struct bad {
 	  "must be an integer 1..1 (skl allows at most 1)" },
 	{ SKL "\"sockets\":2," PH("") "}", "$.sockets",
 	  "out of range: must be 1..1" },
-	{ SKL "\"cbo_count\":9," PH("") "}", "$.cbo_count", "1..8" },
+	{ SKL "\"cbo_count\":11," PH("") "}", "$.cbo_count", "1..10" },
 	{ SKL "\"cbo_count\":2.0," PH("") "}", "$.cbo_count",
 	  "not a fractional number" },
 	{ SKL "\"uclk_hz\":800000000.5," PH("") "}", "$.uclk_hz",
@@ -481,13 +481,16 @@ static const struct bad {
 	/* keys */
 	{ SKL "\"colour\":\"red\"," PH("") "}", "$.colour",
 	  "unknown key (skl accepts: platform, sockets, cbo_count, uclk_hz, "
-	  "mchbar, phases, faults)" },
+	  "mchbar, host_bridge, phases, faults, perf)" },
+	{ SKL "\"host_bridge\":\"0x1a2b3\"," PH("") "}", "$.host_bridge",
+	  "must be a hex string \"0x...\" of 1 to 4 digits (the PCI device ID "
+	  "of the function holding MCHBAR)" },
 	{ SKL "\"sbox_count\":2," PH("") "}", "$.sbox_count",
 	  "\"sbox_count\" is not a skl key" },
 	{ SKL "\"a b\":1," PH("") "}", "$[\"a b\"]", "unknown key" },
 	{ "{" PH("") "}", "$", "missing \"platform\"" },
 	{ "{\"platform\":\"k8\"," PH("") "}", "$.platform",
-	  "unknown platform \"k8\" (supported by this build: skl, hsx, snbep)" },
+	  "unknown platform \"k8\" (supported by this build: skl, hsx, snbep, skx, icx, spr, zen4)" },
 	{ "{\"platform\":7," PH("") "}", "$.platform", "must be a string" },
 	{ SKL "\"faults\":[]}", "$", "missing \"phases\"" },
 	/* rate keys */
@@ -539,6 +542,17 @@ static const struct bad {
 	  "\"filter0\": ubox has no box filter registers" },
 	{ "{\"platform\":\"snbep\",\"cores\":4,\"cbo_count\":6," PH("") "}",
 	  "$", "cbo_count 6 > cores 4: snbep has one cbo per core" },
+	{ "{\"platform\":\"snbep\",\"cores\":4,\"offline_cpus\":[5]," PH("") "}",
+	  "$", "offline_cpus: CPU 5 is no core of the simulated machine (1 "
+	  "socket of 4 cores: CPUs 8*s .. 8*s+3)" },
+	{ "{\"platform\":\"snbep\",\"cores\":2,\"offline_cpus\":[0,1]," PH("") "}",
+	  "$", "offline_cpus: every core of socket 0 is offline" },
+	{ "{\"platform\":\"snbep\",\"offline_cpus\":[64]," PH("") "}",
+	  "$.offline_cpus[0]", "out of range" },
+	{ "{\"platform\":\"snbep\",\"offline_cpus\":3," PH("") "}",
+	  "$.offline_cpus", "must be an array of CPU numbers" },
+	{ "{\"platform\":\"skl\",\"offline_cpus\":[1]," PH("") "}",
+	  "$.offline_cpus", "\"offline_cpus\" is not a skl key" },
 	{ "{\"platform\":\"snbep\",\"imc_channels\":5," PH("") "}",
 	  "$.imc_channels", "imc_channels" },
 	{ SKL PH("\"fixed:0x00:0x01\":1") "}",
@@ -564,7 +578,21 @@ static const struct bad {
 	{ SKL PH("") ",\"faults\":[{\"at\":1,\"kind\":\"explode\","
 	  "\"target\":\"msr:0x706\"}]}", "$.faults[0].kind",
 	  "unknown fault kind \"explode\" (accepted: eio, foreign_write, "
-	  "device_missing, stuck)" },
+	  "device_missing, stuck, delay, perf_contention, pmu_gone, "
+	  "perf_read_error, short_read)" },
+	{ SKL PH("") ",\"faults\":[{\"at\":1,\"kind\":\"delay\","
+	  "\"target\":\"msr:0x706\"}]}", "$.faults[0]",
+	  "missing \"seconds\" (how much later each delayed access returns" },
+	{ SKL PH("") ",\"faults\":[{\"at\":1,\"kind\":\"delay\","
+	  "\"target\":\"msr:0x706\",\"seconds\":0}]}", "$.faults[0].seconds",
+	  "must be > 0" },
+	{ SKL PH("") ",\"faults\":[{\"at\":1,\"kind\":\"delay\","
+	  "\"target\":\"msr:0x706\",\"seconds\":11}]}", "$.faults[0].seconds",
+	  "out of range: at most 10" },
+	{ SKL PH("") ",\"faults\":[{\"at\":1,\"kind\":\"eio\","
+	  "\"target\":\"msr:0x706\",\"seconds\":1}]}", "$.faults[0].seconds",
+	  "not allowed for kind \"eio\" (only perf_contention, delay take a "
+	  "seconds)" },
 	{ SKL PH("") ",\"faults\":[{\"at\":1,\"kind\":\"eio\","
 	  "\"target\":\"msr:0x706\",\"value\":\"0x1\"}]}", "$.faults[0].value",
 	  "not allowed for kind \"eio\"" },

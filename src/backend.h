@@ -1,0 +1,70 @@
+/*
+ * backend.h - choosing the way to the counters (DESIGN.md section 3):
+ * direct (the daemon programs MSRs, PCI configuration space and MCHBAR
+ * itself) or perf (the kernel's uncore PMU drivers through
+ * perf_event_open), on the real machine or on the simulator, and setting
+ * up the PMU layer over it.
+ *
+ * --backend=auto takes direct where the daemon can program the PMU, else
+ * perf where the kernel exposes the platform's uncore PMUs, else gives up
+ * with one message naming, for each path, the rule that forbids it and
+ * what the operator can do.  The choice and its reason are kept in struct
+ * daemon (status, startup log, uncored_build_info).
+ */
+#ifndef UNCORED_BACKEND_H
+#define UNCORED_BACKEND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "hw/hw.h"
+#include "plat/plat.h"
+
+struct daemon;
+
+enum backend_want { BACKEND_AUTO, BACKEND_DIRECT, BACKEND_PERF };
+
+struct backend_opts {
+	enum backend_want want;
+	const char *sysfs;	/* NULL: "/sys" */
+	const char *procfs;	/* NULL: "/proc" */
+	bool simulate;
+	struct hw_opts sim;	/* the simulator's options (simulate) */
+	/* the kernel's rules on raw access (tests); NULL: the real files */
+	const char *lockdown_path, *allow_writes_path;
+};
+
+/* Exit statuses backend_open() returns (uncored(8)). */
+#define BACKEND_EXIT_CPU 2	/* no supported platform */
+#define BACKEND_EXIT_KERNEL 4	/* no path to the counters is allowed */
+
+/* Parses "auto", "direct" or "perf"; -1 for anything else. */
+int backend_parse(const char *s, enum backend_want *out);
+
+/*
+ * Opens the chosen way to the counters into d: d->hw (the machine or the
+ * simulator; closed on the real machine in perf mode), d->plat, d->topo,
+ * d->pmu, d->backend ("direct" / "perf"), d->simulated, d->backend_why,
+ * the perf privilege to keep (d->perf_cap), the owner file (direct only).
+ * Returns 0, or an exit status (1, BACKEND_EXIT_CPU, BACKEND_EXIT_KERNEL)
+ * with the whole message in why.
+ */
+int backend_open(struct daemon *d, const struct backend_opts *o, char *why,
+		 size_t whylen);
+/* Closes what backend_open() opened (after pmu_free()). */
+void backend_close(struct daemon *d);
+
+/* The platform of this CPU, or NULL with the reason in why: vendor,
+ * family, model, stepping, the supported platforms, and whether the
+ * kernel exposes uncore PMUs under SYSFS (NULL: "/sys"). */
+const struct platform *backend_cpu_platform(const char *sysfs, char *why,
+					    size_t len);
+
+/*
+ * The kernel's uncore-looking PMUs under SYSFS/bus/event_source/devices
+ * ("uncore_*", "amd_df", "amd_l3", "amd_umc_*"), comma-separated into buf,
+ * "" when none; the count.
+ */
+unsigned backend_kernel_uncore(const char *sysfs, char *buf, size_t len);
+
+#endif

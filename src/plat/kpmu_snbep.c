@@ -1,0 +1,264 @@
+/*
+ * kpmu_snbep.c - the kernel PMUs of the Xeon E5-2600/4600 v1 uncore
+ * (snbep) as facts: arch/x86/events/intel/uncore_snbep.c, the "Sandy
+ * Bridge-EP uncore support" block (snbep_uncore_*), and cstate.c
+ * (intel_cstates_match: INTEL_SANDYBRIDGE_X -> snb_cstates).  Read at
+ * torvalds mainline; doc/hardware-notes.md ("PMU names and formats per
+ * platform") lists them.
+ *
+ * Names (uncore.c uncore_get_pmu_name()): uncore_ubox, uncore_cbox_0..7,
+ * uncore_pcu, uncore_ha (one box: no number), uncore_imc_0..3,
+ * uncore_qpi_0/1, uncore_r2pcie, uncore_r3qpi_0/1.
+ */
+#include "config.h"
+
+#include "plat/kpmu.h"
+
+#define END_FACT { NULL, NULL, 0, NULL }
+
+/* snbep_uncore_formats_attr (HA, iMC, R2PCIe, R3QPI) */
+static const struct perf_fact snbep_fmt[] = {
+	{ "event", "config:0-7", 0, NULL },
+	{ "umask", "config:8-15", 0, NULL },
+	{ "edge", "config:18", 0, NULL },
+	{ "inv", "config:23", 0, NULL },
+	{ "thresh", "config:24-31", 0, NULL },
+	END_FACT,
+};
+
+/* snbep_uncore_ubox_formats_attr; snbep_uncore_ubox: 2 counters of 44
+ * bits, the UCLK fixed counter of 48 (config 0xff). */
+static const struct perf_fact snbep_ubox_fmt[] = {
+	{ "event", "config:0-7", 0, NULL },
+	{ "umask", "config:8-15", 0, NULL },
+	{ "edge", "config:18", 0, NULL },
+	{ "inv", "config:23", 0, NULL },
+	{ "thresh", "config:24-28", 0, NULL },
+	END_FACT,
+};
+
+const struct perf_unit snbep_kpmu_ubox = {
+	.pmu = "uncore_ubox",
+	.source = "arch/x86/events/intel/uncore_snbep.c: snbep_uncore_ubox",
+	.format = snbep_ubox_fmt,
+};
+
+const struct perf_unit snbep_kpmu_ubox_fixed = {
+	.pmu = "uncore_ubox",
+	.source = "arch/x86/events/intel/uncore_snbep.c: snbep_uncore_ubox "
+		  ".fixed_ctr; uncore.c: uncore_pmu_event_init",
+	.format = snbep_ubox_fmt,
+	.fixed = "event=0xff",
+};
+
+/* snbep_uncore_cbox_formats_attr: config1 is the one CBo filter
+ * register, field for field (SNBEP_CB0_MSR_PMON_BOX_FILTER_*); the
+ * state filter applies to the LLC_LOOKUP unit masks of
+ * snbep_uncore_cbox_extra_regs (0x03 DATA_READ among them). */
+static const struct perf_fact snbep_cbox_fmt[] = {
+	{ "event", "config:0-7", 0, NULL },
+	{ "umask", "config:8-15", 0, NULL },
+	{ "edge", "config:18", 0, NULL },
+	{ "tid_en", "config:19", 0, NULL },
+	{ "inv", "config:23", 0, NULL },
+	{ "thresh", "config:24-31", 0, NULL },
+	{ "filter_tid", "config1:0-4", 0, NULL },
+	{ "filter_nid", "config1:10-17", 0, NULL },
+	{ "filter_state", "config1:18-22", 0, NULL },
+	{ "filter_opc", "config1:23-31", 0, NULL },
+	END_FACT,
+};
+
+static const struct perf_filter_map snbep_cbox_filters[] = {
+	{ 0, "tid", "filter_tid" },
+	{ 0, "nid", "filter_nid" },
+	{ 0, "state", "filter_state" },
+	{ 0, "opc", "filter_opc" },
+	{ 0, NULL, NULL },
+};
+
+/* snbep_uncore_cbox: 8 boxes at most (fewer: the core count), 4
+ * counters of 44 bits, constraints snbep_uncore_cbox_constraints. */
+const struct perf_unit snbep_kpmu_cbo = {
+	.pmu = "uncore_cbox_%u",
+	.source = "arch/x86/events/intel/uncore_snbep.c: snbep_uncore_cbox, "
+		  "snbep_uncore_cbox_formats_attr, snbep_cbox_hw_config",
+	.format = snbep_cbox_fmt,
+	.filters = snbep_cbox_filters,
+};
+
+/* snbep_uncore_ha: one box (so "uncore_ha"), 4 counters of 48 bits; no
+ * match fields in its format. */
+const struct perf_unit snbep_kpmu_ha = {
+	.pmu = "uncore_ha",
+	.source = "arch/x86/events/intel/uncore_snbep.c: snbep_uncore_ha",
+	.format = snbep_fmt,
+};
+
+/* snbep_uncore_imc_events: here "clockticks" is the fixed counter
+ * (0xff), unlike hsx's programmable event 0x00. */
+static const struct perf_fact snbep_imc_events[] = {
+	{ "clockticks", "event=0xff,umask=0x00", 0, NULL },
+	{ "cas_count_read", "event=0x04,umask=0x03", 6.103515625e-5, "MiB" },
+	{ "cas_count_write", "event=0x04,umask=0x0c", 6.103515625e-5, "MiB" },
+	END_FACT,
+};
+
+/* snbep_uncore_imc: 4 boxes (channels), 4 counters and the DCLK fixed
+ * counter, 48 bits. */
+const struct perf_unit snbep_kpmu_imc = {
+	.pmu = "uncore_imc_%u",
+	.source = "arch/x86/events/intel/uncore_snbep.c: snbep_uncore_imc, "
+		  "snbep_uncore_imc_events",
+	.format = snbep_fmt, .events = snbep_imc_events,
+};
+
+const struct perf_unit snbep_kpmu_imc_fixed = {
+	.pmu = "uncore_imc_%u",
+	.source = "arch/x86/events/intel/uncore_snbep.c: snbep_uncore_imc "
+		  ".fixed_ctr; uncore.c: uncore_pmu_event_init",
+	.format = snbep_fmt, .events = snbep_imc_events,
+	.fixed = "event=0xff",
+};
+
+/* snbep_uncore_pcu_formats_attr (see kpmu_hsx.c); snbep_pcu_hw_config()
+ * places band n's filter byte at 8n, as the register has it. */
+static const struct perf_fact snbep_pcu_fmt[] = {
+	{ "event", "config:0-7", 0, NULL },
+	{ "occ_sel", "config:14-15", 0, NULL },
+	{ "edge", "config:18", 0, NULL },
+	{ "inv", "config:23", 0, NULL },
+	{ "thresh", "config:24-28", 0, NULL },
+	{ "occ_invert", "config:30", 0, NULL },
+	{ "occ_edge", "config:14-51", 0, NULL },
+	{ "filter_band0", "config1:0-7", 0, NULL },
+	{ "filter_band1", "config1:8-15", 0, NULL },
+	{ "filter_band2", "config1:16-23", 0, NULL },
+	{ "filter_band3", "config1:24-31", 0, NULL },
+	END_FACT,
+};
+
+static const struct perf_filter_map snbep_pcu_filters[] = {
+	{ 0, "band0", "filter_band0" },
+	{ 0, "band1", "filter_band1" },
+	{ 0, "band2", "filter_band2" },
+	{ 0, "band3", "filter_band3" },
+	{ 0, NULL, NULL },
+};
+
+/* snbep_uncore_pcu: 1 box, 4 counters of 48 bits. */
+const struct perf_unit snbep_kpmu_pcu = {
+	.pmu = "uncore_pcu",
+	.source = "arch/x86/events/intel/uncore_snbep.c: snbep_uncore_pcu, "
+		  "snbep_uncore_pcu_formats_attr, snbep_pcu_hw_config",
+	.format = snbep_pcu_fmt,
+	.filters = snbep_pcu_filters,
+	.f_occ = "occ_sel",
+};
+
+/* cstate.c snb_cstates (INTEL_SANDYBRIDGE_X): core C3, C6, C7. */
+static const struct perf_fact snbep_cstate_core_events[] = {
+	{ "c3-residency", "event=0x01", 0, NULL },
+	{ "c6-residency", "event=0x02", 0, NULL },
+	{ "c7-residency", "event=0x03", 0, NULL },
+	END_FACT,
+};
+
+/* cstate.c snb_cstates: package C2, C3, C6, C7 (snb_cstates.pkg_events). */
+static const struct perf_fact snbep_cstate_pkg_events[] = {
+	{ "c2-residency", "event=0x00", 0, NULL },
+	{ "c3-residency", "event=0x01", 0, NULL },
+	{ "c6-residency", "event=0x02", 0, NULL },
+	{ "c7-residency", "event=0x03", 0, NULL },
+	END_FACT,
+};
+
+/* cstate_core: PERF_PMU_SCOPE_CORE, one counter per physical core. */
+static const struct perf_unit snbep_kpmu_cstate_core = {
+	.pmu = "cstate_core",
+	.source = "arch/x86/events/intel/cstate.c: cstate_core_pmu, "
+		  "snb_cstates",
+	.format = kpmu_cstate_format, .events = snbep_cstate_core_events,
+};
+
+/* The unit holds the core-scope PCU_MSR_CORE_C3/C6_CTR (cstate_core) and
+ * the package residencies (cstate_pkg), as hsx. */
+const struct perf_unit snbep_kpmu_pcu_cstate = {
+	.pmu = "cstate_pkg",
+	.source = "arch/x86/events/intel/cstate.c: cstate_pkg_pmu, "
+		  "snb_cstates, intel_cstates_match",
+	.format = kpmu_cstate_format, .events = snbep_cstate_pkg_events,
+	.also = &snbep_kpmu_cstate_core,
+};
+
+/* snbep_uncore_qpi_formats_attr (as hsx); snbep_uncore_qpi_events. */
+static const struct perf_fact snbep_qpi_fmt[] = {
+	{ "event", "config:0-7,21", 0, NULL },
+	{ "umask", "config:8-15", 0, NULL },
+	{ "edge", "config:18", 0, NULL },
+	{ "inv", "config:23", 0, NULL },
+	{ "thresh", "config:24-31", 0, NULL },
+	{ "match_rds", "config1:48-51", 0, NULL },
+	{ "match_rnid30", "config1:32-35", 0, NULL },
+	{ "match_rnid4", "config1:31", 0, NULL },
+	{ "match_dnid", "config1:13-17", 0, NULL },
+	{ "match_mc", "config1:9-12", 0, NULL },
+	{ "match_opc", "config1:5-8", 0, NULL },
+	{ "match_vnw", "config1:3-4", 0, NULL },
+	{ "match0", "config1:0-31", 0, NULL },
+	{ "match1", "config1:32-63", 0, NULL },
+	{ "mask_rds", "config2:48-51", 0, NULL },
+	{ "mask_rnid30", "config2:32-35", 0, NULL },
+	{ "mask_rnid4", "config2:31", 0, NULL },
+	{ "mask_dnid", "config2:13-17", 0, NULL },
+	{ "mask_mc", "config2:9-12", 0, NULL },
+	{ "mask_opc", "config2:5-8", 0, NULL },
+	{ "mask_vnw", "config2:3-4", 0, NULL },
+	{ "mask0", "config2:0-31", 0, NULL },
+	{ "mask1", "config2:32-63", 0, NULL },
+	END_FACT,
+};
+
+static const struct perf_fact snbep_qpi_events[] = {
+	{ "clockticks", "event=0x14", 0, NULL },
+	{ "txl_flits_active", "event=0x00,umask=0x06", 0, NULL },
+	{ "drs_data", "event=0x102,umask=0x08", 0, NULL },
+	{ "ncb_data", "event=0x103,umask=0x04", 0, NULL },
+	END_FACT,
+};
+
+/* snbep_qpi filters: [0] MATCH0, [1] MATCH1, [2] MASK0, [3] MASK1. */
+static const struct perf_filter_map snbep_qpi_filters[] = {
+	{ 0, "vnw", "match_vnw" }, { 0, "opc", "match_opc" },
+	{ 0, "mc", "match_mc" }, { 0, "dnid", "match_dnid" },
+	{ 0, "rnid_4", "match_rnid4" },
+	{ 1, "rnid_3_0", "match_rnid30" }, { 1, "rds", "match_rds" },
+	{ 2, "vnw", "mask_vnw" }, { 2, "opc", "mask_opc" },
+	{ 2, "mc", "mask_mc" }, { 2, "dnid", "mask_dnid" },
+	{ 2, "rnid_4", "mask_rnid4" },
+	{ 3, "rnid_3_0", "mask_rnid30" }, { 3, "rds", "mask_rds" },
+	{ 0, NULL, NULL },
+};
+
+/* snbep_uncore_qpi: 2 boxes, 4 counters of 48 bits. */
+const struct perf_unit snbep_kpmu_qpi = {
+	.pmu = "uncore_qpi_%u",
+	.source = "arch/x86/events/intel/uncore_snbep.c: snbep_uncore_qpi, "
+		  "snbep_uncore_qpi_events",
+	.format = snbep_qpi_fmt, .events = snbep_qpi_events,
+	.filters = snbep_qpi_filters,
+};
+
+/* snbep_uncore_r2pcie: 1 box, 4 counters of 44 bits. */
+const struct perf_unit snbep_kpmu_r2pcie = {
+	.pmu = "uncore_r2pcie",
+	.source = "arch/x86/events/intel/uncore_snbep.c: snbep_uncore_r2pcie",
+	.format = snbep_fmt,
+};
+
+/* snbep_uncore_r3qpi: 2 boxes, 3 counters of 44 bits. */
+const struct perf_unit snbep_kpmu_r3qpi = {
+	.pmu = "uncore_r3qpi_%u",
+	.source = "arch/x86/events/intel/uncore_snbep.c: snbep_uncore_r3qpi",
+	.format = snbep_fmt,
+};

@@ -1,0 +1,66 @@
+/*
+ * plat_xsp.h - what the perf-only Xeon Scalable platform tables (skx, icx,
+ * spr) share: the shape of a unit that has no registers of uncored's own
+ * (the kernel's uncore driver programs it; struct perf_unit names its PMU)
+ * and the kernel format fields most of their PMUs have.
+ *
+ * Such a unit keeps addresses and register layouts zero; kind, counters
+ * per box (Intel's data lists counters 0-3 for nearly every unit, the
+ * kernel's num_counters agrees where the driver states one), the 48-bit
+ * width (the kernel's perf_ctr_bits), and event-select widths equal to
+ * the kernel's format fields (a raw encoding a client sends is checked
+ * against them: umask_w is the number of bits of the kernel's "umask"
+ * field, UMaskExt included).
+ */
+#ifndef UNCORED_PLAT_XSP_H
+#define UNCORED_PLAT_XSP_H
+
+#include "plat/plat.h"
+
+#define XSP_NONE 0xff
+/* Wrap-check bound: 64 increments per cycle at 5 GHz (hsx's generous
+ * bound); 48-bit counters then wrap after 880 s at the earliest. */
+#define XSP_MAX_RATE (64 * 5.0e9)
+
+/* The fields of a perf-only programmable unit (add filters after). */
+#define XSP_PROG(nm, dsc, src, ninst, ctrs, umask_bits, kpmu)               \
+	.name = nm, .desc = dsc, .source = src, .kind = UNIT_PROG,          \
+	.max_inst = ninst, .nctr = ctrs, .width = 48,                       \
+	.fmt = { .ev_lo = 0, .ev_w = 8, .umask_lo = 8,                      \
+		 .umask_w = umask_bits, .thresh_lo = 24, .thresh_w = 8,     \
+		 .inv_bit = 23, .edge_bit = 18, .en_bit = XSP_NONE,         \
+		 .ovf_en_bit = XSP_NONE, .rst_bit = XSP_NONE },             \
+	.global_ovf_bit = XSP_NONE, .max_rate = XSP_MAX_RATE,               \
+	.perf = &(kpmu)
+
+/* A fixed counter the kernel selects with config 0xff on the PMU. */
+#define XSP_FIXED(nm, dsc, src, ninst, kpmu)                                \
+	.name = nm, .desc = dsc, .source = src, .kind = UNIT_FIXED,         \
+	.max_inst = ninst, .nctr = 1, .width = 48,                          \
+	.fmt = { .inv_bit = XSP_NONE, .edge_bit = XSP_NONE,                 \
+		 .en_bit = XSP_NONE, .ovf_en_bit = XSP_NONE,                \
+		 .rst_bit = XSP_NONE },                                     \
+	.global_ovf_bit = XSP_NONE, .max_rate = 5.0e9, .perf = &(kpmu)
+
+#define XSP_END_FACT { NULL, NULL, 0, NULL }
+/* 64 bytes in MiB: the kernel's .scale of its DRAM byte events. */
+#define XSP_MIB 6.103515625e-5
+
+/*
+ * skx LLC lookups and misses (doc/hardware-notes.md, "LLC on skx"):
+ * LLC_LOOKUP.DATA_READ (0x34/0x03, Intel's only LLC_LOOKUP event for
+ * SKX/CLX) with the CHA's state filter, config1 bits 26:17 (Intel:
+ * "CHAFilter0[26:17]"), holding every LLC state - F M E S I at bits 24,
+ * 23, 22, 21 and 17, as Intel's ICX text for the event says
+ * ("CHAFilter0[24:21,17] bits correspond to [FMESI] state"): 0x1E20000 -
+ * or only I (the miss): 0x20000.  One filter cannot hold both: half the
+ * CHAs count each, scaled (:split), as on hsx.
+ */
+#define SKX_LLC_LOOKUPS "UNC_C_LLC_LOOKUP.DATA_READ:filter0=0x1e20000:split=0/2"
+#define SKX_LLC_MISSES "UNC_C_LLC_LOOKUP.DATA_READ:filter0=0x20000:split=1/2"
+
+/* The operations of a platform uncored never discovers or freezes itself
+ * (plat.c): discovery refuses it, naming the perf backend. */
+extern const struct plat_ops plat_perf_only_ops;
+
+#endif

@@ -1,0 +1,94 @@
+/*
+ * sim_zen4.c - the simulator's data for AMD EPYC Zen 4 (zen4; perf only).
+ *
+ * Default machine: 2 sockets, 12 L3 complexes and 12 UMCs per socket, one
+ * data fabric PMU box per socket.  Load: L3 lookups 1e9/s per socket x
+ * (1 + 0.25 sin) over the twelve 10-second phases, misses 15 % of them x
+ * (1 + 0.2 cos); DRAM reads = misses, writes 0.4 x misses, 64 bytes each,
+ * as UMC CAS commands (split over the UMCs) and as data fabric beats
+ * spread evenly over coherent stations 0-11, 80 % for the local and 20 %
+ * for the remote processor, so both DRAM paths give the same bytes.
+ * Simulated values, not measurements.
+ */
+#include "config.h"
+
+#include <math.h>
+
+#include "plat/plat_sim.h"
+
+enum zq { ZQ_LOOKUP, ZQ_MISS, ZQ_RD, ZQ_WR, ZQ_ALL, ZQ_MEMCLK, ZQ_N };
+
+#define ZEN4_BI_LOOKUPS 1.0e9
+#define ZEN4_BI_MISS 0.15
+#define ZEN4_BI_WR 0.4
+#define ZEN4_BI_LOCAL 0.8
+#define ZEN4_BI_CS 12
+#define ZEN4_MEMCLK 2400000000ull	/* DDR5-4800 */
+
+static void zen4_bi_base(unsigned p, unsigned nphases, double *q)
+{
+	double a = 2.0 * 3.14159265358979323846 * p / nphases;
+	double lookups = ZEN4_BI_LOOKUPS * (1.0 + 0.25 * sin(a));
+	double miss = lookups * ZEN4_BI_MISS * (1.0 + 0.2 * cos(a));
+
+	q[ZQ_LOOKUP] = lookups;
+	q[ZQ_MISS] = miss;
+	q[ZQ_RD] = miss;
+	q[ZQ_WR] = miss * ZEN4_BI_WR;
+	q[ZQ_ALL] = q[ZQ_RD] + q[ZQ_WR];
+	q[ZQ_MEMCLK] = (double)ZEN4_MEMCLK;
+}
+
+#define LOC (ZEN4_BI_LOCAL / ZEN4_BI_CS)
+#define REM ((1.0 - ZEN4_BI_LOCAL) / ZEN4_BI_CS)
+#define CS(n)                                                                 \
+	{ "local_processor_read_data_beats_cs" #n, ZQ_RD, LOC, false },      \
+	{ "remote_processor_read_data_beats_cs" #n, ZQ_RD, REM, false },     \
+	{ "local_processor_write_data_beats_cs" #n, ZQ_WR, LOC, false },     \
+	{ "remote_processor_write_data_beats_cs" #n, ZQ_WR, REM, false }
+
+static const struct plat_sim_rate zen4_bi_rules[] = {
+	{ "l3_lookup_state.all_coherent_accesses_to_l3", ZQ_LOOKUP, 1.0,
+	  false },
+	{ "l3_lookup_state.l3_miss", ZQ_MISS, 1.0, false },
+	{ "l3_lookup_state.l3_hit", ZQ_LOOKUP, 0.85, false },
+	{ "umc_cas_cmd.rd", ZQ_RD, 1.0, false },
+	{ "umc_cas_cmd.wr", ZQ_WR, 1.0, false },
+	{ "umc_cas_cmd.all", ZQ_ALL, 1.0, false },
+	{ "umc_mem_clk", ZQ_MEMCLK, 1.0, true },
+	CS(0), CS(1), CS(2), CS(3), CS(4), CS(5), CS(6), CS(7), CS(8), CS(9),
+	CS(10), CS(11),
+};
+
+static const struct plat_sim_rate zen4_bi_units[] = {
+	{ "umc", ZQ_MEMCLK, 0.01, true },
+	{ NULL, ZQ_MISS, 0.01, false },
+};
+
+static const struct plat_sim_ninst zen4_bi_ninst[] = {
+	{ "l3", 12 }, { "df", 1 }, { "umc", 12 },
+};
+
+static const struct plat_sim_builtin zen4_builtin = {
+	.nphases = 12, .phase_s = 10.0, .nq = ZQ_N,
+	.quantities = zen4_bi_base,
+	.rules = zen4_bi_rules,
+	.nrules = sizeof(zen4_bi_rules) / sizeof(zen4_bi_rules[0]),
+	.units = zen4_bi_units,
+	.nunits = sizeof(zen4_bi_units) / sizeof(zen4_bi_units[0]),
+	.sockets = 2, .ninst = zen4_bi_ninst,
+	.nninst = sizeof(zen4_bi_ninst) / sizeof(zen4_bi_ninst[0]),
+	.selftest_keys = { "l3:0x04:0xff", "l3:0x04:0x01", "umc:0x0a:0x1" },
+};
+
+static const struct plat_sim_count zen4_counts[] = {
+	{ "ccx_count", "l3", 16 }, { "umc_count", "umc", 12 },
+};
+
+const struct plat_sim plat_zen4_sim = {
+	.builtin = &zen4_builtin,
+	.counts = zen4_counts,
+	.ncounts = sizeof(zen4_counts) / sizeof(zen4_counts[0]),
+	.max_sockets = 2,
+	.mmio_bar = -1,
+};

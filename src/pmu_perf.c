@@ -1,0 +1,1117 @@
+/*
+ * pmu_perf.c - the perf backend of the PMU layer (see pmu_perf.h).
+ *
+ * A "kernel box" is one kernel PMU on one CPU: uncore_cha_3 on CPU 28 is
+ * socket 1's CHA 3; amd_l3 on CPU 8 is the L3 complex of CPU 8.  Every
+ * unit instance of the topology maps to one kernel box (a fixed counter
+ * shares its box with the unit it lives in, e.g. an IMC's DCLK counter),
+ * and the daemon keeps one event group per kernel box with every event it
+ * counts there: the baseline's and the running claims'.  The arbiter above
+ * (mux.c, sched.c) never places more events in a unit instance than it
+ * has counters, so the kernel never multiplexes the daemon's events
+ * against each other; when another perf user makes it multiplex ours,
+ * the group's time_running falls behind its time_enabled and the deltas
+ * are scaled by enabled/running and flagged (pmu_perf_scaled()).
+ *
+ * The values pmu_read() returns are virtual counters, one per counter
+ * register id of the PMU layer's numbering (pmu.h): the sum of the
+ * (scaled) deltas read from every group that counted the id since the
+ * daemon began, so they stay monotonic when a group is rebuilt for a new
+ * set of events (the old group is read once more, then closed) and sum
+ * the cores of a core-scope counter (each core is a kernel box of its
+ * own).  Groups are read at the freeze (pmu_enable(false): one read(2)
+ * per group), free-running ones when first read after it.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hw/perf_event.h"
+#include "hw/perf_sysfs.h"
+#include "pmu.h"
+#include "pmu_perf.h"
+#include "sched.h"
+
+/* Events of one kernel box: programmable + fixed + free-running of every
+ * unit that shares it. */
+#define PP_BOX_EV 24u
+#define PP_TERMS_MAX 512u
+
+struct pp_box {
+	struct pfs_pmu *pmu;	/* pp->pmus' */
+	int cpu;
+	unsigned socket;
+	/* the open group */
+	struct pev_group *g;
+	unsigned n;
+	uint32_t id[PP_BOX_EV];		/* counter register ids, group order */
+	uint64_t cfg[PP_BOX_EV][3];
+	uint64_t last[PP_BOX_EV];	/* counts at the last read */
+	uint64_t en, run;		/* group times at the last read */
+	uint64_t gen;			/* pp->gen of the last read */
+	int err;			/* the last read's or open's error */
+	bool scaled;			/* the last read was scaled */
+	/* the set pmu_perf_program() is building */
+	unsigned wn;
+	uint32_t wid[PP_BOX_EV];
+	uint64_t wcfg[PP_BOX_EV][3];
+};
+
+/* Per counter register id. */
+struct pp_ctr {
+	uint64_t virt;		/* what pmu_read() returns */
+	int err;		/* the last reading's error, 0 */
+	bool scaled;
+	bool fr_open;		/* a free-running id wanted in its boxes */
+	uint8_t fr_idx;		/* its free-running counter index */
+};
+
+/* Where a unit instance or a free-running counter is counted: kernel
+ * boxes, by index into pp->box (several: a core-scope counter). */
+struct pp_where {
+	unsigned first, n;	/* into pp->bref */
+};
+
+struct pmu_perf {
+	char *sysfs;
+	const struct pev_ops *ops;
+	void *ctx;
+	const struct platform *plat;
+	struct pfs_pmu **pmus;
+	unsigned npmus;
+	struct pp_box *box;
+	unsigned nbox, capbox;
+	unsigned *bref;			/* box indices of the pp_where's */
+	unsigned nbref, capbref;
+	/* unit instance -> its kernel box (index + 1; 0: none) */
+	unsigned inst_box[PLAT_MAX_SOCKETS][PLAT_MAX_UNITS][PLAT_MAX_INST];
+	/* free-running counter of a unit on a socket counted in a PMU of
+	 * its own (cstate_core, cstate_pkg): its boxes */
+	struct pp_where frbox[PLAT_MAX_SOCKETS][PLAT_MAX_UNITS][PLAT_MAX_CTRS];
+	struct pp_ctr *ctr;		/* by counter register id */
+	unsigned nctr;
+	uint64_t gen;
+	struct pmu_perf_stats st;
+	struct pfs_cpus online;		/* the machine's online CPUs */
+	char missing[512];
+};
+
+/* ---- small helpers ------------------------------------------------------ */
+
+static int fail(char *why, size_t whylen, int err, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int fail(char *why, size_t whylen, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, whylen, fmt, ap);
+	va_end(ap);
+	return -err;
+}
+
+static void append(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void append(char *buf, size_t len, const char *fmt, ...)
+{
+	size_t used = strlen(buf);
+	va_list ap;
+
+	if (used + 1 >= len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf + used, len - used, fmt, ap);
+	va_end(ap);
+}
+
+static bool grow(void **p, unsigned *cap, unsigned need, size_t sz)
+{
+	void *n;
+
+	if (need <= *cap)
+		return true;
+	n = realloc(*p, (size_t)need * 2 * sz);
+	if (!n)
+		return false;
+	*p = n;
+	*cap = need * 2;
+	return true;
+}
+
+/* ---- discovery ---------------------------------------------------------- */
+
+/* One kernel PMU a pattern matched, with its box number. */
+struct pp_found {
+	struct pfs_pmu *pmu;
+	unsigned box;
+};
+
+struct pp_list_ctx {
+	const char *pattern;
+	char (*names)[64];
+	unsigned *boxes;
+	unsigned n, cap;
+};
+
+static int list_cb(void *arg, const char *name)
+{
+	struct pp_list_ctx *c = arg;
+	unsigned box;
+
+	if (pfs_match(c->pattern, name, &box) != 1 || strlen(name) >= 64)
+		return 0;
+	if (c->n == c->cap)
+		return 0;	/* more boxes than any platform: ignored */
+	snprintf(c->names[c->n], 64, "%s", name);
+	c->boxes[c->n++] = box;
+	return 0;
+}
+
+/* The loaded PMU called name (loading it once). */
+static int pmu_get(struct pmu_perf *pp, const char *name, struct pfs_pmu **out,
+		   char *why, size_t whylen)
+{
+	int r;
+
+	for (unsigned i = 0; i < pp->npmus; i++)
+		if (strcmp(pp->pmus[i]->name, name) == 0) {
+			*out = pp->pmus[i];
+			return 0;
+		}
+	{
+		struct pfs_pmu **v = realloc(pp->pmus, (pp->npmus + 1) *
+					     sizeof(*v));
+
+		if (!v)
+			return fail(why, whylen, ENOMEM, "out of memory");
+		pp->pmus = v;
+	}
+	r = pfs_pmu_load(pp->sysfs, name, out, why, whylen);
+	if (r < 0)
+		return r;
+	pp->pmus[pp->npmus++] = *out;
+	return 0;
+}
+
+/* Socket index of a package id (t->sock[i].id), or -1. */
+static int socket_of_pkg(const struct topology *t, unsigned pkg)
+{
+	for (unsigned s = 0; s < t->nsockets; s++)
+		if (t->sock[s].id == pkg)
+			return (int)s;
+	return -1;
+}
+
+/* The kernel box of (pmu, cpu), made on first use: its index. */
+static int box_get(struct pmu_perf *pp, struct pfs_pmu *pmu, int cpu,
+		   unsigned socket)
+{
+	for (unsigned i = 0; i < pp->nbox; i++)
+		if (pp->box[i].pmu == pmu && pp->box[i].cpu == cpu)
+			return (int)i;
+	if (!grow((void **)&pp->box, &pp->capbox, pp->nbox + 1,
+		  sizeof(*pp->box)))
+		return -ENOMEM;
+	pp->box[pp->nbox] = (struct pp_box){ .pmu = pmu, .cpu = cpu,
+					     .socket = socket };
+	return (int)pp->nbox++;
+}
+
+/*
+ * The sockets: every online CPU's package, in package order; each socket's
+ * CPU is its lowest.  0 or -errno with why.
+ */
+static int find_sockets(struct pmu_perf *pp, struct topology *t, char *why,
+			size_t whylen)
+{
+	char path[PATH_MAX], buf[PFS_FILE_MAX];
+	struct pfs_cpus on = { 0 };
+	unsigned pkgs[PLAT_MAX_SOCKETS], cpus[PLAT_MAX_SOCKETS], n = 0;
+	FILE *f;
+	size_t len;
+	int r;
+
+	snprintf(path, sizeof(path), "%s/devices/system/cpu/online", pp->sysfs);
+	if (!(f = fopen(path, "re")))
+		return fail(why, whylen, errno, "cannot read %s: %s (is %s a "
+			    "sysfs?)", path, strerror(errno), pp->sysfs);
+	len = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[len] = '\0';
+	if ((r = pfs_cpulist_parse(buf, &on, why, whylen)) < 0)
+		return r;
+	for (unsigned i = 0; i < on.n; i++) {
+		unsigned pkg, die, k;
+
+		r = pfs_cpu_topology(pp->sysfs, on.cpu[i], &pkg, &die, why,
+				     whylen);
+		if (r < 0)
+			goto out;
+		for (k = 0; k < n && pkgs[k] != pkg; k++)
+			;
+		if (k < n)
+			continue;
+		if (n == PLAT_MAX_SOCKETS) {
+			r = fail(why, whylen, E2BIG, "more than %u packages "
+				 "under %s/devices/system/cpu",
+				 PLAT_MAX_SOCKETS, pp->sysfs);
+			goto out;
+		}
+		/* in package order */
+		for (k = n; k > 0 && pkgs[k - 1] > pkg; k--) {
+			pkgs[k] = pkgs[k - 1];
+			cpus[k] = cpus[k - 1];
+		}
+		pkgs[k] = pkg;
+		cpus[k] = on.cpu[i];
+		n++;
+	}
+	if (!n) {
+		r = fail(why, whylen, ENOENT, "no online CPU in %s", path);
+		goto out;
+	}
+	t->nsockets = n;
+	for (unsigned s = 0; s < n; s++) {
+		t->sock[s].id = pkgs[s];
+		t->sock[s].cpu = cpus[s];
+	}
+	pp->online = on;	/* kept: a PMU without a cpumask counts on any */
+	return 0;
+out:
+	pfs_cpus_free(&on);
+	return r;
+}
+
+/*
+ * Appends to the reference list the boxes of PMU pmu on socket s's CPUs,
+ * in CPU order; *where says which.  0 or -errno.
+ */
+static int boxes_on_socket(struct pmu_perf *pp, const struct topology *t,
+			   struct pfs_pmu *pmu, unsigned s,
+			   struct pp_where *where, char *why, size_t whylen)
+{
+	/* a PMU without a cpumask (msr, cstate on old kernels) counts on
+	 * any CPU: every online one is a box */
+	const struct pfs_cpus *cpus = pmu->cpus.n ? &pmu->cpus : &pp->online;
+
+	where->first = pp->nbref;
+	where->n = 0;
+	for (unsigned c = 0; c < cpus->n; c++) {
+		unsigned pkg, die;
+		int b, r;
+
+		r = pfs_cpu_topology(pp->sysfs, cpus->cpu[c], &pkg, &die,
+				     why, whylen);
+		if (r == -ENODEV && s == 0) {
+			/* an offline CPU in a cpumask: that box is left out
+			 * (reported once, on the first socket's pass) */
+			append(pp->missing, sizeof(pp->missing), "%s%s on CPU "
+			       "%u (its cpumask names an offline CPU)",
+			       pp->missing[0] ? ", " : "", pmu->name,
+			       cpus->cpu[c]);
+			continue;
+		}
+		if (r == -ENODEV)
+			continue;
+		if (r < 0)
+			return r;
+		if (socket_of_pkg(t, pkg) != (int)s)
+			continue;
+		if ((b = box_get(pp, pmu, (int)cpus->cpu[c], s)) < 0 ||
+		    !grow((void **)&pp->bref, &pp->capbref, pp->nbref + 1,
+			  sizeof(*pp->bref)))
+			return fail(why, whylen, ENOMEM, "out of memory");
+		pp->bref[pp->nbref++] = (unsigned)b;
+		where->n++;
+	}
+	return 0;
+}
+
+/* How many of pmu's cpumask CPUs are on socket s (-errno). */
+static int cpus_on_socket(const struct pmu_perf *pp, const struct topology *t,
+			  const struct pfs_pmu *pmu, unsigned s, char *why,
+			  size_t whylen)
+{
+	int n = 0;
+
+	const struct pfs_cpus *cpus = pmu->cpus.n ? &pmu->cpus : &pp->online;
+
+	for (unsigned c = 0; c < cpus->n; c++) {
+		unsigned pkg, die;
+		int r = pfs_cpu_topology(pp->sysfs, cpus->cpu[c], &pkg, &die,
+					 why, whylen);
+
+		if (r == -ENODEV)
+			continue;	/* offline: boxes_on_socket() says so */
+		if (r < 0)
+			return r;
+		n += socket_of_pkg(t, pkg) == (int)s;
+	}
+	return n;
+}
+
+/*
+ * The lowest box number of the PMUs matched for a unit that have a CPU on
+ * socket s: Intel's uncore_cha_N span every socket (socket 1's CHA 3 is
+ * uncore_cha_3 on a socket-1 CPU), AMD numbers its UMC PMUs across the
+ * sockets (amd_umc_12 is socket 1's first), so instance numbers start
+ * from this on every socket.  UINT_MAX when none; -errno.
+ */
+static int first_box(const struct pmu_perf *pp, const struct topology *t,
+		     struct pfs_pmu *const *pmus, const unsigned *boxes,
+		     unsigned n, unsigned s, unsigned *first, char *why,
+		     size_t whylen)
+{
+	*first = UINT_MAX;
+	for (unsigned i = 0; i < n; i++) {
+		int k = pmus[i] ? cpus_on_socket(pp, t, pmus[i], s, why,
+						 whylen) : 0;
+
+		if (k < 0)
+			return k;
+		if (k && boxes[i] < *first)
+			*first = boxes[i];
+	}
+	return 0;
+}
+
+/* Records instance inst of unit ui on socket s at box b; a number past
+ * the platform table's bound is reported and left out. */
+static void place(struct pmu_perf *pp, struct topology *t, int ui, unsigned s,
+		  unsigned inst, unsigned b, const char *name)
+{
+	const struct unit_type *u = pp->plat->units[ui];
+
+	if (inst >= u->max_inst || inst >= PLAT_MAX_INST) {
+		append(pp->missing, sizeof(pp->missing), "%s%s on socket %u "
+		       "(box %u: the platform table allows %u)",
+		       pp->missing[0] ? ", " : "", name, s, inst, u->max_inst);
+		return;
+	}
+	if (pp->inst_box[s][ui][inst])
+		return;
+	pp->inst_box[s][ui][inst] = b + 1;
+	if (inst + 1 > t->sock[s].ninst[ui])
+		t->sock[s].ninst[ui] = inst + 1;
+}
+
+/*
+ * Unit ui's instances on every socket, from the kernel PMUs its pattern
+ * matches.  With "%u": instance = box number from the socket's first
+ * (first_box()), times the dies of the socket, die-major, where one PMU's
+ * cpumask names several CPUs of one package.  Without: one instance per
+ * cpumask CPU of the socket (amd_l3: per L3 complex), except for a
+ * free-running unit, which has one per socket (its core-scope counters
+ * read every CPU: find_freerun_pmus()).  0 (the unit may have no PMU:
+ * missing), or -errno.
+ */
+static int find_unit(struct pmu_perf *pp, struct topology *t, int ui,
+		     char *why, size_t whylen)
+{
+	const struct unit_type *u = pp->plat->units[ui];
+	char names[PLAT_MAX_INST][64];
+	unsigned boxes[PLAT_MAX_INST], first[PLAT_MAX_SOCKETS], span = 1;
+	struct pfs_pmu *pmus[PLAT_MAX_INST];
+	struct pp_list_ctx lc = { .pattern = u->perf->pmu, .names = names,
+				  .boxes = boxes, .cap = PLAT_MAX_INST };
+	bool per_box = strstr(u->perf->pmu, "%u") != NULL;
+	int r;
+
+	if ((r = pfs_list(pp->sysfs, list_cb, &lc, why, whylen)) < 0)
+		return r;
+	if (!lc.n) {
+		append(pp->missing, sizeof(pp->missing), "%s%s (%s)",
+		       pp->missing[0] ? ", " : "", u->name, u->perf->pmu);
+		return 0;
+	}
+	for (unsigned i = 0; i < lc.n; i++) {
+		char msg[512];
+
+		r = pmu_get(pp, names[i], &pmus[i], msg, sizeof(msg));
+		if (r == -ENOMEM)
+			return fail(why, whylen, ENOMEM, "%s", msg);
+		if (r < 0) {
+			/* a malformed or vanished PMU: its boxes are left
+			 * out, the rest of the unit is served */
+			append(pp->missing, sizeof(pp->missing), "%s%s (%s)",
+			       pp->missing[0] ? ", " : "", names[i], msg);
+			pmus[i] = NULL;
+		}
+	}
+	for (unsigned s = 0; s < t->nsockets; s++) {
+		if ((r = first_box(pp, t, pmus, boxes, lc.n, s, &first[s], why,
+				   whylen)) < 0)
+			return r;
+		for (unsigned i = 0; i < lc.n; i++)
+			if (first[s] != UINT_MAX && boxes[i] >= first[s] &&
+			    boxes[i] - first[s] + 1 > span)
+				span = boxes[i] - first[s] + 1;
+	}
+	for (unsigned i = 0; i < lc.n; i++)
+		for (unsigned s = 0; pmus[i] && s < t->nsockets; s++) {
+			struct pp_where w;
+
+			if ((r = boxes_on_socket(pp, t, pmus[i], s, &w, why,
+						 whylen)) < 0)
+				return r;
+			for (unsigned k = 0; k < w.n; k++) {
+				unsigned b = pp->bref[w.first + k];
+
+				if (per_box)
+					place(pp, t, ui, s, k * span + boxes[i] -
+					      first[s], b, names[i]);
+				else if (u->kind != UNIT_FREERUN || !k)
+					place(pp, t, ui, s, k, b, names[i]);
+			}
+		}
+	/* instances below ninst without a box (uncore_cha_5 missing) */
+	for (unsigned s = 0; s < t->nsockets; s++)
+		for (unsigned i = 0; i < t->sock[s].ninst[ui]; i++)
+			if (!pp->inst_box[s][ui][i])
+				iset_add(&t->sock[s].absent[ui], i);
+	return 0;
+}
+
+/* A free-running unit's counters that live in PMUs of their own
+ * (cstate_core beside cstate_pkg) or are core-scope (every cpumask CPU
+ * of the unit's own PMU on the socket): each counter's boxes per socket,
+ * and one instance per socket where any is found. */
+static int find_freerun_pmus(struct pmu_perf *pp, struct topology *t, int ui,
+			     char *why, size_t whylen)
+{
+	const struct unit_type *u = pp->plat->units[ui];
+	bool any = false;
+	int r;
+
+	for (unsigned k = 0; k < u->nfreerun && k < PLAT_MAX_CTRS; k++) {
+		const struct freerun_ctr *fr = &u->freerun[k];
+		const char *name = fr->perf_pmu ? fr->perf_pmu :
+				   fr->core_scope && u->perf ? u->perf->pmu :
+				   NULL;
+		struct pfs_pmu *pmu;
+
+		if (!name || !fr->perf_event)
+			continue;
+		r = pmu_get(pp, name, &pmu, why, whylen);
+		if (r == -ENOENT) {
+			append(pp->missing, sizeof(pp->missing), "%s%s (%s)",
+			       pp->missing[0] ? ", " : "", fr->name, name);
+			continue;
+		}
+		if (r < 0)
+			return r;
+		for (unsigned s = 0; s < t->nsockets; s++) {
+			struct pp_where *w = &pp->frbox[s][ui][k];
+
+			if ((r = boxes_on_socket(pp, t, pmu, s, w, why,
+						 whylen)) < 0)
+				return r;
+			any |= w->n > 0;
+		}
+	}
+	for (unsigned s = 0; any && s < t->nsockets; s++)
+		if (!t->sock[s].ninst[ui])
+			t->sock[s].ninst[ui] = 1;
+	return 0;
+}
+
+int pmu_perf_discover(const struct platform *p, const struct pmu_perf_opts *o,
+		      struct topology *t, struct pmu_perf **out, char *why,
+		      size_t whylen)
+{
+	struct pmu_perf *pp = calloc(1, sizeof(*pp));
+	unsigned found = 0;
+	int r;
+
+	*out = NULL;
+	if (!pp || !(pp->sysfs = strdup(o && o->sysfs ? o->sysfs : "/sys"))) {
+		free(pp);
+		return fail(why, whylen, ENOMEM, "out of memory");
+	}
+	pp->ops = o && o->ops ? o->ops : &pev_sys_ops;
+	pp->ctx = o ? o->ctx : NULL;
+	pp->plat = p;
+	memset(t, 0, sizeof(*t));
+	t->plat = p;
+	if ((r = find_sockets(pp, t, why, whylen)) < 0)
+		goto fail;
+	for (int ui = 0; p->units[ui] && ui < PLAT_MAX_UNITS; ui++) {
+		const struct unit_type *u = p->units[ui];
+
+		if (u->perf && (r = find_unit(pp, t, ui, why, whylen)) < 0)
+			goto fail;
+		if (u->kind == UNIT_FREERUN &&
+		    (r = find_freerun_pmus(pp, t, ui, why, whylen)) < 0)
+			goto fail;
+		for (unsigned s = 0; s < t->nsockets; s++)
+			found += t->sock[s].ninst[ui];
+	}
+	if (!found) {
+		r = fail(why, whylen, ENODEV, "the kernel exposes no uncore PMU "
+			 "of the %s platform under %s/bus/event_source/devices "
+			 "(expected %s); load its uncore driver (intel_uncore, "
+			 "amd_uncore) or use the direct backend", p->id,
+			 pp->sysfs, pp->missing);
+		goto fail;
+	}
+	*out = pp;
+	return 0;
+fail:
+	pmu_perf_free(pp);
+	return r;
+}
+
+void pmu_perf_free(struct pmu_perf *pp)
+{
+	if (!pp)
+		return;
+	for (unsigned i = 0; i < pp->nbox; i++)
+		pev_group_close(pp->box[i].g);
+	for (unsigned i = 0; i < pp->npmus; i++)
+		pfs_pmu_free(pp->pmus[i]);
+	free(pp->pmus);
+	free(pp->box);
+	free(pp->bref);
+	free(pp->ctr);
+	free(pp->sysfs);
+	pfs_cpus_free(&pp->online);
+	free(pp);
+}
+
+const char *pmu_perf_missing(const struct pmu_perf *pp)
+{
+	return pp->missing;
+}
+
+const char *pmu_perf_sysfs(const struct pmu_perf *pp)
+{
+	return pp->sysfs;
+}
+
+const char *pmu_perf_unit_pmu(const struct pmu_perf *pp, int unit)
+{
+	for (unsigned s = 0; unit >= 0 && unit < PLAT_MAX_UNITS &&
+	     s < PLAT_MAX_SOCKETS; s++)
+		for (unsigned i = 0; i < PLAT_MAX_INST; i++)
+			if (pp->inst_box[s][unit][i])
+				return pp->box[pp->inst_box[s][unit][i] - 1].pmu->name;
+	return NULL;
+}
+
+void pmu_perf_stats(const struct pmu_perf *pp, struct pmu_perf_stats *st)
+{
+	*st = pp->st;
+	st->groups = 0;
+	for (unsigned i = 0; i < pp->nbox; i++)
+		st->groups += pp->box[i].g != NULL;
+}
+
+/* ---- the PMU layer's calls ----------------------------------------------- */
+
+int pmu_perf_attach(struct pmu *p)
+{
+	struct pmu_perf *pp = p->perf;
+
+	pp->ctr = calloc(p->nreg ? p->nreg : 1, sizeof(*pp->ctr));
+	if (!pp->ctr)
+		return hw_fail(ENOMEM, "out of memory for %u perf counters",
+			       p->nreg);
+	pp->nctr = p->nreg;
+	return 0;
+}
+
+void pmu_perf_detach(struct pmu *p)
+{
+	pmu_perf_free(p->perf);
+	p->perf = NULL;
+}
+
+/* The kernel box of a slot's unit instance, or NULL. */
+static struct pp_box *slot_box(const struct pmu_perf *pp,
+			       const struct pmu_slot *sl)
+{
+	unsigned b;
+
+	if (sl->socket >= PLAT_MAX_SOCKETS || sl->unit < 0 ||
+	    sl->unit >= PLAT_MAX_UNITS || sl->inst >= PLAT_MAX_INST)
+		return NULL;
+	b = pp->inst_box[sl->socket][sl->unit][sl->inst];
+	return b ? &pp->box[b - 1] : NULL;
+}
+
+/* Terms that select an alias name or are terms already, encoded on pmu. */
+static int encode_named(const struct pfs_pmu *pmu, const char *ev,
+			uint64_t cfg[3], char *why, size_t whylen)
+{
+	const struct pfs_alias *a = strchr(ev, '=') ? NULL : pfs_alias(pmu, ev);
+
+	memset(cfg, 0, 3 * sizeof(*cfg));
+	if (!strchr(ev, '=') && !a)
+		return fail(why, whylen, ENOENT, "%s has no event %s (no file "
+			    "events/%s)", pmu->name, ev, ev);
+	return pfs_encode(pmu, a ? a->terms : ev, cfg, why, whylen);
+}
+
+/* The kernel terms of a box filter value: each non-zero field of the
+ * unit's filter register f, under the name the kernel's format gives it. */
+static int filter_terms(const struct unit_type *u, unsigned f, uint64_t v,
+			char *terms, size_t len, char *why, size_t whylen)
+{
+	const struct reg_layout *l = f < u->nfilters ? u->filters[f].layout
+						      : NULL;
+
+	if (!l)
+		return fail(why, whylen, EINVAL, "unit %s has no filter %u",
+			    u->name, f);
+	for (size_t i = 0; i < l->nfields; i++) {
+		const struct reg_field *fd = &l->fields[i];
+		uint64_t x = (v & field_mask(fd)) >> fd->lo;
+		const struct perf_filter_map *m;
+
+		if (!x || fd->acc == ACC_RSV)
+			continue;
+		for (m = u->perf->filters; m && m->field; m++)
+			if (m->filter == f && strcmp(m->field, fd->name) == 0)
+				break;
+		if (!m || !m->field)
+			return fail(why, whylen, EOPNOTSUPP, "the kernel's %s "
+				    "PMU has no field for %s.%s (0x%" PRIx64
+				    "): not countable through perf",
+				    u->perf->pmu, u->filters[f].name,
+				    fd->name, x);
+		append(terms, len, ",%s=0x%" PRIx64, m->format, x);
+	}
+	return 0;
+}
+
+/* The terms of a programmable event: its encoding under the kernel's
+ * field names, the catalog's further terms and its filters. */
+static int prog_terms(const struct unit_type *u, const struct evspec *e,
+		      char *terms, size_t len, char *why, size_t whylen)
+{
+	const struct perf_unit *pu = u->perf;
+	uint64_t code = e->enc.code;
+	int r;
+
+	/* The kernel's "event" field of boxes with an event-select
+	 * extension is config:0-7,21 (uncore_snbep.c event_ext): bit 8 of
+	 * its value is the extension bit. */
+	if (e->ev && e->ev->ev_sel_ext)
+		code |= 0x100;
+	snprintf(terms, len, "%s=0x%" PRIx64, pu->f_event ? pu->f_event :
+		 "event", code);
+	if (pu->f_occ) {
+		/* hsx/snbep PCU: no umask field; the unit's umask bits 7:6
+		 * are the occupancy sub-counter select (plat.h f_occ) */
+		if (e->enc.umask & 0x3f)
+			return fail(why, whylen, EOPNOTSUPP, "%s: umask 0x%"
+				    PRIx64 " has bits the kernel's %s PMU has "
+				    "no field for (only occ_sel, bits 7:6)",
+				    e->name, e->enc.umask, pu->pmu);
+		if (e->enc.umask >> 6)
+			append(terms, len, ",%s=%" PRIu64, pu->f_occ,
+			       e->enc.umask >> 6);
+	} else if (e->enc.umask) {
+		append(terms, len, ",%s=0x%" PRIx64, pu->f_umask ? pu->f_umask :
+		       "umask", e->enc.umask);
+	}
+	if (e->enc.edge)
+		append(terms, len, ",%s=1", pu->f_edge ? pu->f_edge : "edge");
+	if (e->enc.inv)
+		append(terms, len, ",%s=1", pu->f_inv ? pu->f_inv : "inv");
+	if (e->enc.thresh)
+		append(terms, len, ",%s=%u", pu->f_thresh ? pu->f_thresh :
+		       "thresh", e->enc.thresh);
+	if (e->ev && e->ev->perf_terms)
+		append(terms, len, ",%s", e->ev->perf_terms);
+	for (unsigned f = 0; f < PLAT_MAX_FILTERS; f++)
+		if (e->filt_set >> f & 1 &&
+		    (r = filter_terms(u, f, e->filt[f], terms, len, why,
+				      whylen)) < 0)
+			return r;
+	if (strlen(terms) + 1 >= len)
+		return fail(why, whylen, E2BIG, "%s: kernel terms too long",
+			    e->name);
+	return 0;
+}
+
+int pmu_perf_encode(const struct pmu *p, struct pmu_slot *sl,
+		    const struct evspec *e, char *why, size_t whylen)
+{
+	const struct unit_type *u = p->plat->units[sl->unit];
+	const struct pp_box *b = slot_box(p->perf, sl);
+	char terms[PP_TERMS_MAX], msg[256];
+	uint64_t cfg[3] = { 0, 0, 0 };
+	int r;
+
+	if (!b || !u->perf)
+		return fail(why, whylen, ENODEV, "%s: %s %u on socket %u has no "
+			    "kernel PMU", e->name, u->name, sl->inst,
+			    sl->socket);
+	if (u->kind == UNIT_FIXED) {
+		if (!u->perf->fixed)
+			return fail(why, whylen, EOPNOTSUPP, "%s: the kernel "
+				    "offers no fixed counter for unit %s",
+				    e->name, u->name);
+		r = encode_named(b->pmu, u->perf->fixed, cfg, msg, sizeof(msg));
+	} else {
+		r = prog_terms(u, e, terms, sizeof(terms), why, whylen);
+		if (r < 0)
+			return r;
+		r = pfs_encode(b->pmu, terms, cfg, msg, sizeof(msg));
+	}
+	if (r < 0)
+		return fail(why, whylen, -r, "%s: %s", e->name, msg);
+	sl->ctl_val = cfg[0];
+	sl->cfg1 = cfg[1];
+	sl->cfg2 = cfg[2];
+	return 0;
+}
+
+/* Accounts one group reading of box b into the virtual counters. */
+static void account(struct pmu_perf *pp, struct pp_box *b,
+		    const uint64_t *v, uint64_t en, uint64_t run)
+{
+	uint64_t den = en - b->en, drun = run - b->run;
+
+	b->scaled = drun < den;
+	if (b->scaled)
+		pp->st.scaled++;
+	for (unsigned i = 0; i < b->n; i++) {
+		struct pp_ctr *c = &pp->ctr[b->id[i]];
+		uint64_t d = v[i] - b->last[i];
+
+		b->last[i] = v[i];
+		if (b->scaled && !drun) {
+			/* never scheduled this interval: no data */
+			c->err = -EAGAIN;
+			continue;
+		}
+		if (b->scaled)
+			d = (uint64_t)((unsigned __int128)d * den / drun);
+		c->virt += d;
+		c->scaled = b->scaled;
+		c->err = 0;
+	}
+	b->en = en;
+	b->run = run;
+}
+
+/* Reads box b's group once (one read(2)). */
+static int box_read(struct pmu_perf *pp, struct pp_box *b)
+{
+	uint64_t v[PP_BOX_EV], en, run;
+	int r;
+
+	b->gen = pp->gen;
+	if (!b->g)
+		return b->err;
+	pp->st.reads++;
+	r = pev_group_read(b->g, v, &en, &run);
+	if (r < 0) {
+		pp->st.read_errors++;
+		b->err = r;
+		for (unsigned i = 0; i < b->n; i++)
+			pp->ctr[b->id[i]].err = r;
+		return r;
+	}
+	b->err = 0;
+	account(pp, b, v, en, run);
+	return 0;
+}
+
+/* Closes box b's group, reading it once more first so that the events
+ * that keep counting lose nothing up to now. */
+static void box_close(struct pmu_perf *pp, struct pp_box *b)
+{
+	struct pev_stats st;
+
+	if (!b->g)
+		return;
+	(void)box_read(pp, b);
+	pev_group_stats(b->g, &st);
+	pp->st.syscalls += st.syscalls;
+	pev_group_close(b->g);
+	pp->st.syscalls += b->n;	/* the closes */
+	b->g = NULL;
+	b->n = 0;
+}
+
+/* Makes box b count its wanted set, if that is not what it counts. */
+static int box_apply(struct pmu_perf *pp, struct pp_box *b)
+{
+	int r;
+
+	if (b->g && b->wn == b->n &&
+	    memcmp(b->wid, b->id, b->n * sizeof(*b->id)) == 0 &&
+	    memcmp(b->wcfg, b->cfg, b->n * sizeof(*b->cfg)) == 0)
+		return 0;
+	if (b->g)
+		pp->st.reopens++;
+	box_close(pp, b);
+	if (!b->wn)
+		return 0;
+	r = pev_group_open(pp->ops, pp->ctx, b->pmu->type, b->cpu,
+			   (const uint64_t (*)[3])b->wcfg, b->wn, &b->g);
+	if (r < 0) {
+		pp->st.open_errors++;
+		b->err = r;
+		for (unsigned i = 0; i < b->wn; i++)
+			pp->ctr[b->wid[i]].err = r;
+		return r;
+	}
+	b->n = b->wn;
+	memcpy(b->id, b->wid, b->n * sizeof(*b->id));
+	memcpy(b->cfg, b->wcfg, b->n * sizeof(*b->cfg));
+	memset(b->last, 0, sizeof(b->last));
+	b->en = b->run = 0;
+	b->err = 0;
+	b->gen = pp->gen;	/* counts from zero now: nothing to read */
+	for (unsigned i = 0; i < b->n; i++)
+		pp->ctr[b->id[i]].err = 0;
+	return 0;
+}
+
+/* Adds (id, cfg) to box b's wanted set; -E2BIG if full. */
+static int want(struct pp_box *b, uint32_t id, const uint64_t cfg[3])
+{
+	if (b->wn == PP_BOX_EV)
+		return hw_fail(E2BIG, "more than %u events on %s cpu %d",
+			       PP_BOX_EV, b->pmu->name, b->cpu);
+	b->wid[b->wn] = id;
+	memcpy(b->wcfg[b->wn++], cfg, 3 * sizeof(*cfg));
+	return 0;
+}
+
+/* The boxes counting free-running counter id of slot sl (its own PMU's
+ * boxes, else the unit instance's box): *w, or false. */
+static bool freerun_where(const struct pmu_perf *pp, const struct pmu_slot *sl,
+			  struct pp_where *w, unsigned *one)
+{
+	if (sl->idx < PLAT_MAX_CTRS && sl->socket < PLAT_MAX_SOCKETS &&
+	    sl->unit >= 0 && sl->unit < PLAT_MAX_UNITS &&
+	    pp->frbox[sl->socket][sl->unit][sl->idx].n) {
+		*w = pp->frbox[sl->socket][sl->unit][sl->idx];
+		return true;
+	}
+	if (!slot_box(pp, sl))
+		return false;
+	*one = (unsigned)(slot_box(pp, sl) - pp->box);
+	*w = (struct pp_where){ .first = UINT_MAX, .n = 1 };
+	return true;
+}
+
+static unsigned where_box(const struct pmu_perf *pp, const struct pp_where *w,
+			  unsigned k, unsigned one)
+{
+	return w->first == UINT_MAX ? one : pp->bref[w->first + k];
+}
+
+/* The free-running counters already read keep their place in their
+ * boxes' wanted sets. */
+static int want_freerun(struct pmu *p, const struct pmu_slot *sl)
+{
+	struct pmu_perf *pp = p->perf;
+	const struct unit_type *u = p->plat->units[sl->unit];
+	const struct freerun_ctr *fr = &u->freerun[sl->idx];
+	struct pp_where w;
+	unsigned one = 0;
+	char why[256];
+	int r;
+
+	if (!fr->perf_event)
+		return hw_fail(EOPNOTSUPP, "%s: the kernel has no event for "
+			       "this free-running counter", fr->name);
+	if (!freerun_where(pp, sl, &w, &one))
+		return hw_fail(ENODEV, "%s on socket %u: no kernel PMU",
+			       fr->name, sl->socket);
+	for (unsigned k = 0; k < w.n; k++) {
+		struct pp_box *b = &pp->box[where_box(pp, &w, k, one)];
+		uint64_t cfg[3];
+
+		if ((r = encode_named(b->pmu, fr->perf_event, cfg, why,
+				      sizeof(why))) < 0)
+			return hw_fail(-r, "%s: %s", fr->name, why);
+		if ((r = want(b, sl->ctr_id, cfg)) < 0)
+			return r;
+	}
+	return 0;
+}
+
+int pmu_perf_program(struct pmu *p, const struct pmu_slot *s, unsigned n,
+		     bool force)
+{
+	struct pmu_perf *pp = p->perf;
+	int first = 0, r;
+
+	(void)force;	/* nothing to rewrite: the kernel holds the state */
+	for (unsigned i = 0; i < pp->nbox; i++)
+		pp->box[i].wn = 0;
+	/* free-running counters read so far stay open */
+	p->pass++;
+	for (unsigned id = 1; id < pp->nctr; id++)
+		if (pp->ctr[id].fr_open) {
+			const struct pmu_reg *g = &p->reg[id];
+			struct pmu_slot sl;
+
+			pmu_slot(p, &sl, g->socket, g->unit, g->inst,
+				 pp->ctr[id].fr_idx);
+			if ((r = want_freerun(p, &sl)) < 0 && !first)
+				first = r;
+		}
+	for (unsigned i = 0; i < n; i++) {
+		struct pp_box *b;
+		uint64_t cfg[3] = { s[i].ctl_val, s[i].cfg1, s[i].cfg2 };
+
+		if (s[i].freerun || s[i].filter)
+			continue;
+		if (!(b = slot_box(pp, &s[i]))) {
+			if (!first)
+				first = hw_fail(ENODEV, "%s %u on socket %u has "
+						"no kernel PMU",
+						p->plat->units[s[i].unit]->name,
+						s[i].inst, s[i].socket);
+			continue;
+		}
+		if ((r = want(b, s[i].ctr_id, cfg)) < 0 && !first)
+			first = r;
+	}
+	for (unsigned i = 0; i < pp->nbox; i++)
+		if ((r = box_apply(pp, &pp->box[i])) < 0 && !first)
+			first = r;
+	return first;
+}
+
+int pmu_perf_snapshot(struct pmu *p)
+{
+	struct pmu_perf *pp = p->perf;
+	int first = 0, r;
+
+	pp->gen++;
+	for (unsigned i = 0; i < pp->nbox; i++)
+		if (pp->box[i].g && (r = box_read(pp, &pp->box[i])) < 0 &&
+		    !first)
+			first = r;
+	return first;
+}
+
+int pmu_perf_read(struct pmu *p, const struct pmu_slot *s, uint64_t *raw)
+{
+	struct pmu_perf *pp = p->perf;
+	struct pp_ctr *c;
+	struct pp_where w;
+	unsigned one = 0;
+	int r;
+
+	if (s->ctr_id == PMU_NO_REG || s->ctr_id >= pp->nctr)
+		return hw_fail(EINVAL, "not a counter of this PMU");
+	c = &pp->ctr[s->ctr_id];
+	if (s->freerun && !c->fr_open) {
+		/* first read: open it where it counts (from zero) */
+		for (unsigned i = 0; i < pp->nbox; i++) {
+			struct pp_box *b = &pp->box[i];
+
+			b->wn = b->n;
+			memcpy(b->wid, b->id, b->n * sizeof(*b->id));
+			memcpy(b->wcfg, b->cfg, b->n * sizeof(*b->cfg));
+		}
+		if ((r = want_freerun(p, s)) < 0)
+			return r;
+		c->fr_open = true;
+		c->fr_idx = s->idx;
+		for (unsigned i = 0; i < pp->nbox; i++)
+			if ((r = box_apply(pp, &pp->box[i])) < 0)
+				return r;
+	}
+	if (s->freerun) {
+		if (!freerun_where(pp, s, &w, &one))
+			return hw_fail(ENODEV, "no kernel PMU");
+	} else {
+		struct pp_box *b = slot_box(pp, s);
+
+		if (!b)
+			return hw_fail(ENODEV, "%s %u on socket %u has no "
+				       "kernel PMU",
+				       p->plat->units[s->unit]->name, s->inst,
+				       s->socket);
+		one = (unsigned)(b - pp->box);
+		w = (struct pp_where){ .first = UINT_MAX, .n = 1 };
+	}
+	for (unsigned k = 0; k < w.n; k++) {
+		struct pp_box *b = &pp->box[where_box(pp, &w, k, one)];
+
+		if (b->gen != pp->gen)
+			(void)box_read(pp, b);
+	}
+	if (c->err < 0)
+		return hw_fail(-c->err, "reading %s: %s",
+			       p->plat->units[s->unit]->name,
+			       c->err == -EAGAIN ? "the kernel did not "
+			       "schedule the group this interval (another perf "
+			       "user holds the counters)" : strerror(-c->err));
+	*raw = c->virt;
+	return 0;
+}
+
+bool pmu_perf_scaled(const struct pmu *p, const struct pmu_slot *s)
+{
+	return s->ctr_id != PMU_NO_REG && s->ctr_id < p->perf->nctr &&
+	       p->perf->ctr[s->ctr_id].scaled;
+}
+
+int pmu_perf_release(struct pmu *p)
+{
+	struct pmu_perf *pp = p->perf;
+
+	for (unsigned i = 0; i < pp->nbox; i++) {
+		struct pp_box *b = &pp->box[i];
+
+		if (b->g) {
+			pev_group_close(b->g);
+			b->g = NULL;
+			b->n = 0;
+		}
+	}
+	for (unsigned id = 0; id < pp->nctr; id++)
+		pp->ctr[id].fr_open = false;
+	return 0;
+}
+
+int pmu_perf_reachable(const struct pmu *p, const struct evspec *e, char *why,
+		       size_t whylen)
+{
+	const struct pmu_perf *pp = p->perf;
+	const struct unit_type *u = p->plat->units[e->unit];
+	bool any = false;
+
+	if (u->kind == UNIT_FREERUN && e->freerun >= 0) {
+		const struct freerun_ctr *fr = &u->freerun[e->freerun];
+
+		if (!fr->perf_event)
+			return fail(why, whylen, EOPNOTSUPP, "%s: the kernel "
+				    "has no event for this free-running "
+				    "counter", e->name);
+		for (unsigned s = 0; s < p->topo->nsockets; s++)
+			any |= (e->freerun < (int)PLAT_MAX_CTRS &&
+				pp->frbox[s][e->unit][e->freerun].n) ||
+			       (!fr->perf_pmu && p->topo->sock[s].ninst[e->unit]);
+	} else {
+		if (!u->perf || (u->kind == UNIT_FIXED && !u->perf->fixed))
+			return fail(why, whylen, EOPNOTSUPP, "%s: unit %s has "
+				    "no kernel PMU in this build", e->name,
+				    u->name);
+		for (unsigned s = 0; s < p->topo->nsockets; s++)
+			any |= p->topo->sock[s].ninst[e->unit] > 0;
+	}
+	if (!any)
+		return fail(why, whylen, ENODEV, "%s: the kernel has no PMU "
+			    "for unit %s (%s)", e->name, u->name,
+			    u->perf ? u->perf->pmu : "none");
+	return 0;
+}

@@ -1,0 +1,93 @@
+/*
+ * pmu_perf.h - the perf backend of the PMU layer: the kernel's uncore PMU
+ * drivers through perf_event_open(2), for machines where the daemon cannot
+ * (kernel lockdown, containers) or should not program registers itself
+ * (DESIGN.md section 3, "perf").
+ *
+ * Discovery maps each unit of the platform to the kernel PMUs its table
+ * names (struct perf_unit) and each box instance to one of them on one
+ * CPU of its socket, reading everything from sysfs (pmu_perf_discover):
+ * the topology it fills is the same struct topology the direct backend's
+ * discovery fills, so the sampler, the arbiter and the renderers above do
+ * not know which backend counts.  The PMU layer (pmu.h) then routes each of
+ * its calls here when struct pmu.perf is set: one event group per kernel
+ * box holding every event the daemon counts there, one read(2) per group
+ * per tick, scaling (and flagging) what another perf user made the kernel
+ * multiplex.
+ */
+#ifndef UNCORED_PMU_PERF_H
+#define UNCORED_PMU_PERF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "plat/plat.h"
+
+struct pev_ops;
+struct pmu;
+struct pmu_slot;
+struct pmu_perf;
+struct evspec;
+
+/* Where the perf backend finds the kernel. */
+struct pmu_perf_opts {
+	const char *sysfs;		/* --path.sysfs; NULL: "/sys" */
+	const struct pev_ops *ops;	/* NULL: the real system calls */
+	void *ctx;			/* ops' context */
+};
+
+/* What a tick's reads cost and met (uncored_perf_* self-metrics). */
+struct pmu_perf_stats {
+	uint64_t groups;	/* event groups open now */
+	uint64_t reads;		/* group reads, ever */
+	uint64_t syscalls;	/* perf system calls, ever */
+	uint64_t read_errors;	/* failed group reads, ever */
+	uint64_t open_errors;	/* groups the kernel refused, ever */
+	uint64_t scaled;	/* group reads the kernel had multiplexed
+				   (time_running < time_enabled), ever */
+	uint64_t reopens;	/* groups rebuilt for a new event set, ever */
+};
+
+/*
+ * Finds the kernel PMUs of platform p under SYSFS/bus/event_source/devices
+ * and fills t (sockets from the CPUs' physical_package_id, instances from
+ * the PMUs and their cpumasks).  A unit whose PMU the kernel lacks gets no
+ * instance and is listed by pmu_perf_missing(); a cpumask naming an offline
+ * CPU, a malformed file, or a box beyond the platform table's bounds is
+ * reported and that unit or box left out.  Returns 0 and *out (the
+ * caller's until pmu_init_perf() takes it), or -errno with why: no PMU of
+ * the platform at all, no sysfs, no CPU topology.
+ */
+int pmu_perf_discover(const struct platform *p, const struct pmu_perf_opts *o,
+		      struct topology *t, struct pmu_perf **out, char *why,
+		      size_t whylen);
+/* Frees a discovery that pmu_init_perf() did not take. */
+void pmu_perf_free(struct pmu_perf *pp);
+
+/* The units the platform expects and the kernel lacks, "imc (uncore_imc_%u),
+ * ..." or "" (owned by pp). */
+const char *pmu_perf_missing(const struct pmu_perf *pp);
+/* The sysfs root searched. */
+const char *pmu_perf_sysfs(const struct pmu_perf *pp);
+/* Kernel PMU name behind unit u's instances ("uncore_cha_0", ...): the
+ * first one found, or NULL. */
+const char *pmu_perf_unit_pmu(const struct pmu_perf *pp, int unit);
+
+void pmu_perf_stats(const struct pmu_perf *pp, struct pmu_perf_stats *st);
+
+/* ---- called by pmu.c when struct pmu.perf is set --------------------- */
+int pmu_perf_attach(struct pmu *p);
+void pmu_perf_detach(struct pmu *p);
+int pmu_perf_encode(const struct pmu *p, struct pmu_slot *sl,
+		    const struct evspec *e, char *why, size_t whylen);
+int pmu_perf_program(struct pmu *p, const struct pmu_slot *s, unsigned n,
+		     bool force);
+int pmu_perf_snapshot(struct pmu *p);
+int pmu_perf_read(struct pmu *p, const struct pmu_slot *s, uint64_t *raw);
+bool pmu_perf_scaled(const struct pmu *p, const struct pmu_slot *s);
+int pmu_perf_reachable(const struct pmu *p, const struct evspec *e,
+		       char *why, size_t whylen);
+int pmu_perf_release(struct pmu *p);
+
+#endif
