@@ -4,8 +4,8 @@
 # (the IRP's do not, doc/hardware-notes.md "IRP"), each with the data's
 # event code, unit mask, valid counters and extra-select bit, after the
 # generator's documented corrections (contrib/snbep/extract_events.py:
-# TO_FIXED, EXTSEL_FIXES), and nothing the data does not have but the two
-# PCU C-state counters.  The data is carried in tests/data/: without it
+# TO_FIXED, EXTSEL_FIXES), and nothing the data does not have but the six
+# PCU C-state counters (core C3/C6, package C2/C3/C6/C7).  The data is carried in tests/data/: without it
 # the test fails.  Skipped without python3.
 . "${top_srcdir:-.}/tests/lib.sh"
 
@@ -59,7 +59,7 @@ PY
 ok $rc "every applicable Jaketown event listed with its code, umask, counters and ExtSel ($(echo "$out" | head -1))"
 [ $rc -eq 0 ] || printf '%s\n' "$out" | sed 's/^/#   /'
 n=$(grep -o '"name":' "$T/events.json" | wc -l)
-is "$n" 505 "505 entries: 540 data events - 37 IRP + 2 C-state counters"
+is "$n" 509 "509 entries: 540 data events - 37 IRP + 6 PCU C-state counters (2 core, 4 package)"
 kill -TERM "$UPID"; wait "$UPID"
 is "$?" 0 "clean stop"
 tap_done
