@@ -24,8 +24,7 @@ xeon_start() {
 # $T/m1 and between $T/m0 and $T/m1: LLC (even CBos count lookups, odd
 # ones misses, through the split filter solution), DRAM per socket and
 # channel, the uncore clock, QPI, core C6, package C2 and C6, the PCU
-# bands; promtool
-# has nothing to say; the topology lists the CBos.
+# bands; promtool has nothing to say; the topology lists the CBos.
 xeon_answers() {
 	_m=$T/m1
 	near "$(metric "$_m" uncore_llc_hit_ratio 'socket="0"')" 0.90 0.01 "s0 LLC hit ratio 0.90 (even CBos lookups, odd misses)"
