@@ -787,6 +787,10 @@ static void sample_json(struct samples_stream *ss, uint64_t seq)
 	jw_f64(b, (double)w[SW_T_NS] / 1e9);
 	jw_key(b, "interval_s", false);
 	jw_f64(b, secs);
+	/* the time the frozen counters counted: what their deltas are over
+	 * (pmu_counted_ns(); the interval when it is not known) */
+	jw_key(b, "counted_s", false);
+	jw_f64(b, counted > 0 ? counted : secs);
 	jw_key(b, "valid", false);
 	buf_puts(b, f & SF_VALID ? "true" : "false");
 	if (f & SF_INTERFERENCE)
