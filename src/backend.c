@@ -18,6 +18,7 @@
 #include "log.h"
 #include "pmu_perf.h"
 #include "priv.h"
+#include "sim/hw_sim.h"
 #include "sim/sim_kernel.h"
 
 #ifndef CAP_PERFMON
@@ -123,9 +124,9 @@ static int open_perf(struct daemon *d, const struct backend_opts *o,
  * 0, or -errno with why. */
 static int open_direct(struct daemon *d, char *why, size_t whylen)
 {
-	struct plat_cpu_map map;
+	struct hw_cpu_map map;
 
-	hw_cpu_map(&d->hw, &map);
+	hw_cpu_map_of(&d->hw, &map);
 	d->topo.plat = d->plat;
 	if (plat_discover(d->plat, &d->hw, &d->topo, &map) < 0) {
 		snprintf(why, whylen, "discovering the %s uncore: %s",
@@ -168,18 +169,18 @@ static int open_sim(struct daemon *d, const struct backend_opts *o, char *why,
 
 	d->simulated = true;
 	ho.sim_no_registers = perf;
-	r = hw_open(&d->hw, hw_backend("sim"), &ho);
+	r = hw_open(&d->hw, &hw_sim_ops, &ho);
 	if (r == -EOPNOTSUPP && o->want == BACKEND_AUTO && !perf) {
 		/* the workload names a platform the simulator reaches
 		 * through its kernel only */
 		perf = ho.sim_no_registers = true;
-		r = hw_open(&d->hw, hw_backend("sim"), &ho);
+		r = hw_open(&d->hw, &hw_sim_ops, &ho);
 	}
 	if (r < 0) {
 		snprintf(why, whylen, "%s", hw_last_error());
 		return 1;
 	}
-	d->plat = hw_platform(&d->hw);
+	d->plat = plat_of_hw(&d->hw);
 	if (!perf) {
 		if (!has_direct(d->plat)) {
 			snprintf(why, whylen, "platform %s is reached through "
@@ -258,7 +259,7 @@ static int try_direct(struct daemon *d, const struct backend_opts *o,
 		snprintf(why, whylen, "%s", msg);
 		return -1;
 	}
-	if (hw_open(&d->hw, hw_backend("hw"), &none) < 0) {
+	if (hw_open(&d->hw, &hw_real_ops, &none) < 0) {
 		snprintf(why, whylen, "%s", hw_last_error());
 		return -1;
 	}

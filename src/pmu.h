@@ -107,11 +107,72 @@ struct pmu {
 	const struct clock_src *clk;
 	uint64_t unfrozen_at;
 	uint64_t counted_ns;
-	/* The perf backend's state (pmu_perf.h), or NULL: the direct
-	 * backend, which programs the registers through hw itself.  Every
-	 * pmu_*() call below routes to it when set. */
+	/* The backend every pmu_*() call below is handed to (struct
+	 * pmu_ops): pmu_direct_ops (pmu_init()) or the perf backend's
+	 * (pmu_init_perf(), pmu_perf.h). */
+	const struct pmu_ops *ops;
+	/* The perf backend's own state (pmu_perf.h), or NULL: the direct
+	 * backend, whose state is the register tables above. */
 	struct pmu_perf *perf;
 };
+
+struct evspec;
+
+/* What a backend's enable does to the counting window (pmu_enable()). */
+enum pmu_window {
+	PMU_WINDOW_NONE,	/* nothing stopped or started counting */
+	PMU_WINDOW_EDGES,	/* a freeze stops, an unfreeze starts */
+	PMU_WINDOW_READS,	/* counters never stop: a "freeze" reads
+				   them, ending one window and starting the
+				   next */
+};
+
+/*
+ * A backend of the PMU layer: the direct one (pmu_direct.c) or the perf
+ * one (pmu_perf.c).  The front (pmu.c) numbers the registers and keeps
+ * the counting window; each entry does the backend's part of the pmu_*()
+ * call of the same name (documented below).  NULL entries: the call has
+ * nothing to do there (0, false).
+ */
+struct pmu_ops {
+	const char *name;		/* "direct", "perf" */
+	void (*free)(struct pmu *p);	/* the backend's state */
+	/* a slot's width, addresses and control id (its position, ctr_id
+	 * set); a filter slot's register */
+	void (*slot)(const struct pmu *p, struct pmu_slot *s);
+	void (*filter)(const struct pmu *p, struct pmu_slot *fs, unsigned f);
+	int (*encode)(const struct pmu *p, struct pmu_slot *sl,
+		      const struct evspec *e, char *why, size_t whylen);
+	int (*read)(struct pmu *p, const struct pmu_slot *s, uint64_t *raw);
+	int (*busy)(struct pmu *p, char *msg, size_t len);
+	int (*foreign)(struct pmu *p, char *msg, size_t len);
+	int (*clear_all)(struct pmu *p);
+	int (*apply)(struct pmu *p, const struct pmu_slot *s, unsigned n,
+		     bool force);		/* pmu_program() */
+	int (*enable)(struct pmu *p, bool on, enum pmu_window *w);
+	int (*global_check)(struct pmu *p, unsigned socket, bool expect_on,
+			    uint64_t *seen);	/* pmu_check_global() */
+	int (*reset_boxes)(struct pmu *p);
+	int (*check_controls)(struct pmu *p, bool all, char *msg, size_t len,
+			      unsigned *unread);
+	int (*release)(struct pmu *p);
+	bool (*scaled)(const struct pmu *p, const struct pmu_slot *s);
+	int (*reachable)(const struct pmu *p, const struct evspec *e,
+			 char *why, size_t whylen);
+	int (*snapshot)(struct pmu *p);
+};
+
+extern const struct pmu_ops pmu_direct_ops;
+
+/* For the backends: numbers the registers of t (pmu_init(); addrs: with
+ * their addresses, the direct backend) into p, which it zeroes first.
+ * 0 or -errno. */
+int pmu_number(struct pmu *p, struct hw *hw, const struct topology *t,
+	       bool addrs);
+/* For the backends: the id of register k of a kind of instance inst of a
+ * unit on a socket, or PMU_NO_REG. */
+uint32_t pmu_reg_id(const struct pmu *p, unsigned socket, int unit,
+		    unsigned inst, unsigned k, enum pmu_reg_kind kind);
 
 /*
  * Numbers every register of every present unit of t (see PMU_NO_REG).
@@ -121,15 +182,6 @@ struct pmu {
  */
 int pmu_init(struct pmu *p, struct hw *hw, const struct topology *t);
 void pmu_free(struct pmu *p);
-/*
- * pmu_init() for the perf backend: the same numbering of every counter of
- * every present unit instance (no register addresses: the kernel has
- * them), and from then on every pmu_*() call below goes to pp (which p
- * takes over: pmu_free() frees it).  hw is only counted for its clock
- * where it is the simulator; it may be a closed struct hw.  0 or -errno.
- */
-int pmu_init_perf(struct pmu *p, struct hw *hw, const struct topology *t,
-		  struct pmu_perf *pp);
 
 /*
  * Sets the value that counts event e in slot sl (after pmu_slot() with
@@ -139,7 +191,6 @@ int pmu_init_perf(struct pmu *p, struct hw *hw, const struct topology *t,
  * the kernel PMU's own format/ files on the perf backend.  0 or -errno
  * with the reason in why.
  */
-struct evspec;
 int pmu_encode(const struct pmu *p, struct pmu_slot *sl,
 	       const struct evspec *e, char *why, size_t whylen);
 /* Can event e be counted at all through this backend?  Always 0 on the

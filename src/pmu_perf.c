@@ -614,7 +614,7 @@ void pmu_perf_stats(const struct pmu_perf *pp, struct pmu_perf_stats *st)
 
 /* ---- the PMU layer's calls ----------------------------------------------- */
 
-int pmu_perf_attach(struct pmu *p)
+static int pmu_perf_attach(struct pmu *p)
 {
 	struct pmu_perf *pp = p->perf;
 
@@ -626,7 +626,7 @@ int pmu_perf_attach(struct pmu *p)
 	return 0;
 }
 
-void pmu_perf_detach(struct pmu *p)
+static void perf_free(struct pmu *p)
 {
 	pmu_perf_free(p->perf);
 	p->perf = NULL;
@@ -741,7 +741,7 @@ static int prog_terms(const struct unit_type *u, const struct evspec *e,
 	return 0;
 }
 
-int pmu_perf_encode(const struct pmu *p, struct pmu_slot *sl,
+static int pmu_perf_encode(const struct pmu *p, struct pmu_slot *sl,
 		    const struct evspec *e, char *why, size_t whylen)
 {
 	const struct unit_type *u = p->plat->units[sl->unit];
@@ -944,7 +944,7 @@ static int want_freerun(struct pmu *p, const struct pmu_slot *sl)
 	return 0;
 }
 
-int pmu_perf_program(struct pmu *p, const struct pmu_slot *s, unsigned n,
+static int pmu_perf_program(struct pmu *p, const struct pmu_slot *s, unsigned n,
 		     bool force)
 {
 	struct pmu_perf *pp = p->perf;
@@ -988,7 +988,7 @@ int pmu_perf_program(struct pmu *p, const struct pmu_slot *s, unsigned n,
 	return first;
 }
 
-int pmu_perf_snapshot(struct pmu *p)
+static int pmu_perf_snapshot(struct pmu *p)
 {
 	struct pmu_perf *pp = p->perf;
 	int first = 0, r;
@@ -1001,7 +1001,7 @@ int pmu_perf_snapshot(struct pmu *p)
 	return first;
 }
 
-int pmu_perf_read(struct pmu *p, const struct pmu_slot *s, uint64_t *raw)
+static int pmu_perf_read(struct pmu *p, const struct pmu_slot *s, uint64_t *raw)
 {
 	struct pmu_perf *pp = p->perf;
 	struct pp_ctr *c;
@@ -1059,13 +1059,13 @@ int pmu_perf_read(struct pmu *p, const struct pmu_slot *s, uint64_t *raw)
 	return 0;
 }
 
-bool pmu_perf_scaled(const struct pmu *p, const struct pmu_slot *s)
+static bool pmu_perf_scaled(const struct pmu *p, const struct pmu_slot *s)
 {
 	return s->ctr_id != PMU_NO_REG && s->ctr_id < p->perf->nctr &&
 	       p->perf->ctr[s->ctr_id].scaled;
 }
 
-int pmu_perf_release(struct pmu *p)
+static int pmu_perf_release(struct pmu *p)
 {
 	struct pmu_perf *pp = p->perf;
 
@@ -1083,7 +1083,7 @@ int pmu_perf_release(struct pmu *p)
 	return 0;
 }
 
-int pmu_perf_reachable(const struct pmu *p, const struct evspec *e, char *why,
+static int pmu_perf_reachable(const struct pmu *p, const struct evspec *e, char *why,
 		       size_t whylen)
 {
 	const struct pmu_perf *pp = p->perf;
@@ -1114,4 +1114,70 @@ int pmu_perf_reachable(const struct pmu *p, const struct evspec *e, char *why,
 			    "for unit %s (%s)", e->name, u->name,
 			    u->perf ? u->perf->pmu : "none");
 	return 0;
+}
+
+/* The perf backend's slot: the kernel extends every counter to 64 bits;
+ * no register address. */
+static void perf_slot(const struct pmu *p, struct pmu_slot *s)
+{
+	const struct unit_type *u = p->plat->units[s->unit];
+
+	s->freerun = u->kind == UNIT_FREERUN;
+	s->width = 64;
+	if (!s->freerun)
+		s->ctl_id = pmu_reg_id(p, s->socket, s->unit, s->inst, s->idx,
+				       PMU_REG_CTL);
+}
+
+/* The kernel programs a box filter from the event's config1: a filter
+ * slot has no register of its own. */
+static void perf_filter(const struct pmu *p, struct pmu_slot *fs, unsigned f)
+{
+	(void)p;
+	(void)f;
+	fs->ctl_id = PMU_NO_REG;
+}
+
+/* Nothing stops the kernel's counters: the "freeze" is the moment every
+ * group is read, once, and the window is the time from one such read to
+ * the next. */
+static int perf_enable(struct pmu *p, bool on, enum pmu_window *w)
+{
+	p->owns = true;
+	if (on)
+		return 0;
+	*w = PMU_WINDOW_READS;
+	return pmu_perf_snapshot(p);
+}
+
+static const struct pmu_ops pmu_perf_ops = {
+	.name = "perf",
+	.free = perf_free,
+	.slot = perf_slot,
+	.filter = perf_filter,
+	.encode = pmu_perf_encode,
+	.read = pmu_perf_read,
+	.clear_all = pmu_perf_release,
+	.apply = pmu_perf_program,
+	.enable = perf_enable,
+	.release = pmu_perf_release,
+	.scaled = pmu_perf_scaled,
+	.reachable = pmu_perf_reachable,
+	.snapshot = pmu_perf_snapshot,
+};
+
+int pmu_init_perf(struct pmu *p, struct hw *hw, const struct topology *t,
+		  struct pmu_perf *pp)
+{
+	int r = pmu_number(p, hw, t, false);
+
+	if (r < 0) {
+		pmu_perf_free(pp);
+		return r;
+	}
+	p->perf = pp;
+	p->ops = &pmu_perf_ops;
+	if ((r = pmu_perf_attach(p)) < 0)
+		pmu_free(p);
+	return r;
 }

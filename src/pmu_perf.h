@@ -76,18 +76,15 @@ const char *pmu_perf_unit_pmu(const struct pmu_perf *pp, int unit);
 
 void pmu_perf_stats(const struct pmu_perf *pp, struct pmu_perf_stats *st);
 
-/* ---- called by pmu.c when struct pmu.perf is set --------------------- */
-int pmu_perf_attach(struct pmu *p);
-void pmu_perf_detach(struct pmu *p);
-int pmu_perf_encode(const struct pmu *p, struct pmu_slot *sl,
-		    const struct evspec *e, char *why, size_t whylen);
-int pmu_perf_program(struct pmu *p, const struct pmu_slot *s, unsigned n,
-		     bool force);
-int pmu_perf_snapshot(struct pmu *p);
-int pmu_perf_read(struct pmu *p, const struct pmu_slot *s, uint64_t *raw);
-bool pmu_perf_scaled(const struct pmu *p, const struct pmu_slot *s);
-int pmu_perf_reachable(const struct pmu *p, const struct evspec *e,
-		       char *why, size_t whylen);
-int pmu_perf_release(struct pmu *p);
+/*
+ * Sets up the PMU layer over discovery pp (pmu_perf_discover(), which p
+ * takes over: pmu_free() frees it): the same numbering of every counter of
+ * every present unit instance as pmu_init() (no register addresses: the
+ * kernel has them), and from then on every pmu_*() call goes to the perf
+ * backend.  hw is only used for its clock where it is the simulator; it
+ * may be a closed struct hw.  0 or -errno.
+ */
+int pmu_init_perf(struct pmu *p, struct hw *hw, const struct topology *t,
+		  struct pmu_perf *pp);
 
 #endif

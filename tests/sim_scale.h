@@ -18,6 +18,7 @@
 
 #include "hw/hw.h"
 #include "plat/plat.h"
+#include "sim/hw_sim.h"
 
 /* The workload's one rate: what every CBo counter counts (setup()
  * programs event 0x01, unit mask 0, everywhere). */
@@ -112,7 +113,7 @@ static int sim_scale_open(const char *plat, unsigned sockets, struct hw *hw,
 	char path[] = "/tmp/sim_scale_XXXXXX";
 	struct hw_opts o = { .sim_platform = plat, .sim_workload = path };
 	struct topology t = { 0 };
-	struct plat_cpu_map map = { .cpus_per_package = 8 };
+	struct hw_cpu_map map = { .cpus_per_package = 8 };
 	FILE *f;
 	int fd = mkstemp(path), r;
 

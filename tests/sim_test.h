@@ -17,7 +17,7 @@
 #include <stdlib.h>
 
 #include "hw/hw.h"
-#include "hw/hw_sim.h"
+#include "sim/hw_sim.h"
 #include "plat/plat.h"
 
 static int64_t fake_ns = 1000000000000ll;

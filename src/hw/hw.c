@@ -5,6 +5,9 @@
 #include "config.h"
 
 #include <errno.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -12,7 +15,6 @@
 #include <string.h>
 
 #include "hw/hw.h"
-#include "plat/plat.h"
 
 static _Thread_local char hw_errbuf[512];
 
@@ -163,24 +165,7 @@ bad:
 	return -EINVAL;
 }
 
-const struct hw_ops *hw_backend(const char *name)
-{
-	static const struct hw_ops *const backends[] = { &hw_real_ops,
-							 &hw_sim_ops };
-
-	for (size_t i = 0; name && i < sizeof(backends) / sizeof(*backends);
-	     i++)
-		if (strcmp(backends[i]->name, name) == 0)
-			return backends[i];
-	return NULL;
-}
-
-const struct platform *hw_platform(const struct hw *hw)
-{
-	return hw->ops->platform ? hw->ops->platform(hw) : NULL;
-}
-
-void hw_cpu_map(const struct hw *hw, struct plat_cpu_map *m)
+void hw_cpu_map_of(const struct hw *hw, struct hw_cpu_map *m)
 {
 	memset(m, 0, sizeof(*m));
 	if (hw->ops->cpu_map)
@@ -305,5 +290,38 @@ int hw_set_str(pthread_mutex_t *lock, char **dst, const char *v)
 	free(*dst);
 	*dst = c;
 	pthread_mutex_unlock(lock);
+	return 0;
+}
+
+unsigned hw_cpuid_cores(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	unsigned eax, ebx, ecx, edx, smt = 0, core = 0;
+
+	if (!__get_cpuid(0, &eax, &ebx, &ecx, &edx))
+		return 0;
+	/* SDM vol. 2A, CPUID leaf 0BH: ECX[15:8] the level type (1 SMT,
+	 * 2 core), EBX[15:0] the logical processors at that level */
+	if (eax >= 0xB) {
+		for (unsigned sub = 0; sub < 8; sub++) {
+			__cpuid_count(0xB, sub, eax, ebx, ecx, edx);
+			if (((ecx >> 8) & 0xff) == 0)
+				break;
+			if (((ecx >> 8) & 0xff) == 1)
+				smt = ebx & 0xffff;
+			else if (((ecx >> 8) & 0xff) == 2)
+				core = ebx & 0xffff;
+		}
+		if (smt && core >= smt)
+			return core / smt;
+	}
+	/* leaf 04H: EAX[31:26], addressable core IDs in the package - 1 */
+	__get_cpuid(0, &eax, &ebx, &ecx, &edx);
+	if (eax >= 4) {
+		__cpuid_count(4, 0, eax, ebx, ecx, edx);
+		if (eax & 0x1f)
+			return (eax >> 26) + 1;
+	}
+#endif
 	return 0;
 }

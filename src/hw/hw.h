@@ -102,7 +102,33 @@ struct hw_opts {
 
 struct hw;
 struct platform;
-struct plat_cpu_map;
+/*
+ * Where the CPUs of each package are: platform discovery needs one logical
+ * CPU per socket to reach its MSRs, and a backend with a CPU numbering of
+ * its own (the simulator) says so through hw_cpu_map_of().  Zero-initialised
+ * = the real machine's sysfs.
+ */
+struct hw_cpu_map {
+	/* Directory holding cpu<N>/topology/physical_package_id; NULL =
+	 * "/sys/devices/system/cpu".  A CPU without that file (offline) is
+	 * skipped; each package gets its lowest-numbered CPU. */
+	const char *sysfs_cpu_root;
+	/* Non-zero: do not read sysfs; CPU c is in package
+	 * c / cpus_per_package and a package's CPU is pkg * cpus_per_package
+	 * (the simulator's numbering, 8). */
+	unsigned cpus_per_package;
+	/* With cpus_per_package: the package's cores are its first
+	 * cores_per_package CPUs (one thread each); 0 = all of them. */
+	unsigned cores_per_package;
+	/* With cpus_per_package: bit c set = CPU c is offline (not a core
+	 * to read, not the package's CPU; its MSRs do not answer). */
+	uint64_t offline;
+	/* The cores of a package as the hardware enumerates them, online or
+	 * not (CPUID leaf 0xB: hw_cpuid_cores(); the simulator's
+	 * "cores"); 0: unknown, the online cores stand in. */
+	unsigned hw_cores;
+};
+
 
 struct hw_played_phase {
 	double start_s, len_s, period_s;
@@ -124,14 +150,15 @@ struct hw_ops {
 	/* 0 if an access to a needs no new device handle (hw_reachable);
 	 * NULL: always 0. */
 	int (*reachable)(struct hw *hw, const struct hw_addr *a);
-	/* The platform the backend models (hw_platform); NULL: the CPU's,
-	 * which the caller identifies (CPUID). */
-	const struct platform *(*platform)(const struct hw *hw);
+	/* The platform the backend models (plat_of_hw(), plat.h); NULL: the
+	 * CPU's, which the caller identifies (CPUID).  Opaque here: the
+	 * backends are below the platform tables. */
+	const struct platform *(*models)(const struct hw *hw);
 	/* Fills where each package's CPUs are, for a backend with a CPU
 	 * numbering of its own, and how many cores the hardware gives a
 	 * package (hw_cpu_map); NULL: the machine's sysfs, no hardware
 	 * core count. */
-	void (*cpu_map)(const struct hw *hw, struct plat_cpu_map *m);
+	void (*cpu_map)(const struct hw *hw, struct hw_cpu_map *m);
 	/* ---- a backend that plays a known load (the simulator's workload);
 	 * NULL: none (the real machine).  Through hw_played_*(). ---- */
 	/* The backend's clock in seconds (the load's time base). */
@@ -155,22 +182,14 @@ struct hw {
 	atomic_uint_fast64_t nerrors;
 };
 
+/* The real machine's backend (hw_real.c).  The simulator's, hw_sim_ops,
+ * is in sim/hw_sim.h: the daemon chooses one (backend.c) and everything
+ * else sees only struct hw and its ops. */
 extern const struct hw_ops hw_real_ops;
-extern const struct hw_ops hw_sim_ops;
 
-/*
- * The backend called name: "hw" (the real machine) or "sim" (the
- * simulator), or NULL.  The daemon and its tools choose a backend only
- * through this and the ops; what is particular to the simulator stays
- * behind them.
- */
-const struct hw_ops *hw_backend(const char *name);
-
-/* The platform an open backend models, or NULL when it is the CPU's. */
-const struct platform *hw_platform(const struct hw *hw);
 /* Sets *m for plat_discover(): the backend's CPU numbering, or all
  * zero (the machine's sysfs). */
-void hw_cpu_map(const struct hw *hw, struct plat_cpu_map *m);
+void hw_cpu_map_of(const struct hw *hw, struct hw_cpu_map *m);
 
 /* Does the backend play a known load (the simulator)?  Then the three
  * below answer for it: its clock (s), phase ph's timing (0 or -ENOENT)
@@ -275,5 +294,15 @@ int hw_mem_open(struct hw_mem **out, const char *path);
 void hw_mem_close(struct hw_mem *m);
 int hw_mem_read(struct hw_mem *m, uint64_t phys, uint8_t width, uint64_t *v);
 int hw_mem_write(struct hw_mem *m, uint64_t phys, uint8_t width, uint64_t v);
+
+/*
+ * The number of cores in this CPU's package as CPUID enumerates them,
+ * whether online or not: leaf 0xB (x2APIC topology), logical processors
+ * at the core level over those at the SMT level - what Linux takes as the
+ * package's core count (x86_max_cores, topology_num_cores_per_package())
+ * - else leaf 4's EAX[31:26] + 1.  Returns the count, or 0 where CPUID
+ * does not say.
+ */
+unsigned hw_cpuid_cores(void);
 
 #endif

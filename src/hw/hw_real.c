@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "hw/hw.h"
-#include "plat/plat.h"
 
 struct hw_real {
 	struct hw_opts opts;
@@ -191,11 +190,11 @@ static int real_reachable(struct hw *hw, const struct hw_addr *a)
 }
 
 /* The machine's sysfs says where the CPUs are; CPUID how many cores a
- * package has, offline ones included (plat_cpuid_cores()). */
-static void real_cpu_map(const struct hw *hw, struct plat_cpu_map *m)
+ * package has, offline ones included (hw_cpuid_cores()). */
+static void real_cpu_map(const struct hw *hw, struct hw_cpu_map *m)
 {
 	(void)hw;
-	m->hw_cores = plat_cpuid_cores();
+	m->hw_cores = hw_cpuid_cores();
 }
 
 const struct hw_ops hw_real_ops = {

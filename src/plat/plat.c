@@ -117,6 +117,11 @@ const struct reg_field *reg_field(const struct reg_layout *l, const char *name)
 
 /* ---- platforms and CPUs ---------------------------------------------- */
 
+const struct platform *plat_of_hw(const struct hw *hw)
+{
+	return hw->ops->models ? hw->ops->models(hw) : NULL;
+}
+
 const struct platform *plat_by_id(const char *id)
 {
 	unsigned i;
@@ -171,39 +176,6 @@ int plat_cpuid(struct plat_cpu *cpu)
 	memset(cpu, 0, sizeof(*cpu));
 	return -ENODEV;
 #endif
-}
-
-unsigned plat_cpuid_cores(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	unsigned eax, ebx, ecx, edx, smt = 0, core = 0;
-
-	if (!__get_cpuid(0, &eax, &ebx, &ecx, &edx))
-		return 0;
-	/* SDM vol. 2A, CPUID leaf 0BH: ECX[15:8] the level type (1 SMT,
-	 * 2 core), EBX[15:0] the logical processors at that level */
-	if (eax >= 0xB) {
-		for (unsigned sub = 0; sub < 8; sub++) {
-			__cpuid_count(0xB, sub, eax, ebx, ecx, edx);
-			if (((ecx >> 8) & 0xff) == 0)
-				break;
-			if (((ecx >> 8) & 0xff) == 1)
-				smt = ebx & 0xffff;
-			else if (((ecx >> 8) & 0xff) == 2)
-				core = ebx & 0xffff;
-		}
-		if (smt && core >= smt)
-			return core / smt;
-	}
-	/* leaf 04H: EAX[31:26], addressable core IDs in the package - 1 */
-	__get_cpuid(0, &eax, &ebx, &ecx, &edx);
-	if (eax >= 4) {
-		__cpuid_count(4, 0, eax, ebx, ecx, edx);
-		if (eax & 0x1f)
-			return (eax >> 26) + 1;
-	}
-#endif
-	return 0;
 }
 
 const struct platform *plat_for_cpu(const struct plat_cpu *cpu)
@@ -890,7 +862,7 @@ static int ubox_packages(struct hw *hw, const struct plat_ubox_bus *ub,
 
 /* Socket s from its UBox: bus, node, CPUs and cores, then its units. */
 static int ubox_socket(struct hw *hw, struct topo_socket *s,
-		       const struct ubox_fn *f, const struct plat_cpu_map *m,
+		       const struct ubox_fn *f, const struct hw_cpu_map *m,
 		       int (*find_units)(struct hw *hw, struct topo_socket *s))
 {
 	int r;
@@ -913,7 +885,7 @@ static int ubox_socket(struct hw *hw, struct topo_socket *s,
 int plat_discover_ubox_buses(struct hw *hw, struct topology *t,
 			     const struct platform *p,
 			     const struct plat_ubox_bus *ub,
-			     const struct plat_cpu_map *m,
+			     const struct hw_cpu_map *m,
 			     int (*find_units)(struct hw *hw,
 					       struct topo_socket *s))
 {
@@ -1005,7 +977,7 @@ const struct plat_ops plat_perf_only_ops = {
 };
 
 int plat_discover(const struct platform *p, struct hw *hw, struct topology *t,
-		  const struct plat_cpu_map *m)
+		  const struct hw_cpu_map *m)
 {
 	int r = plat_direct_check(p);
 
@@ -1082,7 +1054,7 @@ static void lowest_cpu(void *ctx, unsigned long cpu, const char *name)
 		*best = cpu;
 }
 
-int plat_cpu_of_package(const struct plat_cpu_map *m, unsigned pkg,
+int plat_cpu_of_package(const struct hw_cpu_map *m, unsigned pkg,
 			uint32_t *cpu)
 {
 	const char *root = m && m->sysfs_cpu_root ? m->sysfs_cpu_root
@@ -1143,7 +1115,7 @@ static void add_core(void *ctx, unsigned long cpu, const char *name)
 	}
 }
 
-int plat_cores_of_package(const struct plat_cpu_map *m, unsigned pkg,
+int plat_cores_of_package(const struct hw_cpu_map *m, unsigned pkg,
 			  uint32_t *cpus, unsigned max, unsigned *n)
 {
 	struct core_walk w = {

@@ -482,7 +482,7 @@ struct topo_socket {
 	uint32_t core_cpu[PLAT_MAX_CORES];
 	unsigned ncores;
 	/* The package's cores as the hardware enumerates them, offline ones
-	 * included (plat_cpu_map.hw_cores); 0: unknown.  snbep's CBo count
+	 * included (hw_cpu_map.hw_cores); 0: unknown.  snbep's CBo count
 	 * follows it (the kernel's min(8, cores per package)). */
 	unsigned hw_cores;
 	/* PCI units: where each instance's function is (one entry per
@@ -530,30 +530,7 @@ struct topology {
 void plat_note(struct topology *t, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/*
- * Where the CPUs of each package are: discovery needs one logical CPU per
- * socket to reach its MSRs.  Zero-initialised = the real machine's sysfs.
- */
-struct plat_cpu_map {
-	/* Directory holding cpu<N>/topology/physical_package_id; NULL =
-	 * "/sys/devices/system/cpu".  A CPU without that file (offline) is
-	 * skipped; each package gets its lowest-numbered CPU. */
-	const char *sysfs_cpu_root;
-	/* Non-zero: do not read sysfs; CPU c is in package
-	 * c / cpus_per_package and a package's CPU is pkg * cpus_per_package
-	 * (the simulator's numbering, 8). */
-	unsigned cpus_per_package;
-	/* With cpus_per_package: the package's cores are its first
-	 * cores_per_package CPUs (one thread each); 0 = all of them. */
-	unsigned cores_per_package;
-	/* With cpus_per_package: bit c set = CPU c is offline (not a core
-	 * to read, not the package's CPU; its MSRs do not answer). */
-	uint64_t offline;
-	/* The cores of a package as the hardware enumerates them, online or
-	 * not (CPUID leaf 0xB: plat_cpuid_cores(); the simulator's
-	 * "cores"); 0: unknown, the online cores stand in. */
-	unsigned hw_cores;
-};
+/* Where each package's CPUs are: struct hw_cpu_map (hw/hw.h). */
 
 struct plat_ops {
 	/* Fills t from the hardware.  Returns 0 or -errno with a message
@@ -571,7 +548,7 @@ struct plat_ops {
 	 * package's MSRs.  NULL: the platform needs none (skl: one
 	 * socket, CPU 0).  Call through plat_discover(). */
 	int (*discover_map)(struct hw *hw, struct topology *t,
-			    const struct plat_cpu_map *m);
+			    const struct hw_cpu_map *m);
 	/* Resets every present box of a socket and arms it for the global
 	 * freeze (hsx 2.1.2 step d, 2.1.4 b): global overflow status
 	 * cleared, box control rst_ctrl|rst_ctrs with its must-be-one
@@ -755,6 +732,10 @@ extern const struct platform plat_skx, plat_icx, plat_spr, plat_zen4;
 extern const struct derived_table derived_skx, derived_icx, derived_spr,
 	derived_zen4;
 
+/* The platform an open hw backend models (the simulator's), or NULL when
+ * it is the CPU's (the real machine: plat_cpuid()). */
+const struct platform *plat_of_hw(const struct hw *hw);
+
 /* Platform by id ("skl"), or NULL. */
 const struct platform *plat_by_id(const char *id);
 /* Platform for an Intel CPU's family and model, or NULL. */
@@ -769,15 +750,6 @@ struct plat_cpu {
 /* Reads this CPU's vendor, family and model with CPUID (any vendor).
  * Returns 0, or -ENODEV where there is no CPUID. */
 int plat_cpuid(struct plat_cpu *cpu);
-/*
- * The number of cores in this CPU's package as CPUID enumerates them,
- * whether online or not: leaf 0xB (x2APIC topology), logical processors
- * at the core level over those at the SMT level - what Linux takes as the
- * package's core count (x86_max_cores, topology_num_cores_per_package())
- * - else leaf 4's EAX[31:26] + 1.  Returns the count, or 0 where CPUID
- * does not say.
- */
-unsigned plat_cpuid_cores(void);
 /* The platform for cpu: a supported vendor, family, model and stepping
  * (struct cpu_match), else NULL. */
 const struct platform *plat_for_cpu(const struct plat_cpu *cpu);
@@ -897,7 +869,7 @@ int plat_check(const struct platform *p);
  * message in hw_last_error().
  */
 int plat_discover(const struct platform *p, struct hw *hw, struct topology *t,
-		  const struct plat_cpu_map *m);
+		  const struct hw_cpu_map *m);
 /*
  * Discovery on the Xeon servers (hsx 1.6.1; snbep: the kernel's
  * snbep_pci2phy_map_init): each package's uncore PCI bus holds one UBox
@@ -923,7 +895,7 @@ int plat_node_to_package(uint32_t cpunodeid, uint32_t gidnidmap);
 int plat_discover_ubox_buses(struct hw *hw, struct topology *t,
 			     const struct platform *p,
 			     const struct plat_ubox_bus *ub,
-			     const struct plat_cpu_map *m,
+			     const struct hw_cpu_map *m,
 			     int (*find_units)(struct hw *hw,
 					       struct topo_socket *s));
 /*
@@ -945,9 +917,9 @@ int plat_find_units(struct hw *hw, struct topo_socket *s,
 /* One logical CPU (the lowest) of each physical core of package pkg
  * (sysfs core_id), in core order, at most max; *n gets the count.  0 or
  * -errno with an hw_fail() message. */
-int plat_cores_of_package(const struct plat_cpu_map *m, unsigned pkg,
+int plat_cores_of_package(const struct hw_cpu_map *m, unsigned pkg,
 			  uint32_t *cpus, unsigned max, unsigned *n);
-int plat_cpu_of_package(const struct plat_cpu_map *m, unsigned pkg,
+int plat_cpu_of_package(const struct hw_cpu_map *m, unsigned pkg,
 			uint32_t *cpu);
 
 /* Catalog lookup by exact event name, or NULL. */

@@ -1089,7 +1089,7 @@ static const struct plat_ubox_bus hsx_ubox_bus = {
 };
 
 static int hsx_discover_map(struct hw *hw, struct topology *t,
-			    const struct plat_cpu_map *m)
+			    const struct hw_cpu_map *m)
 {
 	return plat_discover_ubox_buses(hw, t, &plat_hsx, &hsx_ubox_bus, m,
 					hsx_find_units);

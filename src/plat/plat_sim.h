@@ -1,5 +1,5 @@
 /*
- * plat_sim.h - what the simulator (src/hw/hw_sim.c) needs to know about a
+ * plat_sim.h - what the simulator (src/sim/hw_sim.c) needs to know about a
  * platform beyond its unit tables, as data (struct platform.sim).
  *
  * The unit tables already give every PMON register, its attributes and

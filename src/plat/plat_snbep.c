@@ -767,7 +767,7 @@ static const struct plat_ubox_bus snbep_ubox_bus = {
 };
 
 static int snbep_discover_map(struct hw *hw, struct topology *t,
-			      const struct plat_cpu_map *m)
+			      const struct hw_cpu_map *m)
 {
 	return plat_discover_ubox_buses(hw, t, &plat_snbep, &snbep_ubox_bus, m,
 					snbep_find_units);

@@ -100,7 +100,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "hw/hw_sim.h"
+#include "sim/hw_sim.h"
 #include "hw/perf_event.h"
 #include "sim/sim_kernel.h"
 #include "sim/sim_pmu.h"

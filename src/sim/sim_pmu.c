@@ -38,7 +38,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "hw/hw_sim.h"
+#include "sim/hw_sim.h"
 #include "sim/sim_pmu.h"
 
 __attribute__((format(printf, 3, 4)))

@@ -36,7 +36,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "hw/sim_workload.h"
+#include "sim/sim_workload.h"
 #include "plat/plat.h"
 
 #define SPMU_TYPE_BASE 10	/* the first type number: above the kernel's

@@ -21,7 +21,7 @@
 #include <time.h>
 
 #include "hw/hw.h"
-#include "hw/hw_sim.h"
+#include "sim/hw_sim.h"
 #include "plat/plat.h"
 #include "plat/plat_sim.h"
 #include "sim/sim_kernel.h"
@@ -147,7 +147,7 @@ static int demo(struct hw *hw, double interval, long count)
 			"platform lacks\n", p->id);
 		return 1;
 	}
-	if ((r = plat_discover(p, hw, &t, &(struct plat_cpu_map){
+	if ((r = plat_discover(p, hw, &t, &(struct hw_cpu_map){
 			.cpus_per_package = SIM_CPUS_PER_SOCKET })) < 0) {
 		fprintf(stderr, "uncore-sim: %s\n", hw_last_error());
 		return 1;

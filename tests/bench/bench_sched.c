@@ -20,7 +20,7 @@
 #include <time.h>
 
 #include "claims.h"
-#include "hw/hw_sim.h"
+#include "sim/hw_sim.h"
 #include "log.h"
 #include "plat/plat.h"
 #include "sampler.h"
@@ -76,7 +76,7 @@ static double tick_us(unsigned n, unsigned *admitted)
 		return -1;
 	hw_sim_set_clock(&hw, fake.src.mono_ns, fake.src.ctx);
 	topo.plat = hw_sim_platform(&hw);
-	if (plat_discover(topo.plat, &hw, &topo, &(struct plat_cpu_map){
+	if (plat_discover(topo.plat, &hw, &topo, &(struct hw_cpu_map){
 				  .cpus_per_package = SIM_CPUS_PER_SOCKET }) < 0)
 		return -1;
 	if (pmu_init(&pmu, &hw, &topo) < 0)

@@ -25,7 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "hw/hw_sim.h"
+#include "sim/hw_sim.h"
 #include "log.h"
 #include "sampler.h"
 
@@ -120,7 +120,7 @@ int main(int argc, char **argv)
 	}
 	unlink(path);
 	topo.plat = hw_sim_platform(&hw);
-	if (plat_discover(topo.plat, &hw, &topo, &(struct plat_cpu_map){
+	if (plat_discover(topo.plat, &hw, &topo, &(struct hw_cpu_map){
 			  .cpus_per_package = SIM_CPUS_PER_SOCKET }) < 0) {
 		fprintf(stderr, "bench_tick: %s\n", hw_last_error());
 		return 1;

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "api_claims.h"
-#include "hw/hw_sim.h"
+#include "sim/hw_sim.h"
 #include "log.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -31,7 +31,7 @@ static void setup(void)
 	if (hw_open(&hw, &hw_sim_ops, &o) < 0)
 		abort();
 	topo.plat = hw_sim_platform(&hw);
-	if (plat_discover(topo.plat, &hw, &topo, &(struct plat_cpu_map){
+	if (plat_discover(topo.plat, &hw, &topo, &(struct hw_cpu_map){
 			  .cpus_per_package = SIM_CPUS_PER_SOCKET }) < 0)
 		abort();
 	if (pmu_init(&pmu, &hw, &topo) < 0)

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hw/sim_workload.h"
+#include "sim/sim_workload.h"
 #include "log.h"
 #include "plat/plat.h"
 

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "api_claims.h"
-#include "hw/hw_sim.h"
+#include "sim/hw_sim.h"
 #include "log.h"
 #include "tests/tap.h"
 
@@ -39,7 +39,7 @@ static void rig_open_iv(struct rig *r, const char *plat, unsigned max_total,
 	}
 	r->topo.plat = hw_sim_platform(&r->hw);
 	if (plat_discover(r->topo.plat, &r->hw, &r->topo,
-			  &(struct plat_cpu_map){ .cpus_per_package =
+			  &(struct hw_cpu_map){ .cpus_per_package =
 						  SIM_CPUS_PER_SOCKET }) < 0) {
 		printf("Bail out! discover: %s\n", hw_last_error());
 		exit(1);

@@ -41,7 +41,7 @@
 #include <unistd.h>
 
 #include "clock.h"
-#include "hw/hw_sim.h"
+#include "sim/hw_sim.h"
 #include "log.h"
 #include "metrics.h"
 #include "sampler.h"
@@ -100,7 +100,7 @@ static int rig_open(struct rig *r, const char *plat, const char *wl)
 	}
 	r->topo.plat = hw_sim_platform(&r->hw);
 	hw_sim_set_clock(&r->hw, fake.src.mono_ns, fake.src.ctx);
-	if (plat_discover(r->topo.plat, &r->hw, &r->topo, &(struct plat_cpu_map){
+	if (plat_discover(r->topo.plat, &r->hw, &r->topo, &(struct hw_cpu_map){
 			  .cpus_per_package = SIM_CPUS_PER_SOCKET }) < 0) {
 		printf("# discover: %s\n", hw_last_error());
 		return -1;

@@ -1029,7 +1029,7 @@ static void test_node_map(void)
 
 static void test_discover_1s(void)
 {
-	struct plat_cpu_map m = { .sysfs_cpu_root = sysroot };
+	struct hw_cpu_map m = { .sysfs_cpu_root = sysroot };
 	struct topology t;
 	struct hw hw;
 	int r;
@@ -1076,7 +1076,7 @@ static void test_discover_1s(void)
 
 static void test_discover_2s(const char *fixture, bool noqpi1)
 {
-	struct plat_cpu_map m = { .sysfs_cpu_root = sysroot };
+	struct hw_cpu_map m = { .sysfs_cpu_root = sysroot };
 	struct topology t;
 	struct hw hw;
 	unsigned qi, qli;
@@ -1152,7 +1152,7 @@ out:
 
 static void test_discover_4s(void)
 {
-	struct plat_cpu_map m = { .sysfs_cpu_root = sysroot };
+	struct hw_cpu_map m = { .sysfs_cpu_root = sysroot };
 	static const uint8_t bus[4] = { 0xff, 0xbf, 0x7f, 0x3f };
 	static const uint8_t node[4] = { 1, 3, 0, 2 };
 	static const uint32_t cpu[4] = { 0, 1, 2, 7 };	/* cpu3 offline */
@@ -1214,8 +1214,8 @@ out:
 
 static void test_discover_errors(void)
 {
-	struct plat_cpu_map sim = { .cpus_per_package = 8 };
-	struct plat_cpu_map m;
+	struct hw_cpu_map sim = { .cpus_per_package = 8 };
+	struct hw_cpu_map m;
 	struct topology t;
 	struct hw hw;
 	int r;
@@ -1269,7 +1269,7 @@ static void test_discover_errors(void)
 
 		/* sysfs without package 1 */
 		make_sysfs(4, 1);
-		m = (struct plat_cpu_map){ .sysfs_cpu_root = sysroot };
+		m = (struct hw_cpu_map){ .sysfs_cpu_root = sysroot };
 		fc.blocked = false;
 		r = plat_discover(P, &hw, &t, &m);
 		ok(r == -ENOENT, "no CPU of package 1: -ENOENT (r=%d)", r);
@@ -1281,7 +1281,7 @@ static void test_discover_errors(void)
 
 static void test_cpu_map(void)
 {
-	struct plat_cpu_map m = { .sysfs_cpu_root = sysroot };
+	struct hw_cpu_map m = { .sysfs_cpu_root = sysroot };
 	uint32_t cpu = 99;
 
 	make_sysfs(16, 4);
@@ -1302,18 +1302,18 @@ static void test_cpu_map(void)
 		   "package 3: core 0 on cpu 11 (cpu 3 offline), core 1 on cpu 7");
 		ok(plat_cores_of_package(&m, 4, cores, PLAT_MAX_CORES, &n) == 0 &&
 		   n == 0, "package 4: no cores");
-		m = (struct plat_cpu_map){ .cpus_per_package = 8,
+		m = (struct hw_cpu_map){ .cpus_per_package = 8,
 					   .cores_per_package = 3 };
 		ok(plat_cores_of_package(&m, 1, cores, PLAT_MAX_CORES, &n) == 0 &&
 		   n == 3 && cores[0] == 8 && cores[2] == 10,
 		   "simulator map: package 1's 3 cores are cpus 8..10");
-		m = (struct plat_cpu_map){ .sysfs_cpu_root = sysroot };
+		m = (struct hw_cpu_map){ .sysfs_cpu_root = sysroot };
 	}
 	remove_sysfs(16);
 	m.sysfs_cpu_root = "/nonexistent/cpu";
 	ok(plat_cpu_of_package(&m, 0, &cpu) == -ENOENT,
 	   "missing sysfs root: -ENOENT");
-	m = (struct plat_cpu_map){ .cpus_per_package = 8 };
+	m = (struct hw_cpu_map){ .cpus_per_package = 8 };
 	ok(plat_cpu_of_package(&m, 3, &cpu) == 0 && cpu == 24,
 	   "cpus_per_package 8: package 3 is cpu 24");
 }
@@ -1340,7 +1340,7 @@ static bool wrote(enum hw_space sp, uint8_t dev, uint8_t fn, uint64_t reg,
 
 static void test_protocol(void)
 {
-	struct plat_cpu_map sim = { .cpus_per_package = 8 };
+	struct hw_cpu_map sim = { .cpus_per_package = 8 };
 	const struct unit_type *cbo = unit("cbo", NULL), *sbo = unit("sbox", NULL);
 	const struct unit_type *r2 = unit("r2pcie", NULL);
 	struct topology t;

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hw/sim_workload.h"
+#include "sim/sim_workload.h"
 #include "plat/plat.h"
 #include "plat/plat_mod.h"
 #include "sched.h"

@@ -362,7 +362,7 @@ static void test_discover(void)
 	if (!ok(open_fixture(&hw, "lspci-snbep-1s.txt") == 0, "open 1S fixture (%s)",
 		hw_last_error()))
 		return;
-	r = plat_discover(P, &hw, &t, &(struct plat_cpu_map){
+	r = plat_discover(P, &hw, &t, &(struct hw_cpu_map){
 		.cpus_per_package = 8, .cores_per_package = 6 });
 	if (ok(r == 0, "1S: discover (%s)", r ? hw_last_error() : "")) {
 		is_int(t.nsockets, 1, "1S: one socket");
@@ -378,7 +378,7 @@ static void test_discover(void)
 	fake_reset(2);
 	if (!ok(open_fixture(&hw, "lspci-snbep-2s.txt") == 0, "open 2S fixture"))
 		return;
-	r = plat_discover(P, &hw, &t, &(struct plat_cpu_map){ .cpus_per_package = 8 });
+	r = plat_discover(P, &hw, &t, &(struct hw_cpu_map){ .cpus_per_package = 8 });
 	if (ok(r == 0, "2S: discover (%s)", r ? hw_last_error() : "")) {
 		is_int(t.nsockets, 2, "2S: two sockets");
 		ok(t.sock[0].id == 0 && t.sock[0].pci_bus == 0xff &&
@@ -401,7 +401,7 @@ static void test_discover(void)
 	if (!ok(open_fixture(&hw, "lspci-snbep-2s-missing.txt") == 0,
 		"open 2S fixture with missing boxes"))
 		return;
-	r = plat_discover(P, &hw, &t, &(struct plat_cpu_map){ .cpus_per_package = 8 });
+	r = plat_discover(P, &hw, &t, &(struct hw_cpu_map){ .cpus_per_package = 8 });
 	if (ok(r == 0, "2S missing: discover (%s)", r ? hw_last_error() : "")) {
 		check_units(&t, 0, full, ARRAY_SIZE(full));
 		check_units(&t, 1, missing, ARRAY_SIZE(missing));
@@ -412,7 +412,7 @@ static void test_discover(void)
 	fake_reset(1);
 	fc.cbo_count[0] = 0;
 	if (ok(open_fixture(&hw, "lspci-snbep-1s.txt") == 0, "open 1S fixture")) {
-		r = plat_discover(P, &hw, &t, &(struct plat_cpu_map){ .cpus_per_package = 8 });
+		r = plat_discover(P, &hw, &t, &(struct hw_cpu_map){ .cpus_per_package = 8 });
 		ok(r == -ENODEV, "no CBo: ENODEV");
 		like(hw_last_error(), "0xD04 + 0x20n", "message names the CBo box controls");
 		hw_close(&hw);
@@ -454,7 +454,7 @@ static void test_protocol(void)
 	fake_reset(2);
 	if (!ok(open_fixture(&hw, "lspci-snbep-2s.txt") == 0, "open 2S fixture"))
 		return;
-	r = plat_discover(P, &hw, &t, &(struct plat_cpu_map){ .cpus_per_package = 8 });
+	r = plat_discover(P, &hw, &t, &(struct hw_cpu_map){ .cpus_per_package = 8 });
 	if (!ok(r == 0, "discover for the protocol (%s)", r ? hw_last_error() : ""))
 		goto out;
 	/* freeze socket 1: frz | frz_en to 8 CBos, PCU, HA, 4 iMC channels,

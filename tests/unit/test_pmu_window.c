@@ -17,7 +17,7 @@
 
 #include "clock.h"
 #include "hw/hw.h"
-#include "hw/hw_sim.h"
+#include "sim/hw_sim.h"
 #include "pmu.h"
 #include "pmu_perf.h"
 #include "sim/sim_kernel.h"

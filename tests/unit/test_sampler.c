@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "hw/hw_sim.h"
+#include "sim/hw_sim.h"
 #include "metrics.h"
 #include "api_claims.h"
 #include "sampler.h"
@@ -62,7 +62,7 @@ static void rig_open(struct rig *r, const char *wl)
 		exit(1);
 	}
 	r->topo.plat = hw_sim_platform(&r->hw);
-	if (plat_discover(r->topo.plat, &r->hw, &r->topo, &(struct plat_cpu_map){
+	if (plat_discover(r->topo.plat, &r->hw, &r->topo, &(struct hw_cpu_map){
 			  .cpus_per_package = SIM_CPUS_PER_SOCKET }) < 0) {
 		printf("Bail out! discover: %s\n", hw_last_error());
 		exit(1);

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "hw/hw_sim.h"
+#include "sim/hw_sim.h"
 #include "log.h"
 #include "selftest.h"
 #include "tests/tap.h"

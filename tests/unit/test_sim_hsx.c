@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "hw/hw.h"
-#include "hw/hw_sim.h"
+#include "sim/hw_sim.h"
 #include "plat/plat.h"
 #include "plat/plat_hsx.h"
 #include "tests/tap.h"
@@ -68,7 +68,7 @@ static int rd_err(struct hw *hw, struct hw_addr a)
 static void discover(struct hw *hw, struct topology *t)
 {
 	int r = plat_discover(P, hw, t,
-			      &(struct plat_cpu_map){ .cpus_per_package = 8 });
+			      &(struct hw_cpu_map){ .cpus_per_package = 8 });
 
 	if (r < 0) {
 		printf("Bail out! discovery failed: %s\n", hw_last_error());

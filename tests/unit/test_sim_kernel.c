@@ -27,7 +27,7 @@
 #include <unistd.h>
 
 #include "hw/hw.h"
-#include "hw/hw_sim.h"
+#include "sim/hw_sim.h"
 #include "hw/perf_event.h"
 #include "hw/perf_sysfs.h"
 #include "plat/plat.h"

@@ -10,7 +10,7 @@
 #include "config.h"
 
 #include "clock.h"
-#include "hw/hw_sim.h"
+#include "sim/hw_sim.h"
 #include "tests/tap.h"
 #include "tests/sim_scale.h"
 

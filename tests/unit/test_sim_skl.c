@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "hw/hw.h"
-#include "hw/hw_sim.h"
+#include "sim/hw_sim.h"
 #include "plat/plat.h"
 #include "tests/tap.h"
 #define SIM_TEST_NAME "test_sim"
@@ -369,31 +369,29 @@ static void test_builtin(void)
 	hw_close(&hw);
 }
 
-/* The daemon reaches the simulator only through the backend registry
- * and the ops (uncored.c includes no hw_sim.h). */
-static void test_registry(void)
+/* The daemon chooses the simulator by its ops (backend.c) and then
+ * reaches it only through them. */
+static void test_ops(void)
 {
 	struct hw_opts o = { .sim_platform = "hsx" };
-	struct plat_cpu_map m;
+	struct hw_cpu_map m;
 	struct hw hw;
 
-	ok(hw_backend("sim") == &hw_sim_ops, "backend \"sim\": the simulator");
-	ok(hw_backend("hw") == &hw_real_ops, "backend \"hw\": the machine");
-	ok(!hw_backend("simulator") && !hw_backend(NULL) && !hw_backend(""),
-	   "no other backend");
-	if (!ok(hw_open(&hw, hw_backend("sim"), &o) == 0, "open hsx: %s",
+	ok(strcmp(hw_sim_ops.name, "sim") == 0, "the simulator's ops: \"sim\"");
+	ok(strcmp(hw_real_ops.name, "hw") == 0, "the machine's: \"hw\"");
+	if (!ok(hw_open(&hw, &hw_sim_ops, &o) == 0, "open hsx: %s",
 		hw_last_error()))
 		return;
-	ok(hw_platform(&hw) == &plat_hsx, "the simulator's platform");
-	hw_cpu_map(&hw, &m);
+	ok(plat_of_hw(&hw) == &plat_hsx, "the simulator's platform");
+	hw_cpu_map_of(&hw, &m);
 	is_u64(m.cpus_per_package, SIM_CPUS_PER_SOCKET, "its CPU numbering");
 	is_u64(m.cores_per_package, hw_sim_cores(&hw), "and cores");
 	ok(!m.sysfs_cpu_root, "no sysfs");
 	hw_close(&hw);
 	/* the real backend models nothing: the CPU says */
-	hw.ops = hw_backend("hw");
-	ok(hw_platform(&hw) == NULL, "the machine's platform comes from CPUID");
-	hw_cpu_map(&hw, &m);
+	hw.ops = &hw_real_ops;
+	ok(plat_of_hw(&hw) == NULL, "the machine's platform comes from CPUID");
+	hw_cpu_map_of(&hw, &m);
 	ok(!m.cpus_per_package && !m.cores_per_package, "and its CPUs from sysfs");
 }
 
@@ -417,7 +415,7 @@ int main(void)
 	test_small_topology();
 	test_eight_cbos();
 	test_builtin();
-	test_registry();
+	test_ops();
 	{
 		char cmd[300];
 

@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "hw/hw.h"
-#include "hw/hw_sim.h"
+#include "sim/hw_sim.h"
 #include "plat/plat.h"
 #include "plat/plat_snbep.h"
 #include "pmu.h"
@@ -57,7 +57,7 @@ static void test_model(void)
 		exit(1);
 	}
 	hw_sim_set_clock(&hw, fake_clock, NULL);
-	r = plat_discover(P, &hw, &t, &(struct plat_cpu_map){
+	r = plat_discover(P, &hw, &t, &(struct hw_cpu_map){
 		.cpus_per_package = SIM_CPUS_PER_SOCKET,
 		.cores_per_package = hw_sim_cores(&hw) });
 	if (!ok(r == 0, "discover the simulated snbep (%s)", r ? hw_last_error() : "")) {
@@ -157,7 +157,7 @@ static void test_pmu(void)
 		exit(1);
 	}
 	hw_sim_set_clock(&hw, fake_clock, NULL);
-	r = plat_discover(P, &hw, &t, &(struct plat_cpu_map){
+	r = plat_discover(P, &hw, &t, &(struct hw_cpu_map){
 		.cpus_per_package = SIM_CPUS_PER_SOCKET,
 		.cores_per_package = hw_sim_cores(&hw) });
 	if (!ok(r == 0, "discover for the PMU layer")) {
@@ -249,7 +249,7 @@ static void test_offline(void)
 		"\"offline_cpus\":[2,8],"
 		"\"phases\":[{\"seconds\":1,\"rates\":{}}]}");
 	struct hw_opts o = { .sim_workload = wl };
-	struct plat_cpu_map m;
+	struct hw_cpu_map m;
 	struct topology t;
 	struct hw hw;
 	uint64_t v;
@@ -259,7 +259,7 @@ static void test_offline(void)
 	if (!ok(hw_open(&hw, &hw_sim_ops, &o) == 0, "offline: opens (%s)",
 		hw_last_error()))
 		return;
-	hw_cpu_map(&hw, &m);
+	hw_cpu_map_of(&hw, &m);
 	memset(&t, 0, sizeof(t));
 	if (!ok(plat_discover(P, &hw, &t, &m) == 0, "offline: discovers (%s)",
 		hw_last_error())) {
@@ -289,7 +289,7 @@ static void test_offline(void)
 	if (!ok(hw_open(&hw, &hw_sim_ops, &o) == 0, "offline hsx: opens (%s)",
 		hw_last_error()))
 		return;
-	hw_cpu_map(&hw, &m);
+	hw_cpu_map_of(&hw, &m);
 	memset(&t, 0, sizeof(t));
 	ok(plat_discover(&plat_hsx, &hw, &t, &m) == 0 &&
 	   t.sock[0].ninst[2] == 6 && t.sock[0].ncores == 5,

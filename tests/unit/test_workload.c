@@ -1,5 +1,5 @@
 /*
- * test_workload.c - the simulator's workload (src/hw/sim_workload.c):
+ * test_workload.c - the simulator's workload (src/sim/sim_workload.c):
  * parsing good files into exact values, rejecting malformed ones with the
  * file name and the JSON path (or LINE:COL) of the problem, the rate
  * matching rules of wl_rates(), the exactness of wl_integral(), the
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hw/sim_workload.h"
+#include "sim/sim_workload.h"
 #include "plat/plat.h"
 #include "plat/plat_sim.h"
 #include "tests/tap.h"

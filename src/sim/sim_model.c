@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include "hw/sim_internal.h"
+#include "sim/sim_internal.h"
 
 /* ---- building the register model ------------------------------------ */
 

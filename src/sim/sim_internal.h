@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "hw/hw_sim.h"
+#include "sim/hw_sim.h"
 #include "plat/plat_sim.h"
 
 #define SIM_MAGIC 0x554e43534d303031ull	/* "UNCSM001" */

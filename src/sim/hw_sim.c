@@ -119,7 +119,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "hw/sim_internal.h"
+#include "sim/sim_internal.h"
 
 
 /* A platform without simulator data: no registers outside the tables,
@@ -1277,7 +1277,7 @@ int hw_sim_box_state(struct hw *hw, unsigned sock, int unit, unsigned inst,
 /* The simulator puts socket s's CPUs at 8s .. 8s+7, its cores first;
  * the workload's offline_cpus are offline; every core counts for the
  * hardware's core count. */
-static void sim_cpu_map(const struct hw *hw, struct plat_cpu_map *m)
+static void sim_cpu_map(const struct hw *hw, struct hw_cpu_map *m)
 {
 	m->cpus_per_package = SIM_CPUS_PER_SOCKET;
 	m->cores_per_package = hw_sim_cores(hw);
@@ -1333,7 +1333,7 @@ const struct hw_ops hw_sim_ops = {
 	.played_time = hw_sim_time,
 	.played_phase = sim_played_phase,
 	.played_rate = sim_played_rate,
-	.platform = hw_sim_platform,
+	.models = hw_sim_platform,
 	.cpu_map = sim_cpu_map,
 	.open = sim_open,
 	.close = sim_close,

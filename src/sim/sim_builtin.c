@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hw/sim_workload.h"
+#include "sim/sim_workload.h"
 #include "plat/plat_mod.h"	/* event modifiers, as the daemon reads them */
 #include "plat/plat_sim.h"
 

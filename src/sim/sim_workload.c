@@ -57,7 +57,7 @@
 
 #include <json-c/json.h>
 
-#include "hw/sim_workload.h"
+#include "sim/sim_workload.h"
 #include "plat/plat_mod.h"
 #include "plat/plat_sim.h"
 

@@ -1,7 +1,7 @@
 /*
- * hw_sim.h - extras of the simulator backend (hw_sim_ops) for tests and
- * tools: an injectable clock, and access to the simulated machine's
- * platform, topology and workload.
+ * hw_sim.h - the simulator backend (hw_sim_ops) and its extras for the
+ * daemon's backend choice, tests and tools: an injectable clock, and
+ * access to the simulated machine's platform, topology and workload.
  */
 #ifndef UNCORED_HW_SIM_H
 #define UNCORED_HW_SIM_H
@@ -10,8 +10,11 @@
 #include <stdint.h>
 
 #include "hw/hw.h"
-#include "hw/sim_workload.h"
+#include "sim/sim_workload.h"
 #include "plat/plat.h"
+
+/* The simulator as a hardware backend (DESIGN.md section 3, "sim"). */
+extern const struct hw_ops hw_sim_ops;
 
 /* Logical CPUs the simulator gives each socket: CPU c is on socket
  * c / SIM_CPUS_PER_SOCKET. */
