@@ -27,17 +27,18 @@ cmd=${1:-demo}
 # in --version), and curl to look at it.
 DEMO_DEPS="build-essential autoconf automake libtool pkg-config git
       libmicrohttpd-dev libjson-c-dev libpci-dev libsystemd-dev libinih-dev
-      libcap-ng-dev libcurl4-openssl-dev libyaml-dev libgnutls28-dev
+      libcap-ng-dev libyaml-dev libgnutls28-dev
       libcrypt-dev zlib1g-dev
       curl"
 # The test suite, on top of the demo's: the peers and tools the tests run
 # (some of these packages start services when installed, which is why the
 # demo does not install them).  clang and libclang-rt-14-dev build the
-# fuzz targets (tests/scenario/fuzz.sh).
+# fuzz targets (tests/scenario/fuzz.sh); abigail-tools checks libuncored's
+# ABI (tests/scenario/lib_abi.sh).
 TEST_DEPS="pciutils jq iproute2 util-linux systemd python3 strace openssl
       python3-prometheus-client clang libclang-rt-14-dev
       prometheus wrk prometheus-node-exporter
-      debhelper lintian
+      debhelper lintian abigail-tools
       chromium"	# tests/scenario/page.sh: the live page in a browser
 
 # install_deps PACKAGES...: installs those that are missing.
@@ -73,8 +74,8 @@ build() {
 
 # Tests that exercise threads; run again under TSan.
 TSAN_TESTS="tests/unit/test_ring_threads tests/unit/test_http tests/unit/test_expo
-	tests/unit/test_sampler tests/unit/test_sim_kernel
-	tests/scenario/daemon_basic.sh
+	tests/unit/test_sampler tests/unit/test_sim_kernel tests/unit/test_readnow
+	tests/scenario/daemon_basic.sh tests/scenario/libuncored.sh
 	tests/scenario/daemon_faults.sh tests/scenario/http_abuse.sh
 	tests/scenario/claims.sh"
 

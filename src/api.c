@@ -1096,6 +1096,16 @@ static void h_claim(void *ctx, const struct http_req *req,
 	reply(resp, &r);
 }
 
+static void h_claim_now(void *ctx, const struct http_req *req,
+			struct http_resp *resp)
+{
+	struct daemon *d = ctx;
+	struct claims_reply r = { 0 };
+
+	api_claims_now(d->claims, req->params[0], peer_uid(req), &r);
+	reply(resp, &r);
+}
+
 static void h_claim_renew(void *ctx, const struct http_req *req,
 			  struct http_resp *resp)
 {
@@ -1120,5 +1130,6 @@ const struct http_route api_routes[] = {
 	{ "/api/v1/claims", HTTP_GET | HTTP_POST, true, h_claims },
 	{ "/api/v1/claims/{id}", HTTP_GET | HTTP_DELETE, true, h_claim },
 	{ "/api/v1/claims/{id}/renew", HTTP_POST, true, h_claim_renew },
+	{ "/api/v1/claims/{id}/now", HTTP_GET, true, h_claim_now },
 };
 const size_t api_nroutes = sizeof(api_routes) / sizeof(api_routes[0]);

@@ -60,6 +60,8 @@ static void refused(struct claims_reply *r, const struct claims_err *e)
 		[CLAIMS_UNSCHEDULABLE] = { 409, "cannot_schedule" },
 		[CLAIMS_LIMIT] = { 429, "too_many_claims" },
 		[CLAIMS_NOMEM] = { 500, "internal" },
+		[CLAIMS_HELD] = { 409, "counters_held" },
+		[CLAIMS_UNAVAILABLE] = { 503, "unavailable" },
 	};
 
 	fail(r, map[e->st].status, map[e->st].code, "%s", e->msg);
@@ -212,6 +214,7 @@ static struct json_object *claim_json(const struct pmu *pmu,
 	json_object_object_add(o, "pid", json_object_new_int((int)cl->pid));
 	json_object_object_add(o, "label", json_object_new_string(cl->label));
 	json_object_object_add(o, "export", json_object_new_boolean(cl->export));
+	json_object_object_add(o, "pinned", json_object_new_boolean(cl->pinned));
 	json_object_object_add(o, "ttl_s", json_object_new_int((int)cl->ttl_s));
 	json_object_object_add(o, "created_at", iso_time(cl->created_real));
 	json_object_object_add(o, "expires_at", iso_time(cl->expires_real));
@@ -287,101 +290,151 @@ static void answer(struct claims *c, int rc, struct claim *cl,
 
 /* ---- requests ------------------------------------------------------- */
 
-void api_claims_create(struct claims *c, uid_t uid, pid_t pid,
-		       const char *body, size_t len, struct claims_reply *r)
+/* Refuses a key of o other than keys[0..n); -1 after a 400. */
+static int known_keys(struct json_object *o, const char *const *keys,
+		      size_t n, const char *list, struct claims_reply *r)
 {
-	static const char *const keys[] = { "events", "ttl_s", "label", "export" };
-	struct json_object *o = parse_body(body, len, r), *v, *evs;
-	struct claim_req rq = { 0 };
-	struct claims_err e;
-	struct claim cl;
-	char why[256];
-	const char *bad;
-	size_t n;
-	int rc;
-
-	if (!o)
-		return;
 	json_object_object_foreach(o, key, val) {
 		bool known = false;
 
 		(void)val;
-		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+		for (size_t k = 0; k < n; k++)
 			known |= strcmp(key, keys[k]) == 0;
 		if (!known) {
-			fail(r, 400, "bad_request", "unknown key \"%.40s\" (accepted: "
-			     "events, ttl_s, label, export)", key);
-			goto out;
+			fail(r, 400, "bad_request", "unknown key \"%.40s\" "
+			     "(accepted: %s)", key, list);
+			return -1;
 		}
 	}
+	return 0;
+}
+
+/* The "events" array of o into rq (strings o owns); -1 after a 400. */
+static int parse_events(struct json_object *o, struct claim_req *rq,
+			struct claims_reply *r)
+{
+	struct json_object *evs;
+	char why[256];
+	const char *bad;
+	size_t n;
+
 	if (!json_object_object_get_ex(o, "events", &evs) ||
 	    !json_object_is_type(evs, json_type_array) ||
 	    (n = json_object_array_length(evs)) < 1 || n > CLAIM_MAX_EVENTS) {
 		fail(r, 400, "bad_request", "events must be an array of 1 to %d "
 		     "event names", CLAIM_MAX_EVENTS);
-		goto out;
-	}
-	if (json_object_object_get_ex(o, "ttl_s", &v)) {
-		if (parse_ttl(v, claims_cfg(c).max_ttl_s, &rq.ttl_s, r) < 0)
-			goto out;
-		rq.have_ttl = true;
+		return -1;
 	}
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *ev = json_object_array_get_idx(evs, i);
 
 		if (!json_object_is_type(ev, json_type_string)) {
 			fail(r, 400, "bad_request", "events[%zu] must be a string", i);
-			goto out;
+			return -1;
 		}
 		if ((bad = text_problem(json_object_get_string(ev),
 					(size_t)json_object_get_string_len(ev),
 					why, sizeof(why)))) {
 			fail(r, 400, "bad_request", "events[%zu] contains %s", i,
 			     bad);
-			goto out;
+			return -1;
 		}
-		rq.events[i] = json_object_get_string(ev);
+		rq->events[i] = json_object_get_string(ev);
 	}
-	rq.nev = (unsigned)n;
-	if (json_object_object_get_ex(o, "label", &v)) {
-		const char *l = json_object_get_string(v);
+	rq->nev = (unsigned)n;
+	return 0;
+}
 
-		if (!json_object_is_type(v, json_type_string) ||
-		    json_object_get_string_len(v) >= CLAIM_LABEL_MAX) {
-			fail(r, 400, "bad_request", "label must be a string of at "
-			     "most %d bytes", CLAIM_LABEL_MAX - 1);
-			goto out;
-		}
-		if ((bad = text_problem(l, (size_t)json_object_get_string_len(v),
-					why, sizeof(why)))) {
-			fail(r, 400, "bad_request", "label contains %s (labels "
-			     "are printable UTF-8 text)", bad);
-			goto out;
-		}
-		rq.label = l;
+/* The optional "label" of o into rq; -1 after a 400. */
+static int parse_label(struct json_object *o, struct claim_req *rq,
+		       struct claims_reply *r)
+{
+	struct json_object *v;
+	char why[256];
+	const char *bad, *l;
+
+	if (!json_object_object_get_ex(o, "label", &v))
+		return 0;
+	l = json_object_get_string(v);
+	if (!json_object_is_type(v, json_type_string) ||
+	    json_object_get_string_len(v) >= CLAIM_LABEL_MAX) {
+		fail(r, 400, "bad_request", "label must be a string of at most "
+		     "%d bytes", CLAIM_LABEL_MAX - 1);
+		return -1;
 	}
-	if (json_object_object_get_ex(o, "export", &v)) {
-		if (!json_object_is_type(v, json_type_boolean)) {
-			fail(r, 400, "bad_request", "export must be true or false");
-			goto out;
-		}
-		rq.export = json_object_get_boolean(v);
+	if ((bad = text_problem(l, (size_t)json_object_get_string_len(v), why,
+				sizeof(why)))) {
+		fail(r, 400, "bad_request", "label contains %s (labels are "
+		     "printable UTF-8 text)", bad);
+		return -1;
 	}
+	rq->label = l;
+	return 0;
+}
+
+/* The optional boolean key of o into *out; -1 after a 400. */
+static int parse_bool(struct json_object *o, const char *key, bool *out,
+		      struct claims_reply *r)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v))
+		return 0;
+	if (!json_object_is_type(v, json_type_boolean)) {
+		fail(r, 400, "bad_request", "%s must be true or false", key);
+		return -1;
+	}
+	*out = json_object_get_boolean(v);
+	return 0;
+}
+
+/* Where a created claim would count on an idle PMU (its placement). */
+static struct json_object *plan_json(const struct pmu *pmu,
+				     const struct claim *cl)
+{
+	struct json_object *plan = json_object_new_array();
+
+	for (unsigned i = 0; i < cl->nev; i++) {
+		struct json_object *po = json_object_new_object();
+
+		json_object_object_add(po, "event", json_object_new_string(cl->ev[i].name));
+		json_object_object_add(po, "unit", json_object_new_string(
+			pmu->plat->units[cl->ev[i].unit]->name));
+		json_object_object_add(po, "counter", json_object_new_int(cl->plan[i]));
+		json_object_array_add(plan, po);
+	}
+	return plan;
+}
+
+void api_claims_create(struct claims *c, uid_t uid, pid_t pid,
+		       const char *body, size_t len, struct claims_reply *r)
+{
+	static const char *const keys[] = { "events", "ttl_s", "label", "export",
+					    "pinned" };
+	struct json_object *o = parse_body(body, len, r), *v;
+	struct claim_req rq = { 0 };
+	struct claims_err e;
+	struct claim cl;
+	int rc;
+
+	if (!o)
+		return;
+	if (known_keys(o, keys, sizeof(keys) / sizeof(keys[0]), "events, ttl_s, "
+		       "label, export, pinned", r) < 0 ||
+	    parse_events(o, &rq, r) < 0)
+		goto out;
+	if (json_object_object_get_ex(o, "ttl_s", &v)) {
+		if (parse_ttl(v, claims_cfg(c).max_ttl_s, &rq.ttl_s, r) < 0)
+			goto out;
+		rq.have_ttl = true;
+	}
+	if (parse_label(o, &rq, r) < 0 || parse_bool(o, "export", &rq.export, r) < 0 ||
+	    parse_bool(o, "pinned", &rq.pinned, r) < 0)
+		goto out;
 	rc = claims_create(c, uid, pid, &rq, &cl, &e);
 	if (rc == 0) {
-		/* where it would count now: the plan found at creation */
-		const struct platform *pl = claims_pmu(c)->plat;
-		struct json_object *plan = json_object_new_array();
+		struct json_object *plan = plan_json(claims_pmu(c), &cl);
 
-		for (unsigned i = 0; i < cl.nev; i++) {
-			struct json_object *po = json_object_new_object();
-
-			json_object_object_add(po, "event", json_object_new_string(cl.ev[i].name));
-			json_object_object_add(po, "unit", json_object_new_string(
-				pl->units[cl.ev[i].unit]->name));
-			json_object_object_add(po, "counter", json_object_new_int(cl.plan[i]));
-			json_object_array_add(plan, po);
-		}
 		answer(c, rc, &cl, &e, 201, NULL, r);
 		json_object_object_add(r->body, "counters", plan);
 	} else {
@@ -451,6 +504,81 @@ void api_claims_renew(struct claims *c, const char *id, uid_t uid,
 	answer(c, claims_renew(c, id, uid, have, ttl, &cl, &e), &cl, &e, 200,
 	       NULL, r);
 	json_object_put(o);
+}
+
+/* One event of a claim read now: its times and per-socket counts. */
+static struct json_object *event_now_json(const struct pmu *pmu,
+					  const struct claim *cl, unsigned e)
+{
+	const struct evspec *ev = &cl->ev[e];
+	const struct unit_type *u = pmu->plat->units[ev->unit];
+	bool fr = u->kind == UNIT_FREERUN;
+	/* a free-running counter counts whenever its claim is enabled */
+	uint64_t run = fr ? cl->enabled_ns : cl->running_ns;
+	struct json_object *eo = json_object_new_object();
+	struct json_object *socks = json_object_new_array();
+
+	json_object_object_add(eo, "event", json_object_new_string(ev->name));
+	json_object_object_add(eo, "unit", json_object_new_string(u->name));
+	json_object_object_add(eo, "counter", !fr && cl->ctr[e] >= 0
+			       ? json_object_new_int(cl->ctr[e]) : NULL);
+	json_object_object_add(eo, "time_enabled_ns",
+			       json_object_new_uint64(cl->enabled_ns));
+	json_object_object_add(eo, "time_running_ns", json_object_new_uint64(run));
+	for (unsigned s = 0; s < pmu->topo->nsockets; s++) {
+		struct json_object *so = json_object_new_object();
+		uint64_t raw = 0, est = 0;
+
+		for (unsigned k = 0; k < cl->ns; k++)
+			if (cl->ser[k].ev == e && cl->ser[k].socket == s) {
+				raw += cl->ser[k].raw;
+				est += cl->ser[k].est;
+			}
+		json_object_object_add(so, "socket", json_object_new_int((int)s));
+		json_object_object_add(so, "count", json_object_new_uint64(raw));
+		json_object_object_add(so, "scaled", run ? json_object_new_double(
+			(double)raw * (double)cl->enabled_ns / (double)run) : NULL);
+		json_object_object_add(so, "estimate", json_object_new_uint64(est));
+		json_object_array_add(socks, so);
+	}
+	json_object_object_add(eo, "sockets", socks);
+	return eo;
+}
+
+void api_claims_now(struct claims *c, const char *id, uid_t uid,
+		    struct claims_reply *r)
+{
+	const struct pmu *pmu = claims_pmu(c);
+	struct claims_err e;
+	struct claim cl;
+	struct json_object *o, *evs;
+
+	if (claims_read_now(c, id, uid, &cl, &e) < 0) {
+		refused(r, &e);
+		return;
+	}
+	o = json_object_new_object();
+	evs = json_object_new_array();
+	json_object_object_add(o, "id", json_object_new_string(cl.id));
+	json_object_object_add(o, "state", json_object_new_string(
+		cl.running ? "running" : "waiting"));
+	json_object_object_add(o, "label", json_object_new_string(cl.label));
+	json_object_object_add(o, "pinned", json_object_new_boolean(cl.pinned));
+	json_object_object_add(o, "expires_at", iso_time(cl.expires_real));
+	json_object_object_add(o, "time_enabled_s",
+			       json_object_new_double((double)cl.enabled_ns / 1e9));
+	json_object_object_add(o, "time_running_s",
+			       json_object_new_double((double)cl.running_ns / 1e9));
+	json_object_object_add(o, "time_enabled_ns",
+			       json_object_new_uint64(cl.enabled_ns));
+	json_object_object_add(o, "time_running_ns",
+			       json_object_new_uint64(cl.running_ns));
+	for (unsigned e2 = 0; e2 < cl.nev; e2++)
+		json_object_array_add(evs, event_now_json(pmu, &cl, e2));
+	json_object_object_add(o, "events", evs);
+	claim_clear(&cl);
+	r->status = 200;
+	r->body = o;
 }
 
 void api_claims_release(struct claims *c, const char *id, uid_t uid,

@@ -18,7 +18,7 @@ struct claims_reply {
 	int status;		/* HTTP status */
 	struct json_object *body;	/* success body (caller frees) */
 	char code[32];		/* error code */
-	char msg[256];		/* error message */
+	char msg[512];		/* error message */
 };
 
 /* POST /api/v1/claims from peer uid/pid with a JSON body. */
@@ -32,6 +32,12 @@ void api_claims_get(struct claims *c, const char *id, uid_t uid,
 /* POST /api/v1/claims/{id}/renew with an optional {"ttl_s": N}. */
 void api_claims_renew(struct claims *c, const char *id, uid_t uid,
 		      const char *body, size_t len, struct claims_reply *r);
+/* GET /api/v1/claims/{id}/now: the counts at this moment (uncored_read()):
+ * per event its times in ns (a free-running counter runs whenever its
+ * claim is enabled) and per socket the count, the scaled count and the
+ * estimate. */
+void api_claims_now(struct claims *c, const char *id, uid_t uid,
+		    struct claims_reply *r);
 /* DELETE /api/v1/claims/{id}: the final counts in the body. */
 void api_claims_release(struct claims *c, const char *id, uid_t uid,
 			struct claims_reply *r);

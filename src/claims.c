@@ -14,6 +14,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +36,8 @@ struct claims {
 	unsigned n, cap;
 	uint64_t next_id;
 	uint64_t created, expired, released;
+	const struct claims_hooks *hooks;	/* the sampler's side */
+	void *hook_arg;
 };
 
 static int fail(struct claims_err *e, enum claims_status st,
@@ -113,6 +116,13 @@ struct claims_cfg claims_cfg(struct claims *c)
 	return cfg;
 }
 
+void claims_set_hooks(struct claims *c, const struct claims_hooks *h,
+		      void *arg)
+{
+	c->hooks = h;
+	c->hook_arg = arg;
+}
+
 const struct pmu *claims_pmu(const struct claims *c)
 {
 	return c->pmu;
@@ -164,6 +174,30 @@ void claims_lock(struct claims *c)
 void claims_unlock(struct claims *c)
 {
 	pthread_mutex_unlock(&c->lock);
+}
+
+static uint64_t mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+bool claims_lock_within(struct claims *c, uint64_t ns)
+{
+	uint64_t end = 0;
+
+	while (pthread_mutex_trylock(&c->lock) != 0) {
+		uint64_t now = mono_now();
+
+		if (!end)
+			end = now + ns;
+		else if (now >= end)
+			return false;
+		sched_yield();	/* the holder may need this CPU */
+	}
+	return true;
 }
 
 /* Under the lock: frees the released and expired claims.  The sampler
@@ -310,110 +344,316 @@ static int build_series(const struct claims *c, struct claim *cl)
 	return cl->ser ? 0 : -ENOMEM;
 }
 
-int claims_create(struct claims *c, uid_t uid, pid_t pid,
-		  const struct claim_req *rq, struct claim *out,
-		  struct claims_err *e)
+/* Under the lock: the events, label and lease of a new claim from rq, and
+ * the placement it would have on an idle PMU (cl->plan).  0 or -1. */
+static int make_claim(struct claims *c, const struct claim_req *rq,
+		      struct claim *cl, struct claims_err *e)
 {
-	struct claim *cl = calloc(1, sizeof(*cl));
 	char why[256];
-	long ttl;
-	int err, r = -1;
+	long ttl = c->cfg.default_ttl_s;
+	unsigned ev = 0, max;
+	int err;
 
-	if (!cl)
-		return fail(e, CLAIMS_NOMEM, "out of memory");
-	pthread_mutex_lock(&c->lock);
-	ttl = c->cfg.default_ttl_s;
 	if (rq->have_ttl && (ttl = check_ttl(rq->ttl_s, c->cfg.max_ttl_s, e)) < 0)
-		goto unlock;
+		return -1;
 	for (unsigned i = 0; i < rq->nev; i++) {
 		err = sched_resolve(c->pmu->plat, rq->events[i],
 				    c->cfg.allow_raw_events, &cl->ev[i], why,
 				    sizeof(why));
-		if (err == -EPERM) {
-			fail(e, CLAIMS_RAW_DISABLED, "events[%u]: %s", i, why);
-			goto unlock;
-		}
-		if (err < 0) {
-			fail(e, CLAIMS_UNKNOWN_EVENT, "events[%u]: %s", i, why);
-			goto unlock;
-		}
+		if (err < 0)
+			return fail(e, err == -EPERM ? CLAIMS_RAW_DISABLED
+				    : CLAIMS_UNKNOWN_EVENT, "events[%u]: %s", i,
+				    why);
 		for (unsigned k = 0; k < i; k++)
-			if (strcmp(cl->ev[k].name, cl->ev[i].name) == 0) {
-				fail(e, CLAIMS_BAD_REQUEST, "events[%u]: %s is "
-				     "listed twice", i, cl->ev[i].name);
-				goto unlock;
-			}
+			if (strcmp(cl->ev[k].name, cl->ev[i].name) == 0)
+				return fail(e, CLAIMS_BAD_REQUEST, "events[%u]: "
+					    "%s is listed twice", i,
+					    cl->ev[i].name);
 	}
 	cl->nev = rq->nev;
+	cl->ttl_s = (unsigned)ttl;
 	snprintf(cl->label, sizeof(cl->label), "%s", rq->label ? rq->label : "");
 	cl->export = rq->export;
-	{
-		unsigned ev = 0, max = claim_max_interval_ms(c, cl, &ev);
-
-		if (c->cfg.interval_ms > max) {
-			fail(e, CLAIMS_INTERVAL, "events[%u]: %s counts "
-			     "on a counter that can wrap twice within the "
-			     "sampling interval (%u ms; at most %u ms for this "
-			     "event): its counts would be lost", ev,
-			     cl->ev[ev].name, c->cfg.interval_ms, max);
-			goto unlock;
-		}
-	}
+	cl->pinned = rq->pinned;
+	max = claim_max_interval_ms(c, cl, &ev);
+	if (c->cfg.interval_ms > max)
+		return fail(e, CLAIMS_INTERVAL, "events[%u]: %s counts on a "
+			    "counter that can wrap twice within the sampling "
+			    "interval (%u ms; at most %u ms for this event): "
+			    "its counts would be lost", ev, cl->ev[ev].name,
+			    c->cfg.interval_ms, max);
 	if (sched_place(c->pmu->plat, cl->ev, cl->nev, NULL, cl->plan, why,
-			sizeof(why)) < 0) {
-		fail(e, CLAIMS_UNSCHEDULABLE, "these events can never count "
-		     "together: %s", why);
-		goto unlock;
-	}
-	if (count_uid(c, uid) >= c->cfg.max_per_uid) {
-		fail(e, CLAIMS_LIMIT, "uid %u holds %u claims, the limit "
-		     "(max_per_uid)", (unsigned)uid, count_uid(c, uid));
-		goto unlock;
-	}
+			sizeof(why)) < 0)
+		return fail(e, CLAIMS_UNSCHEDULABLE, "these events can never "
+			    "count together: %s", why);
+	return 0;
+}
+
+/* Under the lock: room for one more claim of uid in the table.  0 or -1. */
+static int admit(struct claims *c, uid_t uid, struct claims_err *e)
+{
+	if (count_uid(c, uid) >= c->cfg.max_per_uid)
+		return fail(e, CLAIMS_LIMIT, "uid %u holds %u claims, the limit "
+			    "(max_per_uid)", (unsigned)uid, count_uid(c, uid));
 	/* only live claims count: released ones go now, not at the next
 	 * tick (a long interval would let churn fill the table) */
 	reap(c);
-	if (count_live(c) >= c->cfg.max_total || c->n >= CLAIMS_MAX) {
-		fail(e, CLAIMS_LIMIT, "the daemon holds %u claims, the limit "
-		     "(max_total)", count_live(c));
-		goto unlock;
-	}
+	if (count_live(c) >= c->cfg.max_total || c->n >= CLAIMS_MAX)
+		return fail(e, CLAIMS_LIMIT, "the daemon holds %u claims, the "
+			    "limit (max_total)", count_live(c));
 	if (c->n == c->cap) {
 		unsigned nc = c->cap ? c->cap * 2 : 16;
 		struct claim **nv = realloc(c->v, nc * sizeof(*nv));
 
-		if (!nv) {
-			fail(e, CLAIMS_NOMEM, "out of memory");
-			goto unlock;
-		}
+		if (!nv)
+			return fail(e, CLAIMS_NOMEM, "out of memory");
 		c->v = nv;
 		c->cap = nc;
 	}
-	if (build_series(c, cl) < 0) {
-		fail(e, CLAIMS_NOMEM, "out of memory");
-		goto unlock;
+	return 0;
+}
+
+/* ---- pinned claims ---------------------------------------------------- */
+
+static struct sched_busy *busy_alloc(void)
+{
+	struct sched_busy *b = malloc(sizeof(*b));
+
+	if (b) {
+		memset(b->ctr, 0, sizeof(b->ctr));
+		memset(b->filt_inst, 0, sizeof(b->filt_inst));
 	}
+	return b;
+}
+
+/* Under the lock: the counters the live pinned claims hold, into b. */
+static void pinned_held(const struct claims *c, struct sched_busy *b)
+{
+	for (unsigned i = 0; i < c->n; i++)
+		if (!c->v[i]->gone && c->v[i]->pinned)
+			sched_occupy(c->pmu->plat, c->v[i]->ev, c->v[i]->nev,
+				     c->v[i]->plan, b);
+}
+
+/* The counters of one box of u pinned claims may hold. */
+static unsigned pin_cap(const struct claims *c, const struct unit_type *u)
+{
+	unsigned all_but_one = u->nctr ? u->nctr - 1 : 0;
+
+	return c->cfg.max_pinned_per_box < all_but_one
+	       ? c->cfg.max_pinned_per_box : all_but_one;
+}
+
+/* Under the lock: would cl take more than max_pinned_per_box counters of
+ * a box, beside what pin holds?  -1 after the refusal, else 0. */
+static int over_cap(const struct claims *c, const struct claim *cl,
+		    const struct sched_busy *pin, struct claims_err *e)
+{
+	const struct platform *pl = c->pmu->plat;
+
+	for (unsigned k = 0; k < cl->nev; k++) {
+		int ui = cl->ev[k].unit;
+		const struct unit_type *u = pl->units[ui];
+
+		if (u->kind != UNIT_PROG)
+			continue;
+		for (unsigned i = 0; i < u->max_inst && i < PLAT_MAX_INST; i++) {
+			unsigned held = 0, add = 0;
+
+			for (unsigned x = 0; x < u->nctr; x++)
+				held += iset_has(&pin->ctr[ui][x], i);
+			for (unsigned j = 0; j < cl->nev; j++)
+				add += cl->ev[j].unit == ui &&
+				       evspec_on(&cl->ev[j], i);
+			if (held + add > pin_cap(c, u))
+				return fail(e, CLAIMS_HELD, "pinned claims may "
+					    "hold at most %u of the %u counters "
+					    "of a %s box ([claims] "
+					    "max_pinned_per_box = %u, and one "
+					    "is always left to the baseline): "
+					    "%u held by pinned claims, this "
+					    "claim needs %u more", pin_cap(c, u),
+					    u->nctr, u->name,
+					    c->cfg.max_pinned_per_box, held, add);
+		}
+	}
+	return 0;
+}
+
+/* Under the lock: the live pinned claim on counter x of unit ui, or NULL. */
+static const struct claim *pinned_on(const struct claims *c, int ui,
+				     unsigned x)
+{
+	for (unsigned i = 0; i < c->n; i++) {
+		const struct claim *o = c->v[i];
+
+		for (unsigned k = 0; !o->gone && o->pinned && k < o->nev; k++)
+			if (o->ev[k].unit == ui && o->plan[k] == (int)x)
+				return o;
+	}
+	return NULL;
+}
+
+/* Appends to msg (of len bytes, n used) who holds counter x of unit ui. */
+static size_t say_holder(const struct claims *c, const struct claims_around *a,
+			 int ui, unsigned x, char *msg, size_t len, size_t n)
+{
+	const struct unit_type *u = c->pmu->plat->units[ui];
+	const struct claim *o = pinned_on(c, ui, x);
+	const char *b = a ? a->holder[ui][x] : "";
+
+	if (n >= len)
+		return n;
+	if (b[0])
+		return n + (size_t)snprintf(msg + n, len - n, " %s counter %u: "
+					    "the baseline's %s;", u->name, x, b);
+	if (o)
+		return n + (size_t)snprintf(msg + n, len - n, " %s counter %u: "
+					    "pinned claim %s of uid %u;",
+					    u->name, x, o->id, (unsigned)o->uid);
+	return n + (size_t)snprintf(msg + n, len - n, " %s counter %u: free;",
+				    u->name, x);
+}
+
+/* Under the lock: the refusal of a pinned claim that found no counters,
+ * naming what holds each counter of its units. */
+static int held_refusal(const struct claims *c, const struct claim *cl,
+			const struct claims_around *a, struct claims_err *e)
+{
+	const struct platform *pl = c->pmu->plat;
+	char msg[320];		/* the rest of e->msg says why */
+	size_t n = 0;
+	uint32_t done = 0;
+
+	for (unsigned k = 0; k < cl->nev; k++) {
+		int ui = cl->ev[k].unit;
+
+		if (pl->units[ui]->kind != UNIT_PROG || done >> ui & 1)
+			continue;
+		done |= 1u << ui;
+		for (unsigned x = 0; x < pl->units[ui]->nctr; x++)
+			n = say_holder(c, a, ui, x, msg, sizeof(msg), n);
+	}
+	if (!n)
+		msg[0] = '\0';
+	return fail(e, CLAIMS_HELD, "no counters of its own for this pinned "
+		    "claim:%s a pinned claim never takes the baseline's "
+		    "counters or another pinned claim's (without pinned, a "
+		    "claim shares them, multiplexed)", msg);
+}
+
+/*
+ * Under the lock: places pinned claim cl on counters of its own (around
+ * the baseline and the other pinned claims, preferring counters idle in
+ * the current interval) into cl->plan.  a may be NULL (no sampler).
+ * 0, or -1 with e filled.
+ */
+static int place_pinned(struct claims *c, struct claim *cl,
+			struct claims_around *a, struct claims_err *e)
+{
+	const struct platform *pl = c->pmu->plat;
+	struct sched_busy *pin = busy_alloc();
+	char why[256];
+	int r = -1;
+
+	if (!pin)
+		return fail(e, CLAIMS_NOMEM, "out of memory");
+	pinned_held(c, pin);
+	if (over_cap(c, cl, pin, e) < 0)
+		goto out;
+	if (a) {
+		pinned_held(c, &a->now);
+		pinned_held(c, &a->base);
+	}
+	if ((a && sched_place_busy(pl, cl->ev, cl->nev, &a->now, cl->plan, why,
+				   sizeof(why)) == 0) ||
+	    sched_place_busy(pl, cl->ev, cl->nev, a ? &a->base : pin, cl->plan,
+			     why, sizeof(why)) == 0)
+		r = 0;
+	else
+		held_refusal(c, cl, a, e);
+out:
+	free(pin);
+	return r;
+}
+
+/* The sampler's view for a pinned claim: NULL without hooks; -1 after a
+ * refusal. */
+static int get_around(struct claims *c, struct claims_around **a,
+		      struct claims_err *e)
+{
+	int r;
+
+	*a = NULL;
+	if (!c->hooks || !c->hooks->around)
+		return 0;
+	if (!(*a = malloc(sizeof(**a))))
+		return fail(e, CLAIMS_NOMEM, "out of memory");
+	if ((r = c->hooks->around(c->hook_arg, *a)) < 0) {
+		free(*a);
+		*a = NULL;
+		return fail(e, CLAIMS_UNAVAILABLE, "the daemon cannot place a "
+			    "pinned claim yet (%s): try again after its first "
+			    "tick", strerror(-r));
+	}
+	return 0;
+}
+
+/* Under the lock: cl, made and admitted, into the table as uid's. */
+static int insert(struct claims *c, struct claim *cl, uid_t uid, pid_t pid,
+		  struct claim *out, struct claims_err *e)
+{
+	if (build_series(c, cl) < 0)
+		return fail(e, CLAIMS_NOMEM, "out of memory");
 	for (unsigned i = 0; i < CLAIM_MAX_EVENTS; i++)
 		cl->ctr[i] = -1;
 	cl->seq = c->next_id++;
 	snprintf(cl->id, sizeof(cl->id), "c%" PRIu64, cl->seq);
 	cl->uid = uid;
 	cl->pid = pid;
-	cl->ttl_s = (unsigned)ttl;
 	cl->created_mono = clock_mono(c->clk);
-	cl->expires_mono = cl->created_mono + (uint64_t)ttl * 1000000000ull;
+	cl->expires_mono = cl->created_mono + (uint64_t)cl->ttl_s * 1000000000ull;
 	cl->created_real = (double)clock_real(c->clk) / 1e9;
 	if (copy_out(c, cl, out, e) < 0)
-		goto unlock;
+		return -1;
 	c->v[c->n++] = cl;
 	c->created++;
 	log_info("claim %s created by uid %u pid %d (\"%s\"): %u event%s, ttl "
-		 "%ld s", cl->id, (unsigned)uid, (int)pid, cl->label, cl->nev,
-		 cl->nev == 1 ? "" : "s", ttl);
-	cl = NULL;
-	r = 0;
-unlock:
+		 "%u s%s", cl->id, (unsigned)uid, (int)pid, cl->label, cl->nev,
+		 cl->nev == 1 ? "" : "s", cl->ttl_s, cl->pinned ? ", pinned" : "");
+	return 0;
+}
+
+int claims_create(struct claims *c, uid_t uid, pid_t pid,
+		  const struct claim_req *rq, struct claim *out,
+		  struct claims_err *e)
+{
+	struct claim *cl = calloc(1, sizeof(*cl));
+	struct claims_around *a = NULL;
+	uint64_t seq = 0;
+	int r = -1;
+
+	if (!cl)
+		return fail(e, CLAIMS_NOMEM, "out of memory");
+	if (rq->pinned && get_around(c, &a, e) < 0)
+		goto out;
+	pthread_mutex_lock(&c->lock);
+	if (make_claim(c, rq, cl, e) == 0 &&
+	    (!cl->pinned || place_pinned(c, cl, a, e) == 0) &&
+	    admit(c, uid, e) == 0 && insert(c, cl, uid, pid, out, e) == 0) {
+		seq = cl->seq;
+		cl = NULL;	/* the table's now */
+		r = 0;
+	}
 	pthread_mutex_unlock(&c->lock);
+	if (r == 0 && c->hooks && c->hooks->start_now) {
+		/* counting now, not at the next tick: the answer says so */
+		c->hooks->start_now(c->hook_arg, seq);
+		claim_clear(out);
+		r = claims_get(c, out->id, uid, out, e);
+	}
+out:
+	free(a);
 	claim_free(cl);
 	return r;
 }
@@ -492,6 +732,22 @@ out:
 	return r;
 }
 
+/* The counts of copy cl read now, where a sampler can; 0 or -1. */
+static int read_now(struct claims *c, struct claim *cl, struct claims_err *e)
+{
+	int r;
+
+	if (!c->hooks || !c->hooks->read_now)
+		return 0;
+	if ((r = c->hooks->read_now(c->hook_arg, cl)) < 0) {
+		claim_clear(cl);
+		return fail(e, r == -ENOMEM ? CLAIMS_NOMEM : CLAIMS_UNAVAILABLE,
+			    "claim %s: reading its counters: %s", cl->id,
+			    strerror(-r));
+	}
+	return 0;
+}
+
 int claims_release(struct claims *c, const char *id, uid_t uid,
 		   struct claim *out, struct claims_err *e)
 {
@@ -505,7 +761,18 @@ int claims_release(struct claims *c, const char *id, uid_t uid,
 		log_info("claim %s released by uid %u", cl->id, (unsigned)uid);
 	}
 	pthread_mutex_unlock(&c->lock);
+	/* its group counts until the next tick: the final counts are now's */
+	if (r == 0 && read_now(c, out, e) < 0)
+		r = -1;
 	return r;
+}
+
+int claims_read_now(struct claims *c, const char *id, uid_t uid,
+		    struct claim *out, struct claims_err *e)
+{
+	if (claims_get(c, id, uid, out, e) < 0)
+		return -1;
+	return read_now(c, out, e);
 }
 
 unsigned claims_count(struct claims *c)

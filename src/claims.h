@@ -32,6 +32,8 @@ struct claims_cfg {
 	unsigned interval_ms;	/* the sampling interval: a claim whose
 				   counters could wrap twice within it is
 				   refused */
+	unsigned max_pinned_per_box;	/* counters of one box pinned claims
+					   may hold (at most all but one) */
 };
 
 /* One series of a claim (an event on one unit instance), as the sampler
@@ -53,6 +55,7 @@ struct claim {
 	pid_t pid;
 	char label[CLAIM_LABEL_MAX];
 	bool export;
+	bool pinned;		/* on counters of its own for its lease */
 	unsigned ttl_s;
 	struct evspec ev[CLAIM_MAX_EVENTS];
 	unsigned nev;
@@ -81,11 +84,13 @@ enum claims_status {
 	CLAIMS_UNSCHEDULABLE,	/* its events can never count together */
 	CLAIMS_LIMIT,		/* max_per_uid or max_total reached */
 	CLAIMS_NOMEM,
+	CLAIMS_HELD,		/* pinned: its counters are held */
+	CLAIMS_UNAVAILABLE,	/* the sampler cannot answer yet */
 };
 
 struct claims_err {
 	enum claims_status st;
-	char msg[256];
+	char msg[512];
 };
 
 /* A new claim as the client asked for it (strings already checked to be
@@ -97,6 +102,39 @@ struct claim_req {
 	int64_t ttl_s;
 	const char *label;	/* NULL: none */
 	bool export;
+	bool pinned;
+};
+
+/*
+ * What a pinned claim is placed around, beside the table's own pinned
+ * claims: the baseline's counters (never taken), and, to prefer
+ * counters nobody counts on now, every counter counting in the current
+ * interval.  holder names the baseline event on a unit's counter ("":
+ * none) for a refusal.
+ */
+struct claims_around {
+	struct sched_busy base;		/* the baseline's counters */
+	struct sched_busy now;		/* base and the current interval's */
+	char holder[PLAT_MAX_UNITS][PLAT_MAX_CTRS][SCHED_NAME_MAX];
+};
+
+/*
+ * What the table asks of the sampler that counts its claims (set once
+ * before serving with claims_set_hooks(); without hooks, as in tests of
+ * the table alone, pinned claims are placed around each other only and
+ * start at the next tick, and reads give the last tick's counts).
+ * Called without the table's lock.
+ *   around: fills a; 0 or -errno (-EAGAIN: no baseline yet).
+ *   start_now: starts new claim seq now if the counters of its
+ *     placement are free in the current interval (else the next tick
+ *     places it).
+ *   read_now: overwrites the counts and times of cl (a copy) with a
+ *     reading taken now; 0 or -errno.
+ */
+struct claims_hooks {
+	int (*around)(void *arg, struct claims_around *a);
+	void (*start_now)(void *arg, uint64_t seq);
+	int (*read_now)(void *arg, struct claim *cl);
 };
 
 struct claims *claims_new(const struct pmu *pmu, const struct claims_cfg *cfg);
@@ -108,6 +146,9 @@ void claims_set_clock(struct claims *c, const struct clock_src *clk);
 void claims_set_cfg(struct claims *c, const struct claims_cfg *cfg);
 /* The limits in force. */
 struct claims_cfg claims_cfg(struct claims *c);
+/* The sampler's side (h and arg must outlive c; NULL: none). */
+void claims_set_hooks(struct claims *c, const struct claims_hooks *h,
+		      void *arg);
 /* The longest interval (ms) the live claims' counters allow, and the id
  * of the claim that sets it in id (CLAIM_ID_MAX bytes; "" if none). */
 unsigned claims_max_interval_ms(struct claims *c, char *id);
@@ -127,9 +168,13 @@ int claims_get(struct claims *c, const char *id, uid_t uid,
 /* Renews for the claim's lease, or for ttl_s when have_ttl. */
 int claims_renew(struct claims *c, const char *id, uid_t uid, bool have_ttl,
 		 int64_t ttl_s, struct claim *out, struct claims_err *e);
-/* Releases: out holds the final counts. */
+/* Releases: out holds the final counts, read now. */
 int claims_release(struct claims *c, const char *id, uid_t uid,
 		   struct claim *out, struct claims_err *e);
+/* claims_get(), with the counts and times read at this moment (the
+ * read_now hook). */
+int claims_read_now(struct claims *c, const char *id, uid_t uid,
+		    struct claim *out, struct claims_err *e);
 /* Copies of uid's live claims (root: all) into a malloc'd *v (free with
  * claims_list_free()).  Their number, or -1 on ENOMEM. */
 int claims_list(struct claims *c, uid_t uid, struct claim **v);
@@ -147,6 +192,10 @@ const char *claims_holder(struct claims *c, unsigned socket, int unit,
 /* ---- sampler side ---- */
 void claims_lock(struct claims *c);
 void claims_unlock(struct claims *c);
+/* Takes the lock if it comes free within ns (trying, and yielding the
+ * CPU, meanwhile): true, or false without it.  For the tick, which must
+ * not wait long for a request thread that was preempted holding it. */
+bool claims_lock_within(struct claims *c, uint64_t ns);
 /* Under the lock: expires leases due by now_mono and points *v at the
  * live claims (ascending seq), valid until the lock is dropped.  Their
  * number. */

@@ -121,6 +121,7 @@ static const struct key keys[] = {
 	K_UINT(S_CLAIMS, "default_ttl_s", default_ttl_s, 1, 86400, 60),
 	K_UINT(S_CLAIMS, "max_ttl_s", max_ttl_s, 1, 86400, 3600),
 	K_BOOL(S_CLAIMS, "allow_raw_events", allow_raw_events, false),
+	K_UINT(S_CLAIMS, "max_pinned_per_box", max_pinned_per_box, 0, 7, 7),
 
 	K_STR(S_SIM, "platform", sim_platform, empty_default, check_platform,
 	    true),

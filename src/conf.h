@@ -83,6 +83,9 @@ struct conf {
 	unsigned default_ttl_s;         /* 1..86400, default 60, <= max_ttl_s */
 	unsigned max_ttl_s;             /* 1..86400, default 3600 */
 	bool allow_raw_events;          /* default no */
+	unsigned max_pinned_per_box;    /* 0..7, default 7: counters of one
+					   box pinned claims may hold (never
+					   more than all but one) */
 	/* [baseline] */
 	struct conf_baseline baseline[CONF_MAX_BASELINE];
 	unsigned nbaseline;

@@ -160,9 +160,10 @@ static struct group *group_new(const struct pmu *pmu, const struct mux_spec *sp)
 	g->ev = g->own_ev;
 	g->nev = sp->nev;
 	g->sg = (struct sched_group){ .ev = g->ev, .nev = g->nev,
-				      .order = sp->key };
+				      .order = sp->key, .fixed = sp->pinned,
+				      .pinned = sp->pinned };
 	for (unsigned e = 0; e < SCHED_MAX_EVENTS; e++)
-		g->sg.ctr[e] = -1;
+		g->sg.ctr[e] = sp->plan && e < sp->nev ? sp->plan[e] : -1;
 	return g;
 }
 
@@ -223,10 +224,14 @@ void mux_charge(struct mux *m, uint64_t run_ns, bool yielded)
 			g->seen = true;
 			continue;
 		}
-		g->enabled_ns += run_ns;
-		g->since_ns += run_ns;
+		/* a pinned group started within the interval: from then */
+		uint64_t ns = run_ns > g->late_ns ? run_ns - g->late_ns : 0;
+
+		g->late_ns = 0;
+		g->enabled_ns += ns;
+		g->since_ns += ns;
 		if (g->was_running && !yielded)
-			g->running_ns += run_ns;
+			g->running_ns += ns;
 	}
 }
 
@@ -438,6 +443,16 @@ unsigned mux_controls(const struct pmu *pmu, const struct evspec *ev,
 	return n;
 }
 
+/* Has a series of x no counter yet (a group never placed, or one that
+ * mux_start_now() started with its free-running series only)? */
+static bool unencoded(const struct group *x)
+{
+	for (unsigned k = 0; k < x->ns; k++)
+		if (!x->slot[k].width)
+			return true;
+	return false;
+}
+
 /* Counters (live ones, or the frozen ones) of the groups that start
  * counting now: their current value is the baseline for the next
  * delta. */
@@ -483,11 +498,10 @@ void mux_schedule(struct mux *m, bool force)
 
 		if (!x->sg.selected)
 			continue;
-		/* A fixed group (the baseline) was placed when its program
-		 * was built and its slots belong to the published program,
+		/* The baseline (g[0]) was placed when its program was
+		 * built and its slots belong to the published program,
 		 * which readers render from: never rewrite them. */
-		if (!x->sg.fixed &&
-		    (moved || (x->ns && !x->slot[0].width) || force) &&
+		if (i > 0 && (moved || unencoded(x) || force) &&
 		    mux_encode(m->pmu, x->ev, x->sg.ctr, x->slot, x->sev, x->ns,
 			       why, sizeof(why)) < 0) {
 			log_warnx("cannot encode a claim's events: %s", why);
@@ -550,4 +564,343 @@ void mux_mark_unverified(struct mux *m, unsigned changed, unsigned unread)
 			  "%s unit%s are marked invalid until they can", unread,
 			  unread == 1 ? "" : "s", hw_last_error(),
 			  unread == 1 ? "its" : "their", unread == 1 ? "" : "s");
+}
+
+/* ---- between ticks: read now, start a pinned claim ------------------- */
+
+static int cmp_key(const void *key, const void *elem)
+{
+	uint64_t k = *(const uint64_t *)key;
+	uint64_t e = (*(struct group *const *)elem)->key;
+
+	return k < e ? -1 : k > e;
+}
+
+/* The claim group with key, or NULL (g[1..ng) ascend by key). */
+static struct group *find_group(struct mux *m, uint64_t key)
+{
+	struct group **f;
+
+	if (m->ng < 2)
+		return NULL;
+	f = bsearch(&key, m->g + 1, m->ng - 1, sizeof(*m->g), cmp_key);
+	return f ? *f : NULL;
+}
+
+/* ---- the read-now snapshot --------------------------------------------- */
+
+void mux_snap_put(struct mux_snap *sn)
+{
+	if (sn && atomic_fetch_sub(&sn->refs, 1) == 1)
+		free(sn);
+}
+
+struct mux_snap *mux_snapshot(const struct mux *m, uint64_t t_read)
+{
+	unsigned ng = 0, nser = 0, k = 0;
+	struct mux_snap *sn;
+	char *p;
+
+	for (unsigned i = 1; i < m->ng; i++)
+		if (m->g[i]->nev <= MUX_SNAP_MAX_EVENTS) {
+			ng++;
+			nser += m->g[i]->ns;
+		}
+	sn = malloc(sizeof(*sn) + ng * sizeof(*sn->g) +
+		    nser * (sizeof(*sn->ser) + sizeof(*sn->slot)));
+	if (!sn)
+		return NULL;
+	atomic_init(&sn->refs, 1);
+	sn->gen = 0;
+	sn->t_read = t_read;
+	sn->ng = ng;
+	p = (char *)(sn + 1);
+	sn->g = (struct mux_snap_grp *)p;
+	sn->slot = (struct pmu_slot *)(p + ng * sizeof(*sn->g));
+	sn->ser = (struct mux_snap_ser *)((char *)sn->slot +
+					  nser * sizeof(*sn->slot));
+	ng = 0;
+	for (unsigned i = 1; i < m->ng; i++) {
+		const struct group *g = m->g[i];
+		struct mux_snap_grp *sg = &sn->g[ng];
+
+		if (g->nev > MUX_SNAP_MAX_EVENTS)
+			continue;
+		*sg = (struct mux_snap_grp){
+			.key = g->key, .enabled_ns = g->enabled_ns,
+			.running_ns = g->running_ns, .since_ns = g->since_ns,
+			.late_ns = g->late_ns, .running = g->was_running,
+			.seen = g->seen, .first = k, .ns = g->ns, .nev = g->nev,
+		};
+		for (unsigned e = 0; e < g->nev; e++)
+			sg->ctr[e] = g->sg.ctr[e];
+		for (unsigned j = 0; j < g->ns; j++, k++) {
+			sn->slot[k] = g->slot[j];
+			sn->ser[k] = (struct mux_snap_ser){
+				.last_raw = g->gs[j].last_raw,
+				.raw = g->gs[j].raw, .est = g->gs[j].est,
+				.have_last = g->gs[j].have_last,
+			};
+		}
+		ng++;
+	}
+	return sn;
+}
+
+static int cmp_snap_key(const void *key, const void *elem)
+{
+	uint64_t k = *(const uint64_t *)key;
+	uint64_t e = ((const struct mux_snap_grp *)elem)->key;
+
+	return k < e ? -1 : k > e;
+}
+
+/* Series k of group g brought to now, el ns after its last reading, from
+ * the counter value raw (err: its read error). */
+static void snap_series_now(const struct mux_snap *sn,
+			    const struct mux_snap_grp *g, unsigned k,
+			    uint64_t el, uint64_t raw, int err,
+			    struct mux_now *v, unsigned *nerr)
+{
+	const struct mux_snap_ser *ss = &sn->ser[g->first + k];
+	const struct pmu_slot *sl = &sn->slot[g->first + k];
+	uint64_t d, stands;
+
+	*v = (struct mux_now){ .raw = ss->raw, .est = ss->est };
+	if ((!sl->freerun && !g->running) || !ss->have_last || !sl->width)
+		return;		/* not counting now: the ticks' counts */
+	if (err < 0) {
+		(*nerr)++;
+		return;
+	}
+	d = (raw - ss->last_raw) & width_mask(sl->width);
+	/* as account() will: the delta stands for the time since the
+	 * group last counted (free-running: only the time it ran) */
+	stands = sl->freerun ? el : g->since_ns + el;
+	v->raw += d;
+	v->est += el && stands > el
+		  ? (uint64_t)((unsigned __int128)d * stands / el) : d;
+	v->up = true;
+}
+
+int mux_snap_read(struct pmu *pmu, const struct mux_snap *sn, uint64_t key,
+		  uint64_t now, struct mux_now *v, unsigned nv,
+		  struct mux_reading *out)
+{
+	const struct mux_snap_grp *g = sn->ng ? bsearch(&key, sn->g, sn->ng,
+						  sizeof(*sn->g), cmp_snap_key)
+					      : NULL;
+	uint64_t since = now > sn->t_read ? now - sn->t_read : 0, el;
+	uint64_t *raw;
+	int *err;
+
+	if (!g)
+		return -ENOENT;
+	raw = calloc(g->ns + 1, sizeof(*raw));
+	err = calloc(g->ns + 1, sizeof(*err));
+	if (!raw || !err) {
+		free(raw);
+		free(err);
+		return -ENOMEM;
+	}
+	el = g->seen && since > g->late_ns ? since - g->late_ns : 0;
+	out->enabled_ns = g->enabled_ns + el;
+	out->running = g->running;
+	out->running_ns = g->running_ns + (g->running ? el : 0);
+	for (unsigned e = 0; e < MUX_SNAP_MAX_EVENTS; e++)
+		out->ctr[e] = e < g->nev ? g->ctr[e] : -1;
+	out->ns = g->ns < nv ? g->ns : nv;
+	out->nerr = 0;
+	if (g->running) {
+		/* one call for the group (a perf backend: one group read) */
+		pmu_read_now(pmu, &sn->slot[g->first], g->ns, raw, err);
+	} else {
+		/* multiplexed out: only its free-running counters count */
+		for (unsigned k = 0; k < g->ns; k++)
+			if (sn->slot[g->first + k].freerun &&
+			    sn->slot[g->first + k].width)
+				pmu_read_now(pmu, &sn->slot[g->first + k], 1,
+					     &raw[k], &err[k]);
+	}
+	for (unsigned k = 0; k < out->ns; k++)
+		snap_series_now(sn, g, k, el, raw[k], err[k], &v[k], &out->nerr);
+	free(raw);
+	free(err);
+	return 0;
+}
+
+void mux_held_now(const struct mux *m, struct sched_busy *b)
+{
+	memset(b->ctr, 0, sizeof(b->ctr));
+	memset(b->filt_inst, 0, sizeof(b->filt_inst));
+	for (unsigned i = 0; i < m->ng; i++) {
+		const struct group *g = m->g[i];
+
+		if (g->was_running)
+			sched_occupy(m->pmu->plat, g->ev, g->nev, g->sg.ctr, b);
+	}
+}
+
+/* A placement of sp on counters free in the current interval into ctr: a
+ * pinned claim's own, else any.  0, -EBUSY or -ENOMEM. */
+static int fits_now(const struct mux *m, const struct mux_spec *sp, int *ctr)
+{
+	struct sched_busy *b = malloc(sizeof(*b));
+	char why[128];
+	int r = 0;
+
+	if (!b)
+		return -ENOMEM;
+	mux_held_now(m, b);
+	memcpy(ctr, sp->plan, sp->nev * sizeof(*ctr));
+	if (sp->pinned) {
+		if (!sched_try_occupy(m->pmu->plat, sp->ev, sp->nev, ctr, b))
+			r = -EBUSY;
+	} else if (sched_place_busy(m->pmu->plat, sp->ev, sp->nev, b, ctr,
+				    why, sizeof(why)) < 0) {
+		r = -EBUSY;
+	}
+	free(b);
+	return r;
+}
+
+/* Programs g's controls beside those of the groups counting in this
+ * interval (pmu_program() writes only what changed, and clears the
+ * controls of groups dropped since the tick) and takes its counters'
+ * starting values. */
+static int program_now(struct mux *m, struct group *g)
+{
+	unsigned n;
+	int r;
+
+	m->nwant = 0;
+	for (unsigned i = 0; i < m->ng; i++) {
+		const struct group *x = m->g[i];
+
+		if (!x->was_running)
+			continue;
+		if (!grow((void **)&m->want, &m->capwant,
+			  m->nwant + CONTROLS_PER_SERIES * x->ns,
+			  sizeof(*m->want)))
+			return -ENOMEM;
+		m->nwant += mux_controls(m->pmu, x->ev, x->slot, x->sev, x->ns,
+					 m->want + m->nwant);
+	}
+	if (!grow((void **)&m->want, &m->capwant,
+		  m->nwant + CONTROLS_PER_SERIES * g->ns, sizeof(*m->want)))
+		return -ENOMEM;
+	n = mux_controls(m->pmu, g->ev, g->slot, g->sev, g->ns,
+			 m->want + m->nwant);
+	if ((r = pmu_program(m->pmu, m->want, m->nwant + n, false)) < 0)
+		return r;
+	m->nwant += n;
+	/* free-running ones too: its counts start now, not at a tick */
+	for (unsigned k = 0; k < g->ns; k++) {
+		uint64_t raw;
+
+		if (pmu_read(m->pmu, &g->slot[k], &raw) == 0) {
+			g->gs[k].last_raw = raw;
+			g->gs[k].have_last = 1;
+		}
+	}
+	return 0;
+}
+
+/* Takes g out of the claims' groups and frees it. */
+static void remove_group(struct mux *m, struct group *g)
+{
+	for (unsigned i = 1; i < m->ng; i++)
+		if (m->g[i] == g) {
+			memmove(&m->g[i], &m->g[i + 1],
+				(m->ng - i - 1) * sizeof(*m->g));
+			m->ng--;
+			break;
+		}
+	group_free(g);
+}
+
+/* Puts g among the claims' groups, keys ascending. */
+static int insert_group(struct mux *m, struct group *g)
+{
+	unsigned i = m->ng;
+
+	if (!grow((void **)&m->g, &m->capg, m->ng + 1, sizeof(*m->g)))
+		return -ENOMEM;
+	while (i > 1 && m->g[i - 1]->key > g->key) {
+		m->g[i] = m->g[i - 1];
+		i--;
+	}
+	m->g[i] = g;
+	m->ng++;
+	return 0;
+}
+
+/* Encodes g's free-running series only, and takes their starting values:
+ * a group that waits for counters counts those from now. */
+static void start_freerun(struct mux *m, struct group *g)
+{
+	int none[SCHED_MAX_EVENTS];
+	char why[160];
+
+	for (unsigned e = 0; e < SCHED_MAX_EVENTS; e++)
+		none[e] = -1;
+	for (unsigned k = 0; k < g->ns; k++) {
+		uint64_t raw;
+
+		if (!g->slot[k].freerun ||
+		    mux_encode(m->pmu, g->ev, none, &g->slot[k], &g->sev[k], 1,
+			       why, sizeof(why)) < 0 ||
+		    pmu_read(m->pmu, &g->slot[k], &raw) < 0)
+			continue;
+		g->gs[k].last_raw = raw;
+		g->gs[k].have_last = 1;
+	}
+}
+
+int mux_start_now(struct mux *m, const struct mux_spec *sp,
+		  uint64_t since_ns, int *placed)
+{
+	int ctr[SCHED_MAX_EVENTS];
+	struct mux_spec now = *sp;
+	struct group *g;
+	char why[160];
+	int r, fits;
+
+	if ((g = find_group(m, sp->key))) {
+		/* a group mux_sync() made that no tick has seen: replaced */
+		if (g->seen || g->was_running)
+			return -EEXIST;
+		remove_group(m, g);
+	}
+	if (sp->nev > SCHED_MAX_EVENTS)
+		return -EINVAL;
+	if ((fits = fits_now(m, sp, ctr)) < 0 && fits != -EBUSY)
+		return fits;
+	now.plan = fits == 0 ? ctr : sp->pinned ? sp->plan : NULL;
+	if (!(g = group_new(m->pmu, &now)))
+		return -ENOMEM;
+	if (fits == 0 && mux_encode(m->pmu, g->ev, g->sg.ctr, g->slot, g->sev,
+				    g->ns, why, sizeof(why)) < 0) {
+		log_warnx("cannot encode a claim's events: %s", why);
+		group_free(g);
+		return -EINVAL;
+	}
+	r = fits == 0 ? program_now(m, g) : 0;
+	if (fits != 0)
+		start_freerun(m, g);
+	if (r < 0 || (r = insert_group(m, g)) < 0) {
+		group_free(g);
+		return r;
+	}
+	/* its clock runs from now: the rest of the interval is its first
+	 * (counting, or waiting for counters while its free-running
+	 * series count); a placement made here is its own: moved stays
+	 * false at the next tick */
+	g->seen = true;
+	g->late_ns = since_ns;
+	g->was_running = fits == 0;
+	g->sg.selected = fits == 0;
+	if (placed && fits == 0)
+		memcpy(placed, ctr, sp->nev * sizeof(*placed));
+	return fits;
 }

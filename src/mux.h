@@ -13,10 +13,19 @@
  * only: the claims table hands over what its live claims count
  * (mux_sync()) and gets their results back, but no lock is held while
  * mux touches hardware.
+ *
+ * A claim is read now (between ticks, on another thread) from a snapshot
+ * the sampler publishes after each tick (struct mux_snap, immutable):
+ * mux_snap_read() reads the group's counters and adds their change since
+ * the tick to what the tick accounted, touching nothing a tick uses.  The
+ * sampler tells a reader whether a tick ran meanwhile (sampler.c).
+ * mux_start_now() and mux_held_now() run on the sampling thread,
+ * between ticks.
  */
 #ifndef UNCORED_MUX_H
 #define UNCORED_MUX_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -52,6 +61,8 @@ struct group {
 	bool was_running;	/* counted during the interval just ended */
 	bool seen;		/* has been through a tick (its clock runs) */
 	uint64_t since_ns;	/* enabled time since it last counted */
+	uint64_t late_ns;	/* started this long after the last tick
+				   (mux_start_now()): not charged */
 	uint64_t enabled_ns, running_ns;
 	/* a claim's group (mux-owned): its key, and its own copy of ev */
 	uint64_t key;
@@ -63,6 +74,56 @@ struct mux_spec {
 	uint64_t key;			/* unique, ascending in the array */
 	const struct evspec *ev;	/* copied */
 	unsigned nev;
+	bool pinned;			/* on plan[] for good, before the
+					   others (sched_group.pinned) */
+	const int *plan;		/* the placement (copied): a pinned
+					   one's for good, mux_start_now()'s */
+};
+
+/* Events of a group a snapshot holds (a claim's: at most 8). */
+#define MUX_SNAP_MAX_EVENTS 8
+
+/* A claim's group in a snapshot, as the last tick left it. */
+struct mux_snap_grp {
+	uint64_t key;
+	uint64_t enabled_ns, running_ns, since_ns, late_ns;
+	bool running, seen;
+	unsigned first, ns, nev;	/* its series: [first, first + ns) */
+	int ctr[MUX_SNAP_MAX_EVENTS];
+};
+
+struct mux_snap_ser {
+	uint64_t last_raw, raw, est;
+	bool have_last;
+};
+
+/* The claims' groups after a tick (mux_snapshot()); immutable, shared by
+ * reference. */
+struct mux_snap {
+	atomic_int refs;
+	uint64_t gen;		/* the sampler's: which tick it follows */
+	uint64_t t_read;	/* when that tick read the counters */
+	unsigned ng;
+	struct mux_snap_grp *g;	/* ascending key */
+	struct pmu_slot *slot;	/* all series' slots */
+	struct mux_snap_ser *ser;
+};
+
+/* One series of a group read now (mux_snap_read()). */
+struct mux_now {
+	uint64_t raw;		/* counts since the group began */
+	uint64_t est;		/* est (struct gseries) brought to now */
+	bool up;		/* read now (false: the last tick's value) */
+};
+
+/* A group read now: its times, and its series in slot order. */
+struct mux_reading {
+	uint64_t enabled_ns, running_ns;	/* to now */
+	bool running;		/* counting in the current interval */
+	int ctr[MUX_SNAP_MAX_EVENTS];	/* its last placement per event (as
+					   struct claim.ctr), -1: none */
+	unsigned ns;		/* series filled (at most the caller's) */
+	unsigned nerr;		/* series not read now (read errors) */
 };
 
 /* Control writes one series needs at most: its control and a value for
@@ -188,6 +249,34 @@ void mux_read_counters(struct mux *m, bool disturbed, bool yielded,
  * that start counting now.  PMU frozen.
  */
 void mux_schedule(struct mux *m, bool force);
+/* The claims' groups as they are now (refs = 1), t_read: when this tick
+ * read the counters.  NULL on ENOMEM. */
+struct mux_snap *mux_snapshot(const struct mux *m, uint64_t t_read);
+void mux_snap_put(struct mux_snap *sn);
+/*
+ * The counts of the group with key at time now (the clock of t_read):
+ * each series' counter is read (pmu_read_now()) and its change since the
+ * snapshot's tick added to what the ticks accounted, scaled as the next
+ * tick will scale it.  v has room for nv series.  Any thread; the caller
+ * checks that no tick ran meanwhile.  0, -ENOENT (no such group: a
+ * claim no tick has taken yet) or -ENOMEM.
+ */
+int mux_snap_read(struct pmu *pmu, const struct mux_snap *sn, uint64_t key,
+		  uint64_t now, struct mux_now *v, unsigned nv,
+		  struct mux_reading *out);
+/* Into b: the counters that groups count on in the current interval. */
+void mux_held_now(const struct mux *m, struct sched_busy *b);
+/*
+ * A new claim's group, its clock running from now (since_ns after the last
+ * tick).  If the counters of a placement (a pinned claim's sp->plan, else
+ * any) are free in this interval, it counts at once: its controls are
+ * programmed (nothing else changes) and it runs, and placed (sp->nev
+ * entries, may be NULL) gets the placement: 0.  Else it waits for the next
+ * tick to place it, its free-running series counting meanwhile: -EBUSY.
+ * -EEXIST (a group the ticks know), -ENOMEM, -EINVAL.
+ */
+int mux_start_now(struct mux *m, const struct mux_spec *sp,
+		  uint64_t since_ns, int *placed);
 /* Yielded: no group counts in the next interval. */
 void mux_idle(struct mux *m);
 /* After a control check (pmu_check_controls(), changed registers

@@ -180,6 +180,30 @@ int pmu_read(struct pmu *p, const struct pmu_slot *s, uint64_t *raw)
 	return p->ops->read(p, s, raw);
 }
 
+int pmu_read_now(struct pmu *p, const struct pmu_slot *s, unsigned n,
+		 uint64_t *raw, int *err)
+{
+	int first = 0;
+
+	/* perf: what the slots' groups count at this moment, one read(2) a
+	 * group (the reads below then take the groups' values) */
+	if (p->ops->read_now)
+		(void)p->ops->read_now(p, s, n);
+	for (unsigned k = 0; k < n; k++) {
+		raw[k] = 0;
+		err[k] = pmu_read(p, &s[k], &raw[k]);
+		if (err[k] < 0 && !first)
+			first = err[k];
+	}
+	return first;
+}
+
+bool pmu_read_anywhere(const struct pmu *p)
+{
+	/* a backend with a snapshot accounts what its reads found */
+	return !p->ops->snapshot;
+}
+
 int pmu_busy(struct pmu *p, char *msg, size_t len)
 {
 	msg[0] = '\0';

@@ -160,6 +160,8 @@ struct pmu_ops {
 	int (*reachable)(const struct pmu *p, const struct evspec *e,
 			 char *why, size_t whylen);
 	int (*snapshot)(struct pmu *p);
+	/* pmu_read_now()'s reading of s[0..n) now; NULL: pmu_read() each */
+	int (*read_now)(struct pmu *p, const struct pmu_slot *s, unsigned n);
 };
 
 extern const struct pmu_ops pmu_direct_ops;
@@ -289,6 +291,24 @@ int pmu_snapshot(struct pmu *p);
 /* Reads a slot's raw counter value (a core-scope counter: the sum over
  * the socket's cores, modulo 2^64 like each of them).  0 or -errno. */
 int pmu_read(struct pmu *p, const struct pmu_slot *s, uint64_t *raw);
+
+/*
+ * Reads the raw counters of s[0..n) now, while they count (no freeze): a
+ * claim's read-now, between ticks.  raw[k] gets slot k's value and err[k]
+ * 0 or its -errno.  The direct backend reads each register (pmu_read()),
+ * from any thread: reading a counter changes nothing.  The perf backend
+ * reads the event groups (one read(2) each) and accounts what they
+ * counted, so it must run where the tick runs, between ticks (the
+ * sampler sees to both, sampler.h).  Returns
+ * 0 when every slot was read, else the first -errno (the others are
+ * still read).
+ */
+int pmu_read_now(struct pmu *p, const struct pmu_slot *s, unsigned n,
+		 uint64_t *raw, int *err);
+/* May pmu_read_now() run on another thread than the tick's, beside it?
+ * True on the direct backend; false on one whose reads account what they
+ * found (perf: it has a snapshot). */
+bool pmu_read_anywhere(const struct pmu *p);
 
 /* Asks the platform's check op whether socket's PMU is still enabled
  * (expect_on) or frozen as the daemon left it: 1 if not (*seen: the

@@ -608,8 +608,16 @@ void pmu_perf_stats(const struct pmu_perf *pp, struct pmu_perf_stats *st)
 {
 	*st = pp->st;
 	st->groups = 0;
-	for (unsigned i = 0; i < pp->nbox; i++)
-		st->groups += pp->box[i].g != NULL;
+	for (unsigned i = 0; i < pp->nbox; i++) {
+		struct pev_stats gs;
+
+		if (!pp->box[i].g)
+			continue;
+		/* a closed group's calls are in pp->st already (box_close) */
+		pev_group_stats(pp->box[i].g, &gs);
+		st->syscalls += gs.syscalls;
+		st->groups++;
+	}
 }
 
 /* ---- the PMU layer's calls ----------------------------------------------- */
@@ -783,6 +791,8 @@ static void account(struct pmu_perf *pp, struct pp_box *b,
 	b->scaled = drun < den;
 	if (b->scaled)
 		pp->st.scaled++;
+	if (b->scaled && !drun)
+		b->err = -EAGAIN;	/* the whole group: no data */
 	for (unsigned i = 0; i < b->n; i++) {
 		struct pp_ctr *c = &pp->ctr[b->id[i]];
 		uint64_t d = v[i] - b->last[i];
@@ -826,21 +836,30 @@ static int box_read(struct pmu_perf *pp, struct pp_box *b)
 	return 0;
 }
 
-/* Closes box b's group, reading it once more first so that the events
- * that keep counting lose nothing up to now. */
-static void box_close(struct pmu_perf *pp, struct pp_box *b)
+/* Closes box b's group, keeping its system calls (and the closes) in
+ * pp->st. */
+static void box_drop(struct pmu_perf *pp, struct pp_box *b)
 {
 	struct pev_stats st;
 
 	if (!b->g)
 		return;
-	(void)box_read(pp, b);
 	pev_group_stats(b->g, &st);
 	pp->st.syscalls += st.syscalls;
 	pev_group_close(b->g);
 	pp->st.syscalls += b->n;	/* the closes */
 	b->g = NULL;
 	b->n = 0;
+}
+
+/* Closes box b's group, reading it once more first so that the events
+ * that keep counting lose nothing up to now. */
+static void box_close(struct pmu_perf *pp, struct pp_box *b)
+{
+	if (!b->g)
+		return;
+	(void)box_read(pp, b);
+	box_drop(pp, b);
 }
 
 /* Makes box b count its wanted set, if that is not what it counts. */
@@ -855,6 +874,7 @@ static int box_apply(struct pmu_perf *pp, struct pp_box *b)
 	if (b->g)
 		pp->st.reopens++;
 	box_close(pp, b);
+	b->err = 0;	/* an old failure is not this set's */
 	if (!b->wn)
 		return 0;
 	r = pev_group_open(pp->ops, pp->ctx, b->pmu->type, b->cpu,
@@ -1007,7 +1027,7 @@ static int pmu_perf_read(struct pmu *p, const struct pmu_slot *s, uint64_t *raw)
 	struct pp_ctr *c;
 	struct pp_where w;
 	unsigned one = 0;
-	int r;
+	int r, err;
 
 	if (s->ctr_id == PMU_NO_REG || s->ctr_id >= pp->nctr)
 		return hw_fail(EINVAL, "not a counter of this PMU");
@@ -1043,21 +1063,58 @@ static int pmu_perf_read(struct pmu *p, const struct pmu_slot *s, uint64_t *raw)
 		one = (unsigned)(b - pp->box);
 		w = (struct pp_where){ .first = UINT_MAX, .n = 1 };
 	}
+	/* A counter summed over several boxes (core scope) is down while
+	 * any of them is: the others' sum is not a value. */
+	err = c->err;
 	for (unsigned k = 0; k < w.n; k++) {
 		struct pp_box *b = &pp->box[where_box(pp, &w, k, one)];
 
 		if (b->gen != pp->gen)
 			(void)box_read(pp, b);
+		if (b->err < 0 && !err)
+			err = b->err;
 	}
-	if (c->err < 0)
-		return hw_fail(-c->err, "reading %s: %s",
+	if (err < 0)
+		return hw_fail(-err, "reading %s: %s",
 			       p->plat->units[s->unit]->name,
-			       c->err == -EAGAIN ? "the kernel did not "
+			       err == -EAGAIN ? "the kernel did not "
 			       "schedule the group this interval (another perf "
-			       "user holds the counters)" : strerror(-c->err));
+			       "user holds the counters)" : strerror(-err));
 	*raw = c->virt;
 	return 0;
 }
+
+/* Reads now the groups slots s[0..n) count in, each once, and no other:
+ * a claim's read-now between ticks (pmu_read_now()). */
+static int perf_read_now(struct pmu *p, const struct pmu_slot *s, unsigned n)
+{
+	struct pmu_perf *pp = p->perf;
+	int first = 0;
+
+	pp->gen++;	/* every box read below is read afresh */
+	for (unsigned k = 0; k < n; k++) {
+		struct pp_where w;
+		unsigned one = 0;
+
+		if (s[k].freerun ? !freerun_where(pp, &s[k], &w, &one)
+				 : !slot_box(pp, &s[k]))
+			continue;	/* pmu_read() says why */
+		if (!s[k].freerun) {
+			one = (unsigned)(slot_box(pp, &s[k]) - pp->box);
+			w = (struct pp_where){ .first = UINT_MAX, .n = 1 };
+		}
+		for (unsigned b = 0; b < w.n; b++) {
+			struct pp_box *x = &pp->box[where_box(pp, &w, b, one)];
+			int r;
+
+			if (x->gen != pp->gen && (r = box_read(pp, x)) < 0 &&
+			    !first)
+				first = r;
+		}
+	}
+	return first;
+}
+
 
 static bool pmu_perf_scaled(const struct pmu *p, const struct pmu_slot *s)
 {
@@ -1069,15 +1126,8 @@ static int pmu_perf_release(struct pmu *p)
 {
 	struct pmu_perf *pp = p->perf;
 
-	for (unsigned i = 0; i < pp->nbox; i++) {
-		struct pp_box *b = &pp->box[i];
-
-		if (b->g) {
-			pev_group_close(b->g);
-			b->g = NULL;
-			b->n = 0;
-		}
-	}
+	for (unsigned i = 0; i < pp->nbox; i++)
+		box_drop(pp, &pp->box[i]);
 	for (unsigned id = 0; id < pp->nctr; id++)
 		pp->ctr[id].fr_open = false;
 	return 0;
@@ -1164,6 +1214,7 @@ static const struct pmu_ops pmu_perf_ops = {
 	.scaled = pmu_perf_scaled,
 	.reachable = pmu_perf_reachable,
 	.snapshot = pmu_perf_snapshot,
+	.read_now = perf_read_now,
 };
 
 int pmu_init_perf(struct pmu *p, struct hw *hw, const struct topology *t,

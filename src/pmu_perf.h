@@ -74,6 +74,9 @@ const char *pmu_perf_sysfs(const struct pmu_perf *pp);
  * first one found, or NULL. */
 const char *pmu_perf_unit_pmu(const struct pmu_perf *pp, int unit);
 
+/* Fills *st: the groups open now and the counts since discovery, the
+ * system calls of the groups still open included (each one counted once,
+ * whether its group is open or closed). */
 void pmu_perf_stats(const struct pmu_perf *pp, struct pmu_perf_stats *st);
 
 /*

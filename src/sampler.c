@@ -35,6 +35,23 @@ struct sampler {
 	const struct clock_src *clk;	/* time of the ticks */
 	struct claims *claims;		/* may be NULL */
 	pthread_mutex_t lock;		/* guards cur, pending, cfg */
+	/* Claims read now (sampler_hook_claims(), HTTP thread): the
+	 * snapshot of the claims' groups the last tick published (under
+	 * lock), and hwseq, odd while a tick or a call changes the
+	 * counters, so that a reader knows whether its reading is of the
+	 * snapshot's program.  Readers never hold anything a tick waits
+	 * for. */
+	atomic_uint_fast64_t hwseq;
+	struct mux_snap *snap;
+	/* calls run on the sampling thread between ticks (sampler_call()) */
+	pthread_mutex_t call_lock;
+	pthread_cond_t call_cond;
+	struct sampler_call *calls;	/* queued, oldest first */
+	atomic_bool threaded;		/* calls go to the thread */
+	int cfd;			/* eventfd: a call is queued */
+	atomic_uint_fast64_t claims_deferred;	/* claims syncs skipped: the
+					   lock was not free within
+					   CLAIMS_WAIT_NS */
 	struct program *cur;
 	struct program *pending;
 	struct sampler_cfg cfg, pending_cfg;
@@ -217,8 +234,10 @@ struct sampler *sampler_new(struct pmu *pmu, struct program *prog,
 	s->cfg = *cfg;
 	s->interval_ms = cfg->interval_ms;
 	pthread_mutex_init(&s->lock, NULL);
+	pthread_mutex_init(&s->call_lock, NULL);
+	pthread_cond_init(&s->call_cond, NULL);
 	s->pending = prog;	/* programmed at the first tick */
-	s->tfd = s->efd = -1;
+	s->tfd = s->efd = s->cfd = -1;
 	s->st.owned = 1;
 	mux_init(&s->mux, pmu, &s->base);
 	if (cl) {
@@ -247,16 +266,28 @@ static int arm(struct sampler *s)
 	       ? -errno : 0;
 }
 
+static void run_calls(struct sampler *s);
+
+/* The longest a tick waits for the claims lock (a request holds it for a
+ * copy, a few microseconds, unless it is preempted meanwhile). */
+#define CLAIMS_WAIT_NS 200000ull
+
+uint64_t sampler_claims_deferred(const struct sampler *s)
+{
+	return atomic_load(&((struct sampler *)s)->claims_deferred);
+}
+
 static void *thread_main(void *arg)
 {
 	struct sampler *s = arg;
-	struct pollfd pfd[2] = { { .fd = s->tfd, .events = POLLIN },
-				 { .fd = s->efd, .events = POLLIN } };
+	struct pollfd pfd[3] = { { .fd = s->tfd, .events = POLLIN },
+				 { .fd = s->efd, .events = POLLIN },
+				 { .fd = s->cfd, .events = POLLIN } };
 
 	for (;;) {
 		uint64_t n;
 
-		if (poll(pfd, 2, -1) < 0) {
+		if (poll(pfd, 3, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			log_warn("sampler: poll");
@@ -264,11 +295,14 @@ static void *thread_main(void *arg)
 		}
 		if (pfd[1].revents)
 			break;
-		if (read(s->tfd, &n, sizeof(n)) != sizeof(n))
-			continue;
-		if (n > 1)
-			s->st.overruns += n - 1;
-		sampler_tick(s);
+		/* the tick first: a call waits for it, never the reverse */
+		if (pfd[0].revents && read(s->tfd, &n, sizeof(n)) == sizeof(n)) {
+			if (n > 1)
+				s->st.overruns += n - 1;
+			sampler_tick(s);
+		}
+		if (pfd[2].revents && read(s->cfd, &n, sizeof(n)) == sizeof(n))
+			run_calls(s);
 	}
 	return NULL;
 }
@@ -279,11 +313,18 @@ int sampler_start(struct sampler *s)
 
 	s->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
 	s->efd = eventfd(0, EFD_CLOEXEC);
-	if (s->tfd < 0 || s->efd < 0)
+	s->cfd = eventfd(0, EFD_CLOEXEC);
+	if (s->tfd < 0 || s->efd < 0 || s->cfd < 0)
 		return -errno;
 	if ((r = arm(s)) < 0)
 		return r;
+	/* an inline call (sampler_call()) ends before the thread starts */
+	pthread_mutex_lock(&s->call_lock);
+	atomic_store(&s->threaded, true);
 	r = pthread_create(&s->thread, NULL, thread_main, s);
+	if (r)
+		atomic_store(&s->threaded, false);
+	pthread_mutex_unlock(&s->call_lock);
 	if (r)
 		return -r;
 	/* named for top -H, and so tests can find (and stop) this thread */
@@ -302,6 +343,9 @@ void sampler_stop(struct sampler *s)
 		log_warn("sampler: cannot wake the thread");
 	pthread_join(s->thread, NULL);
 	s->running = false;
+	pthread_mutex_lock(&s->call_lock);
+	atomic_store(&s->threaded, false);
+	pthread_mutex_unlock(&s->call_lock);
 }
 
 void sampler_free(struct sampler *s)
@@ -328,6 +372,11 @@ void sampler_free(struct sampler *s)
 	free(s->rows);
 	claims_pub_put(s->pub);
 	pthread_mutex_destroy(&s->lock);
+	pthread_mutex_destroy(&s->call_lock);
+	pthread_cond_destroy(&s->call_cond);
+	if (s->cfd >= 0)
+		close(s->cfd);
+	mux_snap_put(s->snap);
 	free(s);
 }
 
@@ -536,7 +585,12 @@ static void take_claims(struct sampler *s, uint64_t now)
 	struct claim *const *cv;
 	unsigned n;
 
-	claims_lock(s->claims);
+	/* a request thread preempted while holding the lock must not hold
+	 * up the tick: the claims' changes then wait for the next one */
+	if (!claims_lock_within(s->claims, CLAIMS_WAIT_NS)) {
+		s->claims_deferred++;
+		return;
+	}
 	n = claims_live(s->claims, now, &cv);
 	if (n > s->capspec) {
 		struct mux_spec *v = realloc(s->spec, n * 2 * sizeof(*v));
@@ -552,7 +606,9 @@ static void take_claims(struct sampler *s, uint64_t now)
 	for (unsigned i = 0; i < n; i++)
 		s->spec[i] = (struct mux_spec){ .key = cv[i]->seq,
 						.ev = cv[i]->ev,
-						.nev = cv[i]->nev };
+						.nev = cv[i]->nev,
+						.pinned = cv[i]->pinned,
+						.plan = cv[i]->plan };
 	if (mux_sync(&s->mux, s->spec, n) < 0)
 		log_warnx("sampler: out of memory counting a new claim; "
 			  "trying again at the next tick");
@@ -589,7 +645,10 @@ static void give_claims(struct sampler *s)
 	uint64_t created, expired, live;
 	unsigned n = 0;
 
-	claims_lock(s->claims);
+	if (!claims_lock_within(s->claims, CLAIMS_WAIT_NS)) {
+		s->claims_deferred++;	/* the table shows the last tick's */
+		return;
+	}
 	for (unsigned i = 1; i < s->mux.ng; i++) {
 		const struct group *g = s->mux.g[i];
 		struct claim *cl = claims_by_seq(s->claims, g->key);
@@ -945,7 +1004,7 @@ static void tick_publish(struct sampler *s, struct tick *tk)
 	atomic_store(&s->last_tick_mono, t1);
 }
 
-void sampler_tick(struct sampler *s)
+static void tick(struct sampler *s)
 {
 	struct tick tk = { .t0 = clock_mono(s->clk), .flags = SF_VALID };
 
@@ -966,4 +1025,304 @@ void sampler_tick(struct sampler *s)
 	       (double)tk.counted_ns / 1e9,
 	       !tk.interference && !tk.base_ran);
 	tick_publish(s, &tk);
+}
+
+/* A tick or a call is about to change the counters: readers retry. */
+static void hw_begin(struct sampler *s)
+{
+	atomic_fetch_add(&s->hwseq, 1);
+}
+
+/* ... it has: the claims' groups for readers, then hwseq even again. */
+static void hw_end(struct sampler *s)
+{
+	struct mux_snap *sn = NULL, *old;
+
+	if (s->claims && (sn = mux_snapshot(&s->mux, s->last_mono)))
+		sn->gen = atomic_load(&s->hwseq) + 1;
+	pthread_mutex_lock(&s->lock);
+	old = s->snap;
+	s->snap = sn;	/* NULL (ENOMEM): readers answer 503 until a tick */
+	pthread_mutex_unlock(&s->lock);
+	mux_snap_put(old);
+	atomic_fetch_add(&s->hwseq, 1);
+}
+
+void sampler_tick(struct sampler *s)
+{
+	hw_begin(s);
+	tick(s);
+	hw_end(s);
+}
+
+/* ---- calls on the sampling thread --------------------------------------- */
+
+struct sampler_call {
+	void (*fn)(struct sampler *s, void *arg);
+	void *arg;
+	enum { CALL_QUEUED, CALL_RUNNING, CALL_DONE } st;
+	struct sampler_call *next;
+};
+
+#define CALL_TIMEOUT_MS 2000
+
+static void run_calls(struct sampler *s)
+{
+	struct sampler_call *c;
+
+	pthread_mutex_lock(&s->call_lock);
+	while ((c = s->calls)) {
+		s->calls = c->next;
+		c->st = CALL_RUNNING;
+		pthread_mutex_unlock(&s->call_lock);
+		c->fn(s, c->arg);
+		pthread_mutex_lock(&s->call_lock);
+		c->st = CALL_DONE;
+		pthread_cond_broadcast(&s->call_cond);
+	}
+	pthread_mutex_unlock(&s->call_lock);
+}
+
+/* Takes c out of the queue (the lock held). */
+static void unqueue(struct sampler *s, struct sampler_call *c)
+{
+	for (struct sampler_call **p = &s->calls; *p; p = &(*p)->next)
+		if (*p == c) {
+			*p = c->next;
+			return;
+		}
+}
+
+/*
+ * Runs fn(s, arg) where it may touch mux and the PMU: on the sampling
+ * thread between two ticks, or here while there is no thread.  Waits for
+ * it.  0, or -ETIMEDOUT if the thread did not take it within
+ * CALL_TIMEOUT_MS (fn then never runs), -errno if it cannot be woken.
+ */
+static int sampler_call(struct sampler *s, void (*fn)(struct sampler *, void *),
+			void *arg)
+{
+	struct sampler_call c = { fn, arg, CALL_QUEUED, NULL };
+	uint64_t one = 1;
+	struct timespec dl;
+	int r = 0;
+
+	pthread_mutex_lock(&s->call_lock);
+	if (!atomic_load(&s->threaded)) {
+		fn(s, arg);
+		pthread_mutex_unlock(&s->call_lock);
+		return 0;
+	}
+	c.next = NULL;
+	{
+		struct sampler_call **p = &s->calls;
+
+		while (*p)
+			p = &(*p)->next;
+		*p = &c;
+	}
+	if (write(s->cfd, &one, sizeof(one)) < 0)
+		r = -errno;
+	clock_gettime(CLOCK_REALTIME, &dl);
+	dl.tv_sec += CALL_TIMEOUT_MS / 1000;
+	while (r == 0 && c.st != CALL_DONE) {
+		if (c.st == CALL_RUNNING)	/* taken: it ends soon */
+			pthread_cond_wait(&s->call_cond, &s->call_lock);
+		else if (pthread_cond_timedwait(&s->call_cond, &s->call_lock,
+						&dl) == ETIMEDOUT &&
+			 c.st == CALL_QUEUED)
+			r = -ETIMEDOUT;
+	}
+	if (r < 0)
+		unqueue(s, &c);
+	pthread_mutex_unlock(&s->call_lock);
+	return r;
+}
+
+/* ---- the claims table's hooks (HTTP thread) ---------------------------- */
+
+/* On the sampling thread: the counters counting in this interval. */
+static void call_held_now(struct sampler *s, void *arg)
+{
+	mux_held_now(&s->mux, arg);
+}
+
+/* Fills a for a pinned claim: the baseline's counters, and those counting
+ * now. */
+static int hook_around(void *arg, struct claims_around *a)
+{
+	struct sampler *s = arg;
+	struct program *p = sampler_get(s);
+	int r;
+
+	if (!p)
+		return -EAGAIN;		/* no tick yet */
+	memset(a->base.ctr, 0, sizeof(a->base.ctr));
+	memset(a->base.filt_inst, 0, sizeof(a->base.filt_inst));
+	memset(a->holder, 0, sizeof(a->holder));
+	sched_occupy(p->plat, p->ev, p->nev, p->ctr, &a->base);
+	for (unsigned e = 0; e < p->nev; e++)
+		if (p->plat->units[p->ev[e].unit]->kind == UNIT_PROG &&
+		    p->ctr[e] >= 0 && p->ctr[e] < PLAT_MAX_CTRS)
+			snprintf(a->holder[p->ev[e].unit][p->ctr[e]],
+				 SCHED_NAME_MAX, "%s", p->ev[e].name);
+	r = sampler_call(s, call_held_now, &a->now);
+	if (r == 0)
+		sched_occupy(p->plat, p->ev, p->nev, p->ctr, &a->now);
+	program_put(p);
+	return r;
+}
+
+/* ns since the last tick's reading, or 0 before it (sampling thread). */
+static uint64_t since_tick(const struct sampler *s)
+{
+	uint64_t now = clock_mono(s->clk);
+
+	return s->last_mono && now > s->last_mono ? now - s->last_mono : 0;
+}
+
+/* On the sampling thread: new claim *(uint64_t *)arg counting now if the
+ * counters of its placement are free in this interval (else the next
+ * tick places it). */
+static void call_start_now(struct sampler *s, void *arg)
+{
+	uint64_t seq = *(uint64_t *)arg;
+	struct evspec ev[CLAIM_MAX_EVENTS];
+	int plan[CLAIM_MAX_EVENTS];
+	struct mux_spec sp = { .key = seq, .ev = ev, .plan = plan };
+	struct claim *cl;
+	int r;
+
+	/* yielded, or before the first tick: the next tick starts it */
+	if (s->yielded || !s->last_mono || !s->claims)
+		return;
+	/* the groups of claims released since the tick give their
+	 * counters back now (mux_start_now() clears their controls) */
+	take_claims(s, clock_mono(s->clk));
+	/* a copy: the claims lock is never held across hardware access */
+	claims_lock(s->claims);
+	if ((cl = claims_by_seq(s->claims, seq))) {
+		memcpy(ev, cl->ev, sizeof(ev));
+		memcpy(plan, cl->plan, sizeof(plan));
+		sp.nev = cl->nev;
+		sp.pinned = cl->pinned;
+	}
+	claims_unlock(s->claims);
+	if (!sp.nev)
+		return;
+	hw_begin(s);
+	r = mux_start_now(&s->mux, &sp, since_tick(s), plan);
+	hw_end(s);
+	claims_lock(s->claims);
+	if (r == 0 && (cl = claims_by_seq(s->claims, seq))) {
+		cl->running = true;
+		memcpy(cl->ctr, plan, sizeof(cl->ctr));
+	}
+	claims_unlock(s->claims);
+	if (r < 0 && r != -EBUSY && r != -EEXIST)
+		log_warnx("claim c%" PRIu64 ": cannot start it now (%s); the "
+			  "next tick will", seq, strerror(-r));
+}
+
+static void hook_start_now(void *arg, uint64_t seq)
+{
+	struct sampler *s = arg;
+
+	if (sampler_call(s, call_start_now, &seq) < 0)
+		log_warnx("claim c%" PRIu64 ": the sampler did not take it "
+			  "within %d ms; it starts at the next tick", seq,
+			  CALL_TIMEOUT_MS);
+}
+
+/* How long a reader retries while ticks keep changing the counters. */
+#define READ_RETRY_NS 200000000ull
+
+/* One try at reading cl now: -EAGAIN if a tick ran meanwhile (or runs:
+ * then after a short pause), -ENOENT if no tick has taken it yet. */
+static int read_try(struct sampler *s, struct claim *cl, struct mux_now *v,
+		    struct mux_reading *rd)
+{
+	uint64_t seq = atomic_load(&s->hwseq);
+	struct mux_snap *sn;
+	int r;
+
+	if (seq & 1) {
+		struct timespec ts = { 0, 20000 };
+
+		nanosleep(&ts, NULL);	/* a tick takes tens of us */
+		return -EAGAIN;
+	}
+	pthread_mutex_lock(&s->lock);
+	if ((sn = s->snap))
+		atomic_fetch_add(&sn->refs, 1);
+	pthread_mutex_unlock(&s->lock);
+	if (!sn)
+		return seq ? -ENOMEM : -ENOENT;	/* no tick yet: not taken */
+	r = sn->gen == seq ? mux_snap_read(s->pmu, sn, cl->seq,
+					   clock_mono(s->clk), v, cl->ns, rd)
+			   : -EAGAIN;
+	mux_snap_put(sn);
+	return atomic_load(&s->hwseq) == seq ? r : -EAGAIN;
+}
+
+/* A read-now the perf backend's reads make a call on the sampling
+ * thread (they account what the groups counted, as the tick does). */
+struct read_call {
+	struct claim *cl;
+	struct mux_now *v;
+	struct mux_reading *rd;
+	int r;
+};
+
+static void call_read_now(struct sampler *s, void *arg)
+{
+	struct read_call *c = arg;
+
+	c->r = read_try(s, c->cl, c->v, c->rd);	/* no tick meanwhile */
+}
+
+/* cl's counts and times read now; a claim no tick has taken yet keeps
+ * its zeros (not running). */
+static int hook_read_now(void *arg, struct claim *cl)
+{
+	struct sampler *s = arg;
+	struct mux_now *v = calloc(cl->ns + 1, sizeof(*v));
+	uint64_t end = now_ns(CLOCK_MONOTONIC) + READ_RETRY_NS;
+	struct mux_reading rd;
+	struct read_call c = { cl, v, &rd, -EAGAIN };
+	int r;
+
+	if (!v)
+		return -ENOMEM;
+	if (!pmu_read_anywhere(s->pmu))
+		r = sampler_call(s, call_read_now, &c) < 0 ? -EAGAIN : c.r;
+	else
+		while ((r = read_try(s, cl, v, &rd)) == -EAGAIN &&
+		       now_ns(CLOCK_MONOTONIC) < end)
+			;
+	if (r == 0) {
+		cl->enabled_ns = rd.enabled_ns;
+		cl->running_ns = rd.running_ns;
+		cl->running = rd.running;
+		for (unsigned e = 0; e < cl->nev && e < MUX_SNAP_MAX_EVENTS; e++)
+			cl->ctr[e] = rd.ctr[e];
+		for (unsigned k = 0; k < rd.ns; k++) {
+			cl->ser[k].raw = v[k].raw;
+			cl->ser[k].est = v[k].est;
+		}
+	}
+	free(v);
+	return r == -ENOENT ? 0 : r;
+}
+
+static const struct claims_hooks hooks = {
+	.around = hook_around,
+	.start_now = hook_start_now,
+	.read_now = hook_read_now,
+};
+
+void sampler_hook_claims(struct sampler *s)
+{
+	if (s->claims)
+		claims_set_hooks(s->claims, &hooks, s);
 }

@@ -191,6 +191,21 @@ void sampler_free(struct sampler *s);
 
 /* Runs one tick synchronously (tests, and the thread's body). */
 void sampler_tick(struct sampler *s);
+/* Ticks (or calls) that left the claims table alone because its lock was
+ * not free within 200 us: their claim changes waited for the next. */
+uint64_t sampler_claims_deferred(const struct sampler *s);
+/*
+ * Gives the claims table (sampler_new()'s) the sampler's side of claims
+ * (claims.h, struct claims_hooks), called on the HTTP thread:
+ *   - counts read now: from the snapshot of the claims' groups the last
+ *     tick published and the claim's counters read at once (any thread;
+ *     a reading that a tick overlapped is taken again), so a reader
+ *     never holds anything a tick waits for;
+ *   - where a pinned claim may go and starting it at once: run on the
+ *     sampling thread between ticks (the thread waits for no caller),
+ *     or on the caller's while there is no thread.
+ */
+void sampler_hook_claims(struct sampler *s);
 
 /* The current program, with a reference the caller drops with
  * program_put(). */

@@ -46,13 +46,122 @@ static int take_modifiers(const char *text, char *base, size_t blen,
 	return 0;
 }
 
+/* A catalog event ev into out: its unit, encoding and valid counters
+ * (a free-running one's index).  0 or -EINVAL with why; *u its unit. */
+static int resolve_catalog(const struct platform *p, const char *text,
+			   const struct event *ev, struct evspec *out,
+			   const struct unit_type **u, char *why, size_t whylen)
+{
+	int ui;
+
+	if (!(*u = plat_unit(p, ev->unit, &ui))) {
+		snprintf(why, whylen, "%s: catalog names unknown unit %s", text,
+			 ev->unit);
+		return -EINVAL;
+	}
+	out->ev = ev;
+	out->unit = ui;
+	out->enc = event_enc_of(ev);
+	if ((*u)->kind == UNIT_FREERUN) {
+		for (unsigned i = 0; i < (*u)->nfreerun; i++)
+			if (strcmp((*u)->freerun[i].name, ev->name) == 0)
+				out->freerun = (int)i;
+		if (out->freerun < 0) {
+			snprintf(why, whylen, "%s: no free-running counter of "
+				 "that name in %s", text, (*u)->name);
+			return -EINVAL;
+		}
+		out->ctr_mask = 0;
+	} else if ((*u)->kind == UNIT_FIXED) {
+		out->ctr_mask = 1;
+	} else {
+		out->ctr_mask = ev->ctr_mask & (uint8_t)width_mask((*u)->nctr);
+	}
+	return plat_event_check(*u, ev, why, whylen) < 0 ? -EINVAL : 0;
+}
+
+/* A name that is no catalog event: a catalog name with an unknown
+ * modifier, an unknown name, or a raw "unit:0xEV:0xUMASK" encoding
+ * (only with allow_raw).  0, -EINVAL or -EPERM with why; *u its unit. */
+static int resolve_raw(const struct platform *p, const char *text, char *base,
+		       bool allow_raw, struct evspec *out,
+		       const struct unit_type **u, char *why, size_t whylen)
+{
+	char *colon = strchr(base, ':');
+	int ui;
+
+	if (!colon) {
+		snprintf(why, whylen, "unknown event \"%s\" (see "
+			 "/api/v1/events or `uncorectl events`)", base);
+		return -EINVAL;
+	}
+	*colon = '\0';
+	if (plat_event(p, base)) {
+		snprintf(why, whylen, "%s: unknown modifier \"%s\" (accepted: "
+			 "filterN= for each filter register N of the unit, "
+			 "split=K/N)", text, colon + 1);
+		return -EINVAL;
+	}
+	*colon = ':';
+	if (!allow_raw) {
+		snprintf(why, whylen, "raw encoding \"%s\" refused: "
+			 "allow_raw_events is off", text);
+		return -EPERM;
+	}
+	if (plat_parse_raw(p, base, u, &out->enc, why, whylen) < 0)
+		return -EINVAL;
+	plat_unit(p, (*u)->name, &ui);
+	if ((*u)->kind != UNIT_PROG) {
+		snprintf(why, whylen, "%s: unit %s has no programmable "
+			 "counters", text, (*u)->name);
+		return -EINVAL;
+	}
+	out->unit = ui;
+	/* A raw encoding that is a catalog event inherits its constraints. */
+	out->ev = plat_event_by_enc(p, (*u)->name, &out->enc);
+	out->ctr_mask = (out->ev ? out->ev->ctr_mask : 0xff) &
+			(uint8_t)width_mask((*u)->nctr);
+	return 0;
+}
+
+/* The :filterN= and :split= modifiers of out against its unit u: filters
+ * the unit has, values with no reserved bit (DESIGN.md 5: nothing a
+ * client sends may set one), programmable counters only.  0 or -EINVAL. */
+static int check_modifiers(const char *text, const struct unit_type *u,
+			   const struct evspec *out, char *why, size_t whylen)
+{
+	char msg[200];
+
+	for (unsigned f = 0; f < PLAT_MAX_FILTERS; f++) {
+		if (!(out->filt_set >> f & 1))
+			continue;
+		if (f >= u->nfilters) {
+			snprintf(why, whylen, "%s: unit %s has no filter%u "
+				 "register", text, u->name, f);
+			return -EINVAL;
+		}
+		if (u->filters[f].layout &&
+		    reg_check_value(u->filters[f].layout, out->filt[f], msg,
+				    sizeof(msg)) < 0) {
+			snprintf(why, whylen, "%s: filter%u=%s", text, f, msg);
+			return -EINVAL;
+		}
+	}
+	if ((out->filt_set || out->split_n) && u->kind != UNIT_PROG) {
+		snprintf(why, whylen, "%s: filters and splits apply to "
+			 "programmable counters only", text);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int sched_resolve(const struct platform *p, const char *text, bool allow_raw,
 		  struct evspec *out, char *why, size_t whylen)
 {
 	const struct event *ev;
-	const struct unit_type *u;
+	const struct unit_type *u = NULL;
 	char base[SCHED_NAME_MAX];
-	int ui;
+	int r;
 
 	memset(out, 0, sizeof(*out));
 	out->freerun = -1;
@@ -65,97 +174,11 @@ int sched_resolve(const struct platform *p, const char *text, bool allow_raw,
 	if (take_modifiers(text, base, sizeof(base), out, why, whylen) < 0)
 		return -EINVAL;
 	ev = plat_event(p, base);
-	if (ev) {
-		u = plat_unit(p, ev->unit, &ui);
-		if (!u) {
-			snprintf(why, whylen, "%s: catalog names unknown unit "
-				 "%s", text, ev->unit);
-			return -EINVAL;
-		}
-		out->ev = ev;
-		out->unit = ui;
-		out->enc = event_enc_of(ev);
-		if (u->kind == UNIT_FREERUN) {
-			for (unsigned i = 0; i < u->nfreerun; i++)
-				if (strcmp(u->freerun[i].name, ev->name) == 0)
-					out->freerun = (int)i;
-			if (out->freerun < 0) {
-				snprintf(why, whylen, "%s: no free-running "
-					 "counter of that name in %s", text,
-					 u->name);
-				return -EINVAL;
-			}
-			out->ctr_mask = 0;
-		} else if (u->kind == UNIT_FIXED) {
-			out->ctr_mask = 1;
-		} else {
-			out->ctr_mask = ev->ctr_mask & (uint8_t)width_mask(u->nctr);
-		}
-		if (plat_event_check(u, ev, why, whylen) < 0)
-			return -EINVAL;
-	} else {
-		char *colon = strchr(base, ':');
-
-		if (colon) {
-			*colon = '\0';
-			ev = plat_event(p, base);
-			*colon = ':';
-			if (ev) {
-				snprintf(why, whylen, "%s: unknown modifier "
-					 "\"%s\" (accepted: filterN= for each "
-					 "filter register N of the unit, split=K/N)", text, colon + 1);
-				return -EINVAL;
-			}
-		}
-		if (!colon) {
-			snprintf(why, whylen, "unknown event \"%s\" (see "
-				 "/api/v1/events or `uncorectl events`)", base);
-			return -EINVAL;
-		}
-		if (!allow_raw) {
-			snprintf(why, whylen, "raw encoding \"%s\" refused: "
-				 "allow_raw_events is off", text);
-			return -EPERM;
-		}
-		if (plat_parse_raw(p, base, &u, &out->enc, why, whylen) < 0)
-			return -EINVAL;
-		plat_unit(p, u->name, &ui);
-		if (u->kind != UNIT_PROG) {
-			snprintf(why, whylen, "%s: unit %s has no programmable "
-				 "counters", text, u->name);
-			return -EINVAL;
-		}
-		out->unit = ui;
-		/* A raw encoding that is a catalog event inherits its
-		 * constraints. */
-		out->ev = plat_event_by_enc(p, u->name, &out->enc);
-		out->ctr_mask = (out->ev ? out->ev->ctr_mask : 0xff) &
-				(uint8_t)width_mask(u->nctr);
-	}
-	for (unsigned f = 0; f < PLAT_MAX_FILTERS; f++)
-		if ((out->filt_set >> f & 1) && f >= u->nfilters) {
-			snprintf(why, whylen, "%s: unit %s has no filter%u "
-				 "register", text, u->name, f);
-			return -EINVAL;
-		}
-	/* DESIGN.md 5: nothing a client sends may set a reserved bit */
-	for (unsigned f = 0; f < PLAT_MAX_FILTERS; f++)
-		if ((out->filt_set >> f & 1) && u->filters[f].layout) {
-			char msg[200];
-
-			if (reg_check_value(u->filters[f].layout, out->filt[f],
-					    msg, sizeof(msg)) < 0) {
-				snprintf(why, whylen, "%s: filter%u=%s", text, f,
-					 msg);
-				return -EINVAL;
-			}
-		}
-	if ((out->filt_set || out->split_n) && u->kind != UNIT_PROG) {
-		snprintf(why, whylen, "%s: filters and splits apply to "
-			 "programmable counters only", text);
-		return -EINVAL;
-	}
-	return 0;
+	r = ev ? resolve_catalog(p, text, ev, out, &u, why, whylen)
+	       : resolve_raw(p, text, base, allow_raw, out, &u, why, whylen);
+	if (r < 0)
+		return r;
+	return check_modifiers(text, u, out, why, whylen);
 }
 
 int sched_encode(const struct unit_type *u, const struct evspec *ev,
@@ -430,15 +453,15 @@ int sched_place(const struct platform *p, const struct evspec *ev,
  * it was otherwise.  Only the units the group touches are saved for the
  * undo: this runs for every group on every tick.
  */
-static bool try_occupy(const struct platform *p, const struct sched_group *g,
-		       const int *ctr, struct sched_busy *b)
+bool sched_try_occupy(const struct platform *p, const struct evspec *ev,
+		      unsigned n, const int *ctr, struct sched_busy *b)
 {
 	struct busy_slice save[PLAT_MAX_UNITS];
 	uint32_t saved = 0;
 	bool ok = true;
 
-	for (unsigned i = 0; i < g->nev && ok; i++) {
-		int u = g->ev[i].unit;
+	for (unsigned i = 0; i < n && ok; i++) {
+		int u = ev[i].unit;
 
 		if (p->units[u]->kind != UNIT_PROG)
 			continue;
@@ -446,9 +469,9 @@ static bool try_occupy(const struct platform *p, const struct sched_group *g,
 			slice_save(b, u, &save[u]);
 			saved |= 1u << u;
 		}
-		ok = fits_one(p, &g->ev[i], ctr[i], b);
+		ok = fits_one(p, &ev[i], ctr[i], b);
 		if (ok)
-			occupy_one(p, &g->ev[i], ctr[i], b);
+			occupy_one(p, &ev[i], ctr[i], b);
 	}
 	for (unsigned u = 0; !ok && u < PLAT_MAX_UNITS; u++)
 		if (saved >> u & 1)
@@ -456,9 +479,17 @@ static bool try_occupy(const struct platform *p, const struct sched_group *g,
 	return ok;
 }
 
-/* Is a less served than b? */
+static bool try_occupy(const struct platform *p, const struct sched_group *g,
+		       const int *ctr, struct sched_busy *b)
+{
+	return sched_try_occupy(p, g->ev, g->nev, ctr, b);
+}
+
+/* Is a less served than b?  A pinned group before any other. */
 static bool less_served(const struct sched_group *a, const struct sched_group *b)
 {
+	if (a->pinned != b->pinned)
+		return a->pinned;
 	/* running/enabled compared without division: ra*eb < rb*ea */
 	unsigned __int128 x = (unsigned __int128)a->running * (b->enabled ? b->enabled : 1);
 	unsigned __int128 y = (unsigned __int128)b->running * (a->enabled ? a->enabled : 1);

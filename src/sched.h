@@ -78,6 +78,10 @@ int sched_resolve(const struct platform *p, const char *text, bool allow_raw,
 int sched_encode(const struct unit_type *u, const struct evspec *ev,
 		 unsigned ctr, uint64_t *ctl, char *why, size_t whylen);
 
+/* Places ev[0..n) at ctr[] into b if every event fits there (around b and
+ * the group's own earlier events): true; else false with b as it was. */
+bool sched_try_occupy(const struct platform *p, const struct evspec *ev,
+		      unsigned n, const int *ctr, struct sched_busy *b);
 /* Places ev[0..n) at ctr[] into b. */
 void sched_occupy(const struct platform *p, const struct evspec *ev,
 		  unsigned n, const int *ctr, struct sched_busy *b);
@@ -111,6 +115,9 @@ struct sched_group {
 	const struct evspec *ev;
 	unsigned nev;
 	bool fixed;		/* placement may not move (the baseline) */
+	bool pinned;		/* a pinned claim (fixed too): placed before
+				   every other group, so it is never
+				   multiplexed out */
 	int ctr[SCHED_MAX_EVENTS];	/* in: current (or fixed) placement,
 					   -1 = none; out: placement */
 	uint64_t running;	/* service received so far (ns or ticks) */
@@ -135,7 +142,9 @@ struct sched_ws {
 void sched_ws_free(struct sched_ws *ws);
 
 /*
- * Chooses the groups that run in the next interval.  Groups are sorted
+ * Chooses the groups that run in the next interval.  Pinned groups come
+ * first, on their own placement (which never overlaps another pinned
+ * group's or the baseline's: claims.c sees to it); the others are sorted
  * (qsort) by least service (running/enabled, then order) and each is placed
  * around the counters already taken: a fixed group on its own counters, a
  * movable one on its previous counters if they are free, else wherever

@@ -1,11 +1,16 @@
 /*
  * uncorectl.c - the command-line client of uncored (DESIGN.md section 8).
  *
- * Every command is one or a few HTTP requests to the daemon's control
- * socket (libcurl speaks HTTP over the Unix socket; --url talks to a TCP
- * listener instead, which serves only the read-only routes) and a
- * rendering of the JSON answer (json-c) as an aligned table, or, with
- * --json, the daemon's JSON as it came.  The two live commands, `claim
+ * Every command is one or a few requests to the daemon's control socket
+ * (--url talks to a TCP listener instead, which serves only the
+ * read-only routes) and a rendering of the JSON answer (json-c) as an
+ * aligned table, or, with --json, the daemon's JSON as it came.  It is a
+ * client of libuncored (include/uncored.h), so the command line and the
+ * library cannot drift: the connection, its error messages and the
+ * errno of every refusal are the library's, claims are made and renewed
+ * with uncored_claim() and uncored_renew(), a watched claim is read as
+ * uncored_read() reads it (GET /api/v1/claims/ID/now), and every other
+ * route goes through uncored_request().  The two live commands, `claim
  * --watch` and `top`, poll on a timer; they block SIGINT/SIGTERM/SIGHUP
  * and take them only while waiting (ppoll), so a signal can never cut a
  * request in half and a watched claim is always released.
@@ -15,7 +20,6 @@
  */
 #include "config.h"
 
-#include <curl/curl.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -36,6 +40,7 @@
 #include <unistd.h>
 
 #include "build-info.h"
+#include "uncored.h"
 
 #ifndef RUNSTATEDIR
 #define RUNSTATEDIR "/run"
@@ -48,9 +53,6 @@ enum {
 	EXIT_CONNECT = 3,	/* no answer from the daemon */
 };
 
-#define BODY_MAX (16u << 20)	/* no route answers anywhere near this */
-#define REQ_TIMEOUT_MS 10000L
-#define CONNECT_TIMEOUT_MS 5000L
 
 static const char *prog = "uncorectl";
 
@@ -59,18 +61,14 @@ struct ctl {
 	const char *socket;	/* control socket (unless url) */
 	const char *url;	/* http://HOST:PORT, or NULL */
 	bool json;
-	bool inited;		/* curl_global_init() done */
-	CURL *curl;
-	struct curl_slist *hdrs;
-	char errbuf[CURL_ERROR_SIZE];
+	struct uncored *u;	/* the connection (libuncored) */
 };
 
 /* One answer: status, raw body and, when it parses, its JSON. */
 struct reply {
 	long status;
 	char *body;
-	size_t len, cap;
-	bool too_big;
+	size_t len;
 	struct json_object *json;
 };
 
@@ -314,110 +312,62 @@ static void tbl_print(struct table *t, unsigned indent, unsigned maxw)
 	memset(t, 0, sizeof(*t));
 }
 
-/* ---- HTTP ----------------------------------------------------------- */
-
-static size_t on_data(char *p, size_t sz, size_t nm, void *ud)
-{
-	struct reply *r = ud;
-	size_t n = sz * nm;
-
-	if (r->len + n > BODY_MAX) {
-		r->too_big = true;
-		return 0;
-	}
-	if (r->len + n + 1 > r->cap) {
-		r->cap = (r->len + n + 1) * 2;
-		r->body = xrealloc(r->body, r->cap);
-	}
-	memcpy(r->body + r->len, p, n);
-	r->len += n;
-	r->body[r->len] = '\0';
-	return n;
-}
+/* ---- HTTP (libuncored) ---------------------------------------------- */
 
 static const char *where(const struct ctl *c)
 {
 	return c->url ? c->url : c->socket;
 }
 
-/* Why the daemon cannot be reached, and what to do about it. */
-static void explain_connect(struct ctl *c, CURLcode e)
+/* s with every byte outside [A-Za-z0-9-._~] percent-encoded, into buf. */
+static const char *escape(const char *s, char *buf, size_t len)
 {
-	long oserr = 0;
-	struct stat st;
+	static const char hex[] = "0123456789ABCDEF";
+	size_t n = 0;
 
-	curl_easy_getinfo(c->curl, CURLINFO_OS_ERRNO, &oserr);
-	if (!c->url && oserr == ECONNREFUSED && stat(c->socket, &st) == 0 &&
-	    !S_ISSOCK(st.st_mode))
-		oserr = ENOTSOCK;
-	if (e == CURLE_OPERATION_TIMEDOUT) {
-		warnx_("uncored at %s did not answer in time: %s", where(c),
-		       c->errbuf[0] ? c->errbuf : curl_easy_strerror(e));
-		return;
+	for (; *s && n + 4 < len; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+		    (ch >= '0' && ch <= '9') || strchr("-._~", ch)) {
+			buf[n++] = (char)ch;
+		} else {
+			buf[n++] = '%';
+			buf[n++] = hex[ch >> 4];
+			buf[n++] = hex[ch & 15];
+		}
 	}
-	if (c->url) {
-		warnx_("cannot connect to uncored at %s: %s; is the daemon "
-		       "running and listening there?", c->url,
-		       c->errbuf[0] ? c->errbuf : curl_easy_strerror(e));
-		return;
-	}
-	if (e != CURLE_COULDNT_CONNECT)
-		warnx_("lost the connection to uncored on %s: %s", c->socket,
-		       c->errbuf[0] ? c->errbuf : curl_easy_strerror(e));
-	else if (oserr == ENOENT)
-		warnx_("cannot connect to uncored: control socket %s does not "
-		       "exist; is the daemon running (systemctl status uncored)? "
-		       "Another socket can be given with --socket PATH",
-		       c->socket);
-	else if (oserr == EACCES || oserr == EPERM)
-		warnx_("cannot connect to uncored on %s: permission denied; "
-		       "the control socket is for root and members of the "
-		       "daemon's control_group (see uncored.conf(5))", c->socket);
-	else if (oserr == ECONNREFUSED)
-		warnx_("cannot connect to uncored on %s: connection refused; "
-		       "the daemon is not running (a stale socket?)", c->socket);
-	else if (oserr == ENOTSOCK || oserr == ENOTDIR)
-		warnx_("cannot connect to uncored: %s is not a socket", c->socket);
-	else
-		warnx_("cannot connect to uncored on %s: %s%s%s", c->socket,
-		       c->errbuf[0] ? c->errbuf : curl_easy_strerror(e),
-		       oserr ? ": " : "", oserr ? strerror((int)oserr) : "");
+	buf[n] = '\0';
+	return buf;
 }
 
+/* Connects; the library's message says why not (and what to do). */
 static int ctl_open(struct ctl *c)
 {
-	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
-		warnx_("cannot initialise libcurl");
-		return EXIT_DAEMON;
+	if (!(c->u = uncored_connect(where(c)))) {
+		warnx_("%s", uncored_error(NULL));
+		return EXIT_CONNECT;
 	}
-	c->inited = true;
-	if (!(c->curl = curl_easy_init())) {
-		warnx_("cannot initialise libcurl");
-		return EXIT_DAEMON;
-	}
-	c->hdrs = curl_slist_append(NULL, "Accept: application/json");
-	c->hdrs = curl_slist_append(c->hdrs, "Expect:");
-	curl_easy_setopt(c->curl, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c->curl, CURLOPT_ERRORBUFFER, c->errbuf);
-	curl_easy_setopt(c->curl, CURLOPT_TIMEOUT_MS, REQ_TIMEOUT_MS);
-	curl_easy_setopt(c->curl, CURLOPT_CONNECTTIMEOUT_MS, CONNECT_TIMEOUT_MS);
-	curl_easy_setopt(c->curl, CURLOPT_USERAGENT, "uncorectl/" PACKAGE_VERSION);
-	curl_easy_setopt(c->curl, CURLOPT_WRITEFUNCTION, on_data);
-	if (!c->url)
-		curl_easy_setopt(c->curl, CURLOPT_UNIX_SOCKET_PATH, c->socket);
 	return 0;
 }
 
 static void ctl_close(struct ctl *c)
 {
-	if (c->curl)
-		curl_easy_cleanup(c->curl);
-	curl_slist_free_all(c->hdrs);
-	if (c->inited)
-		curl_global_cleanup();
-	c->inited = false;
-	c->curl = NULL;
-	c->hdrs = NULL;
+	uncored_disconnect(c->u);
+	c->u = NULL;
+}
+
+/* The exit status of a library call's failure: the daemon refused, or
+ * there was no (sensible) answer. */
+static int exit_of(int rc)
+{
+	switch (-rc) {
+	case ENOTCONN: case ECONNRESET: case ECONNREFUSED: case ETIMEDOUT:
+	case EPROTO:
+		return EXIT_CONNECT;
+	default:
+		return EXIT_DAEMON;
+	}
 }
 
 #define Q_QUIET 1u	/* the caller reports failures itself */
@@ -430,49 +380,21 @@ static void ctl_close(struct ctl *c)
 static int http(struct ctl *c, const char *method, const char *path,
 		const char *body, struct reply *r, unsigned flags)
 {
-	char url[1024];
-	struct curl_slist *h = c->hdrs;
-	CURLcode e;
+	int status = 0;
+	size_t len = 0;
+	char *resp = NULL;
 
 	memset(r, 0, sizeof(*r));
-	snprintf(url, sizeof(url), "%s%s", c->url ? c->url : "http://localhost", path);
-	c->errbuf[0] = '\0';
-	curl_easy_setopt(c->curl, CURLOPT_URL, url);
-	curl_easy_setopt(c->curl, CURLOPT_WRITEDATA, r);
-	if (strcmp(method, "POST") == 0) {
-		curl_easy_setopt(c->curl, CURLOPT_CUSTOMREQUEST, NULL);
-		curl_easy_setopt(c->curl, CURLOPT_POST, 1L);
-		curl_easy_setopt(c->curl, CURLOPT_POSTFIELDSIZE, body ? (long)strlen(body) : 0L);
-		curl_easy_setopt(c->curl, CURLOPT_COPYPOSTFIELDS, body ? body : "");
-		h = curl_slist_append(NULL, "Content-Type: application/json");
-		for (struct curl_slist *s = c->hdrs; s; s = s->next)
-			h = curl_slist_append(h, s->data);
-	} else {
-		curl_easy_setopt(c->curl, CURLOPT_HTTPGET, 1L);
-		curl_easy_setopt(c->curl, CURLOPT_CUSTOMREQUEST,
-				 strcmp(method, "GET") ? method : NULL);
-	}
-	curl_easy_setopt(c->curl, CURLOPT_HTTPHEADER, h);
-	e = curl_easy_perform(c->curl);
-	if (h != c->hdrs) {
-		curl_easy_setopt(c->curl, CURLOPT_HTTPHEADER, c->hdrs);
-		curl_slist_free_all(h);
-	}
-	if (e != CURLE_OK) {
-		if (r->too_big) {
-			warnx_("the answer to %s %s is over %u MiB; giving up",
-			       method, path, BODY_MAX >> 20);
-			reply_free(r);
-			return EXIT_DAEMON;
-		}
+	uncored_request(c->u, method, path, body, &status, &resp, &len);
+	if (!resp) {
 		if (!(flags & Q_QUIET))
-			explain_connect(c, e);
-		reply_free(r);
+			warnx_("%s", uncored_error(c->u));
 		return EXIT_CONNECT;
 	}
-	curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &r->status);
-	if (r->body)
-		r->json = json_tokener_parse(r->body);
+	r->status = status;
+	r->body = resp;
+	r->len = len;
+	r->json = json_tokener_parse(resp);
 	return 0;
 }
 
@@ -932,6 +854,89 @@ static void counter_desc(struct json_object *inst, int idx, char *buf,
 	snprintf(buf, len, "-\t-");
 }
 
+/*
+ * The rows of counter ci of one unit: one per run of instances that agree
+ * on what the counter does (holder, event, width).  claims: the claims
+ * listing, to name a claim's event (may be NULL).
+ */
+static void counter_rows(struct table *t, struct json_object *uo, size_t ci,
+			 struct json_object *claims)
+{
+	size_t ni;
+	struct json_object *insts = jarr(uo, "instance_list", &ni);
+	const char *uname = jstr(uo, "unit", "?");
+
+	for (size_t i = 0; i < ni;) {
+		char d0[256], d1[256];
+		const char *name, *n1, *ev;
+		int w, w1;
+		size_t j = i + 1;
+		char *tab;
+
+		counter_desc(json_object_array_get_idx(insts, i), (int)ci, d0,
+			     sizeof(d0), &w, &name);
+		while (j < ni) {
+			counter_desc(json_object_array_get_idx(insts, j),
+				     (int)ci, d1, sizeof(d1), &w1, &n1);
+			if (strcmp(d0, d1) || w != w1)
+				break;
+			j++;
+		}
+		tab = strchr(d0, '\t');
+		*tab = '\0';
+		ev = tab + 1;
+		if (!strcmp(ev, "-") && strcmp(d0, "-") && strcmp(d0, "baseline")) {
+			const char *ce = claim_event(claims, d0, uname, (int)ci);
+
+			ev = ce ? ce : "-";
+		}
+		if (!strcmp(ev, "-") && name)
+			ev = name;
+		tbl_cell(t, "%s", uname);
+		tbl_cell(t, "%s", jstr(uo, "kind", "?"));
+		if (j - i > 1)
+			tbl_cell(t, "%zu-%zu", i, j - 1);
+		else
+			tbl_cell(t, "%zu", i);
+		tbl_cell(t, "%zu", ci);
+		tbl_cell(t, "%d", w);
+		tbl_cell(t, "%s", !strcmp(d0, "-") ? "(free)" : d0);
+		tbl_cell(t, "%s", ev);
+		i = j;
+	}
+}
+
+/* One socket's table: every counter of every unit. */
+static void socket_table(struct json_object *so, struct json_object *claims)
+{
+	struct json_object *units;
+	struct table t;
+	size_t nu;
+
+	printf("\nsocket %" PRIu64 " (cpu %" PRIu64 ")\n", ju64(so, "socket"),
+	       ju64(so, "cpu"));
+	tbl_init(&t, "lllrrll");
+	tbl_cell(&t, "UNIT");
+	tbl_cell(&t, "KIND");
+	tbl_cell(&t, "INST");
+	tbl_cell(&t, "CTR");
+	tbl_cell(&t, "WIDTH");
+	tbl_cell(&t, "HOLDER");
+	tbl_cell(&t, "EVENT");
+	units = jarr(so, "units", &nu);
+	for (size_t u = 0; u < nu; u++) {
+		struct json_object *uo = json_object_array_get_idx(units, u);
+		size_t ni, nctr = 0;
+		struct json_object *insts = jarr(uo, "instance_list", &ni);
+
+		if (ni)
+			jarr(json_object_array_get_idx(insts, 0), "counters", &nctr);
+		for (size_t ci = 0; ci < nctr; ci++)
+			counter_rows(&t, uo, ci, claims);
+	}
+	tbl_print(&t, 2, 0);
+}
+
 static int cmd_topology(struct ctl *c, int argc, char **argv)
 {
 	const struct command *cmd = find_command("topology");
@@ -951,77 +956,8 @@ static int cmd_topology(struct ctl *c, int argc, char **argv)
 		reply_free(&rc_claims);
 	printf("platform %s\n", jstr(r.json, "platform", "?"));
 	socks = jarr(r.json, "sockets", &ns);
-	for (size_t s = 0; s < ns; s++) {
-		struct json_object *so = json_object_array_get_idx(socks, s), *units;
-		struct table t;
-		size_t nu;
-
-		printf("\nsocket %" PRIu64 " (cpu %" PRIu64 ")\n", ju64(so, "socket"),
-		       ju64(so, "cpu"));
-		tbl_init(&t, "lllrrll");
-		tbl_cell(&t, "UNIT");
-		tbl_cell(&t, "KIND");
-		tbl_cell(&t, "INST");
-		tbl_cell(&t, "CTR");
-		tbl_cell(&t, "WIDTH");
-		tbl_cell(&t, "HOLDER");
-		tbl_cell(&t, "EVENT");
-		units = jarr(so, "units", &nu);
-		for (size_t u = 0; u < nu; u++) {
-			struct json_object *uo = json_object_array_get_idx(units, u);
-			size_t ni, nctr = 0;
-			struct json_object *insts = jarr(uo, "instance_list", &ni);
-			const char *uname = jstr(uo, "unit", "?");
-
-			if (ni)
-				jarr(json_object_array_get_idx(insts, 0), "counters", &nctr);
-			/* one row per counter index and run of instances that
-			 * agree on what the counter does */
-			for (size_t ci = 0; ci < nctr; ci++) {
-				for (size_t i = 0; i < ni;) {
-					char d0[256], d1[256];
-					const char *name, *n1;
-					int w, w1;
-					size_t j = i + 1;
-					const char *ev;
-					char *tab;
-
-					counter_desc(json_object_array_get_idx(insts, i),
-						     (int)ci, d0, sizeof(d0), &w, &name);
-					while (j < ni) {
-						counter_desc(json_object_array_get_idx(insts, j),
-							     (int)ci, d1, sizeof(d1), &w1, &n1);
-						if (strcmp(d0, d1) || w != w1)
-							break;
-						j++;
-					}
-					tab = strchr(d0, '\t');
-					*tab = '\0';
-					ev = tab + 1;
-					if (!strcmp(ev, "-") && strcmp(d0, "-") &&
-					    strcmp(d0, "baseline")) {
-						const char *ce = claim_event(rc_claims.json, d0,
-									     uname, (int)ci);
-						ev = ce ? ce : "-";
-					}
-					if (!strcmp(ev, "-") && name)
-						ev = name;
-					tbl_cell(&t, "%s", uname);
-					tbl_cell(&t, "%s", jstr(uo, "kind", "?"));
-					if (j - i > 1)
-						tbl_cell(&t, "%zu-%zu", i, j - 1);
-					else
-						tbl_cell(&t, "%zu", i);
-					tbl_cell(&t, "%zu", ci);
-					tbl_cell(&t, "%d", w);
-					tbl_cell(&t, "%s", !strcmp(d0, "-") ? "(free)" : d0);
-					tbl_cell(&t, "%s", ev);
-					i = j;
-				}
-			}
-		}
-		tbl_print(&t, 2, 0);
-	}
+	for (size_t s = 0; s < ns; s++)
+		socket_table(json_object_array_get_idx(socks, s), rc_claims.json);
 out:
 	reply_free(&rc_claims);
 	reply_free(&r);
@@ -1029,6 +965,73 @@ out:
 }
 
 /* ---- events ------------------------------------------------------------- */
+
+/* /api/v1/events?unit=U&q=PATTERN, each part escaped, into path. */
+static void events_path(const char *unit, const char *pattern, char *path,
+			size_t len)
+{
+	char bu[200], bq[400];
+	const char *eu = unit ? escape(unit, bu, sizeof(bu)) : NULL;
+	const char *eq = pattern ? escape(pattern, bq, sizeof(bq)) : NULL;
+
+	snprintf(path, len, "/api/v1/events%s%s%s%s%s%s",
+		 eu || eq ? "?" : "", eu ? "unit=" : "", eu ? eu : "",
+		 eu && eq ? "&" : "", eq ? "q=" : "", eq ? eq : "");
+}
+
+/* One event's row: name, unit, code, umask with its modifiers, valid
+ * counters ("-" for fixed and free-running counters), description. */
+static void event_row(struct table *t, struct json_object *e)
+{
+	size_t nc;
+	struct json_object *ctrs = jarr(e, "counters", &nc);
+	char cs[64] = "", mods[64] = "";
+	double x;
+
+	for (size_t k = 0; k < nc && strlen(cs) < sizeof(cs) - 8; k++)
+		snprintf(cs + strlen(cs), sizeof(cs) - strlen(cs), "%s%d",
+			 k ? "," : "", json_object_get_int(
+				 json_object_array_get_idx(ctrs, k)));
+	if (jnum(e, "thresh", &x))
+		snprintf(mods, sizeof(mods), " thresh=%d", (int)x);
+	if (jbool(e, "edge"))
+		snprintf(mods + strlen(mods), sizeof(mods) - strlen(mods), " edge");
+	if (jbool(e, "inv"))
+		snprintf(mods + strlen(mods), sizeof(mods) - strlen(mods), " inv");
+	tbl_cell(t, "%s", jstr(e, "name", "?"));
+	tbl_cell(t, "%s", jstr(e, "unit", "?"));
+	if (nc) {
+		tbl_cell(t, "0x%02" PRIx64, ju64(e, "code"));
+		tbl_cell(t, "0x%02" PRIx64 "%s", ju64(e, "umask"), mods);
+	} else {	/* fixed and free-running counters */
+		tbl_cell(t, "-");
+		tbl_cell(t, "-");
+	}
+	tbl_cell(t, "%s", nc ? cs : "-");
+	tbl_cell(t, "%s", jstr(e, "description", ""));
+}
+
+/* The events of the reply: names only, or the table. */
+static void events_print(struct json_object *evs, size_t n, bool names)
+{
+	struct table t;
+
+	if (names) {
+		for (size_t i = 0; i < n; i++)
+			puts(jstr(json_object_array_get_idx(evs, i), "name", "?"));
+		return;
+	}
+	tbl_init(&t, "llllll");
+	tbl_cell(&t, "NAME");
+	tbl_cell(&t, "UNIT");
+	tbl_cell(&t, "CODE");
+	tbl_cell(&t, "UMASK");
+	tbl_cell(&t, "CTRS");
+	tbl_cell(&t, "DESCRIPTION");
+	for (size_t i = 0; i < n; i++)
+		event_row(&t, json_object_array_get_idx(evs, i));
+	tbl_print(&t, 0, term_cols());
+}
 
 static int cmd_events(struct ctl *c, int argc, char **argv)
 {
@@ -1066,18 +1069,7 @@ static int cmd_events(struct ctl *c, int argc, char **argv)
 		return usage_error(cmd, "the pattern is longer than 128 characters");
 	if ((rc = ctl_open(c)))
 		return rc;
-	{
-		char *eu = unit ? curl_easy_escape(c->curl, unit, 0) : NULL;
-		char *eq = pattern ? curl_easy_escape(c->curl, pattern, 0) : NULL;
-
-		snprintf(path, sizeof(path), "/api/v1/events%s%s%s%s%s",
-			 eu || eq ? "?" : "", eu ? "unit=" : "", eu ? eu : "",
-			 eu && eq ? "&" : "", eq ? "q=" : "");
-		if (eq)
-			snprintf(path + strlen(path), sizeof(path) - strlen(path), "%s", eq);
-		curl_free(eu);
-		curl_free(eq);
-	}
+	events_path(unit, pattern, path, sizeof(path));
 	if ((rc = api(c, "GET", path, NULL, &r, 0)))
 		goto out;
 	if (c->json) {
@@ -1085,58 +1077,12 @@ static int cmd_events(struct ctl *c, int argc, char **argv)
 		goto out;
 	}
 	evs = jarr(r.json, "events", &n);
-	if (names) {
-		for (size_t i = 0; i < n; i++)
-			puts(jstr(json_object_array_get_idx(evs, i), "name", "?"));
-		goto out;
-	}
-	if (!n) {
+	if (!n && !names)
 		fprintf(stderr, "%s: no event matches%s%s%s%s%s\n", prog,
 			pattern ? " \"" : "", pattern ? pattern : "", pattern ? "\"" : "",
 			unit ? " in unit " : "", unit ? unit : "");
-		goto out;
-	}
-	{
-		struct table t;
-
-		tbl_init(&t, "llllll");
-		tbl_cell(&t, "NAME");
-		tbl_cell(&t, "UNIT");
-		tbl_cell(&t, "CODE");
-		tbl_cell(&t, "UMASK");
-		tbl_cell(&t, "CTRS");
-		tbl_cell(&t, "DESCRIPTION");
-		for (size_t i = 0; i < n; i++) {
-			struct json_object *e = json_object_array_get_idx(evs, i);
-			size_t nc;
-			struct json_object *ctrs = jarr(e, "counters", &nc);
-			char cs[64] = "", mods[64] = "";
-			double x;
-
-			for (size_t k = 0; k < nc && strlen(cs) < sizeof(cs) - 8; k++)
-				snprintf(cs + strlen(cs), sizeof(cs) - strlen(cs), "%s%d",
-					 k ? "," : "", json_object_get_int(
-						 json_object_array_get_idx(ctrs, k)));
-			if (jnum(e, "thresh", &x))
-				snprintf(mods, sizeof(mods), " thresh=%d", (int)x);
-			if (jbool(e, "edge"))
-				snprintf(mods + strlen(mods), sizeof(mods) - strlen(mods), " edge");
-			if (jbool(e, "inv"))
-				snprintf(mods + strlen(mods), sizeof(mods) - strlen(mods), " inv");
-			tbl_cell(&t, "%s", jstr(e, "name", "?"));
-			tbl_cell(&t, "%s", jstr(e, "unit", "?"));
-			if (nc) {
-				tbl_cell(&t, "0x%02x", (unsigned)ju64(e, "code"));
-				tbl_cell(&t, "0x%02x%s", (unsigned)ju64(e, "umask"), mods);
-			} else {	/* fixed and free-running counters */
-				tbl_cell(&t, "-");
-				tbl_cell(&t, "-");
-			}
-			tbl_cell(&t, "%s", nc ? cs : "-");
-			tbl_cell(&t, "%s", jstr(e, "description", ""));
-		}
-		tbl_print(&t, 0, term_cols());
-	}
+	else
+		events_print(evs, n, names);
 out:
 	reply_free(&r);
 	return rc;
@@ -1259,13 +1205,12 @@ static void rates_free(struct rates *rt)
 /* Releases a claim: the final counts.  Returns an exit status. */
 static int release(struct ctl *c, const char *id, bool final_title)
 {
-	char path[128];
-	char *eid = curl_easy_escape(c->curl, id, 0);
+	char path[160], eid[120];
 	struct reply r;
 	int rc;
 
-	snprintf(path, sizeof(path), "/api/v1/claims/%s", eid ? eid : id);
-	curl_free(eid);
+	snprintf(path, sizeof(path), "/api/v1/claims/%s",
+		 escape(id, eid, sizeof(eid)));
 	rc = api(c, "DELETE", path, NULL, &r, 0);
 	if (!rc) {
 		if (c->json) {
@@ -1281,6 +1226,34 @@ static int release(struct ctl *c, const char *id, bool final_title)
 	return rc;
 }
 
+/* The events of a claim as uncored_claim() takes them: argv joined with
+ * commas (an argument may hold several already); malloc'd, or NULL. */
+static char *join_events(int argc, char **argv)
+{
+	size_t n = 1;
+	char *s;
+
+	for (int i = 0; i < argc; i++)
+		n += strlen(argv[i]) + 1;
+	if (n > 8192 || !(s = calloc(1, n)))
+		return NULL;
+	for (int i = 0; i < argc; i++) {
+		if (i)
+			strcat(s, ",");
+		strcat(s, argv[i]);
+	}
+	return s;
+}
+
+/* "/api/v1/claims/ID" into buf. */
+static const char *claim_path(const char *id, char *buf, size_t len)
+{
+	char eid[120];
+
+	snprintf(buf, len, "/api/v1/claims/%s", escape(id, eid, sizeof(eid)));
+	return buf;
+}
+
 /* The watch loop of `claim --watch`; always ends by releasing. */
 static int watch(struct ctl *c, const char *id, double every,
 		 unsigned long count, double ttl)
@@ -1288,32 +1261,27 @@ static int watch(struct ctl *c, const char *id, double every,
 	bool tty = isatty(STDOUT_FILENO);
 	double now = mono_s(), next = now + every;
 	double renew_at = now + ttl / 2;
-	char path[128], rpath[160];
+	char path[128];
 	struct rates rt = { 0 };
 	unsigned long n = 0;
 	int rc = 0;
 
-	snprintf(path, sizeof(path), "/api/v1/claims/%s", id);
-	snprintf(rpath, sizeof(rpath), "%s/renew", path);
+	/* the counts at each refresh, read now (as uncored_read() does) */
+	snprintf(path, sizeof(path), "/api/v1/claims/%s/now", id);
 	while (!g_stop) {
 		wait_until(next < renew_at ? next : renew_at, -1);
 		if (g_stop)
 			break;
 		now = mono_s();
 		if (now >= renew_at) {
-			struct reply r;
-			double t;
-
 			/* renew with the lease the claim has */
-			if ((rc = api(c, "POST", rpath, NULL, &r, 0))) {
-				reply_free(&r);
-				warnx_("could not renew claim %s", id);
+			if ((rc = uncored_renew(c->u, id, 0)) < 0) {
+				warnx_("could not renew claim %s: %s", id,
+				       uncored_error(c->u));
+				rc = exit_of(rc);
 				goto out;
 			}
-			if (jnum(r.json, "ttl_s", &t) && t >= 1)
-				ttl = t;
 			renew_at = mono_s() + ttl / 2;
-			reply_free(&r);
 		}
 		if (now >= next) {
 			struct reply r;
@@ -1356,6 +1324,7 @@ static int cmd_claim(struct ctl *c, int argc, char **argv)
 		{ "ttl", required_argument, NULL, 't' },
 		{ "label", required_argument, NULL, 'l' },
 		{ "export", no_argument, NULL, 'e' },
+		{ "pinned", no_argument, NULL, 'p' },
 		{ "watch", required_argument, NULL, 'w' },
 		{ "count", required_argument, NULL, 'c' },
 		{ 0 }
@@ -1364,14 +1333,13 @@ static int cmd_claim(struct ctl *c, int argc, char **argv)
 	unsigned long ttl = 0, count = 0;
 	const char *label = "uncorectl";
 	double every = 0;
-	bool exp = false;
-	struct json_object *req, *evs;
+	unsigned flags = 0;
 	struct reply r;
-	char id[64];
+	char id[64], path[96], *events;
 	int opt, rc;
 
 	getopt_reset();
-	while ((opt = getopt_long(argc, argv, ":" COMMON_SHORT "t:l:ew:c:", lo,
+	while ((opt = getopt_long(argc, argv, ":" COMMON_SHORT "t:l:epw:c:", lo,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 't':
@@ -1382,7 +1350,10 @@ static int cmd_claim(struct ctl *c, int argc, char **argv)
 			label = optarg;
 			break;
 		case 'e':
-			exp = true;
+			flags |= UNCORED_EXPORT;
+			break;
+		case 'p':
+			flags |= UNCORED_PINNED;
 			break;
 		case 'w':
 			if ((rc = parse_secs(cmd, "--watch", optarg, 0.01, 3600, &every)))
@@ -1402,29 +1373,22 @@ static int cmd_claim(struct ctl *c, int argc, char **argv)
 		return usage_error(cmd, "--count needs --watch");
 	if ((rc = ctl_open(c)))
 		return rc;
-	req = json_object_new_object();
-	evs = json_object_new_array();
-	for (int i = optind; i < argc; i++)
-		json_object_array_add(evs, json_object_new_string(argv[i]));
-	json_object_object_add(req, "events", evs);
-	if (ttl)
-		json_object_object_add(req, "ttl_s", json_object_new_int((int)ttl));
-	json_object_object_add(req, "label", json_object_new_string(label));
-	json_object_object_add(req, "export", json_object_new_boolean(exp));
+	if (!(events = join_events(argc - optind, argv + optind)))
+		return usage_error(cmd, "the event names are too long");
 	/* from here a signal cannot lose the claim: it only ends the watch */
 	if (every)
 		live_signals();
-	rc = api(c, "POST", "/api/v1/claims", json_object_to_json_string_ext(
-			 req, JSON_C_TO_STRING_PLAIN), &r, 0);
-	json_object_put(req);
-	if (rc)
-		goto out;
-	snprintf(id, sizeof(id), "%s", jstr(r.json, "id", ""));
-	if (!id[0] || strspn(id, "abcdefghijklmnopqrstuvwxyz0123456789-_") != strlen(id)) {
-		warnx_("the daemon answered without a usable claim id");
-		rc = EXIT_DAEMON;
-		goto out;
+	if ((rc = uncored_set_label(c->u, label)) < 0 ||
+	    (rc = uncored_claim(c->u, events, (unsigned)ttl, flags, id,
+				sizeof(id))) < 0) {
+		warnx_("%s", uncored_error(c->u));
+		free(events);
+		return exit_of(rc);
 	}
+	free(events);
+	/* the claim as the daemon shows it: --json, and its lease */
+	if ((rc = api(c, "GET", claim_path(id, path, sizeof(path)), NULL, &r, 0)))
+		goto out;
 	if (c->json)
 		print_raw(&r);
 	else if (!every)
@@ -1689,7 +1653,7 @@ static const struct command commands[] = {
 	  "                     `uncorectl topology` lists them)\n"
 	  "  -n, --names        only the names, one per line\n" },
 	{ "claim", cmd_claim,
-	  "EVENT... [--ttl S] [--label L] [--export] [--watch S [--count N]]",
+	  "EVENT... [--ttl S] [--label L] [--export] [--pinned] [--watch S [--count N]]",
 	  "claim counters; with --watch, live counts and rates",
 	  "Claim counters for EVENTs.  Without --watch, print the claim id and\n"
 	  "exit: the claim lives until its lease ends or `release`.  With\n"
@@ -1700,6 +1664,9 @@ static const struct command commands[] = {
 	  "  -t, --ttl S        lease in seconds (default: the daemon's)\n"
 	  "  -l, --label L      label shown in `claims` (default uncorectl)\n"
 	  "  -e, --export       also export the counts on /metrics\n"
+	  "  -p, --pinned       on counters of its own for its lease, never\n"
+	  "                     multiplexed out, counting at once; refused if\n"
+	  "                     it cannot have them\n"
 	  "  -w, --watch S      refresh every S seconds (decimals allowed)\n"
 	  "  -c, --count N      stop after N refreshes\n" },
 	{ "claims", cmd_claims, "[--json]", "list the live claims",

@@ -519,6 +519,7 @@ static struct claims_cfg claims_cfg_of(const struct conf *c)
 		.default_ttl_s = c->default_ttl_s, .max_ttl_s = c->max_ttl_s,
 		.allow_raw_events = c->allow_raw_events,
 		.interval_ms = c->interval_ms,
+		.max_pinned_per_box = c->max_pinned_per_box,
 	};
 }
 
@@ -1309,6 +1310,7 @@ int main(int argc, char **argv)
 	d.expo = expo_new();
 	if (!d.sampler || !d.expo)
 		log_fatalx(1, "out of memory");
+	sampler_hook_claims(d.sampler);	/* read-now, pinned claims */
 	sampler_tick(d.sampler);	/* programs the PMU, first reading */
 	d.http = start_http(&d, &conf, &web);
 	if (sampler_start(d.sampler) < 0)

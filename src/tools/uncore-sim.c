@@ -119,75 +119,120 @@ static uint64_t delta(struct hw *hw, struct demo_ctr *c)
 	return d;
 }
 
-static int demo(struct hw *hw, double interval, long count)
-{
-	const struct platform *p = hw_sim_platform(hw);
-	const struct plat_sim_demo *d = p->sim ? p->sim->demo : NULL;
-	struct topology t = { .plat = p };
-	struct demo_ctr look[PLAT_MAX_INST], miss[PLAT_MAX_INST], clk,
-		rd = { 0 }, wrt = { 0 };
+/* What the demo counts: the lookup and miss counters of every box, the
+ * clock, the DRAM read and write counters of socket 0. */
+struct demo_run {
+	const struct platform *p;
+	const struct plat_sim_demo *d;
+	struct topology t;
 	const struct unit_type *fixed, *bytes, *u;
 	int ui;
-	struct hw_addr g = hw_msr(0, p->global_ctl.addr);
-	unsigned nl = 0, nm = 0;
-	double last_t;
-	struct timespec ts;
-	int r;
+	struct demo_ctr look[PLAT_MAX_INST], miss[PLAT_MAX_INST], clk, rd, wrt;
+	unsigned nl, nm;
+};
 
-	if (!d) {
-		fprintf(stderr, "uncore-sim: no demo for %s; run the daemon: "
-			"uncored --simulate=%s\n", p->id, p->id);
-		return 1;
-	}
-	fixed = plat_unit(p, d->clock_unit, NULL);
-	bytes = plat_unit(p, d->bytes_unit, NULL);
-	u = plat_unit(p, d->unit, &ui);
-	if (!fixed || !bytes || !u || !p->global_ctl.layout) {
+/* Finds the demo's units, discovers socket 0 and programs the counters
+ * by hand.  0, or 1 with the reason printed. */
+static int demo_setup(struct hw *hw, struct demo_run *x)
+{
+	const struct plat_sim_demo *d = x->d;
+	const struct platform *p = x->p;
+	struct hw_addr fc;
+
+	x->fixed = plat_unit(p, d->clock_unit, NULL);
+	x->bytes = plat_unit(p, d->bytes_unit, NULL);
+	x->u = plat_unit(p, d->unit, &x->ui);
+	if (!x->fixed || !x->bytes || !x->u || !p->global_ctl.layout) {
 		fprintf(stderr, "uncore-sim: %s: demo data names a unit the "
 			"platform lacks\n", p->id);
 		return 1;
 	}
-	if ((r = plat_discover(p, hw, &t, &(struct hw_cpu_map){
-			.cpus_per_package = SIM_CPUS_PER_SOCKET })) < 0) {
+	x->t.plat = p;
+	if (plat_discover(p, hw, &x->t, &(struct hw_cpu_map){
+			.cpus_per_package = SIM_CPUS_PER_SOCKET }) < 0) {
 		fprintf(stderr, "uncore-sim: %s\n", hw_last_error());
 		return 1;
 	}
-	if (program(hw, &t, d->unit, d->lookups, d->ctr_lookups, look, &nl) ||
-	    program(hw, &t, d->unit, d->misses, d->ctr_misses, miss, &nm))
+	if (program(hw, &x->t, d->unit, d->lookups, d->ctr_lookups, x->look,
+		    &x->nl) ||
+	    program(hw, &x->t, d->unit, d->misses, d->ctr_misses, x->miss,
+		    &x->nm))
 		return 1;
-	clk = (struct demo_ctr){ .addr = plat_ctr_addr(&t.sock[0], fixed, 0, 0),
-				 .width = fixed->width };
-	{
-		struct hw_addr fc = plat_ctl_addr(&t.sock[0], fixed, 0, 0);
+	x->clk = (struct demo_ctr){
+		.addr = plat_ctr_addr(&x->t.sock[0], x->fixed, 0, 0),
+		.width = x->fixed->width };
+	fc = plat_ctl_addr(&x->t.sock[0], x->fixed, 0, 0);
+	hw_write(hw, &fc, 1ull << x->fixed->fmt.en_bit);
+	for (unsigned i = 0; i < x->bytes->nfreerun; i++) {
+		struct demo_ctr fr = {
+			.addr = plat_freerun_addr(&x->t.sock[0], x->bytes, 0, i),
+			.width = x->bytes->freerun[i].width };
 
-		hw_write(hw, &fc, 1ull << fixed->fmt.en_bit);
+		if (strcmp(x->bytes->freerun[i].name, d->reads) == 0)
+			x->rd = fr;
+		else if (strcmp(x->bytes->freerun[i].name, d->writes) == 0)
+			x->wrt = fr;
 	}
-	for (unsigned i = 0; i < bytes->nfreerun; i++) {
-		struct demo_ctr fr = { .addr = plat_freerun_addr(&t.sock[0], bytes, 0, i),
-				       .width = bytes->freerun[i].width };
+	return 0;
+}
 
-		if (strcmp(bytes->freerun[i].name, d->reads) == 0)
-			rd = fr;
-		else if (strcmp(bytes->freerun[i].name, d->writes) == 0)
-			wrt = fr;
+/* Every counter's delta since the last call: lookups and misses summed
+ * over the boxes. */
+static void demo_deltas(struct hw *hw, struct demo_run *x, uint64_t *l,
+			uint64_t *m)
+{
+	*l = *m = 0;
+	for (unsigned i = 0; i < x->nl; i++)
+		*l += delta(hw, &x->look[i]);
+	for (unsigned i = 0; i < x->nm; i++)
+		*m += delta(hw, &x->miss[i]);
+}
+
+/* Leaves the PMU idle: the global control and every control it wrote. */
+static void demo_idle(struct hw *hw, struct demo_run *x)
+{
+	struct hw_addr g = hw_msr(0, x->p->global_ctl.addr), fc;
+
+	hw_write(hw, &g, 0);
+	for (unsigned i = 0; i < x->t.sock[0].ninst[x->ui]; i++)
+		for (unsigned c = 0; c < x->u->nctr; c++) {
+			struct hw_addr a = plat_ctl_addr(&x->t.sock[0], x->u, i, c);
+
+			hw_write(hw, &a, 0);
+		}
+	fc = plat_ctl_addr(&x->t.sock[0], x->fixed, 0, 0);
+	hw_write(hw, &fc, 0);
+}
+
+static int demo(struct hw *hw, double interval, long count)
+{
+	struct demo_run x = { .p = hw_sim_platform(hw) };
+	struct hw_addr g = hw_msr(0, x.p->global_ctl.addr);
+	struct timespec ts;
+	uint64_t l, m;
+	double last_t;
+
+	x.d = x.p->sim ? x.p->sim->demo : NULL;
+	if (!x.d) {
+		fprintf(stderr, "uncore-sim: no demo for %s; run the daemon: "
+			"uncored --simulate=%s\n", x.p->id, x.p->id);
+		return 1;
 	}
-	hw_write(hw, &g, p->global_enable);
-	for (unsigned i = 0; i < nl; i++)
-		delta(hw, &look[i]);
-	for (unsigned i = 0; i < nm; i++)
-		delta(hw, &miss[i]);
-	delta(hw, &clk);
-	delta(hw, &rd);
-	delta(hw, &wrt);
+	if (demo_setup(hw, &x))
+		return 1;
+	hw_write(hw, &g, x.p->global_enable);
+	demo_deltas(hw, &x, &l, &m);
+	delta(hw, &x.clk);
+	delta(hw, &x.rd);
+	delta(hw, &x.wrt);
 	last_t = hw_sim_time(hw);
 	printf("%u %s boxes\n%8s %14s %8s %10s %10s %10s\n",
-	       t.sock[0].ninst[ui], d->unit, "time_s", "llc_lookups/s", "hit_%",
-	       "dram_rd_GB/s", "dram_wr_GB/s", "uclk_GHz");
+	       x.t.sock[0].ninst[x.ui], x.d->unit, "time_s", "llc_lookups/s",
+	       "hit_%", "dram_rd_GB/s", "dram_wr_GB/s", "uclk_GHz");
 	fflush(stdout);
 	ts.tv_sec = (time_t)interval;
 	ts.tv_nsec = (long)((interval - (double)ts.tv_sec) * 1e9);
 	for (long k = 0; !stop && (count <= 0 || k < count); k++) {
-		uint64_t l = 0, m = 0;
 		double now;
 
 		nanosleep(&ts, NULL);
@@ -196,31 +241,16 @@ static int demo(struct hw *hw, double interval, long count)
 		now = hw_sim_time(hw);
 		interval = now - last_t;
 		last_t = now;
-		for (unsigned i = 0; i < nl; i++)
-			l += delta(hw, &look[i]);
-		for (unsigned i = 0; i < nm; i++)
-			m += delta(hw, &miss[i]);
+		demo_deltas(hw, &x, &l, &m);
 		printf("%8.1f %14.4g %8.2f %10.3f %10.3f %10.3f\n",
 		       hw_sim_time(hw), (double)l / interval,
 		       l ? 100.0 * (1.0 - (double)m / (double)l) : 0.0,
-		       (double)delta(hw, &rd) * 64 / interval / 1e9,
-		       (double)delta(hw, &wrt) * 64 / interval / 1e9,
-		       (double)delta(hw, &clk) / interval / 1e9);
+		       (double)delta(hw, &x.rd) * 64 / interval / 1e9,
+		       (double)delta(hw, &x.wrt) * 64 / interval / 1e9,
+		       (double)delta(hw, &x.clk) / interval / 1e9);
 		fflush(stdout);
 	}
-	/* Leave the PMU idle. */
-	hw_write(hw, &g, 0);
-	for (unsigned i = 0; i < t.sock[0].ninst[ui]; i++)
-		for (unsigned c = 0; c < u->nctr; c++) {
-			struct hw_addr a = plat_ctl_addr(&t.sock[0], u, i, c);
-
-			hw_write(hw, &a, 0);
-		}
-	{
-		struct hw_addr fc = plat_ctl_addr(&t.sock[0], fixed, 0, 0);
-
-		hw_write(hw, &fc, 0);
-	}
+	demo_idle(hw, &x);
 	return 0;
 }
 

@@ -19,10 +19,10 @@ LIBS = $(shell pkg-config --libs $(PKGS)) -lpthread -lm
 # every module but the programs' main files (new modules come along)
 LIB = $(filter-out uncored.c api.c uncorectl.c, \
 	$(patsubst $(SRC)/src/%,%,$(wildcard $(SRC)/src/*.c $(SRC)/src/hw/*.c \
-	$(SRC)/src/plat/*.c $(SRC)/src/sim/*.c)))
+	$(SRC)/src/plat/*.c $(SRC)/src/sim/*.c))) lib/lproto.c
 OBJ = $(LIB:%.c=$(B)/obj/%.o)
 TARGETS = $(B)/fuzz_conf $(B)/fuzz_workload $(B)/fuzz_claim $(B)/fuzz_http \
-	$(B)/fuzz_perf_format
+	$(B)/fuzz_perf_format $(B)/fuzz_response
 
 all: $(TARGETS)
 

@@ -1,10 +1,12 @@
 #!/bin/sh
-# debian_package.sh - debian/ builds the two packages (dpkg-buildpackage
+# debian_package.sh - debian/ builds the four packages (dpkg-buildpackage
 # -b, the unit tests skipped: the rest of the suite runs them), lintian
 # finds no error or warning, and each package holds what it should: the
 # daemon's unit enabled, the socket unit not, the config as a conffile,
 # the uncored system user, modules-load, man pages naming /etc, the rules
-# and the dashboard; uncorectl with its completion.  About 25 s on 2 cores.
+# and the dashboard; uncorectl with its completion, on libuncored0 (the
+# shared library, with a symbols file), libuncored-dev the header,
+# uncored.pc and the man pages of section 3.  About 25 s on 2 cores.
 . "${top_srcdir:-.}/tests/lib.sh"
 
 for t in dpkg-buildpackage dh dpkg-checkbuilddeps; do
@@ -41,7 +43,9 @@ is "$rc" 0 "dpkg-buildpackage -us -uc -b succeeds ($(($(date +%s) - start)) s)"
 [ "$rc" -eq 0 ] || { tail -30 "$T/build.log" | sed 's/^/# /'; tap_done; exit 1; }
 cd "$T/pkg" || exit 1
 d=$(ls uncored_*.deb); c=$(ls uncorectl_*.deb)
-ok "$([ -f "$d" ] && [ -f "$c" ]; echo $?)" "two packages: $d $c"
+l=$(ls libuncored0_*.deb); v=$(ls libuncored-dev_*.deb)
+ok "$([ -f "$d" ] && [ -f "$c" ] && [ -f "$l" ] && [ -f "$v" ]; echo $?)" \
+	"four packages: $d $c $l $v"
 
 if command -v lintian >/dev/null 2>&1; then
 	lintian ./*.changes >"$T/lintian" 2>&1
@@ -68,6 +72,22 @@ for f in /usr/bin/uncorectl /usr/share/bash-completion/completions/uncorectl \
 	 /usr/share/man/man1/uncorectl.1.gz; do
 	ok "$(grep -qx "$f" "$T/c.list"; echo $?)" "uncorectl ships $f"
 done
+dpkg-deb -c "$l" | awk '{ print $6 }' | sed 's|^\./|/|' >"$T/l.list"
+dpkg-deb -c "$v" | awk '{ print $6 }' | sed 's|^\./|/|' >"$T/v.list"
+ma=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
+ok "$(grep -qx "/usr/lib/$ma/libuncored.so.0.0.0" "$T/l.list"; echo $?)" \
+	"libuncored0 ships /usr/lib/$ma/libuncored.so.0.0.0"
+for f in /usr/include/uncored.h /usr/lib/$ma/libuncored.so \
+	 /usr/lib/$ma/pkgconfig/uncored.pc /usr/share/man/man3/uncored_read.3.gz \
+	 /usr/share/man/man3/uncored_counts_value.3.gz; do
+	ok "$(grep -qx "$f" "$T/v.list"; echo $?)" "libuncored-dev ships $f"
+done
+ok "$(! grep -q '\.la$\|\.a$' "$T/l.list" "$T/v.list"; echo $?)" \
+	"no libtool archive, no static library"
+dpkg-deb -e "$l" "$T/lctl"
+like "$(cat "$T/lctl/symbols" 2>/dev/null)" " uncored_read@LIBUNCORED_0 0.1.0" \
+	"libuncored0 carries its symbols file"
+like "$(dpkg-deb -f "$c" Depends)" "libuncored0" "uncorectl depends on libuncored0"
 ok "$(! grep -q uncorectl "$T/d.list"; echo $?)" "the daemon's package holds no client"
 ok "$(! grep -q 'sbin/uncored\|uncore-sim' "$T/c.list"; echo $?)" "the client's package holds no daemon"
 
@@ -104,5 +124,7 @@ like "$ver" "built $(date -u -d "@$ch_date" +%Y-%m-%dT%H:%M:%SZ)" \
 	"and the changelog's date (SOURCE_DATE_EPOCH): reproducible"
 out=$("$T/root/usr/sbin/uncored" -n --simulate -c "$T/root/etc/uncored/uncored.conf" 2>&1)
 is "$?" 0 "the packaged configuration passes uncored -n ($out)"
-like "$("$T/root/usr/bin/uncorectl" --version)" "uncorectl" "the packaged uncorectl runs"
+dpkg-deb -x "$l" "$T/root"
+like "$(LD_LIBRARY_PATH="$T/root/usr/lib/$ma" "$T/root/usr/bin/uncorectl" --version)" \
+	"uncorectl" "the packaged uncorectl runs, on the packaged libuncored.so.0"
 tap_done

@@ -2,8 +2,9 @@
 # fuzz.sh - the parsers under libFuzzer for a fixed number of cases: the
 # configuration (conf_load), simulator workloads (wl_parse), claim
 # bodies (claims_create/renew on the simulated hsx), raw HTTP
-# requests (the http module on a control socket) and the perf backend's
-# sysfs texts (format/ fields, cpulists, event terms).  The targets are
+# requests (the http module on a control socket), the perf backend's
+# sysfs texts (format/ fields, cpulists, event terms) and what libuncored
+# reads from a daemon (HTTP responses and their JSON, src/lib/lproto.c).  The targets are
 # tests/fuzz/fuzz_*.c, built by tests/fuzz/fuzz.mk with clang and
 # libFuzzer (Debian: clang, libclang-rt-14-dev) under ASan/UBSan, from
 # the seed corpus in tests/fuzz/corpus/; a fixed seed makes a run
@@ -23,7 +24,8 @@ rc=$?
 ok $rc "fuzz targets built with clang -fsanitize=fuzzer,address,undefined"
 [ "$rc" = 0 ] || tail -30 "$T/build.log" | sed 's/^/# /'
 scale=${FUZZ_RUNS:-1}
-for t in conf:20000 workload:20000 claim:20000 http:1500 perf_format:20000; do
+for t in conf:20000 workload:20000 claim:20000 http:1500 perf_format:20000 \
+	 response:20000; do
 	name=${t%%:*}; runs=$(( ${t#*:} * scale ))
 	mkdir -p "$T/new-$name"
 	# new inputs go to the scratch directory; the seeds are only read

@@ -2,6 +2,7 @@
 # uncorectl.sh - the client against the real daemon on the simulator with
 # a workload of known rates: every command as a table and as --json,
 # claims from creation to release (by command, by --count, by SIGINT),
+# pinned claims (--pinned: refused naming the holders, or running at once),
 # rates of a watched claim within 5 %, `top` within 1 %, and the exit
 # statuses of the error paths (1 daemon, 2 usage, 3 no daemon).
 . "${top_srcdir:-.}/tests/lib.sh"
@@ -121,6 +122,17 @@ like "$out" '"state":' "claim --json: the daemon's claim object"
 id=$(echo "$out" | sed 's/^{"id":"\([^"]*\)".*/\1/')
 ctl --json release "$id"
 like "$out" '"state":"released"' "release --json: the released claim"
+# pinned: the default skl baseline holds both CBo counters
+ctl claim --pinned "$HITM"
+is "$rc" 1 "claim --pinned where the baseline holds every CBo counter: exit 1"
+like "$err" "cbo counter 0: the baseline's UNC_CBO_CACHE_LOOKUP.ANY_MESI" \
+	"claim --pinned: the daemon's message names what holds the counters"
+ctl --json claim --pinned DRAM_DATA_READS --ttl 5
+like "$out" '"pinned":true' "claim --pinned: a pinned claim"
+like "$out" '"state":"running"' "claim --pinned: running at once, before any tick"
+id=$(echo "$out" | sed 's/^{"id":"\([^"]*\)".*/\1/')
+ctl release "$id"
+is "$rc" 0 "claim --pinned: released"
 
 # ---- top --------------------------------------------------------------------
 wait_samples "$PORT" 3	# a whole interval with the baseline back on its counters

@@ -72,7 +72,7 @@ static int post(struct rig *r, const char *body, size_t len, char *msg,
 	struct json_object *v;
 
 	api_claims_create(r->c, 1000, 1, body, len, &rep);
-	snprintf(msg, 256, "%s", rep.msg);
+	snprintf(msg, 512, "%s", rep.msg);
 	if (id)
 		id[0] = '\0';
 	if (rep.body) {
@@ -99,7 +99,7 @@ static void release(struct rig *r, const char *id)
 static void test_filters(void)
 {
 	struct rig r;
-	char msg[256], body[512];
+	char msg[512], body[512];
 	static const struct {
 		const char *mod, *field;
 	} bad[] = {
@@ -149,7 +149,7 @@ static void test_filters(void)
 static void test_text(void)
 {
 	struct rig r;
-	char msg[256];
+	char msg[512];
 	static const struct {
 		const char *body;
 		size_t len;		/* 0: strlen */
@@ -209,7 +209,7 @@ static void test_text(void)
 static void test_churn(void)
 {
 	struct rig r;
-	char msg[256], id[CLAIM_ID_MAX], keep[CLAIM_ID_MAX];
+	char msg[512], id[CLAIM_ID_MAX], keep[CLAIM_ID_MAX];
 	const char *body = "{\"events\":[\"UNC_CBO_CACHE_LOOKUP.ANY_I\"]}";
 	int bad = 0;
 
@@ -235,7 +235,7 @@ static void test_churn(void)
 static void test_interval(void)
 {
 	struct rig r;
-	char msg[256], id[CLAIM_ID_MAX];
+	char msg[512], id[CLAIM_ID_MAX];
 	const char *imc = "{\"events\":[\"UNC_CBO_CACHE_LOOKUP.ANY_I\","
 			  "\"DRAM_DATA_READS\"]}";
 	const char *cbo = "{\"events\":[\"UNC_CBO_CACHE_LOOKUP.ANY_I\"]}";

@@ -1,0 +1,54 @@
+/*
+ * lconn.h - libuncored's connection to the daemon: a Unix control socket
+ * (or a TCP listener) that stays open between requests, HTTP/1.1 written
+ * by hand and read with lproto.h.
+ *
+ * Why not libcurl (which uncorectl used): a read is a few hundred bytes
+ * each way on a socket that stays open, and libcurl's per-request
+ * machinery, its process-wide initialisation (curl_global_init(), not
+ * thread-safe in the versions Debian 12 ships) and its dependencies cost
+ * more than the request; the response parser here is small enough to
+ * fuzz in CI.
+ *
+ * A daemon that closed an idle connection (its timeout_s) is reconnected
+ * to without the caller noticing; one that restarted (another pid behind
+ * the socket, SO_PEERCRED) is not: its claims are gone, so the connection
+ * fails from then on (-ECONNRESET once, then -ENOTCONN).  Not
+ * thread-safe: libuncored locks around it.
+ */
+#ifndef UNCORED_LCONN_H
+#define UNCORED_LCONN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "lib/lproto.h"
+
+#define LCONN_TIMEOUT_MS 10000
+
+struct lconn {
+	char where[256];	/* socket path or http://HOST:PORT, as given */
+	char host[200], port[8];	/* TCP, or host "" */
+	int fd;
+	pid_t peer;		/* the daemon's pid at the first connect */
+	bool broken;		/* it restarted: no more requests */
+	bool debug;		/* UNCORED_DEBUG: requests to stderr */
+	char *buf;		/* received bytes */
+	size_t cap;
+};
+
+/* Connects to where (a socket path or "http://HOST:PORT").  0, or -errno
+ * with the reason in err. */
+int lconn_open(struct lconn *c, const char *where, char *err, size_t errlen);
+void lconn_close(struct lconn *c);
+/*
+ * Sends one request (body: JSON for POST, or NULL) and reads its answer
+ * into r (r->body is the caller's to free).  0, or -errno with the reason
+ * in err (no answer: r->body NULL).
+ */
+int lconn_request(struct lconn *c, const char *method, const char *path,
+		  const char *body, struct lproto_resp *r, char *err,
+		  size_t errlen);
+
+#endif

@@ -1,0 +1,67 @@
+/*
+ * lproto.h - what libuncored reads from the daemon: HTTP/1.1 responses
+ * and the JSON of the claim routes.  No I/O and no state: the parser
+ * takes the bytes received so far and says whether they hold a whole
+ * response, so it is fed whatever a daemon (or something posing as one)
+ * sends, and tests/fuzz/fuzz_response.c feeds it everything else.
+ */
+#ifndef UNCORED_LPROTO_H
+#define UNCORED_LPROTO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define LPROTO_MAX_HEAD (16u << 10)	/* status line and headers */
+#define LPROTO_MAX_BODY (16u << 20)	/* no route answers near this */
+
+/* A response parsed by lproto_response(). */
+struct lproto_resp {
+	int status;		/* 100..599 */
+	bool close;		/* "Connection: close" (or HTTP/1.0) */
+	char *body;		/* malloc'd, NUL-terminated (the caller frees) */
+	size_t len;
+	char why[128];		/* what was wrong (-EPROTO) */
+};
+
+/*
+ * Parses buf[0..n) as one HTTP/1.1 response to a request that was not
+ * HEAD: a status line, headers, and a body framed by Content-Length or
+ * chunked transfer coding (or, with neither, the end of the connection:
+ * eof says it came).  Returns 1 with *r filled and *used the bytes it
+ * took, 0 when more bytes are needed, -EPROTO (why says what) or -ENOMEM.
+ */
+int lproto_response(const char *buf, size_t n, bool eof,
+		    struct lproto_resp *r, size_t *used);
+
+/* One event of a reading (the read-now route's JSON). */
+struct lproto_event {
+	char *name;
+	uint64_t enabled_ns, running_ns;
+	uint64_t *count;		/* per socket */
+};
+
+struct lproto_counts {
+	size_t nev;
+	unsigned nsockets;
+	struct lproto_event *ev;
+};
+
+/* The read-now answer body into c (lproto_counts_clear() frees it).
+ * 0, -EPROTO (why: what is missing) or -ENOMEM. */
+int lproto_counts(const char *body, size_t len, struct lproto_counts *c,
+		  char *why, size_t whylen);
+void lproto_counts_clear(struct lproto_counts *c);
+
+/* The "message" of a {"error":{...}} body into msg; false if there is
+ * none. */
+bool lproto_error_message(const char *body, size_t len, char *msg,
+			  size_t msglen);
+/* The "id" of a created claim into id; false if there is none or it is
+ * not a claim id ([a-z0-9_-], at most idlen - 1 bytes). */
+bool lproto_claim_id(const char *body, size_t len, char *id, size_t idlen);
+
+/* The negative errno that stands for an HTTP error status. */
+int lproto_errno(int status);
+
+#endif

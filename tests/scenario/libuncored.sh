@@ -1,0 +1,104 @@
+#!/bin/bash
+# libuncored.sh - the client library (include/uncored.h) against the real
+# daemon on the simulator, through tests/tools/libcheck: claims made,
+# read now, renewed and released; an event the platform lacks (-EINVAL
+# naming it), a released claim (-ENOENT with the daemon's message), a
+# pinned claim that finds its counters held (-EBUSY naming the holders);
+# a pinned claim counting at its first read and following the simulated
+# rate within 30 % over 100 ms, 10,000 reads all answered (their p99 is
+# printed; lib_install.sh holds it to 1 ms); threads
+# on shared and own connections; regions and their report (at
+# disconnect and, markers only, at exit with UNCORED_REPORT=1); a caller
+# outside the control group (-EACCES naming the group); the daemon
+# restarting under a connected client (-ECONNRESET, then connecting again
+# works); and nothing on stderr unless asked (UNCORED_DEBUG).  The
+# claims, reads, pinned claims, threads and regions on both backends.
+. "${top_srcdir:-.}/tests/lib.sh"
+
+CHECK="$top_builddir/tests/tools/libcheck"
+PORT=$(pick_port)
+cat >"$T/wl.json" <<'JSON'
+{ "platform": "skl", "cbo_count": 2,
+  "phases": [ { "seconds": 600, "rates": {
+      "cbo:0x34:0x8f": 2.0e8, "cbo:0x34:0x88": 2.0e7,
+      "cbo:0x22:0x48": 1.0e7, "imc:DRAM_DATA_READS": 1.5e8 } } ] }
+JSON
+# the baseline keeps one of the two CBo counters free for a pinned claim
+cat >"$T/c.conf" <<'CONF'
+[daemon]
+interval_ms = 1000
+[http]
+control_group = nogroup
+[baseline]
+cbo = UNC_CBO_CACHE_LOOKUP.ANY_MESI
+CONF
+chmod 711 "$T"	# the unprivileged client must reach the socket inside
+S="$T/ctl.sock"
+
+# checks NAME FILE: libcheck's "ok ..."/"not ok ..." lines in FILE as checks
+checks() {
+	local line n=0
+	while IFS= read -r line; do
+		case $line in
+		"ok "*) ok 0 "$1: ${line#ok }"; n=$((n + 1)) ;;
+		"not ok "*) ok 1 "$1: ${line#not ok }"; n=$((n + 1)) ;;
+		"Bail out!"*) ok 1 "$1: $line" ;;
+		"#"*) echo "$line" ;;
+		esac
+	done <"$2"
+	ok "$([ "$n" -gt 0 ]; echo $?)" "$1: $n checks ran"
+}
+
+# The same checks on both backends: direct (the simulated registers) and
+# perf (the simulated kernel), whose reads are taken on the sampling thread.
+for backend in direct perf; do
+	start_uncored "$T/log-$backend" -c "$T/c.conf" --simulate \
+		--backend="$backend" --workload "$T/wl.json" \
+		-l "127.0.0.1:$PORT" -s "$S"
+	ok $? "$backend: daemon up"
+	"$CHECK" basic "$S" >"$T/basic.out" 2>"$T/basic.err"
+	checks "$backend: basic" "$T/basic.out"
+	is "$(cat "$T/basic.err")" "" "$backend: the library wrote nothing to stderr unasked"
+	"$CHECK" pinned "$S" 10000 >"$T/pinned.out" 2>&1
+	checks "$backend: pinned" "$T/pinned.out"
+	"$CHECK" threads "$S" >"$T/threads.out" 2>&1
+	checks "$backend: threads" "$T/threads.out"
+	UNCORED_REPORT=1 "$CHECK" regions "$S" >"$T/regions.out" 2>"$T/regions.err"
+	checks "$backend: regions" "$T/regions.out"
+	like "$(cat "$T/regions.err")" "inner         3" \
+		"$backend: UNCORED_REPORT=1: the report on stderr at uncored_disconnect()"
+	[ "$backend" = perf ] && break
+	kill "$UPID"
+	wait "$UPID"
+done
+# the rest on the perf daemon: the library does not see the backend
+UNCORED_DEBUG=1 "$CHECK" basic "$S" >/dev/null 2>"$T/debug.err"
+like "$(cat "$T/debug.err")" "libuncored: > POST /api/v1/claims" \
+	"UNCORED_DEBUG=1: the requests on stderr"
+
+UNCORED_SOCKET="$S" UNCORED_EVENTS=DRAM_DATA_READS UNCORED_PINNED=1 \
+	UNCORED_REPORT=1 "$CHECK" default - >"$T/default.out" 2>"$T/default.err"
+checks "markers only" "$T/default.out"
+like "$(cat "$T/default.err")" "markers-only        2" \
+	"markers only: the report at exit (UNCORED_REPORT=1)"
+
+setpriv --reuid=12345 --regid=12345 --clear-groups \
+	"$CHECK" eacces "$S" nogroup >"$T/eacces.out" 2>&1
+checks eacces "$T/eacces.out"
+
+# the daemon restarts while the client holds a connection
+mkfifo "$T/in"
+"$CHECK" restart "$S" <"$T/in" >"$T/restart.out" 2>&1 &
+cpid=$!
+exec 3>"$T/in"
+wait_for "the client's claim" 30 grep -q '^# ready' "$T/restart.out"
+kill "$UPID"
+wait "$UPID"
+start_uncored "$T/log2" -c "$T/c.conf" --simulate --backend=perf \
+	--workload "$T/wl.json" -l "127.0.0.1:$PORT" -s "$S"
+ok $? "daemon restarted"
+echo go >&3
+exec 3>&-
+wait "$cpid"
+checks restart "$T/restart.out"
+tap_done
