@@ -8,9 +8,9 @@
 #                                (extra arguments are passed to uncored)
 #   contrib/quickstart.sh test   install that and the test tools (TEST_DEPS),
 #                                build with ASan/UBSan and run the whole
-#                                test suite (plus the TSan build and make
-#                                distcheck); ends with "N passed, N failed,
-#                                N skipped"
+#                                test suite, and beside it the TSan build
+#                                and its tests and make distcheck; ends
+#                                with "N passed, N failed, N skipped"
 #
 # Run as root on a fresh machine (apt-get needs it); as another user it
 # only builds, and stops if a dependency is missing.
@@ -79,6 +79,39 @@ TSAN_TESTS="tests/unit/test_ring_threads tests/unit/test_http tests/unit/test_ex
 	tests/scenario/daemon_basic.sh tests/scenario/libuncored.sh
 	tests/scenario/daemon_faults.sh tests/scenario/http_abuse.sh
 	tests/scenario/claims.sh"
+
+# Tests of one suite run at a time: they mostly wait (for a daemon's
+# ticks, a browser, Prometheus), so more than the cores.
+SUITE_JOBS=${SUITE_JOBS:-$(( $(nproc) + 1 ))}
+
+# suite NAME LOG COMMAND...: runs COMMAND in the background, its output
+# in LOG; suite_wait NAME waits for it, prints how long it took and
+# returns its exit status.
+suite() {
+	_n=$1 _l=$2; shift 2
+	mkdir -p "$(dirname "$_l")"
+	echo "quickstart: $_n suite started (log: $_l)" >&2
+	( "$@" ) >"$_l" 2>&1 &
+	eval "suite_pid_$_n=\$! suite_t0_$_n=\$(date +%s)"
+}
+suite_wait() {
+	eval "_p=\$suite_pid_$1 _t=\$suite_t0_$1"
+	_rc=0
+	wait "$_p" || _rc=$?
+	echo "quickstart: $1 suite ended (status $_rc) after $(( $(date +%s) - _t )) s" >&2
+	return $_rc
+}
+
+tsan_suite() {
+	build build-tsan --enable-werror --enable-sanitizers=thread &&
+		make -C build-tsan -k -j"$SUITE_JOBS" check \
+			TESTS="$(echo $TSAN_TESTS)" TEST_SUITE_LOG=tsan-suite.log
+}
+distcheck_suite() {
+	build build-dist &&
+		make -C build-dist -j"$SUITE_JOBS" distcheck \
+			DISTCHECK_CONFIGURE_FLAGS=--enable-werror
+}
 
 # Sums the counts of an automake test-suite.log into the totals.
 PASS=0 FAIL=0 SKIP=0
@@ -157,38 +190,53 @@ demo)
 		fi
 		i=$((i + 1)); sleep 0.1
 	done
-	cat "$log" >&2
+	shown=$(wc -l <"$log")	# whole lines; tail goes on from the next
+	head -n "$shown" "$log" >&2
 	demo_banner "$log" "$B" "$pid" >&2
-	# The daemon's log as it goes, until it stops (Ctrl-C ends tail
-	# too: the daemon's last words are printed after it).
-	tail -n 0 -f --pid="$pid" "$log" >&2 || :
+	# The daemon's log as it goes, until it stops, each line once.  tail
+	# ignores Ctrl-C and SIGTERM (to the script or its whole group): the
+	# trap above stops the daemon, and tail prints its last words and
+	# ends when it is gone.  A trapped signal interrupts wait (status >
+	# 128) before the daemon has ended: wait again.
+	(trap '' INT TERM; exec tail -n +"$((shown + 1))" -s 0.2 -f --pid="$pid" "$log" >&2) &
+	tpid=$!
 	status=0
 	wait "$pid" || status=$?
-	sed -n '/: stopping$/,$p' "$log" >&2
+	while [ "$status" -gt 128 ] && kill -0 "$pid" 2>/dev/null; do
+		status=0
+		wait "$pid" || status=$?
+	done
+	wait "$tpid" || :
 	exit $status
 	;;
 test)
 	install_deps $DEMO_DEPS $TEST_DEPS
-	status=0
 	[ -x configure ] && [ configure -nt configure.ac ] || autoreconf -fi >&2
+	t0=$(date +%s)
+	# The three suites share nothing but the sources, and their tests
+	# mostly wait for daemons to tick: they run side by side, each in
+	# its own build directory, each writing its own log.
 	# 1. the whole suite under ASan + UBSan, warnings are errors
 	build build-asan --enable-werror --enable-sanitizers
-	make -C build-asan -k check >&2 || status=1
-	count build-asan/test-suite.log
+	suite asan build-asan/suite.out \
+		make -C build-asan -k -j"$SUITE_JOBS" check
 	# 2. the threaded parts (ring, HTTP server, sampler, the daemon)
 	#    under ThreadSanitizer
-	build build-tsan --enable-werror --enable-sanitizers=thread
-	make -C build-tsan -k check TESTS="$(echo $TSAN_TESTS)" \
-		TEST_SUITE_LOG=tsan-suite.log >&2 || status=1
-	count build-tsan/tsan-suite.log
+	suite tsan build-tsan/suite.out tsan_suite
 	# 3. make distcheck: the tarball builds and passes on its own
-	if make -C build-asan distcheck DISTCHECK_CONFIGURE_FLAGS=--enable-werror >build-asan/distcheck.log 2>&1; then
+	suite distcheck build-dist/distcheck.log distcheck_suite
+	status=0
+	suite_wait asan || status=1
+	suite_wait tsan || status=1
+	if suite_wait distcheck; then
 		PASS=$((PASS + 1)); echo "PASS: make distcheck" >&2
 	else
 		FAIL=$((FAIL + 1)); status=1
-		tail -40 build-asan/distcheck.log >&2
-		echo "FAIL: make distcheck (build-asan/distcheck.log)" >&2
+		tail -40 build-dist/distcheck.log >&2
+		echo "FAIL: make distcheck (build-dist/distcheck.log)" >&2
 	fi
+	count build-asan/test-suite.log
+	count build-tsan/tsan-suite.log
 	[ "$FAIL" -eq 0 ] || status=1
 	if [ "$status" -ne 0 ]; then
 		for f in build-asan/tests/*/*.log build-tsan/tests/*/*.log; do
@@ -196,6 +244,7 @@ test)
 				{ echo "---- $f" >&2; grep -B2 -A6 '^not ok\|^Bail\|ERROR\|WARNING: ThreadSanitizer' "$f" | head -60 >&2; }
 		done
 	fi
+	echo "quickstart: the test suites took $(( $(date +%s) - t0 )) s" >&2
 	echo "$PASS passed, $FAIL failed, $SKIP skipped"
 	exit $status
 	;;

@@ -24,6 +24,7 @@
 #include "claims.h"
 #include "expo.h"
 #include "gz.h"
+#include "jnum.h"
 #include "metrics.h"
 #include "ui.h"
 
@@ -45,12 +46,6 @@ static void send_json(struct http_resp *resp, struct json_object *o)
 					 JSON_C_TO_STRING_NOSLASHESCAPE));
 	buf_putc(&resp->body, '\n');
 	json_object_put(o);
-}
-
-/* A double, or null when it is not a number. */
-static struct json_object *jnum(double v)
-{
-	return isfinite(v) ? json_object_new_double(v) : NULL;
 }
 
 static struct json_object *ju64(uint64_t v)
@@ -230,7 +225,7 @@ static void h_healthz(void *ctx, const struct http_req *req,
 	o = json_object_new_object();
 	json_object_object_add(o, "status", json_object_new_string("ok"));
 	json_object_object_add(o, "last_tick_age_s",
-			       json_object_new_double((double)(now - last) / 1e9));
+			       jnum_new((double)(now - last) / 1e9));
 	send_json(resp, o);
 }
 
@@ -322,9 +317,9 @@ static void h_status(void *ctx, const struct http_req *req,
 		status_paths(o, p);
 	json_object_object_add(o, "interval_ms", json_object_new_int((int)cfg.interval_ms));
 	json_object_object_add(o, "uptime_s",
-			       json_object_new_double((double)(daemon_mono_ns() -
-							       d->start_mono_ns) / 1e9));
-	json_object_object_add(o, "started_at", json_object_new_double(d->start_time_s));
+			       jnum_new((double)(daemon_mono_ns() -
+						 d->start_mono_ns) / 1e9));
+	json_object_object_add(o, "started_at", jnum_new(d->start_time_s));
 	json_object_object_add(o, "ticks", ju64(st.ticks));
 	json_object_object_add(o, "overruns", ju64(st.overruns));
 	json_object_object_add(o, "interference", ju64(st.interference));
@@ -353,6 +348,9 @@ static void h_status(void *ctx, const struct http_req *req,
 		json_object_object_add(o, "ring_head", ju64(ring_head(p->samples)));
 		json_object_object_add(o, "program_start",
 				       ju64(ring_first(p->samples)));
+		/* which program the ring belongs to: each reload that is
+		 * applied runs a new one, with a new ring */
+		json_object_object_add(o, "program", ju64(p->gen));
 		json_object_object_add(o, "counters_in_use",
 				       json_object_new_int((int)p->ns));
 	}
@@ -402,6 +400,86 @@ static bool box_failing(const struct program *p, const uint64_t *words,
 	return any;
 }
 
+/* What the topology tells of one box: the daemon's state, the running
+ * program and its last snapshot's words (either may be NULL). */
+struct topo_view {
+	const struct daemon *d;
+	const struct program *p;
+	const uint64_t *words;
+};
+
+/* Counter c of box (s, ui, in): its width and who holds it for what. */
+static struct json_object *counter_json(const struct topo_view *v, unsigned s,
+					int ui, unsigned in, unsigned c)
+{
+	const struct unit_type *u = v->d->plat->units[ui];
+	struct json_object *co = json_object_new_object();
+	const char *ev = holder_event(v->p, s, ui, in, c);
+	char idb[CLAIM_ID_MAX];
+	const char *holder = u->kind == UNIT_PROG && v->d->claims
+		? claims_holder(v->d->claims, s, ui, in, c, idb, sizeof(idb))
+		: NULL;
+
+	json_object_object_add(co, "index", json_object_new_int((int)c));
+	if (u->kind == UNIT_FREERUN)
+		json_object_object_add(co, "name",
+				       json_object_new_string(u->freerun[c].name));
+	json_object_object_add(co, "width",
+			       json_object_new_int(u->kind == UNIT_FREERUN
+						   ? u->freerun[c].width
+						   : u->width));
+	json_object_object_add(co, "holder",
+			       holder ? json_object_new_string(holder)
+			       : ev ? json_object_new_string("baseline") : NULL);
+	json_object_object_add(co, "event",
+			       !holder && ev ? json_object_new_string(ev) : NULL);
+	return co;
+}
+
+/* Box in of unit ui on socket s: its number, whether it can be read,
+ * its counters. */
+static struct json_object *box_json(const struct topo_view *v, unsigned s,
+				    int ui, unsigned in)
+{
+	const struct unit_type *u = v->d->plat->units[ui];
+	const struct topo_socket *ts = &v->d->topo.sock[s];
+	unsigned nc = u->kind == UNIT_FREERUN ? u->nfreerun : u->nctr;
+	struct json_object *io = json_object_new_object();
+	struct json_object *ctrs = json_object_new_array();
+
+	/* "box", as /metrics labels it ("instance" is Prometheus' target) */
+	json_object_object_add(io, "box", json_object_new_int((int)in));
+	/* a box discovery did not find (hsx: its PCI function is missing),
+	 * or one whose reads all fail now, is unavailable */
+	json_object_object_add(io, "available",
+			       json_object_new_boolean(
+				       topo_present(ts, (unsigned)ui, in) &&
+				       !box_failing(v->p, v->words, s, ui, in)));
+	for (unsigned c = 0; c < nc; c++)
+		json_object_array_add(ctrs, counter_json(v, s, ui, in, c));
+	json_object_object_add(io, "counters", ctrs);
+	return io;
+}
+
+/* Unit ui on socket s: what it is and its boxes. */
+static struct json_object *unit_json(const struct topo_view *v, unsigned s,
+				     int ui)
+{
+	const struct unit_type *u = v->d->plat->units[ui];
+	const struct topo_socket *ts = &v->d->topo.sock[s];
+	struct json_object *uo = json_object_new_object();
+	struct json_object *insts = json_object_new_array();
+
+	json_object_object_add(uo, "unit", json_object_new_string(u->name));
+	json_object_object_add(uo, "description", json_object_new_string(u->desc));
+	json_object_object_add(uo, "kind", json_object_new_string(kind_name(u->kind)));
+	json_object_object_add(uo, "instances", json_object_new_int((int)ts->ninst[ui]));
+	for (unsigned in = 0; in < ts->ninst[ui]; in++)
+		json_object_array_add(insts, box_json(v, s, ui, in));
+	json_object_object_add(uo, "instance_list", insts);
+	return uo;
+}
+
 static void h_topology(void *ctx, const struct http_req *req,
 		       struct http_resp *resp)
 {
@@ -410,6 +488,7 @@ static void h_topology(void *ctx, const struct http_req *req,
 	struct json_object *o = json_object_new_object();
 	struct json_object *socks = json_object_new_array();
 	uint64_t *words = p ? calloc(snap_words(p->ns, p->nvals), sizeof(uint64_t)) : NULL;
+	struct topo_view v = { .d = d, .p = p };
 	struct snap st;
 
 	(void)req;
@@ -417,65 +496,17 @@ static void h_topology(void *ctx, const struct http_req *req,
 		free(words);
 		words = NULL;
 	}
+	v.words = words;
 	json_object_object_add(o, "platform", json_object_new_string(d->plat->id));
 	for (unsigned s = 0; s < d->topo.nsockets; s++) {
-		const struct topo_socket *ts = &d->topo.sock[s];
 		struct json_object *so = json_object_new_object();
 		struct json_object *units = json_object_new_array();
 
 		json_object_object_add(so, "socket", json_object_new_int((int)s));
-		json_object_object_add(so, "cpu", json_object_new_int((int)ts->cpu));
-		for (int ui = 0; d->plat->units[ui]; ui++) {
-			const struct unit_type *u = d->plat->units[ui];
-			struct json_object *uo = json_object_new_object();
-			struct json_object *insts = json_object_new_array();
-			unsigned nc = u->kind == UNIT_FREERUN ? u->nfreerun : u->nctr;
-
-			json_object_object_add(uo, "unit", json_object_new_string(u->name));
-			json_object_object_add(uo, "description", json_object_new_string(u->desc));
-			json_object_object_add(uo, "kind", json_object_new_string(kind_name(u->kind)));
-			json_object_object_add(uo, "instances", json_object_new_int((int)ts->ninst[ui]));
-			for (unsigned in = 0; in < ts->ninst[ui]; in++) {
-				struct json_object *io = json_object_new_object();
-				struct json_object *ctrs = json_object_new_array();
-
-				json_object_object_add(io, "instance", json_object_new_int((int)in));
-				/* a box discovery did not find (hsx: its PCI
-				 * function is missing), or one whose reads all
-				 * fail now, is unavailable */
-				json_object_object_add(io, "available",
-						       json_object_new_boolean(
-							       topo_present(ts, (unsigned)ui, in) &&
-							       !box_failing(p, words, s, ui, in)));
-				for (unsigned c = 0; c < nc; c++) {
-					struct json_object *co = json_object_new_object();
-					const char *ev = holder_event(p, s, ui, in, c);
-					char idb[CLAIM_ID_MAX];
-					const char *holder = u->kind == UNIT_PROG && d->claims
-						? claims_holder(d->claims, s, ui, in, c, idb, sizeof(idb))
-						: NULL;
-
-					json_object_object_add(co, "index", json_object_new_int((int)c));
-					if (u->kind == UNIT_FREERUN)
-						json_object_object_add(co, "name",
-								       json_object_new_string(u->freerun[c].name));
-					json_object_object_add(co, "width",
-							       json_object_new_int(u->kind == UNIT_FREERUN
-										   ? u->freerun[c].width
-										   : u->width));
-					json_object_object_add(co, "holder",
-							       holder ? json_object_new_string(holder)
-							       : ev ? json_object_new_string("baseline") : NULL);
-					json_object_object_add(co, "event",
-							       !holder && ev ? json_object_new_string(ev) : NULL);
-					json_object_array_add(ctrs, co);
-				}
-				json_object_object_add(io, "counters", ctrs);
-				json_object_array_add(insts, io);
-			}
-			json_object_object_add(uo, "instance_list", insts);
-			json_object_array_add(units, uo);
-		}
+		json_object_object_add(so, "cpu",
+				       json_object_new_int((int)d->topo.sock[s].cpu));
+		for (int ui = 0; d->plat->units[ui]; ui++)
+			json_object_array_add(units, unit_json(&v, s, ui));
 		json_object_object_add(so, "units", units);
 		json_object_array_add(socks, so);
 	}
@@ -557,8 +588,8 @@ static void h_events(void *ctx, const struct http_req *req,
  * request is one sample's JSON and the series names, and other requests
  * are served between the pieces.  The bytes are those json-c wrote when
  * the answer was built as a json-c tree (JSON_C_TO_STRING_PLAIN |
- * NOSLASHESCAPE; doubles as "%.17g" with ".0" added to integral ones),
- * which tests/scenario/samples_stream.sh checks with json-c itself.
+ * NOSLASHESCAPE; doubles as jnum.h writes them), which
+ * tests/scenario/samples_stream.sh checks with json-c itself.
  */
 
 /* json-c's string escaping (json_escape_str without slash escaping). */
@@ -605,22 +636,12 @@ static void jw_u64(struct buf *b, uint64_t v)
 	buf_put(b, t + n, sizeof(t) - n);
 }
 
-/* A double as json-c writes it, or null when it is not finite (jnum). */
+/* A double as jnum_new() has json-c write it (null when not finite). */
 static void jw_f64(struct buf *b, double v)
 {
-	char t[64];
-	int n;
+	char t[JNUM_MAX];
 
-	if (!isfinite(v)) {
-		buf_puts(b, "null");
-		return;
-	}
-	n = snprintf(t, sizeof(t), "%.17g", v);
-	if (n <= 0 || (size_t)n >= sizeof(t) - 2)
-		return;
-	if (!strpbrk(t, ".e"))
-		memcpy(t + n, ".0", 3), n += 2;
-	buf_put(b, t, (size_t)n);
+	buf_put(b, t, jnum_format(t, v));
 }
 
 /* "name": ahead of a value; comma first unless it opens the object. */
@@ -660,7 +681,7 @@ static void add_derived(struct json_object *so, const struct program *p,
 				json_object_object_add(so, dm->json,
 					dm->type == DM_COUNTER
 					? ju64((uint64_t)(vals[i] + 0.5))
-					: jnum(vals[i]));
+					: jnum_new(vals[i]));
 			continue;
 		}
 		/* per-instance: the first metric of a label builds its array */
@@ -690,7 +711,7 @@ static void add_derived(struct json_object *so, const struct program *p,
 				json_object_object_add(io, x->json,
 					x->type == DM_COUNTER
 					? ju64((uint64_t)(vals[j] + 0.5))
-					: jnum(vals[j]));
+					: jnum_new(vals[j]));
 			}
 			if (io)
 				json_object_array_add(arr, io);
@@ -780,7 +801,7 @@ struct samples_stream {
 	unsigned nwritten;	/* samples written */
 	int part;		/* 0 header, 1 samples, 2 trailer, 3 done */
 	uint64_t *w;		/* one sample's words */
-	/* per series: {"socket":S,"unit":"U","instance":I,"event":"E" */
+	/* per series: {"socket":S,"unit":"U","box":B,"event":"E" */
 	struct buf prefix;
 	size_t *pre_off;	/* ns + 1 offsets into prefix */
 	double *g;		/* the derived values of one sample */
@@ -809,6 +830,10 @@ static void sample_json(struct samples_stream *ss, uint64_t seq)
 	jw_f64(b, (double)w[SW_T_NS] / 1e9);
 	jw_key(b, "interval_s", false);
 	jw_f64(b, secs);
+	/* the time the frozen counters counted: what their deltas are over
+	 * (pmu_counted_ns(); the interval when it is not known) */
+	jw_key(b, "counted_s", false);
+	jw_f64(b, counted > 0 ? counted : secs);
 	jw_key(b, "valid", false);
 	buf_puts(b, f & SF_VALID ? "true" : "false");
 	if (f & SF_INTERFERENCE)
@@ -958,7 +983,7 @@ static bool series_prefixes(struct samples_stream *ss)
 		jw_u64(b, sl->socket);
 		jw_key(b, "unit", false);
 		jw_str(b, p->plat->units[sl->unit]->name);
-		jw_key(b, "instance", false);
+		jw_key(b, "box", false);	/* /metrics' label */
 		jw_u64(b, sl->inst);
 		jw_key(b, "event", false);
 		jw_str(b, p->ev[p->sev[i]].name);
@@ -1058,7 +1083,7 @@ static void h_api_metrics(void *ctx, const struct http_req *req,
 	metrics_values(p, words, vals);
 	o = json_object_new_object();
 	json_object_object_add(o, "seq", ju64(st.sample_seq));
-	json_object_object_add(o, "time", json_object_new_double((double)st.t_ns / 1e9));
+	json_object_object_add(o, "time", jnum_new((double)st.t_ns / 1e9));
 	socks = json_object_new_array();
 	for (unsigned s = 0; s < p->topo->nsockets; s++) {
 		struct json_object *so = json_object_new_object();

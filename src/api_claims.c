@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "api_claims.h"
+#include "jnum.h"
 
 #define JSON_DEPTH 8
 
@@ -217,8 +218,8 @@ static struct json_object *claim_json(const struct pmu *pmu,
 	json_object_object_add(o, "ttl_s", json_object_new_int((int)cl->ttl_s));
 	json_object_object_add(o, "created_at", iso_time(cl->created_real));
 	json_object_object_add(o, "expires_at", iso_time(cl->expires_real));
-	json_object_object_add(o, "time_enabled_s", json_object_new_double(en));
-	json_object_object_add(o, "time_running_s", json_object_new_double(run));
+	json_object_object_add(o, "time_enabled_s", jnum_new(en));
+	json_object_object_add(o, "time_running_s", jnum_new(run));
 	for (unsigned e = 0; e < cl->nev; e++) {
 		const struct evspec *ev = &cl->ev[e];
 		const struct unit_type *u = pl->units[ev->unit];
@@ -245,7 +246,7 @@ static struct json_object *claim_json(const struct pmu *pmu,
 				raw += sr->raw;
 				est += sr->est;
 				io = json_object_new_object();
-				json_object_object_add(io, "instance",
+				json_object_object_add(io, "box",
 						       json_object_new_int(sr->inst));
 				json_object_object_add(io, "count",
 						       json_object_new_uint64(sr->raw));
@@ -258,7 +259,7 @@ static struct json_object *claim_json(const struct pmu *pmu,
 			json_object_object_add(so, "scaled",
 				u->kind == UNIT_FREERUN ? json_object_new_uint64(raw) :
 				cl->running_ns
-				? json_object_new_double((double)raw *
+				? jnum_new((double)raw *
 							 (double)cl->enabled_ns /
 							 (double)cl->running_ns)
 				: NULL);

@@ -63,6 +63,26 @@ tap_done() {
 	[ "$_tap_failed" -eq 0 ]
 }
 
+# tap_end: ends the test here, with its plan and status.
+tap_end() { tap_done; exit $?; }
+
+# need_python3 WHAT: a test (WHAT) that needs python3 skips without it;
+# under CI=true (contrib/quickstart.sh installs it) it fails.
+need_python3() {
+	command -v python3 >/dev/null 2>&1 && return 0
+	if [ "${CI:-}" = true ]; then ok 1 "$1: python3 is installed"
+	else skip "$1" "python3 not installed"; fi
+	tap_end
+}
+
+# need_data WHAT FILE: input the repository carries (tests/data): a test
+# without it fails, naming the file.
+need_data() {
+	[ -r "$2" ] && return 0
+	ok 1 "$1: $2 is readable (tests/data/README)"
+	tap_end
+}
+
 # ---- daemon helpers -------------------------------------------------------
 UNCORED="$top_builddir/uncored"
 # Started as root, uncored becomes [daemon] user (default "uncored") once
@@ -89,13 +109,91 @@ pick_port() {
 }
 
 # start_uncored LOG ARGS...: starts the daemon in the background, sets
-# $UPID, and waits (at most 15 s) until /healthz answers on $PORT.
+# $UPID, and waits (at most 30 s) until /healthz answers on $PORT.
 start_uncored() {
 	log=$1; shift
 	"$UNCORED" "$@" >"$log" 2>&1 &
 	UPID=$!
 	tap_cleanup_pid "$UPID"
 	wait_healthy "$PORT"
+}
+
+# wait_for WHAT SECONDS COMMAND...: runs COMMAND (quietly) until it
+# succeeds, at most SECONDS of wall time; on time-out prints "# timed out
+# after SECONDS s waiting for WHAT" and returns 1.  Tests wait for the
+# state they assert with it, never for a fixed time: a slower or loaded
+# machine only waits longer.  A probe that knows the state will never
+# come (the daemon has ended) sets _wf_stop to the reason: the wait ends
+# at once, saying so.
+wait_for() {
+	_wf_what=$1 _wf_secs=$2 _wf_stop=; shift 2
+	_wf_end=$(( $(date +%s) + _wf_secs ))
+	while :; do
+		"$@" >/dev/null 2>&1 && return 0
+		if [ -n "$_wf_stop" ]; then
+			echo "# stopped waiting for $_wf_what: $_wf_stop" >&2
+			return 1
+		fi
+		if [ "$(date +%s)" -ge "$_wf_end" ]; then
+			echo "# timed out after $_wf_secs s waiting for $_wf_what" >&2
+			return 1
+		fi
+		sleep 0.1
+	done
+}
+
+# ---- state probes for wait_for ---------------------------------------------
+# Each answers one question about the daemon (or a file, or a process)
+# with its exit status, so that `wait_for WHAT SECONDS PROBE ARGS` waits
+# for exactly the state the next assertion needs.
+
+# has FILE TEXT [N]: does FILE hold the fixed string TEXT (N times)?
+has() { [ "$(grep -cF -- "$2" "$1" 2>/dev/null)" -ge "${3:-1}" ]; }
+
+# gone PID: has process PID ended (an unreaped zombie counts)?
+gone() {
+	! kill -0 "$1" 2>/dev/null || [ "$(ps -o stat= -p "$1" | cut -c1)" = Z ]
+}
+
+# status_num PORT KEY: the integer KEY of the daemon's /api/v1/status
+# (ticks, ring_head, interference, invalid_samples, hw_writes, ...), or
+# nothing.
+status_num() {
+	curl -fs "http://127.0.0.1:$1/api/v1/status" |
+		sed -n "s/.*\"$2\":\([0-9][0-9]*\).*/\1/p"
+}
+
+# ring_head PORT: the sequence number of the newest sample in the
+# daemon's ring (/api/v1/status "ring_head"), or nothing.
+ring_head() { status_num "$1" ring_head; }
+
+# ring_has PORT N: does the ring hold at least N samples?
+ring_has() { status_ge "$1" ring_head "$2"; }
+
+# wait_samples PORT N [SECONDS]: waits (default at most 60 s) until the
+# sampler has added N samples to the ring since now: N ticks, each a
+# full interval (the time a rate or a periodic check needs), however
+# slowly the machine runs.
+wait_samples() {
+	_ws0=$(ring_head "$1")
+	wait_for "$2 more samples after #${_ws0:-none}" "${3:-60}" \
+		ring_has "$1" $(( ${_ws0:-0} + $2 ))
+}
+
+# metric_now PORT NAME LABELS: the value of NAME{LABELS} on the daemon's
+# /metrics page now (see metric for LABELS).
+metric_now() {
+	curl -fs -o "$T/.metric_now" "http://127.0.0.1:$1/metrics" &&
+		metric "$T/.metric_now" "$2" "$3"
+}
+
+# metric_is PORT NAME LABELS VALUE: is NAME{LABELS} VALUE now?
+metric_is() { [ "$(metric_now "$1" "$2" "$3")" = "$4" ]; }
+
+# metric_ge PORT NAME LABELS MIN: is NAME{LABELS} at least MIN now?
+metric_ge() {
+	_mg=$(metric_now "$1" "$2" "$3")
+	[ -n "$_mg" ] && awk -v a="$_mg" -v b="$4" 'BEGIN { exit !(a >= b) }'
 }
 
 # notify_start: gives the daemons started after it a NOTIFY_SOCKET (a
@@ -105,7 +203,7 @@ notify_start() {
 	"$top_builddir/tests/tools/notify-recv" "$T/notify" 600 \
 		>"$T/notify.msgs" &
 	tap_cleanup_pid $!
-	for _ in $(seq 1 200); do [ -S "$T/notify" ] && break; sleep 0.05; done
+	wait_for "the notify socket $T/notify" 30 test -S "$T/notify"
 	export NOTIFY_SOCKET="$T/notify"
 }
 
@@ -114,56 +212,43 @@ notify_start() {
 # or refused and logged).  A new program starts counting at the next
 # tick.  Needs notify_start before start_uncored.
 reload() {
-	r0=$(grep -c '^RELOADING=1$' "$T/notify.msgs")
-	n0=$(grep -c '^READY=1$' "$T/notify.msgs")
+	_r0=$(grep -c '^RELOADING=1$' "$T/notify.msgs")
+	_n0=$(grep -c '^READY=1$' "$T/notify.msgs")
 	kill -HUP "$UPID"
-	for _ in $(seq 1 300); do
-		[ "$(grep -c '^RELOADING=1$' "$T/notify.msgs")" -gt "$r0" ] &&
-			[ "$(grep -c '^READY=1$' "$T/notify.msgs")" -gt "$n0" ] &&
-			return 0
-		sleep 0.1
-	done
-	echo "# no RELOADING=1 then READY=1 within 30 s of SIGHUP" >&2
-	return 1
+	wait_for "RELOADING=1 then READY=1 after SIGHUP" 30 \
+		_reloaded $((_r0 + 1)) $((_n0 + 1))
+}
+_reloaded() {
+	[ "$(grep -c '^RELOADING=1$' "$T/notify.msgs")" -ge "$1" ] &&
+		[ "$(grep -c '^READY=1$' "$T/notify.msgs")" -ge "$2" ]
 }
 
-# wait_for WHAT SECONDS COMMAND...: runs COMMAND (quietly) until it
-# succeeds, at most SECONDS of wall time; on time-out prints "# timed out
-# after SECONDS s waiting for WHAT" and returns 1.  Tests wait for the
-# state they assert with it, never for a fixed time: a slower or loaded
-# machine only waits longer.
-wait_for() {
-	_wf_what=$1 _wf_secs=$2; shift 2
-	_wf_end=$(( $(date +%s) + _wf_secs ))
-	while :; do
-		"$@" >/dev/null 2>&1 && return 0
-		if [ "$(date +%s)" -ge "$_wf_end" ]; then
-			echo "# timed out after $_wf_secs s waiting for $_wf_what" >&2
-			return 1
-		fi
-		sleep 0.1
-	done
+# reload_program PORT: reload (the configuration must be accepted), then
+# waits until the sampler runs the new program (/api/v1/status
+# "program" moves on) and the program's ring holds a sample.
+reload_program() {
+	_rp=$(status_num "$1" program)
+	reload || return 1
+	wait_for "the reloaded program's first sample" 30 \
+		_program_runs "$1" $(( ${_rp:-0} + 1 ))
+}
+_program_runs() {
+	curl -fs "http://127.0.0.1:$1/api/v1/status" >"$T/.status" &&
+		[ "$(sed -n 's/.*"program":\([0-9]*\).*/\1/p' "$T/.status")" -ge "$2" ] &&
+		[ "$(sed -n 's/.*"ring_head":\([0-9]*\).*/\1/p' "$T/.status")" -ge 1 ]
 }
 
-# ring_head PORT: the sequence number of the newest sample in the
-# daemon's ring (/api/v1/status "ring_head"), or nothing.
-ring_head() {
-	curl -fs "http://127.0.0.1:$1/api/v1/status" |
-		sed -n 's/.*"ring_head":\([0-9]*\).*/\1/p'
-}
+# status_ge PORT KEY MIN: is /api/v1/status KEY at least MIN?
+status_ge() { _sg=$(status_num "$1" "$2"); [ -n "$_sg" ] && [ "$_sg" -ge "$3" ]; }
 
-# ring_has PORT N: does the ring hold at least N samples?
-ring_has() {
-	_rh=$(ring_head "$1")
-	[ -n "$_rh" ] && [ "$_rh" -ge "$2" ]
-}
-
+# wait_healthy PORT: until /healthz answers 200 on PORT (at most 30 s),
+# or $UPID has ended.
 wait_healthy() {
-	for _ in $(seq 1 150); do
-		curl -fs -o /dev/null "http://127.0.0.1:$1/healthz" && return 0
-		kill -0 "$UPID" 2>/dev/null || return 1
-		sleep 0.1
-	done
+	wait_for "/healthz on port $1" 30 _healthy "$1"
+}
+_healthy() {
+	curl -fs -o /dev/null "http://127.0.0.1:$1/healthz" && return 0
+	gone "$UPID" && _wf_stop="uncored (pid $UPID) has ended"
 	return 1
 }
 
@@ -176,6 +261,58 @@ metric() {
 	else
 		awk -v k="$2" '$1 == k { print $2; exit }' "$1"
 	fi
+}
+
+# scrape PORT FILE [CURL ARGS...]: the daemon's /metrics page into FILE.
+scrape() {
+	_sp=$1 _sf=$2; shift 2
+	curl -s "$@" -o "$_sf" "http://127.0.0.1:$_sp/metrics"
+}
+
+# rate_window PORT N: $T/m0 once the ring holds 3 samples (a program's
+# first sample has no deltas, its second a whole interval), and $T/m1 N
+# samples later: two pages N ticks apart for rate.
+rate_window() {
+	wait_for "3 samples" 60 ring_has "$1" 3
+	scrape "$1" "$T/m0"
+	wait_samples "$1" "$2"
+	scrape "$1" "$T/m1"
+}
+
+# rate NAME LABELS [FIRST SECOND]: how fast NAME{LABELS} grew between two
+# /metrics pages (default $T/m0 and $T/m1), per second of the daemon's
+# own tick timestamps (uncored_last_tick_timestamp_seconds).
+rate() {
+	_f0=${3:-$T/m0} _f1=${4:-$T/m1}
+	awk -v a="$(metric "$_f0" "$1" "$2")" -v b="$(metric "$_f1" "$1" "$2")" \
+	    -v x="$(metric "$_f0" uncored_last_tick_timestamp_seconds "")" \
+	    -v y="$(metric "$_f1" uncored_last_tick_timestamp_seconds "")" \
+	    'BEGIN { print (b - a) / (y - x) }'
+}
+
+# ctl_code SOCKET [CURL ARGS...] URL: a request on the control socket;
+# prints the status code, the body goes to $T/body.
+ctl_code() {
+	_cs=$1; shift
+	curl -s -o "$T/body" -w '%{http_code}' --unix-socket "$_cs" "$@"
+}
+
+# json_long_numbers FILE: the numbers of the JSON document in FILE that
+# are written with more significant digits than the shortest text that
+# reads back as the same double (Python's repr), one per line; nothing
+# when every number is shortest (0.6, not 0.59999999999999998).
+json_long_numbers() {
+	python3 - "$1" <<'PY'
+import json, re, sys
+def sig(t):
+    m = re.sub(r"[eE].*$", "", t).replace("-", "").replace(".", "")
+    return len(m.strip("0")) or 1
+def check(s):
+    if sig(s) > sig(repr(float(s))):
+        print(s)
+    return float(s)
+json.load(open(sys.argv[1]), parse_float=check)
+PY
 }
 
 # http_code URL [CURL ARGS...]: prints the status code only.

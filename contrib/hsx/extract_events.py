@@ -10,6 +10,12 @@ Reference Manual (331051-002, June 2015).
                                                 committed files differ
   extract_events.py [--manual FILE] --report    list every correction applied
 
+--write and --check cover a third file, tests/data/hsx-manual-facts.tsv:
+the facts of each entry (name, unit, encoding, counters, increments,
+filter, source table) without the manual's text, so that a clone without
+the manual can still check the compiled catalog against it
+(tests/unit/test_events_hsx.c; tests/data/README says why).
+
 For each box (UBox 2.2 ... R3QPI 2.11) it reads the "Events Ordered By Code"
 table and the "Performance Monitor Event List" (per event: Title, Event
 Code, Extra Select Bit, Max. Inc/Cyc, Register Restrictions, Filter
@@ -40,6 +46,7 @@ MANUAL_DEFAULT = os.path.normpath(
     os.path.join(TOP, "..", "shared", "manuals", "004_e75f66526956f957.txt"))
 OUT_C = os.path.join(TOP, "src", "plat", "events_hsx.c")
 OUT_H = os.path.join(TOP, "src", "plat", "events_hsx.h")
+OUT_FACTS = os.path.join(TOP, "tests", "data", "hsx-manual-facts.tsv")
 
 # ---------------------------------------------------------------------------
 # Boxes: where each one's two event tables are.  Headings are matched on the
@@ -1152,6 +1159,34 @@ def render_h(catalog, counts):
     return "\n".join(o) + "\n"
 
 
+FACTS_COLUMNS = ("name", "unit", "code", "umask", "ev_sel_ext", "occ_sel",
+                 "ctr_mask", "max_inc", "max_inc_wide", "flags", "filter",
+                 "source")
+
+
+def render_facts(catalog):
+    """The catalog's facts, one tab-separated line per entry in the
+    catalog's order: numbers in hex as in the C file, flags as their
+    value, "-" for no filter; no description (that is the manual's
+    text)."""
+    o = ["# hsx-manual-facts.tsv - the facts of every entry of the hsx",
+         "# event catalog (src/plat/events_hsx.c) as",
+         "# contrib/hsx/extract_events.py reads them from the Intel Xeon",
+         "# Processor E5 and E7 v3 Family Uncore Performance Monitoring",
+         "# Reference Manual, 331051-002, June 2015: names, encodings,",
+         "# counters, increments, filter registers and the table each comes",
+         "# from; not the manual's text.  GENERATED: do not edit; see",
+         "# tests/data/README.",
+         "\t".join(FACTS_COLUMNS)]
+    for e in catalog:
+        o.append("\t".join((
+            e["name"], e["unit"], "0x%02x" % e["code"], "0x%02x" % e["umask"],
+            "%d" % e["ext"], "%d" % e["occ"], "0x%x" % e["ctr_mask"],
+            "%d" % e["max_inc"], "%d" % e["max_wide"],
+            "0x%04x" % sum(EVF[f] for f in e["flags"]),
+            e["filter"] or "-", e["source"])))
+    return "\n".join(o) + "\n"
+
 
 def write_or_check(outs, write, nentries, source):
     """Writes each (path, text) of outs, or (check) diffs the committed
@@ -1192,6 +1227,7 @@ def main():
     g.add_argument("--report", action="store_true")
     ap.add_argument("--out-c", default=OUT_C)
     ap.add_argument("--out-h", default=OUT_H)
+    ap.add_argument("--out-facts", default=OUT_FACTS)
     args = ap.parse_args()
     try:
         with open(args.manual, encoding="utf-8") as f:
@@ -1205,7 +1241,8 @@ def main():
         print("extract_events: %s: %s" % (args.manual, e), file=sys.stderr)
         return 1
     outs = [(args.out_c, render_c(catalog, counts)),
-            (args.out_h, render_h(catalog, counts))]
+            (args.out_h, render_h(catalog, counts)),
+            (args.out_facts, render_facts(catalog))]
     if args.report:
         for box in BOXES:
             ne, nc = counts[box.unit]

@@ -34,13 +34,13 @@ like "$(cat "$T/body")" "uid 0 holds $N claims, the limit (max_per_uid)" \
 # k = N + 1 groups share the two CBo counters (two claims or the baseline
 # a tick): each should run within about k/2 ticks.  Wait, with a generous
 # bound, until no claim has time_running_s 0 any more.
-waiting=$N
-for _ in $(seq 1 600); do
+all_ran() {
 	curl -s --unix-socket "$T/ctl.sock" "$U/claims" >"$T/list"
 	waiting=$(grep -o '"time_running_s":0\.0[,}]' "$T/list" | wc -l)
-	[ "$waiting" -eq 0 ] && [ "$(grep -o '"id":"c' "$T/list" | wc -l)" -eq "$N" ] && break
-	sleep 0.1
-done
+	[ "$waiting" -eq 0 ] && [ "$(grep -o '"id":"c' "$T/list" | wc -l)" -eq "$N" ]
+}
+wait_for "every claim to have run" 120 all_ran
+all_ran
 is "$waiting" 0 "every one of the $N claims has run (c257 and up included)"
 is "$(grep -o '"id":"c[0-9]*"' "$T/list" | sort -u | wc -l)" "$N" \
 	"all $N listed"

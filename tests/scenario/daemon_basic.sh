@@ -21,7 +21,7 @@ notify_start
 start_uncored "$T/log" -c "$T/uncored.conf" --simulate --workload "$T/wl.json" \
 	--sim-state "$T/state" -l "127.0.0.1:$PORT" -s "$T/ctl.sock"
 ok $? "daemon starts and answers /healthz"
-sleep 1.5
+wait_for "6 samples" 60 ring_has "$PORT" 6
 
 curl -s -D "$T/hdr" "http://127.0.0.1:$PORT/metrics" >"$T/m"
 like "$(cat "$T/hdr")" "Content-Type: text/plain; version=0.0.4; charset=utf-8" \
@@ -35,7 +35,12 @@ near "$(metric "$T/m" uncore_clock_hertz 'socket="0"')" 8e8 0.01 "uncore clock 8
 near "$(metric "$T/m" uncore_arb_occupancy_average 'socket="0"')" 5 0.01 \
 	"ARB average occupancy 4e9/8e8 = 5"
 ticks=$(metric "$T/m" uncored_ticks_total "")
-ok "$([ "${ticks:-0}" -ge 5 ]; echo $?)" "sampler ticked ($ticks ticks in ~1.7 s at 200 ms)"
+ok "$([ "${ticks:-0}" -ge 6 ]; echo $?)" "sampler ticked ($ticks ticks)"
+# every tick a whole interval: the samples' interval_s (the daemon's own
+# measure) are 200 ms, as configured
+iv=$(curl -s "http://127.0.0.1:$PORT/api/v1/samples?limit=5&deltas=0" |
+	grep -o '"interval_s":[0-9.e+-]*' | sed 's/.*://' | sort -n | sed -n 3p)
+near "$iv" 0.2 0.1 "the sampler ticks every 200 ms (median interval of 5 samples: $iv s)"
 # Totals: lookups per CBo instance, summed over 4 CBos = the socket total.
 sum=$(awk '/^uncore_event_total\{.*event="UNC_CBO_CACHE_LOOKUP.ANY_MESI"/ { s += $2 } END { print s }' "$T/m")
 is "$sum" "$(metric "$T/m" uncore_llc_lookups_total 'socket="0"')" \
@@ -60,8 +65,8 @@ fi
 
 # reads per tick: one per counter + global check + freeze/unfreeze
 r0=$(metric "$T/m" uncored_hw_reads_total ""); t0=$(metric "$T/m" uncored_ticks_total "")
-sleep 1
-curl -s "http://127.0.0.1:$PORT/metrics" >"$T/m2"
+wait_samples "$PORT" 10
+scrape "$PORT" "$T/m2"
 r1=$(metric "$T/m2" uncored_hw_reads_total ""); t1=$(metric "$T/m2" uncored_ticks_total "")
 per=$(awk -v a="$r0" -v b="$r1" -v x="$t0" -v y="$t1" 'BEGIN { printf "%.2f", (b - a) / (y - x) }')
 # 16 counters + 1 global read + the 11 controls of the counters that
@@ -96,6 +101,13 @@ is "$(echo "$smp" | grep -o '"seq":[0-9]*' | tr '\n' ' ')" "\"seq\":$head " \
 jnum() { echo "$1" | sed "s/.*\"$2\":\([0-9.e+-]*\).*/\1/"; }
 am=$(curl -s "http://127.0.0.1:$PORT/api/v1/metrics")
 near "$(jnum "$am" llc_hit_ratio)" 0.9 0.01 "api/v1/metrics: hit ratio"
+# JSON numbers are the shortest text that reads back (0.6, not
+# 0.59999999999999998), as Prometheus' Go exposition writes them
+for r in metrics status topology; do
+	curl -s -o "$T/$r.json" "http://127.0.0.1:$PORT/api/v1/$r"
+	long=$(json_long_numbers "$T/$r.json")
+	is "$(echo "$long" | grep -c .)" 0 "api/v1/$r: every number shortest$(echo "$long" | head -3 | tr '\n' ' ')"
+done
 near "$(jnum "$am" dram_read_bytes_per_second)" 9.6e9 0.01 "api/v1/metrics: DRAM read bandwidth"
 like "$(curl -s "http://127.0.0.1:$PORT/healthz")" '"status":"ok"' "healthz ok"
 like "$(curl -s "http://127.0.0.1:$PORT/")" '<script src="ui/page.js"' \
@@ -138,11 +150,11 @@ like "$(curl -s "http://127.0.0.1:$PORT/api/v1/status")" '"interval_ms":200' "ba
 printf '[daemon]\ninterval_ms = 100\n' >"$T/uncored.conf"
 reload
 # the new program and interval start at the sampler's next tick
-for _ in $(seq 1 100); do
+new_interval() {
 	curl -s "http://127.0.0.1:$PORT/api/v1/status" >"$T/st"
-	grep -q '"interval_ms":100' "$T/st" && break
-	sleep 0.1
-done
+	grep -q '"interval_ms":100' "$T/st"
+}
+wait_for "the new interval" 30 new_interval
 like "$(cat "$T/st")" '"interval_ms":100' "SIGHUP applies a new interval"
 curl -s "http://127.0.0.1:$PORT/metrics" >"$T/m3"
 ok "$(awk -v a="$(metric "$T/m" uncore_llc_lookups_total 'socket="0"')" \

@@ -144,12 +144,9 @@ like "$(cat "$T/r.log")" "configuration reloaded, except 1 setting that needs a 
 	"and the reload says so"
 is "$(http_code "http://127.0.0.1:$PORT/healthz")" 200 "the old listener still serves"
 # The sampler takes the new interval at its next tick.
-for _ in $(seq 1 100); do
-	st=$(curl -s "http://127.0.0.1:$PORT/api/v1/status")
-	case $st in *'"interval_ms":500'*) break ;; esac
-	sleep 0.1
-done
-like "$st" '"interval_ms":500' "the rest of the file was applied (interval 500 ms)"
+status_has() { curl -s "http://127.0.0.1:$PORT/api/v1/status" >"$T/st" && has "$T/st" "$1"; }
+wait_for "interval 500 ms in the status" 30 status_has '"interval_ms":500'
+like "$(cat "$T/st")" '"interval_ms":500' "the rest of the file was applied (interval 500 ms)"
 # Back to the running address: compared with what runs, nothing changes.
 printf '[http]\nlisten = 127.0.0.1:%s\n' "$PORT" >"$T/r.conf"
 reload

@@ -31,16 +31,34 @@ printf '[daemon]\ninterval_ms = 50\n' >"$T/c.conf"
 start_uncored "$T/log" -c "$T/c.conf" --simulate --workload "$T/wl.json" \
 	-l "127.0.0.1:$PORT" -s ""
 ok $? "daemon up at 50 ms ticks"
-prev=0; mono=0; n=0
+# mono FILE: notes in $mono whether LLC lookups went down since the last
+mono=0 prev=0
+mono() {
+	_v=$(metric "$1" uncore_llc_lookups_total 'socket="0"')
+	awk -v a="$prev" -v b="$_v" 'BEGIN { exit !(b + 0 >= a + 0) }' || mono=1
+	prev=$_v
+}
+# A page every 6 ticks (0.3 s) through the wraps and the faults.
 for i in $(seq 1 12); do
-	curl -s "http://127.0.0.1:$PORT/metrics" >"$T/m$i"
-	v=$(metric "$T/m$i" uncore_llc_lookups_total 'socket="0"')
-	awk -v a="$prev" -v b="$v" 'BEGIN { exit !(b + 0 >= a + 0) }' || mono=1
-	prev=$v
-	sleep 0.3
+	wait_samples "$PORT" 6
+	scrape "$PORT" "$T/m$i"
+	mono "$T/m$i"
 done
-ok "$mono" "LLC lookups total never decreases across 12 scrapes"
-m=$T/m12
+# A window after the last fault (the stuck counter at 2.5 s): the reset
+# at 2.2 s is counted by a tick at simulated time 2.2 s or later, so a
+# tick 0.4 s (the daemon's clock) after that one is past 2.5 s.
+wait_for "the counter reset counted" 30 metric_ge "$PORT" uncored_interference_total "" 2
+t_reset=$(metric_now "$PORT" uncored_last_tick_timestamp_seconds "")
+wait_for "a tick 0.4 s after the reset was counted" 30 \
+	metric_ge "$PORT" uncored_last_tick_timestamp_seconds "" \
+	"$(awk -v t="$t_reset" 'BEGIN { printf "%.6f", t + 0.4 }')"
+scrape "$PORT" "$T/ma"
+mono "$T/ma"
+wait_samples "$PORT" 20
+scrape "$PORT" "$T/mb"
+mono "$T/mb"
+ok "$mono" "LLC lookups total never decreases across 14 scrapes"
+m=$T/mb
 wr=$(metric "$m" uncored_wraps_total "")
 ok "$(awk -v w="$wr" 'BEGIN { exit !(w >= 4) }'; echo $?)" \
 	"the four preset CBo counters wrapped ($wr)"
@@ -59,23 +77,17 @@ like "$(cat "$T/log")" "global control of socket 0 is 0x0" "interference logged 
 like "$(cat "$T/log")" "cbo 0 on socket 0 counter 0 advanced by" \
 	"the reset is logged as interference, naming the counter"
 like "$(cat "$T/log")" "more than its maximum rate (3.2e+11/s)" "with the bound"
-# Across a fault-free window (after the faults at 1-2.5 s) the totals
-# must grow by exactly rate x time.
-b1=$(metric "$T/m9" uncore_dram_read_bytes_total 'socket="0"')
-b2=$(metric "$T/m12" uncore_dram_read_bytes_total 'socket="0"')
-t1=$(metric "$T/m9" uncored_last_tick_timestamp_seconds "")
-t2=$(metric "$T/m12" uncored_last_tick_timestamp_seconds "")
-near "$(awk -v a="$b1" -v b="$b2" -v x="$t1" -v y="$t2" 'BEGIN { print (b - a) / 64 / (y - x) }')" \
-	9.0e8 0.01 "DRAM reads grow at exactly 9e8/s"
-l1=$(metric "$T/m9" uncore_llc_lookups_total 'socket="0"')
-l2=$(metric "$T/m12" uncore_llc_lookups_total 'socket="0"')
-near "$(awk -v a="$l1" -v b="$l2" -v x="$t1" -v y="$t2" 'BEGIN { print (b - a) / (y - x) }')" \
+# Across the fault-free window (20 ticks after the last fault) the
+# totals must grow by exactly rate x time.
+near "$(awk -v r="$(rate uncore_dram_read_bytes_total 'socket="0"' "$T/ma" "$T/mb")" \
+	'BEGIN { print r / 64 }')" 9.0e8 0.01 "DRAM reads grow at exactly 9e8/s"
+near "$(rate uncore_llc_lookups_total 'socket="0"' "$T/ma" "$T/mb")" \
 	1.2e12 0.01 "LLC lookups grow at exactly 1.2e12/s after the faults"
 inv=$(metric "$m" uncored_invalid_samples_total "")
 ok "$(awk -v v="$inv" 'BEGIN { exit !(v >= 5 && v <= 10) }'; echo $?)" \
 	"invalid samples: first + 3 EIO + 2 interference ($inv)"
-w1=$(metric "$T/m10" uncore_dram_write_bytes_total 'socket="0"')
-w2=$(metric "$T/m12" uncore_dram_write_bytes_total 'socket="0"')
+w1=$(metric "$T/ma" uncore_dram_write_bytes_total 'socket="0"')
+w2=$(metric "$T/mb" uncore_dram_write_bytes_total 'socket="0"')
 is "$w1" "$w2" "stuck DRAM_DATA_WRITES adds nothing"
 bw=$(metric "$m" uncore_dram_bandwidth_bytes_per_second 'socket="0",direction="write"')
 is "$bw" "0.0" "and its bandwidth reads 0"

@@ -42,21 +42,16 @@ else
 		strace -f -qq -e trace=open,openat,openat2,creat -p "$UPID" -o "$T/strace" &
 		SPID=$!
 		tap_cleanup_pid "$SPID"
-		for _ in $(seq 1 50); do	# until strace is attached
-			grep -q TracerPid:.*[1-9] "/proc/$UPID/status" && break
-			sleep 0.1
-		done
+		wait_for "strace to attach" 30 grep -q 'TracerPid:.*[1-9]' "/proc/$UPID/status"
 	fi
+	# three rounds a tick apart: each scrape renders a new page
 	for _ in 1 2 3; do
 		curl -s -o "$T/m" "http://127.0.0.1:$PORT/metrics"
 		curl -s -o /dev/null --unix-socket "$R/ctl.sock" http://x/api/v1/status
-		sleep 0.3
+		wait_samples "$PORT" 1
 	done
 	kill -HUP "$UPID"
-	for _ in $(seq 1 100); do
-		grep -q "reload failed" "$T/log" && break
-		sleep 0.1
-	done
+	wait_for "the reload to fail" 30 has "$T/log" "reload failed"
 	curl -s -o "$T/m" "http://127.0.0.1:$PORT/metrics"
 	[ -n "$SPID" ] && { kill "$SPID"; wait "$SPID" 2>/dev/null; }
 	ok "$([ -s "$T/m" ] && grep -q '^uncore_llc_lookups_total{socket="0"} [1-9]' "$T/m"; echo $?)" \

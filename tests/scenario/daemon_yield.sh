@@ -17,19 +17,19 @@ SIM() { "$UNCORE_SIM" -w "$T/wl.json" -s "$T/state" "$@"; }
 start_uncored "$T/log" -c "$T/c.conf" --simulate --workload "$T/wl.json" \
 	--sim-state "$T/state" -l "127.0.0.1:$PORT" -s ""
 ok $? "daemon up with interference_policy = yield"
-sleep 0.5
+wait_for "2 samples" 60 ring_has "$PORT" 2
 # Another agent takes the PMU: programs CBo 0 counter 0 its own way and
-# keeps the global enable on.
+# keeps the global enable on.  The full check every 5 ticks finds it.
 SIM write msr:0x700 0x402234
-sleep 0.8
-curl -s "http://127.0.0.1:$PORT/metrics" >"$T/a"
+wait_for "the daemon to yield the PMU" 30 metric_is "$PORT" uncored_pmu_owned "" 0
+scrape "$PORT" "$T/a"
 is "$(metric "$T/a" uncored_interference_total "")" 1 \
 	"a changed event select is found by the periodic full check"
 is "$(metric "$T/a" uncored_pmu_owned "")" 0 "yielded: uncored_pmu_owned 0"
 like "$(cat "$T/log")" "msr 0x700 on cpu 0 = 0x402234" "the changed register is logged"
 w0=$(metric "$T/a" uncored_hw_writes_total "")
-sleep 1
-curl -s "http://127.0.0.1:$PORT/metrics" >"$T/b"
+wait_samples "$PORT" 10	# a second of ticks while yielded
+scrape "$PORT" "$T/b"
 is "$(metric "$T/b" uncored_hw_writes_total "")" "$w0" "no hardware writes while yielded"
 is "$(SIM read msr:0x700)" 0x402234 "the other agent's programming is left alone"
 r0=$(metric "$T/a" uncore_dram_read_bytes_total 'socket="0"')
@@ -41,12 +41,12 @@ ok "$((! $?))" "no LLC gauge from counters the daemon does not hold"
 # The other agent finishes: clears its registers.
 SIM write msr:0x700 0
 SIM write msr:0xe01 0
-sleep 1.2
-curl -s "http://127.0.0.1:$PORT/metrics" >"$T/c"
+wait_for "the daemon to reclaim the PMU" 30 metric_is "$PORT" uncored_pmu_owned "" 1
+scrape "$PORT" "$T/c"
 is "$(metric "$T/c" uncored_pmu_owned "")" 1 "idle again: the daemon reclaims the PMU"
 like "$(cat "$T/log")" "idle again: reclaiming it" "reclaim logged"
-sleep 0.5
-curl -s "http://127.0.0.1:$PORT/metrics" >"$T/d"
+wait_samples "$PORT" 3	# a whole interval with the baseline programmed again
+scrape "$PORT" "$T/d"
 near "$(metric "$T/d" uncore_llc_hit_ratio 'socket="0"')" 0.9 0.01 "LLC hit ratio is back"
 is "$(SIM read msr:0xe01)" 0x20000000 "global control re-enabled"
 kill -TERM "$UPID"; wait "$UPID"

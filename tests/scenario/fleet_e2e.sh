@@ -245,14 +245,17 @@ is "$nrules" "$(grep -cE '^ *- (record|alert):' "$RULES")" \
 	"Prometheus loaded every rule of uncored.rules.yml"
 
 # Wait until every daemon's rules have values, then for the [5s] windows to
-# hold only steady-state samples.  A rate over a window of ~4 s between
+# hold only steady-state samples: six more scrapes of every target (at
+# 1 s), counted by Prometheus.  A rate over a window of ~4 s between
 # the first and last sample is off by at most one sampler tick (50 ms):
 # 1.25 %, well inside the 5 % tolerance; the ratios are exact.
-for _ in $(seq 1 100); do
-	[ "$(val 'count(instance_socket:uncore_dram_bytes:rate1m)')" = 8 ] && break
-	sleep 0.2
-done
-sleep 6
+rules_have_values() { [ "$(val 'count(instance_socket:uncore_dram_bytes:rate1m)')" = 8 ]; }
+wait_for "the recording rules' values for all 8 sockets" 60 rules_have_values
+# scrapes of the target scraped least, in the last hour
+scrapes() { val 'min(count_over_time(up{job="uncored"}[1h]))'; }
+scrapes_ge() { _n=$(scrapes); [ -n "$_n" ] && [ "$_n" -ge "$1" ]; }
+n0=$(scrapes)
+wait_for "6 more scrapes of every daemon" 60 scrapes_ge $(( ${n0:-0} + 6 ))
 tready=$(date +%s)
 
 # ---- targets and recording rules -----------------------------------------------
@@ -462,6 +465,7 @@ is "$(q 'ALERTS{alertstate="firing",alertname=~"Uncored.*",alertname!="UncoredTi
 	"no uncored alert fires in a healthy fleet"
 
 if [ -n "$PLOT" ]; then
+	# (not a wait for the daemons: the plot shows this much history)
 	end=$((tready + ${FLEET_PLOT_SECONDS:-120}))
 	while [ "$(date +%s)" -lt "$end" ]; do sleep 1; done
 	sh "$top_srcdir/contrib/render_fleet_plot.sh" "$URL" "$tready" "$end" "$PLOT" \
@@ -473,13 +477,12 @@ fi
 # A daemon that stops answering: scrapes time out after 1 s, up drops to 0
 # and UncoredDown (for: cut to 0s) fires for that instance only.
 kill -STOP "$PID_c"
-fired=
-for _ in $(seq 1 50); do
+down_fired() {
 	fired=$(q 'ALERTS{alertname="UncoredDown",alertstate="firing"}' |
 		jq -r '[.data.result[].metric.instance] | join(",")')
-	[ -n "$fired" ] && break
-	sleep 0.2
-done
+	[ -n "$fired" ]
+}
+wait_for "UncoredDown to fire" 30 down_fired
 kill -CONT "$PID_c"
 is "$fired" "$C" "UncoredDown fires for the daemon that stopped answering"
 

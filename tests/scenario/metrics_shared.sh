@@ -34,7 +34,8 @@ n0=$(metric "$T/a" uncored_scrapes_total "")
 ok "$([ -n "$n0" ] && [ "$n0" -ge 1 ]; echo $?)" "the page counts the scrape that rendered it ($n0)"
 
 # after the next tick: a new page, counting the four scrapes above
-while [ "$(ticks)" = "$t0" ]; do sleep 0.05; done
+ticked() { [ "$(ticks)" != "$t0" ]; }
+wait_for "the next tick" 30 ticked
 curl -s -o "$T/c" "$U/metrics"
 n1=$(metric "$T/c" uncored_scrapes_total "")
 ok "$([ "$n1" -ge $((n0 + 4)) ]; echo $?)" \

@@ -31,11 +31,7 @@ for plat in skl hsx; do
 		-s "$T/ctl.$plat.sock"
 	ok $? "$plat: daemon up"
 	# a sample with deltas (the first has none)
-	for _ in $(seq 1 100); do
-		s=$(curl -s "http://127.0.0.1:$PORT/api/v1/metrics" | jq -r '.seq // 0')
-		[ "${s:-0}" -ge 3 ] && break
-		sleep 0.1
-	done
+	wait_for "$plat: 3 samples" 60 ring_has "$PORT" 3
 	curl -s "http://127.0.0.1:$PORT/metrics" >"$T/m.$plat"
 	am=$(curl -s "http://127.0.0.1:$PORT/api/v1/metrics")
 	n_prom=$(derived "$T/m.$plat" | wc -l)

@@ -22,7 +22,7 @@ for plat in skl hsx snbep; do
 	start_uncored "$T/log.$plat" -c "$T/empty.conf" --simulate=$plat \
 		-l "127.0.0.1:$PORT" -s "" -i 100
 	ok $? "$plat: daemon up"
-	sleep 0.5	# a few ticks: histograms and rates filled
+	wait_for "$plat: 5 samples" 60 ring_has "$PORT" 5	# histograms and rates filled
 	U="http://127.0.0.1:$PORT/metrics"
 	ct() { curl -s -o /dev/null -w '%{content_type}' -H "Accept: $1" "$U"; }
 	curl -s -H "Accept: application/openmetrics-text; version=1.0.0" "$U" >"$T/$plat.om"

@@ -31,11 +31,13 @@ prometheus --config.file="$T/prometheus.yml" --storage.tsdb.path="$T/tsdb" \
 PROM=$!; tap_cleanup_pid $PROM
 q() { curl -s "http://127.0.0.1:$PP/api/v1/query" --data-urlencode "query=$1"; }
 val() { q "$1" | sed -n 's/.*"value":\[[0-9.]*,"\([^"]*\)"\].*/\1/p'; }
-for _ in $(seq 1 100); do
-	[ "$(val 'count(uncore_llc_hit_ratio)')" = 1 ] && [ -n "$(val 'rate(uncore_dram_read_bytes_total[4s])')" ] && break
-	sleep 0.2
-done
-sleep 4
+ingested() { [ "$(val 'count(uncore_llc_hit_ratio)')" = 1 ] && [ -n "$(val 'rate(uncore_dram_read_bytes_total[4s])')" ]; }
+wait_for "Prometheus to have a rate" 60 ingested
+# then four more scrapes (at 1 s), counted by Prometheus: the [4s]
+# windows hold only samples of the running daemon
+scrapes_ge() { _n=$(val 'count_over_time(up{job="uncored"}[1h])'); [ -n "$_n" ] && [ "$_n" -ge "$1" ]; }
+n0=$(val 'count_over_time(up{job="uncored"}[1h])')
+wait_for "4 more scrapes" 60 scrapes_ge $(( ${n0:-0} + 4 ))
 is "$(val 'up{job="uncored"}')" 1 "Prometheus sees the target up"
 near "$(val 'uncore_llc_hit_ratio{socket="0"}')" 0.75 0.01 "hit ratio gauge via Prometheus"
 near "$(val 'rate(uncore_dram_read_bytes_total{socket="0"}[4s])')" 1.28e10 0.02 \

@@ -4,7 +4,8 @@
 # list), prints the address the daemon really listens on and how to reach
 # it with uncorectl (not on PATH), the README's uncorectl examples work
 # with what it prints, the README's example claim counts on the demo
-# workload, and Ctrl-C stops the daemon.
+# workload, and Ctrl-C or SIGTERM stops the daemon, whose last log lines
+# are printed once.
 . "${top_srcdir:-.}/tests/lib.sh"
 
 QS=$top_srcdir/contrib/quickstart.sh
@@ -33,21 +34,39 @@ if [ -n "$missing" ]; then
 	tap_done; exit 0
 fi
 
-# The demo in this build tree, on a free port, with its control socket
-# here; run under make, so keep make's jobserver out of its build step.
-# As on a terminal: its own process group (Ctrl-C goes to the group) and
-# SIGINT not ignored (a background job of this script would ignore it).
-PORT=$(pick_port)
-setsid env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL --default-signal=INT \
-	QUICKSTART_BUILD="$top_builddir" \
-	sh "$QS" demo -l "127.0.0.1:$PORT" -s "$T/ctl.sock" >"$T/out" 2>"$T/err" &
-QPID=$!
-tap_cleanup_pid "$QPID"
-for _ in $(seq 1 600); do
-	grep -q 'uncorectl top' "$T/err" && break
-	kill -0 "$QPID" 2>/dev/null || break
-	sleep 0.1
-done
+# start_demo: the demo in this build tree, on a free port ($PORT), with its
+# control socket here, output in $T/out and $T/err; sets $QPID and waits
+# until it has printed its banner.  Run under make, so keep make's
+# jobserver out of its build step.  As on a terminal: its own process
+# group (Ctrl-C goes to the group) and SIGINT not ignored (a background
+# job of this script would ignore it).
+start_demo() {
+	PORT=$(pick_port)
+	setsid env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL --default-signal=INT \
+		QUICKSTART_BUILD="$top_builddir" \
+		sh "$QS" demo -l "127.0.0.1:$PORT" -s "$T/ctl.sock" >"$T/out" 2>"$T/err" &
+	QPID=$!
+	tap_cleanup_pid "$QPID"
+	wait_for "the demo's banner" 60 grep -q 'uncorectl top' "$T/err"
+}
+demo_gone() { [ "$(ps -o stat= -p "$QPID")" = Z ] || ! kill -0 "$QPID"; }
+# stop_demo SIGNAL TARGET HOW: stops the demo, then checks its exit
+# status, that the daemon stopped cleanly and that its last log lines
+# were printed once each (they used to come twice on SIGTERM).
+stop_demo() {
+	kill "-$1" "$2"
+	if ! wait_for "the demo to end after SIG$1" 30 demo_gone; then
+		kill -KILL "-$QPID" 2>/dev/null
+		tail -5 "$T/err" | sed 's/^/#   /'
+	fi
+	wait "$QPID"; rc=$?
+	is "$rc" 0 "$3 stops the demo, exit 0"
+	is "$(grep -c 'the uncore PMU is idle' "$T/err")" 1 \
+		"... the daemon stopped cleanly, its last line printed once"
+	is "$(grep -c ': stopping$' "$T/err")" 1 "... and \"stopping\" once"
+	[ "$rc" -eq 0 ] || tail -5 "$T/err" | sed 's/^/#   /'
+}
+start_demo
 banner=$(cat "$T/err")
 like "$banner" "http://127.0.0.1:$PORT/" "the demo prints the address it really listens on"
 like "$banner" "Control socket (claims, uncorectl): $T/ctl.sock" "and the control socket"
@@ -74,9 +93,13 @@ near "$(si "$r")" 2e5 0.05 "the demo workload gives it a rate (2e5/s in its firs
 [ -n "$r" ] || echo "$out" | sed 's/^/#   /'
 
 # Ctrl-C on a terminal goes to the whole process group.
-kill -INT "-$QPID"
-wait "$QPID"; rc=$?
-is "$rc" 0 "Ctrl-C stops the demo, exit 0"
-like "$(cat "$T/err")" "the uncore PMU is idle" "and the daemon stopped cleanly"
-[ "$rc" -eq 0 ] || tail -5 "$T/err" | sed 's/^/#   /'
+stop_demo INT "-$QPID" "Ctrl-C"
+# systemd, kill or a closed terminal: SIGTERM to the script alone.
+start_demo
+ok $? "the demo starts again"
+stop_demo TERM "$QPID" "SIGTERM to the script"
+# systemd's KillMode=control-group: SIGTERM to every process of the group.
+start_demo
+ok $? "the demo starts a third time"
+stop_demo TERM "-$QPID" "SIGTERM to the process group"
 tap_done

@@ -3,24 +3,16 @@
 # (src/plat/events_snbep.c, .h) is exactly what
 # contrib/snbep/extract_events.py generates from Intel's Jaketown uncore
 # event data, the generator gives the same bytes twice, and it refuses data
-# that no longer fits its correction tables.  Skipped when the data
-# (shared/ beside the repository clone, or $UNCORED_SNBEP_DATA) or python3
-# is missing.
+# that no longer fits its correction tables.  The data is carried in
+# tests/data/ ($UNCORED_SNBEP_DATA names another copy): without it the
+# test fails.  Skipped without python3.
 . "${top_srcdir:-.}/tests/lib.sh"
 
-DATA="${UNCORED_SNBEP_DATA:-$top_srcdir/../shared/data/intel-perfmon-jaketown-uncore.json}"
+DATA="${UNCORED_SNBEP_DATA:-$top_srcdir/tests/data/intel-perfmon-jaketown-uncore.json}"
 GEN="$top_srcdir/contrib/snbep/extract_events.py"
 
-if ! command -v python3 >/dev/null 2>&1; then
-	skip "snbep catalog matches the data" "python3 not installed"
-	tap_done
-	exit $?
-fi
-if [ ! -r "$DATA" ]; then
-	skip "snbep catalog matches the data" "data not found at $DATA"
-	tap_done
-	exit $?
-fi
+need_python3 "snbep catalog matches the data"
+need_data "snbep catalog matches the data" "$DATA"
 
 out=$(python3 "$GEN" --data "$DATA" --check 2>&1); rc=$?
 ok $rc "events_snbep.c and events_snbep.h match the data (--check)"

@@ -26,7 +26,7 @@ printf '[daemon]\ninterval_ms = 200\n' >"$T/uncored.conf"
 start_uncored "$T/log" -c "$T/uncored.conf" --simulate --workload "$T/wl.json" \
 	--sim-state "$T/state" -l "127.0.0.1:$PORT" -s "$T/ctl.sock"
 ok $? "daemon starts and answers /healthz"
-sleep 0.6
+wait_for "3 samples" 60 ring_has "$PORT" 3
 
 # ctl ARGS...: runs uncorectl on the control socket; stdout in $out,
 # stderr in $err, exit status in $rc.
@@ -102,18 +102,11 @@ ctl --json claims
 like "$out" "\"id\":\"$id\"" "claims --json lists it"
 # The claim shares the CBo counters with the baseline (multiplexed), so
 # it holds them only in the ticks it runs: look for it over a few ticks.
-held=1
-for _ in $(seq 1 40); do
-	ctl topology
-	echo "$out" | grep -Eq "^  cbo +programmable +0-3 +[01] +44 +$id +$HITM\$" && { held=0; break; }
-	sleep 0.05
-done
-ok "$held" "topology: the claim holds a counter in every CBo when it runs"
-for _ in $(seq 1 40); do	# until its first counts are in
-	ctl --json claims
-	echo "$out" | grep -q '"count":[1-9]' && break
-	sleep 0.05
-done
+holds() { ctl topology; echo "$out" | grep -Eq "^  cbo +programmable +0-3 +[01] +44 +$id +$HITM\$"; }
+wait_for "the claim in the topology" 30 holds
+ok $? "topology: the claim holds a counter in every CBo when it runs"
+counted() { ctl --json claims; echo "$out" | grep -q '"count":[1-9]'; }
+wait_for "the claim's first counts" 30 counted
 ctl release "$id"
 is "$rc" 0 "release: exit 0"
 like "$out" "released $id: final counts" "release: says so"
@@ -142,7 +135,7 @@ ctl release "$id"
 is "$rc" 0 "claim --pinned: released"
 
 # ---- top --------------------------------------------------------------------
-sleep 0.5	# a full interval with the baseline back on its counters
+wait_samples "$PORT" 3	# a whole interval with the baseline back on its counters
 ctl top --count 2 --interval 0.3
 is "$rc" 0 "top --count 2: exit 0"
 is "$(echo "$out" | grep -c '^SOCKET')" 2 "top --count 2: two blocks"
@@ -176,7 +169,8 @@ like "$(echo "$out" | tail -1)" '"state":"released"' "claim --watch --json: ends
 # ---- claim --watch: Ctrl-C releases ---------------------------------------------
 "$CTL" -s "$T/ctl.sock" claim "$HITM" --watch 0.2 >"$T/w.out" 2>&1 &
 wp=$!
-sleep 1
+# until the daemon has counted for it (the final counts are checked)
+wait_for "the watched claim's first counts" 30 counted
 ctl claims
 like "$out" "$HITM" "the watched claim is live"
 kill -INT "$wp"
@@ -189,7 +183,8 @@ ctl claims
 is "$out" "no claims" "SIGINT released the claim"
 "$CTL" -s "$T/ctl.sock" claim "$HITM" --watch 0.2 >"$T/w.out" 2>>"$T/allerr" &
 wp=$!
-sleep 0.5
+live() { ctl claims; [ "$out" != "no claims" ]; }
+wait_for "the watched claim" 30 live
 kill -TERM "$wp"
 wait "$wp"
 is "$?" 0 "claim --watch: exit 0 on SIGTERM"

@@ -147,16 +147,14 @@ cat >>web.yml <<EOF
   other: $("$HASH" x 4)
 EOF
 kill -HUP $UPID
-for _ in $(seq 1 100); do grep -q "configuration reloaded" log && break; sleep 0.1; done
+wait_for "the reload" 30 has log "configuration reloaded"
 like "$(cat log)" "web config not re-read, the running TLS and basic-auth settings are kept: web.yml:3" \
 	"SIGHUP: an unreadable key keeps the running web config, naming file and line"
 # Readable by the daemon's user, the changed web config is read, and is
 # reported as not applied (it applies at start only).
 chmod 0644 srv.key
 kill -HUP $UPID
-for _ in $(seq 1 100); do
-	[ "$(grep -c "configuration reloaded" log)" -ge 2 ] && break; sleep 0.1
-done
+wait_for "the second reload" 30 has log "configuration reloaded" 2
 like "$(cat log)" "web config web.yml changed: not applied" \
 	"SIGHUP: a changed web config is reported as not applied"
 is "$(http_code "$URL/healthz" --cacert ca.crt $RETRY -u prom:s3cret)" 200 \

@@ -1,9 +1,9 @@
 /*
  * jsoncanon - reads one JSON document on stdin and writes it back the way
- * json-c serializes a tree built from its values (JSON_C_TO_STRING_PLAIN
- * | NOSLASHESCAPE, then a newline): every number is rebuilt from its
- * value, so json-c's own number formatting is used rather than the text
- * it parsed.  The daemon streams /api/v1/samples without json-c; a test
+ * the daemon has json-c serialize a tree built from its values
+ * (JSON_C_TO_STRING_PLAIN | NOSLASHESCAPE, then a newline): every number
+ * is rebuilt from its value (doubles with jnum_new(), src/jnum.h), so the
+ * daemon's number formatting is used rather than the text it parsed.  The daemon streams /api/v1/samples without json-c; a test
  * compares its bytes with this tool's output to show nothing changed for
  * clients.  Exit status 1 on a parse error.
  */
@@ -15,6 +15,8 @@
 
 #include <json-c/json.h>
 
+#include "jnum.h"
+
 static struct json_object *rebuild(struct json_object *o)
 {
 	struct json_object *n;
@@ -25,7 +27,7 @@ static struct json_object *rebuild(struct json_object *o)
 	case json_type_boolean:
 		return json_object_new_boolean(json_object_get_boolean(o));
 	case json_type_double:
-		return json_object_new_double(json_object_get_double(o));
+		return jnum_new(json_object_get_double(o));
 	case json_type_int:
 		/* json-c keeps integers above INT64_MAX as uint64 */
 		if (json_object_get_int64(o) == INT64_MAX)

@@ -2,8 +2,10 @@
  * notify-recv.c - a test-owned NOTIFY_SOCKET: binds an AF_UNIX datagram
  * socket at the given path and prints every sd_notify message it receives
  * (one line per assignment) until it gets SIGTERM or the timeout expires.
+ * With -t, each message is preceded by a line "T=SECONDS", the time it
+ * arrived (CLOCK_MONOTONIC), so a test can check how often it comes.
  *
- *   notify-recv PATH [TIMEOUT_S]
+ *   notify-recv PATH [TIMEOUT_S [-t]]
  */
 #include "config.h"
 
@@ -21,11 +23,12 @@ int main(int argc, char **argv)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	double timeout = argc > 2 ? atof(argv[2]) : 60;
+	int stamp = argc > 3 && !strcmp(argv[3], "-t");
 	time_t end = time(NULL) + (time_t)timeout;
 	int fd;
 
 	if (argc < 2 || strlen(argv[1]) >= sizeof(sa.sun_path)) {
-		fprintf(stderr, "usage: notify-recv PATH [TIMEOUT_S]\n");
+		fprintf(stderr, "usage: notify-recv PATH [TIMEOUT_S [-t]]\n");
 		return 2;
 	}
 	strcpy(sa.sun_path, argv[1]);
@@ -50,6 +53,13 @@ int main(int argc, char **argv)
 		if (n <= 0)
 			continue;
 		buf[n] = '\0';
+		if (stamp) {
+			struct timespec ts;
+
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			printf("T=%lld.%06ld\n", (long long)ts.tv_sec,
+			       ts.tv_nsec / 1000);
+		}
 		fputs(buf, stdout);
 		if (buf[n - 1] != '\n')
 			putchar('\n');

@@ -24,6 +24,9 @@
  *                  the target returns `seconds` late, then none; the
  *                  values are the machine's (tests/scenario/
  *                  counting_window.sh runs the daemon against it)
+ *
+ * Time is a manual clock shared by the simulator and the sampler: a tick
+ * is exactly TICK_MS after the last, however loaded the machine is.
  */
 #include "config.h"
 
@@ -37,6 +40,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "sim/hw_sim.h"
 #include "log.h"
 #include "metrics.h"
@@ -48,6 +52,14 @@
 #define FAULT_AT_S	0.2
 
 static char dir[] = "/tmp/test_faults_XXXXXX";
+
+/* The simulator's and the sampler's time: moves only by advance_tick(). */
+static struct clock_manual fake;
+
+static void advance_tick(void)
+{
+	clock_manual_advance(&fake, (int64_t)TICK_MS * 1000000);
+}
 
 /* A TAP check that does not apply, with the reason. */
 __attribute__((format(printf, 2, 3)))
@@ -87,6 +99,7 @@ static int rig_open(struct rig *r, const char *plat, const char *wl)
 		return -1;
 	}
 	r->topo.plat = hw_sim_platform(&r->hw);
+	hw_sim_set_clock(&r->hw, fake.src.mono_ns, fake.src.ctx);
 	if (plat_discover(r->topo.plat, &r->hw, &r->topo, &(struct hw_cpu_map){
 			  .cpus_per_package = SIM_CPUS_PER_SOCKET }) < 0) {
 		printf("# discover: %s\n", hw_last_error());
@@ -107,7 +120,10 @@ static int rig_open(struct rig *r, const char *plat, const char *wl)
 		return -1;
 	}
 	r->s = sampler_new(&r->pmu, r->p, &cfg, NULL);
-	return r->s ? 0 : -1;
+	if (!r->s)
+		return -1;
+	sampler_set_clock(r->s, &fake.src);
+	return 0;
 }
 
 static void rig_close(struct rig *r)
@@ -161,13 +177,6 @@ static const char *workload(const char *plat, const char *fault)
 	fclose(f);
 	json_object_put(o);
 	return path;
-}
-
-static void sleep_ms(unsigned ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
-
-	nanosleep(&ts, NULL);
 }
 
 enum kind { K_EIO, K_FOREIGN, K_RESET, K_STUCK, K_MISSING, K_N };
@@ -277,7 +286,7 @@ static void cell(const char *plat, const struct pmu_slot *sl, const char *unit,
 		free(sw);
 		free(vals);
 		program_put(cur);
-		sleep_ms(TICK_MS);
+		advance_tick();
 	}
 	free(w);
 	free(last);
@@ -366,7 +375,7 @@ static void missing_then_foreign(void)
 	}
 	for (unsigned t = 0; t < TICKS; t++) {
 		sampler_tick(r.s);
-		sleep_ms(TICK_MS);
+		advance_tick();
 	}
 	{
 		struct program *cur = sampler_get(r.s);
@@ -433,6 +442,7 @@ int main(void)
 	char cmd[300];
 
 	log_set_level(LOG_LVL_ERR);
+	clock_manual_init(&fake, 1000000000000ll);
 	if (!mkdtemp(dir)) {
 		printf("Bail out! mkdtemp\n");
 		return 1;

@@ -538,7 +538,7 @@ static void test_monotonic(void)
 struct reader {
 	struct sampler *s;
 	atomic_int *stop;
-	unsigned renders, reads, bad;
+	atomic_uint renders, reads, bad;	/* the main thread watches them */
 };
 
 static void *reader_main(void *arg)
@@ -574,6 +574,29 @@ static void *reader_main(void *arg)
 	return NULL;
 }
 
+/*
+ * Waits (at most secs of real time) until the sampler runs program
+ * generation gen with at least 5 samples in its ring and the readers have
+ * rendered /metrics at least renders times in all.  True if they did.
+ */
+static bool busy_until(struct sampler *s, struct reader *rd, uint64_t gen,
+		       unsigned renders, double secs)
+{
+	for (long ms = 0; ms < (long)(secs * 1000); ms++) {
+		struct program *p = sampler_get(s);
+		bool ran = p && p->gen >= gen && ring_head(p->samples) >= 5;
+		unsigned n = 0;
+
+		program_put(p);
+		for (int i = 0; i < 3; i++)
+			n += atomic_load(&rd[i].renders);
+		if (ran && n >= renders)
+			return true;
+		sleep_ms(1);
+	}
+	return false;
+}
+
 static void test_threads(void)
 {
 	struct rig r;
@@ -597,18 +620,21 @@ static void test_threads(void)
 		rd[i] = (struct reader){ .s = s, .stop = &stop };
 		pthread_create(&th[i], NULL, reader_main, &rd[i]);
 	}
-	sleep_ms(300);
+	/* the readers at work on the sampler's samples */
+	ok(busy_until(s, rd, 1, 5, 30), "readers and the sampler thread at "
+	   "work (5 renders, 5 samples)");
 	/* swap in a program with a different ring while readers read */
 	r.nev -= 5;	/* drop the IMC events */
 	p = prog(&r, 32);
 	sampler_swap(s, p, &cfg);
-	sleep_ms(300);
+	ok(busy_until(s, rd, 2, 11, 30), "... and on the swapped program's "
+	   "(11 renders, 5 samples of its ring)");
 	atomic_store(&stop, 1);
 	for (int i = 0; i < 3; i++) {
 		pthread_join(th[i], NULL);
-		renders += rd[i].renders;
-		reads += rd[i].reads;
-		bad += rd[i].bad;
+		renders += atomic_load(&rd[i].renders);
+		reads += atomic_load(&rd[i].reads);
+		bad += atomic_load(&rd[i].bad);
 	}
 	sampler_stop(s);
 	p = sampler_get(s);

@@ -28,58 +28,14 @@
 #include "plat/plat.h"
 #include "plat/plat_hsx.h"
 #include "tests/tap.h"
-
-static const struct platform *P = &plat_hsx;
-
-static int64_t fake_ns = 1000000000000ll;
-
-static int64_t fake_clock(void *ctx)
-{
-	(void)ctx;
-	return fake_ns;
-}
-
-static void advance(double s)
-{
-	fake_ns += (int64_t)(s * 1e9);
-}
+#define SIM_TEST_NAME "test_sim_hsx"
+#define SIM_TEST_PLATFORM (&plat_hsx)
+#include "tests/sim_test.h"
 
 /* Moves the fake clock to simulated time t (seconds). */
 static void goto_time(struct hw *hw, double t)
 {
 	fake_ns += (int64_t)((t - hw_sim_time(hw)) * 1e9);
-}
-
-static char tmpdir[] = "/tmp/test_sim_hsx_XXXXXX";
-
-static const char *write_file(const char *name, const char *text)
-{
-	static char path[256];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
-	f = fopen(path, "w");
-	if (!f) {
-		printf("Bail out! cannot write %s\n", path);
-		exit(1);
-	}
-	fputs(text, f);
-	fclose(f);
-	return path;
-}
-
-static const struct unit_type *unit(const char *name, int *index)
-{
-	int i;
-	const struct unit_type *u = plat_unit(P, name, &i);
-
-	if (!u) {
-		printf("Bail out! no unit %s\n", name);
-		exit(1);
-	}
-	if (index)
-		*index = i;
-	return u;
 }
 
 static int uidx(const char *name)
@@ -88,16 +44,6 @@ static int uidx(const char *name)
 
 	unit(name, &i);
 	return i;
-}
-
-static uint64_t rd(struct hw *hw, struct hw_addr a)
-{
-	uint64_t v = 0xdeadbeef;
-	int r = hw_read(hw, &a, &v);
-
-	if (r < 0)
-		printf("# read failed: %s\n", hw_last_error());
-	return v;
 }
 
 /* A core-scope MSR summed over the cores of the socket whose first CPU
@@ -117,25 +63,6 @@ static int rd_err(struct hw *hw, struct hw_addr a)
 	uint64_t v;
 
 	return hw_read(hw, &a, &v);
-}
-
-static int wr(struct hw *hw, struct hw_addr a, uint64_t v)
-{
-	int r = hw_write(hw, &a, v);
-
-	return r;
-}
-
-static void open_sim(struct hw *hw, const char *wl, const char *state)
-{
-	struct hw_opts o = { .sim_workload = wl, .sim_state = state };
-	int r = hw_open(hw, &hw_sim_ops, &o);
-
-	if (r < 0) {
-		printf("Bail out! cannot open simulator: %s\n", hw_last_error());
-		exit(1);
-	}
-	hw_sim_set_clock(hw, fake_clock, NULL);
 }
 
 static void discover(struct hw *hw, struct topology *t)

@@ -17,33 +17,8 @@
 #include "sim/hw_sim.h"
 #include "plat/plat.h"
 #include "tests/tap.h"
-
-static int64_t fake_ns = 1000000000000ll;
-
-static int64_t fake_clock(void *ctx)
-{
-	(void)ctx;
-	return fake_ns;
-}
-
-static void advance(double s)
-{
-	fake_ns += (int64_t)(s * 1e9);
-}
-
-static char tmpdir[] = "/tmp/test_sim_XXXXXX";
-
-static const char *write_file(const char *name, const char *text)
-{
-	static char path[256];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
-	f = fopen(path, "w");
-	fputs(text, f);
-	fclose(f);
-	return path;
-}
+#define SIM_TEST_NAME "test_sim"
+#include "tests/sim_test.h"
 
 static const char *wl_basic =
 	"{ \"platform\": \"skl\", \"cbo_count\": 4, \"uclk_hz\": 800000000,\n"
@@ -65,33 +40,6 @@ static const char *wl_basic =
 
 #define EN_GLOBAL (1ull << 29)
 #define EVSEL_EN (1ull << 22)
-
-static uint64_t rd(struct hw *hw, struct hw_addr a)
-{
-	uint64_t v = 0xdeadbeef;
-	int r = hw_read(hw, &a, &v);
-
-	if (r < 0)
-		printf("# read failed: %s\n", hw_last_error());
-	return v;
-}
-
-static int wr(struct hw *hw, struct hw_addr a, uint64_t v)
-{
-	return hw_write(hw, &a, v);
-}
-
-static void open_sim(struct hw *hw, const char *wl, const char *state)
-{
-	struct hw_opts o = { .sim_workload = wl, .sim_state = state };
-	int r = hw_open(hw, &hw_sim_ops, &o);
-
-	if (r < 0) {
-		printf("Bail out! cannot open simulator: %s\n", hw_last_error());
-		exit(1);
-	}
-	hw_sim_set_clock(hw, fake_clock, NULL);
-}
 
 static void test_attributes(struct hw *hw)
 {

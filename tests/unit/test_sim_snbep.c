@@ -24,68 +24,9 @@
 #include "plat/plat_snbep.h"
 #include "pmu.h"
 #include "tests/tap.h"
-
-static const struct platform *P = &plat_snbep;
-
-static int64_t fake_ns = 1000000000000ll;
-
-static int64_t fake_clock(void *ctx)
-{
-	(void)ctx;
-	return fake_ns;
-}
-
-static void advance(double s)
-{
-	fake_ns += (int64_t)(s * 1e9);
-}
-
-static char tmpdir[] = "/tmp/test_sim_snbep_XXXXXX";
-
-static const char *write_file(const char *name, const char *text)
-{
-	static char path[256];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
-	f = fopen(path, "w");
-	if (!f) {
-		printf("Bail out! cannot write %s\n", path);
-		exit(1);
-	}
-	fputs(text, f);
-	fclose(f);
-	return path;
-}
-
-static const struct unit_type *unit(const char *name, int *index)
-{
-	int i;
-	const struct unit_type *u = plat_unit(P, name, &i);
-
-	if (!u) {
-		printf("Bail out! no unit %s\n", name);
-		exit(1);
-	}
-	if (index)
-		*index = i;
-	return u;
-}
-
-static uint64_t rd(struct hw *hw, struct hw_addr a)
-{
-	uint64_t v = 0xdeadbeef;
-
-	if (hw_read(hw, &a, &v) < 0)
-		printf("# read failed: %s\n", hw_last_error());
-	return v;
-}
-
-static void wr(struct hw *hw, struct hw_addr a, uint64_t v)
-{
-	if (hw_write(hw, &a, v) < 0)
-		printf("# write failed: %s\n", hw_last_error());
-}
+#define SIM_TEST_NAME "test_sim_snbep"
+#define SIM_TEST_PLATFORM (&plat_snbep)
+#include "tests/sim_test.h"
 
 static const char *WL =
 	"{ \"platform\": \"snbep\", \"sockets\": 2, \"cores\": 6,"
