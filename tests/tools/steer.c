@@ -6,7 +6,8 @@
  *   steer EVENT RATE   (RATE: the simulated events/s of EVENT)
  *
  * Claims EVENT pinned, checks that over 100 ms its counts follow RATE
- * within 30 %, that 10,000 reads have a p99 under 1 ms, and that a read
+ * within 30 %, that 10,000 reads have a p99 under 1 ms (or
+ * STEER_P99_LIMIT_US), and that a read
  * after the release fails with -ENOENT and a message.  Prints "ok ..." /
  * "not ok ..." lines; exits 1 if any is not ok.
  */
@@ -22,6 +23,16 @@
 #define READS 10000
 
 static int bad;
+
+/* The p99 bar: 1 ms, or STEER_P99_LIMIT_US microseconds (the test suite
+ * widens it: a latency cannot be asserted on a machine running the
+ * suites side by side; tests/bench/bench_lib.sh measures it). */
+static double p99_limit_s(void)
+{
+	const char *e = getenv("STEER_P99_LIMIT_US");
+
+	return (e && atof(e) > 0 ? atof(e) : 1000.0) / 1e6;
+}
 
 static void check(int cond, const char *what, double v)
 {
@@ -92,7 +103,8 @@ int main(int argc, char **argv)
 	}
 	check(rc == 0, "10000 reads answered: last status", rc);
 	qsort(lat, READS, sizeof(*lat), cmp);
-	check(lat[READS * 99 / 100] < 1e-3, "p99 read latency under 1 ms: us",
+	check(lat[READS * 99 / 100] < p99_limit_s(), "p99 read latency under "
+	      "the limit (STEER_P99_LIMIT_US, default 1000): us",
 	      lat[READS * 99 / 100] * 1e6);
 	printf("# p50 %.1f us, p99 %.1f us\n", lat[READS / 2] * 1e6,
 	       lat[READS * 99 / 100] * 1e6);

@@ -577,20 +577,23 @@ static void *reader_main(void *arg)
 /*
  * Waits (at most secs of real time) until the sampler runs program
  * generation gen with at least 5 samples in its ring and the readers have
- * rendered /metrics at least renders times in all.  True if they did.
+ * rendered /metrics at least renders times and read at least reads ring
+ * samples in all.  True if they did.
  */
 static bool busy_until(struct sampler *s, struct reader *rd, uint64_t gen,
-		       unsigned renders, double secs)
+		       unsigned renders, unsigned reads, double secs)
 {
 	for (long ms = 0; ms < (long)(secs * 1000); ms++) {
 		struct program *p = sampler_get(s);
 		bool ran = p && p->gen >= gen && ring_head(p->samples) >= 5;
-		unsigned n = 0;
+		unsigned n = 0, nr = 0;
 
 		program_put(p);
-		for (int i = 0; i < 3; i++)
+		for (int i = 0; i < 3; i++) {
 			n += atomic_load(&rd[i].renders);
-		if (ran && n >= renders)
+			nr += atomic_load(&rd[i].reads);
+		}
+		if (ran && n >= renders && nr >= reads)
 			return true;
 		sleep_ms(1);
 	}
@@ -621,14 +624,14 @@ static void test_threads(void)
 		pthread_create(&th[i], NULL, reader_main, &rd[i]);
 	}
 	/* the readers at work on the sampler's samples */
-	ok(busy_until(s, rd, 1, 5, 30), "readers and the sampler thread at "
+	ok(busy_until(s, rd, 1, 5, 0, 30), "readers and the sampler thread at "
 	   "work (5 renders, 5 samples)");
 	/* swap in a program with a different ring while readers read */
 	r.nev -= 5;	/* drop the IMC events */
 	p = prog(&r, 32);
 	sampler_swap(s, p, &cfg);
-	ok(busy_until(s, rd, 2, 11, 30), "... and on the swapped program's "
-	   "(11 renders, 5 samples of its ring)");
+	ok(busy_until(s, rd, 2, 11, 101, 30), "... and on the swapped "
+	   "program's (11 renders, 101 ring reads, 5 samples of its ring)");
 	atomic_store(&stop, 1);
 	for (int i = 0; i < 3; i++) {
 		pthread_join(th[i], NULL);
