@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -154,4 +155,20 @@ char *buf_steal(struct buf *b, size_t *len)
 	if (len)
 		*len = 0;
 	return NULL;
+}
+
+bool buf_grow_array(void **p, unsigned *cap, unsigned need, size_t size)
+{
+	void *n;
+
+	if (need <= *cap)
+		return true;
+	if (need > UINT_MAX / 2 || (size_t)need * 2 > SIZE_MAX / size)
+		return false;
+	n = realloc(*p, (size_t)need * 2 * size);
+	if (!n)
+		return false;
+	*p = n;
+	*cap = need * 2;
+	return true;
 }

@@ -26,6 +26,13 @@ struct buf {
 
 #define BUF_INIT { NULL, 0, 0, false }
 
+/*
+ * Grows the array *p of elements of size bytes, *cap of them allocated,
+ * to hold at least need (doubling: amortised O(1) appends).  *p and *cap
+ * are updated; true, or false on ENOMEM with *p and *cap unchanged.
+ */
+bool buf_grow_array(void **p, unsigned *cap, unsigned need, size_t size);
+
 /* Makes b an empty buffer without allocating. */
 void buf_init(struct buf *b);
 

@@ -11,22 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "mux.h"
 
-/* Grows *p (elements of sz bytes) to hold need; false on ENOMEM. */
-static bool grow(void **p, unsigned *cap, unsigned need, size_t sz)
-{
-	void *n;
-
-	if (need <= *cap)
-		return true;
-	n = realloc(*p, (size_t)need * 2 * sz);
-	if (!n)
-		return false;
-	*p = n;
-	*cap = need * 2;
-	return true;
-}
 
 /* ---- series ------------------------------------------------------------ */
 
@@ -117,7 +104,7 @@ int mux_set_base(struct mux *m, struct group *base, unsigned n)
 {
 	unsigned nclaims = m->ng - m->nbase;
 
-	if (!grow((void **)&m->g, &m->capg, n + nclaims + 1, sizeof(*m->g)))
+	if (!buf_grow_array((void **)&m->g, &m->capg, n + nclaims + 1, sizeof(*m->g)))
 		return -ENOMEM;
 	memmove(m->g + n, m->g + m->nbase, nclaims * sizeof(*m->g));
 	for (unsigned i = 0; i < n; i++)
@@ -184,7 +171,7 @@ int mux_sync(struct mux *m, const struct mux_spec *sp, unsigned n)
 	unsigned i = m->nbase, j = 0, k = m->nbase;
 	int r = 0;
 
-	if (!grow((void **)&m->tmp, &m->captmp, n + m->nbase + 1,
+	if (!buf_grow_array((void **)&m->tmp, &m->captmp, n + m->nbase + 1,
 		  sizeof(*m->tmp)))
 		return -ENOMEM;
 	memcpy(m->tmp, m->g, m->nbase * sizeof(*m->tmp));
@@ -501,7 +488,7 @@ void mux_schedule(struct mux *m, bool force)
 {
 	char why[160];
 
-	if (!grow((void **)&m->sg, &m->capsg, m->ng, sizeof(*m->sg)))
+	if (!buf_grow_array((void **)&m->sg, &m->capsg, m->ng, sizeof(*m->sg)))
 		return;
 	for (unsigned i = 0; i < m->ng; i++) {
 		struct group *g = m->g[i];
@@ -544,7 +531,7 @@ void mux_schedule(struct mux *m, bool force)
 					x->gs[k].have_last = 0;	/* new baseline */
 		if (!x->was_running && i >= m->nbase)
 			m->switches++;
-		if (!grow((void **)&m->want, &m->capwant,
+		if (!buf_grow_array((void **)&m->want, &m->capwant,
 			  m->nwant + CONTROLS_PER_SERIES * x->ns,
 			  sizeof(*m->want))) {
 			x->sg.selected = false;
@@ -810,14 +797,14 @@ static int program_now(struct mux *m, struct group *g)
 
 		if (!x->was_running)
 			continue;
-		if (!grow((void **)&m->want, &m->capwant,
+		if (!buf_grow_array((void **)&m->want, &m->capwant,
 			  m->nwant + CONTROLS_PER_SERIES * x->ns,
 			  sizeof(*m->want)))
 			return -ENOMEM;
 		m->nwant += mux_controls(m->pmu, x->ev, x->slot, x->sev, x->ns,
 					 m->want + m->nwant);
 	}
-	if (!grow((void **)&m->want, &m->capwant,
+	if (!buf_grow_array((void **)&m->want, &m->capwant,
 		  m->nwant + CONTROLS_PER_SERIES * g->ns, sizeof(*m->want)))
 		return -ENOMEM;
 	n = mux_controls(m->pmu, g->ev, g->slot, g->sev, g->ns,
@@ -855,7 +842,7 @@ static int insert_group(struct mux *m, struct group *g)
 {
 	unsigned i = m->ng;
 
-	if (!grow((void **)&m->g, &m->capg, m->ng + 1, sizeof(*m->g)))
+	if (!buf_grow_array((void **)&m->g, &m->capg, m->ng + 1, sizeof(*m->g)))
 		return -ENOMEM;
 	while (i > m->nbase && m->g[i - 1]->key > g->key) {
 		m->g[i] = m->g[i - 1];

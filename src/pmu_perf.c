@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "hw/perf_event.h"
 #include "hw/perf_sysfs.h"
 #include "pmu.h"
@@ -130,19 +131,6 @@ static void append(char *buf, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
-static bool grow(void **p, unsigned *cap, unsigned need, size_t sz)
-{
-	void *n;
-
-	if (need <= *cap)
-		return true;
-	n = realloc(*p, (size_t)need * 2 * sz);
-	if (!n)
-		return false;
-	*p = n;
-	*cap = need * 2;
-	return true;
-}
 
 /* ---- discovery ---------------------------------------------------------- */
 
@@ -215,7 +203,7 @@ static int box_get(struct pmu_perf *pp, struct pfs_pmu *pmu, int cpu,
 	for (unsigned i = 0; i < pp->nbox; i++)
 		if (pp->box[i].pmu == pmu && pp->box[i].cpu == cpu)
 			return (int)i;
-	if (!grow((void **)&pp->box, &pp->capbox, pp->nbox + 1,
+	if (!buf_grow_array((void **)&pp->box, &pp->capbox, pp->nbox + 1,
 		  sizeof(*pp->box)))
 		return -ENOMEM;
 	pp->box[pp->nbox] = (struct pp_box){ .pmu = pmu, .cpu = cpu,
@@ -324,7 +312,7 @@ static int boxes_on_socket(struct pmu_perf *pp, const struct topology *t,
 		if (socket_of_pkg(t, pkg) != (int)s)
 			continue;
 		if ((b = box_get(pp, pmu, (int)cpus->cpu[c], s)) < 0 ||
-		    !grow((void **)&pp->bref, &pp->capbref, pp->nbref + 1,
+		    !buf_grow_array((void **)&pp->bref, &pp->capbref, pp->nbref + 1,
 			  sizeof(*pp->bref)))
 			return fail(why, whylen, ENOMEM, "out of memory");
 		pp->bref[pp->nbref++] = (unsigned)b;

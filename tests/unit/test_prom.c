@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -671,6 +672,26 @@ static void test_buf(void)
 	buf_free(&b);
 }
 
+/* buf_grow_array(): grows by doubling, keeps what it held, refuses a
+ * size that would overflow without touching the array. */
+static void test_grow_array(void)
+{
+	unsigned *a = NULL, cap = 0;
+
+	ok(buf_grow_array((void **)&a, &cap, 3, sizeof(*a)) && cap == 6 && a,
+	   "grow to 3: room for 6");
+	for (unsigned i = 0; i < 3; i++)
+		a[i] = i + 7;
+	ok(buf_grow_array((void **)&a, &cap, 5, sizeof(*a)) && cap == 6,
+	   "5 fits: nothing reallocated");
+	ok(buf_grow_array((void **)&a, &cap, 7, sizeof(*a)) && cap == 14 &&
+	   a[0] == 7 && a[2] == 9, "grow to 7: 14, contents kept");
+	ok(!buf_grow_array((void **)&a, &cap, UINT_MAX, sizeof(*a)) &&
+	   cap == 14 && a[1] == 8, "an overflowing size is refused, the "
+	   "array unchanged");
+	free(a);
+}
+
 int main(void)
 {
 	test_exposition();
@@ -680,5 +701,6 @@ int main(void)
 	test_negotiate();
 	test_units();
 	test_buf();
+	test_grow_array();
 	return tap_done();
 }
