@@ -81,6 +81,20 @@
  * perf_read_error: the next "count" reads fail with its errno;
  * short_read: the next "count" reads return one u64 less than the record
  * (half of a one-value record).
+ *
+ * The register model's faults that the kernel would see too: a
+ * device_missing PCI function is a box the kernel's uncore PCI driver
+ * never probed (arch/x86/events/intel/uncore.c uncore_pci_probe()) or
+ * lost (uncore_pci_remove()): missing from the start on every socket, its
+ * "%u" PMU is never registered (uncore_pci_pmu_register() runs at the
+ * first box); missing from the start on one socket, an event opened on a
+ * CPU there finds no box (uncore_pmu_event_init() -> EINVAL); gone later,
+ * the box's open events stop counting and every access but close gives
+ * ENODEV, as pmu_gone does.  A stuck fault on a named free-running
+ * counter ("imc:DRAM_DATA_WRITES") stops the events that read it from
+ * "at" on (the kernel reads the same register); a stuck programmable
+ * counter register has no perf equivalent (the kernel picks the counter)
+ * and is ignored here.
  */
 #include "config.h"
 
@@ -139,6 +153,10 @@ struct sk_event {
 	double t;		/* seconds: counted up to here */
 	uint64_t enabled_ns, running_ns;
 	double run_acc;		/* running ns not yet whole */
+	double lost_t;		/* its box's PCI function goes missing here
+				   (device_missing), INFINITY: never */
+	double stuck_t;		/* its free-running counter stops here
+				   (stuck), INFINITY: never */
 };
 
 /* The workload's perf faults on one PMU (indexes into its faults[]). */
@@ -224,6 +242,67 @@ static double contention_at(const struct skern *k, const struct spmu *p,
 		    (f->seconds == 0 || t < f->at + f->seconds))
 			frac *= f->running;
 	return frac;
+}
+
+/* When the PCI function of box inst of unit index unit on socket sock
+ * goes missing (the earliest device_missing fault on it), else
+ * INFINITY.  Boxes of MSR or MMIO units never go missing. */
+static double box_missing_at(const struct skern *k, int unit, unsigned sock,
+			     unsigned inst)
+{
+	const struct unit_type *u = k->set.plat->units[unit];
+	int bus = hw_sim_pci_bus(k->sim, sock);
+	double at = INFINITY;
+	uint32_t b;
+
+	if (u->space != HW_PCI || bus < 0 || !plat_inst_base(u, inst, &b))
+		return INFINITY;
+	for (unsigned i = 0; i < k->wl->nfaults; i++) {
+		const struct wl_fault *f = &k->wl->faults[i];
+
+		if (f->kind == WL_FAULT_DEVICE_MISSING &&
+		    (f->socket < 0 || (unsigned)f->socket == sock) &&
+		    f->target.bus == bus && f->target.dev == b >> 3 &&
+		    f->target.fn == (b & 7) && f->at < at)
+			at = f->at;
+	}
+	return at;
+}
+
+/* When the free-running counter an event reads gets stuck on socket sock
+ * (the earliest stuck fault naming it), else INFINITY. */
+static double freerun_stuck_at(const struct skern *k,
+			       const struct spmu_event *w, unsigned sock)
+{
+	double at = INFINITY;
+
+	if (w->role != SPMU_FREERUN)
+		return INFINITY;
+	for (unsigned i = 0; i < k->wl->nfaults; i++) {
+		const struct wl_fault *f = &k->wl->faults[i];
+
+		if (f->kind == WL_FAULT_STUCK && f->target_is_freerun &&
+		    f->freerun_unit == w->unit &&
+		    f->freerun_idx == w->fr_idx &&
+		    (f->socket < 0 || (unsigned)f->socket == sock) &&
+		    f->at < at)
+			at = f->at;
+	}
+	return at;
+}
+
+/* Is every box of "%u" PMU p missing from the start, so that the
+ * kernel never registered it?  (A plain-name PMU has other boxes.) */
+static bool never_probed(const struct skern *k, const struct spmu *p)
+{
+	int unit = p->prog >= 0 ? p->prog : p->units[0];
+
+	if (p->inst < 0)
+		return false;
+	for (unsigned s = 0; s < k->set.nsockets; s++)
+		if (box_missing_at(k, unit, s, (unsigned)p->inst) > 0)
+			return false;
+	return true;
 }
 
 /* The first time after t and before end at which a fault changes what
@@ -458,13 +537,19 @@ static void reshare(struct skern *k, struct sk_event ref)
 	}
 }
 
+/* Has e's PMU been unloaded, or its box gone missing, by time t? */
+static bool ev_gone(const struct skern *k, const struct sk_event *e, double t)
+{
+	return gone_at(k, e->pmu, t) || e->lost_t <= t;
+}
+
 /* The fraction of the time e runs at t (0: it does not). */
 static double running_at(struct skern *k, const struct sk_event *e, double t)
 {
 	const struct sk_event *lead = &k->ev[e->leader];
 
 	if (!e->enabled || !lead->enabled || lead->share == 0 ||
-	    gone_at(k, e->pmu, t))
+	    ev_gone(k, e, t))
 		return 0;
 	return contention_at(k, e->pmu, t) * lead->share;
 }
@@ -475,7 +560,7 @@ static void advance(struct skern *k, struct sk_event *e, double a, double b)
 	double f = running_at(k, e, (a + b) / 2), ev, whole;
 	uint64_t dt = (uint64_t)(ns_of(b) - ns_of(a));
 
-	if (e->enabled && !gone_at(k, e->pmu, (a + b) / 2))
+	if (e->enabled && !ev_gone(k, e, (a + b) / 2))
 		e->enabled_ns += dt;
 	if (f <= 0)
 		return;
@@ -483,6 +568,8 @@ static void advance(struct skern *k, struct sk_event *e, double a, double b)
 	whole = floor(e->run_acc);
 	e->running_ns += (uint64_t)whole;
 	e->run_acc -= whole;
+	if ((a + b) / 2 >= e->stuck_t)
+		return;		/* runs, counts nothing */
 	ev = f * wl_integral(k->wl, e->rates, a, b) + e->frac;
 	whole = floor(ev);
 	e->frac = ev - whole;
@@ -494,6 +581,11 @@ static void sync_event(struct skern *k, struct sk_event *e, double now)
 {
 	while (e->t < now) {
 		double b = next_change(k, e->pmu, e->t, now);
+
+		if (e->lost_t > e->t && e->lost_t < b)
+			b = e->lost_t;
+		if (e->stuck_t > e->t && e->stuck_t < b)
+			b = e->stuck_t;
 
 		advance(k, e, e->t, b);
 		e->t = b;
@@ -691,9 +783,26 @@ static int new_slot(struct skern *k)
 	return (int)k->nev++;
 }
 
+/* Where e's box went missing by now (device_missing): the kernel has no
+ * box there (uncore_pmu_event_init(): !box -> EINVAL).  Notes when it
+ * will, and when its free-running counter gets stuck.  0 or -EINVAL. */
+static int box_there(struct skern *k, struct sk_event *e, double now)
+{
+	e->lost_t = box_missing_at(k, e->what.unit, e->box.socket,
+				   e->box.inst);
+	e->stuck_t = freerun_stuck_at(k, &e->what, e->box.socket);
+	if (e->lost_t <= now)
+		return hw_fail(EINVAL, "simulated kernel: %s has no box on "
+			       "socket %u (its PCI function is missing: "
+			       "device_missing fault)", e->pmu->name,
+			       e->box.socket);
+	return 0;
+}
+
 /* Steps 3-6 for event e, then its rates.  0 or -errno. */
 static int open_checks(struct skern *k, struct sk_event *e,
-		       const struct perf_event_attr *a, int cpu, int group_fd)
+		       const struct perf_event_attr *a, int cpu, int group_fd,
+		       double now)
 {
 	int r;
 
@@ -704,7 +813,7 @@ static int open_checks(struct skern *k, struct sk_event *e,
 	if (!e->pmu)
 		return hw_fail(ENOENT, "simulated kernel: no PMU of type %u",
 			       a->type);
-	if ((r = event_init(k, e, a, cpu)) < 0)
+	if ((r = event_init(k, e, a, cpu)) < 0 || (r = box_there(k, e, now)) < 0)
 		return r;
 	if (group_fd != -1 && (r = join_group(k, e, group_fd)) < 0)
 		return r;
@@ -727,7 +836,7 @@ static int sk_open(void *ctx, struct perf_event_attr *a, int pid, int cpu,
 	now = sk_now(k);
 	r = check_attr(k, a, pid, cpu, flags);
 	if (r == 0)
-		r = open_checks(k, &e, a, cpu, group_fd);
+		r = open_checks(k, &e, a, cpu, group_fd, now);
 	if (r == 0 && (slot = new_slot(k)) < 0)
 		r = slot;
 	if (r < 0) {
@@ -824,8 +933,13 @@ static long sk_read(void *ctx, int fd, void *buf, size_t len)
 		pthread_mutex_unlock(&k->lock);
 		return hw_fail(EBADF, "simulated kernel: fd %d is no event", fd);
 	}
-	if (gone_at(k, e->pmu, now)) {
+	if (ev_gone(k, e, now)) {
 		pthread_mutex_unlock(&k->lock);
+		if (e->lost_t <= now)
+			return hw_fail(ENODEV, "simulated kernel: the %s box on "
+				       "socket %u is gone (its PCI function "
+				       "went missing: device_missing fault)",
+				       e->pmu->name, e->box.socket);
 		return hw_fail(ENODEV, "simulated kernel: %s is gone (pmu_gone "
 			       "fault)", e->pmu->name);
 	}
@@ -884,7 +998,7 @@ static int sk_ioctl(void *ctx, int fd, unsigned long req, unsigned long arg)
 	e = ev_of(k, fd);
 	if (!e)
 		r = hw_fail(EBADF, "simulated kernel: fd %d is no event", fd);
-	else if (gone_at(k, e->pmu, now))
+	else if (ev_gone(k, e, now))
 		r = hw_fail(ENODEV, "simulated kernel: %s is gone",
 			    e->pmu->name);
 	else if (req == PERF_EVENT_IOC_ID && !arg)
@@ -1081,6 +1195,9 @@ int skern_open(struct skern **out, struct hw *sim, const char *dir,
 		k->left[i] = k->wl->faults[i].count;
 	r = spmu_build(&k->set, k->wl, hw_sim_nsockets(sim), hw_sim_cores(sim),
 		       why, len);
+	for (unsigned i = 0; r == 0 && i < k->set.n; i++)
+		if (never_probed(k, &k->set.p[i]))
+			k->set.p[i].present = false;
 	if (r == 0 && match_faults(k) < 0)
 		r = (fail(why, len, "out of memory"), -ENOMEM);
 	if (r == 0)

@@ -1399,6 +1399,79 @@ static void test_hsx(void)
 	world_end();
 }
 
+/* The register model's faults the kernel sees too (sim_kernel.c header):
+ * a missing PCI function is a box the driver never probed or lost, a
+ * stuck free-running counter stops counting through perf as well. */
+static void test_box_faults(void)
+{
+	char why[512];
+	uint64_t v[16];
+	int q0, q8, ha, ha1;
+
+	if (world_of("hsx", "{ \"platform\": \"hsx\", \"sockets\": 2, "
+		     "\"qpi_ports\": 2, " PH("\"qpi:0x00:0x02:ext\": 2e7, "
+		     "\"ha:0x01:0x03\": 1e8") ", \"faults\": ["
+		     " { \"at\": 0, \"kind\": \"device_missing\", "
+		     "   \"target\": \"pci:ff:08.2\" },"
+		     " { \"at\": 10, \"kind\": \"device_missing\", "
+		     "   \"target\": \"pci:ff:12.1\" } ] }",
+		     why, sizeof(why)) < 0) {
+		ok(0, "hsx device_missing: %s", why);
+		return;
+	}
+	ok(slurp("%s/devices/%s/type", "uncore_qpi_0")[0] != '(',
+	   "QPI port 0 missing on socket 0 only: uncore_qpi_0 registered");
+	q0 = ev_open(type_of("uncore_qpi_0"), 0, 0x00 | 1u << 21 | 0x02 << 8,
+		     0, -1, false);
+	is_int(q0, -EINVAL, "an event on socket 0's missing box: EINVAL "
+	       "(uncore_pmu_event_init: no box)");
+	like(hw_last_error(), "device_missing", "the reason names the fault");
+	q8 = single(type_of("uncore_qpi_0"), 8, 0x00 | 1u << 21 | 0x02 << 8, 0);
+	ok(q8 >= 0, "socket 1's port 0 opens");
+	ha = single(type_of("uncore_ha_0"), 0, 0x01 | 0x03 << 8, 0);
+	ha1 = single(type_of("uncore_ha_0"), 8, 0x01 | 0x03 << 8, 0);
+	advance(10.5);
+	is_int(rd(ha, v, 16), -ENODEV, "HA 0 of socket 0 gone at 10 s: ENODEV");
+	like(hw_last_error(), "device_missing", "naming the fault");
+	ok(count_of(ha1) >= 10.5e8 / 2 - 1, "HA 0 of socket 1 still counts");
+	ok(count_of(q8) >= 10.5 * 2e7 / 2 - 1, "and QPI port 0 of socket 1");
+	skern_pev_ops.close(k, q8);
+	skern_pev_ops.close(k, ha);
+	skern_pev_ops.close(k, ha1);
+	world_end();
+
+	if (world_of("hsx", "{ \"platform\": \"hsx\", \"sockets\": 1, "
+		     "\"qpi_ports\": 2, " PH("\"qpi:0x00:0x02:ext\": 2e7")
+		     ", \"faults\": [ { \"at\": 0, \"kind\": \"device_missing\", "
+		     "\"target\": \"pci:ff:08.2\" } ] }", why, sizeof(why)) < 0) {
+		ok(0, "hsx 1 socket: %s", why);
+		return;
+	}
+	is_str(slurp("%s/devices/%s/type", "uncore_qpi_0"), "(missing)",
+	       "QPI port 0 missing on the only socket: no uncore_qpi_0");
+	ok(slurp("%s/devices/%s/type", "uncore_qpi_1")[0] != '(',
+	   "uncore_qpi_1 is there");
+	world_end();
+
+	if (world_of("skl", "{ \"platform\": \"skl\", \"cbo_count\": 4, "
+		     PH("\"imc:DRAM_DATA_READS\": 1.5e8") ", \"faults\": ["
+		     " { \"at\": 1, \"kind\": \"stuck\", "
+		     "   \"target\": \"imc:DRAM_DATA_READS\" } ] }",
+		     why, sizeof(why)) < 0) {
+		ok(0, "skl stuck: %s", why);
+		return;
+	}
+	ha = single(type_of("uncore_imc"), 0, 0x01, 0);
+	advance(3);
+	rd(ha, v, 16);
+	ok(v[3] + 1 >= 150000000 && v[3] <= 150000001,
+	   "a stuck free-running counter stops at 1 s (%llu)",
+	   (unsigned long long)v[3]);
+	is_u64(v[1], v[2], "while it keeps running");
+	skern_pev_ops.close(k, ha);
+	world_end();
+}
+
 /* The simulator's way in for perf-only platforms. */
 static void test_no_registers(void)
 {
@@ -1523,6 +1596,7 @@ int main(void)
 	test_fields();
 	test_skl();
 	test_hsx();
+	test_box_faults();
 	test_no_registers();
 	test_threads();
 	{
