@@ -344,12 +344,29 @@ static int cpus_on_socket(const struct pmu_perf *pp, const struct topology *t,
 	return n;
 }
 
+/* Does PMU m have CPUs on another socket than s?  1, 0 or -errno. */
+static int on_other_socket(const struct pmu_perf *pp, const struct topology *t,
+			   struct pfs_pmu *m, unsigned s, char *why,
+			   size_t whylen)
+{
+	for (unsigned o = 0; o < t->nsockets; o++) {
+		int k = o == s ? 0 : cpus_on_socket(pp, t, m, o, why, whylen);
+
+		if (k)
+			return k < 0 ? k : 1;
+	}
+	return 0;
+}
+
 /*
- * The lowest box number of the PMUs matched for a unit that have a CPU on
- * socket s: Intel's uncore_cha_N span every socket (socket 1's CHA 3 is
- * uncore_cha_3 on a socket-1 CPU), AMD numbers its UMC PMUs across the
- * sockets (amd_umc_12 is socket 1's first), so instance numbers start
- * from this on every socket.  UINT_MAX when none; -errno.
+ * The box number of socket s's instance 0 among the PMUs matched for a
+ * unit: 0 for a PMU that spans the sockets (Intel's uncore_cha_N: socket
+ * 1's CHA 3 is uncore_cha_3 on a socket-1 CPU) and on socket 0; for PMUs
+ * each on one socket (AMD numbers its UMC PMUs across the sockets:
+ * amd_umc_12 is socket 1's first) the lowest box with a CPU on s.  Not
+ * the lowest box found on every socket: a PMU the kernel lacks
+ * (uncore_qpi_0 of a missing PCI function) leaves its number unused
+ * instead of renumbering the others.  UINT_MAX when none; -errno.
  */
 static int first_box(const struct pmu_perf *pp, const struct topology *t,
 		     struct pfs_pmu *const *pmus, const unsigned *boxes,
@@ -359,11 +376,15 @@ static int first_box(const struct pmu_perf *pp, const struct topology *t,
 	*first = UINT_MAX;
 	for (unsigned i = 0; i < n; i++) {
 		int k = pmus[i] ? cpus_on_socket(pp, t, pmus[i], s, why,
-						 whylen) : 0;
+						 whylen) : 0, o = 0;
 
-		if (k < 0)
-			return k;
-		if (k && boxes[i] < *first)
+		if (k > 0 && s > 0)
+			o = on_other_socket(pp, t, pmus[i], s, why, whylen);
+		if (k < 0 || o < 0)
+			return k < 0 ? k : o;
+		if (k && (s == 0 || o))
+			*first = 0;
+		else if (k && boxes[i] < *first)
 			*first = boxes[i];
 	}
 	return 0;

@@ -716,6 +716,25 @@ static void test_faults(void)
 	down();
 }
 
+/* A "%u" PMU the kernel lacks keeps its box number unused: without
+ * uncore_qpi_0 (a missing PCI function), uncore_qpi_1 is still port 1 on
+ * both sockets and port 0 is absent, not renumbered. */
+static void test_missing_box_zero(void)
+{
+	int ui = -1;
+
+	sim_up("hsx", "\"sockets\": 2, \"qpi_ports\": 2, \"perf\": { "
+	       "\"missing_pmus\": [ \"uncore_qpi_0\" ] }, " PH(""));
+	plat_unit(W.t.plat, "qpi", &ui);
+	for (unsigned s = 0; s < 2 && ui >= 0; s++) {
+		is_int(W.t.sock[s].ninst[ui], 2, "socket %u: 2 QPI ports", s);
+		ok(iset_has(&W.t.sock[s].absent[ui], 0) &&
+		   !iset_has(&W.t.sock[s].absent[ui], 1),
+		   "socket %u: port 0 absent, uncore_qpi_1 is port 1", s);
+	}
+	down();
+}
+
 /* ---- reachability ------------------------------------------------------------ */
 
 static void test_reachable(void)
@@ -1130,6 +1149,7 @@ int main(void)
 	test_rebuild();
 	test_contention();
 	test_faults();
+	test_missing_box_zero();
 	test_reachable();
 	test_fixture_discovery();
 	test_fixture_encoding();
