@@ -57,6 +57,7 @@ struct pp_box {
 	uint64_t en, run;		/* group times at the last read */
 	uint64_t gen;			/* pp->gen of the last read */
 	int err;			/* the last read's or open's error */
+	char why[200];			/* the last failed read's message */
 	bool scaled;			/* the last read was scaled */
 	/* the set pmu_perf_program() is building */
 	unsigned wn;
@@ -836,6 +837,7 @@ static int box_read(struct pmu_perf *pp, struct pp_box *b)
 	if (r < 0) {
 		pp->st.read_errors++;
 		b->err = r;
+		snprintf(b->why, sizeof(b->why), "%s", hw_last_error());
 		for (unsigned i = 0; i < b->n; i++)
 			pp->ctr[b->id[i]].err = r;
 		return r;
@@ -1030,9 +1032,28 @@ static int pmu_perf_snapshot(struct pmu *p)
 	return first;
 }
 
+/* The error of a counter read: what failed (unit, its PMU and CPU where
+ * the failing group is known) and why (the group read's own message:
+ * the kernel's errno, the simulated kernel's fault).  Returns err. */
+static int read_error(const struct pmu *p, const struct pmu_slot *s, int err,
+		      const struct pp_box *b)
+{
+	const char *unit = p->plat->units[s->unit]->name;
+
+	if (err == -EAGAIN)
+		return hw_fail(EAGAIN, "reading %s: the kernel did not schedule "
+			       "the group this interval (another perf user "
+			       "holds the counters)", unit);
+	if (!b || b->err != err || !b->why[0])
+		return hw_fail(-err, "reading %s: %s", unit, strerror(-err));
+	return hw_fail(-err, "reading %s (%s on CPU %d): %s", unit,
+		       b->pmu->name, b->cpu, b->why);
+}
+
 static int pmu_perf_read(struct pmu *p, const struct pmu_slot *s, uint64_t *raw)
 {
 	struct pmu_perf *pp = p->perf;
+	const struct pp_box *eb = NULL;
 	struct pp_ctr *c;
 	struct pp_where w;
 	unsigned one = 0;
@@ -1080,15 +1101,13 @@ static int pmu_perf_read(struct pmu *p, const struct pmu_slot *s, uint64_t *raw)
 
 		if (b->gen != pp->gen)
 			(void)box_read(pp, b);
-		if (b->err < 0 && !err)
+		if (b->err < 0 && !eb && (!err || err == b->err)) {
 			err = b->err;
+			eb = b;
+		}
 	}
 	if (err < 0)
-		return hw_fail(-err, "reading %s: %s",
-			       p->plat->units[s->unit]->name,
-			       err == -EAGAIN ? "the kernel did not "
-			       "schedule the group this interval (another perf "
-			       "user holds the counters)" : strerror(-err));
+		return read_error(p, s, err, eb);
 	*raw = c->virt;
 	return 0;
 }

@@ -701,6 +701,8 @@ static void test_faults(void)
 	is_near1(val(&s[0]), 6e6, "EINTR twice: retried, read");
 	is_int(val(&s[1]), ~0ull, "EIO: the series is down");
 	like(why, "reading cha", "naming the unit");
+	like(why, "uncore_cha_1 on CPU 0", "its PMU and CPU");
+	like(why, "Input/output error", "and the errno");
 	is_int(val(&s[2]), ~0ull, "PMU gone: down");
 	is_int(val(&s[3]), ~0ull, "a short read: down, never a value");
 	pmu_perf_stats(W.pmu.perf, &st);
