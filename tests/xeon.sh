@@ -15,8 +15,10 @@ xeon_start() {
 	start_uncored "$T/log" -c "$T/c.conf" --simulate="$1" --workload "$WL" \
 		--sim-state "$T/state" -l "127.0.0.1:$PORT" -s "$T/ctl.sock"
 	ok $? "daemon up on 2 simulated $1 sockets"
-	like "$(cat "$T/log")" "platform $1 (direct backend, simulator), 2 sockets" \
-		"platform and sockets logged"
+	_be=direct
+	perf_mode && _be=perf
+	like "$(cat "$T/log")" "platform $1 ($_be backend, simulator), 2 sockets" \
+		"platform, backend and sockets logged"
 	rate_window "$PORT" 10
 }
 
@@ -61,6 +63,18 @@ xeon_answers() {
 	fi
 	like "$(curl -s "http://127.0.0.1:$PORT/api/v1/topology")" '"unit":"cbo","description"' \
 		"topology lists the CBos"
+}
+
+# perf_groups_before_stop: on the perf backend, the daemon's status
+# names the backend and the event groups it holds open; there are no
+# registers to find zero after the stop (the kernel closes a process's
+# events when it ends; the simulated kernel lives in the daemon, and
+# test_pmu_perf checks that pmu_release() closes every event).
+perf_groups_before_stop() {
+	curl -s "http://127.0.0.1:$PORT/api/v1/status" >"$T/st.json"
+	like "$(cat "$T/st.json")" '"backend":"perf"' "status: the perf backend runs"
+	_g=$(sed -n 's/.*"perf":{[^}]*"groups":\([0-9]*\).*/\1/p' "$T/st.json")
+	ok "$([ "${_g:-0}" -gt 0 ]; echo $?)" "status: $_g event groups open while it runs"
 }
 
 # sim_nonzero PLAT WORKLOAD STATE REGISTER...: the registers of the

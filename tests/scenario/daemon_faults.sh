@@ -5,12 +5,98 @@
 # by another agent (not read as a wrap: counted, no delta), a stuck
 # counter, and totals that stay monotonic across 44-bit wraps and grow
 # exactly at the workload's rates.
+# On the perf backend (UNCORED_TEST_BACKEND=perf) the register faults
+# have no meaning (the kernel owns the registers and accumulates 64-bit
+# counts): the same workload meets the simulated kernel's faults instead
+# - failed and short group reads, another perf user multiplexing a CBo,
+# the stuck counter - and the same answers are asked of the daemon.
 # Every rate is one the hardware can reach (the tables' bounds: skl
 # 64 per cycle at 5 GHz per CBo counter, 1e9/s per IMC counter); the CBo
 # counters start 6e10 short of 2^44 so that they wrap within the test.
 . "${top_srcdir:-.}/tests/lib.sh"
 
 PORT=$(pick_port)
+printf '[daemon]\ninterval_ms = 50\n' >"$T/c.conf"
+# mono FILE: notes in $mono whether LLC lookups went down since the last
+mono=0 prev=0
+mono() {
+	_v=$(metric "$1" uncore_llc_lookups_total 'socket="0"')
+	awk -v a="$prev" -v b="$_v" 'BEGIN { exit !(b + 0 >= a + 0) }' || mono=1
+	prev=$_v
+}
+
+# perf_faults: the simulated kernel's faults (sim_kernel.c): 3 reads of
+# CBo 1's group fail with EIO, one read of CBo 2's is short, another
+# perf user takes CBo 3's counters half the time for 1 s, and the stuck
+# DRAM write counter (the kernel reads the same register).
+perf_faults() {
+	cat >"$T/wl.json" <<'JSON'
+{ "platform": "skl", "cbo_count": 4, "uclk_hz": 800000000,
+  "phases": [ { "seconds": 600, "rates": {
+      "cbo:0x34:0x8f": 1.2e12, "cbo:0x34:0x88": 1.2e11,
+      "imc:DRAM_DATA_READS": 9.0e8, "imc:DRAM_DATA_WRITES": 1.0e8 } } ],
+  "faults": [
+    { "at": 1.0, "kind": "perf_read_error", "target": "uncore_cbox_1", "errno": "EIO", "count": 3 },
+    { "at": 1.5, "kind": "short_read", "target": "uncore_cbox_2" },
+    { "at": 0.5, "kind": "perf_contention", "target": "uncore_cbox_3", "running": 0.5, "seconds": 1.0 },
+    { "at": 2.5, "kind": "stuck", "target": "imc:DRAM_DATA_WRITES" } ] }
+JSON
+	start_uncored "$T/log" -c "$T/c.conf" --simulate --workload "$T/wl.json" \
+		-l "127.0.0.1:$PORT" -s ""
+	ok $? "daemon up at 50 ms ticks on the simulated kernel"
+	wait_for "a first sample" 30 ring_has "$PORT" 1
+	# the simulated machine started before the daemon's first tick
+	t0=$(metric_now "$PORT" uncored_last_tick_timestamp_seconds "")
+	for i in $(seq 1 12); do
+		wait_samples "$PORT" 6
+		scrape "$PORT" "$T/m$i"
+		mono "$T/m$i"
+	done
+	wait_for "the 4 failed reads counted" 30 \
+		metric_ge "$PORT" uncored_perf_read_errors_total "" 4
+	wait_for "a tick 2.6 s after the first (past the last fault)" 30 \
+		metric_ge "$PORT" uncored_last_tick_timestamp_seconds "" \
+		"$(awk -v t="$t0" 'BEGIN { printf "%.6f", t + 2.6 }')"
+	wait_samples "$PORT" 2
+	scrape "$PORT" "$T/ma"
+	mono "$T/ma"
+	wait_samples "$PORT" 20
+	scrape "$PORT" "$T/mb"
+	mono "$T/mb"
+	ok "$mono" "LLC lookups total never decreases across 14 scrapes"
+	m=$T/mb
+	grep -q 'uncored_series_up{socket="0",unit="cbo",box="1",event="UNC_CBO_CACHE_LOOKUP.ANY_MESI"} 1' "$m"
+	ok $? "CBo 1 counter 0 recovered after the failed reads"
+	like "$(cat "$T/log")" "reading cbo (uncore_cbox_1 on CPU 0)" \
+		"the failed read logged with the unit, its PMU and CPU"
+	like "$(grep 'uncore_cbox_1 on CPU 0' "$T/log")" "Input/output error" \
+		"and the errno"
+	is "$(metric "$m" uncored_perf_read_errors_total "")" 4 \
+		"exactly the 3 failed and 1 short reads counted"
+	n=$(metric "$m" uncored_perf_multiplexed_reads_total "")
+	ok "$([ "${n:-0}" -gt 0 ]; echo $?)" \
+		"the other perf user's multiplexing counted ($n reads)"
+	is "$(metric "$m" uncored_interference_total "")" 0 \
+		"no interference: nothing to compare in perf mode"
+	near "$(awk -v r="$(rate uncore_dram_read_bytes_total 'socket="0"' "$T/ma" "$T/mb")" \
+		'BEGIN { print r / 64 }')" 9.0e8 0.01 "DRAM reads grow at exactly 9e8/s"
+	near "$(rate uncore_llc_lookups_total 'socket="0"' "$T/ma" "$T/mb")" \
+		1.2e12 0.01 "LLC lookups grow at exactly 1.2e12/s after the faults"
+	inv=$(metric "$m" uncored_invalid_samples_total "")
+	ok "$(awk -v v="$inv" 'BEGIN { exit !(v >= 4 && v <= 10) }'; echo $?)" \
+		"invalid samples: first + 3 failed + 1 short read ($inv)"
+	w1=$(metric "$T/ma" uncore_dram_write_bytes_total 'socket="0"')
+	w2=$(metric "$T/mb" uncore_dram_write_bytes_total 'socket="0"')
+	is "$w1" "$w2" "stuck DRAM_DATA_WRITES adds nothing"
+	bw=$(metric "$m" uncore_dram_bandwidth_bytes_per_second 'socket="0",direction="write"')
+	is "$bw" "0.0" "and its bandwidth reads 0"
+	kill -TERM "$UPID"; wait "$UPID"
+	is "$?" 0 "clean stop after faults"
+	grep -E '^uncored_(invalid|perf_)' "$m" | sed 's/^/# /'
+	tap_end
+}
+perf_mode && perf_faults
+
 pre=0xff207b8a800
 cat >"$T/wl.json" <<JSON
 { "platform": "skl", "cbo_count": 4, "uclk_hz": 800000000,
@@ -27,17 +113,9 @@ cat >"$T/wl.json" <<JSON
     { "at": 2.2, "kind": "foreign_write", "target": "msr:0x706", "value": "0x0" },
     { "at": 2.5, "kind": "stuck", "target": "imc:DRAM_DATA_WRITES" } ] }
 JSON
-printf '[daemon]\ninterval_ms = 50\n' >"$T/c.conf"
 start_uncored "$T/log" -c "$T/c.conf" --simulate --workload "$T/wl.json" \
 	-l "127.0.0.1:$PORT" -s ""
 ok $? "daemon up at 50 ms ticks"
-# mono FILE: notes in $mono whether LLC lookups went down since the last
-mono=0 prev=0
-mono() {
-	_v=$(metric "$1" uncore_llc_lookups_total 'socket="0"')
-	awk -v a="$prev" -v b="$_v" 'BEGIN { exit !(b + 0 >= a + 0) }' || mono=1
-	prev=$_v
-}
 # A page every 6 ticks (0.3 s) through the wraps and the faults.
 for i in $(seq 1 12); do
 	wait_samples "$PORT" 6

@@ -6,6 +6,9 @@
 # frequency bands), a 1-socket machine, a missing QPI port (reported
 # unavailable, the rest works), claims on hsx boxes (4 counters,
 # counter-0-only occupancy events, shared filters) and a clean release.
+# On the perf backend (UNCORED_TEST_BACKEND=perf) the same answers come
+# through the simulated kernel; what lives in registers (controls zero
+# after a stop, box filters across kill -9) is the direct backend's only.
 . "${top_srcdir:-.}/tests/lib.sh"
 . "$top_srcdir/tests/xeon.sh"
 
@@ -88,16 +91,24 @@ is "$(grep '^uncore_llc' "$T/m2")" "" "after a reload to cbo = none no uncore_ll
 printf '[daemon]\ninterval_ms = 200\n' >"$T/c.conf"
 reload_program "$PORT"
 ok $? "a reload back to the default baseline runs a new program"
+perf_mode && perf_groups_before_stop
 kill -TERM "$UPID"; wait "$UPID"
 is "$?" 0 "clean stop"
-# pci:ff:14.0+0xd8: iMC 0 channel 0 control 0
-is "$(sim_nonzero hsx "$WL" "$T/state" msr:0xe01 msr:0xe02 msr:0xe11 msr:0x711 msr:0x705 pci:ff:14.0+0xd8)" "" \
-	"CBo, PCU, UBox and iMC control registers zero after SIGTERM"
+if perf_mode; then
+	skip "control registers zero after SIGTERM" "direct backend only"
+else
+	# pci:ff:14.0+0xd8: iMC 0 channel 0 control 0
+	is "$(sim_nonzero hsx "$WL" "$T/state" msr:0xe01 msr:0xe02 msr:0xe11 msr:0x711 msr:0x705 pci:ff:14.0+0xd8)" "" \
+		"CBo, PCU, UBox and iMC control registers zero after SIGTERM"
+fi
 
 # Box filters after a crash (issue 15 item 7): a claim's HA address
 # match (Tables 2-66/2-67, HA0 D18:F1 +0x40/+0x44) and CBo FILTER1
 # survive kill -9; the next start clears them with the controls, and a
-# release clears what the claim set.
+# release clears what the claim set.  (Registers and ownership: the
+# direct backend's only; in perf mode the kernel holds the filters in
+# the events' config1/config2 and drops them with the events.)
+filter_recovery() {
 hafilt() {
 	for r in pci:ff:12.1+0x40 pci:ff:12.1+0x44 msr:0xe06; do
 		printf '%s=%s ' "$r" "$("$UNCORE_SIM" --platform hsx -w "$WL" -s "$T/st2" read "$r")"
@@ -136,6 +147,13 @@ wait_for "the released claim's filters cleared" 30 hafilt_is "$clear"
 is "$(hafilt)" "$clear" "release clears the claim's filters"
 kill -TERM "$UPID"; wait "$UPID"
 is "$?" 0 "clean stop"
+}
+if perf_mode; then
+	skip "box filters survive kill -9, recovery and release clear them" \
+		"direct backend only"
+else
+	filter_recovery
+fi
 
 # one socket, and a QPI port whose PCI function is missing (a hole:
 # port 1 is there)
@@ -165,7 +183,9 @@ wait_for "HA 0 reported unavailable" 30 ha_gone
 like "$(cat "$T/ha")" '"box":0,"available":false' "a box gone missing at run time is reported unavailable"
 like "$(cat "$T/ha")" '"box":1,"available":true' "its sibling still available"
 wait_samples "$P2" 8
-n=$(grep -c 'device_missing' "$T/log2")
+# (perf: the kernel's ENODEV, logged naming the box's PMU)
+if perf_mode; then n=$(grep -c 'uncore_ha_0 on CPU 0' "$T/log2")
+else n=$(grep -c 'device_missing' "$T/log2"); fi
 ok "$([ "$n" -ge 1 ] && [ "$n" -le 3 ]; echo $?)" \
 	"the missing box is logged once, not every tick ($n lines, 8 ticks after it went)"
 kill -TERM "$UPID"; wait "$UPID"
