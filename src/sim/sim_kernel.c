@@ -80,7 +80,10 @@
  * and every access to its open events ENODEV, except close;
  * perf_read_error: the next "count" reads fail with its errno;
  * short_read: the next "count" reads return one u64 less than the record
- * (half of a one-value record).
+ * (half of a one-value record).  The simulator's stuck fault on a
+ * free-running counter ("imc:DRAM_DATA_READS") stops the events that read
+ * it from "at" on, as the hardware counter stops: the kernel reads the
+ * same value, times go on.
  */
 #include "config.h"
 
@@ -242,6 +245,43 @@ static double next_change(const struct skern *k, const struct spmu *p,
 		for (unsigned j = 0; j < 2; j++)
 			if (b[j] > t && b[j] < end)
 				end = b[j];
+	}
+	return end;
+}
+
+/* Does stuck fault f hit e: a free-running counter it names, on e's
+ * socket?  (A stuck programmable counter register names no event: which
+ * event the kernel puts on which counter is not modelled.) */
+static bool stuck_hits(const struct wl_fault *f, const struct sk_event *e)
+{
+	return f->kind == WL_FAULT_STUCK && f->target_is_freerun &&
+	       e->what.role == SPMU_FREERUN &&
+	       e->what.unit == f->freerun_unit &&
+	       e->what.fr_idx == f->freerun_idx &&
+	       (f->socket < 0 || (unsigned)f->socket == e->box.socket);
+}
+
+/* Has e's counter stopped advancing by time t (a stuck fault)? */
+static bool stuck_at(const struct skern *k, const struct sk_event *e,
+		     double t)
+{
+	for (unsigned i = 0; i < k->wl->nfaults; i++)
+		if (k->wl->faults[i].at <= t &&
+		    stuck_hits(&k->wl->faults[i], e))
+			return true;
+	return false;
+}
+
+/* The first time after t and before end at which e's counter sticks,
+ * else end. */
+static double next_stuck(const struct skern *k, const struct sk_event *e,
+			 double t, double end)
+{
+	for (unsigned i = 0; i < k->wl->nfaults; i++) {
+		const struct wl_fault *f = &k->wl->faults[i];
+
+		if (stuck_hits(f, e) && f->at > t && f->at < end)
+			end = f->at;
 	}
 	return end;
 }
@@ -483,6 +523,8 @@ static void advance(struct skern *k, struct sk_event *e, double a, double b)
 	whole = floor(e->run_acc);
 	e->running_ns += (uint64_t)whole;
 	e->run_acc -= whole;
+	if (stuck_at(k, e, (a + b) / 2))
+		return;	/* the hardware counter no longer moves */
 	ev = f * wl_integral(k->wl, e->rates, a, b) + e->frac;
 	whole = floor(ev);
 	e->frac = ev - whole;
@@ -493,7 +535,8 @@ static void advance(struct skern *k, struct sk_event *e, double a, double b)
 static void sync_event(struct skern *k, struct sk_event *e, double now)
 {
 	while (e->t < now) {
-		double b = next_change(k, e->pmu, e->t, now);
+		double b = next_stuck(k, e, e->t,
+				      next_change(k, e->pmu, e->t, now));
 
 		advance(k, e, e->t, b);
 		e->t = b;

@@ -817,6 +817,36 @@ static void test_faults(void)
 	skern_pev_ops.close(k, c3);
 }
 
+/* The simulator's stuck fault on a free-running counter stops the events
+ * that read it, on the socket it names, from its time on; the kernel's
+ * times go on. */
+static const char *stuck_body =
+	"\"sockets\": 2, \"uclk_hz\": 1000000000, "
+	PH("\"imc_free:DATA_READ\": 2.0e9") ", "
+	"\"faults\": [ { \"at\": 5, \"kind\": \"stuck\", "
+	"\"target\": \"s1/imc_free:DATA_READ\" } ]";
+
+static void test_stuck(void)
+{
+	uint64_t v[16];
+	int s0 = single(T_FREE1, 0, 0xff | 0x20 << 8, 0);
+	int s1 = single(T_FREE1, 9, 0xff | 0x20 << 8, 0);
+
+	advance(4);
+	is_u64(count_of(s1), 4000000000ull, "stuck: counts 1e9/s before 5 s");
+	advance(2);
+	is_u64(count_of(s1), 5000000000ull, "stuck at 5 s: socket 1 stops there");
+	is_u64(count_of(s0), 6000000000ull, "socket 0 goes on");
+	advance(10);
+	rd(s1, v, 16);
+	is_u64(v[3], 5000000000ull, "and stays stuck");
+	is_u64(v[1], 16000000000ull, "while its time_enabled goes on");
+	is_u64(v[2], v[1], "and it runs: the kernel sees nothing wrong");
+	is_u64(count_of(s0), 16000000000ull, "socket 0 still counts");
+	skern_pev_ops.close(k, s0);
+	skern_pev_ops.close(k, s1);
+}
+
 /* ---- privilege, missing PMUs, kernel versions ------------------------- */
 
 static void test_privilege(void)
@@ -1514,6 +1544,12 @@ int main(void)
 		return 1;
 	}
 	test_pev_faults();
+	world_end();
+	if (world(&tp, stuck_body, why, sizeof(why)) < 0) {
+		printf("Bail out! %s\n", why);
+		return 1;
+	}
+	test_stuck();
 	world_end();
 	test_privilege();
 	test_missing();
