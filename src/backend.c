@@ -323,6 +323,11 @@ int backend_open(struct daemon *d, const struct backend_opts *o, char *why,
 	return open_real(d, o, why, whylen);
 }
 
+int backend_give(struct daemon *d, uid_t uid, gid_t gid)
+{
+	return d->skern ? skern_give(d->skern, uid, gid) : 0;
+}
+
 void backend_close(struct daemon *d)
 {
 	skern_close(d->skern);

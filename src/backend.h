@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "hw/hw.h"
 #include "plat/plat.h"
@@ -51,6 +52,10 @@ int backend_parse(const char *s, enum backend_want *out);
  */
 int backend_open(struct daemon *d, const struct backend_opts *o, char *why,
 		 size_t whylen);
+/* Before the daemon becomes uid:gid: hands it what the backend made
+ * that it must still change or remove (the simulated kernel's tree).
+ * 0 or -errno. */
+int backend_give(struct daemon *d, uid_t uid, gid_t gid);
 /* Closes what backend_open() opened (after pmu_free()). */
 void backend_close(struct daemon *d);
 

@@ -135,7 +135,7 @@ static unsigned claim_max_interval_ms(const struct claims *c,
 	unsigned best = UINT_MAX;
 
 	for (unsigned e = 0; e < cl->nev; e++) {
-		unsigned m = evspec_max_interval_ms(c->pmu->plat, &cl->ev[e]);
+		unsigned m = evspec_max_interval_ms(c->pmu, &cl->ev[e]);
 
 		if (m < best) {
 			best = m;

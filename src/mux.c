@@ -286,15 +286,16 @@ unsigned mux_half_wrap_ms(unsigned width, double rate)
 	return (unsigned)((half < 3600.0 ? half : 3600.0) * 1000);
 }
 
-unsigned evspec_max_interval_ms(const struct platform *pl,
-				const struct evspec *e)
+unsigned evspec_max_interval_ms(const struct pmu *p, const struct evspec *e)
 {
-	const struct unit_type *u = pl->units[e->unit];
+	const struct unit_type *u = p->plat->units[e->unit];
+	bool fr = u->kind == UNIT_FREERUN && e->freerun >= 0;
+	unsigned width = fr ? u->freerun[e->freerun].width : u->width;
 
-	if (u->kind == UNIT_FREERUN && e->freerun >= 0)
-		return mux_half_wrap_ms(u->freerun[e->freerun].width,
-					u->freerun[e->freerun].max_rate);
-	return mux_half_wrap_ms(u->width, plat_event_max_rate(u, e->ev));
+	if (p->perf)
+		width = 64;	/* the kernel extends every count */
+	return mux_half_wrap_ms(width, fr ? u->freerun[e->freerun].max_rate
+					  : plat_event_max_rate(u, e->ev));
 }
 
 /*

@@ -216,10 +216,10 @@ double mux_max_rate(const struct platform *pl, const struct pmu_slot *s,
 /* Half the wrap time (ms) of a width-bit counter at rate, at most
  * 3600 s. */
 unsigned mux_half_wrap_ms(unsigned width, double rate);
-/* The longest interval (ms) an event may be sampled at: half its
- * counter's wrap time at the event's maximum rate (at most 3600 s). */
-unsigned evspec_max_interval_ms(const struct platform *pl,
-				const struct evspec *e);
+/* The longest interval (ms) an event may be sampled at on p: half its
+ * counter's wrap time at the event's maximum rate (at most 3600 s; the
+ * perf backend's counts are the kernel's 64-bit ones). */
+unsigned evspec_max_interval_ms(const struct pmu *p, const struct evspec *e);
 
 /* An empty mux over pmu: no baseline, no claims. */
 void mux_init(struct mux *m, struct pmu *pmu);

@@ -909,6 +909,10 @@ static void drop_privileges(void *arg)
 		 (unsigned)priv_target.uid : (unsigned)getuid());
 	if (hw_seal(&d->hw, why) < 0)
 		log_fatalx(1, "%s", hw_last_error());
+	if (priv_target.drop &&
+	    backend_give(d, priv_target.uid, priv_target.gid) < 0)
+		log_warn("cannot give the simulated kernel's tree to user %s",
+			 priv_target.name);
 	if (priv_drop(&priv_target, why, sizeof(why)) < 0)
 		log_fatalx(1, "%s", why);
 	if (priv_target.root_stays)

@@ -1161,6 +1161,11 @@ void skern_close(struct skern *k)
 	free(k);
 }
 
+int skern_give(struct skern *k, uid_t uid, gid_t gid)
+{
+	return spmu_chowntree(k->root, uid, gid);
+}
+
 const char *skern_sysfs(const struct skern *k)
 {
 	return k->sysfs;

@@ -66,6 +66,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "hw/hw.h"
 
@@ -91,6 +92,11 @@ int skern_open(struct skern **out, struct hw *sim, const char *dir,
 /* Removes the tree if skern_open() made its directory, closes every
  * simulated event and frees k.  NULL is a no-op. */
 void skern_close(struct skern *k);
+
+/* Gives the tree to uid:gid (the daemon's user after its privilege
+ * drop), so that a PMU the workload unloads can still be removed from
+ * it and skern_close() can remove the tree.  0 or -errno. */
+int skern_give(struct skern *k, uid_t uid, gid_t gid);
 
 /* The sysfs root ("--path.sysfs"), and the procfs root holding
  * sys/kernel/perf_event_paranoid.  Owned by k. */

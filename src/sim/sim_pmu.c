@@ -1018,6 +1018,27 @@ int spmu_rmtree(const char *path)
 	return 0;
 }
 
+/* nftw() has no argument for its callback: the owner chown_entry()
+ * gives each entry to (set by spmu_chowntree(), on one thread at start-up). */
+static uid_t chown_uid;
+static gid_t chown_gid;
+
+static int chown_entry(const char *path, const struct stat *st, int flag,
+		       struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return lchown(path, chown_uid, chown_gid) < 0 ? -1 : 0;
+}
+
+int spmu_chowntree(const char *path, uid_t uid, gid_t gid)
+{
+	chown_uid = uid;
+	chown_gid = gid;
+	return nftw(path, chown_entry, 16, FTW_PHYS) < 0 ? -errno : 0;
+}
+
 int spmu_remove(const struct spmu *p, const char *sysfs)
 {
 	char path[PATH_MAX];

@@ -35,6 +35,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "sim/sim_workload.h"
 #include "plat/plat.h"
@@ -198,6 +199,9 @@ int spmu_remove(const struct spmu *p, const char *sysfs);
  * tree spmu_write_tree() wrote).  0 (also if it is not there) or
  * -errno. */
 int spmu_rmtree(const char *path);
+/* Gives path and everything under it to uid:gid, without following
+ * links (lchown).  0 or -errno. */
+int spmu_chowntree(const char *path, uid_t uid, gid_t gid);
 
 /* Writes p's cpumask into buf as a CPU list ("0,8", "0-3") and returns
  * buf. */

@@ -4,6 +4,7 @@
 # serving the free-running IMC counters, stays away while another agent
 # has counters enabled, and takes the PMU back once it is idle again.
 . "${top_srcdir:-.}/tests/lib.sh"
+direct_only "yielding to another agent's register programming (in perf mode the kernel arbitrates the PMU)"
 
 PORT=$(pick_port)
 cat >"$T/wl.json" <<'JSON'

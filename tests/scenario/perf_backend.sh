@@ -185,7 +185,16 @@ like "$(grep '^uncored_series_up' "$T/gone2.prom" | grep 'unit="imc",box="0"' | 
 near "$(metric "$T/gone2.prom" uncore_llc_hit_ratio 'socket="1"')" 0.8 0.03 \
 	"gone: LLC still served"
 is "$(http_code "http://127.0.0.1:$PORT/healthz")" 200 "gone: healthy"
+# The simulated kernel's tree is the daemon's own (it runs as nobody when
+# started as root): the unloaded PMU leaves it, and the tree goes at exit.
+skroot=$(curl -s "http://127.0.0.1:$PORT/api/v1/status" |
+	sed -n 's/.*"sysfs":"\([^"]*\)\/sys".*/\1/p')
+like "$skroot" "uncored-kernel." "gone: status names the simulated kernel's sysfs"
+ok "$([ ! -e "$skroot/sys/bus/event_source/devices/uncore_imc_0" ]; echo $?)" \
+	"gone: the unloaded PMU left the simulated sysfs"
 stop_uncored
+ok "$([ -n "$skroot" ] && [ ! -e "$skroot" ]; echo $?)" \
+	"the simulated kernel's tree is removed when the daemon stops"
 
 # ---- a container given only CAP_PERFMON (README): root without
 # CAP_SETUID cannot switch users; it stays uid 0 with CAP_PERFMON alone

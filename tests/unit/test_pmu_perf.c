@@ -42,6 +42,7 @@
 #include "hw/perf_event.h"
 #include "hw/perf_sysfs.h"
 #include "log.h"
+#include "mux.h"
 #include "pmu.h"
 #include "pmu_perf.h"
 #include "sched.h"
@@ -542,6 +543,24 @@ static void test_reads_per_tick(void)
 
 /* icx's free-running IMC counters: a group opened at the first read
  * (counting from zero), read once per tick after. */
+/* The kernel extends every count to 64 bits: the perf backend has no
+ * wrap bound on the interval where the direct backend's skl IMC (32 bits
+ * at 1e9/s at most) allows 2147 ms. */
+static void test_wrap_bound(void)
+{
+	struct evspec e;
+
+	sim_up("skl", "\"cbo_count\": 2, " PH("\"cbo:0x34:0x8f\": 1.0e8"));
+	if (sched_resolve(W.t.plat, "DRAM_DATA_READS", true, &e, why,
+			  sizeof(why)) < 0)
+		printf("Bail out! DRAM_DATA_READS: %s\n", why), exit(1);
+	is_int((int)evspec_max_interval_ms(&W.pmu, &e), 3600000,
+	       "perf: DRAM_DATA_READS allows the 3600 s cap");
+	is_int((int)mux_half_wrap_ms(32, 1e9), 2147,
+	       "(its 32-bit counter at 1e9/s would allow 2147 ms)");
+	down();
+}
+
 static void test_freerun(void)
 {
 	struct pmu_slot a, b, c;
@@ -1127,6 +1146,7 @@ int main(void)
 	test_encode_terms();
 	test_reads_per_tick();
 	test_freerun();
+	test_wrap_bound();
 	test_rebuild();
 	test_contention();
 	test_faults();
