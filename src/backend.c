@@ -335,3 +335,8 @@ void backend_close(struct daemon *d)
 	if (d->hw.ops)
 		hw_close(&d->hw);
 }
+
+int backend_sim_events(const struct daemon *d)
+{
+	return d->skern ? (int)skern_nevents(d->skern) : -1;
+}

@@ -59,6 +59,12 @@ int backend_give(struct daemon *d, uid_t uid, gid_t gid);
 /* Closes what backend_open() opened (after pmu_free()). */
 void backend_close(struct daemon *d);
 
+/* The perf events (leaders and siblings) the simulated kernel holds open
+ * now, or -1 where the daemon does not count through it (the direct
+ * backend, a real kernel): after pmu_release() it must be 0, the perf
+ * backend's "PMU left idle". */
+int backend_sim_events(const struct daemon *d);
+
 /* The platform of this CPU, or NULL with the reason in why: vendor,
  * family, model, stepping, the supported platforms, and whether the
  * kernel exposes uncore PMUs under SYSFS (NULL: "/sys"). */

@@ -1528,15 +1528,20 @@ static void serve(struct daemon *d, const struct options *o,
 }
 
 /* A clean stop: listeners closed, the sampler stopped, the PMU left idle
- * (every control written cleared), the owner file removed. */
+ * (every control written cleared; perf: every event closed, which the
+ * simulated kernel counts and the last line says), the owner file
+ * removed. */
 static void shut_down(struct daemon *d, struct conf *conf, struct webcfg *web)
 {
+	int left;
+
 	sd_notify(0, "STOPPING=1");
 	http_stop(d->http);
 	expo_free(d->expo);
 	sampler_stop(d->sampler);
 	if (pmu_release(&d->pmu) < 0)
 		log_warnx("leaving the PMU idle: %s", hw_last_error());
+	left = backend_sim_events(d);
 	release_owner(d->owner_path);
 	sampler_free(d->sampler);
 	claims_free(d->claims);
@@ -1544,7 +1549,11 @@ static void shut_down(struct daemon *d, struct conf *conf, struct webcfg *web)
 	backend_close(d);
 	webcfg_free(web);
 	conf_free(conf);
-	log_info("stopped; the uncore PMU is idle");
+	if (left < 0)
+		log_info("stopped; the uncore PMU is idle");
+	else
+		log_info("stopped; the uncore PMU is idle (simulated kernel: "
+			 "%d perf events open)", left);
 }
 
 int main(int argc, char **argv)

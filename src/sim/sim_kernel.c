@@ -80,21 +80,20 @@
  * and every access to its open events ENODEV, except close;
  * perf_read_error: the next "count" reads fail with its errno;
  * short_read: the next "count" reads return one u64 less than the record
- * (half of a one-value record).
+ * (half of a one-value record).  The simulator's stuck fault on a
+ * free-running counter ("imc:DRAM_DATA_READS") stops the events that read
+ * it from "at" on, as the hardware counter stops: the kernel reads the
+ * same value, times go on.
  *
- * The register model's faults that the kernel would see too: a
- * device_missing PCI function is a box the kernel's uncore PCI driver
- * never probed (arch/x86/events/intel/uncore.c uncore_pci_probe()) or
- * lost (uncore_pci_remove()): missing from the start on every socket, its
+ * The register model's device_missing fault as the kernel would see it:
+ * a missing PCI function is a box the kernel's uncore PCI driver never
+ * probed (arch/x86/events/intel/uncore.c uncore_pci_probe()) or lost
+ * (uncore_pci_remove()): missing from the start on every socket, its
  * "%u" PMU is never registered (uncore_pci_pmu_register() runs at the
  * first box); missing from the start on one socket, an event opened on a
  * CPU there finds no box (uncore_pmu_event_init() -> EINVAL); gone later,
  * the box's open events stop counting and every access but close gives
- * ENODEV, as pmu_gone does.  A stuck fault on a named free-running
- * counter ("imc:DRAM_DATA_WRITES") stops the events that read it from
- * "at" on (the kernel reads the same register); a stuck programmable
- * counter register has no perf equivalent (the kernel picks the counter)
- * and is ignored here.
+ * ENODEV, as pmu_gone does.
  */
 #include "config.h"
 
@@ -155,8 +154,6 @@ struct sk_event {
 	double run_acc;		/* running ns not yet whole */
 	double lost_t;		/* its box's PCI function goes missing here
 				   (device_missing), INFINITY: never */
-	double stuck_t;		/* its free-running counter stops here
-				   (stuck), INFINITY: never */
 };
 
 /* The workload's perf faults on one PMU (indexes into its faults[]). */
@@ -269,28 +266,6 @@ static double box_missing_at(const struct skern *k, int unit, unsigned sock,
 	return at;
 }
 
-/* When the free-running counter an event reads gets stuck on socket sock
- * (the earliest stuck fault naming it), else INFINITY. */
-static double freerun_stuck_at(const struct skern *k,
-			       const struct spmu_event *w, unsigned sock)
-{
-	double at = INFINITY;
-
-	if (w->role != SPMU_FREERUN)
-		return INFINITY;
-	for (unsigned i = 0; i < k->wl->nfaults; i++) {
-		const struct wl_fault *f = &k->wl->faults[i];
-
-		if (f->kind == WL_FAULT_STUCK && f->target_is_freerun &&
-		    f->freerun_unit == w->unit &&
-		    f->freerun_idx == w->fr_idx &&
-		    (f->socket < 0 || (unsigned)f->socket == sock) &&
-		    f->at < at)
-			at = f->at;
-	}
-	return at;
-}
-
 /* Is every box of "%u" PMU p missing from the start, so that the
  * kernel never registered it?  (A plain-name PMU has other boxes.) */
 static bool never_probed(const struct skern *k, const struct spmu *p)
@@ -321,6 +296,43 @@ static double next_change(const struct skern *k, const struct spmu *p,
 		for (unsigned j = 0; j < 2; j++)
 			if (b[j] > t && b[j] < end)
 				end = b[j];
+	}
+	return end;
+}
+
+/* Does stuck fault f hit e: a free-running counter it names, on e's
+ * socket?  (A stuck programmable counter register names no event: which
+ * event the kernel puts on which counter is not modelled.) */
+static bool stuck_hits(const struct wl_fault *f, const struct sk_event *e)
+{
+	return f->kind == WL_FAULT_STUCK && f->target_is_freerun &&
+	       e->what.role == SPMU_FREERUN &&
+	       e->what.unit == f->freerun_unit &&
+	       e->what.fr_idx == f->freerun_idx &&
+	       (f->socket < 0 || (unsigned)f->socket == e->box.socket);
+}
+
+/* Has e's counter stopped advancing by time t (a stuck fault)? */
+static bool stuck_at(const struct skern *k, const struct sk_event *e,
+		     double t)
+{
+	for (unsigned i = 0; i < k->wl->nfaults; i++)
+		if (k->wl->faults[i].at <= t &&
+		    stuck_hits(&k->wl->faults[i], e))
+			return true;
+	return false;
+}
+
+/* The first time after t and before end at which e's counter sticks,
+ * else end. */
+static double next_stuck(const struct skern *k, const struct sk_event *e,
+			 double t, double end)
+{
+	for (unsigned i = 0; i < k->wl->nfaults; i++) {
+		const struct wl_fault *f = &k->wl->faults[i];
+
+		if (stuck_hits(f, e) && f->at > t && f->at < end)
+			end = f->at;
 	}
 	return end;
 }
@@ -568,8 +580,8 @@ static void advance(struct skern *k, struct sk_event *e, double a, double b)
 	whole = floor(e->run_acc);
 	e->running_ns += (uint64_t)whole;
 	e->run_acc -= whole;
-	if ((a + b) / 2 >= e->stuck_t)
-		return;		/* runs, counts nothing */
+	if (stuck_at(k, e, (a + b) / 2))
+		return;	/* the hardware counter no longer moves */
 	ev = f * wl_integral(k->wl, e->rates, a, b) + e->frac;
 	whole = floor(ev);
 	e->frac = ev - whole;
@@ -580,12 +592,11 @@ static void advance(struct skern *k, struct sk_event *e, double a, double b)
 static void sync_event(struct skern *k, struct sk_event *e, double now)
 {
 	while (e->t < now) {
-		double b = next_change(k, e->pmu, e->t, now);
+		double b = next_stuck(k, e, e->t,
+				      next_change(k, e->pmu, e->t, now));
 
 		if (e->lost_t > e->t && e->lost_t < b)
 			b = e->lost_t;
-		if (e->stuck_t > e->t && e->stuck_t < b)
-			b = e->stuck_t;
 
 		advance(k, e, e->t, b);
 		e->t = b;
@@ -785,12 +796,11 @@ static int new_slot(struct skern *k)
 
 /* Where e's box went missing by now (device_missing): the kernel has no
  * box there (uncore_pmu_event_init(): !box -> EINVAL).  Notes when it
- * will, and when its free-running counter gets stuck.  0 or -EINVAL. */
+ * will.  0 or -EINVAL. */
 static int box_there(struct skern *k, struct sk_event *e, double now)
 {
 	e->lost_t = box_missing_at(k, e->what.unit, e->box.socket,
 				   e->box.inst);
-	e->stuck_t = freerun_stuck_at(k, &e->what, e->box.socket);
 	if (e->lost_t <= now)
 		return hw_fail(EINVAL, "simulated kernel: %s has no box on "
 			       "socket %u (its PCI function is missing: "

@@ -39,13 +39,17 @@
  * (perf_event_paranoid and the capability), a PMU gone or never there.
  * The workload's perf faults (sim_workload.h) add contention by another
  * perf user (time_running < time_enabled), a PMU unloaded under open
- * events, read errors and short reads.
+ * events, read errors and short reads; its stuck fault on a free-running
+ * counter stops the events that read it.
  *
  * What it does not model: sampling, mmap, signals, inheritance, per-task
  * events, PMUs other than the platform's uncore ones (no "cpu", "msr",
  * "software"), CPU hotplug, other processes' events (each process has
  * its own simulated kernel; --sim-state shares the workload's clock, not
- * open events, so "another perf user" is the perf_contention fault), and
+ * open events, so "another perf user" is the perf_contention fault), the
+ * simulator's register faults (eio, foreign_write, device_missing, delay,
+ * and stuck on a programmable counter register: which event the kernel
+ * puts on which counter is not modelled), and
  * the real kernel's silent masking of
  * config bits outside a PMU's event mask (refused here instead: see
  * sim_kernel.c, "config").  Multiplexing is a fluid model: a group that

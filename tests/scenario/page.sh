@@ -27,9 +27,12 @@ fi
 PORT=$(pick_port)
 # Phase 0: 9.6 GB/s read, 3.2 write, hit 1 - 4e7/2e8 = 80 %; phase 1:
 # 3.2 and 1.6 GB/s, hit 95 %; UCLK 0.8 GHz.  A foreign write to the global
-# control at 24 s makes samples invalid; at 27 s the DRAM write counter
-# sticks.
-cat >"$T/wl.json" <<'JSON'
+# control at 24 s makes samples invalid (perf backend: failed reads of
+# the CBo PMUs, the simulated kernel's fault: the LLC values those
+# samples lack are the gap); at 27 s the DRAM write counter sticks.
+INVALID='{ "at": 24.0, "kind": "foreign_write", "target": "msr:0xe01", "value": "0x0" }'
+perf_mode && INVALID='{ "at": 24.0, "kind": "perf_read_error", "target": "uncore_cbox_*", "errno": "EIO", "count": 3 }'
+cat >"$T/wl.json" <<JSON
 { "platform": "skl", "cbo_count": 4, "uclk_hz": 800000000,
   "phases": [
     { "seconds": 6, "rates": {
@@ -39,7 +42,7 @@ cat >"$T/wl.json" <<'JSON'
       "cbo:0x34:0x8f": 2.0e8, "cbo:0x34:0x88": 1.0e7,
       "imc:DRAM_DATA_READS": 5.0e7, "imc:DRAM_DATA_WRITES": 2.5e7 } } ],
   "faults": [
-    { "at": 24.0, "kind": "foreign_write", "target": "msr:0xe01", "value": "0x0" },
+    $INVALID,
     { "at": 27.0, "kind": "stuck", "target": "imc:DRAM_DATA_WRITES" } ] }
 JSON
 PHASES='[{"rd": 9.6, "wr": 3.2, "hit": 80.0, "clk": 0.8},

@@ -9,6 +9,8 @@
 
 CTL="$top_builddir/uncorectl"
 HITM=UNC_CBO_XSNP_RESPONSE.HITM_XCORE
+BACKEND=direct
+perf_mode && BACKEND=perf
 
 PORT=$(pick_port)
 cat >"$T/wl.json" <<'JSON'
@@ -43,7 +45,7 @@ ctl() {
 ctl status
 is "$rc" 0 "status: exit 0"
 like "$out" "platform           skl (" "status: platform skl"
-like "$out" "backend            direct, simulator" "status: direct backend on the simulator"
+like "$out" "backend            $BACKEND, simulator" "status: $BACKEND backend on the simulator"
 like "$out" "interval           200 ms" "status: interval"
 like "$out" "owned by pid $UPID" "status: ownership names the daemon's pid"
 ctl --json status
