@@ -498,20 +498,41 @@ struct program *sampler_get(struct sampler *s)
 	return p;
 }
 
+/* A new interval takes effect now, not at the end of the old one (a
+ * reload from 60 s to 1 s would otherwise wait up to a minute): the
+ * timer fires at once, at the new interval from then on, and that tick
+ * picks up the new configuration (take_pending() re-arms it from there). */
+static void rearm_now(struct sampler *s, unsigned interval_ms)
+{
+	struct itimerspec its = {
+		.it_value = { .tv_nsec = 1 },
+		.it_interval = { .tv_sec = interval_ms / 1000,
+				 .tv_nsec = (long)(interval_ms % 1000) * 1000000 },
+	};
+
+	if (s->running && s->tfd >= 0 &&
+	    timerfd_settime(s->tfd, 0, &its, NULL) < 0)
+		log_warn("sampler: cannot re-arm the timer");
+}
+
 void sampler_swap(struct sampler *s, struct program *p,
 		  const struct sampler_cfg *cfg)
 {
 	struct program *old;
+	bool faster;
 
 	pthread_mutex_lock(&s->lock);
 	old = s->pending;
 	s->pending = p;
+	faster = cfg && cfg->interval_ms < s->cfg.interval_ms;
 	if (cfg) {
 		s->pending_cfg = *cfg;
 		s->have_pending_cfg = true;
 	}
 	pthread_mutex_unlock(&s->lock);
 	program_put(old);
+	if (faster)
+		rearm_now(s, cfg->interval_ms);
 }
 
 uint64_t sampler_last_tick(const struct sampler *s)

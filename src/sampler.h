@@ -255,7 +255,8 @@ void sampler_hook_claims(struct sampler *s);
 struct program *sampler_get(struct sampler *s);
 /* Hands a new program (and its reference) to the sampler, which programs
  * and publishes it at its next tick, carrying running totals over for
- * series that stay.  cfg changes apply at the same time. */
+ * series that stay.  cfg changes apply at the same time; a shorter
+ * interval makes that tick come at once. */
 void sampler_swap(struct sampler *s, struct program *p,
 		  const struct sampler_cfg *cfg);
 /* The claim totals of the last tick with a reference (drop it with

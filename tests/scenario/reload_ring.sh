@@ -50,6 +50,21 @@ is "$(echo "$a" | jq -c '[.program_start, .samples[0].seq, has("missed")]')" \
 b=$(curl -s "$U/samples?since=$((ps - 6))&limit=3&deltas=0")
 is "$(echo "$b" | jq -c '[.missed, .samples[0].seq]')" "[5,$ps]" \
 	"a client further back is told what it missed (5) and gets the first of the new program"
+
+# From a long interval to a short one: the short one applies at once,
+# not at the end of the long one (a reload from 27 s to 100 ms waited
+# for the 27 s tick).  The 32-bit IMC counters would not allow 27 s.
+printf '[daemon]\ninterval_ms = 27000\n[baseline]\nimc = none\n' >"$T/c.conf"
+reload
+slow() { [ "$(curl -s "$U/status" | jq .interval_ms)" = 27000 ]; }
+wait_for "the 27 s interval applied" 30 slow
+ok $? "a reload to 27 s applies at the next tick"
+h3=$(ring_head "$PORT")
+printf '[daemon]\ninterval_ms = 100\n[baseline]\nimc = none\n' >"$T/c.conf"
+reload
+wait_for "5 samples at 100 ms after the reload from 27 s" 20 \
+	ring_has "$PORT" $((h3 + 5))
+ok $? "back to 100 ms: it applies at once, 5 samples long before the 27 s tick"
 kill -TERM $UPID; wait $UPID
 is "$?" 0 "daemon stops cleanly"
 tap_done
