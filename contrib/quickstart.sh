@@ -9,8 +9,9 @@
 #   contrib/quickstart.sh test   install that and the test tools (TEST_DEPS),
 #                                build with ASan/UBSan and run the whole
 #                                test suite, and beside it the TSan build
-#                                and its tests and make distcheck; ends
-#                                with "N passed, N failed, N skipped"
+#                                and its tests, make distcheck, and the
+#                                daemon's scenarios on the perf backend;
+#                                ends with "N passed, N failed, N skipped"
 #
 # Run as root on a fresh machine (apt-get needs it); as another user it
 # only builds, and stops if a dependency is missing.
@@ -106,6 +107,18 @@ tsan_suite() {
 	build build-tsan --enable-werror --enable-sanitizers=thread &&
 		make -C build-tsan -k -j"$SUITE_JOBS" check \
 			TESTS="$(echo $TSAN_TESTS)" TEST_SUITE_LOG=tsan-suite.log
+}
+# The scenario tests that start a daemon (Makefile.am DAEMON_TESTS), on
+# the perf backend: every daemon they start reads the simulated kernel
+# (tests/lib.sh, UNCORED_TEST_BACKEND).  No sanitizers: the perf code
+# runs under ASan and UBSan in the asan suite (the unit tests of the perf
+# layers, perf_backend.sh, zen4_df.sh), and this suite's question is
+# whether every scenario's answer holds through the kernel.
+perf_suite() {
+	build build-perf --enable-werror &&
+		UNCORED_TEST_BACKEND=perf make -C build-perf -k \
+			-j"$SUITE_JOBS" check 'TESTS=$(DAEMON_TESTS)' \
+			TEST_SUITE_LOG=perf-suite.log
 }
 distcheck_suite() {
 	build build-dist &&
@@ -213,7 +226,7 @@ test)
 	install_deps $DEMO_DEPS $TEST_DEPS
 	[ -x configure ] && [ configure -nt configure.ac ] || autoreconf -fi >&2
 	t0=$(date +%s)
-	# The three suites share nothing but the sources, and their tests
+	# The four suites share nothing but the sources, and their tests
 	# mostly wait for daemons to tick: they run side by side, each in
 	# its own build directory, each writing its own log.
 	# 1. the whole suite under ASan + UBSan, warnings are errors
@@ -225,9 +238,12 @@ test)
 	suite tsan build-tsan/suite.out tsan_suite
 	# 3. make distcheck: the tarball builds and passes on its own
 	suite distcheck build-dist/distcheck.log distcheck_suite
+	# 4. the daemon's scenarios again, on the perf backend
+	suite perf build-perf/suite.out perf_suite
 	status=0
 	suite_wait asan || status=1
 	suite_wait tsan || status=1
+	suite_wait perf || status=1
 	if suite_wait distcheck; then
 		PASS=$((PASS + 1)); echo "PASS: make distcheck" >&2
 	else
@@ -237,9 +253,11 @@ test)
 	fi
 	count build-asan/test-suite.log
 	count build-tsan/tsan-suite.log
+	count build-perf/perf-suite.log
 	[ "$FAIL" -eq 0 ] || status=1
 	if [ "$status" -ne 0 ]; then
-		for f in build-asan/tests/*/*.log build-tsan/tests/*/*.log; do
+		for f in build-asan/tests/*/*.log build-tsan/tests/*/*.log \
+			build-perf/tests/*/*.log; do
 			grep -q '^\(FAIL\|ERROR\|not ok\)' "$f" 2>/dev/null &&
 				{ echo "---- $f" >&2; grep -B2 -A6 '^not ok\|^Bail\|ERROR\|WARNING: ThreadSanitizer' "$f" | head -60 >&2; }
 		done
