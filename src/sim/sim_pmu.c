@@ -501,6 +501,10 @@ static void finish_pmus(struct spmu_set *s)
 		p->core_scope = cores;
 		p->nbox = cores ? s->cores : p->inst >= 0 ? 1
 			  : wl_unit_ninst(s->wl, p->units[0]);
+		/* no more boxes than the driver's table (num_boxes) */
+		if (!cores && unit_of(s, p->units[0])->max_inst &&
+		    p->nbox > unit_of(s, p->units[0])->max_inst)
+			p->nbox = unit_of(s, p->units[0])->max_inst;
 		if (p->nbox == 0)
 			p->nbox = 1;
 		if (p->inst < 0 && !cores && p->nbox > s->cpus_per_socket)

@@ -1765,7 +1765,11 @@ static bool amd_driver(const struct platform *p)
 }
 
 /* One unit's PMU facts pu: the PMU, or one per box for a "%u" name (per
- * box and socket under AMD's driver). */
+ * box and socket under AMD's driver).  The kernel registers at most the
+ * boxes its driver's table has (intel_uncore_type.num_boxes, which the
+ * unit's max_inst records): a 10-slice Comet Lake gets uncore_cbox_0..7
+ * (uncore_snb.c skl_uncore_cbox, num_boxes 8), as the register model
+ * serves 8 CBos of 10. */
 static int unit_pmus(const struct workload *w, int ui,
 		     const struct perf_unit *pu,
 		     int (*cb)(void *, const struct wl_pmu *), void *ctx)
@@ -1775,6 +1779,10 @@ static int unit_pmus(const struct workload *w, int ui,
 	bool per_box = strchr(pu->pmu, '%') != NULL;
 	bool per_socket = per_box && amd_driver(w->plat);
 	unsigned ninst = per_box ? wl_unit_ninst(w, ui) : 1;
+	unsigned max = w->plat->units[ui]->max_inst;
+
+	if (max && ninst > max)
+		ninst = max;
 	unsigned nsock = per_socket ? wl_sockets(w) : 1;
 	int r;
 

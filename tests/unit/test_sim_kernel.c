@@ -1483,6 +1483,23 @@ static void test_box_faults(void)
 	world_end();
 }
 
+/* The kernel registers at most its driver's num_boxes: a 10-slice Comet
+ * Lake gets uncore_cbox_0..7 (uncore_snb.c skl_uncore_cbox). */
+static void test_num_boxes(void)
+{
+	char why[256];
+
+	if (world_of("skl", "{ \"platform\": \"skl\", \"cbo_count\": 10, "
+		     PH("\"cbo:0x34:0x8f\": 1e8") " }", why, sizeof(why)) < 0) {
+		ok(0, "skl 10 CBos: %s", why);
+		return;
+	}
+	ok(type_of("uncore_cbox_7") > 0, "10 CBos: uncore_cbox_7 is there");
+	is_str(slurp("%s/devices/%s/type", "uncore_cbox_8"), "(missing)",
+	       "but not uncore_cbox_8 (the kernel's num_boxes is 8)");
+	world_end();
+}
+
 /* The simulator's way in for perf-only platforms. */
 static void test_no_registers(void)
 {
@@ -1614,6 +1631,7 @@ int main(void)
 	test_skl();
 	test_hsx();
 	test_box_faults();
+	test_num_boxes();
 	test_no_registers();
 	test_threads();
 	{
