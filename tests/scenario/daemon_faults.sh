@@ -25,6 +25,25 @@ mono() {
 	prev=$_v
 }
 
+# after_faults METRICS MIN WHAT: across the fault-free window (scrapes
+# $T/ma to $T/mb) the totals grow by exactly rate x time, the invalid
+# samples in METRICS are MIN to 10 (WHAT says which), and the stuck DRAM
+# write counter adds nothing.
+after_faults() {
+	near "$(awk -v r="$(rate uncore_dram_read_bytes_total 'socket="0"' "$T/ma" "$T/mb")" \
+		'BEGIN { print r / 64 }')" 9.0e8 0.01 "DRAM reads grow at exactly 9e8/s"
+	near "$(rate uncore_llc_lookups_total 'socket="0"' "$T/ma" "$T/mb")" \
+		1.2e12 0.01 "LLC lookups grow at exactly 1.2e12/s after the faults"
+	inv=$(metric "$1" uncored_invalid_samples_total "")
+	ok "$(awk -v v="$inv" -v min="$2" 'BEGIN { exit !(v >= min && v <= 10) }'; echo $?)" \
+		"invalid samples: $3 ($inv)"
+	w1=$(metric "$T/ma" uncore_dram_write_bytes_total 'socket="0"')
+	w2=$(metric "$T/mb" uncore_dram_write_bytes_total 'socket="0"')
+	is "$w1" "$w2" "stuck DRAM_DATA_WRITES adds nothing"
+	bw=$(metric "$1" uncore_dram_bandwidth_bytes_per_second 'socket="0",direction="write"')
+	is "$bw" "0.0" "and its bandwidth reads 0"
+}
+
 # perf_faults: the simulated kernel's faults (sim_kernel.c): 3 reads of
 # CBo 1's group fail with EIO, one read of CBo 2's is short, another
 # perf user takes CBo 3's counters half the time for 1 s, and the stuck
@@ -78,18 +97,7 @@ JSON
 		"the other perf user's multiplexing counted ($n reads)"
 	is "$(metric "$m" uncored_interference_total "")" 0 \
 		"no interference: nothing to compare in perf mode"
-	near "$(awk -v r="$(rate uncore_dram_read_bytes_total 'socket="0"' "$T/ma" "$T/mb")" \
-		'BEGIN { print r / 64 }')" 9.0e8 0.01 "DRAM reads grow at exactly 9e8/s"
-	near "$(rate uncore_llc_lookups_total 'socket="0"' "$T/ma" "$T/mb")" \
-		1.2e12 0.01 "LLC lookups grow at exactly 1.2e12/s after the faults"
-	inv=$(metric "$m" uncored_invalid_samples_total "")
-	ok "$(awk -v v="$inv" 'BEGIN { exit !(v >= 4 && v <= 10) }'; echo $?)" \
-		"invalid samples: first + 3 failed + 1 short read ($inv)"
-	w1=$(metric "$T/ma" uncore_dram_write_bytes_total 'socket="0"')
-	w2=$(metric "$T/mb" uncore_dram_write_bytes_total 'socket="0"')
-	is "$w1" "$w2" "stuck DRAM_DATA_WRITES adds nothing"
-	bw=$(metric "$m" uncore_dram_bandwidth_bytes_per_second 'socket="0",direction="write"')
-	is "$bw" "0.0" "and its bandwidth reads 0"
+	after_faults "$m" 4 "first + 3 failed + 1 short read"
 	kill -TERM "$UPID"; wait "$UPID"
 	is "$?" 0 "clean stop after faults"
 	grep -E '^uncored_(invalid|perf_)' "$m" | sed 's/^/# /'
@@ -157,18 +165,7 @@ like "$(cat "$T/log")" "cbo 0 on socket 0 counter 0 advanced by" \
 like "$(cat "$T/log")" "more than its maximum rate (3.2e+11/s)" "with the bound"
 # Across the fault-free window (20 ticks after the last fault) the
 # totals must grow by exactly rate x time.
-near "$(awk -v r="$(rate uncore_dram_read_bytes_total 'socket="0"' "$T/ma" "$T/mb")" \
-	'BEGIN { print r / 64 }')" 9.0e8 0.01 "DRAM reads grow at exactly 9e8/s"
-near "$(rate uncore_llc_lookups_total 'socket="0"' "$T/ma" "$T/mb")" \
-	1.2e12 0.01 "LLC lookups grow at exactly 1.2e12/s after the faults"
-inv=$(metric "$m" uncored_invalid_samples_total "")
-ok "$(awk -v v="$inv" 'BEGIN { exit !(v >= 5 && v <= 10) }'; echo $?)" \
-	"invalid samples: first + 3 EIO + 2 interference ($inv)"
-w1=$(metric "$T/ma" uncore_dram_write_bytes_total 'socket="0"')
-w2=$(metric "$T/mb" uncore_dram_write_bytes_total 'socket="0"')
-is "$w1" "$w2" "stuck DRAM_DATA_WRITES adds nothing"
-bw=$(metric "$m" uncore_dram_bandwidth_bytes_per_second 'socket="0",direction="write"')
-is "$bw" "0.0" "and its bandwidth reads 0"
+after_faults "$m" 5 "first + 3 EIO + 2 interference"
 curl -s "http://127.0.0.1:$PORT/api/v1/samples?limit=3600" >"$T/s.json"
 like "$(cat "$T/s.json")" '"interference":true' "the interference sample is flagged in the ring"
 kill -TERM "$UPID"; wait "$UPID"
