@@ -11,10 +11,12 @@
  * starts a thread of its own, so the daemon's thread budget holds.
  *
  * Request flow in on_request(): the first call (headers complete) refuses
- * a Content-Length over HTTP_MAX_BODY at once with 413, so nothing more is
- * buffered; body pieces are copied into a per-request buf (a chunked body
- * that outgrows the limit is discarded as it arrives - the request
- * deadline bounds how long - and answered with 413); the last call routes
+ * a Content-Length over HTTP_MAX_BODY at once with 413 when the client
+ * waits for "100 Continue" or announces more than HTTP_DRAIN_MAX, so
+ * nothing more is buffered; body pieces are copied into a per-request buf
+ * (a body that outgrows the limit - chunked, or announced too large by a
+ * client already sending it - is discarded as it arrives, the request
+ * deadline bounding how long, and answered with 413); the last call routes
  * the request and queues the handler's response.  Requests whose meaning
  * is ambiguous are refused with 400 before their body is read: two
  * Content-Length headers, Content-Length with Transfer-Encoding, and an
@@ -72,6 +74,10 @@
 #define HTTP_CONN_MEMORY	(64 * 1024)
 #define HTTP_BACKLOG		64
 #define HTTP_MAX_SEGMENTS	16	/* deeper paths are 404 */
+/* A body announced over HTTP_MAX_BODY without "Expect: 100-continue" is
+ * drained (read, dropped) up to this size before its 413; a larger one
+ * is refused at once. */
+#define HTTP_DRAIN_MAX		(1024 * 1024)
 #define HTTP_WAKE_TAG		UINT32_MAX
 #define HTTP_AUTH_TAG		(UINT32_MAX - 1)
 /*
@@ -1432,10 +1438,24 @@ static unsigned long long content_length(struct MHD_Connection *c)
 	return v ? strtoull(v, NULL, 10) : 0;
 }
 
+/* Does the client wait for "100 Continue" before it sends the body? */
+static bool expects_continue(struct MHD_Connection *c)
+{
+	const char *v = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+						    MHD_HTTP_HEADER_EXPECT);
+
+	return v && strcasecmp(v, "100-continue") == 0;
+}
+
 /*
  * The checks of a request's headers that come after the gate: an
  * ambiguous request (400), a body announced too large (413).  Returns
- * true when it answered (*ret).
+ * true when it answered (*ret).  A client that announced a body too
+ * large without "Expect: 100-continue" is sending it already: answering
+ * and closing now would reset the connection under its writes, and it
+ * would see no answer at all (curl sends 70 KB that way), so a body up
+ * to HTTP_DRAIN_MAX is read and dropped (the request deadline bounds how
+ * long) and answered with 413 at its end.
  */
 static bool refuse_early(struct MHD_Connection *c, struct http_state *st,
 			 enum MHD_Result *ret)
@@ -1449,6 +1469,12 @@ static bool refuse_early(struct MHD_Connection *c, struct http_state *st,
 		return true;
 	}
 	if (content_length(c) > HTTP_MAX_BODY) {
+		if (!expects_continue(c) &&
+		    content_length(c) <= HTTP_DRAIN_MAX) {
+			/* the body is on its way: read and drop it, then 413 */
+			st->too_big = true;
+			return false;
+		}
 		conn_answered(c);
 		*ret = send_error(c, 413, 0, "too_large",
 				  "request body over %d bytes", HTTP_MAX_BODY);

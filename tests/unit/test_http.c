@@ -659,6 +659,27 @@ static void test_bodies(void)
 		close(fd);
 	}
 
+	/* Announced too big without Expect: the client sends the body at
+	 * once (curl does for 70 KB), so an answer and a close before it
+	 * has arrived would reset the connection under its writes and it
+	 * would see no answer.  The body is drained, then 413. */
+	{
+		static const char h[] =
+			"POST /api/v1/claims HTTP/1.1\r\nHost: t\r\n"
+			"Content-Length: 65537\r\n\r\n";
+		int fd = unix_connect(sock_path);
+		struct pollfd pf = { .fd = fd, .events = POLLIN };
+
+		send_all(fd, h, strlen(h));
+		is_int(poll(&pf, 1, 300), 0, "Content-Length 65537 without "
+		       "Expect: no answer while the body is on its way");
+		ok(send_all(fd, big, n), "... the whole body is taken");
+		read_reply(fd, &r, 3000, NULL);
+		check_error(&r, 413, "too_large", "... then 413");
+		reply_free(&r);
+		close(fd);
+	}
+
 	/* Chunked: the size shows only while streaming. */
 	{
 		static const char h[] =
