@@ -154,6 +154,17 @@ static bool has_perf(const struct platform *p)
 	return p->backends & PLAT_BE_PERF;
 }
 
+/* The simulated kernel whose tree exit() removes: a fatal error after
+ * start-up (a port in use, a bad TLS file) ends the daemon through
+ * exit() without backend_close(), and the tree would stay in $TMPDIR. */
+static struct skern *exit_skern;
+static bool exit_armed;
+
+static void remove_exit_tree(void)
+{
+	skern_remove_tree(exit_skern);
+}
+
 /* The simulator: its registers (direct), or the simulated kernel over
  * it (perf). */
 static int open_sim(struct daemon *d, const struct backend_opts *o, char *why,
@@ -204,6 +215,11 @@ static int open_sim(struct daemon *d, const struct backend_opts *o, char *why,
 	}
 	if ((r = skern_open(&d->skern, &d->hw, NULL, why, whylen)) < 0)
 		return 1;
+	if (!exit_armed && atexit(remove_exit_tree) != 0)
+		log_warnx("cannot arrange for the simulated kernel's tree "
+			  "to be removed at exit");
+	exit_armed = true;
+	exit_skern = d->skern;
 	po.sysfs = d->sysfs = skern_sysfs(d->skern);
 	po.ops = &skern_pev_ops;
 	po.ctx = d->skern;
@@ -316,11 +332,16 @@ static int open_real(struct daemon *d, const struct backend_opts *o, char *why,
 int backend_open(struct daemon *d, const struct backend_opts *o, char *why,
 		 size_t whylen)
 {
+	int r;
+
 	d->perf_cap = -1;
 	d->sysfs = o->sysfs ? o->sysfs : "/sys";
-	if (o->simulate)
-		return open_sim(d, o, why, whylen);
-	return open_real(d, o, why, whylen);
+	r = o->simulate ? open_sim(d, o, why, whylen)
+			: open_real(d, o, why, whylen);
+	if (r != 0)
+		backend_close(d);	/* a refusal leaves nothing behind:
+					   the simulated kernel's tree */
+	return r;
 }
 
 int backend_give(struct daemon *d, uid_t uid, gid_t gid)
@@ -330,6 +351,8 @@ int backend_give(struct daemon *d, uid_t uid, gid_t gid)
 
 void backend_close(struct daemon *d)
 {
+	if (exit_skern == d->skern)
+		exit_skern = NULL;
 	skern_close(d->skern);
 	d->skern = NULL;
 	if (d->hw.ops)

@@ -48,7 +48,7 @@ int backend_parse(const char *s, enum backend_want *out);
  * d->pmu, d->backend ("direct" / "perf"), d->simulated, d->backend_why,
  * the perf privilege to keep (d->perf_cap), the owner file (direct only).
  * Returns 0, or an exit status (1, BACKEND_EXIT_CPU, BACKEND_EXIT_KERNEL)
- * with the whole message in why.
+ * with the whole message in why and nothing left open.
  */
 int backend_open(struct daemon *d, const struct backend_opts *o, char *why,
 		 size_t whylen);

@@ -1245,6 +1245,12 @@ void skern_close(struct skern *k)
 	free(k);
 }
 
+void skern_remove_tree(struct skern *k)
+{
+	if (k && k->own_root && k->root)
+		spmu_rmtree(k->root);
+}
+
 int skern_give(struct skern *k, uid_t uid, gid_t gid)
 {
 	return spmu_chowntree(k->root, uid, gid);

@@ -93,6 +93,11 @@ int skern_open(struct skern **out, struct hw *sim, const char *dir,
  * simulated event and frees k.  NULL is a no-op. */
 void skern_close(struct skern *k);
 
+/* Removes the tree now if skern_open() made its directory (k stays
+ * open; skern_close() later finds it gone).  Safe from an atexit()
+ * handler while other threads run: it frees nothing. */
+void skern_remove_tree(struct skern *k);
+
 /* Gives the tree to uid:gid (the daemon's user after its privilege
  * drop), so that a PMU the workload unloads can still be removed from
  * it and skern_close() can remove the tree.  0 or -errno. */

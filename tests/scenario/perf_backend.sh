@@ -87,6 +87,13 @@ else
 	skip "runs as the unprivileged user" "not root"
 	skip "no device or PCI config file open" "not root"
 fi
+# A fatal error after start-up (its port in use) ends a daemon through
+# exit(): its simulated kernel's tree goes all the same.
+mkdir "$T/kt"
+TMPDIR="$T/kt" "$UNCORED" --simulate=skx --backend=perf -i 200 \
+	-l "127.0.0.1:$PORT" -s "" >"$T/busy.log" 2>&1
+is "$?" 1 "a second daemon on the same port: exit 1"
+is "$(ls -A "$T/kt")" "" "... and its simulated kernel's tree is gone"
 stop_uncored
 
 # ---- Ice Lake-SP: the free-running IMC byte counters, not a programmable
@@ -228,6 +235,9 @@ printf '%s\n' '{ "platform": "skx", "perf": { "paranoid": 2, "cap_perfmon": fals
 is "$?" 4 "no capability, paranoid 2: exit 4"
 like "$(cat "$T/eacces.log")" "CAP_PERFMON" "and the message names the capability"
 like "$(cat "$T/eacces.log")" "perf_event_paranoid" "and the sysctl"
+TMPDIR="$T/kt" "$UNCORED" --simulate=skx --backend=perf --workload "$T/eacces.json" \
+	-l none -s "" >/dev/null 2>&1
+is "$(ls -A "$T/kt")" "" "a refused start leaves no simulated kernel's tree"
 
 # ---- the real kernel: this machine has no uncore PMU (a VM); perf
 # must end promptly, naming perf and where it looked
