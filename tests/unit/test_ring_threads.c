@@ -13,7 +13,10 @@
  * Small rings make the writer overwrite slots while readers copy them,
  * which is the race the seqlock must catch.  Each run stops after a fixed
  * number of pushes or a time limit, whichever comes first, so the test
- * stays short under ThreadSanitizer.  Build it with -fsanitize=thread
+ * stays short under ThreadSanitizer - but not before every reader has
+ * had a good copy from both calls (or 10 s more have passed): on a busy
+ * machine the unsanitized writer once made its 200,000 pushes in 20 ms
+ * while no reader got a CPU.  Build it with -fsanitize=thread
  * too: all shared data is atomic, so any report there is a real bug.
  *
  * The verifier itself is checked first against deliberately corrupted
@@ -25,6 +28,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,6 +80,7 @@ struct run {
 	unsigned pace_ns;		/* writer pauses 0..pace_ns after a push */
 	double deadline;
 	atomic_int started;		/* readers running */
+	atomic_int satisfied;		/* readers with a good copy of each */
 	atomic_bool done;
 	/* writer results */
 	uint64_t pushed;
@@ -91,6 +96,7 @@ struct reader {
 	/* ring_read() */
 	uint64_t read_ok, read_enoent, read_eagain, read_torn, read_other;
 	uint64_t bad_window;		/* tail > head */
+	bool counted;			/* in run->satisfied */
 };
 
 static uint64_t xorshift(uint64_t *s)
@@ -112,9 +118,15 @@ static void *writer_main(void *arg)
 	   overlap even when thread start-up is slow. */
 	while (atomic_load(&run->started) < NREADERS)
 		sched_yield();
-	for (n = 1; n <= run->max_pushes; n++) {
-		if ((n & 1023) == 0 && now() > run->deadline)
-			break;
+	for (n = 1;; n++) {
+		if ((n & 1023) == 0 || n > run->max_pushes) {
+			double t = now();
+			bool enough = n > run->max_pushes || t > run->deadline;
+
+			if ((enough && atomic_load(&run->satisfied) ==
+				       NREADERS) || t > run->deadline + 10)
+				break;
+		}
 		fill(w, run->nwords, n);
 		if (ring_push(run->ring, w) != n)
 			run->bad_seq++;
@@ -177,6 +189,10 @@ static void *reader_main(void *arg)
 		} else {
 			rd->read_other++;
 		}
+		if (!rd->counted && rd->latest_ok && rd->read_ok) {
+			rd->counted = true;
+			atomic_fetch_add(&run->satisfied, 1);
+		}
 	}
 	return NULL;
 }
@@ -198,6 +214,7 @@ static void stress(unsigned capacity, unsigned nwords, uint64_t pushes,
 		exit(1);
 	}
 	atomic_init(&run.started, 0);
+	atomic_init(&run.satisfied, 0);
 	atomic_init(&run.done, 0);
 	t0 = now();
 	run.deadline = t0 + seconds;
