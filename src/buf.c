@@ -172,3 +172,57 @@ bool buf_grow_array(void **p, unsigned *cap, unsigned need, size_t size)
 	*cap = need * 2;
 	return true;
 }
+
+/*
+ * The length of the well-formed UTF-8 sequence at s (RFC 3629: no
+ * overlong forms, no surrogates, nothing above U+10FFFF), or 0.
+ */
+static size_t utf8_len(const unsigned char *s)
+{
+	unsigned c = s[0], n, min, cp;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2, min = 0x80, cp = c & 0x1f;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3, min = 0x800, cp = c & 0x0f;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4, min = 0x10000, cp = c & 0x07;
+	else
+		return 0;
+	for (unsigned i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+void buf_json_escape(struct buf *b, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		size_t n = utf8_len((const unsigned char *)s);
+
+		if (n == 0) {
+			buf_puts(b, "\\ufffd");
+		} else if (n > 1) {
+			buf_put(b, s, n);
+			s += n - 1;
+		} else if (c == '"' || c == '\\') {
+			buf_putc(b, '\\');
+			buf_putc(b, (char)c);
+		} else if (c == '\n') {
+			buf_puts(b, "\\n");
+		} else if (c == '\t') {
+			buf_puts(b, "\\t");
+		} else if (c < 0x20 || c == 0x7f) {
+			buf_printf(b, "\\u%04x", c);
+		} else {
+			buf_putc(b, (char)c);
+		}
+	}
+}

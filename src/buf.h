@@ -72,4 +72,13 @@ int buf_vprintf(struct buf *b, const char *fmt, va_list ap)
  */
 char *buf_steal(struct buf *b, size_t *len);
 
+/*
+ * Appends s as the inside of a JSON string: '"', '\\' and control
+ * characters escaped, and U+FFFD for each byte that is not part of
+ * well-formed UTF-8 (RFC 3629: no overlong forms, no surrogates, nothing
+ * above U+10FFFF; a URL may carry any byte, and JSON text must be UTF-8:
+ * RFC 8259 section 8.1).  Errors as buf_put() (b->oom).
+ */
+void buf_json_escape(struct buf *b, const char *s);
+
 #endif

@@ -65,6 +65,7 @@
 #include "gz.h"
 #include "http.h"
 #include "log.h"
+#include "http_listen.h"
 
 /*
  * Per-connection memory pool: request line, headers and the read buffer.
@@ -72,7 +73,6 @@
  * not fit; 64 KiB leaves ample room for headers and large reads.
  */
 #define HTTP_CONN_MEMORY	(64 * 1024)
-#define HTTP_BACKLOG		64
 #define HTTP_MAX_SEGMENTS	16	/* deeper paths are 404 */
 /* A body announced over HTTP_MAX_BODY without "Expect: 100-continue" is
  * drained (read, dropped) up to this size before its 413; a larger one
@@ -110,14 +110,11 @@ static const char oom_body[] =
 struct http_listener {
 	struct http_server *srv;
 	struct MHD_Daemon *mhd;
-	int fd;			/* listening socket; -1 once closed */
-	bool control;		/* Unix socket: all routes, SO_PEERCRED */
-	bool inherited;		/* from systemd: left open if start fails */
-	unsigned port;		/* bound TCP port, 0 for Unix */
+	struct listen_sock sk;	/* the socket (http_listen.h) */
 	unsigned max_conn;	/* MHD_OPTION_CONNECTION_LIMIT */
 	bool full;		/* at max_conn after the last MHD_run() */
-	char name[160];		/* "127.0.0.1:9464", "unix:/run/..." */
 };
+
 
 /*
  * One open connection, for the limits libmicrohttpd cannot express
@@ -184,6 +181,7 @@ struct http_server {
 	ino_t ctl_ino;
 };
 
+
 /* Where a request stands with its basic-auth check. */
 enum http_auth {
 	AUTH_NONE,		/* no check needed, or passed */
@@ -207,6 +205,7 @@ struct http_state {
 	struct http_state *sprev, *snext;	/* srv->suspended */
 };
 
+
 __attribute__((format(printf, 3, 4)))
 static void seterr(char *err, size_t errlen, const char *fmt, ...)
 {
@@ -220,63 +219,6 @@ static void seterr(char *err, size_t errlen, const char *fmt, ...)
 }
 
 /* ---- responses ---------------------------------------------------- */
-
-/*
- * The length of the well-formed UTF-8 sequence at s (RFC 3629: no
- * overlong forms, no surrogates, nothing above U+10FFFF), or 0.
- */
-static size_t utf8_len(const unsigned char *s)
-{
-	unsigned c = s[0], n, min, cp;
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		n = 2, min = 0x80, cp = c & 0x1f;
-	else if (c >= 0xe0 && c <= 0xef)
-		n = 3, min = 0x800, cp = c & 0x0f;
-	else if (c >= 0xf0 && c <= 0xf4)
-		n = 4, min = 0x10000, cp = c & 0x07;
-	else
-		return 0;
-	for (unsigned i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return n;
-}
-
-/* Appends s as the inside of a JSON string: escapes, and U+FFFD for each
- * byte that is not part of well-formed UTF-8 (a URL may carry any byte,
- * and JSON text must be UTF-8: RFC 8259 section 8.1). */
-static void json_escape(struct buf *b, const char *s)
-{
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		size_t n = utf8_len((const unsigned char *)s);
-
-		if (n == 0) {
-			buf_puts(b, "\\ufffd");
-		} else if (n > 1) {
-			buf_put(b, s, n);
-			s += n - 1;
-		} else if (c == '"' || c == '\\') {
-			buf_putc(b, '\\');
-			buf_putc(b, (char)c);
-		} else if (c == '\n') {
-			buf_puts(b, "\\n");
-		} else if (c == '\t') {
-			buf_puts(b, "\\t");
-		} else if (c < 0x20 || c == 0x7f) {
-			buf_printf(b, "\\u%04x", c);
-		} else {
-			buf_putc(b, (char)c);
-		}
-	}
-}
 
 void http_error(struct http_resp *resp, int status, const char *code,
 		const char *fmt, ...)
@@ -297,9 +239,9 @@ void http_error(struct http_resp *resp, int status, const char *code,
 	resp->status = status;
 	resp->ctype = json_type;
 	buf_puts(&resp->body, "{\"error\":{\"code\":\"");
-	json_escape(&resp->body, code);
+	buf_json_escape(&resp->body, code);
 	buf_puts(&resp->body, "\",\"message\":\"");
-	json_escape(&resp->body, msg);
+	buf_json_escape(&resp->body, msg);
 	buf_puts(&resp->body, "\"}}\n");
 }
 
@@ -954,11 +896,11 @@ static enum gate gate_auth(struct http_listener *l, struct MHD_Connection *c,
 	if (v < 0) {
 		s->stats.auth_busy++;
 		log_debug("http %s: new credentials over the bcrypt budget or "
-			  "queue", l->name);
+			  "queue", l->sk.name);
 		*ret = send_busy(c, auth_retry_s(s));
 		return GATE_ANSWERED;
 	}
-	log_debug("http %s: basic auth failed", l->name);
+	log_debug("http %s: basic auth failed", l->sk.name);
 	*ret = send_unauthorized(c);
 	return GATE_ANSWERED;
 }
@@ -997,7 +939,7 @@ static bool tls_options(struct http_listener *l, struct MHD_OptionItem *o)
 	const struct webcfg *w = l->srv->web;
 	unsigned n = 0;
 
-	if (!l->control && w && w->tls) {
+	if (!l->sk.control && w && w->tls) {
 		o[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_CERT, 0,
 						  w->cert_pem };
 		o[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_KEY, 0,
@@ -1042,7 +984,7 @@ static enum MHD_Result dispatch(struct http_listener *l,
 		if (!route_match(rt->pattern, seg, nseg, params, &np))
 			continue;
 		matched = true;
-		if (rt->control_only && !l->control) {
+		if (rt->control_only && !l->sk.control) {
 			hidden = true;
 			continue;
 		}
@@ -1071,8 +1013,8 @@ static enum MHD_Result dispatch(struct http_listener *l,
 
 	req.method = m == HTTP_HEAD ? HTTP_GET : (enum http_method)m;
 	req.path = url;
-	req.control = l->control;
-	if (l->control)
+	req.control = l->sk.control;
+	if (l->sk.control)
 		peer_creds(c, &req);
 	req.body = st->body.p ? st->body.p : "";
 	req.body_len = st->body.len;
@@ -1086,7 +1028,7 @@ static enum MHD_Result dispatch(struct http_listener *l,
 			  found->pattern, (unsigned)req.uid, resp.status);
 	else
 		log_debug("http: %s %s on %s -> %d", method, found->pattern,
-			  l->name, resp.status);
+			  l->sk.name, resp.status);
 	ret = send_resp(c, &resp, 0);
 out:
 	free(path);
@@ -1246,7 +1188,7 @@ static void on_connection(void *cls, struct MHD_Connection *c,
 	struct http_conn *k = *socket_context;
 	const union MHD_ConnectionInfo *ci;
 
-	if (code == MHD_CONNECTION_NOTIFY_STARTED && !l->control && s->web &&
+	if (code == MHD_CONNECTION_NOTIFY_STARTED && !l->sk.control && s->web &&
 	    s->web->tls && wants_client_cert(s->web))
 		on_connect(cls, c, socket_context, code);
 	if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
@@ -1264,10 +1206,10 @@ static void on_connection(void *cls, struct MHD_Connection *c,
 	k->fd = ci->connect_fd;
 	k->start_ns = mono_ns();
 	k->waiting = true;
-	k->control = l->control;
+	k->control = l->sk.control;
 	snprintf(k->peer, sizeof(k->peer), "the control socket");
 	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-	if (!l->control && ci)
+	if (!l->sk.control && ci)
 		conn_peer(k, ci->client_addr);
 	k->tcp = k->has_ip;
 	k->prev = s->conns_tail;
@@ -1495,7 +1437,7 @@ static enum MHD_Result first_call(struct http_listener *l,
 	enum MHD_Result r = MHD_YES;
 
 	st->started = true;
-	if (!l->control && l->srv->web) {
+	if (!l->sk.control && l->srv->web) {
 		switch (gate(l, c, st, &r)) {
 		case GATE_SUSPENDED:
 			return MHD_YES;
@@ -1614,375 +1556,55 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 	n = strlen(msg);
 	while (n && (msg[n - 1] == '\n' || msg[n - 1] == '\r'))
 		msg[--n] = '\0';
-	log_debug("http %s: %s", l->name, msg);
+	log_debug("http %s: %s", l->sk.name, msg);
 }
 
-/* ---- listeners ---------------------------------------------------- */
+/* ---- listeners (their sockets: http_listen.c) --------------------- */
 
-/*
- * Parses "A.B.C.D:PORT", "[V6]:PORT", "localhost:PORT" or ":PORT".  The
- * last is every address: [::] (dual-stack, see open_tcp()).
- */
-static int parse_listen(const char *spec, struct sockaddr_storage *ss,
-			socklen_t *sslen, char *err, size_t errlen)
+/* Is an inherited control socket already bound to path? */
+static bool have_inherited(const struct http_server *s, const char *path)
 {
-	char host[INET6_ADDRSTRLEN + 1];
-	const char *hs, *he, *ps;
-	unsigned long port;
-	char *end;
-	bool v6 = false;
+	char want[sizeof(s->ls[0].sk.name)];
+	unsigned i;
 
-	if (spec[0] == '[') {
-		hs = spec + 1;
-		he = strchr(hs, ']');
-		if (!he || he[1] != ':')
-			goto syntax;
-		ps = he + 2;
-		v6 = true;
-	} else {
-		hs = spec;
-		he = strrchr(spec, ':');
-		if (!he)
-			goto syntax;
-		if (memchr(spec, ':', (size_t)(he - spec))) {
-			seterr(err, errlen, "cannot listen on %s: IPv6 "
-			       "addresses need brackets, as in [::1]:9464",
-			       spec);
-			return -EINVAL;
-		}
-		ps = he + 1;
-	}
-	if ((size_t)(he - hs) >= sizeof(host) || (he == hs && v6))
-		goto syntax;
-	if (he == hs) {
-		v6 = true;
-		hs = he = "::";
-		he += 2;
-	}
-	memcpy(host, hs, (size_t)(he - hs));
-	host[he - hs] = '\0';
-
-	errno = 0;
-	port = strtoul(ps, &end, 10);
-	if (*ps < '0' || *ps > '9' || *end != '\0' || errno || port > 65535) {
-		seterr(err, errlen, "cannot listen on %s: port must be a "
-		       "number from 0 to 65535", spec);
-		return -EINVAL;
-	}
-
-	memset(ss, 0, sizeof(*ss));
-	if (v6) {
-		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
-
-		s6->sin6_family = AF_INET6;
-		s6->sin6_port = htons((uint16_t)port);
-		if (inet_pton(AF_INET6, host, &s6->sin6_addr) != 1) {
-			seterr(err, errlen, "cannot listen on %s: bad IPv6 "
-			       "address '%s'", spec, host);
-			return -EINVAL;
-		}
-		*sslen = sizeof(*s6);
-	} else {
-		struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
-
-		s4->sin_family = AF_INET;
-		s4->sin_port = htons((uint16_t)port);
-		if (strcmp(host, "localhost") == 0)
-			s4->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-		else if (inet_pton(AF_INET, host, &s4->sin_addr) != 1) {
-			seterr(err, errlen, "cannot listen on %s: bad IPv4 "
-			       "address '%s' (IPv6 needs brackets)", spec,
-			       host);
-			return -EINVAL;
-		}
-		*sslen = sizeof(*s4);
-	}
-	return 0;
-syntax:
-	seterr(err, errlen, "cannot listen on %s: expected ADDR:PORT, "
-	       "[IPV6]:PORT, localhost:PORT or :PORT", spec);
-	return -EINVAL;
+	snprintf(want, sizeof(want), "unix:%s", path);
+	for (i = 0; i < s->nls; i++)
+		if (s->ls[i].sk.inherited && s->ls[i].sk.control &&
+		    strcmp(s->ls[i].sk.name, want) == 0)
+			return true;
+	return false;
 }
 
-/* Names a TCP listener "addr:port" / "[addr]:port" and records the port. */
-static void name_tcp(struct http_listener *l)
+/* The control socket cfg names, into l; s remembers it for removal
+ * (the file it made, not one put there later). */
+static int open_control(struct http_server *s, struct http_listener *l,
+			const struct http_cfg *cfg, char *err, size_t errlen)
 {
-	struct sockaddr_storage ss;
-	socklen_t len = sizeof(ss);
-	char a[INET6_ADDRSTRLEN];
+	const char *path = cfg->control_socket;
+	struct stat st;
+	int r = listen_control(&l->sk, path, cfg->control_mode ?
+			       cfg->control_mode : 0660, cfg->control_group,
+			       &st, err, errlen);
 
-	snprintf(l->name, sizeof(l->name), "fd %d", l->fd);
-	if (getsockname(l->fd, (struct sockaddr *)&ss, &len) < 0)
-		return;
-	if (ss.ss_family == AF_INET) {
-		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
-
-		inet_ntop(AF_INET, &s4->sin_addr, a, sizeof(a));
-		l->port = ntohs(s4->sin_port);
-		snprintf(l->name, sizeof(l->name), "%s:%u", a, l->port);
-	} else if (ss.ss_family == AF_INET6) {
-		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
-
-		inet_ntop(AF_INET6, &s6->sin6_addr, a, sizeof(a));
-		l->port = ntohs(s6->sin6_port);
-		snprintf(l->name, sizeof(l->name), "[%s]:%u", a, l->port);
+	if (r < 0)
+		return r;
+	s->ctl_path = strdup(path);
+	if (!s->ctl_path) {
+		close(l->sk.fd);
+		l->sk.fd = -1;
+		unlink(path);
+		seterr(err, errlen, "cannot create control socket %s: %s",
+		       path, strerror(ENOMEM));
+		return -ENOMEM;
 	}
-}
-
-static int open_tcp(struct http_listener *l, const char *spec, char *err,
-		    size_t errlen)
-{
-	struct sockaddr_storage ss;
-	socklen_t sslen;
-	int one = 1, v6only, fd, e;
-	bool any;
-
-	if (parse_listen(spec, &ss, &sslen, err, errlen) < 0)
-		return -EINVAL;
-	any = ss.ss_family == AF_INET6 && IN6_IS_ADDR_UNSPECIFIED(
-				&((struct sockaddr_in6 *)&ss)->sin6_addr);
-	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
-		    0);
-	if (fd < 0 && errno == EAFNOSUPPORT && any && spec[0] == ':') {
-		/* ":PORT" on a kernel without IPv6: every IPv4 address. */
-		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
-		uint16_t port = ((struct sockaddr_in6 *)&ss)->sin6_port;
-
-		memset(&ss, 0, sizeof(ss));
-		s4->sin_family = AF_INET;
-		s4->sin_port = port;
-		s4->sin_addr.s_addr = htonl(INADDR_ANY);
-		sslen = sizeof(*s4);
-		fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
-			    0);
-	}
-	if (fd < 0)
-		goto fail;
-	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0)
-		goto fail;
-	/* [::] (and ":PORT") take IPv4 too, whatever net.ipv6.bindv6only
-	   says; any other IPv6 address is IPv6 only. */
-	v6only = !any;
-	if (ss.ss_family == AF_INET6 &&
-	    setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &v6only,
-		       sizeof(v6only)) < 0)
-		goto fail;
-	if (bind(fd, (struct sockaddr *)&ss, sslen) < 0 ||
-	    listen(fd, HTTP_BACKLOG) < 0)
-		goto fail;
-	l->fd = fd;
-	name_tcp(l);
-	return 0;
-fail:
-	e = errno;
-	seterr(err, errlen, "cannot listen on %s: %s", spec, strerror(e));
-	if (fd >= 0)
-		close(fd);
-	return -e;
-}
-
-/* Adopts a listening socket from systemd.  Returns 0 or -errno. */
-static int adopt_fd(struct http_listener *l, int fd, char *err,
-		    size_t errlen)
-{
-	int dom, type, acc, fl;
-	socklen_t len = sizeof(int);
-
-	l->fd = fd;
-	l->inherited = true;
-	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &len) < 0) {
-		int e = errno;
-
-		seterr(err, errlen, "inherited fd %d is not a socket: %s", fd,
-		       strerror(e));
-		return -e;
-	}
-	len = sizeof(int);
-	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) < 0)
-		type = -1;
-	len = sizeof(int);
-	if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &acc, &len) < 0)
-		acc = 0;
-	if (type != SOCK_STREAM || !acc ||
-	    (dom != AF_UNIX && dom != AF_INET && dom != AF_INET6)) {
-		seterr(err, errlen, "inherited fd %d is not a listening TCP "
-		       "or Unix stream socket (check the .socket unit)", fd);
-		return -EINVAL;
-	}
-	fl = fcntl(fd, F_GETFL);
-	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0 ||
-	    fcntl(fd, F_SETFD, FD_CLOEXEC) < 0) {
-		int e = errno;
-
-		seterr(err, errlen, "inherited fd %d: fcntl: %s", fd,
-		       strerror(e));
-		return -e;
-	}
-	if (dom == AF_UNIX) {
-		struct sockaddr_un sa;
-
-		len = sizeof(sa);
-		memset(&sa, 0, sizeof(sa));
-		l->control = true;
-		if (getsockname(fd, (struct sockaddr *)&sa, &len) == 0 &&
-		    sa.sun_path[0])
-			snprintf(l->name, sizeof(l->name), "unix:%.*s",
-				 (int)sizeof(sa.sun_path), sa.sun_path);
-		else
-			snprintf(l->name, sizeof(l->name), "unix fd %d", fd);
-	} else {
-		name_tcp(l);
-	}
+	s->ctl_dev = st.st_dev;
+	s->ctl_ino = st.st_ino;
 	return 0;
 }
 
 int http_lookup_group(const char *name, gid_t *gid)
 {
-	struct group gr, *res = NULL;
-	size_t sz = 4096;
-	char *b = NULL, *end;
-	unsigned long n;
-	int rc;
-
-	for (;;) {
-		char *nb = realloc(b, sz);
-
-		if (!nb) {
-			free(b);
-			return -ENOMEM;
-		}
-		b = nb;
-		rc = getgrnam_r(name, &gr, b, sz, &res);
-		if (rc != ERANGE || sz >= (1u << 20))
-			break;
-		sz *= 2;
-	}
-	if (rc == 0 && res)
-		*gid = res->gr_gid;
-	free(b);
-	if (rc == 0 && res)
-		return 0;
-	errno = 0;
-	n = strtoul(name, &end, 10);
-	if (name[0] >= '0' && name[0] <= '9' && *end == '\0' && !errno &&
-	    n < (gid_t)-1) {
-		*gid = (gid_t)n;
-		return 0;
-	}
-	return rc ? -rc : -ENOENT;
-}
-
-/*
- * Creates the control socket at path: probes and removes a stale socket,
- * binds under umask 0177, then chmod/chgrp, then listens.
- */
-static int open_control(struct http_server *s, struct http_listener *l,
-			const struct http_cfg *cfg, char *err, size_t errlen)
-{
-	const char *path = cfg->control_socket;
-	unsigned mode = cfg->control_mode ? cfg->control_mode : 0660;
-	struct sockaddr_un sa;
-	struct stat st;
-	gid_t gid = (gid_t)-1;
-	mode_t old;
-	int fd, rc, e;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sun_family = AF_UNIX;
-	if (strlen(path) >= sizeof(sa.sun_path)) {
-		seterr(err, errlen, "control socket path %s is too long "
-		       "(at most %zu bytes)", path, sizeof(sa.sun_path) - 1);
-		return -ENAMETOOLONG;
-	}
-	memcpy(sa.sun_path, path, strlen(path));
-	if (cfg->control_group && cfg->control_group[0]) {
-		rc = http_lookup_group(cfg->control_group, &gid);
-		if (rc < 0) {
-			seterr(err, errlen, "control socket %s: unknown group "
-			       "'%s'", path, cfg->control_group);
-			return rc;
-		}
-	}
-
-	if (lstat(path, &st) == 0) {
-		if (!S_ISSOCK(st.st_mode)) {
-			seterr(err, errlen, "control socket %s: the path "
-			       "exists and is not a socket; refusing to "
-			       "replace it", path);
-			return -EEXIST;
-		}
-		/* A socket someone still answers on is not stale. */
-		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		if (fd < 0)
-			goto fail_errno;
-		rc = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
-		e = errno;
-		close(fd);
-		if (rc == 0 || (e != ECONNREFUSED && e != ENOENT)) {
-			seterr(err, errlen, "control socket %s is in use (%s); "
-			       "is another uncored running?", path,
-			       rc == 0 ? "a server answers" : strerror(e));
-			return -EADDRINUSE;
-		}
-		if (unlink(path) < 0 && errno != ENOENT)
-			goto fail_errno;
-	} else if (errno != ENOENT) {
-		goto fail_errno;
-	}
-
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		goto fail_errno;
-	old = umask(0177);
-	rc = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
-	e = errno;
-	umask(old);
-	if (rc < 0) {
-		close(fd);
-		errno = e;
-		goto fail_errno;
-	}
-	if (chmod(path, mode & 07777) < 0 ||
-	    (gid != (gid_t)-1 && chown(path, (uid_t)-1, gid) < 0) ||
-	    stat(path, &st) < 0 || listen(fd, HTTP_BACKLOG) < 0) {
-		e = errno;
-		close(fd);
-		unlink(path);
-		errno = e;
-		goto fail_errno;
-	}
-	s->ctl_path = strdup(path);
-	if (!s->ctl_path) {
-		close(fd);
-		unlink(path);
-		errno = ENOMEM;
-		goto fail_errno;
-	}
-	s->ctl_dev = st.st_dev;
-	s->ctl_ino = st.st_ino;
-	l->fd = fd;
-	l->control = true;
-	snprintf(l->name, sizeof(l->name), "unix:%s", path);
-	return 0;
-fail_errno:
-	e = errno;
-	seterr(err, errlen, "cannot create control socket %s: %s", path,
-	       strerror(e));
-	return -e;
-}
-
-/* Is an inherited control socket already bound to path? */
-static bool have_inherited(const struct http_server *s, const char *path)
-{
-	char want[sizeof(((struct http_listener *)0)->name)];
-	unsigned i;
-
-	snprintf(want, sizeof(want), "unix:%s", path);
-	for (i = 0; i < s->nls; i++)
-		if (s->ls[i].inherited && s->ls[i].control &&
-		    strcmp(s->ls[i].name, want) == 0)
-			return true;
-	return false;
+	return listen_lookup_group(name, gid);
 }
 
 static int start_mhd(struct http_server *s, struct http_listener *l,
@@ -2008,19 +1630,19 @@ static int start_mhd(struct http_server *s, struct http_listener *l,
 	s->max_conn = maxc;
 	s->max_per_ip = per_ip;
 	s->deadline_ns = (uint64_t)timeout * 1000000000ull;
-	l->max_conn = (l->control ? HTTP_CONTROL_MAX_CONNECTIONS : maxc) +
+	l->max_conn = (l->sk.control ? HTTP_CONTROL_MAX_CONNECTIONS : maxc) +
 		      HTTP_ACCEPT_SLACK;
 	use_tls = tls_options(l, tls);
 	if (use_tls)
-		snprintf(l->name + strlen(l->name),
-			 sizeof(l->name) - strlen(l->name), " (TLS)");
+		snprintf(l->sk.name + strlen(l->sk.name),
+			 sizeof(l->sk.name) - strlen(l->sk.name), " (TLS)");
 	l->mhd = MHD_start_daemon(MHD_USE_ERROR_LOG | MHD_USE_EPOLL |
 				  (use_tls ? MHD_USE_TLS : 0) |
-				  (!l->control && s->authq
+				  (!l->sk.control && s->authq
 				   ? MHD_ALLOW_SUSPEND_RESUME : 0), 0,
 			NULL, NULL, on_request, l,
 			MHD_OPTION_EXTERNAL_LOGGER, mhd_log, l,
-			MHD_OPTION_LISTEN_SOCKET, (MHD_socket)l->fd,
+			MHD_OPTION_LISTEN_SOCKET, (MHD_socket)l->sk.fd,
 			MHD_OPTION_CONNECTION_TIMEOUT, timeout,
 			MHD_OPTION_CONNECTION_LIMIT, l->max_conn,
 			MHD_OPTION_CONNECTION_MEMORY_LIMIT,
@@ -2032,7 +1654,7 @@ static int start_mhd(struct http_server *s, struct http_listener *l,
 			MHD_OPTION_END);
 	if (!l->mhd) {
 		seterr(err, errlen, "cannot start the HTTP server on %s "
-		       "(libmicrohttpd refused; see debug log)", l->name);
+		       "(libmicrohttpd refused; see debug log)", l->sk.name);
 		return -EIO;
 	}
 	di = MHD_get_daemon_info(l->mhd, MHD_DAEMON_INFO_EPOLL_FD);
@@ -2041,7 +1663,7 @@ static int start_mhd(struct http_server *s, struct http_listener *l,
 	ev.data.u32 = (uint32_t)(l - s->ls);
 	if (!di || epoll_ctl(s->epfd, EPOLL_CTL_ADD, di->epoll_fd, &ev) < 0) {
 		seterr(err, errlen, "cannot poll the HTTP server on %s: %s",
-		       l->name, strerror(errno));
+		       l->sk.name, strerror(errno));
 		return -EIO;
 	}
 	return 0;
@@ -2169,11 +1791,11 @@ static void destroy(struct http_server *s, bool keep_inherited)
 			int fd = MHD_quiesce_daemon(l->mhd);
 
 			MHD_stop_daemon(l->mhd);
-			if (fd != l->fd)
-				l->fd = -1;	/* MHD closed it */
+			if (fd != l->sk.fd)
+				l->sk.fd = -1;	/* MHD closed it */
 		}
-		if (l->fd >= 0 && !(keep_inherited && l->inherited))
-			close(l->fd);
+		if (l->sk.fd >= 0 && !(keep_inherited && l->sk.inherited))
+			close(l->sk.fd);
 	}
 	if (s->ctl_path) {
 		struct stat st;
@@ -2264,16 +1886,16 @@ static int open_listeners(struct http_server *s, const struct http_cfg *cfg,
 			seterr(err, errlen, "listen address %u is missing", i);
 			return -1;
 		}
-		if (parse_listen(cfg->listen[i], &ss, &len, err, errlen) < 0)
+		if (listen_parse(cfg->listen[i], &ss, &len, err, errlen) < 0)
 			return -1;
 	}
 	for (i = 0; i < cfg->nlisten; i++)
-		if (open_tcp(&s->ls[s->nls++], cfg->listen[i], err,
-			     errlen) < 0)
+		if (listen_tcp(&s->ls[s->nls++].sk, cfg->listen[i], err,
+			       errlen) < 0)
 			return -1;
 	for (i = 0; i < cfg->ninherited; i++)
-		if (adopt_fd(&s->ls[s->nls++], cfg->inherited_fds[i], err,
-			     errlen) < 0)
+		if (listen_adopt(&s->ls[s->nls++].sk, cfg->inherited_fds[i],
+				 err, errlen) < 0)
 			return -1;
 	if (cfg->control_socket && cfg->control_socket[0] &&
 	    !have_inherited(s, cfg->control_socket) &&
@@ -2331,7 +1953,7 @@ struct http_server *http_start(const struct http_cfg *cfg,
 	s->ctx = ctx;
 	s->epfd = s->wakefd = -1;
 	for (i = 0; i < max; i++) {
-		s->ls[i].fd = -1;
+		s->ls[i].sk.fd = -1;
 		s->ls[i].srv = s;
 	}
 	if (open_listeners(s, cfg, err, errlen) < 0 ||
@@ -2345,8 +1967,8 @@ struct http_server *http_start(const struct http_cfg *cfg,
 	if (start_thread(s, err, errlen) < 0)
 		goto fail;
 	for (i = 0; i < s->nls; i++)
-		log_info("http: serving %s%s", s->ls[i].name,
-			 s->ls[i].control ? " (control)" : "");
+		log_info("http: serving %s%s", s->ls[i].sk.name,
+			 s->ls[i].sk.control ? " (control)" : "");
 	return s;
 fail:
 	destroy(s, true);
@@ -2374,9 +1996,9 @@ void http_get_stats(const struct http_req *req, struct http_stats *out)
 
 unsigned http_port(const struct http_server *s, unsigned i)
 {
-	if (!s || i >= s->nls || s->ls[i].control)
+	if (!s || i >= s->nls || s->ls[i].sk.control)
 		return 0;
-	return s->ls[i].port;
+	return s->ls[i].sk.port;
 }
 
 void http_stop(struct http_server *s)

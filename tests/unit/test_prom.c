@@ -672,6 +672,35 @@ static void test_buf(void)
 	buf_free(&b);
 }
 
+/* buf_json_escape(): JSON string escapes, and U+FFFD for each byte that
+ * is not well-formed UTF-8 (overlong, surrogate, over U+10FFFF, cut). */
+static void test_json_escape(void)
+{
+	static const struct { const char *in, *out, *what; } c[] = {
+		{ "a\"b\\c", "a\\\"b\\\\c", "quote and backslash" },
+		{ "\n\t\x01\x7f", "\\n\\t\\u0001\\u007f", "controls" },
+		{ "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80",
+		  "well-formed UTF-8 kept" },
+		{ "/x\xff", "/x\\ufffd", "a stray byte" },
+		{ "\xc0\xaf", "\\ufffd\\ufffd", "an overlong '/'" },
+		{ "\xed\xa0\x80", "\\ufffd\\ufffd\\ufffd", "a surrogate" },
+		{ "\xf4\x90\x80\x80", "\\ufffd\\ufffd\\ufffd\\ufffd",
+		  "above U+10FFFF" },
+		{ "\xe2\x82", "\\ufffd\\ufffd", "a cut sequence" },
+	};
+
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct buf b;
+		char *got;
+
+		buf_init(&b);
+		buf_json_escape(&b, c[i].in);
+		got = buf_steal(&b, NULL);
+		is_str(got, c[i].out, "buf_json_escape: %s", c[i].what);
+		free(got);
+	}
+}
+
 /* buf_grow_array(): grows by doubling, keeps what it held, refuses a
  * size that would overflow without touching the array. */
 static void test_grow_array(void)
@@ -702,5 +731,6 @@ int main(void)
 	test_units();
 	test_buf();
 	test_grow_array();
+	test_json_escape();
 	return tap_done();
 }
