@@ -21,17 +21,22 @@ extern const struct perf_unit skl_kpmu_cbo, skl_kpmu_arb, skl_kpmu_fixed,
 /* hsx: arch/x86/events/intel/uncore_snbep.c (hswep_*), cstate.c */
 extern const struct perf_unit hsx_kpmu_ubox, hsx_kpmu_ubox_fixed,
 	hsx_kpmu_cbo, hsx_kpmu_sbox, hsx_kpmu_ha, hsx_kpmu_imc,
-	hsx_kpmu_imc_fixed, hsx_kpmu_irp, hsx_kpmu_pcu, hsx_kpmu_pcu_cstate,
+	hsx_kpmu_imc_fixed, hsx_kpmu_irp, hsx_kpmu_pcu,
 	hsx_kpmu_qpi, hsx_kpmu_r2pcie, hsx_kpmu_r3qpi;
 
 /* snbep: arch/x86/events/intel/uncore_snbep.c (snbep_*), cstate.c */
 extern const struct perf_unit snbep_kpmu_ubox, snbep_kpmu_ubox_fixed,
 	snbep_kpmu_cbo, snbep_kpmu_ha, snbep_kpmu_imc, snbep_kpmu_imc_fixed,
-	snbep_kpmu_pcu, snbep_kpmu_pcu_cstate, snbep_kpmu_qpi,
+	snbep_kpmu_pcu, snbep_kpmu_qpi,
 	snbep_kpmu_r2pcie, snbep_kpmu_r3qpi;
 
 /* Shared by every platform: the cstate PMUs' one format field
  * (cstate.c cstate_format_attrs, "config:0-63"). */
 extern const struct perf_fact kpmu_cstate_format[];
+/* Shared by hsx and snbep as the kernel shares them (kpmu_hsx.c): the
+ * PCU's C-state residencies (cstate.c snb_cstates, cstate_pkg with
+ * cstate_core) and the QPI format (snbep_uncore_qpi_formats_attr). */
+extern const struct perf_unit kpmu_snb_cstate_pkg;
+extern const struct perf_fact kpmu_snbep_qpi_format[];
 
 #endif

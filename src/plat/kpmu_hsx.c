@@ -211,7 +211,8 @@ const struct perf_fact kpmu_cstate_format[] = {
 	END_FACT,
 };
 
-/* snb_cstates (INTEL_HASWELL_X): core C3, C6, C7; package C2, C3, C6,
+/* snb_cstates (INTEL_HASWELL_X and INTEL_SANDYBRIDGE_X alike, so hsx
+ * and snbep share these): core C3, C6, C7; package C2, C3, C6,
  * C7.  The kernel writes an events/ alias only for the MSRs its probe
  * finds (perf_msr_probe()); these are the ones this model offers. */
 static const struct perf_fact snb_cstate_core_events[] = {
@@ -238,7 +239,7 @@ static const struct perf_unit hsx_kpmu_cstate_core = {
 };
 
 /* cstate_pkg: PERF_PMU_SCOPE_PKG ("cstate_die" on multi-die packages). */
-const struct perf_unit hsx_kpmu_pcu_cstate = {
+const struct perf_unit kpmu_snb_cstate_pkg = {
 	.pmu = "cstate_pkg",
 	.source = "arch/x86/events/intel/cstate.c: cstate_pkg_pmu, "
 		  "snb_cstates, intel_cstates_match",
@@ -250,7 +251,7 @@ const struct perf_unit hsx_kpmu_pcu_cstate = {
  * as its ninth bit.  config1 is RX MATCH0 (low) / MATCH1 (high), config2
  * RX MASK0 / MASK1 (snbep_qpi_enable_event() writes them, for event 0x38
  * only: snbep_qpi_hw_config()); the TX registers are not reachable. */
-static const struct perf_fact hsx_qpi_fmt[] = {
+const struct perf_fact kpmu_snbep_qpi_format[] = {
 	{ "event", "config:0-7,21", 0, NULL },
 	{ "umask", "config:8-15", 0, NULL },
 	{ "edge", "config:18", 0, NULL },
@@ -296,7 +297,7 @@ const struct perf_unit hsx_kpmu_qpi = {
 	.pmu = "uncore_qpi_%u",
 	.source = "arch/x86/events/intel/uncore_snbep.c: hswep_uncore_qpi, "
 		  "snbep_uncore_qpi_formats_attr",
-	.format = hsx_qpi_fmt,
+	.format = kpmu_snbep_qpi_format,
 	.filters = hsx_qpi_filters,
 };
 

@@ -156,69 +156,10 @@ const struct perf_unit snbep_kpmu_pcu = {
 	.f_occ = "occ_sel",
 };
 
-/* cstate.c snb_cstates (INTEL_SANDYBRIDGE_X): core C3, C6, C7. */
-static const struct perf_fact snbep_cstate_core_events[] = {
-	{ "c3-residency", "event=0x01", 0, NULL },
-	{ "c6-residency", "event=0x02", 0, NULL },
-	{ "c7-residency", "event=0x03", 0, NULL },
-	END_FACT,
-};
-
-/* cstate.c snb_cstates: package C2, C3, C6, C7 (snb_cstates.pkg_events). */
-static const struct perf_fact snbep_cstate_pkg_events[] = {
-	{ "c2-residency", "event=0x00", 0, NULL },
-	{ "c3-residency", "event=0x01", 0, NULL },
-	{ "c6-residency", "event=0x02", 0, NULL },
-	{ "c7-residency", "event=0x03", 0, NULL },
-	END_FACT,
-};
-
-/* cstate_core: PERF_PMU_SCOPE_CORE, one counter per physical core. */
-static const struct perf_unit snbep_kpmu_cstate_core = {
-	.pmu = "cstate_core",
-	.source = "arch/x86/events/intel/cstate.c: cstate_core_pmu, "
-		  "snb_cstates",
-	.format = kpmu_cstate_format, .events = snbep_cstate_core_events,
-};
-
-/* The unit holds the core-scope PCU_MSR_CORE_C3/C6_CTR (cstate_core) and
- * the package residencies (cstate_pkg), as hsx. */
-const struct perf_unit snbep_kpmu_pcu_cstate = {
-	.pmu = "cstate_pkg",
-	.source = "arch/x86/events/intel/cstate.c: cstate_pkg_pmu, "
-		  "snb_cstates, intel_cstates_match",
-	.format = kpmu_cstate_format, .events = snbep_cstate_pkg_events,
-	.also = &snbep_kpmu_cstate_core,
-};
-
-/* snbep_uncore_qpi_formats_attr (as hsx); snbep_uncore_qpi_events. */
-static const struct perf_fact snbep_qpi_fmt[] = {
-	{ "event", "config:0-7,21", 0, NULL },
-	{ "umask", "config:8-15", 0, NULL },
-	{ "edge", "config:18", 0, NULL },
-	{ "inv", "config:23", 0, NULL },
-	{ "thresh", "config:24-31", 0, NULL },
-	{ "match_rds", "config1:48-51", 0, NULL },
-	{ "match_rnid30", "config1:32-35", 0, NULL },
-	{ "match_rnid4", "config1:31", 0, NULL },
-	{ "match_dnid", "config1:13-17", 0, NULL },
-	{ "match_mc", "config1:9-12", 0, NULL },
-	{ "match_opc", "config1:5-8", 0, NULL },
-	{ "match_vnw", "config1:3-4", 0, NULL },
-	{ "match0", "config1:0-31", 0, NULL },
-	{ "match1", "config1:32-63", 0, NULL },
-	{ "mask_rds", "config2:48-51", 0, NULL },
-	{ "mask_rnid30", "config2:32-35", 0, NULL },
-	{ "mask_rnid4", "config2:31", 0, NULL },
-	{ "mask_dnid", "config2:13-17", 0, NULL },
-	{ "mask_mc", "config2:9-12", 0, NULL },
-	{ "mask_opc", "config2:5-8", 0, NULL },
-	{ "mask_vnw", "config2:3-4", 0, NULL },
-	{ "mask0", "config2:0-31", 0, NULL },
-	{ "mask1", "config2:32-63", 0, NULL },
-	END_FACT,
-};
-
+/* The PCU's C-state residencies are cstate.c's snb_cstates for
+ * INTEL_SANDYBRIDGE_X as for INTEL_HASWELL_X: kpmu_snb_cstate_pkg; the
+ * QPI format is snbep_uncore_qpi_formats_attr, which hsx shares:
+ * kpmu_snbep_qpi_format (kpmu_hsx.c). */
 static const struct perf_fact snbep_qpi_events[] = {
 	{ "clockticks", "event=0x14", 0, NULL },
 	{ "txl_flits_active", "event=0x00,umask=0x06", 0, NULL },
@@ -245,7 +186,7 @@ const struct perf_unit snbep_kpmu_qpi = {
 	.pmu = "uncore_qpi_%u",
 	.source = "arch/x86/events/intel/uncore_snbep.c: snbep_uncore_qpi, "
 		  "snbep_uncore_qpi_events",
-	.format = snbep_qpi_fmt, .events = snbep_qpi_events,
+	.format = kpmu_snbep_qpi_format, .events = snbep_qpi_events,
 	.filters = snbep_qpi_filters,
 };
 

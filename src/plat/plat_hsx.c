@@ -715,7 +715,7 @@ static const struct unit_type hsx_pcu_cstate = {
 	.global_ovf_bit = NONE,
 	.freerun = hsx_pcu_cstate_ctrs,
 	.nfreerun = ARRAY_SIZE(hsx_pcu_cstate_ctrs),
-	.perf = &hsx_kpmu_pcu_cstate,
+	.perf = &kpmu_snb_cstate_pkg,
 };
 
 /* ---- unit types: PCI space ------------------------------------------- */

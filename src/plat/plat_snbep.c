@@ -528,7 +528,7 @@ static const struct unit_type snbep_pcu_cstate = {
 	.global_ovf_bit = NONE,
 	.freerun = snbep_pcu_cstate_ctrs,
 	.nfreerun = ARRAY_SIZE(snbep_pcu_cstate_ctrs),
-	.perf = &snbep_kpmu_pcu_cstate,
+	.perf = &kpmu_snb_cstate_pkg,
 };
 
 /* ---- unit types: PCI space ------------------------------------------- */
