@@ -797,6 +797,23 @@ static int load_field(struct pfs_pmu *p, const char *dir, const char *name,
 	return 0;
 }
 
+/* Lists the sub-directory sub of p's directory (its path into dir,
+ * PATH_MAX bytes) into *l: the number of entries, 0 (and no list) when
+ * it is empty or absent, or -errno with why. */
+static int list_sub(const struct pfs_pmu *p, const char *sub, char *dir,
+		    struct dirent ***l, char *why, size_t whylen)
+{
+	int n;
+
+	if (path_fmt(dir, PATH_MAX, "%s/%s", p->dir, sub))
+		return fail(ENAMETOOLONG, why, whylen, "%s: path too long",
+			    p->dir);
+	n = list_dir(dir, l, why, whylen);
+	if (n == 0)
+		free(*l);
+	return n == -ENOENT ? 0 : n;
+}
+
 static int load_formats(struct pfs_pmu *p, char *buf, char *why,
 			size_t whylen)
 {
@@ -804,14 +821,9 @@ static int load_formats(struct pfs_pmu *p, char *buf, char *why,
 	struct dirent **l;
 	int n, r = 0;
 
-	if (path_fmt(dir, sizeof(dir), "%s/format", p->dir))
-		return fail(ENAMETOOLONG, why, whylen, "%s: path too long",
-			    p->dir);
-	n = list_dir(dir, &l, why, whylen);
-	if (n == -ENOENT)
-		return 0;
-	if (n < 0)
-		return n;
+	n = list_sub(p, "format", dir, &l, why, whylen);
+	if (n <= 0)
+		return n;	/* none (also no directory), or -errno */
 	p->format = calloc((size_t)n + 1, sizeof(*p->format));
 	if (!p->format)
 		r = fail(ENOMEM, why, whylen, "out of memory");
@@ -941,14 +953,9 @@ static int load_events(struct pfs_pmu *p, char *buf, char *why,
 	struct dirent **l;
 	int n, r = 0;
 
-	if (path_fmt(dir, sizeof(dir), "%s/events", p->dir))
-		return fail(ENAMETOOLONG, why, whylen, "%s: path too long",
-			    p->dir);
-	n = list_dir(dir, &l, why, whylen);
-	if (n == -ENOENT)
-		return 0;
-	if (n < 0)
-		return n;
+	n = list_sub(p, "events", dir, &l, why, whylen);
+	if (n <= 0)
+		return n;	/* none (also no directory), or -errno */
 	p->alias = calloc((size_t)n + 1, sizeof(*p->alias));
 	if (!p->alias)
 		r = fail(ENOMEM, why, whylen, "out of memory");
