@@ -11,6 +11,8 @@
  * "NAME:LINE:COL: ..." for a syntax error.  The result is a set of flat
  * arrays (struct workload) that wl_rates() and wl_integral() read without
  * further allocation, so the simulator can call them under its lock.
+ * The parse context and the value parsers every section uses are in
+ * sim_wl_parse.c (sim_wl_parse.h), the "faults" array in sim_wl_fault.c.
  *
  * hsx additions (DESIGN.md section 3 plus what the hsx model needs):
  *  - topology keys sbox_count, ha_count, imc_channels (<= 8), qpi_ports,
@@ -58,277 +60,10 @@
 #include <json-c/json.h>
 
 #include "sim/sim_workload.h"
+#include "sim/sim_wl_parse.h"
 #include "plat/plat_mod.h"
 #include "plat/plat_sim.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-
-/* Limits on what a workload file may ask for.  They keep a hostile or
- * mistaken file from costing more than a few megabytes of memory. */
-#define WL_MAX_BYTES (4u << 20)	/* file size */
-#define WL_MAX_DEPTH 8		/* JSON nesting; the format needs 4 */
-#define WL_MAX_PHASES 1024
-#define WL_MAX_KEYS 1024	/* distinct rate keys over all phases */
-#define WL_MAX_FAULTS 1024
-#define WL_MAX_KEYLEN 127	/* a rate key or fault target, as written */
-#define WL_MAX_RATE 1e15	/* events per second: enough to wrap a 44-bit
-				   counter every 18 ms in wrap tests */
-#define WL_MAX_PHASE_S 1e7	/* seconds in one phase */
-#define WL_MAX_AT 1e9		/* seconds until a fault */
-#define WL_MAX_COUNT 1000000000u	/* eio / delay count */
-#define WL_MAX_DELAY 10.0	/* seconds one access is delayed */
-#define WL_MAX_UCLK 10000000000ull	/* 10 GHz */
-
-/* ---- parse context and messages -------------------------------------- */
-
-enum tk_kind { TK_PLATFORM, TK_COUNT, TK_HZ, TK_MMIO_BAR, TK_MMIO_DEV,
-	       TK_PHASES, TK_FAULTS, TK_PERF, TK_OFFLINE };
-
-/*
- * A key a workload may have at the top level (DESIGN.md section 3).
- * Which keys a platform takes, and their ranges, come from its simulator
- * data (plat_sim.h): its unit count keys ("cbo_count"), the clocks its
- * fixed counters count, its MMIO window's register, "cores" where it has
- * core-scope counters.  A count key names the unit whose instance count
- * it sets, so that "@N" keys are checked against it.
- */
-struct top_key {
-	const char *name;
-	enum tk_kind kind;
-	unsigned max;		/* TK_COUNT: 1..max */
-	int unit;		/* TK_COUNT: unit index it counts, -1 none */
-	size_t off;		/* TK_COUNT without a unit (unsigned), TK_HZ
-				   (uint64_t): in struct wl_topology */
-};
-
-#define TOP_KEYS_MAX (10 + PLAT_MAX_UNITS)
-
-struct pctx {
-	const char *name;		/* file name for messages */
-	const struct platform *plat;
-	struct top_key keys[TOP_KEYS_MAX];	/* the platform's */
-	unsigned nkeys;
-	struct workload *w;
-	char *err;
-	size_t errlen;
-	char path[640];			/* JSON path of what is being parsed */
-	size_t plen;
-};
-
-__attribute__((format(printf, 2, 3)))
-static int fail(struct pctx *c, const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (c->err && c->errlen)
-		snprintf(c->err, c->errlen, "%s: %s: %s", c->name, c->path, msg);
-	return -EINVAL;
-}
-
-/* A message for a position in the text: "NAME:LINE:COL: msg". */
-__attribute__((format(printf, 5, 6)))
-static int fail_at(struct pctx *c, const char *text, size_t len, size_t off,
-		   const char *fmt, ...)
-{
-	unsigned line = 1, col = 1;
-	char msg[512];
-	va_list ap;
-
-	if (off > len)
-		off = len;
-	for (size_t i = 0; i < off; i++) {
-		if (text[i] == '\n') {
-			line++;
-			col = 1;
-		} else {
-			col++;
-		}
-	}
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (c->err && c->errlen)
-		snprintf(c->err, c->errlen, "%s:%u:%u: %s", c->name, line, col,
-			 msg);
-	return -EINVAL;
-}
-
-static int fail_nomem(struct pctx *c)
-{
-	if (c->err && c->errlen)
-		snprintf(c->err, c->errlen, "%s: out of memory", c->name);
-	return -ENOMEM;
-}
-
-/* Appends s to the path, truncating politely if the path is full. */
-static void path_add(struct pctx *c, const char *s)
-{
-	size_t n = strlen(s), room = sizeof(c->path) - c->plen - 1;
-
-	if (n > room)
-		n = room;
-	memcpy(c->path + c->plen, s, n);
-	c->plen += n;
-	c->path[c->plen] = '\0';
-}
-
-static bool is_ident(const char *s)
-{
-	if (!(*s == '_' || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z')))
-		return false;
-	for (; *s; s++)
-		if (!(*s == '_' || (*s >= 'a' && *s <= 'z') ||
-		      (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9')))
-			return false;
-	return true;
-}
-
-/* Enters object member key: ".key", or ["key"] when key is not a plain
- * identifier.  Returns the previous path length for path_pop(). */
-static size_t path_key(struct pctx *c, const char *key)
-{
-	size_t old = c->plen;
-	char buf[200];
-	size_t n = 0;
-
-	if (is_ident(key) && strlen(key) < 100) {
-		path_add(c, ".");
-		path_add(c, key);
-		return old;
-	}
-	buf[n++] = '[';
-	buf[n++] = '"';
-	for (const unsigned char *p = (const unsigned char *)key;
-	     *p && n < sizeof(buf) - 12; p++) {
-		if (p - (const unsigned char *)key >= 120) {
-			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "...");
-			break;
-		}
-		if (*p == '"' || *p == '\\') {
-			buf[n++] = '\\';
-			buf[n++] = (char)*p;
-		} else if (*p < 0x20 || *p == 0x7f) {
-			n += (size_t)snprintf(buf + n, sizeof(buf) - n,
-					      "\\u%04x", *p);
-		} else {
-			buf[n++] = (char)*p;
-		}
-	}
-	buf[n++] = '"';
-	buf[n++] = ']';
-	buf[n] = '\0';
-	path_add(c, buf);
-	return old;
-}
-
-static size_t path_idx(struct pctx *c, size_t i)
-{
-	size_t old = c->plen;
-	char buf[32];
-
-	snprintf(buf, sizeof(buf), "[%zu]", i);
-	path_add(c, buf);
-	return old;
-}
-
-static void path_pop(struct pctx *c, size_t old)
-{
-	c->plen = old;
-	c->path[old] = '\0';
-}
-
-static const char *type_name(const json_object *o)
-{
-	switch (json_object_get_type(o)) {
-	case json_type_null: return "null";
-	case json_type_boolean: return "a boolean";
-	case json_type_double: return "a fractional number";
-	case json_type_int: return "an integer";
-	case json_type_object: return "an object";
-	case json_type_array: return "an array";
-	case json_type_string: return "a string";
-	}
-	return "something else";
-}
-
-/* ---- small number parsers -------------------------------------------- */
-
-/* "0x" followed by 1..16 hex digits, nothing else.  0, -1 (syntax) or
- * -2 (above max). */
-static int parse_hex(const char *s, uint64_t max, uint64_t *v)
-{
-	uint64_t x = 0;
-	unsigned nd = 0;
-
-	if (s[0] != '0' || (s[1] != 'x' && s[1] != 'X'))
-		return -1;
-	for (s += 2; *s; s++, nd++) {
-		unsigned d;
-
-		if (*s >= '0' && *s <= '9')
-			d = (unsigned)(*s - '0');
-		else if (*s >= 'a' && *s <= 'f')
-			d = (unsigned)(*s - 'a' + 10);
-		else if (*s >= 'A' && *s <= 'F')
-			d = (unsigned)(*s - 'A' + 10);
-		else
-			return -1;
-		if (x >> 60)
-			return -2;
-		x = x << 4 | d;
-	}
-	if (nd == 0)
-		return -1;
-	if (x > max)
-		return -2;
-	*v = x;
-	return 0;
-}
-
-/* Plain hex digits (lspci style, no 0x), 1..maxd digits. */
-static int parse_xdigits(const char *s, size_t n, unsigned maxd, unsigned *v)
-{
-	unsigned x = 0;
-
-	if (n == 0 || n > maxd)
-		return -1;
-	for (size_t i = 0; i < n; i++) {
-		char ch = s[i];
-		unsigned d;
-
-		if (ch >= '0' && ch <= '9')
-			d = (unsigned)(ch - '0');
-		else if (ch >= 'a' && ch <= 'f')
-			d = (unsigned)(ch - 'a' + 10);
-		else if (ch >= 'A' && ch <= 'F')
-			d = (unsigned)(ch - 'A' + 10);
-		else
-			return -1;
-		x = x << 4 | d;
-	}
-	*v = x;
-	return 0;
-}
-
-/* 1..4 decimal digits. */
-static int parse_dec(const char *s, size_t n, unsigned *v)
-{
-	unsigned x = 0;
-
-	if (n == 0 || n > 4)
-		return -1;
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return -1;
-		x = x * 10 + (unsigned)(s[i] - '0');
-	}
-	*v = x;
-	return 0;
-}
 
 /* ---- the top-level keys ---------------------------------------------- */
 
@@ -413,32 +148,15 @@ static void accepted_keys(const struct pctx *c, char *buf, size_t len)
 				      c->keys[i].name);
 }
 
-/* Key name in keys[0..n), or NULL. */
-static const struct top_key *key_in(const struct top_key *keys, unsigned n,
-				    const char *name)
-{
-	for (unsigned i = 0; i < n; i++)
-		if (strcmp(keys[i].name, name) == 0)
-			return &keys[i];
-	return NULL;
-}
-
 /* Is name a key of some platform (for "not a skl key")? */
 static bool key_of_any_platform(const char *name)
 {
 	struct top_key keys[TOP_KEYS_MAX];
 
 	for (unsigned i = 0; plat_all[i]; i++)
-		if (key_in(keys, plat_top_keys(plat_all[i], keys), name))
+		if (wlp_key_in(keys, plat_top_keys(plat_all[i], keys), name))
 			return true;
 	return false;
-}
-
-static unsigned max_sockets(const struct pctx *c)
-{
-	const struct top_key *k = key_in(c->keys, c->nkeys, "sockets");
-
-	return c->w->topo.sockets ? c->w->topo.sockets : k->max;
 }
 
 /* Does u have its instances in the same PCI functions as v (hsx
@@ -507,129 +225,7 @@ unsigned wl_unit_ninst(const struct workload *w, int unit)
 	return unit_ninst(&c, w->plat->units[unit], &by);
 }
 
-static void unit_list(const struct platform *p, char *buf, size_t len)
-{
-	size_t n = 0;
 
-	buf[0] = '\0';
-	for (unsigned i = 0; p->units[i] && n < len; i++)
-		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? ", " : "",
-				      p->units[i]->name);
-}
-
-static void freerun_list(const struct unit_type *u, char *buf, size_t len)
-{
-	size_t n = 0;
-
-	buf[0] = '\0';
-	for (unsigned i = 0; i < u->nfreerun && n < len; i++)
-		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? ", " : "",
-				      u->freerun[i].name);
-}
-
-/* ---- number values --------------------------------------------------- */
-
-/* A finite number in [lo, hi] (either JSON integer or fraction). */
-static int get_number(struct pctx *c, json_object *o, double lo, bool lo_open,
-		      double hi, const char *what, double *v)
-{
-	double x;
-
-	if (!json_object_is_type(o, json_type_int) &&
-	    !json_object_is_type(o, json_type_double))
-		return fail(c, "must be a number (%s), not %s", what,
-			    type_name(o));
-	x = json_object_get_double(o);
-	if (!isfinite(x))
-		return fail(c, "must be a finite number (%s), not %s", what,
-			    json_object_get_string(o));
-	if (lo_open ? !(x > lo) : !(x >= lo))
-		return fail(c, "%s out of range: must be %s %g (%s)",
-			    json_object_get_string(o), lo_open ? ">" : ">=",
-			    lo, what);
-	if (x > hi)
-		return fail(c, "%s out of range: at most %g (%s)",
-			    json_object_get_string(o), hi, what);
-	*v = x;
-	return 0;
-}
-
-/* A JSON integer in [lo, hi]. */
-static int get_uint(struct pctx *c, json_object *o, uint64_t lo, uint64_t hi,
-		    const char *what, uint64_t *v)
-{
-	int64_t s;
-
-	if (!json_object_is_type(o, json_type_int))
-		return fail(c, "must be an integer %" PRIu64 "..%" PRIu64
-			    " (%s), not %s", lo, hi, what, type_name(o));
-	s = json_object_get_int64(o);
-	if (s < 0 || (uint64_t)s < lo || (uint64_t)s > hi)
-		return fail(c, "%s out of range: must be %" PRIu64 "..%" PRIu64
-			    " (%s)", json_object_get_string(o), lo, hi, what);
-	*v = (uint64_t)s;
-	return 0;
-}
-
-/* A hex string "0x..." or a non-negative JSON integer, at most max. */
-static int get_value(struct pctx *c, json_object *o, uint64_t max,
-		     const char *what, uint64_t *v)
-{
-	if (json_object_is_type(o, json_type_string)) {
-		int r = parse_hex(json_object_get_string(o), max, v);
-
-		if (r == -1)
-			return fail(c, "bad hex value \"%s\" (%s: \"0x\" "
-				    "followed by 1 to 16 hex digits)",
-				    json_object_get_string(o), what);
-		if (r == -2)
-			return fail(c, "%s too large (%s: at most 0x%" PRIx64 ")",
-				    json_object_get_string(o), what, max);
-		return 0;
-	}
-	if (json_object_is_type(o, json_type_int)) {
-		if (json_object_get_int64(o) < 0)
-			return fail(c, "%s is negative (%s: a hex string or an "
-				    "integer 0..0x%" PRIx64 ")",
-				    json_object_get_string(o), what, max);
-		*v = json_object_get_uint64(o);
-		if (*v > max)
-			return fail(c, "%s too large (%s: at most 0x%" PRIx64 ")",
-				    json_object_get_string(o), what, max);
-		return 0;
-	}
-	return fail(c, "must be a hex string like \"0x1f\" or an integer "
-		    "(%s), not %s", what, type_name(o));
-}
-
-/* ---- socket prefixes ------------------------------------------------- */
-
-/*
- * Strips an "sN/" prefix from *s: *sock = N, or -1 if there is none.
- * A '/' anywhere makes the text before it a prefix that must be sN.
- */
-static int parse_socket_prefix(struct pctx *c, const char **s, int *sock)
-{
-	const char *slash = strchr(*s, '/');
-	unsigned n, max = max_sockets(c);
-
-	*sock = -1;
-	if (!slash)
-		return 0;
-	if ((*s)[0] != 's' ||
-	    parse_dec(*s + 1, (size_t)(slash - *s - 1), &n) < 0)
-		return fail(c, "bad socket prefix \"%.*s/\" (expected sN/ with "
-			    "N a socket number 0..%u, or no prefix for every "
-			    "socket)", (int)(slash - *s), *s, max - 1);
-	if (n >= max)
-		return fail(c, "socket %u out of range (%s %u: s0..s%u)", n,
-			    c->w->topo.sockets ? "sockets is"
-					       : "the platform has at most",
-			    max, max - 1);
-	*sock = (int)n;
-	*s = slash + 1;
-	return 0;
-}
 
 /* ---- rate keys ------------------------------------------------------- */
 
@@ -658,15 +254,15 @@ static int key_split(struct pctx *c, const char *text, struct wl_key *k,
 	char *t;
 
 	if (strlen(text) > WL_MAX_KEYLEN)
-		return fail(c, "rate key too long (at most %d characters)",
+		return wlp_fail(c, "rate key too long (at most %d characters)",
 			    WL_MAX_KEYLEN);
-	if (parse_socket_prefix(c, &s, &k->socket) < 0)
+	if (wlp_parse_socket_prefix(c, &s, &k->socket) < 0)
 		return -EINVAL;
 	at = strrchr(s, '@');
 	snprintf(f->body, sizeof(f->body), "%.*s",
 		 (int)(at ? (size_t)(at - s) : strlen(s)), s);
-	if (at && parse_dec(at + 1, strlen(at + 1), &n) < 0)
-		return fail(c, "bad instance \"%s\" (expected @N with N a "
+	if (at && wlp_parse_dec(at + 1, strlen(at + 1), &n) < 0)
+		return wlp_fail(c, "bad instance \"%s\" (expected @N with N a "
 			    "decimal instance number)", at);
 	if (at)
 		k->inst = (int)n;
@@ -675,12 +271,12 @@ static int key_split(struct pctx *c, const char *text, struct wl_key *k,
 	for (t = f->body; (t = strchr(t, ':')) != NULL; ) {
 		*t++ = '\0';
 		if (f->ntok == ARRAY_SIZE(f->tok))
-			return fail(c, "too many ':' fields");
+			return wlp_fail(c, "too many ':' fields");
 		f->tok[f->ntok++] = t;
 	}
 	for (unsigned i = 0; i < f->ntok; i++)
 		if (f->tok[i][0] == '\0')
-			return fail(c, "empty field %u (expected unit:EVENT:UMASK"
+			return wlp_fail(c, "empty field %u (expected unit:EVENT:UMASK"
 				    "[:thresh=N][:edge][:inv][@INST] or "
 				    "unit:COUNTER)", i + 1);
 	return 0;
@@ -694,18 +290,18 @@ static int key_freerun(struct pctx *c, const struct unit_type *u,
 	unsigned n;
 
 	if (name[0] >= '0' && name[0] <= '9' && u->kind != UNIT_FREERUN)
-		return fail(c, "missing umask (expected %s:EVENT:UMASK, both "
+		return wlp_fail(c, "missing umask (expected %s:EVENT:UMASK, both "
 			    "hex, e.g. %s:0x34:0x8f)", u->name, u->name);
 	if (u->nfreerun == 0)
-		return fail(c, "%s has no free-running counters (a programmable "
+		return wlp_fail(c, "%s has no free-running counters (a programmable "
 			    "key is %s:EVENT:UMASK, both hex, e.g. %s:0x34:0x8f)",
 			    u->name, u->name, u->name);
 	for (n = 0; n < u->nfreerun; n++)
 		if (strcmp(u->freerun[n].name, name) == 0)
 			break;
 	if (n == u->nfreerun) {
-		freerun_list(u, list, sizeof(list));
-		return fail(c, "unknown free-running counter \"%s\" of %s "
+		wlp_freerun_list(u, list, sizeof(list));
+		return wlp_fail(c, "unknown free-running counter \"%s\" of %s "
 			    "(accepted: %s)", name, u->name, list);
 	}
 	k->freerun = true;
@@ -726,7 +322,7 @@ static int key_modifier(struct pctx *c, const struct unit_type *u,
 				   why, sizeof(why));
 
 	if (r < 0)
-		return fail(c, "%s", why);
+		return wlp_fail(c, "%s", why);
 	if (r == 0) {
 		*rn += (size_t)snprintf(raw + *rn, rawlen - *rn, ":%s", tok);
 		return 0;
@@ -734,13 +330,13 @@ static int key_modifier(struct pctx *c, const struct unit_type *u,
 	/* The event-select extension bit (hsx QPI and PCU bit 21) is not
 	 * part of struct event_enc, so not given to plat_parse_raw(). */
 	if (strcmp(tok, "ext") == 0 && !u->ev_ext_bit)
-		return fail(c, "\"ext\": %s has no event-select extension bit",
+		return wlp_fail(c, "\"ext\": %s has no event-select extension bit",
 			    u->name);
 	if (strcmp(tok, "ext") != 0 && !u->nfilters)
-		return fail(c, "\"%.7s\": %s has no box filter registers", tok,
+		return wlp_fail(c, "\"%.7s\": %s has no box filter registers", tok,
 			    u->name);
 	if (mods->filt_set & ~3u)
-		return fail(c, "\"%s\": a rate key takes filter0 and filter1 "
+		return wlp_fail(c, "\"%s\": a rate key takes filter0 and filter1 "
 			    "(what the simulator derives from a box's filter "
 			    "registers)", tok);
 	return 1;
@@ -757,8 +353,8 @@ static int key_encoding(struct pctx *c, const struct unit_type *u,
 	int r;
 
 	if (u->kind == UNIT_FREERUN) {
-		freerun_list(u, list, sizeof(list));
-		return fail(c, "%s has only free-running counters: write "
+		wlp_freerun_list(u, list, sizeof(list));
+		return wlp_fail(c, "%s has only free-running counters: write "
 			    "%s:NAME with NAME one of %s", u->name, u->name,
 			    list);
 	}
@@ -775,9 +371,9 @@ static int key_encoding(struct pctx *c, const struct unit_type *u,
 	k->filter1 = mods.filt[1];
 	why[0] = '\0';
 	if (plat_parse_raw(c->plat, raw, &pu, &k->enc, why, sizeof(why)) < 0)
-		return fail(c, "bad rate key: %s", why[0] ? why : raw);
+		return wlp_fail(c, "bad rate key: %s", why[0] ? why : raw);
 	if (pu != u)
-		return fail(c, "bad rate key: \"%s\" resolves to unit %s, not %s",
+		return wlp_fail(c, "bad rate key: \"%s\" resolves to unit %s, not %s",
 			    raw, pu ? pu->name : "?", u->name);
 	return 0;
 }
@@ -799,9 +395,9 @@ static int key_instance(struct pctx *c, const struct unit_type *u,
 	if ((unsigned)k->inst < ninst)
 		return 0;
 	if (by)
-		return fail(c, "instance %d out of range (%s is %u: 0..%u)",
+		return wlp_fail(c, "instance %d out of range (%s is %u: 0..%u)",
 			    k->inst, by, ninst, ninst - 1);
-	return fail(c, "instance %d out of range (%s has %u instance%s: "
+	return wlp_fail(c, "instance %d out of range (%s has %u instance%s: "
 		    "0..%u)", k->inst, u->name, ninst, ninst == 1 ? "" : "s",
 		    ninst - 1);
 }
@@ -820,16 +416,16 @@ static int parse_rate_key(struct pctx *c, const char *text, struct wl_key *k)
 		return r;
 	u = plat_unit(c->plat, f.tok[0], &ui);
 	if (!u) {
-		unit_list(c->plat, list, sizeof(list));
-		return fail(c, "unknown unit \"%s\" (%s units: %s)", f.tok[0],
+		wlp_unit_list(c->plat, list, sizeof(list));
+		return wlp_fail(c, "unknown unit \"%s\" (%s units: %s)", f.tok[0],
 			    c->plat->id, list);
 	}
 	k->unit = ui;
 	if (u->kind == UNIT_FIXED)
-		return fail(c, "%s is a fixed counter that counts the uncore "
+		return wlp_fail(c, "%s is a fixed counter that counts the uncore "
 			    "clock; set \"uclk_hz\" instead of a rate", u->name);
 	if (f.ntok == 1)
-		return fail(c, "incomplete rate key (expected %s:EVENT:UMASK "
+		return wlp_fail(c, "incomplete rate key (expected %s:EVENT:UMASK "
 			    "in hex, or %s:COUNTER for a free-running counter)",
 			    u->name, u->name);
 	r = f.ntok == 2 ? key_freerun(c, u, f.tok[1], k)
@@ -881,7 +477,7 @@ static int add_key(struct pctx *c, struct phase_acc *a, const struct wl_key *k,
 		}
 	}
 	if (w->nkeys >= WL_MAX_KEYS)
-		return fail(c, "too many distinct rate keys (at most %d over "
+		return wlp_fail(c, "too many distinct rate keys (at most %d over "
 			    "all phases)", WL_MAX_KEYS);
 	if (w->nkeys == a->keycap) {
 		unsigned cap = a->keycap ? a->keycap * 2 : 16;
@@ -890,15 +486,15 @@ static int add_key(struct pctx *c, struct phase_acc *a, const struct wl_key *k,
 		const char **nt;
 
 		if (!nk)
-			return fail_nomem(c);
+			return wlp_fail_nomem(c);
 		w->keys = nk;
 		nl = realloc(a->last_phase, cap * sizeof(*nl));
 		if (!nl)
-			return fail_nomem(c);
+			return wlp_fail_nomem(c);
 		a->last_phase = nl;
 		nt = realloc(a->phase_text, cap * sizeof(*nt));
 		if (!nt)
-			return fail_nomem(c);
+			return wlp_fail_nomem(c);
 		a->phase_text = nt;
 		a->keycap = cap;
 	}
@@ -912,11 +508,11 @@ static int parse_rates(struct pctx *c, struct phase_acc *a, json_object *o,
 		       unsigned p)
 {
 	if (!json_object_is_type(o, json_type_object))
-		return fail(c, "must be an object of \"KEY\": events per second "
+		return wlp_fail(c, "must be an object of \"KEY\": events per second "
 			    "(e.g. {\"UNIT:0xEVENT:0xUMASK\": 2.0e8}), not %s",
-			    type_name(o));
+			    wlp_type_name(o));
 	json_object_object_foreach(o, key, val) {
-		size_t old = path_key(c, key);
+		size_t old = wlp_path_key(c, key);
 		struct wl_key k;
 		unsigned idx = 0;
 		double rate;
@@ -929,13 +525,13 @@ static int parse_rates(struct pctx *c, struct phase_acc *a, json_object *o,
 		if (r < 0)
 			return r;
 		if (a->last_phase[idx] == p + 1)
-			return fail(c, "counts the same as \"%s\" in this "
+			return wlp_fail(c, "counts the same as \"%s\" in this "
 				    "phase (equal once normalised); give each "
 				    "counter once per phase",
 				    a->phase_text[idx]);
 		a->last_phase[idx] = p + 1;
 		a->phase_text[idx] = key;
-		r = get_number(c, val, 0, false, WL_MAX_RATE,
+		r = wlp_get_number(c, val, 0, false, WL_MAX_RATE,
 			       "events per second per socket", &rate);
 		if (r < 0)
 			return r;
@@ -944,12 +540,12 @@ static int parse_rates(struct pctx *c, struct phase_acc *a, json_object *o,
 			struct rate_ent *ne = realloc(a->ents, cap * sizeof(*ne));
 
 			if (!ne)
-				return fail_nomem(c);
+				return wlp_fail_nomem(c);
 			a->ents = ne;
 			a->cap = cap;
 		}
 		a->ents[a->nents++] = (struct rate_ent){ idx, p, rate };
-		path_pop(c, old);
+		wlp_path_pop(c, old);
 	}
 	return 0;
 }
@@ -962,36 +558,36 @@ static int parse_phase(struct pctx *c, struct phase_acc *a, json_object *o,
 	int r;
 
 	if (!json_object_is_type(o, json_type_object))
-		return fail(c, "a phase must be an object {\"seconds\": N, "
-			    "\"rates\": {...}}, not %s", type_name(o));
+		return wlp_fail(c, "a phase must be an object {\"seconds\": N, "
+			    "\"rates\": {...}}, not %s", wlp_type_name(o));
 	json_object_object_foreach(o, key, val) {
 		if (strcmp(key, "seconds") == 0) {
 			secs = val;
 		} else if (strcmp(key, "rates") == 0) {
 			rates = val;
 		} else {
-			path_key(c, key);
-			return fail(c, "unknown key (a phase accepts: seconds, "
+			wlp_path_key(c, key);
+			return wlp_fail(c, "unknown key (a phase accepts: seconds, "
 				    "rates)");
 		}
 	}
 	if (!secs)
-		return fail(c, "missing \"seconds\" (the phase's duration, a "
+		return wlp_fail(c, "missing \"seconds\" (the phase's duration, a "
 			    "number > 0)");
 	if (!rates)
-		return fail(c, "missing \"rates\" (an object of \"KEY\": events "
+		return wlp_fail(c, "missing \"rates\" (an object of \"KEY\": events "
 			    "per second; may be empty)");
-	old = path_key(c, "seconds");
-	r = get_number(c, secs, 0, true, WL_MAX_PHASE_S, "the phase's duration "
+	old = wlp_path_key(c, "seconds");
+	r = wlp_get_number(c, secs, 0, true, WL_MAX_PHASE_S, "the phase's duration "
 		       "in seconds", &c->w->phase_s[p]);
 	if (r < 0)
 		return r;
-	path_pop(c, old);
-	old = path_key(c, "rates");
+	wlp_path_pop(c, old);
+	old = wlp_path_key(c, "rates");
 	r = parse_rates(c, a, rates, p);
 	if (r < 0)
 		return r;
-	path_pop(c, old);
+	wlp_path_pop(c, old);
 	return 0;
 }
 
@@ -1003,24 +599,24 @@ static int parse_phases(struct pctx *c, json_object *o)
 	int r = 0;
 
 	if (!json_object_is_type(o, json_type_array))
-		return fail(c, "must be an array of phases [{\"seconds\": N, "
-			    "\"rates\": {...}}, ...], not %s", type_name(o));
+		return wlp_fail(c, "must be an array of phases [{\"seconds\": N, "
+			    "\"rates\": {...}}, ...], not %s", wlp_type_name(o));
 	n = json_object_array_length(o);
 	if (n == 0)
-		return fail(c, "empty: at least one phase is needed");
+		return wlp_fail(c, "empty: at least one phase is needed");
 	if (n > WL_MAX_PHASES)
-		return fail(c, "%zu phases: at most %d", n, WL_MAX_PHASES);
+		return wlp_fail(c, "%zu phases: at most %d", n, WL_MAX_PHASES);
 	w->nphases = (unsigned)n;
 	w->phase_s = calloc(n, sizeof(*w->phase_s));
 	if (!w->phase_s)
-		return fail_nomem(c);
+		return wlp_fail_nomem(c);
 	for (size_t i = 0; i < n && r == 0; i++) {
-		size_t old = path_idx(c, i);
+		size_t old = wlp_path_idx(c, i);
 
 		r = parse_phase(c, &a, json_object_array_get_idx(o, i),
 				(unsigned)i);
 		if (r == 0)
-			path_pop(c, old);
+			wlp_path_pop(c, old);
 	}
 	if (r == 0) {
 		w->period_s = 0;
@@ -1029,7 +625,7 @@ static int parse_phases(struct pctx *c, json_object *o)
 		w->rates = calloc((size_t)w->nkeys * w->nphases + 1,
 				  sizeof(*w->rates));
 		if (!w->rates)
-			r = fail_nomem(c);
+			r = wlp_fail_nomem(c);
 	}
 	for (size_t i = 0; r == 0 && i < a.nents; i++)
 		w->rates[(size_t)a.ents[i].key * w->nphases + a.ents[i].phase] =
@@ -1040,308 +636,7 @@ static int parse_phases(struct pctx *c, json_object *o)
 	return r;
 }
 
-/* ---- faults ---------------------------------------------------------- */
-
-static const char *const fault_kinds[] = {
-	[WL_FAULT_EIO] = "eio",
-	[WL_FAULT_FOREIGN_WRITE] = "foreign_write",
-	[WL_FAULT_DEVICE_MISSING] = "device_missing",
-	[WL_FAULT_STUCK] = "stuck",
-	[WL_FAULT_DELAY] = "delay",
-	[WL_FAULT_PERF_CONTENTION] = "perf_contention",
-	[WL_FAULT_PMU_GONE] = "pmu_gone",
-	[WL_FAULT_PERF_READ_ERROR] = "perf_read_error",
-	[WL_FAULT_SHORT_READ] = "short_read",
-};
-
-static const char *target_forms(enum wl_fault_kind k)
-{
-	switch (k) {
-	case WL_FAULT_DEVICE_MISSING:
-		return "[sN/]pci:BB:DD.F";
-	case WL_FAULT_STUCK:
-		return "[sN/]msr:0xADDR, [sN/]pci:BB:DD.F+0xOFF, mmio:0xADDR "
-		       "or [sN/]unit:COUNTER";
-	case WL_FAULT_PERF_CONTENTION:
-	case WL_FAULT_PMU_GONE:
-	case WL_FAULT_PERF_READ_ERROR:
-	case WL_FAULT_SHORT_READ:
-		return "a kernel PMU name as sysfs lists it, or a glob such "
-		       "as \"uncore_*\"";
-	default:
-		return "[sN/]msr:0xADDR, [sN/]pci:BB:DD.F+0xOFF or mmio:0xADDR";
-	}
-}
-
-/* "BB:DD.F" (lspci style, hex) with an optional "+0xOFF". */
-static int parse_pci(struct pctx *c, const char *s, struct wl_fault *f)
-{
-	const char *colon = strchr(s, ':'), *dot = colon ? strchr(colon, '.')
-						       : NULL;
-	const char *plus = dot ? strchr(dot, '+') : NULL;
-	const char *end = plus ? plus : s + strlen(s);
-	unsigned bus, dev, fn;
-	uint64_t off = 0;
-
-	if (!colon || !dot ||
-	    parse_xdigits(s, (size_t)(colon - s), 2, &bus) < 0 ||
-	    parse_xdigits(colon + 1, (size_t)(dot - colon - 1), 2, &dev) < 0 ||
-	    parse_xdigits(dot + 1, (size_t)(end - dot - 1), 1, &fn) < 0)
-		return fail(c, "bad PCI address \"pci:%s\" (expected pci:BB:DD.F "
-			    "in hex, e.g. pci:ff:10.1%s)", s,
-			    f->kind == WL_FAULT_DEVICE_MISSING ? ""
-				: ", with +0xOFF for a register");
-	if (dev > 0x1f || fn > 7)
-		return fail(c, "bad PCI address \"pci:%s\": device is 00..1f "
-			    "and function 0..7", s);
-	if (f->kind == WL_FAULT_DEVICE_MISSING) {
-		if (plus)
-			return fail(c, "device_missing takes a PCI function "
-				    "pci:BB:DD.F, without +0xOFF");
-	} else {
-		int r;
-
-		if (!plus)
-			return fail(c, "kind %s needs a register: "
-				    "pci:BB:DD.F+0xOFF", fault_kinds[f->kind]);
-		r = parse_hex(plus + 1, 0xffc, &off);
-		if (r == -1)
-			return fail(c, "bad PCI register offset \"%s\" (expected "
-				    "+0x followed by hex digits)", plus + 1);
-		if (r == -2 || off % 4)
-			return fail(c, "PCI register offset %s out of range (a "
-				    "4-byte register: 0x0..0xffc, a multiple "
-				    "of 4)", plus + 1);
-	}
-	f->target = hw_pci(0, (uint8_t)bus, (uint8_t)dev, (uint8_t)fn,
-			   (uint16_t)off, 4);
-	return 0;
-}
-
-static int parse_target(struct pctx *c, const char *text, struct wl_fault *f)
-{
-	const char *s = text;
-	uint64_t v;
-	int r;
-
-	snprintf(f->text, sizeof(f->text), "%s", text);
-	if (strlen(text) > WL_MAX_KEYLEN)
-		return fail(c, "target too long (at most %d characters)",
-			    WL_MAX_KEYLEN);
-	if (parse_socket_prefix(c, &s, &f->socket) < 0)
-		return -EINVAL;
-
-	if (strncmp(s, "msr:", 4) == 0) {
-		if (f->kind == WL_FAULT_DEVICE_MISSING)
-			return fail(c, "device_missing takes a PCI function "
-				    "(%s), not an MSR", target_forms(f->kind));
-		r = parse_hex(s + 4, UINT32_MAX, &v);
-		if (r < 0)
-			return fail(c, "bad MSR address \"%s\" (expected "
-				    "msr:0xADDR, 0x0..0xffffffff)", s + 4);
-		f->target = hw_msr(0, (uint32_t)v);
-		return 0;
-	}
-	if (strncmp(s, "pci:", 4) == 0)
-		return parse_pci(c, s + 4, f);
-	if (strncmp(s, "mmio:", 5) == 0) {
-		if (f->socket >= 0)
-			return fail(c, "an mmio address is physical: no socket "
-				    "prefix (write mmio:0xADDR)");
-		if (f->kind == WL_FAULT_DEVICE_MISSING)
-			return fail(c, "device_missing takes a PCI function "
-				    "(%s), not an MMIO address",
-				    target_forms(f->kind));
-		r = parse_hex(s + 5, UINT64_MAX, &v);
-		if (r < 0 || v % 4)
-			return fail(c, "bad MMIO address \"%s\" (expected "
-				    "mmio:0xADDR, a multiple of 4)", s + 5);
-		f->target = hw_mmio(v, 4);
-		return 0;
-	}
-	if (f->kind == WL_FAULT_STUCK && strchr(s, ':')) {
-		const char *colon = strchr(s, ':');
-		const struct unit_type *u;
-		char uname[64], list[256];
-		int ui;
-
-		snprintf(uname, sizeof(uname), "%.*s", (int)(colon - s), s);
-		u = plat_unit(c->plat, uname, &ui);
-		if (!u) {
-			unit_list(c->plat, list, sizeof(list));
-			return fail(c, "bad target \"%s\": \"%s\" is neither "
-				    "msr, pci, mmio nor a unit (%s units: %s)",
-				    text, uname, c->plat->id, list);
-		}
-		for (unsigned i = 0; i < u->nfreerun; i++) {
-			if (strcmp(u->freerun[i].name, colon + 1) == 0) {
-				f->target = (struct hw_addr){ .space = u->space };
-				f->target_is_freerun = true;
-				f->freerun_unit = ui;
-				f->freerun_idx = i;
-				return 0;
-			}
-		}
-		if (u->nfreerun == 0)
-			return fail(c, "%s has no free-running counters; stop a "
-				    "programmable counter by its register "
-				    "(msr:0xADDR)", u->name);
-		freerun_list(u, list, sizeof(list));
-		return fail(c, "unknown free-running counter \"%s\" of %s "
-			    "(accepted: %s)", colon + 1, u->name, list);
-	}
-	return fail(c, "bad target \"%s\" (kind %s accepts %s)", text,
-		    fault_kinds[f->kind], target_forms(f->kind));
-}
-
-/*
- * The members a fault object may have, and the kinds that take each
- * (bit k = enum wl_fault_kind k): "at", "kind" and "target" every kind,
- * the others as below; a member marked required must be there for the
- * kinds that take it.
- */
-#define FK(k) (1u << (k))
-#define FK_PERF (FK(WL_FAULT_PERF_CONTENTION) | FK(WL_FAULT_PMU_GONE) | \
-		 FK(WL_FAULT_PERF_READ_ERROR) | FK(WL_FAULT_SHORT_READ))
-enum fault_member { FM_AT, FM_KIND, FM_TARGET, FM_COUNT, FM_VALUE,
-		    FM_RUNNING, FM_SECONDS, FM_ERRNO, FM_N };
-static const struct {
-	const char *name;
-	unsigned kinds, required;
-	const char *help;	/* for the list of accepted members */
-} fault_members[FM_N] = {
-	[FM_AT] = { "at", ~0u, ~0u, NULL },
-	[FM_KIND] = { "kind", ~0u, ~0u, NULL },
-	[FM_TARGET] = { "target", ~0u, ~0u, NULL },
-	[FM_COUNT] = { "count", FK(WL_FAULT_EIO) | FK(WL_FAULT_DELAY) |
-		       FK(WL_FAULT_PERF_READ_ERROR) | FK(WL_FAULT_SHORT_READ), 0,
-		       "eio, delay, perf_read_error, short_read" },
-	[FM_VALUE] = { "value", FK(WL_FAULT_FOREIGN_WRITE),
-		       FK(WL_FAULT_FOREIGN_WRITE), "foreign_write" },
-	[FM_RUNNING] = { "running", FK(WL_FAULT_PERF_CONTENTION),
-			 FK(WL_FAULT_PERF_CONTENTION), "perf_contention" },
-	[FM_SECONDS] = { "seconds", FK(WL_FAULT_PERF_CONTENTION) |
-			 FK(WL_FAULT_DELAY), FK(WL_FAULT_DELAY),
-			 "perf_contention, delay" },
-	[FM_ERRNO] = { "errno", FK(WL_FAULT_PERF_READ_ERROR),
-		       FK(WL_FAULT_PERF_READ_ERROR), "perf_read_error" },
-};
-
-/* What a missing required member should be, for the message. */
-static const char *member_want(enum fault_member m)
-{
-	switch (m) {
-	case FM_VALUE:
-		return "the value the other agent writes: a hex string "
-		       "\"0x...\" or an integer >= 0";
-	case FM_RUNNING:
-		return "the fraction of the time the target's events still "
-		       "run, 0 <= running < 1";
-	case FM_ERRNO:
-		return "the error reads fail with: \"EIO\", \"EINTR\" or "
-		       "\"ENOSPC\"";
-	case FM_SECONDS:
-		return "how much later each delayed access returns, > 0 and "
-		       "<= 10";
-	default:
-		return "";
-	}
-}
-
-/* "eio, foreign_write, ..." */
-static void kind_list(char *buf, size_t len)
-{
-	size_t n = 0;
-
-	buf[0] = '\0';
-	for (unsigned k = 0; k < ARRAY_SIZE(fault_kinds) && n < len; k++)
-		n += (size_t)snprintf(buf + n, len - n, "%s%s", k ? ", " : "",
-				      fault_kinds[k]);
-}
-
-/* Sorts a fault object's members into m[]; unknown ones are errors. */
-static int fault_collect(struct pctx *c, json_object *o, json_object **m)
-{
-	char list[320];
-	size_t n = 0;
-
-	json_object_object_foreach(o, key, val) {
-		unsigned i;
-
-		for (i = 0; i < FM_N; i++)
-			if (strcmp(key, fault_members[i].name) == 0)
-				break;
-		if (i < FM_N) {
-			m[i] = val;
-			continue;
-		}
-		path_key(c, key);
-		for (i = 0; i < FM_N && n < sizeof(list); i++)
-			n += (size_t)snprintf(list + n, sizeof(list) - n,
-					      "%s%s%s%s%s", i ? ", " : "",
-					      fault_members[i].name,
-					      fault_members[i].help ? " (" : "",
-					      fault_members[i].help
-					      ? fault_members[i].help : "",
-					      fault_members[i].help ? ")" : "");
-		return fail(c, "unknown key (a fault accepts: %s)", list);
-	}
-	return 0;
-}
-
-/* The "kind" member: one of fault_kinds[]. */
-static int fault_kind(struct pctx *c, json_object *kind,
-		      enum wl_fault_kind *out)
-{
-	char list[256];
-	size_t old;
-	unsigned k;
-
-	kind_list(list, sizeof(list));
-	if (!kind)
-		return fail(c, "missing \"kind\" (%s)", list);
-	old = path_key(c, "kind");
-	if (!json_object_is_type(kind, json_type_string))
-		return fail(c, "must be a string (%s), not %s", list,
-			    type_name(kind));
-	for (k = 0; k < ARRAY_SIZE(fault_kinds); k++)
-		if (strcmp(fault_kinds[k], json_object_get_string(kind)) == 0)
-			break;
-	if (k == ARRAY_SIZE(fault_kinds))
-		return fail(c, "unknown fault kind \"%s\" (accepted: %s)",
-			    json_object_get_string(kind), list);
-	path_pop(c, old);
-	*out = (enum wl_fault_kind)k;
-	return 0;
-}
-
-/* Every member the kind takes, and only those. */
-static int fault_check_members(struct pctx *c, json_object **m,
-			       const struct wl_fault *f)
-{
-	unsigned bit = FK(f->kind);
-
-	for (unsigned i = FM_COUNT; i < FM_N; i++) {
-		if (m[i] && !(fault_members[i].kinds & bit)) {
-			path_key(c, fault_members[i].name);
-			return fail(c, "not allowed for kind \"%s\" (only %s "
-				    "take%s a %s)", fault_kinds[f->kind],
-				    fault_members[i].help,
-				    strchr(fault_members[i].help, ',') ? "" : "s",
-				    fault_members[i].name);
-		}
-		if (!m[i] && (fault_members[i].required & bit))
-			return fail(c, "missing \"%s\" (%s)",
-				    fault_members[i].name, member_want(i));
-	}
-	if (!m[FM_AT])
-		return fail(c, "missing \"at\" (seconds since the simulation "
-			    "started, >= 0)");
-	if (!m[FM_TARGET])
-		return fail(c, "missing \"target\" (for %s: %s)",
-			    fault_kinds[f->kind], target_forms(f->kind));
-	return 0;
-}
+/* ---- the simulated kernel ("perf") ----------------------------------- */
 
 /* Does glob pattern pat match some PMU of the workload (cb of
  * wl_perf_pmus(); ctx: the pattern)? */
@@ -1398,13 +693,13 @@ static int parse_pmu_pattern(struct pctx *c, const char *s, char *out,
 	if (!*s || strlen(s) >= outlen ||
 	    strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_*?[]-") !=
 	    strlen(s))
-		return fail(c, "bad PMU name \"%s\" (a kernel PMU name as "
+		return wlp_fail(c, "bad PMU name \"%s\" (a kernel PMU name as "
 			    "sysfs lists it, at most %zu characters of a-z, 0-9 "
 			    "and _, or a glob such as \"uncore_*_0\")", s,
 			    outlen - 1);
 	if (wl_perf_pmus(c->w, pmu_glob_hit, (void *)s) <= 0) {
 		wl_perf_pmus(c->w, pmu_name_add, &l);
-		return fail(c, "no PMU of %s matches \"%s\" (%s)", c->plat->id,
+		return wlp_fail(c, "no PMU of %s matches \"%s\" (%s)", c->plat->id,
 			    s, l.count ? list : "the platform has no kernel "
 			    "PMU facts");
 	}
@@ -1412,179 +707,6 @@ static int parse_pmu_pattern(struct pctx *c, const char *s, char *out,
 	return 0;
 }
 
-/* The perf faults' own members (running, seconds, errno) and the delay
- * fault's seconds. */
-static int parse_perf_fault(struct pctx *c, json_object **m,
-			    struct wl_fault *f)
-{
-	static const struct { const char *name; int err; } errs[] = {
-		{ "EIO", EIO }, { "EINTR", EINTR }, { "ENOSPC", ENOSPC },
-	};
-	size_t old;
-	int r;
-
-	if (m[FM_RUNNING]) {
-		old = path_key(c, "running");
-		r = get_number(c, m[FM_RUNNING], 0, false, 0.999999,
-			       "the fraction of the time the events run, "
-			       "below 1", &f->running);
-		if (r < 0)
-			return r;
-		path_pop(c, old);
-	}
-	if (m[FM_SECONDS] && f->kind == WL_FAULT_DELAY) {
-		old = path_key(c, "seconds");
-		r = get_number(c, m[FM_SECONDS], 0, true, WL_MAX_DELAY,
-			       "seconds each access is delayed", &f->delay_s);
-		if (r < 0)
-			return r;
-		path_pop(c, old);
-	} else if (m[FM_SECONDS]) {
-		old = path_key(c, "seconds");
-		r = get_number(c, m[FM_SECONDS], 0, true, WL_MAX_AT,
-			       "how long the contention lasts", &f->seconds);
-		if (r < 0)
-			return r;
-		path_pop(c, old);
-	}
-	if (m[FM_ERRNO]) {
-		const char *e = json_object_is_type(m[FM_ERRNO],
-						    json_type_string)
-				? json_object_get_string(m[FM_ERRNO]) : NULL;
-
-		old = path_key(c, "errno");
-		for (size_t i = 0; e && i < ARRAY_SIZE(errs); i++)
-			if (strcmp(e, errs[i].name) == 0)
-				f->err = errs[i].err;
-		if (!f->err)
-			return fail(c, "must be \"EIO\", \"EINTR\" or \"ENOSPC\" "
-				    "(what the kernel's read(2) of a perf event "
-				    "can fail with), not %s",
-				    e ? e : type_name(m[FM_ERRNO]));
-		path_pop(c, old);
-	}
-	return 0;
-}
-
-/* "count" and "value": the register faults' numbers (and count for
- * the perf read faults). */
-static int parse_fault_numbers(struct pctx *c, json_object **m,
-			       struct wl_fault *f)
-{
-	size_t old;
-	int r;
-
-	f->count = 1;
-	if (m[FM_COUNT]) {
-		uint64_t v;
-
-		old = path_key(c, "count");
-		r = get_uint(c, m[FM_COUNT], 1, WL_MAX_COUNT,
-			     wl_fault_is_perf(f->kind) ? "reads that fail"
-			     : f->kind == WL_FAULT_DELAY ? "accesses delayed"
-			     : "accesses that fail", &v);
-		if (r < 0)
-			return r;
-		f->count = (unsigned)v;
-		path_pop(c, old);
-	}
-	if (m[FM_VALUE]) {
-		uint64_t max = f->target.width >= 8 ? UINT64_MAX
-						    : width_mask(8u * f->target.width);
-
-		old = path_key(c, "value");
-		r = get_value(c, m[FM_VALUE], max, f->target.width >= 8
-			      ? "a 64-bit register" : "a 32-bit register",
-			      &f->value);
-		if (r < 0)
-			return r;
-		path_pop(c, old);
-	}
-	return 0;
-}
-
-static int parse_fault(struct pctx *c, json_object *o, struct wl_fault *f)
-{
-	json_object *m[FM_N] = { NULL };
-	const char *t;
-	size_t old;
-	int r;
-
-	if (!json_object_is_type(o, json_type_object))
-		return fail(c, "a fault must be an object {\"at\": s, \"kind\": "
-			    "..., \"target\": ...}, not %s", type_name(o));
-	if ((r = fault_collect(c, o, m)) < 0 ||
-	    (r = fault_kind(c, m[FM_KIND], &f->kind)) < 0 ||
-	    (r = fault_check_members(c, m, f)) < 0)
-		return r;
-
-	old = path_key(c, "at");
-	r = get_number(c, m[FM_AT], 0, false, WL_MAX_AT,
-		       "seconds since the simulation started", &f->at);
-	if (r < 0)
-		return r;
-	path_pop(c, old);
-
-	old = path_key(c, "target");
-	if (!json_object_is_type(m[FM_TARGET], json_type_string))
-		return fail(c, "must be a string (for %s: %s), not %s",
-			    fault_kinds[f->kind], target_forms(f->kind),
-			    type_name(m[FM_TARGET]));
-	t = json_object_get_string(m[FM_TARGET]);
-	if (wl_fault_is_perf(f->kind)) {
-		f->socket = -1;
-		r = parse_pmu_pattern(c, t, f->text, sizeof(f->text));
-	} else {
-		r = parse_target(c, t, f);
-	}
-	if (r < 0)
-		return r;
-	path_pop(c, old);
-	if ((r = parse_fault_numbers(c, m, f)) < 0)
-		return r;
-	return parse_perf_fault(c, m, f);
-}
-
-static int parse_faults(struct pctx *c, json_object *o)
-{
-	struct workload *w = c->w;
-	size_t n;
-
-	if (!json_object_is_type(o, json_type_array))
-		return fail(c, "must be an array of faults, not %s",
-			    type_name(o));
-	n = json_object_array_length(o);
-	if (n > WL_MAX_FAULTS)
-		return fail(c, "%zu faults: at most %d", n, WL_MAX_FAULTS);
-	if (n == 0)
-		return 0;
-	w->faults = calloc(n, sizeof(*w->faults));
-	if (!w->faults)
-		return fail_nomem(c);
-	for (size_t i = 0; i < n; i++) {
-		size_t old = path_idx(c, i);
-		int r = parse_fault(c, json_object_array_get_idx(o, i),
-				    &w->faults[i]);
-
-		if (r < 0)
-			return r;
-		w->nfaults++;
-		path_pop(c, old);
-	}
-	/* Stable insertion sort by time: faults at the same time keep the
-	 * order they were written in. */
-	for (unsigned i = 1; i < w->nfaults; i++) {
-		struct wl_fault f = w->faults[i];
-		unsigned j = i;
-
-		for (; j > 0 && w->faults[j - 1].at > f.at; j--)
-			w->faults[j] = w->faults[j - 1];
-		w->faults[j] = f;
-	}
-	return 0;
-}
-
-/* ---- the simulated kernel ("perf") ----------------------------------- */
 
 #define WL_MAX_MISSING 64
 
@@ -1595,28 +717,28 @@ static int parse_missing(struct pctx *c, json_object *o)
 	size_t n;
 
 	if (!json_object_is_type(o, json_type_array))
-		return fail(c, "must be an array of PMU names or globs "
-			    "(\"uncore_*_1\"), not %s", type_name(o));
+		return wlp_fail(c, "must be an array of PMU names or globs "
+			    "(\"uncore_*_1\"), not %s", wlp_type_name(o));
 	n = json_object_array_length(o);
 	if (n > WL_MAX_MISSING)
-		return fail(c, "%zu PMUs: at most %d", n, WL_MAX_MISSING);
+		return wlp_fail(c, "%zu PMUs: at most %d", n, WL_MAX_MISSING);
 	pf->missing = calloc(n ? n : 1, sizeof(*pf->missing));
 	if (!pf->missing)
-		return fail_nomem(c);
+		return wlp_fail_nomem(c);
 	for (size_t i = 0; i < n; i++) {
 		json_object *e = json_object_array_get_idx(o, i);
-		size_t old = path_idx(c, i);
+		size_t old = wlp_path_idx(c, i);
 		int r;
 
 		if (!json_object_is_type(e, json_type_string))
-			return fail(c, "must be a PMU name (a string), not %s",
-				    type_name(e));
+			return wlp_fail(c, "must be a PMU name (a string), not %s",
+				    wlp_type_name(e));
 		r = parse_pmu_pattern(c, json_object_get_string(e),
 				      pf->missing[i], WL_PMU_NAME_MAX);
 		if (r < 0)
 			return r;
 		pf->nmissing++;
-		path_pop(c, old);
+		wlp_path_pop(c, old);
 	}
 	return 0;
 }
@@ -1634,7 +756,7 @@ static int parse_perf_member(struct pctx *c, const char *key, json_object *v)
 		    json_object_get_int64(v) == -1) {
 			x = 0;
 			pf->paranoid = -1;
-		} else if ((r = get_uint(c, v, 0, 4, "kernel.perf_event_paranoid: "
+		} else if ((r = wlp_get_uint(c, v, 0, 4, "kernel.perf_event_paranoid: "
 					 "-1..2, 3 and 4 on kernels with the "
 					 "Debian/Android patch", &x)) < 0) {
 			return r;
@@ -1646,8 +768,8 @@ static int parse_perf_member(struct pctx *c, const char *key, json_object *v)
 	}
 	if (strcmp(key, "cap_perfmon") == 0) {
 		if (!json_object_is_type(v, json_type_boolean))
-			return fail(c, "must be true or false (does the daemon "
-				    "hold CAP_PERFMON), not %s", type_name(v));
+			return wlp_fail(c, "must be true or false (does the daemon "
+				    "hold CAP_PERFMON), not %s", wlp_type_name(v));
 		pf->no_cap = !json_object_get_boolean(v);
 		return 0;
 	}
@@ -1659,15 +781,15 @@ static int parse_perf_member(struct pctx *c, const char *key, json_object *v)
 
 		if (!k || strlen(k) >= sizeof(pf->kernel) ||
 		    wl_kernel_version(k, &ver) < 0)
-			return fail(c, "must be a kernel release string such as "
+			return wlp_fail(c, "must be a kernel release string such as "
 				    "\"6.8.0-45-generic\" (MAJOR.MINOR first, at "
 				    "most %zu characters), not %s",
 				    sizeof(pf->kernel) - 1,
-				    k ? k : type_name(v));
+				    k ? k : wlp_type_name(v));
 		snprintf(pf->kernel, sizeof(pf->kernel), "%s", k);
 		return 0;
 	}
-	return fail(c, "unknown key (\"perf\" accepts: paranoid, cap_perfmon, "
+	return wlp_fail(c, "unknown key (\"perf\" accepts: paranoid, cap_perfmon, "
 		    "missing_pmus, kernel)");
 }
 
@@ -1675,16 +797,16 @@ static int parse_perf_member(struct pctx *c, const char *key, json_object *v)
 static int parse_perf(struct pctx *c, json_object *o)
 {
 	if (!json_object_is_type(o, json_type_object))
-		return fail(c, "must be an object {\"paranoid\": N, "
+		return wlp_fail(c, "must be an object {\"paranoid\": N, "
 			    "\"cap_perfmon\": bool, \"missing_pmus\": [...], "
-			    "\"kernel\": \"X.Y\"}, not %s", type_name(o));
+			    "\"kernel\": \"X.Y\"}, not %s", wlp_type_name(o));
 	json_object_object_foreach(o, key, val) {
-		size_t old = path_key(c, key);
+		size_t old = wlp_path_key(c, key);
 		int r = parse_perf_member(c, key, val);
 
 		if (r < 0)
 			return r;
-		path_pop(c, old);
+		wlp_path_pop(c, old);
 	}
 	return 0;
 }
@@ -1857,21 +979,21 @@ static int parse_offline(struct pctx *c, json_object *v)
 	size_t n;
 
 	if (!json_object_is_type(v, json_type_array))
-		return fail(c, "must be an array of CPU numbers (socket s has "
+		return wlp_fail(c, "must be an array of CPU numbers (socket s has "
 			    "CPUs %d*s .. %d*s+cores-1), not %s", WL_MAX_CORES,
-			    WL_MAX_CORES, type_name(v));
+			    WL_MAX_CORES, wlp_type_name(v));
 	n = json_object_array_length(v);
 	for (size_t i = 0; i < n; i++) {
-		size_t old = path_idx(c, i);
+		size_t old = wlp_path_idx(c, i);
 		uint64_t cpu;
-		int r = get_uint(c, json_object_array_get_idx(v, i), 0,
+		int r = wlp_get_uint(c, json_object_array_get_idx(v, i), 0,
 				 PLAT_MAX_SOCKETS * WL_MAX_CORES - 1,
 				 "a simulated CPU number", &cpu);
 
 		if (r < 0)
 			return r;
 		c->w->topo.offline |= 1ull << cpu;
-		path_pop(c, old);
+		wlp_path_pop(c, old);
 	}
 	return 0;
 }
@@ -1888,14 +1010,14 @@ static int check_offline(struct pctx *c)
 	for (unsigned cpu = 0; cpu < 64; cpu++)
 		if ((t->offline >> cpu & 1) &&
 		    (cpu / WL_MAX_CORES >= sockets || cpu % WL_MAX_CORES >= cores))
-			return fail(c, "offline_cpus: CPU %u is no core of the "
+			return wlp_fail(c, "offline_cpus: CPU %u is no core of the "
 				    "simulated machine (%u socket%s of %u cores: "
 				    "CPUs %d*s .. %d*s+%u)", cpu, sockets,
 				    sockets == 1 ? "" : "s", cores, WL_MAX_CORES,
 				    WL_MAX_CORES, cores - 1);
 	for (unsigned s = 0; s < sockets; s++)
 		if ((t->offline >> (s * WL_MAX_CORES) & all) == all)
-			return fail(c, "offline_cpus: every core of socket %u "
+			return wlp_fail(c, "offline_cpus: every core of socket %u "
 				    "is offline (its MSRs are reached through an "
 				    "online one)", s);
 	return 0;
@@ -1915,20 +1037,20 @@ static int parse_top_value(struct pctx *c, const struct top_key *k,
 	case TK_COUNT:
 		snprintf(what, sizeof(what), "%s allows at most %u", c->plat->id,
 			 k->max);
-		r = get_uint(c, v, 1, k->max, what, &x);
+		r = wlp_get_uint(c, v, 1, k->max, what, &x);
 		if (r < 0)
 			return r;
 		*topo_count(t, k) = (unsigned)x;
 		return 0;
 	case TK_HZ:
-		r = get_number(c, v, 0, true, (double)WL_MAX_UCLK,
+		r = wlp_get_number(c, v, 0, true, (double)WL_MAX_UCLK,
 			       strcmp(k->name, "dclk_hz") == 0
 			       ? "the DRAM clock (DCLK) in Hz, an integer"
 			       : "the uncore clock in Hz, an integer", &dbl);
 		if (r < 0)
 			return r;
 		if (dbl != floor(dbl))
-			return fail(c, "%s is not a whole number of Hz",
+			return wlp_fail(c, "%s is not a whole number of Hz",
 				    json_object_get_string(v));
 		*(uint64_t *)(void *)((char *)t + k->off) = (uint64_t)dbl;
 		return 0;
@@ -1936,20 +1058,20 @@ static int parse_top_value(struct pctx *c, const struct top_key *k,
 		const struct plat_sim_reg *bar = &d->regs[d->mmio_bar];
 
 		if (!json_object_is_type(v, json_type_string))
-			return fail(c, "must be a hex string like "
+			return wlp_fail(c, "must be a hex string like "
 				    "\"0x%" PRIx64 "\" (the raw value of PCI "
 				    "0:%x.%x offset 0x%x), not %s", bar->reset,
 				    bar->devfn >> 3, bar->devfn & 7, bar->addr,
-				    type_name(v));
-		r = parse_hex(json_object_get_string(v), UINT64_MAX, &x);
+				    wlp_type_name(v));
+		r = wlp_parse_hex(json_object_get_string(v), UINT64_MAX, &x);
 		if (r < 0)
-			return fail(c, "bad hex value \"%s\" (expected \"0x\" "
+			return wlp_fail(c, "bad hex value \"%s\" (expected \"0x\" "
 				    "followed by 1 to 16 hex digits, e.g. "
 				    "\"0x%" PRIx64 "\")", json_object_get_string(v),
 				    bar->reset);
 		valid = d->mmio_mask | d->mmio_enable;
 		if (x & ~valid)
-			return fail(c, "%s sets reserved bits 0x%" PRIx64 " (%s "
+			return wlp_fail(c, "%s sets reserved bits 0x%" PRIx64 " (%s "
 				    "holds the base in bits %d:%d and the "
 				    "enable in bit %d)", json_object_get_string(v),
 				    x & ~valid, d->mmio_name ? d->mmio_name : k->name,
@@ -1964,8 +1086,8 @@ static int parse_top_value(struct pctx *c, const struct top_key *k,
 		return parse_offline(c, v);
 	case TK_MMIO_DEV:
 		if (!json_object_is_type(v, json_type_string) ||
-		    parse_hex(json_object_get_string(v), 0xffff, &x) < 0)
-			return fail(c, "must be a hex string \"0x...\" of 1 to 4 "
+		    wlp_parse_hex(json_object_get_string(v), 0xffff, &x) < 0)
+			return wlp_fail(c, "must be a hex string \"0x...\" of 1 to 4 "
 				    "digits (the PCI device ID of the function "
 				    "holding %s), not %s",
 				    d->mmio_name ? d->mmio_name : "the MMIO window",
@@ -1994,30 +1116,30 @@ static int resolve_platform(struct pctx *c, json_object *root,
 
 	if (!json_object_object_get_ex(root, "platform", &v)) {
 		if (!want)
-			return fail(c, "missing \"platform\" (needed when no "
+			return wlp_fail(c, "missing \"platform\" (needed when no "
 				    "platform is chosen otherwise; supported: "
 				    "%s)", list);
 		c->plat = want;
 		return 0;
 	}
-	old = path_key(c, "platform");
+	old = wlp_path_key(c, "platform");
 	if (!json_object_is_type(v, json_type_string))
-		return fail(c, "must be a string (a platform id; supported: "
-			    "%s), not %s", list, type_name(v));
+		return wlp_fail(c, "must be a string (a platform id; supported: "
+			    "%s), not %s", list, wlp_type_name(v));
 	id = json_object_get_string(v);
 	if (want) {
 		if (strcmp(want->id, id) != 0)
-			return fail(c, "workload is for platform \"%s\" but the "
+			return wlp_fail(c, "workload is for platform \"%s\" but the "
 				    "simulator runs \"%s\" (change one or "
 				    "remove \"platform\")", id, want->id);
 		c->plat = want;
 	} else {
 		c->plat = plat_by_id(id);
 		if (!c->plat)
-			return fail(c, "unknown platform \"%s\" (supported by "
+			return wlp_fail(c, "unknown platform \"%s\" (supported by "
 				    "this build: %s)", id, list);
 	}
-	path_pop(c, old);
+	wlp_path_pop(c, old);
 	return 0;
 }
 
@@ -2041,7 +1163,7 @@ static int per_core_counts(struct pctx *c)
 		if (c->keys[i].kind == TK_COUNT && c->keys[i].unit == ui)
 			k = &c->keys[i];
 	if (*n > c->w->topo.cores)
-		return fail(c, "%s %u > cores %u: %s has one %s per core",
+		return wlp_fail(c, "%s %u > cores %u: %s has one %s per core",
 			    k ? k->name : "count", *n, c->w->topo.cores,
 			    c->plat->id, d->per_core_unit);
 	if (!*n)
@@ -2057,11 +1179,11 @@ static int parse_section(struct pctx *c, const char *name, json_object *o,
 
 	if (!o)
 		return 0;
-	path_key(c, name);
+	wlp_path_key(c, name);
 	r = parse(c, o);
 	if (r < 0)
 		return r;
-	path_pop(c, 1);
+	wlp_path_pop(c, 1);
 	return 0;
 }
 
@@ -2081,16 +1203,16 @@ static int parse_root(struct pctx *c, json_object *root,
 	/* Topology first, whatever the key order: rate keys and targets are
 	 * checked against it. */
 	json_object_object_foreach(root, key, val) {
-		const struct top_key *k = key_in(c->keys, c->nkeys, key);
-		size_t old = path_key(c, key);
+		const struct top_key *k = wlp_key_in(c->keys, c->nkeys, key);
+		size_t old = wlp_path_key(c, key);
 
 		if (!k) {
 			accepted_keys(c, list, sizeof(list));
 			if (key_of_any_platform(key))
-				return fail(c, "\"%s\" is not a %s key (%s "
+				return wlp_fail(c, "\"%s\" is not a %s key (%s "
 					    "accepts: %s)", key, c->plat->id,
 					    c->plat->id, list);
-			return fail(c, "unknown key (%s accepts: %s)",
+			return wlp_fail(c, "unknown key (%s accepts: %s)",
 				    c->plat->id, list);
 		}
 		if (k->kind == TK_PHASES)
@@ -2102,17 +1224,17 @@ static int parse_root(struct pctx *c, json_object *root,
 		r = parse_top_value(c, k, val);
 		if (r < 0)
 			return r;
-		path_pop(c, old);
+		wlp_path_pop(c, old);
 	}
 	if ((r = per_core_counts(c)) < 0 || (r = check_offline(c)) < 0)
 		return r;
 	if (!phases)
-		return fail(c, "missing \"phases\" (an array of {\"seconds\": N, "
+		return wlp_fail(c, "missing \"phases\" (an array of {\"seconds\": N, "
 			    "\"rates\": {...}})");
 	if ((r = parse_section(c, "phases", phases, parse_phases)) < 0 ||
 	    (r = parse_section(c, "perf", perf, parse_perf)) < 0)
 		return r;
-	return parse_section(c, "faults", faults, parse_faults);
+	return parse_section(c, "faults", faults, wlp_parse_faults);
 }
 
 /* ---- duplicate keys -------------------------------------------------- */
@@ -2161,7 +1283,7 @@ static int dup_key(struct pctx *c, const char *text, size_t len,
 
 	free(tmp);
 	if (!key)
-		return fail_nomem(c);
+		return wlp_fail_nomem(c);
 	free(f->key);
 	f->key = key;
 	f->want_key = false;
@@ -2171,15 +1293,15 @@ static int dup_key(struct pctx *c, const char *text, size_t len,
 	}
 	c->plen = 0;
 	c->path[0] = '\0';
-	path_add(c, "$");
+	wlp_path_add(c, "$");
 	for (int d = 0; d < top; d++) {
 		if (st[d].obj)
-			path_key(c, st[d].key);
+			wlp_path_key(c, st[d].key);
 		else
-			path_idx(c, st[d].idx);
+			wlp_path_idx(c, st[d].idx);
 	}
-	path_key(c, key);
-	return fail_at(c, text, len, i, "%s: duplicate key (an object names "
+	wlp_path_key(c, key);
+	return wlp_fail_at(c, text, len, i, "%s: duplicate key (an object names "
 		       "each key once; json-c would keep only the last)",
 		       c->path);
 }
@@ -2191,13 +1313,13 @@ static int dup_open(struct pctx *c, const char *text, size_t len, size_t i,
 	struct dframe *f;
 
 	if (*top + 1 >= max)
-		return fail_at(c, text, len, i, "JSON nesting too deep");
+		return wlp_fail_at(c, text, len, i, "JSON nesting too deep");
 	f = &st[++*top];
 	memset(f, 0, sizeof(*f));
 	f->obj = text[i] == '{';
 	f->want_key = f->obj;
 	if (f->obj && !(f->seen = json_object_new_object()))
-		return fail_nomem(c);
+		return wlp_fail_nomem(c);
 	return 0;
 }
 
@@ -2221,7 +1343,7 @@ static int check_dup_keys(struct pctx *c, const char *text, size_t len)
 			break;
 		case '\'':
 			/* json-c accepts 'key' even in strict mode */
-			r = fail_at(c, text, len, i, "single-quoted strings are "
+			r = wlp_fail_at(c, text, len, i, "single-quoted strings are "
 				    "not JSON; use double quotes");
 			break;
 		case '{':
@@ -2301,22 +1423,22 @@ static int syntax_error(struct pctx *c, const char *text, size_t len,
 
 	if (jerr == json_tokener_continue) {
 		if (!kind)
-			return fail_at(c, text, len, len, "empty input "
+			return wlp_fail_at(c, text, len, len, "empty input "
 				       "(expected a JSON object)");
 		if (text[skip_ws(text, len, 0)] != '{')
-			return fail(c, "the workload must be a JSON object "
+			return wlp_fail(c, "the workload must be a JSON object "
 				    "{...}, not %s", kind);
-		return fail_at(c, text, len, len, "unexpected end of input "
+		return wlp_fail_at(c, text, len, len, "unexpected end of input "
 			       "(an object, array or string is not closed)");
 	}
 	if (jerr == json_tokener_error_depth)
-		return fail_at(c, text, len, end, "JSON nesting too deep (at "
+		return wlp_fail_at(c, text, len, end, "JSON nesting too deep (at "
 			       "most %d levels)", WL_MAX_DEPTH);
 	if (end < len && (unsigned char)text[end] >= 0x20 &&
 	    (unsigned char)text[end] < 0x7f)
-		return fail_at(c, text, len, end, "JSON syntax error at '%c': "
+		return wlp_fail_at(c, text, len, end, "JSON syntax error at '%c': "
 			       "%s", text[end], json_tokener_error_desc(jerr));
-	return fail_at(c, text, len, end, "JSON syntax error: %s",
+	return wlp_fail_at(c, text, len, end, "JSON syntax error: %s",
 		       json_tokener_error_desc(jerr));
 }
 
@@ -2332,11 +1454,11 @@ static int parse_json(struct pctx *c, const char *text, size_t len,
 	int r;
 
 	if (nul)
-		return fail_at(c, text, len, (size_t)(nul - text),
+		return wlp_fail_at(c, text, len, (size_t)(nul - text),
 			       "NUL byte in the JSON text");
 	tok = json_tokener_new_ex(WL_MAX_DEPTH);
 	if (!tok)
-		return fail_nomem(c);
+		return wlp_fail_nomem(c);
 	json_tokener_set_flags(tok, JSON_TOKENER_STRICT |
 #ifdef JSON_TOKENER_VALIDATE_UTF8
 			       JSON_TOKENER_VALIDATE_UTF8 |
@@ -2350,11 +1472,11 @@ static int parse_json(struct pctx *c, const char *text, size_t len,
 		return syntax_error(c, text, len, jerr, end);
 	end = skip_ws(text, len, end);
 	if (end < len)
-		r = fail_at(c, text, len, end, "trailing characters after the "
+		r = wlp_fail_at(c, text, len, end, "trailing characters after the "
 			    "JSON object");
 	else if (!json_object_is_type(*root, json_type_object))
-		r = fail(c, "the workload must be a JSON object {...}, not %s",
-			 type_name(*root));
+		r = wlp_fail(c, "the workload must be a JSON object {...}, not %s",
+			 wlp_type_name(*root));
 	else
 		r = check_dup_keys(c, text, len);
 	if (r < 0) {
@@ -2369,6 +1491,7 @@ int wl_parse(const char *text, size_t len, const char *name,
 	     char *err, size_t errlen)
 {
 	struct pctx c = { .name = name ? name : "(workload)", .err = err,
+			  .pmu_pattern = parse_pmu_pattern,
 			  .errlen = errlen };
 	json_object *root;
 	int r;
@@ -2393,7 +1516,7 @@ int wl_parse(const char *text, size_t len, const char *name,
 	if (!c.w || !(c.w->source = strdup(c.name))) {
 		json_object_put(root);
 		wl_free(c.w);
-		return fail_nomem(&c);
+		return wlp_fail_nomem(&c);
 	}
 	snprintf(c.path, sizeof(c.path), "$");
 	c.plen = 1;
