@@ -96,6 +96,11 @@ checks eacces "$T/eacces.out"
 # fake in libcheck itself): every such answer is an error, never data
 "$CHECK" liar "$T/liar.sock" >"$T/liar.out" 2>&1
 checks "answers checked" "$T/liar.out"
+# fork() while parent and child both have a read in flight on the
+# connection the child inherited (a fake daemon that answers only once
+# both are waiting): each gets its own claim's reading
+"$CHECK" forkrace "$T/race.sock" >"$T/race.out" 2>&1
+checks "fork race" "$T/race.out"
 
 # the daemon restarts while the client holds a connection
 mkfifo "$T/in"

@@ -9,15 +9,18 @@
  * DESCRIPTION", and "# ..." diagnostics; exits 0 unless it could not run
  * at all.  The workload the script gives the daemon: HITM_XCORE
  * (cbo:0x22:0x48) at 1e7/s on socket 0, DRAM_DATA_READS at 1.5e8/s.
- * "liar SOCKET" needs no daemon: it plays one that answers for other
- * claims, at SOCKET.
+ * "liar SOCKET" and "forkrace SOCKET" need no daemon: they play one at
+ * SOCKET, that answers for other claims, or that answers two reads only
+ * once both are in flight.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <poll.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -410,26 +413,34 @@ static int reads_of(struct uncored *u, const char *id, const char *event,
  */
 static void check_fork(const char *sock)
 {
+	enum { N = 1000 };
 	struct uncored *u = must_connect(sock);
-	char ida[32], idb[32], why[300] = "", cwhy[300] = "";
-	int pfd[2], st = 0, bad, cbad = -1;
+	char ida[32], idb[32], why[300] = "", cwhy[300] = "", go;
+	int pfd[2], gfd[2], st = 0, bad, cbad = -1;
 	pid_t pid;
 
 	check(uncored_claim(u, "DRAM_DATA_READS", 60, 0, ida, sizeof(ida)) == 0
 	      && uncored_claim(u, HITM, 60, 0, idb, sizeof(idb)) == 0,
 	      "the parent's two claims (%s, %s)", ida, idb);
-	if (pipe(pfd) < 0 || (pid = fork()) < 0) {
+	if (pipe(pfd) < 0 || pipe(gfd) < 0 || (pid = fork()) < 0) {
 		check(0, "fork: %s", strerror(errno));
 		return;
 	}
 	if (pid == 0) {
 		close(pfd[0]);
-		bad = reads_of(u, idb, HITM, 300, cwhy, sizeof(cwhy));
+		close(gfd[0]);
+		/* both start reading together */
+		if (write(gfd[1], "g", 1) != 1)
+			_exit(1);
+		bad = reads_of(u, idb, HITM, N, cwhy, sizeof(cwhy));
 		dprintf(pfd[1], "%d %s", bad, cwhy);
 		_exit(0);
 	}
 	close(pfd[1]);
-	bad = reads_of(u, ida, "DRAM_DATA_READS", 300, why, sizeof(why));
+	close(gfd[1]);
+	if (read(gfd[0], &go, 1) != 1)
+		check(0, "the child did not start");
+	bad = reads_of(u, ida, "DRAM_DATA_READS", N, why, sizeof(why));
 	{
 		char buf[400] = "";
 		ssize_t k = read(pfd[0], buf, sizeof(buf) - 1);
@@ -442,11 +453,12 @@ static void check_fork(const char *sock)
 		}
 	}
 	close(pfd[0]);
+	close(gfd[0]);
 	waitpid(pid, &st, 0);
-	check(cbad == 0, "the child's 300 reads of its claim through the "
-	      "inherited connection: all its own (%d not: %s)", cbad, cwhy);
-	check(bad == 0, "the parent's 300 reads meanwhile: all its own (%d "
-	      "not: %s)", bad, why);
+	check(cbad == 0, "the child's %d reads of its claim through the "
+	      "inherited connection: all its own (%d not: %s)", N, cbad, cwhy);
+	check(bad == 0, "the parent's %d reads meanwhile: all its own (%d "
+	      "not: %s)", N, bad, why);
 	check(uncored_release(u, ida) == 0 && uncored_release(u, idb) == 0,
 	      "the parent releases both afterwards (%s)", uncored_error(u));
 	uncored_disconnect(u);
@@ -519,7 +531,7 @@ static void *liar(void *arg)
 			       "application/json\r\nContent-Length: %zu\r\n\r\n%s",
 			       liar_answers[i].status, liar_answers[i].instance,
 			       strlen(liar_answers[i].body), liar_answers[i].body);
-		if (write(fd, out, (size_t)len) != len)
+		if (send(fd, out, (size_t)len, MSG_NOSIGNAL) != len)
 			break;
 		memmove(buf, buf + need, n - need);
 		n -= need;
@@ -588,6 +600,185 @@ static void check_liar(const char *path)
 	unlink(path);
 }
 
+/* ---- fork() while both processes have a request in flight -------------- */
+
+#define RACE_ROUNDS 3
+#define RACE_READING(id, ev) "{\"id\":\"" id "\",\"events\":[{\"event\":\"" \
+	ev "\",\"time_enabled_ns\":1000,\"time_running_ns\":1000,\"sockets\":" \
+	"[{\"socket\":0,\"count\":42}]}]}"
+
+/* A request read on a connection of the racing daemon. */
+struct race_conn {
+	int fd;
+	char buf[4096];
+	size_t n;
+};
+
+static void race_answer(int fd, int status, const char *body)
+{
+	char out[1024];
+	int len = snprintf(out, sizeof(out), "HTTP/1.1 %d X\r\nUncored-Instance: "
+			   "1111\r\nContent-Type: application/json\r\n"
+			   "Content-Length: %zu\r\n\r\n%s", status,
+			   strlen(body), body);
+
+	if (send(fd, out, (size_t)len, MSG_NOSIGNAL) != len)
+		return;
+}
+
+/* The next whole request in k (its request line into line), or 0. */
+static int race_request(struct race_conn *k, char *line, size_t len)
+{
+	char *end = memmem(k->buf, k->n, "\r\n\r\n", 4), *cl;
+	size_t need;
+
+	if (!end)
+		return 0;
+	cl = strcasestr(k->buf, "Content-Length: ");
+	need = (size_t)(end + 4 - k->buf) + (cl && cl < end
+		? strtoul(cl + 16, NULL, 10) : 0);
+	if (k->n < need)
+		return 0;
+	snprintf(line, len, "%.*s", (int)strcspn(k->buf, "\r"), k->buf);
+	memmove(k->buf, k->buf + need, k->n - need);
+	k->n -= need;
+	k->buf[k->n] = '\0';
+	return 1;
+}
+
+/*
+ * A daemon that answers the two claims' reads only once two are waiting
+ * (on whatever connections they came), RACE_ROUNDS times: so a parent
+ * and a child that share one connection both have a request in flight
+ * on it when the answers come.
+ */
+static void *racer(void *arg)
+{
+	int lfd = *(int *)arg, answered = 0;
+	struct race_conn k[8];
+	unsigned nk = 0;
+	struct { int fd; bool b; } wait[2];
+	unsigned nw = 0;
+
+	while (answered < 2 * RACE_ROUNDS) {
+		struct pollfd p[9];
+		char line[256];
+
+		p[0] = (struct pollfd){ .fd = lfd, .events = POLLIN };
+		for (unsigned i = 0; i < nk; i++)
+			p[i + 1] = (struct pollfd){ .fd = k[i].fd, .events = POLLIN };
+		if (poll(p, nk + 1, 20000) <= 0)
+			break;
+		if ((p[0].revents & POLLIN) && nk < 8) {
+			k[nk].fd = accept(lfd, NULL, NULL);
+			k[nk].n = 0;
+			nk += k[nk].fd >= 0;
+		}
+		for (unsigned i = 0; i < nk; i++) {
+			ssize_t r;
+
+			if (!(p[i + 1].revents & (POLLIN | POLLHUP)))
+				continue;
+			r = read(k[i].fd, k[i].buf + k[i].n,
+				 sizeof(k[i].buf) - k[i].n - 1);
+			if (r <= 0)
+				continue;
+			k[i].n += (size_t)r;
+			k[i].buf[k[i].n] = '\0';
+			while (race_request(&k[i], line, sizeof(line))) {
+				if (strstr(line, "POST /api/v1/claims ")) {
+					static int made;
+
+					race_answer(k[i].fd, 201, made++ ?
+						"{\"id\":\"c2-aaaaaa\",\"events\":"
+						"[{\"event\":\"" HITM "\"}]}" :
+						"{\"id\":\"c1-aaaaaa\",\"events\":"
+						"[{\"event\":\"DRAM_DATA_READS\"}]}");
+				} else if (nw < 2) {
+					wait[nw].fd = k[i].fd;
+					wait[nw++].b = strstr(line, "c2-aaaaaa");
+				}
+			}
+		}
+		if (nw == 2) {
+			for (unsigned w = 0; w < 2; w++)
+				race_answer(wait[w].fd, 200, wait[w].b
+					? RACE_READING("c2-aaaaaa", HITM)
+					: RACE_READING("c1-aaaaaa",
+						       "DRAM_DATA_READS"));
+			answered += 2;
+			nw = 0;
+		}
+	}
+	for (unsigned i = 0; i < nk; i++)
+		close(k[i].fd);
+	return NULL;
+}
+
+/*
+ * The parent claims two claims and forks; then, RACE_ROUNDS times, the
+ * parent reads one and the child the other through the connection it
+ * inherited, both requests in flight together.  Each must get its own
+ * claim's reading every time, or an error: never the other's.
+ */
+static void check_forkrace(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct uncored *u;
+	char ida[32], idb[32], why[300] = "", cwhy[300] = "";
+	int lfd = socket(AF_UNIX, SOCK_STREAM, 0), pfd[2], st = 0, bad;
+	int cbad = -1;
+	pthread_t t;
+	pid_t pid;
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	unlink(path);
+	if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    listen(lfd, 4) < 0 || pthread_create(&t, NULL, racer, &lfd)) {
+		printf("Bail out! the racing daemon: %s\n", strerror(errno));
+		exit(1);
+	}
+	u = must_connect(path);
+	check(uncored_claim(u, "DRAM_DATA_READS", 0, 0, ida, sizeof(ida)) == 0
+	      && uncored_claim(u, HITM, 0, 0, idb, sizeof(idb)) == 0,
+	      "the parent's two claims (%s, %s)", ida, idb);
+	fflush(stdout);
+	if (pipe(pfd) < 0 || (pid = fork()) < 0) {
+		check(0, "fork: %s", strerror(errno));
+		return;
+	}
+	if (pid == 0) {
+		close(pfd[0]);
+		bad = reads_of(u, idb, HITM, RACE_ROUNDS, cwhy, sizeof(cwhy));
+		dprintf(pfd[1], "%d %s", bad, cwhy);
+		_exit(0);
+	}
+	close(pfd[1]);
+	bad = reads_of(u, ida, "DRAM_DATA_READS", RACE_ROUNDS, why, sizeof(why));
+	{
+		char buf[400] = "";
+		ssize_t k = read(pfd[0], buf, sizeof(buf) - 1);
+
+		if (k > 0) {
+			buf[k] = '\0';
+			cbad = atoi(buf);
+			snprintf(cwhy, sizeof(cwhy), "%s", strchr(buf, ' ')
+				 ? strchr(buf, ' ') + 1 : "");
+		}
+	}
+	close(pfd[0]);
+	waitpid(pid, &st, 0);
+	check(cbad == 0, "the child's %d reads through the inherited "
+	      "connection, each beside one of the parent's: all its own claim's "
+	      "(%d not: %s)", RACE_ROUNDS, cbad, cwhy);
+	check(bad == 0, "the parent's %d reads: all its own claim's (%d not: "
+	      "%s)", RACE_ROUNDS, bad, why);
+	uncored_disconnect(u);
+	pthread_join(t, NULL);
+	close(lfd);
+	unlink(path);
+}
+
 /* Markers only: no connection in the code, UNCORED_EVENTS and
  * UNCORED_REPORT=1 in the environment (the report comes at exit). */
 static void check_default(void)
@@ -620,7 +811,7 @@ int main(int argc, char **argv)
 {
 	if (argc < 3) {
 		fprintf(stderr, "usage: libcheck basic|pinned|threads|regions|"
-			"restart|fork|liar|default|eacces SOCKET [ARG]\n");
+			"restart|fork|liar|forkrace|default|eacces SOCKET [ARG]\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "basic"))
@@ -637,6 +828,8 @@ int main(int argc, char **argv)
 		check_fork(argv[2]);
 	else if (!strcmp(argv[1], "liar"))
 		check_liar(argv[2]);
+	else if (!strcmp(argv[1], "forkrace"))
+		check_forkrace(argv[2]);
 	else if (!strcmp(argv[1], "default"))
 		check_default();
 	else if (!strcmp(argv[1], "eacces") && argc > 3)
