@@ -364,8 +364,8 @@ static int attempt(struct lconn *c, const char *req, size_t rl,
 /*
  * Is r from the daemon instance the connection knows (the first answer
  * that names one sets it)?  0, or -ECONNRESET with the connection broken
- * for good and r's body dropped: an answer of another lifetime is never
- * data.
+ * for good and r's body dropped: an answer of another lifetime, or a
+ * success without an instance, is never data.
  */
 static int same_instance(struct lconn *c, struct lproto_resp *r, char *err,
 			 size_t errlen)
@@ -374,6 +374,10 @@ static int same_instance(struct lconn *c, struct lproto_resp *r, char *err,
 		snprintf(c->instance, sizeof(c->instance), "%s", r->instance);
 		return 0;
 	}
+	/* an error libmicrohttpd answered itself carries none, and no
+	 * data either: the caller gets the error */
+	if (!r->instance[0] && (r->status < 200 || r->status > 299))
+		return 0;
 	free(r->body);
 	r->body = NULL;
 	r->len = 0;

@@ -17,7 +17,7 @@
  * Uncored-Instance header of every answer), not by the pid behind the
  * socket, which under socket activation is systemd's: the first answer's
  * is kept, every request names it (a daemon of another lifetime refuses
- * the request before acting on it), and every answer must carry it.
+ * the request before acting on it), and every success must carry it.
  *
  * After fork() the child never reads the parent's connection: its first
  * request closes its copy of the socket and connects anew (to the same
