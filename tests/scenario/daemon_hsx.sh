@@ -167,15 +167,15 @@ cat >"$T/one.json" <<'JSON'
       "imc:0x04:0x03": 6.25e7, "imc:0x04:0x0c": 3.125e7,
       "qpi:0x00:0x02": 1.25e8 } } ],
   "faults": [ { "at": 0, "kind": "device_missing", "target": "pci:ff:08.2" },
-              { "at": 1.0, "kind": "device_missing", "target": "pci:ff:12.1" } ] }
+              { "at": 3.0, "kind": "device_missing", "target": "pci:ff:12.1" } ] }
 JSON
 xeon_one_socket hsx "$T/one.json" 1.5e9
 wait_samples "$P2" 5
 scrape "$P2" "$T/m4"
 near "$(rate uncore_pcu_cstate_residency_cycles_total 'socket="0",state="core_c6"' "$T/m3" "$T/m4")" \
 	2.0e9 0.02 "6 cores, C6 on core 5 (1.5e9/s) and core 0 (5e8/s): the socket sums 2e9/s"
-# HA 0 (pci ff:12.1) goes missing at 1 s: unavailable, and its failing
-# reads are logged once, not on every tick
+# HA 0 (pci ff:12.1) goes missing 3 s into the simulation: unavailable,
+# and its failing reads are logged once, not on every tick
 ha_gone() {
 	unit_json "$(curl -s "http://127.0.0.1:$P2/api/v1/topology")" ha >"$T/ha"
 	has "$T/ha" '"box":0,"available":false'
@@ -184,11 +184,22 @@ wait_for "HA 0 reported unavailable" 30 ha_gone
 like "$(cat "$T/ha")" '"box":0,"available":false' "a box gone missing at run time is reported unavailable"
 like "$(cat "$T/ha")" '"box":1,"available":true' "its sibling still available"
 wait_samples "$P2" 8
+scrape "$P2" "$T/m5"
 # (perf: the kernel's ENODEV, logged naming the box's PMU)
 if perf_mode; then n=$(grep -c 'uncore_ha_0 on CPU 0' "$T/log2")
 else n=$(grep -c 'device_missing' "$T/log2"); fi
-ok "$([ "$n" -ge 1 ] && [ "$n" -le 3 ]; echo $?)" \
-	"the missing box is logged once, not every tick ($n lines, 8 ticks after it went)"
+# The simulation's clock starts when the daemon opens the machine, not
+# when it has looked at it: on a loaded machine the 3 s can pass before
+# discovery, and then HA 0 was never there (as QPI port 0) - nothing
+# failed at run time to log.  The daemon says which it was: a box it
+# found has its series on /metrics, one it did not has none.
+if [ -n "$(metric "$T/m5" uncored_series_up 'socket="0",unit="ha",box="0",event="UNC_H_REQUESTS.READS_LOCAL"')" ]; then
+	ok "$([ "$n" -ge 1 ] && [ "$n" -le 3 ]; echo $?)" \
+		"the missing box is logged once, not every tick ($n lines, 8 ticks after it went)"
+else
+	skip "the missing box is logged once, not every tick" \
+		"HA 0 was gone before the daemon's discovery ($n lines)"
+fi
 kill -TERM "$UPID"; wait "$UPID"
 is "$?" 0 "clean stop"
 tap_done
