@@ -159,6 +159,28 @@ UNCORED_API uint64_t uncored_counts_enabled_ns(const struct uncored_counts *c,
 					       size_t i);
 UNCORED_API uint64_t uncored_counts_running_ns(const struct uncored_counts *c,
 					       size_t i);
+/*
+ * Event i's count since the claim began on socket (-1: all sockets) as
+ * the counters counted it, not scaled; 0 for an i or socket out of
+ * range.  Never goes down from one reading of a claim to the next.
+ */
+UNCORED_API uint64_t uncored_counts_raw(const struct uncored_counts *c,
+					size_t i, int socket);
+/*
+ * What event i counted on socket (-1: all sockets) between readings a
+ * and b of one claim (a taken first), scaled for that interval alone:
+ * (raw b - raw a) x (enabled b - enabled a) / (running b - running a).
+ * Never negative.  NaN if the event did not run in between, or a and b
+ * are not readings of one claim in that order.
+ *
+ * Why not uncored_counts_value(b) - uncored_counts_value(a): each of
+ * those is scaled by its own whole history, and a multiplexed claim's
+ * scale moves between readings, so their difference can be off by far
+ * more than the interval counted, even negative.
+ */
+UNCORED_API double uncored_counts_delta(const struct uncored_counts *a,
+					const struct uncored_counts *b,
+					size_t i, int socket);
 UNCORED_API void uncored_counts_free(struct uncored_counts *c);
 
 /* ---- regions ---- */
