@@ -57,8 +57,11 @@ struct uncored {
 	pid_t renew_pid;
 	bool renewing, stop;
 	pthread_cond_t wake;	/* CLOCK_MONOTONIC; stop, or a new claim */
-	/* what reading a claim costs: for the report */
-	uint64_t nreads, read_ns;
+	/* what reading a claim costs, for the report: the last
+	 * LIB_NLAT readings' round trips (ns), nreads of them so far */
+#define LIB_NLAT 64
+	uint64_t lat[LIB_NLAT];
+	uint64_t nreads;
 	struct regions *reg;	/* region.c's; NULL until a region */
 	/* what region.c does with them when the connection is reported
 	 * or closed (set with reg; the public calls never name region.c) */

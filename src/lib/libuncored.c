@@ -669,8 +669,7 @@ int lib_read_locked(struct uncored *u, const char *id, struct lproto_counts *c)
 	free(r.body);
 	cl = lib_claim_of(u, id);
 	if (rc == 0) {
-		u->nreads++;
-		u->read_ns += lib_mono_ns() - t0;
+		u->lat[u->nreads++ % LIB_NLAT] = lib_mono_ns() - t0;
 		if (cl && lib_counts_copy(&cl->last, c) < 0)
 			lproto_counts_clear(&cl->last);
 	} else if (cl && is_loss(rc)) {

@@ -447,9 +447,6 @@ static const struct derived *derived_of(const char *event)
 	return NULL;
 }
 
-/* Shorter regions than this many readings are timed to worse than 1 %. */
-#define WORTH_READINGS 100
-
 /* What the report says of one series: NaN where it never ran. */
 struct rowv {
 	double count, rate, window_s, ran;
@@ -483,9 +480,47 @@ static bool several_claims(const struct regions *g)
 	return false;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The median round trip of u's last readings, in us (NaN: none): the
+ * typical cost, which the first reading of a claim (and a reading that
+ * met a busy daemon) does not move. */
 static double read_us(const struct uncored *u)
 {
-	return u->nreads ? (double)u->read_ns / (double)u->nreads / 1e3 : NAN;
+	uint64_t v[LIB_NLAT];
+	size_t n = u->nreads < LIB_NLAT ? (size_t)u->nreads : LIB_NLAT;
+
+	if (!n)
+		return NAN;
+	memcpy(v, u->lat, n * sizeof(*v));
+	qsort(v, n, sizeof(*v), cmp_u64);
+	return (double)v[n / 2] / 1e3;
+}
+
+/*
+ * How much longer than the code the counts' windows were, per window, in
+ * us (NaN: no window): the readings' share of the windows.  A window
+ * starts when the daemon takes the begin's reading, before the begin
+ * returns, and ends with the end's reading, after the end is called.
+ */
+static double extra_us(const struct regions *g)
+{
+	uint64_t extra = 0, windows = 0;
+
+	for (size_t i = 0; i < g->n; i++) {
+		const struct region *r = &g->r[i];
+
+		if (!r->windows || !r->n || r->s[0].en < r->code_ns)
+			continue;
+		extra += r->s[0].en - r->code_ns;
+		windows += r->windows;
+	}
+	return windows ? (double)extra / (double)windows / 1e3 : NAN;
 }
 
 static void table_row(FILE *f, const struct region *r, bool first, int wn,
@@ -563,13 +598,13 @@ static void report_table(FILE *f, const struct uncored *u,
 			table_row(f, r, false, wn, we, name, q->socket, &v, mark);
 		}
 	}
-	if (u->nreads)
+	if (!isnan(extra_us(g)))
 		fprintf(f, "CODE_S is the time in the code, WINDOW_S the time the "
-			"counts cover: the code's plus about one reading, which "
-			"took %.0f us on average here; regions shorter than "
-			"%.2g ms (%d readings) are timed to worse than 1%%\n",
-			read_us(u), read_us(u) * WORTH_READINGS / 1e3,
-			WORTH_READINGS);
+			"counts cover: the code's plus part of the readings at "
+			"each end, %.0f us a window here (a reading's round trip: "
+			"%.0f us); regions shorter than %.2g ms are counted over "
+			"a window more than 1%% longer than the code\n",
+			extra_us(g), read_us(u), extra_us(g) * 100 / 1e3);
 	for (size_t i = 0; anycut && i < u->ncl; i++)
 		if (u->cl[i].lost)
 			fprintf(f, "* claim %s (%s) was lost (%s): its rows count "
@@ -634,6 +669,7 @@ static int report_json(FILE *f, const struct uncored *u,
 		return -ENOMEM;
 	}
 	json_object_object_add(o, "read_us", jnum(read_us(u)));
+	json_object_object_add(o, "window_extra_us", jnum(extra_us(g)));
 	json_object_object_add(o, "regions", rs);
 	json_object_object_add(o, "lost", lost);
 	for (size_t i = 0; i < g->n; i++) {

@@ -367,9 +367,11 @@ static void check_regions(const char *sock)
 		} else {
 			check(0, "inner's row parses");
 		}
-		check(strstr(buf, "one reading") || strstr(buf, "took "),
-		      "the report says what a reading costs and the shortest "
-		      "region worth measuring");
+		l = strstr(buf, "CODE_S is the time in the code");
+		check(l && strstr(l, "us a window here") &&
+		      strstr(l, "regions shorter than"),
+		      "the report says how much longer than the code a window "
+		      "is, and the shortest region worth measuring");
 	}
 	free(buf);
 	/* a second claim, released before the report: every row still
