@@ -130,6 +130,16 @@ static struct uncored *conn(struct uncored *u, int *rc)
 	return u;
 }
 
+/* After a region call on the default connection (given was NULL) that
+ * failed: its message goes to the thread's uncored_error(NULL), where a
+ * program with only markers looks; u->lock held. */
+static int said(const struct uncored *given, const struct uncored *u, int rc)
+{
+	if (!given && rc < 0)
+		lib_set_tls_error("%s", u->err);
+	return rc;
+}
+
 static int check_name(struct uncored *u, const char *name)
 {
 	size_t n = name ? strlen(name) : 0;
@@ -248,13 +258,14 @@ static int begin_locked(struct uncored *u, const char *name)
 
 UNCORED_API int uncored_region_begin(struct uncored *u, const char *name)
 {
+	struct uncored *w;
 	int rc = 0;
 
-	if (!(u = conn(u, &rc)))
+	if (!(w = conn(u, &rc)))
 		return rc;
-	pthread_mutex_lock(&u->lock);
-	rc = begin_locked(u, name);
-	pthread_mutex_unlock(&u->lock);
+	pthread_mutex_lock(&w->lock);
+	rc = said(u, w, begin_locked(w, name));
+	pthread_mutex_unlock(&w->lock);
 	return rc;
 }
 
@@ -407,13 +418,14 @@ static int end_locked(struct uncored *u, const char *name)
 
 UNCORED_API int uncored_region_end(struct uncored *u, const char *name)
 {
+	struct uncored *w;
 	int rc = 0;
 
-	if (!(u = conn(u, &rc)))
+	if (!(w = conn(u, &rc)))
 		return rc;
-	pthread_mutex_lock(&u->lock);
-	rc = end_locked(u, name);
-	pthread_mutex_unlock(&u->lock);
+	pthread_mutex_lock(&w->lock);
+	rc = said(u, w, end_locked(w, name));
+	pthread_mutex_unlock(&w->lock);
 	return rc;
 }
 
@@ -774,12 +786,13 @@ static int region_report_locked(struct uncored *u, FILE *f)
 
 UNCORED_API int uncored_region_report(struct uncored *u, FILE *f)
 {
+	struct uncored *w;
 	int rc = 0;
 
-	if (!(u = conn(u, &rc)))
+	if (!(w = conn(u, &rc)))
 		return rc;
-	pthread_mutex_lock(&u->lock);
-	rc = region_report_locked(u, f);
-	pthread_mutex_unlock(&u->lock);
+	pthread_mutex_lock(&w->lock);
+	rc = said(u, w, region_report_locked(w, f));
+	pthread_mutex_unlock(&w->lock);
 	return rc;
 }

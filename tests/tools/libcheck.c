@@ -443,6 +443,10 @@ static void check_default(void)
 	}
 	check(rc == 0, "regions on the default connection: 0 (%s)",
 	      uncored_error(NULL));
+	rc = uncored_region_end(NULL, "never-begun");
+	check(rc == -EINVAL && strstr(uncored_error(NULL), "not open"),
+	      "a failure on the default connection: its message in "
+	      "uncored_error(NULL) (%s)", uncored_error(NULL));
 }
 
 /* Markers only, one region longer than the daemon's default lease
