@@ -35,6 +35,9 @@ struct lib_region_ops;
 struct lib_claim {
 	char id[LIB_ID_MAX];
 	char *events;		/* as claimed (for the messages) */
+	char *evs;		/* its events as the daemon named them, a
+				   line each: its answers must name the
+				   same */
 	unsigned ttl_s;		/* the lease the daemon gave it */
 	uint64_t due_ns;	/* CLOCK_MONOTONIC: its next renewal */
 	struct lproto_counts last;	/* its last reading (nev 0: none) */
@@ -43,7 +46,9 @@ struct lib_claim {
 };
 
 struct uncored {
-	pthread_mutex_t lock;	/* every call holds it */
+	pthread_mutex_t lock;	/* every call holds it (lib_lock()) */
+	_Atomic pid_t pid;	/* the process lock is valid in: after
+				   fork(), the child makes it anew */
 	struct lconn conn;
 	char err[LIB_ERR_MAX];	/* the last failure's message */
 	char label[64];		/* of the claims made from now on */
@@ -74,6 +79,10 @@ struct uncored_counts {
 	struct lproto_counts c;
 };
 
+/* Takes u->lock: in a fork()ed child, first made anew (a thread of the
+ * parent may have held it, and that thread is not in the child). */
+void lib_lock(struct uncored *u);
+void lib_unlock(struct uncored *u);
 /* Sets u->err from fmt and returns rc (a negative errno). */
 int lib_fail(struct uncored *u, int rc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <json-c/json.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +53,31 @@ int lib_fail(struct uncored *u, int rc, const char *fmt, ...)
 	vsnprintf(u->err, sizeof(u->err), fmt, ap);
 	va_end(ap);
 	return rc;
+}
+
+/* guards making a connection's lock anew in a fork()ed child */
+static pthread_mutex_t fork_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void lib_lock(struct uncored *u)
+{
+	pid_t me = getpid();
+
+	if (atomic_load_explicit(&u->pid, memory_order_acquire) != me) {
+		/* the child of a fork(): the lock is a copy of the parent's,
+		 * held, maybe, by a thread the child does not have */
+		pthread_mutex_lock(&fork_lock);
+		if (atomic_load_explicit(&u->pid, memory_order_relaxed) != me) {
+			pthread_mutex_init(&u->lock, NULL);
+			atomic_store_explicit(&u->pid, me, memory_order_release);
+		}
+		pthread_mutex_unlock(&fork_lock);
+	}
+	pthread_mutex_lock(&u->lock);
+}
+
+void lib_unlock(struct uncored *u)
+{
+	pthread_mutex_unlock(&u->lock);
 }
 
 uint64_t lib_mono_ns(void)
@@ -119,9 +145,9 @@ static void report_at_exit(void)
 	pthread_mutex_lock(&report_lock);
 	for (struct uncored *u = report_list; u; u = u->next) {
 		if (u->reg_ops) {
-			pthread_mutex_lock(&u->lock);
+			lib_lock(u);
 			u->reg_ops->report_locked(u, stderr);
-			pthread_mutex_unlock(&u->lock);
+			lib_unlock(u);
 			report_printed = true;
 		}
 	}
@@ -197,6 +223,7 @@ UNCORED_API struct uncored *uncored_connect(const char *socket_path)
 		return NULL;
 	}
 	pthread_mutex_init(&u->lock, NULL);
+	atomic_init(&u->pid, getpid());
 	{
 		pthread_condattr_t a;
 
@@ -220,9 +247,9 @@ UNCORED_API void uncored_disconnect(struct uncored *u)
 	stop_renewer(u);
 	if (u->reported) {
 		report_remove(u);
-		pthread_mutex_lock(&u->lock);
+		lib_lock(u);
 		report_one(u);
-		pthread_mutex_unlock(&u->lock);
+		lib_unlock(u);
 	}
 	lconn_close(&u->conn);
 	if (u->reg_ops)
@@ -241,9 +268,9 @@ UNCORED_API const char *uncored_error(const struct uncored *u)
 
 	if (!u)
 		return tls_err;
-	pthread_mutex_lock(&w->lock);
+	lib_lock(w);
 	memcpy(tls_copy, w->err, sizeof(tls_copy));
-	pthread_mutex_unlock(&w->lock);
+	lib_unlock(w);
 	return tls_copy;
 }
 
@@ -296,6 +323,7 @@ struct lib_claim *lib_claim_of(struct uncored *u, const char *id)
 static void claim_clear(struct lib_claim *cl)
 {
 	free(cl->events);
+	free(cl->evs);
 	lproto_counts_clear(&cl->last);
 }
 
@@ -348,8 +376,10 @@ static int start_renewer(struct uncored *u)
 	return 0;
 }
 
+/* Keeps claim id, made of events, which the daemon named names (names
+ * is u's then, whatever the result), with its lease ttl_s. */
 static int remember_id(struct uncored *u, const char *id, const char *events,
-		       unsigned ttl_s)
+		       char *names, unsigned ttl_s)
 {
 	struct lib_claim *cl;
 
@@ -357,16 +387,21 @@ static int remember_id(struct uncored *u, const char *id, const char *events,
 		size_t nc = u->capcl ? u->capcl * 2 : 4;
 		struct lib_claim *v = realloc(u->cl, nc * sizeof(*v));
 
-		if (!v)
+		if (!v) {
+			free(names);
 			return lib_fail(u, -ENOMEM, "out of memory");
+		}
 		u->cl = v;
 		u->capcl = nc;
 	}
 	cl = &u->cl[u->ncl];
 	memset(cl, 0, sizeof(*cl));
 	snprintf(cl->id, sizeof(cl->id), "%s", id);
-	if (!(cl->events = strdup(events)))
+	cl->evs = names;
+	if (!(cl->events = strdup(events))) {
+		claim_clear(cl);
 		return lib_fail(u, -ENOMEM, "out of memory");
+	}
 	cl->ttl_s = ttl_s;
 	cl->due_ns = lib_mono_ns() + renew_period_ns(ttl_s);
 	u->ncl++;
@@ -374,6 +409,45 @@ static int remember_id(struct uncored *u, const char *id, const char *events,
 		return 0;	/* the claim is made: the message stays */
 	pthread_cond_signal(&u->wake);
 	return 0;
+}
+
+/* The events claim id was made with through u, or NULL if it was not. */
+static const char *events_of(struct uncored *u, const char *id)
+{
+	const struct lib_claim *cl = lib_claim_of(u, id);
+
+	return cl ? cl->evs : NULL;
+}
+
+/*
+ * Is r's body the answer about claim id that what (a verb) asked for:
+ * its id, and, for a claim made through u, its events?  0, or -EPROTO
+ * (-ENOMEM) with u->err saying what came instead: another claim's
+ * answer is never returned as data.
+ */
+static int check_answer(struct uncored *u, const char *what, const char *id,
+			const struct lproto_resp *r)
+{
+	char got[LIB_ID_MAX], why[128], *events;
+	const char *want;
+	int rc = lproto_claim_of(r->body, r->len, got, sizeof(got), &events,
+				 why, sizeof(why));
+
+	if (rc == -ENOMEM)
+		return lib_fail(u, rc, "out of memory");
+	if (rc < 0)
+		return lib_fail(u, rc, "uncored's answer to the %s of claim %s: "
+				"%s", what, id, why);
+	if (strcmp(got, id) != 0)
+		rc = lib_fail(u, -EPROTO, "uncored answered the %s of claim %s "
+			      "with claim %s: not this claim's answer", what, id,
+			      got);
+	else if ((want = events_of(u, id)) && strcmp(want, events) != 0)
+		rc = lib_fail(u, -EPROTO, "uncored answered the %s of claim %s "
+			      "with other events than it was made with: not "
+			      "this claim's answer", what, id);
+	free(events);
+	return rc;
 }
 
 /* Is rc what a claim that is gone gives? */
@@ -415,6 +489,8 @@ static void renew_one(struct uncored *u, struct lib_claim *cl)
 	u->err[0] = '\0';
 	snprintf(path, sizeof(path), "/api/v1/claims/%s/renew", cl->id);
 	rc = request(u, "POST", path, NULL, &r);
+	if (rc == 0)
+		rc = check_answer(u, "renewal", cl->id, &r);
 	free(r.body);
 	now = lib_mono_ns();
 	if (rc == 0) {
@@ -437,7 +513,7 @@ static void *renew_main(void *arg)
 {
 	struct uncored *u = arg;
 
-	pthread_mutex_lock(&u->lock);
+	lib_lock(u);
 	while (!u->stop) {
 		uint64_t now = lib_mono_ns(), next = UINT64_MAX;
 		struct timespec ts;
@@ -460,7 +536,7 @@ static void *renew_main(void *arg)
 		ts.tv_nsec = (long)(next % 1000000000ull);
 		pthread_cond_timedwait(&u->wake, &u->lock, &ts);
 	}
-	pthread_mutex_unlock(&u->lock);
+	lib_unlock(u);
 	return NULL;
 }
 
@@ -469,10 +545,10 @@ static void stop_renewer(struct uncored *u)
 {
 	if (!u->renewing || u->renew_pid != getpid())
 		return;
-	pthread_mutex_lock(&u->lock);
+	lib_lock(u);
 	u->stop = true;
 	pthread_cond_signal(&u->wake);
-	pthread_mutex_unlock(&u->lock);
+	lib_unlock(u);
 	pthread_join(u->renewer, NULL);
 	u->renewing = false;
 }
@@ -480,7 +556,7 @@ static void stop_renewer(struct uncored *u)
 /* The POST body of a claim: events split at commas, or NULL (u->err
  * says why). */
 static char *claim_body(struct uncored *u, const char *events, unsigned ttl_s,
-			unsigned flags, int *rc)
+			unsigned flags, unsigned *nev, int *rc)
 {
 	struct json_object *o = json_object_new_object();
 	struct json_object *evs = json_object_new_array();
@@ -518,6 +594,7 @@ static char *claim_body(struct uncored *u, const char *events, unsigned ttl_s,
 			       json_object_new_boolean(flags & UNCORED_PINNED));
 	body = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
 	*rc = body ? 0 : -ENOMEM;
+	*nev = n;
 out:
 	json_object_put(evs);
 	json_object_put(o);
@@ -544,8 +621,9 @@ int lib_claim_locked(struct uncored *u, const char *events, unsigned ttl_s,
 		     unsigned flags, char *id, size_t idlen)
 {
 	struct lproto_resp r;
-	char got[LIB_ID_MAX];
+	char got[LIB_ID_MAX], why[128], *names = NULL;
 	char *body;
+	unsigned nev = 0, n = 1;
 	int rc;
 
 	if (!events || !id || idlen < 2)
@@ -554,20 +632,31 @@ int lib_claim_locked(struct uncored *u, const char *events, unsigned ttl_s,
 	if (flags & ~(UNCORED_PINNED | UNCORED_EXPORT))
 		return lib_fail(u, -EINVAL, "uncored_claim: unknown flags 0x%x",
 				flags & ~(UNCORED_PINNED | UNCORED_EXPORT));
-	if (!(body = claim_body(u, events, ttl_s, flags, &rc)))
+	if (!(body = claim_body(u, events, ttl_s, flags, &nev, &rc)))
 		return rc;
 	rc = request(u, "POST", "/api/v1/claims", body, &r);
 	free(body);
-	if (rc == 0 && !lproto_claim_id(r.body, r.len, got, sizeof(got)))
+	if (rc == 0 && (!lproto_claim_id(r.body, r.len, got, sizeof(got)) ||
+			lproto_claim_of(r.body, r.len, got, sizeof(got), &names,
+					why, sizeof(why)) < 0))
 		rc = lib_fail(u, -EPROTO, "uncored created a claim but its "
-			      "answer holds no claim id");
+			      "answer holds no claim id or events");
+	for (const char *p = names; rc == 0 && *p; p++)
+		n += *p == '\n';
+	if (rc == 0 && n != nev)
+		rc = lib_fail(u, -EPROTO, "uncored created claim %s with %u "
+			      "events for the %u asked for (it is made; release "
+			      "it)", got, n, nev);
 	if (rc == 0 && strlen(got) >= idlen)
 		rc = lib_fail(u, -ERANGE, "the claim id %s does not fit in %zu "
 			      "bytes (it is made; release it)", got, idlen);
 	if (rc == 0) {
 		snprintf(id, idlen, "%s", got);
-		rc = remember_id(u, got, events, granted_ttl(r.body, ttl_s));
+		rc = remember_id(u, got, events, names,
+				 granted_ttl(r.body, ttl_s));
+		names = NULL;
 	}
+	free(names);
 	free(r.body);
 	return rc;
 }
@@ -580,9 +669,9 @@ UNCORED_API int uncored_claim(struct uncored *u, const char *events,
 
 	if (!u)
 		return no_conn("uncored_claim");
-	pthread_mutex_lock(&u->lock);
+	lib_lock(u);
 	rc = lib_claim_locked(u, events, ttl_s, flags, id, idlen);
-	pthread_mutex_unlock(&u->lock);
+	lib_unlock(u);
 	return rc;
 }
 
@@ -635,7 +724,7 @@ UNCORED_API int uncored_set_label(struct uncored *u, const char *label)
 
 	if (!u)
 		return no_conn("uncored_set_label");
-	pthread_mutex_lock(&u->lock);
+	lib_lock(u);
 	if (!label || !label[0] || strlen(label) >= sizeof(u->label))
 		rc = lib_fail(u, -EINVAL, "a label is 1 to %zu bytes",
 			      sizeof(u->label) - 1);
@@ -645,7 +734,7 @@ UNCORED_API int uncored_set_label(struct uncored *u, const char *label)
 			      bad, (unsigned char)label[bad], u->label);
 	else
 		snprintf(u->label, sizeof(u->label), "%s", label);
-	pthread_mutex_unlock(&u->lock);
+	lib_unlock(u);
 	return rc;
 }
 
@@ -663,6 +752,7 @@ int lib_read_locked(struct uncored *u, const char *id, struct lproto_counts *c)
 	snprintf(path, sizeof(path), "/api/v1/claims/%s/now", id);
 	t0 = lib_mono_ns();
 	if ((rc = request(u, "GET", path, NULL, &r)) == 0 &&
+	    (rc = check_answer(u, "read", id, &r)) == 0 &&
 	    (rc = lproto_counts(r.body, r.len, c, why, sizeof(why))) < 0)
 		lib_fail(u, rc, "uncored's reading of claim %s: %s", id,
 			 rc == -ENOMEM ? "out of memory" : why);
@@ -686,21 +776,21 @@ UNCORED_API int uncored_read(struct uncored *u, const char *id,
 
 	if (!u)
 		return no_conn("uncored_read");
-	pthread_mutex_lock(&u->lock);
+	lib_lock(u);
 	if (!out) {
 		rc = lib_fail(u, -EINVAL, "uncored_read: no place for the "
 			      "reading (out is NULL)");
-		pthread_mutex_unlock(&u->lock);
+		lib_unlock(u);
 		return rc;
 	}
 	*out = NULL;
 	if (!(c = calloc(1, sizeof(*c)))) {
 		rc = lib_fail(u, -ENOMEM, "out of memory");
-		pthread_mutex_unlock(&u->lock);
+		lib_unlock(u);
 		return rc;
 	}
 	rc = lib_read_locked(u, id, &c->c);
-	pthread_mutex_unlock(&u->lock);
+	lib_unlock(u);
 	if (rc < 0) {
 		free(c);
 		return rc;
@@ -717,16 +807,18 @@ UNCORED_API int uncored_renew(struct uncored *u, const char *id, unsigned ttl_s)
 
 	if (!u)
 		return no_conn("uncored_renew");
-	pthread_mutex_lock(&u->lock);
+	lib_lock(u);
 	if ((rc = check_id(u, id)) == 0) {
 		snprintf(path, sizeof(path), "/api/v1/claims/%s/renew", id);
 		snprintf(body, sizeof(body), "{\"ttl_s\":%u}", ttl_s);
 		rc = request(u, "POST", path, ttl_s ? body : NULL, &r);
+		if (rc == 0)
+			rc = check_answer(u, "renewal", id, &r);
 		free(r.body);
 		if (rc == 0 && ttl_s && lib_claim_of(u, id))
 			lib_claim_of(u, id)->ttl_s = ttl_s;
 	}
-	pthread_mutex_unlock(&u->lock);
+	lib_unlock(u);
 	return rc;
 }
 
@@ -738,15 +830,17 @@ UNCORED_API int uncored_release(struct uncored *u, const char *id)
 
 	if (!u)
 		return no_conn("uncored_release");
-	pthread_mutex_lock(&u->lock);
+	lib_lock(u);
 	if ((rc = check_id(u, id)) == 0) {
 		snprintf(path, sizeof(path), "/api/v1/claims/%s", id);
 		rc = request(u, "DELETE", path, NULL, &r);
+		if (rc == 0)
+			rc = check_answer(u, "release", id, &r);
 		free(r.body);
 		if (rc == 0 || rc == -ENOENT)
 			forget_id(u, id);
 	}
-	pthread_mutex_unlock(&u->lock);
+	lib_unlock(u);
 	return rc;
 }
 
@@ -760,11 +854,11 @@ UNCORED_API int uncored_request(struct uncored *u, const char *method,
 
 	if (!u)
 		return no_conn("uncored_request");
-	pthread_mutex_lock(&u->lock);
+	lib_lock(u);
 	if (!method || !path || !status || !response) {
 		rc = lib_fail(u, -EINVAL, "uncored_request: method, path, status "
 			      "and response are required");
-		pthread_mutex_unlock(&u->lock);
+		lib_unlock(u);
 		return rc;
 	}
 	bad_method = strcmp(method, "GET") && strcmp(method, "POST") &&
@@ -777,11 +871,11 @@ UNCORED_API int uncored_request(struct uncored *u, const char *method,
 			      "line break and is at most 4096 bytes)",
 			      bad_method ? "method" : "path",
 			      bad_method ? method : path);
-		pthread_mutex_unlock(&u->lock);
+		lib_unlock(u);
 		return rc;
 	}
 	rc = request(u, method, path, body, &r);
-	pthread_mutex_unlock(&u->lock);
+	lib_unlock(u);
 	*status = r.status;
 	*response = r.body;
 	if (len)
@@ -907,13 +1001,13 @@ static void dflt_init(void)
 		dflt_errno = errno;
 		return;
 	}
-	pthread_mutex_lock(&u->lock);
+	lib_lock(u);
 	rc = lib_claim_locked(u, events, 0, lib_env_on("UNCORED_PINNED")
 			      ? UNCORED_PINNED : 0, id, sizeof(id));
 	if (rc < 0)
 		snprintf(dflt_err, sizeof(dflt_err), "UNCORED_EVENTS: %.480s",
 			 u->err);
-	pthread_mutex_unlock(&u->lock);
+	lib_unlock(u);
 	if (rc < 0) {
 		dflt_errno = -rc;
 		uncored_disconnect(u);

@@ -263,9 +263,9 @@ UNCORED_API int uncored_region_begin(struct uncored *u, const char *name)
 
 	if (!(w = conn(u, &rc)))
 		return rc;
-	pthread_mutex_lock(&w->lock);
+	lib_lock(w);
 	rc = said(u, w, begin_locked(w, name));
-	pthread_mutex_unlock(&w->lock);
+	lib_unlock(w);
 	return rc;
 }
 
@@ -423,9 +423,9 @@ UNCORED_API int uncored_region_end(struct uncored *u, const char *name)
 
 	if (!(w = conn(u, &rc)))
 		return rc;
-	pthread_mutex_lock(&w->lock);
+	lib_lock(w);
 	rc = said(u, w, end_locked(w, name));
-	pthread_mutex_unlock(&w->lock);
+	lib_unlock(w);
 	return rc;
 }
 
@@ -791,8 +791,8 @@ UNCORED_API int uncored_region_report(struct uncored *u, FILE *f)
 
 	if (!(w = conn(u, &rc)))
 		return rc;
-	pthread_mutex_lock(&w->lock);
+	lib_lock(w);
 	rc = said(u, w, region_report_locked(w, f));
-	pthread_mutex_unlock(&w->lock);
+	lib_unlock(w);
 	return rc;
 }
