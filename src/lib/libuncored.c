@@ -257,7 +257,10 @@ UNCORED_API void uncored_disconnect(struct uncored *u)
 	for (size_t i = 0; i < u->ncl; i++)
 		claim_clear(&u->cl[i]);
 	free(u->cl);
-	pthread_cond_destroy(&u->wake);
+	/* a fork()ed child's copy may count the parent's thread as a
+	 * waiter: destroying it could wait for that thread forever */
+	if (!u->renewing || u->renew_pid == getpid())
+		pthread_cond_destroy(&u->wake);
 	pthread_mutex_destroy(&u->lock);
 	free(u);
 }

@@ -501,6 +501,10 @@ static void check_fork(const char *sock)
 		if (write(gfd[1], "g", 1) != 1)
 			_exit(1);
 		bad = reads_of(u, idb, HITM, N, cwhy, sizeof(cwhy));
+		/* closing the inherited connection: the parent's renewing
+		 * thread is not the child's to stop (alarm: a hang fails) */
+		alarm(30);
+		uncored_disconnect(u);
 		dprintf(pfd[1], "%d %s", bad, cwhy);
 		_exit(0);
 	}
@@ -524,7 +528,8 @@ static void check_fork(const char *sock)
 	close(gfd[0]);
 	waitpid(pid, &st, 0);
 	check(cbad == 0, "the child's %d reads of its claim through the "
-	      "inherited connection: all its own (%d not: %s)", N, cbad, cwhy);
+	      "inherited connection: all its own (%d not: %s), and it closes "
+	      "the connection", N, cbad, cwhy);
 	check(bad == 0, "the parent's %d reads meanwhile: all its own (%d "
 	      "not: %s)", N, bad, why);
 	check(uncored_release(u, ida) == 0 && uncored_release(u, idb) == 0,
