@@ -39,7 +39,7 @@ interval_ms = 1000
 [http]
 control_group = nogroup
 [claims]
-default_ttl_s = 2
+default_ttl_s = 3
 [baseline]
 cbo = UNC_CBO_CACHE_LOOKUP.ANY_MESI
 CONF
@@ -99,15 +99,15 @@ checks "markers only" "$T/default.out"
 like "$(cat "$T/default.err")" "markers-only        2" \
 	"markers only: the report at exit (UNCORED_REPORT=1)"
 
-# The daemon's default lease is 2 s here: a 5 s region in markers-only
+# The daemon's default lease is 3 s here: an 8 s region in markers-only
 # mode outlives it unless the library keeps its claim alive.
 UNCORED_SOCKET="$S" UNCORED_EVENTS=DRAM_DATA_READS UNCORED_REPORT=1 \
-	"$CHECK" lease - 5 >"$T/lease.out" 2>"$T/lease.err"
+	"$CHECK" lease - 8 >"$T/lease.out" 2>"$T/lease.err"
 checks "lease" "$T/lease.out"
 row=$(grep '^long ' "$T/lease.err")
 echo "# $row"
-ok "$(echo "$row" | awk '$3 >= 5 && $6 >= 5 && $7 / $6 > 1.4e8 && $7 / $6 < 1.6e8 { f = 1 } END { exit !f }'; echo $?)" \
-	"lease: the report counts the whole 5 s region at the simulated 1.5e8/s"
+ok "$(echo "$row" | awk '$3 >= 8 && $6 >= 8 && $7 / $6 > 1.4e8 && $7 / $6 < 1.6e8 { f = 1 } END { exit !f }'; echo $?)" \
+	"lease: the report counts the whole 8 s region at the simulated 1.5e8/s"
 ok "$(! grep -q "is lost" "$T/lease.err"; echo $?)" "lease: no claim lost"
 
 "$CHECK" lost "$S" >"$T/lost.out" 2>"$T/lost.err"
