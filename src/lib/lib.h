@@ -62,6 +62,10 @@ struct uncored {
 	pid_t renew_pid;
 	bool renewing, stop;
 	pthread_cond_t wake;	/* CLOCK_MONOTONIC; stop, or a new claim */
+	/* the thread met the daemon's restart (-ECONNRESET, said once):
+	 * the program's next call is told it, with this message */
+	bool reset_unseen;
+	char reset_msg[LIB_ERR_MAX];
 	/* what reading a claim costs, for the report: the last
 	 * LIB_NLAT readings' round trips (ns), nreads of them so far */
 #define LIB_NLAT 64

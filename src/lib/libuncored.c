@@ -290,7 +290,20 @@ static int request(struct uncored *u, const char *method, const char *path,
 	char msg[LIB_ERR_MAX];
 	int rc = lconn_request(&u->conn, method, path, body, r, u->err,
 			       sizeof(u->err));
+	bool renewer = u->renewing && u->renew_pid == getpid() &&
+		       pthread_equal(pthread_self(), u->renewer);
 
+	/* The restart is said once (-ECONNRESET, then -ENOTCONN): when the
+	 * renewing thread met it, the program has not been told yet. */
+	if (rc == -ECONNRESET && renewer) {
+		u->reset_unseen = true;
+		memcpy(u->reset_msg, u->err, sizeof(u->reset_msg));
+	} else if (rc == -ENOTCONN && u->reset_unseen && !renewer) {
+		u->reset_unseen = false;
+		rc = lib_fail(u, -ECONNRESET, "%s", u->reset_msg);
+	} else if (rc == -ECONNRESET) {
+		u->reset_unseen = false;
+	}
 	if (rc < 0)
 		return rc;
 	if (r->status >= 200 && r->status < 300)

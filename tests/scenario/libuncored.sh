@@ -143,6 +143,10 @@ checks eacces "$T/eacces.out"
 # fake in libcheck itself): every such answer is an error, never data
 "$CHECK" liar "$T/liar.sock" >"$T/liar.out" 2>&1
 checks "answers checked" "$T/liar.out"
+"$CHECK" renew-reset "$T/reset.sock" >"$T/reset.out" 2>"$T/reset.err"
+checks "restart met by the renewing thread" "$T/reset.out"
+like "$(cat "$T/reset.err")" "(DRAM_DATA_READS) is lost" \
+	"restart met by the renewing thread: the claim's loss said on stderr"
 # fork() while parent and child both have a read in flight on the
 # connection the child inherited (a fake daemon that answers only once
 # both are waiting): each gets its own claim's reading

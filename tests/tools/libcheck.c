@@ -9,7 +9,7 @@
  * DESCRIPTION", and "# ..." diagnostics; exits 0 unless it could not run
  * at all.  The workload the script gives the daemon: HITM_XCORE
  * (cbo:0x22:0x48) at 1e7/s on socket 0, DRAM_DATA_READS at 1.5e8/s.
- * "liar SOCKET" and "forkrace SOCKET" need no daemon: they play one at
+ * "liar SOCKET", "renew-reset SOCKET" and "forkrace SOCKET" need no daemon: they play one at
  * SOCKET, that answers for other claims, or that answers two reads only
  * once both are in flight.
  */
@@ -544,10 +544,12 @@ static void check_fork(const char *sock)
  * and answers the requests in order with liar_answers[] (an instance id
  * and a JSON body each), whatever they ask.
  */
-static const struct {
+struct fake_answer {
 	int status;
 	const char *instance, *body;
-} liar_answers[] = {
+};
+
+static const struct fake_answer liar_answers[] = {
 #define READING(id, ev) "{\"id\":\"" id "\",\"events\":[{\"event\":\"" ev \
 	"\",\"time_enabled_ns\":1000,\"time_running_ns\":1000,\"sockets\":" \
 	"[{\"socket\":0,\"count\":42}]}]}"
@@ -569,14 +571,25 @@ static const struct {
 #undef READING
 };
 
-static void *liar(void *arg)
+/* A fake daemon: answers[0..n) in order on one connection of lfd;
+ * served counts the answers sent (under m, signalled on cv). */
+struct fake {
+	int lfd;
+	const struct fake_answer *answers;
+	size_t n, served;
+	pthread_mutex_t m;
+	pthread_cond_t cv;
+};
+
+static void *fake_main(void *arg)
 {
-	int lfd = *(int *)arg, fd = accept(lfd, NULL, NULL);
+	struct fake *f = arg;
+	const struct fake_answer *ans = f->answers;
+	int fd = accept(f->lfd, NULL, NULL);
 	char buf[8192];
 	size_t n = 0;
 
-	for (size_t i = 0; fd >= 0 && i < sizeof(liar_answers) /
-	     sizeof(liar_answers[0]);) {
+	for (size_t i = 0; fd >= 0 && i < f->n;) {
 		char *end = memmem(buf, n, "\r\n\r\n", 4), *cl, out[1024];
 		size_t need;
 		ssize_t k;
@@ -602,36 +615,59 @@ static void *liar(void *arg)
 		len = snprintf(out, sizeof(out), "HTTP/1.1 %d X\r\n"
 			       "Uncored-Instance: %s\r\nContent-Type: "
 			       "application/json\r\nContent-Length: %zu\r\n\r\n%s",
-			       liar_answers[i].status, liar_answers[i].instance,
-			       strlen(liar_answers[i].body), liar_answers[i].body);
+			       ans[i].status, ans[i].instance,
+			       strlen(ans[i].body), ans[i].body);
 		if (send(fd, out, (size_t)len, MSG_NOSIGNAL) != len)
 			break;
 		memmove(buf, buf + need, n - need);
 		n -= need;
 		buf[n] = '\0';
 		i++;
+		pthread_mutex_lock(&f->m);
+		f->served = i;
+		pthread_cond_broadcast(&f->cv);
+		pthread_mutex_unlock(&f->m);
 	}
 	if (fd >= 0)
 		close(fd);
 	return NULL;
 }
 
-static void check_liar(const char *path)
+/* Starts a fake daemon on path (Bail out! if it cannot). */
+static void fake_start(struct fake *f, pthread_t *t, const char *path,
+		       const struct fake_answer *answers, size_t n)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	struct uncored *u;
-	struct uncored_counts *c;
-	char id[32];
-	pthread_t t;
-	int lfd = socket(AF_UNIX, SOCK_STREAM, 0), rc;
 
+	*f = (struct fake){ socket(AF_UNIX, SOCK_STREAM, 0), answers, n, 0,
+			    PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER };
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
 	unlink(path);
-	if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-	    listen(lfd, 4) < 0 || pthread_create(&t, NULL, liar, &lfd)) {
-		printf("Bail out! the lying daemon: %s\n", strerror(errno));
+	if (f->lfd < 0 || bind(f->lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    listen(f->lfd, 4) < 0 || pthread_create(t, NULL, fake_main, f)) {
+		printf("Bail out! the fake daemon: %s\n", strerror(errno));
 		exit(1);
 	}
+}
+
+static void fake_stop(struct fake *f, pthread_t t, const char *path)
+{
+	pthread_join(t, NULL);
+	close(f->lfd);
+	unlink(path);
+}
+
+static void check_liar(const char *path)
+{
+	struct uncored *u;
+	struct uncored_counts *c;
+	struct fake f;
+	char id[32];
+	pthread_t t;
+	int rc;
+
+	fake_start(&f, &t, path, liar_answers,
+		   sizeof(liar_answers) / sizeof(liar_answers[0]));
 	u = must_connect(path);
 	rc = uncored_claim(u, "DRAM_DATA_READS", 0, 0, id, sizeof(id));
 	check(rc == 0 && !strcmp(id, "c1-aaaaaa"), "a claim (%d %s)", rc, id);
@@ -668,9 +704,50 @@ static void check_liar(const char *path)
 	rc = uncored_read(u, "c1-aaaaaa", &c);
 	check(rc == -ENOTCONN, "and the connection stays failed (%d)", rc);
 	uncored_disconnect(u);
-	pthread_join(t, NULL);
-	close(lfd);
-	unlink(path);
+	fake_stop(&f, t, path);
+}
+
+/*
+ * The daemon restarts and the library's renewing thread is the first to
+ * meet it (a fake daemon: a claim with a 1 s lease, whose renewal comes
+ * from another instance).  The program's next call is still told the
+ * restart (-ECONNRESET, saying so), once.
+ */
+static const struct fake_answer reset_answers[] = {
+	{ 201, "1111", "{\"id\":\"c1-aaaaaa\",\"ttl_s\":1,\"events\":"
+		       "[{\"event\":\"DRAM_DATA_READS\"}]}" },
+	{ 200, "2222", "{\"id\":\"c1-aaaaaa\",\"ttl_s\":1,\"events\":"
+		       "[{\"event\":\"DRAM_DATA_READS\"}]}" },
+};
+
+static void check_renew_reset(const char *path)
+{
+	struct uncored *u;
+	struct uncored_counts *c = NULL;
+	struct fake f;
+	char id[32];
+	pthread_t t;
+	int rc;
+
+	fake_start(&f, &t, path, reset_answers,
+		   sizeof(reset_answers) / sizeof(reset_answers[0]));
+	u = must_connect(path);
+	rc = uncored_claim(u, "DRAM_DATA_READS", 0, 0, id, sizeof(id));
+	check(rc == 0, "a claim with a 1 s lease (%s)", uncored_error(u));
+	pthread_mutex_lock(&f.m);	/* the renewal answered */
+	while (f.served < 2)
+		pthread_cond_wait(&f.cv, &f.m);
+	pthread_mutex_unlock(&f.m);
+	rc = uncored_read(u, id, &c);
+	check(rc == -ECONNRESET && !c && strstr(uncored_error(u), "restarted"),
+	      "the renewing thread met the restart first: the program's next "
+	      "call is still -ECONNRESET, saying so (%d: %s)", rc,
+	      uncored_error(u));
+	uncored_counts_free(c);
+	rc = uncored_read(u, id, &c);
+	check(rc == -ENOTCONN, "then -ENOTCONN (%d)", rc);
+	uncored_disconnect(u);
+	fake_stop(&f, t, path);
 }
 
 /* ---- fork() while both processes have a request in flight -------------- */
@@ -1122,6 +1199,8 @@ int main(int argc, char **argv)
 		check_restart(argv[2]);
 	else if (!strcmp(argv[1], "fork"))
 		check_fork(argv[2]);
+	else if (!strcmp(argv[1], "renew-reset"))
+		check_renew_reset(argv[2]);
 	else if (!strcmp(argv[1], "liar"))
 		check_liar(argv[2]);
 	else if (!strcmp(argv[1], "forkrace"))
