@@ -365,10 +365,11 @@ static int make_claim(struct claims *c, const struct claim_req *rq,
 				    : CLAIMS_UNKNOWN_EVENT, "events[%u]: %s", i,
 				    why);
 		for (unsigned k = 0; k < i; k++)
-			if (strcmp(cl->ev[k].name, cl->ev[i].name) == 0)
+			if (sched_same(&cl->ev[k], &cl->ev[i]))
 				return fail(e, CLAIMS_BAD_REQUEST, "events[%u]: "
-					    "%s is listed twice", i,
-					    cl->ev[i].name);
+					    "%s is listed twice (as events[%u]: "
+					    "%s)", i, cl->ev[i].name, k,
+					    cl->ev[k].name);
 	}
 	cl->nev = rq->nev;
 	cl->ttl_s = (unsigned)ttl;

@@ -2,7 +2,8 @@
  * test_claims.c - the claims table against the simulator, through the
  * functions the HTTP handlers call: what a client may not send (box
  * filter values with reserved bits, labels and names that are not
- * printable UTF-8, malformed modifiers), and the limits counting live
+ * printable UTF-8, malformed modifiers, empty modifiers, trailing bytes,
+ * duplicate keys, numbers past 64 bits), and the limits counting live
  * claims only.
  */
 #include "config.h"
@@ -24,13 +25,12 @@ struct rig {
 	struct claims *c;
 };
 
-static void rig_open_iv(struct rig *r, const char *plat, unsigned max_total,
-			unsigned interval_ms)
+static struct clock_manual fake;
+
+static void rig_open_cfg(struct rig *r, const char *plat,
+			 const struct claims_cfg *cfg)
 {
 	struct hw_opts o = { .sim_platform = plat };
-	struct claims_cfg cfg = { .max_per_uid = max_total,
-				  .max_total = max_total, .default_ttl_s = 60,
-				  .max_ttl_s = 3600, .interval_ms = interval_ms };
 
 	memset(r, 0, sizeof(*r));
 	if (hw_open(&r->hw, &hw_sim_ops, &o) < 0) {
@@ -48,7 +48,18 @@ static void rig_open_iv(struct rig *r, const char *plat, unsigned max_total,
 		printf("Bail out! pmu_init: %s\n", hw_last_error());
 		exit(1);
 	}
-	r->c = claims_new(&r->pmu, &cfg);
+	r->c = claims_new(&r->pmu, cfg);
+	claims_set_clock(r->c, &fake.src);
+}
+
+static void rig_open_iv(struct rig *r, const char *plat, unsigned max_total,
+			unsigned interval_ms)
+{
+	struct claims_cfg cfg = { .max_per_uid = max_total,
+				  .max_total = max_total, .default_ttl_s = 60,
+				  .max_ttl_s = 3600, .interval_ms = interval_ms };
+
+	rig_open_cfg(r, plat, &cfg);
 }
 
 static void rig_open(struct rig *r, const char *plat, unsigned max_total)
@@ -65,13 +76,13 @@ static void rig_close(struct rig *r)
 
 /* POSTs body (len bytes: it may hold a NUL); returns the status and
  * leaves the error message in msg and the claim id in id. */
-static int post(struct rig *r, const char *body, size_t len, char *msg,
-		char *id)
+static int post_uid(struct rig *r, uid_t uid, const char *body, size_t len,
+		    char *msg, char *id)
 {
 	struct claims_reply rep = { 0 };
 	struct json_object *v;
 
-	api_claims_create(r->c, 1000, 1, body, len, &rep);
+	api_claims_create(r->c, uid, 1, body, len, &rep);
 	snprintf(msg, 512, "%s", rep.msg);
 	if (id)
 		id[0] = '\0';
@@ -81,6 +92,12 @@ static int post(struct rig *r, const char *body, size_t len, char *msg,
 		json_object_put(rep.body);
 	}
 	return rep.status;
+}
+
+static int post(struct rig *r, const char *body, size_t len, char *msg,
+		char *id)
+{
+	return post_uid(r, 1000, body, len, msg, id);
 }
 
 static int post_s(struct rig *r, const char *body, char *msg)
@@ -255,11 +272,115 @@ static void test_interval(void)
 	rig_close(&r);
 }
 
+
+/* POST /api/v1/claims/ID/renew with body as uid 1000: the status, the
+ * error message in msg. */
+static int renew_len(struct rig *r, const char *id, const char *body,
+		     size_t len, char *msg)
+{
+	struct claims_reply rep = { 0 };
+
+	api_claims_renew(r->c, id, 1000, body, len, &rep);
+	snprintf(msg, 512, "%s", rep.msg);
+	json_object_put(rep.body);
+	return rep.status;
+}
+
+static int renew(struct rig *r, const char *id, const char *body, char *msg)
+{
+	return renew_len(r, id, body, strlen(body), msg);
+}
+
+/* Issue 27 item 7: what a body may not hold beside a valid object, and
+ * what an error says about it. */
+static void test_strict(void)
+{
+#define ANY_I "UNC_CBO_CACHE_LOOKUP.ANY_I"
+	static const struct {
+		const char *body;
+		size_t len;		/* 0: strlen */
+		const char *why;
+	} bad[] = {
+		{ "{\"events\":[\"" ANY_I "\"]}\0", 42,
+		  "trailing data after the JSON object at byte 41" },
+		{ "{\"events\":[\"" ANY_I "\"]}\r\n\0\0", 45,
+		  "trailing data after the JSON object at byte 43" },
+		{ "{\"events\":[\"" ANY_I ":::::\"]}", 0,
+		  "events[0]: " ANY_I ":::::: an empty field at byte 27" },
+		{ "{\"events\":[\"" ANY_I ":\"]}", 0, "an empty field" },
+		{ "{\"events\":[\"" ANY_I "::split=1/2\"]}", 0,
+		  "an empty field at byte 27" },
+		{ "{\"events\":[\"" ANY_I "\"],\"events\":[\"DRAM_DATA_READS\"]}",
+		  0, "duplicate key \"events\" at byte 41" },
+		{ "{\"events\":[\"" ANY_I "\"],\"ev\\u0065nts\":[\"DRAM_DATA_READS\"]}",
+		  0, "duplicate key \"events\" at byte 41" },
+		{ "{\"label\":\"a\",\"events\":[\"" ANY_I "\"],\"label\":\"b\"}",
+		  0, "duplicate key \"label\"" },
+		{ "{\"events\":[\"" ANY_I "\"],\"ttl_s\":99999999999999999999}",
+		  0, "ttl_s 99999999999999999999 is out of range (1..3600)" },
+		{ "{\"events\":[\"" ANY_I "\"],\"ttl_s\":-99999999999999999999}",
+		  0, "ttl_s -99999999999999999999 is out of range (1..3600)" },
+		{ "{\"events\":[\"" ANY_I "\"],\"ttl_s\":9223372036854775808}",
+		  0, "ttl_s 9223372036854775808 is out of range (1..3600)" },
+		{ "{\"events\":[\"" ANY_I "\"],\"ttl_s\":4000}",
+		  0, "ttl_s 4000 is out of range (1..3600)" },
+		{ "{\"events\":[\"" ANY_I "\"],\"ttl_s\":-9223372036854775808}",
+		  0, "ttl_s -9223372036854775808 is out of range (1..3600)" },
+	};
+	struct rig r;
+	char msg[512], id[CLAIM_ID_MAX];
+	const char *good = "{\"events\":[\"" ANY_I "\"],\"ttl_s\":3600,"
+			   "\"label\":\"a{\\\"x\\\":1,\\\"x\\\":2}\"} \t\r\n";
+
+	log_set_level(LOG_LVL_WARN);
+	rig_open(&r, "skl", 64);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		size_t len = bad[i].len ? bad[i].len : strlen(bad[i].body);
+
+		is_int(post(&r, bad[i].body, len, msg, NULL), 400,
+		       "refused (%zu): %s", i, bad[i].why);
+		like(msg, bad[i].why, "says what and where");
+	}
+	is_int(post(&r, good, strlen(good), msg, id), 201,
+	       "whitespace after the object, and keys inside a string, are "
+	       "fine (%s)", msg);
+	is_int(renew(&r, id, "{\"ttl_s\":99999999999999999999}", msg), 400,
+	       "a renewal with an overflowing ttl_s: 400");
+	like(msg, "ttl_s 99999999999999999999 is out of range (1..3600)",
+	     "showing the value sent");
+	is_int(renew(&r, id, "{\"ttl_s\":5,\"ttl_s\":6}", msg), 400,
+	       "a renewal with ttl_s twice: 400");
+	like(msg, "duplicate key \"ttl_s\" at byte 11", "naming it");
+	is_int(renew_len(&r, id, "{\"ttl_s\":5}\0", 12, msg), 400,
+	       "a renewal with a NUL after the object: 400");
+	like(msg, "trailing data after the JSON object at byte 11", "at its "
+	     "byte");
+	is_int(renew(&r, id, "{\"ttl_s\":5}", msg), 200, "a plain renewal");
+	rig_close(&r);
+
+	/* one event under two names: counted twice for nothing */
+	rig_open(&r, "hsx", 64);
+	is_int(post_s(&r, "{\"events\":[\"UNC_C_LLC_LOOKUP.ANY:filter0=0xfe003f:"
+		      "split=0/2\",\"UNC_C_LLC_LOOKUP.ANY:split=0/2:filter0="
+		      "0xfe003f\"]}", msg), 400, "the same event with its "
+	       "modifiers in another order: 400");
+	like(msg, "events[1]: UNC_C_LLC_LOOKUP.ANY:split=0/2:filter0=0xfe003f "
+	     "is listed twice (as events[0]", "naming both");
+	is_int(post(&r, "{\"events\":[\"UNC_C_LLC_LOOKUP.ANY:filter0=0xfe003f:"
+		    "split=0/2\",\"UNC_C_LLC_LOOKUP.ANY:split=1/2:filter0="
+		    "0xfe003f\"]}", 112, msg, id), 201, "the other half of the "
+	       "boxes is another event (%s)", msg);
+	rig_close(&r);
+#undef ANY_I
+}
+
 int main(void)
 {
+	clock_manual_init(&fake, 1000000000000ll);
 	test_filters();
 	test_text();
 	test_churn();
 	test_interval();
+	test_strict();
 	return tap_done();
 }
