@@ -260,6 +260,9 @@ static struct json_object *claim_json(const struct pmu *pmu,
 	json_object_object_add(o, "label", json_object_new_string(cl->label));
 	json_object_object_add(o, "export", json_object_new_boolean(cl->export));
 	json_object_object_add(o, "pinned", json_object_new_boolean(cl->pinned));
+	if (cl->pinned && cl->pinned_until_real > 0)
+		json_object_object_add(o, "pinned_until",
+				       iso_time(cl->pinned_until_real));
 	json_object_object_add(o, "ttl_s", json_object_new_int((int)cl->ttl_s));
 	json_object_object_add(o, "created_at", iso_time(cl->created_real));
 	json_object_object_add(o, "expires_at", iso_time(cl->expires_real));

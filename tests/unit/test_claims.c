@@ -3,8 +3,11 @@
  * functions the HTTP handlers call: what a client may not send (box
  * filter values with reserved bits, labels and names that are not
  * printable UTF-8, malformed modifiers, empty modifiers, trailing bytes,
- * duplicate keys, numbers past 64 bits), and the limits counting live
- * claims only.
+ * duplicate keys, numbers past 64 bits), the limits counting live
+ * claims only, and pinned claims that never starve shared ones: a
+ * shared claim that cannot fit beside the pins is refused naming them,
+ * a pin that would leave an admitted claim no counters is refused, and
+ * a pin holds its counters for at most max_pinned_s (on a manual clock).
  */
 #include "config.h"
 
@@ -291,6 +294,16 @@ static int renew(struct rig *r, const char *id, const char *body, char *msg)
 	return renew_len(r, id, body, strlen(body), msg);
 }
 
+/* A tick's part in the table: leases expire, pins end. */
+static void live(struct rig *r)
+{
+	struct claim *const *v;
+
+	claims_lock(r->c);
+	claims_live(r->c, clock_mono(&fake.src), &v);
+	claims_unlock(r->c);
+}
+
 /* Issue 27 item 7: what a body may not hold beside a valid object, and
  * what an error says about it. */
 static void test_strict(void)
@@ -374,6 +387,160 @@ static void test_strict(void)
 #undef ANY_I
 }
 
+#define PIN3 "{\"events\":[\"UNC_C_CLOCKTICKS\",\"UNC_C_LLC_VICTIMS.M_STATE\"," \
+	     "\"UNC_C_LLC_VICTIMS.E_STATE\"],\"pinned\":true}"
+#define PIN2 "{\"events\":[\"UNC_C_CLOCKTICKS\",\"UNC_C_LLC_VICTIMS.M_STATE\"]," \
+	     "\"pinned\":true}"
+#define PIN1 "{\"events\":[\"UNC_C_CLOCKTICKS\"],\"pinned\":true}"
+#define SH2 "{\"events\":[\"UNC_C_LLC_VICTIMS.I_STATE\"," \
+	    "\"UNC_C_LLC_VICTIMS.F_STATE\"]}"
+#define SH1 "{\"events\":[\"UNC_C_LLC_VICTIMS.I_STATE\"]}"
+/* counters 0 and 1 only (Table 2-20) */
+#define SH_LOW "{\"events\":[\"UNC_C_FAST_ASSERTED\"]}"
+
+static const struct claims_cfg pin_cfg = {
+	.max_per_uid = 8, .max_total = 64, .default_ttl_s = 60,
+	.max_ttl_s = 3600, .interval_ms = 1000, .max_pinned_per_box = 7,
+	.max_pinned_s = 600,
+};
+
+/* The counters claim id was placed on (its plan), "a,b,...". */
+static const char *plan_of(struct rig *r, const char *id, char *buf)
+{
+	struct claims_err e;
+	struct claim cl;
+	size_t n = 0;
+
+	buf[0] = '\0';
+	if (claims_get(r->c, id, 0, &cl, &e) < 0)
+		return "(none)";
+	for (unsigned i = 0; i < cl.nev; i++)
+		n += (size_t)sprintf(buf + n, "%s%d", i ? "," : "", cl.plan[i]);
+	claim_clear(&cl);
+	return buf;
+}
+
+static bool is_pinned(struct rig *r, const char *id)
+{
+	struct claims_err e;
+	struct claim cl;
+	bool p;
+
+	if (claims_get(r->c, id, 0, &cl, &e) < 0)
+		return false;
+	p = cl.pinned;
+	claim_clear(&cl);
+	return p;
+}
+
+/*
+ * Issue 27 item 2: hsx CBos have 4 counters, pinned claims may hold 3.
+ * A shared claim that cannot fit beside the pins would wait with
+ * time_running 0 as long as they are renewed: it is refused at once (409
+ * naming the pinned claim, not its owner); a pin that would leave an
+ * admitted shared claim no counters is refused; a pin is placed where
+ * the shared claims still fit when there is such a place.
+ */
+static void test_pins_starve(void)
+{
+	struct rig r;
+	char msg[512], want[128], buf[64];
+	char pin[CLAIM_ID_MAX], sh[CLAIM_ID_MAX], sh1[CLAIM_ID_MAX],
+	     low[CLAIM_ID_MAX], p2[CLAIM_ID_MAX];
+
+	rig_open_cfg(&r, "hsx", &pin_cfg);
+	is_int(post_uid(&r, 1000, PIN3, strlen(PIN3), msg, pin), 201,
+	       "a pinned 3-event CBo claim");
+	is_str(plan_of(&r, pin, buf), "0,1,2", "on counters 0, 1 and 2");
+	is_int(post_uid(&r, 2001, SH2, strlen(SH2), msg, sh), 409,
+	       "another uid's shared 2-event CBo claim can never run beside "
+	       "it: 409, not 201");
+	snprintf(want, sizeof(want), "pinned claim %s on cbo counters 0,1,2 "
+		 "for at most 600 s more", pin);
+	like(msg, want, "naming the pinned claim and its counters");
+	like(msg, "max_pinned_s", "and the setting that bounds it");
+	ok(!strstr(msg, "1000"), "not its owner's uid (%s)", msg);
+	is_int(post_uid(&r, 2001, SH1, strlen(SH1), msg, sh1), 201,
+	       "a shared 1-event claim fits the counter left");
+	is_int(post_uid(&r, 2001, SH_LOW, strlen(SH_LOW), msg, NULL), 409,
+	       "an event of counters 0-1 only, both pinned: 409");
+	release(&r, pin);
+	is_int(post_uid(&r, 2001, SH2, strlen(SH2), msg, sh), 201,
+	       "the pin released: the 2-event claim is admitted");
+	is_int(post_uid(&r, 1000, PIN3, strlen(PIN3), msg, NULL), 409,
+	       "a pin that would leave it one counter: 409");
+	snprintf(want, sizeof(want), "shared claim %s", sh);
+	like(msg, want, "naming the claim it would starve");
+	is_int(post_uid(&r, 1000, PIN2, strlen(PIN2), msg, p2), 201,
+	       "a 2-event pin leaves it two: admitted");
+	release(&r, p2);
+	release(&r, sh);
+	release(&r, sh1);
+	is_int(post_uid(&r, 2001, SH_LOW, strlen(SH_LOW), msg, low), 201,
+	       "a shared claim of counters 0-1 only");
+	is_int(post_uid(&r, 1000, PIN2, strlen(PIN2), msg, p2), 201,
+	       "a 2-event pin beside it");
+	is_str(plan_of(&r, p2, buf), "2,3", "placed on counters 2 and 3, "
+	       "where the shared claim still fits");
+	rig_close(&r);
+}
+
+/*
+ * How long a renewed pin holds its counters: max_pinned_s from its
+ * creation, however often it is renewed.  Then it shares them like any
+ * other claim (its lease goes on), and the claims it kept out fit.
+ */
+static void test_pins_bound(void)
+{
+	struct rig r;
+	char msg[512], pin[CLAIM_ID_MAX], sh[CLAIM_ID_MAX];
+	const int64_t s = 1000000000ll;
+
+	rig_open_cfg(&r, "hsx", &pin_cfg);
+	is_int(post_uid(&r, 1000, PIN3, strlen(PIN3), msg, pin), 201,
+	       "a pinned claim");
+	is_int(renew(&r, pin, "{\"ttl_s\":120}", msg), 200, "renewed");
+	for (unsigned m = 1; m < 10; m++) {
+		clock_manual_advance(&fake, 60 * s);
+		live(&r);
+		if (renew(&r, pin, "{\"ttl_s\":120}", msg) != 200)
+			break;
+	}
+	clock_manual_advance(&fake, 59 * s);	/* 599 s since its creation */
+	live(&r);
+	ok(is_pinned(&r, pin), "renewed every minute: pinned at 599 s");
+	is_int(post_uid(&r, 2001, SH2, strlen(SH2), msg, NULL), 409,
+	       "a 2-event shared claim is refused meanwhile");
+	like(msg, "at most 1 s more", "saying when the counters come free");
+	clock_manual_advance(&fake, 1 * s);
+	live(&r);
+	ok(!is_pinned(&r, pin), "at 600 s (max_pinned_s) it is no longer "
+	   "pinned");
+	is_int(renew(&r, pin, "{}", msg), 200, "its lease goes on: renewed");
+	is_int(post_uid(&r, 2001, SH2, strlen(SH2), msg, sh), 201,
+	       "the 2-event shared claim is admitted now (%s)", msg);
+	is_int(post_uid(&r, 1000, PIN2, strlen(PIN2), msg, NULL), 409,
+	       "a new pin of 2 events would leave the former pin's 3 events "
+	       "two counters: 409");
+	like(msg, pin, "naming it");
+	is_int(post_uid(&r, 1000, PIN1, strlen(PIN1), msg, NULL), 201,
+	       "a pin of 1 event fits beside both (%s)", msg);
+	rig_close(&r);
+
+	/* without a tick in between, the next request sees the end all the
+	 * same */
+	rig_open_cfg(&r, "hsx", &pin_cfg);
+	is_int(post_uid(&r, 1000, PIN3, strlen(PIN3), msg, pin), 201,
+	       "a pinned claim");
+	clock_manual_advance(&fake, 600 * s);
+	is_int(renew(&r, pin, "{\"ttl_s\":60}", msg), 200,
+	       "renewed at 600 s");
+	is_int(post_uid(&r, 2001, SH2, strlen(SH2), msg, sh), 201,
+	       "no tick since: a 2-event claim is admitted all the same");
+	ok(!is_pinned(&r, pin), "and the pin reads as ended");
+	rig_close(&r);
+}
+
 int main(void)
 {
 	clock_manual_init(&fake, 1000000000000ll);
@@ -382,5 +549,7 @@ int main(void)
 	test_churn();
 	test_interval();
 	test_strict();
+	test_pins_starve();
+	test_pins_bound();
 	return tap_done();
 }
