@@ -544,7 +544,8 @@ static void add(char *msg, size_t len, size_t *n, const char *fmt, ...)
 	va_start(ap, fmt);
 	w = vsnprintf(msg + *n, len - *n, fmt, ap);
 	va_end(ap);
-	*n = w < 0 ? *n : *n + (size_t)w < len ? *n + (size_t)w : len;
+	if (w > 0)	/* past len: truncated, and nothing more fits */
+		*n = (size_t)w < len - *n ? *n + (size_t)w : len;
 }
 
 /* Appends to msg who holds counter x of unit ui (the claim's id, never
@@ -736,7 +737,6 @@ static const struct claim *starved(const struct claims *c,
 /* The scratch place_pinned() works in (each struct sched_busy is large). */
 struct pin_ws {
 	struct sched_busy pin;		/* the pinned claims' counters */
-	struct sched_busy spots;	/* where the shared claims fit */
 	struct sched_busy cand;		/* what a placement goes around */
 	struct sched_busy test;		/* the pins with cl placed */
 };
@@ -812,8 +812,8 @@ static int place_pinned(struct claims *c, struct claim *cl,
 	else if (victim)
 		fail(e, CLAIMS_HELD, "this pinned claim would leave shared "
 		     "claim %s no counters to count on: a pinned claim never "
-		     "keeps an admitted claim from counting at all (with fewer "
-		     "events, or once that claim is released, it fits)",
+		     "keeps an admitted claim from counting at all: try with "
+		     "fewer events, or once that claim is released",
 		     victim->id);
 	else
 		held_refusal(c, cl, a, e);
