@@ -1008,6 +1008,7 @@ static struct http_server *start_http(struct daemon *d, const struct conf *c,
 	hc.timeout_s = c->http_timeout_s;
 	hc.max_connections = c->http_max_connections;
 	hc.max_per_ip = c->http_max_per_ip;
+	hc.instance = claims_instance(d->claims);
 	hc.before_thread = drop_privileges;
 	hc.before_thread_arg = d;
 	if (priv_target.drop)
