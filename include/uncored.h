@@ -95,9 +95,11 @@ extern "C" {
 #endif
 
 /* uncored_claim() flags */
-#define UNCORED_PINNED 0x1u	/* counters of its own for its whole lease,
-				   never multiplexed out, counting from the
-				   call; refused (-EBUSY) if it cannot be */
+#define UNCORED_PINNED 0x1u	/* counters of its own, never multiplexed
+				   out, counting from the call, for at most
+				   the daemon's max_pinned_s (then shared);
+				   refused (-EBUSY) if it cannot be, or if
+				   it would leave another claim no counters */
 #define UNCORED_EXPORT 0x2u	/* also on the daemon's /metrics */
 
 struct uncored;			/* one connection to a daemon */
@@ -134,7 +136,9 @@ UNCORED_API const char *uncored_error(const struct uncored *u);
  * written to id (idlen bytes, at least 16).
  * A claim that is not pinned may share counters with the daemon's own
  * metrics and other claims, time-multiplexed: its readings then say how
- * long it ran (uncored_counts_running_ns()) and are scaled.
+ * long it ran (uncored_counts_running_ns()) and are scaled.  One that
+ * could never count beside the pinned claims' counters is refused
+ * (-EBUSY, the message naming them), never accepted to wait unrun.
  */
 UNCORED_API int uncored_claim(struct uncored *u, const char *events,
 			      unsigned ttl_s, unsigned flags, char *id,
