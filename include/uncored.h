@@ -118,9 +118,11 @@ extern "C" {
 #endif
 
 /* uncored_claim() flags */
-#define UNCORED_PINNED 0x1u	/* counters of its own for its whole lease,
-				   never multiplexed out, counting from the
-				   call; refused (-EBUSY) if it cannot be */
+#define UNCORED_PINNED 0x1u	/* counters of its own, never multiplexed
+				   out, counting from the call, for at most
+				   the daemon's max_pinned_s (then shared);
+				   refused (-EBUSY) if it cannot be, or if
+				   it would leave another claim no counters */
 #define UNCORED_EXPORT 0x2u	/* also on the daemon's /metrics */
 
 struct uncored;			/* one connection to a daemon */
@@ -157,7 +159,9 @@ UNCORED_API const char *uncored_error(const struct uncored *u);
  * written to id (idlen bytes, at least 16).
  * A claim that is not pinned may share counters with the daemon's own
  * metrics and other claims, time-multiplexed: its readings then say how
- * long it ran (uncored_counts_running_ns()) and are scaled.
+ * long it ran (uncored_counts_running_ns()) and are scaled.  One that
+ * could never count beside the pinned claims' counters is refused
+ * (-EBUSY, the message naming them), never accepted to wait unrun.
  * The library keeps the claim alive: u's thread renews it at a third of
  * its lease (reading it as it does) until it is released or u is closed;
  * one lost anyway is said on stderr, and regions keep what it counted

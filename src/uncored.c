@@ -586,6 +586,7 @@ static struct claims_cfg claims_cfg_of(const struct conf *c)
 		.allow_raw_events = c->allow_raw_events,
 		.interval_ms = c->interval_ms,
 		.max_pinned_per_box = c->max_pinned_per_box,
+		.max_pinned_s = c->max_pinned_s,
 	};
 }
 
