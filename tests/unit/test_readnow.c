@@ -368,6 +368,39 @@ static void test_deferred(void)
 	rig_close(&r);
 }
 
+/*
+ * A tick can come between a claim's entry in the table and the call that
+ * starts it now (the request thread preempted, or its call queued behind
+ * the tick): the tick takes the claim, and the call finds it taken.  Its
+ * free-running events still count from that tick, not from the next, and
+ * the tick reads no counter the claim has not been given.
+ */
+static void test_tick_first(void)
+{
+	static const char *const base[] = { MESI, NULL };
+	struct rig r;
+	struct claim cl;
+	char id[CLAIM_ID_MAX];
+	uint64_t v, errs;
+
+	rig_open(&r, base, false, 7);	/* the table alone: no start now */
+	tick(&r);
+	is_int(create(&r, "{\"events\":[\"DRAM_DATA_READS\"]}", id, NULL),
+	       201, "a claim on a free-running event, not started yet");
+	sampler_hook_claims(r.s);
+	errs = atomic_load(&r.hw.nerrors);
+	tick(&r);			/* the tick takes it ... */
+	is_u64(atomic_load(&r.hw.nerrors) - errs, 0,
+	       "the tick that takes it reads no counter it has not placed");
+	v = total(&r, id, true, &cl);	/* ... 100 ms ago at 1e8/s */
+	ok(v >= 9990000 && v <= 10010000, "read now an interval after the tick "
+	   "that took it: its free-running count is that interval's (%" PRIu64
+	   ", 1e7 expected)", v);
+	ok(cl.enabled_ns == IV, "and its clock ran from that tick (%.3f s)",
+	   (double)cl.enabled_ns / 1e9);
+	rig_close(&r);
+}
+
 /* A claim released within an interval gives its counters back at once: a
  * pinned claim made next counts from its creation on them. */
 static void test_given_back(void)
@@ -648,6 +681,7 @@ int main(void)
 	test_pinned();
 	test_cap();
 	test_deferred();
+	test_tick_first();
 	test_given_back();
 	test_refusals();
 	test_pin_ends();
