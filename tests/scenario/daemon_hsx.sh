@@ -54,7 +54,7 @@ is "$(code -X POST $U/claims -d '{"events":["UNC_C_TOR_OCCUPANCY.ALL","UNC_C_RxR
 is "$(code -X POST $U/claims -d '{"events":["UNC_C_LLC_LOOKUP.DATA_READ:filter0=0x20000","UNC_C_LLC_LOOKUP.WRITE:filter0=0x7e0000"]}')" 409 \
 	"two FILTER0 values in the same CBos: 409"
 like "$(cat "$T/body")" "cannot place together on cbo" "the reason names the box"
-is "$(code -X POST $U/claims -d '{"events":["UNC_C_LLC_LOOKUP.DATA_READ:filter0=0x20000"],"ttl_s":30}')" 201 \
+is "$(code -X POST $U/claims -d '{"events":["UNC_C_LLC_LOOKUP.DATA_READ:filter0=0x20000"],"ttl_s":600}')" 201 \
 	"a claim sharing CBo FILTER0 with a different value"
 C1=$(sed -n 's/.*"id":"\([^"]*\)".*/\1/p' "$T/body")
 is "$(code -X POST $U/claims -d '{"events":["UNC_H_REQUESTS.READS","UNC_H_REQUESTS.WRITES","UNC_H_REQUESTS.INVITOE_LOCAL","UNC_H_REQUESTS.INVITOE_REMOTE"],"ttl_s":30}')" 201 \
