@@ -46,6 +46,7 @@
 #define HTTP_DEFAULT_TIMEOUT_S		10
 #define HTTP_DEFAULT_MAX_CONNECTIONS	64
 #define HTTP_DEFAULT_MAX_PER_IP		8
+#define HTTP_DEFAULT_CONTROL_MAX_CONNECTIONS 128
 
 enum http_method {
 	HTTP_GET = 1,
@@ -108,6 +109,7 @@ struct http_resp {
 	const char *csp;	/* Content-Security-Policy header; static
 				   string; NULL: none */
 	unsigned retry_after_s;	/* Retry-After header if non-zero */
+	bool close;		/* "Connection: close": closed once sent */
 	/*
 	 * Instead of body, a body the handler shares with other responses
 	 * (the /metrics page rendered once per tick): data/len stay valid
@@ -189,11 +191,14 @@ struct http_cfg {
 	unsigned control_mode;		/* e.g. 0660; 0 = 0660 */
 	/* 0 = the HTTP_DEFAULT_* value.  max_connections counts the TCP
 	   listeners together (the control socket has its own budget,
-	   HTTP_CONTROL_MAX_CONNECTIONS); max_per_ip applies to TCP
-	   listeners only. */
+	   control_max_connections); max_per_ip applies to TCP listeners
+	   only, control_max_per_uid (0: half the control budget, rounded
+	   up) to the control socket's peers (SO_PEERCRED). */
 	unsigned timeout_s;		/* request deadline, idle timeout */
 	unsigned max_connections;
 	unsigned max_per_ip;
+	unsigned control_max_connections;
+	unsigned control_max_per_uid;
 	/* Called once every listener is open and before the http thread
 	   starts (the daemon drops its privileges there: capabilities are
 	   per thread); NULL = none. */
@@ -228,7 +233,15 @@ enum http_evict {
 #define HTTP_DRAIN_WINDOW_S	2	/* ... on average over this window */
 #define HTTP_STALL_S		1	/* an answer without progress this long
 					   may be displaced */
-#define HTTP_CONTROL_MAX_CONNECTIONS 16	/* the control socket's own budget */
+/* The control socket's connections: a library client keeps one open and
+ * reads often, so an idle one is displaced only after this grace; one
+ * over the budget gets 503 "busy" (Retry-After), and each uid may have
+ * this many such answers pending; an answer must drain this fast (local
+ * readers read at memory speed: 64 KiB/s is a reader holding its
+ * connection, not a slow network). */
+#define HTTP_CONTROL_GRACE_MS	1000
+#define HTTP_CONTROL_BUSY_PER_UID 8
+#define HTTP_CONTROL_MIN_DRAIN_BPS (256 * 1024)
 
 /* What the server counts, for the uncored_http_* families. */
 struct http_stats {
@@ -243,6 +256,8 @@ struct http_stats {
 	uint64_t auth_busy;	/* new credentials answered 503 unchecked
 				   (over the budget, or the queue full) */
 	unsigned auth_pending;	/* checks waiting or running now */
+	uint64_t busy;		/* control connections over the budget,
+				   answered 503 "busy" unprocessed */
 };
 
 /*
