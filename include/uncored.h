@@ -39,8 +39,16 @@
  *                  claim cannot have counters of its own (the message
  *                  names what holds them)
  *   -EUSERS        a claim limit of the daemon reached
- *   -ECONNRESET    the daemon closed the connection or restarted: its
- *                  claims are gone; uncored_connect() again
+ *   -EAGAIN        the daemon is busy (its control socket over its
+ *                  connection budget, or the caller's uid over its
+ *                  share: the request was not carried out, and was
+ *                  sent again 8 times over about 1.3 s) or not ready;
+ *                  try again later
+ *   -ECONNRESET    the daemon restarted: its claims are gone;
+ *                  uncored_connect() again (only a restart, never load)
+ *   -ECONNABORTED  the daemon closed the connection without answering a
+ *                  claim, release or renewal: it may or may not have
+ *                  been carried out
  *   -ENOTCONN      the connection was lost earlier
  *   -ETIMEDOUT     no answer within 10 s
  *   -EPROTO        the daemon's answer made no sense

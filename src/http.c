@@ -5,10 +5,14 @@
  * is a socket this module opened and handed to its own MHD daemon with
  * MHD_OPTION_LISTEN_SOCKET, so TCP and Unix sockets are served alike.
  * The daemons run in MHD's external-polling epoll mode: each exposes one
- * epoll fd (MHD_DAEMON_INFO_EPOLL_FD), and the single http thread waits on
- * all of them plus an eventfd (for http_stop) with the shortest
- * MHD_get_timeout(), then calls MHD_run() on every daemon.  MHD never
- * starts a thread of its own, so the daemon's thread budget holds.
+ * epoll fd (MHD_DAEMON_INFO_EPOLL_FD).  Two loops serve them, each on a
+ * thread of its own: uncored-http the TCP listeners, uncored-ctl the
+ * control sockets (so a scrape never waits behind a batch of library
+ * reads).  A loop waits on its daemons' fds plus an eventfd (for
+ * http_stop) with the shortest MHD_get_timeout(), then calls MHD_run() on
+ * each of its daemons.  MHD never starts a thread of its own, so the
+ * daemon's thread budget holds: main, sampler, uncored-http, uncored-ctl
+ * (and the bcrypt workers, started only for basic-auth users).
  *
  * Request flow in on_request(): the first call (headers complete) refuses
  * a Content-Length over HTTP_MAX_BODY at once with 413 when the client
@@ -130,9 +134,10 @@ struct http_listener {
  * limit displaces the oldest connection whose request is incomplete or
  * idle, or whose answer made no progress for HTTP_STALL_S.  The control
  * socket's connections have a budget of their own, so no TCP client can
- * shut it out.  An evicted connection is shut down; MHD then sees EOF
- * (or its writes fail) and closes it.  Only the http thread touches the
- * list (MHD calls back from MHD_run()).
+ * shut it out, with a share per peer uid and a grace before an idle one
+ * is displaced (control_admit()).  An evicted connection is shut down;
+ * MHD then sees EOF (or its writes fail) and closes it.  Only the loop's
+ * thread touches its list (MHD calls back from MHD_run()).
  */
 struct http_conn {
 	struct http_conn *prev, *next;	/* oldest first */
@@ -1995,7 +2000,7 @@ static int start_mhd(struct http_server *s, struct http_listener *l,
 	return 0;
 }
 
-/* ---- the http thread ---------------------------------------------- */
+/* ---- the threads ------------------------------------------------- */
 
 static unsigned connections(struct http_listener *l)
 {
@@ -2153,8 +2158,9 @@ static void destroy(struct http_server *s, bool keep_inherited)
 }
 
 /*
- * The http thread's epoll set: the wake-up eventfd and, with basic-auth
- * users, the bcrypt workers' queue (its eventfd).  0, or -1 with err.
+ * A loop's epoll set: the wake-up eventfd and, for the TCP loop with
+ * basic-auth users, the bcrypt workers' queue (its eventfd).  0, or -1
+ * with err.
  */
 static int setup_polling(struct http_server *s, struct http_loop *lp,
 			 char *err, size_t errlen)
@@ -2247,7 +2253,7 @@ static int open_listeners(struct http_server *s, const struct http_cfg *cfg,
 	return 0;
 }
 
-/* Starts the http thread with every signal blocked (signals belong to
+/* Starts a loop's thread with every signal blocked (signals belong to
  * the main thread).  0 or -1 with err. */
 static int start_thread(struct http_loop *lp, char *err, size_t errlen)
 {

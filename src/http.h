@@ -1,12 +1,16 @@
 /*
  * http.h - the HTTP front end: listeners, limits, routing (libmicrohttpd).
  *
- * The daemon serves two kinds of listeners from ONE thread: TCP listeners
- * (read-only routes: /metrics, the JSON API) and a Unix control socket
- * (every route, including claims).  Each listener is its own libmicrohttpd
- * daemon in "external polling" mode on a socket this module opened (or
- * systemd handed over), and the http thread polls all of them.  Handlers
- * run on that thread and must never block or touch hardware: they render
+ * The daemon serves two kinds of listeners, each kind from a thread of
+ * its own: TCP listeners (read-only routes: /metrics, the JSON API) on
+ * uncored-http, and Unix control sockets (every route, including claims)
+ * on uncored-ctl, so that scrapes never wait behind library reads.  Each
+ * listener is its own libmicrohttpd daemon in "external polling" mode on
+ * a socket this module opened (or systemd handed over), and its thread
+ * polls it.  Handlers run on those threads, two at a time at most (one
+ * per thread: what they share must be thread-safe, as the ring, the
+ * claims table and the /metrics page are), and must never block or touch
+ * hardware: they render
  * from the ring and the running totals into the response buffer, hand
  * out a body shared between responses (the /metrics page) or one that is
  * produced while it is sent (the samples), so that no request waits for
@@ -14,11 +18,14 @@
  *
  * Slow or abusive clients cannot starve scrapes: every request must be
  * complete timeout_s after it started, every answer must drain at least
- * HTTP_MIN_DRAIN_BPS (averaged over HTTP_DRAIN_WINDOW_S), the connection limit
- * (the TCP listeners together) and the per-IP limit displace the oldest
+ * HTTP_MIN_DRAIN_BPS (HTTP_CONTROL_MIN_DRAIN_BPS on the control socket;
+ * averaged over HTTP_DRAIN_WINDOW_S), the connection limit (the TCP
+ * listeners together) and the per-IP limit displace the oldest
  * incomplete request or stalled answer rather than refuse a new
- * connection, the control socket has a budget of its own, and request
- * bodies are capped at HTTP_MAX_BODY (413).
+ * connection, the control socket has a budget of its own with a share
+ * per peer uid (a connection over it that finds none to displace gets
+ * 503 "busy" with Retry-After, never a reset), and request bodies are
+ * capped at HTTP_MAX_BODY (413).
  * Errors use one JSON shape, {"error":{"code":"...","message":"..."}}.
  *
  * With a web config (webcfg.h) the TCP listeners speak TLS and/or require
@@ -261,16 +268,19 @@ struct http_stats {
 };
 
 /*
- * Copies the counters of the server that serves req into *out.  For
- * handlers (they run on the http thread, which keeps the counters).
+ * Copies the counters of the server that serves req into *out: each
+ * thread's as it published them at the end of its last round (the
+ * connection counts at most HTTP_SAMPLE_NS old while answers are in
+ * flight).  For handlers, on either thread.
  */
 void http_get_stats(const struct http_req *req, struct http_stats *out);
 
 /*
  * Opens every listener (the privileged part: call it before dropping
- * privileges), then starts the single http thread that serves them all.
- * The route table and ctx must outlive the server; handlers are called
- * on the http thread with ctx.
+ * privileges), then starts the threads that serve them: uncored-http for
+ * the TCP listeners, uncored-ctl for the control sockets (each only if
+ * there is such a listener).  The route table and ctx must outlive the
+ * server; handlers are called on those threads with ctx.
  *
  * The control socket is created under umask 0177 (never accessible to
  * others, even briefly), then chmod'ed to control_mode and chgrp'ed to
@@ -299,7 +309,7 @@ int http_lookup_group(const char *name, gid_t *gid);
 unsigned http_port(const struct http_server *s, unsigned i);
 
 /*
- * Stops the thread (in-flight connections are dropped), closes every
+ * Stops the threads (in-flight connections are dropped), closes every
  * listener and unlinks the control socket if it created it and it is
  * still the same file.  Frees s; NULL is a no-op.
  */

@@ -9,6 +9,7 @@
 #include <netdb.h>
 #include <poll.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -376,10 +377,60 @@ static int attempt(struct lconn *c, const char *req, size_t rl,
 	return rc;
 }
 
+/* Sleeps before busy retry i (0, 1, ...): LCONN_BUSY_FIRST_MS << i, give
+ * or take a quarter. */
+static void busy_backoff(unsigned i)
+{
+	static _Thread_local unsigned seed;
+	long long ms = (long long)LCONN_BUSY_FIRST_MS << i;
+	struct timespec ts;
+
+	if (!seed)
+		seed = (unsigned)getpid() ^ (unsigned)mono_ms() ^
+		       (unsigned)(uintptr_t)&ts;
+	ms += (long long)(rand_r(&seed) % (unsigned)(ms / 2 + 1)) - ms / 4;
+	ts.tv_sec = ms / 1000;
+	ts.tv_nsec = (ms % 1000) * 1000000;
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+/* Is r the daemon's "busy, not processed" answer? */
+static bool busy_answer(const struct lproto_resp *r)
+{
+	return r->status == 503 && r->retry_after;
+}
+
+/*
+ * The daemon closed the connection without answering a request that
+ * could not be sent again: a restart (connecting again finds another
+ * daemon: -ECONNRESET, its claims are gone) or not (-ECONNABORTED: the
+ * request may or may not have been carried out).  The new connection
+ * stays for the next request.
+ */
+static int no_answer(struct lconn *c, const char *method, const char *path,
+		     char *err, size_t errlen)
+{
+	char why[200];
+	int rc = reconnect(c, why, sizeof(why));
+
+	if (rc == -ECONNRESET)
+		return say(err, errlen, rc, "%s", why);
+	if (rc < 0)
+		return say(err, errlen, -ENOTCONN, "uncored on %s closed the "
+			   "connection without answering %s %s, and connecting "
+			   "again failed: %s", c->where, method, path, why);
+	return say(err, errlen, -ECONNABORTED, "uncored on %s closed the "
+		   "connection without answering %s %s (it may or may not "
+		   "have been carried out; the daemon's log says why it "
+		   "closed it)", c->where, method, path);
+}
+
 int lconn_request(struct lconn *c, const char *method, const char *path,
 		  const char *body, struct lproto_resp *r, char *err,
 		  size_t errlen)
 {
+	unsigned busy = 0;
 	size_t rl;
 	char *req;
 	bool fresh;
@@ -410,6 +461,15 @@ int lconn_request(struct lconn *c, const char *method, const char *path,
 			break;
 		}
 		rc = attempt(c, req, rl, r, &fresh);
+		/* busy: the daemon did not process it, so any request is
+		 * sent again, a few times, further and further apart */
+		if (rc == 0 && busy_answer(r) && busy < LCONN_BUSY_RETRIES) {
+			free(r->body);
+			memset(r, 0, sizeof(*r));
+			busy_backoff(busy++);
+			tries--;
+			continue;
+		}
 		/* a connection the daemon closed as we sent: once more, for
 		 * a request that may be repeated */
 		if (!(rc == -ECONNRESET && fresh && strcmp(method, "GET") == 0))
@@ -417,9 +477,7 @@ int lconn_request(struct lconn *c, const char *method, const char *path,
 	}
 	free(req);
 	if (rc == -ECONNRESET && !c->broken)
-		say(err, errlen, rc, "uncored on %s closed the connection "
-		    "without answering %s %s (did it stop?)", c->where, method,
-		    path);
+		rc = no_answer(c, method, path, err, errlen);
 	else if (rc == -EPROTO)
 		say(err, errlen, rc, "uncored on %s answered %s %s with "
 		    "something else than HTTP: %s", c->where, method, path,

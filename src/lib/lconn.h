@@ -11,9 +11,14 @@
  * fuzz in CI.
  *
  * A daemon that closed an idle connection (its timeout_s) is reconnected
- * to without the caller noticing; one that restarted (another pid behind
- * the socket, SO_PEERCRED) is not: its claims are gone, so the connection
- * fails from then on (-ECONNRESET once, then -ENOTCONN).  Not
+ * to without the caller noticing, and one that answered "busy" (503 with
+ * Retry-After: over its control budget, the request not carried out) is
+ * asked again, LCONN_BUSY_RETRIES times; one that restarted (another pid
+ * behind the socket, SO_PEERCRED) is not: its claims are gone, so the
+ * connection fails from then on (-ECONNRESET once, then -ENOTCONN).
+ * -ECONNRESET means only that: a request the daemon closed the
+ * connection on without an answer, that cannot be sent again, fails with
+ * -ECONNABORTED.  Not
  * thread-safe: libuncored locks around it.
  */
 #ifndef UNCORED_LCONN_H
@@ -26,6 +31,12 @@
 #include "lib/lproto.h"
 
 #define LCONN_TIMEOUT_MS 10000
+/* A busy answer (503 with Retry-After: the daemon's control socket was
+ * over its budget and did not process the request) is retried this many
+ * times, after 5, 10, 20 ... ms (+/- a quarter, so that clients refused
+ * together do not come back together): about 1.3 s in all. */
+#define LCONN_BUSY_RETRIES 8
+#define LCONN_BUSY_FIRST_MS 5
 
 struct lconn {
 	char where[256];	/* socket path or http://HOST:PORT, as given */

@@ -19,6 +19,9 @@
 struct lproto_resp {
 	int status;		/* 100..599 */
 	bool close;		/* "Connection: close" (or HTTP/1.0) */
+	bool retry_after;	/* a Retry-After header: with 503, the
+				   daemon was busy and did not process the
+				   request */
 	char *body;		/* malloc'd, NUL-terminated (the caller frees) */
 	size_t len;
 	char why[128];		/* what was wrong (-EPROTO) */
