@@ -1373,26 +1373,24 @@ static bool same_uid(const struct http_conn *a, const struct http_conn *b)
  * the whole budget, anyone's.  With none to displace, n is marked busy:
  * its request will be answered 503 with Retry-After, unprocessed, and
  * the connection closed (a client sees an answer it can act on, never a
- * reset).  A uid with HTTP_CONTROL_BUSY_PER_UID busy connections pending
- * already has n closed at once.
+ * reset).  Busy connections count in no budget: they are answered as soon
+ * as their request is read, and one that sends none is closed after
+ * HTTP_CONTROL_GRACE_MS; how many may wait at once is MHD's limit on the
+ * listener (start_mhd()), past which new ones wait to be accepted.
  */
 static void control_admit(struct http_loop *lp, struct http_conn *n)
 {
 	const struct http_server *s = lp->srv;
 	struct http_conn *victim = NULL, *own = NULL;
 	uint64_t now = mono_ns(), vt = 0, ot = 0;
-	unsigned total = 0, mine = 0, busy = 0;
+	unsigned total = 0, mine = 0;
 
 	for (struct http_conn *k = lp->conns; k; k = k->next) {
 		bool same = same_uid(k, n);
 		uint64_t t;
 
-		if (k->closing)
+		if (k->closing || k->busy)
 			continue;
-		if (k->busy) {
-			busy += same;
-			continue;
-		}
 		total++;
 		mine += same;
 		if (k == n || !conn_displaceable(k, now, &t))
@@ -1420,14 +1418,6 @@ static void control_admit(struct http_loop *lp, struct http_conn *n)
 				  total, mine, (unsigned)n->uid,
 				  (unsigned)victim->uid, conn_why(victim),
 				  (double)(now - vt) / 1e9);
-		return;
-	}
-	if (busy >= HTTP_CONTROL_BUSY_PER_UID) {
-		conn_shut(lp, n, HTTP_EVICT_REFUSED);
-		log_warnx_limited(&lp->evict_log[HTTP_EVICT_REFUSED], "http: "
-				  "uid %u has %u control connections and %u "
-				  "more waiting for a busy answer: closed a new "
-				  "one", (unsigned)n->uid, mine - 1, busy);
 		return;
 	}
 	n->busy = true;
@@ -1961,7 +1951,12 @@ static int start_mhd(struct http_server *s, struct http_listener *l,
 	s->max_conn = maxc;
 	s->max_per_ip = per_ip;
 	s->deadline_ns = (uint64_t)timeout * 1000000000ull;
-	l->max_conn = (l->sk.control ? s->ctl_max : maxc) + HTTP_ACCEPT_SLACK;
+	/* the control socket: room for as many busy answers as the budget
+	   (control_admit()), at least HTTP_ACCEPT_SLACK */
+	l->max_conn = l->sk.control
+		      ? s->ctl_max + (s->ctl_max > HTTP_ACCEPT_SLACK
+				      ? s->ctl_max : HTTP_ACCEPT_SLACK)
+		      : maxc + HTTP_ACCEPT_SLACK;
 	use_tls = tls_options(l, tls);
 	if (use_tls)
 		snprintf(l->sk.name + strlen(l->sk.name),

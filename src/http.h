@@ -242,12 +242,12 @@ enum http_evict {
 					   may be displaced */
 /* The control socket's connections: a library client keeps one open and
  * reads often, so an idle one is displaced only after this grace; one
- * over the budget gets 503 "busy" (Retry-After), and each uid may have
- * this many such answers pending; an answer must drain this fast (local
+ * over the budget gets 503 "busy" (Retry-After), or waits to be accepted
+ * while as many busy answers as the budget are pending; an answer must
+ * drain this fast (local
  * readers read at memory speed: 64 KiB/s is a reader holding its
  * connection, not a slow network). */
 #define HTTP_CONTROL_GRACE_MS	1000
-#define HTTP_CONTROL_BUSY_PER_UID 8
 #define HTTP_CONTROL_MIN_DRAIN_BPS (256 * 1024)
 
 /* What the server counts, for the uncored_http_* families. */
