@@ -27,14 +27,15 @@
  *
  * Errors: every call that can fail returns 0 or a negative errno, and
  * uncored_error() gives the message (the daemon's, where it sent one):
- *   -ENOENT        no such claim (released, expired, or the daemon's
- *                  restart lost it), or no control socket at the path
+ *   -ENOENT        no such claim (released, expired, or another uid's:
+ *                  the daemon answers both alike), or no control socket
+ *                  at the path
  *   -EINVAL        an event the platform lacks (the message names it), a
  *                  bad argument
  *   -EACCES        the control socket is not the caller's to use (the
  *                  message names its group: see uncored.conf(5)
  *                  control_group)
- *   -EPERM         another uid's claim, raw encodings not allowed
+ *   -EPERM         raw encodings not allowed
  *   -EBUSY         the events can never count together, or a pinned
  *                  claim cannot have counters of its own (the message
  *                  names what holds them)
@@ -45,13 +46,18 @@
  *                  sent again 8 times over about 1.3 s) or not ready;
  *                  try again later
  *   -ECONNRESET    the daemon restarted: its claims are gone;
- *                  uncored_connect() again (only a restart, never load)
+ *                  uncored_connect() again (only a restart, never load).
+ *                  A restart is told by the daemon's instance id, which
+ *                  every answer carries, not by its pid (under socket
+ *                  activation systemd's, which never changes)
  *   -ECONNABORTED  the daemon closed the connection without answering a
- *                  claim, release or renewal: it may or may not have
- *                  been carried out
+ *                  claim, release or renewal, and did not restart: it
+ *                  may or may not have been carried out
  *   -ENOTCONN      the connection was lost earlier
  *   -ETIMEDOUT     no answer within 10 s
- *   -EPROTO        the daemon's answer made no sense
+ *   -EPROTO        the daemon's answer made no sense, or was about
+ *                  another claim or other events than asked for (every
+ *                  answer about a claim is checked: never data)
  *   -ENOMEM
  * The library never aborts and never writes to stdout or stderr, unless
  * asked: UNCORED_DEBUG=1 in the environment logs every request and answer
@@ -66,6 +72,15 @@
  * for regions without a connection (NULL) or with UNCORED_REPORT set, the
  * default connection and the list of connections to report at exit, both
  * behind a lock.
+ *
+ * fork(): a connection belongs to the process that made it.  In a child,
+ * the first call on a connection inherited from the parent closes the
+ * child's copy of the socket and connects anew, to the same daemon
+ * instance (or fails with -ECONNRESET if it restarted); the parent's
+ * answers are never read by the child.  The connection's lock is made
+ * anew in the child, so a call another thread of the parent was in at
+ * the fork does not block it.  Claims made before the fork are usable
+ * from both processes (they share the uid).
  *
  * The ABI: opaque types and functions only (no structure layout); the
  * soname is libuncored.so.0.
@@ -122,7 +137,9 @@ UNCORED_API const char *uncored_error(const struct uncored *u);
  * Claims events (comma-separated catalog names, as uncorectl takes them,
  * modifiers such as ":split=0/2" included) for ttl_s seconds (0: the
  * daemon's default lease), with flags UNCORED_PINNED, UNCORED_EXPORT.
- * The claim's id (as "c12") is written to id (idlen bytes, at least 16).
+ * The claim's id (as "c12-k7q2zx": a number and a tag drawn at each start
+ * of the daemon, so that it never names a claim of another lifetime) is
+ * written to id (idlen bytes, at least 16).
  * A claim that is not pinned may share counters with the daemon's own
  * metrics and other claims, time-multiplexed: its readings then say how
  * long it ran (uncored_counts_running_ns()) and are scaled.

@@ -55,7 +55,6 @@ static void refused(struct claims_reply *r, const struct claims_err *e)
 		[CLAIMS_UNKNOWN_EVENT] = { 400, "unknown_event" },
 		[CLAIMS_RAW_DISABLED] = { 403, "raw_events_disabled" },
 		[CLAIMS_NOT_FOUND] = { 404, "not_found" },
-		[CLAIMS_FORBIDDEN] = { 403, "forbidden" },
 		[CLAIMS_INTERVAL] = { 409, "interval_too_long" },
 		[CLAIMS_UNSCHEDULABLE] = { 409, "cannot_schedule" },
 		[CLAIMS_LIMIT] = { 429, "too_many_claims" },

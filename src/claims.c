@@ -19,7 +19,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "claims.h"
 #include "log.h"
@@ -35,6 +37,9 @@ struct claims {
 	struct claim **v;	/* by ascending seq */
 	unsigned n, cap;
 	uint64_t next_id;
+	char tag[CLAIM_TAG_LEN + 1];	/* of the ids (claims.h) */
+	char instance[CLAIMS_INSTANCE_MAX];
+	uint64_t tag_base;	/* the seq before the tag's first claim */
 	uint64_t created, expired, released;
 	const struct claims_hooks *hooks;	/* the sampler's side */
 	void *hook_arg;
@@ -54,6 +59,37 @@ static int fail(struct claims_err *e, enum claims_status st,
 	return -1;
 }
 
+/* 64 random bits: from getrandom(), or, should the kernel have none to
+ * give, from the clock and the pid (a start's ids still differ from the
+ * last start's: that is all they need). */
+static uint64_t random64(void)
+{
+	struct timespec ts;
+	uint64_t r;
+
+	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) == sizeof(r))
+		return r;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	r = ((uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec) ^
+	    ((uint64_t)getpid() << 40);
+	return r * 0x9e3779b97f4a7c15ull;
+}
+
+/* A tag unlike old (NULL: any) into tag: CLAIM_TAG_LEN characters of
+ * [0-9a-z]. */
+static void draw_tag(char *tag, const char *old)
+{
+	static const char digits[] = "0123456789abcdefghijklmnopqrstuvwxyz";
+
+	do {
+		uint64_t r = random64();
+
+		for (unsigned i = 0; i < CLAIM_TAG_LEN; i++, r /= 36)
+			tag[i] = digits[r % 36];
+		tag[CLAIM_TAG_LEN] = '\0';
+	} while (old && strcmp(tag, old) == 0);
+}
+
 struct claims *claims_new(const struct pmu *pmu, const struct claims_cfg *cfg)
 {
 	struct claims *c = calloc(1, sizeof(*c));
@@ -65,6 +101,8 @@ struct claims *claims_new(const struct pmu *pmu, const struct claims_cfg *cfg)
 	c->clk = &clock_system;
 	c->cfg = *cfg;
 	c->next_id = 1;
+	draw_tag(c->tag, NULL);
+	snprintf(c->instance, sizeof(c->instance), "%016" PRIx64, random64());
 	return c;
 }
 
@@ -92,6 +130,11 @@ void claims_free(struct claims *c)
 	free(c->v);
 	pthread_mutex_destroy(&c->lock);
 	free(c);
+}
+
+const char *claims_instance(const struct claims *c)
+{
+	return c->instance;
 }
 
 void claims_set_clock(struct claims *c, const struct clock_src *clk)
@@ -608,7 +651,15 @@ static int insert(struct claims *c, struct claim *cl, uid_t uid, pid_t pid,
 	for (unsigned i = 0; i < CLAIM_MAX_EVENTS; i++)
 		cl->ctr[i] = -1;
 	cl->seq = c->next_id++;
-	snprintf(cl->id, sizeof(cl->id), "c%" PRIu64, cl->seq);
+	if (cl->seq - c->tag_base > CLAIM_N_MAX) {
+		char old[CLAIM_TAG_LEN + 1];
+
+		memcpy(old, c->tag, sizeof(old));
+		draw_tag(c->tag, old);
+		c->tag_base = cl->seq - 1;
+	}
+	snprintf(cl->id, sizeof(cl->id), "c%" PRIu64 "-%s",
+		 cl->seq - c->tag_base, c->tag);
 	cl->uid = uid;
 	cl->pid = pid;
 	cl->created_mono = clock_mono(c->clk);
@@ -669,8 +720,11 @@ static struct claim *owned(struct claims *c, const char *id, uid_t uid,
 		return NULL;
 	}
 	if (uid != 0 && uid != cl->uid) {
-		fail(e, CLAIMS_FORBIDDEN, "claim %s belongs to uid %u", cl->id,
-		     (unsigned)cl->uid);
+		/* as if it did not exist: who holds which id is not for
+		 * every member of the control group to learn */
+		log_debug("claim %s: uid %u is not its owner (uid %u)", cl->id,
+			  (unsigned)uid, (unsigned)cl->uid);
+		fail(e, CLAIMS_NOT_FOUND, "no claim \"%.32s\"", id);
 		return NULL;
 	}
 	return cl;

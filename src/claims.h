@@ -22,7 +22,23 @@
 #include "sched.h"
 
 #define CLAIM_MAX_EVENTS 8
+/*
+ * A claim id is "c<n>-<tag>": n counts the claims of this table from 1,
+ * and tag is CLAIM_TAG_LEN characters of [0-9a-z] drawn at random when
+ * the table is made (each start of the daemon), so an id never names a
+ * claim of another daemon lifetime (an old client's "c1" is not the new
+ * daemon's).  At most CLAIM_ID_MAX - 1 characters: past n = 9999999 a
+ * new tag is drawn and n starts at 1 again.
+ */
 #define CLAIM_ID_MAX 16
+#define CLAIM_TAG_LEN 6
+#define CLAIM_N_MAX 9999999u
+/* The table's instance id: 16 hex digits, random, new with each table
+ * (each start of the daemon).  Every answer carries it (the
+ * Uncored-Instance header) and /api/v1/status shows it: a client that
+ * sees it change knows the claims it made are gone, whatever pid now
+ * answers on the socket (systemd's, under socket activation). */
+#define CLAIMS_INSTANCE_MAX 17
 #define CLAIM_LABEL_MAX 64
 
 struct claims_cfg {
@@ -49,7 +65,8 @@ struct claim_series {
 };
 
 struct claim {
-	uint64_t seq;		/* the number in the id: c<seq> */
+	uint64_t seq;		/* its place in the table, from 1 (the
+				   sampler's key; not the id's n) */
 	char id[CLAIM_ID_MAX];
 	uid_t uid;
 	pid_t pid;
@@ -78,8 +95,9 @@ enum claims_status {
 	CLAIMS_BAD_REQUEST,	/* a value out of range */
 	CLAIMS_UNKNOWN_EVENT,
 	CLAIMS_RAW_DISABLED,	/* a raw encoding, not allowed */
-	CLAIMS_NOT_FOUND,
-	CLAIMS_FORBIDDEN,	/* another uid's claim */
+	CLAIMS_NOT_FOUND,	/* no such claim, or another uid's: the
+				   two answer alike, so ids and their
+				   owners stay private */
 	CLAIMS_INTERVAL,	/* its counters could wrap within a tick */
 	CLAIMS_UNSCHEDULABLE,	/* its events can never count together */
 	CLAIMS_LIMIT,		/* max_per_uid or max_total reached */
@@ -152,13 +170,17 @@ void claims_set_hooks(struct claims *c, const struct claims_hooks *h,
 /* The longest interval (ms) the live claims' counters allow, and the id
  * of the claim that sets it in id (CLAIM_ID_MAX bytes; "" if none). */
 unsigned claims_max_interval_ms(struct claims *c, char *id);
+/* The instance id (CLAIMS_INSTANCE_MAX above); lives as long as c. */
+const char *claims_instance(const struct claims *c);
 /* The PMU (platform and topology) the claims count on. */
 const struct pmu *claims_pmu(const struct claims *c);
 
 /*
  * The requests.  Each returns 0 and fills *out with a copy of the claim
  * (its series malloc'd: the caller frees them with claim_clear()), or -1
- * with e filled.  Only the owner or root (uid 0) may touch a claim.
+ * with e filled.  Only the owner or root (uid 0) may touch a claim;
+ * to anyone else it does not exist (CLAIMS_NOT_FOUND, the same message
+ * as for an id nobody holds).
  */
 int claims_create(struct claims *c, uid_t uid, pid_t pid,
 		  const struct claim_req *rq, struct claim *out,

@@ -1009,6 +1009,7 @@ static struct http_server *start_http(struct daemon *d, const struct conf *c,
 	hc.max_per_ip = c->http_max_per_ip;
 	hc.control_max_connections = c->http_ctl_max;
 	hc.control_max_per_uid = c->http_ctl_per_uid;
+	hc.instance = claims_instance(d->claims);
 	hc.before_thread = drop_privileges;
 	hc.before_thread_arg = d;
 	if (priv_target.drop)

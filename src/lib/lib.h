@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "lib/lconn.h"
 #include "lib/lproto.h"
@@ -22,13 +23,18 @@ struct regions;
 struct lib_region_ops;
 
 struct uncored {
-	pthread_mutex_t lock;	/* every call holds it */
+	pthread_mutex_t lock;	/* every call holds it (lib_lock()) */
+	_Atomic pid_t pid;	/* the process lock is valid in: after
+				   fork(), the child makes it anew */
 	struct lconn conn;
 	char err[LIB_ERR_MAX];	/* the last failure's message */
 	char label[64];		/* of the claims made from now on */
 	/* the live claims made through this connection (regions read
 	 * them), in the order they were made */
 	char (*ids)[LIB_ID_MAX];
+	char **evs;		/* each one's events as the daemon named
+				   them, a line each: its answers must
+				   name the same */
 	size_t nids, capids;
 	struct regions *reg;	/* region.c's; NULL until a region */
 	/* what region.c does with them when the connection is reported
@@ -42,6 +48,10 @@ struct uncored_counts {
 	struct lproto_counts c;
 };
 
+/* Takes u->lock: in a fork()ed child, first made anew (a thread of the
+ * parent may have held it, and that thread is not in the child). */
+void lib_lock(struct uncored *u);
+void lib_unlock(struct uncored *u);
 /* Sets u->err from fmt and returns rc (a negative errno). */
 int lib_fail(struct uncored *u, int rc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

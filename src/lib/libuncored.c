@@ -10,9 +10,11 @@
 #include <errno.h>
 #include <json-c/json.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lib/lib.h"
 
@@ -52,6 +54,31 @@ int lib_fail(struct uncored *u, int rc, const char *fmt, ...)
 	return rc;
 }
 
+/* guards making a connection's lock anew in a fork()ed child */
+static pthread_mutex_t fork_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void lib_lock(struct uncored *u)
+{
+	pid_t me = getpid();
+
+	if (atomic_load_explicit(&u->pid, memory_order_acquire) != me) {
+		/* the child of a fork(): the lock is a copy of the parent's,
+		 * held, maybe, by a thread the child does not have */
+		pthread_mutex_lock(&fork_lock);
+		if (atomic_load_explicit(&u->pid, memory_order_relaxed) != me) {
+			pthread_mutex_init(&u->lock, NULL);
+			atomic_store_explicit(&u->pid, me, memory_order_release);
+		}
+		pthread_mutex_unlock(&fork_lock);
+	}
+	pthread_mutex_lock(&u->lock);
+}
+
+void lib_unlock(struct uncored *u)
+{
+	pthread_mutex_unlock(&u->lock);
+}
+
 bool lib_env_on(const char *name)
 {
 	const char *v = getenv(name);
@@ -65,10 +92,10 @@ static void report_at_exit(void)
 {
 	pthread_mutex_lock(&report_lock);
 	for (struct uncored *u = report_list; u; u = u->next) {
-		pthread_mutex_lock(&u->lock);
+		lib_lock(u);
 		if (u->reg_ops)
 			u->reg_ops->report_locked(u, stderr);
-		pthread_mutex_unlock(&u->lock);
+		lib_unlock(u);
 	}
 	pthread_mutex_unlock(&report_lock);
 }
@@ -118,6 +145,7 @@ UNCORED_API struct uncored *uncored_connect(const char *socket_path)
 		return NULL;
 	}
 	pthread_mutex_init(&u->lock, NULL);
+	atomic_init(&u->pid, getpid());
 	snprintf(u->label, sizeof(u->label), "%s",
 		 program_invocation_short_name ? program_invocation_short_name
 		 : "libuncored");
@@ -132,14 +160,17 @@ UNCORED_API void uncored_disconnect(struct uncored *u)
 		return;
 	if (u->reported) {
 		report_remove(u);
-		pthread_mutex_lock(&u->lock);
+		lib_lock(u);
 		if (u->reg_ops)
 			u->reg_ops->report_locked(u, stderr);
-		pthread_mutex_unlock(&u->lock);
+		lib_unlock(u);
 	}
 	lconn_close(&u->conn);
 	if (u->reg_ops)
 		u->reg_ops->free(u);
+	for (size_t i = 0; i < u->nids; i++)
+		free(u->evs[i]);
+	free(u->evs);
 	free(u->ids);
 	pthread_mutex_destroy(&u->lock);
 	free(u);
@@ -151,9 +182,9 @@ UNCORED_API const char *uncored_error(const struct uncored *u)
 
 	if (!u)
 		return tls_err;
-	pthread_mutex_lock(&w->lock);
+	lib_lock(w);
 	memcpy(tls_copy, w->err, sizeof(tls_copy));
-	pthread_mutex_unlock(&w->lock);
+	lib_unlock(w);
 	return tls_copy;
 }
 
@@ -197,32 +228,82 @@ static void forget_id(struct uncored *u, const char *id)
 {
 	for (size_t i = 0; i < u->nids; i++)
 		if (strcmp(u->ids[i], id) == 0) {
+			free(u->evs[i]);
 			memmove(&u->ids[i], &u->ids[i + 1],
 				(u->nids - i - 1) * sizeof(*u->ids));
+			memmove(&u->evs[i], &u->evs[i + 1],
+				(u->nids - i - 1) * sizeof(*u->evs));
 			u->nids--;
 			return;
 		}
 }
 
-static int remember_id(struct uncored *u, const char *id)
+/* Keeps id and its events (events is u's then, whatever the result). */
+static int remember_id(struct uncored *u, const char *id, char *events)
 {
 	if (u->nids == u->capids) {
 		size_t nc = u->capids ? u->capids * 2 : 4;
 		char (*v)[LIB_ID_MAX] = realloc(u->ids, nc * sizeof(*v));
+		char **e = v ? realloc(u->evs, nc * sizeof(*e)) : NULL;
 
-		if (!v)
+		if (v)
+			u->ids = v;
+		if (!v || !e) {
+			free(events);
 			return lib_fail(u, -ENOMEM, "out of memory");
-		u->ids = v;
+		}
+		u->evs = e;
 		u->capids = nc;
 	}
+	u->evs[u->nids] = events;
 	snprintf(u->ids[u->nids++], LIB_ID_MAX, "%s", id);
 	return 0;
+}
+
+/* The events claim id was made with through u, or NULL if it was not. */
+static const char *events_of(const struct uncored *u, const char *id)
+{
+	for (size_t i = 0; i < u->nids; i++)
+		if (strcmp(u->ids[i], id) == 0)
+			return u->evs[i];
+	return NULL;
+}
+
+/*
+ * Is r's body the answer about claim id that what (a verb) asked for:
+ * its id, and, for a claim made through u, its events?  0, or -EPROTO
+ * (-ENOMEM) with u->err saying what came instead: another claim's
+ * answer is never returned as data.
+ */
+static int check_answer(struct uncored *u, const char *what, const char *id,
+			const struct lproto_resp *r)
+{
+	char got[LIB_ID_MAX], why[128], *events;
+	const char *want;
+	int rc = lproto_claim_of(r->body, r->len, got, sizeof(got), &events,
+				 why, sizeof(why));
+
+	if (rc == -ENOMEM)
+		return lib_fail(u, rc, "out of memory");
+	if (rc < 0)
+		return lib_fail(u, rc, "uncored's answer to the %s of claim %s: "
+				"%s", what, id, why);
+	if (strcmp(got, id) != 0)
+		rc = lib_fail(u, -EPROTO, "uncored answered the %s of claim %s "
+			      "with claim %s: not this claim's answer", what, id,
+			      got);
+	else if ((want = events_of(u, id)) && strcmp(want, events) != 0)
+		rc = lib_fail(u, -EPROTO, "uncored answered the %s of claim %s "
+			      "with other events than it was made with: not "
+			      "this claim's answer", what, id);
+	free(events);
+	return rc;
 }
 
 /* The POST body of a claim: events split at commas, or NULL (u->err
  * says why). */
 static char *claim_body(struct uncored *u, const char *events, unsigned ttl_s,
-			unsigned flags, int *rc)
+			unsigned flags, unsigned *nev, int *rc)
 {
 	struct json_object *o = json_object_new_object();
 	struct json_object *evs = json_object_new_array();
@@ -260,6 +341,7 @@ static char *claim_body(struct uncored *u, const char *events, unsigned ttl_s,
 			       json_object_new_boolean(flags & UNCORED_PINNED));
 	body = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
 	*rc = body ? 0 : -ENOMEM;
+	*nev = n;
 out:
 	json_object_put(evs);
 	json_object_put(o);
@@ -273,8 +355,9 @@ int lib_claim_locked(struct uncored *u, const char *events, unsigned ttl_s,
 		     unsigned flags, char *id, size_t idlen)
 {
 	struct lproto_resp r;
-	char got[LIB_ID_MAX];
+	char got[LIB_ID_MAX], why[128], *names = NULL;
 	char *body;
+	unsigned nev = 0, n = 1;
 	int rc;
 
 	if (!events || !id || idlen < 2)
@@ -283,20 +366,30 @@ int lib_claim_locked(struct uncored *u, const char *events, unsigned ttl_s,
 	if (flags & ~(UNCORED_PINNED | UNCORED_EXPORT))
 		return lib_fail(u, -EINVAL, "uncored_claim: unknown flags 0x%x",
 				flags & ~(UNCORED_PINNED | UNCORED_EXPORT));
-	if (!(body = claim_body(u, events, ttl_s, flags, &rc)))
+	if (!(body = claim_body(u, events, ttl_s, flags, &nev, &rc)))
 		return rc;
 	rc = request(u, "POST", "/api/v1/claims", body, &r);
 	free(body);
-	if (rc == 0 && !lproto_claim_id(r.body, r.len, got, sizeof(got)))
+	if (rc == 0 && (!lproto_claim_id(r.body, r.len, got, sizeof(got)) ||
+			lproto_claim_of(r.body, r.len, got, sizeof(got), &names,
+					why, sizeof(why)) < 0))
 		rc = lib_fail(u, -EPROTO, "uncored created a claim but its "
-			      "answer holds no claim id");
+			      "answer holds no claim id or events");
+	for (const char *p = names; rc == 0 && *p; p++)
+		n += *p == '\n';
+	if (rc == 0 && n != nev)
+		rc = lib_fail(u, -EPROTO, "uncored created claim %s with %u "
+			      "events for the %u asked for (it is made; release "
+			      "it)", got, n, nev);
 	if (rc == 0 && strlen(got) >= idlen)
 		rc = lib_fail(u, -ERANGE, "the claim id %s does not fit in %zu "
 			      "bytes (it is made; release it)", got, idlen);
 	if (rc == 0) {
 		snprintf(id, idlen, "%s", got);
-		rc = remember_id(u, got);
+		rc = remember_id(u, got, names);
+		names = NULL;
 	}
+	free(names);
 	free(r.body);
 	return rc;
 }
@@ -309,9 +402,9 @@ UNCORED_API int uncored_claim(struct uncored *u, const char *events,
 
 	if (!u)
 		return -EINVAL;
-	pthread_mutex_lock(&u->lock);
+	lib_lock(u);
 	rc = lib_claim_locked(u, events, ttl_s, flags, id, idlen);
-	pthread_mutex_unlock(&u->lock);
+	lib_unlock(u);
 	return rc;
 }
 
@@ -321,13 +414,13 @@ UNCORED_API int uncored_set_label(struct uncored *u, const char *label)
 
 	if (!u)
 		return -EINVAL;
-	pthread_mutex_lock(&u->lock);
+	lib_lock(u);
 	if (!label || strlen(label) >= sizeof(u->label))
 		rc = lib_fail(u, -EINVAL, "a label is at most %zu bytes",
 			      sizeof(u->label) - 1);
 	else
 		snprintf(u->label, sizeof(u->label), "%s", label);
-	pthread_mutex_unlock(&u->lock);
+	lib_unlock(u);
 	return rc;
 }
 
@@ -341,6 +434,7 @@ int lib_read_locked(struct uncored *u, const char *id, struct lproto_counts *c)
 		return rc;
 	snprintf(path, sizeof(path), "/api/v1/claims/%s/now", id);
 	if ((rc = request(u, "GET", path, NULL, &r)) == 0 &&
+	    (rc = check_answer(u, "read", id, &r)) == 0 &&
 	    (rc = lproto_counts(r.body, r.len, c, why, sizeof(why))) < 0)
 		lib_fail(u, rc, "uncored's reading of claim %s: %s", id,
 			 rc == -ENOMEM ? "out of memory" : why);
@@ -359,9 +453,9 @@ UNCORED_API int uncored_read(struct uncored *u, const char *id,
 	*out = NULL;
 	if (!(c = calloc(1, sizeof(*c))))
 		return -ENOMEM;
-	pthread_mutex_lock(&u->lock);
+	lib_lock(u);
 	rc = lib_read_locked(u, id, &c->c);
-	pthread_mutex_unlock(&u->lock);
+	lib_unlock(u);
 	if (rc < 0) {
 		free(c);
 		return rc;
@@ -378,14 +472,16 @@ UNCORED_API int uncored_renew(struct uncored *u, const char *id, unsigned ttl_s)
 
 	if (!u)
 		return -EINVAL;
-	pthread_mutex_lock(&u->lock);
+	lib_lock(u);
 	if ((rc = check_id(u, id)) == 0) {
 		snprintf(path, sizeof(path), "/api/v1/claims/%s/renew", id);
 		snprintf(body, sizeof(body), "{\"ttl_s\":%u}", ttl_s);
 		rc = request(u, "POST", path, ttl_s ? body : NULL, &r);
+		if (rc == 0)
+			rc = check_answer(u, "renewal", id, &r);
 		free(r.body);
 	}
-	pthread_mutex_unlock(&u->lock);
+	lib_unlock(u);
 	return rc;
 }
 
@@ -397,15 +493,17 @@ UNCORED_API int uncored_release(struct uncored *u, const char *id)
 
 	if (!u)
 		return -EINVAL;
-	pthread_mutex_lock(&u->lock);
+	lib_lock(u);
 	if ((rc = check_id(u, id)) == 0) {
 		snprintf(path, sizeof(path), "/api/v1/claims/%s", id);
 		rc = request(u, "DELETE", path, NULL, &r);
+		if (rc == 0)
+			rc = check_answer(u, "release", id, &r);
 		free(r.body);
 		if (rc == 0 || rc == -ENOENT)
 			forget_id(u, id);
 	}
-	pthread_mutex_unlock(&u->lock);
+	lib_unlock(u);
 	return rc;
 }
 
@@ -423,9 +521,9 @@ UNCORED_API int uncored_request(struct uncored *u, const char *method,
 		return -EINVAL;
 	if (strcspn(path, " \r\n") != strlen(path) || strlen(path) > 4096)
 		return -EINVAL;
-	pthread_mutex_lock(&u->lock);
+	lib_lock(u);
 	rc = request(u, method, path, body, &r);
-	pthread_mutex_unlock(&u->lock);
+	lib_unlock(u);
 	*status = r.status;
 	*response = r.body;
 	if (len)
@@ -515,13 +613,13 @@ static void dflt_init(void)
 		dflt_errno = errno;
 		return;
 	}
-	pthread_mutex_lock(&u->lock);
+	lib_lock(u);
 	rc = lib_claim_locked(u, events, 0, lib_env_on("UNCORED_PINNED")
 			      ? UNCORED_PINNED : 0, id, sizeof(id));
 	if (rc < 0)
 		snprintf(dflt_err, sizeof(dflt_err), "UNCORED_EVENTS: %.480s",
 			 u->err);
-	pthread_mutex_unlock(&u->lock);
+	lib_unlock(u);
 	if (rc < 0) {
 		dflt_errno = -rc;
 		uncored_disconnect(u);

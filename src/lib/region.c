@@ -195,9 +195,9 @@ UNCORED_API int uncored_region_begin(struct uncored *u, const char *name)
 
 	if (!(u = conn(u, &rc)))
 		return rc;
-	pthread_mutex_lock(&u->lock);
+	lib_lock(u);
 	rc = begin_locked(u, name);
-	pthread_mutex_unlock(&u->lock);
+	lib_unlock(u);
 	return rc;
 }
 
@@ -324,9 +324,9 @@ UNCORED_API int uncored_region_end(struct uncored *u, const char *name)
 
 	if (!(u = conn(u, &rc)))
 		return rc;
-	pthread_mutex_lock(&u->lock);
+	lib_lock(u);
 	rc = end_locked(u, name);
-	pthread_mutex_unlock(&u->lock);
+	lib_unlock(u);
 	return rc;
 }
 
@@ -400,8 +400,8 @@ UNCORED_API int uncored_region_report(struct uncored *u, FILE *f)
 
 	if (!(u = conn(u, &rc)))
 		return rc;
-	pthread_mutex_lock(&u->lock);
+	lib_lock(u);
 	rc = region_report_locked(u, f);
-	pthread_mutex_unlock(&u->lock);
+	lib_unlock(u);
 	return rc;
 }

@@ -7,11 +7,15 @@
 # a pinned claim counting at its first read and following the simulated
 # rate within 30 % over 100 ms, 10,000 reads all answered (their p99 is
 # printed; lib_install.sh holds it to 1 ms); threads
-# on shared and own connections; regions and their report (at
+# on shared and own connections; a fork()ed child reading through the
+# connection it inherited while its parent reads (each gets its own
+# claim's readings, every time); regions and their report (at
 # disconnect and, markers only, at exit with UNCORED_REPORT=1); a caller
-# outside the control group (-EACCES naming the group); the daemon
-# restarting under a connected client (-ECONNRESET, then connecting again
-# works); and nothing on stderr unless asked (UNCORED_DEBUG).  The
+# outside the control group (-EACCES naming the group); answers about
+# another claim, other events or another daemon instance (errors, never
+# data); the daemon
+# restarting under a connected client (-ECONNRESET, then -ENOTCONN, then
+# connecting again works and the old id is -ENOENT); and nothing on stderr unless asked (UNCORED_DEBUG).  The
 # claims, reads, pinned claims, threads and regions on both backends.
 . "${top_srcdir:-.}/tests/lib.sh"
 
@@ -63,6 +67,8 @@ for backend in direct perf; do
 	checks "$backend: pinned" "$T/pinned.out"
 	"$CHECK" threads "$S" >"$T/threads.out" 2>&1
 	checks "$backend: threads" "$T/threads.out"
+	"$CHECK" fork "$S" >"$T/fork.out" 2>&1
+	checks "$backend: fork" "$T/fork.out"
 	UNCORED_REPORT=1 "$CHECK" regions "$S" >"$T/regions.out" 2>"$T/regions.err"
 	checks "$backend: regions" "$T/regions.out"
 	like "$(cat "$T/regions.err")" "inner         3" \
@@ -85,6 +91,16 @@ like "$(cat "$T/default.err")" "markers-only        2" \
 setpriv --reuid=12345 --regid=12345 --clear-groups \
 	"$CHECK" eacces "$S" nogroup >"$T/eacces.out" 2>&1
 checks eacces "$T/eacces.out"
+
+# a daemon that answers for other claims, events or instances (a lying
+# fake in libcheck itself): every such answer is an error, never data
+"$CHECK" liar "$T/liar.sock" >"$T/liar.out" 2>&1
+checks "answers checked" "$T/liar.out"
+# fork() while parent and child both have a read in flight on the
+# connection the child inherited (a fake daemon that answers only once
+# both are waiting): each gets its own claim's reading
+"$CHECK" forkrace "$T/race.sock" >"$T/race.out" 2>&1
+checks "fork race" "$T/race.out"
 
 # the daemon restarts while the client holds a connection
 mkfifo "$T/in"

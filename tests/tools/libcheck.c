@@ -9,18 +9,26 @@
  * DESCRIPTION", and "# ..." diagnostics; exits 0 unless it could not run
  * at all.  The workload the script gives the daemon: HITM_XCORE
  * (cbo:0x22:0x48) at 1e7/s on socket 0, DRAM_DATA_READS at 1.5e8/s.
+ * "liar SOCKET" and "forkrace SOCKET" need no daemon: they play one at
+ * SOCKET, that answers for other claims, or that answers two reads only
+ * once both are in flight.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <poll.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "uncored.h"
@@ -334,32 +342,441 @@ static void check_regions(const char *sock)
 static void check_restart(const char *sock)
 {
 	struct uncored *u = must_connect(sock);
-	struct uncored_counts *c;
+	struct uncored_counts *c = NULL;
 	char id[32], line[16];
 	int rc;
 
 	check(uncored_claim(u, "DRAM_DATA_READS", 60, 0, id, sizeof(id)) == 0,
 	      "claim before the restart");
-	printf("# ready\n");
+	printf("# ready %s\n", id);
 	fflush(stdout);
 	if (!fgets(line, sizeof(line), stdin))	/* the script restarts it */
 		return;
+	/* whatever the new daemon holds under this id, it is not this
+	 * claim: an error, never its data */
 	rc = uncored_read(u, id, &c);
-	check(rc == -ECONNRESET || rc == -ENOTCONN, "the next call after the "
-	      "restart: %d (%s)", rc, uncored_error(u));
-	check(strstr(uncored_error(u), "restarted") ||
-	      strstr(uncored_error(u), "connection"), "with a message");
-	rc = uncored_read(u, id, &c);
-	check(rc == -ENOTCONN, "and the connection stays failed: %d", rc);
+	check(rc == -ECONNRESET, "the next call after the restart: "
+	      "-ECONNRESET (%d: %s)", rc, uncored_error(u));
+	check(c == NULL, "and no reading");
+	uncored_counts_free(c);
+	check(strstr(uncored_error(u), "restarted") != NULL,
+	      "the message says the daemon restarted");
+	rc = uncored_release(u, id);
+	check(rc == -ENOTCONN, "and the connection stays failed: a release "
+	      "is -ENOTCONN (%d)", rc);
 	uncored_disconnect(u);
 	u = uncored_connect(sock);
 	check(u != NULL, "uncored_connect again works");
 	if (u) {
+		c = NULL;
 		rc = uncored_read(u, id, &c);
-		check(rc == -ENOENT, "the old claim is gone: -ENOENT (%s)",
-		      uncored_error(u));
+		check(rc == -ENOENT && !c, "the old claim is gone: its read "
+		      "is -ENOENT (%s)", uncored_error(u));
+		uncored_counts_free(c);
+		rc = uncored_release(u, id);
+		check(rc == -ENOENT, "and its release -ENOENT, releasing "
+		      "nothing (%s)", uncored_error(u));
 		uncored_disconnect(u);
 	}
+}
+
+/* ---- fork() with a connection open ------------------------------------- */
+
+/* n reads of id on u, each of which must be a reading of event alone:
+ * the number that were not. */
+static int reads_of(struct uncored *u, const char *id, const char *event,
+		    int n, char *why, size_t whylen)
+{
+	int bad = 0;
+
+	for (int i = 0; i < n; i++) {
+		struct uncored_counts *c = NULL;
+		int rc = uncored_read(u, id, &c);
+
+		if (rc < 0 || uncored_counts_nevents(c) != 1 ||
+		    strcmp(uncored_counts_event(c, 0), event) != 0) {
+			if (!bad++)
+				snprintf(why, whylen, "read %d: %d %s (%s)", i,
+					 rc, rc < 0 ? uncored_error(u) :
+					 uncored_counts_event(c, 0), id);
+		}
+		uncored_counts_free(c);
+	}
+	return bad;
+}
+
+/*
+ * A parent with a connection and two claims forks; parent and child then
+ * read at once, each its own claim, through the connection the child
+ * inherited.  Each must get its own claim's readings, every time: the
+ * child's first call opens a connection of its own.
+ */
+static void check_fork(const char *sock)
+{
+	enum { N = 1000 };
+	struct uncored *u = must_connect(sock);
+	char ida[32], idb[32], why[300] = "", cwhy[300] = "", go;
+	int pfd[2], gfd[2], st = 0, bad, cbad = -1;
+	pid_t pid;
+
+	check(uncored_claim(u, "DRAM_DATA_READS", 60, 0, ida, sizeof(ida)) == 0
+	      && uncored_claim(u, HITM, 60, 0, idb, sizeof(idb)) == 0,
+	      "the parent's two claims (%s, %s)", ida, idb);
+	if (pipe(pfd) < 0 || pipe(gfd) < 0 || (pid = fork()) < 0) {
+		check(0, "fork: %s", strerror(errno));
+		return;
+	}
+	if (pid == 0) {
+		close(pfd[0]);
+		close(gfd[0]);
+		/* both start reading together */
+		if (write(gfd[1], "g", 1) != 1)
+			_exit(1);
+		bad = reads_of(u, idb, HITM, N, cwhy, sizeof(cwhy));
+		dprintf(pfd[1], "%d %s", bad, cwhy);
+		_exit(0);
+	}
+	close(pfd[1]);
+	close(gfd[1]);
+	if (read(gfd[0], &go, 1) != 1)
+		check(0, "the child did not start");
+	bad = reads_of(u, ida, "DRAM_DATA_READS", N, why, sizeof(why));
+	{
+		char buf[400] = "";
+		ssize_t k = read(pfd[0], buf, sizeof(buf) - 1);
+
+		if (k > 0) {
+			buf[k] = '\0';
+			cbad = atoi(buf);
+			snprintf(cwhy, sizeof(cwhy), "%s", strchr(buf, ' ')
+				 ? strchr(buf, ' ') + 1 : "");
+		}
+	}
+	close(pfd[0]);
+	close(gfd[0]);
+	waitpid(pid, &st, 0);
+	check(cbad == 0, "the child's %d reads of its claim through the "
+	      "inherited connection: all its own (%d not: %s)", N, cbad, cwhy);
+	check(bad == 0, "the parent's %d reads meanwhile: all its own (%d "
+	      "not: %s)", N, bad, why);
+	check(uncored_release(u, ida) == 0 && uncored_release(u, idb) == 0,
+	      "the parent releases both afterwards (%s)", uncored_error(u));
+	uncored_disconnect(u);
+}
+
+/* ---- answers that are not about what was asked ------------------------ */
+
+/*
+ * A daemon that lies: it serves the Unix socket at path, one connection,
+ * and answers the requests in order with liar_answers[] (an instance id
+ * and a JSON body each), whatever they ask.
+ */
+static const struct {
+	int status;
+	const char *instance, *body;
+} liar_answers[] = {
+#define READING(id, ev) "{\"id\":\"" id "\",\"events\":[{\"event\":\"" ev \
+	"\",\"time_enabled_ns\":1000,\"time_running_ns\":1000,\"sockets\":" \
+	"[{\"socket\":0,\"count\":42}]}]}"
+	/* 0: a claim of one event */
+	{ 201, "1111", "{\"id\":\"c1-aaaaaa\",\"events\":[{\"event\":"
+		       "\"DRAM_DATA_READS\"}]}" },
+	/* 1-3: its reading: another claim's, other events, its own */
+	{ 200, "1111", READING("c2-aaaaaa", "DRAM_DATA_READS") },
+	{ 200, "1111", READING("c1-aaaaaa", "UNC_CBO_CACHE_LOOKUP.ANY_I") },
+	{ 200, "1111", READING("c1-aaaaaa", "DRAM_DATA_READS") },
+	/* 4-5: a renewal and a release answered for another claim */
+	{ 200, "1111", READING("c2-aaaaaa", "DRAM_DATA_READS") },
+	{ 200, "1111", READING("c2-aaaaaa", "DRAM_DATA_READS") },
+	/* 6: a claim of two events answered with one */
+	{ 201, "1111", "{\"id\":\"c3-aaaaaa\",\"events\":[{\"event\":"
+		       "\"DRAM_DATA_READS\"}]}" },
+	/* 7: its own reading, from another daemon instance */
+	{ 200, "2222", READING("c1-aaaaaa", "DRAM_DATA_READS") },
+#undef READING
+};
+
+static void *liar(void *arg)
+{
+	int lfd = *(int *)arg, fd = accept(lfd, NULL, NULL);
+	char buf[8192];
+	size_t n = 0;
+
+	for (size_t i = 0; fd >= 0 && i < sizeof(liar_answers) /
+	     sizeof(liar_answers[0]);) {
+		char *end = memmem(buf, n, "\r\n\r\n", 4), *cl, out[1024];
+		size_t need;
+		ssize_t k;
+		int len;
+
+		if (!end) {
+			if ((k = read(fd, buf + n, sizeof(buf) - n - 1)) <= 0)
+				break;
+			n += (size_t)k;
+			buf[n] = '\0';
+			continue;
+		}
+		cl = strcasestr(buf, "Content-Length: ");
+		need = (size_t)(end + 4 - buf) + (cl && cl < end
+				? strtoul(cl + 16, NULL, 10) : 0);
+		if (n < need) {
+			if ((k = read(fd, buf + n, sizeof(buf) - n - 1)) <= 0)
+				break;
+			n += (size_t)k;
+			buf[n] = '\0';
+			continue;
+		}
+		len = snprintf(out, sizeof(out), "HTTP/1.1 %d X\r\n"
+			       "Uncored-Instance: %s\r\nContent-Type: "
+			       "application/json\r\nContent-Length: %zu\r\n\r\n%s",
+			       liar_answers[i].status, liar_answers[i].instance,
+			       strlen(liar_answers[i].body), liar_answers[i].body);
+		if (send(fd, out, (size_t)len, MSG_NOSIGNAL) != len)
+			break;
+		memmove(buf, buf + need, n - need);
+		n -= need;
+		buf[n] = '\0';
+		i++;
+	}
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
+static void check_liar(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct uncored *u;
+	struct uncored_counts *c;
+	char id[32];
+	pthread_t t;
+	int lfd = socket(AF_UNIX, SOCK_STREAM, 0), rc;
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	unlink(path);
+	if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    listen(lfd, 4) < 0 || pthread_create(&t, NULL, liar, &lfd)) {
+		printf("Bail out! the lying daemon: %s\n", strerror(errno));
+		exit(1);
+	}
+	u = must_connect(path);
+	rc = uncored_claim(u, "DRAM_DATA_READS", 0, 0, id, sizeof(id));
+	check(rc == 0 && !strcmp(id, "c1-aaaaaa"), "a claim (%d %s)", rc, id);
+	c = NULL;
+	rc = uncored_read(u, "c1-aaaaaa", &c);
+	check(rc == -EPROTO && !c, "a reading of another claim: -EPROTO, no "
+	      "data (%d: %s)", rc, uncored_error(u));
+	uncored_counts_free(c);
+	c = NULL;
+	rc = uncored_read(u, "c1-aaaaaa", &c);
+	check(rc == -EPROTO && !c, "a reading of other events than the claim "
+	      "was made with: -EPROTO, no data (%d: %s)", rc, uncored_error(u));
+	uncored_counts_free(c);
+	c = NULL;
+	rc = uncored_read(u, "c1-aaaaaa", &c);
+	check(rc == 0 && c && uncored_counts_value(c, 0, -1) == 42,
+	      "the claim's own reading: its data (%d)", rc);
+	uncored_counts_free(c);
+	rc = uncored_renew(u, "c1-aaaaaa", 0);
+	check(rc == -EPROTO, "a renewal answered for another claim: -EPROTO "
+	      "(%s)", uncored_error(u));
+	rc = uncored_release(u, "c1-aaaaaa");
+	check(rc == -EPROTO, "a release answered for another claim: -EPROTO "
+	      "(%s)", uncored_error(u));
+	rc = uncored_claim(u, "DRAM_DATA_READS,UNC_CBO_CACHE_LOOKUP.ANY_I", 0,
+			   0, id, sizeof(id));
+	check(rc == -EPROTO, "a claim of two events made with one: -EPROTO "
+	      "(%s)", uncored_error(u));
+	c = NULL;
+	rc = uncored_read(u, "c1-aaaaaa", &c);
+	check(rc == -ECONNRESET && !c, "an answer of another daemon instance: "
+	      "-ECONNRESET, no data (%d: %s)", rc, uncored_error(u));
+	uncored_counts_free(c);
+	rc = uncored_read(u, "c1-aaaaaa", &c);
+	check(rc == -ENOTCONN, "and the connection stays failed (%d)", rc);
+	uncored_disconnect(u);
+	pthread_join(t, NULL);
+	close(lfd);
+	unlink(path);
+}
+
+/* ---- fork() while both processes have a request in flight -------------- */
+
+#define RACE_ROUNDS 3
+#define RACE_READING(id, ev) "{\"id\":\"" id "\",\"events\":[{\"event\":\"" \
+	ev "\",\"time_enabled_ns\":1000,\"time_running_ns\":1000,\"sockets\":" \
+	"[{\"socket\":0,\"count\":42}]}]}"
+
+/* A request read on a connection of the racing daemon. */
+struct race_conn {
+	int fd;
+	char buf[4096];
+	size_t n;
+};
+
+static void race_answer(int fd, int status, const char *body)
+{
+	char out[1024];
+	int len = snprintf(out, sizeof(out), "HTTP/1.1 %d X\r\nUncored-Instance: "
+			   "1111\r\nContent-Type: application/json\r\n"
+			   "Content-Length: %zu\r\n\r\n%s", status,
+			   strlen(body), body);
+
+	if (send(fd, out, (size_t)len, MSG_NOSIGNAL) != len)
+		return;
+}
+
+/* The next whole request in k (its request line into line), or 0. */
+static int race_request(struct race_conn *k, char *line, size_t len)
+{
+	char *end = memmem(k->buf, k->n, "\r\n\r\n", 4), *cl;
+	size_t need;
+
+	if (!end)
+		return 0;
+	cl = strcasestr(k->buf, "Content-Length: ");
+	need = (size_t)(end + 4 - k->buf) + (cl && cl < end
+		? strtoul(cl + 16, NULL, 10) : 0);
+	if (k->n < need)
+		return 0;
+	snprintf(line, len, "%.*s", (int)strcspn(k->buf, "\r"), k->buf);
+	memmove(k->buf, k->buf + need, k->n - need);
+	k->n -= need;
+	k->buf[k->n] = '\0';
+	return 1;
+}
+
+/*
+ * A daemon that answers the two claims' reads only once two are waiting
+ * (on whatever connections they came), RACE_ROUNDS times: so a parent
+ * and a child that share one connection both have a request in flight
+ * on it when the answers come.
+ */
+static void *racer(void *arg)
+{
+	int lfd = *(int *)arg, answered = 0;
+	struct race_conn k[8];
+	unsigned nk = 0;
+	struct { int fd; bool b; } wait[2];
+	unsigned nw = 0;
+
+	while (answered < 2 * RACE_ROUNDS) {
+		struct pollfd p[9];
+		char line[256];
+
+		p[0] = (struct pollfd){ .fd = lfd, .events = POLLIN };
+		for (unsigned i = 0; i < nk; i++)
+			p[i + 1] = (struct pollfd){ .fd = k[i].fd, .events = POLLIN };
+		if (poll(p, nk + 1, 20000) <= 0)
+			break;
+		if ((p[0].revents & POLLIN) && nk < 8) {
+			k[nk].fd = accept(lfd, NULL, NULL);
+			k[nk].n = 0;
+			nk += k[nk].fd >= 0;
+		}
+		for (unsigned i = 0; i < nk; i++) {
+			ssize_t r;
+
+			if (!(p[i + 1].revents & (POLLIN | POLLHUP)))
+				continue;
+			r = read(k[i].fd, k[i].buf + k[i].n,
+				 sizeof(k[i].buf) - k[i].n - 1);
+			if (r <= 0)
+				continue;
+			k[i].n += (size_t)r;
+			k[i].buf[k[i].n] = '\0';
+			while (race_request(&k[i], line, sizeof(line))) {
+				if (strstr(line, "POST /api/v1/claims ")) {
+					static int made;
+
+					race_answer(k[i].fd, 201, made++ ?
+						"{\"id\":\"c2-aaaaaa\",\"events\":"
+						"[{\"event\":\"" HITM "\"}]}" :
+						"{\"id\":\"c1-aaaaaa\",\"events\":"
+						"[{\"event\":\"DRAM_DATA_READS\"}]}");
+				} else if (nw < 2) {
+					wait[nw].fd = k[i].fd;
+					wait[nw++].b = strstr(line, "c2-aaaaaa");
+				}
+			}
+		}
+		if (nw == 2) {
+			for (unsigned w = 0; w < 2; w++)
+				race_answer(wait[w].fd, 200, wait[w].b
+					? RACE_READING("c2-aaaaaa", HITM)
+					: RACE_READING("c1-aaaaaa",
+						       "DRAM_DATA_READS"));
+			answered += 2;
+			nw = 0;
+		}
+	}
+	for (unsigned i = 0; i < nk; i++)
+		close(k[i].fd);
+	return NULL;
+}
+
+/*
+ * The parent claims two claims and forks; then, RACE_ROUNDS times, the
+ * parent reads one and the child the other through the connection it
+ * inherited, both requests in flight together.  Each must get its own
+ * claim's reading every time, or an error: never the other's.
+ */
+static void check_forkrace(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct uncored *u;
+	char ida[32], idb[32], why[300] = "", cwhy[300] = "";
+	int lfd = socket(AF_UNIX, SOCK_STREAM, 0), pfd[2], st = 0, bad;
+	int cbad = -1;
+	pthread_t t;
+	pid_t pid;
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	unlink(path);
+	if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    listen(lfd, 4) < 0 || pthread_create(&t, NULL, racer, &lfd)) {
+		printf("Bail out! the racing daemon: %s\n", strerror(errno));
+		exit(1);
+	}
+	u = must_connect(path);
+	check(uncored_claim(u, "DRAM_DATA_READS", 0, 0, ida, sizeof(ida)) == 0
+	      && uncored_claim(u, HITM, 0, 0, idb, sizeof(idb)) == 0,
+	      "the parent's two claims (%s, %s)", ida, idb);
+	fflush(stdout);
+	if (pipe(pfd) < 0 || (pid = fork()) < 0) {
+		check(0, "fork: %s", strerror(errno));
+		return;
+	}
+	if (pid == 0) {
+		close(pfd[0]);
+		bad = reads_of(u, idb, HITM, RACE_ROUNDS, cwhy, sizeof(cwhy));
+		dprintf(pfd[1], "%d %s", bad, cwhy);
+		_exit(0);
+	}
+	close(pfd[1]);
+	bad = reads_of(u, ida, "DRAM_DATA_READS", RACE_ROUNDS, why, sizeof(why));
+	{
+		char buf[400] = "";
+		ssize_t k = read(pfd[0], buf, sizeof(buf) - 1);
+
+		if (k > 0) {
+			buf[k] = '\0';
+			cbad = atoi(buf);
+			snprintf(cwhy, sizeof(cwhy), "%s", strchr(buf, ' ')
+				 ? strchr(buf, ' ') + 1 : "");
+		}
+	}
+	close(pfd[0]);
+	waitpid(pid, &st, 0);
+	check(cbad == 0, "the child's %d reads through the inherited "
+	      "connection, each beside one of the parent's: all its own claim's "
+	      "(%d not: %s)", RACE_ROUNDS, cbad, cwhy);
+	check(bad == 0, "the parent's %d reads: all its own claim's (%d not: "
+	      "%s)", RACE_ROUNDS, bad, why);
+	uncored_disconnect(u);
+	pthread_join(t, NULL);
+	close(lfd);
+	unlink(path);
 }
 
 /* Markers only: no connection in the code, UNCORED_EVENTS and
@@ -394,7 +811,7 @@ int main(int argc, char **argv)
 {
 	if (argc < 3) {
 		fprintf(stderr, "usage: libcheck basic|pinned|threads|regions|"
-			"restart|default|eacces SOCKET [ARG]\n");
+			"restart|fork|liar|forkrace|default|eacces SOCKET [ARG]\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "basic"))
@@ -407,6 +824,12 @@ int main(int argc, char **argv)
 		check_regions(argv[2]);
 	else if (!strcmp(argv[1], "restart"))
 		check_restart(argv[2]);
+	else if (!strcmp(argv[1], "fork"))
+		check_fork(argv[2]);
+	else if (!strcmp(argv[1], "liar"))
+		check_liar(argv[2]);
+	else if (!strcmp(argv[1], "forkrace"))
+		check_forkrace(argv[2]);
 	else if (!strcmp(argv[1], "default"))
 		check_default();
 	else if (!strcmp(argv[1], "eacces") && argc > 3)

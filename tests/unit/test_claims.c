@@ -2,12 +2,15 @@
  * test_claims.c - the claims table against the simulator, through the
  * functions the HTTP handlers call: what a client may not send (box
  * filter values with reserved bits, labels and names that are not
- * printable UTF-8, malformed modifiers), and the limits counting live
- * claims only.
+ * printable UTF-8, malformed modifiers), the limits counting live
+ * claims only, and claim ids: never the same in two lifetimes of the
+ * table, and another uid's claim answered as one that does not exist.
  */
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -248,10 +251,111 @@ static void test_interval(void)
 	       "a 44-bit CBo claim fits 27 s");
 	is_int((int)claims_max_interval_ms(r.c, id), 27487,
 	       "the live claims allow 27487 ms");
-	is_str(id, "c1", "set by c1");
+	ok(strncmp(id, "c1-", 3) == 0, "set by the first claim (%s)", id);
 	rig_close(&r);
 	rig_open_iv(&r, "skl", 8, 2000);
 	is_int(post_s(&r, imc, msg), 201, "the IMC claim fits 2 s");
+	rig_close(&r);
+}
+
+/* Is id "c<n>-" and CLAIM_TAG_LEN characters of [0-9a-z]? */
+static bool id_form(const char *id, const char *n)
+{
+	size_t nl = strlen(n), l = strlen(id);
+
+	if (l != 2 + nl + CLAIM_TAG_LEN || id[0] != 'c' ||
+	    strncmp(id + 1, n, nl) != 0 || id[1 + nl] != '-')
+		return false;
+	for (const char *p = id + 2 + nl; *p; p++)
+		if (!isdigit((unsigned char)*p) && !islower((unsigned char)*p))
+			return false;
+	return true;
+}
+
+/* Issue 27 item 1: a daemon that restarts (here: a new table) must not
+ * hand out the ids of the last lifetime, or an old client's id names a
+ * new client's claim. */
+static void test_ids_lifetimes(void)
+{
+	struct rig a, b;
+	char msg[512], ida[CLAIM_ID_MAX], ida2[CLAIM_ID_MAX], idb[CLAIM_ID_MAX];
+	const char *body = "{\"events\":[\"UNC_CBO_CACHE_LOOKUP.ANY_I\"]}";
+	struct claim cl;
+	struct claims_err e;
+
+	rig_open(&a, "skl", 8);
+	is_int(post(&a, body, strlen(body), msg, ida), 201, "first lifetime's "
+	       "first claim");
+	is_int(post(&a, body, strlen(body), msg, ida2), 201, "and its second");
+	ok(id_form(ida, "1"), "the first id is c1-TAG (%s)", ida);
+	ok(id_form(ida2, "2"), "the second c2-TAG (%s)", ida2);
+	is_str(ida + 3, ida2 + 3, "one lifetime, one tag");
+	rig_close(&a);
+
+	rig_open(&b, "skl", 8);
+	is_int(post(&b, body, strlen(body), msg, idb), 201, "second lifetime's "
+	       "first claim");
+	ok(id_form(idb, "1"), "is c1-TAG too (%s)", idb);
+	ok(strcmp(ida, idb) != 0, "but not the first lifetime's id (%s, %s)",
+	   ida, idb);
+	is_int(claims_get(b.c, ida, 0, &cl, &e), -1, "the old id names no "
+	       "claim of the new lifetime, even for root");
+	is_int(e.st, CLAIMS_NOT_FOUND, "not found");
+	is_int(claims_release(b.c, ida, 1000, &cl, &e), -1, "and releases "
+	       "nothing");
+	is_int(claims_get(b.c, idb, 1000, &cl, &e), 0, "the new claim lives on");
+	claim_clear(&cl);
+	rig_close(&b);
+}
+
+/* Issue 27 item 1: another uid's claim answers as a missing one (404,
+ * the same code and message), not 403 "belongs to uid N". */
+static void test_other_uid(void)
+{
+	struct rig r;
+	struct claims_reply mine = { 0 }, other = { 0 }, none = { 0 };
+	char msg[512], id[CLAIM_ID_MAX], want[600];
+	const char *body = "{\"events\":[\"UNC_CBO_CACHE_LOOKUP.ANY_I\"]}";
+	const char *missing = "c999-zzzzzz";
+	static const char *const ops[] = { "get", "now", "renew", "release" };
+
+	rig_open(&r, "skl", 8);
+	is_int(post(&r, body, strlen(body), msg, id), 201, "uid 1000 claims");
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		struct claims_reply *rp[2] = { &other, &none };
+		const char *ids[2] = { id, missing };
+
+		for (int k = 0; k < 2; k++) {
+			memset(rp[k], 0, sizeof(*rp[k]));
+			if (i == 0)
+				api_claims_get(r.c, ids[k], 2001, rp[k]);
+			else if (i == 1)
+				api_claims_now(r.c, ids[k], 2001, rp[k]);
+			else if (i == 2)
+				api_claims_renew(r.c, ids[k], 2001, "", 0, rp[k]);
+			else
+				api_claims_release(r.c, ids[k], 2001, rp[k]);
+		}
+		is_int(other.status, 404, "%s of uid 1000's claim by uid 2001: "
+		       "404", ops[i]);
+		is_int(none.status, 404, "%s of a missing claim: 404", ops[i]);
+		is_str(other.code, none.code, "%s: the same code", ops[i]);
+		snprintf(want, sizeof(want), "no claim \"%s\"", id);
+		is_str(other.msg, want, "%s: the message a missing id gets",
+		       ops[i]);
+		ok(!strstr(other.msg, "1000"), "%s: the owner is not named",
+		   ops[i]);
+		ok(!other.body, "%s: no body", ops[i]);
+		json_object_put(other.body);
+		json_object_put(none.body);
+	}
+	api_claims_get(r.c, id, 1000, &mine);
+	is_int(mine.status, 200, "the owner still reads it");
+	json_object_put(mine.body);
+	memset(&mine, 0, sizeof(mine));
+	api_claims_get(r.c, id, 0, &mine);
+	is_int(mine.status, 200, "and root");
+	json_object_put(mine.body);
 	rig_close(&r);
 }
 
@@ -261,5 +365,7 @@ int main(void)
 	test_text();
 	test_churn();
 	test_interval();
+	test_ids_lifetimes();
+	test_other_uid();
 	return tap_done();
 }

@@ -419,14 +419,16 @@ static void test_refusals(void)
 	is_int(create(&r, "{\"events\":[\"" HITM "\"]}", id, NULL), 201,
 	       "a claim");
 	api_claims_now(r.c, id, 1001, &rep);
-	is_int(rep.status, 403, "another uid may not read it now");
+	is_int(rep.status, 404, "another uid may not read it now: to it, "
+	       "there is no such claim");
 	api_claims_release(r.c, id, 1000, &rep);
 	json_object_put(rep.body);
 	memset(&rep, 0, sizeof(rep));
 	api_claims_now(r.c, id, 1000, &rep);
 	is_int(rep.status, 404, "a released claim: 404");
 	is_str(rep.code, "not_found", "code not_found");
-	like_msg(rep.msg, "no claim \"c1\"");
+	snprintf(msg, sizeof(msg), "no claim \"%s\"", id);
+	like_msg(rep.msg, msg);
 	rig_close(&r);
 }
 
