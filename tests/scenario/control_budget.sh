@@ -20,6 +20,10 @@
 #      deadline
 #   3. the default budget (128, 64 a uid): 64 readers of root are all
 #      served, none busy
+# and, first, the library against a fake daemon (ctlflood fake): a claim
+# answered busy twice is sent again and made; a request the daemon hangs
+# up on is -ECONNABORTED unless another instance answers behind the
+# socket (a restart: -ECONNRESET)
 . "${top_srcdir:-.}/tests/lib.sh"
 
 FLOOD="$top_builddir/tests/tools/ctlflood"
@@ -44,6 +48,18 @@ CONF
 line() { grep "^$1 ok" "$2"; }
 # field KIND NAME FILE: a number of that line
 field() { line "$1" "$3" | awk -v k="$2" '{ for (i = 1; i < NF; i++) if ($i == k) { print $(i + 1) + 0; exit } }'; }
+
+# the library against a fake daemon that answers busy or hangs up
+"$FLOOD" fake "$T/fake.sock" >"$T/fake.out" 2>&1
+n=0
+while IFS= read -r l; do
+	case $l in
+	"ok "*) ok 0 "library: ${l#ok }"; n=$((n + 1)) ;;
+	"not ok "*) ok 1 "library: ${l#not ok }"; n=$((n + 1)) ;;
+	*) echo "# $l" ;;
+	esac
+done <"$T/fake.out"
+is "$n" 5 "library: 5 checks ran"
 
 start_uncored "$T/log" -c "$T/c.conf" --simulate -l "127.0.0.1:$PORT" -s "$S"
 ok $? "daemon up, control budget 16 (8 a uid)"

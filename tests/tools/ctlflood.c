@@ -20,11 +20,26 @@
  * ("silent": a failure whose uncored_error() is empty) and, for the
  * first few failures that are neither, "# rc MESSAGE".  Exits 0 once it
  * ran, 1 if it could not.
+ *
+ *   ctlflood fake SOCKET
+ *
+ * The library's side of busy answers and hang-ups, against a fake daemon
+ * on SOCKET that answers "busy" (503, Retry-After, Connection: close) or
+ * closes the connection without an answer where the script below says:
+ * a claim answered busy twice is made on the third try; a request the
+ * daemon hangs up on is -ECONNABORTED when the daemon behind the socket
+ * is still the same instance, -ECONNRESET (then -ENOTCONN) when it is
+ * another.  Prints "ok ..." / "not ok ..." lines.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <pthread.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <unistd.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -153,11 +168,163 @@ static void print(const char *what, struct tally *t)
 	       atomic_load(&t->silent));
 }
 
+/* ---- fake: busy answers and hang-ups ---------------------------------- */
+
+#define CLAIM_BODY "{\"id\":\"c1-aaaaaa\",\"events\":[{\"event\":" \
+		   "\"DRAM_DATA_READS\"}]}"
+#define BUSY_BODY "{\"error\":{\"code\":\"busy\",\"message\":\"the " \
+		  "control socket is busy: fake\"}}"
+/* What the fake daemon does with request i, in order, whatever it asks:
+ * status 0 is a hang-up (closed, no answer). */
+static const struct {
+	int status;
+	const char *instance, *body;
+} script[] = {
+	{ 200, "1111", "{}" },		/* GET /api/v1/status */
+	{ 0, NULL, NULL },		/* POST: hung up on */
+	{ 200, "1111", "{}" },		/* ... the library's GET /healthz */
+	{ 503, "1111", BUSY_BODY },	/* a claim: busy */
+	{ 503, "1111", BUSY_BODY },	/* ... busy again */
+	{ 201, "1111", CLAIM_BODY },	/* ... made */
+	{ 0, NULL, NULL },		/* a renewal: hung up on */
+	{ 200, "2222", "{}" },		/* ... GET /healthz: a new instance */
+};
+static atomic_uint served;
+
+static void *fake(void *arg)
+{
+	int lfd = *(int *)arg, fd = -1;
+	char buf[8192];
+	size_t n = 0;
+
+	for (size_t i = 0; i < sizeof(script) / sizeof(script[0]);) {
+		char *end, *cl, out[1024];
+		size_t need;
+		ssize_t k;
+		int len;
+
+		if (fd < 0) {
+			struct timeval tv = { 10, 0 };	/* never hang a test */
+
+			if ((fd = accept(lfd, NULL, NULL)) < 0)
+				break;
+			setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		}
+		end = memmem(buf, n, "\r\n\r\n", 4);
+		cl = end ? strcasestr(buf, "Content-Length: ") : NULL;
+		need = end ? (size_t)(end + 4 - buf) + (cl && cl < end
+			     ? strtoul(cl + 16, NULL, 10) : 0) : sizeof(buf);
+		if (!end || n < need) {
+			if ((k = read(fd, buf + n, sizeof(buf) - n - 1)) < 0)
+				break;
+			if (k == 0) {
+				close(fd);	/* the client closed it */
+				fd = -1;
+				n = 0;
+				continue;
+			}
+			n += (size_t)k;
+			buf[n] = '\0';
+			continue;
+		}
+		n = 0;
+		atomic_fetch_add(&served, 1);
+		if (!script[i].status) {
+			close(fd);
+			fd = -1;
+			i++;
+			continue;
+		}
+		len = snprintf(out, sizeof(out), "HTTP/1.1 %d X\r\n"
+			       "Uncored-Instance: %s\r\n%sContent-Type: "
+			       "application/json\r\nContent-Length: %zu\r\n"
+			       "\r\n%s", script[i].status, script[i].instance,
+			       script[i].status == 503 ? "Retry-After: 1\r\n"
+			       "Connection: close\r\n" : "",
+			       strlen(script[i].body), script[i].body);
+		if (send(fd, out, (size_t)len, MSG_NOSIGNAL) != len)
+			break;
+		if (script[i].status == 503) {
+			close(fd);
+			fd = -1;
+		}
+		i++;
+	}
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
+static void say(int cond, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void say(int cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%sok ", cond ? "" : "not ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+}
+
+static int run_fake(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int lfd = socket(AF_UNIX, SOCK_STREAM, 0), rc, status;
+	struct uncored *u;
+	char id[32] = "", *resp = NULL;
+	unsigned before;
+	pthread_t t;
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	unlink(path);
+	if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    listen(lfd, 8) < 0 || pthread_create(&t, NULL, fake, &lfd)) {
+		printf("Bail out! the fake daemon: %s\n", strerror(errno));
+		return 1;
+	}
+	if (!(u = uncored_connect(path))) {
+		printf("Bail out! uncored_connect: %s\n", uncored_error(NULL));
+		return 1;
+	}
+	rc = uncored_request(u, "GET", "/api/v1/status", NULL, &status, &resp,
+			     NULL);
+	free(resp);
+	say(rc == 0, "a first answer, of instance 1111 (%d)", rc);
+	rc = uncored_request(u, "POST", "/api/v1/claims", "{}", &status,
+			     &resp, NULL);
+	free(resp);
+	say(rc == -ECONNABORTED && uncored_error(u)[0], "a POST the daemon "
+	    "hung up on, the same instance behind the socket: -ECONNABORTED, "
+	    "not -ECONNRESET (%d: %s)", rc, uncored_error(u));
+	before = atomic_load(&served);
+	rc = uncored_claim(u, "DRAM_DATA_READS", 0, 0, id, sizeof(id));
+	say(rc == 0 && strcmp(id, "c1-aaaaaa") == 0 &&
+	    atomic_load(&served) - before == 3, "a claim answered busy twice: "
+	    "sent again, made on the third try (%d %s, %u requests)", rc, id,
+	    atomic_load(&served) - before);
+	rc = uncored_renew(u, "c1-aaaaaa", 0);
+	say(rc == -ECONNRESET, "a renewal hung up on, another instance behind "
+	    "the socket: -ECONNRESET, a restart (%d: %s)", rc,
+	    uncored_error(u));
+	rc = uncored_renew(u, "c1-aaaaaa", 0);
+	say(rc == -ENOTCONN, "... and the connection stays failed (%d)", rc);
+	uncored_disconnect(u);
+	shutdown(lfd, SHUT_RDWR);
+	pthread_join(t, NULL);
+	close(lfd);
+	unlink(path);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static pthread_t th[MAX_THREADS];
 	unsigned n, nchurn = 0, i;
 
+	if (argc == 3 && strcmp(argv[1], "fake") == 0)
+		return run_fake(argv[2]);
 	if (argc < 5 || argc > 6) {
 		fprintf(stderr, "usage: ctlflood SOCKET CLIENTS SECONDS RATE "
 			"[CHURNERS]\n");
