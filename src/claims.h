@@ -50,6 +50,11 @@ struct claims_cfg {
 				   refused */
 	unsigned max_pinned_per_box;	/* counters of one box pinned claims
 					   may hold (at most all but one) */
+	unsigned max_pinned_s;	/* how long a pinned claim keeps counters
+				   of its own, from its creation, however
+				   often renewed; then it shares them
+				   (0: for its lease, as in tests that do
+				   not ask) */
 };
 
 /* One series of a claim (an event on one unit instance), as the sampler
@@ -72,7 +77,8 @@ struct claim {
 	pid_t pid;
 	char label[CLAIM_LABEL_MAX];
 	bool export;
-	bool pinned;		/* on counters of its own for its lease */
+	bool pinned;		/* on counters of its own (until
+				   max_pinned_s after its creation) */
 	unsigned ttl_s;
 	struct evspec ev[CLAIM_MAX_EVENTS];
 	unsigned nev;
@@ -80,6 +86,9 @@ struct claim {
 	uint64_t created_mono, expires_mono;	/* CLOCK_MONOTONIC ns */
 	double created_real;			/* CLOCK_REALTIME s */
 	double expires_real;	/* in a copy: when the lease ends */
+	double pinned_until_real;	/* in a copy of a pinned claim: when
+					   its pin ends at the latest (0:
+					   with its lease) */
 	/* the sampler's results after its last tick */
 	bool running;		/* counts in the current interval */
 	int ctr[CLAIM_MAX_EVENTS];	/* counter per event, -1: none */
@@ -102,7 +111,10 @@ enum claims_status {
 	CLAIMS_UNSCHEDULABLE,	/* its events can never count together */
 	CLAIMS_LIMIT,		/* max_per_uid or max_total reached */
 	CLAIMS_NOMEM,
-	CLAIMS_HELD,		/* pinned: its counters are held */
+	CLAIMS_HELD,		/* its counters are held: by the baseline or
+				   pinned claims (a pinned claim), by pinned
+				   claims (a shared one), or an admitted
+				   claim needs them (a pinned one) */
 	CLAIMS_UNAVAILABLE,	/* the sampler cannot answer yet */
 };
 
@@ -181,6 +193,14 @@ const struct pmu *claims_pmu(const struct claims *c);
  * with e filled.  Only the owner or root (uid 0) may touch a claim;
  * to anyone else it does not exist (CLAIMS_NOT_FOUND, the same message
  * as for an id nobody holds).
+ *
+ * claims_create() keeps every admitted claim counting some of the time:
+ * a shared claim is admitted only if it fits beside the counters and box
+ * filter values the pinned claims hold (else CLAIMS_HELD, naming them
+ * and when they end), a pinned one only where every admitted shared
+ * claim still fits (else CLAIMS_HELD, naming one it would starve).  A
+ * pin ends max_pinned_s after its creation, renewed or not: the claim
+ * then shares its counters like any other.
  */
 int claims_create(struct claims *c, uid_t uid, pid_t pid,
 		  const struct claim_req *rq, struct claim *out,
@@ -218,9 +238,9 @@ void claims_unlock(struct claims *c);
  * CPU, meanwhile): true, or false without it.  For the tick, which must
  * not wait long for a request thread that was preempted holding it. */
 bool claims_lock_within(struct claims *c, uint64_t ns);
-/* Under the lock: expires leases due by now_mono and points *v at the
- * live claims (ascending seq), valid until the lock is dropped.  Their
- * number. */
+/* Under the lock: expires leases and ends pins (max_pinned_s) due by
+ * now_mono and points *v at the live claims (ascending seq), valid until
+ * the lock is dropped.  Their number. */
 unsigned claims_live(struct claims *c, uint64_t now_mono,
 		     struct claim *const **v);
 /* Under the lock: the live claim seq, or NULL. */

@@ -9,7 +9,7 @@
  * DESCRIPTION", and "# ..." diagnostics; exits 0 unless it could not run
  * at all.  The workload the script gives the daemon: HITM_XCORE
  * (cbo:0x22:0x48) at 1e7/s on socket 0, DRAM_DATA_READS at 1.5e8/s.
- * "liar SOCKET" and "forkrace SOCKET" need no daemon: they play one at
+ * "liar SOCKET", "renew-reset SOCKET" and "forkrace SOCKET" need no daemon: they play one at
  * SOCKET, that answers for other claims, or that answers two reads only
  * once both are in flight.
  */
@@ -104,7 +104,7 @@ static void check_basic(const char *sock)
 {
 	struct uncored *u = must_connect(sock), *bad;
 	struct uncored_counts *c;
-	char id[32];
+	char id[32], *buf = NULL;
 	int rc;
 
 	rc = uncored_claim(u, HITM ", DRAM_DATA_READS", 60, 0, id, sizeof(id));
@@ -140,6 +140,31 @@ static void check_basic(const char *sock)
 	      "baseline holds: -EBUSY (%d)", rc);
 	check(strstr(uncored_error(u), "arb counter 0: the baseline's") != NULL,
 	      "naming what holds them: %s", uncored_error(u));
+	rc = uncored_set_label(u, "bad\001label");
+	check(rc == -EINVAL && strstr(uncored_error(u), "printable UTF-8"),
+	      "a label with a control character: -EINVAL (%s)", uncored_error(u));
+	rc = uncored_set_label(u, "caf\xc3\xa9-\xff");
+	check(rc == -EINVAL && strstr(uncored_error(u), "byte 6"),
+	      "a label of invalid UTF-8: -EINVAL naming the byte (%s)",
+	      uncored_error(u));
+	rc = uncored_claim(u, HITM, 5, 0, id, sizeof(id));
+	check(rc == 0, "and claims still work after the refused labels (%s)",
+	      uncored_error(u));
+	check(uncored_set_label(u, "caf\xc3\xa9 \xe2\x82\xac") == 0,
+	      "a label of printable UTF-8 is taken");
+	rc = uncored_read(u, id, NULL);
+	check(rc == -EINVAL && strstr(uncored_error(u), "out is NULL"),
+	      "uncored_read(u, id, NULL): -EINVAL with its own message (%s)",
+	      uncored_error(u));
+	uncored_release(u, id);
+	rc = uncored_read(NULL, id, &c);
+	check(rc == -EINVAL && strstr(uncored_error(NULL), "no connection"),
+	      "uncored_read(NULL, ...): -EINVAL, said in uncored_error(NULL) "
+	      "(%s)", uncored_error(NULL));
+	rc = uncored_request(u, "PUT", "/api/v1/status", NULL, &rc, &buf, NULL);
+	check(rc == -EINVAL && strstr(uncored_error(u), "method \"PUT\""),
+	      "uncored_request with a bad method: -EINVAL saying so (%s)",
+	      uncored_error(u));
 	check(uncored_read(u, "c1;rm", &c) == -EINVAL &&
 	      uncored_claim(u, "", 0, 0, id, sizeof(id)) == -EINVAL &&
 	      uncored_claim(u, HITM, 0, 0x80, id, sizeof(id)) == -EINVAL,
@@ -281,10 +306,12 @@ static void spin(double s)
 		;
 }
 
+static char *report_of(struct uncored *u);
+
 static void check_regions(const char *sock)
 {
 	struct uncored *u = must_connect(sock);
-	char id[32], *buf = NULL;
+	char id[32], id2[32], *buf = NULL;
 	size_t len = 0;
 	FILE *f;
 	int rc;
@@ -321,17 +348,58 @@ static void check_regions(const char *sock)
 		unsigned calls = 0;
 		double secs = 0, count = 0, rate = 0;
 
-		if (l && sscanf(l, "\ninner %u %lf DRAM_DATA_READS 0 %lf %lf",
-				&calls, &secs, &count, &rate) == 4) {
+		double win = 0, bytes = 0, brate = 0;
+
+		if (l && sscanf(l, "\ninner %u %lf DRAM_DATA_READS 0 %lf %lf %lf",
+				&calls, &secs, &win, &count, &rate) == 5) {
 			check(calls == 3, "inner: 3 calls");
-			check(secs >= 0.06 && secs < 1, "inner: %.3f s", secs);
+			check(secs >= 0.06 && secs < 1, "inner: %.3f s in the code",
+			      secs);
+			check(win >= 0.06 && win < 1, "inner: the counts cover "
+			      "%.3f s", win);
+			check(fabs(count / (win * 1.5e8) - 1) < 0.05,
+			      "inner: the count is the rate times the window "
+			      "it covers: %.4g", count);
 			check(fabs(rate / 1.5e8 - 1) < 0.3, "inner: DRAM reads at "
 			      "the simulated 1.5e8/s within 30%%: %.4g/s", rate);
+			l = strchr(l + 1, '\n');
+			if (l && sscanf(l, " uncore_dram_read_bytes 0 %lf %lf %lf",
+					&win, &bytes, &brate) == 3)
+				check(fabs(bytes / (64 * count) - 1) < 0.001 &&
+				      fabs(brate / (64 * rate) - 1) < 0.001,
+				      "inner: and as uncore_dram_read_bytes, 64 "
+				      "bytes per read: %.4g B, %.4g B/s", bytes,
+				      brate);
+			else
+				check(0, "inner: a row of uncore_dram_read_bytes");
 		} else {
 			check(0, "inner's row parses");
 		}
+		l = strstr(buf, "CODE_S is the time in the code");
+		check(l && strstr(l, "us a window here") &&
+		      strstr(l, "regions shorter than"),
+		      "the report says how much longer than the code a window "
+		      "is, and the shortest region worth measuring");
 	}
 	free(buf);
+	/* a second claim, released before the report: every row still
+	 * names its claim */
+	if (uncored_claim(u, "DRAM_DATA_READS", 60, 0, id2, sizeof(id2)) == 0) {
+		char want[64];
+
+		uncored_region_begin(u, "two");
+		uncored_region_end(u, "two");
+		uncored_release(u, id2);
+		buf = report_of(u);
+		snprintf(want, sizeof(want), " %s/DRAM_DATA_READS ", id2);
+		check(buf && strstr(buf, want) && strstr(buf, id) &&
+		      !strstr(buf, "  DRAM_DATA_READS "),
+		      "two claims, one released: every row still names its "
+		      "claim (%s)", want);
+		free(buf);
+	} else {
+		check(0, "a second claim: %s", uncored_error(u));
+	}
 	uncored_region_begin(u, "left-open");
 	/* with UNCORED_REPORT=1 the report goes to stderr at disconnect */
 	uncored_disconnect(u);
@@ -433,6 +501,10 @@ static void check_fork(const char *sock)
 		if (write(gfd[1], "g", 1) != 1)
 			_exit(1);
 		bad = reads_of(u, idb, HITM, N, cwhy, sizeof(cwhy));
+		/* closing the inherited connection: the parent's renewing
+		 * thread is not the child's to stop (alarm: a hang fails) */
+		alarm(30);
+		uncored_disconnect(u);
 		dprintf(pfd[1], "%d %s", bad, cwhy);
 		_exit(0);
 	}
@@ -456,7 +528,8 @@ static void check_fork(const char *sock)
 	close(gfd[0]);
 	waitpid(pid, &st, 0);
 	check(cbad == 0, "the child's %d reads of its claim through the "
-	      "inherited connection: all its own (%d not: %s)", N, cbad, cwhy);
+	      "inherited connection: all its own (%d not: %s), and it closes "
+	      "the connection", N, cbad, cwhy);
 	check(bad == 0, "the parent's %d reads meanwhile: all its own (%d "
 	      "not: %s)", N, bad, why);
 	check(uncored_release(u, ida) == 0 && uncored_release(u, idb) == 0,
@@ -471,10 +544,12 @@ static void check_fork(const char *sock)
  * and answers the requests in order with liar_answers[] (an instance id
  * and a JSON body each), whatever they ask.
  */
-static const struct {
+struct fake_answer {
 	int status;
 	const char *instance, *body;
-} liar_answers[] = {
+};
+
+static const struct fake_answer liar_answers[] = {
 #define READING(id, ev) "{\"id\":\"" id "\",\"events\":[{\"event\":\"" ev \
 	"\",\"time_enabled_ns\":1000,\"time_running_ns\":1000,\"sockets\":" \
 	"[{\"socket\":0,\"count\":42}]}]}"
@@ -496,14 +571,25 @@ static const struct {
 #undef READING
 };
 
-static void *liar(void *arg)
+/* A fake daemon: answers[0..n) in order on one connection of lfd;
+ * served counts the answers sent (under m, signalled on cv). */
+struct fake {
+	int lfd;
+	const struct fake_answer *answers;
+	size_t n, served;
+	pthread_mutex_t m;
+	pthread_cond_t cv;
+};
+
+static void *fake_main(void *arg)
 {
-	int lfd = *(int *)arg, fd = accept(lfd, NULL, NULL);
+	struct fake *f = arg;
+	const struct fake_answer *ans = f->answers;
+	int fd = accept(f->lfd, NULL, NULL);
 	char buf[8192];
 	size_t n = 0;
 
-	for (size_t i = 0; fd >= 0 && i < sizeof(liar_answers) /
-	     sizeof(liar_answers[0]);) {
+	for (size_t i = 0; fd >= 0 && i < f->n;) {
 		char *end = memmem(buf, n, "\r\n\r\n", 4), *cl, out[1024];
 		size_t need;
 		ssize_t k;
@@ -529,36 +615,59 @@ static void *liar(void *arg)
 		len = snprintf(out, sizeof(out), "HTTP/1.1 %d X\r\n"
 			       "Uncored-Instance: %s\r\nContent-Type: "
 			       "application/json\r\nContent-Length: %zu\r\n\r\n%s",
-			       liar_answers[i].status, liar_answers[i].instance,
-			       strlen(liar_answers[i].body), liar_answers[i].body);
+			       ans[i].status, ans[i].instance,
+			       strlen(ans[i].body), ans[i].body);
 		if (send(fd, out, (size_t)len, MSG_NOSIGNAL) != len)
 			break;
 		memmove(buf, buf + need, n - need);
 		n -= need;
 		buf[n] = '\0';
 		i++;
+		pthread_mutex_lock(&f->m);
+		f->served = i;
+		pthread_cond_broadcast(&f->cv);
+		pthread_mutex_unlock(&f->m);
 	}
 	if (fd >= 0)
 		close(fd);
 	return NULL;
 }
 
-static void check_liar(const char *path)
+/* Starts a fake daemon on path (Bail out! if it cannot). */
+static void fake_start(struct fake *f, pthread_t *t, const char *path,
+		       const struct fake_answer *answers, size_t n)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	struct uncored *u;
-	struct uncored_counts *c;
-	char id[32];
-	pthread_t t;
-	int lfd = socket(AF_UNIX, SOCK_STREAM, 0), rc;
 
+	*f = (struct fake){ socket(AF_UNIX, SOCK_STREAM, 0), answers, n, 0,
+			    PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER };
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
 	unlink(path);
-	if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-	    listen(lfd, 4) < 0 || pthread_create(&t, NULL, liar, &lfd)) {
-		printf("Bail out! the lying daemon: %s\n", strerror(errno));
+	if (f->lfd < 0 || bind(f->lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    listen(f->lfd, 4) < 0 || pthread_create(t, NULL, fake_main, f)) {
+		printf("Bail out! the fake daemon: %s\n", strerror(errno));
 		exit(1);
 	}
+}
+
+static void fake_stop(struct fake *f, pthread_t t, const char *path)
+{
+	pthread_join(t, NULL);
+	close(f->lfd);
+	unlink(path);
+}
+
+static void check_liar(const char *path)
+{
+	struct uncored *u;
+	struct uncored_counts *c;
+	struct fake f;
+	char id[32];
+	pthread_t t;
+	int rc;
+
+	fake_start(&f, &t, path, liar_answers,
+		   sizeof(liar_answers) / sizeof(liar_answers[0]));
 	u = must_connect(path);
 	rc = uncored_claim(u, "DRAM_DATA_READS", 0, 0, id, sizeof(id));
 	check(rc == 0 && !strcmp(id, "c1-aaaaaa"), "a claim (%d %s)", rc, id);
@@ -595,9 +704,50 @@ static void check_liar(const char *path)
 	rc = uncored_read(u, "c1-aaaaaa", &c);
 	check(rc == -ENOTCONN, "and the connection stays failed (%d)", rc);
 	uncored_disconnect(u);
-	pthread_join(t, NULL);
-	close(lfd);
-	unlink(path);
+	fake_stop(&f, t, path);
+}
+
+/*
+ * The daemon restarts and the library's renewing thread is the first to
+ * meet it (a fake daemon: a claim with a 1 s lease, whose renewal comes
+ * from another instance).  The program's next call is still told the
+ * restart (-ECONNRESET, saying so), once.
+ */
+static const struct fake_answer reset_answers[] = {
+	{ 201, "1111", "{\"id\":\"c1-aaaaaa\",\"ttl_s\":1,\"events\":"
+		       "[{\"event\":\"DRAM_DATA_READS\"}]}" },
+	{ 200, "2222", "{\"id\":\"c1-aaaaaa\",\"ttl_s\":1,\"events\":"
+		       "[{\"event\":\"DRAM_DATA_READS\"}]}" },
+};
+
+static void check_renew_reset(const char *path)
+{
+	struct uncored *u;
+	struct uncored_counts *c = NULL;
+	struct fake f;
+	char id[32];
+	pthread_t t;
+	int rc;
+
+	fake_start(&f, &t, path, reset_answers,
+		   sizeof(reset_answers) / sizeof(reset_answers[0]));
+	u = must_connect(path);
+	rc = uncored_claim(u, "DRAM_DATA_READS", 0, 0, id, sizeof(id));
+	check(rc == 0, "a claim with a 1 s lease (%s)", uncored_error(u));
+	pthread_mutex_lock(&f.m);	/* the renewal answered */
+	while (f.served < 2)
+		pthread_cond_wait(&f.cv, &f.m);
+	pthread_mutex_unlock(&f.m);
+	rc = uncored_read(u, id, &c);
+	check(rc == -ECONNRESET && !c && strstr(uncored_error(u), "restarted"),
+	      "the renewing thread met the restart first: the program's next "
+	      "call is still -ECONNRESET, saying so (%d: %s)", rc,
+	      uncored_error(u));
+	uncored_counts_free(c);
+	rc = uncored_read(u, id, &c);
+	check(rc == -ENOTCONN, "then -ENOTCONN (%d)", rc);
+	uncored_disconnect(u);
+	fake_stop(&f, t, path);
 }
 
 /* ---- fork() while both processes have a request in flight -------------- */
@@ -792,6 +942,229 @@ static void check_default(void)
 	}
 	check(rc == 0, "regions on the default connection: 0 (%s)",
 	      uncored_error(NULL));
+	rc = uncored_region_end(NULL, "never-begun");
+	check(rc == -EINVAL && strstr(uncored_error(NULL), "not open"),
+	      "a failure on the default connection: its message in "
+	      "uncored_error(NULL) (%s)", uncored_error(NULL));
+}
+
+/* Markers only, one region longer than the daemon's default lease
+ * (the script makes it short): the claim is kept alive. */
+static void check_lease(double secs)
+{
+	int rc;
+
+	rc = uncored_region_begin(NULL, "long");
+	sleep_s(secs);
+	rc |= uncored_region_end(NULL, "long");
+	check(rc == 0, "a %.0f s region on the default connection, past the "
+	      "claim's lease: 0 (%s)", secs, uncored_error(NULL));
+}
+
+/* The report as text (NULL on failure). */
+static char *report_of(struct uncored *u)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	uncored_region_report(u, f);
+	fclose(f);
+	return buf;
+}
+
+/* A claim lost inside a region (released behind the library's back):
+ * said on stderr and in the error, and the region keeps its counts up
+ * to the last reading. */
+static void check_lost(const char *sock)
+{
+	struct uncored *u = must_connect(sock), *other = must_connect(sock);
+	struct uncored_counts *c;
+	char id[32], path[64], *resp = NULL, *rep, *l;
+	double win = 0, count = 0;
+	int rc, st;
+
+	if (uncored_claim(u, "DRAM_DATA_READS", 60, 0, id, sizeof(id))) {
+		check(0, "claim: %s", uncored_error(u));
+		return;
+	}
+	rc = uncored_region_begin(u, "cut");
+	sleep_s(0.2);
+	rc |= uncored_read(u, id, &c);	/* the region's last reading */
+	uncored_counts_free(c);
+	snprintf(path, sizeof(path), "/api/v1/claims/%s", id);
+	rc |= uncored_request(other, "DELETE", path, NULL, &st, &resp, NULL);
+	free(resp);
+	check(rc == 0, "a region, a reading inside it, and the claim released "
+	      "on another connection");
+	rc = uncored_region_end(u, "cut");
+	check(rc == -ENOENT && strstr(uncored_error(u), "is lost") &&
+	      strstr(uncored_error(u), "keeps what it counted"),
+	      "the region's end: -ENOENT, saying the claim is lost and the "
+	      "counts kept (%s)", uncored_error(u));
+	rep = report_of(u);
+	printf("%s", rep ? rep : "");
+	l = rep ? strstr(rep, "\ncut ") : NULL;
+	check(l && sscanf(l, "\ncut 1 %*f DRAM_DATA_READS 0 %lf %lf", &win,
+			  &count) == 2 && win > 0.15 &&
+	      fabs(count / (win * 1.5e8) - 1) < 0.05,
+	      "the report keeps what it counted until the last reading: "
+	      "%.4g in %.3f s", count, win);
+	check(rep && strstr(rep, " *\n") && strstr(rep, "was lost"),
+	      "marked as cut short by the loss");
+	free(rep);
+	rc = uncored_region_begin(u, "after");
+	check(rc == -ENOENT && strstr(uncored_error(u), "lost"),
+	      "a region with every claim lost: -ENOENT (%s)", uncored_error(u));
+	uncored_disconnect(other);
+	uncored_disconnect(u);
+}
+
+/* Two threads in one region at once, as an OpenMP team marks it: the
+ * socket's counts once, not once per thread. */
+struct team {
+	struct uncored *u;
+	pthread_barrier_t *in, *out;
+	int rc, other_rc;
+};
+
+static void *member(void *arg)
+{
+	struct team *t = arg;
+
+	pthread_barrier_wait(t->in);
+	t->rc = uncored_region_begin(t->u, "parallel");
+	pthread_barrier_wait(t->in);
+	sleep_s(0.3);
+	pthread_barrier_wait(t->out);
+	t->rc |= uncored_region_end(t->u, "parallel");
+	return NULL;
+}
+
+static void *end_mine(void *arg)
+{
+	struct team *t = arg;
+
+	t->other_rc = uncored_region_end(t->u, "mine");
+	return NULL;
+}
+
+static void check_team(const char *sock)
+{
+	struct uncored *u = must_connect(sock);
+	pthread_barrier_t in, out;
+	struct team t[2];
+	pthread_t th[2];
+	char id[32], *rep, *l;
+	unsigned calls = 0;
+	double code = 0, win = 0, count = 0, rate = 0;
+	int rc;
+
+	if (uncored_claim(u, "DRAM_DATA_READS", 60, 0, id, sizeof(id))) {
+		check(0, "claim: %s", uncored_error(u));
+		return;
+	}
+	pthread_barrier_init(&in, NULL, 2);
+	pthread_barrier_init(&out, NULL, 2);
+	for (int i = 0; i < 2; i++) {
+		t[i] = (struct team){ u, &in, &out, 0, 0 };
+		pthread_create(&th[i], NULL, member, &t[i]);
+	}
+	for (int i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	check(t[0].rc == 0 && t[1].rc == 0, "two threads begin and end one "
+	      "region together: 0 (%s)", uncored_error(u));
+	rc = uncored_region_begin(u, "mine");
+	t[0].u = u;
+	pthread_create(&th[0], NULL, end_mine, &t[0]);
+	pthread_join(th[0], NULL);
+	check(rc == 0 && t[0].other_rc == -EINVAL &&
+	      strstr(uncored_error(u), "not open in this thread"),
+	      "a thread cannot end another thread's region: -EINVAL (%s)",
+	      uncored_error(u));
+	check(uncored_region_end(u, "mine") == 0, "its own thread can");
+	rep = report_of(u);
+	printf("%s", rep ? rep : "");
+	l = rep ? strstr(rep, "\nparallel ") : NULL;
+	if (l && sscanf(l, "\nparallel %u %lf DRAM_DATA_READS 0 %lf %lf %lf",
+			&calls, &code, &win, &count, &rate) == 5) {
+		check(calls == 2, "2 calls, one per thread");
+		check(fabs(count / (win * 1.5e8) - 1) < 0.05,
+		      "the socket's DRAM reads once over the window: %.4g in "
+		      "%.3f s (1.5e8/s), not once per thread", count, win);
+		check(win > 0.25, "the window is the time any thread was "
+		      "in it: %.3f s", win);
+	} else {
+		check(0, "parallel's row parses");
+	}
+	free(rep);
+	uncored_disconnect(u);
+}
+
+/* A claim multiplexed with the baseline (the script leaves one CBo
+ * counter free, this claims two CBo events): its raw counts never go
+ * down, and uncored_counts_delta() of two readings is never negative
+ * and follows the simulated rate, where the difference of two scaled
+ * values need not. */
+static void check_mux(const char *sock, double secs)
+{
+	struct uncored *u = must_connect(sock);
+	struct uncored_counts *a = NULL, *b = NULL, *first = NULL;
+	unsigned n = 0, down = 0, neg = 0, nan_d = 0, vneg = 0;
+	double t0 = 0, t1, d;
+	char id[32];
+
+	if (uncored_claim(u, HITM ",UNC_CBO_CACHE_LOOKUP.ANY_I", 60, 0, id,
+			  sizeof(id))) {
+		check(0, "claim: %s", uncored_error(u));
+		return;
+	}
+	for (double t = now_s(); now_s() - t < secs; n++) {
+		if (uncored_read(u, id, &b) < 0) {
+			check(0, "read: %s", uncored_error(u));
+			break;
+		}
+		if (!first) {
+			first = b;
+			t0 = now_s();
+		} else if (a) {
+			down += uncored_counts_raw(b, 0, -1) <
+				uncored_counts_raw(a, 0, -1);
+			d = uncored_counts_delta(a, b, 0, -1);
+			neg += d < 0;
+			nan_d += isnan(d);
+			vneg += uncored_counts_value(b, 0, -1) <
+				uncored_counts_value(a, 0, -1);
+		}
+		if (a && a != first)
+			uncored_counts_free(a);
+		a = b;
+		sleep_s(0.05);
+	}
+	t1 = now_s();
+	printf("# %u readings; the scaled value went down %u times; the delta "
+	       "was NaN (not run in between) %u times\n", n, vneg, nan_d);
+	check(a && first && uncored_counts_running_ns(a, 0) <
+	      uncored_counts_enabled_ns(a, 0), "the claim is multiplexed "
+	      "(running %" PRIu64 " < enabled %" PRIu64 " ns)",
+	      a ? uncored_counts_running_ns(a, 0) : 0,
+	      a ? uncored_counts_enabled_ns(a, 0) : 0);
+	check(down == 0, "the raw counts never went down");
+	check(neg == 0, "uncored_counts_delta() never negative");
+	d = a && first ? uncored_counts_delta(first, a, 0, -1) : NAN;
+	check(fabs(d / ((t1 - t0) * HITM_RATE) - 1) < 0.3, "and over %.1f s "
+	      "it follows the simulated 1e7/s within 30%%: %.4g", t1 - t0, d);
+	check(isnan(uncored_counts_delta(a, first, 0, -1)) &&
+	      isnan(uncored_counts_delta(first, a, 2, -1)) &&
+	      uncored_counts_raw(a, 2, -1) == 0,
+	      "readings in the wrong order, or an event out of range: NaN, 0");
+	if (a != first)
+		uncored_counts_free(a);
+	uncored_counts_free(first);
+	uncored_release(u, id);
+	uncored_disconnect(u);
 }
 
 static void check_eacces(const char *sock, const char *group)
@@ -826,12 +1199,22 @@ int main(int argc, char **argv)
 		check_restart(argv[2]);
 	else if (!strcmp(argv[1], "fork"))
 		check_fork(argv[2]);
+	else if (!strcmp(argv[1], "renew-reset"))
+		check_renew_reset(argv[2]);
 	else if (!strcmp(argv[1], "liar"))
 		check_liar(argv[2]);
 	else if (!strcmp(argv[1], "forkrace"))
 		check_forkrace(argv[2]);
 	else if (!strcmp(argv[1], "default"))
 		check_default();
+	else if (!strcmp(argv[1], "lease") && argc > 3)
+		check_lease(atof(argv[3]));
+	else if (!strcmp(argv[1], "lost"))
+		check_lost(argv[2]);
+	else if (!strcmp(argv[1], "team"))
+		check_team(argv[2]);
+	else if (!strcmp(argv[1], "mux"))
+		check_mux(argv[2], argc > 3 ? atof(argv[3]) : 3);
 	else if (!strcmp(argv[1], "eacces") && argc > 3)
 		check_eacces(argv[2], argv[3]);
 	else
