@@ -1348,6 +1348,17 @@ static int check_config(const struct options *o, const struct conf *c)
 		const struct platform *hp = backend_cpu_platform(c->sysfs, why,
 								 sizeof(why));
 
+		if (!hp && strcmp(c->unavailable, "serve") == 0) {
+			/* start-up serves the reason: nothing else to check
+			 * against a platform */
+			printf("%s: configuration OK, but nothing can be "
+			       "counted here: %s. Start-up would serve that "
+			       "reason ([daemon] unavailable = serve); to check "
+			       "the rest for another machine, add "
+			       "--simulate=PLATFORM\n",
+			       c->path ? c->path : "defaults", why);
+			return 0;
+		}
 		if (!hp) {
 			fprintf(stderr, "uncored: %s (start-up would exit %d). To "
 				"check a configuration for another machine, add "
