@@ -126,6 +126,7 @@ static const struct key keys[] = {
 	K_UINT(S_CLAIMS, "max_ttl_s", max_ttl_s, 1, 86400, 3600),
 	K_BOOL(S_CLAIMS, "allow_raw_events", allow_raw_events, false),
 	K_UINT(S_CLAIMS, "max_pinned_per_box", max_pinned_per_box, 0, 7, 7),
+	K_UINT(S_CLAIMS, "max_pinned_s", max_pinned_s, 1, 86400, 600),
 
 	K_STR(S_SIM, "platform", sim_platform, empty_default, check_platform,
 	    true),

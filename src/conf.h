@@ -91,6 +91,9 @@ struct conf {
 	unsigned max_pinned_per_box;    /* 0..7, default 7: counters of one
 					   box pinned claims may hold (never
 					   more than all but one) */
+	unsigned max_pinned_s;          /* 1..86400, default 600: how long a
+					   pinned claim keeps counters of its
+					   own, renewed or not */
 	/* [baseline] */
 	struct conf_baseline baseline[CONF_MAX_BASELINE];
 	unsigned nbaseline;

@@ -102,6 +102,10 @@
 #define HTTP_ACCEPT_SLACK	16
 
 static const char json_type[] = "application/json";
+/* The Uncored-Instance header (http_cfg.instance): one daemon, one
+ * instance; set before the http thread starts, read only after. */
+#define INSTANCE_HEADER "Uncored-Instance"
+static char instance_id[40];
 static const char text_type[] = "text/plain; charset=utf-8";
 /* Sent when not even an error body can be allocated. */
 static const char oom_body[] =
@@ -433,6 +437,8 @@ headers:
 	add_header(mr, MHD_HTTP_HEADER_CONTENT_TYPE,
 		   r->ctype ? r->ctype : text_type);
 	add_header(mr, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	if (instance_id[0])
+		add_header(mr, INSTANCE_HEADER, instance_id);
 	add_header(mr, MHD_HTTP_HEADER_VARY, MHD_HTTP_HEADER_ACCEPT_ENCODING);
 	if (gzipped)
 		add_header(mr, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
@@ -1011,6 +1017,21 @@ static enum MHD_Result dispatch(struct http_listener *l,
 		goto out;
 	}
 
+	{
+		const char *want = MHD_lookup_connection_value(c,
+					MHD_HEADER_KIND, INSTANCE_HEADER);
+
+		/* a request for the claims of another lifetime: the ids it
+		 * names may be this one's, for other claims */
+		if (want && instance_id[0] && strcmp(want, instance_id) != 0) {
+			ret = send_error(c, 412, 0, "instance_mismatch",
+					 "this is uncored instance %s, not the "
+					 "one the request names: the daemon "
+					 "restarted, and the claims made before "
+					 "are gone", instance_id);
+			goto out;
+		}
+	}
 	req.method = m == HTTP_HEAD ? HTTP_GET : (enum http_method)m;
 	req.path = url;
 	req.control = l->sk.control;
@@ -1939,6 +1960,8 @@ struct http_server *http_start(const struct http_cfg *cfg,
 	seterr(err, errlen, "unknown error");
 	if (check_start(cfg, routes, nroutes, err, errlen) < 0)
 		return NULL;
+	snprintf(instance_id, sizeof(instance_id), "%s",
+		 cfg->instance ? cfg->instance : "");
 	s = calloc(1, sizeof(*s));
 	max = cfg->nlisten + cfg->ninherited + 1;
 	if (!s || !(s->ls = calloc(max, sizeof(*s->ls)))) {

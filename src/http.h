@@ -204,6 +204,11 @@ struct http_cfg {
 	   for everyone.  Borrowed: must outlive the server, and only the
 	   http thread uses it (webcfg_auth() keeps a cache). */
 	struct webcfg *web;
+	/* This daemon's instance id (claims.h), sent with every answer as
+	   the Uncored-Instance header; a request that names another in
+	   that header is refused with 412 before any handler runs (its
+	   claims are of another lifetime).  NULL or "": none.  Copied. */
+	const char *instance;
 };
 
 struct http_server;

@@ -51,6 +51,8 @@
 #define MAX_CONN	6
 #define MAX_PER_IP	4
 
+#define INSTANCE "0123456789abcdef"
+
 static char tmpdir[64];
 static char sock_path[128];
 static unsigned tcp_port;
@@ -597,6 +599,37 @@ static void test_routing(void)
 	req(true, "GET", "/api/v1/claims/oom", NULL, NULL, 0, &r);
 	check_error(&r, 500, "internal", "oom body");
 	ok(!body_has(&r, "route="), "no truncated body after oom");
+	reply_free(&r);
+}
+
+/* Issue 27 item 1: every answer names the daemon's instance, and a
+ * request for the claims of another instance (the daemon restarted) is
+ * refused before its handler runs, for it may name this lifetime's. */
+static void test_instance(void)
+{
+	struct reply r;
+	char v[64];
+
+	req(true, "GET", "/api/v1/claims/c1-abcdef", NULL, NULL, 0, &r);
+	is_str(hdr(&r, "Uncored-Instance", v, sizeof(v)), INSTANCE,
+	       "a handler's answer names the instance");
+	reply_free(&r);
+	req(false, "GET", "/nosuch", NULL, NULL, 0, &r);
+	is_str(hdr(&r, "Uncored-Instance", v, sizeof(v)), INSTANCE,
+	       "so does the module's own 404");
+	reply_free(&r);
+	req(true, "DELETE", "/api/v1/claims/c1-abcdef",
+	    "Uncored-Instance: " INSTANCE "\r\n", NULL, 0, &r);
+	is_int(r.status, 200, "a request for this instance is served");
+	ok(body_has(&r, "route=claim\nmethod=DELETE"), "by its handler");
+	reply_free(&r);
+	req(true, "DELETE", "/api/v1/claims/c1-abcdef",
+	    "Uncored-Instance: 00000000deadbeef\r\n", NULL, 0, &r);
+	check_error(&r, 412, "instance_mismatch", "another instance's request");
+	ok(!body_has(&r, "route="), "... never reaches the handler");
+	like(r.body, "the daemon restarted", "saying why");
+	is_str(hdr(&r, "Uncored-Instance", v, sizeof(v)), INSTANCE,
+	       "the refusal names the instance that refused");
 	reply_free(&r);
 }
 
@@ -1287,6 +1320,7 @@ int main(void)
 	c.listen[0] = "127.0.0.1:0";
 	c.nlisten = 1;
 	c.control_socket = sock_path;
+	c.instance = INSTANCE;
 	/* A first thread makes sanitizers start their helper threads. */
 	if (pthread_create(&t, NULL, nop_thread, NULL) == 0)
 		pthread_join(t, NULL);
@@ -1303,6 +1337,7 @@ int main(void)
 	test_basic();
 	test_routing();
 	test_bodies();
+	test_instance();
 	test_malformed();
 	test_limits();
 
