@@ -30,7 +30,7 @@ fi
 if command -v yamllint >/dev/null 2>&1; then
 	out=$(cd "$K" && yamllint --strict -f parsable . 2>&1)
 	is "$?$out" 0 "yamllint --strict: nothing to report"
-	cp -r "$K" "$T/k"
+	cp -r "$K" "$T/k" && chmod -R u+w "$T/k"	# distcheck: a read-only tree
 	printf 'kind: Service\n' >>"$T/k/service.yaml"	# a key twice
 	(cd "$T/k" && yamllint --strict . >/dev/null 2>&1)
 	ok $(( $? == 0 )) "yamllint rejects a manifest with a key given twice"
