@@ -16,10 +16,10 @@
 #      profile extended as Docker's is (contrib/container/
 #      seccomp-perfmon.sh); without it, both uncored's check (naming
 #      CAP_PERFMON) and the kernel refuse;
-#   4. the image's defaults on this machine's real kernel, which has no
-#      uncore PMU: the daemon keeps serving, uncored_counting_available
-#      0 and the reason, which is the message it exits with under
-#      --unavailable=exit; no capability left;
+#   4. the README's podman line (the image's defaults) on this machine's
+#      real kernel, which has no uncore PMU: the daemon keeps serving,
+#      uncored_counting_available 0 and the reason, which is the message
+#      it exits with under --unavailable=exit; no capability left;
 #   5. the DaemonSet's pod template (contrib/kubernetes/daemonset.yaml,
 #      extracted into a Pod: podman 4.3 cannot play a DaemonSet) under
 #      `podman kube play`: the runtime's reading of its securityContext,
@@ -246,10 +246,21 @@ else
 	msg=$(sed -n 's/^.*uncored: error: //p' "$T/exit.out" | head -1)
 	reason=${msg%. Use --simulate to run on the simulator}
 	like "$reason" "/host/sys/bus/event_source/devices" "... its message names perf's /sys"
+	# The README's podman line, as written but for the port (a free one
+	# on 127.0.0.1), the image's name (this test's) and the profile's
+	# path, detached and named.
+	line=$(sed -n '/^    podman run /,/localhost\/uncored:latest$/p' "$top_srcdir/README" |
+		sed 's/\\$//' | tr -s ' \n' '  ')
+	like "$line" "seccomp=uncored-seccomp.json" "README has a podman line with the seccomp profile"
+	"$top_srcdir/contrib/container/seccomp-perfmon.sh" >"$T/uncored-seccomp.json"
 	PORT=$(pick_port)
-	podman run -d --name "$P-node" $FLAGS -p "127.0.0.1:$PORT:9464" \
-		"$NAME:$version" >/dev/null 2>"$T/node.err"
-	ok $? "podman run $LEAST IMAGE (the defaults)"
+	cmd=$(echo "$line" | sed -e "s|^ *podman run |podman run -d --name $P-node |" \
+		-e "s|-p 9464:9464|-p 127.0.0.1:$PORT:9464|" \
+		-e "s|seccomp=uncored-seccomp.json|seccomp=$T/uncored-seccomp.json|" \
+		-e "s|localhost/uncored:latest *$|$NAME:latest|")
+	echo "# $cmd"
+	eval "$cmd" >/dev/null 2>"$T/node.err"
+	ok $? "the README's podman line runs the image (its defaults)"
 	ids
 	wait_for "/healthz?live=1 of the image on the real kernel" 60 up \
 		"http://127.0.0.1:$PORT/healthz?live=1"
