@@ -52,16 +52,22 @@
  *                  claim cannot have counters of its own (the message
  *                  names what holds them)
  *   -EUSERS        a claim limit of the daemon reached
- *   -EAGAIN        the daemon is not ready, or too busy to answer: try
- *                  again
+ *   -EAGAIN        the daemon is busy (its control socket over its
+ *                  connection budget, or the caller's uid over its
+ *                  share: the request was not carried out, and was
+ *                  sent again 8 times over about 1.3 s) or not ready;
+ *                  try again later
  *   -E2BIG         a request body over the daemon's limit
  *   -EOPNOTSUPP    a method the route does not take
  *   -EIO           the daemon failed, or the report could not be written
- *   -ECONNRESET    the daemon closed the connection or restarted: its
- *                  claims are gone; uncored_connect() again.  A restart
- *                  is told by the daemon's instance id, which every
- *                  answer carries, not by its pid (under socket
+ *   -ECONNRESET    the daemon restarted: its claims are gone;
+ *                  uncored_connect() again (only a restart, never load).
+ *                  A restart is told by the daemon's instance id, which
+ *                  every answer carries, not by its pid (under socket
  *                  activation systemd's, which never changes)
+ *   -ECONNABORTED  the daemon closed the connection without answering a
+ *                  claim, release or renewal, and did not restart: it
+ *                  may or may not have been carried out
  *   -ENOTCONN      the connection was lost earlier
  *   -ETIMEDOUT     no answer within 10 s
  *   -EPROTO        the daemon's answer made no sense, or was about

@@ -78,6 +78,10 @@ struct conf {
 					   default 64 */
 	unsigned http_max_per_ip;       /* key max_per_ip, 1..10000,
 					   default 16 */
+	unsigned http_ctl_max;          /* key control_max_connections,
+					   1..10000, default 128 */
+	unsigned http_ctl_per_uid;      /* key control_max_per_uid, 0..10000,
+					   default 0: half the above */
 	char *web_config;               /* TLS and basic auth (webcfg.h): ""
 					   or a path, relative ones resolved
 					   against the directory of the file */

@@ -1090,6 +1090,8 @@ static struct http_server *start_http(struct daemon *d, const struct conf *c,
 	hc.timeout_s = c->http_timeout_s;
 	hc.max_connections = c->http_max_connections;
 	hc.max_per_ip = c->http_max_per_ip;
+	hc.control_max_connections = c->http_ctl_max;
+	hc.control_max_per_uid = c->http_ctl_per_uid;
 	/* none where nothing is counted (serve_unavailable()) */
 	hc.instance = d->claims ? claims_instance(d->claims) : NULL;
 	hc.before_thread = before_thread;
@@ -1187,6 +1189,10 @@ static unsigned keep_restart_only(struct conf *nc, struct conf *cur)
 		{ "[http] max_connections",
 		  offsetof(struct conf, http_max_connections) },
 		{ "[http] max_per_ip", offsetof(struct conf, http_max_per_ip) },
+		{ "[http] control_max_connections",
+		  offsetof(struct conf, http_ctl_max) },
+		{ "[http] control_max_per_uid",
+		  offsetof(struct conf, http_ctl_per_uid) },
 	};
 	static const char later[] = "not applied: restart uncored to apply it";
 	char run[CONF_MAX_LISTEN * 64], want[sizeof(run)];

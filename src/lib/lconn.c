@@ -9,6 +9,7 @@
 #include <netdb.h>
 #include <poll.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -361,6 +362,30 @@ static int attempt(struct lconn *c, const char *req, size_t rl,
 	return rc;
 }
 
+/* Sleeps before busy retry i (0, 1, ...): LCONN_BUSY_FIRST_MS << i, give
+ * or take a quarter. */
+static void busy_backoff(unsigned i)
+{
+	static _Thread_local unsigned seed;
+	long long ms = (long long)LCONN_BUSY_FIRST_MS << i;
+	struct timespec ts;
+
+	if (!seed)
+		seed = (unsigned)getpid() ^ (unsigned)mono_ms() ^
+		       (unsigned)(uintptr_t)&ts;
+	ms += (long long)(rand_r(&seed) % (unsigned)(ms / 2 + 1)) - ms / 4;
+	ts.tv_sec = ms / 1000;
+	ts.tv_nsec = (ms % 1000) * 1000000;
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+/* Is r the daemon's "busy, not processed" answer? */
+static bool busy_answer(const struct lproto_resp *r)
+{
+	return r->status == 503 && r->retry_after;
+}
+
 /*
  * Is r from the daemon instance the connection knows (the first answer
  * that names one sets it)?  0, or -ECONNRESET with the connection broken
@@ -396,10 +421,49 @@ static int same_instance(struct lconn *c, struct lproto_resp *r, char *err,
 		   r->instance);
 }
 
+/*
+ * The daemon closed the connection without answering a request that
+ * could not be sent again: a restart (-ECONNRESET, its claims are gone)
+ * or not (-ECONNABORTED: the request may or may not have been carried
+ * out).  A GET /healthz on a new connection tells: it names the instance
+ * the connection knows, and its answer carries the daemon's
+ * (same_instance()).  The new connection stays for the next request.
+ */
+static int no_answer(struct lconn *c, const char *method, const char *path,
+		     char *err, size_t errlen)
+{
+	struct lproto_resp pr;
+	char why[256];
+	size_t rl;
+	bool fresh;
+	char *req;
+	int rc = reconnect(c, why, sizeof(why));
+
+	if (rc < 0)
+		return say(err, errlen, -ENOTCONN, "uncored on %s closed the "
+			   "connection without answering %s %s, and connecting "
+			   "again failed: %s", c->where, method, path, why);
+	if (!(req = format(c, "GET", "/healthz", NULL, &rl)))
+		return say(err, errlen, -ENOMEM, "out of memory");
+	memset(&pr, 0, sizeof(pr));
+	rc = attempt(c, req, rl, &pr, &fresh);
+	free(req);
+	if (rc == 0)
+		rc = same_instance(c, &pr, why, sizeof(why));
+	free(pr.body);
+	if (rc == -ECONNRESET && c->broken)
+		return say(err, errlen, rc, "%s", why);
+	return say(err, errlen, -ECONNABORTED, "uncored on %s closed the "
+		   "connection without answering %s %s (it may or may not "
+		   "have been carried out; the daemon's log says why it "
+		   "closed it)", c->where, method, path);
+}
+
 int lconn_request(struct lconn *c, const char *method, const char *path,
 		  const char *body, struct lproto_resp *r, char *err,
 		  size_t errlen)
 {
+	unsigned busy = 0;
 	size_t rl;
 	char *req;
 	bool fresh;
@@ -437,6 +501,16 @@ int lconn_request(struct lconn *c, const char *method, const char *path,
 			break;
 		}
 		rc = attempt(c, req, rl, r, &fresh);
+		/* busy: the daemon did not process it, so any request is
+		 * sent again, a few times, further and further apart */
+		if (rc == 0 && busy_answer(r) && busy < LCONN_BUSY_RETRIES &&
+		    (!c->instance[0] || strcmp(r->instance, c->instance) == 0)) {
+			free(r->body);
+			memset(r, 0, sizeof(*r));
+			busy_backoff(busy++);
+			tries--;
+			continue;
+		}
 		/* a connection the daemon closed as we sent: once more, for
 		 * a request that may be repeated */
 		if (!(rc == -ECONNRESET && fresh && strcmp(method, "GET") == 0))
@@ -446,9 +520,7 @@ int lconn_request(struct lconn *c, const char *method, const char *path,
 	if (rc == 0)
 		rc = same_instance(c, r, err, errlen);
 	if (rc == -ECONNRESET && !c->broken)
-		say(err, errlen, rc, "uncored on %s closed the connection "
-		    "without answering %s %s (did it stop?)", c->where, method,
-		    path);
+		rc = no_answer(c, method, path, err, errlen);
 	else if (rc == -EPROTO)
 		say(err, errlen, rc, "uncored on %s answered %s %s with "
 		    "something else than HTTP: %s", c->where, method, path,

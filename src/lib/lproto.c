@@ -128,6 +128,8 @@ static int header(const char *p, size_t n, struct framing *f,
 	} else if (nl == 10 && strncasecmp(p, "Connection", 10) == 0) {
 		if (has_token(v, vl, "close"))
 			r->close = true;
+	} else if (nl == 11 && strncasecmp(p, "Retry-After", 11) == 0) {
+		r->retry_after = true;
 	} else if (nl == 16 && strncasecmp(p, "Uncored-Instance", 16) == 0) {
 		size_t ok = 0;
 

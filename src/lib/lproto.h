@@ -21,6 +21,9 @@
 struct lproto_resp {
 	int status;		/* 100..599 */
 	bool close;		/* "Connection: close" (or HTTP/1.0) */
+	bool retry_after;	/* a Retry-After header: with 503, the
+				   daemon was busy and did not process the
+				   request */
 	/* the Uncored-Instance header: the daemon lifetime that answered
 	   ([0-9a-zA-Z]); "" without one */
 	char instance[LPROTO_INSTANCE_MAX];
