@@ -404,8 +404,8 @@ static int encode_freerun(struct mux *m, struct group *g, unsigned k)
 		none[e] = -1;
 	if (mux_encode(m->pmu, g->ev, none, &g->slot[k], &g->sev[k], 1, why,
 		       sizeof(why)) < 0) {
-		log_warnx_limited(&m->lim_read, "cannot encode a claim's "
-				  "free-running event: %s", why);
+		read_failed(m, &g->slot[k], hw_fail(EINVAL, "cannot encode a "
+			    "claim's free-running event: %s", why));
 		return -1;
 	}
 	return 0;
