@@ -187,12 +187,21 @@ int main(int argc, char **argv)
 	cpu = tv_s(ru.ru_utime) + tv_s(ru.ru_stime);
 	printf("uncored perf backend, msr PMU: %u series, %lu groups, %.1f s "
 	       "at %u ms: %" PRIu64 " ticks, %lu group reads (%.2f a tick), "
-	       "%lu perf system calls in all; CPU %.3f s (user %.3f, system "
-	       "%.3f), %.1f us a tick\n", p->ns, (unsigned long)st.groups,
+	       "%lu perf system calls in all, %.2f moves to a group's CPU a "
+	       "tick; CPU %.3f s (user %.3f, system %.3f), %.1f us a tick\n",
+	       p->ns, (unsigned long)st.groups,
 	       t1 - t0, ms, ticks, (unsigned long)st.reads,
 	       ticks ? (double)st.reads / (double)ticks : 0.0,
-	       (unsigned long)st.syscalls, cpu, tv_s(ru.ru_utime),
+	       (unsigned long)st.syscalls,
+	       ticks ? (double)st.moves / (double)ticks : 0.0,
+	       cpu, tv_s(ru.ru_utime),
 	       tv_s(ru.ru_stime), ticks ? cpu * 1e6 / (double)ticks : 0.0);
+	printf("other CPUs' groups read %s; last trial: %.1f us a tick "
+	       "reading them from the home CPU, %.1f us visiting them "
+	       "(the sampling thread's CPU time)\n",
+	       st.visiting ? "by visiting their CPUs" : "from the home CPU",
+	       (double)st.trial_ns[PP_FROM_HERE] / 1e3 / PP_VISIT_TRIAL,
+	       (double)st.trial_ns[PP_VISIT] / 1e3 / PP_VISIT_TRIAL);
 	program_put(p);
 	sampler_free(s);
 	pmu_release(&pmu);
