@@ -20,6 +20,9 @@
 # wrk keeps its connections open: one handshake per connection, then
 # every request is record encryption of the body.  Servers listen on
 # 127.0.0.1 only and are stopped at the end.
+# With BASE=OTHER_BUILD_DIR in the environment, that build's daemons
+# (plain and TLS) run in the same rounds as a third server, so a change
+# is compared with what it changed under the same load.
 # Needs wrk, nginx (Debian: nginx-light), openssl and curl.
 # Usage: tests/bench/tls_nginx.sh BUILD_DIR [ROUNDS] [SECONDS] [CONNS]
 set -u
@@ -60,6 +63,15 @@ P=$(port); PT=$(port); NP=$(port); NPT=$(port)
 U=$!; pids="$pids $U"
 "$UNCORED" $USER_ARGS -c http.conf --simulate -l "127.0.0.1:$PT" -s "" --web-config web.yml >dt.log 2>&1 &
 UT=$!; pids="$pids $UT"
+if [ -n "${BASE:-}" ]; then
+	PB=$(port); PBT=$(port)
+	"$BASE/uncored" $USER_ARGS -c http.conf --simulate -l "127.0.0.1:$PB" -s "" >b.log 2>&1 &
+	UB=$!; pids="$pids $UB"
+	"$BASE/uncored" $USER_ARGS -c http.conf --simulate -l "127.0.0.1:$PBT" -s "" --web-config web.yml >bt.log 2>&1 &
+	UBT=$!; pids="$pids $UBT"
+	up "http://127.0.0.1:$PB/healthz" && up "https://127.0.0.1:$PBT/healthz" ||
+		{ echo "tls_nginx: BASE daemons did not start"; cat b.log bt.log; exit 1; }
+fi
 up "http://127.0.0.1:$P/healthz" && up "https://127.0.0.1:$PT/healthz" ||
 	{ echo "tls_nginx: daemons did not start"; cat d.log dt.log; exit 1; }
 sleep 1.5
@@ -123,26 +135,39 @@ rps() {
 med() { sort -n | awk '{ v[NR] = $1 } END { printf "%.2f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 for mode in plain gzip tls tls+gzip; do
 	case $mode in
-	plain) u=http://127.0.0.1:$P/metrics n=http://127.0.0.1:$NP/metrics e=identity up=$U ;;
-	gzip) u=http://127.0.0.1:$P/metrics n=http://127.0.0.1:$NP/metrics e=gzip up=$U ;;
-	tls) u=https://127.0.0.1:$PT/metrics n=https://127.0.0.1:$NPT/metrics e=identity up=$UT ;;
-	tls+gzip) u=https://127.0.0.1:$PT/metrics n=https://127.0.0.1:$NPT/metrics e=gzip up=$UT ;;
+	plain|gzip) u=http://127.0.0.1:$P/metrics n=http://127.0.0.1:$NP/metrics up=$U
+		    ub=http://127.0.0.1:${PB:-}/metrics upb=${UB:-} ;;
+	tls*) u=https://127.0.0.1:$PT/metrics n=https://127.0.0.1:$NPT/metrics up=$UT
+	      ub=https://127.0.0.1:${PBT:-}/metrics upb=${UBT:-} ;;
 	esac
-	: >ratios
-	: >cpu
-	line=
+	e=identity
+	case $mode in *gzip) e=gzip ;; esac
+	: >ratios; : >ratios.b
+	line= lineb= cu= cn= cb=
 	for r in $(seq 1 "$ROUNDS"); do
-		if [ $((r % 2)) = 1 ]; then a=$(rps "$u" $e $up); b=$(rps "$n" $e $NGXPIDS)
-		else b=$(rps "$n" $e $NGXPIDS); a=$(rps "$u" $e $up); fi
+		# uncored, nginx (and BASE) in turn, who starts rotating
+		order="u n${BASE:+ b}"
+		for _ in $(seq 2 "$r"); do order="${order#* } ${order%% *}"; done
+		for who in $order; do
+			: >cpu
+			case $who in
+			u) a=$(rps "$u" $e $up); cu="$cu $(cat cpu)" ;;
+			n) b=$(rps "$n" $e $NGXPIDS); cn="$cn $(cat cpu)" ;;
+			b) c=$(rps "$ub" $e $upb); cb="$cb $(cat cpu)" ;;
+			esac
+		done
 		x=$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')
 		echo "$x" >>ratios
 		line="$line $a/$b=${x}x"
+		if [ -n "${BASE:-}" ]; then
+			x=$(awk -v a="$c" -v b="$b" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')
+			echo "$x" >>ratios.b
+			lineb="$lineb ${x}x"
+		fi
 	done
-	printf "%-9s uncored/nginx:%s; median %sx\n" "$mode" "$line" "$(med <ratios)"
-	# cpu holds uncored's and nginx's figures in the order they ran
-	awk -v m="$mode" '{ r = int((NR + 1) / 2); first = (r % 2 == 1) ? "u" : "n"
-		who = (NR % 2 == 1) ? first : (first == "u" ? "n" : "u")
-		v[who] = v[who] " " $1 }
-		END { printf "%-9s server CPU us per request: uncored%s; nginx%s\n", m, v["u"], v["n"] }' cpu
+	printf "%-9s uncored/nginx req/s:%s; median %sx\n" "$mode" "$line" "$(med <ratios)"
+	[ -n "${BASE:-}" ] &&
+		printf "%-9s BASE/nginx in the same rounds:%s; median %sx\n" "$mode" "$lineb" "$(med <ratios.b)"
+	printf "%-9s server CPU us per request: uncored%s; nginx%s%s\n" "$mode" "$cu" "$cn" "${BASE:+; BASE$cb}"
 done
 exit 0
