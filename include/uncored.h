@@ -25,39 +25,83 @@
  * for every process on it, as with every uncore tool: measure a region on
  * an otherwise quiet socket, or compare against a run without it.
  *
+ * ON THE SIMULATOR (uncored --simulate, the daemon's demo and test mode)
+ * THE COUNTS ARE THE WORKLOAD FILE'S RATES, not the program's traffic:
+ * everything works as on hardware, but the numbers say nothing about the
+ * code measured.
+ *
  * Errors: every call that can fail returns 0 or a negative errno, and
- * uncored_error() gives the message (the daemon's, where it sent one):
- *   -ENOENT        no such claim (released, expired, or the daemon's
- *                  restart lost it), or no control socket at the path
- *   -EINVAL        an event the platform lacks (the message names it), a
- *                  bad argument
+ * uncored_error() gives the message (the daemon's, where it sent one;
+ * every failure sets its own):
+ *   -ENOENT        no such claim (released, expired, or another uid's:
+ *                  the daemon answers both alike), or no control socket
+ *                  at the path
  *   -EACCES        the control socket is not the caller's to use (the
  *                  message names its group: see uncored.conf(5)
  *                  control_group)
- *   -EPERM         another uid's claim, raw encodings not allowed
+ *   -ECONNREFUSED  nothing listens on the socket: no daemon
+ *   -ENOTSOCK      the path is not a socket
+ *   -ENAMETOOLONG  the socket path is too long for a socket address
+ *   -EHOSTUNREACH  an http:// address that cannot be found or reached
+ *   -EINVAL        an event the platform lacks (the message names it), a
+ *                  bad argument (u NULL: the message in
+ *                  uncored_error(NULL))
+ *   -EPERM         raw encodings not allowed, a claim route on a TCP
+ *                  listener
  *   -EBUSY         the events can never count together, or a pinned
  *                  claim cannot have counters of its own (the message
  *                  names what holds them)
  *   -EUSERS        a claim limit of the daemon reached
- *   -ECONNRESET    the daemon closed the connection or restarted: its
- *                  claims are gone; uncored_connect() again
+ *   -EAGAIN        the daemon is busy (its control socket over its
+ *                  connection budget, or the caller's uid over its
+ *                  share: the request was not carried out, and was
+ *                  sent again 8 times over about 1.3 s) or not ready;
+ *                  try again later
+ *   -E2BIG         a request body over the daemon's limit
+ *   -EOPNOTSUPP    a method the route does not take
+ *   -EIO           the daemon failed, or the report could not be written
+ *   -ECONNRESET    the daemon restarted: its claims are gone;
+ *                  uncored_connect() again (only a restart, never load).
+ *                  A restart is told by the daemon's instance id, which
+ *                  every answer carries, not by its pid (under socket
+ *                  activation systemd's, which never changes)
+ *   -ECONNABORTED  the daemon closed the connection without answering a
+ *                  claim, release or renewal, and did not restart: it
+ *                  may or may not have been carried out
  *   -ENOTCONN      the connection was lost earlier
  *   -ETIMEDOUT     no answer within 10 s
- *   -EPROTO        the daemon's answer made no sense
+ *   -EPROTO        the daemon's answer made no sense, or was about
+ *                  another claim or other events than asked for (every
+ *                  answer about a claim is checked: never data)
+ *   -EPROTONOSUPPORT  an https:// address (plain HTTP only)
+ *   -ERANGE        the buffer for a claim id is too small
  *   -ENOMEM
- * The library never aborts and never writes to stdout or stderr, unless
- * asked: UNCORED_DEBUG=1 in the environment logs every request and answer
- * to stderr, and the region report is printed where the program says (or
- * at exit with UNCORED_REPORT=1).
+ * uncored_connect(3) says the same.  The library never aborts and never
+ * writes to stdout or stderr, unless asked or a claim is lost:
+ * UNCORED_DEBUG=1 in the environment logs every request and answer to
+ * stderr, the region report is printed where the program says (or at exit
+ * with UNCORED_REPORT=1), and a claim the library keeps alive that is
+ * lost anyway is said in one line on stderr.
  *
  * Threads: every function may be called from any thread.  A connection's
  * calls are serialised by a lock of its own, so one connection may be
  * shared; a thread that reads often is better served by a connection of
- * its own (readings then never wait for each other).  The library's only
+ * its own (readings then never wait for each other).  A connection that
+ * made a claim has a thread of its own that renews its claims, until
+ * uncored_disconnect() (a child of fork() has none).  The library's only
  * global state: uncored_error(NULL)'s message, which is per thread, and,
  * for regions without a connection (NULL) or with UNCORED_REPORT set, the
  * default connection and the list of connections to report at exit, both
  * behind a lock.
+ *
+ * fork(): a connection belongs to the process that made it.  In a child,
+ * the first call on a connection inherited from the parent closes the
+ * child's copy of the socket and connects anew, to the same daemon
+ * instance (or fails with -ECONNRESET if it restarted); the parent's
+ * answers are never read by the child.  The connection's lock is made
+ * anew in the child, so a call another thread of the parent was in at
+ * the fork does not block it.  Claims made before the fork are usable
+ * from both processes (they share the uid).
  *
  * The ABI: opaque types and functions only (no structure layout); the
  * soname is libuncored.so.0.
@@ -80,9 +124,11 @@ extern "C" {
 #endif
 
 /* uncored_claim() flags */
-#define UNCORED_PINNED 0x1u	/* counters of its own for its whole lease,
-				   never multiplexed out, counting from the
-				   call; refused (-EBUSY) if it cannot be */
+#define UNCORED_PINNED 0x1u	/* counters of its own, never multiplexed
+				   out, counting from the call, for at most
+				   the daemon's max_pinned_s (then shared);
+				   refused (-EBUSY) if it cannot be, or if
+				   it would leave another claim no counters */
 #define UNCORED_EXPORT 0x2u	/* also on the daemon's /metrics */
 
 struct uncored;			/* one connection to a daemon */
@@ -114,21 +160,31 @@ UNCORED_API const char *uncored_error(const struct uncored *u);
  * Claims events (comma-separated catalog names, as uncorectl takes them,
  * modifiers such as ":split=0/2" included) for ttl_s seconds (0: the
  * daemon's default lease), with flags UNCORED_PINNED, UNCORED_EXPORT.
- * The claim's id (as "c12") is written to id (idlen bytes, at least 16).
+ * The claim's id (as "c12-k7q2zx": a number and a tag drawn at each start
+ * of the daemon, so that it never names a claim of another lifetime) is
+ * written to id (idlen bytes, at least 16).
  * A claim that is not pinned may share counters with the daemon's own
  * metrics and other claims, time-multiplexed: its readings then say how
- * long it ran (uncored_counts_running_ns()) and are scaled.
+ * long it ran (uncored_counts_running_ns()) and are scaled.  One that
+ * could never count beside the pinned claims' counters is refused
+ * (-EBUSY, the message naming them), never accepted to wait unrun.
+ * The library keeps the claim alive: u's thread renews it at a third of
+ * its lease (reading it as it does) until it is released or u is closed;
+ * one lost anyway is said on stderr, and regions keep what it counted
+ * until its last reading.
  */
 UNCORED_API int uncored_claim(struct uncored *u, const char *events,
 			      unsigned ttl_s, unsigned flags, char *id,
 			      size_t idlen);
 /* The claim's label as the daemon shows it (uncorectl claims), for the
- * claims u makes from now on; default: the program's name.  At most 63
- * bytes of printable UTF-8. */
+ * claims u makes from now on; default: the program's name.  1 to 63
+ * bytes of printable UTF-8 (no control character, no invalid sequence);
+ * another is -EINVAL and the label stays as it was. */
 UNCORED_API int uncored_set_label(struct uncored *u, const char *label);
 /*
  * The counts of claim id at the moment of the call, not at the daemon's
- * last tick, into a new *out (free it with uncored_counts_free()).
+ * last tick, into a new *out (free it with uncored_counts_free()); out
+ * NULL is -EINVAL.
  */
 UNCORED_API int uncored_read(struct uncored *u, const char *id,
 			     struct uncored_counts **out);
@@ -159,29 +215,64 @@ UNCORED_API uint64_t uncored_counts_enabled_ns(const struct uncored_counts *c,
 					       size_t i);
 UNCORED_API uint64_t uncored_counts_running_ns(const struct uncored_counts *c,
 					       size_t i);
+/*
+ * Event i's count since the claim began on socket (-1: all sockets) as
+ * the counters counted it, not scaled; 0 for an i or socket out of
+ * range.  Never goes down from one reading of a claim to the next.
+ */
+UNCORED_API uint64_t uncored_counts_raw(const struct uncored_counts *c,
+					size_t i, int socket);
+/*
+ * What event i counted on socket (-1: all sockets) between readings a
+ * and b of one claim (a taken first), scaled for that interval alone:
+ * (raw b - raw a) x (enabled b - enabled a) / (running b - running a).
+ * Never negative.  NaN if the event did not run in between, or a and b
+ * are not readings of one claim in that order.
+ *
+ * Why not uncored_counts_value(b) - uncored_counts_value(a): each of
+ * those is scaled by its own whole history, and a multiplexed claim's
+ * scale moves between readings, so their difference can be off by far
+ * more than the interval counted, even negative.
+ */
+UNCORED_API double uncored_counts_delta(const struct uncored_counts *a,
+					const struct uncored_counts *b,
+					size_t i, int socket);
 UNCORED_API void uncored_counts_free(struct uncored_counts *c);
 
 /* ---- regions ---- */
 /*
- * Marks the beginning and the end of a region of code.  A region reads
- * every live claim made through u at its beginning and its end and adds
- * what each event counted meanwhile (scaled by the region's own enabled
- * and running time) to the region's name: repeats accumulate, regions
- * nest, and a name may be open several times at once (end closes the one
- * opened last).  With u NULL, the default connection: $UNCORED_SOCKET and
- * one claim of $UNCORED_EVENTS (comma-separated; pinned when
- * UNCORED_PINNED=1 is set), made at the first begin.  A region with no
- * claim to read is -EINVAL; end without begin is -EINVAL.  Each begin and
- * end costs one reading per claim (tens of microseconds).
+ * Marks the beginning and the end of a region of code.  A region counts
+ * over windows: a window opens at a begin that finds no begin of the
+ * name open (in any thread) and closes at the end that leaves none open;
+ * its begin and end read every live claim made through u, and what each
+ * event counted in between (scaled by the window's own enabled and
+ * running time) is added to the region's name.  So a region that
+ * several threads are in at once (an OpenMP team marking it) counts the
+ * socket once, not once per thread, as LIKWID's markers count socket
+ * counters; a begin inside an open window only extends it.  Repeats
+ * accumulate and names nest.  Each thread ends its own begins.  With u
+ * NULL, the default connection: $UNCORED_SOCKET and one claim of
+ * $UNCORED_EVENTS (comma-separated; pinned when UNCORED_PINNED=1 is
+ * set), made at the first begin.  A region with no claim to read is
+ * -EINVAL; end without begin (in this thread) is -EINVAL; a claim lost
+ * inside the window makes the end -ENOENT, with what it counted until
+ * its last reading kept.  Each window costs one reading per claim at
+ * each end (tens of microseconds): its counts cover the code's time
+ * plus about one reading.
  */
 UNCORED_API int uncored_region_begin(struct uncored *u, const char *name);
 UNCORED_API int uncored_region_end(struct uncored *u, const char *name);
 /*
  * Writes u's regions (NULL: the default connection's) to f as a table:
- * name, calls, seconds, and per event and socket the count and the rate
- * per second (and the share of the time it ran, if multiplexed).  With
+ * name, calls, the time in the code, and per event and socket the time
+ * the counts cover, the count, the rate per second and the share of the
+ * time it ran; derived metrics (DRAM bytes, LLC lookups and misses) by
+ * their family names in doc/metrics.md; what a reading costs and the
+ * shortest region worth measuring.  UNCORED_REPORT_FORMAT=csv or json
+ * gives it for programs (uncored_read(3) has the fields).  With
  * UNCORED_REPORT=1 in the environment it is also printed to stderr at
- * uncored_disconnect() and, for connections still open, at exit.
+ * uncored_disconnect() and, for connections still open, at exit (one
+ * line when no region was marked).
  */
 UNCORED_API int uncored_region_report(struct uncored *u, FILE *f);
 

@@ -320,6 +320,8 @@ static void h_status(void *ctx, const struct http_req *req,
 			       jnum_new((double)(daemon_mono_ns() -
 						 d->start_mono_ns) / 1e9));
 	json_object_object_add(o, "started_at", jnum_new(d->start_time_s));
+	json_object_object_add(o, "instance", json_object_new_string(
+				       claims_instance(d->claims)));
 	json_object_object_add(o, "ticks", ju64(st.ticks));
 	json_object_object_add(o, "overruns", ju64(st.overruns));
 	json_object_object_add(o, "interference", ju64(st.interference));

@@ -17,6 +17,7 @@
 
 #include "api_claims.h"
 #include "jnum.h"
+#include "jtext.h"
 
 #define JSON_DEPTH 8
 
@@ -55,7 +56,6 @@ static void refused(struct claims_reply *r, const struct claims_err *e)
 		[CLAIMS_UNKNOWN_EVENT] = { 400, "unknown_event" },
 		[CLAIMS_RAW_DISABLED] = { 403, "raw_events_disabled" },
 		[CLAIMS_NOT_FOUND] = { 404, "not_found" },
-		[CLAIMS_FORBIDDEN] = { 403, "forbidden" },
 		[CLAIMS_INTERVAL] = { 409, "interval_too_long" },
 		[CLAIMS_UNSCHEDULABLE] = { 409, "cannot_schedule" },
 		[CLAIMS_LIMIT] = { 429, "too_many_claims" },
@@ -125,6 +125,23 @@ bad:
 	return buf;
 }
 
+/* A member name given twice in body: a 400 naming it; else 0. */
+static int dup_key(const char *body, size_t len, struct claims_reply *r)
+{
+	char name[48], why[128];
+	long at = jtext_dup_key(body, len, name, sizeof(name));
+
+	if (at < 0)
+		return 0;
+	if (text_problem(name, strlen(name), why, sizeof(why)))
+		fail(r, 400, "bad_json", "a key given twice, the second at byte "
+		     "%ld (each key at most once)", at);
+	else
+		fail(r, 400, "bad_json", "duplicate key \"%s\" at byte %ld "
+		     "(each key at most once)", name, at);
+	return -1;
+}
+
 /* Parses body as one JSON object; NULL after a 400. */
 static struct json_object *parse_body(const char *body, size_t len,
 				      struct claims_reply *r)
@@ -149,7 +166,9 @@ static struct json_object *parse_body(const char *body, size_t len,
 	if (e == json_tokener_success && tok->char_offset < (int)len) {
 		size_t off = (size_t)tok->char_offset;
 
-		while (off < len && strchr(" \t\r\n", body[off]))
+		/* (not strchr(): it finds the NUL that ends its string) */
+		while (off < len && (body[off] == ' ' || body[off] == '\t' ||
+				     body[off] == '\r' || body[off] == '\n'))
 			off++;
 		if (off < len) {
 			json_object_put(o);
@@ -175,24 +194,49 @@ static struct json_object *parse_body(const char *body, size_t len,
 		fail(r, 400, "bad_json", "the body must be a JSON object");
 		return NULL;
 	}
+	/* json-c keeps the last of two members of one name */
+	if (dup_key(body, len, r) < 0) {
+		json_object_put(o);
+		return NULL;
+	}
 	return o;
 }
 
-/* An integer ttl_s into *t; -1 after a 400 (the range is the table's). */
-static int parse_ttl(struct json_object *v, unsigned max, int64_t *t,
-		     struct claims_reply *r)
+/*
+ * An integer ttl_s in 1..max into *t; -1 after a 400.  body (len bytes)
+ * is the request as sent: json-c clamps an integer past 64 bits as it
+ * parses, so the range is checked, and a refusal worded, on the text.
+ */
+static int parse_ttl(struct json_object *v, const char *body, size_t len,
+		     unsigned max, int64_t *t, struct claims_reply *r)
 {
+	const char *txt;
+	size_t n;
+	char num[32], *end;
+	long long x;
+
 	if (!json_object_is_type(v, json_type_int)) {
 		fail(r, 400, "bad_request", "ttl_s must be an integer number of "
 		     "seconds in 1..%u", max);
 		return -1;
 	}
+	if (!jtext_member(body, len, "ttl_s", &txt, &n)) {
+		txt = json_object_to_json_string(v);
+		n = strlen(txt);
+	}
 	errno = 0;
-	*t = json_object_get_int64(v);
-	if (errno) {
-		fail(r, 400, "bad_request", "ttl_s is out of range (1..%u)", max);
+	x = 0;
+	if (n < sizeof(num)) {
+		memcpy(num, txt, n);
+		num[n] = '\0';
+		x = strtoll(num, &end, 10);
+	}
+	if (n >= sizeof(num) || errno || *end || x < 1 || x > (long long)max) {
+		fail(r, 400, "bad_request", "ttl_s %.*s%s is out of range (1..%u)",
+		     n > 40 ? 40 : (int)n, txt, n > 40 ? "..." : "", max);
 		return -1;
 	}
+	*t = x;
 	return 0;
 }
 
@@ -215,6 +259,9 @@ static struct json_object *claim_json(const struct pmu *pmu,
 	json_object_object_add(o, "label", json_object_new_string(cl->label));
 	json_object_object_add(o, "export", json_object_new_boolean(cl->export));
 	json_object_object_add(o, "pinned", json_object_new_boolean(cl->pinned));
+	if (cl->pinned && cl->pinned_until_real > 0)
+		json_object_object_add(o, "pinned_until",
+				       iso_time(cl->pinned_until_real));
 	json_object_object_add(o, "ttl_s", json_object_new_int((int)cl->ttl_s));
 	json_object_object_add(o, "created_at", iso_time(cl->created_real));
 	json_object_object_add(o, "expires_at", iso_time(cl->expires_real));
@@ -424,7 +471,8 @@ void api_claims_create(struct claims *c, uid_t uid, pid_t pid,
 	    parse_events(o, &rq, r) < 0)
 		goto out;
 	if (json_object_object_get_ex(o, "ttl_s", &v)) {
-		if (parse_ttl(v, claims_cfg(c).max_ttl_s, &rq.ttl_s, r) < 0)
+		if (parse_ttl(v, body, len, claims_cfg(c).max_ttl_s, &rq.ttl_s,
+			      r) < 0)
 			goto out;
 		rq.have_ttl = true;
 	}
@@ -494,7 +542,8 @@ void api_claims_renew(struct claims *c, const char *id, uid_t uid,
 			}
 		}
 		if (json_object_object_get_ex(o, "ttl_s", &v)) {
-			if (parse_ttl(v, claims_cfg(c).max_ttl_s, &ttl, r) < 0) {
+			if (parse_ttl(v, body, len, claims_cfg(c).max_ttl_s,
+				      &ttl, r) < 0) {
 				json_object_put(o);
 				return;
 			}

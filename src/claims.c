@@ -19,7 +19,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "claims.h"
 #include "log.h"
@@ -35,6 +37,9 @@ struct claims {
 	struct claim **v;	/* by ascending seq */
 	unsigned n, cap;
 	uint64_t next_id;
+	char tag[CLAIM_TAG_LEN + 1];	/* of the ids (claims.h) */
+	char instance[CLAIMS_INSTANCE_MAX];
+	uint64_t tag_base;	/* the seq before the tag's first claim */
 	uint64_t created, expired, released;
 	const struct claims_hooks *hooks;	/* the sampler's side */
 	void *hook_arg;
@@ -54,6 +59,37 @@ static int fail(struct claims_err *e, enum claims_status st,
 	return -1;
 }
 
+/* 64 random bits: from getrandom(), or, should the kernel have none to
+ * give, from the clock and the pid (a start's ids still differ from the
+ * last start's: that is all they need). */
+static uint64_t random64(void)
+{
+	struct timespec ts;
+	uint64_t r;
+
+	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) == sizeof(r))
+		return r;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	r = ((uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec) ^
+	    ((uint64_t)getpid() << 40);
+	return r * 0x9e3779b97f4a7c15ull;
+}
+
+/* A tag unlike old (NULL: any) into tag: CLAIM_TAG_LEN characters of
+ * [0-9a-z]. */
+static void draw_tag(char *tag, const char *old)
+{
+	static const char digits[] = "0123456789abcdefghijklmnopqrstuvwxyz";
+
+	do {
+		uint64_t r = random64();
+
+		for (unsigned i = 0; i < CLAIM_TAG_LEN; i++, r /= 36)
+			tag[i] = digits[r % 36];
+		tag[CLAIM_TAG_LEN] = '\0';
+	} while (old && strcmp(tag, old) == 0);
+}
+
 struct claims *claims_new(const struct pmu *pmu, const struct claims_cfg *cfg)
 {
 	struct claims *c = calloc(1, sizeof(*c));
@@ -65,6 +101,8 @@ struct claims *claims_new(const struct pmu *pmu, const struct claims_cfg *cfg)
 	c->clk = &clock_system;
 	c->cfg = *cfg;
 	c->next_id = 1;
+	draw_tag(c->tag, NULL);
+	snprintf(c->instance, sizeof(c->instance), "%016" PRIx64, random64());
 	return c;
 }
 
@@ -92,6 +130,11 @@ void claims_free(struct claims *c)
 	free(c->v);
 	pthread_mutex_destroy(&c->lock);
 	free(c);
+}
+
+const char *claims_instance(const struct claims *c)
+{
+	return c->instance;
 }
 
 void claims_set_clock(struct claims *c, const struct clock_src *clk)
@@ -216,9 +259,38 @@ static void reap(struct claims *c)
 	c->n = k;
 }
 
+/* When pinned claim cl's pin ends (CLOCK_MONOTONIC ns): max_pinned_s
+ * after its creation, however often it was renewed; UINT64_MAX: with
+ * its lease. */
+static uint64_t pin_end(const struct claims *c, const struct claim *cl)
+{
+	if (!c->cfg.max_pinned_s)
+		return UINT64_MAX;
+	return cl->created_mono + (uint64_t)c->cfg.max_pinned_s * 1000000000ull;
+}
+
+/* Under the lock: the pins due by now end; their claims share their
+ * counters from now on (the next tick, or a claim started now, sees
+ * them unpinned). */
+static void unpin_due(struct claims *c, uint64_t now)
+{
+	for (unsigned i = 0; i < c->n; i++) {
+		struct claim *cl = c->v[i];
+
+		if (cl->gone || !cl->pinned || now < pin_end(c, cl))
+			continue;
+		cl->pinned = false;
+		log_info("claim %s (uid %u, \"%s\") was pinned for %u s, the "
+			 "limit (max_pinned_s): it shares its counters from now "
+			 "on", cl->id, (unsigned)cl->uid, cl->label,
+			 c->cfg.max_pinned_s);
+	}
+}
+
 unsigned claims_live(struct claims *c, uint64_t now,
 		     struct claim *const **v)
 {
+	unpin_due(c, now);
 	for (unsigned i = 0; i < c->n; i++) {
 		struct claim *cl = c->v[i];
 
@@ -288,6 +360,13 @@ static int copy_out(const struct claims *c, const struct claim *cl,
 
 		out->expires_real = (double)clock_real(c->clk) / 1e9 +
 				    (rem > 0 ? rem : 0);
+		out->pinned_until_real = 0;
+		if (cl->pinned && pin_end(c, cl) != UINT64_MAX) {
+			rem = (double)(int64_t)(pin_end(c, cl) -
+						clock_mono(c->clk)) / 1e9;
+			out->pinned_until_real = (double)clock_real(c->clk) /
+						 1e9 + (rem > 0 ? rem : 0);
+		}
 	}
 	return 0;
 }
@@ -365,10 +444,11 @@ static int make_claim(struct claims *c, const struct claim_req *rq,
 				    : CLAIMS_UNKNOWN_EVENT, "events[%u]: %s", i,
 				    why);
 		for (unsigned k = 0; k < i; k++)
-			if (strcmp(cl->ev[k].name, cl->ev[i].name) == 0)
+			if (sched_same(&cl->ev[k], &cl->ev[i]))
 				return fail(e, CLAIMS_BAD_REQUEST, "events[%u]: "
-					    "%s is listed twice", i,
-					    cl->ev[i].name);
+					    "%s is listed twice (as events[%u]: "
+					    "%s)", i, cl->ev[i].name, k,
+					    cl->ev[k].name);
 	}
 	cl->nev = rq->nev;
 	cl->ttl_s = (unsigned)ttl;
@@ -494,25 +574,51 @@ static const struct claim *pinned_on(const struct claims *c, int ui,
 	return NULL;
 }
 
-/* Appends to msg (of len bytes, n used) who holds counter x of unit ui. */
-static size_t say_holder(const struct claims *c, const struct claims_around *a,
-			 int ui, unsigned x, char *msg, size_t len, size_t n)
+/* Appends to msg (of len bytes, *n used) as printf would. */
+static void add(char *msg, size_t len, size_t *n, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void add(char *msg, size_t len, size_t *n, const char *fmt, ...)
+{
+	va_list ap;
+	int w;
+
+	if (*n >= len)
+		return;
+	va_start(ap, fmt);
+	w = vsnprintf(msg + *n, len - *n, fmt, ap);
+	va_end(ap);
+	if (w > 0)	/* past len: truncated, and nothing more fits */
+		*n = (size_t)w < len - *n ? *n + (size_t)w : len;
+}
+
+/* Appends to msg who holds counter x of unit ui (the claim's id, never
+ * its owner: another uid's claim is none of the asker's business). */
+static void say_holder(const struct claims *c, const struct claims_around *a,
+		       int ui, unsigned x, char *msg, size_t len, size_t *n)
 {
 	const struct unit_type *u = c->pmu->plat->units[ui];
 	const struct claim *o = pinned_on(c, ui, x);
 	const char *b = a ? a->holder[ui][x] : "";
 
-	if (n >= len)
-		return n;
 	if (b[0])
-		return n + (size_t)snprintf(msg + n, len - n, " %s counter %u: "
-					    "the baseline's %s;", u->name, x, b);
-	if (o)
-		return n + (size_t)snprintf(msg + n, len - n, " %s counter %u: "
-					    "pinned claim %s of uid %u;",
-					    u->name, x, o->id, (unsigned)o->uid);
-	return n + (size_t)snprintf(msg + n, len - n, " %s counter %u: free;",
-				    u->name, x);
+		add(msg, len, n, " %s counter %u: the baseline's %s;", u->name,
+		    x, b);
+	else if (o)
+		add(msg, len, n, " %s counter %u: pinned claim %s;", u->name, x,
+		    o->id);
+	else
+		add(msg, len, n, " %s counter %u: free;", u->name, x);
+}
+
+/* The programmable units cl counts on, as a mask of unit indices. */
+static uint32_t prog_units(const struct claims *c, const struct claim *cl)
+{
+	uint32_t m = 0;
+
+	for (unsigned k = 0; k < cl->nev; k++)
+		if (c->pmu->plat->units[cl->ev[k].unit]->kind == UNIT_PROG)
+			m |= 1u << cl->ev[k].unit;
+	return m;
 }
 
 /* Under the lock: the refusal of a pinned claim that found no counters,
@@ -523,57 +629,239 @@ static int held_refusal(const struct claims *c, const struct claim *cl,
 	const struct platform *pl = c->pmu->plat;
 	char msg[320];		/* the rest of e->msg says why */
 	size_t n = 0;
-	uint32_t done = 0;
+	uint32_t units = prog_units(c, cl);
 
-	for (unsigned k = 0; k < cl->nev; k++) {
-		int ui = cl->ev[k].unit;
-
-		if (pl->units[ui]->kind != UNIT_PROG || done >> ui & 1)
-			continue;
-		done |= 1u << ui;
-		for (unsigned x = 0; x < pl->units[ui]->nctr; x++)
-			n = say_holder(c, a, ui, x, msg, sizeof(msg), n);
-	}
-	if (!n)
-		msg[0] = '\0';
+	msg[0] = '\0';
+	for (unsigned ui = 0; ui < PLAT_MAX_UNITS; ui++)
+		for (unsigned x = 0; units >> ui & 1 && x < pl->units[ui]->nctr;
+		     x++)
+			say_holder(c, a, (int)ui, x, msg, sizeof(msg), &n);
 	return fail(e, CLAIMS_HELD, "no counters of its own for this pinned "
 		    "claim:%s a pinned claim never takes the baseline's "
 		    "counters or another pinned claim's (without pinned, a "
 		    "claim shares them, multiplexed)", msg);
 }
 
-/*
- * Under the lock: places pinned claim cl on counters of its own (around
- * the baseline and the other pinned claims, preferring counters idle in
- * the current interval) into cl->plan.  a may be NULL (no sampler).
- * 0, or -1 with e filled.
- */
-static int place_pinned(struct claims *c, struct claim *cl,
-			struct claims_around *a, struct claims_err *e)
+/* Appends to msg how long pinned claim o may keep its counters. */
+static void say_pin_end(const struct claims *c, const struct claim *o,
+			uint64_t now, char *msg, size_t len, size_t *n)
+{
+	uint64_t end = pin_end(c, o);
+
+	if (end == UINT64_MAX)
+		add(msg, len, n, " for as long as its lease is renewed");
+	else
+		add(msg, len, n, " for at most %" PRIu64 " s more",
+		    end > now ? (end - now + 999999999) / 1000000000 : 0);
+}
+
+/* Under the lock: the refusal of shared claim cl that does not fit
+ * beside the pins, naming each pinned claim on counters of its units,
+ * those counters, and when its pin ends. */
+static int pins_refusal(const struct claims *c, const struct claim *cl,
+			struct claims_err *e)
 {
 	const struct platform *pl = c->pmu->plat;
+	uint32_t units = prog_units(c, cl);
+	uint64_t now = clock_mono(c->clk);
+	char msg[360];
+	size_t n = 0;
+
+	msg[0] = '\0';
+	for (unsigned i = 0; i < c->n; i++) {
+		const struct claim *o = c->v[i];
+		bool named = false;
+
+		if (o->gone || !o->pinned || !(prog_units(c, o) & units))
+			continue;
+		for (unsigned ui = 0; ui < PLAT_MAX_UNITS; ui++) {
+			char list[3 * PLAT_MAX_CTRS + 1] = "";
+			size_t ln = 0;
+			unsigned cnt = 0;
+
+			for (unsigned k = 0; units >> ui & 1 && k < o->nev; k++)
+				if (o->ev[k].unit == (int)ui && o->plan[k] >= 0 &&
+				    cnt < PLAT_MAX_CTRS) {
+					add(list, sizeof(list), &ln, "%s%d",
+					    cnt ? "," : "", o->plan[k]);
+					cnt++;
+				}
+			if (!cnt)
+				continue;
+			if (!named)
+				add(msg, sizeof(msg), &n, "%s pinned claim %s on",
+				    n ? ";" : "", o->id);
+			add(msg, sizeof(msg), &n, "%s %s counter%s %s",
+			    named ? "," : "", pl->units[ui]->name,
+			    cnt == 1 ? "" : "s", list);
+			named = true;
+		}
+		if (named)
+			say_pin_end(c, o, now, msg, sizeof(msg), &n);
+	}
+	if (!c->cfg.max_pinned_s)
+		return fail(e, CLAIMS_HELD, "these events can never count "
+			    "beside the counters (and box filter values) "
+			    "pinned claims hold:%s; try again when they are "
+			    "released, or with fewer events", msg);
+	return fail(e, CLAIMS_HELD, "these events can never count beside the "
+		    "counters (and box filter values) pinned claims hold:%s.  "
+		    "A pin ends %u s after its claim's creation ([claims] "
+		    "max_pinned_s), then its claim shares its counters: try "
+		    "again then, or with fewer events", msg,
+		    c->cfg.max_pinned_s);
+}
+
+/* Under the lock: does shared claim cl fit beside the counters and box
+ * filter values the pinned claims hold?  Else it could never count while
+ * they live: 0, or -1 after the refusal. */
+static int beside_pins(struct claims *c, const struct claim *cl,
+		       struct claims_err *e)
+{
 	struct sched_busy *pin = busy_alloc();
+	int ctr[CLAIM_MAX_EVENTS], r;
 	char why[256];
-	int r = -1;
 
 	if (!pin)
 		return fail(e, CLAIMS_NOMEM, "out of memory");
 	pinned_held(c, pin);
-	if (over_cap(c, cl, pin, e) < 0)
+	r = sched_place_busy(c->pmu->plat, cl->ev, cl->nev, pin, ctr, why,
+			     sizeof(why));
+	free(pin);
+	return r == 0 ? 0 : pins_refusal(c, cl, e);
+}
+
+/*
+ * Where the admitted shared claims can count beside the pins: each one
+ * on the units in mask, on the counters it counted on at the last tick,
+ * else placed around pin, occupied into b (so that a pin placed around
+ * b leaves them all a place, and takes no counter from one that
+ * counts).  A shared claim that does not fit beside the pins (none,
+ * while beside_pins() admits them) is left out.
+ */
+static void shared_spots(const struct claims *c, struct sched_busy *pin,
+			 uint32_t mask, struct sched_busy *b)
+{
+	int ctr[CLAIM_MAX_EVENTS];
+	char why[64];
+
+	for (unsigned i = 0; i < c->n; i++) {
+		const struct claim *o = c->v[i];
+
+		if (o->gone || o->pinned || !(prog_units(c, o) & mask))
+			continue;
+		if (o->running)
+			sched_occupy(c->pmu->plat, o->ev, o->nev, o->ctr, b);
+		else if (sched_place_busy(c->pmu->plat, o->ev, o->nev, pin, ctr,
+					  why, sizeof(why)) == 0)
+			sched_occupy(c->pmu->plat, o->ev, o->nev, ctr, b);
+	}
+}
+
+/* Under the lock: the first admitted shared claim on the units in mask
+ * that does not fit beside what pin holds; NULL if every one fits. */
+static const struct claim *starved(const struct claims *c,
+				   struct sched_busy *pin, uint32_t mask)
+{
+	int ctr[CLAIM_MAX_EVENTS];
+	char why[64];
+
+	for (unsigned i = 0; i < c->n; i++) {
+		const struct claim *o = c->v[i];
+
+		if (!o->gone && !o->pinned && (prog_units(c, o) & mask) &&
+		    sched_place_busy(c->pmu->plat, o->ev, o->nev, pin, ctr,
+				     why, sizeof(why)) < 0)
+			return o;
+	}
+	return NULL;
+}
+
+/* The scratch place_pinned() works in (each struct sched_busy is large). */
+struct pin_ws {
+	struct sched_busy pin;		/* the pinned claims' counters */
+	struct sched_busy cand;		/* what a placement goes around */
+	struct sched_busy test;		/* the pins with cl placed */
+};
+
+/*
+ * Under the lock: places pinned claim cl around from (plus the shared
+ * claims' spots when with_spots) into cl->plan if every admitted shared
+ * claim still fits beside the pins with cl there.  1: placed; 0: no
+ * place; -1: a place, but it would starve *victim.
+ */
+static int try_pin(struct claims *c, struct claim *cl,
+		   const struct sched_busy *from, bool with_spots,
+		   struct pin_ws *w, const struct claim **victim)
+{
+	const struct platform *pl = c->pmu->plat;
+	int plan[CLAIM_MAX_EVENTS];
+	char why[256];
+
+	w->cand = *from;
+	if (with_spots)
+		shared_spots(c, &w->pin, prog_units(c, cl), &w->cand);
+	if (sched_place_busy(pl, cl->ev, cl->nev, &w->cand, plan, why,
+			     sizeof(why)) < 0)
+		return 0;
+	w->test = w->pin;
+	sched_occupy(pl, cl->ev, cl->nev, plan, &w->test);
+	if ((*victim = starved(c, &w->test, prog_units(c, cl))))
+		return -1;
+	memcpy(cl->plan, plan, sizeof(plan));
+	return 1;
+}
+
+/*
+ * Under the lock: places pinned claim cl on counters of its own (around
+ * the baseline and the other pinned claims, preferring counters idle in
+ * the current interval and those the shared claims can do without)
+ * into cl->plan, never where an admitted shared claim would be left no
+ * place to count.  a may be NULL (no sampler).  0, or -1 with e filled.
+ */
+static int place_pinned(struct claims *c, struct claim *cl,
+			struct claims_around *a, struct claims_err *e)
+{
+	struct pin_ws *w = malloc(sizeof(*w));
+	const struct claim *victim = NULL;
+	int r = -1, got = 0;
+
+	if (!w)
+		return fail(e, CLAIMS_NOMEM, "out of memory");
+	memset(w->pin.ctr, 0, sizeof(w->pin.ctr));
+	memset(w->pin.filt_inst, 0, sizeof(w->pin.filt_inst));
+	pinned_held(c, &w->pin);
+	if (over_cap(c, cl, &w->pin, e) < 0)
 		goto out;
 	if (a) {
 		pinned_held(c, &a->now);
 		pinned_held(c, &a->base);
 	}
-	if ((a && sched_place_busy(pl, cl->ev, cl->nev, &a->now, cl->plan, why,
-				   sizeof(why)) == 0) ||
-	    sched_place_busy(pl, cl->ev, cl->nev, a ? &a->base : pin, cl->plan,
-			     why, sizeof(why)) == 0)
+	/* idle now and spared by the shared claims, idle now, spared,
+	 * anywhere but the baseline's and the pins' */
+	for (unsigned k = 0; k < 4 && got <= 0; k++) {
+		const struct sched_busy *from = !a ? &w->pin
+						: k < 2 ? &a->now : &a->base;
+		const struct claim *v = NULL;
+
+		if (!a && k >= 2)
+			break;
+		got = try_pin(c, cl, from, k % 2 == 0, w, &v);
+		if (got < 0 && !victim)
+			victim = v;
+	}
+	if (got > 0)
 		r = 0;
+	else if (victim)
+		fail(e, CLAIMS_HELD, "this pinned claim would leave shared "
+		     "claim %s no counters to count on: a pinned claim never "
+		     "keeps an admitted claim from counting at all: try with "
+		     "fewer events, or once that claim is released",
+		     victim->id);
 	else
 		held_refusal(c, cl, a, e);
 out:
-	free(pin);
+	free(w);
 	return r;
 }
 
@@ -608,7 +896,15 @@ static int insert(struct claims *c, struct claim *cl, uid_t uid, pid_t pid,
 	for (unsigned i = 0; i < CLAIM_MAX_EVENTS; i++)
 		cl->ctr[i] = -1;
 	cl->seq = c->next_id++;
-	snprintf(cl->id, sizeof(cl->id), "c%" PRIu64, cl->seq);
+	if (cl->seq - c->tag_base > CLAIM_N_MAX) {
+		char old[CLAIM_TAG_LEN + 1];
+
+		memcpy(old, c->tag, sizeof(old));
+		draw_tag(c->tag, old);
+		c->tag_base = cl->seq - 1;
+	}
+	snprintf(cl->id, sizeof(cl->id), "c%" PRIu64 "-%s",
+		 cl->seq - c->tag_base, c->tag);
 	cl->uid = uid;
 	cl->pid = pid;
 	cl->created_mono = clock_mono(c->clk);
@@ -638,8 +934,10 @@ int claims_create(struct claims *c, uid_t uid, pid_t pid,
 	if (rq->pinned && get_around(c, &a, e) < 0)
 		goto out;
 	pthread_mutex_lock(&c->lock);
+	unpin_due(c, clock_mono(c->clk));
 	if (make_claim(c, rq, cl, e) == 0 &&
-	    (!cl->pinned || place_pinned(c, cl, a, e) == 0) &&
+	    (cl->pinned ? place_pinned(c, cl, a, e) : beside_pins(c, cl, e))
+	    == 0 &&
 	    admit(c, uid, e) == 0 && insert(c, cl, uid, pid, out, e) == 0) {
 		seq = cl->seq;
 		cl = NULL;	/* the table's now */
@@ -662,15 +960,19 @@ out:
 static struct claim *owned(struct claims *c, const char *id, uid_t uid,
 			   struct claims_err *e)
 {
-	struct claim *cl = find(c, id);
+	struct claim *cl;
 
-	if (!cl) {
+	unpin_due(c, clock_mono(c->clk));
+	if (!(cl = find(c, id))) {
 		fail(e, CLAIMS_NOT_FOUND, "no claim \"%.32s\"", id);
 		return NULL;
 	}
 	if (uid != 0 && uid != cl->uid) {
-		fail(e, CLAIMS_FORBIDDEN, "claim %s belongs to uid %u", cl->id,
-		     (unsigned)cl->uid);
+		/* as if it did not exist: who holds which id is not for
+		 * every member of the control group to learn */
+		log_debug("claim %s: uid %u is not its owner (uid %u)", cl->id,
+			  (unsigned)uid, (unsigned)cl->uid);
+		fail(e, CLAIMS_NOT_FOUND, "no claim \"%.32s\"", id);
 		return NULL;
 	}
 	return cl;

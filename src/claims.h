@@ -22,7 +22,23 @@
 #include "sched.h"
 
 #define CLAIM_MAX_EVENTS 8
+/*
+ * A claim id is "c<n>-<tag>": n counts the claims of this table from 1,
+ * and tag is CLAIM_TAG_LEN characters of [0-9a-z] drawn at random when
+ * the table is made (each start of the daemon), so an id never names a
+ * claim of another daemon lifetime (an old client's "c1" is not the new
+ * daemon's).  At most CLAIM_ID_MAX - 1 characters: past n = 9999999 a
+ * new tag is drawn and n starts at 1 again.
+ */
 #define CLAIM_ID_MAX 16
+#define CLAIM_TAG_LEN 6
+#define CLAIM_N_MAX 9999999u
+/* The table's instance id: 16 hex digits, random, new with each table
+ * (each start of the daemon).  Every answer carries it (the
+ * Uncored-Instance header) and /api/v1/status shows it: a client that
+ * sees it change knows the claims it made are gone, whatever pid now
+ * answers on the socket (systemd's, under socket activation). */
+#define CLAIMS_INSTANCE_MAX 17
 #define CLAIM_LABEL_MAX 64
 
 struct claims_cfg {
@@ -34,6 +50,11 @@ struct claims_cfg {
 				   refused */
 	unsigned max_pinned_per_box;	/* counters of one box pinned claims
 					   may hold (at most all but one) */
+	unsigned max_pinned_s;	/* how long a pinned claim keeps counters
+				   of its own, from its creation, however
+				   often renewed; then it shares them
+				   (0: for its lease, as in tests that do
+				   not ask) */
 };
 
 /* One series of a claim (an event on one unit instance), as the sampler
@@ -49,13 +70,15 @@ struct claim_series {
 };
 
 struct claim {
-	uint64_t seq;		/* the number in the id: c<seq> */
+	uint64_t seq;		/* its place in the table, from 1 (the
+				   sampler's key; not the id's n) */
 	char id[CLAIM_ID_MAX];
 	uid_t uid;
 	pid_t pid;
 	char label[CLAIM_LABEL_MAX];
 	bool export;
-	bool pinned;		/* on counters of its own for its lease */
+	bool pinned;		/* on counters of its own (until
+				   max_pinned_s after its creation) */
 	unsigned ttl_s;
 	struct evspec ev[CLAIM_MAX_EVENTS];
 	unsigned nev;
@@ -63,6 +86,9 @@ struct claim {
 	uint64_t created_mono, expires_mono;	/* CLOCK_MONOTONIC ns */
 	double created_real;			/* CLOCK_REALTIME s */
 	double expires_real;	/* in a copy: when the lease ends */
+	double pinned_until_real;	/* in a copy of a pinned claim: when
+					   its pin ends at the latest (0:
+					   with its lease) */
 	/* the sampler's results after its last tick */
 	bool running;		/* counts in the current interval */
 	int ctr[CLAIM_MAX_EVENTS];	/* counter per event, -1: none */
@@ -78,13 +104,17 @@ enum claims_status {
 	CLAIMS_BAD_REQUEST,	/* a value out of range */
 	CLAIMS_UNKNOWN_EVENT,
 	CLAIMS_RAW_DISABLED,	/* a raw encoding, not allowed */
-	CLAIMS_NOT_FOUND,
-	CLAIMS_FORBIDDEN,	/* another uid's claim */
+	CLAIMS_NOT_FOUND,	/* no such claim, or another uid's: the
+				   two answer alike, so ids and their
+				   owners stay private */
 	CLAIMS_INTERVAL,	/* its counters could wrap within a tick */
 	CLAIMS_UNSCHEDULABLE,	/* its events can never count together */
 	CLAIMS_LIMIT,		/* max_per_uid or max_total reached */
 	CLAIMS_NOMEM,
-	CLAIMS_HELD,		/* pinned: its counters are held */
+	CLAIMS_HELD,		/* its counters are held: by the baseline or
+				   pinned claims (a pinned claim), by pinned
+				   claims (a shared one), or an admitted
+				   claim needs them (a pinned one) */
 	CLAIMS_UNAVAILABLE,	/* the sampler cannot answer yet */
 };
 
@@ -152,13 +182,25 @@ void claims_set_hooks(struct claims *c, const struct claims_hooks *h,
 /* The longest interval (ms) the live claims' counters allow, and the id
  * of the claim that sets it in id (CLAIM_ID_MAX bytes; "" if none). */
 unsigned claims_max_interval_ms(struct claims *c, char *id);
+/* The instance id (CLAIMS_INSTANCE_MAX above); lives as long as c. */
+const char *claims_instance(const struct claims *c);
 /* The PMU (platform and topology) the claims count on. */
 const struct pmu *claims_pmu(const struct claims *c);
 
 /*
  * The requests.  Each returns 0 and fills *out with a copy of the claim
  * (its series malloc'd: the caller frees them with claim_clear()), or -1
- * with e filled.  Only the owner or root (uid 0) may touch a claim.
+ * with e filled.  Only the owner or root (uid 0) may touch a claim;
+ * to anyone else it does not exist (CLAIMS_NOT_FOUND, the same message
+ * as for an id nobody holds).
+ *
+ * claims_create() keeps every admitted claim counting some of the time:
+ * a shared claim is admitted only if it fits beside the counters and box
+ * filter values the pinned claims hold (else CLAIMS_HELD, naming them
+ * and when they end), a pinned one only where every admitted shared
+ * claim still fits (else CLAIMS_HELD, naming one it would starve).  A
+ * pin ends max_pinned_s after its creation, renewed or not: the claim
+ * then shares its counters like any other.
  */
 int claims_create(struct claims *c, uid_t uid, pid_t pid,
 		  const struct claim_req *rq, struct claim *out,
@@ -196,9 +238,9 @@ void claims_unlock(struct claims *c);
  * CPU, meanwhile): true, or false without it.  For the tick, which must
  * not wait long for a request thread that was preempted holding it. */
 bool claims_lock_within(struct claims *c, uint64_t ns);
-/* Under the lock: expires leases due by now_mono and points *v at the
- * live claims (ascending seq), valid until the lock is dropped.  Their
- * number. */
+/* Under the lock: expires leases and ends pins (max_pinned_s) due by
+ * now_mono and points *v at the live claims (ascending seq), valid until
+ * the lock is dropped.  Their number. */
 unsigned claims_live(struct claims *c, uint64_t now_mono,
 		     struct claim *const **v);
 /* Under the lock: the live claim seq, or NULL. */

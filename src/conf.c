@@ -113,6 +113,9 @@ static const struct key keys[] = {
 	K_UINT(S_HTTP, "timeout_s", http_timeout_s, 1, 3600, 10),
 	K_UINT(S_HTTP, "max_connections", http_max_connections, 1, 10000, 64),
 	K_UINT(S_HTTP, "max_per_ip", http_max_per_ip, 1, 10000, 16),
+	K_UINT(S_HTTP, "control_max_connections", http_ctl_max, 1, 10000,
+	    128),
+	K_UINT(S_HTTP, "control_max_per_uid", http_ctl_per_uid, 0, 10000, 0),
 	K_STR(S_HTTP, "web_config", web_config, empty_default, check_path,
 	    true),
 
@@ -122,6 +125,7 @@ static const struct key keys[] = {
 	K_UINT(S_CLAIMS, "max_ttl_s", max_ttl_s, 1, 86400, 3600),
 	K_BOOL(S_CLAIMS, "allow_raw_events", allow_raw_events, false),
 	K_UINT(S_CLAIMS, "max_pinned_per_box", max_pinned_per_box, 0, 7, 7),
+	K_UINT(S_CLAIMS, "max_pinned_s", max_pinned_s, 1, 86400, 600),
 
 	K_STR(S_SIM, "platform", sim_platform, empty_default, check_platform,
 	    true),

@@ -73,6 +73,10 @@ struct conf {
 					   default 64 */
 	unsigned http_max_per_ip;       /* key max_per_ip, 1..10000,
 					   default 16 */
+	unsigned http_ctl_max;          /* key control_max_connections,
+					   1..10000, default 128 */
+	unsigned http_ctl_per_uid;      /* key control_max_per_uid, 0..10000,
+					   default 0: half the above */
 	char *web_config;               /* TLS and basic auth (webcfg.h): ""
 					   or a path, relative ones resolved
 					   against the directory of the file */
@@ -86,6 +90,9 @@ struct conf {
 	unsigned max_pinned_per_box;    /* 0..7, default 7: counters of one
 					   box pinned claims may hold (never
 					   more than all but one) */
+	unsigned max_pinned_s;          /* 1..86400, default 600: how long a
+					   pinned claim keeps counters of its
+					   own, renewed or not */
 	/* [baseline] */
 	struct conf_baseline baseline[CONF_MAX_BASELINE];
 	unsigned nbaseline;

@@ -5,10 +5,14 @@
  * is a socket this module opened and handed to its own MHD daemon with
  * MHD_OPTION_LISTEN_SOCKET, so TCP and Unix sockets are served alike.
  * The daemons run in MHD's external-polling epoll mode: each exposes one
- * epoll fd (MHD_DAEMON_INFO_EPOLL_FD), and the single http thread waits on
- * all of them plus an eventfd (for http_stop) with the shortest
- * MHD_get_timeout(), then calls MHD_run() on every daemon.  MHD never
- * starts a thread of its own, so the daemon's thread budget holds.
+ * epoll fd (MHD_DAEMON_INFO_EPOLL_FD).  Two loops serve them, each on a
+ * thread of its own: uncored-http the TCP listeners, uncored-ctl the
+ * control sockets (so a scrape never waits behind a batch of library
+ * reads).  A loop waits on its daemons' fds plus an eventfd (for
+ * http_stop) with the shortest MHD_get_timeout(), then calls MHD_run() on
+ * each of its daemons.  MHD never starts a thread of its own, so the
+ * daemon's thread budget holds: main, sampler, uncored-http, uncored-ctl
+ * (and the bcrypt workers, started only for basic-auth users).
  *
  * Request flow in on_request(): the first call (headers complete) refuses
  * a Content-Length over HTTP_MAX_BODY at once with 413 when the client
@@ -102,13 +106,20 @@
 #define HTTP_ACCEPT_SLACK	16
 
 static const char json_type[] = "application/json";
+/* The Uncored-Instance header (http_cfg.instance): one daemon, one
+ * instance; set before the http thread starts, read only after. */
+#define INSTANCE_HEADER "Uncored-Instance"
+static char instance_id[40];
 static const char text_type[] = "text/plain; charset=utf-8";
 /* Sent when not even an error body can be allocated. */
 static const char oom_body[] =
 	"{\"error\":{\"code\":\"internal\",\"message\":\"out of memory\"}}\n";
 
+struct http_loop;
+
 struct http_listener {
 	struct http_server *srv;
+	struct http_loop *lp;	/* the thread that serves it */
 	struct MHD_Daemon *mhd;
 	struct listen_sock sk;	/* the socket (http_listen.h) */
 	unsigned max_conn;	/* MHD_OPTION_CONNECTION_LIMIT */
@@ -127,9 +138,10 @@ struct http_listener {
  * limit displaces the oldest connection whose request is incomplete or
  * idle, or whose answer made no progress for HTTP_STALL_S.  The control
  * socket's connections have a budget of their own, so no TCP client can
- * shut it out.  An evicted connection is shut down; MHD then sees EOF
- * (or its writes fail) and closes it.  Only the http thread touches the
- * list (MHD calls back from MHD_run()).
+ * shut it out, with a share per peer uid and a grace before an idle one
+ * is displaced (control_admit()).  An evicted connection is shut down;
+ * MHD then sees EOF (or its writes fail) and closes it.  Only the loop's
+ * thread touches its list (MHD calls back from MHD_run()).
  */
 struct http_conn {
 	struct http_conn *prev, *next;	/* oldest first */
@@ -142,6 +154,14 @@ struct http_conn {
 				   bounds how many) */
 	bool closing;		/* shut down by us */
 	bool control;		/* on a control socket (its own budget) */
+	bool busy;		/* over the control budget: its request is
+				   answered 503 "busy" and the connection
+				   closed; counts in no budget */
+	bool busy_own;		/* ... because of its uid's share */
+	bool has_uid;
+	uid_t uid;		/* control socket: the peer (SO_PEERCRED) */
+	struct http_tally *tally;	/* control socket: bytes of answers
+					   handed to MHD */
 	bool tcp;		/* progress is bytes the peer acknowledged */
 	bool has_ip;
 	struct sockaddr_storage ip;	/* address only, port zeroed */
@@ -149,16 +169,48 @@ struct http_conn {
 	/* while an answer is being sent (!waiting): */
 	uint64_t progress_ns;	/* when it last made progress */
 	uint64_t sampled_ns;	/* when progress was last looked at */
-	uint64_t drained;	/* TCP: bytes acknowledged; Unix: send queue */
+	uint64_t drained;	/* TCP: bytes acknowledged; Unix: bytes
+				   handed to MHD less the send queue */
 	uint64_t mark_ns, mark_drained;	/* TCP: this write-deadline window */
 };
 
-struct http_server {
+/*
+ * One thread and what it serves: the TCP listeners (with the bcrypt
+ * workers' queue), or the control sockets.  Its connection list, its
+ * counters and its log limits are its thread's alone; what handlers on
+ * the other thread may read of them (http_get_stats()) is published at
+ * the end of each round of the loop, under pub_lock.
+ */
+struct http_loop {
+	struct http_server *srv;
+	bool control;
+	const char *tname;	/* the thread's name */
 	struct http_conn *conns, *conns_tail;
+	struct log_limit evict_log[HTTP_EVICT_N];
+	struct http_stats stats;
+	pthread_mutex_t pub_lock;
+	struct http_stats pub;	/* stats and the connection counts */
+	int epfd;
+	int wakefd;
+	pthread_t thread;
+	bool running;
+	bool used;		/* it has a listener */
+};
+
+/* How many of an answer's bytes a control connection handed to MHD,
+ * shared by the connection and the answer's reader, which may outlive
+ * each other (freed by the last; only the control thread touches it). */
+struct http_tally {
+	unsigned refs;
+	uint64_t bytes;
+};
+
+struct http_server {
 	unsigned max_conn, max_per_ip;	/* TCP listeners together; per IP */
+	unsigned ctl_max, ctl_per_uid;	/* the control budget; per uid */
 	uint64_t deadline_ns;		/* to complete a request; the write
 					   deadline's window */
-	struct log_limit evict_log[HTTP_EVICT_N];
+	struct http_loop loop[2];	/* [0] TCP, [1] the control socket */
 	const struct http_route *routes;
 	size_t nroutes;
 	void *ctx;
@@ -168,13 +220,8 @@ struct http_server {
 	uint64_t auth_debt_ns;	/* bcrypt CPU time not yet paid back */
 	uint64_t auth_last_ns;	/* when auth_debt_ns was last reduced */
 	uint64_t auth_est_ns;	/* CPU time of the last check */
-	struct http_stats stats;
 	struct http_listener *ls;
 	unsigned nls;
-	int epfd;
-	int wakefd;
-	pthread_t thread;
-	bool running;
 	/* The control socket this server created (for unlinking). */
 	char *ctl_path;
 	dev_t ctl_dev;
@@ -299,7 +346,11 @@ struct http_stream {
 	void (*release)(void *arg);
 	void *arg;
 	struct gz_stream *gz;	/* NULL: sent as produced */
+	struct http_tally *tally;	/* control socket: counts what MHD
+					   took; NULL on TCP */
 };
+
+static void tally_put(struct http_tally *t);
 
 static long stream_src(void *cls, char *out, size_t max)
 {
@@ -320,6 +371,8 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *out, size_t max)
 		return 0;
 	n = hs->gz ? gz_stream_read(hs->gz, out, max)
 		   : stream_src(hs, out, max);
+	if (n > 0 && hs->tally)
+		hs->tally->bytes += (uint64_t)n;
 	if (n > 0)
 		return (ssize_t)n;
 	return n == GZ_STREAM_END ? MHD_CONTENT_READER_END_OF_STREAM
@@ -332,6 +385,7 @@ static void stream_free(void *cls)
 
 	gz_stream_free(hs->gz);
 	hs->release(hs->arg);
+	tally_put(hs->tally);
 	free(hs);
 }
 
@@ -343,7 +397,9 @@ static void stream_free(void *cls)
  * *gzipped says whether it is compressed.
  */
 static struct MHD_Response *stream_resp(struct MHD_Connection *c,
-					struct http_resp *r, bool *gzipped)
+					struct http_resp *r,
+					struct http_tally *tally,
+					bool *gzipped)
 {
 	struct http_stream *hs = calloc(1, sizeof(*hs));
 	struct MHD_Response *mr;
@@ -355,6 +411,9 @@ static struct MHD_Response *stream_resp(struct MHD_Connection *c,
 	hs->read = r->stream.read;
 	hs->release = r->stream.release;
 	hs->arg = r->stream.arg;
+	hs->tally = tally;
+	if (tally)
+		tally->refs++;
 	if (gz_accepted(MHD_lookup_connection_value(c, MHD_HEADER_KIND,
 					MHD_HTTP_HEADER_ACCEPT_ENCODING)))
 		hs->gz = gz_stream_new(stream_src, hs);
@@ -364,6 +423,70 @@ static struct MHD_Response *stream_resp(struct MHD_Connection *c,
 					       hs, stream_free);
 	if (!mr)
 		stream_free(hs);
+	return mr;
+}
+
+/*
+ * A body sent from memory on a control connection, handed to MHD piece
+ * by piece so that the tally counts what it took (conn_sample() measures
+ * the drain by it).  Owns the body: release(arg) frees it.
+ */
+struct http_counted {
+	const char *p;
+	size_t len;
+	void (*release)(void *arg);
+	void *arg;
+	struct http_tally *tally;
+};
+
+static ssize_t counted_read(void *cls, uint64_t pos, char *out, size_t max)
+{
+	struct http_counted *hc = cls;
+	size_t n;
+
+	if (pos >= hc->len)
+		return MHD_CONTENT_READER_END_OF_STREAM;
+	n = hc->len - (size_t)pos < max ? hc->len - (size_t)pos : max;
+	memcpy(out, hc->p + pos, n);
+	hc->tally->bytes += n;
+	return (ssize_t)n;
+}
+
+static void counted_free(void *cls)
+{
+	struct http_counted *hc = cls;
+
+	hc->release(hc->arg);
+	tally_put(hc->tally);
+	free(hc);
+}
+
+/* Bodies up to this size go to MHD whole and are counted at once (a
+ * socket buffer holds them); larger ones piece by piece. */
+#define HTTP_COUNT_WHOLE	(16 * 1024)
+
+/*
+ * The response for len bytes at p (release(arg) frees them) on a control
+ * connection with tally, counted as MHD takes them; NULL if it cannot be
+ * made (the body is released).
+ */
+static struct MHD_Response *counted_resp(const void *p, size_t len,
+					 void (*release)(void *arg), void *arg,
+					 struct http_tally *tally)
+{
+	struct http_counted *hc = calloc(1, sizeof(*hc));
+	struct MHD_Response *mr;
+
+	if (!hc) {
+		release(arg);
+		return NULL;
+	}
+	*hc = (struct http_counted){ p, len, release, arg, tally };
+	tally->refs++;
+	mr = MHD_create_response_from_callback(len, HTTP_STREAM_BLOCK,
+					       counted_read, hc, counted_free);
+	if (!mr)
+		counted_free(hc);
 	return mr;
 }
 
@@ -386,9 +509,13 @@ static void tls_more(struct MHD_Connection *c, size_t len, unsigned status);
  * Queues r (consuming its body) with the standard headers; allow, if
  * non-zero, adds an Allow header.  Returns MHD's verdict.
  */
+static struct http_conn *conn_of(struct MHD_Connection *c);
+
 static enum MHD_Result send_resp(struct MHD_Connection *c,
 				 struct http_resp *r, unsigned allow)
 {
+	struct http_conn *k = conn_of(c);
+	struct http_tally *tally = k ? k->tally : NULL;
 	struct MHD_Response *mr;
 	char *p;
 	size_t len, body = 0;
@@ -407,18 +534,29 @@ static enum MHD_Result send_resp(struct MHD_Connection *c,
 		buf_free(&r->body);
 		gzipped = r->shared.gzip;
 		body = r->shared.len;
-		mr = shared_resp(r);
+		if (tally && r->shared.len > HTTP_COUNT_WHOLE)
+			mr = counted_resp(r->shared.data, r->shared.len,
+					  r->shared.release, r->shared.arg,
+					  tally);
+		else
+			mr = shared_resp(r);
+		if (tally && r->shared.len <= HTTP_COUNT_WHOLE)
+			tally->bytes += r->shared.len;
 		goto headers;
 	}
 	if (r->stream.read) {
 		buf_free(&r->body);
-		mr = stream_resp(c, r, &gzipped);
+		mr = stream_resp(c, r, tally, &gzipped);
 		goto headers;
 	}
 	p = buf_steal(&r->body, &len);
 	gzipped = p && maybe_gzip(c, &p, &len);
-	if (p) {
-		body = len;
+	body = p ? len : 0;
+	if (p && tally && len > HTTP_COUNT_WHOLE) {
+		mr = counted_resp(p, len, free, p, tally);
+	} else if (p) {
+		if (tally)
+			tally->bytes += len;
 		mr = MHD_create_response_from_buffer(len, p,
 						     MHD_RESPMEM_MUST_FREE);
 		if (!mr)
@@ -437,6 +575,8 @@ headers:
 	add_header(mr, MHD_HTTP_HEADER_CONTENT_TYPE,
 		   r->ctype ? r->ctype : text_type);
 	add_header(mr, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	if (instance_id[0])
+		add_header(mr, INSTANCE_HEADER, instance_id);
 	add_header(mr, MHD_HTTP_HEADER_VARY, MHD_HTTP_HEADER_ACCEPT_ENCODING);
 	if (gzipped)
 		add_header(mr, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
@@ -461,6 +601,8 @@ headers:
 		allow_list(allow, list, sizeof(list));
 		add_header(mr, MHD_HTTP_HEADER_ALLOW, list);
 	}
+	if (r->close)
+		add_header(mr, MHD_HTTP_HEADER_CONNECTION, "close");
 	ret = MHD_queue_response(c, (unsigned)r->status, mr);
 	MHD_destroy_response(mr);
 	if (ret == MHD_YES)
@@ -477,6 +619,7 @@ static void resp_init(struct http_resp *r)
 	r->www_authenticate = NULL;
 	r->csp = NULL;
 	r->retry_after_s = 0;
+	r->close = false;
 	memset(&r->shared, 0, sizeof(r->shared));
 	memset(&r->stream, 0, sizeof(r->stream));
 }
@@ -787,8 +930,6 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static struct http_conn *conn_of(struct MHD_Connection *c);
-
 /* Marks c as waiting for a bcrypt check, or no longer: the client has
  * sent its request, so its deadline no longer runs (the check may wait
  * for a worker on a loaded machine), and it is not displaced. */
@@ -885,11 +1026,11 @@ static void auth_collect(struct http_server *s)
 
 		s->auth_debt_ns = d > st->charged_ns ? d - st->charged_ns : 0;
 		s->auth_est_ns = chk->cpu_ns;
-		s->stats.auth_cpu_ns += chk->cpu_ns;
+		s->loop[0].stats.auth_cpu_ns += chk->cpu_ns;
 		if (chk->ok)
-			s->stats.auth_accepted++;
+			s->loop[0].stats.auth_accepted++;
 		else
-			s->stats.auth_refused++;
+			s->loop[0].stats.auth_refused++;
 		st->auth_ok = chk->ok;
 		webcfg_auth_end(s->web, chk);
 		authq_job_free(job);
@@ -922,6 +1063,37 @@ static enum MHD_Result send_busy(struct MHD_Connection *c, unsigned retry_s)
 	http_error(&r, 503, "busy", "too many new credentials to check; retry "
 		   "in %u s", retry_s);
 	r.retry_after_s = retry_s;
+	return send_resp(c, &r, 0);
+}
+
+/*
+ * 503 with Retry-After and "Connection: close" for a request on a
+ * control connection over the budget (control_admit()): not processed,
+ * so any request may be sent again.
+ */
+static enum MHD_Result send_control_busy(struct http_listener *l,
+					 struct MHD_Connection *c,
+					 const struct http_conn *k)
+{
+	const struct http_server *s = l->srv;
+	struct http_resp r;
+
+	resp_init(&r);
+	if (k->busy_own)
+		http_error(&r, 503, "busy", "the control socket is busy: uid %u "
+			   "has %u connections open, its share of the budget "
+			   "(control_max_per_uid), none of them idle for %u ms; "
+			   "retry, or use fewer connections", (unsigned)k->uid,
+			   s->ctl_per_uid, HTTP_CONTROL_GRACE_MS);
+	else
+		http_error(&r, 503, "busy", "the control socket is busy: all "
+			   "%u connections of its budget (control_max_"
+			   "connections) are in use, none of them idle for %u "
+			   "ms; retry", s->ctl_max, HTTP_CONTROL_GRACE_MS);
+	r.retry_after_s = 1;
+	r.close = true;
+	log_debug("http: busy answer to uid %u on %s", (unsigned)k->uid,
+		  l->sk.name);
 	return send_resp(c, &r, 0);
 }
 
@@ -961,7 +1133,7 @@ static enum gate gate_auth(struct http_listener *l, struct MHD_Connection *c,
 	if (v == WEBCFG_ACCEPTED)
 		return GATE_PASSED;
 	if (v < 0) {
-		s->stats.auth_busy++;
+		s->loop[0].stats.auth_busy++;
 		log_debug("http %s: new credentials over the bcrypt budget or "
 			  "queue", l->sk.name);
 		*ret = send_busy(c, auth_retry_s(s));
@@ -1078,6 +1250,21 @@ static enum MHD_Result dispatch(struct http_listener *l,
 		goto out;
 	}
 
+	{
+		const char *want = MHD_lookup_connection_value(c,
+					MHD_HEADER_KIND, INSTANCE_HEADER);
+
+		/* a request for the claims of another lifetime: the ids it
+		 * names may be this one's, for other claims */
+		if (want && instance_id[0] && strcmp(want, instance_id) != 0) {
+			ret = send_error(c, 412, 0, "instance_mismatch",
+					 "this is uncored instance %s, not the "
+					 "one the request names: the daemon "
+					 "restarted, and the claims made before "
+					 "are gone", instance_id);
+			goto out;
+		}
+	}
 	req.method = m == HTTP_HEAD ? HTTP_GET : (enum http_method)m;
 	req.path = url;
 	req.control = l->sk.control;
@@ -1118,18 +1305,26 @@ static bool same_ip(const struct http_conn *a, const struct http_conn *b)
 }
 
 /* Shuts k down: MHD sees EOF, or its next write fails, and closes it. */
-static void conn_shut(struct http_server *s, struct http_conn *k,
+static void conn_shut(struct http_loop *lp, struct http_conn *k,
 		      enum http_evict why)
 {
 	k->closing = true;
-	s->stats.evicted[why]++;
+	lp->stats.evicted[why]++;
 	shutdown(k->fd, SHUT_RDWR);
+}
+
+static void tally_put(struct http_tally *t)
+{
+	if (t && --t->refs == 0)
+		free(t);
 }
 
 /*
  * Looks at how far the answer on k has drained: for TCP the bytes the
- * peer acknowledged (TCP_INFO), for a Unix socket whether the send queue
- * moved or emptied (SIOCOUTQ).  Marks progress.
+ * peer acknowledged (TCP_INFO), for a Unix socket the bytes of answers
+ * handed to MHD less those still in the send queue (SIOCOUTQ: the peer
+ * has not read them).  MHD's own buffer (a block of a streamed answer)
+ * makes the latter up to HTTP_STREAM_BLOCK early.  Marks progress.
  */
 static void conn_sample(struct http_conn *k, uint64_t now)
 {
@@ -1150,11 +1345,16 @@ static void conn_sample(struct http_conn *k, uint64_t now)
 		v = ti.tcpi_bytes_acked;
 		moved = v != k->drained;
 	} else {
+		uint64_t out = k->tally ? k->tally->bytes : 0;
 		int q = 0;
 
-		moved = ioctl(k->fd, SIOCOUTQ, &q) < 0 || q == 0;
-		v = (uint64_t)(q > 0 ? q : 0);
-		moved = moved || v != k->drained;
+		if (ioctl(k->fd, SIOCOUTQ, &q) < 0) {
+			k->progress_ns = now;	/* cannot tell: not stalled */
+			return;
+		}
+		v = q > 0 && (uint64_t)q < out ? out - (uint64_t)q
+		    : q > 0 ? 0 : out;
+		moved = q == 0 || v != k->drained;
 	}
 	/* the first look at an answer starts its write-deadline window
 	   (nothing is known of its progress before: not stalled) */
@@ -1176,29 +1376,55 @@ static bool conn_stalled(const struct http_conn *k, uint64_t now)
 }
 
 /*
- * Keeps a limit after n joined: if more than max connections of n's
- * kind (TCP or control; same IP when by_ip) are open, shuts down the
- * one that has waited longest with an incomplete request, an idle
- * keep-alive or an answer that made no progress; if there is none, n.
+ * May k be closed to let a new connection in?  An incomplete request or
+ * an idle keep-alive (on the control socket only once it has waited
+ * HTTP_CONTROL_GRACE_MS: a library client between two reads is not
+ * idle), or an answer without progress for HTTP_STALL_S.  *t: since
+ * when (the oldest goes first).
  */
-static void conn_limit(struct http_server *s, struct http_conn *n,
+static bool conn_displaceable(const struct http_conn *k, uint64_t now,
+			      uint64_t *t)
+{
+	if (k->closing || k->checking || k->busy)
+		return false;
+	if (k->waiting) {
+		*t = k->start_ns;
+		return !k->control ||
+		       now - k->start_ns >= HTTP_CONTROL_GRACE_MS * 1000000ull;
+	}
+	*t = k->progress_ns;
+	return conn_stalled(k, now);
+}
+
+/* How long k has waited (or made no progress), for logs. */
+static const char *conn_why(const struct http_conn *k)
+{
+	return !k->waiting ? "whose answer made no progress for"
+	       : k->idle ? "idle after its answer for"
+	       : "whose request was incomplete after";
+}
+
+/*
+ * Keeps a TCP limit after n joined: if more than max TCP connections
+ * (from n's IP when by_ip) are open, shuts down the one that has waited
+ * longest with an incomplete request, an idle keep-alive or an answer
+ * that made no progress; if there is none, n.
+ */
+static void conn_limit(struct http_loop *lp, struct http_conn *n,
 		       unsigned max, bool by_ip)
 {
 	struct http_conn *victim = NULL;
 	uint64_t now = mono_ns(), vt = 0;
 	unsigned count = 0;
 
-	for (struct http_conn *k = s->conns; k; k = k->next) {
+	for (struct http_conn *k = lp->conns; k; k = k->next) {
 		uint64_t t;
 
-		if (k->closing || k->control != n->control ||
-		    (by_ip && !same_ip(k, n)))
+		if (k->closing || (by_ip && !same_ip(k, n)))
 			continue;
 		count++;
-		if (k == n || k->checking ||
-		    !(k->waiting || conn_stalled(k, now)))
+		if (k == n || !conn_displaceable(k, now, &t))
 			continue;
-		t = k->waiting ? k->start_ns : k->progress_ns;
 		if (!victim || t < vt) {
 			victim = k;
 			vt = t;
@@ -1206,24 +1432,85 @@ static void conn_limit(struct http_server *s, struct http_conn *n,
 	}
 	if (count <= max)
 		return;
-	conn_shut(s, victim ? victim : n, victim ? HTTP_EVICT_DISPLACED
-						  : HTTP_EVICT_REFUSED);
+	conn_shut(lp, victim ? victim : n, victim ? HTTP_EVICT_DISPLACED
+						   : HTTP_EVICT_REFUSED);
 	if (!victim)
-		log_warnx_limited(&s->evict_log[HTTP_EVICT_REFUSED], "http: %u "
+		log_warnx_limited(&lp->evict_log[HTTP_EVICT_REFUSED], "http: %u "
 				  "connections%s%s, the limit, none of them "
 				  "idle, incomplete or stalled: closed the new "
 				  "one from %s", count, by_ip ? " from " : "",
 				  by_ip ? n->peer : "", n->peer);
 	else
-		log_warnx_limited(&s->evict_log[HTTP_EVICT_DISPLACED], "http: "
+		log_warnx_limited(&lp->evict_log[HTTP_EVICT_DISPLACED], "http: "
 				  "%u connections%s%s, the limit: closed the "
 				  "one from %s %s %.1f s", count,
 				  by_ip ? " from " : "", by_ip ? n->peer : "",
-				  victim->peer, !victim->waiting
-				  ? "whose answer made no progress for"
-				  : victim->idle ? "idle after its answer for"
-				  : "whose request was incomplete after",
+				  victim->peer, conn_why(victim),
 				  (double)(now - vt) / 1e9);
+}
+
+static bool same_uid(const struct http_conn *a, const struct http_conn *b)
+{
+	return a->has_uid == b->has_uid && (!a->has_uid || a->uid == b->uid);
+}
+
+/*
+ * Admits n to the control socket's budget: at most ctl_max connections
+ * in all and ctl_per_uid of one uid.  Over its uid's share, n displaces
+ * that uid's oldest displaceable connection (conn_displaceable()); over
+ * the whole budget, anyone's.  With none to displace, n is marked busy:
+ * its request will be answered 503 with Retry-After, unprocessed, and
+ * the connection closed (a client sees an answer it can act on, never a
+ * reset).  Busy connections count in no budget: they are answered as soon
+ * as their request is read, and one that sends none is closed after
+ * HTTP_CONTROL_GRACE_MS; how many may wait at once is MHD's limit on the
+ * listener (start_mhd()), past which new ones wait to be accepted.
+ */
+static void control_admit(struct http_loop *lp, struct http_conn *n)
+{
+	const struct http_server *s = lp->srv;
+	struct http_conn *victim = NULL, *own = NULL;
+	uint64_t now = mono_ns(), vt = 0, ot = 0;
+	unsigned total = 0, mine = 0;
+
+	for (struct http_conn *k = lp->conns; k; k = k->next) {
+		bool same = same_uid(k, n);
+		uint64_t t;
+
+		if (k->closing || k->busy)
+			continue;
+		total++;
+		mine += same;
+		if (k == n || !conn_displaceable(k, now, &t))
+			continue;
+		if (!victim || t < vt) {
+			victim = k;
+			vt = t;
+		}
+		if (same && (!own || t < ot)) {
+			own = k;
+			ot = t;
+		}
+	}
+	if (mine > s->ctl_per_uid) {
+		victim = own;
+		vt = ot;
+	} else if (total <= s->ctl_max) {
+		return;
+	}
+	if (victim) {
+		conn_shut(lp, victim, HTTP_EVICT_DISPLACED);
+		log_warnx_limited(&lp->evict_log[HTTP_EVICT_DISPLACED], "http: "
+				  "%u control connections (%u of uid %u), the "
+				  "limit: closed one of uid %u %s %.1f s",
+				  total, mine, (unsigned)n->uid,
+				  (unsigned)victim->uid, conn_why(victim),
+				  (double)(now - vt) / 1e9);
+		return;
+	}
+	n->busy = true;
+	n->busy_own = mine > s->ctl_per_uid;
+	lp->stats.busy++;
 }
 
 /* Records k's peer address (TCP) for the per-IP limit and the logs. */
@@ -1246,12 +1533,31 @@ static void conn_peer(struct http_conn *k, const struct sockaddr *sa)
 	}
 }
 
+/* A control connection's peer (SO_PEERCRED) and its tally. */
+static void conn_control(struct http_conn *k)
+{
+	struct ucred uc;
+	socklen_t len = sizeof(uc);
+
+	if (getsockopt(k->fd, SOL_SOCKET, SO_PEERCRED, &uc, &len) == 0 &&
+	    len == sizeof(uc)) {
+		k->has_uid = true;
+		k->uid = uc.uid;
+		snprintf(k->peer, sizeof(k->peer), "uid %u",
+			 (unsigned)uc.uid);
+	}
+	k->tally = calloc(1, sizeof(*k->tally));
+	if (k->tally)
+		k->tally->refs = 1;
+}
+
 static void on_connection(void *cls, struct MHD_Connection *c,
 			  void **socket_context,
 			  enum MHD_ConnectionNotificationCode code)
 {
 	struct http_listener *l = cls;
 	struct http_server *s = l->srv;
+	struct http_loop *lp = l->lp;
 	struct http_conn *k = *socket_context;
 	const union MHD_ConnectionInfo *ci;
 
@@ -1264,8 +1570,9 @@ static void on_connection(void *cls, struct MHD_Connection *c,
 	if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
 		if (!k)
 			return;
-		*(k->prev ? &k->prev->next : &s->conns) = k->next;
-		*(k->next ? &k->next->prev : &s->conns_tail) = k->prev;
+		*(k->prev ? &k->prev->next : &lp->conns) = k->next;
+		*(k->next ? &k->next->prev : &lp->conns_tail) = k->prev;
+		tally_put(k->tally);
 		free(k);
 		*socket_context = NULL;
 		return;
@@ -1278,18 +1585,23 @@ static void on_connection(void *cls, struct MHD_Connection *c,
 	k->waiting = true;
 	k->control = l->sk.control;
 	snprintf(k->peer, sizeof(k->peer), "the control socket");
+	if (k->control)
+		conn_control(k);
 	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
 	if (!l->sk.control && ci)
 		conn_peer(k, ci->client_addr);
 	k->tcp = k->has_ip;
-	k->prev = s->conns_tail;
-	*(s->conns_tail ? &s->conns_tail->next : &s->conns) = k;
-	s->conns_tail = k;
+	k->prev = lp->conns_tail;
+	*(lp->conns_tail ? &lp->conns_tail->next : &lp->conns) = k;
+	lp->conns_tail = k;
 	*socket_context = k;
-	conn_limit(s, k, k->control ? HTTP_CONTROL_MAX_CONNECTIONS
-				    : s->max_conn, false);
+	if (k->control) {
+		control_admit(lp, k);
+		return;
+	}
+	conn_limit(lp, k, s->max_conn, false);
 	if (k->has_ip && !k->closing)
-		conn_limit(s, k, s->max_per_ip, true);
+		conn_limit(lp, k, s->max_per_ip, true);
 }
 
 /* The request on c is complete (answered): its deadline no longer runs;
@@ -1311,49 +1623,54 @@ static void conn_answered(struct MHD_Connection *c)
 /*
  * The write deadline of an answer in flight on k (sampled now): over each
  * window of HTTP_DRAIN_WINDOW_S (timeout_s if that is shorter) it must
- * drain HTTP_MIN_DRAIN_BPS on average, or it is closed.  The window is
- * short on purpose: libmicrohttpd's idle timer counts from its last
+ * drain HTTP_MIN_DRAIN_BPS on average (HTTP_CONTROL_MIN_DRAIN_BPS on the
+ * control socket, whose readers are local), or it is closed.  The window
+ * is short on purpose: libmicrohttpd's idle timer counts from its last
  * write, and with a large send buffer a slow reader lets it write often
- * enough, or not at all for timeout_s - either way not a rate.  TCP only
- * (a Unix socket does not say how much its peer read).
+ * enough, or not at all for timeout_s - either way not a rate.
  */
-static void conn_write_deadline(struct http_server *s, struct http_conn *k,
+static void conn_write_deadline(struct http_loop *lp, struct http_conn *k,
 				uint64_t now)
 {
 	uint64_t win = HTTP_DRAIN_WINDOW_S * 1000000000ull;
 	uint64_t got = k->drained - k->mark_drained, want;
+	unsigned bps = k->tcp ? HTTP_MIN_DRAIN_BPS : HTTP_CONTROL_MIN_DRAIN_BPS;
 
-	if (win > s->deadline_ns)
-		win = s->deadline_ns;
-	want = HTTP_MIN_DRAIN_BPS * win / 1000000000ull;
-	if (!k->tcp || now - k->mark_ns < win)
+	if (win > lp->srv->deadline_ns)
+		win = lp->srv->deadline_ns;
+	want = bps * win / 1000000000ull;
+	if ((!k->tcp && !k->tally) || now - k->mark_ns < win)
 		return;
-	if (got >= want) {
+	if (k->drained >= k->mark_drained && got >= want) {
 		k->mark_ns = now;
 		k->mark_drained = k->drained;
 		return;
 	}
-	conn_shut(s, k, HTTP_EVICT_WRITE_DEADLINE);
-	log_warnx_limited(&s->evict_log[HTTP_EVICT_WRITE_DEADLINE], "http: "
+	if (k->drained < k->mark_drained)
+		got = 0;
+	conn_shut(lp, k, HTTP_EVICT_WRITE_DEADLINE);
+	log_warnx_limited(&lp->evict_log[HTTP_EVICT_WRITE_DEADLINE], "http: "
 			  "closed the connection from %s: its answer drained "
-			  "%llu bytes in %.1f s, under the minimum of %d bytes "
+			  "%llu bytes in %.1f s, under the minimum of %u bytes "
 			  "a second", k->peer, (unsigned long long)got,
-			  (double)(now - k->mark_ns) / 1e9, HTTP_MIN_DRAIN_BPS);
+			  (double)(now - k->mark_ns) / 1e9, bps);
 }
 
 /*
- * Shuts down the connections whose request missed its deadline, and
- * those whose answer drains too slowly (looked at every
- * HTTP_SAMPLE_NS); returns the ms until the next deadline or look, or
- * -1 if there is none.
+ * Shuts down the connections whose request missed its deadline (a busy
+ * one: HTTP_CONTROL_GRACE_MS), and those whose answer drains too slowly
+ * (looked at every HTTP_SAMPLE_NS); returns the ms until the next
+ * deadline or look, or -1 if there is none.
  */
 #define HTTP_SAMPLE_NS	(250ull * 1000000)
-static int conn_reap(struct http_server *s)
+static int conn_reap(struct http_loop *lp)
 {
 	uint64_t now = mono_ns(), next = UINT64_MAX;
 
-	for (struct http_conn *k = s->conns; k; k = k->next) {
-		uint64_t due = k->waiting ? k->start_ns + s->deadline_ns
+	for (struct http_conn *k = lp->conns; k; k = k->next) {
+		uint64_t dl = k->busy ? HTTP_CONTROL_GRACE_MS * 1000000ull
+				      : lp->srv->deadline_ns;
+		uint64_t due = k->waiting ? k->start_ns + dl
 					  : k->sampled_ns + HTTP_SAMPLE_NS;
 
 		if (k->closing || k->checking)
@@ -1364,23 +1681,43 @@ static int conn_reap(struct http_server *s)
 		}
 		if (!k->waiting) {
 			conn_sample(k, now);
-			conn_write_deadline(s, k, now);
+			conn_write_deadline(lp, k, now);
 			next = now + HTTP_SAMPLE_NS < next ? now + HTTP_SAMPLE_NS
 							   : next;
 			continue;
 		}
-		conn_shut(s, k, HTTP_EVICT_REQUEST_DEADLINE);
-		log_warnx_limited(&s->evict_log[HTTP_EVICT_REQUEST_DEADLINE],
+		conn_shut(lp, k, HTTP_EVICT_REQUEST_DEADLINE);
+		log_warnx_limited(&lp->evict_log[HTTP_EVICT_REQUEST_DEADLINE],
 				  "http: closed the connection from %s: %s "
-				  "within %llu s", k->peer, k->idle
+				  "within %.1f s", k->peer, k->idle
 				  ? "no new request after its answer"
 				  : "its request was not complete",
-				  (unsigned long long)
-				  (s->deadline_ns / 1000000000ull));
+				  (double)dl / 1e9);
 	}
 	if (next == UINT64_MAX)
 		return -1;
 	return (int)((next - now) / 1000000 + 1);
+}
+
+/* What the loop counts, for http_get_stats() on the other thread. */
+static void loop_publish(struct http_loop *lp)
+{
+	uint64_t now = mono_ns();
+	struct http_stats p = lp->stats;
+
+	for (const struct http_conn *k = lp->conns; k; k = k->next) {
+		if (k->closing)
+			continue;
+		if (k->waiting)
+			p.reading[k->control]++;
+		else if (conn_stalled(k, now))
+			p.stalled[k->control]++;
+		else
+			p.writing[k->control]++;
+	}
+	pthread_mutex_lock(&lp->pub_lock);
+	lp->pub = p;
+	pthread_mutex_unlock(&lp->pub_lock);
 }
 
 /*
@@ -1505,8 +1842,13 @@ static enum MHD_Result first_call(struct http_listener *l,
 				  struct http_state *st)
 {
 	enum MHD_Result r = MHD_YES;
+	struct http_conn *k = conn_of(c);
 
 	st->started = true;
+	if (k && k->busy) {
+		conn_answered(c);
+		return send_control_busy(l, c, k);
+	}
 	if (!l->sk.control && l->srv->web) {
 		switch (gate(l, c, st, &r)) {
 		case GATE_SUSPENDED:
@@ -1701,8 +2043,12 @@ static int start_mhd(struct http_server *s, struct http_listener *l,
 	s->max_conn = maxc;
 	s->max_per_ip = per_ip;
 	s->deadline_ns = (uint64_t)timeout * 1000000000ull;
-	l->max_conn = (l->sk.control ? HTTP_CONTROL_MAX_CONNECTIONS : maxc) +
-		      HTTP_ACCEPT_SLACK;
+	/* the control socket: room for as many busy answers as the budget
+	   (control_admit()), at least HTTP_ACCEPT_SLACK */
+	l->max_conn = l->sk.control
+		      ? s->ctl_max + (s->ctl_max > HTTP_ACCEPT_SLACK
+				      ? s->ctl_max : HTTP_ACCEPT_SLACK)
+		      : maxc + HTTP_ACCEPT_SLACK;
 	use_tls = tls_options(l, tls);
 	if (use_tls)
 		snprintf(l->sk.name + strlen(l->sk.name),
@@ -1732,7 +2078,8 @@ static int start_mhd(struct http_server *s, struct http_listener *l,
 	memset(&ev, 0, sizeof(ev));
 	ev.events = EPOLLIN;
 	ev.data.u32 = (uint32_t)(l - s->ls);
-	if (!di || epoll_ctl(s->epfd, EPOLL_CTL_ADD, di->epoll_fd, &ev) < 0) {
+	if (!di ||
+	    epoll_ctl(l->lp->epfd, EPOLL_CTL_ADD, di->epoll_fd, &ev) < 0) {
 		seterr(err, errlen, "cannot poll the HTTP server on %s: %s",
 		       l->sk.name, strerror(errno));
 		return -EIO;
@@ -1740,7 +2087,7 @@ static int start_mhd(struct http_server *s, struct http_listener *l,
 	return 0;
 }
 
-/* ---- the http thread ---------------------------------------------- */
+/* ---- the threads ------------------------------------------------- */
 
 static unsigned connections(struct http_listener *l)
 {
@@ -1772,16 +2119,20 @@ static void run_one(struct http_listener *l)
 
 static void *serve(void *arg)
 {
-	struct http_server *s = arg;
+	struct http_loop *lp = arg;
+	struct http_server *s = lp->srv;
 	struct epoll_event ev[16];
 	unsigned i;
 	int n, j;
 
 	for (;;) {
-		int timeout = conn_reap(s);
+		int timeout = conn_reap(lp);
 
 		for (i = 0; i < s->nls; i++) {
 			MHD_UNSIGNED_LONG_LONG t;
+
+			if (s->ls[i].lp != lp)
+				continue;
 
 			/* Belt and braces for a full daemon: look again
 			   within a second even if nothing happens. */
@@ -1794,7 +2145,7 @@ static void *serve(void *arg)
 			if (timeout < 0 || (int)t < timeout)
 				timeout = (int)t;
 		}
-		n = epoll_wait(s->epfd, ev, sizeof(ev) / sizeof(ev[0]),
+		n = epoll_wait(lp->epfd, ev, sizeof(ev) / sizeof(ev[0]),
 			       timeout);
 		if (n < 0 && errno != EINTR) {
 			log_warn("http: epoll_wait");
@@ -1807,7 +2158,9 @@ static void *serve(void *arg)
 				auth_collect(s);
 		}
 		for (i = 0; i < s->nls; i++)
-			run_one(&s->ls[i]);
+			if (s->ls[i].lp == lp)
+				run_one(&s->ls[i]);
+		loop_publish(lp);
 	}
 }
 
@@ -1846,12 +2199,15 @@ static void destroy(struct http_server *s, bool keep_inherited)
 {
 	unsigned i;
 
-	if (s->running) {
+	for (i = 0; i < 2; i++) {
+		struct http_loop *lp = &s->loop[i];
 		uint64_t one = 1;
 
-		if (write(s->wakefd, &one, sizeof(one)) != sizeof(one))
-			log_warn("http: cannot wake the http thread");
-		pthread_join(s->thread, NULL);
+		if (!lp->running)
+			continue;
+		if (write(lp->wakefd, &one, sizeof(one)) != sizeof(one))
+			log_warn("http: cannot wake the %s thread", lp->tname);
+		pthread_join(lp->thread, NULL);
 	}
 	drop_suspended(s);
 	for (i = 0; i < s->nls; i++) {
@@ -1877,36 +2233,41 @@ static void destroy(struct http_server *s, bool keep_inherited)
 			unlink(s->ctl_path);
 		free(s->ctl_path);
 	}
-	if (s->epfd >= 0)
-		close(s->epfd);
-	if (s->wakefd >= 0)
-		close(s->wakefd);
+	for (i = 0; i < 2; i++) {
+		if (s->loop[i].epfd >= 0)
+			close(s->loop[i].epfd);
+		if (s->loop[i].wakefd >= 0)
+			close(s->loop[i].wakefd);
+		pthread_mutex_destroy(&s->loop[i].pub_lock);
+	}
 	free(s->ls);
 	free(s);
 }
 
 /*
- * The http thread's epoll set: the wake-up eventfd and, with basic-auth
- * users, the bcrypt workers' queue (its eventfd).  0, or -1 with err.
+ * A loop's epoll set: the wake-up eventfd and, for the TCP loop with
+ * basic-auth users, the bcrypt workers' queue (its eventfd).  0, or -1
+ * with err.
  */
-static int setup_polling(struct http_server *s, char *err, size_t errlen)
+static int setup_polling(struct http_server *s, struct http_loop *lp,
+			 char *err, size_t errlen)
 {
 	struct epoll_event ev;
 
-	s->epfd = epoll_create1(EPOLL_CLOEXEC);
-	s->wakefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	lp->epfd = epoll_create1(EPOLL_CLOEXEC);
+	lp->wakefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	memset(&ev, 0, sizeof(ev));
 	ev.events = EPOLLIN;
 	ev.data.u32 = HTTP_WAKE_TAG;
-	if (s->epfd < 0 || s->wakefd < 0 ||
-	    epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->wakefd, &ev) < 0)
+	if (lp->epfd < 0 || lp->wakefd < 0 ||
+	    epoll_ctl(lp->epfd, EPOLL_CTL_ADD, lp->wakefd, &ev) < 0)
 		goto fail;
-	if (!s->web || s->web->nusers == 0)
+	if (lp->control || !s->web || s->web->nusers == 0)
 		return 0;
 	s->authq = authq_new(HTTP_AUTH_WORKERS, HTTP_AUTH_DEPTH);
 	ev.data.u32 = HTTP_AUTH_TAG;
 	if (!s->authq ||
-	    epoll_ctl(s->epfd, EPOLL_CTL_ADD, authq_fd(s->authq), &ev) < 0)
+	    epoll_ctl(lp->epfd, EPOLL_CTL_ADD, authq_fd(s->authq), &ev) < 0)
 		goto fail;
 	return 0;
 fail:
@@ -1979,24 +2340,24 @@ static int open_listeners(struct http_server *s, const struct http_cfg *cfg,
 	return 0;
 }
 
-/* Starts the http thread with every signal blocked (signals belong to
+/* Starts a loop's thread with every signal blocked (signals belong to
  * the main thread).  0 or -1 with err. */
-static int start_thread(struct http_server *s, char *err, size_t errlen)
+static int start_thread(struct http_loop *lp, char *err, size_t errlen)
 {
 	sigset_t all, old;
 	int rc;
 
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	rc = pthread_create(&s->thread, NULL, serve, s);
+	rc = pthread_create(&lp->thread, NULL, serve, lp);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc != 0) {
-		seterr(err, errlen, "cannot start the http thread: %s",
+		seterr(err, errlen, "cannot start the %s thread: %s", lp->tname,
 		       strerror(rc));
 		return -1;
 	}
-	pthread_setname_np(s->thread, "uncored-http");
-	s->running = true;
+	pthread_setname_np(lp->thread, lp->tname);
+	lp->running = true;
 	return 0;
 }
 
@@ -2010,6 +2371,8 @@ struct http_server *http_start(const struct http_cfg *cfg,
 	seterr(err, errlen, "unknown error");
 	if (check_start(cfg, routes, nroutes, err, errlen) < 0)
 		return NULL;
+	snprintf(instance_id, sizeof(instance_id), "%s",
+		 cfg->instance ? cfg->instance : "");
 	s = calloc(1, sizeof(*s));
 	max = cfg->nlisten + cfg->ninherited + 1;
 	if (!s || !(s->ls = calloc(max, sizeof(*s->ls)))) {
@@ -2022,21 +2385,45 @@ struct http_server *http_start(const struct http_cfg *cfg,
 	s->web = cfg->web;
 	s->auth_last_ns = mono_ns();
 	s->ctx = ctx;
-	s->epfd = s->wakefd = -1;
+	s->ctl_max = cfg->control_max_connections
+		     ? cfg->control_max_connections
+		     : HTTP_DEFAULT_CONTROL_MAX_CONNECTIONS;
+	s->ctl_per_uid = cfg->control_max_per_uid ? cfg->control_max_per_uid
+		       : (s->ctl_max + 1) / 2;
+	if (s->ctl_per_uid > s->ctl_max)
+		s->ctl_per_uid = s->ctl_max;
+	for (i = 0; i < 2; i++) {
+		struct http_loop *lp = &s->loop[i];
+
+		lp->srv = s;
+		lp->control = i == 1;
+		lp->tname = i ? "uncored-ctl" : "uncored-http";
+		lp->epfd = lp->wakefd = -1;
+		pthread_mutex_init(&lp->pub_lock, NULL);
+	}
 	for (i = 0; i < max; i++) {
 		s->ls[i].sk.fd = -1;
 		s->ls[i].srv = s;
 	}
-	if (open_listeners(s, cfg, err, errlen) < 0 ||
-	    setup_polling(s, err, errlen) < 0)
+	if (open_listeners(s, cfg, err, errlen) < 0)
 		goto fail;
+	for (i = 0; i < s->nls; i++) {
+		s->ls[i].lp = &s->loop[s->ls[i].sk.control];
+		s->ls[i].lp->used = true;
+	}
+	for (i = 0; i < 2; i++)
+		if (s->loop[i].used &&
+		    setup_polling(s, &s->loop[i], err, errlen) < 0)
+			goto fail;
 	for (i = 0; i < s->nls; i++)
 		if (start_mhd(s, &s->ls[i], cfg, err, errlen) < 0)
 			goto fail;
 	if (cfg->before_thread)
 		cfg->before_thread(cfg->before_thread_arg);
-	if (start_thread(s, err, errlen) < 0)
-		goto fail;
+	for (i = 0; i < 2; i++)
+		if (s->loop[i].used &&
+		    start_thread(&s->loop[i], err, errlen) < 0)
+			goto fail;
 	for (i = 0; i < s->nls; i++)
 		log_info("http: serving %s%s", s->ls[i].sk.name,
 			 s->ls[i].sk.control ? " (control)" : "");
@@ -2048,21 +2435,31 @@ fail:
 
 void http_get_stats(const struct http_req *req, struct http_stats *out)
 {
-	const struct http_server *s = req->server;
-	uint64_t now = mono_ns();
+	struct http_server *s = req->server;
 
-	*out = s->stats;
-	out->auth_pending = s->authq ? authq_pending(s->authq) : 0;
-	for (const struct http_conn *k = s->conns; k; k = k->next) {
-		if (k->closing)
-			continue;
-		if (k->waiting)
-			out->reading[k->control]++;
-		else if (conn_stalled(k, now))
-			out->stalled[k->control]++;
-		else
-			out->writing[k->control]++;
+	memset(out, 0, sizeof(*out));
+	for (unsigned i = 0; i < 2; i++) {
+		struct http_loop *lp = &s->loop[i];
+		struct http_stats p;
+
+		pthread_mutex_lock(&lp->pub_lock);
+		p = lp->pub;
+		pthread_mutex_unlock(&lp->pub_lock);
+		for (unsigned r = 0; r < HTTP_EVICT_N; r++)
+			out->evicted[r] += p.evicted[r];
+		for (unsigned c = 0; c < 2; c++) {
+			out->reading[c] += p.reading[c];
+			out->writing[c] += p.writing[c];
+			out->stalled[c] += p.stalled[c];
+		}
+		out->auth_accepted += p.auth_accepted;
+		out->auth_refused += p.auth_refused;
+		out->auth_cpu_ns += p.auth_cpu_ns;
+		out->auth_busy += p.auth_busy;
+		out->busy += p.busy;
 	}
+	/* authq_pending() takes the queue's own lock */
+	out->auth_pending = s->authq ? authq_pending(s->authq) : 0;
 }
 
 unsigned http_port(const struct http_server *s, unsigned i)

@@ -1,12 +1,16 @@
 /*
  * http.h - the HTTP front end: listeners, limits, routing (libmicrohttpd).
  *
- * The daemon serves two kinds of listeners from ONE thread: TCP listeners
- * (read-only routes: /metrics, the JSON API) and a Unix control socket
- * (every route, including claims).  Each listener is its own libmicrohttpd
- * daemon in "external polling" mode on a socket this module opened (or
- * systemd handed over), and the http thread polls all of them.  Handlers
- * run on that thread and must never block or touch hardware: they render
+ * The daemon serves two kinds of listeners, each kind from a thread of
+ * its own: TCP listeners (read-only routes: /metrics, the JSON API) on
+ * uncored-http, and Unix control sockets (every route, including claims)
+ * on uncored-ctl, so that scrapes never wait behind library reads.  Each
+ * listener is its own libmicrohttpd daemon in "external polling" mode on
+ * a socket this module opened (or systemd handed over), and its thread
+ * polls it.  Handlers run on those threads, two at a time at most (one
+ * per thread: what they share must be thread-safe, as the ring, the
+ * claims table and the /metrics page are), and must never block or touch
+ * hardware: they render
  * from the ring and the running totals into the response buffer, hand
  * out a body shared between responses (the /metrics page) or one that is
  * produced while it is sent (the samples), so that no request waits for
@@ -14,11 +18,14 @@
  *
  * Slow or abusive clients cannot starve scrapes: every request must be
  * complete timeout_s after it started, every answer must drain at least
- * HTTP_MIN_DRAIN_BPS (averaged over HTTP_DRAIN_WINDOW_S), the connection limit
- * (the TCP listeners together) and the per-IP limit displace the oldest
+ * HTTP_MIN_DRAIN_BPS (HTTP_CONTROL_MIN_DRAIN_BPS on the control socket;
+ * averaged over HTTP_DRAIN_WINDOW_S), the connection limit (the TCP
+ * listeners together) and the per-IP limit displace the oldest
  * incomplete request or stalled answer rather than refuse a new
- * connection, the control socket has a budget of its own, and request
- * bodies are capped at HTTP_MAX_BODY (413).
+ * connection, the control socket has a budget of its own with a share
+ * per peer uid (a connection over it that finds none to displace gets
+ * 503 "busy" with Retry-After, never a reset), and request bodies are
+ * capped at HTTP_MAX_BODY (413).
  * Errors use one JSON shape, {"error":{"code":"...","message":"..."}}.
  *
  * With a web config (webcfg.h) the TCP listeners speak TLS and/or require
@@ -46,6 +53,7 @@
 #define HTTP_DEFAULT_TIMEOUT_S		10
 #define HTTP_DEFAULT_MAX_CONNECTIONS	64
 #define HTTP_DEFAULT_MAX_PER_IP		8
+#define HTTP_DEFAULT_CONTROL_MAX_CONNECTIONS 128
 
 enum http_method {
 	HTTP_GET = 1,
@@ -108,6 +116,7 @@ struct http_resp {
 	const char *csp;	/* Content-Security-Policy header; static
 				   string; NULL: none */
 	unsigned retry_after_s;	/* Retry-After header if non-zero */
+	bool close;		/* "Connection: close": closed once sent */
 	/*
 	 * Instead of body, a body the handler shares with other responses
 	 * (the /metrics page rendered once per tick): data/len stay valid
@@ -189,11 +198,14 @@ struct http_cfg {
 	unsigned control_mode;		/* e.g. 0660; 0 = 0660 */
 	/* 0 = the HTTP_DEFAULT_* value.  max_connections counts the TCP
 	   listeners together (the control socket has its own budget,
-	   HTTP_CONTROL_MAX_CONNECTIONS); max_per_ip applies to TCP
-	   listeners only. */
+	   control_max_connections); max_per_ip applies to TCP listeners
+	   only, control_max_per_uid (0: half the control budget, rounded
+	   up) to the control socket's peers (SO_PEERCRED). */
 	unsigned timeout_s;		/* request deadline, idle timeout */
 	unsigned max_connections;
 	unsigned max_per_ip;
+	unsigned control_max_connections;
+	unsigned control_max_per_uid;
 	/* Called once every listener is open and before the http thread
 	   starts (the daemon drops its privileges there: capabilities are
 	   per thread); NULL = none. */
@@ -204,6 +216,11 @@ struct http_cfg {
 	   for everyone.  Borrowed: must outlive the server, and only the
 	   http thread uses it (webcfg_auth() keeps a cache). */
 	struct webcfg *web;
+	/* This daemon's instance id (claims.h), sent with every answer as
+	   the Uncored-Instance header; a request that names another in
+	   that header is refused with 412 before any handler runs (its
+	   claims are of another lifetime).  NULL or "": none.  Copied. */
+	const char *instance;
 };
 
 struct http_server;
@@ -228,7 +245,15 @@ enum http_evict {
 #define HTTP_DRAIN_WINDOW_S	2	/* ... on average over this window */
 #define HTTP_STALL_S		1	/* an answer without progress this long
 					   may be displaced */
-#define HTTP_CONTROL_MAX_CONNECTIONS 16	/* the control socket's own budget */
+/* The control socket's connections: a library client keeps one open and
+ * reads often, so an idle one is displaced only after this grace; one
+ * over the budget gets 503 "busy" (Retry-After), or waits to be accepted
+ * while as many busy answers as the budget are pending; an answer must
+ * drain this fast (local
+ * readers read at memory speed: 64 KiB/s is a reader holding its
+ * connection, not a slow network). */
+#define HTTP_CONTROL_GRACE_MS	1000
+#define HTTP_CONTROL_MIN_DRAIN_BPS (256 * 1024)
 
 /* What the server counts, for the uncored_http_* families. */
 struct http_stats {
@@ -243,19 +268,24 @@ struct http_stats {
 	uint64_t auth_busy;	/* new credentials answered 503 unchecked
 				   (over the budget, or the queue full) */
 	unsigned auth_pending;	/* checks waiting or running now */
+	uint64_t busy;		/* control connections over the budget,
+				   answered 503 "busy" unprocessed */
 };
 
 /*
- * Copies the counters of the server that serves req into *out.  For
- * handlers (they run on the http thread, which keeps the counters).
+ * Copies the counters of the server that serves req into *out: each
+ * thread's as it published them at the end of its last round (the
+ * connection counts at most HTTP_SAMPLE_NS old while answers are in
+ * flight).  For handlers, on either thread.
  */
 void http_get_stats(const struct http_req *req, struct http_stats *out);
 
 /*
  * Opens every listener (the privileged part: call it before dropping
- * privileges), then starts the single http thread that serves them all.
- * The route table and ctx must outlive the server; handlers are called
- * on the http thread with ctx.
+ * privileges), then starts the threads that serve them: uncored-http for
+ * the TCP listeners, uncored-ctl for the control sockets (each only if
+ * there is such a listener).  The route table and ctx must outlive the
+ * server; handlers are called on those threads with ctx.
  *
  * The control socket is created under umask 0177 (never accessible to
  * others, even briefly), then chmod'ed to control_mode and chgrp'ed to
@@ -284,7 +314,7 @@ int http_lookup_group(const char *name, gid_t *gid);
 unsigned http_port(const struct http_server *s, unsigned i);
 
 /*
- * Stops the thread (in-flight connections are dropped), closes every
+ * Stops the threads (in-flight connections are dropped), closes every
  * listener and unlinks the control socket if it created it and it is
  * still the same file.  Frees s; NULL is a no-op.
  */

@@ -378,6 +378,11 @@ static void http_families(struct prom *w, const struct http_stats *h)
 
 		prom_sample_u64(w, NULL, l, h->evicted[r]);
 	}
+	prom_family(w, "uncored_http_control_busy_total", PROM_COUNTER, NULL,
+		    "Requests on the control socket answered 503 busy, not "
+		    "carried out: their connection was over the control "
+		    "budget or its uid's share, with none to displace.");
+	prom_sample_u64(w, NULL, NULL, h->busy);
 
 	prom_family(w, "uncored_http_auth_checks_total", PROM_COUNTER, NULL,
 		    "bcrypt checks of basic-auth credentials the daemon did "

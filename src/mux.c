@@ -180,8 +180,12 @@ int mux_sync(struct mux *m, const struct mux_spec *sp, unsigned n)
 		if (j == n || (i < m->ng && m->g[i]->key < sp[j].key)) {
 			group_free(m->g[i++]);		/* gone */
 		} else if (i < m->ng && m->g[i]->key == sp[j].key) {
-			m->tmp[k++] = m->g[i++];	/* stays */
-			j++;
+			struct group *g = m->g[i++];	/* stays */
+
+			/* a pin that ended (max_pinned_s): its group
+			 * takes turns from now on, from where it is */
+			g->sg.pinned = g->sg.fixed = sp[j++].pinned;
+			m->tmp[k++] = g;
 		} else {
 			struct group *g = group_new(m->pmu, &sp[j++]);
 

@@ -235,7 +235,8 @@ void mux_free(struct mux *m);
 /*
  * Makes the claims' groups exactly sp[0..n) (ascending keys): groups
  * whose key is gone are dropped (their counters are cleared by the next
- * mux_schedule()), new keys get a group with its clock not yet running.
+ * mux_schedule()), new keys get a group with its clock not yet running,
+ * and a group that stays takes its spec's pinned (a pin that ended).
  * No hardware access.  0, or -ENOMEM (a new group is left out this tick
  * and tried again at the next).
  */

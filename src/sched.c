@@ -181,6 +181,20 @@ int sched_resolve(const struct platform *p, const char *text, bool allow_raw,
 	return check_modifiers(text, u, out, why, whylen);
 }
 
+bool sched_same(const struct evspec *a, const struct evspec *b)
+{
+	if (a->unit != b->unit || a->ev != b->ev || a->freerun != b->freerun ||
+	    a->enc.code != b->enc.code || a->enc.umask != b->enc.umask ||
+	    a->enc.thresh != b->enc.thresh || a->enc.edge != b->enc.edge ||
+	    a->enc.inv != b->enc.inv || a->filt_set != b->filt_set ||
+	    a->split_n != b->split_n || a->split_k != b->split_k)
+		return false;
+	for (unsigned f = 0; f < PLAT_MAX_FILTERS; f++)
+		if ((a->filt_set >> f & 1) && a->filt[f] != b->filt[f])
+			return false;
+	return true;
+}
+
 int sched_encode(const struct unit_type *u, const struct evspec *ev,
 		 unsigned ctr, uint64_t *ctl, char *why, size_t whylen)
 {

@@ -69,6 +69,12 @@ struct sched_busy {
 int sched_resolve(const struct platform *p, const char *text, bool allow_raw,
 		  struct evspec *out, char *why, size_t whylen);
 
+/* Do a and b count the same thing: one unit, encoding (catalog entry,
+ * or raw fields), free-running counter, filter values and split, however
+ * their names are written ("EV:filter0=1:split=0/2" and
+ * "EV:split=0/2:filter0=1")? */
+bool sched_same(const struct evspec *a, const struct evspec *b);
+
 /*
  * The control value that counts ev on counter ctr of unit u, enable bit
  * set: catalog events through plat_encode_event() (which adds the unit's

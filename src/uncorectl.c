@@ -362,7 +362,8 @@ static void ctl_close(struct ctl *c)
 static int exit_of(int rc)
 {
 	switch (-rc) {
-	case ENOTCONN: case ECONNRESET: case ECONNREFUSED: case ETIMEDOUT:
+	case ENOTCONN: case ECONNRESET: case ECONNABORTED: case ECONNREFUSED:
+	case ETIMEDOUT:
 	case EPROTO:
 		return EXIT_CONNECT;
 	default:

@@ -586,6 +586,7 @@ static struct claims_cfg claims_cfg_of(const struct conf *c)
 		.allow_raw_events = c->allow_raw_events,
 		.interval_ms = c->interval_ms,
 		.max_pinned_per_box = c->max_pinned_per_box,
+		.max_pinned_s = c->max_pinned_s,
 	};
 }
 
@@ -875,6 +876,13 @@ static int self_test(const struct options *o, const struct conf *c)
 
 static struct priv_target priv_target;
 
+/* The control socket start_http() had the listener create (not one
+ * passed by systemd), and its directory if start_http() made it: both
+ * go to [daemon] user at the drop so that the socket file can be
+ * removed at exit. */
+static char ctl_sock[PATH_MAX], ctl_dir[PATH_MAX];
+static bool ctl_dir_made;
+
 /* The daemon's own run-time directory, where the owner file and (by
  * default) the control socket live: it must stay writable after the drop
  * so they can be removed at exit. */
@@ -888,6 +896,39 @@ static void chown_rundir(const struct daemon *d, const struct conf *c)
 		return;
 	if (chown(dir, priv_target.uid, priv_target.gid) < 0)
 		log_warn("cannot give %s to user %s", dir, priv_target.name);
+}
+
+/*
+ * The control socket file is removed at exit by the daemon, which by then
+ * is [daemon] user: the file becomes that user's (in a sticky directory
+ * such as /tmp only the file's owner may remove it), and so does the
+ * directory when start-up made it.  A directory that was already there
+ * and that the user cannot write keeps the file: say so now, not at exit
+ * (the next start replaces a stale socket).
+ */
+static void chown_control(void)
+{
+	struct stat st;
+	bool writable;
+
+	if (!ctl_sock[0])
+		return;
+	if (lchown(ctl_sock, priv_target.uid, (gid_t)-1) < 0)
+		log_warn("cannot give the control socket %s to user %s",
+			 ctl_sock, priv_target.name);
+	if (ctl_dir_made && chown(ctl_dir, priv_target.uid, priv_target.gid) < 0)
+		log_warn("cannot give %s to user %s", ctl_dir, priv_target.name);
+	if (stat(ctl_dir, &st) < 0)
+		return;
+	writable = (st.st_uid == priv_target.uid && (st.st_mode & S_IWUSR)) ||
+		   (st.st_gid == priv_target.gid && (st.st_mode & S_IWGRP)) ||
+		   (st.st_mode & S_IWOTH);
+	if (!writable)
+		log_warnx("the control socket's directory %s is not writable by "
+			  "user %s: %s will stay behind at exit (the next start "
+			  "replaces it); put the socket in a directory that user "
+			  "can write, or let uncored create its directory",
+			  ctl_dir, priv_target.name, ctl_sock);
 }
 
 /* Called by http_start() once the listeners are open, before any thread
@@ -909,6 +950,8 @@ static void drop_privileges(void *arg)
 		 (unsigned)priv_target.uid : (unsigned)getuid());
 	if (hw_seal(&d->hw, why) < 0)
 		log_fatalx(1, "%s", hw_last_error());
+	if (priv_target.drop)
+		chown_control();
 	if (priv_target.drop &&
 	    backend_give(d, priv_target.uid, priv_target.gid) < 0)
 		log_warn("cannot give the simulated kernel's tree to user %s",
@@ -989,7 +1032,8 @@ static struct http_server *start_http(struct daemon *d, const struct conf *c,
 				*slash = '\0';
 			else
 				slash[1] = '\0';
-			if ((mkdir(dir, 0755) < 0 && errno != EEXIST) ||
+			ctl_dir_made = mkdir(dir, 0755) == 0;
+			if ((!ctl_dir_made && errno != EEXIST) ||
 			    access(dir, W_OK | X_OK) < 0) {
 				const char *rt = getenv("XDG_RUNTIME_DIR");
 
@@ -1001,12 +1045,18 @@ static struct http_server *start_http(struct daemon *d, const struct conf *c,
 					   dir, strerror(errno),
 					   rt && *rt ? rt : "/tmp");
 			}
+			snprintf(ctl_sock, sizeof(ctl_sock), "%s",
+				 c->control_socket);
+			snprintf(ctl_dir, sizeof(ctl_dir), "%s", dir);
 		}
 	}
 	hc.control_mode = 0660;
 	hc.timeout_s = c->http_timeout_s;
 	hc.max_connections = c->http_max_connections;
 	hc.max_per_ip = c->http_max_per_ip;
+	hc.control_max_connections = c->http_ctl_max;
+	hc.control_max_per_uid = c->http_ctl_per_uid;
+	hc.instance = claims_instance(d->claims);
 	hc.before_thread = drop_privileges;
 	hc.before_thread_arg = d;
 	if (priv_target.drop)
@@ -1102,6 +1152,10 @@ static unsigned keep_restart_only(struct conf *nc, struct conf *cur)
 		{ "[http] max_connections",
 		  offsetof(struct conf, http_max_connections) },
 		{ "[http] max_per_ip", offsetof(struct conf, http_max_per_ip) },
+		{ "[http] control_max_connections",
+		  offsetof(struct conf, http_ctl_max) },
+		{ "[http] control_max_per_uid",
+		  offsetof(struct conf, http_ctl_per_uid) },
 	};
 	static const char later[] = "not applied: restart uncored to apply it";
 	char run[CONF_MAX_LISTEN * 64], want[sizeof(run)];

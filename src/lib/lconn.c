@@ -9,6 +9,7 @@
 #include <netdb.h>
 #include <poll.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -162,36 +163,15 @@ static int connect_tcp(struct lconn *c, char *err, size_t len)
 	return 0;
 }
 
-/* The daemon's pid behind the Unix socket, 0 if unknown. */
-static pid_t peer_pid(int fd)
-{
-	struct ucred cr;
-	socklen_t l = sizeof(cr);
-
-	return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &l) == 0 ? cr.pid : 0;
-}
-
-/* (Re)connects; a daemon with another pid than the first is a restart. */
+/* (Re)connects, from this process. */
 static int reconnect(struct lconn *c, char *err, size_t len)
 {
-	pid_t pid;
 	int rc = c->host[0] ? connect_tcp(c, err, len)
 			    : connect_unix(c, err, len);
 
-	if (rc < 0 || c->host[0])
-		return rc;
-	pid = peer_pid(c->fd);
-	if (c->peer && pid && pid != c->peer) {
-		close(c->fd);
-		c->fd = -1;
-		c->broken = true;
-		return say(err, len, -ECONNRESET, "uncored restarted (pid %d, "
-			   "now %d): the claims made before are gone; "
-			   "uncored_connect() again", (int)c->peer, (int)pid);
-	}
-	if (!c->peer)
-		c->peer = pid;
-	return 0;
+	if (rc == 0)
+		c->owner = getpid();
+	return rc;
 }
 
 /* Splits "http://HOST:PORT" (HOST may be [IPv6]) into c. */
@@ -332,22 +312,28 @@ static int receive(struct lconn *c, struct lproto_resp *r, size_t *got,
 	}
 }
 
-/* The request's text (malloc'd) and its length. */
-static char *format(const char *method, const char *path, const char *body,
-		    size_t *len)
+/* The request's text (malloc'd) and its length: for the instance the
+ * connection knows, if it knows one. */
+static char *format(const struct lconn *c, const char *method,
+		    const char *path, const char *body, size_t *len)
 {
 	size_t bl = body ? strlen(body) : 0;
+	char inst[LPROTO_INSTANCE_MAX + 24] = "";
 	char *s = NULL;
 	int n;
 
+	if (c->instance[0])
+		snprintf(inst, sizeof(inst), "Uncored-Instance: %s\r\n",
+			 c->instance);
 	n = body ? asprintf(&s, "%s %s HTTP/1.1\r\nHost: localhost\r\n"
-			    "User-Agent: libuncored/" PACKAGE_VERSION "\r\n"
+			    "User-Agent: libuncored/" PACKAGE_VERSION "\r\n%s"
 			    "Accept: application/json\r\nContent-Type: "
 			    "application/json\r\nContent-Length: %zu\r\n\r\n%s",
-			    method, path, bl, body)
+			    method, path, inst, bl, body)
 		 : asprintf(&s, "%s %s HTTP/1.1\r\nHost: localhost\r\n"
-			    "User-Agent: libuncored/" PACKAGE_VERSION "\r\n"
+			    "User-Agent: libuncored/" PACKAGE_VERSION "\r\n%s"
 			    "Accept: application/json\r\n%s\r\n", method, path,
+			    inst,
 			    strcmp(method, "GET") ? "Content-Length: 0\r\n" : "");
 	if (n < 0)
 		return NULL;
@@ -376,10 +362,108 @@ static int attempt(struct lconn *c, const char *req, size_t rl,
 	return rc;
 }
 
+/* Sleeps before busy retry i (0, 1, ...): LCONN_BUSY_FIRST_MS << i, give
+ * or take a quarter. */
+static void busy_backoff(unsigned i)
+{
+	static _Thread_local unsigned seed;
+	long long ms = (long long)LCONN_BUSY_FIRST_MS << i;
+	struct timespec ts;
+
+	if (!seed)
+		seed = (unsigned)getpid() ^ (unsigned)mono_ms() ^
+		       (unsigned)(uintptr_t)&ts;
+	ms += (long long)(rand_r(&seed) % (unsigned)(ms / 2 + 1)) - ms / 4;
+	ts.tv_sec = ms / 1000;
+	ts.tv_nsec = (ms % 1000) * 1000000;
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+/* Is r the daemon's "busy, not processed" answer? */
+static bool busy_answer(const struct lproto_resp *r)
+{
+	return r->status == 503 && r->retry_after;
+}
+
+/*
+ * Is r from the daemon instance the connection knows (the first answer
+ * that names one sets it)?  0, or -ECONNRESET with the connection broken
+ * for good and r's body dropped: an answer of another lifetime, or a
+ * success without an instance, is never data.
+ */
+static int same_instance(struct lconn *c, struct lproto_resp *r, char *err,
+			 size_t errlen)
+{
+	if (!c->instance[0] || strcmp(r->instance, c->instance) == 0) {
+		snprintf(c->instance, sizeof(c->instance), "%s", r->instance);
+		return 0;
+	}
+	/* an error libmicrohttpd answered itself carries none, and no
+	 * data either: the caller gets the error */
+	if (!r->instance[0] && (r->status < 200 || r->status > 299))
+		return 0;
+	free(r->body);
+	r->body = NULL;
+	r->len = 0;
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = -1;
+	c->broken = true;
+	if (!r->instance[0])
+		return say(err, errlen, -ECONNRESET, "uncored on %s answered "
+			   "without its instance id (instance %s made the "
+			   "claims of this connection): another daemon; "
+			   "uncored_connect() again", c->where, c->instance);
+	return say(err, errlen, -ECONNRESET, "uncored on %s restarted "
+		   "(instance %s, now %s): the claims made before are gone; "
+		   "uncored_connect() again", c->where, c->instance,
+		   r->instance);
+}
+
+/*
+ * The daemon closed the connection without answering a request that
+ * could not be sent again: a restart (-ECONNRESET, its claims are gone)
+ * or not (-ECONNABORTED: the request may or may not have been carried
+ * out).  A GET /healthz on a new connection tells: it names the instance
+ * the connection knows, and its answer carries the daemon's
+ * (same_instance()).  The new connection stays for the next request.
+ */
+static int no_answer(struct lconn *c, const char *method, const char *path,
+		     char *err, size_t errlen)
+{
+	struct lproto_resp pr;
+	char why[256];
+	size_t rl;
+	bool fresh;
+	char *req;
+	int rc = reconnect(c, why, sizeof(why));
+
+	if (rc < 0)
+		return say(err, errlen, -ENOTCONN, "uncored on %s closed the "
+			   "connection without answering %s %s, and connecting "
+			   "again failed: %s", c->where, method, path, why);
+	if (!(req = format(c, "GET", "/healthz", NULL, &rl)))
+		return say(err, errlen, -ENOMEM, "out of memory");
+	memset(&pr, 0, sizeof(pr));
+	rc = attempt(c, req, rl, &pr, &fresh);
+	free(req);
+	if (rc == 0)
+		rc = same_instance(c, &pr, why, sizeof(why));
+	free(pr.body);
+	if (rc == -ECONNRESET && c->broken)
+		return say(err, errlen, rc, "%s", why);
+	return say(err, errlen, -ECONNABORTED, "uncored on %s closed the "
+		   "connection without answering %s %s (it may or may not "
+		   "have been carried out; the daemon's log says why it "
+		   "closed it)", c->where, method, path);
+}
+
 int lconn_request(struct lconn *c, const char *method, const char *path,
 		  const char *body, struct lproto_resp *r, char *err,
 		  size_t errlen)
 {
+	unsigned busy = 0;
 	size_t rl;
 	char *req;
 	bool fresh;
@@ -390,7 +474,14 @@ int lconn_request(struct lconn *c, const char *method, const char *path,
 		return say(err, errlen, -ENOTCONN, "the connection to uncored "
 			   "on %s was lost (the daemon restarted): "
 			   "uncored_connect() again", c->where);
-	if (!(req = format(method, path, body, &rl)))
+	if (c->fd >= 0 && c->owner != getpid()) {
+		/* a fork()ed child: the socket is the parent's too, and so
+		 * would be the answers read from it; a connection of its own
+		 * (closing the copy leaves the parent's open) */
+		close(c->fd);
+		c->fd = -1;
+	}
+	if (!(req = format(c, method, path, body, &rl)))
 		return say(err, errlen, -ENOMEM, "out of memory");
 	if (c->debug)
 		fprintf(stderr, "libuncored: > %s %s%s%s\n", method, path,
@@ -410,16 +501,26 @@ int lconn_request(struct lconn *c, const char *method, const char *path,
 			break;
 		}
 		rc = attempt(c, req, rl, r, &fresh);
+		/* busy: the daemon did not process it, so any request is
+		 * sent again, a few times, further and further apart */
+		if (rc == 0 && busy_answer(r) && busy < LCONN_BUSY_RETRIES &&
+		    (!c->instance[0] || strcmp(r->instance, c->instance) == 0)) {
+			free(r->body);
+			memset(r, 0, sizeof(*r));
+			busy_backoff(busy++);
+			tries--;
+			continue;
+		}
 		/* a connection the daemon closed as we sent: once more, for
 		 * a request that may be repeated */
 		if (!(rc == -ECONNRESET && fresh && strcmp(method, "GET") == 0))
 			break;
 	}
 	free(req);
+	if (rc == 0)
+		rc = same_instance(c, r, err, errlen);
 	if (rc == -ECONNRESET && !c->broken)
-		say(err, errlen, rc, "uncored on %s closed the connection "
-		    "without answering %s %s (did it stop?)", c->where, method,
-		    path);
+		rc = no_answer(c, method, path, err, errlen);
 	else if (rc == -EPROTO)
 		say(err, errlen, rc, "uncored on %s answered %s %s with "
 		    "something else than HTTP: %s", c->where, method, path,

@@ -128,6 +128,19 @@ static int header(const char *p, size_t n, struct framing *f,
 	} else if (nl == 10 && strncasecmp(p, "Connection", 10) == 0) {
 		if (has_token(v, vl, "close"))
 			r->close = true;
+	} else if (nl == 11 && strncasecmp(p, "Retry-After", 11) == 0) {
+		r->retry_after = true;
+	} else if (nl == 16 && strncasecmp(p, "Uncored-Instance", 16) == 0) {
+		size_t ok = 0;
+
+		while (ok < vl && isalnum((unsigned char)v[ok]))
+			ok++;
+		if (!vl || ok != vl || vl >= sizeof(r->instance) ||
+		    (r->instance[0] && (strlen(r->instance) != vl ||
+					memcmp(r->instance, v, vl) != 0)))
+			return proto(r, "a bad Uncored-Instance header");
+		memcpy(r->instance, v, vl);
+		r->instance[vl] = '\0';
 	}
 	return 0;
 }
@@ -379,6 +392,53 @@ bool lproto_claim_id(const char *body, size_t len, char *id, size_t idlen)
 		snprintf(id, idlen, "%s", s);
 	json_object_put(o);
 	return ok;
+}
+
+int lproto_claim_of(const char *body, size_t len, char *id, size_t idlen,
+		    char **events, char *why, size_t whylen)
+{
+	struct json_object *o = parse_json(body, len), *evs = jget(o, "events");
+	struct json_object *v = jget(o, "id");
+	size_t n = json_object_is_type(evs, json_type_array)
+		   ? json_object_array_length(evs) : 0, total = 1, at = 0;
+	char *out;
+
+	*events = NULL;
+	if (!json_object_is_type(v, json_type_string) ||
+	    strlen(json_object_get_string(v)) >= idlen || !n ||
+	    n > MAX_EVENTS) {
+		snprintf(why, whylen, "no claim id or events in the answer");
+		json_object_put(o);
+		return -EPROTO;
+	}
+	snprintf(id, idlen, "%s", json_object_get_string(v));
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *e = jget(json_object_array_get_idx(evs, i),
+					     "event");
+
+		if (!json_object_is_type(e, json_type_string)) {
+			snprintf(why, whylen, "event %zu of claim %s has no "
+				 "name", i, id);
+			json_object_put(o);
+			return -EPROTO;
+		}
+		total += strlen(json_object_get_string(e)) + 1;
+	}
+	if (!(out = malloc(total))) {
+		json_object_put(o);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const char *name = json_object_get_string(
+			jget(json_object_array_get_idx(evs, i), "event"));
+
+		at += (size_t)snprintf(out + at, total - at, "%s%s",
+				       i ? "\n" : "", name);
+	}
+	out[at] = '\0';
+	*events = out;
+	json_object_put(o);
+	return 0;
 }
 
 void lproto_counts_clear(struct lproto_counts *c)

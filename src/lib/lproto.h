@@ -15,10 +15,18 @@
 #define LPROTO_MAX_HEAD (16u << 10)	/* status line and headers */
 #define LPROTO_MAX_BODY (16u << 20)	/* no route answers near this */
 
+#define LPROTO_INSTANCE_MAX 40	/* an instance id, NUL included */
+
 /* A response parsed by lproto_response(). */
 struct lproto_resp {
 	int status;		/* 100..599 */
 	bool close;		/* "Connection: close" (or HTTP/1.0) */
+	bool retry_after;	/* a Retry-After header: with 503, the
+				   daemon was busy and did not process the
+				   request */
+	/* the Uncored-Instance header: the daemon lifetime that answered
+	   ([0-9a-zA-Z]); "" without one */
+	char instance[LPROTO_INSTANCE_MAX];
 	char *body;		/* malloc'd, NUL-terminated (the caller frees) */
 	size_t len;
 	char why[128];		/* what was wrong (-EPROTO) */
@@ -60,6 +68,15 @@ bool lproto_error_message(const char *body, size_t len, char *msg,
 /* The "id" of a created claim into id; false if there is none or it is
  * not a claim id ([a-z0-9_-], at most idlen - 1 bytes). */
 bool lproto_claim_id(const char *body, size_t len, char *id, size_t idlen);
+
+/*
+ * What a claim route's answer (create, read, read now, renew, release)
+ * says it is about: the claim's "id" into id (idlen bytes) and the names
+ * of its "events", in order, one per line, into *events (malloc'd; the
+ * caller frees it).  0, -EPROTO (why: what is missing) or -ENOMEM.
+ */
+int lproto_claim_of(const char *body, size_t len, char *id, size_t idlen,
+		    char **events, char *why, size_t whylen);
 
 /* The negative errno that stands for an HTTP error status. */
 int lproto_errno(int status);

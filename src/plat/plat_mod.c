@@ -122,7 +122,8 @@ int plat_parse_modifiers(const char *text, unsigned accept, char *rest,
 	memset(m, 0, sizeof(*m));
 	if (restlen)
 		rest[0] = '\0';
-	while (*f) {
+	/* every field up to the end, the one after a trailing ':' included */
+	for (bool more = *f != '\0'; more; ) {
 		const char *end = strchr(f, ':');
 		size_t len = end ? (size_t)(end - f) : strlen(f);
 		char field[128];
@@ -132,11 +133,17 @@ int plat_parse_modifiers(const char *text, unsigned accept, char *rest,
 			snprintf(why, whylen, "field \"%.*s...\" too long", 16, f);
 			return -EINVAL;
 		}
+		if (!len) {
+			/* "EV::x", "EV:": a name no catalog has, that
+			 * would otherwise pass for a second EV */
+			snprintf(why, whylen, "an empty field at byte %zu",
+				 (size_t)(f - text));
+			return -EINVAL;
+		}
 		memcpy(field, f, len);
 		field[len] = '\0';
 		f += len + (end != NULL);
-		if (!len)
-			continue;
+		more = end != NULL;
 		r = plat_take_modifier(field, accept, m, why, whylen);
 		if (r < 0)
 			return r;

@@ -64,9 +64,10 @@ int plat_take_modifier(const char *field, unsigned accept,
 /*
  * Splits text ("EVENT[:field...]") into its modifiers of the kinds in
  * accept, into *m (cleared first), and the rest, written to rest (the
- * other fields joined by ':' in their order; empty fields dropped).
- * Returns 0, or -EINVAL with why as plat_take_modifier() sets it, or
- * when rest does not fit.
+ * other fields joined by ':' in their order).  Returns 0, or -EINVAL
+ * with why as plat_take_modifier() sets it, for an empty field ("EV::x",
+ * ":EV" or a trailing ':': its byte offset in text), or when
+ * rest does not fit.
  */
 int plat_parse_modifiers(const char *text, unsigned accept, char *rest,
 			 size_t restlen, struct plat_mods *m, char *why,

@@ -23,8 +23,9 @@ PORT=$(( 20000 + $(od -An -N2 -tu2 /dev/urandom) % 12000 ))
 S="$T/ctl.sock"
 BL="$B/tests/bench/bench_lib"
 user=; [ "$(id -u)" = 0 ] && user="--user nobody"
-# 64 clients, each with its claim and its connection (each connection is
-# one of [http] max_connections, 64 by default: the 65th would displace one)
+# 64 clients, each with its claim and its control-socket connection (the
+# control socket's budget, 128 and 64 a uid by default, holds them all;
+# the scraper is on TCP, whose max_connections is 64 by default)
 printf '[http]\nmax_connections = 200\n[claims]\nmax_per_uid = 100\nmax_total = 200\n' >"$T/c.conf"
 "$B/uncored" $user -c "$T/c.conf" --simulate -i 100 -l "127.0.0.1:$PORT" -s "$S" \
 	--workload "$top_srcdir/conf/workloads/skl-default.json" >"$T/log" 2>&1 &
@@ -62,6 +63,7 @@ h1=$(ringhead); hist >"$T/h1"
 h3=$(ringhead); hist >"$T/h3"
 "$BL" load "$S" "http://127.0.0.1:$PORT" 64 1000 "$SECS"
 h2=$(ringhead); hist >"$T/h2"
+echo "daemon threads: $(awk '/^Threads/ { print $2 }' /proc/$pid/status) ($(cat /proc/$pid/task/*/comm | sort | tr '\n' ' '))"
 ticks "$h0" "$h1" "idle (scrapes only)"
 ticks "$h3" "$h2" "under 64 x 1000 reads/s"
 tickdur "$T/h0" "$T/h1" "idle"

@@ -47,7 +47,8 @@ U=http://x/api/v1
 c=$(code -X POST $U/claims -d '{"events":["UNC_CBO_XSNP_RESPONSE.HITM_XCORE"],"label":"prof","export":true}')
 is "$c" 201 "create: 201"
 b=$(cat "$T/body")
-like "$b" '"id":"c1"' "first claim is c1"
+C1=$(printf '%s' "$b" | sed -n 's/.*"id":"\(c1-[0-9a-z]\{6\}\)".*/\1/p')
+ok "$([ -n "$C1" ]; echo $?)" "first claim is c1-TAG, a tag of this start ($C1)"
 like "$b" '"expires_at":"' "with an expiry"
 like "$b" '"counters":[{"event":"UNC_CBO_XSNP_RESPONSE.HITM_XCORE","unit":"cbo","counter":' \
 	"and its planned counter"
@@ -57,7 +58,7 @@ like "$b" '"uid":0' "owned by the peer uid (root)"
 scrape "$PORT" "$T/m0"
 wait_samples "$PORT" 60
 scrape "$PORT" "$T/m1"
-b=$(api $U/claims/c1)
+b=$(api $U/claims/$C1)
 echo "$b" >"$T/c1.json"
 like "$b" '"instances":[{"box":0,"count":' "per-box counts, named box as on /metrics"
 long=$(json_long_numbers "$T/c1.json")
@@ -73,9 +74,9 @@ near "$(rate uncore_llc_lookups_total 'socket="0"')" 2.0e8 0.05 \
 near "$(metric "$T/m1" uncore_llc_hit_ratio 'socket="0"')" 0.9 0.01 "hit ratio still produced"
 rr=$(metric "$T/m1" uncored_baseline_running_ratio "")
 ok "$(awk -v r="$rr" 'BEGIN { exit !(r < 0.8) }'; echo $?)" "baseline running ratio below 1 ($rr)"
-e1=$(metric "$T/m1" uncore_claim_events_total 'claim="c1",event="UNC_CBO_XSNP_RESPONSE.HITM_XCORE",socket="0"')
+e1=$(metric "$T/m1" uncore_claim_events_total 'claim="'"$C1"'",event="UNC_CBO_XSNP_RESPONSE.HITM_XCORE",socket="0"')
 ok "$([ -n "$e1" ] && [ "$e1" -gt 0 ]; echo $?)" "exported claim on /metrics ($e1)"
-holds_c1() { api $U/topology | grep -q '"holder":"c1"'; }
+holds_c1() { api $U/topology | grep -q "\"holder\":\"$C1\""; }
 wait_for "c1 in the topology" 30 holds_c1
 ok $? "topology shows c1 holding a counter"
 
@@ -90,25 +91,29 @@ is "$c" 409 "two counter-0-only events: 409"
 like "$(cat "$T/body")" "counters 0" "the reason names the constraint"
 
 # renew
-c=$(code -X POST $U/claims/c1/renew -d '{"ttl_s":60}')
+c=$(code -X POST $U/claims/$C1/renew -d '{"ttl_s":60}')
 is "$c" 200 "renew with a new ttl"
 like "$(cat "$T/body")" '"ttl_s":60' "ttl updated"
-is "$(code -X POST $U/claims/c1/renew)" 200 "renew with no body keeps the ttl"
-is "$(code -X POST $U/claims/c1/renew -d '{"ttl_s":61}')" 400 "renew beyond max_ttl_s: 400"
-is "$(code -X POST $U/claims/c1/renew -d '{"ttl_s":0}')" 400 "renew with 0: 400"
+is "$(code -X POST $U/claims/$C1/renew)" 200 "renew with no body keeps the ttl"
+is "$(code -X POST $U/claims/$C1/renew -d '{"ttl_s":61}')" 400 "renew beyond max_ttl_s: 400"
+is "$(code -X POST $U/claims/$C1/renew -d '{"ttl_s":0}')" 400 "renew with 0: 400"
 
 # owners: nobody (uid 65534) against root's claim and its own
-is "$(ncode $U/claims/c1)" 403 "another uid cannot read c1"
-like "$(cat "$T/body")" "belongs to uid 0" "403 says whose it is"
-is "$(ncode -X DELETE $U/claims/c1)" 403 "another uid cannot release c1"
-is "$(ncode -X POST $U/claims/c1/renew)" 403 "another uid cannot renew c1"
+# (to another uid, root's claim does not exist: 404 as for a missing id)
+is "$(ncode $U/claims/$C1)" 404 "another uid cannot read c1"
+is "$(cat "$T/body")" "{\"error\":{\"code\":\"not_found\",\"message\":\"no claim \\\"$C1\\\"\"}}" \
+	"the answer of a missing id, naming no owner"
+is "$(ncode -X DELETE $U/claims/$C1)" 404 "another uid cannot release c1"
+is "$(ncode -X POST $U/claims/$C1/renew)" 404 "another uid cannot renew c1"
 t_c2=$(date +%s.%N)	# c2's lease ends 1 s after this at the earliest
 is "$(ncode -X POST $U/claims -d '{"events":["UNC_CBO_CACHE_LOOKUP.READ_I"],"ttl_s":1}')" 201 \
 	"nobody creates c2"
 like "$(cat "$T/body")" '"uid":65534' "c2 belongs to uid 65534"
-is "$(code $U/claims/c2)" 200 "root may read another uid's claim"
-like "$(as_nobody curl -s --unix-socket "$S" $U/claims)" '"id":"c2"' "nobody lists its claim"
-is "$(as_nobody curl -s --unix-socket "$S" $U/claims | grep -c '"id":"c1"')" 0 \
+C2=$(sed -n 's/.*"id":"\(c2-[0-9a-z]\{6\}\)".*/\1/p' "$T/body")
+is "${C2#c2-}" "${C1#c1-}" "c2 has c1's tag ($C2)"
+is "$(code $U/claims/$C2)" 200 "root may read another uid's claim"
+like "$(as_nobody curl -s --unix-socket "$S" $U/claims)" '"id":"'"$C2"'"' "nobody lists its claim"
+is "$(as_nobody curl -s --unix-socket "$S" $U/claims | grep -c "\"id\":\"$C1\"")" 0 \
 	"nobody's list does not show root's claim"
 
 # limits: max_per_uid = 2, max_total = 3
@@ -122,17 +127,17 @@ like "$(cat "$T/body")" "max_total" "naming max_total"
 
 # lease expiry: c2 had ttl 1 s, the sampler frees it at the first tick
 # (100 ms) past its end; allow a second for a loaded machine
-c2_gone() { [ "$(code $U/claims/c2)" = 404 ]; }
+c2_gone() { [ "$(code $U/claims/$C2)" = 404 ]; }
 wait_for "c2's lease to end" 30 c2_gone
 life=$(awk -v a="$t_c2" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
-is "$(code $U/claims/c2)" 404 "an expired claim is gone"
+is "$(code $U/claims/$C2)" 404 "an expired claim is gone"
 ok "$(awk -v l="$life" 'BEGIN { exit !(l >= 1.0 && l < 2.0) }'; echo $?)" \
 	"... not before its 1 s lease ended, and within a second after ($life s)"
-like "$(cat "$T/log")" "claim c2 (uid 65534" "expiry logged"
+like "$(cat "$T/log")" "claim $C2 (uid 65534" "expiry logged"
 
 # SIGHUP keeps claims
 reload
-is "$(code $U/claims/c1)" 200 "claims survive SIGHUP"
+is "$(code $U/claims/$C1)" 200 "claims survive SIGHUP"
 # ... and refuses an interval the live claims' counters cannot keep up
 # with (the baseline without its 32-bit IMC counters would allow 27 s)
 cp "$T/c.conf" "$T/c.orig"
@@ -140,7 +145,7 @@ printf '[baseline]\nimc = none\n' >>"$T/c.conf"
 sed -i 's/^interval_ms = 100/interval_ms = 27000/' "$T/c.conf"
 is "$(code -X POST $U/claims -d '{"events":["DRAM_DATA_READS"]}')" 201 \
 	"a claim on a 32-bit IMC counter"
-imc_id=$(sed -n 's/.*"id":"\(c[0-9]*\)".*/\1/p' "$T/body")
+imc_id=$(sed -n 's/.*"id":"\(c[0-9]*-[0-9a-z]*\)".*/\1/p' "$T/body")
 reload
 if perf_mode; then
 	# the kernel's counts are 64-bit: nothing to refuse (the sampler
@@ -179,20 +184,20 @@ head -c 70000 /dev/zero | tr '\0' ' ' >"$T/big"
 is "$(code -X POST $U/claims --data-binary "@$T/big")" 413 "body over 64 KiB: 413"
 is "$(http_code "http://127.0.0.1:$PORT/api/v1/claims" -X POST -d '{"events":["UNC_CLOCK.SOCKET"]}')" 403 \
 	"claim routes over TCP: 403"
-is "$(http_code "http://127.0.0.1:$PORT/api/v1/claims/c1")" 403 "reading a claim over TCP: 403"
-is "$(code -X PUT $U/claims/c1)" 405 "PUT on a claim: 405"
+is "$(http_code "http://127.0.0.1:$PORT/api/v1/claims/$C1")" 403 "reading a claim over TCP: 403"
+is "$(code -X PUT $U/claims/$C1)" 405 "PUT on a claim: 405"
 is "$(code $U/claims/c999)" 404 "unknown claim: 404"
 is "$(code -X DELETE $U/claims/c999)" 404 "releasing an unknown claim: 404"
 
 # release
-c=$(code -X DELETE $U/claims/c1)
+c=$(code -X DELETE $U/claims/$C1)
 is "$c" 200 "release: 200"
 like "$(cat "$T/body")" '"state":"released"' "final state released"
 like "$(cat "$T/body")" '"count":' "with the final counts"
-is "$(code $U/claims/c1)" 404 "a released claim is gone"
+is "$(code $U/claims/$C1)" 404 "a released claim is gone"
 wait_samples "$PORT" 2	# pages rendered after the release
 scrape "$PORT" "$T/m2"
-is "$(grep -c 'claim="c1"' "$T/m2")" 0 "released claims leave /metrics"
+is "$(grep -c "claim=\"$C1\"" "$T/m2")" 0 "released claims leave /metrics"
 is "$(metric "$T/m2" uncored_claims "")" 1 "one claim left (nobody's)"
 kill -TERM "$UPID"; wait "$UPID"
 is "$?" 0 "clean stop with a live claim"

@@ -42,10 +42,11 @@ all_ran() {
 wait_for "every claim to have run" 120 all_ran
 all_ran
 is "$waiting" 0 "every one of the $N claims has run (c257 and up included)"
-is "$(grep -o '"id":"c[0-9]*"' "$T/list" | sort -u | wc -l)" "$N" \
+is "$(grep -o '"id":"c[0-9]*-[0-9a-z]*"' "$T/list" | sort -u | wc -l)" "$N" \
 	"all $N listed"
-b=$(curl -s --unix-socket "$T/ctl.sock" "$U/claims/c300")
-like "$b" '"id":"c300"' "c300 readable"
+C300=$(grep -o '"id":"c300-[0-9a-z]*"' "$T/list" | sed 's/.*"\(c300-[^"]*\)"/\1/')
+b=$(curl -s --unix-socket "$T/ctl.sock" "$U/claims/$C300")
+like "$b" "\"id\":\"$C300\"" "c300 readable ($C300)"
 en=$(echo "$b" | sed -n 's/.*"time_enabled_s":\([^,]*\).*/\1/p')
 ok "$(awk -v e="$en" 'BEGIN { exit !(e > 0) }'; echo $?)" \
 	"c300's time_enabled_s runs ($en)"

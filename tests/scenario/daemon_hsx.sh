@@ -56,6 +56,7 @@ is "$(code -X POST $U/claims -d '{"events":["UNC_C_LLC_LOOKUP.DATA_READ:filter0=
 like "$(cat "$T/body")" "cannot place together on cbo" "the reason names the box"
 is "$(code -X POST $U/claims -d '{"events":["UNC_C_LLC_LOOKUP.DATA_READ:filter0=0x20000"],"ttl_s":30}')" 201 \
 	"a claim sharing CBo FILTER0 with a different value"
+C1=$(sed -n 's/.*"id":"\([^"]*\)".*/\1/p' "$T/body")
 is "$(code -X POST $U/claims -d '{"events":["UNC_H_REQUESTS.READS","UNC_H_REQUESTS.WRITES","UNC_H_REQUESTS.INVITOE_LOCAL","UNC_H_REQUESTS.INVITOE_REMOTE"],"ttl_s":30}')" 201 \
 	"four HA events: all 4 HA counters"
 is "$(code -X POST $U/claims -d '{"events":["UNC_M_CAS_COUNT.RD","UNC_M_CAS_COUNT.WR","UNC_M_ACT_COUNT.RD","UNC_M_PRE_COUNT.PAGE_MISS","UNC_M_RD_CAS_RANK0.BANK0"]}')" 409 \
@@ -64,7 +65,7 @@ is "$(code -X POST $U/claims -d '{"events":["UNC_M_CAS_COUNT.RD","UNC_M_CAS_COUN
 # over 10 ticks, after 5 to settle (least-served first evens out the
 # history the baseline brought from before the claims).
 claim_times() {
-	curl -s --unix-socket "$T/ctl.sock" $U/claims/c1 >"$T/c1"
+	curl -s --unix-socket "$T/ctl.sock" "$U/claims/$C1" >"$T/c1"
 	sed -n 's/.*"time_enabled_s":\([0-9.]*\).*"time_running_s":\([0-9.]*\).*/\1 \2/p' "$T/c1"
 }
 wait_samples "$PORT" 5
@@ -138,7 +139,7 @@ is "$(hafilt)" "pci:ff:12.1+0x40=0x0 pci:ff:12.1+0x44=0x0 msr:0xe06=0x0 " \
 is "$(curl -s -o "$T/body" -w '%{http_code}' --unix-socket "$S2" -X POST $U/claims \
 	-d '{"events":["UNC_H_ADDR_OPC_MATCH.ADDR:filter0=0x12340:filter1=0x5"]}')" 201 \
 	"a new claim with HA filters"
-id=$(sed -n 's/.*"id":"\(c[0-9]*\)".*/\1/p' "$T/body")
+id=$(sed -n 's/.*"id":"\(c[0-9]*-[0-9a-z]*\)".*/\1/p' "$T/body")
 hafilt_has() { case $(hafilt) in *"$1"*) return 0 ;; esac; return 1; }
 wait_for "the new claim's HA match programmed" 30 hafilt_has "+0x40=0x12340 "
 curl -s -o /dev/null --unix-socket "$S2" -X DELETE "$U/claims/$id"

@@ -96,6 +96,23 @@ else
 			"an emptied owner file is no owner: no stale-owner recovery"
 	fi
 	kill -TERM "$UPID"; wait "$UPID"
+	like "$(cat "$T/log2")" "directory $R is not writable by user nobody: $R/ctl.sock will stay behind" \
+		"a control socket in a directory the user cannot write: said at start-up"
+
+	# The control socket file goes at SIGTERM: in a sticky directory
+	# such as /tmp (only the file's owner may remove it there), and in
+	# a directory start-up made for it.
+	mkdir -m 1777 "$T/sticky"
+	for sock in "$T/sticky/ctl.sock" "$T/made/ctl.sock"; do
+		start_uncored "$T/log3" -c "$R/uncored.conf" --simulate \
+			-l "127.0.0.1:$PORT" -s "$sock" --user nobody
+		ok "$([ -S "$sock" ]; echo $?)" "control socket $sock made"
+		kill -TERM "$UPID"; wait "$UPID"
+		is "$?" 0 "SIGTERM: exit 0"
+		ok "$([ ! -e "$sock" ]; echo $?)" "and $sock is removed"
+		ok "$(! grep -q "will stay behind" "$T/log3"; echo $?)" \
+			"with no warning that it would stay"
+	done
 
 	# The default user does not exist on a fresh machine.
 	if getent passwd uncored >/dev/null; then

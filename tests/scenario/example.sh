@@ -25,7 +25,7 @@ for r in stream chase; do
 	ok "$(grep -Eq "^$r +1 +[0-9.]+ +DRAM_DATA_READS +0 " "$T/out"; echo $?)" \
 		"region $r: one call, its DRAM reads"
 done
-rate=$(awk '$1 == "stream" { print $7 }' "$T/out")
+rate=$(awk '$1 == "stream" { print $8 }' "$T/out")
 near "$rate" 1.5e8 0.3 "the streaming loop's DRAM reads at the simulated 1.5e8/s"
 like "$(cat "$T/out")" "UNC_CBO_CACHE_LOOKUP.ANY_I" "and the chase's LLC misses event"
 tap_done

@@ -32,9 +32,10 @@ c=$(curl -s -o "$T/claim" -w '%{http_code}' --unix-socket "$T/ctl.sock" \
 	-X POST $U/claims \
 	-d '{"events":["UNC_CBO_XSNP_RESPONSE.HITM_XCORE"],"ttl_s":60}')
 is "$c" 201 "a claim competing with the baseline for the CBo counters"
+ID=$(sed -n 's/.*"id":"\([^"]*\)".*/\1/p' "$T/claim")
 # Multiplexing has begun once the claim has counted at least once.
 running() {
-	curl -s --unix-socket "$T/ctl.sock" $U/claims/c1 |
+	curl -s --unix-socket "$T/ctl.sock" "$U/claims/$ID" |
 		grep -Eq '"time_running_s":0\.[0-9]*[1-9]'
 }
 wait_for "the claim to run" 20 running

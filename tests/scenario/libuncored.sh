@@ -7,11 +7,20 @@
 # a pinned claim counting at its first read and following the simulated
 # rate within 30 % over 100 ms, 10,000 reads all answered (their p99 is
 # printed; lib_install.sh holds it to 1 ms); threads
-# on shared and own connections; regions and their report (at
-# disconnect and, markers only, at exit with UNCORED_REPORT=1); a caller
-# outside the control group (-EACCES naming the group); the daemon
-# restarting under a connected client (-ECONNRESET, then connecting again
-# works); and nothing on stderr unless asked (UNCORED_DEBUG).  The
+# on shared and own connections; a fork()ed child reading through the
+# connection it inherited while its parent reads (each gets its own
+# claim's readings, every time); regions and their report (at
+# disconnect and, markers only, at exit with UNCORED_REPORT=1; as CSV
+# and JSON; nothing measured); two threads in one region (counted once);
+# labels and arguments refused with a message of their own; a region
+# longer than the lease (the library renews); a claim lost inside a
+# region (said on stderr, the counts until then kept); a caller
+# outside the control group (-EACCES naming the group); answers about
+# another claim, other events or another daemon instance (errors, never
+# data); the daemon
+# restarting under a connected client (-ECONNRESET, then -ENOTCONN, then
+# connecting again works and the old id is -ENOENT); and nothing on
+# stderr unless asked (UNCORED_DEBUG).  The
 # claims, reads, pinned claims, threads and regions on both backends.
 . "${top_srcdir:-.}/tests/lib.sh"
 
@@ -29,6 +38,8 @@ cat >"$T/c.conf" <<'CONF'
 interval_ms = 1000
 [http]
 control_group = nogroup
+[claims]
+default_ttl_s = 3
 [baseline]
 cbo = UNC_CBO_CACHE_LOOKUP.ANY_MESI
 CONF
@@ -63,10 +74,16 @@ for backend in direct perf; do
 	checks "$backend: pinned" "$T/pinned.out"
 	"$CHECK" threads "$S" >"$T/threads.out" 2>&1
 	checks "$backend: threads" "$T/threads.out"
+	"$CHECK" fork "$S" >"$T/fork.out" 2>&1
+	checks "$backend: fork" "$T/fork.out"
 	UNCORED_REPORT=1 "$CHECK" regions "$S" >"$T/regions.out" 2>"$T/regions.err"
 	checks "$backend: regions" "$T/regions.out"
 	like "$(cat "$T/regions.err")" "inner         3" \
 		"$backend: UNCORED_REPORT=1: the report on stderr at uncored_disconnect()"
+	"$CHECK" team "$S" >"$T/team.out" 2>&1
+	checks "$backend: team" "$T/team.out"
+	"$CHECK" mux "$S" 3 >"$T/mux.out" 2>&1
+	checks "$backend: mux" "$T/mux.out"
 	[ "$backend" = perf ] && break
 	kill "$UPID"
 	wait "$UPID"
@@ -82,9 +99,59 @@ checks "markers only" "$T/default.out"
 like "$(cat "$T/default.err")" "markers-only        2" \
 	"markers only: the report at exit (UNCORED_REPORT=1)"
 
+# The daemon's default lease is 3 s here: an 8 s region in markers-only
+# mode outlives it unless the library keeps its claim alive.
+UNCORED_SOCKET="$S" UNCORED_EVENTS=DRAM_DATA_READS UNCORED_REPORT=1 \
+	"$CHECK" lease - 8 >"$T/lease.out" 2>"$T/lease.err"
+checks "lease" "$T/lease.out"
+row=$(grep '^long ' "$T/lease.err")
+echo "# $row"
+ok "$(echo "$row" | awk '$3 >= 8 && $6 >= 8 && $7 / $6 > 1.4e8 && $7 / $6 < 1.6e8 { f = 1 } END { exit !f }'; echo $?)" \
+	"lease: the report counts the whole 8 s region at the simulated 1.5e8/s"
+ok "$(! grep -q "is lost" "$T/lease.err"; echo $?)" "lease: no claim lost"
+
+"$CHECK" lost "$S" >"$T/lost.out" 2>"$T/lost.err"
+checks "lost" "$T/lost.out"
+ok "$(grep -qE '^libuncored: claim c[0-9a-z_-]+ \(DRAM_DATA_READS\) is lost' "$T/lost.err"; echo $?)" \
+	"lost: said on stderr, unasked, at once"
+
+# The report's machine-readable forms, and nothing measured said at exit
+UNCORED_REPORT=1 UNCORED_REPORT_FORMAT=json "$CHECK" regions "$S" \
+	>"$T/json.out" 2>"$T/json.err"
+tail -1 "$T/json.err" >"$T/report.json"
+is "$(jq -r '.regions[] | select(.name == "inner") | .calls' "$T/report.json")" 3 \
+	"UNCORED_REPORT_FORMAT=json: the report parses, inner has 3 calls"
+is "$(jq -r '.regions[] | select(.name == "inner") |
+	(.metrics[0].value / .events[0].count) as $r |
+	"\(.metrics[0].name) \($r)"' "$T/report.json")" "uncore_dram_read_bytes 64" \
+	"json: DRAM bytes by the metric's name, 64 per read"
+UNCORED_REPORT=1 UNCORED_REPORT_FORMAT=csv "$CHECK" regions "$S" \
+	>"$T/csv.out" 2>"$T/csv.err"
+like "$(cat "$T/csv.err")" "region,calls,code_s,claim,event,socket,window_s,count,raw,rate_per_s,running_share,lost" \
+	"UNCORED_REPORT_FORMAT=csv: a header"
+ok "$(grep -qE '^"inner",3,[0-9.]+,c[0-9a-z_-]+,DRAM_DATA_READS,0,' "$T/csv.err"; echo $?)" \
+	"csv: a row per region, event and socket"
+UNCORED_REPORT=1 "$CHECK" basic "$S" >/dev/null 2>"$T/none.err"
+is "$(cat "$T/none.err")" "uncored regions: nothing measured (UNCORED_REPORT is set, but no region was marked)" \
+	"UNCORED_REPORT=1 and no region: one line at exit saying so"
+
 setpriv --reuid=12345 --regid=12345 --clear-groups \
 	"$CHECK" eacces "$S" nogroup >"$T/eacces.out" 2>&1
 checks eacces "$T/eacces.out"
+
+# a daemon that answers for other claims, events or instances (a lying
+# fake in libcheck itself): every such answer is an error, never data
+"$CHECK" liar "$T/liar.sock" >"$T/liar.out" 2>&1
+checks "answers checked" "$T/liar.out"
+"$CHECK" renew-reset "$T/reset.sock" >"$T/reset.out" 2>"$T/reset.err"
+checks "restart met by the renewing thread" "$T/reset.out"
+like "$(cat "$T/reset.err")" "(DRAM_DATA_READS) is lost" \
+	"restart met by the renewing thread: the claim's loss said on stderr"
+# fork() while parent and child both have a read in flight on the
+# connection the child inherited (a fake daemon that answers only once
+# both are waiting): each gets its own claim's reading
+"$CHECK" forkrace "$T/race.sock" >"$T/race.out" 2>&1
+checks "fork race" "$T/race.out"
 
 # the daemon restarts while the client holds a connection
 mkfifo "$T/in"

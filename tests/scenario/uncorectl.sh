@@ -96,7 +96,7 @@ is "$out" '{"claims":[]}' "claims --json: empty list"
 ctl claim "$HITM" --ttl 30 --label scenario
 is "$rc" 0 "claim: exit 0"
 id=$out
-ok "$(echo "$id" | grep -Eqx 'c[0-9]+'; echo $?)" "claim prints the claim id ($id)"
+ok "$(echo "$id" | grep -Eqx 'c[0-9]+-[0-9a-z]{6}'; echo $?)" "claim prints the claim id ($id)"
 ctl claims
 ok "$(echo "$out" | grep -Eq "^$id +(running|waiting) +0 +[0-9]+ +scenario +30 s .* $HITM\$"; echo $?)" \
 	"claims lists it with its label, lease and event"
@@ -153,7 +153,7 @@ near "$(echo "$out" | sed 's/.*"llc_hit_ratio":\([0-9.e+-]*\).*/\1/')" 0.9 0.01 
 # ---- claim --watch: rates ----------------------------------------------------
 ctl claim "$HITM" DRAM_DATA_READS --watch 0.3 --count 6
 is "$rc" 0 "claim --watch --count 6: exit 0"
-is "$(echo "$out" | grep -c "^claim c[0-9]* \"uncorectl\" \(running\|waiting\)")" 6 \
+is "$(echo "$out" | grep -c "^claim c[0-9]*-[0-9a-z]* \"uncorectl\" \(running\|waiting\)")" 6 \
 	"claim --watch: six refreshes"
 rate() { # rate EVENT: the rate in the last refresh before the release
 	echo "$out" | awk -v e="$1" '/^released/ { exit } $2 == e { r = $NF } END { print r }'

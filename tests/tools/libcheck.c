@@ -9,18 +9,26 @@
  * DESCRIPTION", and "# ..." diagnostics; exits 0 unless it could not run
  * at all.  The workload the script gives the daemon: HITM_XCORE
  * (cbo:0x22:0x48) at 1e7/s on socket 0, DRAM_DATA_READS at 1.5e8/s.
+ * "liar SOCKET", "renew-reset SOCKET" and "forkrace SOCKET" need no daemon: they play one at
+ * SOCKET, that answers for other claims, or that answers two reads only
+ * once both are in flight.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <poll.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "uncored.h"
@@ -96,7 +104,7 @@ static void check_basic(const char *sock)
 {
 	struct uncored *u = must_connect(sock), *bad;
 	struct uncored_counts *c;
-	char id[32];
+	char id[32], *buf = NULL;
 	int rc;
 
 	rc = uncored_claim(u, HITM ", DRAM_DATA_READS", 60, 0, id, sizeof(id));
@@ -132,6 +140,31 @@ static void check_basic(const char *sock)
 	      "baseline holds: -EBUSY (%d)", rc);
 	check(strstr(uncored_error(u), "arb counter 0: the baseline's") != NULL,
 	      "naming what holds them: %s", uncored_error(u));
+	rc = uncored_set_label(u, "bad\001label");
+	check(rc == -EINVAL && strstr(uncored_error(u), "printable UTF-8"),
+	      "a label with a control character: -EINVAL (%s)", uncored_error(u));
+	rc = uncored_set_label(u, "caf\xc3\xa9-\xff");
+	check(rc == -EINVAL && strstr(uncored_error(u), "byte 6"),
+	      "a label of invalid UTF-8: -EINVAL naming the byte (%s)",
+	      uncored_error(u));
+	rc = uncored_claim(u, HITM, 5, 0, id, sizeof(id));
+	check(rc == 0, "and claims still work after the refused labels (%s)",
+	      uncored_error(u));
+	check(uncored_set_label(u, "caf\xc3\xa9 \xe2\x82\xac") == 0,
+	      "a label of printable UTF-8 is taken");
+	rc = uncored_read(u, id, NULL);
+	check(rc == -EINVAL && strstr(uncored_error(u), "out is NULL"),
+	      "uncored_read(u, id, NULL): -EINVAL with its own message (%s)",
+	      uncored_error(u));
+	uncored_release(u, id);
+	rc = uncored_read(NULL, id, &c);
+	check(rc == -EINVAL && strstr(uncored_error(NULL), "no connection"),
+	      "uncored_read(NULL, ...): -EINVAL, said in uncored_error(NULL) "
+	      "(%s)", uncored_error(NULL));
+	rc = uncored_request(u, "PUT", "/api/v1/status", NULL, &rc, &buf, NULL);
+	check(rc == -EINVAL && strstr(uncored_error(u), "method \"PUT\""),
+	      "uncored_request with a bad method: -EINVAL saying so (%s)",
+	      uncored_error(u));
 	check(uncored_read(u, "c1;rm", &c) == -EINVAL &&
 	      uncored_claim(u, "", 0, 0, id, sizeof(id)) == -EINVAL &&
 	      uncored_claim(u, HITM, 0, 0x80, id, sizeof(id)) == -EINVAL,
@@ -273,10 +306,12 @@ static void spin(double s)
 		;
 }
 
+static char *report_of(struct uncored *u);
+
 static void check_regions(const char *sock)
 {
 	struct uncored *u = must_connect(sock);
-	char id[32], *buf = NULL;
+	char id[32], id2[32], *buf = NULL;
 	size_t len = 0;
 	FILE *f;
 	int rc;
@@ -313,17 +348,58 @@ static void check_regions(const char *sock)
 		unsigned calls = 0;
 		double secs = 0, count = 0, rate = 0;
 
-		if (l && sscanf(l, "\ninner %u %lf DRAM_DATA_READS 0 %lf %lf",
-				&calls, &secs, &count, &rate) == 4) {
+		double win = 0, bytes = 0, brate = 0;
+
+		if (l && sscanf(l, "\ninner %u %lf DRAM_DATA_READS 0 %lf %lf %lf",
+				&calls, &secs, &win, &count, &rate) == 5) {
 			check(calls == 3, "inner: 3 calls");
-			check(secs >= 0.06 && secs < 1, "inner: %.3f s", secs);
+			check(secs >= 0.06 && secs < 1, "inner: %.3f s in the code",
+			      secs);
+			check(win >= 0.06 && win < 1, "inner: the counts cover "
+			      "%.3f s", win);
+			check(fabs(count / (win * 1.5e8) - 1) < 0.05,
+			      "inner: the count is the rate times the window "
+			      "it covers: %.4g", count);
 			check(fabs(rate / 1.5e8 - 1) < 0.3, "inner: DRAM reads at "
 			      "the simulated 1.5e8/s within 30%%: %.4g/s", rate);
+			l = strchr(l + 1, '\n');
+			if (l && sscanf(l, " uncore_dram_read_bytes 0 %lf %lf %lf",
+					&win, &bytes, &brate) == 3)
+				check(fabs(bytes / (64 * count) - 1) < 0.001 &&
+				      fabs(brate / (64 * rate) - 1) < 0.001,
+				      "inner: and as uncore_dram_read_bytes, 64 "
+				      "bytes per read: %.4g B, %.4g B/s", bytes,
+				      brate);
+			else
+				check(0, "inner: a row of uncore_dram_read_bytes");
 		} else {
 			check(0, "inner's row parses");
 		}
+		l = strstr(buf, "CODE_S is the time in the code");
+		check(l && strstr(l, "us a window here") &&
+		      strstr(l, "regions shorter than"),
+		      "the report says how much longer than the code a window "
+		      "is, and the shortest region worth measuring");
 	}
 	free(buf);
+	/* a second claim, released before the report: every row still
+	 * names its claim */
+	if (uncored_claim(u, "DRAM_DATA_READS", 60, 0, id2, sizeof(id2)) == 0) {
+		char want[64];
+
+		uncored_region_begin(u, "two");
+		uncored_region_end(u, "two");
+		uncored_release(u, id2);
+		buf = report_of(u);
+		snprintf(want, sizeof(want), " %s/DRAM_DATA_READS ", id2);
+		check(buf && strstr(buf, want) && strstr(buf, id) &&
+		      !strstr(buf, "  DRAM_DATA_READS "),
+		      "two claims, one released: every row still names its "
+		      "claim (%s)", want);
+		free(buf);
+	} else {
+		check(0, "a second claim: %s", uncored_error(u));
+	}
 	uncored_region_begin(u, "left-open");
 	/* with UNCORED_REPORT=1 the report goes to stderr at disconnect */
 	uncored_disconnect(u);
@@ -334,32 +410,523 @@ static void check_regions(const char *sock)
 static void check_restart(const char *sock)
 {
 	struct uncored *u = must_connect(sock);
-	struct uncored_counts *c;
+	struct uncored_counts *c = NULL;
 	char id[32], line[16];
 	int rc;
 
 	check(uncored_claim(u, "DRAM_DATA_READS", 60, 0, id, sizeof(id)) == 0,
 	      "claim before the restart");
-	printf("# ready\n");
+	printf("# ready %s\n", id);
 	fflush(stdout);
 	if (!fgets(line, sizeof(line), stdin))	/* the script restarts it */
 		return;
+	/* whatever the new daemon holds under this id, it is not this
+	 * claim: an error, never its data */
 	rc = uncored_read(u, id, &c);
-	check(rc == -ECONNRESET || rc == -ENOTCONN, "the next call after the "
-	      "restart: %d (%s)", rc, uncored_error(u));
-	check(strstr(uncored_error(u), "restarted") ||
-	      strstr(uncored_error(u), "connection"), "with a message");
-	rc = uncored_read(u, id, &c);
-	check(rc == -ENOTCONN, "and the connection stays failed: %d", rc);
+	check(rc == -ECONNRESET, "the next call after the restart: "
+	      "-ECONNRESET (%d: %s)", rc, uncored_error(u));
+	check(c == NULL, "and no reading");
+	uncored_counts_free(c);
+	check(strstr(uncored_error(u), "restarted") != NULL,
+	      "the message says the daemon restarted");
+	rc = uncored_release(u, id);
+	check(rc == -ENOTCONN, "and the connection stays failed: a release "
+	      "is -ENOTCONN (%d)", rc);
 	uncored_disconnect(u);
 	u = uncored_connect(sock);
 	check(u != NULL, "uncored_connect again works");
 	if (u) {
+		c = NULL;
 		rc = uncored_read(u, id, &c);
-		check(rc == -ENOENT, "the old claim is gone: -ENOENT (%s)",
-		      uncored_error(u));
+		check(rc == -ENOENT && !c, "the old claim is gone: its read "
+		      "is -ENOENT (%s)", uncored_error(u));
+		uncored_counts_free(c);
+		rc = uncored_release(u, id);
+		check(rc == -ENOENT, "and its release -ENOENT, releasing "
+		      "nothing (%s)", uncored_error(u));
 		uncored_disconnect(u);
 	}
+}
+
+/* ---- fork() with a connection open ------------------------------------- */
+
+/* n reads of id on u, each of which must be a reading of event alone:
+ * the number that were not. */
+static int reads_of(struct uncored *u, const char *id, const char *event,
+		    int n, char *why, size_t whylen)
+{
+	int bad = 0;
+
+	for (int i = 0; i < n; i++) {
+		struct uncored_counts *c = NULL;
+		int rc = uncored_read(u, id, &c);
+
+		if (rc < 0 || uncored_counts_nevents(c) != 1 ||
+		    strcmp(uncored_counts_event(c, 0), event) != 0) {
+			if (!bad++)
+				snprintf(why, whylen, "read %d: %d %s (%s)", i,
+					 rc, rc < 0 ? uncored_error(u) :
+					 uncored_counts_event(c, 0), id);
+		}
+		uncored_counts_free(c);
+	}
+	return bad;
+}
+
+/*
+ * A parent with a connection and two claims forks; parent and child then
+ * read at once, each its own claim, through the connection the child
+ * inherited.  Each must get its own claim's readings, every time: the
+ * child's first call opens a connection of its own.
+ */
+static void check_fork(const char *sock)
+{
+	enum { N = 1000 };
+	struct uncored *u = must_connect(sock);
+	char ida[32], idb[32], why[300] = "", cwhy[300] = "", go;
+	int pfd[2], gfd[2], st = 0, bad, cbad = -1;
+	pid_t pid;
+
+	check(uncored_claim(u, "DRAM_DATA_READS", 60, 0, ida, sizeof(ida)) == 0
+	      && uncored_claim(u, HITM, 60, 0, idb, sizeof(idb)) == 0,
+	      "the parent's two claims (%s, %s)", ida, idb);
+	if (pipe(pfd) < 0 || pipe(gfd) < 0 || (pid = fork()) < 0) {
+		check(0, "fork: %s", strerror(errno));
+		return;
+	}
+	if (pid == 0) {
+		close(pfd[0]);
+		close(gfd[0]);
+		/* both start reading together */
+		if (write(gfd[1], "g", 1) != 1)
+			_exit(1);
+		bad = reads_of(u, idb, HITM, N, cwhy, sizeof(cwhy));
+		/* closing the inherited connection: the parent's renewing
+		 * thread is not the child's to stop (alarm: a hang fails) */
+		alarm(30);
+		uncored_disconnect(u);
+		dprintf(pfd[1], "%d %s", bad, cwhy);
+		_exit(0);
+	}
+	close(pfd[1]);
+	close(gfd[1]);
+	if (read(gfd[0], &go, 1) != 1)
+		check(0, "the child did not start");
+	bad = reads_of(u, ida, "DRAM_DATA_READS", N, why, sizeof(why));
+	{
+		char buf[400] = "";
+		ssize_t k = read(pfd[0], buf, sizeof(buf) - 1);
+
+		if (k > 0) {
+			buf[k] = '\0';
+			cbad = atoi(buf);
+			snprintf(cwhy, sizeof(cwhy), "%s", strchr(buf, ' ')
+				 ? strchr(buf, ' ') + 1 : "");
+		}
+	}
+	close(pfd[0]);
+	close(gfd[0]);
+	waitpid(pid, &st, 0);
+	check(cbad == 0, "the child's %d reads of its claim through the "
+	      "inherited connection: all its own (%d not: %s), and it closes "
+	      "the connection", N, cbad, cwhy);
+	check(bad == 0, "the parent's %d reads meanwhile: all its own (%d "
+	      "not: %s)", N, bad, why);
+	check(uncored_release(u, ida) == 0 && uncored_release(u, idb) == 0,
+	      "the parent releases both afterwards (%s)", uncored_error(u));
+	uncored_disconnect(u);
+}
+
+/* ---- answers that are not about what was asked ------------------------ */
+
+/*
+ * A daemon that lies: it serves the Unix socket at path, one connection,
+ * and answers the requests in order with liar_answers[] (an instance id
+ * and a JSON body each), whatever they ask.
+ */
+struct fake_answer {
+	int status;
+	const char *instance, *body;
+};
+
+static const struct fake_answer liar_answers[] = {
+#define READING(id, ev) "{\"id\":\"" id "\",\"events\":[{\"event\":\"" ev \
+	"\",\"time_enabled_ns\":1000,\"time_running_ns\":1000,\"sockets\":" \
+	"[{\"socket\":0,\"count\":42}]}]}"
+	/* 0: a claim of one event */
+	{ 201, "1111", "{\"id\":\"c1-aaaaaa\",\"events\":[{\"event\":"
+		       "\"DRAM_DATA_READS\"}]}" },
+	/* 1-3: its reading: another claim's, other events, its own */
+	{ 200, "1111", READING("c2-aaaaaa", "DRAM_DATA_READS") },
+	{ 200, "1111", READING("c1-aaaaaa", "UNC_CBO_CACHE_LOOKUP.ANY_I") },
+	{ 200, "1111", READING("c1-aaaaaa", "DRAM_DATA_READS") },
+	/* 4-5: a renewal and a release answered for another claim */
+	{ 200, "1111", READING("c2-aaaaaa", "DRAM_DATA_READS") },
+	{ 200, "1111", READING("c2-aaaaaa", "DRAM_DATA_READS") },
+	/* 6: a claim of two events answered with one */
+	{ 201, "1111", "{\"id\":\"c3-aaaaaa\",\"events\":[{\"event\":"
+		       "\"DRAM_DATA_READS\"}]}" },
+	/* 7: its own reading, from another daemon instance */
+	{ 200, "2222", READING("c1-aaaaaa", "DRAM_DATA_READS") },
+#undef READING
+};
+
+/* A fake daemon: answers[0..n) in order on one connection of lfd;
+ * served counts the answers sent (under m, signalled on cv). */
+struct fake {
+	int lfd;
+	const struct fake_answer *answers;
+	size_t n, served;
+	pthread_mutex_t m;
+	pthread_cond_t cv;
+};
+
+static void *fake_main(void *arg)
+{
+	struct fake *f = arg;
+	const struct fake_answer *ans = f->answers;
+	int fd = accept(f->lfd, NULL, NULL);
+	char buf[8192];
+	size_t n = 0;
+
+	for (size_t i = 0; fd >= 0 && i < f->n;) {
+		char *end = memmem(buf, n, "\r\n\r\n", 4), *cl, out[1024];
+		size_t need;
+		ssize_t k;
+		int len;
+
+		if (!end) {
+			if ((k = read(fd, buf + n, sizeof(buf) - n - 1)) <= 0)
+				break;
+			n += (size_t)k;
+			buf[n] = '\0';
+			continue;
+		}
+		cl = strcasestr(buf, "Content-Length: ");
+		need = (size_t)(end + 4 - buf) + (cl && cl < end
+				? strtoul(cl + 16, NULL, 10) : 0);
+		if (n < need) {
+			if ((k = read(fd, buf + n, sizeof(buf) - n - 1)) <= 0)
+				break;
+			n += (size_t)k;
+			buf[n] = '\0';
+			continue;
+		}
+		len = snprintf(out, sizeof(out), "HTTP/1.1 %d X\r\n"
+			       "Uncored-Instance: %s\r\nContent-Type: "
+			       "application/json\r\nContent-Length: %zu\r\n\r\n%s",
+			       ans[i].status, ans[i].instance,
+			       strlen(ans[i].body), ans[i].body);
+		if (send(fd, out, (size_t)len, MSG_NOSIGNAL) != len)
+			break;
+		memmove(buf, buf + need, n - need);
+		n -= need;
+		buf[n] = '\0';
+		i++;
+		pthread_mutex_lock(&f->m);
+		f->served = i;
+		pthread_cond_broadcast(&f->cv);
+		pthread_mutex_unlock(&f->m);
+	}
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
+/* Starts a fake daemon on path (Bail out! if it cannot). */
+static void fake_start(struct fake *f, pthread_t *t, const char *path,
+		       const struct fake_answer *answers, size_t n)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+
+	*f = (struct fake){ socket(AF_UNIX, SOCK_STREAM, 0), answers, n, 0,
+			    PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER };
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	unlink(path);
+	if (f->lfd < 0 || bind(f->lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    listen(f->lfd, 4) < 0 || pthread_create(t, NULL, fake_main, f)) {
+		printf("Bail out! the fake daemon: %s\n", strerror(errno));
+		exit(1);
+	}
+}
+
+static void fake_stop(struct fake *f, pthread_t t, const char *path)
+{
+	pthread_join(t, NULL);
+	close(f->lfd);
+	unlink(path);
+}
+
+static void check_liar(const char *path)
+{
+	struct uncored *u;
+	struct uncored_counts *c;
+	struct fake f;
+	char id[32];
+	pthread_t t;
+	int rc;
+
+	fake_start(&f, &t, path, liar_answers,
+		   sizeof(liar_answers) / sizeof(liar_answers[0]));
+	u = must_connect(path);
+	rc = uncored_claim(u, "DRAM_DATA_READS", 0, 0, id, sizeof(id));
+	check(rc == 0 && !strcmp(id, "c1-aaaaaa"), "a claim (%d %s)", rc, id);
+	c = NULL;
+	rc = uncored_read(u, "c1-aaaaaa", &c);
+	check(rc == -EPROTO && !c, "a reading of another claim: -EPROTO, no "
+	      "data (%d: %s)", rc, uncored_error(u));
+	uncored_counts_free(c);
+	c = NULL;
+	rc = uncored_read(u, "c1-aaaaaa", &c);
+	check(rc == -EPROTO && !c, "a reading of other events than the claim "
+	      "was made with: -EPROTO, no data (%d: %s)", rc, uncored_error(u));
+	uncored_counts_free(c);
+	c = NULL;
+	rc = uncored_read(u, "c1-aaaaaa", &c);
+	check(rc == 0 && c && uncored_counts_value(c, 0, -1) == 42,
+	      "the claim's own reading: its data (%d)", rc);
+	uncored_counts_free(c);
+	rc = uncored_renew(u, "c1-aaaaaa", 0);
+	check(rc == -EPROTO, "a renewal answered for another claim: -EPROTO "
+	      "(%s)", uncored_error(u));
+	rc = uncored_release(u, "c1-aaaaaa");
+	check(rc == -EPROTO, "a release answered for another claim: -EPROTO "
+	      "(%s)", uncored_error(u));
+	rc = uncored_claim(u, "DRAM_DATA_READS,UNC_CBO_CACHE_LOOKUP.ANY_I", 0,
+			   0, id, sizeof(id));
+	check(rc == -EPROTO, "a claim of two events made with one: -EPROTO "
+	      "(%s)", uncored_error(u));
+	c = NULL;
+	rc = uncored_read(u, "c1-aaaaaa", &c);
+	check(rc == -ECONNRESET && !c, "an answer of another daemon instance: "
+	      "-ECONNRESET, no data (%d: %s)", rc, uncored_error(u));
+	uncored_counts_free(c);
+	rc = uncored_read(u, "c1-aaaaaa", &c);
+	check(rc == -ENOTCONN, "and the connection stays failed (%d)", rc);
+	uncored_disconnect(u);
+	fake_stop(&f, t, path);
+}
+
+/*
+ * The daemon restarts and the library's renewing thread is the first to
+ * meet it (a fake daemon: a claim with a 1 s lease, whose renewal comes
+ * from another instance).  The program's next call is still told the
+ * restart (-ECONNRESET, saying so), once.
+ */
+static const struct fake_answer reset_answers[] = {
+	{ 201, "1111", "{\"id\":\"c1-aaaaaa\",\"ttl_s\":1,\"events\":"
+		       "[{\"event\":\"DRAM_DATA_READS\"}]}" },
+	{ 200, "2222", "{\"id\":\"c1-aaaaaa\",\"ttl_s\":1,\"events\":"
+		       "[{\"event\":\"DRAM_DATA_READS\"}]}" },
+};
+
+static void check_renew_reset(const char *path)
+{
+	struct uncored *u;
+	struct uncored_counts *c = NULL;
+	struct fake f;
+	char id[32];
+	pthread_t t;
+	int rc;
+
+	fake_start(&f, &t, path, reset_answers,
+		   sizeof(reset_answers) / sizeof(reset_answers[0]));
+	u = must_connect(path);
+	rc = uncored_claim(u, "DRAM_DATA_READS", 0, 0, id, sizeof(id));
+	check(rc == 0, "a claim with a 1 s lease (%s)", uncored_error(u));
+	pthread_mutex_lock(&f.m);	/* the renewal answered */
+	while (f.served < 2)
+		pthread_cond_wait(&f.cv, &f.m);
+	pthread_mutex_unlock(&f.m);
+	rc = uncored_read(u, id, &c);
+	check(rc == -ECONNRESET && !c && strstr(uncored_error(u), "restarted"),
+	      "the renewing thread met the restart first: the program's next "
+	      "call is still -ECONNRESET, saying so (%d: %s)", rc,
+	      uncored_error(u));
+	uncored_counts_free(c);
+	rc = uncored_read(u, id, &c);
+	check(rc == -ENOTCONN, "then -ENOTCONN (%d)", rc);
+	uncored_disconnect(u);
+	fake_stop(&f, t, path);
+}
+
+/* ---- fork() while both processes have a request in flight -------------- */
+
+#define RACE_ROUNDS 3
+#define RACE_READING(id, ev) "{\"id\":\"" id "\",\"events\":[{\"event\":\"" \
+	ev "\",\"time_enabled_ns\":1000,\"time_running_ns\":1000,\"sockets\":" \
+	"[{\"socket\":0,\"count\":42}]}]}"
+
+/* A request read on a connection of the racing daemon. */
+struct race_conn {
+	int fd;
+	char buf[4096];
+	size_t n;
+};
+
+static void race_answer(int fd, int status, const char *body)
+{
+	char out[1024];
+	int len = snprintf(out, sizeof(out), "HTTP/1.1 %d X\r\nUncored-Instance: "
+			   "1111\r\nContent-Type: application/json\r\n"
+			   "Content-Length: %zu\r\n\r\n%s", status,
+			   strlen(body), body);
+
+	if (send(fd, out, (size_t)len, MSG_NOSIGNAL) != len)
+		return;
+}
+
+/* The next whole request in k (its request line into line), or 0. */
+static int race_request(struct race_conn *k, char *line, size_t len)
+{
+	char *end = memmem(k->buf, k->n, "\r\n\r\n", 4), *cl;
+	size_t need;
+
+	if (!end)
+		return 0;
+	cl = strcasestr(k->buf, "Content-Length: ");
+	need = (size_t)(end + 4 - k->buf) + (cl && cl < end
+		? strtoul(cl + 16, NULL, 10) : 0);
+	if (k->n < need)
+		return 0;
+	snprintf(line, len, "%.*s", (int)strcspn(k->buf, "\r"), k->buf);
+	memmove(k->buf, k->buf + need, k->n - need);
+	k->n -= need;
+	k->buf[k->n] = '\0';
+	return 1;
+}
+
+/*
+ * A daemon that answers the two claims' reads only once two are waiting
+ * (on whatever connections they came), RACE_ROUNDS times: so a parent
+ * and a child that share one connection both have a request in flight
+ * on it when the answers come.
+ */
+static void *racer(void *arg)
+{
+	int lfd = *(int *)arg, answered = 0;
+	struct race_conn k[8];
+	unsigned nk = 0;
+	struct { int fd; bool b; } wait[2];
+	unsigned nw = 0;
+
+	while (answered < 2 * RACE_ROUNDS) {
+		struct pollfd p[9];
+		char line[256];
+
+		p[0] = (struct pollfd){ .fd = lfd, .events = POLLIN };
+		for (unsigned i = 0; i < nk; i++)
+			p[i + 1] = (struct pollfd){ .fd = k[i].fd, .events = POLLIN };
+		if (poll(p, nk + 1, 20000) <= 0)
+			break;
+		if ((p[0].revents & POLLIN) && nk < 8) {
+			k[nk].fd = accept(lfd, NULL, NULL);
+			k[nk].n = 0;
+			nk += k[nk].fd >= 0;
+		}
+		for (unsigned i = 0; i < nk; i++) {
+			ssize_t r;
+
+			if (!(p[i + 1].revents & (POLLIN | POLLHUP)))
+				continue;
+			r = read(k[i].fd, k[i].buf + k[i].n,
+				 sizeof(k[i].buf) - k[i].n - 1);
+			if (r <= 0)
+				continue;
+			k[i].n += (size_t)r;
+			k[i].buf[k[i].n] = '\0';
+			while (race_request(&k[i], line, sizeof(line))) {
+				if (strstr(line, "POST /api/v1/claims ")) {
+					static int made;
+
+					race_answer(k[i].fd, 201, made++ ?
+						"{\"id\":\"c2-aaaaaa\",\"events\":"
+						"[{\"event\":\"" HITM "\"}]}" :
+						"{\"id\":\"c1-aaaaaa\",\"events\":"
+						"[{\"event\":\"DRAM_DATA_READS\"}]}");
+				} else if (nw < 2) {
+					wait[nw].fd = k[i].fd;
+					wait[nw++].b = strstr(line, "c2-aaaaaa");
+				}
+			}
+		}
+		if (nw == 2) {
+			for (unsigned w = 0; w < 2; w++)
+				race_answer(wait[w].fd, 200, wait[w].b
+					? RACE_READING("c2-aaaaaa", HITM)
+					: RACE_READING("c1-aaaaaa",
+						       "DRAM_DATA_READS"));
+			answered += 2;
+			nw = 0;
+		}
+	}
+	for (unsigned i = 0; i < nk; i++)
+		close(k[i].fd);
+	return NULL;
+}
+
+/*
+ * The parent claims two claims and forks; then, RACE_ROUNDS times, the
+ * parent reads one and the child the other through the connection it
+ * inherited, both requests in flight together.  Each must get its own
+ * claim's reading every time, or an error: never the other's.
+ */
+static void check_forkrace(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct uncored *u;
+	char ida[32], idb[32], why[300] = "", cwhy[300] = "";
+	int lfd = socket(AF_UNIX, SOCK_STREAM, 0), pfd[2], st = 0, bad;
+	int cbad = -1;
+	pthread_t t;
+	pid_t pid;
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	unlink(path);
+	if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    listen(lfd, 4) < 0 || pthread_create(&t, NULL, racer, &lfd)) {
+		printf("Bail out! the racing daemon: %s\n", strerror(errno));
+		exit(1);
+	}
+	u = must_connect(path);
+	check(uncored_claim(u, "DRAM_DATA_READS", 0, 0, ida, sizeof(ida)) == 0
+	      && uncored_claim(u, HITM, 0, 0, idb, sizeof(idb)) == 0,
+	      "the parent's two claims (%s, %s)", ida, idb);
+	fflush(stdout);
+	if (pipe(pfd) < 0 || (pid = fork()) < 0) {
+		check(0, "fork: %s", strerror(errno));
+		return;
+	}
+	if (pid == 0) {
+		close(pfd[0]);
+		bad = reads_of(u, idb, HITM, RACE_ROUNDS, cwhy, sizeof(cwhy));
+		dprintf(pfd[1], "%d %s", bad, cwhy);
+		_exit(0);
+	}
+	close(pfd[1]);
+	bad = reads_of(u, ida, "DRAM_DATA_READS", RACE_ROUNDS, why, sizeof(why));
+	{
+		char buf[400] = "";
+		ssize_t k = read(pfd[0], buf, sizeof(buf) - 1);
+
+		if (k > 0) {
+			buf[k] = '\0';
+			cbad = atoi(buf);
+			snprintf(cwhy, sizeof(cwhy), "%s", strchr(buf, ' ')
+				 ? strchr(buf, ' ') + 1 : "");
+		}
+	}
+	close(pfd[0]);
+	waitpid(pid, &st, 0);
+	check(cbad == 0, "the child's %d reads through the inherited "
+	      "connection, each beside one of the parent's: all its own claim's "
+	      "(%d not: %s)", RACE_ROUNDS, cbad, cwhy);
+	check(bad == 0, "the parent's %d reads: all its own claim's (%d not: "
+	      "%s)", RACE_ROUNDS, bad, why);
+	uncored_disconnect(u);
+	pthread_join(t, NULL);
+	close(lfd);
+	unlink(path);
 }
 
 /* Markers only: no connection in the code, UNCORED_EVENTS and
@@ -375,6 +942,229 @@ static void check_default(void)
 	}
 	check(rc == 0, "regions on the default connection: 0 (%s)",
 	      uncored_error(NULL));
+	rc = uncored_region_end(NULL, "never-begun");
+	check(rc == -EINVAL && strstr(uncored_error(NULL), "not open"),
+	      "a failure on the default connection: its message in "
+	      "uncored_error(NULL) (%s)", uncored_error(NULL));
+}
+
+/* Markers only, one region longer than the daemon's default lease
+ * (the script makes it short): the claim is kept alive. */
+static void check_lease(double secs)
+{
+	int rc;
+
+	rc = uncored_region_begin(NULL, "long");
+	sleep_s(secs);
+	rc |= uncored_region_end(NULL, "long");
+	check(rc == 0, "a %.0f s region on the default connection, past the "
+	      "claim's lease: 0 (%s)", secs, uncored_error(NULL));
+}
+
+/* The report as text (NULL on failure). */
+static char *report_of(struct uncored *u)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	uncored_region_report(u, f);
+	fclose(f);
+	return buf;
+}
+
+/* A claim lost inside a region (released behind the library's back):
+ * said on stderr and in the error, and the region keeps its counts up
+ * to the last reading. */
+static void check_lost(const char *sock)
+{
+	struct uncored *u = must_connect(sock), *other = must_connect(sock);
+	struct uncored_counts *c;
+	char id[32], path[64], *resp = NULL, *rep, *l;
+	double win = 0, count = 0;
+	int rc, st;
+
+	if (uncored_claim(u, "DRAM_DATA_READS", 60, 0, id, sizeof(id))) {
+		check(0, "claim: %s", uncored_error(u));
+		return;
+	}
+	rc = uncored_region_begin(u, "cut");
+	sleep_s(0.2);
+	rc |= uncored_read(u, id, &c);	/* the region's last reading */
+	uncored_counts_free(c);
+	snprintf(path, sizeof(path), "/api/v1/claims/%s", id);
+	rc |= uncored_request(other, "DELETE", path, NULL, &st, &resp, NULL);
+	free(resp);
+	check(rc == 0, "a region, a reading inside it, and the claim released "
+	      "on another connection");
+	rc = uncored_region_end(u, "cut");
+	check(rc == -ENOENT && strstr(uncored_error(u), "is lost") &&
+	      strstr(uncored_error(u), "keeps what it counted"),
+	      "the region's end: -ENOENT, saying the claim is lost and the "
+	      "counts kept (%s)", uncored_error(u));
+	rep = report_of(u);
+	printf("%s", rep ? rep : "");
+	l = rep ? strstr(rep, "\ncut ") : NULL;
+	check(l && sscanf(l, "\ncut 1 %*f DRAM_DATA_READS 0 %lf %lf", &win,
+			  &count) == 2 && win > 0.15 &&
+	      fabs(count / (win * 1.5e8) - 1) < 0.05,
+	      "the report keeps what it counted until the last reading: "
+	      "%.4g in %.3f s", count, win);
+	check(rep && strstr(rep, " *\n") && strstr(rep, "was lost"),
+	      "marked as cut short by the loss");
+	free(rep);
+	rc = uncored_region_begin(u, "after");
+	check(rc == -ENOENT && strstr(uncored_error(u), "lost"),
+	      "a region with every claim lost: -ENOENT (%s)", uncored_error(u));
+	uncored_disconnect(other);
+	uncored_disconnect(u);
+}
+
+/* Two threads in one region at once, as an OpenMP team marks it: the
+ * socket's counts once, not once per thread. */
+struct team {
+	struct uncored *u;
+	pthread_barrier_t *in, *out;
+	int rc, other_rc;
+};
+
+static void *member(void *arg)
+{
+	struct team *t = arg;
+
+	pthread_barrier_wait(t->in);
+	t->rc = uncored_region_begin(t->u, "parallel");
+	pthread_barrier_wait(t->in);
+	sleep_s(0.3);
+	pthread_barrier_wait(t->out);
+	t->rc |= uncored_region_end(t->u, "parallel");
+	return NULL;
+}
+
+static void *end_mine(void *arg)
+{
+	struct team *t = arg;
+
+	t->other_rc = uncored_region_end(t->u, "mine");
+	return NULL;
+}
+
+static void check_team(const char *sock)
+{
+	struct uncored *u = must_connect(sock);
+	pthread_barrier_t in, out;
+	struct team t[2];
+	pthread_t th[2];
+	char id[32], *rep, *l;
+	unsigned calls = 0;
+	double code = 0, win = 0, count = 0, rate = 0;
+	int rc;
+
+	if (uncored_claim(u, "DRAM_DATA_READS", 60, 0, id, sizeof(id))) {
+		check(0, "claim: %s", uncored_error(u));
+		return;
+	}
+	pthread_barrier_init(&in, NULL, 2);
+	pthread_barrier_init(&out, NULL, 2);
+	for (int i = 0; i < 2; i++) {
+		t[i] = (struct team){ u, &in, &out, 0, 0 };
+		pthread_create(&th[i], NULL, member, &t[i]);
+	}
+	for (int i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	check(t[0].rc == 0 && t[1].rc == 0, "two threads begin and end one "
+	      "region together: 0 (%s)", uncored_error(u));
+	rc = uncored_region_begin(u, "mine");
+	t[0].u = u;
+	pthread_create(&th[0], NULL, end_mine, &t[0]);
+	pthread_join(th[0], NULL);
+	check(rc == 0 && t[0].other_rc == -EINVAL &&
+	      strstr(uncored_error(u), "not open in this thread"),
+	      "a thread cannot end another thread's region: -EINVAL (%s)",
+	      uncored_error(u));
+	check(uncored_region_end(u, "mine") == 0, "its own thread can");
+	rep = report_of(u);
+	printf("%s", rep ? rep : "");
+	l = rep ? strstr(rep, "\nparallel ") : NULL;
+	if (l && sscanf(l, "\nparallel %u %lf DRAM_DATA_READS 0 %lf %lf %lf",
+			&calls, &code, &win, &count, &rate) == 5) {
+		check(calls == 2, "2 calls, one per thread");
+		check(fabs(count / (win * 1.5e8) - 1) < 0.05,
+		      "the socket's DRAM reads once over the window: %.4g in "
+		      "%.3f s (1.5e8/s), not once per thread", count, win);
+		check(win > 0.25, "the window is the time any thread was "
+		      "in it: %.3f s", win);
+	} else {
+		check(0, "parallel's row parses");
+	}
+	free(rep);
+	uncored_disconnect(u);
+}
+
+/* A claim multiplexed with the baseline (the script leaves one CBo
+ * counter free, this claims two CBo events): its raw counts never go
+ * down, and uncored_counts_delta() of two readings is never negative
+ * and follows the simulated rate, where the difference of two scaled
+ * values need not. */
+static void check_mux(const char *sock, double secs)
+{
+	struct uncored *u = must_connect(sock);
+	struct uncored_counts *a = NULL, *b = NULL, *first = NULL;
+	unsigned n = 0, down = 0, neg = 0, nan_d = 0, vneg = 0;
+	double t0 = 0, t1, d;
+	char id[32];
+
+	if (uncored_claim(u, HITM ",UNC_CBO_CACHE_LOOKUP.ANY_I", 60, 0, id,
+			  sizeof(id))) {
+		check(0, "claim: %s", uncored_error(u));
+		return;
+	}
+	for (double t = now_s(); now_s() - t < secs; n++) {
+		if (uncored_read(u, id, &b) < 0) {
+			check(0, "read: %s", uncored_error(u));
+			break;
+		}
+		if (!first) {
+			first = b;
+			t0 = now_s();
+		} else if (a) {
+			down += uncored_counts_raw(b, 0, -1) <
+				uncored_counts_raw(a, 0, -1);
+			d = uncored_counts_delta(a, b, 0, -1);
+			neg += d < 0;
+			nan_d += isnan(d);
+			vneg += uncored_counts_value(b, 0, -1) <
+				uncored_counts_value(a, 0, -1);
+		}
+		if (a && a != first)
+			uncored_counts_free(a);
+		a = b;
+		sleep_s(0.05);
+	}
+	t1 = now_s();
+	printf("# %u readings; the scaled value went down %u times; the delta "
+	       "was NaN (not run in between) %u times\n", n, vneg, nan_d);
+	check(a && first && uncored_counts_running_ns(a, 0) <
+	      uncored_counts_enabled_ns(a, 0), "the claim is multiplexed "
+	      "(running %" PRIu64 " < enabled %" PRIu64 " ns)",
+	      a ? uncored_counts_running_ns(a, 0) : 0,
+	      a ? uncored_counts_enabled_ns(a, 0) : 0);
+	check(down == 0, "the raw counts never went down");
+	check(neg == 0, "uncored_counts_delta() never negative");
+	d = a && first ? uncored_counts_delta(first, a, 0, -1) : NAN;
+	check(fabs(d / ((t1 - t0) * HITM_RATE) - 1) < 0.3, "and over %.1f s "
+	      "it follows the simulated 1e7/s within 30%%: %.4g", t1 - t0, d);
+	check(isnan(uncored_counts_delta(a, first, 0, -1)) &&
+	      isnan(uncored_counts_delta(first, a, 2, -1)) &&
+	      uncored_counts_raw(a, 2, -1) == 0,
+	      "readings in the wrong order, or an event out of range: NaN, 0");
+	if (a != first)
+		uncored_counts_free(a);
+	uncored_counts_free(first);
+	uncored_release(u, id);
+	uncored_disconnect(u);
 }
 
 static void check_eacces(const char *sock, const char *group)
@@ -394,7 +1184,7 @@ int main(int argc, char **argv)
 {
 	if (argc < 3) {
 		fprintf(stderr, "usage: libcheck basic|pinned|threads|regions|"
-			"restart|default|eacces SOCKET [ARG]\n");
+			"restart|fork|liar|forkrace|default|eacces SOCKET [ARG]\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "basic"))
@@ -407,8 +1197,24 @@ int main(int argc, char **argv)
 		check_regions(argv[2]);
 	else if (!strcmp(argv[1], "restart"))
 		check_restart(argv[2]);
+	else if (!strcmp(argv[1], "fork"))
+		check_fork(argv[2]);
+	else if (!strcmp(argv[1], "renew-reset"))
+		check_renew_reset(argv[2]);
+	else if (!strcmp(argv[1], "liar"))
+		check_liar(argv[2]);
+	else if (!strcmp(argv[1], "forkrace"))
+		check_forkrace(argv[2]);
 	else if (!strcmp(argv[1], "default"))
 		check_default();
+	else if (!strcmp(argv[1], "lease") && argc > 3)
+		check_lease(atof(argv[3]));
+	else if (!strcmp(argv[1], "lost"))
+		check_lost(argv[2]);
+	else if (!strcmp(argv[1], "team"))
+		check_team(argv[2]);
+	else if (!strcmp(argv[1], "mux"))
+		check_mux(argv[2], argc > 3 ? atof(argv[3]) : 3);
 	else if (!strcmp(argv[1], "eacces") && argc > 3)
 		check_eacces(argv[2], argv[3]);
 	else

@@ -110,7 +110,7 @@ static const char *conf_diff(const struct conf *a, const struct conf *b)
 	STRF(control_socket); STRF(control_group);
 	NUM(http_timeout_s); NUM(http_max_connections); NUM(http_max_per_ip);
 	NUM(max_per_uid); NUM(max_total); NUM(default_ttl_s); NUM(max_ttl_s);
-	NUM(allow_raw_events);
+	NUM(allow_raw_events); NUM(max_pinned_per_box); NUM(max_pinned_s);
 	NUM(baseline_given); NUM(nbaseline);
 	for (i = 0; i < a->nbaseline; i++) {
 		if (strcmp(a->baseline[i].unit, b->baseline[i].unit) != 0 ||
@@ -151,6 +151,8 @@ static void check_defaults(const struct conf *c, const char *what)
 	is_int(c->default_ttl_s, 60, "%s: default_ttl_s", what);
 	is_int(c->max_ttl_s, 3600, "%s: max_ttl_s", what);
 	is_int(c->allow_raw_events, false, "%s: allow_raw_events", what);
+	is_int(c->max_pinned_per_box, 7, "%s: max_pinned_per_box", what);
+	is_int(c->max_pinned_s, 600, "%s: max_pinned_s", what);
 	is_int(c->nbaseline, 0, "%s: nbaseline", what);
 	is_int(c->baseline_given, false, "%s: baseline_given", what);
 	is_str(c->sim_platform, "", "%s: sim platform", what);
@@ -579,6 +581,10 @@ static const struct bad bad[] = {
 	  "max_per_ip: 10001 is out of range (1..10000)" },
 	{ "[claims]\nmax_ttl_s = 86401\n", 2,
 	  "max_ttl_s: 86401 is out of range (1..86400)" },
+	{ "[claims]\nmax_pinned_s = 0\n", 2,
+	  "max_pinned_s: 0 is out of range (1..86400)" },
+	{ "[claims]\nmax_pinned_s = 86401\n", 2,
+	  "max_pinned_s: 86401 is out of range (1..86400)" },
 	{ "[daemon]\ninterference_check_ticks = 3601\n", 2,
 	  "interference_check_ticks: 3601 is out of range (1..3600)" },
 	/* booleans and words */
@@ -857,7 +863,7 @@ static void test_shipped(void)
 			out[n++] = *p++;
 	}
 	out[n] = '\0';
-	is_int(nkeys, 28, "shipped file shows 24 keys and 4 baseline lines");
+	is_int(nkeys, 31, "shipped file shows 27 keys and 4 baseline lines");
 	rc = conf_load(&r, write_file("uncommented.conf", out), err,
 		       sizeof(err));
 	is_int(rc, 0, "shipped file with every key uncommented loads (%s)",

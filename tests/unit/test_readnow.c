@@ -419,14 +419,16 @@ static void test_refusals(void)
 	is_int(create(&r, "{\"events\":[\"" HITM "\"]}", id, NULL), 201,
 	       "a claim");
 	api_claims_now(r.c, id, 1001, &rep);
-	is_int(rep.status, 403, "another uid may not read it now");
+	is_int(rep.status, 404, "another uid may not read it now: to it, "
+	       "there is no such claim");
 	api_claims_release(r.c, id, 1000, &rep);
 	json_object_put(rep.body);
 	memset(&rep, 0, sizeof(rep));
 	api_claims_now(r.c, id, 1000, &rep);
 	is_int(rep.status, 404, "a released claim: 404");
 	is_str(rep.code, "not_found", "code not_found");
-	like_msg(rep.msg, "no claim \"c1\"");
+	snprintf(msg, sizeof(msg), "no claim \"%s\"", id);
+	like_msg(rep.msg, msg);
 	rig_close(&r);
 }
 
@@ -552,6 +554,78 @@ static void test_lock_held(void)
 	rig_close(&r);
 }
 
+/* Is claim id pinned, as GET /api/v1/claims/{id} answers? */
+static bool answers_pinned(struct rig *r, const char *id)
+{
+	struct claims_reply rep = { 0 };
+	struct json_object *v;
+	bool p = false;
+
+	api_claims_get(r->c, id, 1000, &rep);
+	if (rep.body && json_object_object_get_ex(rep.body, "pinned", &v))
+		p = json_object_get_boolean(v);
+	json_object_put(rep.body);
+	return p;
+}
+
+/*
+ * Issue 27 item 2 on the sampler: the baseline holds CBo counter 0, a
+ * pinned claim counter 1.  A shared claim of two CBo events could never
+ * count beside them (it used to get 201 and wait with time_running 0
+ * for as long as the pin was renewed): it is refused, naming the pin.
+ * The pin ends max_pinned_s after its creation however it is renewed;
+ * its claim then takes turns with the others, still counting, and the
+ * two-event claim is admitted and counts too.
+ */
+static void test_pin_ends(void)
+{
+	static const char *const base[] = { MESI, "DRAM_DATA_READS", NULL };
+	static const char two[] = "{\"events\":[\"" MISS "\","
+				  "\"UNC_CBO_CACHE_LOOKUP.READ_I\"]}";
+	struct rig r;
+	struct claim cl, cp;
+	struct claims_cfg cfg;
+	struct claims_reply rep = { 0 };
+	char pin[CLAIM_ID_MAX], id[CLAIM_ID_MAX], msg[512], want[64];
+	uint64_t before;
+
+	rig_open(&r, base, true, 7);
+	cfg = claims_cfg(r.c);
+	cfg.max_pinned_s = 3;
+	claims_set_cfg(r.c, &cfg);
+	tick(&r);
+	is_int(create(&r, "{\"events\":[\"" HITM "\"],\"pinned\":true}", pin,
+		      msg), 201, "a pinned claim on CBo counter 1");
+	ok(answers_pinned(&r, pin), "it answers pinned");
+	is_int(create(&r, two, id, msg), 409, "a shared claim of both CBo "
+	       "counters can never run beside it: 409, not 201");
+	snprintf(want, sizeof(want), "pinned claim %s on cbo counter 1", pin);
+	like_msg(msg, want);
+	for (unsigned t = 0; t < 29; t++) {
+		tick(&r);
+		api_claims_renew(r.c, pin, 1000, NULL, 0, &rep);
+		json_object_put(rep.body);
+		rep.body = NULL;
+	}
+	ok(answers_pinned(&r, pin), "renewed every tick: pinned at 2.9 s");
+	is_int(create(&r, two, id, msg), 409, "still refused");
+	tick(&r);
+	ok(!answers_pinned(&r, pin), "at 3 s (max_pinned_s) its pin ended");
+	before = total(&r, pin, false, &cp);
+	is_int(create(&r, two, id, msg), 201, "the two-event claim is "
+	       "admitted (%s)", msg);
+	for (unsigned t = 0; t < 20; t++)
+		tick(&r);
+	total(&r, id, false, &cl);
+	ok(cl.running_ns > 0 && cl.running_ns < cl.enabled_ns,
+	   "and counts a share of the time (%.1f of %.1f s)",
+	   (double)cl.running_ns / 1e9, (double)cl.enabled_ns / 1e9);
+	ok(total(&r, pin, false, &cp) > before && cp.running_ns < cp.enabled_ns,
+	   "the former pin still counts, taking turns now (%.1f of %.1f s)",
+	   (double)cp.running_ns / 1e9, (double)cp.enabled_ns / 1e9);
+	rig_close(&r);
+}
+
 int main(void)
 {
 	char cmd[300];
@@ -568,6 +642,7 @@ int main(void)
 	test_deferred();
 	test_given_back();
 	test_refusals();
+	test_pin_ends();
 	test_no_hooks();
 	test_lock_held();
 	test_threads();

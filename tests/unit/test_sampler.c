@@ -714,6 +714,7 @@ static void test_exact_mux(void)
 				   .interval_ms = 100 };
 	const char *body = "{\"events\":[\"UNC_CBO_XSNP_RESPONSE.HITM_XCORE\"]}";
 	unsigned created = 0, lo = T, bad_en = 0, bad_count = 0;
+	static char ids[K][CLAIM_ID_MAX];
 	uint64_t claim_ivs = 0, base_ivs;
 	struct program *cur;
 	struct snap st;
@@ -735,8 +736,13 @@ static void test_exact_mux(void)
 	for (unsigned i = 0; i < K; i++) {
 		struct claims_reply rep = { 0 };
 
+		struct json_object *v;
+
 		api_claims_create(cl, 1000, 1, body, strlen(body), &rep);
 		created += rep.status == 201;
+		if (rep.body && json_object_object_get_ex(rep.body, "id", &v))
+			snprintf(ids[i], CLAIM_ID_MAX, "%s",
+				 json_object_get_string(v));
 		json_object_put(rep.body);
 	}
 	is_int(created, K, "%d claims on one event admitted", K);
@@ -748,13 +754,12 @@ static void test_exact_mux(void)
 	}
 	is_int(hook_result, 1, "another thread took the claims lock while the "
 	       "tick was reading counters");
-	for (unsigned i = 1; i <= K; i++) {
+	for (unsigned i = 0; i < K; i++) {
 		struct claim c;
 		struct claims_err e;
-		char id[16];
+		const char *id = ids[i];
 		uint64_t ivs;
 
-		snprintf(id, sizeof(id), "c%u", i);
 		if (claims_get(cl, id, 0, &c, &e) < 0) {
 			ok(0, "claim %s: %s", id, e.msg);
 			continue;
@@ -1208,6 +1213,8 @@ static void test_turns(void)
 	struct sampler *s;
 	struct claims *cl;
 	struct claim c;
+	struct json_object *idv;
+	char id[CLAIM_ID_MAX] = "";
 	struct claims_err e;
 	int idx[3];
 	char why[256];
@@ -1248,6 +1255,8 @@ static void test_turns(void)
 	program_put(p);
 	api_claims_create(cl, 1000, 1, body, strlen(body), &rep);
 	is_int(rep.status, 201, "a claim on a CBo counter");
+	if (rep.body && json_object_object_get_ex(rep.body, "id", &idv))
+		snprintf(id, sizeof(id), "%s", json_object_get_string(idv));
 	json_object_put(rep.body);
 	for (unsigned t = 0; t < 3 * T; t++) {
 		advance_ms(100);
@@ -1258,13 +1267,13 @@ static void test_turns(void)
 	/* three groups want the CBo counters: each counts at least a third
 	 * of the intervals (the claim fits beside the single event) */
 	memset(&c, 0, sizeof(c));
-	if (claims_get(cl, "c1", 0, &c, &e) < 0)
+	if (claims_get(cl, id, 0, &c, &e) < 0)
 		printf("# claims_get: %s\n", e.msg);
 	ok(c.enabled_ns > 0 && c.running_ns * 3 + IV >= c.enabled_ns,
 	   "the claim counted at least a third of the time (%.2f)",
 	   c.enabled_ns ? (double)c.running_ns / (double)c.enabled_ns : 0.0);
 	claim_clear(&c);
-	api_claims_release(cl, "c1", 1000, &rep);
+	api_claims_release(cl, id, 1000, &rep);
 	json_object_put(rep.body);
 	is_int(turns_alternate(s, idx[2]), 0, "with intervals of 60 and 140 "
 	       "ms, the two groups still alternate strictly");
