@@ -9,8 +9,10 @@
 #   contrib/quickstart.sh test   install that and the test tools (TEST_DEPS),
 #                                build with ASan/UBSan and run the whole
 #                                test suite, and beside it the TSan build
-#                                and its tests, make distcheck, and the
-#                                daemon's scenarios on the perf backend;
+#                                and its tests, make distcheck, the
+#                                daemon's scenarios on the perf backend,
+#                                and the container image and Kubernetes
+#                                pod in podman;
 #                                ends with "N passed, N failed, N skipped"
 #
 # Run as root on a fresh machine (apt-get needs it); as another user it
@@ -40,7 +42,13 @@ TEST_DEPS="pciutils jq iproute2 util-linux systemd python3 strace openssl
       python3-prometheus-client clang libclang-rt-14-dev
       prometheus wrk prometheus-node-exporter
       debhelper lintian abigail-tools
-      chromium"	# tests/scenario/page.sh: the live page in a browser
+      chromium
+      podman runc catatonit mmdebstrap yamllint python3-yaml"
+# chromium: tests/scenario/page.sh, the live page in a browser.  podman,
+# runc, catatonit (kube play's pause image) and mmdebstrap: the container
+# suite, tests/scenario/container.sh, which builds the image with
+# contrib/container/build-image.sh and runs it and the DaemonSet's pod;
+# yamllint and python3-yaml: tests/scenario/kubernetes_check.sh.
 
 # install_deps PACKAGES...: installs those that are missing.
 install_deps() {
@@ -119,6 +127,14 @@ perf_suite() {
 		UNCORED_TEST_BACKEND=perf make -C build-perf -k \
 			-j"$SUITE_JOBS" check 'TESTS=$(DAEMON_TESTS)' \
 			TEST_SUITE_LOG=perf-suite.log
+}
+# The container image and the DaemonSet's pod in podman (Makefile.am
+# CONTAINER_TESTS): once the asan suite has built everything in
+# build-asan, so that this make only runs the test.  It builds the Debian
+# package and the image once, and removes what it made.
+container_suite() {
+	make -C build-asan -k check 'TESTS=$(CONTAINER_TESTS)' \
+		TEST_SUITE_LOG=container-suite.log
 }
 distcheck_suite() {
 	build build-dist &&
@@ -242,8 +258,12 @@ test)
 	suite perf build-perf/suite.out perf_suite
 	status=0
 	suite_wait asan || status=1
+	# 5. the container image and the pod, after the asan suite: it runs
+	#    in build-asan, whose programs that suite has built
+	suite container build-asan/container.out container_suite
 	suite_wait tsan || status=1
 	suite_wait perf || status=1
+	suite_wait container || status=1
 	if suite_wait distcheck; then
 		PASS=$((PASS + 1)); echo "PASS: make distcheck" >&2
 	else
@@ -254,6 +274,7 @@ test)
 	count build-asan/test-suite.log
 	count build-tsan/tsan-suite.log
 	count build-perf/perf-suite.log
+	count build-asan/container-suite.log
 	[ "$FAIL" -eq 0 ] || status=1
 	if [ "$status" -ne 0 ]; then
 		for f in build-asan/tests/*/*.log build-tsan/tests/*/*.log \

@@ -73,6 +73,7 @@ static str_check_fn check_sockpath, check_group, check_user, check_platform,
 
 static const char *const policy_names[] = { "reclaim", "yield", NULL };
 static const char *const backend_names[] = { "auto", "direct", "perf", NULL };
+static const char *const unavailable_names[] = { "exit", "serve", NULL };
 static const char *const level_names[] = {
 	"error", "warning", "notice", "info", "debug", NULL };
 
@@ -103,6 +104,9 @@ static const struct key keys[] = {
 	{ .sect = S_DAEMON, .name = "backend", .type = KT_CHOICE,
 	  .off = F(backend), .defstr = "auto", .choices = backend_names },
 	K_STR(S_DAEMON, "sysfs", sysfs, "/sys", check_abspath, false),
+	{ .sect = S_DAEMON, .name = "unavailable", .type = KT_CHOICE,
+	  .off = F(unavailable), .defstr = "exit",
+	  .choices = unavailable_names },
 
 	{ .sect = S_HTTP, .name = "listen", .type = KT_LISTEN,
 	  .off = F(listen) },

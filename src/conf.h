@@ -61,6 +61,11 @@ struct conf {
 	char *sysfs;                    /* absolute path, default "/sys":
 					   where the perf backend finds the
 					   kernel's PMUs */
+	char *unavailable;              /* exit|serve, default exit: where
+					   nothing can be counted (unsupported
+					   CPU, no uncore PMU), exit 2 or 4,
+					   or keep serving /metrics with
+					   uncored_counting_available 0 */
 	/* [http] */
 	char *listen[CONF_MAX_LISTEN];  /* "ADDR:PORT" as written; default one
 					   "0.0.0.0:9464"; "none" gives 0 */

@@ -255,6 +255,12 @@ static void self_families(struct prom *w, const struct program *p,
 		    "kernel's uncore PMUs) and whether it runs on the "
 		    "simulator.");
 	prom_sample_u64(w, NULL, bl, 1);
+	/* 0, with uncored_counting_unavailable_info, only in unavail.c */
+	prom_family(w, "uncored_counting_available", PROM_GAUGE, "",
+		    "1 when the daemon counts uncore events, 0 when it found "
+		    "no way to any uncore counter and only serves the reason "
+		    "([daemon] unavailable = serve).");
+	prom_sample_u64(w, NULL, NULL, 1);
 	SELF("uncored_ticks_total", PROM_COUNTER, "Sampler ticks.", st->ticks);
 	SELF("uncored_tick_overruns_total", PROM_COUNTER,
 	     "Ticks missed because a tick ran past the next deadline.",

@@ -52,6 +52,7 @@
 #include "priv.h"
 #include "sched.h"
 #include "selftest.h"
+#include "unavail.h"
 
 #define EXIT_CPU 2
 #define EXIT_BUSY 3
@@ -79,6 +80,7 @@ struct options {
 	const char *user;
 	const char *backend;		/* --backend */
 	const char *sysfs;		/* --path.sysfs */
+	const char *unavailable;	/* --unavailable */
 };
 
 static void usage(FILE *f)
@@ -106,6 +108,12 @@ static void usage(FILE *f)
 		"                            replaces [daemon] backend\n"
 		"      --path.sysfs DIR      where perf finds the kernel's PMUs\n"
 		"                            (default /sys); replaces [daemon] sysfs\n"
+		"      --unavailable=exit|serve  where nothing can be counted\n"
+		"                            (unsupported CPU, no uncore PMU, no\n"
+		"                            capability): exit 2 or 4 (default), or\n"
+		"                            keep serving /metrics with\n"
+		"                            uncored_counting_available 0 and the\n"
+		"                            reason; replaces [daemon] unavailable\n"
 		"  -l, --listen ADDR:PORT    TCP listener (repeatable; \"none\" for none);\n"
 		"                            replaces [http] listen\n"
 		"  -s, --control-socket PATH Unix control socket (\"\" for none)\n"
@@ -206,7 +214,7 @@ static unsigned parse_uint(const char *opt, const char *s, unsigned min,
 }
 
 enum { OPT_SIM = 256, OPT_WL, OPT_STATE, OPT_LOG, OPT_LOGFMT, OPT_SELFTEST,
-       OPT_WEB, OPT_BACKEND, OPT_SYSFS, OPT_LIST };
+       OPT_WEB, OPT_BACKEND, OPT_SYSFS, OPT_LIST, OPT_UNAVAIL };
 
 /* "uncored: ...", and exit status 64. */
 static void usage_exit(const char *fmt, ...)
@@ -235,6 +243,10 @@ static const char *checked(int c, const char *arg)
 	if (c == OPT_BACKEND && backend_parse(arg, &w) < 0)
 		usage_exit("--backend: \"%s\" is not one of auto, direct, perf",
 			   arg);
+	if (c == OPT_UNAVAIL && strcmp(arg, "exit") != 0 &&
+	    strcmp(arg, "serve") != 0)
+		usage_exit("--unavailable: \"%s\" is not one of exit, serve",
+			   arg);
 	if (c == OPT_SYSFS && arg[0] != '/')
 		usage_exit("--path.sysfs: \"%s\" is not an absolute path", arg);
 	if (c == OPT_LOGFMT && strcmp(arg, "auto") != 0 &&
@@ -257,6 +269,7 @@ static void take_option(struct options *o, int c)
 	case OPT_STATE: o->sim_state = optarg; break;
 	case OPT_BACKEND: o->backend = checked(c, optarg); break;
 	case OPT_SYSFS: o->sysfs = checked(c, optarg); break;
+	case OPT_UNAVAIL: o->unavailable = checked(c, optarg); break;
 	case OPT_LIST: list_platforms(); exit(0);
 	case 'l':
 		if (o->nlisten == CONF_MAX_LISTEN)
@@ -287,6 +300,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 		{ "sim-state", required_argument, NULL, OPT_STATE },
 		{ "backend", required_argument, NULL, OPT_BACKEND },
 		{ "path.sysfs", required_argument, NULL, OPT_SYSFS },
+		{ "unavailable", required_argument, NULL, OPT_UNAVAIL },
 		{ "list-platforms", no_argument, NULL, OPT_LIST },
 		{ "listen", required_argument, NULL, 'l' },
 		{ "control-socket", required_argument, NULL, 's' },
@@ -396,6 +410,10 @@ static void apply_overrides(const struct options *o, struct conf *c)
 	if (o->sysfs) {
 		free(c->sysfs);
 		c->sysfs = strdup(o->sysfs);
+	}
+	if (o->unavailable) {
+		free(c->unavailable);
+		c->unavailable = strdup(o->unavailable);
 	}
 }
 
@@ -767,10 +785,18 @@ static void take_ownership(struct daemon *d, const struct conf *c)
 
 /* ---- start-up ------------------------------------------------------- */
 
+/* With [daemon] unavailable = serve: why nothing can be counted, and the
+ * status the daemon would have exited with (start() returns NULL). */
+static char unavail_why[4096];
+static int unavail_status;
+
 /* Opens the way to the counters (backend.h) and the PMU layer over it;
- * exits with the backend's status and message when there is none. */
-static void open_backend(struct daemon *d, const struct options *o,
-			 const struct conf *c)
+ * exits with the backend's status and message when there is none, or,
+ * with [daemon] unavailable = serve, keeps them in unavail_why and
+ * unavail_status and returns -1 when that status says nothing can be
+ * counted (2: unsupported CPU; 4: no usable path). */
+static int open_backend(struct daemon *d, const struct options *o,
+			const struct conf *c)
 {
 	struct backend_opts bo = { .sysfs = c->sysfs,
 				   .simulate = simulating(o, c) };
@@ -785,6 +811,12 @@ static void open_backend(struct daemon *d, const struct options *o,
 		bo.sim.sim_selftest = o->self_test;
 	}
 	if ((r = backend_open(d, &bo, why, sizeof(why))) != 0) {
+		if ((r == BACKEND_EXIT_CPU || r == BACKEND_EXIT_KERNEL) &&
+		    strcmp(c->unavailable, "serve") == 0) {
+			snprintf(unavail_why, sizeof(unavail_why), "%s", why);
+			unavail_status = r;
+			return -1;
+		}
 		if (r == BACKEND_EXIT_CPU)
 			log_fatalx(r, "%s. Use --simulate to run on the "
 				   "simulator", why);
@@ -793,6 +825,7 @@ static void open_backend(struct daemon *d, const struct options *o,
 	if (d->perf_missing[0])
 		log_warnx("the kernel has no PMU for: %s; their metrics are "
 			  "absent", d->perf_missing);
+	return 0;
 }
 
 /* The baseline program between its creation and the sampler taking it:
@@ -998,7 +1031,10 @@ static int load_web(const struct conf *c, struct webcfg *w, char *err,
 }
 
 static struct http_server *start_http(struct daemon *d, const struct conf *c,
-				      struct webcfg *web)
+				      struct webcfg *web,
+				      const struct http_route *routes,
+				      size_t nroutes, void *ctx,
+				      void (*before_thread)(void *))
 {
 	struct http_cfg hc = { 0 };
 	int fds[HTTP_MAX_LISTEN];
@@ -1056,9 +1092,10 @@ static struct http_server *start_http(struct daemon *d, const struct conf *c,
 	hc.max_per_ip = c->http_max_per_ip;
 	hc.control_max_connections = c->http_ctl_max;
 	hc.control_max_per_uid = c->http_ctl_per_uid;
-	hc.instance = claims_instance(d->claims);
-	hc.before_thread = drop_privileges;
-	hc.before_thread_arg = d;
+	/* none where nothing is counted (serve_unavailable()) */
+	hc.instance = d->claims ? claims_instance(d->claims) : NULL;
+	hc.before_thread = before_thread;
+	hc.before_thread_arg = ctx;
 	if (priv_target.drop)
 		chown_rundir(d, c);
 	if (web->path) {
@@ -1069,7 +1106,7 @@ static struct http_server *start_http(struct daemon *d, const struct conf *c,
 		log_info("web config %s: %s on the TCP listeners", web->path,
 			 what);
 	}
-	s = http_start(&hc, api_routes, api_nroutes, d, err, sizeof(err));
+	s = http_start(&hc, routes, nroutes, ctx, err, sizeof(err));
 	if (!s)
 		log_fatalx(1, "%s", err);
 	return s;
@@ -1366,6 +1403,17 @@ static int check_config(const struct options *o, const struct conf *c)
 		const struct platform *hp = backend_cpu_platform(c->sysfs, why,
 								 sizeof(why));
 
+		if (!hp && strcmp(c->unavailable, "serve") == 0) {
+			/* start-up serves the reason: nothing else to check
+			 * against a platform */
+			printf("%s: configuration OK, but nothing can be "
+			       "counted here: %s. Start-up would serve that "
+			       "reason ([daemon] unavailable = serve); to check "
+			       "the rest for another machine, add "
+			       "--simulate=PLATFORM\n",
+			       c->path ? c->path : "defaults", why);
+			return 0;
+		}
 		if (!hp) {
 			fprintf(stderr, "uncored: %s (start-up would exit %d). To "
 				"check a configuration for another machine, add "
@@ -1480,7 +1528,8 @@ static int signals_fd(void)
  * the baseline program, ownership, the claims and the sampler, the first
  * reading, the listeners (which drop privileges), then the sampler
  * thread.  Exits on failure; returns the baseline program (the
- * sampler's, valid until a reload replaces it).
+ * sampler's, valid until a reload replaces it), or NULL where nothing can
+ * be counted and [daemon] unavailable = serve (open_backend()).
  */
 static const struct program *start(struct daemon *d, const struct options *o,
 				   struct conf *conf, struct webcfg *web)
@@ -1495,7 +1544,8 @@ static const struct program *start(struct daemon *d, const struct options *o,
 	d->start_mono_ns = daemon_mono_ns();
 	clock_gettime(CLOCK_REALTIME, &ts);
 	d->start_time_s = (double)ts.tv_sec + ts.tv_nsec / 1e9;
-	open_backend(d, o, conf);
+	if (open_backend(d, o, conf) < 0)
+		return NULL;
 	prog = build_program(d, conf, err, sizeof(err));
 	if (!prog)
 		log_fatalx(1, "%s", err);
@@ -1516,7 +1566,8 @@ static const struct program *start(struct daemon *d, const struct options *o,
 		log_fatalx(1, "out of memory");
 	sampler_hook_claims(d->sampler);	/* read-now, pinned claims */
 	sampler_tick(d->sampler);	/* programs the PMU, first reading */
-	d->http = start_http(d, conf, web);
+	d->http = start_http(d, conf, web, api_routes, api_nroutes, d,
+			     drop_privileges);
 	if (sampler_start(d->sampler) < 0)
 		log_fatalx(1, "cannot start the sampler thread: %s",
 			   strerror(errno));
@@ -1610,6 +1661,91 @@ static void shut_down(struct daemon *d, struct conf *conf, struct webcfg *web)
 			 "%d perf events open)", left);
 }
 
+/* ---- nothing to count ([daemon] unavailable = serve) ----------------- */
+
+/* Called by http_start() before any thread starts: the daemon needs no
+ * capability at all now, so it keeps none (and becomes [daemon] user
+ * where it can). */
+static void drop_all(void *arg)
+{
+	char why[512];
+
+	(void)arg;
+	if (!priv_target.drop && !priv_target.caps_only)
+		return;
+	priv_target.keep_cap = 0;
+	if (priv_target.drop)
+		chown_control();	/* removable at exit, as drop_privileges() */
+	if (priv_drop(&priv_target, why, sizeof(why)) < 0)
+		log_fatalx(1, "%s", why);
+	if (priv_target.drop)
+		log_info("running as user %s (uid %u, gid %u) with no "
+			 "capability", priv_target.name,
+			 (unsigned)priv_target.uid, (unsigned)priv_target.gid);
+	else
+		log_info("every capability dropped; running as uid %u",
+			 (unsigned)getuid());
+}
+
+/*
+ * Serves the reason nothing can be counted (unavail.h) until SIGTERM or
+ * SIGINT; a reload changes nothing (restart to look again).  Returns the
+ * exit status, 0.
+ */
+static int serve_unavailable(struct daemon *d, struct conf *conf,
+			     struct webcfg *web, int sfd)
+{
+	static struct unavail u;
+	struct timespec ts;
+	uint64_t wd_usec = 0;
+	bool stop = false;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	u.version = PACKAGE_VERSION;
+	u.revision = UNCORED_REVISION;
+	u.build_date = UNCORED_BUILD_DATE;
+	u.reason = unavail_why;
+	u.exit_status = unavail_status;
+	u.start_time_s = (double)ts.tv_sec + ts.tv_nsec / 1e9;
+	log_warnx("nothing can be counted here: %s. Serving /metrics with "
+		  "uncored_counting_available 0 and the reason ([daemon] "
+		  "unavailable = serve; without it uncored exits %d)",
+		  unavail_why, unavail_status);
+	d->http = start_http(d, conf, web, unavail_routes, unavail_nroutes, &u,
+			     drop_all);
+	sd_notifyf(0, "READY=1\nSTATUS=counting unavailable: %.200s",
+		   unavail_why);
+	if (sd_watchdog_enabled(0, &wd_usec) <= 0)
+		wd_usec = 0;
+	while (!stop) {
+		struct pollfd pfd = { .fd = sfd, .events = POLLIN };
+		struct signalfd_siginfo si;
+		int r = poll(&pfd, 1, wd_usec ? (int)(wd_usec / 2000) : -1);
+
+		if (r < 0 && errno != EINTR)
+			log_fatalx(1, "poll: %s", strerror(errno));
+		if (wd_usec)
+			sd_notify(0, "WATCHDOG=1");
+		if (r <= 0 || !(pfd.revents & POLLIN) ||
+		    read(sfd, &si, sizeof(si)) != sizeof(si))
+			continue;
+		if (si.ssi_signo == SIGHUP)
+			log_warnx("SIGHUP: nothing is counted, nothing to "
+				  "reload; restart uncored to look for the "
+				  "counters again");
+		else if (si.ssi_signo == SIGTERM || si.ssi_signo == SIGINT) {
+			log_info("%s: stopping", strsignal((int)si.ssi_signo));
+			stop = true;
+		}
+	}
+	sd_notify(0, "STOPPING=1");
+	http_stop(d->http);
+	webcfg_free(web);
+	conf_free(conf);
+	log_info("stopped");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct options o;
@@ -1643,6 +1779,11 @@ int main(int argc, char **argv)
 		return check_only(&o, &conf, &web);
 	sfd = signals_fd();
 	prog = start(&d, &o, &conf, &web);
+	if (!prog) {
+		rc = serve_unavailable(&d, &conf, &web, sfd);
+		close(sfd);
+		return rc;
+	}
 	announce(&d, &conf, prog);
 	serve(&d, &o, &conf, &web, sfd);
 	shut_down(&d, &conf, &web);

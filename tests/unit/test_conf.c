@@ -102,7 +102,7 @@ static const char *conf_diff(const struct conf *a, const struct conf *b)
 #define STRF(f) if (strcmp(a->f, b->f) != 0) return #f
 	NUM(interval_ms); NUM(ring_capacity); NUM(takeover);
 	NUM(interference_policy); NUM(interference_check_ticks);
-	STRF(log_level);
+	STRF(log_level); STRF(unavailable);
 	NUM(nlisten);
 	for (i = 0; i < a->nlisten; i++)
 		if (strcmp(a->listen[i], b->listen[i]) != 0)
@@ -138,6 +138,7 @@ static void check_defaults(const struct conf *c, const char *what)
 	is_int(c->interference_check_ticks, 10, "%s: interference_check_ticks",
 	       what);
 	is_str(c->log_level, "info", "%s: log_level", what);
+	is_str(c->unavailable, "exit", "%s: unavailable", what);
 	is_int(c->nlisten, 1, "%s: nlisten", what);
 	is_str(c->listen[0], "0.0.0.0:9464", "%s: listen", what);
 	is_str(c->control_socket, "/run/uncored/uncored.sock",
@@ -602,6 +603,8 @@ static const struct bad bad[] = {
 	  "log_level: \"verbose\" is not valid (expected error, warning, "
 	  "notice, info or debug)" },
 	{ "[daemon]\nlog_level =\n", 2, "log_level: empty value (expected " },
+	{ "[daemon]\nunavailable = wait\n", 2,
+	  "unavailable: \"wait\" is not valid (expected exit or serve)" },
 	/* listen */
 	{ "[http]\nlisten = 1:1\nlisten = 2:2\n", 2,
 	  "listen: \"1:1\": \"1\" is not an IPv4 address, [IPv6] address or "
@@ -863,7 +866,7 @@ static void test_shipped(void)
 			out[n++] = *p++;
 	}
 	out[n] = '\0';
-	is_int(nkeys, 31, "shipped file shows 27 keys and 4 baseline lines");
+	is_int(nkeys, 32, "shipped file shows 28 keys and 4 baseline lines");
 	rc = conf_load(&r, write_file("uncommented.conf", out), err,
 		       sizeof(err));
 	is_int(rc, 0, "shipped file with every key uncommented loads (%s)",
