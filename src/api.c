@@ -26,6 +26,7 @@
 #include "gz.h"
 #include "jnum.h"
 #include "metrics.h"
+#include "pmu_perf.h"
 #include "ui.h"
 
 #define JSON_CTYPE "application/json"
@@ -235,10 +236,15 @@ static void status_perf(json_object *o, const struct daemon *d,
 			const struct snap *st)
 {
 	json_object *pf = json_object_new_object();
+	char lost[1024], missing[sizeof(lost) + sizeof(d->perf_missing) + 2];
 
+	/* missing at start-up, then lost since (pmu_perf.h) */
+	pmu_perf_lost(d->pmu.perf, lost, sizeof(lost));
+	snprintf(missing, sizeof(missing), "%s%s%s", d->perf_missing,
+		 d->perf_missing[0] && lost[0] ? ", " : "", lost);
 	json_object_object_add(pf, "sysfs", json_object_new_string(d->sysfs));
 	json_object_object_add(pf, "missing_units",
-			       json_object_new_string(d->perf_missing));
+			       json_object_new_string(missing));
 	json_object_object_add(pf, "groups", ju64(st->perf_groups));
 	json_object_object_add(pf, "group_reads", ju64(st->perf_reads));
 	json_object_object_add(pf, "read_errors", ju64(st->perf_read_errors));
@@ -444,7 +450,6 @@ static struct json_object *box_json(const struct topo_view *v, unsigned s,
 				    int ui, unsigned in)
 {
 	const struct unit_type *u = v->d->plat->units[ui];
-	const struct topo_socket *ts = &v->d->topo.sock[s];
 	unsigned nc = u->kind == UNIT_FREERUN ? u->nfreerun : u->nctr;
 	struct json_object *io = json_object_new_object();
 	struct json_object *ctrs = json_object_new_array();
@@ -452,10 +457,11 @@ static struct json_object *box_json(const struct topo_view *v, unsigned s,
 	/* "box", as /metrics labels it ("instance" is Prometheus' target) */
 	json_object_object_add(io, "box", json_object_new_int((int)in));
 	/* a box discovery did not find (hsx: its PCI function is missing),
-	 * or one whose reads all fail now, is unavailable */
+	 * one lost since (perf: its kernel PMU went away), or one whose
+	 * reads all fail now, is unavailable */
 	json_object_object_add(io, "available",
 			       json_object_new_boolean(
-				       topo_present(ts, (unsigned)ui, in) &&
+				       pmu_present(&v->d->pmu, s, ui, in) &&
 				       !box_failing(v->p, v->words, s, ui, in)));
 	for (unsigned c = 0; c < nc; c++)
 		json_object_array_add(ctrs, counter_json(v, s, ui, in, c));

@@ -69,9 +69,9 @@ int mux_slots(const struct pmu *pmu, const struct evspec *ev, unsigned nev,
 			unsigned u = (unsigned)ev[i].unit;
 
 			for (unsigned in = 0; in < t->sock[s].ninst[u]; in++) {
-				if (!topo_present(&t->sock[s], u, in) ||
+				if (!pmu_present(pmu, s, (int)u, in) ||
 				    !evspec_on(&ev[i], in))
-					continue;	/* absent, or split */
+					continue;	/* absent or lost, or split */
 				sl[n].socket = (uint8_t)s;
 				sl[n].unit = (int8_t)u;
 				sl[n].inst = (uint8_t)in;
@@ -243,6 +243,25 @@ void mux_charge(struct mux *m, uint64_t run_ns, bool yielded)
 	}
 }
 
+/* Logs a failed read of sl (err) through the limit of its unit and
+ * errno: one unit failing, or one errno, does not hide another. */
+static void read_failed(struct mux *m, const struct pmu_slot *sl, int err)
+{
+	struct mux_read_limit *x = NULL;
+
+	for (unsigned i = 0; i < m->nlim_read && !x; i++)
+		if (m->lim_read[i].unit == sl->unit && m->lim_read[i].err == err)
+			x = &m->lim_read[i];
+	if (!x && m->nlim_read < MUX_READ_LIMITS) {
+		x = &m->lim_read[m->nlim_read++];
+		x->unit = sl->unit;
+		x->err = err;
+	}
+	if (!x)
+		x = &m->lim_read[MUX_READ_LIMITS - 1];
+	log_warnx_limited(&x->lim, "%s", hw_last_error());
+}
+
 /* Reads a counter once per tick: later reads of the same register in the
  * same tick (a counter shared by groups) reuse the value, found by its
  * register id.  0 or -errno. */
@@ -254,7 +273,7 @@ static int read_once(struct mux *m, const struct pmu_slot *sl, uint64_t *v)
 		int err = pmu_read(m->pmu, sl, v);	/* no id: uncached */
 
 		if (err < 0)
-			log_warnx_limited(&m->lim_read, "%s", hw_last_error());
+			read_failed(m, sl, err);
 		return err;
 	}
 	if (!m->rd && !(m->rd = calloc(m->pmu->nreg, sizeof(*m->rd))))
@@ -268,7 +287,7 @@ static int read_once(struct mux *m, const struct pmu_slot *sl, uint64_t *v)
 	r->v = 0;
 	r->err = pmu_read(m->pmu, sl, &r->v);
 	if (r->err < 0)
-		log_warnx_limited(&m->lim_read, "%s", hw_last_error());
+		read_failed(m, sl, r->err);
 	*v = r->v;
 	return r->err;
 }

@@ -147,6 +147,8 @@ struct mux_rd {
 	int err;
 };
 
+#define MUX_READ_LIMITS 32	/* (unit, errno) pairs logged apart */
+
 struct mux {
 	struct pmu *pmu;
 	/* g[0..nbase): the baseline's groups (the sampler's: g[0] counts
@@ -175,7 +177,14 @@ struct mux {
 	char jump_what[200];
 	uint64_t wraps;			/* wrap-arounds seen, ever */
 	uint64_t switches;		/* claims scheduled back on, ever */
-	struct log_limit lim_read, lim_unread;
+	/* failed reads are logged at most once a minute per unit and
+	 * errno (the last entry serves every pair past MUX_READ_LIMITS) */
+	struct mux_read_limit {
+		int unit, err;
+		struct log_limit lim;
+	} lim_read[MUX_READ_LIMITS];
+	unsigned nlim_read;
+	struct log_limit lim_unread;
 };
 
 /*

@@ -307,6 +307,26 @@ int pmu_reachable(const struct pmu *p, const struct evspec *e, char *why,
 	return p->ops->reachable ? p->ops->reachable(p, e, why, whylen) : 0;
 }
 
+bool pmu_present(const struct pmu *p, unsigned socket, int unit,
+		 unsigned inst)
+{
+	return socket < p->topo->nsockets && unit >= 0 &&
+	       topo_present(&p->topo->sock[socket], (unsigned)unit, inst) &&
+	       !(p->ops->lost && p->ops->lost(p, socket, unit, inst));
+}
+
+uint64_t pmu_changes(const struct pmu *p)
+{
+	return p->ops->changes ? p->ops->changes(p) : 0;
+}
+
+int pmu_reprobe(struct pmu *p, char *msg, size_t len)
+{
+	if (len)
+		msg[0] = '\0';
+	return p->ops->reprobe ? p->ops->reprobe(p, msg, len) : 0;
+}
+
 int pmu_snapshot(struct pmu *p)
 {
 	return p->ops->snapshot ? p->ops->snapshot(p) : 0;

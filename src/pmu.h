@@ -162,6 +162,12 @@ struct pmu_ops {
 	int (*snapshot)(struct pmu *p);
 	/* pmu_read_now()'s reading of s[0..n) now; NULL: pmu_read() each */
 	int (*read_now)(struct pmu *p, const struct pmu_slot *s, unsigned n);
+	/* pmu_lost() / pmu_changes() / pmu_reprobe(); NULL: nothing is
+	 * ever lost at run time (the direct backend) */
+	bool (*lost)(const struct pmu *p, unsigned socket, int unit,
+		     unsigned inst);
+	uint64_t (*changes)(const struct pmu *p);
+	int (*reprobe)(struct pmu *p, char *msg, size_t len);
 };
 
 extern const struct pmu_ops pmu_direct_ops;
@@ -201,6 +207,24 @@ int pmu_encode(const struct pmu *p, struct pmu_slot *sl,
  * metrics are then absent, not zero). */
 int pmu_reachable(const struct pmu *p, const struct evspec *e, char *why,
 		  size_t whylen);
+/*
+ * Is instance inst of unit on socket there to be counted: present at
+ * discovery (topo_present()) and not lost since (perf: its kernel PMU
+ * went away at run time, pmu_perf.h)?  Any thread may ask.  Programs
+ * and claims are built over the instances this answers true for, so a
+ * unit lost at run time goes the way one missing at start-up does: its
+ * series absent, the rest counted.
+ */
+bool pmu_present(const struct pmu *p, unsigned socket, int unit,
+		 unsigned inst);
+/* How many times what pmu_present() answers has changed: a program
+ * built before the count moved may count what is gone.  Any thread. */
+uint64_t pmu_changes(const struct pmu *p);
+/* Looks again for what was lost at run time (perf: the kernel PMUs that
+ * went away; SIGHUP).  The sampling thread only (sampler_reprobe()).
+ * Returns how many came back, or -errno; what it found in msg ("" when
+ * nothing was lost). */
+int pmu_reprobe(struct pmu *p, char *msg, size_t len);
 /* Was the last value pmu_read() returned for s scaled, because another
  * perf user made the kernel multiplex its group?  Always false on the
  * direct backend. */

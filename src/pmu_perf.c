@@ -21,6 +21,15 @@
  * the cores of a core-scope counter (each core is a kernel box of its
  * own).  Groups are read at the freeze (pmu_enable(false): one read(2)
  * per group), free-running ones when first read after it.
+ *
+ * A kernel PMU can go away under the daemon (a driver unloaded, a PCI
+ * function removed): its group's reads fail with ENODEV, or its type can
+ * no longer be opened and its directory has left sysfs.  The box is then
+ * lost: logged once (box_lose()), its group closed, and pmu_present()
+ * false for the unit instances it counted, so the sampler rebuilds its
+ * program without them (pmu_changes()) as if they had been missing at
+ * start-up, and /api/v1/status lists them (pmu_perf_lost()).
+ * pmu_reprobe() (SIGHUP) looks for them again.
  */
 #include "config.h"
 
@@ -29,13 +38,16 @@
 #include <limits.h>
 #include <sched.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "buf.h"
 #include "hw/perf_event.h"
 #include "hw/perf_sysfs.h"
+#include "log.h"
 #include "pmu.h"
 #include "pmu_perf.h"
 #include "sched.h"
@@ -47,8 +59,13 @@
 
 struct pp_box {
 	struct pfs_pmu *pmu;	/* pp->pmus' */
+	char name[64];		/* its name, for any thread */
 	int cpu;
 	unsigned socket;
+	/* its kernel PMU went away at run time (box_lose()); any thread
+	 * reads these, the sampling thread writes them */
+	atomic_bool lost;
+	atomic_int lost_err;	/* what said so: -ENODEV, -ENOENT */
 	/* the open group */
 	struct pev_group *g;
 	unsigned n;
@@ -110,6 +127,7 @@ struct pmu_perf {
 	char missing[512];
 	int home;			/* home_cpu(); < -1: not known */
 	struct pp_visit visit;		/* read_placed()'s choice */
+	atomic_uint_fast64_t changes;	/* boxes lost or found again */
 };
 
 /*
@@ -244,6 +262,8 @@ static int box_get(struct pmu_perf *pp, struct pfs_pmu *pmu, int cpu,
 		return -ENOMEM;
 	pp->box[pp->nbox] = (struct pp_box){ .pmu = pmu, .cpu = cpu,
 					     .socket = socket };
+	snprintf(pp->box[pp->nbox].name, sizeof(pp->box[pp->nbox].name), "%s",
+		 pmu->name);
 	return (int)pp->nbox++;
 }
 
@@ -515,11 +535,17 @@ static int find_unit(struct pmu_perf *pp, struct topology *t, int ui,
 					place(pp, t, ui, s, k, b, names[i]);
 			}
 		}
-	/* instances below ninst without a box (uncore_cha_5 missing) */
+	/* instances below ninst without a box (uncore_cha_5 missing):
+	 * absent, and named among the missing */
 	for (unsigned s = 0; s < t->nsockets; s++)
 		for (unsigned i = 0; i < t->sock[s].ninst[ui]; i++)
-			if (!pp->inst_box[s][ui][i])
+			if (!pp->inst_box[s][ui][i]) {
 				iset_add(&t->sock[s].absent[ui], i);
+				append(pp->missing, sizeof(pp->missing),
+				       "%s%s %u on socket %u (no %s box)",
+				       pp->missing[0] ? ", " : "", u->name, i,
+				       s, u->perf->pmu);
+			}
 	return 0;
 }
 
@@ -646,7 +672,7 @@ const char *pmu_perf_unit_pmu(const struct pmu_perf *pp, int unit)
 	     s < PLAT_MAX_SOCKETS; s++)
 		for (unsigned i = 0; i < PLAT_MAX_INST; i++)
 			if (pp->inst_box[s][unit][i])
-				return pp->box[pp->inst_box[s][unit][i] - 1].pmu->name;
+				return pp->box[pp->inst_box[s][unit][i] - 1].name;
 	return NULL;
 }
 
@@ -861,6 +887,9 @@ static void account(struct pmu_perf *pp, struct pp_box *b,
 	b->run = run;
 }
 
+static void box_lose(struct pmu_perf *pp, struct pp_box *b, int err,
+		     const char *what);
+
 /* Reads box b's group once (one read(2)). */
 static int box_read(struct pmu_perf *pp, struct pp_box *b)
 {
@@ -878,6 +907,8 @@ static int box_read(struct pmu_perf *pp, struct pp_box *b)
 		snprintf(b->why, sizeof(b->why), "%s", hw_last_error());
 		for (unsigned i = 0; i < b->n; i++)
 			pp->ctr[b->id[i]].err = r;
+		if (r == -ENODEV)	/* the kernel removed the PMU */
+			box_lose(pp, b, r, "reading its group");
 		return r;
 	}
 	b->err = 0;
@@ -902,6 +933,80 @@ static void box_drop(struct pmu_perf *pp, struct pp_box *b)
 	b->n = 0;
 }
 
+/* The unit instances and free-running counters box b counts, as
+ * "imc 1 on socket 0, ..." into buf. */
+static void box_units(const struct pmu_perf *pp, const struct pp_box *b,
+		      char *buf, size_t len)
+{
+	unsigned idx = (unsigned)(b - pp->box);
+
+	buf[0] = '\0';
+	for (unsigned s = 0; s < PLAT_MAX_SOCKETS; s++)
+		for (unsigned u = 0; u < PLAT_MAX_UNITS && pp->plat->units[u];
+		     u++) {
+			for (unsigned i = 0; i < PLAT_MAX_INST; i++)
+				if (pp->inst_box[s][u][i] == idx + 1)
+					append(buf, len, "%s%s %u on socket %u",
+					       buf[0] ? ", " : "",
+					       pp->plat->units[u]->name, i, s);
+			for (unsigned k = 0; k < PLAT_MAX_CTRS; k++) {
+				const struct pp_where *w = &pp->frbox[s][u][k];
+
+				for (unsigned j = 0; j < w->n; j++)
+					if (pp->bref[w->first + j] == idx) {
+						append(buf, len, "%s%s on socket "
+						       "%u", buf[0] ? ", " : "",
+						       pp->plat->units[u]->
+						       freerun[k].name, s);
+						break;
+					}
+			}
+		}
+}
+
+/* The name of the errnos that say a PMU is gone. */
+static const char *gone_errno(int err)
+{
+	return err == -ENODEV ? "ENODEV" : err == -ENOENT ? "ENOENT" : "errno";
+}
+
+/*
+ * Box b's kernel PMU went away (err, from what): its group is closed,
+ * its counters read err from now on, and what it counted is no longer
+ * present (pmu_present()) until pmu_reprobe() finds it again.  Logged
+ * here, once per loss: later reads of the box make no system call.
+ */
+static void box_lose(struct pmu_perf *pp, struct pp_box *b, int err,
+		     const char *what)
+{
+	char units[512];
+
+	for (unsigned i = 0; i < b->n; i++)
+		pp->ctr[b->id[i]].err = err;
+	for (unsigned i = 0; i < b->wn; i++)
+		pp->ctr[b->wid[i]].err = err;
+	box_drop(pp, b);
+	b->err = err;
+	atomic_store(&b->lost_err, err);
+	atomic_store(&b->lost, true);
+	atomic_fetch_add(&pp->changes, 1);
+	box_units(pp, b, units, sizeof(units));
+	log_warnx("perf: the kernel's PMU %s on CPU %d went away (%s: %s, "
+		  "%s): no longer counting %s, whose metrics are absent until "
+		  "a SIGHUP finds the PMU again", b->name, b->cpu, what,
+		  strerror(-err), gone_errno(err), units[0] ? units : "anything");
+}
+
+/* Has box b's PMU left sysfs (its directory is gone)? */
+static bool box_pmu_gone(const struct pmu_perf *pp, const struct pp_box *b)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/bus/event_source/devices/%s",
+		 pp->sysfs, b->name);
+	return access(path, F_OK) < 0 && errno == ENOENT;
+}
+
 /* Closes box b's group, reading it once more first so that the events
  * that keep counting lose nothing up to now. */
 static void box_close(struct pmu_perf *pp, struct pp_box *b)
@@ -921,9 +1026,18 @@ static int box_apply(struct pmu_perf *pp, struct pp_box *b)
 	    memcmp(b->wid, b->id, b->n * sizeof(*b->id)) == 0 &&
 	    memcmp(b->wcfg, b->cfg, b->n * sizeof(*b->cfg)) == 0)
 		return 0;
+	if (atomic_load(&b->lost)) {
+		/* gone: nothing to open until pmu_reprobe() finds it (a
+		 * program built since counts nothing here) */
+		for (unsigned i = 0; i < b->wn; i++)
+			pp->ctr[b->wid[i]].err = b->err;
+		return 0;
+	}
 	if (b->g)
 		pp->st.reopens++;
 	box_close(pp, b);
+	if (atomic_load(&b->lost))	/* the last read found it gone */
+		return box_apply(pp, b);
 	b->err = 0;	/* an old failure is not this set's */
 	if (!b->wn)
 		return 0;
@@ -934,6 +1048,10 @@ static int box_apply(struct pmu_perf *pp, struct pp_box *b)
 		b->err = r;
 		for (unsigned i = 0; i < b->wn; i++)
 			pp->ctr[b->wid[i]].err = r;
+		if ((r == -ENOENT || r == -ENODEV) && box_pmu_gone(pp, b)) {
+			box_lose(pp, b, r, "opening a group on it");
+			return 0;
+		}
 		return r;
 	}
 	pp->home = -2;
@@ -1415,6 +1533,96 @@ static int perf_enable(struct pmu *p, bool on, enum pmu_window *w)
 	return pmu_perf_snapshot(p);
 }
 
+static bool perf_lost(const struct pmu *p, unsigned s, int u, unsigned in)
+{
+	const struct pmu_perf *pp = p->perf;
+	unsigned b;
+
+	if (s >= PLAT_MAX_SOCKETS || u < 0 || u >= PLAT_MAX_UNITS ||
+	    in >= PLAT_MAX_INST || !(b = pp->inst_box[s][u][in]))
+		return false;
+	return atomic_load(&pp->box[b - 1].lost);
+}
+
+static uint64_t perf_changes(const struct pmu *p)
+{
+	return atomic_load(&p->perf->changes);
+}
+
+/*
+ * Looks for the lost boxes' PMUs again: a PMU whose directory is back is
+ * read afresh for its type number (a reloaded driver registers under a
+ * new one; its formats and events are the driver's, the same), and its
+ * boxes count again from the next program.  The sampling thread only:
+ * it alone opens groups, the one use of the type; the PMU's formats,
+ * which request threads encode claims with, stay where they are.
+ * Returns how many boxes came back; msg names each PMU looked for.
+ */
+static int perf_reprobe(struct pmu *p, char *msg, size_t len)
+{
+	struct pmu_perf *pp = p->perf;
+	int found = 0;
+
+	for (unsigned j = 0; j < pp->npmus; j++) {
+		struct pfs_pmu *old = pp->pmus[j], *np;
+		char why[256], units[512] = "";
+		bool any = false;
+		int r;
+
+		for (unsigned i = 0; i < pp->nbox; i++)
+			if (pp->box[i].pmu == old && atomic_load(&pp->box[i].lost))
+				any = true;
+		if (!any)
+			continue;
+		r = pfs_pmu_load(pp->sysfs, old->name, &np, why, sizeof(why));
+		if (r < 0) {
+			append(msg, len, "%s%s is still gone (%s)",
+			       msg[0] ? "; " : "", old->name, why);
+			continue;
+		}
+		old->type = np->type;
+		for (unsigned i = 0; i < pp->nbox; i++) {
+			struct pp_box *b = &pp->box[i];
+
+			if (b->pmu != old || !atomic_load(&b->lost))
+				continue;
+			if (units[0])
+				append(units, sizeof(units), ", ");
+			box_units(pp, b, units + strlen(units),
+				  sizeof(units) - strlen(units));
+			b->err = 0;
+			atomic_store(&b->lost_err, 0);
+			atomic_store(&b->lost, false);
+			found++;
+		}
+		pfs_pmu_free(np);
+		append(msg, len, "%s%s is back: %s counted again",
+		       msg[0] ? "; " : "", old->name, units);
+	}
+	if (found)
+		atomic_fetch_add(&pp->changes, 1);
+	return found;
+}
+
+void pmu_perf_lost(const struct pmu_perf *pp, char *buf, size_t len)
+{
+	if (len)
+		buf[0] = '\0';
+	for (unsigned i = 0; pp && i < pp->nbox; i++) {
+		const struct pp_box *b = &pp->box[i];
+		char units[256];
+		int err;
+
+		if (!atomic_load(&b->lost))
+			continue;
+		err = atomic_load(&b->lost_err);
+		box_units(pp, b, units, sizeof(units));
+		append(buf, len, "%s%s on CPU %d (%s: went away at run time, "
+		       "%s)", buf[0] ? ", " : "", b->name, b->cpu,
+		       units[0] ? units : "no unit", gone_errno(err));
+	}
+}
+
 static const struct pmu_ops pmu_perf_ops = {
 	.name = "perf",
 	.free = perf_free,
@@ -1430,6 +1638,9 @@ static const struct pmu_ops pmu_perf_ops = {
 	.reachable = pmu_perf_reachable,
 	.snapshot = pmu_perf_snapshot,
 	.read_now = perf_read_now,
+	.lost = perf_lost,
+	.changes = perf_changes,
+	.reprobe = perf_reprobe,
 };
 
 int pmu_init_perf(struct pmu *p, struct hw *hw, const struct topology *t,

@@ -88,6 +88,11 @@ void pmu_perf_free(struct pmu_perf *pp);
 /* The units the platform expects and the kernel lacks, "imc (uncore_imc_%u),
  * ..." or "" (owned by pp). */
 const char *pmu_perf_missing(const struct pmu_perf *pp);
+/* The kernel PMUs that went away while the daemon ran (pmu_present() is
+ * false for what they counted until pmu_reprobe() finds them), "uncore_imc_1
+ * on CPU 0 (imc 1 on socket 0: went away at run time, ENODEV), ..." or ""
+ * into buf.  Any thread. */
+void pmu_perf_lost(const struct pmu_perf *pp, char *buf, size_t len);
 /* The sysfs root searched. */
 const char *pmu_perf_sysfs(const struct pmu_perf *pp);
 /* Kernel PMU name behind unit u's instances ("uncore_cha_0", ...): the

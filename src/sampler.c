@@ -102,7 +102,8 @@ struct sampler {
 	uint64_t *inc;			/* per series: est - est_seen */
 	void *dscratch;			/* derive_scratch_size() bytes */
 	unsigned nacc;
-	struct log_limit lim_global, lim_jump, lim_ctl;
+	uint64_t pmu_changes;		/* pmu_changes() the program is of */
+	struct log_limit lim_global, lim_jump, lim_ctl, lim_rebuild;
 };
 
 static uint64_t now_ns(clockid_t c)
@@ -212,7 +213,8 @@ static int program_slots(struct program *p, char *why, size_t whylen)
 }
 
 /* Step 3: per event and socket, instances present / instances counting
- * (a :split event counts on some of them). */
+ * (a :split event counts on some of them); an instance lost at run time
+ * is not present (pmu_present()). */
 static void program_scales(struct program *p)
 {
 	const struct topology *t = p->topo;
@@ -221,8 +223,8 @@ static void program_scales(struct program *p)
 		for (unsigned i = 0; i < p->nev; i++)
 			for (unsigned in = 0; in < t->sock[s].ninst[p->ev[i].unit];
 			     in++)
-				p->evscale[i][s] += topo_present(&t->sock[s],
-					(unsigned)p->ev[i].unit, in);
+				p->evscale[i][s] += pmu_present(p->pmu, s,
+					p->ev[i].unit, in);
 	for (unsigned s = 0; s < t->nsockets; s++)
 		for (unsigned i = 0; i < p->nev; i++) {
 			unsigned counted = 0;
@@ -996,12 +998,64 @@ struct tick {
 	bool mux_gap;		/* a series multiplexed out has no value */
 };
 
+/*
+ * Units lost since the running program was built (perf: a kernel PMU
+ * went away), or found again: a program of the same events over what is
+ * there now (pmu_present()) is handed over as a reload's would be, so a
+ * lost unit goes the way one missing at start-up goes - its series and
+ * metrics absent, the rest counted and every sample valid.  Not while a
+ * reload's program waits: the next tick looks again.
+ */
+static void rebuild_if_changed(struct sampler *s)
+{
+	uint64_t c = pmu_changes(s->pmu);
+	struct program *p = s->prog, *np;
+	bool pending;
+	char why[256];
+
+	if (!p || c == s->pmu_changes)
+		return;
+	pthread_mutex_lock(&s->lock);
+	pending = s->pending != NULL;
+	pthread_mutex_unlock(&s->lock);
+	if (pending)
+		return;
+	np = program_new(p->topo, p->pmu, p->ev, p->nev,
+			 (unsigned)ring_capacity(p->samples), p->interval_ms,
+			 why, sizeof(why));
+	if (!np) {
+		log_warnx_limited(&s->lim_rebuild, "sampler: cannot rebuild "
+				  "the baseline over the units there now: %s; "
+				  "the next tick tries again", why);
+		return;
+	}
+	if (program_same(p, np)) {
+		s->pmu_changes = c;
+		program_put(np);
+		return;
+	}
+	pthread_mutex_lock(&s->lock);
+	pending = s->pending != NULL;	/* a reload's, handed over meanwhile */
+	if (!pending)
+		s->pending = np;
+	pthread_mutex_unlock(&s->lock);
+	if (pending) {
+		program_put(np);	/* it goes first; then look again */
+		return;
+	}
+	s->pmu_changes = c;
+	log_info("the baseline counts %u series now (%u before) over the "
+		 "units there; its samples start after sequence number %llu",
+		 np->ns, p->ns, (unsigned long long)ring_head(p->samples));
+}
+
 /* Picks up a new program and clears the sample; false: nothing to
  * sample yet. */
 static bool tick_begin(struct sampler *s, struct tick *tk)
 {
 	struct program *p;
 
+	rebuild_if_changed(s);
 	take_pending(s);
 	p = tk->p = s->prog;
 	if (!p)
@@ -1418,6 +1472,30 @@ static int sampler_call(struct sampler *s, void (*fn)(struct sampler *, void *),
 		unqueue(s, &c);
 	pthread_mutex_unlock(&s->call_lock);
 	return r;
+}
+
+struct reprobe_arg {
+	char *msg;
+	size_t len;
+	int r;
+};
+
+static void call_reprobe(struct sampler *s, void *arg)
+{
+	struct reprobe_arg *a = arg;
+
+	a->r = pmu_reprobe(s->pmu, a->msg, a->len);
+}
+
+int sampler_reprobe(struct sampler *s, char *msg, size_t len)
+{
+	struct reprobe_arg a = { msg, len, 0 };
+	int r;
+
+	if (len)
+		msg[0] = '\0';
+	r = sampler_call(s, call_reprobe, &a);
+	return r < 0 ? r : a.r;
 }
 
 /* ---- the claims table's hooks (HTTP thread) ---------------------------- */

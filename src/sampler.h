@@ -250,6 +250,11 @@ uint64_t sampler_claims_deferred(const struct sampler *s);
  */
 void sampler_hook_claims(struct sampler *s);
 
+/* Looks again, on the sampling thread, for the units lost at run time
+ * (pmu_reprobe(): perf, the kernel PMUs that went away); those found
+ * are counted again from the program the next tick builds.  Returns how
+ * many came back or -errno; what it found in msg. */
+int sampler_reprobe(struct sampler *s, char *msg, size_t len);
 /* The current program, with a reference the caller drops with
  * program_put(). */
 struct program *sampler_get(struct sampler *s);

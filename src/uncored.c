@@ -1313,6 +1313,19 @@ static void reload(struct daemon *d, const struct options *o, struct conf *cur,
 
 	log_info("SIGHUP: reloading %s", o->conf_path);
 	sd_notify(0, "RELOADING=1");
+	{
+		/* perf: the kernel PMUs that went away, looked for again
+		   whatever the configuration says */
+		char msg[1024];
+		int n = sampler_reprobe(d->sampler, msg, sizeof(msg));
+
+		if (n < 0)
+			log_warnx("SIGHUP: cannot look for the lost PMUs: %s",
+				  strerror(-n));
+		else if (msg[0])
+			log_msg(n ? LOG_LVL_INFO : LOG_LVL_WARN,
+				"SIGHUP: perf: %s", msg);
+	}
 	if (load_conf(o, &nc, err, sizeof(err)) < 0) {
 		log_err("reload failed, keeping the running configuration: %s%s%s%s",
 			err, priv_target.drop ? " (uncored runs as user " : "",

@@ -77,7 +77,10 @@
  * matches: perf_contention as above from "at" for "seconds" (or for
  * ever); pmu_gone at "at": the PMU stops counting, its directory leaves
  * the tree (at the next call after "at"), opening its type gives ENOENT
- * and every access to its open events ENODEV, except close;
+ * and every access to its open events ENODEV, except close; with
+ * "seconds" it comes back after them as a reloaded driver does: under a
+ * new type number, its directory written again, new events counting
+ * while those opened before it went stay dead;
  * perf_read_error: the next "count" reads fail with its errno;
  * short_read: the next "count" reads return one u64 less than the record
  * (half of a one-value record).  The simulator's stuck fault on a
@@ -154,6 +157,7 @@ struct sk_event {
 	double run_acc;		/* running ns not yet whole */
 	double lost_t;		/* its box's PCI function goes missing here
 				   (device_missing), INFINITY: never */
+	double opened_t;	/* when it was opened */
 };
 
 /* The workload's perf faults on one PMU (indexes into its faults[]). */
@@ -175,6 +179,7 @@ struct skern {
 	uint64_t next_id;
 	unsigned *left;		/* per workload fault: reads still to fail */
 	bool *done;		/* per workload fault: pmu_gone applied */
+	bool *back;		/* ... and its PMU back ("seconds") */
 	struct sk_pf *pf;	/* per PMU (as k->set.p): its faults */
 };
 
@@ -216,13 +221,27 @@ static const struct sk_pf *faults_of(const struct skern *k,
 	     i_ < faults_of(k, p)->n && ((f) = &(k)->wl->faults[x_[i_]]); \
 	     i_++)
 
-/* Has p been unloaded by time t? */
+/* Has p been unloaded by time t (and not loaded again)? */
 static bool gone_at(const struct skern *k, const struct spmu *p, double t)
 {
 	const struct wl_fault *f;
 
 	FOR_FAULTS(k, p, f)
-		if (f->kind == WL_FAULT_PMU_GONE && f->at <= t)
+		if (f->kind == WL_FAULT_PMU_GONE && f->at <= t &&
+		    (f->seconds == 0 || t < f->at + f->seconds))
+			return true;
+	return false;
+}
+
+/* Was the PMU of event e unloaded after e was opened, by time t?  Such
+ * an event stays dead when the PMU comes back. */
+static bool died_at(const struct skern *k, const struct sk_event *e, double t)
+{
+	const struct wl_fault *f;
+
+	FOR_FAULTS(k, e->pmu, f)
+		if (f->kind == WL_FAULT_PMU_GONE && e->opened_t < f->at &&
+		    f->at <= t)
 			return true;
 	return false;
 }
@@ -356,13 +375,38 @@ static int match_faults(struct skern *k)
 	return 0;
 }
 
+/* A PMU loaded again: a type number no PMU has, its directory written
+ * again (written by whoever calls: the daemon, as the tree's owner). */
+static void pmu_back(struct skern *k, struct spmu *p)
+{
+	uint32_t type = SPMU_TYPE_BASE;
+	char why[256];
+
+	for (unsigned j = 0; j < k->set.n; j++)
+		if (k->set.p[j].type >= type)
+			type = k->set.p[j].type + 1;
+	p->type = type;
+	p->present = true;
+	(void)spmu_add(&k->set, p, k->sysfs, why, sizeof(why));
+}
+
 /* Applies the pmu_gone faults whose time has come: the PMU leaves the
- * tree and cannot be opened any more. */
+ * tree and cannot be opened any more; and, "seconds" later, comes back. */
 static void run_faults(struct skern *k, double now)
 {
 	for (unsigned i = 0; i < k->wl->nfaults; i++) {
 		const struct wl_fault *f = &k->wl->faults[i];
 
+		if (f->kind == WL_FAULT_PMU_GONE && k->done[i] && !k->back[i] &&
+		    f->seconds > 0 && f->at + f->seconds <= now) {
+			k->back[i] = true;
+			for (unsigned j = 0; j < k->set.n; j++)
+				if (!k->set.p[j].present &&
+				    fault_on(f, &k->set.p[j]) &&
+				    !gone_at(k, &k->set.p[j], now))
+					pmu_back(k, &k->set.p[j]);
+			continue;
+		}
 		if (f->kind != WL_FAULT_PMU_GONE || k->done[i] || f->at > now)
 			continue;
 		k->done[i] = true;
@@ -552,7 +596,7 @@ static void reshare(struct skern *k, struct sk_event ref)
 /* Has e's PMU been unloaded, or its box gone missing, by time t? */
 static bool ev_gone(const struct skern *k, const struct sk_event *e, double t)
 {
-	return gone_at(k, e->pmu, t) || e->lost_t <= t;
+	return died_at(k, e, t) || e->lost_t <= t;
 }
 
 /* The fraction of the time e runs at t (0: it does not). */
@@ -859,6 +903,7 @@ static int sk_open(void *ctx, struct perf_event_attr *a, int pid, int cpu,
 	e.read_format = a->read_format;
 	e.enabled = !a->disabled;
 	e.t = now;
+	e.opened_t = now;
 	e.next = -1;
 	k->ev[slot] = e;
 	if (group_fd == -1)
@@ -1197,7 +1242,8 @@ int skern_open(struct skern **out, struct hw *sim, const char *dir,
 	k->next_id = 1;
 	k->left = calloc(k->wl->nfaults + 1, sizeof(*k->left));
 	k->done = calloc(k->wl->nfaults + 1, sizeof(*k->done));
-	if (!k->left || !k->done) {
+	k->back = calloc(k->wl->nfaults + 1, sizeof(*k->back));
+	if (!k->left || !k->done || !k->back) {
 		skern_close(k);
 		return fail(why, len, "out of memory"), -ENOMEM;
 	}
@@ -1241,6 +1287,7 @@ void skern_close(struct skern *k)
 	spmu_free(&k->set);
 	free(k->left);
 	free(k->done);
+	free(k->back);
 	pthread_mutex_destroy(&k->lock);
 	free(k);
 }

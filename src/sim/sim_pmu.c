@@ -1043,6 +1043,12 @@ int spmu_chowntree(const char *path, uid_t uid, gid_t gid)
 	return nftw(path, chown_entry, 16, FTW_PHYS) < 0 ? -errno : 0;
 }
 
+int spmu_add(const struct spmu_set *s, const struct spmu *p,
+	     const char *sysfs, char *why, size_t len)
+{
+	return write_pmu(s, p, sysfs, why, len);
+}
+
 int spmu_remove(const struct spmu *p, const char *sysfs)
 {
 	char path[PATH_MAX];

@@ -192,6 +192,10 @@ const struct spmu_field *spmu_field(const struct spmu *p, const char *name);
  */
 int spmu_write_tree(const struct spmu_set *s, const char *sysfs, char *why,
 		    size_t whylen);
+/* Writes PMU p's directory and its bus link into the tree under sysfs
+ * (its module was loaded again).  0 or -errno with why. */
+int spmu_add(const struct spmu_set *s, const struct spmu *p,
+	     const char *sysfs, char *why, size_t len);
 /* Removes PMU p's directory and its bus link from the tree under sysfs
  * (its module was unloaded).  0 or -errno. */
 int spmu_remove(const struct spmu *p, const char *sysfs);

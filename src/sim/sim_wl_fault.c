@@ -199,8 +199,8 @@ static const struct {
 	[FM_RUNNING] = { "running", FK(WL_FAULT_PERF_CONTENTION),
 			 FK(WL_FAULT_PERF_CONTENTION), "perf_contention" },
 	[FM_SECONDS] = { "seconds", FK(WL_FAULT_PERF_CONTENTION) |
-			 FK(WL_FAULT_DELAY), FK(WL_FAULT_DELAY),
-			 "perf_contention, delay" },
+			 FK(WL_FAULT_PMU_GONE) | FK(WL_FAULT_DELAY),
+			 FK(WL_FAULT_DELAY), "perf_contention, pmu_gone, delay" },
 	[FM_ERRNO] = { "errno", FK(WL_FAULT_PERF_READ_ERROR),
 		       FK(WL_FAULT_PERF_READ_ERROR), "perf_read_error" },
 };
@@ -351,7 +351,9 @@ static int parse_perf_fault(struct pctx *c, json_object **m,
 	} else if (m[FM_SECONDS]) {
 		old = wlp_path_key(c, "seconds");
 		r = wlp_get_number(c, m[FM_SECONDS], 0, true, WL_MAX_AT,
-			       "how long the contention lasts", &f->seconds);
+			       f->kind == WL_FAULT_PMU_GONE
+			       ? "how long the PMU stays gone"
+			       : "how long the contention lasts", &f->seconds);
 		if (r < 0)
 			return r;
 		wlp_path_pop(c, old);

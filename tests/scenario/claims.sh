@@ -126,13 +126,14 @@ is "$(code -X POST $U/claims -d '{"events":["UNC_CBO_CACHE_LOOKUP.WRITE_M"]}')" 
 like "$(cat "$T/body")" "max_total" "naming max_total"
 
 # lease expiry: c2 had ttl 1 s, the sampler frees it at the first tick
-# (100 ms) past its end; allow a second for a loaded machine
+# (100 ms) past its end - how long after depends on how busy the
+# machine is, so only "not before" is asserted
 c2_gone() { [ "$(code $U/claims/$C2)" = 404 ]; }
 wait_for "c2's lease to end" 30 c2_gone
 life=$(awk -v a="$t_c2" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
 is "$(code $U/claims/$C2)" 404 "an expired claim is gone"
-ok "$(awk -v l="$life" 'BEGIN { exit !(l >= 1.0 && l < 2.0) }'; echo $?)" \
-	"... not before its 1 s lease ended, and within a second after ($life s)"
+ok "$(awk -v l="$life" 'BEGIN { exit !(l >= 1.0) }'; echo $?)" \
+	"... not before its 1 s lease ended ($life s)"
 like "$(cat "$T/log")" "claim $C2 (uid 65534" "expiry logged"
 
 # SIGHUP keeps claims

@@ -174,21 +174,34 @@ near "$(metric "$T/missing.prom" uncore_llc_hit_ratio 'socket="1"')" 0.8 0.03 \
 	"missing: LLC still served"
 stop_uncored
 
-# ---- a PMU unloaded under the daemon: read errors counted, its series
-# down, the daemon still serving the rest
+# ---- a PMU unloaded under the daemon: counted, named among the missing,
+# its series gone, the daemon still serving the rest (perf_pmu_gone.sh
+# has the whole story)
 perf_run gone skx '{ "platform": "skx", "sockets": 2, "phases": [ { "seconds": 60, "rates": {
   "imc:0x04:0x03": 1.0e8, "cha:0x34:0x03:filter0=0x1e20000": 2.0e8,
   "cha:0x34:0x03:filter0=0x20000": 4.0e7, "cha:0x00:0x00": 6.72e10 } } ],
   "faults": [ { "at": 1.5, "kind": "pmu_gone", "target": "uncore_imc_0" } ] }'
 # The PMU goes at 1.5 s: its group's reads fail from then on - or, where
 # a loaded machine took longer than that to start the daemon, its group
-# never opens.  Either is counted.
-wait_for "gone: failed reads or opens counted" 30 sh -c "curl -s http://127.0.0.1:$PORT/metrics |
-	awk '(\$1 == \"uncored_perf_read_errors_total\" || \$1 == \"uncored_perf_open_errors_total\") && \$2 > 0 { f = 1 } END { exit !f }'"
-ok $? "gone: failed group reads (or opens) counted"
-curl -s "http://127.0.0.1:$PORT/metrics" >"$T/gone2.prom"
-like "$(grep '^uncored_series_up' "$T/gone2.prom" | grep 'unit="imc",box="0"' | head -1)" " 0" \
-	"gone: the unloaded box's series is down"
+# never opens, or discovery finds it missing.  Each ends the same way.
+gone_seen() {
+	curl -s "http://127.0.0.1:$PORT/metrics" >"$T/gone1.prom" &&
+	curl -s "http://127.0.0.1:$PORT/api/v1/status" >"$T/gone1.json" &&
+	{ [ "$(metric "$T/gone1.prom" uncored_perf_read_errors_total "")" != 0 ] ||
+	  [ "$(metric "$T/gone1.prom" uncored_perf_open_errors_total "")" != 0 ] ||
+	  grep -q 'imc 0 on socket 0 (no uncore_imc_%u box)' "$T/gone1.json"; }
+}
+wait_for "gone: failed reads or opens counted, or the PMU found missing" 30 gone_seen
+ok $? "gone: failed group reads (or opens) counted, or the PMU found missing at start-up"
+wait_for "gone: uncore_imc_0 among the missing" 30 sh -c \
+	"curl -s http://127.0.0.1:$PORT/api/v1/status | grep -q '\"missing_units\":\"[^\"]*imc 0 on socket 0'"
+ok $? "gone: /api/v1/status names it among the missing units"
+no_imc0() {
+	curl -s "http://127.0.0.1:$PORT/metrics" >"$T/gone2.prom" &&
+		! grep -q '^uncored_series_up{socket="0",unit="imc",box="0"' "$T/gone2.prom"
+}
+wait_for "gone: the baseline without it" 30 no_imc0
+ok $? "gone: the unloaded box's series are gone from /metrics"
 near "$(metric "$T/gone2.prom" uncore_llc_hit_ratio 'socket="1"')" 0.8 0.03 \
 	"gone: LLC still served"
 is "$(http_code "http://127.0.0.1:$PORT/healthz")" 200 "gone: healthy"

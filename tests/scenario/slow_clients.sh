@@ -5,8 +5,10 @@
 # addresses, each trickling one header line more often than the idle
 # timeout (the issue's 5 s against 10 s, here 2 s against timeout_s = 4),
 # which an idle timeout never ends.  A scrape from the same or another address gets
-# its 200 within a second, and the trickling requests are closed at their
-# deadline (timeout_s after they started).
+# its 200 without waiting for a slow client's timeout, and the trickling
+# requests are closed by the server (displaced, or at their deadline
+# timeout_s after they started).  The slow clients run until the test
+# stops them, so no timer of theirs races the server's.
 . "${top_srcdir:-.}/tests/lib.sh"
 
 SC="$top_builddir/tests/tools/slowclient"
@@ -16,47 +18,52 @@ start_uncored "$T/log" -c "$T/c.conf" --simulate -l "127.0.0.1:$PORT" -s "" -i 1
 ok $? "daemon up"
 
 scrape() { # scrape SOURCE-ADDRESS: "CODE SECONDS CONNECT-SECONDS"
-	curl -s -o /dev/null --interface "$1" -m 5 \
+	curl -s -o /dev/null --interface "$1" -m 30 \
 		-w '%{http_code} %{time_total} %{time_connect}' \
 		"http://127.0.0.1:$PORT/metrics"
 }
-# fast() LABEL SOURCE: five scrapes, each a 200 within a second
+# fast() LABEL SOURCE: five scrapes, each a 200 sooner than timeout_s
+# (4 s): none waited for a slow connection to time out.  On a quiet
+# machine each takes milliseconds; the bound is the daemon's own timer,
+# not a guess at how fast the machine is.
 fast() {
 	local good=0 worst=0 conn=0 r t
 	for _ in 1 2 3 4 5; do
 		r=$(scrape "$2")
 		t=${r#* }; t=${t%% *}
-		case $r in 200\ *) awk -v t="$t" 'BEGIN { exit !(t < 1.0) }' && good=$((good + 1)) ;; esac
+		case $r in 200\ *) awk -v t="$t" 'BEGIN { exit !(t < 4.0) }' && good=$((good + 1)) ;; esac
 		awk -v a="$worst" -v b="$t" 'BEGIN { exit !(b > a) }' && worst=$t conn=${r##* }
 	done
-	is "$good" 5 "$1: 5/5 scrapes 200 within 1 s (slowest ${worst} s, ${conn} s of it to connect)"
+	is "$good" 5 "$1: 5/5 scrapes 200 within timeout_s (slowest ${worst} s, ${conn} s of it to connect)"
 }
 
 # held N: do slow clients hold at least N connections to the server?
 held() { [ "$(ss -Htn state established "( sport = :$PORT )" | wc -l)" -ge "$1" ]; }
 
-# (a) 300 slow loopback connections, reopened when closed, for 8 s
-"$SC" -p "$PORT" -n 300 -a 127.0.0.1 -i 1 -t 8 -r >"$T/a.out" &
+# (a) 300 slow loopback connections, reopened when closed
+"$SC" -p "$PORT" -n 300 -a 127.0.0.1 -i 1 -t 120 -r >"$T/a.out" &
 A=$!; tap_cleanup_pid $A
 wait_for "loopback's 16 connections (max_per_ip) held" 30 held 16
 fast "300 slow loopback connections, scrape from 127.0.0.1" 127.0.0.1
 fast "300 slow loopback connections, scrape from 127.0.0.20" 127.0.0.20
 ok "$(kill -0 $A 2>/dev/null; echo $?)" "... all while the slow connections were held"
-wait $A
-like "$(cat "$T/a.out")" "opened" "slow client (a) ran: $(cat "$T/a.out")"
+kill $A; wait $A
 
 # (b) 80 connections from 8 addresses, one header line every 2 s
 "$SC" -p "$PORT" -n 80 -a 127.0.0.2,127.0.0.3,127.0.0.4,127.0.0.5,127.0.0.6,127.0.0.7,127.0.0.8,127.0.0.9 \
-	-i 2 -t 7 >"$T/b.out" &
+	-i 2 -t 120 >"$T/b.out" &
 B=$!; tap_cleanup_pid $B
 wait_for "64 connections (max_connections) held" 30 held 64
 fast "80 trickling connections from 8 addresses, scrape from a ninth" 127.0.0.10
 fast "80 trickling connections, scrape from one of their addresses" 127.0.0.2
 ok "$(kill -0 $B 2>/dev/null; echo $?)" "... all while the trickling connections were held"
-wait $B
-# every one of them was closed: displaced by a limit or at its deadline
-# (4 s after it started, although it sends a line every 2 s)
-like "$(cat "$T/b.out")" "closed 80" "all 80 trickling requests were closed by the server"
+# every one of them is closed by the server - displaced by a limit or at
+# its deadline (4 s after it started, although it sends a line every
+# 2 s) - while the client still runs
+none_held() { ! held 1; }
+wait_for "the server to close the trickling connections" 60 none_held
+ok "$(kill -0 $B 2>/dev/null; echo $?)" "all 80 trickling requests were closed by the server"
+kill $B; wait $B
 is "$(http_code "http://127.0.0.1:$PORT/api/v1/status")" 200 "still serving"
 kill -TERM "$UPID"; wait "$UPID"
 is "$?" 0 "clean stop"

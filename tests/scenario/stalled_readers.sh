@@ -11,6 +11,9 @@
 # drains slower than the minimum rate (here 4 KiB/s; 16 KiB/s over 2 s
 # windows is the least) is closed at its write deadline; the daemon logs the
 # evictions and counts them in uncored_http_evictions_total{reason}.
+# Which of the two closes a stalled answer depends on how busy the
+# machine is (issue 27 item 5): the test accepts either and checks that
+# each closing is counted under its reason and logged with it.
 . "${top_srcdir:-.}/tests/lib.sh"
 
 SC="$top_builddir/tests/tools/stallclient"
@@ -39,22 +42,54 @@ stalled() {
 "$SC" -p "$PORT" -n 64 -a 127.0.0.2,127.0.0.3,127.0.0.4,127.0.0.5 \
 	-g '/api/v1/samples?since=1&limit=3600' -t 60 >stall.out &
 S=$!; tap_cleanup_pid $S
-wait_for "64 stalled answers" 60 stalled 64
-ok $? "64 stalled readers from 127.0.0.2-5 hold the whole connection budget (the daemon counts $n stalled answers)"
+# evictions: how many stalled answers the daemon closed (d displaced,
+# w at the write deadline)
+evictions() {
+	d=$(ctl_metric uncored_http_evictions_total 'reason="displaced"')
+	w=$(ctl_metric uncored_http_evictions_total 'reason="write_deadline"')
+	e=$((${d:-0} + ${w:-0}))
+}
+# all 64 answers stalled: stalled now, or closed for it already (on a
+# loaded machine the first may reach their write deadline before the
+# last has stalled)
+all_stalled() { evictions && stalled 0 && [ $((n + e)) -ge 64 ]; }
+wait_for "64 stalled answers" 60 all_stalled
+ok $? "64 stalled readers from 127.0.0.2-5 hold the whole connection budget (the daemon counts $n stalled answers, $e closed already)"
 is "$(http_code http://x/healthz --unix-socket "$T/ctl" -m 10)" 200 \
 	"the control socket answers /healthz: 200 (a budget of its own)"
 is "$(http_code "http://127.0.0.1:$PORT/metrics" --interface 127.0.0.1 -m 10)" 200 \
-	"a scrape from 127.0.0.1: 200 (it displaced a stalled answer)"
+	"a scrape from 127.0.0.1: 200 (a stalled answer made room for it)"
 good=0
 for _ in 1 2 3 4 5; do
 	[ "$(http_code "http://127.0.0.1:$PORT/metrics" -m 10)" = 200 ] &&
 		good=$((good + 1))
 done
 is "$good" 5 "5 more scrapes: 5 of 5 got 200"
-d=$(ctl_metric uncored_http_evictions_total 'reason="displaced"')
-[ "${d:-0}" -ge 1 ]
-ok $? "the daemon counts the stalled answers it closed for them: uncored_http_evictions_total{reason=\"displaced\"} = $d"
-like "$(cat log)" "made no progress" "... and logs why it closed a connection"
+# A stalled answer is closed by whichever comes first: a new connection
+# at the limit displaces it once it made no progress for HTTP_STALL_S
+# (1 s), or its write deadline closes it (under the minimum drain rate
+# over a 2 s window).  On a quiet machine the scrapes above displace
+# some; on a loaded one the write deadline may close them all before a
+# scrape arrives.  Either is right; what the daemon guarantees is that
+# every one ends, and that each it closes is counted under its reason
+# and logged with it.
+evicted() { evictions && [ "$e" -ge 1 ] && ! stalled 1; }
+wait_for "the stalled answers closed" 60 evicted
+ok $? "the stalled answers are closed and counted: uncored_http_evictions_total{reason=\"displaced\"} = $d, {reason=\"write_deadline\"} = $w"
+if [ "${d:-0}" -gt 0 ]; then
+	like "$(cat log)" "whose answer made no progress for" \
+		"... the displaced ones logged: made no progress"
+else
+	is "$(grep -c 'made no progress' log)" 0 \
+		"... none displaced, none logged as displaced"
+fi
+if [ "${w:-0}" -gt 0 ]; then
+	like "$(cat log)" "under the minimum of 16384 bytes a second" \
+		"... those closed at their write deadline logged: under the minimum drain rate"
+else
+	is "$(grep -c 'under the minimum of' log)" 0 \
+		"... none closed at their write deadline, none logged so"
+fi
 kill $S; wait $S
 
 # A reader that drains 4 KiB a second is below the minimum drain rate

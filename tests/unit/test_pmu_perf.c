@@ -733,7 +733,23 @@ static void test_faults(void)
 	is_int(val(&s[2]), ~0ull, "the gone PMU stays down");
 	is_near1(val(&s[0]), 7e6, "the other boxes were fine throughout");
 	pmu_perf_stats(W.pmu.perf, &st);
-	is_int(st.read_errors, 4, "the gone PMU's read fails each tick");
+	is_int(st.read_errors, 3, "the gone PMU is not read again: lost at "
+	       "its first ENODEV");
+	ok(!pmu_present(&W.pmu, 0, s[2].unit, 2) &&
+	   pmu_present(&W.pmu, 0, s[2].unit, 1),
+	   "CHA 2 is no longer present, CHA 1 is");
+	is_int((int)pmu_changes(&W.pmu), 1, "one change to what is present");
+	{
+		char lost[512], msg[512];
+
+		pmu_perf_lost(W.pmu.perf, lost, sizeof(lost));
+		like(lost, "uncore_cha_2 on CPU 0 (cha 2 on socket 0: went away "
+		     "at run time, ENODEV)", "listed as lost, with its unit");
+		is_int(pmu_reprobe(&W.pmu, msg, sizeof(msg)), 0,
+		       "a reprobe finds nothing back");
+		like(msg, "uncore_cha_2 is still gone", "and says so");
+		is_int((int)pmu_changes(&W.pmu), 1, "nothing changed");
+	}
 	down();
 }
 

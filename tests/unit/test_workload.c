@@ -591,7 +591,7 @@ static const struct bad {
 	  "out of range: at most 10" },
 	{ SKL PH("") ",\"faults\":[{\"at\":1,\"kind\":\"eio\","
 	  "\"target\":\"msr:0x706\",\"seconds\":1}]}", "$.faults[0].seconds",
-	  "not allowed for kind \"eio\" (only perf_contention, delay take a "
+	  "not allowed for kind \"eio\" (only perf_contention, pmu_gone, delay take a "
 	  "seconds)" },
 	{ SKL PH("") ",\"faults\":[{\"at\":1,\"kind\":\"eio\","
 	  "\"target\":\"msr:0x706\",\"value\":\"0x1\"}]}", "$.faults[0].value",
