@@ -162,6 +162,17 @@ struct mux {
 	unsigned capsg;
 	struct sched_ws ws;
 	uint64_t tick;			/* mux_begin() calls */
+	/* Placement that need not be made again: gen counts every change
+	 * of the groups (added, removed, pinned or not, idled, a new
+	 * baseline); the last mux_schedule() that placed every group,
+	 * encoded and programmed them all records gen and the PMU's
+	 * pmu_changes() in steady_*: while both stay and no rewrite is
+	 * forced, the next placement would be the same (nothing takes
+	 * turns), so it is skipped (skipped counts those). */
+	uint64_t gen;
+	bool steady;
+	uint64_t steady_gen, steady_changes;
+	uint64_t skipped;
 	struct mux_rd *rd;		/* reads by counter register id (valid
 					   when rd->tick is this tick):
 					   pmu->nreg entries */

@@ -371,6 +371,11 @@ static void run_calls(struct sampler *s);
  * copy, a few microseconds, unless it is preempted meanwhile). */
 #define CLAIMS_WAIT_NS 200000ull
 
+uint64_t sampler_placements_skipped(const struct sampler *s)
+{
+	return s->mux.skipped;
+}
+
 uint64_t sampler_claims_deferred(const struct sampler *s)
 {
 	return atomic_load(&((struct sampler *)s)->claims_deferred);
