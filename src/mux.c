@@ -639,7 +639,11 @@ void mux_mark_unverified(struct mux *m, unsigned changed, unsigned unread)
 {
 	const struct pmu *pmu = m->pmu;
 
-	memset(m->unverified, 0, sizeof(m->unverified));
+	/* cleared only when set: the sets are a few kB, and a tick with
+	 * nothing unverified (nearly all) need not touch them */
+	if (m->any_unverified)
+		memset(m->unverified, 0, sizeof(m->unverified));
+	m->any_unverified = false;
 	if (!unread && !changed)
 		return;
 	for (unsigned w = 0; w < pmu->nwritten; w++) {
@@ -649,8 +653,10 @@ void mux_mark_unverified(struct mux *m, unsigned changed, unsigned unread)
 		 * back with another value */
 		if ((g->unread || g->changed) && g->pass == pmu->pass &&
 		    g->socket < PLAT_MAX_SOCKETS &&
-		    g->unit >= 0 && g->unit < PLAT_MAX_UNITS)
+		    g->unit >= 0 && g->unit < PLAT_MAX_UNITS) {
 			iset_add(&m->unverified[g->socket][g->unit], g->inst);
+			m->any_unverified = true;
+		}
 	}
 	if (!unread)
 		return;

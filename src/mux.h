@@ -182,6 +182,7 @@ struct mux {
 	 * could not read back: their series are not trusted until a check
 	 * reads them again */
 	struct inst_set unverified[PLAT_MAX_SOCKETS][PLAT_MAX_UNITS];
+	bool any_unverified;		/* some set above is not empty */
 	/* this tick: deltas above what the counter can count (a reset or a
 	 * write by another agent), the first one described */
 	unsigned jumps;
