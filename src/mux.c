@@ -697,10 +697,12 @@ void mux_snap_put(struct mux_snap *sn)
 		free(sn);
 }
 
-struct mux_snap *mux_snapshot(const struct mux *m, uint64_t t_read)
+struct mux_snap *mux_snapshot(const struct mux *m, uint64_t t_read,
+			      struct mux_snap *reuse)
 {
 	unsigned ng = 0, nser = 0, k = 0;
 	struct mux_snap *sn;
+	size_t size;
 	char *p;
 
 	for (unsigned i = m->nbase; i < m->ng; i++)
@@ -708,11 +710,18 @@ struct mux_snap *mux_snapshot(const struct mux *m, uint64_t t_read)
 			ng++;
 			nser += m->g[i]->ns;
 		}
-	sn = malloc(sizeof(*sn) + ng * sizeof(*sn->g) +
-		    nser * (sizeof(*sn->ser) + sizeof(*sn->slot)));
-	if (!sn)
-		return NULL;
+	size = sizeof(*sn) + ng * sizeof(*sn->g) +
+	       nser * (sizeof(*sn->ser) + sizeof(*sn->slot));
+	if (reuse && reuse->size >= size) {
+		sn = reuse;
+		size = reuse->size;
+	} else {
+		free(reuse);
+		if (!(sn = malloc(size)))
+			return NULL;
+	}
 	atomic_init(&sn->refs, 1);
+	sn->size = size;
 	sn->gen = 0;
 	sn->t_read = t_read;
 	sn->ng = ng;

@@ -115,6 +115,7 @@ struct mux_snap {
 	uint64_t gen;		/* the sampler's: which tick it follows */
 	uint64_t t_read;	/* when that tick read the counters */
 	unsigned ng;
+	size_t size;		/* bytes allocated (mux_snapshot()'s reuse) */
 	struct mux_snap_grp *g;	/* ascending key */
 	struct pmu_slot *slot;	/* all series' slots */
 	struct mux_snap_ser *ser;
@@ -293,8 +294,12 @@ void mux_read_counters(struct mux *m, bool disturbed, bool yielded,
  */
 void mux_schedule(struct mux *m, bool force);
 /* The claims' groups as they are now (refs = 1), t_read: when this tick
- * read the counters.  NULL on ENOMEM. */
-struct mux_snap *mux_snapshot(const struct mux *m, uint64_t t_read);
+ * read the counters.  reuse: a snapshot nobody else holds or can take
+ * (unpublished, refs 1) or NULL; it is consumed - filled again and
+ * returned when large enough, else freed - so a tick need not allocate.
+ * NULL on ENOMEM. */
+struct mux_snap *mux_snapshot(const struct mux *m, uint64_t t_read,
+			      struct mux_snap *reuse);
 void mux_snap_put(struct mux_snap *sn);
 /*
  * The counts of the group with key at time now (the clock of t_read):
