@@ -678,6 +678,57 @@ double derive_counter(const struct derive_plan *dp, size_t m, unsigned s,
 	return v;
 }
 
+/* The factor of formula f if it is one source, scaled or not
+ * ({ DF_SRC(x) [, DF_SCALE(k)...] }), into *k and x into *src; false
+ * for any other formula. */
+static bool one_source(const struct dm_step *f, const char **src, double *k)
+{
+	size_t i = 1;
+
+	if (f[0].op != DF_SRC_)
+		return false;
+	*src = f[0].src;
+	*k = 1;
+	for (; i < DM_MAX_STEPS && f[i].op == DF_SCALE_; i++)
+		*k *= f[i].k;
+	return i == DM_MAX_STEPS || f[i].op == DF_END_;
+}
+
+int derive_event_metric(const struct topology *t, const char *event,
+			double *scale)
+{
+	const struct derived_table *tab = t->plat->derived;
+	int *rep, found = -1;
+
+	if (!tab || !tab->nsrc || !event ||
+	    !(rep = calloc(tab->nsrc, sizeof(*rep))))
+		return -1;
+	choose_alternatives(t->plat, t, rep);
+	for (size_t m = 0; found < 0 && m < tab->nm; m++) {
+		const struct derived_metric *dm = &tab->m[m];
+		const char *src;
+		double k;
+		int j, n = 0;
+
+		if (dm->type != DM_COUNTER || dm->per || dm->fixed[0] ||
+		    !one_source(dm->f, &src, &k) || (j = src_index(tab, src)) < 0)
+			continue;
+		/* the entries of src's chosen alternative: exactly one,
+		 * event, summed */
+		for (size_t e = (size_t)j; e < tab->nsrc &&
+		     !strcmp(tab->src[e].name, src); e++)
+			if (rep[e] >= 0 && n++ == 0)
+				j = (int)e;
+		if (n == 1 && !tab->src[j].mean &&
+		    !strcmp(tab->src[j].event, event)) {
+			*scale = tab->src[j].scale * k;
+			found = (int)m;
+		}
+	}
+	free(rep);
+	return found;
+}
+
 int derive_find(const struct platform *pl, const char *name,
 		const char *json)
 {

@@ -130,6 +130,19 @@ unsigned derive_source_count(const struct derive_plan *dp, const char *name);
  */
 bool derive_alt_unchosen(const struct topology *t, const char *event);
 
+/*
+ * The metric that event (as a claim names it, modifiers included) gives
+ * as it is on topology t: a per-socket counter of t's platform's table
+ * without fixed labels whose formula is one source, scaled or not, whose
+ * chosen alternative is that event alone, summed over the unit's
+ * instances (not a mean).  A claim's per-socket count of event times
+ * *scale is then that metric's increase (uncore_dram_read_bytes_total:
+ * a DRAM read event x 64).  Returns the metric's index in the table, or
+ * -1 (event feeds none so, or out of memory).
+ */
+int derive_event_metric(const struct topology *t, const char *event,
+			double *scale);
+
 /* Index of the metric named name with JSON key json (NULL: the first of
  * that name) in pl's table, or -1. */
 int derive_find(const struct platform *pl, const char *name,
