@@ -250,7 +250,7 @@ static int parse_ttl(struct json_object *v, const char *body, size_t len,
  * that feeds no such family, and for one counted on part of its unit's
  * instances (:split), whose count is not the socket's.
  */
-static struct json_object *derived_json(const struct topology *t,
+static struct json_object *derived_json(const struct platform *pl,
 					const struct evspec *ev)
 {
 	struct json_object *o;
@@ -259,9 +259,9 @@ static struct json_object *derived_json(const struct topology *t,
 	size_t n;
 	int m;
 
-	if (ev->split_n || (m = derive_event_metric(t, ev->name, &scale)) < 0)
+	if (ev->split_n || (m = derive_event_metric(pl, ev->name, &scale)) < 0)
 		return NULL;
-	name = t->plat->derived->m[m].name;
+	name = pl->derived->m[m].name;
 	n = strlen(name);
 	if (n > 6 && strcmp(name + n - 6, "_total") == 0)
 		n -= 6;
@@ -311,7 +311,7 @@ static struct json_object *claim_json(const struct pmu *pmu,
 				       u->kind == UNIT_FREERUN ? NULL :
 				       cl->ctr[e] >= 0
 				       ? json_object_new_int(cl->ctr[e]) : NULL);
-		json_object_object_add(eo, "derived", derived_json(t, ev));
+		json_object_object_add(eo, "derived", derived_json(pl, ev));
 		for (unsigned s = 0; s < t->nsockets; s++) {
 			struct json_object *so = json_object_new_object();
 			struct json_object *insts = json_object_new_array();
@@ -604,7 +604,7 @@ static struct json_object *event_now_json(const struct pmu *pmu,
 	json_object_object_add(eo, "unit", json_object_new_string(u->name));
 	json_object_object_add(eo, "counter", !fr && cl->ctr[e] >= 0
 			       ? json_object_new_int(cl->ctr[e]) : NULL);
-	json_object_object_add(eo, "derived", derived_json(pmu->topo, ev));
+	json_object_object_add(eo, "derived", derived_json(pmu->plat, ev));
 	json_object_object_add(eo, "time_enabled_ns",
 			       json_object_new_uint64(cl->enabled_ns));
 	json_object_object_add(eo, "time_running_ns", json_object_new_uint64(run));

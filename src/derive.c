@@ -694,39 +694,38 @@ static bool one_source(const struct dm_step *f, const char **src, double *k)
 	return i == DM_MAX_STEPS || f[i].op == DF_END_;
 }
 
-int derive_event_metric(const struct topology *t, const char *event,
+int derive_event_metric(const struct platform *pl, const char *event,
 			double *scale)
 {
-	const struct derived_table *tab = t->plat->derived;
-	int *rep, found = -1;
+	const struct derived_table *tab = pl->derived;
 
-	if (!tab || !tab->nsrc || !event ||
-	    !(rep = calloc(tab->nsrc, sizeof(*rep))))
-		return -1;
-	choose_alternatives(t->plat, t, rep);
-	for (size_t m = 0; found < 0 && m < tab->nm; m++) {
+	for (size_t m = 0; tab && event && m < tab->nm; m++) {
 		const struct derived_metric *dm = &tab->m[m];
 		const char *src;
 		double k;
-		int j, n = 0;
+		int first;
 
 		if (dm->type != DM_COUNTER || dm->per || dm->fixed[0] ||
-		    !one_source(dm->f, &src, &k) || (j = src_index(tab, src)) < 0)
+		    !one_source(dm->f, &src, &k) ||
+		    (first = src_index(tab, src)) < 0)
 			continue;
-		/* the entries of src's chosen alternative: exactly one,
-		 * event, summed */
-		for (size_t e = (size_t)j; e < tab->nsrc &&
-		     !strcmp(tab->src[e].name, src); e++)
-			if (rep[e] >= 0 && n++ == 0)
-				j = (int)e;
-		if (n == 1 && !tab->src[j].mean &&
-		    !strcmp(tab->src[j].event, event)) {
-			*scale = tab->src[j].scale * k;
-			found = (int)m;
+		/* an alternative of src that is event alone, summed */
+		for (size_t j = (size_t)first; j < tab->nsrc &&
+		     !strcmp(tab->src[j].name, src); j++) {
+			unsigned n = 0;
+
+			if (strcmp(tab->src[j].event, event) || tab->src[j].mean)
+				continue;
+			for (size_t e = (size_t)first; e < tab->nsrc &&
+			     !strcmp(tab->src[e].name, src); e++)
+				n += tab->src[e].alt == tab->src[j].alt;
+			if (n == 1) {
+				*scale = tab->src[j].scale * k;
+				return (int)m;
+			}
 		}
 	}
-	free(rep);
-	return found;
+	return -1;
 }
 
 int derive_find(const struct platform *pl, const char *name,
