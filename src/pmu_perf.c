@@ -12,6 +12,10 @@
  * against each other; when another perf user makes it multiplex ours,
  * the group's time_running falls behind its time_enabled and the deltas
  * are scaled by enabled/running and flagged (pmu_perf_scaled()).
+ * The groups of one tick are read one after another, so each event keeps
+ * the time_enabled it gained from one tick's read of its group to the
+ * next (pmu_own_window_ns()): the sampler puts its delta over the
+ * sample's window by that time, whatever delay came between the reads.
  *
  * The values pmu_read() returns are virtual counters, one per counter
  * register id of the PMU layer's numbering (pmu.h): the sum of the
