@@ -393,6 +393,24 @@ static bool unverified(const struct mux *m, const struct pmu_slot *sl)
 	       iset_has(&m->unverified[sl->socket][sl->unit], sl->inst);
 }
 
+/* Encodes g's free-running series k, which needs no counter placed (the
+ * unit's own).  0, or -1 (said in the log) if it cannot be encoded. */
+static int encode_freerun(struct mux *m, struct group *g, unsigned k)
+{
+	int none[SCHED_MAX_EVENTS];
+	char why[160];
+
+	for (unsigned e = 0; e < SCHED_MAX_EVENTS; e++)
+		none[e] = -1;
+	if (mux_encode(m->pmu, g->ev, none, &g->slot[k], &g->sev[k], 1, why,
+		       sizeof(why)) < 0) {
+		read_failed(m, &g->slot[k], hw_fail(EINVAL, "cannot encode a "
+			    "claim's free-running event: %s", why));
+		return -1;
+	}
+	return 0;
+}
+
 /* Reads every series of g of one kind (live: counting while frozen, or
  * stopped by the freeze) and accounts it; fills delta/invalid (the
  * baseline's; may be NULL). */
@@ -406,6 +424,11 @@ static void read_group(struct mux *m, struct group *g, bool live,
 		int64_t d;
 
 		if (sl->live != live)
+			continue;
+		/* a claim this tick took (mux_sync()), not started now
+		 * (mux_start_now() found it taken): its free-running series
+		 * start here, at this reading, not at the next tick's */
+		if (sl->freerun && !sl->width && encode_freerun(m, g, k) < 0)
 			continue;
 		if (!sl->freerun && (!g->was_running || yielded)) {
 			if (invalid)
@@ -902,17 +925,10 @@ static int insert_group(struct mux *m, struct group *g)
  * a group that waits for counters counts those from now. */
 static void start_freerun(struct mux *m, struct group *g)
 {
-	int none[SCHED_MAX_EVENTS];
-	char why[160];
-
-	for (unsigned e = 0; e < SCHED_MAX_EVENTS; e++)
-		none[e] = -1;
 	for (unsigned k = 0; k < g->ns; k++) {
 		uint64_t raw;
 
-		if (!g->slot[k].freerun ||
-		    mux_encode(m->pmu, g->ev, none, &g->slot[k], &g->sev[k], 1,
-			       why, sizeof(why)) < 0 ||
+		if (!g->slot[k].freerun || encode_freerun(m, g, k) < 0 ||
 		    pmu_read(m->pmu, &g->slot[k], &raw) < 0)
 			continue;
 		g->gs[k].last_raw = raw;

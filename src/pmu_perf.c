@@ -40,6 +40,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -99,6 +100,11 @@ struct pp_ctr {
 	bool scaled;
 	bool fr_open;		/* a free-running id wanted in its boxes */
 	uint8_t fr_idx;		/* its free-running counter index */
+	/* its encoding on fr_pmu, kept: encoding parses the PMU's
+	 * format/ and events/ text, and a tick programs every id */
+	const struct pfs_pmu *fr_pmu;
+	int fr_type;		/* fr_pmu's kernel type then */
+	uint64_t fr_cfg[3];
 };
 
 /* Where a unit instance or a free-running counter is counted: kernel
@@ -129,8 +135,37 @@ struct pmu_perf {
 	struct pmu_perf_stats st;
 	struct pfs_cpus online;		/* the machine's online CPUs */
 	char missing[512];
+	int home;			/* home_cpu(); < -1: not known */
+	struct pp_visit visit;		/* read_placed()'s choice */
 	atomic_uint_fast64_t changes;	/* boxes lost or found again */
 };
+
+/*
+ * Where the groups are read from.  read(2) of a group bound to another
+ * CPU makes the kernel interrupt that CPU and wait for its answer
+ * (perf_event_read() -> smp_call_function_single(): an IPI; only a few
+ * client-uncore PMUs may be read from any CPU of their package).  On a
+ * VM whose other vCPU sleeps, that wait is the reader's system time,
+ * tens of microseconds a group.  So the sampling thread (the one that
+ * called pmu_perf_read_local()) settles on the CPU that holds the most
+ * groups (an uncore PMU's cpumask CPU, on one socket every group: no
+ * IPI at all), reads that CPU's groups first, and the other CPUs' either
+ * from there (an IPI each) or by visiting each CPU first, as perf stat
+ * does (sched_setaffinity(2) to the one CPU; it then stays where it read
+ * last).  Which of the two is cheaper depends on the machine: a move
+ * costs two context switches and a cold cache (about 20-35 us on a busy
+ * 2-vCPU VM, where an IPI read cost 13-23 us), an IPI to a sleeping
+ * vCPU costs the host's wake-up of it.  So the thread times both in CPU
+ * time for PP_VISIT_TRIAL ticks each and keeps the cheaper for
+ * PP_VISIT_RUN ticks, then tries again (pmu_perf_visit_next()).  A CPU
+ * outside the thread's allowed set at that call (CPUAffinity=, a cpuset)
+ * is read from where the thread is.  Only against the real kernel: the
+ * simulated one has no IPIs and its CPUs are not this machine's.
+ */
+static _Thread_local struct {
+	bool on;
+	cpu_set_t allowed;	/* the thread's own set, before any move */
+} rl;
 
 /* ---- small helpers ------------------------------------------------------ */
 
@@ -583,6 +618,7 @@ int pmu_perf_discover(const struct platform *p, const struct pmu_perf_opts *o,
 	pp->ops = o && o->ops ? o->ops : &pev_sys_ops;
 	pp->ctx = o ? o->ctx : NULL;
 	pp->plat = p;
+	pp->home = -2;
 	memset(t, 0, sizeof(*t));
 	t->plat = p;
 	if ((r = find_sockets(pp, t, why, whylen)) < 0)
@@ -654,6 +690,8 @@ void pmu_perf_stats(const struct pmu_perf *pp, struct pmu_perf_stats *st)
 {
 	*st = pp->st;
 	st->groups = 0;
+	st->visiting = pp->visit.how == PP_VISIT;
+	memcpy(st->trial_ns, pp->visit.ns, sizeof(st->trial_ns));
 	for (unsigned i = 0; i < pp->nbox; i++) {
 		struct pev_stats gs;
 
@@ -902,6 +940,7 @@ static void box_drop(struct pmu_perf *pp, struct pp_box *b)
 	pev_group_close(b->g);
 	pp->st.syscalls += b->n;	/* the closes */
 	b->g = NULL;
+	pp->home = -2;
 	b->n = 0;
 }
 
@@ -1048,6 +1087,7 @@ static int box_apply(struct pmu_perf *pp, struct pp_box *b)
 		return r;
 	}
 	carry_times(b, had);
+	pp->home = -2;
 	b->n = b->wn;
 	memcpy(b->id, b->wid, b->n * sizeof(*b->id));
 	memcpy(b->cfg, b->wcfg, b->n * sizeof(*b->cfg));
@@ -1115,12 +1155,18 @@ static int want_freerun(struct pmu *p, const struct pmu_slot *sl)
 			       fr->name, sl->socket);
 	for (unsigned k = 0; k < w.n; k++) {
 		struct pp_box *b = &pp->box[where_box(pp, &w, k, one)];
-		uint64_t cfg[3];
+		struct pp_ctr *c = &pp->ctr[sl->ctr_id];
 
-		if ((r = encode_named(b->pmu, fr->perf_event, cfg, why,
-				      sizeof(why))) < 0)
-			return hw_fail(-r, "%s: %s", fr->name, why);
-		if ((r = want(b, sl->ctr_id, cfg)) < 0)
+		if (c->fr_pmu != b->pmu || c->fr_type != (int)b->pmu->type) {
+			if ((r = encode_named(b->pmu, fr->perf_event, c->fr_cfg,
+					      why, sizeof(why))) < 0) {
+				c->fr_pmu = NULL;
+				return hw_fail(-r, "%s: %s", fr->name, why);
+			}
+			c->fr_pmu = b->pmu;
+			c->fr_type = (int)b->pmu->type;
+		}
+		if ((r = want(b, sl->ctr_id, c->fr_cfg)) < 0)
 			return r;
 	}
 	return 0;
@@ -1170,26 +1216,165 @@ static int pmu_perf_program(struct pmu *p, const struct pmu_slot *s, unsigned n,
 	return first;
 }
 
-static int pmu_perf_snapshot(struct pmu *p)
+void pmu_perf_read_local(bool on)
 {
-	struct pmu_perf *pp = p->perf;
-	int first = 0, r;
+	rl.on = on && sched_getaffinity(0, sizeof(rl.allowed),
+					&rl.allowed) == 0;
+}
 
-	pp->gen++;
+/* The position of v's next tick in its cycle: PP_VISIT_TRIAL ticks from
+ * here, PP_VISIT_TRIAL visiting, PP_VISIT_RUN of the cheaper. */
+static unsigned visit_phase(const struct pp_visit *v)
+{
+	unsigned pos = v->step % (2 * PP_VISIT_TRIAL + PP_VISIT_RUN);
+
+	return pos < PP_VISIT_TRIAL ? 0 : pos < 2 * PP_VISIT_TRIAL ? 1 : 2;
+}
+
+enum pp_how pmu_perf_visit_next(struct pp_visit *v)
+{
+	unsigned pos = v->step % (2 * PP_VISIT_TRIAL + PP_VISIT_RUN);
+
+	if (pos == 0)
+		memset(v->ns, 0, sizeof(v->ns));
+	if (pos == 2 * PP_VISIT_TRIAL)	/* ties: no moves */
+		v->how = v->ns[PP_VISIT] < v->ns[PP_FROM_HERE] ? PP_VISIT
+							       : PP_FROM_HERE;
+	v->phase = visit_phase(v);
+	v->step++;
+	return v->phase == 2 ? v->how : (enum pp_how)v->phase;
+}
+
+bool pmu_perf_visit_measuring(const struct pp_visit *v)
+{
+	return v->phase < 2;
+}
+
+void pmu_perf_visit_cost(struct pp_visit *v, enum pp_how how, uint64_t ns)
+{
+	if (v->phase < 2 && how == (enum pp_how)v->phase)
+		v->ns[how] += ns;
+}
+
+/* Moves the calling thread to cpu; true if it runs there now. */
+static bool move_to(struct pmu_perf *pp, int cpu)
+{
+	cpu_set_t one;
+
+	if (cpu < 0 || cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &rl.allowed))
+		return false;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	if (sched_setaffinity(0, sizeof(one), &one) < 0)
+		return false;
+	pp->st.moves++;
+	return true;
+}
+
+static uint64_t thread_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) < 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Reads the open groups not read this tick that live on cpu (-1: all of
+ * them) from wherever the thread is; the CPU of the first group left
+ * unread, or -1. */
+static int read_on(struct pmu_perf *pp, int cpu, int *first)
+{
+	int next = -1, r;
+
 	for (unsigned i = 0; i < pp->nbox; i++) {
 		struct pp_box *b = &pp->box[i];
 
-		memset(b->win, 0, sizeof(b->win));
-		if (!b->g)
+		if (!b->g || b->gen == pp->gen)
 			continue;
+		if (cpu >= 0 && b->cpu != cpu) {
+			if (next < 0)
+				next = b->cpu;
+			continue;
+		}
 		if ((r = box_read(pp, b)) < 0) {
-			if (!first)
-				first = r;
+			if (!*first)
+				*first = r;
 			continue;	/* the next read's delta spans both */
 		}
+		/* the tick's read: the events' times since the last one */
 		memcpy(b->win, b->acc, sizeof(b->win));
 		memset(b->acc, 0, sizeof(b->acc));
 	}
+	return next;
+}
+
+/* The CPU with the most open groups, where the thread reads from when it
+ * does not visit (cached until a group opens or closes). */
+static int home_cpu(struct pmu_perf *pp)
+{
+	int best = -1;
+	unsigned most = 0;
+
+	if (pp->home >= -1)
+		return pp->home;
+	for (unsigned i = 0; i < pp->nbox; i++) {
+		unsigned n = 0;
+
+		if (!pp->box[i].g)
+			continue;
+		for (unsigned j = 0; j < pp->nbox; j++)
+			n += pp->box[j].g && pp->box[j].cpu == pp->box[i].cpu;
+		if (n > most) {
+			most = n;
+			best = pp->box[i].cpu;
+		}
+		if (most * 2 > pp->nbox)
+			break;
+	}
+	return pp->home = best;
+}
+
+/* The sampling thread's tick reads on the real kernel (rl above): the
+ * groups of the CPU it is on first, then those of the other CPUs either
+ * from its home CPU or by visiting each, whichever cost its CPU time
+ * less in the last trial (pmu_perf_visit_next()). */
+static void read_placed(struct pmu_perf *pp, int *first)
+{
+	enum pp_how how = pmu_perf_visit_next(&pp->visit);
+	bool measure = pmu_perf_visit_measuring(&pp->visit);
+	int here = sched_getcpu(), next;
+	uint64_t t0 = 0;
+
+	if (how == PP_FROM_HERE) {
+		int home = home_cpu(pp);
+
+		if (home >= 0 && home != here && move_to(pp, home))
+			here = home;
+	}
+	next = read_on(pp, here, first);
+	if (measure)
+		t0 = thread_ns();
+	while (how == PP_VISIT && next >= 0 && move_to(pp, next))
+		next = read_on(pp, next, first);
+	(void)read_on(pp, -1, first);	/* what is left: from here */
+	if (measure)
+		pmu_perf_visit_cost(&pp->visit, how, thread_ns() - t0);
+}
+
+/* Reads every open group once: one read(2) each. */
+static int pmu_perf_snapshot(struct pmu *p)
+{
+	struct pmu_perf *pp = p->perf;
+	int first = 0;
+
+	pp->gen++;
+	for (unsigned i = 0; i < pp->nbox; i++)
+		memset(pp->box[i].win, 0, sizeof(pp->box[i].win));
+	if (rl.on && pp->ops == &pev_sys_ops)
+		read_placed(pp, &first);
+	else
+		(void)read_on(pp, -1, &first);
 	return first;
 }
 

@@ -30,6 +30,20 @@ struct pmu_slot;
 struct pmu_perf;
 struct evspec;
 
+/* How the sampling thread reads the groups of CPUs other than its own
+ * (pmu_perf_read_local()): from where it is, each read an interrupt of
+ * the group's CPU and a wait for it, or by moving to each CPU first. */
+enum pp_how { PP_FROM_HERE, PP_VISIT };
+#define PP_VISIT_TRIAL 8u	/* ticks each way is timed */
+#define PP_VISIT_RUN 600u	/* ticks the cheaper one is kept */
+struct pp_visit {
+	enum pp_how how;	/* the one kept */
+	unsigned phase;		/* this tick's: 0, 1: timing PP_FROM_HERE,
+				   PP_VISIT; 2: keeping how */
+	unsigned step;		/* ticks so far */
+	uint64_t ns[2];		/* the phases' thread CPU time, by how */
+};
+
 /* Where the perf backend finds the kernel. */
 struct pmu_perf_opts {
 	const char *sysfs;		/* --path.sysfs; NULL: "/sys" */
@@ -47,6 +61,12 @@ struct pmu_perf_stats {
 	uint64_t scaled;	/* group reads the kernel had multiplexed
 				   (time_running < time_enabled), ever */
 	uint64_t reopens;	/* groups rebuilt for a new event set, ever */
+	uint64_t moves;		/* moves of the reading thread to a group's
+				   CPU, ever (pmu_perf_read_local()) */
+	bool visiting;		/* it visits the CPUs now (else reads from
+				   its home CPU) */
+	uint64_t trial_ns[2];	/* the last trial's thread CPU time reading
+				   the other CPUs' groups, by enum pp_how */
 };
 
 /*
@@ -83,6 +103,23 @@ const char *pmu_perf_unit_pmu(const struct pmu_perf *pp, int unit);
  * system calls of the groups still open included (each one counted once,
  * whether its group is open or closed). */
 void pmu_perf_stats(const struct pmu_perf *pp, struct pmu_perf_stats *st);
+
+/*
+ * on: the calling thread (the sampler's) reads each group of the real
+ * kernel on the group's own CPU, moving itself there (sched_setaffinity)
+ * within the CPUs it may run on now, and stays on the last one; a read
+ * from another CPU costs an interrupt of that CPU and a wait for it.
+ * off: groups are read from wherever the thread runs.  Per thread.
+ */
+void pmu_perf_read_local(bool on);
+
+/* The choice behind it, a pure state machine (zeroed to start): the way
+ * to read this tick; whether that tick is being timed; what it cost in
+ * the thread's CPU time.  After a trial of each way the one that cost
+ * less (ties: no moves) is kept for PP_VISIT_RUN ticks. */
+enum pp_how pmu_perf_visit_next(struct pp_visit *v);
+bool pmu_perf_visit_measuring(const struct pp_visit *v);
+void pmu_perf_visit_cost(struct pp_visit *v, enum pp_how how, uint64_t ns);
 
 /*
  * Sets up the PMU layer over discovery pp (pmu_perf_discover(), which p

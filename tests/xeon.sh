@@ -17,6 +17,8 @@ xeon_start() {
 	ok $? "daemon up on 2 simulated $1 sockets"
 	_be=direct
 	perf_mode && _be=perf
+	# (logged once discovery is done, which /healthz may answer before)
+	wait_for "the platform line" 30 has "$T/log" "platform $1 ($_be backend, simulator)"
 	like "$(cat "$T/log")" "platform $1 ($_be backend, simulator), 2 sockets" \
 		"platform, backend and sockets logged"
 	rate_window "$PORT" 10

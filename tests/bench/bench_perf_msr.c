@@ -159,6 +159,7 @@ int main(int argc, char **argv)
 	char why[256];
 	double t0, t1, cpu;
 	uint64_t ticks;
+	unsigned ns;
 	int n, r;
 
 	log_init("bench_perf_msr", LOG_LVL_ERR);
@@ -172,6 +173,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench_perf_msr: %s\n", p ? "no memory" : why);
 		return 1;
 	}
+	ns = p->ns;
 	t0 = now_s();
 	if ((r = sampler_start(s)) < 0) {
 		fprintf(stderr, "bench_perf_msr: sampler: %s\n", strerror(-r));
@@ -181,19 +183,29 @@ int main(int argc, char **argv)
 	sampler_stop(s);
 	t1 = now_s();
 	pmu_perf_stats(pmu.perf, &st);
-	p = sampler_get(s);
-	ticks = report_series(p);
+	p = sampler_get(s);	/* NULL before the first tick */
+	ticks = p ? report_series(p) : 0;
 	getrusage(RUSAGE_SELF, &ru);
 	cpu = tv_s(ru.ru_utime) + tv_s(ru.ru_stime);
 	printf("uncored perf backend, msr PMU: %u series, %lu groups, %.1f s "
 	       "at %u ms: %" PRIu64 " ticks, %lu group reads (%.2f a tick), "
-	       "%lu perf system calls in all; CPU %.3f s (user %.3f, system "
-	       "%.3f), %.1f us a tick\n", p->ns, (unsigned long)st.groups,
+	       "%lu perf system calls in all, %.2f moves to a group's CPU a "
+	       "tick; CPU %.3f s (user %.3f, system %.3f), %.1f us a tick\n",
+	       ns, (unsigned long)st.groups,
 	       t1 - t0, ms, ticks, (unsigned long)st.reads,
 	       ticks ? (double)st.reads / (double)ticks : 0.0,
-	       (unsigned long)st.syscalls, cpu, tv_s(ru.ru_utime),
+	       (unsigned long)st.syscalls,
+	       ticks ? (double)st.moves / (double)ticks : 0.0,
+	       cpu, tv_s(ru.ru_utime),
 	       tv_s(ru.ru_stime), ticks ? cpu * 1e6 / (double)ticks : 0.0);
-	program_put(p);
+	printf("other CPUs' groups read %s; last trial: %.1f us a tick "
+	       "reading them from the home CPU, %.1f us visiting them "
+	       "(the sampling thread's CPU time)\n",
+	       st.visiting ? "by visiting their CPUs" : "from the home CPU",
+	       (double)st.trial_ns[PP_FROM_HERE] / 1e3 / PP_VISIT_TRIAL,
+	       (double)st.trial_ns[PP_VISIT] / 1e3 / PP_VISIT_TRIAL);
+	if (p)
+		program_put(p);
 	sampler_free(s);
 	pmu_release(&pmu);
 	pmu_free(&pmu);

@@ -6,6 +6,12 @@
 #      once: tests/bench/bench_perf_msr (the real sampler at 100 ms over
 #      pmu_perf and the real system calls), perf stat with the events
 #      ungrouped, and perf stat with them as one group {...};
+#      repeated RUNS times (default 5), each run's uncored / grouped perf
+#      stat CPU ratio printed and their median: the three share the
+#      machine's load in a run, so the ratio holds where single figures
+#      move; with BASE=OTHER_BUILD_DIR in the environment, that build's
+#      bench_perf_msr runs in the same runs as a fourth process (a
+#      before/after comparison under the same load);
 #   2. system calls per tick of each, counted by `strace -c -f` in a
 #      second, shorter run (strace slows what it traces, so its run is
 #      not the one timed).
@@ -13,11 +19,13 @@
 # this kernel offers (a VM often has tsc and smi only).  Needs root or
 # CAP_PERFMON (perf_event_paranoid permitting), perf (Debian: linux-perf)
 # and strace; says what is missing and exits 77 otherwise.
-# Usage: tests/bench/perf_msr.sh BUILD_DIR [SECONDS] [STRACE_SECONDS]
+# Usage: tests/bench/perf_msr.sh BUILD_DIR [SECONDS] [STRACE_SECONDS] [RUNS]
 set -u
-B=${1:?usage: perf_msr.sh BUILD_DIR [SECONDS] [STRACE_SECONDS]}
+B=${1:?usage: perf_msr.sh BUILD_DIR [SECONDS] [STRACE_SECONDS] [RUNS]}
 S=${2:-60}
 SS=${3:-10}
+RUNS=${4:-5}
+BASE_BENCH=${BASE:+$BASE/tests/bench/bench_perf_msr}
 BENCH=$B/tests/bench/bench_perf_msr
 T=$(mktemp -d /tmp/uncored-perf-msr.XXXXXX)
 trap 'rm -rf "$T"' EXIT
@@ -60,24 +68,46 @@ _, st, ru = os.wait4(pid, 0)
 open(sys.argv[1], "w").write("%.6f %.6f\n" % (ru.ru_utime, ru.ru_stime))
 sys.exit(os.waitstatus_to_exitcode(st))' "$@"
 }
-run "$T/t.unc" "$BENCH" "$S" 100 $aliases >"$T/unc" 2>&1 &
-p1=$!
-run "$T/t.ps" perf stat -a -I 100 -e "$ev" -o "$T/ps.out" -- sleep "$S" &
-p2=$!
-run "$T/t.psg" perf stat -a -I 100 -e "{$ev}" -o "$T/psg.out" -- sleep "$S" &
-p3=$!
-wait $p1 $p2 $p3
-cat "$T/unc"
-ticks=$(sed -n 's/.* \([0-9]*\) ticks.*/\1/p' "$T/unc")
-nev=$(echo $aliases | wc -w)
-for x in "unc:uncored perf backend" "ps:perf stat -a -I 100 -e $ev" "psg:perf stat -a -I 100 -e {$ev}"; do
-	f=${x%%:*} name=${x#*:}
-	read -r u s <"$T/t.$f"
-	awk -v n="$name" -v u="$u" -v s="$s" -v S="$S" \
-		'BEGIN { printf "%-48s CPU %.3f s in %s s (user %.3f, system %.3f): %.1f us per 100 ms, %.4f%% of a core\n",
+cpu() { read -r u s <"$1"; awk -v u="$u" -v s="$s" 'BEGIN { printf "%.6f", u + s }'; }
+line() {
+	read -r u s <"$2"
+	awk -v n="$1" -v u="$u" -v s="$s" -v S="$S" \
+		'BEGIN { printf "  %-46s CPU %.3f s in %s s (user %.3f, system %.3f): %.1f us per 100 ms, %.4f%% of a core\n",
 			 n, u + s, S, u, s, (u + s) * 1e6 / (S * 10), (u + s) / S * 100 }'
+}
+nev=$(echo $aliases | wc -w)
+: >"$T/ratios"
+for k in $(seq 1 "$RUNS"); do
+	run "$T/t.unc" "$BENCH" "$S" 100 $aliases >"$T/unc" 2>&1 &
+	p1=$!
+	run "$T/t.ps" perf stat -a -I 100 -e "$ev" -o "$T/ps.out" -- sleep "$S" &
+	p2=$!
+	run "$T/t.psg" perf stat -a -I 100 -e "{$ev}" -o "$T/psg.out" -- sleep "$S" &
+	p3=$!
+	p4=
+	if [ -n "$BASE_BENCH" ]; then
+		run "$T/t.base" "$BASE_BENCH" "$S" 100 $aliases >"$T/base" 2>&1 &
+		p4=$!
+	fi
+	wait $p1 $p2 $p3 $p4
+	echo "run $k of $RUNS (load average $(cut -d' ' -f1-3 /proc/loadavg)):"
+	grep -v '^#' "$T/unc" | sed 's/^/  /'
+	line "uncored perf backend" "$T/t.unc"
+	[ -n "$p4" ] && line "uncored perf backend, $BASE" "$T/t.base"
+	line "perf stat -a -I 100 -e $ev" "$T/t.ps"
+	line "perf stat -a -I 100 -e {$ev}" "$T/t.psg"
+	ticks=$(sed -n 's/.* \([0-9]*\) ticks.*/\1/p' "$T/unc")
+	echo "  (uncored made $ticks ticks; perf stat printed $(($(grep -c 'msr/' "$T/ps.out") / nev)) and $(($(grep -c 'msr/' "$T/psg.out") / nev)) intervals)"
+	r=$(awk -v a="$(cpu "$T/t.unc")" -v g="$(cpu "$T/t.psg")" 'BEGIN { printf "%.3f", a / g }')
+	rb=
+	[ -n "$p4" ] && rb=$(awk -v a="$(cpu "$T/t.base")" -v g="$(cpu "$T/t.psg")" 'BEGIN { printf "%.3f", a / g }')
+	echo "$r $rb" >>"$T/ratios"
+	echo "  uncored / grouped perf stat CPU: $r${rb:+ (BASE: $rb)}"
 done
-echo "(uncored made $ticks ticks; perf stat printed $(($(grep -c 'msr/' "$T/ps.out") / nev)) and $(($(grep -c 'msr/' "$T/psg.out") / nev)) intervals)"
+med() { sort -n | awk '{ v[NR] = $1 } END { printf "%.2f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+echo "uncored / grouped perf stat CPU over $RUNS side-by-side runs: $(cut -d' ' -f1 "$T/ratios" | tr '\n' ' ')median $(cut -d' ' -f1 "$T/ratios" | med)"
+[ -n "$BASE_BENCH" ] &&
+	echo "$BASE / grouped perf stat CPU in the same runs: $(cut -d' ' -f2 "$T/ratios" | tr '\n' ' ')median $(cut -d' ' -f2 "$T/ratios" | med)"
 
 echo
 # a sanitizer build's leak checker cannot run under ptrace

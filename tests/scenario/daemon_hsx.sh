@@ -54,7 +54,7 @@ is "$(code -X POST $U/claims -d '{"events":["UNC_C_TOR_OCCUPANCY.ALL","UNC_C_RxR
 is "$(code -X POST $U/claims -d '{"events":["UNC_C_LLC_LOOKUP.DATA_READ:filter0=0x20000","UNC_C_LLC_LOOKUP.WRITE:filter0=0x7e0000"]}')" 409 \
 	"two FILTER0 values in the same CBos: 409"
 like "$(cat "$T/body")" "cannot place together on cbo" "the reason names the box"
-is "$(code -X POST $U/claims -d '{"events":["UNC_C_LLC_LOOKUP.DATA_READ:filter0=0x20000"],"ttl_s":30}')" 201 \
+is "$(code -X POST $U/claims -d '{"events":["UNC_C_LLC_LOOKUP.DATA_READ:filter0=0x20000"],"ttl_s":600}')" 201 \
 	"a claim sharing CBo FILTER0 with a different value"
 C1=$(sed -n 's/.*"id":"\([^"]*\)".*/\1/p' "$T/body")
 is "$(code -X POST $U/claims -d '{"events":["UNC_H_REQUESTS.READS","UNC_H_REQUESTS.WRITES","UNC_H_REQUESTS.INVITOE_LOCAL","UNC_H_REQUESTS.INVITOE_REMOTE"],"ttl_s":30}')" 201 \
@@ -167,15 +167,16 @@ cat >"$T/one.json" <<'JSON'
       "imc:0x04:0x03": 6.25e7, "imc:0x04:0x0c": 3.125e7,
       "qpi:0x00:0x02": 1.25e8 } } ],
   "faults": [ { "at": 0, "kind": "device_missing", "target": "pci:ff:08.2" },
-              { "at": 1.0, "kind": "device_missing", "target": "pci:ff:12.1" } ] }
+              { "at": 3.0, "kind": "device_missing", "target": "pci:ff:12.1" } ] }
 JSON
+t_one=$(date +%s.%N)	# the simulation of one.json starts after this
 xeon_one_socket hsx "$T/one.json" 1.5e9
 wait_samples "$P2" 5
 scrape "$P2" "$T/m4"
 near "$(rate uncore_pcu_cstate_residency_cycles_total 'socket="0",state="core_c6"' "$T/m3" "$T/m4")" \
 	2.0e9 0.02 "6 cores, C6 on core 5 (1.5e9/s) and core 0 (5e8/s): the socket sums 2e9/s"
-# HA 0 (pci ff:12.1) goes missing at 1 s: unavailable, and its failing
-# reads are logged once, not on every tick
+# HA 0 (pci ff:12.1) goes missing 3 s into the simulation: unavailable,
+# and its failing reads are logged once, not on every tick
 ha_gone() {
 	unit_json "$(curl -s "http://127.0.0.1:$P2/api/v1/topology")" ha >"$T/ha"
 	has "$T/ha" '"box":0,"available":false'
@@ -187,8 +188,21 @@ wait_samples "$P2" 8
 # (perf: the kernel's ENODEV, logged naming the box's PMU)
 if perf_mode; then n=$(grep -c 'uncore_ha_0 on CPU 0' "$T/log2")
 else n=$(grep -c 'device_missing' "$T/log2"); fi
-ok "$([ "$n" -ge 1 ] && [ "$n" -le 3 ]; echo $?)" \
-	"the missing box is logged once, not every tick ($n lines, 8 ticks after it went)"
+# The simulation's clock starts when the daemon opens the machine, not
+# when it has looked at it: on a loaded machine the 3 s can pass before
+# discovery, and then HA 0 was never there (as QPI port 0) - nothing
+# failed at run time to log.  The daemon logs its platform line once
+# discovery is done: if that came within 3 s of the daemon's start
+# (which is before the simulation's), HA 0 went missing at run time.
+t_plat=$(sed -n 's/^\([^ ]*\) uncored: info: uncored .*: platform hsx .*/\1/p' "$T/log2" | head -1)
+if awk -v a="$t_one" -v b="$(date -d "$t_plat" +%s.%N 2>/dev/null)" \
+	'BEGIN { exit !(b != "" && b + 0.001 - a < 3.0) }'; then
+	ok "$([ "$n" -ge 1 ] && [ "$n" -le 3 ]; echo $?)" \
+		"the missing box is logged once, not every tick ($n lines, 8 ticks after it went)"
+else
+	skip "the missing box is logged once, not every tick" \
+		"the daemon's discovery ended over 3 s after its start (at $t_plat): HA 0 may have gone before ($n lines)"
+fi
 kill -TERM "$UPID"; wait "$UPID"
 is "$?" 0 "clean stop"
 tap_done

@@ -1243,6 +1243,55 @@ static void test_fixture_no_cpumask(void)
 	down();
 }
 
+/* Runs one trial of v (PP_VISIT_TRIAL ticks each way, each tick costing
+ * here_ns or visit_ns); true if every tick was the expected way. */
+static bool visit_trial(struct pp_visit *v, uint64_t here_ns,
+			uint64_t visit_ns)
+{
+	bool good = true;
+
+	for (unsigned i = 0; i < 2 * PP_VISIT_TRIAL; i++) {
+		enum pp_how want = i < PP_VISIT_TRIAL ? PP_FROM_HERE : PP_VISIT;
+		enum pp_how how = pmu_perf_visit_next(v);
+
+		good = good && how == want && pmu_perf_visit_measuring(v);
+		pmu_perf_visit_cost(v, how, how == PP_VISIT ? visit_ns
+							  : here_ns);
+	}
+	return good;
+}
+
+/* The way kept for PP_VISIT_RUN ticks: it, or -1 if it changed or a tick
+ * was timed. */
+static int visit_kept(struct pp_visit *v)
+{
+	enum pp_how first = pmu_perf_visit_next(v);
+
+	for (unsigned i = 1; i < PP_VISIT_RUN; i++)
+		if (pmu_perf_visit_next(v) != first ||
+		    pmu_perf_visit_measuring(v))
+			return -1;
+	return (int)first;
+}
+
+/* Reading other CPUs' groups: the thread keeps whichever way cost it
+ * less CPU time in the last trial, and tries both again after a run. */
+static void test_visit(void)
+{
+	struct pp_visit v = { 0 };
+
+	ok(visit_trial(&v, 20000, 45000), "visit: a trial times reading from "
+	   "here, then visiting, %u ticks each", PP_VISIT_TRIAL);
+	ok(visit_kept(&v) == PP_FROM_HERE, "visit: IPI reads cheaper (20 us "
+	   "against 45 us a tick): read from here for %u ticks",
+	   PP_VISIT_RUN);
+	ok(visit_trial(&v, 150000, 30000), "visit: then a new trial");
+	ok(visit_kept(&v) == PP_VISIT, "visit: IPIs dearer (150 us against "
+	   "30 us, a sleeping vCPU): visit each CPU");
+	ok(visit_trial(&v, 5000, 5000) && visit_kept(&v) == PP_FROM_HERE,
+	   "visit: a tie makes no moves");
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpdir)) {
@@ -1267,6 +1316,7 @@ int main(void)
 	test_fixture_discovery();
 	test_fixture_encoding();
 	test_fixture_no_cpumask();
+	test_visit();
 	{
 		char cmd[PATH_MAX + 16];
 
