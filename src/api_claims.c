@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "api_claims.h"
+#include "derive.h"
 #include "jnum.h"
 #include "jtext.h"
 
@@ -240,6 +241,37 @@ static int parse_ttl(struct json_object *v, const char *body, size_t len,
 	return 0;
 }
 
+/*
+ * What event ev of a claim gives as it is, from the platform's derived
+ * table (derive_event_metric()): {"family": the counter's OpenMetrics
+ * family, its /metrics name without "_total", "scale": the factor from a
+ * count to that family's unit}, e.g. a DRAM read event {"family":
+ * "uncore_dram_read_bytes", "scale": 64}; NULL (JSON null) for an event
+ * that feeds no such family, and for one counted on part of its unit's
+ * instances (:split), whose count is not the socket's.
+ */
+static struct json_object *derived_json(const struct platform *pl,
+					const struct evspec *ev)
+{
+	struct json_object *o;
+	const char *name;
+	double scale;
+	size_t n;
+	int m;
+
+	if (ev->split_n || (m = derive_event_metric(pl, ev->name, &scale)) < 0)
+		return NULL;
+	name = pl->derived->m[m].name;
+	n = strlen(name);
+	if (n > 6 && strcmp(name + n - 6, "_total") == 0)
+		n -= 6;
+	o = json_object_new_object();
+	json_object_object_add(o, "family",
+			       json_object_new_string_len(name, (int)n));
+	json_object_object_add(o, "scale", jnum_new(scale));
+	return o;
+}
+
 /* A claim (a copy from the table) as JSON; state NULL: from the claim. */
 static struct json_object *claim_json(const struct pmu *pmu,
 				      const struct claim *cl, const char *state)
@@ -279,6 +311,7 @@ static struct json_object *claim_json(const struct pmu *pmu,
 				       u->kind == UNIT_FREERUN ? NULL :
 				       cl->ctr[e] >= 0
 				       ? json_object_new_int(cl->ctr[e]) : NULL);
+		json_object_object_add(eo, "derived", derived_json(pl, ev));
 		for (unsigned s = 0; s < t->nsockets; s++) {
 			struct json_object *so = json_object_new_object();
 			struct json_object *insts = json_object_new_array();
@@ -571,6 +604,7 @@ static struct json_object *event_now_json(const struct pmu *pmu,
 	json_object_object_add(eo, "unit", json_object_new_string(u->name));
 	json_object_object_add(eo, "counter", !fr && cl->ctr[e] >= 0
 			       ? json_object_new_int(cl->ctr[e]) : NULL);
+	json_object_object_add(eo, "derived", derived_json(pmu->plat, ev));
 	json_object_object_add(eo, "time_enabled_ns",
 			       json_object_new_uint64(cl->enabled_ns));
 	json_object_object_add(eo, "time_running_ns", json_object_new_uint64(run));

@@ -678,6 +678,56 @@ double derive_counter(const struct derive_plan *dp, size_t m, unsigned s,
 	return v;
 }
 
+/* The factor of formula f if it is one source, scaled or not
+ * ({ DF_SRC(x) [, DF_SCALE(k)...] }), into *k and x into *src; false
+ * for any other formula. */
+static bool one_source(const struct dm_step *f, const char **src, double *k)
+{
+	size_t i = 1;
+
+	if (f[0].op != DF_SRC_)
+		return false;
+	*src = f[0].src;
+	*k = 1;
+	for (; i < DM_MAX_STEPS && f[i].op == DF_SCALE_; i++)
+		*k *= f[i].k;
+	return i == DM_MAX_STEPS || f[i].op == DF_END_;
+}
+
+int derive_event_metric(const struct platform *pl, const char *event,
+			double *scale)
+{
+	const struct derived_table *tab = pl->derived;
+
+	for (size_t m = 0; tab && event && m < tab->nm; m++) {
+		const struct derived_metric *dm = &tab->m[m];
+		const char *src;
+		double k;
+		int first;
+
+		if (dm->type != DM_COUNTER || dm->per || dm->fixed[0] ||
+		    !one_source(dm->f, &src, &k) ||
+		    (first = src_index(tab, src)) < 0)
+			continue;
+		/* an alternative of src that is event alone, summed */
+		for (size_t j = (size_t)first; j < tab->nsrc &&
+		     !strcmp(tab->src[j].name, src); j++) {
+			unsigned n = 0;
+
+			if (strcmp(tab->src[j].event, event) || tab->src[j].mean)
+				continue;
+			for (size_t e = (size_t)first; e < tab->nsrc &&
+			     !strcmp(tab->src[e].name, src); e++)
+				n += tab->src[e].alt == tab->src[j].alt;
+			if (n == 1) {
+				*scale = tab->src[j].scale * k;
+				return (int)m;
+			}
+		}
+	}
+	return -1;
+}
+
 int derive_find(const struct platform *pl, const char *name,
 		const char *json)
 {

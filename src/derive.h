@@ -130,6 +130,23 @@ unsigned derive_source_count(const struct derive_plan *dp, const char *name);
  */
 bool derive_alt_unchosen(const struct topology *t, const char *event);
 
+/*
+ * The metric that event (as a claim names it, modifiers included) gives
+ * as it is on platform pl: a per-socket counter of pl's table without
+ * fixed labels whose formula is one source, scaled or not, of which one
+ * alternative (struct derived_src.alt) is that event alone, summed over
+ * the unit's instances (not a mean).  A claim's per-socket count of
+ * event times *scale is then that metric's increase
+ * (uncore_dram_read_bytes_total: a DRAM read event x 64), whichever
+ * alternative the daemon's own baseline takes: alternatives count the
+ * same thing.  (An event with a :split modifier counts on part of the
+ * instances, which the plan scales up and a claim's count is not: the
+ * claim routes ask only for events without one.)  Returns the metric's
+ * index in pl's table, or -1.
+ */
+int derive_event_metric(const struct platform *pl, const char *event,
+			double *scale);
+
 /* Index of the metric named name with JSON key json (NULL: the first of
  * that name) in pl's table, or -1. */
 int derive_find(const struct platform *pl, const char *name,

@@ -476,6 +476,27 @@ void mux_read_counters(struct mux *m, bool disturbed, bool yielded,
 			m->g[i]->since_ns = 0;
 }
 
+void mux_own_windows(struct mux *m, uint64_t run_ns, uint64_t counted_ns,
+		     uint64_t *delta, const uint64_t *invalid)
+{
+	for (unsigned i = 0; i < m->nbase; i++) {
+		const struct group *g = m->g[i];
+
+		for (unsigned k = 0; k < g->ns; k++) {
+			const struct pmu_slot *sl = &g->slot[k];
+			unsigned b = g->first + k;
+			uint64_t own, win = sl->live || !counted_ns ? run_ns
+								   : counted_ns;
+
+			if (invalid[b / 64] >> (b % 64) & 1 || !win ||
+			    !(own = pmu_own_window_ns(m->pmu, sl)))
+				continue;
+			delta[b] = (uint64_t)(((unsigned __int128)delta[b] * win +
+					       own / 2) / own);
+		}
+	}
+}
+
 /* The filter slots of series sl counting e (into want); how many. */
 static unsigned filter_slots(const struct pmu *pmu, const struct evspec *e,
 			     const struct pmu_slot *sl, struct pmu_slot *want)

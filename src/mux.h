@@ -288,6 +288,18 @@ void mux_read_live(struct mux *m, bool disturbed, bool yielded,
 void mux_read_counters(struct mux *m, bool disturbed, bool yielded,
 		       uint64_t run_ns, uint64_t *delta, uint64_t *invalid);
 /*
+ * Puts each valid baseline delta just read over the time the sample
+ * divides it by (run_ns for the live series, counted_ns for the others,
+ * or run_ns when that is 0, as derive_gauges() does), where the backend
+ * knows the time the series itself counted (pmu_own_window_ns(): the
+ * perf backend's group times): delta x that time / its own.  A rate is
+ * then the counter's count over its own counting time, whichever order
+ * and however late the groups of one tick were read.  The running totals
+ * (struct gseries) keep the counts as counted.
+ */
+void mux_own_windows(struct mux *m, uint64_t run_ns, uint64_t counted_ns,
+		     uint64_t *delta, const uint64_t *invalid);
+/*
  * Chooses the groups of the next interval, programs their controls
  * (every control when force) and reads the starting values of counters
  * that start counting now.  PMU frozen.

@@ -301,6 +301,11 @@ bool pmu_scaled(const struct pmu *p, const struct pmu_slot *s)
 	return p->ops->scaled && p->ops->scaled(p, s);
 }
 
+uint64_t pmu_own_window_ns(const struct pmu *p, const struct pmu_slot *s)
+{
+	return p->ops->own_window ? p->ops->own_window(p, s) : 0;
+}
+
 int pmu_reachable(const struct pmu *p, const struct evspec *e, char *why,
 		  size_t whylen)
 {

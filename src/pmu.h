@@ -157,6 +157,8 @@ struct pmu_ops {
 			      unsigned *unread);
 	int (*release)(struct pmu *p);
 	bool (*scaled)(const struct pmu *p, const struct pmu_slot *s);
+	uint64_t (*own_window)(const struct pmu *p,
+			       const struct pmu_slot *s);	/* pmu_own_window_ns() */
 	int (*reachable)(const struct pmu *p, const struct evspec *e,
 			 char *why, size_t whylen);
 	int (*snapshot)(struct pmu *p);
@@ -300,6 +302,21 @@ int pmu_enable(struct pmu *p, bool on);
  * the next, midpoint to midpoint.
  */
 uint64_t pmu_counted_ns(const struct pmu *p);
+
+/*
+ * The time slot s itself counted between the last two freezes, by the
+ * clock that counted it, in ns: on the perf backend the time_enabled its
+ * group gained from the group read of one freeze to that of the next
+ * (read-nows and rebuilt groups in between included; a counter summed
+ * over several groups: their mean).  The groups of one freeze are read
+ * one after another, so a sampler preempted among them makes each
+ * group's own time differ from the window pmu_counted_ns() (or the wall
+ * time) the sample divides by; a delta over this time is the counter's
+ * rate whatever the preemption (mux_own_windows()).  0: unknown (no such
+ * clock: the direct backend, whose freeze stops every counter at once;
+ * a group opened or failed since the last freeze).
+ */
+uint64_t pmu_own_window_ns(const struct pmu *p, const struct pmu_slot *s);
 
 /* Resets and arms every present box where the platform has box-level
  * controls (hsx 2.1.2); a no-op elsewhere.  Call before the first

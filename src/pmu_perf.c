@@ -12,6 +12,10 @@
  * against each other; when another perf user makes it multiplex ours,
  * the group's time_running falls behind its time_enabled and the deltas
  * are scaled by enabled/running and flagged (pmu_perf_scaled()).
+ * The groups of one tick are read one after another, so each event keeps
+ * the time_enabled it gained from one tick's read of its group to the
+ * next (pmu_own_window_ns()): the sampler puts its delta over the
+ * sample's window by that time, whatever delay came between the reads.
  *
  * The values pmu_read() returns are virtual counters, one per counter
  * register id of the PMU layer's numbering (pmu.h): the sum of the
@@ -73,6 +77,12 @@ struct pp_box {
 	uint64_t cfg[PP_BOX_EV][3];
 	uint64_t last[PP_BOX_EV];	/* counts at the last read */
 	uint64_t en, run;		/* group times at the last read */
+	/* per event, group order: the time_enabled it gained since the
+	 * last freeze's read (read-nows and earlier groups of the box that
+	 * counted it included), and between the last two freezes' reads:
+	 * the time its delta was counted over (0: unknown;
+	 * pmu_own_window_ns()) */
+	uint64_t acc[PP_BOX_EV], win[PP_BOX_EV];
 	uint64_t gen;			/* pp->gen of the last read */
 	int err;			/* the last read's or open's error */
 	char why[200];			/* the last failed read's message */
@@ -872,6 +882,7 @@ static void account(struct pmu_perf *pp, struct pp_box *b,
 		uint64_t d = v[i] - b->last[i];
 
 		b->last[i] = v[i];
+		b->acc[i] += den;
 		if (b->scaled && !drun) {
 			/* never scheduled this interval: no data */
 			c->err = -EAGAIN;
@@ -1017,9 +1028,29 @@ static void box_close(struct pmu_perf *pp, struct pp_box *b)
 	box_drop(pp, b);
 }
 
+/* The times of b's events (acc, win) into the wanted set's order: an
+ * event among the n of the group just closed (b->id, b->cfg) carries its
+ * time on, a new one starts from 0. */
+static void carry_times(struct pp_box *b, unsigned n)
+{
+	uint64_t acc[PP_BOX_EV] = { 0 }, win[PP_BOX_EV] = { 0 };
+
+	for (unsigned j = 0; j < b->wn; j++)
+		for (unsigned i = 0; i < n; i++)
+			if (b->id[i] == b->wid[j] &&
+			    memcmp(b->cfg[i], b->wcfg[j], sizeof(b->cfg[i])) == 0) {
+				acc[j] = b->acc[i];
+				win[j] = b->win[i];
+				break;
+			}
+	memcpy(b->acc, acc, sizeof(acc));
+	memcpy(b->win, win, sizeof(win));
+}
+
 /* Makes box b count its wanted set, if that is not what it counts. */
 static int box_apply(struct pmu_perf *pp, struct pp_box *b)
 {
+	unsigned had;
 	int r;
 
 	if (b->g && b->wn == b->n &&
@@ -1035,6 +1066,7 @@ static int box_apply(struct pmu_perf *pp, struct pp_box *b)
 	}
 	if (b->g)
 		pp->st.reopens++;
+	had = b->g ? b->n : 0;	/* box_close() forgets how many */
 	box_close(pp, b);
 	if (atomic_load(&b->lost))	/* the last read found it gone */
 		return box_apply(pp, b);
@@ -1054,6 +1086,7 @@ static int box_apply(struct pmu_perf *pp, struct pp_box *b)
 		}
 		return r;
 	}
+	carry_times(b, had);
 	pp->home = -2;
 	b->n = b->wn;
 	memcpy(b->id, b->wid, b->n * sizeof(*b->id));
@@ -1264,8 +1297,14 @@ static int read_on(struct pmu_perf *pp, int cpu, int *first)
 				next = b->cpu;
 			continue;
 		}
-		if ((r = box_read(pp, b)) < 0 && !*first)
-			*first = r;
+		if ((r = box_read(pp, b)) < 0) {
+			if (!*first)
+				*first = r;
+			continue;	/* the next read's delta spans both */
+		}
+		/* the tick's read: the events' times since the last one */
+		memcpy(b->win, b->acc, sizeof(b->win));
+		memset(b->acc, 0, sizeof(b->acc));
 	}
 	return next;
 }
@@ -1330,11 +1369,47 @@ static int pmu_perf_snapshot(struct pmu *p)
 	int first = 0;
 
 	pp->gen++;
+	for (unsigned i = 0; i < pp->nbox; i++)
+		memset(pp->box[i].win, 0, sizeof(pp->box[i].win));
 	if (rl.on && pp->ops == &pev_sys_ops)
 		read_placed(pp, &first);
 	else
 		(void)read_on(pp, -1, &first);
 	return first;
+}
+
+/* The time_enabled s's event gained between the last two freezes in the
+ * boxes counting it (their mean for a counter summed over several), 0:
+ * unknown. */
+static uint64_t pmu_perf_own_window(const struct pmu *p,
+				    const struct pmu_slot *s)
+{
+	const struct pmu_perf *pp = p->perf;
+	struct pp_where w;
+	unsigned one = 0;
+	uint64_t sum = 0;
+
+	if (s->freerun) {
+		if (!freerun_where(pp, s, &w, &one))
+			return 0;
+	} else {
+		if (!slot_box(pp, s))
+			return 0;
+		one = (unsigned)(slot_box(pp, s) - pp->box);
+		w = (struct pp_where){ .first = UINT_MAX, .n = 1 };
+	}
+	for (unsigned k = 0; k < w.n; k++) {
+		const struct pp_box *b = &pp->box[where_box(pp, &w, k, one)];
+		uint64_t x = 0;
+
+		for (unsigned i = 0; i < b->n && !x; i++)
+			if (b->id[i] == s->ctr_id)
+				x = b->win[i];
+		if (!x)
+			return 0;
+		sum += x;
+	}
+	return w.n ? sum / w.n : 0;
 }
 
 /* The error of a counter read: what failed (unit, its PMU and CPU where
@@ -1638,6 +1713,7 @@ static const struct pmu_ops pmu_perf_ops = {
 	.reachable = pmu_perf_reachable,
 	.snapshot = pmu_perf_snapshot,
 	.read_now = perf_read_now,
+	.own_window = pmu_perf_own_window,
 	.lost = perf_lost,
 	.changes = perf_changes,
 	.reprobe = perf_reprobe,

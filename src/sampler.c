@@ -1217,6 +1217,8 @@ static void tick_read(struct sampler *s, struct tick *tk)
 		      tk->delta, tk->invalid);
 	mux_read_counters(&s->mux, tk->global_hit, s->yielded, tk->run_ns,
 			  tk->delta, tk->invalid);
+	mux_own_windows(&s->mux, tk->run_ns, tk->counted_ns, tk->delta,
+			tk->invalid);
 	if (s->yielded) {
 		mux_idle(&s->mux);
 		s->counting = false;

@@ -103,6 +103,12 @@ int lib_counts_copy(struct lproto_counts *b, const struct lproto_counts *a)
 		b->ev[i].name = strdup(a->ev[i].name);
 		b->ev[i].count = malloc((a->nsockets ? a->nsockets : 1) *
 					sizeof(*b->ev[i].count));
+		b->ev[i].scale = a->ev[i].scale;
+		if (a->ev[i].family &&
+		    !(b->ev[i].family = strdup(a->ev[i].family))) {
+			lproto_counts_clear(b);
+			return -ENOMEM;
+		}
 		if (!b->ev[i].name || !b->ev[i].count) {
 			lproto_counts_clear(b);
 			return -ENOMEM;

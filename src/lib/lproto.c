@@ -9,6 +9,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <json-c/json.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -446,9 +447,40 @@ void lproto_counts_clear(struct lproto_counts *c)
 	for (size_t i = 0; c->ev && i < c->nev; i++) {
 		free(c->ev[i].name);
 		free(c->ev[i].count);
+		free(c->ev[i].family);
 	}
 	free(c->ev);
 	memset(c, 0, sizeof(*c));
+}
+
+/*
+ * The optional "derived" of event eo into e: absent or null, none; else
+ * {"family": a metric name ([a-z_:][a-z0-9_:]*, under
+ * LPROTO_FAMILY_MAX bytes), "scale": a finite number > 0}, or -EPROTO.
+ */
+static int one_derived(struct json_object *eo, struct lproto_event *e,
+		       char *why, size_t whylen)
+{
+	struct json_object *d = jget(eo, "derived"), *f = jget(d, "family");
+	struct json_object *k = jget(d, "scale");
+	const char *s = json_object_is_type(f, json_type_string)
+			? json_object_get_string(f) : NULL;
+	size_t n = s ? strlen(s) : 0;
+
+	if (!d)
+		return 0;
+	if (!s || !n || n >= LPROTO_FAMILY_MAX || isdigit((unsigned char)s[0]) ||
+	    strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_:") != n ||
+	    !(json_object_is_type(k, json_type_double) ||
+	      json_object_is_type(k, json_type_int)) ||
+	    !isfinite(json_object_get_double(k)) ||
+	    !(json_object_get_double(k) > 0)) {
+		snprintf(why, whylen, "event %s: a \"derived\" without a metric "
+			 "name for family or a positive scale", e->name);
+		return -EPROTO;
+	}
+	e->scale = json_object_get_double(k);
+	return (e->family = strdup(s)) ? 0 : -ENOMEM;
 }
 
 /* Event eo into e, with nsockets sockets (the first event sets it). */
@@ -486,7 +518,7 @@ static int one_event(struct json_object *eo, struct lproto_event *e,
 			return -EPROTO;
 		}
 	}
-	return 0;
+	return one_derived(eo, e, why, whylen);
 }
 
 int lproto_counts(const char *body, size_t len, struct lproto_counts *c,

@@ -42,11 +42,18 @@ struct lproto_resp {
 int lproto_response(const char *buf, size_t n, bool eof,
 		    struct lproto_resp *r, size_t *used);
 
+#define LPROTO_FAMILY_MAX 128	/* a derived family's name, NUL included */
+
 /* One event of a reading (the read-now route's JSON). */
 struct lproto_event {
 	char *name;
 	uint64_t enabled_ns, running_ns;
 	uint64_t *count;		/* per socket */
+	/* the daemon's "derived": the metric family the event gives as it
+	 * is (doc/metrics.md's name without "_total") and the factor from
+	 * a count to it; NULL (and 0): none, or a daemon that does not say */
+	char *family;
+	double scale;
 };
 
 struct lproto_counts {

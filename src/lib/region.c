@@ -31,6 +31,9 @@
 struct rser {
 	char claim[LIB_ID_MAX];
 	char *event;
+	char *family;		/* what the daemon says the event gives as
+				   it is (NULL: nothing), times scale */
+	double scale;
 	unsigned socket;
 	double scaled;		/* sum of count x enabled / running */
 	uint64_t raw;		/* sum of the counts */
@@ -107,8 +110,10 @@ static void region_free(struct uncored *u)
 	if (!g)
 		return;
 	for (size_t i = 0; i < g->n; i++) {
-		for (size_t k = 0; k < g->r[i].n; k++)
+		for (size_t k = 0; k < g->r[i].n; k++) {
 			free(g->r[i].s[k].event);
+			free(g->r[i].s[k].family);
+		}
 		window_clear(&g->r[i]);
 		free(g->r[i].s);
 		free(g->r[i].name);
@@ -269,22 +274,32 @@ UNCORED_API int uncored_region_begin(struct uncored *u, const char *name)
 	return rc;
 }
 
-/* The series of r for claim id, event ev, socket s (made if new), or NULL. */
+/* The series of r for claim id, event ev (as a reading names it, with
+ * the family it feeds), socket s (made if new), or NULL. */
 static struct rser *series_of(struct region *r, const char *id,
-			      const char *ev, unsigned s)
+			      const struct lproto_event *ev, unsigned s)
 {
+	struct rser *q;
+
 	for (size_t k = 0; k < r->n; k++)
 		if (r->s[k].socket == s && strcmp(r->s[k].claim, id) == 0 &&
-		    strcmp(r->s[k].event, ev) == 0)
+		    strcmp(r->s[k].event, ev->name) == 0)
 			return &r->s[k];
 	if (!grow((void **)&r->s, &r->cap, r->n, sizeof(*r->s)))
 		return NULL;
-	memset(&r->s[r->n], 0, sizeof(r->s[r->n]));
-	snprintf(r->s[r->n].claim, LIB_ID_MAX, "%s", id);
-	r->s[r->n].socket = s;
-	if (!(r->s[r->n].event = strdup(ev)))
+	q = &r->s[r->n];
+	memset(q, 0, sizeof(*q));
+	snprintf(q->claim, LIB_ID_MAX, "%s", id);
+	q->socket = s;
+	q->scale = ev->scale;
+	if (!(q->event = strdup(ev->name)) ||
+	    (ev->family && !(q->family = strdup(ev->family)))) {
+		free(q->event);
+		free(q->family);
 		return NULL;
-	return &r->s[r->n++];
+	}
+	r->n++;
+	return q;
 }
 
 /* Do readings a and b of one claim follow each other (b no earlier)? */
@@ -318,7 +333,7 @@ static int add_claim(struct region *r, const char *id,
 		uint64_t run = y->running_ns - x->running_ns;
 
 		for (unsigned s = 0; s < a->nsockets; s++) {
-			struct rser *q = series_of(r, id, x->name, s);
+			struct rser *q = series_of(r, id, y, s);
 			uint64_t d = y->count[s] - x->count[s];
 
 			if (!q)
@@ -432,32 +447,11 @@ UNCORED_API int uncored_region_end(struct uncored *u, const char *name)
 /* ---- the report ---------------------------------------------------------- */
 
 /*
- * The derived metrics a region's events give, by the family names of
- * doc/metrics.md (without "_total": a region's count is not a running
- * total): an event the platform's derived table takes as it is, times
- * its scale.
+ * Beside each event, the report gives the derived metric it feeds as
+ * the daemon says in its answers (the platform's table is the daemon's:
+ * struct rser.family and scale), by the family names of doc/metrics.md,
+ * without "_total": a region's count is not a running total.
  */
-static const struct derived {
-	const char *event, *metric;
-	double scale;
-} derived[] = {
-	{ "DRAM_DATA_READS", "uncore_dram_read_bytes", 64 },
-	{ "DRAM_DATA_WRITES", "uncore_dram_write_bytes", 64 },
-	{ "UNC_M_CAS_COUNT.RD", "uncore_dram_read_bytes", 64 },
-	{ "UNC_M_CAS_COUNT.WR", "uncore_dram_write_bytes", 64 },
-	{ "UNC_CBO_CACHE_LOOKUP.ANY_MESI", "uncore_llc_lookups", 1 },
-	{ "UNC_CBO_CACHE_LOOKUP.ANY_I", "uncore_llc_misses", 1 },
-	{ "UNC_CHA_TOR_INSERTS.IA", "uncore_llc_lookups", 1 },
-	{ "UNC_CHA_TOR_INSERTS.IA_MISS", "uncore_llc_misses", 1 },
-};
-
-static const struct derived *derived_of(const char *event)
-{
-	for (size_t i = 0; i < sizeof(derived) / sizeof(derived[0]); i++)
-		if (strcmp(derived[i].event, event) == 0)
-			return &derived[i];
-	return NULL;
-}
 
 /* What the report says of one series: NaN where it never ran. */
 struct rowv {
@@ -569,11 +563,10 @@ static void report_table(FILE *f, const struct uncored *u,
 		wn = (int)strlen(g->r[i].name) > wn ? (int)strlen(g->r[i].name) : wn;
 		for (size_t k = 0; k < g->r[i].n; k++) {
 			const struct rser *q = &g->r[i].s[k];
-			const struct derived *d = derived_of(q->event);
 			int l = (int)strlen(q->event);
 
-			if (d && (int)strlen(d->metric) > l)
-				l = (int)strlen(d->metric);
+			if (q->family && (int)strlen(q->family) > l)
+				l = (int)strlen(q->family);
 			l += prefix ? (int)strlen(q->claim) + 1 : 0;
 			we = l > we ? l : we;
 		}
@@ -592,7 +585,6 @@ static void report_table(FILE *f, const struct uncored *u,
 			continue;
 		for (size_t k = 0; k < r->n; k++) {
 			const struct rser *q = &r->s[k];
-			const struct derived *d = derived_of(q->event);
 			struct rowv v = row_values(r, q);
 			const char *mark = q->cut ? " *" : "";
 
@@ -601,12 +593,12 @@ static void report_table(FILE *f, const struct uncored *u,
 				 : "", prefix ? "/" : "", q->event);
 			table_row(f, r, first, wn, we, name, q->socket, &v, mark);
 			first = false;
-			if (!d)
+			if (!q->family)
 				continue;
-			v.count *= d->scale;
-			v.rate *= d->scale;
+			v.count *= q->scale;
+			v.rate *= q->scale;
 			snprintf(name, sizeof(name), "%s%s%s", prefix ? q->claim
-				 : "", prefix ? "/" : "", d->metric);
+				 : "", prefix ? "/" : "", q->family);
 			table_row(f, r, false, wn, we, name, q->socket, &v, mark);
 		}
 	}
@@ -634,7 +626,6 @@ static void report_csv(FILE *f, const struct regions *g)
 
 		for (size_t k = 0; r->windows && k < r->n; k++) {
 			const struct rser *q = &r->s[k];
-			const struct derived *d = derived_of(q->event);
 			struct rowv v = row_values(r, q);
 
 			/* names are printable: quote them, doubling quotes */
@@ -645,15 +636,15 @@ static void report_csv(FILE *f, const struct regions *g)
 				",%.6g,%.4f,%s\n", r->calls, (double)r->code_ns /
 				1e9, q->claim, q->event, q->socket, v.window_s,
 				v.count, q->raw, v.rate, v.ran, q->cut ? "yes" : "no");
-			if (!d)
+			if (!q->family)
 				continue;
 			fputc('"', f);
 			for (const char *c = r->name; *c; c++)
 				fprintf(f, *c == '"' ? "\"\"" : "%c", *c);
 			fprintf(f, "\",%" PRIu64 ",%.9f,%s,%s,%u,%.9f,%.0f,,%.6g,"
 				"%.4f,%s\n", r->calls, (double)r->code_ns / 1e9,
-				q->claim, d->metric, q->socket, v.window_s,
-				v.count * d->scale, v.rate * d->scale, v.ran,
+				q->claim, q->family, q->socket, v.window_s,
+				v.count * q->scale, v.rate * q->scale, v.ran,
 				q->cut ? "yes" : "no");
 		}
 	}
@@ -706,7 +697,6 @@ static int report_json(FILE *f, const struct uncored *u,
 		json_object_array_add(rs, x);
 		for (size_t k = 0; k < r->n; k++) {
 			const struct rser *q = &r->s[k];
-			const struct derived *d = derived_of(q->event);
 			struct rowv v = row_values(r, q);
 			struct json_object *e = json_object_new_object();
 
@@ -720,14 +710,14 @@ static int report_json(FILE *f, const struct uncored *u,
 			json_object_object_add(e, "running_share", jnum(v.ran));
 			json_object_object_add(e, "lost", json_object_new_boolean(q->cut > 0));
 			json_object_array_add(evs, e);
-			if (!d)
+			if (!q->family)
 				continue;
 			e = json_object_new_object();
 			json_object_object_add(e, "claim", json_object_new_string(q->claim));
-			json_object_object_add(e, "name", json_object_new_string(d->metric));
+			json_object_object_add(e, "name", json_object_new_string(q->family));
 			json_object_object_add(e, "socket", json_object_new_int64(q->socket));
-			json_object_object_add(e, "value", jnum(v.count * d->scale));
-			json_object_object_add(e, "rate_per_s", jnum(v.rate * d->scale));
+			json_object_object_add(e, "value", jnum(v.count * q->scale));
+			json_object_object_add(e, "rate_per_s", jnum(v.rate * q->scale));
 			json_object_array_add(ms, e);
 		}
 	}

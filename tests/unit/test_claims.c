@@ -9,7 +9,9 @@
  * pinned claims that never starve shared ones: a shared claim that
  * cannot fit beside the pins is refused naming them, a pin that would
  * leave an admitted claim no counters is refused, and a pin holds its
- * counters for at most max_pinned_s (on a manual clock).
+ * counters for at most max_pinned_s (on a manual clock).  Each claimed
+ * event answers the derived family it feeds as it is and its scale,
+ * from the platform's own table, or none.
  */
 #include "config.h"
 
@@ -646,6 +648,78 @@ static void test_other_uid(void)
 	rig_close(&r);
 }
 
+/* The "derived" member of event i of an answer's "events", as
+ * "family scale" ("-" for null, "absent" without the member). */
+static const char *derived_of(struct json_object *body, size_t i, char *buf,
+			      size_t len)
+{
+	struct json_object *evs, *d, *f, *k;
+
+	if (!json_object_object_get_ex(body, "events", &evs) ||
+	    !json_object_object_get_ex(json_object_array_get_idx(evs, i),
+				       "derived", &d))
+		return "absent";
+	if (!d)
+		return "-";
+	if (!json_object_object_get_ex(d, "family", &f) ||
+	    !json_object_object_get_ex(d, "scale", &k))
+		return "incomplete";
+	snprintf(buf, len, "%s %g", json_object_get_string(f),
+		 json_object_get_double(k));
+	return buf;
+}
+
+/*
+ * A claim answers, per event, the derived family it feeds as it is and
+ * its scale, as the platform's table defines its sources: a DRAM read
+ * event is 64 bytes a count on each platform, whatever the event is
+ * called there; an event no family takes as it is answers null.  In the
+ * 201 of the create and in the read-now answer that libuncored parses.
+ */
+static void test_derived(void)
+{
+	static const struct {
+		const char *plat, *ev, *want;
+	} cases[] = {
+		{ "skl", "DRAM_DATA_READS", "uncore_dram_read_bytes 64" },
+		{ "skl", "DRAM_DATA_WRITES", "uncore_dram_write_bytes 64" },
+		{ "skl", "UNC_CBO_CACHE_LOOKUP.ANY_MESI", "uncore_llc_lookups 1" },
+		{ "skl", "UNC_CBO_XSNP_RESPONSE.HITM_XCORE", "-" },
+		{ "hsx", "UNC_M_CAS_COUNT.RD", "uncore_dram_read_bytes 64" },
+		{ "hsx", "UNC_M_CAS_COUNT.WR", "uncore_dram_write_bytes 64" },
+		/* the sources of hsx's LLC families are this event with
+		 * a filter and a :split: claimed bare, it feeds neither
+		 * as it is */
+		{ "hsx", "UNC_C_LLC_LOOKUP.ANY", "-" },
+		{ "snbep", "UNC_M_CAS_COUNT.RD", "uncore_dram_read_bytes 64" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct claims_reply rep = { 0 }, now = { 0 };
+		struct json_object *v;
+		char body[200], buf[160], id[CLAIM_ID_MAX] = "";
+		struct rig r;
+
+		rig_open(&r, cases[i].plat, 8);
+		snprintf(body, sizeof(body), "{\"events\":[\"%s\"]}",
+			 cases[i].ev);
+		api_claims_create(r.c, 1000, 1, body, strlen(body), &rep);
+		is_int(rep.status, 201, "%s: claim %s (%s)", cases[i].plat,
+		       cases[i].ev, rep.msg);
+		if (rep.body && json_object_object_get_ex(rep.body, "id", &v))
+			snprintf(id, sizeof(id), "%s", json_object_get_string(v));
+		is_str(derived_of(rep.body, 0, buf, sizeof(buf)), cases[i].want,
+		       "%s: the 201 of %s says what it feeds", cases[i].plat,
+		       cases[i].ev);
+		api_claims_now(r.c, id, 1000, &now);
+		is_str(derived_of(now.body, 0, buf, sizeof(buf)), cases[i].want,
+		       "%s: and so does its reading now", cases[i].plat);
+		json_object_put(rep.body);
+		json_object_put(now.body);
+		rig_close(&r);
+	}
+}
+
 int main(void)
 {
 	clock_manual_init(&fake, 1000000000000ll);
@@ -658,5 +732,6 @@ int main(void)
 	test_pins_bound();
 	test_ids_lifetimes();
 	test_other_uid();
+	test_derived();
 	return tap_done();
 }

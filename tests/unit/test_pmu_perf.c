@@ -80,9 +80,15 @@ static int sc_open(void *ctx, struct perf_event_attr *a, int pid, int cpu,
 	return skern_pev_ops.open(ctx, a, pid, cpu, group, flags);
 }
 
+/* The sampling thread preempted: read number stall_at waits stall_s
+ * first (the clock moves) before it reaches the kernel. */
+static unsigned long stall_at;
+static double stall_s;
+
 static long sc_read(void *ctx, int fd, void *buf, size_t len)
 {
-	sc.read++;
+	if (++sc.read == stall_at)
+		advance(stall_s);
 	return skern_pev_ops.read(ctx, fd, buf, len);
 }
 
@@ -641,6 +647,74 @@ static void test_rebuild(void)
 	is_near1(val(&a), 3e6, "the baseline over three rebuilds: exact");
 	pmu_perf_stats(W.pmu.perf, &st);
 	is_int(st.reopens, 3, "three rebuilds counted");
+	down();
+}
+
+/* ---- each group's own counting time --------------------------------------- */
+
+/* The groups of one tick are read one after another: a sampler
+ * preempted 20 ms between two of them makes the first count 20 ms less
+ * than the second over the same tick, and the window midpoint to
+ * midpoint (pmu_counted_ns()) is wrong for both by 10 ms, 2 % of a
+ * 500 ms tick.  pmu_own_window_ns() is the time_enabled each event
+ * gained over the tick, which its count is exact over; read-nows and a
+ * rebuild of its group in between are part of it, a new event's starts
+ * at its open. */
+static void test_own_window(void)
+{
+	struct pmu_slot a, b, c;
+	uint64_t va, vb, wa, wb, raw;
+	int err;
+
+	sim_up("skx", "\"sockets\": 1, \"cha_count\": 2, "
+	       PH("\"cha:0x00:0x00\": 2.0e6, \"cha:0x50:0x03\": 4.0e6"));
+	slot("UNC_CHA_CLOCKTICKS", 0, 0, 0, &a);
+	slot("UNC_CHA_CLOCKTICKS", 0, 1, 0, &b);
+	slot("UNC_CHA_REQUESTS.READS", 0, 1, 1, &c);
+	pmu_program(&W.pmu, (struct pmu_slot[]){ a, b }, 2, false);
+	is_u64(pmu_own_window_ns(&W.pmu, &a), 0, "no window before a read");
+	tick();
+	is_u64(pmu_own_window_ns(&W.pmu, &a), 0, "nor at the first");
+	advance(0.5);
+	tick();
+	is_u64(pmu_own_window_ns(&W.pmu, &a), 500000000,
+	       "a tick later: 500 ms, the group's time_enabled");
+	is_u64(pmu_own_window_ns(&W.pmu, &b), 500000000, "the other's too");
+	va = val(&a);
+	vb = val(&b);
+	advance(0.5);
+	stall_at = sc.read + 2;		/* the second group's read */
+	stall_s = 0.02;
+	tick();
+	va = val(&a) - va;
+	vb = val(&b) - vb;
+	wa = pmu_own_window_ns(&W.pmu, &a);
+	wb = pmu_own_window_ns(&W.pmu, &b);
+	is_near1(va, 5e5, "preempted 20 ms between the two reads: the first "
+		 "group counted 500 ms");
+	is_near1(vb, 5.2e5, "the second 520 ms (over the 510 ms midpoint to "
+		 "midpoint: 2 %% high, the first 2 %% low)");
+	is_u64(wa, 500000000, "the first group's own time: 500 ms");
+	is_u64(wb, 520000000, "the second's: 520 ms");
+	is_near1(va * 1000000000ull / wa, 1e6, "each count over its own "
+		 "time: the rate, 1e6/s");
+	is_near1(vb * 1000000000ull / wb, 1e6, "both");
+	/* a read-now between ticks and a rebuild of b's box: the next
+	 * tick's window is still the whole tick */
+	advance(0.2);
+	is_int(pmu_read_now(&W.pmu, &a, 1, &raw, &err), 0, "a read-now of a's group");
+	advance(0.1);
+	pmu_program(&W.pmu, (struct pmu_slot[]){ a, b, c }, 3, false);
+	advance(0.2);
+	tick();
+	is_u64(pmu_own_window_ns(&W.pmu, &a), 520000000, "a read-now in "
+	       "between: still read to read, 520 ms (the stall came after "
+	       "a's read last tick)");
+	is_u64(pmu_own_window_ns(&W.pmu, &b), 500000000, "a rebuilt group: "
+	       "the old group's time and the new one's, 500 ms");
+	is_u64(pmu_own_window_ns(&W.pmu, &c), 200000000,
+	       "its new event's: its own 200 ms since the open");
+	stall_at = 0;
 	down();
 }
 
@@ -1235,6 +1309,7 @@ int main(void)
 	test_wrap_bound();
 	test_rebuild();
 	test_contention();
+	test_own_window();
 	test_faults();
 	test_missing_box_zero();
 	test_reachable();
