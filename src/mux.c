@@ -111,6 +111,7 @@ int mux_set_base(struct mux *m, struct group *base, unsigned n)
 		m->g[i] = &base[i];
 	m->nbase = n;
 	m->ng = n + nclaims;
+	m->gen++;
 	return 0;
 }
 
@@ -179,16 +180,22 @@ int mux_sync(struct mux *m, const struct mux_spec *sp, unsigned n)
 	while (i < m->ng || j < n) {
 		if (j == n || (i < m->ng && m->g[i]->key < sp[j].key)) {
 			group_free(m->g[i++]);		/* gone */
+			m->gen++;
 		} else if (i < m->ng && m->g[i]->key == sp[j].key) {
 			struct group *g = m->g[i++];	/* stays */
 
 			/* a pin that ended (max_pinned_s): its group
 			 * takes turns from now on, from where it is */
+			if (g->sg.pinned != sp[j].pinned ||
+			    g->sg.fixed != sp[j].pinned)
+				m->gen++;
 			g->sg.pinned = g->sg.fixed = sp[j++].pinned;
 			m->tmp[k++] = g;
 		} else {
 			struct group *g = group_new(m->pmu, &sp[j++]);
 
+			m->gen++;	/* placed at the next schedule, or
+					   retried there (ENOMEM) */
 			if (g)
 				m->tmp[k++] = g;
 			else
@@ -554,8 +561,21 @@ static void start_values(struct mux *m, bool live)
 
 void mux_schedule(struct mux *m, bool force)
 {
+	uint64_t changes = pmu_changes(m->pmu);
+	bool steady = true;
 	char why[160];
 
+	if (!force && m->steady && m->steady_gen == m->gen &&
+	    m->steady_changes == changes) {
+		/* the groups, their placement and the PMU are as the last
+		 * schedule left them, every group counting: nothing to place
+		 * or program; counters whose read failed start again */
+		m->skipped++;
+		start_values(m, true);
+		start_values(m, false);
+		return;
+	}
+	m->steady = false;
 	if (!buf_grow_array((void **)&m->sg, &m->capsg, m->ng, sizeof(*m->sg)))
 		return;
 	for (unsigned i = 0; i < m->ng; i++) {
@@ -580,8 +600,10 @@ void mux_schedule(struct mux *m, bool force)
 		struct group *x = m->g[i];
 		bool moved = x->sg.moved;
 
-		if (!x->sg.selected)
+		if (!x->sg.selected) {
+			steady = false;		/* taking turns */
 			continue;
+		}
 		/* The baseline's groups (g[0..nbase)) were placed when
 		 * their program was built and their slots belong to the
 		 * published program, which readers render from: never
@@ -591,6 +613,7 @@ void mux_schedule(struct mux *m, bool force)
 			       why, sizeof(why)) < 0) {
 			log_warnx("cannot encode a claim's events: %s", why);
 			x->sg.selected = false;
+			steady = false;
 			continue;
 		}
 		if (!x->was_running || moved)
@@ -603,15 +626,22 @@ void mux_schedule(struct mux *m, bool force)
 			  m->nwant + CONTROLS_PER_SERIES * x->ns,
 			  sizeof(*m->want))) {
 			x->sg.selected = false;
+			steady = false;
 			continue;
 		}
 		m->nwant += mux_controls(m->pmu, x->ev, x->slot, x->sev,
 					 x->ns, m->want + m->nwant);
 	}
-	if (pmu_program(m->pmu, m->want, m->nwant, force) < 0)
+	if (pmu_program(m->pmu, m->want, m->nwant, force) < 0) {
 		log_warnx("programming the counters: %s", hw_last_error());
+		steady = false;		/* retried at the next tick */
+	}
 	for (unsigned i = 0; i < m->ng; i++)
 		m->g[i]->was_running = m->g[i]->sg.selected;
+	/* what programming found (a PMU lost) is the next tick's change */
+	m->steady = steady;
+	m->steady_gen = m->gen;
+	m->steady_changes = changes;
 	/* the counters the freeze does not stop count from their control
 	 * write on: their starting values first, nearest the tick's read
 	 * time their next delta is taken over */
@@ -621,6 +651,7 @@ void mux_schedule(struct mux *m, bool force)
 
 void mux_idle(struct mux *m)
 {
+	m->gen++;
 	for (unsigned i = 0; i < m->ng; i++)
 		m->g[i]->was_running = false;
 }
@@ -629,7 +660,11 @@ void mux_mark_unverified(struct mux *m, unsigned changed, unsigned unread)
 {
 	const struct pmu *pmu = m->pmu;
 
-	memset(m->unverified, 0, sizeof(m->unverified));
+	/* cleared only when set: the sets are a few kB, and a tick with
+	 * nothing unverified (nearly all) need not touch them */
+	if (m->any_unverified)
+		memset(m->unverified, 0, sizeof(m->unverified));
+	m->any_unverified = false;
 	if (!unread && !changed)
 		return;
 	for (unsigned w = 0; w < pmu->nwritten; w++) {
@@ -639,8 +674,10 @@ void mux_mark_unverified(struct mux *m, unsigned changed, unsigned unread)
 		 * back with another value */
 		if ((g->unread || g->changed) && g->pass == pmu->pass &&
 		    g->socket < PLAT_MAX_SOCKETS &&
-		    g->unit >= 0 && g->unit < PLAT_MAX_UNITS)
+		    g->unit >= 0 && g->unit < PLAT_MAX_UNITS) {
 			iset_add(&m->unverified[g->socket][g->unit], g->inst);
+			m->any_unverified = true;
+		}
 	}
 	if (!unread)
 		return;
@@ -681,10 +718,12 @@ void mux_snap_put(struct mux_snap *sn)
 		free(sn);
 }
 
-struct mux_snap *mux_snapshot(const struct mux *m, uint64_t t_read)
+struct mux_snap *mux_snapshot(const struct mux *m, uint64_t t_read,
+			      struct mux_snap *reuse)
 {
 	unsigned ng = 0, nser = 0, k = 0;
 	struct mux_snap *sn;
+	size_t size;
 	char *p;
 
 	for (unsigned i = m->nbase; i < m->ng; i++)
@@ -692,11 +731,18 @@ struct mux_snap *mux_snapshot(const struct mux *m, uint64_t t_read)
 			ng++;
 			nser += m->g[i]->ns;
 		}
-	sn = malloc(sizeof(*sn) + ng * sizeof(*sn->g) +
-		    nser * (sizeof(*sn->ser) + sizeof(*sn->slot)));
-	if (!sn)
-		return NULL;
+	size = sizeof(*sn) + ng * sizeof(*sn->g) +
+	       nser * (sizeof(*sn->ser) + sizeof(*sn->slot));
+	if (reuse && reuse->size >= size) {
+		sn = reuse;
+		size = reuse->size;
+	} else {
+		free(reuse);
+		if (!(sn = malloc(size)))
+			return NULL;
+	}
 	atomic_init(&sn->refs, 1);
+	sn->size = size;
 	sn->gen = 0;
 	sn->t_read = t_read;
 	sn->ng = ng;
@@ -903,6 +949,7 @@ static void remove_group(struct mux *m, struct group *g)
 			break;
 		}
 	group_free(g);
+	m->gen++;
 }
 
 /* Puts g among the claims' groups, keys ascending. */
@@ -918,6 +965,7 @@ static int insert_group(struct mux *m, struct group *g)
 	}
 	m->g[i] = g;
 	m->ng++;
+	m->gen++;
 	return 0;
 }
 

@@ -115,6 +115,7 @@ struct mux_snap {
 	uint64_t gen;		/* the sampler's: which tick it follows */
 	uint64_t t_read;	/* when that tick read the counters */
 	unsigned ng;
+	size_t size;		/* bytes allocated (mux_snapshot()'s reuse) */
 	struct mux_snap_grp *g;	/* ascending key */
 	struct pmu_slot *slot;	/* all series' slots */
 	struct mux_snap_ser *ser;
@@ -162,6 +163,17 @@ struct mux {
 	unsigned capsg;
 	struct sched_ws ws;
 	uint64_t tick;			/* mux_begin() calls */
+	/* Placement that need not be made again: gen counts every change
+	 * of the groups (added, removed, pinned or not, idled, a new
+	 * baseline); the last mux_schedule() that placed every group,
+	 * encoded and programmed them all records gen and the PMU's
+	 * pmu_changes() in steady_*: while both stay and no rewrite is
+	 * forced, the next placement would be the same (nothing takes
+	 * turns), so it is skipped (skipped counts those). */
+	uint64_t gen;
+	bool steady;
+	uint64_t steady_gen, steady_changes;
+	uint64_t skipped;
 	struct mux_rd *rd;		/* reads by counter register id (valid
 					   when rd->tick is this tick):
 					   pmu->nreg entries */
@@ -171,6 +183,7 @@ struct mux {
 	 * could not read back: their series are not trusted until a check
 	 * reads them again */
 	struct inst_set unverified[PLAT_MAX_SOCKETS][PLAT_MAX_UNITS];
+	bool any_unverified;		/* some set above is not empty */
 	/* this tick: deltas above what the counter can count (a reset or a
 	 * write by another agent), the first one described */
 	unsigned jumps;
@@ -293,8 +306,12 @@ void mux_own_windows(struct mux *m, uint64_t run_ns, uint64_t counted_ns,
  */
 void mux_schedule(struct mux *m, bool force);
 /* The claims' groups as they are now (refs = 1), t_read: when this tick
- * read the counters.  NULL on ENOMEM. */
-struct mux_snap *mux_snapshot(const struct mux *m, uint64_t t_read);
+ * read the counters.  reuse: a snapshot nobody else holds or can take
+ * (unpublished, refs 1) or NULL; it is consumed - filled again and
+ * returned when large enough, else freed - so a tick need not allocate.
+ * NULL on ENOMEM. */
+struct mux_snap *mux_snapshot(const struct mux *m, uint64_t t_read,
+			      struct mux_snap *reuse);
 void mux_snap_put(struct mux_snap *sn);
 /*
  * The counts of the group with key at time now (the clock of t_read):

@@ -43,6 +43,8 @@ struct sampler {
 	 * for. */
 	atomic_uint_fast64_t hwseq;
 	struct mux_snap *snap;
+	struct mux_snap *spare;	/* the last snap, unpublished and held by
+				   no reader: the next tick's buffer */
 	/* calls run on the sampling thread between ticks (sampler_call()) */
 	pthread_mutex_t call_lock;
 	pthread_cond_t call_cond;
@@ -371,6 +373,11 @@ static void run_calls(struct sampler *s);
  * copy, a few microseconds, unless it is preempted meanwhile). */
 #define CLAIMS_WAIT_NS 200000ull
 
+uint64_t sampler_placements_skipped(const struct sampler *s)
+{
+	return s->mux.skipped;
+}
+
 uint64_t sampler_claims_deferred(const struct sampler *s)
 {
 	return atomic_load(&((struct sampler *)s)->claims_deferred);
@@ -501,6 +508,7 @@ void sampler_free(struct sampler *s)
 	if (s->cfd >= 0)
 		close(s->cfd);
 	mux_snap_put(s->snap);
+	mux_snap_put(s->spare);
 	free(s);
 }
 
@@ -1375,13 +1383,21 @@ static void hw_end(struct sampler *s)
 {
 	struct mux_snap *sn = NULL, *old;
 
-	if (s->claims && (sn = mux_snapshot(&s->mux, s->last_mono)))
+	if (s->claims &&
+	    (sn = mux_snapshot(&s->mux, s->last_mono, s->spare)))
 		sn->gen = atomic_load(&s->hwseq) + 1;
+	s->spare = NULL;	/* consumed */
 	pthread_mutex_lock(&s->lock);
 	old = s->snap;
 	s->snap = sn;	/* NULL (ENOMEM): readers answer 503 until a tick */
 	pthread_mutex_unlock(&s->lock);
-	mux_snap_put(old);
+	/* no reader can take old now; if none holds it, it is the next
+	 * tick's buffer instead of a free and a malloc a tick (a reader's
+	 * put that made refs 1 is ordered before this load) */
+	if (old && atomic_load(&old->refs) == 1)
+		s->spare = old;
+	else
+		mux_snap_put(old);
 	atomic_fetch_add(&s->hwseq, 1);
 }
 

@@ -237,6 +237,10 @@ void sampler_tick(struct sampler *s);
 /* Ticks (or calls) that left the claims table alone because its lock was
  * not free within 200 us: their claim changes waited for the next. */
 uint64_t sampler_claims_deferred(const struct sampler *s);
+/* Ticks that left the placement as it was (nothing changed since the
+ * last, nothing takes turns: mux_schedule()); for tests and benchmarks,
+ * read with the sampler stopped or ticked by the caller. */
+uint64_t sampler_placements_skipped(const struct sampler *s);
 /*
  * Gives the claims table (sampler_new()'s) the sampler's side of claims
  * (claims.h, struct claims_hooks), called on the HTTP thread:

@@ -1277,6 +1277,100 @@ static void test_turns(void)
 	json_object_put(rep.body);
 	is_int(turns_alternate(s, idx[2]), 0, "with intervals of 60 and 140 "
 	       "ms, the two groups still alternate strictly");
+	is_int((long long)sampler_placements_skipped(s), 0, "groups taking "
+	       "turns: every tick places them");
+	sampler_free(s);
+	claims_free(cl);
+	pmu_release(&r.pmu);
+out:
+	pmu_free(&r.pmu);
+	hw_close(&r.hw);
+}
+
+/* Is claim id running, placed on a counter, after the last tick? */
+static bool claim_running(struct claims *cl, const char *id)
+{
+	struct claims_err e;
+	struct claim c;
+	bool r;
+
+	memset(&c, 0, sizeof(c));
+	if (claims_get(cl, id, 0, &c, &e) < 0) {
+		printf("# claims_get: %s\n", e.msg);
+		return false;
+	}
+	r = c.running && c.ctr[0] >= 0;
+	claim_clear(&c);
+	return r;
+}
+
+/*
+ * A placement that nothing changed is not made again (the tick's hot
+ * path, issue 27 7c), and a claim made or released between two ticks
+ * still takes effect at the next one.
+ */
+static void test_steady(void)
+{
+	struct sampler_cfg cfg = { .interval_ms = 100, .ring_capacity = 64,
+				   .check_every = 0, .policy = POLICY_RECLAIM };
+	struct claims_cfg ccfg = { .max_per_uid = 8, .max_total = 8,
+				   .default_ttl_s = 3600, .max_ttl_s = 3600,
+				   .interval_ms = 100 };
+	const char *body = "{\"events\":[\"UNC_CBO_CACHE_LOOKUP.ANY_ES\"]}";
+	struct claims_reply rep = { 0 };
+	struct json_object *idv;
+	char id[CLAIM_ID_MAX] = "";
+	struct claims *cl;
+	struct program *p;
+	struct sampler *s;
+	uint64_t k0, k1;
+	struct rig r;
+
+	rig_open(&r, wl_path("{\"platform\":\"skl\",\"cbo_count\":2,"
+			     "\"phases\":[{\"seconds\":1000,\"rates\":{"
+			     "\"cbo:0x34:0x8f\":2.0e7}}]}"));
+	r.nev = 1;	/* one CBo counter: a claim fits on the other */
+	p = prog(&r, 64);
+	ok(p && p->ngroups == 1 && !strcmp(p->ev[0].name,
+					   "UNC_CBO_CACHE_LOOKUP.ANY_MESI"),
+	   "a baseline of one CBo event (%u groups)", p ? p->ngroups : 0);
+	if (!p)
+		goto out;
+	cl = claims_new(&r.pmu, &ccfg);
+	s = fake_sampler(&r, p, &cfg, cl);
+	for (unsigned t = 0; t < 5; t++) {
+		sampler_tick(s);
+		advance_ms(100);
+	}
+	is_int((long long)sampler_placements_skipped(s), 4, "nothing "
+	       "changed: only the first of 5 ticks placed the groups");
+	api_claims_create(cl, 1000, 1, body, strlen(body), &rep);
+	is_int(rep.status, 201, "a claim between two ticks");
+	if (rep.body && json_object_object_get_ex(rep.body, "id", &idv))
+		snprintf(id, sizeof(id), "%s", json_object_get_string(idv));
+	json_object_put(rep.body);
+	k0 = sampler_placements_skipped(s);
+	sampler_tick(s);
+	k1 = sampler_placements_skipped(s);
+	ok(k1 == k0 && claim_running(cl, id), "the next tick places it: "
+	   "it counts on a counter");
+	/* (the claim's first placement leaves the baseline's group out for
+	 * that tick; the next one places both) */
+	for (unsigned t = 0; t < 3; t++) {
+		advance_ms(100);
+		sampler_tick(s);
+	}
+	ok(sampler_placements_skipped(s) - k1 >= 2 && claim_running(cl, id),
+	   "then its placement stands (%llu of 3 ticks left it), the claim "
+	   "counting", (unsigned long long)(sampler_placements_skipped(s) -
+					   k1));
+	api_claims_release(cl, id, 1000, &rep);
+	json_object_put(rep.body);
+	k0 = sampler_placements_skipped(s);
+	advance_ms(100);
+	sampler_tick(s);
+	is_int((long long)(sampler_placements_skipped(s) - k0), 0,
+	       "a release is placed at the next tick");
 	sampler_free(s);
 	claims_free(cl);
 	pmu_release(&r.pmu);
@@ -1304,6 +1398,7 @@ int main(void)
 	test_counting_window();
 	test_occupancy_bound();
 	test_turns();
+	test_steady();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd) != 0)
 		printf("# cannot remove %s\n", dir);
