@@ -139,7 +139,17 @@ start_uncored() {
 	"$UNCORED" "$@" >"$log" 2>&1 &
 	UPID=$!
 	tap_cleanup_pid "$UPID"
-	wait_healthy "$PORT"
+	wait_healthy "$PORT" || return 1
+	# /healthz answers as soon as the listeners are open, a moment before
+	# the daemon logs its start-up line (platform, sockets, counters): a
+	# test reading that line must not race it on a loaded machine.
+	wait_for "the start-up line in $log" 30 _announced "$log" || :
+}
+_announced() {
+	has "$1" "counters, interval" && return 0
+	has "$1" "nothing can be counted here" && return 0
+	gone "$UPID" && _wf_stop="uncored (pid $UPID) has ended"
+	return 1
 }
 
 # wait_for WHAT SECONDS COMMAND...: runs COMMAND (quietly) until it
