@@ -1,5 +1,5 @@
 /*
- * http_listen.c - the listening sockets of the HTTP server (http_int.h):
+ * http_listen.c - the listening sockets of the HTTP server (http.c):
  * TCP addresses parsed and bound (dual-stack for every address), sockets
  * inherited from systemd checked and adopted, and the Unix control
  * socket created with its mode and group, never over a file that is not
