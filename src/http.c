@@ -70,6 +70,7 @@
 
 #include "authq.h"
 #include "buf.h"
+#include "errmsg.h"
 #include "gz.h"
 #include "http.h"
 #include "http_conn.h"
@@ -198,19 +199,6 @@ struct http_state {
 	struct MHD_Connection *conn;	/* to resume (AUTH_WAITING) */
 	struct http_state *sprev, *snext;	/* srv->suspended */
 };
-
-
-__attribute__((format(printf, 3, 4)))
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || errlen == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 /* ---- responses ---------------------------------------------------- */
 
@@ -693,14 +681,14 @@ static int check_routes(const struct http_route *routes, size_t n,
 
 		if (!rt->pattern || rt->pattern[0] != '/' || !rt->fn ||
 		    !(rt->methods & (HTTP_GET | HTTP_POST | HTTP_DELETE))) {
-			seterr(err, errlen, "bad http route %zu (%s)", i,
+			errmsg(err, errlen, "bad http route %zu (%s)", i,
 			       rt->pattern ? rt->pattern : "null");
 			return -EINVAL;
 		}
 		for (p = rt->pattern; (p = strchr(p, '{')) != NULL; p++)
 			np++;
 		if (np > HTTP_MAX_PARAMS) {
-			seterr(err, errlen,
+			errmsg(err, errlen,
 			       "http route %s has more than %d parameters",
 			       rt->pattern, HTTP_MAX_PARAMS);
 			return -EINVAL;
@@ -1372,7 +1360,7 @@ static int open_control(struct http_server *s, struct http_listener *l,
 		close(l->sk.fd);
 		l->sk.fd = -1;
 		unlink(path);
-		seterr(err, errlen, "cannot create control socket %s: %s",
+		errmsg(err, errlen, "cannot create control socket %s: %s",
 		       path, strerror(ENOMEM));
 		return -ENOMEM;
 	}
@@ -1436,7 +1424,7 @@ static int start_mhd(struct http_server *s, struct http_listener *l,
 			MHD_OPTION_URI_LOG_CALLBACK, on_uri, l,
 			MHD_OPTION_END);
 	if (!l->mhd) {
-		seterr(err, errlen, "cannot start the HTTP server on %s "
+		errmsg(err, errlen, "cannot start the HTTP server on %s "
 		       "(libmicrohttpd refused; see debug log)", l->sk.name);
 		return -EIO;
 	}
@@ -1446,7 +1434,7 @@ static int start_mhd(struct http_server *s, struct http_listener *l,
 	ev.data.u32 = (uint32_t)(l - s->ls);
 	if (!di ||
 	    epoll_ctl(l->lp->epfd, EPOLL_CTL_ADD, di->epoll_fd, &ev) < 0) {
-		seterr(err, errlen, "cannot poll the HTTP server on %s: %s",
+		errmsg(err, errlen, "cannot poll the HTTP server on %s: %s",
 		       l->sk.name, strerror(errno));
 		return -EIO;
 	}
@@ -1637,7 +1625,7 @@ static int setup_polling(struct http_server *s, struct http_loop *lp,
 		goto fail;
 	return 0;
 fail:
-	seterr(err, errlen, "cannot set up HTTP polling: %s", strerror(errno));
+	errmsg(err, errlen, "cannot set up HTTP polling: %s", strerror(errno));
 	return -1;
 }
 
@@ -1647,12 +1635,12 @@ static int check_start(const struct http_cfg *cfg,
 		       char *err, size_t errlen)
 {
 	if (cfg->nlisten > HTTP_MAX_LISTEN) {
-		seterr(err, errlen, "too many listen addresses (at most %d)",
+		errmsg(err, errlen, "too many listen addresses (at most %d)",
 		       HTTP_MAX_LISTEN);
 		return -1;
 	}
 	if (MHD_is_feature_supported(MHD_FEATURE_EPOLL) != MHD_YES) {
-		seterr(err, errlen, "libmicrohttpd was built without epoll "
+		errmsg(err, errlen, "libmicrohttpd was built without epoll "
 		       "support, which the http thread needs");
 		return -1;
 	}
@@ -1660,7 +1648,7 @@ static int check_start(const struct http_cfg *cfg,
 		return -1;
 	if (cfg->web && cfg->web->tls &&
 	    MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
-		seterr(err, errlen, "%s: libmicrohttpd was built without TLS "
+		errmsg(err, errlen, "%s: libmicrohttpd was built without TLS "
 		       "support", cfg->web->path);
 		return -1;
 	}
@@ -1681,7 +1669,7 @@ static int open_listeners(struct http_server *s, const struct http_cfg *cfg,
 		socklen_t len;
 
 		if (!cfg->listen[i]) {
-			seterr(err, errlen, "listen address %u is missing", i);
+			errmsg(err, errlen, "listen address %u is missing", i);
 			return -1;
 		}
 		if (listen_parse(cfg->listen[i], &ss, &len, err, errlen) < 0)
@@ -1700,7 +1688,7 @@ static int open_listeners(struct http_server *s, const struct http_cfg *cfg,
 	    open_control(s, &s->ls[s->nls++], cfg, err, errlen) < 0)
 		return -1;
 	if (s->nls == 0) {
-		seterr(err, errlen, "no HTTP listener configured");
+		errmsg(err, errlen, "no HTTP listener configured");
 		return -1;
 	}
 	return 0;
@@ -1718,7 +1706,7 @@ static int start_thread(struct http_loop *lp, char *err, size_t errlen)
 	rc = pthread_create(&lp->thread, NULL, serve, lp);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc != 0) {
-		seterr(err, errlen, "cannot start the %s thread: %s", lp->tname,
+		errmsg(err, errlen, "cannot start the %s thread: %s", lp->tname,
 		       strerror(rc));
 		return -1;
 	}
@@ -1734,7 +1722,7 @@ struct http_server *http_start(const struct http_cfg *cfg,
 	struct http_server *s;
 	unsigned i, max;
 
-	seterr(err, errlen, "unknown error");
+	errmsg(err, errlen, "unknown error");
 	if (check_start(cfg, routes, nroutes, err, errlen) < 0)
 		return NULL;
 	snprintf(instance_id, sizeof(instance_id), "%s",
@@ -1743,7 +1731,7 @@ struct http_server *http_start(const struct http_cfg *cfg,
 	max = cfg->nlisten + cfg->ninherited + 1;
 	if (!s || !(s->ls = calloc(max, sizeof(*s->ls)))) {
 		free(s);
-		seterr(err, errlen, "out of memory");
+		errmsg(err, errlen, "out of memory");
 		return NULL;
 	}
 	s->routes = routes;
