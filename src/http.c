@@ -31,6 +31,13 @@
  * gate (client certificate, basic auth) before anything else; a bcrypt
  * check it needs runs on a worker (authq.h) while MHD suspends the
  * connection, and the http thread resumes it with the verdict.
+ *
+ * Beside this file: http_listen.c opens the sockets, http_conn.c keeps
+ * the limits on open connections (request deadlines, write rates, the
+ * TCP connection limits, the control socket's budget and its busy
+ * connections), http_tls.c the TLS options, client-certificate policy
+ * and pushing of records.  This file ties them to MHD: listeners, the
+ * two loops, the request flow, routing, responses and basic auth.
  */
 #include "config.h"
 
@@ -51,13 +58,10 @@
 #include <strings.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 
-#include <linux/sockios.h>
-#include <linux/tcp.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -66,10 +70,13 @@
 
 #include "authq.h"
 #include "buf.h"
+#include "errmsg.h"
 #include "gz.h"
 #include "http.h"
-#include "log.h"
+#include "http_conn.h"
 #include "http_listen.h"
+#include "http_tls.h"
+#include "log.h"
 
 /*
  * Per-connection memory pool: request line, headers and the read buffer.
@@ -128,53 +135,6 @@ struct http_listener {
 
 
 /*
- * One open connection, for the limits libmicrohttpd cannot express
- * (MHD_OPTION_NOTIFY_CONNECTION keeps the list): a deadline for each
- * request's headers and body (MHD's timeout is an idle timeout that every
- * byte resets), a minimum rate at which an answer must drain (a reader
- * that takes a byte now and then keeps an idle timer alive forever), and
- * max_connections / max_per_ip that neither slow partial requests nor
- * readers that stopped reading can use up - a new connection over a
- * limit displaces the oldest connection whose request is incomplete or
- * idle, or whose answer made no progress for HTTP_STALL_S.  The control
- * socket's connections have a budget of their own, so no TCP client can
- * shut it out, with a share per peer uid and a grace before an idle one
- * is displaced (control_admit()).  An evicted connection is shut down;
- * MHD then sees EOF (or its writes fail) and closes it.  Only the loop's
- * thread touches its list (MHD calls back from MHD_run()).
- */
-struct http_conn {
-	struct http_conn *prev, *next;	/* oldest first */
-	int fd;
-	uint64_t start_ns;	/* accept, or the end of the last response */
-	bool waiting;		/* the request is not complete yet */
-	bool idle;		/* ... nor begun: keep-alive after an answer */
-	bool checking;		/* complete, suspended for a bcrypt check: no
-				   deadline, never displaced (the queue
-				   bounds how many) */
-	bool closing;		/* shut down by us */
-	bool control;		/* on a control socket (its own budget) */
-	bool busy;		/* over the control budget: its request is
-				   answered 503 "busy" and the connection
-				   closed; counts in no budget */
-	bool busy_own;		/* ... because of its uid's share */
-	bool has_uid;
-	uid_t uid;		/* control socket: the peer (SO_PEERCRED) */
-	struct http_tally *tally;	/* control socket: bytes of answers
-					   handed to MHD */
-	bool tcp;		/* progress is bytes the peer acknowledged */
-	bool has_ip;
-	struct sockaddr_storage ip;	/* address only, port zeroed */
-	char peer[INET6_ADDRSTRLEN + 2];	/* for logs */
-	/* while an answer is being sent (!waiting): */
-	uint64_t progress_ns;	/* when it last made progress */
-	uint64_t sampled_ns;	/* when progress was last looked at */
-	uint64_t drained;	/* TCP: bytes acknowledged; Unix: bytes
-				   handed to MHD less the send queue */
-	uint64_t mark_ns, mark_drained;	/* TCP: this write-deadline window */
-};
-
-/*
  * One thread and what it serves: the TCP listeners (with the bcrypt
  * workers' queue), or the control sockets.  Its connection list, its
  * counters and its log limits are its thread's alone; what handlers on
@@ -185,8 +145,7 @@ struct http_loop {
 	struct http_server *srv;
 	bool control;
 	const char *tname;	/* the thread's name */
-	struct http_conn *conns, *conns_tail;
-	struct log_limit evict_log[HTTP_EVICT_N];
+	struct conn_list conns;	/* http_conn.h */
 	struct http_stats stats;
 	pthread_mutex_t pub_lock;
 	struct http_stats pub;	/* stats and the connection counts */
@@ -197,19 +156,8 @@ struct http_loop {
 	bool used;		/* it has a listener */
 };
 
-/* How many of an answer's bytes a control connection handed to MHD,
- * shared by the connection and the answer's reader, which may outlive
- * each other (freed by the last; only the control thread touches it). */
-struct http_tally {
-	unsigned refs;
-	uint64_t bytes;
-};
-
 struct http_server {
-	unsigned max_conn, max_per_ip;	/* TCP listeners together; per IP */
-	unsigned ctl_max, ctl_per_uid;	/* the control budget; per uid */
-	uint64_t deadline_ns;		/* to complete a request; the write
-					   deadline's window */
+	struct conn_limits lim;		/* http_conn.h */
 	struct http_loop loop[2];	/* [0] TCP, [1] the control socket */
 	const struct http_route *routes;
 	size_t nroutes;
@@ -251,19 +199,6 @@ struct http_state {
 	struct MHD_Connection *conn;	/* to resume (AUTH_WAITING) */
 	struct http_state *sprev, *snext;	/* srv->suspended */
 };
-
-
-__attribute__((format(printf, 3, 4)))
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || errlen == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 /* ---- responses ---------------------------------------------------- */
 
@@ -350,8 +285,6 @@ struct http_stream {
 					   took; NULL on TCP */
 };
 
-static void tally_put(struct http_tally *t);
-
 static long stream_src(void *cls, char *out, size_t max)
 {
 	struct http_stream *hs = cls;
@@ -385,7 +318,7 @@ static void stream_free(void *cls)
 
 	gz_stream_free(hs->gz);
 	hs->release(hs->arg);
-	tally_put(hs->tally);
+	conn_tally_put(hs->tally);
 	free(hs);
 }
 
@@ -428,7 +361,7 @@ static struct MHD_Response *stream_resp(struct MHD_Connection *c,
 
 /*
  * A body sent from memory on a control connection, handed to MHD piece
- * by piece so that the tally counts what it took (conn_sample() measures
+ * by piece so that the tally counts what it took (http_conn.c measures
  * the drain by it).  Owns the body: release(arg) frees it.
  */
 struct http_counted {
@@ -457,7 +390,7 @@ static void counted_free(void *cls)
 	struct http_counted *hc = cls;
 
 	hc->release(hc->arg);
-	tally_put(hc->tally);
+	conn_tally_put(hc->tally);
 	free(hc);
 }
 
@@ -502,8 +435,6 @@ static struct MHD_Response *shared_resp(struct http_resp *r)
 		r->shared.release(r->shared.arg);
 	return mr;
 }
-
-static void tls_more(struct MHD_Connection *c, size_t len, unsigned status);
 
 /*
  * Queues r (consuming its body) with the standard headers; allow, if
@@ -750,14 +681,14 @@ static int check_routes(const struct http_route *routes, size_t n,
 
 		if (!rt->pattern || rt->pattern[0] != '/' || !rt->fn ||
 		    !(rt->methods & (HTTP_GET | HTTP_POST | HTTP_DELETE))) {
-			seterr(err, errlen, "bad http route %zu (%s)", i,
+			errmsg(err, errlen, "bad http route %zu (%s)", i,
 			       rt->pattern ? rt->pattern : "null");
 			return -EINVAL;
 		}
 		for (p = rt->pattern; (p = strchr(p, '{')) != NULL; p++)
 			np++;
 		if (np > HTTP_MAX_PARAMS) {
-			seterr(err, errlen,
+			errmsg(err, errlen,
 			       "http route %s has more than %d parameters",
 			       rt->pattern, HTTP_MAX_PARAMS);
 			return -EINVAL;
@@ -785,169 +716,12 @@ static void peer_creds(struct MHD_Connection *c, struct http_req *req)
 	req->pid = uc.pid;
 }
 
-/* ---- TLS and basic auth (TCP listeners with a web config) ---------- */
-
-/*
- * One TCP transmission per TLS answer.  libmicrohttpd sends an answer's
- * header and its body with two gnutls_record_send() calls: two records,
- * two sendmsg(2), each a whole TCP transmission (on loopback the
- * receiver's path too, and a wake-up of the client per record).  Under
- * wrk that was 61 % of the HTTP thread's CPU against 36 % in nginx's one
- * write(2) an answer, and most of the gap to it.  So when an answer with
- * a body is queued on a TLS connection (tls_more()), the push function
- * below sends that connection's next record, the header's, with
- * MSG_MORE: the kernel holds it and sends it with the body's record, at
- * the body's sendmsg(2).  Only the serving thread pushes TLS records, so
- * the one pending connection is that thread's.  A header whose body
- * never follows (a HEAD answer) is not held: tls_more() is not called
- * for one.
- */
-static _Thread_local int tls_more_fd = -1;
-/* The request being answered is not a HEAD one (its answer has a body). */
-static _Thread_local bool tls_not_head;
-
-static ssize_t tls_push(gnutls_transport_ptr_t ptr, const giovec_t *iov,
-			int iovcnt)
-{
-	int fd = (int)(intptr_t)ptr, flags = MSG_NOSIGNAL;
-	struct msghdr m = { .msg_iov = (struct iovec *)(uintptr_t)iov,
-			    .msg_iovlen = (size_t)iovcnt };
-
-	if (fd == tls_more_fd) {
-		flags |= MSG_MORE;
-		tls_more_fd = -1;
-	}
-	return sendmsg(fd, &m, flags);
-}
-
-/* The header of the answer just queued on c, whose body of len bytes
- * MHD sends next, goes out with that body (above). */
-static void tls_more(struct MHD_Connection *c, size_t len, unsigned status)
-{
-	const union MHD_ConnectionInfo *ci;
-
-	if (!tls_not_head || !len || status < 200 || status == 204 ||
-	    status == 304)
-		return;
-	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_GNUTLS_SESSION);
-	if (!ci || !ci->tls_session)
-		return;
-	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
-	if (ci)
-		tls_more_fd = ci->connect_fd;
-}
-
-/* Sets up tls_push() on c's TLS session, if it has one. */
-static void tls_push_setup(struct MHD_Connection *c)
-{
-	const union MHD_ConnectionInfo *ci;
-
-	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_GNUTLS_SESSION);
-	if (ci && ci->tls_session)
-		gnutls_transport_set_vec_push_function(ci->tls_session,
-						       tls_push);
-}
-
-/* Does the client certificate policy ask for a certificate at all? */
-static bool wants_client_cert(const struct webcfg *w)
-{
-	return w && w->tls && w->client_auth != WEBCFG_NO_CLIENT_CERT;
-}
-
-/* Must the handshake fail without a (verified) client certificate? */
-static bool requires_client_cert(const struct webcfg *w)
-{
-	return w && w->tls &&
-	       (w->client_auth == WEBCFG_REQUIRE_ANY_CLIENT_CERT ||
-		w->client_auth == WEBCFG_REQUIRE_AND_VERIFY);
-}
-
-/*
- * libmicrohttpd only *requests* a client certificate (when it has CAs to
- * offer) and never verifies one.  When a connection starts, its GnuTLS
- * session exists but has not shaken hands yet: make the handshake
- * require the certificate and, for the verifying policies, check it
- * against client_ca_file, so that a client without one fails at the TLS
- * level, as Go's exporters do.  client_cert_problem() checks again per
- * request, and is the only check of a certificate given under
- * VerifyClientCertIfGiven (a 403 answer rather than a failed handshake).
- */
-static void on_connect(void *cls, struct MHD_Connection *c, void **sock_ctx,
-		       enum MHD_ConnectionNotificationCode code)
-{
-	struct http_listener *l = cls;
-	const struct webcfg *w = l->srv->web;
-	const union MHD_ConnectionInfo *ci;
-	gnutls_session_t sess;
-
-	(void)sock_ctx;
-	if (code != MHD_CONNECTION_NOTIFY_STARTED)
-		return;
-	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_GNUTLS_SESSION);
-	if (!ci || !ci->tls_session)
-		return;
-	sess = ci->tls_session;
-	if (requires_client_cert(w))
-		gnutls_certificate_server_set_request(sess,
-						      GNUTLS_CERT_REQUIRE);
-	/* Not for VerifyClientCertIfGiven: GnuTLS would then fail a
-	   handshake without a certificate too. */
-	if (w->client_auth == WEBCFG_REQUIRE_AND_VERIFY)
-		gnutls_session_set_verify_cert(sess, NULL, 0);
-}
-
-/* Why the client certificate of c is not acceptable, or NULL. */
-static const char *client_cert_problem(const struct webcfg *w,
-				       struct MHD_Connection *c)
-{
-	const union MHD_ConnectionInfo *ci;
-	unsigned n = 0, status = 0;
-	gnutls_session_t sess;
-
-	if (!wants_client_cert(w) ||
-	    w->client_auth == WEBCFG_REQUEST_CLIENT_CERT)
-		return NULL;
-	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_GNUTLS_SESSION);
-	if (!ci || !ci->tls_session)
-		return "no TLS session";
-	sess = ci->tls_session;
-	if (!gnutls_certificate_get_peers(sess, &n) || n == 0)
-		return w->client_auth == WEBCFG_VERIFY_IF_GIVEN ? NULL :
-		       "a client certificate is required";
-	if (w->client_auth == WEBCFG_REQUIRE_ANY_CLIENT_CERT)
-		return NULL;
-	if (gnutls_certificate_verify_peers2(sess, &status) < 0 || status)
-		return "the client certificate is not signed by a CA of "
-		       "client_ca_file";
-	return NULL;
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* Marks c as waiting for a bcrypt check, or no longer: the client has
- * sent its request, so its deadline no longer runs (the check may wait
- * for a worker on a loaded machine), and it is not displaced. */
-static void conn_checking(struct MHD_Connection *c, bool on)
-{
-	struct http_conn *k = conn_of(c);
-
-	if (k) {
-		k->checking = on;
-		if (!on)
-			k->start_ns = mono_ns();	/* a deadline anew */
-	}
-}
+/* ---- basic auth (TCP listeners with a web config) ----------------- */
 
 /* Pays the bcrypt debt back at a quarter of the wall time passed. */
 static void auth_repay(struct http_server *s)
 {
-	uint64_t now = mono_ns();
+	uint64_t now = conn_now_ns();
 	uint64_t paid = (now - s->auth_last_ns) / HTTP_AUTH_SHARE;
 
 	s->auth_debt_ns = s->auth_debt_ns > paid ? s->auth_debt_ns - paid : 0;
@@ -1002,7 +776,7 @@ static int auth_submit(struct http_server *s, struct MHD_Connection *c,
 	st->job = job;
 	st->auth = AUTH_WAITING;
 	st->conn = c;
-	conn_checking(c, true);
+	conn_checking(conn_of(c), true);
 	st->charged_ns = s->auth_est_ns;
 	s->auth_debt_ns += st->charged_ns;
 	suspended_add(s, st);
@@ -1037,7 +811,7 @@ static void auth_collect(struct http_server *s)
 		st->job = NULL;
 		st->auth = AUTH_DONE;
 		suspended_del(s, st);
-		conn_checking(st->conn, false);
+		conn_checking(conn_of(st->conn), false);
 		MHD_resume_connection(st->conn);
 	}
 }
@@ -1068,7 +842,7 @@ static enum MHD_Result send_busy(struct MHD_Connection *c, unsigned retry_s)
 
 /*
  * 503 with Retry-After and "Connection: close" for a request on a
- * control connection over the budget (control_admit()): not processed,
+ * control connection over the budget (http_conn.c, conn_open()): not processed,
  * so any request may be sent again.
  */
 static enum MHD_Result send_control_busy(struct http_listener *l,
@@ -1084,12 +858,12 @@ static enum MHD_Result send_control_busy(struct http_listener *l,
 			   "has %u connections open, its share of the budget "
 			   "(control_max_per_uid), none of them idle for %u ms; "
 			   "retry, or use fewer connections", (unsigned)k->uid,
-			   s->ctl_per_uid, HTTP_CONTROL_GRACE_MS);
+			   s->lim.ctl_per_uid, HTTP_CONTROL_GRACE_MS);
 	else
 		http_error(&r, 503, "busy", "the control socket is busy: all "
 			   "%u connections of its budget (control_max_"
 			   "connections) are in use, none of them idle for %u "
-			   "ms; retry", s->ctl_max, HTTP_CONTROL_GRACE_MS);
+			   "ms; retry", s->lim.ctl_max, HTTP_CONTROL_GRACE_MS);
 	r.retry_after_s = 1;
 	r.close = true;
 	log_debug("http: busy answer to uid %u on %s", (unsigned)k->uid,
@@ -1153,7 +927,7 @@ static enum gate gate(struct http_listener *l, struct MHD_Connection *c,
 		      struct http_state *st, enum MHD_Result *ret)
 {
 	struct http_server *s = l->srv;
-	const char *why = client_cert_problem(s->web, c);
+	const char *why = tls_cert_problem(s->web, c);
 
 	if (why) {
 		*ret = send_error(c, 403, 0, "forbidden", "%s", why);
@@ -1162,35 +936,6 @@ static enum gate gate(struct http_listener *l, struct MHD_Connection *c,
 	if (s->web->nusers == 0)
 		return GATE_PASSED;
 	return gate_auth(l, c, st, ret);
-}
-
-
-/*
- * Writes l's TLS options as MHD_OPTION_ARRAY items into o (room for
- * HTTP_TLS_OPTIONS), ending with MHD_OPTION_END.  Returns true if the
- * listener serves TLS.  (The client-certificate setup of each new
- * connection, on_connect(), is called by on_connection(): MHD keeps one
- * connection callback.)
- */
-#define HTTP_TLS_OPTIONS 5
-static bool tls_options(struct http_listener *l, struct MHD_OptionItem *o)
-{
-	const struct webcfg *w = l->srv->web;
-	unsigned n = 0;
-
-	if (!l->sk.control && w && w->tls) {
-		o[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_CERT, 0,
-						  w->cert_pem };
-		o[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_KEY, 0,
-						  w->key_pem };
-		o[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_PRIORITIES,
-						  0, (void *)w->priorities };
-		if (w->ca_pem)
-			o[n++] = (struct MHD_OptionItem){
-				MHD_OPTION_HTTPS_MEM_TRUST, 0, w->ca_pem };
-	}
-	o[n] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
-	return n > 0;
 }
 
 /* Routes a complete request and queues the answer. */
@@ -1299,258 +1044,6 @@ static struct http_conn *conn_of(struct MHD_Connection *c)
 	return ci ? ci->socket_context : NULL;
 }
 
-static bool same_ip(const struct http_conn *a, const struct http_conn *b)
-{
-	return a->has_ip && b->has_ip && memcmp(&a->ip, &b->ip, sizeof(a->ip)) == 0;
-}
-
-/* Shuts k down: MHD sees EOF, or its next write fails, and closes it. */
-static void conn_shut(struct http_loop *lp, struct http_conn *k,
-		      enum http_evict why)
-{
-	k->closing = true;
-	lp->stats.evicted[why]++;
-	shutdown(k->fd, SHUT_RDWR);
-}
-
-static void tally_put(struct http_tally *t)
-{
-	if (t && --t->refs == 0)
-		free(t);
-}
-
-/*
- * Looks at how far the answer on k has drained: for TCP the bytes the
- * peer acknowledged (TCP_INFO), for a Unix socket the bytes of answers
- * handed to MHD less those still in the send queue (SIOCOUTQ: the peer
- * has not read them).  MHD's own buffer (a block of a streamed answer)
- * makes the latter up to HTTP_STREAM_BLOCK early.  Marks progress.
- */
-static void conn_sample(struct http_conn *k, uint64_t now)
-{
-	uint64_t v;
-	bool moved;
-
-	k->sampled_ns = now;
-	if (k->tcp) {
-		struct tcp_info ti;
-		socklen_t len = sizeof(ti);
-
-		if (getsockopt(k->fd, IPPROTO_TCP, TCP_INFO, &ti, &len) < 0 ||
-		    len < offsetof(struct tcp_info, tcpi_bytes_acked) +
-			  sizeof(ti.tcpi_bytes_acked)) {
-			k->progress_ns = now;	/* cannot tell: not stalled */
-			return;
-		}
-		v = ti.tcpi_bytes_acked;
-		moved = v != k->drained;
-	} else {
-		uint64_t out = k->tally ? k->tally->bytes : 0;
-		int q = 0;
-
-		if (ioctl(k->fd, SIOCOUTQ, &q) < 0) {
-			k->progress_ns = now;	/* cannot tell: not stalled */
-			return;
-		}
-		v = q > 0 && (uint64_t)q < out ? out - (uint64_t)q
-		    : q > 0 ? 0 : out;
-		moved = q == 0 || v != k->drained;
-	}
-	/* the first look at an answer starts its write-deadline window
-	   (nothing is known of its progress before: not stalled) */
-	if (!k->mark_ns) {
-		k->mark_ns = now;
-		k->mark_drained = v;
-		moved = true;
-	}
-	if (moved)
-		k->progress_ns = now;
-	k->drained = v;
-}
-
-/* Has the answer on k made no progress for HTTP_STALL_S? */
-static bool conn_stalled(const struct http_conn *k, uint64_t now)
-{
-	return !k->waiting &&
-	       now - k->progress_ns >= HTTP_STALL_S * 1000000000ull;
-}
-
-/*
- * May k be closed to let a new connection in?  An incomplete request or
- * an idle keep-alive (on the control socket only once it has waited
- * HTTP_CONTROL_GRACE_MS: a library client between two reads is not
- * idle), or an answer without progress for HTTP_STALL_S.  *t: since
- * when (the oldest goes first).
- */
-static bool conn_displaceable(const struct http_conn *k, uint64_t now,
-			      uint64_t *t)
-{
-	if (k->closing || k->checking || k->busy)
-		return false;
-	if (k->waiting) {
-		*t = k->start_ns;
-		return !k->control ||
-		       now - k->start_ns >= HTTP_CONTROL_GRACE_MS * 1000000ull;
-	}
-	*t = k->progress_ns;
-	return conn_stalled(k, now);
-}
-
-/* How long k has waited (or made no progress), for logs. */
-static const char *conn_why(const struct http_conn *k)
-{
-	return !k->waiting ? "whose answer made no progress for"
-	       : k->idle ? "idle after its answer for"
-	       : "whose request was incomplete after";
-}
-
-/*
- * Keeps a TCP limit after n joined: if more than max TCP connections
- * (from n's IP when by_ip) are open, shuts down the one that has waited
- * longest with an incomplete request, an idle keep-alive or an answer
- * that made no progress; if there is none, n.
- */
-static void conn_limit(struct http_loop *lp, struct http_conn *n,
-		       unsigned max, bool by_ip)
-{
-	struct http_conn *victim = NULL;
-	uint64_t now = mono_ns(), vt = 0;
-	unsigned count = 0;
-
-	for (struct http_conn *k = lp->conns; k; k = k->next) {
-		uint64_t t;
-
-		if (k->closing || (by_ip && !same_ip(k, n)))
-			continue;
-		count++;
-		if (k == n || !conn_displaceable(k, now, &t))
-			continue;
-		if (!victim || t < vt) {
-			victim = k;
-			vt = t;
-		}
-	}
-	if (count <= max)
-		return;
-	conn_shut(lp, victim ? victim : n, victim ? HTTP_EVICT_DISPLACED
-						   : HTTP_EVICT_REFUSED);
-	if (!victim)
-		log_warnx_limited(&lp->evict_log[HTTP_EVICT_REFUSED], "http: %u "
-				  "connections%s%s, the limit, none of them "
-				  "idle, incomplete or stalled: closed the new "
-				  "one from %s", count, by_ip ? " from " : "",
-				  by_ip ? n->peer : "", n->peer);
-	else
-		log_warnx_limited(&lp->evict_log[HTTP_EVICT_DISPLACED], "http: "
-				  "%u connections%s%s, the limit: closed the "
-				  "one from %s %s %.1f s", count,
-				  by_ip ? " from " : "", by_ip ? n->peer : "",
-				  victim->peer, conn_why(victim),
-				  (double)(now - vt) / 1e9);
-}
-
-static bool same_uid(const struct http_conn *a, const struct http_conn *b)
-{
-	return a->has_uid == b->has_uid && (!a->has_uid || a->uid == b->uid);
-}
-
-/*
- * Admits n to the control socket's budget: at most ctl_max connections
- * in all and ctl_per_uid of one uid.  Over its uid's share, n displaces
- * that uid's oldest displaceable connection (conn_displaceable()); over
- * the whole budget, anyone's.  With none to displace, n is marked busy:
- * its request will be answered 503 with Retry-After, unprocessed, and
- * the connection closed (a client sees an answer it can act on, never a
- * reset).  Busy connections count in no budget: they are answered as soon
- * as their request is read, and one that sends none is closed after
- * HTTP_CONTROL_GRACE_MS; how many may wait at once is MHD's limit on the
- * listener (start_mhd()), past which new ones wait to be accepted.
- */
-static void control_admit(struct http_loop *lp, struct http_conn *n)
-{
-	const struct http_server *s = lp->srv;
-	struct http_conn *victim = NULL, *own = NULL;
-	uint64_t now = mono_ns(), vt = 0, ot = 0;
-	unsigned total = 0, mine = 0;
-
-	for (struct http_conn *k = lp->conns; k; k = k->next) {
-		bool same = same_uid(k, n);
-		uint64_t t;
-
-		if (k->closing || k->busy)
-			continue;
-		total++;
-		mine += same;
-		if (k == n || !conn_displaceable(k, now, &t))
-			continue;
-		if (!victim || t < vt) {
-			victim = k;
-			vt = t;
-		}
-		if (same && (!own || t < ot)) {
-			own = k;
-			ot = t;
-		}
-	}
-	if (mine > s->ctl_per_uid) {
-		victim = own;
-		vt = ot;
-	} else if (total <= s->ctl_max) {
-		return;
-	}
-	if (victim) {
-		conn_shut(lp, victim, HTTP_EVICT_DISPLACED);
-		log_warnx_limited(&lp->evict_log[HTTP_EVICT_DISPLACED], "http: "
-				  "%u control connections (%u of uid %u), the "
-				  "limit: closed one of uid %u %s %.1f s",
-				  total, mine, (unsigned)n->uid,
-				  (unsigned)victim->uid, conn_why(victim),
-				  (double)(now - vt) / 1e9);
-		return;
-	}
-	n->busy = true;
-	n->busy_own = mine > s->ctl_per_uid;
-	lp->stats.busy++;
-}
-
-/* Records k's peer address (TCP) for the per-IP limit and the logs. */
-static void conn_peer(struct http_conn *k, const struct sockaddr *sa)
-{
-	if (sa && sa->sa_family == AF_INET) {
-		struct sockaddr_in *v4 = (struct sockaddr_in *)&k->ip;
-
-		v4->sin_family = AF_INET;
-		v4->sin_addr = ((const struct sockaddr_in *)sa)->sin_addr;
-		inet_ntop(AF_INET, &v4->sin_addr, k->peer, sizeof(k->peer));
-		k->has_ip = true;
-	} else if (sa && sa->sa_family == AF_INET6) {
-		struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&k->ip;
-
-		v6->sin6_family = AF_INET6;
-		v6->sin6_addr = ((const struct sockaddr_in6 *)sa)->sin6_addr;
-		inet_ntop(AF_INET6, &v6->sin6_addr, k->peer, sizeof(k->peer));
-		k->has_ip = true;
-	}
-}
-
-/* A control connection's peer (SO_PEERCRED) and its tally. */
-static void conn_control(struct http_conn *k)
-{
-	struct ucred uc;
-	socklen_t len = sizeof(uc);
-
-	if (getsockopt(k->fd, SOL_SOCKET, SO_PEERCRED, &uc, &len) == 0 &&
-	    len == sizeof(uc)) {
-		k->has_uid = true;
-		k->uid = uc.uid;
-		snprintf(k->peer, sizeof(k->peer), "uid %u",
-			 (unsigned)uc.uid);
-	}
-	k->tally = calloc(1, sizeof(*k->tally));
-	if (k->tally)
-		k->tally->refs = 1;
-}
-
 static void on_connection(void *cls, struct MHD_Connection *c,
 			  void **socket_context,
 			  enum MHD_ConnectionNotificationCode code)
@@ -1559,162 +1052,33 @@ static void on_connection(void *cls, struct MHD_Connection *c,
 	struct http_server *s = l->srv;
 	struct http_loop *lp = l->lp;
 	struct http_conn *k = *socket_context;
-	const union MHD_ConnectionInfo *ci;
+	const union MHD_ConnectionInfo *ci, *ca;
 
 	if (code == MHD_CONNECTION_NOTIFY_STARTED && !l->sk.control && s->web &&
-	    s->web->tls) {
-		tls_push_setup(c);
-		if (wants_client_cert(s->web))
-			on_connect(cls, c, socket_context, code);
-	}
+	    s->web->tls)
+		tls_started(s->web, c);
 	if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
 		if (!k)
 			return;
-		*(k->prev ? &k->prev->next : &lp->conns) = k->next;
-		*(k->next ? &k->next->prev : &lp->conns_tail) = k->prev;
-		tally_put(k->tally);
-		free(k);
+		conn_close(&lp->conns, k);
 		*socket_context = NULL;
 		return;
 	}
 	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
-	if (!ci || !(k = calloc(1, sizeof(*k))))
+	if (!ci)
 		return;		/* not accounted: MHD's own limits still hold */
-	k->fd = ci->connect_fd;
-	k->start_ns = mono_ns();
-	k->waiting = true;
-	k->control = l->sk.control;
-	snprintf(k->peer, sizeof(k->peer), "the control socket");
-	if (k->control)
-		conn_control(k);
-	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-	if (!l->sk.control && ci)
-		conn_peer(k, ci->client_addr);
-	k->tcp = k->has_ip;
-	k->prev = lp->conns_tail;
-	*(lp->conns_tail ? &lp->conns_tail->next : &lp->conns) = k;
-	lp->conns_tail = k;
-	*socket_context = k;
-	if (k->control) {
-		control_admit(lp, k);
-		return;
-	}
-	conn_limit(lp, k, s->max_conn, false);
-	if (k->has_ip && !k->closing)
-		conn_limit(lp, k, s->max_per_ip, true);
-}
-
-/* The request on c is complete (answered): its deadline no longer runs;
- * its answer's write deadline starts at its first look (conn_sample). */
-static void conn_answered(struct MHD_Connection *c)
-{
-	struct http_conn *k = conn_of(c);
-	uint64_t now = mono_ns();
-
-	if (!k)
-		return;
-	k->waiting = false;
-	/* looked at HTTP_SAMPLE_NS from now, if it is still being sent:
-	   the answers that go at once cost no system call */
-	k->progress_ns = k->sampled_ns = now;
-	k->mark_ns = 0;
-}
-
-/*
- * The write deadline of an answer in flight on k (sampled now): over each
- * window of HTTP_DRAIN_WINDOW_S (timeout_s if that is shorter) it must
- * drain HTTP_MIN_DRAIN_BPS on average (HTTP_CONTROL_MIN_DRAIN_BPS on the
- * control socket, whose readers are local), or it is closed.  The window
- * is short on purpose: libmicrohttpd's idle timer counts from its last
- * write, and with a large send buffer a slow reader lets it write often
- * enough, or not at all for timeout_s - either way not a rate.
- */
-static void conn_write_deadline(struct http_loop *lp, struct http_conn *k,
-				uint64_t now)
-{
-	uint64_t win = HTTP_DRAIN_WINDOW_S * 1000000000ull;
-	uint64_t got = k->drained - k->mark_drained, want;
-	unsigned bps = k->tcp ? HTTP_MIN_DRAIN_BPS : HTTP_CONTROL_MIN_DRAIN_BPS;
-
-	if (win > lp->srv->deadline_ns)
-		win = lp->srv->deadline_ns;
-	want = bps * win / 1000000000ull;
-	if ((!k->tcp && !k->tally) || now - k->mark_ns < win)
-		return;
-	if (k->drained >= k->mark_drained && got >= want) {
-		k->mark_ns = now;
-		k->mark_drained = k->drained;
-		return;
-	}
-	if (k->drained < k->mark_drained)
-		got = 0;
-	conn_shut(lp, k, HTTP_EVICT_WRITE_DEADLINE);
-	log_warnx_limited(&lp->evict_log[HTTP_EVICT_WRITE_DEADLINE], "http: "
-			  "closed the connection from %s: its answer drained "
-			  "%llu bytes in %.1f s, under the minimum of %u bytes "
-			  "a second", k->peer, (unsigned long long)got,
-			  (double)(now - k->mark_ns) / 1e9, bps);
-}
-
-/*
- * Shuts down the connections whose request missed its deadline (a busy
- * one: HTTP_CONTROL_GRACE_MS), and those whose answer drains too slowly
- * (looked at every HTTP_SAMPLE_NS); returns the ms until the next
- * deadline or look, or -1 if there is none.
- */
-#define HTTP_SAMPLE_NS	(250ull * 1000000)
-static int conn_reap(struct http_loop *lp)
-{
-	uint64_t now = mono_ns(), next = UINT64_MAX;
-
-	for (struct http_conn *k = lp->conns; k; k = k->next) {
-		uint64_t dl = k->busy ? HTTP_CONTROL_GRACE_MS * 1000000ull
-				      : lp->srv->deadline_ns;
-		uint64_t due = k->waiting ? k->start_ns + dl
-					  : k->sampled_ns + HTTP_SAMPLE_NS;
-
-		if (k->closing || k->checking)
-			continue;
-		if (due > now) {
-			next = due < next ? due : next;
-			continue;
-		}
-		if (!k->waiting) {
-			conn_sample(k, now);
-			conn_write_deadline(lp, k, now);
-			next = now + HTTP_SAMPLE_NS < next ? now + HTTP_SAMPLE_NS
-							   : next;
-			continue;
-		}
-		conn_shut(lp, k, HTTP_EVICT_REQUEST_DEADLINE);
-		log_warnx_limited(&lp->evict_log[HTTP_EVICT_REQUEST_DEADLINE],
-				  "http: closed the connection from %s: %s "
-				  "within %.1f s", k->peer, k->idle
-				  ? "no new request after its answer"
-				  : "its request was not complete",
-				  (double)dl / 1e9);
-	}
-	if (next == UINT64_MAX)
-		return -1;
-	return (int)((next - now) / 1000000 + 1);
+	ca = l->sk.control ? NULL
+	     : MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	*socket_context = conn_open(&lp->conns, ci->connect_fd, l->sk.control,
+				    ca ? ca->client_addr : NULL);
 }
 
 /* What the loop counts, for http_get_stats() on the other thread. */
 static void loop_publish(struct http_loop *lp)
 {
-	uint64_t now = mono_ns();
 	struct http_stats p = lp->stats;
 
-	for (const struct http_conn *k = lp->conns; k; k = k->next) {
-		if (k->closing)
-			continue;
-		if (k->waiting)
-			p.reading[k->control]++;
-		else if (conn_stalled(k, now))
-			p.stalled[k->control]++;
-		else
-			p.writing[k->control]++;
-	}
+	conn_count(&lp->conns, &p);
 	pthread_mutex_lock(&lp->pub_lock);
 	lp->pub = p;
 	pthread_mutex_unlock(&lp->pub_lock);
@@ -1727,11 +1091,8 @@ static void loop_publish(struct http_loop *lp)
 static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
 {
 	struct http_state *st = calloc(1, sizeof(*st));
-	struct http_conn *k = conn_of(c);
-
 	(void)cls;
-	if (k)
-		k->idle = false;	/* a request begins */
+	conn_begun(conn_of(c));
 	if (!st)
 		return NULL;
 	/* %2F in the path; %00 anywhere, the query included ("limit=5%00x"
@@ -1812,7 +1173,7 @@ static bool refuse_early(struct MHD_Connection *c, struct http_state *st,
 	const char *why = ambiguous(c, st);
 
 	if (why) {
-		conn_answered(c);
+		conn_answered(conn_of(c));
 		*ret = send_error(c, 400, 0, "bad_request",
 				  "ambiguous request: %s", why);
 		return true;
@@ -1824,7 +1185,7 @@ static bool refuse_early(struct MHD_Connection *c, struct http_state *st,
 			st->too_big = true;
 			return false;
 		}
-		conn_answered(c);
+		conn_answered(conn_of(c));
 		*ret = send_error(c, 413, 0, "too_large",
 				  "request body over %d bytes", HTTP_MAX_BODY);
 		return true;
@@ -1846,7 +1207,7 @@ static enum MHD_Result first_call(struct http_listener *l,
 
 	st->started = true;
 	if (k && k->busy) {
-		conn_answered(c);
+		conn_answered(conn_of(c));
 		return send_control_busy(l, c, k);
 	}
 	if (!l->sk.control && l->srv->web) {
@@ -1854,7 +1215,7 @@ static enum MHD_Result first_call(struct http_listener *l,
 		case GATE_SUSPENDED:
 			return MHD_YES;
 		case GATE_ANSWERED:
-			conn_answered(c);
+			conn_answered(conn_of(c));
 			return r;
 		case GATE_PASSED:
 			break;
@@ -1870,7 +1231,7 @@ static bool after_check(struct MHD_Connection *c, struct http_state *st,
 {
 	st->auth = AUTH_NONE;
 	if (!st->auth_ok) {
-		conn_answered(c);
+		conn_answered(conn_of(c));
 		*ret = send_unauthorized(c);
 		return true;
 	}
@@ -1903,7 +1264,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 	enum MHD_Result r;
 
 	(void)version;
-	tls_not_head = strcmp(method, MHD_HTTP_METHOD_HEAD) != 0;
+	tls_request(strcmp(method, MHD_HTTP_METHOD_HEAD) == 0);
 	if (!st) {
 		st = calloc(1, sizeof(*st));	/* on_uri ran out of memory */
 		if (!st)
@@ -1921,7 +1282,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 		*upload_data_size = 0;
 		return MHD_YES;
 	}
-	conn_answered(c);
+	conn_answered(conn_of(c));
 	if (st->too_big)
 		return send_error(c, 413, 0, "too_large",
 				  "request body over %d bytes", HTTP_MAX_BODY);
@@ -1936,20 +1297,13 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 {
 	struct http_listener *l = cls;
 	struct http_state *st = *con_cls;
-	struct http_conn *k = conn_of(c);
-
 	(void)toe;
 	if (st && st->job) {	/* closed while its check was pending */
 		authq_cancel(l->srv->authq, st->job);
 		suspended_del(l->srv, st);
 		st->job = NULL;
 	}
-	if (k) {
-		/* keep-alive: the next request's deadline starts now */
-		k->waiting = true;
-		k->idle = true;
-		k->start_ns = mono_ns();
-	}
+	conn_done(conn_of(c));	/* keep-alive: a new request deadline */
 	if (!st)
 		return;
 	buf_free(&st->body);
@@ -2006,7 +1360,7 @@ static int open_control(struct http_server *s, struct http_listener *l,
 		close(l->sk.fd);
 		l->sk.fd = -1;
 		unlink(path);
-		seterr(err, errlen, "cannot create control socket %s: %s",
+		errmsg(err, errlen, "cannot create control socket %s: %s",
 		       path, strerror(ENOMEM));
 		return -ENOMEM;
 	}
@@ -2030,26 +1384,26 @@ static int start_mhd(struct http_server *s, struct http_listener *l,
 	unsigned per_ip = cfg->max_per_ip ? cfg->max_per_ip
 					  : HTTP_DEFAULT_MAX_PER_IP;
 	const union MHD_DaemonInfo *di;
-	struct MHD_OptionItem tls[HTTP_TLS_OPTIONS + 1];
+	struct MHD_OptionItem tls[TLS_OPTIONS + 1];
 	struct epoll_event ev;
 	bool use_tls;
 
 	/* max_connections (the TCP listeners together), max_per_ip and the
-	 * control socket's budget are kept by on_connection(), which
-	 * displaces slow partial requests and stalled answers; MHD's own
-	 * limit only bounds what it accepts before we can look: the limit
-	 * plus the connections being shut down.  Per-IP accounting needs
-	 * an IP: none on Unix sockets (on_connection() skips them). */
-	s->max_conn = maxc;
-	s->max_per_ip = per_ip;
-	s->deadline_ns = (uint64_t)timeout * 1000000000ull;
+	 * control socket's budget are kept by on_connection() (http_conn.c,
+	 * which displaces slow partial requests and stalled answers); MHD's
+	 * own limit only bounds what it accepts before we can look: the
+	 * limit plus the connections being shut down.  Per-IP accounting
+	 * needs an IP: none on Unix sockets (conn_open() skips them). */
+	s->lim.max_conn = maxc;
+	s->lim.max_per_ip = per_ip;
+	s->lim.deadline_ns = (uint64_t)timeout * 1000000000ull;
 	/* the control socket: room for as many busy answers as the budget
-	   (control_admit()), at least HTTP_ACCEPT_SLACK */
+	   (http_conn.c), at least HTTP_ACCEPT_SLACK */
 	l->max_conn = l->sk.control
-		      ? s->ctl_max + (s->ctl_max > HTTP_ACCEPT_SLACK
-				      ? s->ctl_max : HTTP_ACCEPT_SLACK)
+		      ? s->lim.ctl_max + (s->lim.ctl_max > HTTP_ACCEPT_SLACK
+					  ? s->lim.ctl_max : HTTP_ACCEPT_SLACK)
 		      : maxc + HTTP_ACCEPT_SLACK;
-	use_tls = tls_options(l, tls);
+	use_tls = tls_options(s->web, l->sk.control, tls);
 	if (use_tls)
 		snprintf(l->sk.name + strlen(l->sk.name),
 			 sizeof(l->sk.name) - strlen(l->sk.name), " (TLS)");
@@ -2070,7 +1424,7 @@ static int start_mhd(struct http_server *s, struct http_listener *l,
 			MHD_OPTION_URI_LOG_CALLBACK, on_uri, l,
 			MHD_OPTION_END);
 	if (!l->mhd) {
-		seterr(err, errlen, "cannot start the HTTP server on %s "
+		errmsg(err, errlen, "cannot start the HTTP server on %s "
 		       "(libmicrohttpd refused; see debug log)", l->sk.name);
 		return -EIO;
 	}
@@ -2080,7 +1434,7 @@ static int start_mhd(struct http_server *s, struct http_listener *l,
 	ev.data.u32 = (uint32_t)(l - s->ls);
 	if (!di ||
 	    epoll_ctl(l->lp->epfd, EPOLL_CTL_ADD, di->epoll_fd, &ev) < 0) {
-		seterr(err, errlen, "cannot poll the HTTP server on %s: %s",
+		errmsg(err, errlen, "cannot poll the HTTP server on %s: %s",
 		       l->sk.name, strerror(errno));
 		return -EIO;
 	}
@@ -2126,7 +1480,7 @@ static void *serve(void *arg)
 	int n, j;
 
 	for (;;) {
-		int timeout = conn_reap(lp);
+		int timeout = conn_reap(&lp->conns);
 
 		for (i = 0; i < s->nls; i++) {
 			MHD_UNSIGNED_LONG_LONG t;
@@ -2271,7 +1625,7 @@ static int setup_polling(struct http_server *s, struct http_loop *lp,
 		goto fail;
 	return 0;
 fail:
-	seterr(err, errlen, "cannot set up HTTP polling: %s", strerror(errno));
+	errmsg(err, errlen, "cannot set up HTTP polling: %s", strerror(errno));
 	return -1;
 }
 
@@ -2281,12 +1635,12 @@ static int check_start(const struct http_cfg *cfg,
 		       char *err, size_t errlen)
 {
 	if (cfg->nlisten > HTTP_MAX_LISTEN) {
-		seterr(err, errlen, "too many listen addresses (at most %d)",
+		errmsg(err, errlen, "too many listen addresses (at most %d)",
 		       HTTP_MAX_LISTEN);
 		return -1;
 	}
 	if (MHD_is_feature_supported(MHD_FEATURE_EPOLL) != MHD_YES) {
-		seterr(err, errlen, "libmicrohttpd was built without epoll "
+		errmsg(err, errlen, "libmicrohttpd was built without epoll "
 		       "support, which the http thread needs");
 		return -1;
 	}
@@ -2294,7 +1648,7 @@ static int check_start(const struct http_cfg *cfg,
 		return -1;
 	if (cfg->web && cfg->web->tls &&
 	    MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
-		seterr(err, errlen, "%s: libmicrohttpd was built without TLS "
+		errmsg(err, errlen, "%s: libmicrohttpd was built without TLS "
 		       "support", cfg->web->path);
 		return -1;
 	}
@@ -2315,7 +1669,7 @@ static int open_listeners(struct http_server *s, const struct http_cfg *cfg,
 		socklen_t len;
 
 		if (!cfg->listen[i]) {
-			seterr(err, errlen, "listen address %u is missing", i);
+			errmsg(err, errlen, "listen address %u is missing", i);
 			return -1;
 		}
 		if (listen_parse(cfg->listen[i], &ss, &len, err, errlen) < 0)
@@ -2334,7 +1688,7 @@ static int open_listeners(struct http_server *s, const struct http_cfg *cfg,
 	    open_control(s, &s->ls[s->nls++], cfg, err, errlen) < 0)
 		return -1;
 	if (s->nls == 0) {
-		seterr(err, errlen, "no HTTP listener configured");
+		errmsg(err, errlen, "no HTTP listener configured");
 		return -1;
 	}
 	return 0;
@@ -2352,7 +1706,7 @@ static int start_thread(struct http_loop *lp, char *err, size_t errlen)
 	rc = pthread_create(&lp->thread, NULL, serve, lp);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc != 0) {
-		seterr(err, errlen, "cannot start the %s thread: %s", lp->tname,
+		errmsg(err, errlen, "cannot start the %s thread: %s", lp->tname,
 		       strerror(rc));
 		return -1;
 	}
@@ -2368,7 +1722,7 @@ struct http_server *http_start(const struct http_cfg *cfg,
 	struct http_server *s;
 	unsigned i, max;
 
-	seterr(err, errlen, "unknown error");
+	errmsg(err, errlen, "unknown error");
 	if (check_start(cfg, routes, nroutes, err, errlen) < 0)
 		return NULL;
 	snprintf(instance_id, sizeof(instance_id), "%s",
@@ -2377,21 +1731,22 @@ struct http_server *http_start(const struct http_cfg *cfg,
 	max = cfg->nlisten + cfg->ninherited + 1;
 	if (!s || !(s->ls = calloc(max, sizeof(*s->ls)))) {
 		free(s);
-		seterr(err, errlen, "out of memory");
+		errmsg(err, errlen, "out of memory");
 		return NULL;
 	}
 	s->routes = routes;
 	s->nroutes = nroutes;
 	s->web = cfg->web;
-	s->auth_last_ns = mono_ns();
+	s->auth_last_ns = conn_now_ns();
 	s->ctx = ctx;
-	s->ctl_max = cfg->control_max_connections
-		     ? cfg->control_max_connections
-		     : HTTP_DEFAULT_CONTROL_MAX_CONNECTIONS;
-	s->ctl_per_uid = cfg->control_max_per_uid ? cfg->control_max_per_uid
-		       : (s->ctl_max + 1) / 2;
-	if (s->ctl_per_uid > s->ctl_max)
-		s->ctl_per_uid = s->ctl_max;
+	s->lim.ctl_max = cfg->control_max_connections
+			 ? cfg->control_max_connections
+			 : HTTP_DEFAULT_CONTROL_MAX_CONNECTIONS;
+	s->lim.ctl_per_uid = cfg->control_max_per_uid
+			     ? cfg->control_max_per_uid
+			     : (s->lim.ctl_max + 1) / 2;
+	if (s->lim.ctl_per_uid > s->lim.ctl_max)
+		s->lim.ctl_per_uid = s->lim.ctl_max;
 	for (i = 0; i < 2; i++) {
 		struct http_loop *lp = &s->loop[i];
 
@@ -2399,6 +1754,8 @@ struct http_server *http_start(const struct http_cfg *cfg,
 		lp->control = i == 1;
 		lp->tname = i ? "uncored-ctl" : "uncored-http";
 		lp->epfd = lp->wakefd = -1;
+		lp->conns.lim = &s->lim;
+		lp->conns.stats = &lp->stats;
 		pthread_mutex_init(&lp->pub_lock, NULL);
 	}
 	for (i = 0; i < max; i++) {

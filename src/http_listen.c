@@ -1,5 +1,5 @@
 /*
- * http_listen.c - the listening sockets of the HTTP server (http_int.h):
+ * http_listen.c - the listening sockets of the HTTP server (http.c):
  * TCP addresses parsed and bound (dual-stack for every address), sockets
  * inherited from systemd checked and adopted, and the Unix control
  * socket created with its mode and group, never over a file that is not
@@ -14,7 +14,6 @@
 #include <limits.h>
 #include <netdb.h>
 #include <netinet/in.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,22 +22,10 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "errmsg.h"
 #include "http_listen.h"
 
 #define HTTP_BACKLOG	64
-
-__attribute__((format(printf, 3, 4)))
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || errlen == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
 
 /*
  * Parses "A.B.C.D:PORT", "[V6]:PORT", "localhost:PORT" or ":PORT".  The
@@ -66,7 +53,7 @@ int listen_parse(const char *spec, struct sockaddr_storage *ss,
 		if (!he)
 			goto syntax;
 		if (memchr(spec, ':', (size_t)(he - spec))) {
-			seterr(err, errlen, "cannot listen on %s: IPv6 "
+			errmsg(err, errlen, "cannot listen on %s: IPv6 "
 			       "addresses need brackets, as in [::1]:9464",
 			       spec);
 			return -EINVAL;
@@ -86,7 +73,7 @@ int listen_parse(const char *spec, struct sockaddr_storage *ss,
 	errno = 0;
 	port = strtoul(ps, &end, 10);
 	if (*ps < '0' || *ps > '9' || *end != '\0' || errno || port > 65535) {
-		seterr(err, errlen, "cannot listen on %s: port must be a "
+		errmsg(err, errlen, "cannot listen on %s: port must be a "
 		       "number from 0 to 65535", spec);
 		return -EINVAL;
 	}
@@ -98,7 +85,7 @@ int listen_parse(const char *spec, struct sockaddr_storage *ss,
 		s6->sin6_family = AF_INET6;
 		s6->sin6_port = htons((uint16_t)port);
 		if (inet_pton(AF_INET6, host, &s6->sin6_addr) != 1) {
-			seterr(err, errlen, "cannot listen on %s: bad IPv6 "
+			errmsg(err, errlen, "cannot listen on %s: bad IPv6 "
 			       "address '%s'", spec, host);
 			return -EINVAL;
 		}
@@ -111,7 +98,7 @@ int listen_parse(const char *spec, struct sockaddr_storage *ss,
 		if (strcmp(host, "localhost") == 0)
 			s4->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 		else if (inet_pton(AF_INET, host, &s4->sin_addr) != 1) {
-			seterr(err, errlen, "cannot listen on %s: bad IPv4 "
+			errmsg(err, errlen, "cannot listen on %s: bad IPv4 "
 			       "address '%s' (IPv6 needs brackets)", spec,
 			       host);
 			return -EINVAL;
@@ -120,7 +107,7 @@ int listen_parse(const char *spec, struct sockaddr_storage *ss,
 	}
 	return 0;
 syntax:
-	seterr(err, errlen, "cannot listen on %s: expected ADDR:PORT, "
+	errmsg(err, errlen, "cannot listen on %s: expected ADDR:PORT, "
 	       "[IPV6]:PORT, localhost:PORT or :PORT", spec);
 	return -EINVAL;
 }
@@ -196,7 +183,7 @@ int listen_tcp(struct listen_sock *l, const char *spec, char *err,
 	return 0;
 fail:
 	e = errno;
-	seterr(err, errlen, "cannot listen on %s: %s", spec, strerror(e));
+	errmsg(err, errlen, "cannot listen on %s: %s", spec, strerror(e));
 	if (fd >= 0)
 		close(fd);
 	return -e;
@@ -214,7 +201,7 @@ int listen_adopt(struct listen_sock *l, int fd, char *err,
 	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &len) < 0) {
 		int e = errno;
 
-		seterr(err, errlen, "inherited fd %d is not a socket: %s", fd,
+		errmsg(err, errlen, "inherited fd %d is not a socket: %s", fd,
 		       strerror(e));
 		return -e;
 	}
@@ -226,7 +213,7 @@ int listen_adopt(struct listen_sock *l, int fd, char *err,
 		acc = 0;
 	if (type != SOCK_STREAM || !acc ||
 	    (dom != AF_UNIX && dom != AF_INET && dom != AF_INET6)) {
-		seterr(err, errlen, "inherited fd %d is not a listening TCP "
+		errmsg(err, errlen, "inherited fd %d is not a listening TCP "
 		       "or Unix stream socket (check the .socket unit)", fd);
 		return -EINVAL;
 	}
@@ -235,7 +222,7 @@ int listen_adopt(struct listen_sock *l, int fd, char *err,
 	    fcntl(fd, F_SETFD, FD_CLOEXEC) < 0) {
 		int e = errno;
 
-		seterr(err, errlen, "inherited fd %d: fcntl: %s", fd,
+		errmsg(err, errlen, "inherited fd %d: fcntl: %s", fd,
 		       strerror(e));
 		return -e;
 	}
@@ -310,7 +297,7 @@ int listen_control(struct listen_sock *l, const char *path, unsigned mode,
 	memset(&sa, 0, sizeof(sa));
 	sa.sun_family = AF_UNIX;
 	if (strlen(path) >= sizeof(sa.sun_path)) {
-		seterr(err, errlen, "control socket path %s is too long "
+		errmsg(err, errlen, "control socket path %s is too long "
 		       "(at most %zu bytes)", path, sizeof(sa.sun_path) - 1);
 		return -ENAMETOOLONG;
 	}
@@ -318,7 +305,7 @@ int listen_control(struct listen_sock *l, const char *path, unsigned mode,
 	if (group && group[0]) {
 		rc = listen_lookup_group(group, &gid);
 		if (rc < 0) {
-			seterr(err, errlen, "control socket %s: unknown group "
+			errmsg(err, errlen, "control socket %s: unknown group "
 			       "'%s'", path, group);
 			return rc;
 		}
@@ -326,7 +313,7 @@ int listen_control(struct listen_sock *l, const char *path, unsigned mode,
 
 	if (lstat(path, &st) == 0) {
 		if (!S_ISSOCK(st.st_mode)) {
-			seterr(err, errlen, "control socket %s: the path "
+			errmsg(err, errlen, "control socket %s: the path "
 			       "exists and is not a socket; refusing to "
 			       "replace it", path);
 			return -EEXIST;
@@ -339,7 +326,7 @@ int listen_control(struct listen_sock *l, const char *path, unsigned mode,
 		e = errno;
 		close(fd);
 		if (rc == 0 || (e != ECONNREFUSED && e != ENOENT)) {
-			seterr(err, errlen, "control socket %s is in use (%s); "
+			errmsg(err, errlen, "control socket %s is in use (%s); "
 			       "is another uncored running?", path,
 			       rc == 0 ? "a server answers" : strerror(e));
 			return -EADDRINUSE;
@@ -378,7 +365,7 @@ int listen_control(struct listen_sock *l, const char *path, unsigned mode,
 	return 0;
 fail_errno:
 	e = errno;
-	seterr(err, errlen, "cannot create control socket %s: %s", path,
+	errmsg(err, errlen, "cannot create control socket %s: %s", path,
 	       strerror(e));
 	return -e;
 }

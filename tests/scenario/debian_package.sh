@@ -75,8 +75,8 @@ done
 dpkg-deb -c "$l" | awk '{ print $6 }' | sed 's|^\./|/|' >"$T/l.list"
 dpkg-deb -c "$v" | awk '{ print $6 }' | sed 's|^\./|/|' >"$T/v.list"
 ma=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
-ok "$(grep -qx "/usr/lib/$ma/libuncored.so.0.0.0" "$T/l.list"; echo $?)" \
-	"libuncored0 ships /usr/lib/$ma/libuncored.so.0.0.0"
+ok "$(grep -qx "/usr/lib/$ma/libuncored.so.0.1.0" "$T/l.list"; echo $?)" \
+	"libuncored0 ships /usr/lib/$ma/libuncored.so.0.1.0 (-version-info 1:0:1)"
 for f in /usr/include/uncored.h /usr/lib/$ma/libuncored.so \
 	 /usr/lib/$ma/pkgconfig/uncored.pc /usr/share/man/man3/uncored_read.3.gz \
 	 /usr/share/man/man3/uncored_counts_value.3.gz; do

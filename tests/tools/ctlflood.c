@@ -35,11 +35,6 @@
 
 #include <errno.h>
 #include <pthread.h>
-#include <sys/socket.h>
-#include <sys/time.h>
-#include <sys/un.h>
-#include <unistd.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -48,6 +43,7 @@
 #include <time.h>
 
 #include "uncored.h"
+#include "fakeud.h"
 
 #define EVENT "DRAM_DATA_READS"
 #define MAX_THREADS 512
@@ -176,10 +172,7 @@ static void print(const char *what, struct tally *t)
 		  "control socket is busy: fake\"}}"
 /* What the fake daemon does with request i, in order, whatever it asks:
  * status 0 is a hang-up (closed, no answer). */
-static const struct {
-	int status;
-	const char *instance, *body;
-} script[] = {
+static const struct fakeud_answer script[] = {
 	{ 200, "1111", "{}" },		/* GET /api/v1/status */
 	{ 0, NULL, NULL },		/* POST: hung up on */
 	{ 200, "1111", "{}" },		/* ... the library's GET /healthz */
@@ -189,101 +182,16 @@ static const struct {
 	{ 0, NULL, NULL },		/* a renewal: hung up on */
 	{ 200, "2222", "{}" },		/* ... GET /healthz: a new instance */
 };
-static atomic_uint served;
-
-static void *fake(void *arg)
-{
-	int lfd = *(int *)arg, fd = -1;
-	char buf[8192];
-	size_t n = 0;
-
-	for (size_t i = 0; i < sizeof(script) / sizeof(script[0]);) {
-		char *end, *cl, out[1024];
-		size_t need;
-		ssize_t k;
-		int len;
-
-		if (fd < 0) {
-			struct timeval tv = { 10, 0 };	/* never hang a test */
-
-			if ((fd = accept(lfd, NULL, NULL)) < 0)
-				break;
-			setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-		}
-		end = memmem(buf, n, "\r\n\r\n", 4);
-		cl = end ? strcasestr(buf, "Content-Length: ") : NULL;
-		need = end ? (size_t)(end + 4 - buf) + (cl && cl < end
-			     ? strtoul(cl + 16, NULL, 10) : 0) : sizeof(buf);
-		if (!end || n < need) {
-			if ((k = read(fd, buf + n, sizeof(buf) - n - 1)) < 0)
-				break;
-			if (k == 0) {
-				close(fd);	/* the client closed it */
-				fd = -1;
-				n = 0;
-				continue;
-			}
-			n += (size_t)k;
-			buf[n] = '\0';
-			continue;
-		}
-		n = 0;
-		atomic_fetch_add(&served, 1);
-		if (!script[i].status) {
-			close(fd);
-			fd = -1;
-			i++;
-			continue;
-		}
-		len = snprintf(out, sizeof(out), "HTTP/1.1 %d X\r\n"
-			       "Uncored-Instance: %s\r\n%sContent-Type: "
-			       "application/json\r\nContent-Length: %zu\r\n"
-			       "\r\n%s", script[i].status, script[i].instance,
-			       script[i].status == 503 ? "Retry-After: 1\r\n"
-			       "Connection: close\r\n" : "",
-			       strlen(script[i].body), script[i].body);
-		if (send(fd, out, (size_t)len, MSG_NOSIGNAL) != len)
-			break;
-		if (script[i].status == 503) {
-			close(fd);
-			fd = -1;
-		}
-		i++;
-	}
-	if (fd >= 0)
-		close(fd);
-	return NULL;
-}
-
-static void say(int cond, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void say(int cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%sok ", cond ? "" : "not ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-}
 
 static int run_fake(const char *path)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int lfd = socket(AF_UNIX, SOCK_STREAM, 0), rc, status;
+	struct fakeud f;
+	int rc, status;
 	struct uncored *u;
 	char id[32] = "", *resp = NULL;
-	unsigned before;
-	pthread_t t;
+	size_t before;
 
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
-	unlink(path);
-	if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-	    listen(lfd, 8) < 0 || pthread_create(&t, NULL, fake, &lfd)) {
-		printf("Bail out! the fake daemon: %s\n", strerror(errno));
-		return 1;
-	}
+	fakeud_start(&f, path, script, sizeof(script) / sizeof(script[0]));
 	if (!(u = uncored_connect(path))) {
 		printf("Bail out! uncored_connect: %s\n", uncored_error(NULL));
 		return 1;
@@ -291,30 +199,29 @@ static int run_fake(const char *path)
 	rc = uncored_request(u, "GET", "/api/v1/status", NULL, &status, &resp,
 			     NULL);
 	free(resp);
-	say(rc == 0, "a first answer, of instance 1111 (%d)", rc);
+	fakeud_say(rc == 0, "a first answer, of instance 1111 (%d)", rc);
 	rc = uncored_request(u, "POST", "/api/v1/claims", "{}", &status,
 			     &resp, NULL);
 	free(resp);
-	say(rc == -ECONNABORTED && uncored_error(u)[0], "a POST the daemon "
-	    "hung up on, the same instance behind the socket: -ECONNABORTED, "
-	    "not -ECONNRESET (%d: %s)", rc, uncored_error(u));
-	before = atomic_load(&served);
+	fakeud_say(rc == -ECONNABORTED && uncored_error(u)[0], "a POST the "
+		   "daemon hung up on, the same instance behind the socket: "
+		   "-ECONNABORTED, not -ECONNRESET (%d: %s)", rc,
+		   uncored_error(u));
+	before = fakeud_requests(&f);
 	rc = uncored_claim(u, "DRAM_DATA_READS", 0, 0, id, sizeof(id));
-	say(rc == 0 && strcmp(id, "c1-aaaaaa") == 0 &&
-	    atomic_load(&served) - before == 3, "a claim answered busy twice: "
-	    "sent again, made on the third try (%d %s, %u requests)", rc, id,
-	    atomic_load(&served) - before);
+	fakeud_say(rc == 0 && strcmp(id, "c1-aaaaaa") == 0 &&
+		   fakeud_requests(&f) - before == 3, "a claim answered busy "
+		   "twice: sent again, made on the third try (%d %s, %zu "
+		   "requests)", rc, id, fakeud_requests(&f) - before);
 	rc = uncored_renew(u, "c1-aaaaaa", 0);
-	say(rc == -ECONNRESET, "a renewal hung up on, another instance behind "
-	    "the socket: -ECONNRESET, a restart (%d: %s)", rc,
-	    uncored_error(u));
+	fakeud_say(rc == -ECONNRESET, "a renewal hung up on, another instance "
+		   "behind the socket: -ECONNRESET, a restart (%d: %s)", rc,
+		   uncored_error(u));
 	rc = uncored_renew(u, "c1-aaaaaa", 0);
-	say(rc == -ENOTCONN, "... and the connection stays failed (%d)", rc);
+	fakeud_say(rc == -ENOTCONN, "... and the connection stays failed (%d)",
+		   rc);
 	uncored_disconnect(u);
-	shutdown(lfd, SHUT_RDWR);
-	pthread_join(t, NULL);
-	close(lfd);
-	unlink(path);
+	fakeud_stop(&f);
 	return 0;
 }
 

@@ -27,11 +27,11 @@
 #include <string.h>
 #include <time.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "uncored.h"
+#include "fakeud.h"
 
 #define HITM "UNC_CBO_XSNP_RESPONSE.HITM_XCORE"
 #define HITM_RATE 1.0e7
@@ -44,13 +44,9 @@ static void check(int cond, const char *fmt, ...)
 {
 	va_list ap;
 
-	printf("%sok ", cond ? "" : "not ");
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	failed += !fakeud_vsay(cond, fmt, ap);
 	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
-	failed += !cond;
 }
 
 static double now_s(void)
@@ -540,16 +536,10 @@ static void check_fork(const char *sock)
 /* ---- answers that are not about what was asked ------------------------ */
 
 /*
- * A daemon that lies: it serves the Unix socket at path, one connection,
- * and answers the requests in order with liar_answers[] (an instance id
- * and a JSON body each), whatever they ask.
+ * A daemon that lies (fakeud.h): it answers the requests in order with
+ * liar_answers[] (an instance id and a JSON body each), whatever they ask.
  */
-struct fake_answer {
-	int status;
-	const char *instance, *body;
-};
-
-static const struct fake_answer liar_answers[] = {
+static const struct fakeud_answer liar_answers[] = {
 #define READING(id, ev) "{\"id\":\"" id "\",\"events\":[{\"event\":\"" ev \
 	"\",\"time_enabled_ns\":1000,\"time_running_ns\":1000,\"sockets\":" \
 	"[{\"socket\":0,\"count\":42}]}]}"
@@ -571,103 +561,16 @@ static const struct fake_answer liar_answers[] = {
 #undef READING
 };
 
-/* A fake daemon: answers[0..n) in order on one connection of lfd;
- * served counts the answers sent (under m, signalled on cv). */
-struct fake {
-	int lfd;
-	const struct fake_answer *answers;
-	size_t n, served;
-	pthread_mutex_t m;
-	pthread_cond_t cv;
-};
-
-static void *fake_main(void *arg)
-{
-	struct fake *f = arg;
-	const struct fake_answer *ans = f->answers;
-	int fd = accept(f->lfd, NULL, NULL);
-	char buf[8192];
-	size_t n = 0;
-
-	for (size_t i = 0; fd >= 0 && i < f->n;) {
-		char *end = memmem(buf, n, "\r\n\r\n", 4), *cl, out[1024];
-		size_t need;
-		ssize_t k;
-		int len;
-
-		if (!end) {
-			if ((k = read(fd, buf + n, sizeof(buf) - n - 1)) <= 0)
-				break;
-			n += (size_t)k;
-			buf[n] = '\0';
-			continue;
-		}
-		cl = strcasestr(buf, "Content-Length: ");
-		need = (size_t)(end + 4 - buf) + (cl && cl < end
-				? strtoul(cl + 16, NULL, 10) : 0);
-		if (n < need) {
-			if ((k = read(fd, buf + n, sizeof(buf) - n - 1)) <= 0)
-				break;
-			n += (size_t)k;
-			buf[n] = '\0';
-			continue;
-		}
-		len = snprintf(out, sizeof(out), "HTTP/1.1 %d X\r\n"
-			       "Uncored-Instance: %s\r\nContent-Type: "
-			       "application/json\r\nContent-Length: %zu\r\n\r\n%s",
-			       ans[i].status, ans[i].instance,
-			       strlen(ans[i].body), ans[i].body);
-		if (send(fd, out, (size_t)len, MSG_NOSIGNAL) != len)
-			break;
-		memmove(buf, buf + need, n - need);
-		n -= need;
-		buf[n] = '\0';
-		i++;
-		pthread_mutex_lock(&f->m);
-		f->served = i;
-		pthread_cond_broadcast(&f->cv);
-		pthread_mutex_unlock(&f->m);
-	}
-	if (fd >= 0)
-		close(fd);
-	return NULL;
-}
-
-/* Starts a fake daemon on path (Bail out! if it cannot). */
-static void fake_start(struct fake *f, pthread_t *t, const char *path,
-		       const struct fake_answer *answers, size_t n)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-
-	*f = (struct fake){ socket(AF_UNIX, SOCK_STREAM, 0), answers, n, 0,
-			    PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER };
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
-	unlink(path);
-	if (f->lfd < 0 || bind(f->lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-	    listen(f->lfd, 4) < 0 || pthread_create(t, NULL, fake_main, f)) {
-		printf("Bail out! the fake daemon: %s\n", strerror(errno));
-		exit(1);
-	}
-}
-
-static void fake_stop(struct fake *f, pthread_t t, const char *path)
-{
-	pthread_join(t, NULL);
-	close(f->lfd);
-	unlink(path);
-}
-
 static void check_liar(const char *path)
 {
 	struct uncored *u;
 	struct uncored_counts *c;
-	struct fake f;
+	struct fakeud f;
 	char id[32];
-	pthread_t t;
 	int rc;
 
-	fake_start(&f, &t, path, liar_answers,
-		   sizeof(liar_answers) / sizeof(liar_answers[0]));
+	fakeud_start(&f, path, liar_answers,
+		     sizeof(liar_answers) / sizeof(liar_answers[0]));
 	u = must_connect(path);
 	rc = uncored_claim(u, "DRAM_DATA_READS", 0, 0, id, sizeof(id));
 	check(rc == 0 && !strcmp(id, "c1-aaaaaa"), "a claim (%d %s)", rc, id);
@@ -704,7 +607,7 @@ static void check_liar(const char *path)
 	rc = uncored_read(u, "c1-aaaaaa", &c);
 	check(rc == -ENOTCONN, "and the connection stays failed (%d)", rc);
 	uncored_disconnect(u);
-	fake_stop(&f, t, path);
+	fakeud_stop(&f);
 }
 
 /*
@@ -713,7 +616,7 @@ static void check_liar(const char *path)
  * from another instance).  The program's next call is still told the
  * restart (-ECONNRESET, saying so), once.
  */
-static const struct fake_answer reset_answers[] = {
+static const struct fakeud_answer reset_answers[] = {
 	{ 201, "1111", "{\"id\":\"c1-aaaaaa\",\"ttl_s\":1,\"events\":"
 		       "[{\"event\":\"DRAM_DATA_READS\"}]}" },
 	{ 200, "2222", "{\"id\":\"c1-aaaaaa\",\"ttl_s\":1,\"events\":"
@@ -724,20 +627,16 @@ static void check_renew_reset(const char *path)
 {
 	struct uncored *u;
 	struct uncored_counts *c = NULL;
-	struct fake f;
+	struct fakeud f;
 	char id[32];
-	pthread_t t;
 	int rc;
 
-	fake_start(&f, &t, path, reset_answers,
-		   sizeof(reset_answers) / sizeof(reset_answers[0]));
+	fakeud_start(&f, path, reset_answers,
+		     sizeof(reset_answers) / sizeof(reset_answers[0]));
 	u = must_connect(path);
 	rc = uncored_claim(u, "DRAM_DATA_READS", 0, 0, id, sizeof(id));
 	check(rc == 0, "a claim with a 1 s lease (%s)", uncored_error(u));
-	pthread_mutex_lock(&f.m);	/* the renewal answered */
-	while (f.served < 2)
-		pthread_cond_wait(&f.cv, &f.m);
-	pthread_mutex_unlock(&f.m);
+	fakeud_wait(&f, 2);	/* the renewal answered */
 	rc = uncored_read(u, id, &c);
 	check(rc == -ECONNRESET && !c && strstr(uncored_error(u), "restarted"),
 	      "the renewing thread met the restart first: the program's next "
@@ -747,7 +646,7 @@ static void check_renew_reset(const char *path)
 	rc = uncored_read(u, id, &c);
 	check(rc == -ENOTCONN, "then -ENOTCONN (%d)", rc);
 	uncored_disconnect(u);
-	fake_stop(&f, t, path);
+	fakeud_stop(&f);
 }
 
 /* ---- fork() while both processes have a request in flight -------------- */
@@ -766,28 +665,15 @@ struct race_conn {
 
 static void race_answer(int fd, int status, const char *body)
 {
-	char out[1024];
-	int len = snprintf(out, sizeof(out), "HTTP/1.1 %d X\r\nUncored-Instance: "
-			   "1111\r\nContent-Type: application/json\r\n"
-			   "Content-Length: %zu\r\n\r\n%s", status,
-			   strlen(body), body);
-
-	if (send(fd, out, (size_t)len, MSG_NOSIGNAL) != len)
-		return;
+	fakeud_answer(fd, status, "1111", "", body);
 }
 
 /* The next whole request in k (its request line into line), or 0. */
 static int race_request(struct race_conn *k, char *line, size_t len)
 {
-	char *end = memmem(k->buf, k->n, "\r\n\r\n", 4), *cl;
-	size_t need;
+	size_t need = fakeud_request_len(k->buf, k->n);
 
-	if (!end)
-		return 0;
-	cl = strcasestr(k->buf, "Content-Length: ");
-	need = (size_t)(end + 4 - k->buf) + (cl && cl < end
-		? strtoul(cl + 16, NULL, 10) : 0);
-	if (k->n < need)
+	if (!need)
 		return 0;
 	snprintf(line, len, "%.*s", (int)strcspn(k->buf, "\r"), k->buf);
 	memmove(k->buf, k->buf + need, k->n - need);
@@ -873,18 +759,14 @@ static void *racer(void *arg)
  */
 static void check_forkrace(const char *path)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct uncored *u;
 	char ida[32], idb[32], why[300] = "", cwhy[300] = "";
-	int lfd = socket(AF_UNIX, SOCK_STREAM, 0), pfd[2], st = 0, bad;
+	int lfd = fakeud_listen(path), pfd[2], st = 0, bad;
 	int cbad = -1;
 	pthread_t t;
 	pid_t pid;
 
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
-	unlink(path);
-	if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-	    listen(lfd, 4) < 0 || pthread_create(&t, NULL, racer, &lfd)) {
+	if (pthread_create(&t, NULL, racer, &lfd)) {
 		printf("Bail out! the racing daemon: %s\n", strerror(errno));
 		exit(1);
 	}
