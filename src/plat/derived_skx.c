@@ -5,8 +5,9 @@
  * memory_bandwidth_read = UNC_M_CAS_COUNT.RD (0x04/0x03) x 64,
  * memory_bandwidth_write = UNC_M_CAS_COUNT.WR (0x04/0x0c) x 64, summed
  * over the 6 channels; uncore_frequency = UNC_CHA_CLOCKTICKS / CHAs;
- * upi_data_transmit_bw = UNC_UPI_TxL_FLITS.ALL_DATA x 64 / 9.  LLC: data
- * read lookups with the state filter (plat_xsp.h).
+ * upi_data_transmit_bw = UNC_UPI_TxL_FLITS.ALL_DATA x 64 / 9.  LLC: the
+ * cores' requests inserted in the CHAs' TOR, all and missing the LLC,
+ * with FILTER1 set to every opcode (plat_xsp.h), counted in every CHA.
  */
 #include "config.h"
 
@@ -26,11 +27,12 @@ static const struct derived_src skx_src[] = {
 };
 
 static const struct derived_metric skx_m[] = {
-	DM_LLC_LOOKUPS_H("LLC lookups of data reads (LLC_LOOKUP.DATA_READ "
-			 "with every LLC state in the CHA filter), summed over "
-			 "the CHAs."),
-	DM_LLC_MISSES_H("LLC lookups of data reads that missed (state I), "
-			"summed over the CHAs."),
+	DM_LLC_LOOKUPS_H("Requests from the cores looking up the LLC (CHA TOR "
+			 "inserts from IA cores, UNC_CHA_TOR_INSERTS.IA, every "
+			 "opcode), summed over the CHAs."),
+	DM_LLC_MISSES_H("Requests from the cores that missed the LLC "
+			"(UNC_CHA_TOR_INSERTS.IA_MISS, every opcode), summed over "
+			"the CHAs."),
 	DM_LLC_HIT_RATIO,
 	DM_DRAM_SOCKET("Bytes read from DRAM: CAS reads x 64, summed over the "
 		       "socket's memory channels.",

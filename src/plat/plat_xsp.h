@@ -47,17 +47,21 @@
 #define XSP_MIB 6.103515625e-5
 
 /*
- * skx LLC lookups and misses (doc/hardware-notes.md, "LLC on skx"):
- * LLC_LOOKUP.DATA_READ (0x34/0x03, Intel's only LLC_LOOKUP event for
- * SKX/CLX) with the CHA's state filter, config1 bits 26:17 (Intel:
- * "CHAFilter0[26:17]"), holding every LLC state - F M E S I at bits 24,
- * 23, 22, 21 and 17, as Intel's ICX text for the event says
- * ("CHAFilter0[24:21,17] bits correspond to [FMESI] state"): 0x1E20000 -
- * or only I (the miss): 0x20000.  One filter cannot hold both: half the
- * CHAs count each, scaled (:split), as on hsx.
+ * skx LLC lookups and misses (doc/hardware-notes.md, "LLC on skx"): the
+ * requests of the cores entering each CHA's TOR, all of them
+ * (UNC_CHA_TOR_INSERTS.IA, 0x35/0x31) and those that missed the LLC
+ * (.IA_MISS, 0x35/0x21), as on icx/spr.  Intel's SKX/CLX data gives both
+ * the filter "CHAFilter1[31:0]" (the opcode/locality filter, config1 bits
+ * 63:32 in the kernel's format), not the state filter of FILTER0, and its
+ * opcode-restricted variants (IA_MISS_DRD...) carry FILTER1 = 0x33 |
+ * opcode << 9: rem, loc, nm, not_nm set.  "Every opcode" is the same with
+ * filter_all_op (FILTER1 bit 3, the kernel's config1:35) in place of an
+ * opcode: FILTER1 0x3B, config1 0x3B << 32.  Both events take that one
+ * value, so one CHA counts both and every CHA counts: no :split.
  */
-#define SKX_LLC_LOOKUPS "UNC_C_LLC_LOOKUP.DATA_READ:filter0=0x1e20000:split=0/2"
-#define SKX_LLC_MISSES "UNC_C_LLC_LOOKUP.DATA_READ:filter0=0x20000:split=1/2"
+#define SKX_LLC_FILTER1 "0x3b00000000"
+#define SKX_LLC_LOOKUPS "UNC_CHA_TOR_INSERTS.IA:filter0=" SKX_LLC_FILTER1
+#define SKX_LLC_MISSES "UNC_CHA_TOR_INSERTS.IA_MISS:filter0=" SKX_LLC_FILTER1
 
 /* The operations of a platform uncored never discovers or freezes itself
  * (plat.c): discovery refuses it, naming the perf backend. */

@@ -95,8 +95,9 @@ static const struct plat_sim_rate xsp_bi_units[] = {
 	{ NULL, XQ_UCLK, 0.01, true },
 };
 
-/* skx: LLC_LOOKUP.DATA_READ (an EVF_FILTER0 event) counts lookups with
- * the all-states filter value and misses with state I (derived_skx.c). */
+/* skx: TOR_INSERTS.IA and .IA_MISS (EVF_FILTER0 events: FILTER1 holds
+ * their opcode filter) count lookups and misses at the every-opcode
+ * value of derived_skx.c; the built-in keys take the value from there. */
 static const struct plat_sim_filter_q skx_bi_filter_q[] = {
 	{ "lookups", XQ_LOOKUP }, { "misses", XQ_MISS },
 };
@@ -127,8 +128,8 @@ static const struct plat_sim_ninst spr_bi_ninst[] = {
 
 XSP_BUILTIN(skx_builtin, skx_bi_base, skx_bi_filter_q, 2, skx_bi_ninst,
 	    SKX_UCLK, SKX_DCLK,
-	    "cha:0x34:0x03:filter0=0x1e20000",
-	    "cha:0x34:0x03:filter0=0x20000", "imc:0x04:0x03",
+	    "cha:0x35:0x31:filter0=" SKX_LLC_FILTER1,
+	    "cha:0x35:0x21:filter0=" SKX_LLC_FILTER1, "imc:0x04:0x03",
 	    "cha:0x00:0x00");
 XSP_BUILTIN(icx_builtin, icx_bi_base, NULL, 0, icx_bi_ninst, SKX_UCLK,
 	    ICX_DCLK,

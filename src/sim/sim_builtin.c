@@ -175,29 +175,53 @@ static int bi_event(struct workload *w, unsigned cap,
 		/* One key per FILTER0 value a headline quantity uses: the
 		 * value is read from the quantity's event as the daemon will
 		 * count it (its :filter0= modifier), so the two cannot drift
-		 * apart. */
+		 * apart.  The quantities whose event is this one count here
+		 * (skx: TOR_INSERTS.IA lookups, .IA_MISS misses, one filter
+		 * value); an event no quantity names plays each quantity's
+		 * value once (hsx: every LLC_LOOKUP umask at the lookups' and
+		 * the misses' states). */
 		const struct derived_table *dt = p->derived;
+		uint64_t done[PLAT_SIM_MAX_Q];
+		unsigned ndone = 0;
+		bool named = false;
 
-		for (size_t i = 0; dt && i < dt->nsrc && r == 0; i++) {
-			const struct plat_sim_filter_q *fq = NULL;
-			struct plat_mods qm;
-			char rest[128], why[160];
+		for (int pass = 0; pass < 2 && r == 0; pass++) {
+			for (size_t i = 0; dt && i < dt->nsrc && r == 0; i++) {
+				const struct plat_sim_filter_q *fq = NULL;
+				struct plat_mods qm;
+				char rest[128], why[160];
+				bool same, dup = false;
 
-			for (size_t j = 0; j < b->nfilter_q; j++)
-				if (strcmp(b->filter_q[j].src, dt->src[i].name) == 0)
-					fq = &b->filter_q[j];
-			if (!fq || fq->q >= b->nq ||
-			    plat_parse_modifiers(dt->src[i].event,
-						 PLAT_MOD_FILTER | PLAT_MOD_SPLIT,
-						 rest, sizeof(rest), &qm, why,
-						 sizeof(why)) < 0 ||
-			    !(qm.filt_set & 1))
-				continue;
-			k.has_filter0 = true;
-			k.filter0 = qm.filt[0];
-			key_text(&k, ev->unit);
-			r = bi_add(w, cap, b, &k, fq->q,
-				   rule ? rule->frac : unit->frac);
+				for (size_t j = 0; j < b->nfilter_q; j++)
+					if (strcmp(b->filter_q[j].src,
+						   dt->src[i].name) == 0)
+						fq = &b->filter_q[j];
+				if (!fq || fq->q >= b->nq ||
+				    plat_parse_modifiers(dt->src[i].event,
+							 PLAT_MOD_FILTER |
+							 PLAT_MOD_SPLIT, rest,
+							 sizeof(rest), &qm, why,
+							 sizeof(why)) < 0 ||
+				    !(qm.filt_set & 1))
+					continue;
+				same = strcmp(rest, ev->name) == 0;
+				if (pass == 0) {
+					named |= same;
+					continue;
+				}
+				if (named && !same)
+					continue;
+				for (unsigned d = 0; d < ndone; d++)
+					dup |= done[d] == qm.filt[0];
+				if (dup || ndone == PLAT_SIM_MAX_Q)
+					continue;
+				done[ndone++] = qm.filt[0];
+				k.has_filter0 = true;
+				k.filter0 = qm.filt[0];
+				key_text(&k, ev->unit);
+				r = bi_add(w, cap, b, &k, fq->q,
+					   rule ? rule->frac : unit->frac);
+			}
 		}
 		return r;
 	}

@@ -138,13 +138,13 @@ snbep_phase() { xeon_phase cbo:0x34:0x03:filter0=0x7c0000 cbo:0x34:0x03:filter0=
 	"$(snbep_phase 30 1.0e8 5.0e7 1.5e8 4.5e7)" "$(snbep_phase 30 7.5e7 2.5e7 3.0e8 1.2e8)"
   printf ' ] }\n'; } >"$T/d.json"
 # The fifth daemon is a 2-socket Skylake-SP through the perf backend: CAS
-# 0x04/0x03 and 0x04/0x0c (6 channels), LLC data reads with the CHA state
-# filter, the CHA clock (the workload gives the socket's total over its 4
+# 0x04/0x03 and 0x04/0x0c (6 channels), LLC: the cores' TOR inserts, all
+# and missing, with FILTER1 at every opcode, the CHA clock (the workload gives the socket's total over its 4
 # CHAs), UPI data flits (x 64/9 bytes, over 3 links).  Per socket.
 xsp_phase() {
 	printf '{ "seconds": %s, "rates": {
 	  "imc:0x04:0x03": %s, "imc:0x04:0x0c": %s,
-	  "cha:0x34:0x03:filter0=0x1e20000": %s, "cha:0x34:0x03:filter0=0x20000": %s,
+	  "cha:0x35:0x31:filter0=0x3b00000000": %s, "cha:0x35:0x21:filter0=0x3b00000000": %s,
 	  "cha:0x00:0x00": 9.6e9, "upi:0x02:0x0f": %s } }' "$1" "$2" "$3" "$4" "$5" \
 		"$(awk -v r="$2" 'BEGIN { print r * 0.9 }')"
 }

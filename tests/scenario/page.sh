@@ -141,7 +141,7 @@ page_on() {
 }
 page_on skx skx '{ "platform": "skx", "sockets": 2, "cha_count": 4, "phases": [ { "seconds": 600, "rates": {
   "imc:0x04:0x03": 1.0e8, "imc:0x04:0x0c": 5.0e7,
-  "cha:0x34:0x03:filter0=0x1e20000": 2.0e8, "cha:0x34:0x03:filter0=0x20000": 4.0e7,
+  "cha:0x35:0x31:filter0=0x3b00000000": 2.0e8, "cha:0x35:0x21:filter0=0x3b00000000": 4.0e7,
   "cha:0x00:0x00": 9.6e9, "upi:0x02:0x0f": 9.0e7 } } ] }' \
 	'{"about": "DRAM from uncore_imc_0 \u00b7", "sockets": [
 	  {"rd": 6.4, "wr": 3.2, "hit": 80.0, "clk": 2.4, "channels": 6, "links": 3, "upi": 0.64},

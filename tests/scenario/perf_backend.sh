@@ -45,13 +45,16 @@ headline() {
 stop_uncored() { kill "$UPID"; wait "$UPID" 2>/dev/null; }
 
 # ---- Skylake-SP: CAS 0x04/0x03 and 0x04/0x0c; ICX and SPR encodings play
-# decoys.  LLC: data reads with the CHA state filter (hit = 1 - 4/20).
-# The CHA clock is each CHA's; the workload gives the socket's total over
-# 28 CHAs.
+# decoys.  LLC: TOR_INSERTS.IA / .IA_MISS with FILTER1 at every opcode
+# (config1 0x3b << 32; hit = 1 - 4/20); the state-filtered LLC_LOOKUP
+# and the TOR events without their FILTER1 play decoys.  The CHA clock is each CHA's; the workload gives the socket's
+# total over 28 CHAs.
 perf_run skx skx '{ "platform": "skx", "sockets": 2, "cha_count": 28, "phases": [ { "seconds": 60, "rates": {
   "imc:0x04:0x03": 1.0e8, "imc:0x04:0x0c": 5.0e7,
   "imc:0x04:0x0f": 3.0e8, "imc:0x04:0x30": 2.0e8, "imc:0x05:0xcf": 4.0e8,
-  "cha:0x34:0x03:filter0=0x1e20000": 2.0e8, "cha:0x34:0x03:filter0=0x20000": 4.0e7,
+  "cha:0x35:0x31:filter0=0x3b00000000": 2.0e8, "cha:0x35:0x21:filter0=0x3b00000000": 4.0e7,
+  "cha:0x34:0x03:filter0=0x1e20000": 9.0e8, "cha:0x34:0x03:filter0=0x20000": 1.0e6,
+  "cha:0x35:0x31:filter0=0x0": 9.0e8, "cha:0x35:0x21:filter0=0x0": 1.0e6,
   "cha:0x00:0x00": 6.72e10 } } ] }'
 headline 6.4e9 3.2e9 0.8 2.4e9
 st=$(curl -s "http://127.0.0.1:$PORT/api/v1/status")
@@ -94,6 +97,33 @@ TMPDIR="$T/kt" "$UNCORED" --simulate=skx --backend=perf -i 200 \
 	-l "127.0.0.1:$PORT" -s "" >"$T/busy.log" 2>&1
 is "$?" 1 "a second daemon on the same port: exit 1"
 is "$(ls -A "$T/kt")" "" "... and its simulated kernel's tree is gone"
+stop_uncored
+
+# ---- Skylake-SP, CHAs at different rates (issue 28 section 5): lookups
+# and misses must each be counted on every CHA.  Per socket, CHA 0 sees
+# 7e8 lookups/s and 3e8 misses/s, CHAs 1-3 1e8 and 1e7 each: 1e9 and
+# 3.3e8, hit ratio 0.67.  Counting either on half the CHAs and doubling
+# gives 1.6e9 or 4e8 lookups, 6.2e8 or 4e7 misses, whichever half.  The
+# state-filtered LLC_LOOKUP plays the same per-CHA rates, so a daemon
+# that still counted it split over the CHAs would read those wrong sums.
+skx_cha() { # CHA LOOKUPS MISSES: that CHA's keys, both encodings
+	printf '"cha:0x35:0x31:filter0=0x3b00000000@%s": %s, "cha:0x35:0x21:filter0=0x3b00000000@%s": %s, ' \
+		"$1" "$2" "$1" "$3"
+	printf '"cha:0x34:0x03:filter0=0x1e20000@%s": %s, "cha:0x34:0x03:filter0=0x20000@%s": %s' \
+		"$1" "$2" "$1" "$3"
+}
+perf_run uneven skx "{ \"platform\": \"skx\", \"sockets\": 2, \"cha_count\": 4, \"phases\": [ { \"seconds\": 60, \"rates\": {
+  $(skx_cha 0 7.0e8 3.0e8), $(skx_cha 1 1.0e8 1.0e7), $(skx_cha 2 1.0e8 1.0e7), $(skx_cha 3 1.0e8 1.0e7),
+  \"imc:0x04:0x03\": 1.0e8, \"cha:0x00:0x00\": 9.6e9 } } ] }"
+rate_window "$PORT" 5
+for s in 0 1; do
+	near "$(rate uncore_llc_lookups_total "socket=\"$s\"")" 1.0e9 0.03 \
+		"uneven: socket $s LLC lookups 1e9/s, every CHA counted"
+	near "$(rate uncore_llc_misses_total "socket=\"$s\"")" 3.3e8 0.03 \
+		"uneven: socket $s LLC misses 3.3e8/s, every CHA counted"
+	near "$(metric "$T/m1" uncore_llc_hit_ratio "socket=\"$s\"")" 0.67 0.03 \
+		"uneven: socket $s LLC hit ratio 0.67"
+done
 stop_uncored
 
 # ---- Ice Lake-SP: the free-running IMC byte counters, not a programmable
@@ -149,7 +179,7 @@ stop_uncored
 # time; the values are scaled back and flagged
 perf_run contention skx '{ "platform": "skx", "sockets": 2, "phases": [ { "seconds": 60, "rates": {
   "imc:0x04:0x03": 1.0e8, "imc:0x04:0x0c": 5.0e7,
-  "cha:0x34:0x03:filter0=0x1e20000": 2.0e8, "cha:0x34:0x03:filter0=0x20000": 4.0e7,
+  "cha:0x35:0x31:filter0=0x3b00000000": 2.0e8, "cha:0x35:0x21:filter0=0x3b00000000": 4.0e7,
   "cha:0x00:0x00": 6.72e10 } } ],
   "faults": [ { "at": 0, "kind": "perf_contention", "target": "uncore_imc_*", "running": 0.5 } ] }'
 near "$(bw 1 read)" 6.4e9 0.03 "contention: scaled DRAM read still 6.4 GB/s"
@@ -163,7 +193,7 @@ stop_uncored
 # its families absent (not zero), the rest served
 perf_run missing skx '{ "platform": "skx", "sockets": 2, "perf": { "missing_pmus": ["uncore_imc_*"] },
   "phases": [ { "seconds": 60, "rates": {
-  "cha:0x34:0x03:filter0=0x1e20000": 2.0e8, "cha:0x34:0x03:filter0=0x20000": 4.0e7,
+  "cha:0x35:0x31:filter0=0x3b00000000": 2.0e8, "cha:0x35:0x21:filter0=0x3b00000000": 4.0e7,
   "cha:0x00:0x00": 6.72e10 } } ] }'
 like "$(cat "$T/missing.log")" "the kernel has no PMU for: imc (uncore_imc_%u)" \
 	"missing: logged with the PMU name"
@@ -178,8 +208,8 @@ stop_uncored
 # its series gone, the daemon still serving the rest (perf_pmu_gone.sh
 # has the whole story)
 perf_run gone skx '{ "platform": "skx", "sockets": 2, "phases": [ { "seconds": 60, "rates": {
-  "imc:0x04:0x03": 1.0e8, "cha:0x34:0x03:filter0=0x1e20000": 2.0e8,
-  "cha:0x34:0x03:filter0=0x20000": 4.0e7, "cha:0x00:0x00": 6.72e10 } } ],
+  "imc:0x04:0x03": 1.0e8, "cha:0x35:0x31:filter0=0x3b00000000": 2.0e8,
+  "cha:0x35:0x21:filter0=0x3b00000000": 4.0e7, "cha:0x00:0x00": 6.72e10 } } ],
   "faults": [ { "at": 1.5, "kind": "pmu_gone", "target": "uncore_imc_0" } ] }'
 # The PMU goes at 1.5 s: its group's reads fail from then on - or, where
 # a loaded machine took longer than that to start the daemon, its group

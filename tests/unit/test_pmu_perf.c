@@ -45,6 +45,7 @@
 #include "mux.h"
 #include "pmu.h"
 #include "pmu_perf.h"
+#include "plat/plat_xsp.h"
 #include "sched.h"
 #include "sim/sim_kernel.h"
 #include "tests/perf_msr.h"
@@ -472,6 +473,19 @@ static void test_encode_terms(void)
 	       "format says");
 	is_cfg("umc_cas_cmd.wr", 0x0a | 2 << 8, 0,
 	       "zen4 UMC: umask through the PMU's rdwrmask field");
+	down();
+	sim_up("skx", "\"sockets\": 1, " PH(""));
+	/* skx LLC (plat_xsp.h): TOR_INSERTS.IA 0x35/0x31 and .IA_MISS
+	 * 0x35/0x21 with FILTER1 0x3B - rem (bit 0), loc (1), all_opc (3),
+	 * nm (4), not_nm (5) - in config1 63:32: skx_uncore_cha_formats_attr
+	 * filter_rem 32, filter_loc 33, filter_all_op 35, filter_nm 36,
+	 * filter_not_nm 37; nothing in FILTER0 (no state filter) */
+	is_cfg(SKX_LLC_LOOKUPS, 0x35 | 0x31 << 8,
+	       1ull << 32 | 1ull << 33 | 1ull << 35 | 1ull << 36 | 1ull << 37,
+	       "skx LLC lookups: TOR_INSERTS.IA, every opcode in FILTER1");
+	is_cfg(SKX_LLC_MISSES, 0x35 | 0x21 << 8,
+	       1ull << 32 | 1ull << 33 | 1ull << 35 | 1ull << 36 | 1ull << 37,
+	       "skx LLC misses: TOR_INSERTS.IA_MISS, the same FILTER1");
 	down();
 	sim_up("icx", "\"sockets\": 1, " PH(""));
 	/* snr_uncore_cha_formats_attr umask "config:8-15,32-57" */

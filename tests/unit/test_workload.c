@@ -952,6 +952,43 @@ static void test_builtin(void)
 	wl_free(w);
 }
 
+/* skx: the LLC headline events, TOR_INSERTS.IA and .IA_MISS, take one
+ * FILTER1 value (config1 0x3b << 32, plat_xsp.h), so the built-in keys
+ * each by the quantity whose event it is: phase 0 plays 2e9 lookups and
+ * 2e9 x 0.1 x 1.2 = 2.4e8 misses a second per socket (sim_xsp.c), spread
+ * evenly over the 28 CHAs, and nothing at another filter value. */
+static void test_builtin_skx(void)
+{
+	const struct platform *p = &plat_skx;
+	struct workload *w = NULL;
+	double r[12], look = 0, miss = 0, nofilt = 0, cha5 = 0;
+
+	is_int(wl_builtin(p, &w), 0, "built-in skx workload");
+	if (!w)
+		return;
+	ok(w->nphases == 12 && TC(w, "cha") == 28, "12 phases, 28 CHAs");
+	for (unsigned i = 0; i < 28; i++) {
+		struct wl_match m = prog(p, "cha", 0, i, 28, 0x35, 0x31, 0, 0, 0);
+
+		m.filter0 = 0x3b00000000ull;
+		wl_rates(w, &m, r);
+		look += r[0];
+		if (i == 5)
+			cha5 = r[0];
+		m.enc.umask = 0x21;
+		wl_rates(w, &m, r);
+		miss += r[0];
+		m.filter0 = 0;
+		wl_rates(w, &m, r);
+		nofilt += r[0];
+	}
+	is_near(look, 2.0e9, 1e-9, "TOR_INSERTS.IA: the lookups, 2e9/s");
+	is_near(miss, 2.4e8, 1e-9, "TOR_INSERTS.IA_MISS: the misses, 2.4e8/s");
+	is_near(cha5, 2.0e9 / 28, 1e-9, "a CHA's share: 1/28 of them");
+	ok(nofilt == 0, "IA_MISS with FILTER1 0 counts nothing (%g)", nofilt);
+	wl_free(w);
+}
+
 /* ---- the shipped demo ------------------------------------------------- */
 
 static void test_demo(void)
@@ -1009,6 +1046,7 @@ int main(void)
 	test_big_file();
 	test_integral();
 	test_builtin();
+	test_builtin_skx();
 	test_demo();
 	return tap_done();
 }
