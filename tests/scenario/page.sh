@@ -127,7 +127,7 @@ page_on() {
 	PORT=$(pick_port)
 	start_uncored "$T/log-$1" --simulate="$2" --backend=perf --workload "$T/$1.json" \
 		-i 250 -l "127.0.0.1:$PORT" -s ""
-	ok $? "daemon starts on the simulated 2-socket $1 (perf backend)"
+	ok $? "daemon starts on the simulated $1 (perf backend)"
 	rm -f "$T/results"
 	python3 "$top_srcdir/tests/scenario/page.py" --url "http://127.0.0.1:$PORT/" \
 		--pid "$UPID" --chromium "$CHROMIUM" --userdir "$T/chromium-$1" \
