@@ -463,9 +463,16 @@ static void rows_chase(struct st_run *t)
 	unsigned unread = 0;
 	int bad;
 
-	snprintf(exp, sizeof(exp), ">= 2x quiet (%.3g/s)", quiet);
-	row(t, chase > 0 && chase >= 2 * quiet, "LLC misses, pointer chase",
-	    exp, "%.3g/s", chase);
+	/* a platform without an LLC family (the clients since Alder Lake:
+	 * no public CBo event) has nothing to check here */
+	if (derive_find(t->p->plat, LLC_MISSES, NULL) < 0) {
+		row_na(t, "LLC misses, pointer chase",
+		       none_why(t->p, LLC_MISSES));
+	} else {
+		snprintf(exp, sizeof(exp), ">= 2x quiet (%.3g/s)", quiet);
+		row(t, chase > 0 && chase >= 2 * quiet,
+		    "LLC misses, pointer chase", exp, "%.3g/s", chase);
+	}
 	for (unsigned h = 0; h < sizeof(heads) / sizeof(heads[0]); h++)
 		for (unsigned s = 0; s < t->p->topo->nsockets; s++) {
 			v = qty(t->p, heads[h], s, a, b);

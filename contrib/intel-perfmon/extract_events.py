@@ -11,7 +11,12 @@ skx, ICX for icx, SPR and EMR for spr).
   extract_events.py [--data DIR] PLATFORM --coverage  print what the catalog
                                                       covers; exit 1 below 95 %
 
-PLATFORM is skx, icx, spr or all.  DIR holds intel-perfmon/ (default: the
+PLATFORM is skx, icx, spr, adl, mtl or all.  adl (Alder Lake, Raptor
+Lake) and mtl (Meteor Lake, Arrow Lake) are the Core clients of the
+kernel's uncore_snb.c: ARB, iMC and the clock as Intel's data has them;
+Intel's per-controller free-running counters (UNC_MC0_RDCAS_COUNT_FREERUN,
+...) are one counter of each kernel uncore_imc_free_running_N box
+(FREERUN_AS), named after the kernel's event.  DIR holds intel-perfmon/ (default: the
 repository's tests/data, else ../shared/data beside the repository).
 
 One catalog entry per event of the units the platform programs, named and
@@ -107,7 +112,60 @@ PLATFORMS = {
                   "CXLDP": ("cxldp", 32, 4)},
         "iio_masks": (12, 3),
     },
+    # Core clients (arch/x86/events/intel/uncore_snb.c): ARB 2 counters
+    # (adl_uncore_arb / mtl_uncore_arb), iMC 5 (adl_uncore_imc; its
+    # format has no umask: "event", "chmask", "edge"), HAC ARB and HAC
+    # CBo 2 (mtl_uncore_hac_arb, mtl_uncore_hac_cbox).  The NCU's
+    # UNC_CLOCK.SOCKET is the fixed counter of uncore_clock (adl) or
+    # uncore_cncu (mtl: the kernel's meteorlake/uncore-other.json puts it
+    # on Unit CNCU).
+    "adl": {
+        "files": [("ADL", "ADL/events/alderlake_uncore.json"),
+                  ("ADL experimental",
+                   "ADL/events/alderlake_uncore_experimental.json")],
+        "units": {"ARB": ("arb", 8, 2), "iMC": ("imc", 0, 5)},
+        "fixed": {("NCU", "UNC_CLOCK.SOCKET"): "clock"},
+    },
+    "mtl": {
+        "files": [("MTL", "MTL/events/meteorlake_uncore.json"),
+                  ("MTL experimental",
+                   "MTL/events/meteorlake_uncore_experimental.json"),
+                  ("ARL", "ARL/events/arrowlake_uncore.json"),
+                  ("ARL experimental",
+                   "ARL/events/arrowlake_uncore_experimental.json")],
+        "units": {"ARB": ("arb", 8, 2), "iMC": ("imc", 0, 5),
+                  "HAC_ARB": ("hac_arb", 8, 2),
+                  "HAC_CBO": ("hac_cbox", 8, 2)},
+        "fixed": {("NCU", "UNC_CLOCK.SOCKET"): "clock"},
+    },
 }
+
+# Intel's free-running counters of one memory controller each (Counter
+# 0/1 of MC0, 3/4 of MC1) -> the kernel event of every
+# uncore_imc_free_running_N box that reads them (uncore_snb.c
+# adl_uncore_imc_freerunning: DATA_READ at +0x58, DATA_WRITE at +0xA0;
+# tgl_uncore_imc_events data_read umask 0x20, data_write umask 0x30).
+FREERUN_AS = {
+    "UNC_MC0_RDCAS_COUNT_FREERUN": "UNC_M_FREE_RUNNING.DATA_READ",
+    "UNC_MC1_RDCAS_COUNT_FREERUN": "UNC_M_FREE_RUNNING.DATA_READ",
+    "UNC_M_MC0_RDCAS_COUNT_FREERUN": "UNC_M_FREE_RUNNING.DATA_READ",
+    "UNC_M_MC1_RDCAS_COUNT_FREERUN": "UNC_M_FREE_RUNNING.DATA_READ",
+    "UNC_MC0_WRCAS_COUNT_FREERUN": "UNC_M_FREE_RUNNING.DATA_WRITE",
+    "UNC_MC1_WRCAS_COUNT_FREERUN": "UNC_M_FREE_RUNNING.DATA_WRITE",
+    "UNC_M_MC0_WRCAS_COUNT_FREERUN": "UNC_M_FREE_RUNNING.DATA_WRITE",
+    "UNC_M_MC1_WRCAS_COUNT_FREERUN": "UNC_M_FREE_RUNNING.DATA_WRITE",
+}
+
+# Events of the data uncored does not count and does not count as
+# programmed (listed by --coverage with the reason).
+NOT_COUNTED = {
+    "UNC_MC0_TOTAL_REQCOUNT_FREERUN": "requests of any size (Intel); the "
+        "kernel's only other free-running counter is data_total, 64 bytes "
+        "a count: that the two are one counter is not established",
+}
+for _n in ("UNC_MC1_TOTAL_REQCOUNT_FREERUN", "UNC_M_MC0_TOTAL_REQCOUNT_FREERUN",
+           "UNC_M_MC1_TOTAL_REQCOUNT_FREERUN"):
+    NOT_COUNTED[_n] = NOT_COUNTED["UNC_MC0_TOTAL_REQCOUNT_FREERUN"]
 
 # Units of the data a platform does not program: every event of theirs is
 # left out, with the reason.
@@ -144,6 +202,22 @@ KERNEL_EXTRA = {
          "controller (kernel scale 6.103515625e-5 MiB)."),
     ],
 }
+CLIENT_FREE = [
+    ("UNC_M_FREE_RUNNING.DATA_READ", "imc_free", "EVF_FREERUN",
+     "uncore_snb.c tgl_uncore_imc_events data_read (event=0xff,umask=0x20)",
+     "Free-running count of 64-byte DRAM reads of one memory controller "
+     "(kernel scale 6.103515625e-5 MiB)."),
+    ("UNC_M_FREE_RUNNING.DATA_WRITE", "imc_free", "EVF_FREERUN",
+     "uncore_snb.c tgl_uncore_imc_events data_write (event=0xff,umask=0x30)",
+     "Free-running count of 64-byte DRAM writes of one memory controller "
+     "(kernel scale 6.103515625e-5 MiB)."),
+    ("UNC_M_FREE_RUNNING.DATA_TOTAL", "imc_free", "EVF_FREERUN",
+     "uncore_snb.c tgl_uncore_imc_events data_total (event=0xff,umask=0x10)",
+     "Free-running count of 64-byte DRAM transfers (reads and writes) of "
+     "one memory controller (kernel scale 6.103515625e-5 MiB)."),
+]
+KERNEL_EXTRA["adl"] = CLIENT_FREE
+KERNEL_EXTRA["mtl"] = CLIENT_FREE
 
 EVF = {"EVF_FILTER0": 0x0001, "EVF_FIXED": 0x0100, "EVF_FREERUN": 0x0200}
 
@@ -207,7 +281,7 @@ def iio_ext(e, where):
 
 def filters(plat, cfg, e, where):
     """(flags, filter text, perf terms) of event e, or a DataError."""
-    f, flags, terms = e["Filter"], set(), []
+    f, flags, terms = e.get("Filter", "na"), set(), []
     if f in ("na", ""):
         pass
     elif f in ("chnl", "fc, chnl"):
@@ -241,7 +315,7 @@ def entry(plat, cfg, tag, version, e):
     unknown = set(e) - KEYS
     if unknown:
         raise DataError("%s: unknown keys %s" % (where, sorted(unknown)))
-    if e["ExtSel"] not in ("0", ""):
+    if e.get("ExtSel", "0") not in ("0", ""):
         raise DataError("%s: ExtSel %r" % (where, e["ExtSel"]))
     fixed = cfg.get("fixed", {}).get((e["Unit"], e["EventName"]))
     base = dict(name=e["EventName"], desc=ascii_text(e["BriefDescription"]),
@@ -271,14 +345,24 @@ def entry(plat, cfg, tag, version, e):
 
 def load(datadir, plat):
     cfg = PLATFORMS[plat]
-    cat, left, seen, files = [], [], {}, []
+    cat, left, seen, files, aliased = [], [], {}, [], {}
     for tag, rel in cfg["files"]:
         with open(os.path.join(datadir, "intel-perfmon", rel)) as f:
             d = json.load(f)
         version, events = d["Header"]["Version"], d["Events"]
-        total = programmed = 0
+        total = programmed = have = 0
         for e in events:
             total += 1
+            if e["EventName"] in NOT_COUNTED:
+                left.append((tag, e["EventName"], NOT_COUNTED[e["EventName"]]))
+                continue
+            alias = FREERUN_AS.get(e["EventName"])
+            if alias and e.get("CounterType") == "FREERUN":
+                programmed += 1
+                have += 1
+                aliased.setdefault(alias, []).append(
+                    "%s V%s %s" % (tag, version, e["EventName"]))
+                continue
             why = NOT_PROGRAMMED.get((plat, e["Unit"]))
             if why is None and e["Unit"] not in cfg["units"] and \
                (e["Unit"], e["EventName"]) not in cfg.get("fixed", {}):
@@ -300,27 +384,30 @@ def load(datadir, plat):
                     raise DataError("%s: %s and %s disagree on the encoding"
                                     % (key, o["source"], r["source"]))
                 o["source"] += ", " + r["source"]
+                have += 1
                 continue
             seen[key] = r
             cat.append(r)
-        files.append((tag, version, total, programmed))
+            have += 1
+        files.append((tag, version, total, programmed, have))
     cat.sort(key=lambda r: (list(u[0] for u in cfg["units"].values())
                             .index(r["unit"]) if r["unit"] in
                             [u[0] for u in cfg["units"].values()] else 99,
                             r["deprecated"]))
     for name, unit, flag, kev, desc in KERNEL_EXTRA.get(plat, []):
+        src = "kernel " + kev
+        if name in aliased:
+            src += "; Intel " + ", ".join(aliased[name])
         cat.append(dict(name=name, unit=unit, code=0, umask=0, ctr_mask=0,
                         flags={flag}, filt=None, terms="", desc=desc,
-                        source="kernel " + kev, deprecated=False))
+                        source=src, deprecated=False))
     return cat, left, files
 
 
 def coverage(cat, left, files):
     """Lines of the report and whether every file reaches MIN_COVERAGE."""
-    names = {r["name"]: r["source"] for r in cat}
     out, ok = [], True
-    for tag, version, total, programmed in files:
-        have = sum(1 for n, s in names.items() if tag + " V" in s)
+    for tag, version, total, programmed, have in files:
         frac = have / programmed if programmed else 0.0
         ok &= frac >= MIN_COVERAGE
         out.append("%s V%s: %d events, %d in programmed units, %d in the "

@@ -37,6 +37,8 @@ const struct platform *const plat_all[] = {
 	&plat_icx,
 	&plat_spr,
 	&plat_zen4,
+	&plat_adl,
+	&plat_mtl,
 	NULL,
 };
 

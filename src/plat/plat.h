@@ -731,6 +731,9 @@ extern const struct platform plat_snbep;
 extern const struct platform plat_skx, plat_icx, plat_spr, plat_zen4;
 extern const struct derived_table derived_skx, derived_icx, derived_spr,
 	derived_zen4;
+/* The Core clients since Alder Lake (plat_adl.c; perf only). */
+extern const struct platform plat_adl, plat_mtl;
+extern const struct derived_table derived_adl;
 
 /* The platform an open hw backend models (the simulator's), or NULL when
  * it is the CPU's (the real machine: plat_cpuid()). */

@@ -34,7 +34,7 @@ if ! command -v python3 >/dev/null 2>&1; then
 	exit $?
 fi
 
-for p in skx icx spr; do
+for p in skx icx spr adl mtl; do
 	out=$(python3 "$INTEL" "$p" --data "$DATA" --check 2>&1); rc=$?
 	ok $rc "events_$p.c and .h match Intel's data (--check)"
 	[ $rc -eq 0 ] || printf '%s\n' "$out" | head -20 | sed 's/^/#   /'

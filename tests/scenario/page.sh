@@ -127,7 +127,7 @@ page_on() {
 	PORT=$(pick_port)
 	start_uncored "$T/log-$1" --simulate="$2" --backend=perf --workload "$T/$1.json" \
 		-i 250 -l "127.0.0.1:$PORT" -s ""
-	ok $? "daemon starts on the simulated 2-socket $1 (perf backend)"
+	ok $? "daemon starts on the simulated $1 (perf backend)"
 	rm -f "$T/results"
 	python3 "$top_srcdir/tests/scenario/page.py" --url "http://127.0.0.1:$PORT/" \
 		--pid "$UPID" --chromium "$CHROMIUM" --userdir "$T/chromium-$1" \
@@ -158,6 +158,14 @@ page_on zen4 zen4 "{ \"platform\": \"zen4\", \"sockets\": 2, \"perf\": { \"kerne
 	'{"about": "DRAM from amd_df (48 events in turn)", "sockets": [
 	  {"rd": 5.9904, "wr": 2.9952, "hit": 75.0, "clk": null, "channels": 0, "links": 0},
 	  {"rd": 5.9904, "wr": 2.9952, "hit": 75.0, "clk": null, "channels": 0, "links": 0}]}'
+# A client since Alder Lake (adl): one socket, DRAM from the two memory
+# controllers' free-running counters (1.5e8 reads/s, 5e7 writes/s x 64
+# bytes), a 2.8 GHz uncore clock, no LLC family (the page says so), no
+# channel or link table.
+page_on adl adl '{ "platform": "adl", "uclk_hz": 2800000000, "phases": [ { "seconds": 600, "rates": {
+  "imc_free:UNC_M_FREE_RUNNING.DATA_READ": 1.5e8, "imc_free:UNC_M_FREE_RUNNING.DATA_WRITE": 5.0e7 } } ] }' \
+	'{"about": "DRAM from uncore_imc_free_running_0", "sockets": [
+	  {"rd": 9.6, "wr": 3.2, "hit": null, "clk": 2.8, "channels": 0, "links": 0}]}'
 # Keep the screenshots where a person can look at them.
 if [ -n "${PAGE_SCREENSHOT_DIR:-}" ]; then
 	mkdir -p "$PAGE_SCREENSHOT_DIR" && cp "$T"/shots/*.png "$PAGE_SCREENSHOT_DIR"/

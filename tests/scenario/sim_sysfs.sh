@@ -6,7 +6,7 @@
 . "${top_srcdir:-.}/tests/lib.sh"
 SIM="$top_builddir/uncore-sim"
 
-for p in skl hsx snbep skx icx spr zen4; do
+for p in skl hsx snbep skx icx spr zen4 adl mtl; do
 	out=$("$SIM" -p "$p" sysfs "$T/$p" 2>&1); rc=$?
 	is "$rc" 0 "$p: the tree is written"
 	is "$out" "$T/$p/sys
