@@ -258,7 +258,8 @@ static void status_perf(json_object *o, const struct daemon *d,
 /* ---- /api/v1/status ------------------------------------------------- */
 
 /* The baseline's groups, and where the DRAM families come from (zen4:
- * the UMCs, or the data fabric where the kernel has no amd_umc_N). */
+ * the UMCs, or the data fabric where the kernel has no amd_umc_N; zen3:
+ * the data fabric's total, "total_event" instead of read and write). */
 static void status_paths(json_object *o, const struct program *p)
 {
 	json_object *b = json_object_new_object(), *m;
@@ -270,8 +271,7 @@ static void status_paths(json_object *o, const struct program *p)
 	json_object_object_add(b, "events_in_turns",
 			       json_object_new_int((int)(p->nev - p->gev[1])));
 	json_object_object_add(o, "baseline", b);
-	if (!program_source(p, "dram_rd", &rd) ||
-	    !program_source(p, "dram_wr", &wr))
+	if (!program_dram(p, &rd, &wr))
 		return;
 	m = json_object_new_object();
 	json_object_object_add(m, "unit", json_object_new_string(rd.unit->name));
@@ -280,9 +280,15 @@ static void status_paths(json_object *o, const struct program *p)
 	if (rd.kernel_pmu)
 		json_object_object_add(m, "kernel_pmu",
 				       json_object_new_string(rd.kernel_pmu));
-	json_object_object_add(m, "read_event", json_object_new_string(rd.event));
-	json_object_object_add(m, "write_event",
-			       json_object_new_string(wr.event));
+	if (wr.event) {
+		json_object_object_add(m, "read_event",
+				       json_object_new_string(rd.event));
+		json_object_object_add(m, "write_event",
+				       json_object_new_string(wr.event));
+	} else {	/* zen3: reads and writes together */
+		json_object_object_add(m, "total_event",
+				       json_object_new_string(rd.event));
+	}
 	json_object_object_add(m, "events",
 			       json_object_new_int((int)(rd.nevents + wr.nevents)));
 	json_object_object_add(m, "in_turns",

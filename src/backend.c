@@ -237,6 +237,7 @@ const struct platform *backend_cpu_platform(const char *sysfs, char *why,
 	struct plat_cpu cpu = { "unknown", 0, 0, 0 };
 	const struct platform *p = NULL;
 	char names[1024], pmus[512];
+	const char *refused;
 	unsigned n;
 
 	if (!sysfs)
@@ -244,10 +245,12 @@ const struct platform *backend_cpu_platform(const char *sysfs, char *why,
 	if (plat_cpuid(&cpu) == 0 && (p = plat_for_cpu(&cpu)))
 		return p;
 	n = backend_kernel_uncore(sysfs, pmus, sizeof(pmus));
+	refused = plat_refusal(&cpu);
 	snprintf(why, len, "unsupported CPU: %s family %u (0x%x) model %u "
-		 "(0x%x) stepping %u. Supported platforms: %s. The kernel %s "
+		 "(0x%x) stepping %u%s%s. Supported platforms: %s. The kernel %s "
 		 "(%s/bus/event_source/devices%s%s%s)", cpu.vendor, cpu.family,
 		 cpu.family, cpu.model, cpu.model, cpu.stepping,
+		 refused ? ". " : "", refused ? refused : "",
 		 plat_list(names, sizeof(names), true),
 		 n ? "exposes uncore PMUs the perf backend could use once the "
 		     "platform is known" : "exposes no uncore PMU the perf "

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "derive.h"
+#include "plat/derived.h"
 
 struct term {
 	unsigned series;
@@ -35,6 +36,10 @@ struct dmet {
 
 struct derive_plan {
 	const struct derived_table *tab;
+	/* the platform's table with the families derive adds (total_table()),
+	 * when it adds any: tab points here, own_m holds the metrics */
+	struct derived_table own;
+	struct derived_metric *own_m;
 	/* per source entry: the entry whose values its group adds to (the
 	 * first of the chosen alternative of its name), or -1 when its
 	 * alternative was not chosen */
@@ -166,10 +171,10 @@ static bool streq0(const char *a, const char *b)
 
 /* Checks one metric's formula: known sources, counter rules, stack. */
 static int check_formula(const struct platform *pl,
+			 const struct derived_table *tab,
 			 const struct derived_metric *dm, char *why,
 			 size_t whylen)
 {
-	const struct derived_table *tab = pl->derived;
 	int depth = 0, unit = -2;
 	unsigned k;
 
@@ -231,12 +236,11 @@ underflow:
 	return -EINVAL;
 }
 
-int derive_check(const struct platform *pl, char *why, size_t whylen)
+/* derive_check() of table tab, pl's or the one a plan evaluates */
+static int check_table(const struct platform *pl,
+		       const struct derived_table *tab, char *why,
+		       size_t whylen)
 {
-	const struct derived_table *tab = pl->derived;
-
-	if (!tab)	/* a platform without derived metrics */
-		return 0;
 	for (size_t j = 0; j < tab->nsrc; j++) {
 		int first = src_index(tab, tab->src[j].name);
 
@@ -260,7 +264,7 @@ int derive_check(const struct platform *pl, char *why, size_t whylen)
 		const struct derived_metric *dm = &tab->m[m];
 		size_t len = strlen(dm->name);
 
-		if (check_formula(pl, dm, why, whylen) < 0)
+		if (check_formula(pl, tab, dm, why, whylen) < 0)
 			return -EINVAL;
 		if ((dm->type == DM_COUNTER) !=
 		    (len > 6 && strcmp(dm->name + len - 6, "_total") == 0)) {
@@ -308,10 +312,103 @@ int derive_check(const struct platform *pl, char *why, size_t whylen)
 	return 0;
 }
 
+int derive_check(const struct platform *pl, char *why, size_t whylen)
+{
+	if (!pl->derived)	/* a platform without derived metrics */
+		return 0;
+	return check_table(pl, pl->derived, why, whylen);
+}
+
+/* Socket metric with JSON key json and no fixed labels, or -1. */
+static int socket_metric(const struct derived_table *tab, const char *json)
+{
+	for (size_t m = 0; m < tab->nm; m++)
+		if (!tab->m[m].per && !tab->m[m].fixed[0] &&
+		    strcmp(tab->m[m].json, json) == 0)
+			return (int)m;
+	return -1;
+}
+
+static unsigned nsteps(const struct dm_step *f)
+{
+	unsigned k = 0;
+
+	while (k < DM_MAX_STEPS && f[k].op != DF_END_)
+		k++;
+	return k;
+}
+
+/*
+ * The DRAM total families (derived.h DM_DRAM_TOTAL), for every platform
+ * alike: where tab has the socket's read and write bytes but no total,
+ * the total is their sum; where it has a total (its own, zen3's, or that
+ * sum) but no total bandwidth gauge, the gauge is the total's rate.  So a
+ * dashboard's or the live page's total works on every platform that has
+ * DRAM figures, whichever way its data counts them.  Fills dp->own and
+ * points dp->tab at it when it adds a family; 0 or -ENOMEM.
+ */
+static const char total_help[] = "Bytes read from and written to the "
+	"socket's DRAM: uncore_dram_read_bytes_total + "
+	"uncore_dram_write_bytes_total.";
+static const char total_bw_help[] = "DRAM bandwidth, reads and writes "
+	"together, over the last sampling interval.";
+
+static int total_table(struct derive_plan *dp)
+{
+	const struct derived_table *tab = dp->tab;
+	int r = socket_metric(tab, "dram_read_bytes_total");
+	int w = socket_metric(tab, "dram_write_bytes_total");
+	int t = socket_metric(tab, DM_DRAM_TOTAL_JSON);
+	bool sum = t < 0 && r >= 0 && w >= 0 &&
+		   tab->m[r].type == DM_COUNTER && tab->m[w].type == DM_COUNTER &&
+		   nsteps(tab->m[r].f) + nsteps(tab->m[w].f) + 2 <= DM_MAX_STEPS;
+	bool gauge = (sum || t >= 0) &&
+		     socket_metric(tab, DM_DRAM_TOTAL_BW_JSON) < 0 &&
+		     (sum || nsteps(tab->m[t].f) + 1 <= DM_MAX_STEPS);
+	struct derived_metric *m, *x;
+	unsigned k;
+
+	if (!sum && !gauge)
+		return 0;
+	m = calloc(tab->nm + 2, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	if (tab->nm)
+		memcpy(m, tab->m, tab->nm * sizeof(*m));
+	dp->own = *tab;
+	dp->own.m = m;
+	if (sum) {
+		x = &m[dp->own.nm++];
+		*x = (struct derived_metric){ DM_DRAM_TOTAL_NAME,
+			DM_DRAM_TOTAL_JSON, total_help, "bytes", DM_COUNTER,
+			NULL, { NULL }, { DF_END } };
+		k = nsteps(tab->m[r].f);
+		memcpy(x->f, tab->m[r].f, k * sizeof(x->f[0]));
+		memcpy(x->f + k, tab->m[w].f,
+		       nsteps(tab->m[w].f) * sizeof(x->f[0]));
+		k += nsteps(tab->m[w].f);
+		x->f[k] = (struct dm_step)DF_ADD;
+		t = (int)(x - m);
+	}
+	if (gauge) {
+		x = &m[dp->own.nm++];
+		*x = (struct derived_metric){ DM_DRAM_TOTAL_BW_NAME,
+			DM_DRAM_TOTAL_BW_JSON, total_bw_help, "bytes_per_second",
+			DM_GAUGE, NULL, { NULL }, { DF_END } };
+		k = nsteps(m[t].f);
+		memcpy(x->f, m[t].f, k * sizeof(x->f[0]));
+		x->f[k] = (struct dm_step)DF_RATE;
+	}
+	dp->own_m = m;
+	dp->tab = &dp->own;
+	return 0;
+}
+
 void derive_plan_free(struct derive_plan *dp)
 {
 	if (!dp)
 		return;
+	free(dp->own_m);
 	free(dp->rep);
 	free(dp->sbase);
 	free(dp->sninst);
@@ -463,6 +560,13 @@ struct derive_plan *derive_plan_new(const struct topology *t,
 	if (!dp)
 		goto oom;
 	dp->tab = tab;
+	if (total_table(dp) < 0)
+		goto oom;
+	if (dp->tab != tab && check_table(pl, dp->tab, why, whylen) < 0) {
+		derive_plan_free(dp);
+		return NULL;
+	}
+	tab = dp->tab;
 	dp->nsockets = t->nsockets;
 	dp->ns = ns;
 	dp->sbase = calloc(tab->nsrc + 1, sizeof(unsigned));

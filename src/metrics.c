@@ -168,8 +168,7 @@ static void dram_source(struct prom *w, const struct program *p)
 	struct program_source rd, wr;
 	const char *l[] = { "unit", NULL, "turns", NULL, NULL };
 
-	if (!program_source(p, "dram_rd", &rd) ||
-	    !program_source(p, "dram_wr", &wr))
+	if (!program_dram(p, &rd, &wr))
 		return;
 	l[1] = rd.unit->name;
 	l[3] = rd.turns || wr.turns ? "true" : "false";

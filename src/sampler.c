@@ -320,6 +320,16 @@ bool program_source(const struct program *p, const char *name,
 	return out->unit != NULL;
 }
 
+int program_dram(const struct program *p, struct program_source *rd,
+		 struct program_source *wr)
+{
+	if (program_source(p, "dram_rd", rd) &&
+	    program_source(p, "dram_wr", wr))
+		return 2;
+	*wr = (struct program_source){ 0 };
+	return program_source(p, "dram_all", rd) ? 1 : 0;
+}
+
 /* ---- sampler -------------------------------------------------------- */
 
 struct sampler *sampler_new(struct pmu *pmu, struct program *prog,

@@ -215,6 +215,12 @@ struct program_source {
 /* true and *out, or false when p does not count that source. */
 bool program_source(const struct program *p, const char *name,
 		    struct program_source *out);
+/* Where p's DRAM families come from: the sources "dram_rd" into *rd and
+ * "dram_wr" into *wr (2), or where the platform counts only the total
+ * (zen3), source "dram_all" into *rd and *wr zeroed (1); 0 when p counts
+ * no DRAM. */
+int program_dram(const struct program *p, struct program_source *rd,
+		 struct program_source *wr);
 
 /* Creates the sampler over pmu with prog (takes the caller's reference)
  * and the claims table (may be NULL).  Does not start the thread.  NULL

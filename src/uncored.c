@@ -584,13 +584,14 @@ static void log_paths(const struct program *p)
 			 "one interval each (their counts are scaled "
 			 "estimates; doc/metrics.md)", p->nev - p->gev[1],
 			 p->nev, p->ngroups - 1);
-	if (!program_source(p, "dram_rd", &rd) ||
-	    !program_source(p, "dram_wr", &wr))
+	if (!program_dram(p, &rd, &wr))
 		return;
-	log_info("DRAM from unit %s (%s%s%s): %s, %s%s (%u events%s)",
+	log_info("DRAM from unit %s (%s%s%s): %s%s%s%s%s (%u events%s)",
 		 rd.unit->name, rd.unit->desc,
 		 rd.kernel_pmu ? ", kernel PMU " : "",
-		 rd.kernel_pmu ? rd.kernel_pmu : "", rd.event, wr.event,
+		 rd.kernel_pmu ? rd.kernel_pmu : "", wr.event ? "" :
+		 "reads and writes together: ", rd.event, wr.event ? ", " : "",
+		 wr.event ? wr.event : "",
 		 rd.nevents + wr.nevents > 2 ? ", ..." : "",
 		 rd.nevents + wr.nevents,
 		 rd.turns || wr.turns ? ", taking turns on the counters" : "");

@@ -159,6 +159,22 @@
 		   "channel", DM_CH_BW_HELP, "read", "ch_rd"), \
 	DM_DRAM_BW("uncore_dram_channel_bandwidth_bytes_per_second", \
 		   "channel", DM_CH_BW_HELP, "write", "ch_wr")
+/*
+ * DRAM bytes both ways together, per socket: the family every platform
+ * with DRAM figures exports.  A table with the read and write families
+ * gets it from the evaluator (derive.c: their sum, and the bandwidth gauge
+ * beside it); a platform whose data has only the total (zen3: the data
+ * fabric's channel requests count reads and writes together) writes this
+ * entry over its source "dram_all" (bytes) instead, and no read or write
+ * family.
+ */
+#define DM_DRAM_TOTAL_NAME "uncore_dram_bytes_total"
+#define DM_DRAM_TOTAL_JSON "dram_bytes_total"
+#define DM_DRAM_TOTAL_BW_NAME "uncore_dram_total_bandwidth_bytes_per_second"
+#define DM_DRAM_TOTAL_BW_JSON "dram_bytes_per_second"
+#define DM_DRAM_TOTAL(help) \
+	{ DM_DRAM_TOTAL_NAME, DM_DRAM_TOTAL_JSON, help, "bytes", DM_COUNTER, \
+	  NULL, { NULL }, { DF_SRC("dram_all") } }
 #define DM_UPI_LINKS \
 	{ "uncore_upi_data_bytes_total", "upi_data_bytes_total", \
 	  "UPI data sent, per link: data flits x 64/9 bytes (Intel's " \

@@ -6,8 +6,9 @@
  * (kpmu_skl.c, kpmu_hsx.c, kpmu_snbep.c), each entry citing the kernel
  * file and the struct that defines it; doc/hardware-notes.md ("PMU
  * names and formats per platform") has the same facts for readers.
- * The perf-only platforms (skx, icx, spr, zen4) keep theirs beside their
- * unit tables in plat_<id>.c.
+ * The perf-only Intel platforms (skx, icx, spr) keep theirs beside their
+ * unit tables in plat_<id>.c; the AMD ones (zen3, zen4, zen5) share
+ * kpmu_amd.c, as they share the kernel's one AMD uncore driver.
  */
 #ifndef UNCORED_PLAT_KPMU_H
 #define UNCORED_PLAT_KPMU_H
@@ -29,6 +30,11 @@ extern const struct perf_unit snbep_kpmu_ubox, snbep_kpmu_ubox_fixed,
 	snbep_kpmu_cbo, snbep_kpmu_ha, snbep_kpmu_imc, snbep_kpmu_imc_fixed,
 	snbep_kpmu_pcu, snbep_kpmu_qpi,
 	snbep_kpmu_r2pcie, snbep_kpmu_r3qpi;
+
+/* AMD: arch/x86/events/amd/uncore.c (kpmu_amd.c): amd_l3 with the
+ * family >= 19h fields, amd_df with and without PerfMonV2, amd_umc_N */
+extern const struct perf_unit amd_kpmu_l3_f19h, amd_kpmu_df_v2,
+	amd_kpmu_df_v1, amd_kpmu_umc;
 
 /* Shared by every platform: the cstate PMUs' one format field
  * (cstate.c cstate_format_attrs, "config:0-63"). */

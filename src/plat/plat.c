@@ -39,6 +39,8 @@ const struct platform *const plat_all[] = {
 	&plat_zen4,
 	&plat_adl,
 	&plat_mtl,
+	&plat_zen5,
+	&plat_zen3,
 	NULL,
 };
 
@@ -197,6 +199,36 @@ const struct platform *plat_for_cpu(const struct plat_cpu *cpu)
 			      cpu->stepping <= c->step_hi)))
 				return plat_all[i];
 	}
+	return NULL;
+}
+
+/*
+ * CPUs that are known and refused, with the reason the message of an
+ * unsupported CPU gives (doc/hardware-notes.md says more).
+ */
+static const struct {
+	const char *vendor;
+	unsigned family, model_lo, model_hi;
+	const char *why;
+} refused[] = {
+	{ "AuthenticAMD", 0x17, 0x00, 0xff,
+	  "AMD family 17h (Zen, Zen+, Zen 2: EPYC 7001 Naples, 7002 Rome) is "
+	  "not supported: its amd_l3 PMU has other format fields than family "
+	  "19h's (slicemask config:48-51, threadmask config:56-63) and the "
+	  "kernel's Zen 2 data fabric event file (amdzen2/data-fabric.json) "
+	  "is not in the reference data the catalogs are generated from, so "
+	  "no DRAM event can be cited for it (doc/hardware-notes.md, "
+	  "\"AMD Zen 2 (refused)\")" },
+};
+
+const char *plat_refusal(const struct plat_cpu *cpu)
+{
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
+		if (strcmp(cpu->vendor, refused[i].vendor) == 0 &&
+		    cpu->family == refused[i].family &&
+		    cpu->model >= refused[i].model_lo &&
+		    cpu->model <= refused[i].model_hi)
+			return refused[i].why;
 	return NULL;
 }
 

@@ -729,11 +729,15 @@ extern const struct derived_table derived_snbep;
 extern const struct platform plat_snbep;
 /* Reached through the perf backend only (backends PLAT_BE_PERF). */
 extern const struct platform plat_skx, plat_icx, plat_spr, plat_zen4;
+extern const struct platform plat_zen5;
+extern const struct platform plat_zen3;
 extern const struct derived_table derived_skx, derived_icx, derived_spr,
 	derived_zen4;
 /* The Core clients since Alder Lake (plat_adl.c; perf only). */
 extern const struct platform plat_adl, plat_mtl;
 extern const struct derived_table derived_adl;
+extern const struct derived_table derived_zen5;
+extern const struct derived_table derived_zen3;
 
 /* The platform an open hw backend models (the simulator's), or NULL when
  * it is the CPU's (the real machine: plat_cpuid()). */
@@ -756,6 +760,9 @@ int plat_cpuid(struct plat_cpu *cpu);
 /* The platform for cpu: a supported vendor, family, model and stepping
  * (struct cpu_match), else NULL. */
 const struct platform *plat_for_cpu(const struct plat_cpu *cpu);
+/* Why a CPU that matches no platform is refused where that is known
+ * (AMD family 17h, Zen 2), else NULL.  A constant string. */
+const char *plat_refusal(const struct plat_cpu *cpu);
 /* Writes the supported platforms to buf, ", "-separated: the ids, each
  * followed by " (name)" when names is set.  Returns buf. */
 char *plat_list(char *buf, size_t len, bool names);

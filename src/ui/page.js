@@ -16,6 +16,9 @@
 	const METRICS = [
 		{ key: 'dram_read_bytes_per_second', id: 'rd', title: 'DRAM read', unit: 'GB/s', k: 1e-9 },
 		{ key: 'dram_write_bytes_per_second', id: 'wr', title: 'DRAM write', unit: 'GB/s', k: 1e-9 },
+		/* reads and writes together: every platform with DRAM figures
+		 * (zen3 has only this one: its data fabric does not split them) */
+		{ key: 'dram_bytes_per_second', id: 'tot', title: 'DRAM total', unit: 'GB/s', k: 1e-9 },
 		{ key: 'llc_hit_ratio', id: 'hit', title: 'LLC hit', unit: '%', k: 100, max: 100 },
 		{ key: 'clock_hertz', id: 'clk', title: 'Uncore clock', unit: 'GHz', k: 1e-9 },
 	];

@@ -321,6 +321,7 @@ fam_expect() {
 	uncore_llc_misses_total) echo 3.35e8 ;;	# 2.5e7 + 4e7 + 1e8 + 4e7 + 2 x 4e7 + 2 x 2.5e7
 	uncore_dram_read_bytes_total) echo 53.76e9 ;;	# (2e8 + 5e7 + 1e8 + 5e7 + 2 x 1e8 + 2 x 1.2e8) x 64
 	uncore_dram_write_bytes_total) echo 26.88e9 ;;	# (1e8 + 2.5e7 + 5e7 + 2.5e7 + 2 x 5e7 + 2 x 6e7) x 64
+	uncore_dram_bytes_total) echo 80.64e9 ;;	# read + write (every platform here has both)
 	uncore_dram_channel_read_bytes_total) echo 22.4e9 ;;	# c, d, e: (1e8 + 5e7 + 2 x 1e8) x 64
 	uncore_dram_channel_write_bytes_total) echo 11.2e9 ;;	# c, d, e: (5e7 + 2.5e7 + 2 x 5e7) x 64
 	uncore_dram_requests_total) echo 3.625e8 ;;	# reads x (1.2 + 0.2 + 0.05)

@@ -1,7 +1,8 @@
 #!/bin/sh
 # intel_catalog_check.sh - the perf platforms' generated event catalogs
 # (src/plat/events_skx.c, events_icx.c, events_spr.c from Intel's perfmon
-# data; events_zen4.c from the kernel's AMD tables) are exactly what
+# data; events_zen3.c, events_zen4.c, events_zen5.c from the kernel's AMD
+# tables) are exactly what
 # contrib/intel-perfmon/extract_events.py and contrib/amd-perf/
 # extract_events.py generate, twice alike, and each Intel catalog covers
 # at least 95 % of Intel's events for the units it programs.
@@ -42,9 +43,14 @@ for p in skx icx spr adl mtl; do
 	ok $rc "$p covers at least 95 % of Intel's events of its units"
 	printf '%s\n' "$out" | grep -v '^  left out' | sed 's/^/#   /'
 done
-out=$(python3 "$AMD" --data "$DATA" --check 2>&1); rc=$?
-ok $rc "events_zen4.c and .h match the kernel's amdzen4 tables (--check)"
-[ $rc -eq 0 ] || printf '%s\n' "$out" | head -20 | sed 's/^/#   /'
+for p in zen3 zen4 zen5; do
+	out=$(python3 "$AMD" "$p" --data "$DATA" --check 2>&1); rc=$?
+	ok $rc "events_$p.c and .h match the kernel's amd$p tables (--check)"
+	[ $rc -eq 0 ] || printf '%s\n' "$out" | head -20 | sed 's/^/#   /'
+	out=$(python3 "$AMD" "$p" --data "$DATA" --coverage 2>&1); rc=$?
+	ok $rc "$p covers at least 95 % of the kernel's uncore events of its units"
+	printf '%s\n' "$out" | sed 's/^/#   /'
+done
 
 # The coverage check can fail: drop CHA from a copy of the ICX data's
 # mapping by renaming every CHA event's unit to one icx does not program.

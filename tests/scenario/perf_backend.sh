@@ -296,7 +296,7 @@ like "$(cat "$T/real2.log")" "$T/nosuch" "--path.sysfs: the path is the one sear
 
 # ---- the self-test through the kernel: the same checks, the freeze and
 # the control read-back not applicable (the kernel holds the counters)
-for p in skl hsx skx icx spr zen4; do
+for p in skl hsx skx icx spr zen4 zen5 zen3 adl mtl; do
 	"$UNCORED" --self-test --simulate="$p" --backend=perf >"$T/st-$p.out" 2>&1
 	is "$?" 0 "self-test $p on the perf backend passes"
 done
@@ -304,15 +304,21 @@ like "$(cat "$T/st-hsx.out")" "DRAM reads while streaming" "self-test perf: the 
 like "$(grep '^freeze stops counting' "$T/st-skl.out")" "n/a" "self-test perf: no freeze to check"
 like "$(grep '^read-back of controls' "$T/st-skl.out")" "n/a" "self-test perf: no controls to read back"
 like "$(cat "$T/st-zen4.out")" "the platform has none" "self-test zen4: no uncore clock, said so"
+like "$(grep '^DRAM reads while streaming' "$T/st-zen3.out")" "the platform has none" \
+	"self-test zen3: no DRAM read family, said so"
 
 # ---- --list-platforms: every platform, its CPUs, backends and checks
 out=$("$top_builddir/uncored" --list-platforms)
 is "$?" 0 "--list-platforms exits 0"
-for p in skl hsx snbep skx icx spr zen4; do
+for p in skl hsx snbep skx icx spr zen4 zen5 zen3 adl mtl; do
 	like "$out" "$p	" "--list-platforms lists $p"
 done
 like "$out" "AuthenticAMD family 0x19 model 0x10-0x1f, 0xa0-0xaf" \
 	"--list-platforms: zen4's CPUs as ranges"
+like "$out" "AuthenticAMD family 0x1a model 0x00-0x2f, 0x40-0x4f, 0x60-0x7f" \
+	"--list-platforms: zen5's CPUs as ranges"
+like "$out" "AuthenticAMD family 0x19 model 0x00-0x0f, 0x20-0x5f" \
+	"--list-platforms: zen3's CPUs as ranges"
 like "$(echo "$out" | sed -n '/^skx/,/checked/p')" "backends: perf" \
 	"--list-platforms: skx is perf-only"
 like "$(echo "$out" | sed -n '/^hsx/,/checked/p')" "backends: direct, perf" \

@@ -6,7 +6,7 @@
 . "${top_srcdir:-.}/tests/lib.sh"
 SIM="$top_builddir/uncore-sim"
 
-for p in skl hsx snbep skx icx spr zen4 adl mtl; do
+for p in skl hsx snbep skx icx spr zen4 adl mtl zen5 zen3; do
 	out=$("$SIM" -p "$p" sysfs "$T/$p" 2>&1); rc=$?
 	is "$rc" 0 "$p: the tree is written"
 	is "$out" "$T/$p/sys
@@ -33,6 +33,16 @@ is "$(cat "$T/zen4/sys/devices/amd_umc_12/cpumask")" "12" \
 	"zen4: amd_umc_N count on across the sockets, each on its own"
 is "$(cat "$T/zen4/sys/devices/system/cpu/cpu13/topology/physical_package_id")" \
 	"1" "zen4: CPU 13 is on package 1"
+is "$(cat "$T/zen3/sys/devices/amd_df/format/event")" "config:0-7,32-35,59-60" \
+	"zen3: amd_df without PerfMonV2 (event14)"
+is "$(cat "$T/zen3/sys/devices/amd_df/format/umask")" "config:8-15" \
+	"zen3: and its 8-bit umask"
+ok "$(ls -d "$T"/zen3/sys/devices/amd_umc_* >/dev/null 2>&1; [ $? -ne 0 ]; echo $?)" \
+	"zen3: no amd_umc_N (it needs PerfMonV2)"
+is "$(cat "$T/zen5/sys/devices/amd_df/format/umask")" "config:8-15,24-27" \
+	"zen5: amd_df with PerfMonV2 (umask12)"
+is "$(cat "$T/zen5/sys/devices/amd_l3/format/threadmask")" "config:56-57" \
+	"zen5: amd_l3 with the family 19h fields"
 is "$(cat "$T/skx/proc/sys/kernel/perf_event_paranoid")" "2" \
 	"the default perf_event_paranoid"
 

@@ -337,7 +337,31 @@ static void test_cpus(void)
 	c.model = 0xA0;
 	ok(plat_for_cpu(&c) == &plat_zen4, "AMD 0x19/0xA0 (Bergamo) is zen4");
 	c.model = 0x01;
-	ok(plat_for_cpu(&c) == NULL, "AMD 0x19/0x01 (Zen 3 Milan): none");
+	ok(plat_for_cpu(&c) == &plat_zen3, "AMD 0x19/0x01 (Milan) is zen3");
+	c.model = 0x21;
+	ok(plat_for_cpu(&c) == &plat_zen3, "AMD 0x19/0x21 (Ryzen 5000) is zen3");
+	c.model = 0x61;
+	ok(plat_for_cpu(&c) == NULL, "AMD 0x19/0x61 (Raphael, a Zen 4 "
+	   "client): none");
+	c = (struct plat_cpu){ "AuthenticAMD", 0x1a, 0x02, 1 };
+	ok(plat_for_cpu(&c) == &plat_zen5, "AMD 0x1a/0x02 (Turin) is zen5");
+	c.model = 0x11;
+	ok(plat_for_cpu(&c) == &plat_zen5, "AMD 0x1a/0x11 (Turin dense) is zen5");
+	c.model = 0x44;
+	ok(plat_for_cpu(&c) == &plat_zen5, "AMD 0x1a/0x44 (Ryzen 9000) is zen5");
+	c.model = 0x50;
+	ok(plat_for_cpu(&c) == NULL, "AMD 0x1a/0x50 (Zen 6): none");
+	ok(plat_refusal(&c) == NULL, "... and no reason known for it");
+	c = (struct plat_cpu){ "AuthenticAMD", 0x17, 0x31, 0 };
+	ok(plat_for_cpu(&c) == NULL, "AMD 0x17/0x31 (Rome, Zen 2): none");
+	ok(plat_refusal(&c) &&
+	   strstr(plat_refusal(&c), "amdzen2/data-fabric.json is not") == NULL &&
+	   strstr(plat_refusal(&c), "(amdzen2/data-fabric.json) is not in the "
+		  "reference data"),
+	   "and the refusal says its data fabric events cannot be cited");
+	ok(plat_refusal(&c) &&
+	   strstr(plat_refusal(&c), "slicemask config:48-51"),
+	   "and that its amd_l3 fields differ");
 	memcpy(c.vendor, "GenuineIntel", 13);
 	c.model = 0x11;
 	ok(plat_for_cpu(&c) == NULL, "an Intel CPU never matches zen4");
