@@ -6,10 +6,12 @@
 # verdict out of the cache and used up the bcrypt budget).  (2) bcrypt
 # runs on worker threads: while an unknown user is checked against the
 # costliest hash the daemon accepts (cost 14), the control socket
-# answers /healthz in well under 0.1 s (it waited for the check: 0.8 s),
-# a new password over the budget gets 503 with Retry-After at once, and
-# SIGTERM ends the daemon within a second even mid-check (7.6 s at cost
-# 17).  The daemon's own counters (uncored_http_auth_*) say what it did.
+# answers /healthz while the checks are still in progress (it waited for
+# the check: 0.8 s), a new password over the budget gets 503 with
+# Retry-After without a check, and SIGTERM ends the daemon mid-check
+# without waiting for the checks (it waited 7.6 s at cost 17).  The
+# daemon's own counters (uncored_http_auth_*) say what it did.  How fast
+# is a benchmark's business, not this test's: its checks are of order.
 . "${top_srcdir:-.}/tests/lib.sh"
 
 # ThreadSanitizer sleeps a second at exit while other threads run (its
@@ -96,13 +98,14 @@ conns() { [ "$(ss -Htn state established "( dport = :$PORT )" | wc -l)" -ge "$1"
 wait_for "3 connections from unknown users" 30 conns 3
 wait_for "a bcrypt check in progress" 30 pending
 ok $? "the daemon reports checks in progress (uncored_http_auth_pending $p)"
-t=$(curl -s -o /dev/null -w '%{time_total}' --unix-socket "$T/ctl" http://x/healthz)
+# -m 60: a hang guard, not a speed claim
+t=$(curl -s -m 60 -o /dev/null -w '%{http_code}' --unix-socket "$T/ctl" http://x/healthz)
 running=0
 for k in 1 2 3; do kill -0 "${U[$k]}" 2>/dev/null && running=$((running + 1)); done
-awk -v t="$t" 'BEGIN { exit !(t < 0.1) }'
-ok $? "control socket /healthz answered in ${t} s (< 0.1 s) while unknown users were checked at cost 14"
-[ "$running" -ge 1 ]
-ok $? "... and $running of the 3 checks were still running after it answered"
+p=$(ctl_metric uncored_http_auth_pending "")
+is "$t" 200 "control socket /healthz answered while unknown users were checked at cost 14"
+[ "$running" -ge 1 ] && [ "${p:-0}" -ge 1 ]
+ok $? "... before the checks ended: $running of the 3 still waiting for their answer, $p checks pending after it"
 wait "${U[1]}" "${U[2]}" "${U[3]}"
 is "$(cat unknown.1 unknown.2 unknown.3 | sort -u)" 401 "the unknown users got 401 when their checks ended (after more than timeout_s = 1 for the third)"
 cpu=$(ctl_metric uncored_http_auth_cpu_seconds_total "")
@@ -110,6 +113,7 @@ echo "# CPU time of 3 checks at cost 14: $cpu s"
 # Ten new passwords at once: more than the 2 workers and the 4 places
 # in the queue (or, after the checks above, more than the budget) - the
 # rest get 503 at once with Retry-After.
+busy0=$(ctl_metric uncored_http_auth_busy_total "")
 F=
 for k in $(seq 1 10); do
 	curl -s -o /dev/null -w '%{http_code} %{time_total} %header{retry-after}\n' \
@@ -120,8 +124,10 @@ cat guess.* >guesses
 n401=$(grep -c '^401 ' guesses); n503=$(grep -c '^503 ' guesses)
 is "$((n401 + n503)):$([ "$n503" -ge 4 ] && echo yes)" "10:yes" \
 	"10 new passwords at once: $n401 checked (401), $n503 answered 503"
-awk '$1 == 503 && !($2 < 0.5 && $3 >= 1) { bad = 1 } END { exit bad }' guesses
-ok $? "... each 503 at once (slowest $(awk '$1 == 503 { if ($2 > m) m = $2 } END { print m + 0 }' guesses) s) with Retry-After ($(awk '$1 == 503 { print $3; exit }' guesses) s)"
+busy=$(ctl_metric uncored_http_auth_busy_total "")
+is "$((busy - busy0))" "$n503" "... each 503 unchecked (uncored_http_auth_busy_total rose by $((busy - busy0)))"
+awk '$1 == 503 && !($3 >= 1) { bad = 1 } END { exit bad }' guesses
+ok $? "... and with Retry-After ($(awk '$1 == 503 { print $3; exit }' guesses) s)"
 kill -TERM $UPID; wait $UPID
 
 # SIGTERM in the middle of checks: a fresh daemon, four unknown users
@@ -129,14 +135,21 @@ kill -TERM $UPID; wait $UPID
 UPID=$!; tap_cleanup_pid $UPID
 wait_for "the control socket" 30 wait_healthy_ctl
 F=
-for k in 4 5 6 7; do curl -s -o /dev/null -u "nosuch$k:x" "$URL" & F="$F $!"; done
+for k in 4 5 6 7; do
+	curl -s -o /dev/null -w '%{http_code}\n' -u "nosuch$k:x" "$URL" >"nosuch.$k" & F="$F $!"
+done
 wait_for "4 connections from unknown users" 30 conns 4
-t0=$(date +%s%N)
+wait_for "a bcrypt check in progress" 30 pending
+# The order, not a time: one check's worth of bcrypt (cost 14) started
+# with SIGTERM, on the same loaded CPUs, must still be running when the
+# daemon is gone; a daemon that waited for its 2 checks would not be.
+"$HASH" reference 14 >/dev/null & REF=$!; tap_cleanup_pid $REF
 kill -TERM $UPID; wait $UPID; rc=$?
-t1=$(date +%s%N)
-ms=$(( (t1 - t0) / 1000000 ))
+kill -0 "$REF" 2>/dev/null; before=$?
 is "$rc" 0 "SIGTERM mid-check: the daemon exits 0"
-[ "$ms" -lt 1000 ]
-ok $? "... within 1 s ($ms ms), not after the checks (at least 0.7 s each)"
-wait $F
+ok "$before" "... without waiting for the checks (gone before a cost-14 hash begun with SIGTERM ended)"
+wait "$REF"
+for k in $F; do wait "$k"; done
+is "$(cat nosuch.4 nosuch.5 nosuch.6 nosuch.7 | sort -u)" 000 \
+	"... and the 4 unknown users got no answer (their checks cancelled)"
 tap_done

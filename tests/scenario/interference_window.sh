@@ -65,7 +65,7 @@ like "$(cat "$T/log")" "msr 0x700 on cpu 0 = 0x0" \
 # the time the counter counted (counted_s: on a loaded machine the
 # sampler can be held up inside the freeze, which interval_s includes).
 curl -s "http://127.0.0.1:$PORT/api/v1/samples?limit=3600" >"$T/s.json"
-python3 - "$T/s.json" <<'PY' >"$T/low"
+python3 - "$T/s.json" <<'PY' >"$T/low" 2>"$T/bad"
 import json, sys
 d = json.load(open(sys.argv[1]))
 low = 0
@@ -78,9 +78,13 @@ for s in d["samples"]:
             continue
         if secs > 0 and abs(e["delta"] / secs - 5e7) > 0.01 * 5e7:
             low += 1
+            sys.stderr.write("seq %d interval_s %s counted_s %s delta %d: %.4f of the rate\n"
+                             % (s["seq"], s["interval_s"], secs, e["delta"],
+                                e["delta"] / secs / 5e7))
 print(low)
 PY
 is "$(cat "$T/low")" 0 "no valid CBo 0 delta from an interval it stopped in"
+sed 's/^/#   /' "$T/bad"	# the samples that were off, for the log
 kill -TERM "$UPID"; wait "$UPID"
 is "$?" 0 "clean stop"
 tap_done

@@ -34,7 +34,10 @@ ns=$(curl -s "$U/api/v1/status" | sed -n 's/.*"counters_in_use":\([0-9]*\).*/\1/
 # samples a second, and a sample overwritten before its turn is left
 # out, so a loaded machine streaming slowly would otherwise lose some.
 rss0=$(awk '/VmRSS/ { print $2 }' "/proc/$UPID/status")
-curl -s -o "$T/all.json" -w '%{time_total}\n' \
+# (read at 25 MB/s at most, so that it lasts about a second however
+# fast the machine: long enough for /metrics requests to begin and end
+# within it)
+curl -s --limit-rate 25M -o "$T/all.json" -w '%{time_total}\n' \
 	"$U/api/v1/samples?since=$((head - 400))&limit=400" >"$T/all.t" &
 CP=$!
 : >"$T/lat"
@@ -49,10 +52,11 @@ echo "# samples: $(wc -c <"$T/all.json") bytes in $(cat "$T/all.t") s;" \
      "$n concurrent /metrics, slowest $worst s"
 ok "$([ "$n" -ge 1 ]; echo $?)" "a /metrics ran while the samples were sent ($n)"
 is "$(grep -vc '^200 ' "$T/lat")" 0 "... and every one got 200"
-# generous: one sample's rendering is well under a millisecond; under a
-# sanitizer on a loaded 2-core machine the bound is 100 times that
-ok "$(awk -v w="$worst" 'BEGIN { exit !(w < 0.5) }'; echo $?)" \
-	"... none waited for the samples (slowest $worst s < 0.5 s)"
+# The loop starts a /metrics only while the samples request is open, so
+# each but the last was answered before the samples were all sent: they
+# did not wait for them.  (How fast: tests/bench, not here.)
+ok "$([ "$n" -ge 2 ]; echo $?)" \
+	"... $((n - 1)) answered while the samples were still being sent"
 rss1=$(awk '/VmRSS/ { print $2 }' "/proc/$UPID/status")
 echo "# RSS before $rss0 kB, after $rss1 kB"
 ok "$([ "$rss1" -le $((rss0 * 3 / 2 + 4096)) ]; echo $?)" \
