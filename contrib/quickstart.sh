@@ -43,12 +43,15 @@ TEST_DEPS="pciutils jq iproute2 util-linux systemd python3 strace openssl
       prometheus wrk prometheus-node-exporter
       debhelper lintian abigail-tools
       chromium
-      podman runc catatonit mmdebstrap yamllint python3-yaml"
+      podman runc catatonit mmdebstrap yamllint python3-yaml
+      linux-perf"
 # chromium: tests/scenario/page.sh, the live page in a browser.  podman,
 # runc, catatonit (kube play's pause image) and mmdebstrap: the container
 # suite, tests/scenario/container.sh, which builds the image with
 # contrib/container/build-image.sh and runs it and the DaemonSet's pod;
 # yamllint and python3-yaml: tests/scenario/kubernetes_check.sh.
+# linux-perf: tests/scenario/perf_tool_attrs.sh, perf's encodings of the
+# simulated kernel's PMUs against uncored's.
 
 # install_deps PACKAGES...: installs those that are missing.
 install_deps() {

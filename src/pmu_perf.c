@@ -833,36 +833,102 @@ static int prog_terms(const struct unit_type *u, const struct evspec *e,
 	return 0;
 }
 
-static int pmu_perf_encode(const struct pmu *p, struct pmu_slot *sl,
-		    const struct evspec *e, char *why, size_t whylen)
+static bool freerun_where(const struct pmu_perf *pp, const struct pmu_slot *sl,
+			  struct pp_where *w, unsigned *one);
+static unsigned where_box(const struct pmu_perf *pp, const struct pp_where *w,
+			  unsigned k, unsigned one);
+
+/*
+ * What the kernel is asked to count for event e in slot sl: the kernel
+ * PMU, the terms in perf's syntax (format fields, or an alias of its
+ * events/ directory) and the config words they encode to through the
+ * PMU's format/ files.  pmu_perf_encode() and pmu_perf_attr() share it.
+ */
+static int attr_of(const struct pmu *p, const struct pmu_slot *sl,
+		   const struct evspec *e, const struct pfs_pmu **pmu,
+		   char *terms, size_t len, uint64_t cfg[3], char *why,
+		   size_t whylen)
 {
+	const struct pmu_perf *pp = p->perf;
 	const struct unit_type *u = p->plat->units[sl->unit];
-	const struct pp_box *b = slot_box(p->perf, sl);
-	char terms[PP_TERMS_MAX], msg[256];
-	uint64_t cfg[3] = { 0, 0, 0 };
+	const struct pp_box *b = slot_box(pp, sl);
+	char msg[256];
 	int r;
 
-	if (!b || !u->perf)
+	memset(cfg, 0, 3 * sizeof(*cfg));
+	if (u->kind == UNIT_FREERUN) {
+		const struct freerun_ctr *fr = sl->idx < u->nfreerun ?
+					       &u->freerun[sl->idx] : NULL;
+		struct pp_where w;
+		unsigned one = 0;
+
+		if (!fr || !fr->perf_event)
+			return fail(why, whylen, EOPNOTSUPP, "%s: the kernel "
+				    "has no event for this free-running "
+				    "counter", e->name);
+		if (!freerun_where(pp, sl, &w, &one))
+			return fail(why, whylen, ENODEV, "%s on socket %u: no "
+				    "kernel PMU", fr->name, sl->socket);
+		b = &pp->box[where_box(pp, &w, 0, one)];
+		snprintf(terms, len, "%s", fr->perf_event);
+		r = encode_named(b->pmu, fr->perf_event, cfg, msg, sizeof(msg));
+	} else if (!b || !u->perf) {
 		return fail(why, whylen, ENODEV, "%s: %s %u on socket %u has no "
 			    "kernel PMU", e->name, u->name, sl->inst,
 			    sl->socket);
-	if (u->kind == UNIT_FIXED) {
+	} else if (u->kind == UNIT_FIXED) {
 		if (!u->perf->fixed)
 			return fail(why, whylen, EOPNOTSUPP, "%s: the kernel "
 				    "offers no fixed counter for unit %s",
 				    e->name, u->name);
+		snprintf(terms, len, "%s", u->perf->fixed);
 		r = encode_named(b->pmu, u->perf->fixed, cfg, msg, sizeof(msg));
 	} else {
-		r = prog_terms(u, e, terms, sizeof(terms), why, whylen);
+		r = prog_terms(u, e, terms, len, why, whylen);
 		if (r < 0)
 			return r;
 		r = pfs_encode(b->pmu, terms, cfg, msg, sizeof(msg));
 	}
 	if (r < 0)
 		return fail(why, whylen, -r, "%s: %s", e->name, msg);
+	*pmu = b->pmu;
+	return 0;
+}
+
+static int pmu_perf_encode(const struct pmu *p, struct pmu_slot *sl,
+		    const struct evspec *e, char *why, size_t whylen)
+{
+	const struct pfs_pmu *pmu;
+	char terms[PP_TERMS_MAX];
+	uint64_t cfg[3];
+	int r = attr_of(p, sl, e, &pmu, terms, sizeof(terms), cfg, why,
+			whylen);
+
+	if (r < 0)
+		return r;
 	sl->ctl_val = cfg[0];
 	sl->cfg1 = cfg[1];
 	sl->cfg2 = cfg[2];
+	return 0;
+}
+
+int pmu_perf_attr(const struct pmu *p, const struct pmu_slot *sl,
+		  const struct evspec *e, struct pmu_perf_attr *a, char *why,
+		  size_t whylen)
+{
+	const struct pfs_pmu *pmu;
+	int r;
+
+	memset(a, 0, sizeof(*a));
+	if (!p->perf)
+		return fail(why, whylen, EINVAL, "%s: not the perf backend",
+			    e->name);
+	r = attr_of(p, sl, e, &pmu, a->terms, sizeof(a->terms), a->config,
+		    why, whylen);
+	if (r < 0)
+		return r;
+	snprintf(a->pmu, sizeof(a->pmu), "%s", pmu->name);
+	a->type = pmu->type;
 	return 0;
 }
 

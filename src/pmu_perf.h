@@ -121,6 +121,27 @@ enum pp_how pmu_perf_visit_next(struct pp_visit *v);
 bool pmu_perf_visit_measuring(const struct pp_visit *v);
 void pmu_perf_visit_cost(struct pp_visit *v, enum pp_how how, uint64_t ns);
 
+/* What the perf backend opens for one event (pmu_perf_attr()). */
+struct pmu_perf_attr {
+	char pmu[64];		/* the kernel PMU: "uncore_cha_0" */
+	uint32_t type;		/* its type file: perf_event_attr.type */
+	char terms[512];	/* in perf's syntax: "event=0x35,umask=0x31,..."
+				   or an alias of its events/ ("clockticks") */
+	uint64_t config[3];	/* perf_event_attr config, config1, config2 */
+};
+
+/*
+ * What the perf backend of p opens for event e in slot sl (pmu_slot()):
+ * the same PMU, terms and encoding through its format/ files that
+ * pmu_encode() programs (and, for a free-running counter, its first box's
+ * alias), into *a.  For checking uncored's encodings against another
+ * encoder's, such as perf(1)'s (tests/tools/perf-attrs.c).  0, or -errno
+ * with why: not the perf backend, no kernel PMU, a field the kernel lacks.
+ */
+int pmu_perf_attr(const struct pmu *p, const struct pmu_slot *sl,
+		  const struct evspec *e, struct pmu_perf_attr *a, char *why,
+		  size_t whylen);
+
 /*
  * Sets up the PMU layer over discovery pp (pmu_perf_discover(), which p
  * takes over: pmu_free() frees it): the same numbering of every counter of
