@@ -3,7 +3,8 @@
 extract_events.py - builds the uncore event catalogs of the perf-backed Xeon
 Scalable platforms (src/plat/events_skx.c, events_icx.c, events_spr.c and
 their headers) from Intel's perfmon data (intel-perfmon/: SKX and CLX for
-skx, ICX for icx, SPR and EMR for spr).
+skx, ICX for icx, SPR and EMR for spr, GNR and SRF with their
+experimental files for gnr).
 
   extract_events.py [--data DIR] PLATFORM --write     regenerate the files
   extract_events.py [--data DIR] PLATFORM --check     exit 1 with a diff if
@@ -11,7 +12,7 @@ skx, ICX for icx, SPR and EMR for spr).
   extract_events.py [--data DIR] PLATFORM --coverage  print what the catalog
                                                       covers; exit 1 below 95 %
 
-PLATFORM is skx, icx, spr, adl, mtl or all.  adl (Alder Lake, Raptor
+PLATFORM is skx, icx, spr, gnr, adl, mtl or all.  adl (Alder Lake, Raptor
 Lake) and mtl (Meteor Lake, Arrow Lake) are the Core clients of the
 kernel's uncore_snb.c: ARB, iMC and the clock as Intel's data has them;
 Intel's per-controller free-running counters (UNC_MC0_RDCAS_COUNT_FREERUN,
@@ -112,6 +113,32 @@ PLATFORMS = {
                   "CXLDP": ("cxldp", 32, 4)},
         "iio_masks": (12, 3),
     },
+    # gnr: Granite Rapids and Sierra Forest (one kernel table, uncore_snbep.c
+    # gnr_uncores).  Format widths: spr_uncore_chabox (umask_ext5, 40),
+    # spr_uncore_imc / irp and the SPR_UNCORE_PCI/MMIO_COMMON_FORMAT types
+    # gnr_uncore_upi, b2cmi, b2cxl, b2upi (raw umask_ext4, 32),
+    # spr_uncore_iio / pcu (8); gnr_uncore_ubox, mdf_sbo and b2hot name no
+    # format: uncore_discovery.c's generic one (umask config:8-15, 8).
+    # Counters: the discovery table's num_regs, read from the hardware, so
+    # taken from Intel's "Counter" lists: 4 per box (IRP too, unlike spr's
+    # 2), UBOX 2, CXLCM 8.  Intel's MDF unit is placed on mdf_sbo (type
+    # 20), the only MDF type gnr_uncores names (doc/hardware-notes.md).
+    "gnr": {
+        "files": [("GNR", "GNR/events/graniterapids_uncore.json"),
+                  ("GNR experimental",
+                   "GNR/events/graniterapids_uncore_experimental.json"),
+                  ("SRF", "SRF/events/sierraforest_uncore.json"),
+                  ("SRF experimental",
+                   "SRF/events/sierraforest_uncore_experimental.json")],
+        "units": {"CHA": ("cha", 40, 4), "IMC": ("imc", 32, 4),
+                  "UPI LL": ("upi", 32, 4), "B2CMI": ("b2cmi", 32, 4),
+                  "IIO": ("iio", 8, 4), "IRP": ("irp", 32, 4),
+                  "PCU": ("pcu", 8, 4), "UBOX": ("ubox", 8, 2),
+                  "MDF": ("mdf_sbo", 8, 4), "B2UPI": ("b2upi", 32, 4),
+                  "B2HOT": ("b2hot", 8, 4), "B2CXL": ("b2cxl", 32, 4),
+                  "CXLCM": ("cxlcm", 32, 8), "CXLDP": ("cxldp", 32, 4)},
+        "iio_masks": (12, 3),
+    },
     # Core clients (arch/x86/events/intel/uncore_snb.c): ARB 2 counters
     # (adl_uncore_arb / mtl_uncore_arb), iMC 5 (adl_uncore_imc; its
     # format has no umask: "event", "chmask", "edge"), HAC ARB and HAC
@@ -174,6 +201,9 @@ NOT_PROGRAMMED = {
                       "the kernel's name for its discovery-table PMU was "
                       "not established here",
     ("spr", "M2HBM"): "mesh to HBM: Xeon Max (HBM) parts only (as MCHBM)",
+    ("gnr", "CHACMS"): "CHA-to-mesh stop: no type of the kernel's "
+                       "gnr_uncores names it (uncore_snbep.c), so it would "
+                       "appear only as an unnamed uncore_type_<t>_<id>",
 }
 
 # Events of the data that are not counted by a programmable counter of a
@@ -184,6 +214,16 @@ NOT_PROGRAMMED_EVENTS = {
         "uncore_iio_free_running_N PMU (alias ioclk), not a unit uncored "
         "programs",
 }
+
+# Events whose fields in Intel's data contradict each other: left out with
+# the reason (they count against coverage) rather than guessed.  GNR and
+# SRF experimental UNC_IIO_NUM_OUTSTANDING_REQ_OF_CPU.*: PortMask 0x0FF
+# but UMaskExt 0x700F0, whose channel bits (4-15) hold 0x00F.
+DATA_CONFLICT = {"gnr": {}}
+for _u in ("IOMMU_REQ", "IOMMU_HIT", "REQ_OWN", "FINAL_RD_WR", "WR", "DATA"):
+    DATA_CONFLICT["gnr"]["UNC_IIO_NUM_OUTSTANDING_REQ_OF_CPU." + _u] = (
+        "Intel's PortMask 0x0FF and UMaskExt 0x700F0 (channel mask 0x00F) "
+        "disagree: the channel mask is not established")
 
 # Counters the kernel offers beyond Intel's data (arch/x86/events/intel/
 # uncore_snbep.c): name, unit, flag, kernel event, description.
@@ -331,6 +371,8 @@ def entry(plat, cfg, tag, version, e):
         raise DataError("%s: counter type %s not placed" %
                         (where, e.get("CounterType")))
     unit, ubits, nctr = cfg["units"][e["Unit"]]
+    if e["EventName"] in DATA_CONFLICT.get(plat, {}):
+        return DATA_CONFLICT[plat][e["EventName"]]
     ext = iio_ext(e, where) if e["Unit"] == "IIO" else \
         num(e.get("UMaskExt", "0"), where)
     umask = num(e["UMask"], where) | ext << 8

@@ -1,6 +1,6 @@
 #!/bin/sh
 # intel_catalog_check.sh - the perf platforms' generated event catalogs
-# (src/plat/events_skx.c, events_icx.c, events_spr.c from Intel's perfmon
+# (src/plat/events_skx.c, events_icx.c, events_spr.c, events_gnr.c from Intel's perfmon
 # data; events_zen3.c, events_zen4.c, events_zen5.c from the kernel's AMD
 # tables) are exactly what
 # contrib/intel-perfmon/extract_events.py and contrib/amd-perf/
@@ -35,7 +35,7 @@ if ! command -v python3 >/dev/null 2>&1; then
 	exit $?
 fi
 
-for p in skx icx spr adl mtl; do
+for p in skx icx spr adl mtl gnr; do
 	out=$(python3 "$INTEL" "$p" --data "$DATA" --check 2>&1); rc=$?
 	ok $rc "events_$p.c and .h match Intel's data (--check)"
 	[ $rc -eq 0 ] || printf '%s\n' "$out" | head -20 | sed 's/^/#   /'
@@ -68,6 +68,26 @@ PY
 out=$(python3 "$INTEL" icx --data "$T/data" --coverage 2>&1); rc=$?
 is "$rc" 1 "--coverage fails when CHA umasks no longer fit the kernel's field"
 like "$out" "coverage below 95" "and says so"
+
+# gnr's encodings uncored relies on, as Intel's GNR V1.20 data has them
+# (NEXT-PLATFORMS.md 1.4): both command schedulers' CAS counts, the CHA
+# TOR inserts (all from the experimental file, misses) and the clocks.
+# "code umask" of one catalog entry of events_gnr.c.
+gnr_enc() {
+	grep -F -A1 ".name = \"$1\"," "$top_srcdir/src/plat/events_gnr.c" |
+		sed -n 's/.*\.code = \(0x[0-9a-f]*\), \.umask = \(0x[0-9a-f]*\),.*/\1 \2/p'
+}
+is "$(gnr_enc UNC_M_CAS_COUNT_SCH0.RD)" "0x05 0xcf" "gnr SCH0.RD 0x05/0xcf"
+is "$(gnr_enc UNC_M_CAS_COUNT_SCH1.RD)" "0x06 0xcf" "gnr SCH1.RD 0x06/0xcf"
+is "$(gnr_enc UNC_M_CAS_COUNT_SCH0.WR)" "0x05 0xf0" "gnr SCH0.WR 0x05/0xf0"
+is "$(gnr_enc UNC_M_CAS_COUNT_SCH1.WR)" "0x06 0xf0" "gnr SCH1.WR 0x06/0xf0"
+is "$(gnr_enc UNC_CHA_TOR_INSERTS.IA)" "0x35 0xc001ff01" \
+	"gnr TOR_INSERTS.IA 0x35, UMaskExt 0xC001FF over umask 0x01"
+is "$(gnr_enc UNC_CHA_TOR_INSERTS.IA_MISS)" "0x35 0xc001fe01" \
+	"gnr TOR_INSERTS.IA_MISS 0x35, UMaskExt 0xC001FE over umask 0x01"
+is "$(gnr_enc UNC_CHA_CLOCKTICKS)" "0x01 0x00" "gnr CHA clock 0x01/0x00"
+is "$(gnr_enc UNC_UPI_TxL_FLITS.ALL_DATA)" "0x02 0x0f" \
+	"gnr UPI data flits 0x02/0x0f"
 
 # Twice alike: writing into a scratch copy of the tree gives the same bytes.
 mkdir -p "$T/tree/contrib" "$T/tree/src/plat"
