@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "prom.h"
 #include "resctrl.h"
 
 static const char *const ev_file[RDT_NEVENTS] = {
@@ -261,6 +262,10 @@ static int scan_group(struct scan *sc, const char *gdir, const char *group,
 
 	if (stat(gdir, &st) < 0)
 		return 0;	/* went away during the pass */
+	/* kernfs numbers inodes cyclically (fs/kernfs/dir.c,
+	 * __kernfs_new_node: idr/xa_alloc_cyclic), so a re-made group gets a
+	 * new one: the inode is the group's generation. */
+	uint64_t gen = (uint64_t)st.st_ino;
 	snprintf(path, sizeof path, "%s/mon_data", gdir);
 	if (!(d = opendir(path)))
 		return 0;
@@ -283,14 +288,14 @@ static int scan_group(struct scan *sc, const char *gdir, const char *group,
 				continue;
 			if (pathf(sdir, "%s/%s", ddir, se->d_name) < 0)
 				continue;
-			r = add_sample(sc, group, is_mon, (uint64_t)st.st_ino,
+			r = add_sample(sc, group, is_mon, gen,
 				       dom, (int)sub, sdir);
 			nsub++;
 		}
 		if (sd)
 			closedir(sd);
 		if (r == 0 && nsub == 0)
-			r = add_sample(sc, group, is_mon, (uint64_t)st.st_ino,
+			r = add_sample(sc, group, is_mon, gen,
 				       dom, -1, ddir);
 	}
 	closedir(d);
@@ -385,4 +390,75 @@ uint64_t rdt_delta(uint64_t prev_gen, uint64_t prev, uint64_t gen,
 	}
 	*reset = 0;
 	return cur - prev;
+}
+
+void rdt_count(struct rdt_stats *st, const struct rdt_snap *snap)
+{
+	for (size_t i = 0; i < snap->n; i++)
+		for (int e = 0; e < RDT_NEVENTS; e++) {
+			const struct rdt_val *v = &snap->s[i].ev[e];
+			if (v->st == RDT_OK ||
+			    (v->st == RDT_UNREADABLE && v->v == ENOENT))
+				continue;
+			if ((unsigned)v->st < RDT_NSTATUS)
+				st->unreadable[v->st]++;
+		}
+}
+
+static void labels_of(const struct rdt_sample *s, char *sock, size_t nsock,
+		      char *dom, size_t ndom)
+{
+	if (s->socket >= 0)
+		snprintf(sock, nsock, "%d", s->socket);
+	else
+		sock[0] = '\0';
+	if (s->sub >= 0)
+		snprintf(dom, ndom, "%u.%d", s->domain, s->sub);
+	else
+		snprintf(dom, ndom, "%u", s->domain);
+}
+
+int rdt_render(struct prom *w, const struct rdt_snap *snap,
+	       const struct rdt_stats *st)
+{
+	char sock[16], dom[32];
+
+	prom_family(w, "uncore_resctrl_memory_bytes_total", PROM_COUNTER, NULL,
+		    "Bytes of memory traffic counted by resctrl for a monitoring "
+		    "group in an L3 domain since the group was made (scope "
+		    "total: all memory; local: the domain's own NUMA node)");
+	for (size_t i = 0; i < snap->n; i++) {
+		const struct rdt_sample *s = &snap->s[i];
+		labels_of(s, sock, sizeof sock, dom, sizeof dom);
+		for (int e = RDT_TOTAL; e <= RDT_LOCAL; e++) {
+			if (s->ev[e].st != RDT_OK)
+				continue;
+			const char *l[] = { "group", s->group, "socket", sock,
+					    "domain", dom, "scope",
+					    e == RDT_TOTAL ? "total" : "local", NULL };
+			prom_sample_u64(w, NULL, l, s->ev[e].v);
+		}
+	}
+	prom_family(w, "uncore_resctrl_llc_occupancy_bytes", PROM_GAUGE, NULL,
+		    "Bytes of the L3 cache held by a resctrl monitoring group "
+		    "in an L3 domain");
+	for (size_t i = 0; i < snap->n; i++) {
+		const struct rdt_sample *s = &snap->s[i];
+		if (s->ev[RDT_OCC].st != RDT_OK)
+			continue;
+		labels_of(s, sock, sizeof sock, dom, sizeof dom);
+		const char *l[] = { "group", s->group, "socket", sock,
+				    "domain", dom, NULL };
+		prom_sample_u64(w, NULL, l, s->ev[RDT_OCC].v);
+	}
+	prom_family(w, "uncore_resctrl_unreadable_total", PROM_COUNTER, "",
+		    "resctrl values that were not a reading, by reason "
+		    "(unavailable, error, unassigned, malformed, unreadable); "
+		    "such a value is left out, never exported as 0");
+	for (int r = RDT_OK + 1; r < RDT_NSTATUS; r++) {
+		const char *l[] = { "reason", rdt_status_name((enum rdt_status)r),
+				    NULL };
+		prom_sample_u64(w, NULL, l, st->unreadable[r]);
+	}
+	return w->err;
 }

@@ -50,7 +50,8 @@ struct rdt_sample {
 	unsigned domain;	/* L3 cache id XX of mon_L3_XX */
 	int sub;		/* YY of mon_sub_L3_YY, or -1 */
 	int socket;		/* physical_package_id, or -1 when not found */
-	uint64_t gen;		/* identity of the group directory (inode):
+	uint64_t gen;		/* the group directory's inode (kernfs numbers
+				 * them cyclically, see doc/resctrl.md):
 				 * changes when a group is removed and re-made */
 	struct rdt_val ev[RDT_NEVENTS];
 };
@@ -94,5 +95,32 @@ void rdt_snap_free(struct rdt_snap *snap);
  */
 uint64_t rdt_delta(uint64_t prev_gen, uint64_t prev, uint64_t gen,
 		   uint64_t cur, int *reset);
+
+struct prom;
+
+/* Absent samples seen so far, by reason (index: enum rdt_status; the
+ * RDT_OK slot stays 0).  Cumulative over the daemon's life. */
+struct rdt_stats {
+	uint64_t unreadable[RDT_NSTATUS];
+};
+
+/*
+ * Adds the absent samples of snap to st: every event whose status is not
+ * RDT_OK, except RDT_UNREADABLE with ENOENT (an event the kernel does not
+ * monitor there is not a failed read).
+ */
+void rdt_count(struct rdt_stats *st, const struct rdt_snap *snap);
+
+/*
+ * Writes, into w, the families
+ *   uncore_resctrl_memory_bytes_total{group,socket,domain,scope}  counter
+ *   uncore_resctrl_llc_occupancy_bytes{group,socket,domain}       gauge
+ *   uncore_resctrl_unreadable_total{reason}                       counter
+ * from snap and st; an absent sample writes no series.  domain is the L3
+ * id "XX", or "XX.YY" for SNC node YY of it; socket is "" when unknown.
+ * Returns 0, or the writer's first error.
+ */
+int rdt_render(struct prom *w, const struct rdt_snap *snap,
+	       const struct rdt_stats *st);
 
 #endif

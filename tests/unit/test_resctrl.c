@@ -15,6 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "buf.h"
+#include "prom.h"
 #include "resctrl.h"
 #include "tests/tap.h"
 
@@ -120,6 +122,44 @@ static void test_parse(void)
 	is_str(rdt_status_name(RDT_UNASSIGNED), "unassigned", "reason label");
 }
 
+/* The page: values as read, absent samples left out and counted. */
+static void test_render(const struct rdt_snap *sn)
+{
+	struct rdt_stats st = { 0 };
+	struct buf b = BUF_INIT;
+	struct prom w;
+
+	rdt_count(&st, sn);
+	is_u64(st.unreadable[RDT_UNAVAILABLE], 1, "one Unavailable counted");
+	is_u64(st.unreadable[RDT_ERROR], 1, "one Error counted");
+	is_u64(st.unreadable[RDT_UNASSIGNED], 1, "one Unassigned counted");
+	is_u64(st.unreadable[RDT_MALFORMED], 1, "one malformed counted");
+	is_u64(st.unreadable[RDT_UNREADABLE], 0,
+	       "a file the kernel does not have is not a failed read");
+	prom_begin(&w, &b, PROM_TEXT_004);
+	is_int(rdt_render(&w, sn, &st), 0, "render");
+	is_int(prom_end(&w), 0, "exposition complete");
+	ok(b.p && strstr(b.p, "uncore_resctrl_memory_bytes_total{group=\"/\","
+			 "socket=\"1\",domain=\"1\",scope=\"total\"} 2000\n"),
+	   "root total bytes on socket 1");
+	ok(b.p && strstr(b.p, "uncore_resctrl_memory_bytes_total{group=\"batch/"
+			 "mon_groups/job1\",socket=\"0\",domain=\"0\","
+			 "scope=\"local\"} 50\n"), "job1 local bytes");
+	ok(b.p && strstr(b.p, "uncore_resctrl_llc_occupancy_bytes{group=\"batch\","
+			 "socket=\"1\",domain=\"1\"} 8192\n"), "batch occupancy");
+	ok(b.p && !strstr(b.p, "group=\"batch\",socket=\"1\",domain=\"1\",scope"),
+	   "Unavailable/Error give no series, not 0");
+	ok(b.p && !strstr(b.p, "group=\"mon_groups/uncored-a\",socket=\"0\","
+			  "domain=\"0\"}"), "malformed occupancy gives no series");
+	ok(b.p && strstr(b.p, "uncore_resctrl_unreadable_total{reason=\"unassigned\"} 1\n"),
+	   "unreadable by reason");
+	ok(b.p && strstr(b.p, "# TYPE uncore_resctrl_memory_bytes_total counter\n"),
+	   "bytes are a counter");
+	ok(b.p && strstr(b.p, "# TYPE uncore_resctrl_llc_occupancy_bytes gauge\n"),
+	   "occupancy is a gauge");
+	buf_free(&b);
+}
+
 static void test_scan(void)
 {
 	char root[128], sys[128];
@@ -176,12 +216,20 @@ static void test_scan(void)
 		is_int(s->ev[RDT_OCC].st, RDT_MALFORMED, "junk is malformed");
 	}
 	ok(!find(&sn, "info", 0, -1), "info/ is not a group");
+	test_render(&sn);
 
 	/* Removed and re-made between passes, now counting from 0 again. */
 	s = find(&sn, "mon_groups/uncored-a", 1, -1);
 	uint64_t gen0 = s ? s->gen : 0, v0 = s ? s->ev[RDT_TOTAL].v : 0;
-	rm_rf("rdt/mon_groups/uncored-a");
+	/* kernfs does not hand a freed inode number out again (cyclic
+	 * allocation); this file system might, so the old directory is moved
+	 * aside until the new one exists. */
+	char from[256], to[256];
+	snprintf(from, sizeof from, "%s/rdt/mon_groups/uncored-a", top);
+	snprintf(to, sizeof to, "%s/gone", top);
+	ok(rename(from, to) == 0, "group removed");
 	put_domain("mon_groups/uncored-a", "mon_L3_01", "50\n", "1\n", "1\n");
+	rm_rf("gone");
 	is_int(rdt_scan(root, sys, &sn), 0, "scan after re-creation");
 	s = find(&sn, "mon_groups/uncored-a", 1, -1);
 	ok(s && s->gen != gen0, "a re-made group has a new generation");
