@@ -41,6 +41,16 @@ is "$(metric "$T/m" uncore_resctrl_memory_bytes_total 'group="mon_groups/web",so
 ok "$(metric_ge "$PORT" uncore_resctrl_unreadable_total 'reason="unavailable"' 1; echo $?)" \
 	"Unavailable counted"
 
+if command -v promtool >/dev/null 2>&1; then
+	grep '^# \(HELP\|TYPE\) uncore_resctrl\|^uncore_resctrl' "$T/m" >"$T/rdt.prom"
+	promtool check metrics <"$T/rdt.prom" >"$T/promtool.out" 2>&1
+	ok $? "promtool check metrics accepts the resctrl families"
+	is "$(cat "$T/promtool.out")" "" "... with no lint"
+else
+	skip "promtool check metrics" "promtool not installed"
+	skip "promtool lint" "promtool not installed"
+fi
+
 # Removed and made again: the new group counts from 0.
 mv "$R/mon_groups/web" "$T/web.gone"
 put "$R/mon_groups/web/$D/mbm_total_bytes" 40
