@@ -1605,13 +1605,9 @@ static const struct program *start(struct daemon *d, const struct options *o,
 		log_fatalx(1, "out of memory");
 	sampler_hook_claims(d->sampler);	/* read-now, pinned claims */
 	sampler_tick(d->sampler);	/* programs the PMU, first reading */
-	d->http = start_http(d, conf, web, api_routes, api_nroutes, d,
-			     drop_privileges);
-	if (sampler_start(d->sampler) < 0)
-		log_fatalx(1, "cannot start the sampler thread: %s",
-			   strerror(errno));
 	/* resctrl on its own thread and interval: its reads never delay the
-	 * tick (doc/resctrl.md).  A failure here costs only these families. */
+	 * tick (doc/resctrl.md).  A failure here costs only these families.
+	 * Made before the HTTP server, whose thread reads d->resctrl. */
 	if (conf->resctrl_enabled) {
 		d->resctrl = rdt_mon_new(conf->resctrl_path, conf->sysfs);
 		if (!d->resctrl ||
@@ -1619,6 +1615,11 @@ static const struct program *start(struct daemon *d, const struct options *o,
 			log_warnx("resctrl: cannot start its thread: per-group "
 				  "memory bandwidth is off");
 	}
+	d->http = start_http(d, conf, web, api_routes, api_nroutes, d,
+			     drop_privileges);
+	if (sampler_start(d->sampler) < 0)
+		log_fatalx(1, "cannot start the sampler thread: %s",
+			   strerror(errno));
 	return prog;
 }
 

@@ -66,5 +66,7 @@ ok $? "the tree found is logged"
 ok "$(gone "$UPID"; echo $((!$?)))" "daemon still running"
 kill -TERM "$UPID"
 wait "$UPID"
-is "$?" 0 "clean exit with the resctrl thread running"
+rc=$?
+is "$rc" 0 "clean exit with the resctrl thread running"
+[ "$rc" = 0 ] || sed 's/^/# /' "$T/log" | head -80	# e.g. a TSan report
 tap_end
