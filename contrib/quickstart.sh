@@ -87,10 +87,10 @@ build() {
 # Tests that exercise threads; run again under TSan.
 TSAN_TESTS="tests/unit/test_ring_threads tests/unit/test_http tests/unit/test_expo
 	tests/unit/test_sampler tests/unit/test_sim_kernel tests/unit/test_readnow
-	tests/unit/test_authq tests/scenario/auth_dos.sh
+	tests/unit/test_authq tests/unit/test_resctrl_mon tests/scenario/auth_dos.sh
 	tests/scenario/daemon_basic.sh tests/scenario/libuncored.sh
 	tests/scenario/daemon_faults.sh tests/scenario/http_abuse.sh
-	tests/scenario/claims.sh"
+	tests/scenario/claims.sh tests/scenario/resctrl.sh"
 
 # Tests of one suite run at a time: they mostly wait (for a daemon's
 # ticks, a browser, Prometheus), so more than the cores.

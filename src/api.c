@@ -157,6 +157,7 @@ static int render_page(void *arg, enum prom_fmt fmt, struct buf *b)
 		.start_time_s = d->start_time_s,
 		.claims = cp,
 		.http = src->http,
+		.resctrl = d->resctrl,
 	};
 	int r = metrics_render(b, fmt, src->p, &info);
 

@@ -36,11 +36,11 @@
 #include "plat/plat.h"
 
 enum sect { S_NONE = -1, S_DAEMON, S_HTTP, S_CLAIMS, S_BASELINE, S_SIM,
-	    S_COUNT };
+	    S_RESCTRL, S_COUNT };
 
 static const char *const sect_names[S_COUNT] = {
 	[S_DAEMON] = "daemon", [S_HTTP] = "http", [S_CLAIMS] = "claims",
-	[S_BASELINE] = "baseline", [S_SIM] = "sim",
+	[S_BASELINE] = "baseline", [S_SIM] = "sim", [S_RESCTRL] = "resctrl",
 };
 
 enum ktype {
@@ -134,6 +134,11 @@ static const struct key keys[] = {
 	K_STR(S_SIM, "platform", sim_platform, empty_default, check_platform,
 	    true),
 	K_STR(S_SIM, "workload", sim_workload, empty_default, check_path, true),
+
+	K_BOOL(S_RESCTRL, "enabled", resctrl_enabled, false),
+	K_STR(S_RESCTRL, "path", resctrl_path, "/sys/fs/resctrl", check_abspath,
+	    false),
+	K_UINT(S_RESCTRL, "interval_s", resctrl_interval_s, 1, 3600, 5),
 };
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
 

@@ -108,6 +108,10 @@ struct conf {
 	char *sim_workload;             /* key workload: "" or a path; a
 					   relative one is resolved against
 					   the directory of the file */
+	/* [resctrl] (doc/resctrl.md) */
+	bool resctrl_enabled;           /* read resctrl groups; default no */
+	char *resctrl_path;             /* absolute, default /sys/fs/resctrl */
+	unsigned resctrl_interval_s;    /* seconds between passes, 1..3600 */
 };
 
 /*

@@ -38,6 +38,7 @@ struct daemon {
 	struct pmu pmu;
 	struct sampler *sampler;
 	struct claims *claims;
+	struct rdt_mon *resctrl;	/* NULL unless [resctrl] enabled */
 	struct http_server *http;
 	struct expo *expo;		/* the /metrics page (expo.h) */
 	atomic_uint_fast64_t scrapes;

@@ -19,6 +19,7 @@
 #include "log.h"
 #include "metrics.h"
 #include "procstat.h"
+#include "resctrl_mon.h"
 
 static const char *const nums[] = {
 	"0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12",
@@ -438,6 +439,8 @@ int metrics_render(struct buf *b, enum prom_fmt fmt, const struct program *p,
 		claim_families(&w, info->claims);
 	if (info->http)
 		http_families(&w, info->http);
+	if (info->resctrl)
+		rdt_mon_render(&w, info->resctrl);
 	procstat_read(&ps);	/* renders whatever could be read */
 	procstat_render(&w, &ps);
 	r = prom_end(&w);

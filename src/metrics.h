@@ -27,6 +27,7 @@ struct metrics_info {
 					   NULL: no claim families */
 	const struct http_stats *http;	/* the HTTP server's counters;
 					   NULL: no uncored_http_* families */
+	struct rdt_mon *resctrl;	/* NULL: no uncore_resctrl_* families */
 };
 
 /* Copies the newest snapshot of p into *st and, if totals/up are not

@@ -50,6 +50,7 @@
 #include "log.h"
 #include "plat/plat_sim.h"
 #include "priv.h"
+#include "resctrl_mon.h"
 #include "sched.h"
 #include "selftest.h"
 #include "unavail.h"
@@ -80,6 +81,7 @@ struct options {
 	const char *user;
 	const char *backend;		/* --backend */
 	const char *sysfs;		/* --path.sysfs */
+	const char *resctrl;		/* --path.resctrl */
 	const char *unavailable;	/* --unavailable */
 };
 
@@ -108,6 +110,10 @@ static void usage(FILE *f)
 		"                            replaces [daemon] backend\n"
 		"      --path.sysfs DIR      where perf finds the kernel's PMUs\n"
 		"                            (default /sys); replaces [daemon] sysfs\n"
+		"      --path.resctrl DIR    read resctrl monitoring groups there\n"
+		"                            (per-group memory bandwidth, LLC\n"
+		"                            occupancy); sets [resctrl] path and\n"
+		"                            enabled\n"
 		"      --unavailable=exit|serve  where nothing can be counted\n"
 		"                            (unsupported CPU, no uncore PMU, no\n"
 		"                            capability): exit 2 or 4 (default), or\n"
@@ -214,7 +220,8 @@ static unsigned parse_uint(const char *opt, const char *s, unsigned min,
 }
 
 enum { OPT_SIM = 256, OPT_WL, OPT_STATE, OPT_LOG, OPT_LOGFMT, OPT_SELFTEST,
-       OPT_WEB, OPT_BACKEND, OPT_SYSFS, OPT_LIST, OPT_UNAVAIL };
+       OPT_WEB, OPT_BACKEND, OPT_SYSFS, OPT_LIST, OPT_UNAVAIL,
+       OPT_RESCTRL };
 
 /* "uncored: ...", and exit status 64. */
 static void usage_exit(const char *fmt, ...)
@@ -249,6 +256,9 @@ static const char *checked(int c, const char *arg)
 			   arg);
 	if (c == OPT_SYSFS && arg[0] != '/')
 		usage_exit("--path.sysfs: \"%s\" is not an absolute path", arg);
+	if (c == OPT_RESCTRL && arg[0] != '/')
+		usage_exit("--path.resctrl: \"%s\" is not an absolute path",
+			   arg);
 	if (c == OPT_LOGFMT && strcmp(arg, "auto") != 0 &&
 	    strcmp(arg, "journal") != 0 && strcmp(arg, "text") != 0)
 		usage_exit("--log-format: \"%s\" is not one of auto, journal, "
@@ -269,6 +279,7 @@ static void take_option(struct options *o, int c)
 	case OPT_STATE: o->sim_state = optarg; break;
 	case OPT_BACKEND: o->backend = checked(c, optarg); break;
 	case OPT_SYSFS: o->sysfs = checked(c, optarg); break;
+	case OPT_RESCTRL: o->resctrl = checked(c, optarg); break;
 	case OPT_UNAVAIL: o->unavailable = checked(c, optarg); break;
 	case OPT_LIST: list_platforms(); exit(0);
 	case 'l':
@@ -300,6 +311,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 		{ "sim-state", required_argument, NULL, OPT_STATE },
 		{ "backend", required_argument, NULL, OPT_BACKEND },
 		{ "path.sysfs", required_argument, NULL, OPT_SYSFS },
+		{ "path.resctrl", required_argument, NULL, OPT_RESCTRL },
 		{ "unavailable", required_argument, NULL, OPT_UNAVAIL },
 		{ "list-platforms", no_argument, NULL, OPT_LIST },
 		{ "listen", required_argument, NULL, 'l' },
@@ -410,6 +422,11 @@ static void apply_overrides(const struct options *o, struct conf *c)
 	if (o->sysfs) {
 		free(c->sysfs);
 		c->sysfs = strdup(o->sysfs);
+	}
+	if (o->resctrl) {
+		free(c->resctrl_path);
+		c->resctrl_path = strdup(o->resctrl);
+		c->resctrl_enabled = true;
 	}
 	if (o->unavailable) {
 		free(c->unavailable);
@@ -1185,7 +1202,10 @@ static unsigned keep_restart_only(struct conf *nc, struct conf *cur)
 		{ "[daemon] user", offsetof(struct conf, user) },
 		{ "[daemon] backend", offsetof(struct conf, backend) },
 		{ "[daemon] sysfs", offsetof(struct conf, sysfs) },
+		{ "[resctrl] path", offsetof(struct conf, resctrl_path) },
 	}, uints[] = {
+		{ "[resctrl] interval_s",
+		  offsetof(struct conf, resctrl_interval_s) },
 		{ "[http] timeout_s", offsetof(struct conf, http_timeout_s) },
 		{ "[http] max_connections",
 		  offsetof(struct conf, http_max_connections) },
@@ -1231,6 +1251,12 @@ static unsigned keep_restart_only(struct conf *nc, struct conf *cur)
 		log_warnx("reload: %s changed from %u to %u: %s", uints[i].name,
 			  *a, *b, later);
 		*b = *a;
+		n++;
+	}
+	if (nc->resctrl_enabled != cur->resctrl_enabled) {
+		log_warnx("reload: [resctrl] enabled changed to %s: %s",
+			  nc->resctrl_enabled ? "yes" : "no", later);
+		nc->resctrl_enabled = cur->resctrl_enabled;
 		n++;
 	}
 	if (nc->takeover != cur->takeover) {
@@ -1580,6 +1606,16 @@ static const struct program *start(struct daemon *d, const struct options *o,
 		log_fatalx(1, "out of memory");
 	sampler_hook_claims(d->sampler);	/* read-now, pinned claims */
 	sampler_tick(d->sampler);	/* programs the PMU, first reading */
+	/* resctrl on its own thread and interval: its reads never delay the
+	 * tick (doc/resctrl.md).  A failure here costs only these families.
+	 * Made before the HTTP server, whose thread reads d->resctrl. */
+	if (conf->resctrl_enabled) {
+		d->resctrl = rdt_mon_new(conf->resctrl_path, conf->sysfs);
+		if (!d->resctrl ||
+		    rdt_mon_start(d->resctrl, conf->resctrl_interval_s * 1000) < 0)
+			log_warnx("resctrl: cannot start its thread: per-group "
+				  "memory bandwidth is off");
+	}
 	d->http = start_http(d, conf, web, api_routes, api_nroutes, d,
 			     drop_privileges);
 	if (sampler_start(d->sampler) < 0)
@@ -1657,6 +1693,8 @@ static void shut_down(struct daemon *d, struct conf *conf, struct webcfg *web)
 	sd_notify(0, "STOPPING=1");
 	http_stop(d->http);
 	expo_free(d->expo);
+	rdt_mon_free(d->resctrl);
+	d->resctrl = NULL;
 	sampler_stop(d->sampler);
 	if (pmu_release(&d->pmu) < 0)
 		log_warnx("leaving the PMU idle: %s", hw_last_error());

@@ -1,0 +1,46 @@
+/*
+ * resctrl_mon.h - the resctrl reader on its own thread (issue 31 §1).
+ *
+ * On real hardware every mbm_* read is an IPI to a CPU of the domain, so
+ * resctrl is read on its own interval ([resctrl] interval, 5 s by
+ * default) by its own thread, never by the sampler's tick.  Each pass
+ * reads the whole tree into a private snapshot and then swaps it in under
+ * a mutex; /metrics renders the last published pass.
+ */
+#ifndef UNCORED_RESCTRL_MON_H
+#define UNCORED_RESCTRL_MON_H
+
+#include <stdint.h>
+
+struct prom;
+struct rdt_mon;
+
+/*
+ * Makes a monitor of the tree at root (e.g. "/sys/fs/resctrl"), mapping
+ * domains to sockets through sysfs_root (e.g. "/sys").  Both strings are
+ * copied.  Does one pass at once, so the first page has the groups.
+ * Returns the monitor (owned by the caller, free with rdt_mon_free()) or
+ * NULL when out of memory.  A missing tree is not an error: it is logged
+ * once and the monitor reports resctrl as unavailable.
+ */
+struct rdt_mon *rdt_mon_new(const char *root, const char *sysfs_root);
+
+/* One pass now, on the caller's thread.  0, -ENOENT (no tree) or -ENOMEM. */
+int rdt_mon_pass(struct rdt_mon *m);
+
+/* Starts the thread: a pass every interval_ms.  0 or -errno. */
+int rdt_mon_start(struct rdt_mon *m, unsigned interval_ms);
+
+/* Stops the thread (if started) and frees m.  NULL is accepted. */
+void rdt_mon_free(struct rdt_mon *m);
+
+/*
+ * Writes uncore_resctrl_available and, when the last pass found a tree,
+ * the families of rdt_render() from the last pass.  Thread-safe.
+ */
+void rdt_mon_render(struct prom *w, struct rdt_mon *m);
+
+/* Passes done so far (for tests). */
+uint64_t rdt_mon_passes(struct rdt_mon *m);
+
+#endif
