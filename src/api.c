@@ -835,6 +835,7 @@ static void sample_json(struct samples_stream *ss, uint64_t seq)
 	uint64_t f = w[SW_FLAGS];
 	double secs = (double)w[SW_INTERVAL_NS] / 1e9;
 	double counted = (double)w[SW_COUNTED_NS] / 1e9;
+	double counted_err = (double)w[SW_COUNTED_ERR_NS] / 1e9;
 
 	if (ss->nwritten++)
 		buf_putc(b, ',');
@@ -849,6 +850,11 @@ static void sample_json(struct samples_stream *ss, uint64_t seq)
 	 * (pmu_counted_ns(); the interval when it is not known) */
 	jw_key(b, "counted_s", false);
 	jw_f64(b, counted > 0 ? counted : secs);
+	/* how far off counted_s can be: half of each of the two writes
+	 * that bound the window (pmu_counted_err_ns(); 0 when counted_s is
+	 * the interval) */
+	jw_key(b, "counted_err_s", false);
+	jw_f64(b, counted > 0 ? counted_err : 0);
 	jw_key(b, "valid", false);
 	buf_puts(b, f & SF_VALID ? "true" : "false");
 	if (f & SF_INTERFERENCE)
@@ -859,6 +865,8 @@ static void sample_json(struct samples_stream *ss, uint64_t seq)
 		buf_puts(b, ",\"multiplexed\":true");
 	if (f & SF_SCALED)
 		buf_puts(b, ",\"scaled\":true");
+	if (f & SF_UNCERTAIN)
+		buf_puts(b, ",\"window_uncertain\":true");
 	jw_key(b, "sockets", false);
 	derive_gauges(p->dplan, delta, inv, f & SF_FIRST ? 0 : secs, counted,
 		      ss->g, ss->scratch);

@@ -280,6 +280,11 @@ static void self_families(struct prom *w, const struct program *p,
 	SELF("uncored_invalid_samples_total", PROM_COUNTER,
 	     "Samples with at least one delta marked invalid (read error, "
 	     "interference, first sample).", st->invalid_samples);
+	SELF("uncored_window_uncertain_total", PROM_COUNTER,
+	     "Samples whose counting window is uncertain beyond 1 % of "
+	     "itself (counted_err_s: half of each of the two writes that "
+	     "bound it); their rates stand as the best estimate.",
+	     st->window_uncertain);
 	SELF("uncored_multiplex_switches_total", PROM_COUNTER,
 	     "Times a claim was scheduled onto counters after being off them.",
 	     st->switches);

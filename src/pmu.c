@@ -227,33 +227,44 @@ int pmu_program(struct pmu *p, const struct pmu_slot *s, unsigned n,
 	return p->ops->apply(p, s, n, force);
 }
 
-/* Records the midpoint t of a freeze (on = false) or unfreeze: the
- * window from the last unfreeze to this freeze. */
-static void stamp(struct pmu *p, bool on, uint64_t t)
+/* Records the midpoint t of a freeze (on = false) or unfreeze, which
+ * took 2 * half ns: the window from the last unfreeze to this freeze,
+ * and how far off it can be - the hardware switched somewhere inside
+ * each write, so each edge is known to within half its write. */
+static void stamp(struct pmu *p, bool on, uint64_t t, uint64_t half)
 {
 	if (on) {
 		p->unfrozen_at = t;
+		p->unfrozen_err = half;
 		return;
 	}
-	p->counted_ns = p->unfrozen_at && t > p->unfrozen_at
-			? t - p->unfrozen_at : 0;
+	if (p->unfrozen_at && t > p->unfrozen_at) {
+		p->counted_ns = t - p->unfrozen_at;
+		p->counted_err_ns = p->unfrozen_err + half;
+	} else {
+		p->counted_ns = 0;
+		p->counted_err_ns = 0;
+	}
 	p->unfrozen_at = 0;
+	p->unfrozen_err = 0;
 }
 
 int pmu_enable(struct pmu *p, bool on)
 {
 	enum pmu_window w = PMU_WINDOW_NONE;
-	uint64_t t0 = clock_mono(p->clk), t1;
+	uint64_t t0 = clock_mono(p->clk), t1, half;
 	int r = p->ops->enable(p, on, &w);
 
 	t1 = clock_mono(p->clk);
+	/* rounded up: an odd ns of the write is not lost */
+	half = t1 > t0 ? (t1 - t0 + 1) / 2 : 0;
 	if (w == PMU_WINDOW_EDGES) {
-		stamp(p, on, t0 + (t1 - t0) / 2);
+		stamp(p, on, t0 + (t1 - t0) / 2, half);
 	} else if (w == PMU_WINDOW_READS) {
 		/* a "freeze" is a read of counters that never stop: the
 		 * window ends and the next starts at once */
-		stamp(p, false, t0 + (t1 - t0) / 2);
-		stamp(p, true, t0 + (t1 - t0) / 2);
+		stamp(p, false, t0 + (t1 - t0) / 2, half);
+		stamp(p, true, t0 + (t1 - t0) / 2, half);
 	}
 	return r;
 }
@@ -261,6 +272,17 @@ int pmu_enable(struct pmu *p, bool on)
 uint64_t pmu_counted_ns(const struct pmu *p)
 {
 	return p->counted_ns;
+}
+
+uint64_t pmu_counted_err_ns(const struct pmu *p)
+{
+	return p->counted_err_ns;
+}
+
+bool pmu_window_uncertain(const struct pmu *p)
+{
+	/* err / counted > 1 %, in integers */
+	return p->counted_ns && p->counted_err_ns > p->counted_ns / 100;
 }
 
 int pmu_check_global(struct pmu *p, unsigned socket, bool expect_on,
@@ -293,6 +315,7 @@ int pmu_release(struct pmu *p)
 
 	p->owns = false;
 	p->unfrozen_at = 0;	/* no window spans a release */
+	p->unfrozen_err = 0;
 	return r;
 }
 

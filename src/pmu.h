@@ -102,11 +102,12 @@ struct pmu {
 	uint64_t pass;
 	bool owns;		/* the PMU is ours (enabled by us) */
 	/* the counting window (pmu_enable()): the clock, the midpoint of
-	 * the last unfreeze (0: none since the last freeze) and the window
-	 * that ended at the last freeze (0: unknown) */
+	 * the last unfreeze (0: none since the last freeze) and half its
+	 * write's duration, the window that ended at the last freeze (0:
+	 * unknown) and how far off it can be (pmu_counted_err_ns()) */
 	const struct clock_src *clk;
-	uint64_t unfrozen_at;
-	uint64_t counted_ns;
+	uint64_t unfrozen_at, unfrozen_err;
+	uint64_t counted_ns, counted_err_ns;
 	/* The backend every pmu_*() call below is handed to (struct
 	 * pmu_ops): pmu_direct_ops (pmu_init()) or the perf backend's
 	 * (pmu_init_perf(), pmu_perf.h). */
@@ -286,7 +287,8 @@ int pmu_program(struct pmu *p, const struct pmu_slot *s, unsigned n,
  * stands for the moment the hardware stopped or started counting (within
  * half the writes' duration: on snbep the 19 box writes of a socket, in
  * the same order each time, so every box's window is as long as the
- * midpoints').  0 or the first -errno.
+ * midpoints'; how far off the window can be: pmu_counted_err_ns()).
+ * 0 or the first -errno.
  */
 int pmu_enable(struct pmu *p, bool on);
 /*
@@ -302,6 +304,20 @@ int pmu_enable(struct pmu *p, bool on);
  * the next, midpoint to midpoint.
  */
 uint64_t pmu_counted_ns(const struct pmu *p);
+/*
+ * How far pmu_counted_ns() can be from the time the counters really
+ * counted, in ns: the hardware started and stopped somewhere inside the
+ * writes of the unfreeze and the freeze, not at their midpoints, so the
+ * window is known to within half the duration of each: half the
+ * unfreeze's plus half the freeze's (on the perf backend half of each
+ * group read's).  A write held up (the thread preempted around the
+ * simulator's lock, or in the pwrite to /dev/cpu/N/msr) makes it large.
+ * 0 when the window is unknown.
+ */
+uint64_t pmu_counted_err_ns(const struct pmu *p);
+/* Is the last window uncertain beyond 1 % of itself (pmu_counted_err_ns()
+ * more than pmu_counted_ns() / 100)?  False when it is unknown. */
+bool pmu_window_uncertain(const struct pmu *p);
 
 /*
  * The time slot s itself counted between the last two freezes, by the

@@ -1004,6 +1004,8 @@ struct tick {
 	uint64_t run_ns;	/* wall time since the last tick's read */
 	uint64_t counted_ns;	/* how long the frozen counters counted
 				   (pmu_counted_ns(); 0: unknown) */
+	uint64_t counted_err_ns;	/* ... give or take this much */
+	bool uncertain;		/* beyond 1 % (pmu_window_uncertain()) */
 	uint64_t flags;		/* SF_* */
 	uint64_t *delta, *invalid;	/* the baseline's, in s->sample */
 	uint64_t *muxed;	/* ... and its multiplexed bits */
@@ -1220,6 +1222,8 @@ static void tick_read(struct sampler *s, struct tick *tk)
 	tk->run_ns = tk->first ? 0 : t_read - s->last_mono;
 	s->last_mono = t_read;
 	tk->counted_ns = tk->froze ? pmu_counted_ns(s->pmu) : 0;
+	tk->counted_err_ns = tk->froze ? pmu_counted_err_ns(s->pmu) : 0;
+	tk->uncertain = tk->froze && pmu_window_uncertain(s->pmu);
 	mux_charge(&s->mux, tk->run_ns, s->yielded);
 	s->st.base_enabled_ns = s->base[0].enabled_ns;
 	s->st.base_running_ns = s->base[0].running_ns;
@@ -1313,6 +1317,10 @@ static void tick_flags(struct sampler *s, struct tick *tk)
 		tk->flags |= SF_FIRST;
 	if (muxed)
 		tk->flags |= SF_MUX;
+	if (tk->uncertain && !tk->first) {
+		tk->flags |= SF_UNCERTAIN;
+		s->st.window_uncertain++;
+	}
 	for (unsigned g = 0; g < s->nbase; g++)
 		for (unsigned k = 0; k < s->base[g].ns; k++)
 			read_err |= !s->base[g].gs[k].up &&
@@ -1325,6 +1333,7 @@ static void tick_flags(struct sampler *s, struct tick *tk)
 	s->sample[SW_FLAGS] = tk->flags;
 	s->sample[SW_GEN] = p->gen;
 	s->sample[SW_COUNTED_NS] = tk->counted_ns;
+	s->sample[SW_COUNTED_ERR_NS] = tk->counted_err_ns;
 }
 
 /* Self-metrics, then the sample and the snapshot into the rings. */

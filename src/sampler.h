@@ -54,6 +54,8 @@ enum {
 	SW_COUNTED_NS,	/* how long the counters the freeze stops counted
 			   in the interval (pmu_counted_ns(); 0: unknown,
 			   SW_INTERVAL_NS stands for every series) */
+	SW_COUNTED_ERR_NS,	/* how far off SW_COUNTED_NS can be
+				   (pmu_counted_err_ns(); 0 with it) */
 	SW_HDR		/* deltas start here */
 };
 #define SF_VALID 1ull		/* no delta is invalid for an error or
@@ -68,6 +70,9 @@ enum {
 				   kernel multiplex some of the baseline's
 				   groups; their deltas are scaled
 				   (enabled/running), not exact */
+#define SF_UNCERTAIN 32ull	/* the counting window is uncertain beyond
+				   1 % of itself (pmu_window_uncertain()):
+				   its rates stand, as the best estimate */
 
 /* The snapshot scrapes render from (followed by totals[ns], up[ns] and
  * the derived values, nvals doubles in the plan's layout (derive.h), in
@@ -77,6 +82,7 @@ struct snap {
 	uint64_t t_ns;		/* CLOCK_REALTIME of the sample */
 	uint64_t ticks, overruns, hw_reads, hw_writes, hw_errors;
 	uint64_t interference, wraps, invalid_samples;
+	uint64_t window_uncertain;	/* samples with SF_UNCERTAIN */
 	uint64_t tick_hist[TICK_BUCKETS];	/* cumulative-ready counts */
 	uint64_t tick_count, tick_sum_ns;
 	uint64_t last_tick_mono_ns;

@@ -36,6 +36,39 @@ PY
 		"$4: median $med over $n samples (want $3 +- 0.1 %), $nfar off by more than 1 % (at most 1), worst off by $worst"
 }
 
+# check_window PLATFORM: each sample says how far off its window can be
+# (counted_err_s: half of each of the two writes that bound it, so 0 to
+# counted_s), is marked "window_uncertain" exactly when that is beyond
+# 1 % of counted_s, and /metrics counts at least as many in
+# uncored_window_uncertain_total (HELP/TYPE, promtool-clean).
+# The delay fault holds up reads, not the freeze's writes, but on a
+# loaded machine any sample may be uncertain: not how many is checked.
+check_window() {
+	python3 - "$T/s.$1" >"$T/w" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = [x for x in d["samples"] if not x.get("first")]
+bad = [x["seq"] for x in s
+       if not (0 <= x["counted_err_s"] <= x["counted_s"]) or
+       bool(x.get("window_uncertain")) != (x["counted_err_s"] > 0.01 * x["counted_s"] * (1 + 1e-9))]
+print(len(s), sum(bool(x.get("window_uncertain")) for x in s), bad[:5])
+PY
+	read -r n nunc bad <"$T/w"
+	is "$bad" "[]" "$1: counted_err_s in every one of $n samples, $nunc marked window_uncertain, each beyond 1 % of counted_s"
+	grep -q '^# TYPE uncored_window_uncertain_total counter$' "$T/m.$1" &&
+		grep -q '^# HELP uncored_window_uncertain_total ' "$T/m.$1"
+	ok $? "$1: uncored_window_uncertain_total has HELP/TYPE"
+	u=$(metric "$T/m.$1" uncored_window_uncertain_total "")
+	ok "$([ -n "$u" ] && [ "$u" -ge "$nunc" ]; echo $?)" \
+		"$1: uncored_window_uncertain_total ($u) counts the $nunc marked"
+	if command -v promtool >/dev/null; then
+		out=$(promtool check metrics <"$T/m.$1" 2>&1); rc=$?
+		is "$rc:$out" "0:" "$1: promtool check metrics reports nothing"
+	else
+		skip "$1: promtool check metrics" "promtool not installed"
+	fi
+}
+
 run() { # run PLATFORM WORKLOAD TARGET
 	PORT=$(pick_port)
 	start_uncored "$T/log.$1" -c "$T/c.conf" --simulate="$1" --workload "$2" \
@@ -66,6 +99,7 @@ check_rates "$T/s.snbep" clock_hertz 2.4e9 \
 	"snbep uncore clock, UBox (not frozen)"
 near "$(metric "$T/m.snbep" uncore_dram_bandwidth_bytes_per_second 'socket="0",direction="read"')" \
 	8.0e9 0.01 "snbep /metrics DRAM read gauge"
+check_window snbep
 kill -TERM "$UPID"; wait "$UPID"
 is "$?" 0 "snbep: clean stop"
 
@@ -82,6 +116,7 @@ check_rates "$T/s.skl" clock_hertz 8.0e8 "skl uncore clock (frozen)"
 check_rates "$T/s.skl" dram_read_bytes_per_second 6.4e9 \
 	"skl DRAM reads (free-running, not frozen)"
 check_rates "$T/s.skl" llc_hit_ratio 0.9 "skl LLC hit ratio"
+check_window skl
 kill -TERM "$UPID"; wait "$UPID"
 is "$?" 0 "skl: clean stop"
 tap_done

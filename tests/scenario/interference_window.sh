@@ -63,7 +63,12 @@ like "$(cat "$T/log")" "msr 0x700 on cpu 0 = 0x0" \
 # in: every sample that is valid for CBo 0 counter 0's series must show
 # the workload's rate (2e8/s split over 4 CBos = 5e7/s) within 1 %, over
 # the time the counter counted (counted_s: on a loaded machine the
-# sampler can be held up inside the freeze, which interval_s includes).
+# sampler can be held up inside the freeze, which interval_s includes),
+# give or take what counted_s is known to (counted_err_s: the counters
+# switch somewhere inside the unfreeze's and the freeze's writes, which
+# under load once took 1.9 and 29.5 ms, and a sample read 2.2 % high
+# over counted_s, exact over interval_s): within 1 % + counted_err_s /
+# counted_s.
 curl -s "http://127.0.0.1:$PORT/api/v1/samples?limit=3600" >"$T/s.json"
 python3 - "$T/s.json" <<'PY' >"$T/low" 2>"$T/bad"
 import json, sys
@@ -71,19 +76,21 @@ d = json.load(open(sys.argv[1]))
 low = 0
 for s in d["samples"]:
     secs = s.get("counted_s", s["interval_s"])
+    err = s.get("counted_err_s", 0)
+    tol = 0.01 + (err / secs if secs > 0 else 0)
     for e in s.get("deltas", []):
         if e.get("event") != "UNC_CBO_CACHE_LOOKUP.ANY_MESI":
             continue
         if str(e.get("box", e.get("instance"))) != "0" or not e.get("valid"):
             continue
-        if secs > 0 and abs(e["delta"] / secs - 5e7) > 0.01 * 5e7:
+        if secs > 0 and abs(e["delta"] / secs - 5e7) > tol * 5e7:
             low += 1
-            sys.stderr.write("seq %d interval_s %s counted_s %s delta %d: %.4f of the rate\n"
-                             % (s["seq"], s["interval_s"], secs, e["delta"],
-                                e["delta"] / secs / 5e7))
+            sys.stderr.write("seq %d interval_s %s counted_s %s counted_err_s %s delta %d: %.4f of the rate (tolerance %.4f)\n"
+                             % (s["seq"], s["interval_s"], secs, err,
+                                e["delta"], e["delta"] / secs / 5e7, tol))
 print(low)
 PY
-is "$(cat "$T/low")" 0 "no valid CBo 0 delta from an interval it stopped in"
+is "$(cat "$T/low")" 0 "no valid CBo 0 delta from an interval it stopped in (within 1 % + counted_err_s)"
 sed 's/^/#   /' "$T/bad"	# the samples that were off, for the log
 kill -TERM "$UPID"; wait "$UPID"
 is "$?" 0 "clean stop"

@@ -77,8 +77,8 @@ s = d["samples"]
 print("keys", list(d) == ["head", "tail", "program_start", "samples"])
 print("count", len(s) == 400)
 print("seq", all(b["seq"] == a["seq"] + 1 for a, b in zip(s, s[1:])) and s[-1]["seq"] <= d["head"])
-want = ["seq", "time", "interval_s", "counted_s", "valid", "sockets", "deltas"]
-print("fields", all([k for k in x if k not in ("interference", "first", "multiplexed")] == want for x in s))
+want = ["seq", "time", "interval_s", "counted_s", "counted_err_s", "valid", "sockets", "deltas"]
+print("fields", all([k for k in x if k not in ("interference", "first", "multiplexed", "window_uncertain")] == want for x in s))
 print("deltas", all(len(x["deltas"]) == ns for x in s))
 print("delta fields", all(list(e) == ["socket", "unit", "box", "event", "delta", "valid"] for x in s for e in x["deltas"]))
 print("sockets", all([o["socket"] for o in x["sockets"]] == list(range(8)) for x in s))
