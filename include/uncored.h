@@ -101,7 +101,10 @@
  * answers are never read by the child.  The connection's lock is made
  * anew in the child, so a call another thread of the parent was in at
  * the fork does not block it.  Claims made before the fork are usable
- * from both processes (they share the uid).
+ * from both processes (they share the uid), but only the process that
+ * made a claim renews it: a child's renewing thread (started by its first
+ * claim) renews the child's own claims, never those it inherited, so the
+ * parent's claims end when the parent stops renewing them.
  *
  * The ABI: opaque types and functions only (no structure layout); the
  * soname is libuncored.so.0.

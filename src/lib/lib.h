@@ -43,6 +43,8 @@ struct lib_claim {
 	struct lproto_counts last;	/* its last reading (nev 0: none) */
 	bool lost;
 	char why[200];		/* what lost it */
+	pid_t pid;		/* the process that made it: only its
+				   renewing thread renews it */
 };
 
 struct uncored {

@@ -426,6 +426,7 @@ static int remember_id(struct uncored *u, const char *id, const char *events,
 	}
 	cl->ttl_s = ttl_s;
 	cl->due_ns = lib_mono_ns() + renew_period_ns(ttl_s);
+	cl->pid = getpid();
 	u->ncl++;
 	if (start_renewer(u) < 0)
 		return 0;	/* the claim is made: the message stays */
@@ -534,6 +535,7 @@ static void renew_one(struct uncored *u, struct lib_claim *cl)
 static void *renew_main(void *arg)
 {
 	struct uncored *u = arg;
+	pid_t me = getpid();
 
 	lib_lock(u);
 	while (!u->stop) {
@@ -541,7 +543,9 @@ static void *renew_main(void *arg)
 		struct timespec ts;
 
 		for (size_t i = 0; i < u->ncl && !u->stop; i++) {
-			if (u->cl[i].lost)
+			/* a claim a fork()ed child inherited is the parent's
+			 * to renew (or to let lapse), never the child's */
+			if (u->cl[i].lost || u->cl[i].pid != me)
 				continue;
 			if (u->cl[i].due_ns <= now)
 				renew_one(u, &u->cl[i]);

@@ -76,6 +76,8 @@ for backend in direct perf; do
 	checks "$backend: threads" "$T/threads.out"
 	"$CHECK" fork "$S" >"$T/fork.out" 2>&1
 	checks "$backend: fork" "$T/fork.out"
+	"$CHECK" forkrenew "$S" >"$T/forkrenew.out" 2>&1
+	checks "$backend: forkrenew" "$T/forkrenew.out"
 	UNCORED_REPORT=1 "$CHECK" regions "$S" >"$T/regions.out" 2>"$T/regions.err"
 	checks "$backend: regions" "$T/regions.out"
 	like "$(cat "$T/regions.err")" "inner         3" \
