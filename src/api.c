@@ -158,6 +158,7 @@ static int render_page(void *arg, enum prom_fmt fmt, struct buf *b)
 		.claims = cp,
 		.http = src->http,
 		.resctrl = d->resctrl,
+		.ufreq = d->ufreq,
 	};
 	int r = metrics_render(b, fmt, src->p, &info);
 

@@ -10,6 +10,8 @@
 #include "config.h"
 
 #include <dirent.h>
+#include <pthread.h>
+#include <time.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -18,6 +20,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "prom.h"
 #include "ufreq.h"
 
 #define UFREQ_DIR "/devices/system/cpu/intel_uncore_frequency"
@@ -190,4 +193,150 @@ void ufreq_close(struct ufreq *u)
 			if (u->d[i].fd[f] >= 0)
 				close(u->d[i].fd[f]);
 	u->n = 0;
+}
+
+struct ufreq_mon {
+	struct ufreq u;		/* the thread's: files and last read */
+	pthread_t thread;
+	bool started;
+	unsigned interval_ms;
+	pthread_mutex_t mu;	/* guards below */
+	pthread_cond_t cv;
+	bool stop;
+	struct ufreq_dom pub[UFREQ_MAX_DOMAINS];	/* last pass */
+};
+
+static void mon_pass(struct ufreq_mon *m)
+{
+	ufreq_read(&m->u);
+	pthread_mutex_lock(&m->mu);
+	memcpy(m->pub, m->u.d, sizeof(m->pub));
+	pthread_mutex_unlock(&m->mu);
+}
+
+struct ufreq_mon *ufreq_mon_new(const char *sysfs)
+{
+	struct ufreq_mon *m = calloc(1, sizeof(*m));
+	pthread_condattr_t ca;
+
+	if (!m)
+		return NULL;
+	if (ufreq_open(&m->u, sysfs) <= 0) {
+		free(m);
+		return NULL;
+	}
+	pthread_mutex_init(&m->mu, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&m->cv, &ca);
+	pthread_condattr_destroy(&ca);
+	mon_pass(m);
+	log_info("intel_uncore_frequency: %d domain%s, uncore clock limits "
+	    "exported", m->u.n, m->u.n == 1 ? "" : "s");
+	return m;
+}
+
+static void *mon_main(void *arg)
+{
+	struct ufreq_mon *m = arg;
+	struct timespec t;
+	bool stop;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	for (;;) {
+		t.tv_sec += m->interval_ms / 1000;
+		t.tv_nsec += (long)(m->interval_ms % 1000) * 1000000L;
+		if (t.tv_nsec >= 1000000000L) {
+			t.tv_sec++;
+			t.tv_nsec -= 1000000000L;
+		}
+		pthread_mutex_lock(&m->mu);
+		while (!m->stop &&
+		    pthread_cond_timedwait(&m->cv, &m->mu, &t) != ETIMEDOUT)
+			;
+		stop = m->stop;
+		pthread_mutex_unlock(&m->mu);
+		if (stop)
+			return NULL;
+		mon_pass(m);
+	}
+}
+
+int ufreq_mon_start(struct ufreq_mon *m, unsigned interval_ms)
+{
+	int r;
+
+	m->interval_ms = interval_ms ? interval_ms : 1;
+	r = pthread_create(&m->thread, NULL, mon_main, m);
+	if (r)
+		return -r;
+	m->started = true;
+	return 0;
+}
+
+void ufreq_mon_free(struct ufreq_mon *m)
+{
+	if (!m)
+		return;
+	if (m->started) {
+		pthread_mutex_lock(&m->mu);
+		m->stop = true;
+		pthread_cond_signal(&m->cv);
+		pthread_mutex_unlock(&m->mu);
+		pthread_join(m->thread, NULL);
+	}
+	ufreq_close(&m->u);
+	pthread_cond_destroy(&m->cv);
+	pthread_mutex_destroy(&m->mu);
+	free(m);
+}
+
+void ufreq_mon_render(struct prom *w, struct ufreq_mon *m)
+{
+	static const enum ufreq_file lim[] = { UFREQ_MIN, UFREQ_MAX,
+		UFREQ_INITIAL_MIN, UFREQ_INITIAL_MAX };
+	bool any = false;
+	int i, n = m->u.n;	/* fixed after ufreq_mon_new */
+	size_t k;
+	char s[12], d[12];
+
+	pthread_mutex_lock(&m->mu);
+	for (i = 0; i < n; i++)
+		for (k = 0; k < 4; k++)
+			any |= m->pub[i].have[lim[k]];
+	if (any)
+		prom_family(w, "uncore_clock_limit_hertz", PROM_GAUGE, "hertz",
+		    "Uncore clock limits set in the kernel's "
+		    "intel_uncore_frequency driver (min, max) and those it "
+		    "found at boot (initial_min, initial_max)");
+	for (i = 0; any && i < n; i++)
+		for (k = 0; k < 4; k++) {
+			const struct ufreq_dom *x = &m->pub[i];
+			const char *l[] = { "socket", s, "die", d, "limit",
+				labels[lim[k]], NULL };
+
+			if (!x->have[lim[k]])
+				continue;
+			snprintf(s, sizeof(s), "%d", x->socket);
+			snprintf(d, sizeof(d), "%d", x->die);
+			prom_sample_u64(w, NULL, l, x->khz[lim[k]] * 1000);
+		}
+	any = false;
+	for (i = 0; i < n; i++)
+		any |= m->pub[i].have[UFREQ_CURRENT];
+	if (any)
+		prom_family(w, "uncore_clock_current_hertz", PROM_GAUGE, "hertz",
+		    "Uncore clock as intel_uncore_frequency reads it "
+		    "(current_freq_khz), where readable");
+	for (i = 0; any && i < n; i++) {
+		const struct ufreq_dom *x = &m->pub[i];
+		const char *l[] = { "socket", s, "die", d, NULL };
+
+		if (!x->have[UFREQ_CURRENT])
+			continue;
+		snprintf(s, sizeof(s), "%d", x->socket);
+		snprintf(d, sizeof(d), "%d", x->die);
+		prom_sample_u64(w, NULL, l, x->khz[UFREQ_CURRENT] * 1000);
+	}
+	pthread_mutex_unlock(&m->mu);
 }

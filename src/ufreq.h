@@ -57,3 +57,20 @@ int ufreq_read(struct ufreq *u);
 void ufreq_close(struct ufreq *u);
 
 #endif
+
+/* ---- the monitor: its own thread, read every interval, rendered from the
+ * last pass (never read at scrape time) -------------------------------- */
+struct prom;
+struct ufreq_mon;
+
+/* Opens the domains under sysfs (call before the privilege drop) and reads
+ * them once.  Returns the monitor (the caller's; ufreq_mon_free), or NULL
+ * when there is no domain (logged by ufreq_open) or no memory. */
+struct ufreq_mon *ufreq_mon_new(const char *sysfs);
+/* Starts the thread: a read every interval_ms.  0 or -errno. */
+int ufreq_mon_start(struct ufreq_mon *m, unsigned interval_ms);
+/* Stops the thread, closes the files, frees m.  NULL is accepted. */
+void ufreq_mon_free(struct ufreq_mon *m);
+/* uncore_clock_limit_hertz and uncore_clock_current_hertz from the last
+ * read; a family with no value is left out.  Thread-safe. */
+void ufreq_mon_render(struct prom *w, struct ufreq_mon *m);

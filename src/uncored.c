@@ -51,6 +51,7 @@
 #include "plat/plat_sim.h"
 #include "priv.h"
 #include "resctrl_mon.h"
+#include "ufreq.h"
 #include "sched.h"
 #include "selftest.h"
 #include "unavail.h"
@@ -1616,6 +1617,16 @@ static const struct program *start(struct daemon *d, const struct options *o,
 			log_warnx("resctrl: cannot start its thread: per-group "
 				  "memory bandwidth is off");
 	}
+	/* intel_uncore_frequency: opened here, before the privilege drop
+	 * (current_freq_khz, package_id are 0400), read once a second on
+	 * its own thread (doc/metrics.md "Uncore clock limits"). */
+	d->ufreq = ufreq_mon_new(conf->sysfs ? conf->sysfs : "/sys");
+	if (d->ufreq && ufreq_mon_start(d->ufreq, 1000) < 0) {
+		log_warnx("intel_uncore_frequency: cannot start its thread: "
+			  "uncore clock limits are off");
+		ufreq_mon_free(d->ufreq);
+		d->ufreq = NULL;
+	}
 	d->http = start_http(d, conf, web, api_routes, api_nroutes, d,
 			     drop_privileges);
 	if (sampler_start(d->sampler) < 0)
@@ -1694,6 +1705,7 @@ static void shut_down(struct daemon *d, struct conf *conf, struct webcfg *web)
 	http_stop(d->http);
 	expo_free(d->expo);
 	rdt_mon_free(d->resctrl);
+	ufreq_mon_free(d->ufreq);
 	d->resctrl = NULL;
 	sampler_stop(d->sampler);
 	if (pmu_release(&d->pmu) < 0)
