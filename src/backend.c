@@ -15,6 +15,7 @@
 #include "daemon.h"
 #include "hw/perf_event.h"
 #include "hw/perf_sysfs.h"
+#include "hyperv.h"
 #include "log.h"
 #include "pmu_perf.h"
 #include "priv.h"
@@ -332,6 +333,23 @@ static int open_real(struct daemon *d, const struct backend_opts *o, char *why,
 	return BACKEND_EXIT_KERNEL;
 }
 
+size_t backend_vm_note(const char *sysfs, char *buf, size_t len)
+{
+	char hv[96], pmus[8];
+
+	if (len)
+		buf[0] = '\0';
+	if (backend_kernel_uncore(sysfs ? sysfs : "/sys", pmus, sizeof(pmus)) ||
+	    !hv_detect(hv, sizeof(hv)))
+		return 0;
+	snprintf(buf, len, "this machine is a virtual machine (the CPUID "
+		 "hypervisor bit is set; hypervisor: %s), and a hypervisor "
+		 "rarely gives its guests an uncore PMU (Linux registers no "
+		 "Intel uncore PMU under one): run uncored on the bare-metal host, "
+		 "or on a bare-metal (.metal) cloud instance", hv);
+	return strlen(buf);
+}
+
 int backend_open(struct daemon *d, const struct backend_opts *o, char *why,
 		 size_t whylen)
 {
@@ -344,6 +362,15 @@ int backend_open(struct daemon *d, const struct backend_opts *o, char *why,
 	if (r != 0)
 		backend_close(d);	/* a refusal leaves nothing behind:
 					   the simulated kernel's tree */
+	if (!o->simulate && (r == BACKEND_EXIT_CPU || r == BACKEND_EXIT_KERNEL)) {
+		/* the likely cause, where no uncore PMU exists: a VM (never
+		 * said of the simulator: it is not the host) */
+		char vm[400];
+		size_t n = strlen(why);
+
+		if (backend_vm_note(o->sysfs, vm, sizeof(vm)) && n + 3 < whylen)
+			snprintf(why + n, whylen - n, ". Likely cause: %s", vm);
+	}
 	return r;
 }
 

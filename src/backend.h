@@ -78,4 +78,15 @@ const struct platform *backend_cpu_platform(const char *sysfs, char *why,
  */
 unsigned backend_kernel_uncore(const char *sysfs, char *buf, size_t len);
 
+/*
+ * Where SYSFS (NULL: "/sys") has no uncore PMU and the CPUID hypervisor
+ * bit is set (hyperv.h): "this machine is a virtual machine (... hypervisor:
+ * KVM) ...: run uncored on the bare-metal host, or on a bare-metal (.metal)
+ * cloud instance" into buf, and its length; else "" and 0.  backend_open()
+ * appends it, as ". Likely cause: ...", to the message of status 2 or 4 on
+ * the real machine (never on the simulator); --self-test and [daemon]
+ * unavailable = serve say the same, being that message.
+ */
+size_t backend_vm_note(const char *sysfs, char *buf, size_t len);
+
 #endif
