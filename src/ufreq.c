@@ -103,11 +103,95 @@ static int cmp_dom(const void *a, const void *b)
 	return x->die < y->die ? -1 : x->die > y->die;
 }
 
+/* The uncoreNN entries seen while scanning (their place is only known
+ * once all are read: see ufreq_open()). */
+struct tpmi_ent {
+	char name[32];
+	int pkg, die, domain, cluster;	/* die -1: no die_id file */
+};
+
+/* Opens the frequency files of directory dfd into m (closes dfd). */
+static void open_files(struct ufreq_dom *m, int dfd, const char *path,
+		       const char *name)
+{
+	int f;
+
+	for (f = 0; f < UFREQ_NFILES; f++) {
+		m->fd[f] = openat(dfd, names[f], O_RDONLY | O_CLOEXEC);
+		if (m->fd[f] < 0 && errno != ENOENT)
+			log_warn("%s/%s/%s: left out", path, name, names[f]);
+	}
+	close(dfd);
+}
+
+/* uncoreNN entries by package, domain, cluster (qsort). */
+static int tpmi_cmp(const void *a, const void *b)
+{
+	const struct tpmi_ent *x = a, *y = b;
+
+	if (x->pkg != y->pkg)
+		return x->pkg < y->pkg ? -1 : 1;
+	if (x->domain != y->domain)
+		return x->domain < y->domain ? -1 : 1;
+	return x->cluster < y->cluster ? -1 : x->cluster > y->cluster;
+}
+
+/*
+ * The uncoreNN entries (TPMI) when there is no package_PP_die_DD entry:
+ * one domain per socket and die.  Sorted by package, domain and cluster,
+ * the first entry of a socket and die is kept; an entry with no die_id in
+ * a package whose other entries have one is a power domain with no
+ * compute die (I/O), left out: the family's labels have no place for it.
+ * Each choice is said once in the log.
+ */
+static void open_tpmi(struct ufreq *u, DIR *d, const char *path,
+		      struct tpmi_ent *t, int nt)
+{
+	int i, j;
+
+	qsort(t, (size_t)nt, sizeof(*t), tpmi_cmp);
+	for (i = 0; i < nt && u->n < UFREQ_MAX_DOMAINS; i++) {
+		struct ufreq_dom *m = &u->d[u->n];
+		bool multi = false, dup = false;
+		int dfd;
+
+		for (j = 0; j < nt; j++)
+			multi |= t[j].pkg == t[i].pkg && t[j].die >= 0;
+		if (multi && t[i].die < 0) {
+			log_info("intel_uncore_frequency %s: package %d power "
+			    "domain %d has no die (an I/O die): left out, the "
+			    "limits are exported per compute die", t[i].name,
+			    t[i].pkg, t[i].domain);
+			continue;
+		}
+		m->socket = t[i].pkg;
+		m->die = t[i].die < 0 ? 0 : t[i].die;
+		for (j = 0; j < u->n; j++)
+			dup |= u->d[j].socket == m->socket && u->d[j].die == m->die;
+		if (dup) {
+			log_info("intel_uncore_frequency %s: package %d die %d "
+			    "domain %d cluster %d: left out, the die's first "
+			    "domain and cluster stand for it", t[i].name,
+			    m->socket, m->die, t[i].domain, t[i].cluster);
+			continue;
+		}
+		dfd = openat(dirfd(d), t[i].name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (dfd < 0) {
+			log_warn("%s/%s: left out", path, t[i].name);
+			continue;
+		}
+		open_files(m, dfd, path, t[i].name);
+		u->n++;
+	}
+}
+
 int ufreq_open(struct ufreq *u, const char *sysfs)
 {
 	char path[4096];
 	DIR *d;
 	struct dirent *e;
+	struct tpmi_ent t[UFREQ_MAX_DOMAINS];
+	int nt = 0;
 
 	memset(u, 0, sizeof(*u));
 	snprintf(path, sizeof(path), "%s" UFREQ_DIR, sysfs);
@@ -115,48 +199,59 @@ int ufreq_open(struct ufreq *u, const char *sysfs)
 	if (!d) {
 		if (errno == ENOENT)
 			log_info("no intel_uncore_frequency in %s: the kernel lacks "
-			    "the driver or this is not an Intel CPU; uncore clock "
+			    "the driver, this is not an Intel CPU the driver "
+			    "knows, or a hypervisor hides it; uncore clock "
 			    "limits are not exported", path);
 		else
 			log_warn("%s: uncore clock limits are not exported", path);
 		return 0;
 	}
-	while ((e = readdir(d)) && u->n < UFREQ_MAX_DOMAINS) {
+	while ((e = readdir(d))) {
 		struct ufreq_dom *m = &u->d[u->n];
 		unsigned pk, di, inst;
-		int dfd, f;
+		int dfd;
 		char c;
 
 		if (sscanf(e->d_name, "package_%u_die_%u%c", &pk, &di, &c) == 2) {
+			if (u->n >= UFREQ_MAX_DOMAINS)
+				continue;
 			m->socket = (int)pk;
 			m->die = (int)di;
 			dfd = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		} else if (sscanf(e->d_name, "uncore%u%c", &inst, &c) == 1) {
+			if (dfd < 0) {
+				log_warn("%s/%s: left out", path, e->d_name);
+				continue;
+			}
+			open_files(m, dfd, path, e->d_name);
+			u->n++;
+		} else if (sscanf(e->d_name, "uncore%u%c", &inst, &c) == 1 &&
+		    nt < UFREQ_MAX_DOMAINS && strlen(e->d_name) < sizeof(t[0].name)) {
+			struct tpmi_ent *x = &t[nt];
+
 			dfd = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 			if (dfd < 0)
 				continue;
-			m->socket = read_id(dfd, e->d_name, "package_id", false);
-			m->die = read_id(dfd, e->d_name, "die_id", true);
-			if (m->die < 0 && faccessat(dfd, "die_id", F_OK, 0) != 0)
-				m->die = 0;	/* single-die package */
-			if (m->socket < 0 || m->die < 0) {
-				close(dfd);
-				continue;
-			}
-		} else
-			continue;
-		if (dfd < 0) {
-			log_warn("%s/%s: left out", path, e->d_name);
-			continue;
+			snprintf(x->name, sizeof(x->name), "%s", e->d_name);
+			x->pkg = read_id(dfd, e->d_name, "package_id", false);
+			x->die = read_id(dfd, e->d_name, "die_id", true);
+			x->domain = read_id(dfd, e->d_name, "domain_id", true);
+			x->cluster = read_id(dfd, e->d_name, "fabric_cluster_id", true);
+			if (x->die < 0 && faccessat(dfd, "die_id", F_OK, 0) == 0)
+				x->pkg = -1;	/* there but unreadable: said */
+			close(dfd);
+			if (x->pkg >= 0)
+				nt++;
 		}
-		for (f = 0; f < UFREQ_NFILES; f++) {
-			m->fd[f] = openat(dfd, names[f], O_RDONLY | O_CLOEXEC);
-			if (m->fd[f] < 0 && errno != ENOENT)
-				log_warn("%s/%s/%s: left out", path, e->d_name, names[f]);
-		}
-		close(dfd);
-		u->n++;
 	}
+	/* The package entries, where there are any, are the package-wide
+	 * limits (the MSR driver's, or the TPMI driver's root domain, which
+	 * it adds on single-die packages); uncoreNN are finer. */
+	if (u->n == 0)
+		open_tpmi(u, d, path, t, nt);
+	else if (nt)
+		log_info("intel_uncore_frequency: %d uncoreNN power-domain "
+		    "entr%s beside the package entries: the package entries are "
+		    "exported", nt, nt == 1 ? "y" : "ies");
 	closedir(d);
 	qsort(u->d, (size_t)u->n, sizeof(u->d[0]), cmp_dom);
 	return u->n;

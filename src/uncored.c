@@ -1572,6 +1572,23 @@ static int signals_fd(void)
  * sampler's, valid until a reload replaces it), or NULL where nothing can
  * be counted and [daemon] unavailable = serve (open_backend()).
  */
+/* intel_uncore_frequency where the daemon's kernel is: the real one's
+ * (--path.sysfs, default /sys), the simulated kernel's tree, or, on the
+ * simulator's registers, only a tree --path.sysfs names (`uncore-sim
+ * sysfs DIR`): never the host's limits beside simulated counts. */
+static struct ufreq_mon *ufreq_mon_new_for(const struct daemon *d,
+					   const struct conf *conf)
+{
+	if (d->simulated && !d->skern && !conf->sysfs) {
+		log_info("intel_uncore_frequency: the simulator's registers "
+			 "have no kernel: uncore clock limits are not exported "
+			 "(--backend=perf has them, or --path.sysfs with a tree "
+			 "from `uncore-sim sysfs DIR`)");
+		return NULL;
+	}
+	return ufreq_mon_new(d->sysfs ? d->sysfs : "/sys");
+}
+
 static const struct program *start(struct daemon *d, const struct options *o,
 				   struct conf *conf, struct webcfg *web)
 {
@@ -1620,7 +1637,7 @@ static const struct program *start(struct daemon *d, const struct options *o,
 	/* intel_uncore_frequency: opened here, before the privilege drop
 	 * (current_freq_khz, package_id are 0400), read once a second on
 	 * its own thread (doc/metrics.md "Uncore clock limits"). */
-	d->ufreq = ufreq_mon_new(conf->sysfs ? conf->sysfs : "/sys");
+	d->ufreq = ufreq_mon_new_for(d, conf);
 	if (d->ufreq && ufreq_mon_start(d->ufreq, 1000) < 0) {
 		log_warnx("intel_uncore_frequency: cannot start its thread: "
 			  "uncore clock limits are off");
