@@ -1574,12 +1574,14 @@ static int signals_fd(void)
  */
 /* intel_uncore_frequency where the daemon's kernel is: the real one's
  * (--path.sysfs, default /sys), the simulated kernel's tree, or, on the
- * simulator's registers, only a tree --path.sysfs names (`uncore-sim
- * sysfs DIR`): never the host's limits beside simulated counts. */
+ * simulator's registers, only a tree --path.sysfs ([daemon] sysfs) names
+ * other than /sys (`uncore-sim sysfs DIR`): never the host's limits
+ * beside simulated counts. */
 static struct ufreq_mon *ufreq_mon_new_for(const struct daemon *d,
 					   const struct conf *conf)
 {
-	if (d->simulated && !d->skern && !conf->sysfs) {
+	if (d->simulated && !d->skern &&
+	    (!conf->sysfs || strcmp(conf->sysfs, "/sys") == 0)) {
 		log_info("intel_uncore_frequency: the simulator's registers "
 			 "have no kernel: uncore clock limits are not exported "
 			 "(--backend=perf has them, or --path.sysfs with a tree "
