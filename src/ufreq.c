@@ -386,6 +386,16 @@ void ufreq_mon_free(struct ufreq_mon *m)
 	free(m);
 }
 
+int ufreq_mon_snapshot(struct ufreq_mon *m, struct ufreq_dom *out, int max)
+{
+	int n = m->u.n < max ? m->u.n : max;	/* fixed after ufreq_mon_new */
+
+	pthread_mutex_lock(&m->mu);
+	memcpy(out, m->pub, (size_t)n * sizeof(*out));
+	pthread_mutex_unlock(&m->mu);
+	return n;
+}
+
 void ufreq_mon_render(struct prom *w, struct ufreq_mon *m)
 {
 	static const enum ufreq_file lim[] = { UFREQ_MIN, UFREQ_MAX,

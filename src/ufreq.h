@@ -71,6 +71,9 @@ struct ufreq_mon *ufreq_mon_new(const char *sysfs);
 int ufreq_mon_start(struct ufreq_mon *m, unsigned interval_ms);
 /* Stops the thread, closes the files, frees m.  NULL is accepted. */
 void ufreq_mon_free(struct ufreq_mon *m);
+/* Copies the last read's domains (socket, die, have[], khz[]) into out
+ * (at most max, by socket then die); returns how many.  Thread-safe. */
+int ufreq_mon_snapshot(struct ufreq_mon *m, struct ufreq_dom *out, int max);
 /* uncore_clock_limit_hertz and uncore_clock_current_hertz from the last
  * read; a family with no value is left out.  Thread-safe. */
 void ufreq_mon_render(struct prom *w, struct ufreq_mon *m);

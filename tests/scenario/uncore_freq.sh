@@ -18,13 +18,11 @@
 # naming an `uncore-sim sysfs` tree).  Every page passes promtool.
 . "${top_srcdir:-.}/tests/lib.sh"
 
-BIN="$top_builddir/uncored"
 SIM="$top_builddir/uncore-sim"
-UNCORED=$BIN
 PORT=$(pick_port)
 L=uncore_clock_limit_hertz C=uncore_clock_current_hertz
-USER_ARGS=
-[ "$(id -u)" = 0 ] && USER_ARGS="--user nobody"
+ROOT=
+[ "$(id -u)" = 0 ] && ROOT=1	# lib.sh then runs the daemon with --user nobody
 
 promcheck() { # promcheck FILE WHAT
 	if command -v promtool >/dev/null 2>&1; then
@@ -47,7 +45,7 @@ cat >"$T/pkg.json" <<'JSON'
   "phases": [ { "seconds": 10, "rates": {} } ] }
 JSON
 start_uncored "$T/log1" --simulate --workload "$T/pkg.json" --backend=perf \
-	-l "127.0.0.1:$PORT" -s "$T/ctl1.sock" --interval 200 $USER_ARGS
+	-l "127.0.0.1:$PORT" -s "$T/ctl1.sock" --interval 200
 ok $? "skx, package_die layout, perf backend: serves"
 scrape "$PORT" "$T/m1"
 for s in 0 1; do
@@ -63,13 +61,17 @@ is "$(count "$T/m1" $L)" 8 "8 limit series: 2 sockets x 1 die x 4 limits"
 like "$(cat "$T/m1")" "# TYPE $L gauge" "$L is a gauge"
 like "$(cat "$T/m1")" "# TYPE $C gauge" "$C is a gauge"
 promcheck "$T/m1" "package_die page"
+api=$(curl -fs "http://127.0.0.1:$PORT/api/v1/metrics")
+is "$(echo "$api" | jq -c '.sockets[1].clock_limits')" \
+	'[{"die":0,"min_hz":1000000000,"max_hz":2300000000,"initial_min_hz":700000000,"initial_max_hz":2500000000,"current_hz":1600000000}]' \
+	"/api/v1/metrics carries the same values per socket and die"
 
 TREE=$(curl -fs "http://127.0.0.1:$PORT/api/v1/status" |
 	sed -n 's/.*"sysfs":"\([^"]*\)".*/\1/p' | sed 's,\\/,/,g')
 CUR="$TREE/devices/system/cpu/intel_uncore_frequency/package_01_die_00/current_freq_khz"
 ok "$([ -f "$CUR" ]; echo $?)" "the simulated kernel's tree is at $TREE"
 is "$(stat -c %a "$CUR")" 400 "current_freq_khz is mode 0400"
-if [ -n "$USER_ARGS" ]; then
+if [ -n "$ROOT" ]; then
 	is "$(stat -c %U "$CUR")" root "and root's, though the tree is nobody's"
 	is "$(awk '$1 == "Uid:" { print $2 }' "/proc/$UPID/status")" 65534 \
 		"the daemon runs as nobody"
@@ -114,7 +116,7 @@ is "$(stat -c %a "$U/uncore03/package_id")" 400 "package_id is 0400"
 is "$(cat "$U/uncore04/die_id")" 1 "die_id of socket 1's second die"
 ok "$([ ! -e "$U/uncore02/die_id" ]; echo $?)" "the I/O domain has no die_id"
 start_uncored "$T/log2" --simulate --workload "$T/tpmi.json" --backend=perf \
-	-l "127.0.0.1:$PORT" -s "$T/ctl2.sock" $USER_ARGS
+	-l "127.0.0.1:$PORT" -s "$T/ctl2.sock"
 ok $? "skx, uncore layout, perf backend: serves"
 scrape "$PORT" "$T/m2"
 i=0
@@ -138,7 +140,7 @@ stop
 
 # ---- no tree --------------------------------------------------------------
 start_uncored "$T/log3" --simulate=hsx --backend=perf -l "127.0.0.1:$PORT" \
-	-s "$T/ctl3.sock" $USER_ARGS
+	-s "$T/ctl3.sock"
 ok $? "hsx (no driver) on the simulated kernel: serves"
 scrape "$PORT" "$T/m3"
 is "$(count "$T/m3" $L)$(count "$T/m3" $C)" 00 "no limit or current family"
@@ -148,7 +150,7 @@ like "$(cat "$T/log3")" "uncore clock limits are not exported" "and what follows
 stop
 
 start_uncored "$T/log4" --simulate=skl --backend=direct -l "127.0.0.1:$PORT" \
-	-s "$T/ctl4.sock" $USER_ARGS
+	-s "$T/ctl4.sock"
 ok $? "skl registers without --path.sysfs: serves"
 scrape "$PORT" "$T/m4"
 is "$(count "$T/m4" $L)" 0 "no limits: the host's tree is not read beside simulated registers"
@@ -167,7 +169,7 @@ P5="$T/k5/sys/devices/system/cpu/intel_uncore_frequency/package_00_die_00"
 printf 'lots\n' >"$P5/max_freq_khz"
 printf '' >"$P5/initial_max_freq_khz"
 start_uncored "$T/log5" --simulate --workload "$T/skl.json" --backend=direct \
-	--path.sysfs "$T/k5/sys" -l "127.0.0.1:$PORT" -s "$T/ctl5.sock" $USER_ARGS
+	--path.sysfs "$T/k5/sys" -l "127.0.0.1:$PORT" -s "$T/ctl5.sock"
 ok $? "malformed max and empty initial_max: the daemon serves"
 scrape "$PORT" "$T/m5"
 like "$(cat "$T/log5")" "socket 0 die 0 max_freq_khz: bad contents, skipped" \
