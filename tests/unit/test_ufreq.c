@@ -2,8 +2,10 @@
  * test_ufreq.c - the intel_uncore_frequency reader (src/ufreq.c): kHz
  * parsing, both directory layouts (package_PP_die_DD and uncoreNN with
  * package_id and, on a 2-die package, die_id), a file missing, a file
- * with bad contents (skipped), re-reading through the kept fds, and the
- * missing driver (no domains, not an error).
+ * with bad contents (skipped), re-reading through the kept fds, both
+ * layouts at once (the package entries win), I/O domains and extra
+ * clusters of a multi-die package, and the missing driver (no domains,
+ * not an error).
  */
 #include "config.h"
 
@@ -145,6 +147,64 @@ static void tpmi_layout(void)
 	rmroot();
 }
 
+/* TPMI on a single-die package: the root package entry beside the
+ * per-domain ones; the package entry is the one exported. */
+static void both_layouts(void)
+{
+	struct ufreq u;
+
+	mkroot();
+	put("package_00_die_00", "max_freq_khz", "2400000\n");
+	put("uncore00", "package_id", "0\n");
+	put("uncore00", "domain_id", "0\n");
+	put("uncore00", "max_freq_khz", "1900000\n");
+	put("uncore01", "package_id", "0\n");
+	put("uncore01", "domain_id", "1\n");
+	put("uncore01", "max_freq_khz", "1800000\n");
+	is_int(ufreq_open(&u, root), 1, "both layouts: the package entry alone");
+	ufreq_read(&u);
+	ok(u.d[0].socket == 0 && u.d[0].die == 0 && u.d[0].khz[UFREQ_MAX] == 2400000,
+	    "its max, not a domain's");
+	ufreq_close(&u);
+	rmroot();
+}
+
+/* uncoreNN of a 2-die package with an I/O domain (no die_id) and a
+ * second fabric cluster on die 1: one domain per die, the I/O domain
+ * left out, the die's first domain and cluster kept. */
+static void tpmi_domains(void)
+{
+	struct ufreq u;
+
+	mkroot();
+	/* readdir order is not creation order: the ids decide */
+	put("uncore05", "package_id", "0\n");	/* I/O: no die_id */
+	put("uncore05", "domain_id", "2\n");
+	put("uncore05", "max_freq_khz", "1600000\n");
+	put("uncore03", "package_id", "0\n");	/* die 1, cluster 1 */
+	put("uncore03", "domain_id", "1\n");
+	put("uncore03", "fabric_cluster_id", "1\n");
+	put("uncore03", "die_id", "1\n");
+	put("uncore03", "max_freq_khz", "1700000\n");
+	put("uncore02", "package_id", "0\n");	/* die 1, cluster 0 */
+	put("uncore02", "domain_id", "1\n");
+	put("uncore02", "fabric_cluster_id", "0\n");
+	put("uncore02", "die_id", "1\n");
+	put("uncore02", "max_freq_khz", "2300000\n");
+	put("uncore00", "package_id", "0\n");	/* die 0 */
+	put("uncore00", "domain_id", "0\n");
+	put("uncore00", "fabric_cluster_id", "0\n");
+	put("uncore00", "die_id", "0\n");
+	put("uncore00", "max_freq_khz", "2200000\n");
+	is_int(ufreq_open(&u, root), 2, "2 dies: the I/O domain and the second cluster left out");
+	ufreq_read(&u);
+	ok(u.d[0].die == 0 && u.d[0].khz[UFREQ_MAX] == 2200000, "die 0");
+	ok(u.d[1].die == 1 && u.d[1].khz[UFREQ_MAX] == 2300000,
+	    "die 1 from its cluster 0 (uncore02), not cluster 1 or the I/O domain");
+	ufreq_close(&u);
+	rmroot();
+}
+
 static void absent(void)
 {
 	struct ufreq u;
@@ -160,6 +220,8 @@ int main(void)
 	parse();
 	msr_layout();
 	tpmi_layout();
+	both_layouts();
+	tpmi_domains();
 	absent();
 	return tap_done();
 }
