@@ -26,8 +26,8 @@
  * "uncore" (TPMI: one cluster per domain, "dies" compute domains with
  * die_id when there are more than one, then "io_domains" domains with no
  * die; the root package_PP_die_00 entries when dies is 1), "none".
- * Defaults: package_die on the platforms the MSR driver matches, else
- * none; one die; current = the simulator's uncore clock (what
+ * Defaults: package_die on the platforms the MSR driver matches (their
+ * simulator data's ufreq_msr), else none; one die; current = the simulator's uncore clock (what
  * uncore_clock_hertz measures), max = initial_max = that clock rounded up
  * to the 100 MHz ratio unit (MSR 0x620 holds ratios), min = initial_min =
  * 800 MHz or the max if lower.  The values do not change while the
@@ -45,6 +45,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "plat/plat_sim.h"
 #include "sim/sim_ufreq.h"
 #include "sim/sim_wl_parse.h"
 
@@ -70,19 +71,13 @@ static const mode_t fmode[WL_UF_NVALUES] = {
 	[WL_UF_INITIAL_MAX] = 0444, [WL_UF_CURRENT] = 0400,
 };
 
-/* Platforms intel_uncore_cpu_ids[] matches (see above). */
-static const char *const msr_driver_plats[] = {
-	"skl", "skx", "icx", "spr", "adl", "mtl", NULL,
-};
-
 enum wl_ufreq_layout sufreq_layout(const struct workload *w)
 {
 	if (w->ufreq.layout != WL_UFREQ_DEFAULT)
 		return w->ufreq.layout;
-	for (unsigned i = 0; w->plat && msr_driver_plats[i]; i++)
-		if (strcmp(w->plat->id, msr_driver_plats[i]) == 0)
-			return WL_UFREQ_PACKAGE_DIE;
-	return WL_UFREQ_NONE;
+	/* the platforms the MSR driver matches (plat_sim.ufreq_msr) */
+	return w->plat && w->plat->sim && w->plat->sim->ufreq_msr
+	       ? WL_UFREQ_PACKAGE_DIE : WL_UFREQ_NONE;
 }
 
 /* ---- the workload's "uncore_freq" ------------------------------------- */
