@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "api.h"
+#include "ufreq.h"
 #include "api_claims.h"
 #include "claims.h"
 #include "expo.h"
@@ -158,6 +159,7 @@ static int render_page(void *arg, enum prom_fmt fmt, struct buf *b)
 		.claims = cp,
 		.http = src->http,
 		.resctrl = d->resctrl,
+		.ufreq = d->ufreq,
 	};
 	int r = metrics_render(b, fmt, src->p, &info);
 
@@ -1082,6 +1084,48 @@ static void h_samples(void *ctx, const struct http_req *req,
 
 /* ---- /api/v1/metrics ------------------------------------------------ */
 
+/* so["clock_limits"]: socket s's intel_uncore_frequency domains, as
+ * uncore_clock_limit_hertz and uncore_clock_current_hertz have them
+ * (absent without the driver; a value that was not read is absent). */
+static void add_clock_limits(struct json_object *so, struct ufreq_mon *m,
+			     unsigned s)
+{
+	static const char *const key[UFREQ_NFILES] = {
+		[UFREQ_MIN] = "min_hz", [UFREQ_MAX] = "max_hz",
+		[UFREQ_INITIAL_MIN] = "initial_min_hz",
+		[UFREQ_INITIAL_MAX] = "initial_max_hz",
+		[UFREQ_CURRENT] = "current_hz",
+	};
+	struct ufreq_dom *dom;
+	struct json_object *a = NULL;
+	int n;
+
+	if (!m || !(dom = calloc(UFREQ_MAX_DOMAINS, sizeof(*dom))))
+		return;
+	n = ufreq_mon_snapshot(m, dom, UFREQ_MAX_DOMAINS);
+	for (int i = 0; i < n; i++) {
+		struct json_object *o;
+		bool any = false;
+
+		for (int f = 0; f < UFREQ_NFILES; f++)
+			any |= dom[i].have[f];
+		if (dom[i].socket != (int)s || !any)
+			continue;
+		o = json_object_new_object();
+		json_object_object_add(o, "die", json_object_new_int(dom[i].die));
+		for (int f = 0; f < UFREQ_NFILES; f++)
+			if (dom[i].have[f])
+				json_object_object_add(o, key[f],
+						       ju64(dom[i].khz[f] * 1000));
+		if (!a)
+			a = json_object_new_array();
+		json_object_array_add(a, o);
+	}
+	if (a)
+		json_object_object_add(so, "clock_limits", a);
+	free(dom);
+}
+
 static void h_api_metrics(void *ctx, const struct http_req *req,
 			  struct http_resp *resp)
 {
@@ -1113,6 +1157,7 @@ static void h_api_metrics(void *ctx, const struct http_req *req,
 
 		json_object_object_add(so, "socket", json_object_new_int((int)s));
 		add_derived(so, p, s, vals, false);
+		add_clock_limits(so, d->ufreq, s);
 		json_object_array_add(socks, so);
 	}
 	json_object_object_add(o, "sockets", socks);

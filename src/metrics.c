@@ -20,6 +20,7 @@
 #include "metrics.h"
 #include "procstat.h"
 #include "resctrl_mon.h"
+#include "ufreq.h"
 
 static const char *const nums[] = {
 	"0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12",
@@ -446,6 +447,8 @@ int metrics_render(struct buf *b, enum prom_fmt fmt, const struct program *p,
 		http_families(&w, info->http);
 	if (info->resctrl)
 		rdt_mon_render(&w, info->resctrl);
+	if (info->ufreq)
+		ufreq_mon_render(&w, info->ufreq);
 	procstat_read(&ps);	/* renders whatever could be read */
 	procstat_render(&w, &ps);
 	r = prom_end(&w);

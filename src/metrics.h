@@ -28,6 +28,7 @@ struct metrics_info {
 	const struct http_stats *http;	/* the HTTP server's counters;
 					   NULL: no uncored_http_* families */
 	struct rdt_mon *resctrl;	/* NULL: no uncore_resctrl_* families */
+	struct ufreq_mon *ufreq;	/* NULL: no uncore_clock_limit_* */
 };
 
 /* Copies the newest snapshot of p into *st and, if totals/up are not

@@ -51,6 +51,7 @@
 #include "plat/plat_sim.h"
 #include "priv.h"
 #include "resctrl_mon.h"
+#include "ufreq.h"
 #include "sched.h"
 #include "selftest.h"
 #include "unavail.h"
@@ -108,8 +109,9 @@ static void usage(FILE *f)
 		"                            PMU, else perf), direct (MSR, PCI, MMIO)\n"
 		"                            or perf (the kernel's uncore PMUs);\n"
 		"                            replaces [daemon] backend\n"
-		"      --path.sysfs DIR      where perf finds the kernel's PMUs\n"
-		"                            (default /sys); replaces [daemon] sysfs\n"
+		"      --path.sysfs DIR      where perf finds the kernel's PMUs and\n"
+		"                            intel_uncore_frequency (default /sys);\n"
+		"                            replaces [daemon] sysfs\n"
 		"      --path.resctrl DIR    read resctrl monitoring groups there\n"
 		"                            (per-group memory bandwidth, LLC\n"
 		"                            occupancy); sets [resctrl] path and\n"
@@ -1571,6 +1573,25 @@ static int signals_fd(void)
  * sampler's, valid until a reload replaces it), or NULL where nothing can
  * be counted and [daemon] unavailable = serve (open_backend()).
  */
+/* intel_uncore_frequency where the daemon's kernel is: the real one's
+ * (--path.sysfs, default /sys), the simulated kernel's tree, or, on the
+ * simulator's registers, only a tree --path.sysfs ([daemon] sysfs) names
+ * other than /sys (`uncore-sim sysfs DIR`): never the host's limits
+ * beside simulated counts. */
+static struct ufreq_mon *ufreq_mon_new_for(const struct daemon *d,
+					   const struct conf *conf)
+{
+	if (d->simulated && !d->skern &&
+	    (!conf->sysfs || strcmp(conf->sysfs, "/sys") == 0)) {
+		log_info("intel_uncore_frequency: the simulator's registers "
+			 "have no kernel: uncore clock limits are not exported "
+			 "(--backend=perf has them, or --path.sysfs with a tree "
+			 "from `uncore-sim sysfs DIR`)");
+		return NULL;
+	}
+	return ufreq_mon_new(d->sysfs ? d->sysfs : "/sys");
+}
+
 static const struct program *start(struct daemon *d, const struct options *o,
 				   struct conf *conf, struct webcfg *web)
 {
@@ -1615,6 +1636,16 @@ static const struct program *start(struct daemon *d, const struct options *o,
 		    rdt_mon_start(d->resctrl, conf->resctrl_interval_s * 1000) < 0)
 			log_warnx("resctrl: cannot start its thread: per-group "
 				  "memory bandwidth is off");
+	}
+	/* intel_uncore_frequency: opened here, before the privilege drop
+	 * (current_freq_khz, package_id are 0400), read once a second on
+	 * its own thread (doc/metrics.md "Uncore clock limits"). */
+	d->ufreq = ufreq_mon_new_for(d, conf);
+	if (d->ufreq && ufreq_mon_start(d->ufreq, 1000) < 0) {
+		log_warnx("intel_uncore_frequency: cannot start its thread: "
+			  "uncore clock limits are off");
+		ufreq_mon_free(d->ufreq);
+		d->ufreq = NULL;
 	}
 	d->http = start_http(d, conf, web, api_routes, api_nroutes, d,
 			     drop_privileges);
@@ -1694,6 +1725,7 @@ static void shut_down(struct daemon *d, struct conf *conf, struct webcfg *web)
 	http_stop(d->http);
 	expo_free(d->expo);
 	rdt_mon_free(d->resctrl);
+	ufreq_mon_free(d->ufreq);
 	d->resctrl = NULL;
 	sampler_stop(d->sampler);
 	if (pmu_release(&d->pmu) < 0)

@@ -180,6 +180,12 @@ struct plat_sim {
 	unsigned node_mul, node_add;
 	/* uncore-sim's demo; NULL: the platform has none */
 	const struct plat_sim_demo *demo;
+	/* The kernel's MSR uncore frequency driver matches the platform's
+	 * CPUs (drivers/platform/x86/intel/uncore-frequency/
+	 * uncore-frequency.c intel_uncore_cpu_ids[]): the simulated kernel
+	 * writes intel_uncore_frequency/package_PP_die_DD by default
+	 * (src/sim/sim_ufreq.c). */
+	bool ufreq_msr;
 };
 
 extern const struct plat_sim plat_skl_sim, plat_hsx_sim, plat_snbep_sim;

@@ -81,11 +81,13 @@ static const struct plat_sim_ninst mtl_bi_ninst[] = {
 CLI_BUILTIN(adl_builtin, adl_bi_base, adl_bi_ninst, ADL_UCLK);
 CLI_BUILTIN(mtl_builtin, mtl_bi_base, mtl_bi_ninst, MTL_UCLK);
 
+/* ufreq_msr: ALDERLAKE(_L), METEORLAKE(_L) are in the kernel's
+ * intel_uncore_cpu_ids[] (uncore-frequency.c). */
 const struct plat_sim plat_adl_sim = {
 	.builtin = &adl_builtin, .max_sockets = 1, .uclk_hz = ADL_UCLK,
-	.mmio_bar = -1,
+	.mmio_bar = -1, .ufreq_msr = true,
 };
 const struct plat_sim plat_mtl_sim = {
 	.builtin = &mtl_builtin, .max_sockets = 1, .uclk_hz = MTL_UCLK,
-	.mmio_bar = -1,
+	.mmio_bar = -1, .ufreq_msr = true,
 };

@@ -128,7 +128,11 @@ static const struct plat_sim_demo skl_demo = {
 	.clock_unit = "fixed",
 };
 
+/* ufreq_msr: KABYLAKE(_L) and COMETLAKE(_L), the later parts on this
+ * uncore, are in the kernel's intel_uncore_cpu_ids[] (uncore-frequency.c;
+ * SKYLAKE itself is not). */
 const struct plat_sim plat_skl_sim = {
+	.ufreq_msr = true,
 	.demo = &skl_demo,
 	.builtin = &skl_builtin,
 	.counts = skl_sim_counts,

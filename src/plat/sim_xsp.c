@@ -154,11 +154,14 @@ static const struct plat_sim_count spr_counts[] = {
 	{ "upi_links", "upi", 4 },
 };
 
+/* ufreq_msr: SKYLAKE_X, ICELAKE_X, SAPPHIRERAPIDS_X are in the kernel's
+ * intel_uncore_cpu_ids[] (uncore-frequency.c). */
 #define XSP_SIM(var, bi, cnt, clk, dclk)                                    \
 	const struct plat_sim var = {                                        \
 		.builtin = &bi, .counts = cnt,                               \
 		.ncounts = sizeof(cnt) / sizeof(cnt[0]), .max_sockets = 8,   \
-		.uclk_hz = clk, .dclk_hz = dclk, .mmio_bar = -1 }
+		.uclk_hz = clk, .dclk_hz = dclk, .mmio_bar = -1,            \
+		.ufreq_msr = true }
 
 XSP_SIM(plat_skx_sim, skx_builtin, skx_counts, SKX_UCLK, SKX_DCLK);
 XSP_SIM(plat_icx_sim, icx_builtin, icx_counts, SKX_UCLK, ICX_DCLK);

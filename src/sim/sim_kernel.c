@@ -120,6 +120,8 @@
 #include "hw/perf_event.h"
 #include "sim/sim_kernel.h"
 #include "sim/sim_pmu.h"
+#include "sim/sim_ufreq.h"
+#include "plat/plat_sim.h"
 
 #define SK_FORMAT_ALL (PERF_FORMAT_TOTAL_TIME_ENABLED | \
 		       PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID | \
@@ -1110,6 +1112,15 @@ const struct pev_ops skern_pev_ops = {
 
 /* ---- open and close ------------------------------------------------------- */
 
+/* The uncore clock the register model counts: the workload's uclk_hz,
+ * else the platform's (hw_sim.c). */
+static uint64_t sim_uclk_hz(const struct workload *w)
+{
+	if (w->topo.uclk_hz)
+		return w->topo.uclk_hz;
+	return w->plat && w->plat->sim ? w->plat->sim->uclk_hz : 0;
+}
+
 /* Is dir empty (or absent: then created)?  0 or -errno with why. */
 static int empty_dir(const char *dir, char *why, size_t len)
 {
@@ -1261,6 +1272,9 @@ int skern_open(struct skern **out, struct hw *sim, const char *dir,
 	if (r == 0)
 		r = spmu_write_tree(&k->set, k->sysfs, why, len);
 	if (r == 0)
+		r = sufreq_write(k->wl, hw_sim_nsockets(sim),
+				 sim_uclk_hz(k->wl), k->sysfs, why, len);
+	if (r == 0)
 		r = write_procfs(k, why, len);
 	if (r < 0) {
 		skern_close(k);
@@ -1300,7 +1314,11 @@ void skern_remove_tree(struct skern *k)
 
 int skern_give(struct skern *k, uid_t uid, gid_t gid)
 {
-	return spmu_chowntree(k->root, uid, gid);
+	int r = spmu_chowntree(k->root, uid, gid);
+
+	/* intel_uncore_frequency's 0400 files stay the caller's (root's),
+	 * as on Linux: only what was opened before the drop reads them */
+	return r < 0 ? r : sufreq_keep_private(k->sysfs, getuid(), getgid());
 }
 
 const char *skern_sysfs(const struct skern *k)

@@ -11,6 +11,7 @@
  *   SYSFS/bus/event_source/devices/<pmu> -> ../../../devices/<pmu>
  *   SYSFS/devices/system/cpu/{online,cpuN/online,
  *                        cpuN/topology/{physical_package_id,die_id,core_id}}
+ *   SYSFS/devices/system/cpu/intel_uncore_frequency/ (sim_ufreq.h; Intel)
  *   PROCFS/sys/kernel/{perf_event_paranoid,osrelease,cap_last_cap}
  *   PROCFS/self/status (the caller's CapEff: CAP_PERFMON, or
  *                       CAP_SYS_ADMIN before 5.8, when it is capable)

@@ -86,7 +86,7 @@ static unsigned plat_top_keys(const struct platform *p, struct top_key *out)
 				     d && d->max_sockets ? d->max_sockets
 							 : PLAT_MAX_SOCKETS,
 				     -1, offsetof(struct wl_topology, sockets) };
-	for (size_t i = 0; d && i < d->ncounts && n < TOP_KEYS_MAX - 9; i++) {
+	for (size_t i = 0; d && i < d->ncounts && n < TOP_KEYS_MAX - 10; i++) {
 		const struct unit_type *u;
 		int ui;
 
@@ -126,6 +126,10 @@ static unsigned plat_top_keys(const struct platform *p, struct top_key *out)
 			break;
 		}
 	}
+	/* Intel's intel_uncore_frequency driver (sim_ufreq.c) */
+	if (p && (!p->vendor || strcmp(p->vendor, "GenuineIntel") == 0))
+		out[n++] = (struct top_key){ "uncore_freq", TK_UFREQ, 0, -1,
+					     0 };
 	return n;
 }
 
@@ -1191,6 +1195,7 @@ static int parse_root(struct pctx *c, json_object *root,
 		      const struct platform *want)
 {
 	json_object *phases = NULL, *faults = NULL, *perf = NULL;
+	json_object *ufreq = NULL;
 	char list[256];
 	int r;
 
@@ -1221,6 +1226,8 @@ static int parse_root(struct pctx *c, json_object *root,
 			faults = val;
 		else if (k->kind == TK_PERF)
 			perf = val;
+		else if (k->kind == TK_UFREQ)
+			ufreq = val;
 		r = parse_top_value(c, k, val);
 		if (r < 0)
 			return r;
@@ -1232,7 +1239,8 @@ static int parse_root(struct pctx *c, json_object *root,
 		return wlp_fail(c, "missing \"phases\" (an array of {\"seconds\": N, "
 			    "\"rates\": {...}})");
 	if ((r = parse_section(c, "phases", phases, parse_phases)) < 0 ||
-	    (r = parse_section(c, "perf", perf, parse_perf)) < 0)
+	    (r = parse_section(c, "perf", perf, parse_perf)) < 0 ||
+	    (r = parse_section(c, "uncore_freq", ufreq, wlp_parse_ufreq)) < 0)
 		return r;
 	return parse_section(c, "faults", faults, wlp_parse_faults);
 }

@@ -118,6 +118,35 @@ struct wl_topology {
  * (hw_sim.h SIM_CPUS_PER_SOCKET). */
 #define WL_MAX_CORES 8
 
+/*
+ * The kernel's intel_uncore_frequency tree the simulated kernel writes
+ * (the workload's "uncore_freq" object; sim_ufreq.c).  Zero is the
+ * platform's default: its layout (package_die where the kernel's MSR
+ * driver matches the platform's CPUs, none elsewhere), one die, limits
+ * from the uncore clock.  Values are kHz, one per domain in socket-major
+ * order (socket 0 die 0, socket 0 die 1, ...); n == 1: every domain.
+ */
+enum wl_ufreq_layout {
+	WL_UFREQ_DEFAULT,	/* the platform's */
+	WL_UFREQ_NONE,		/* no driver: no tree */
+	WL_UFREQ_PACKAGE_DIE,	/* package_PP_die_DD (MSR driver) */
+	WL_UFREQ_UNCORE,	/* uncoreNN (TPMI, multi-die package) */
+};
+enum wl_ufreq_value { WL_UF_MIN, WL_UF_MAX, WL_UF_INITIAL_MIN,
+		      WL_UF_INITIAL_MAX, WL_UF_CURRENT, WL_UF_NVALUES };
+#define WL_UFREQ_MAX_DIES 4
+#define WL_UFREQ_MAX_IO 4
+#define WL_UFREQ_MAX_VALUES (PLAT_MAX_SOCKETS * WL_UFREQ_MAX_DIES)
+struct wl_ufreq {
+	bool given;		/* the workload has "uncore_freq" */
+	enum wl_ufreq_layout layout;
+	unsigned dies;		/* per socket; 0: 1 */
+	unsigned io_domains;	/* uncore layout: domains with no die */
+	bool no_current;	/* "current_khz": null: no current_freq_khz */
+	unsigned n[WL_UF_NVALUES];	/* 0: the default */
+	uint64_t khz[WL_UF_NVALUES][WL_UFREQ_MAX_VALUES];
+};
+
 struct workload {
 	char *source;		/* file name, or "(built-in)" */
 	const struct platform *plat;
@@ -132,6 +161,7 @@ struct workload {
 	unsigned nfaults;
 	struct wl_fault *faults;	/* sorted by `at` */
 	struct wl_perf perf;
+	struct wl_ufreq ufreq;
 };
 
 /*

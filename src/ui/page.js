@@ -34,6 +34,9 @@
 	let samples = [];		/* oldest first; {gap: true} between runs */
 	let sockets = null;		/* per socket: its elements */
 	let drawQueued = false;
+	/* per socket: the kernel's uncore clock limits (api/v1/metrics
+	 * clock_limits, where it has intel_uncore_frequency), or null */
+	let limits = null;
 
 	function $(id) { return document.getElementById(id); }
 
@@ -240,7 +243,7 @@
 
 	/* Draws pts ([t, v|null] oldest first) into svg; returns how many
 	 * points have a value. */
-	function chart(svg, pts, m, tnow) {
+	function chart(svg, pts, m, tnow, lines) {
 		const W = Math.max(svg.clientWidth, 200), H = Math.max(svg.clientHeight, 100);
 		const L = 40, R = 8, T = 18, B = 18, w = W - L - R, h = H - T - B;
 		while (svg.lastChild)
@@ -252,6 +255,8 @@
 				vmax = Math.max(vmax, p[1]);
 				n++;
 			}
+		for (const l of lines || [])
+			vmax = Math.max(vmax, l.v);
 		let step, top;
 		if (m.max) {
 			step = m.max / 4;
@@ -275,6 +280,9 @@
 				'text-anchor': f === 0 ? 'start' : f === 1 ? 'end' : 'middle' }, svg);
 			t.textContent = ago((tnow - tmin) * (1 - f), tnow - tmin);
 		});
+		/* the kernel's limits: dashed levels under the series */
+		for (const l of lines || [])
+			sv('line', { class: 'limit ' + l.cls, x1: L, x2: L + w, y1: y(l.v), y2: y(l.v) }, svg);
 		/* runs of consecutive values; a gap breaks a run */
 		const runs = [];
 		let run = null, prevT = null;
@@ -353,10 +361,27 @@
 		const cur = newest() ? value(newest(), sk, m) : null;
 		c.num.textContent = fmt(cur, m);
 		const win = pts.length ? tnow - pts[0][0] : 0;
-		const stats = n ? 'min ' + fmt(lo, m) + ' \u00b7 avg ' + fmt(sum / n, m) +
+		let stats = n ? 'min ' + fmt(lo, m) + ' \u00b7 avg ' + fmt(sum / n, m) +
 			' \u00b7 max ' + fmt(hi, m) + ' ' + m.unit + ' over ' + span(win) : 'no valid sample yet';
+		/* the uncore clock against the kernel's limits: the socket's
+		 * lowest min and highest max over its dies */
+		const lim = m.id === 'clk' && limits && limits[sk] ? limits[sk] : null;
+		const lines = [];
+		if (lim) {
+			const lmin = Math.min.apply(null, lim.map(function (d) { return 'min_hz' in d ? d.min_hz : Infinity; }));
+			const lmax = Math.max.apply(null, lim.map(function (d) { return 'max_hz' in d ? d.max_hz : -Infinity; }));
+			if (isFinite(lmin))
+				lines.push({ v: lmin * m.k, cls: 'min' });
+			if (isFinite(lmax))
+				lines.push({ v: lmax * m.k, cls: 'max' });
+			if (lines.length)
+				stats += ' \u00b7 kernel limits ' + (isFinite(lmin) ? fmt(lmin * m.k, m) : '?') + '\u2013' +
+					(isFinite(lmax) ? fmt(lmax * m.k, m) : '?') + ' ' + m.unit;
+			c.chart.setAttribute('data-limit-min', isFinite(lmin) ? String(lmin) : '');
+			c.chart.setAttribute('data-limit-max', isFinite(lmax) ? String(lmax) : '');
+		}
 		c.stats.textContent = stats;
-		chart(c.chart, pts.filter(function (p) { return p[0] !== null; }), m, tnow);
+		chart(c.chart, pts.filter(function (p) { return p[0] !== null; }), m, tnow, lines);
 		c.chart.setAttribute('aria-label', m.title + ', socket ' + sk + ': ' +
 			(cur === null ? 'no current value' : fmt(cur, m) + ' ' + m.unit + ' now') + '; ' + stats);
 	}
@@ -531,6 +556,18 @@
 		about();
 	}
 
+	/* The kernel's uncore clock limits per socket from api/v1/metrics
+	 * (asked once there is a sample: before, it answers 503); none is
+	 * not a failure. */
+	async function getLimits() {
+		try {
+			const r = await getJSON('api/v1/metrics');
+			limits = r.sockets.map(function (so) { return so.clock_limits || null; });
+		} catch (e) {
+			limits = null;
+		}
+	}
+
 	async function backfill() {
 		useStatus(await getJSON('api/v1/status'));
 		const first = await getJSON('api/v1/samples?deltas=0&limit=1');
@@ -542,6 +579,8 @@
 				break;
 			since = lastSeq;
 		}
+		if (lastSeq)
+			await getLimits();
 	}
 
 	async function poll() {
@@ -550,6 +589,7 @@
 				getJSON('api/v1/samples?deltas=0&limit=' + cap + '&since=' + lastSeq),
 				getJSON('api/v1/status'),
 				get('healthz'),
+				lastSeq ? getLimits() : null,
 			]);
 			add(res[0]);
 			useStatus(res[1]);

@@ -23,8 +23,9 @@
 #     every panel returns data for each of them on socket 1, but those of a
 #     family the platform does not have (doc/monitoring.md, "The server
 #     panels": zen4 has no uncore clock, no channel family on the data
-#     fabric path, no interconnect family; skx has UPI, not QPI), skipped
-#     with the reason;
+#     fabric path, no interconnect family; skx has UPI, not QPI; only skx,
+#     on the simulated kernel, has intel_uncore_frequency's limits),
+#     skipped with the reason;
 #   - no alert fires in the healthy fleet, and UncoredDown fires when a
 #     daemon stops answering.
 #
@@ -389,6 +390,10 @@ no_family() {
 		esac ;;
 	esac
 	case $1:$3 in
+	snbep:*uncore_clock_limit_* | snbep:*uncore_clock_current_*)
+		echo "snbep has no intel_uncore_frequency (the kernel's driver does not match Sandy Bridge-EP)" ;;
+	zen4:*uncore_clock_limit_* | zen4:*uncore_clock_current_*)
+		echo "zen4 has no intel_uncore_frequency (an Intel driver)" ;;
 	snbep:*uncore_upi_*) echo "snbep has QPI ports, not UPI links" ;;
 	skx:*uncore_qpi_*) echo "skx has UPI links, not QPI ports" ;;
 	zen4:*uncore_clock_*) echo "zen4 has no uncore clock family (no fabric clock event in the kernel's AMD PMUs)" ;;
@@ -450,6 +455,13 @@ for pass in all concrete snbep skx zen4; do
 		# channels and QPI, and e, the skx one, for UPI
 		case $pass:$expr in concrete:*uncore_dram_channel_* | concrete:*uncore_qpi_*) vii=$C ;; esac
 		case $pass:$expr in concrete:*uncore_upi_*) vii=$E ;; esac
+		# the uncore clock limits come from the kernel's
+		# intel_uncore_frequency: of these daemons only e, skx on the
+		# simulated kernel, has one (the simulator's registers have no
+		# kernel)
+		case $pass:$expr in
+		concrete:*uncore_clock_limit_* | concrete:*uncore_clock_current_*) vii=$E ;;
+		esac
 		e=$(subst "$expr" "$vj" "$vii" "$vs")
 		desc="panel \"$title\" query $ref ($pass) returns data"
 		case $e in *'$'*)

@@ -16,10 +16,12 @@ derived() {
 }
 
 # json_values JSON: the numbers and nulls in /api/v1/metrics' sockets,
-# minus the socket/channel/port indices.
+# minus the socket/channel/port/die indices (die: the uncore clock limits'
+# domains, where the kernel has intel_uncore_frequency).
 json_values() {
 	echo "$1" | jq '[.sockets[] | .. | objects | to_entries[] |
-		select(.key != "socket" and .key != "channel" and .key != "port")
+		select(.key != "socket" and .key != "channel" and .key != "port"
+		       and .key != "die")
 		| select(.value == null or (.value | type) == "number")] | length'
 }
 

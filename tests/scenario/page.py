@@ -315,6 +315,8 @@ READ_SOCKETS = """(() => {
     out.push({ rd: v(k + '-rd'), wr: v(k + '-wr'), hit: v(k + '-hit'),
                tot: v(k + '-tot'),
                clk: v(k + '-clk'), clk_card: !!sec.querySelector('#' + k + '-clk'),
+               lim: (() => { const c = sec.querySelector('#' + k + '-clk svg.chart');
+                 return c && c.dataset.limitMax ? [+c.dataset.limitMin, +c.dataset.limitMax] : null; })(),
                none: none ? none.textContent : '', upi: v(k + '-upi'),
                upi_points: u ? +u.dataset.points : 0,
                channels: tab('Memory channels'), links: tab('UPI links'),
@@ -332,7 +334,8 @@ def sockets(b, res, name, expect):
     page says it has none), per-channel rows and UPI links where it has
     them.  expect: {"about": substring, "sockets": [{rd, wr (null: none,
     zen3), tot, hit (null: none, the clients since Alder Lake), clk (null:
-    none), channels, links, upi}]}."""
+    none), channels, links, upi, lim ([min, max] Hz: the kernel's uncore
+    clock limits drawn on the clock chart)}]}."""
     want = expect["sockets"]
     got = b.wait("(() => { const r = %s; return r.sockets.length === %d && "
                  "r.sockets.every((s) => s.tot !== null && !isNaN(s.tot) && "
@@ -370,6 +373,10 @@ def sockets(b, res, name, expect):
                       % (name, sk), g)
         else:
             res.near(g["clk"], e["clk"], 0.02, "%s s%d: uncore %.2f GHz" % (name, sk, e["clk"]))
+        if "lim" in e:
+            # the kernel's limits (intel_uncore_frequency) under the clock
+            res.check(g["lim"] == e["lim"], "%s s%d: uncore clock limits %s Hz drawn"
+                      % (name, sk, e["lim"]), g["lim"])
         chans = g["channels"]
         per = e["rd"] / e["channels"] if e["channels"] else 0
         res.check(len(chans) == e["channels"] and

@@ -117,7 +117,8 @@ if [ -f "$T/results" ]; then
 fi
 # The perf platforms, two sockets each, through the simulated kernel:
 # skx (CAS 0x04/0x03 and 0x04/0x0c, the CHA clock, 6 memory channels and
-# 3 UPI links: 9e7 data flits/s x 64/9 bytes = 0.64 GB/s), and zen4 on a
+# 3 UPI links: 9e7 data flits/s x 64/9 bytes = 0.64 GB/s; the kernel's
+# uncore clock limits of each socket drawn on its clock chart), and zen4 on a
 # 6.1 kernel, DRAM from the data fabric's 48 events in turn (stations
 # unequal, as in zen4_df.sh), no uncore clock and no channel family.
 # page_on NAME PLATFORM WORKLOAD EXPECT: the daemon on it, the page checked.
@@ -142,10 +143,13 @@ page_on() {
 page_on skx skx '{ "platform": "skx", "sockets": 2, "cha_count": 4, "phases": [ { "seconds": 600, "rates": {
   "imc:0x04:0x03": 1.0e8, "imc:0x04:0x0c": 5.0e7,
   "cha:0x35:0x31:filter0=0x3b00000000": 2.0e8, "cha:0x35:0x21:filter0=0x3b00000000": 4.0e7,
-  "cha:0x00:0x00": 9.6e9, "upi:0x02:0x0f": 9.0e7 } } ] }' \
+  "cha:0x00:0x00": 9.6e9, "upi:0x02:0x0f": 9.0e7 } } ],
+  "uncore_freq": { "min_khz": [1000000, 1200000], "max_khz": [2400000, 2600000] } }' \
 	'{"about": "DRAM from uncore_imc_0 \u00b7", "sockets": [
-	  {"rd": 6.4, "wr": 3.2, "tot": 9.6, "hit": 80.0, "clk": 2.4, "channels": 6, "links": 3, "upi": 0.64},
-	  {"rd": 6.4, "wr": 3.2, "tot": 9.6, "hit": 80.0, "clk": 2.4, "channels": 6, "links": 3, "upi": 0.64}]}'
+	  {"rd": 6.4, "wr": 3.2, "tot": 9.6, "hit": 80.0, "clk": 2.4, "channels": 6, "links": 3, "upi": 0.64,
+	   "lim": [1000000000, 2400000000]},
+	  {"rd": 6.4, "wr": 3.2, "tot": 9.6, "hit": 80.0, "clk": 2.4, "channels": 6, "links": 3, "upi": 0.64,
+	   "lim": [1200000000, 2600000000]}]}'
 rates=$(awk 'BEGIN {
 	for (n = 0; n < 12; n++) {
 		c = sprintf("0x%x", 31 + 64 * n)

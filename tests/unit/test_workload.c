@@ -481,7 +481,23 @@ static const struct bad {
 	/* keys */
 	{ SKL "\"colour\":\"red\"," PH("") "}", "$.colour",
 	  "unknown key (skl accepts: platform, sockets, cbo_count, uclk_hz, "
-	  "mchbar, host_bridge, phases, faults, perf)" },
+	  "mchbar, host_bridge, phases, faults, perf, uncore_freq)" },
+	/* uncore_freq (sim_ufreq.c) */
+	{ SKL "\"uncore_freq\":{\"layout\":\"tpmi\"}," PH("") "}",
+	  "$.uncore_freq.layout", "must be \"package_die\"" },
+	{ SKL "\"uncore_freq\":{\"io_domains\":1}," PH("") "}",
+	  "$.uncore_freq.io_domains", "only the \"uncore\" layout" },
+	{ SKL "\"uncore_freq\":{\"min_khz\":[800000,900000]}," PH("") "}",
+	  "$.uncore_freq.min_khz", "2 values: one per domain is 1" },
+	{ SKL "\"uncore_freq\":{\"min_khz\":0}," PH("") "}",
+	  "$.uncore_freq.min_khz", "1..10000000" },
+	{ SKL "\"uncore_freq\":{\"min_khz\":2000000,\"max_khz\":1000000},"
+	  PH("") "}", "$.uncore_freq",
+	  "domain 0 (socket 0 die 0): a minimum above its maximum" },
+	{ SKL "\"uncore_freq\":{\"dies\":5}," PH("") "}",
+	  "$.uncore_freq.dies", "1..4" },
+	{ SKL "\"uncore_freq\":{\"max\":1}," PH("") "}",
+	  "$.uncore_freq.max", "unknown key (\"uncore_freq\" accepts: layout" },
 	{ SKL "\"host_bridge\":\"0x1a2b3\"," PH("") "}", "$.host_bridge",
 	  "must be a hex string \"0x...\" of 1 to 4 digits (the PCI device ID "
 	  "of the function holding MCHBAR)" },
