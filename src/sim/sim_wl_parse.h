@@ -35,7 +35,7 @@
 #define WL_MAX_UCLK 10000000000ull	/* 10 GHz */
 
 enum tk_kind { TK_PLATFORM, TK_COUNT, TK_HZ, TK_MMIO_BAR, TK_MMIO_DEV,
-	       TK_PHASES, TK_FAULTS, TK_PERF, TK_OFFLINE };
+	       TK_PHASES, TK_FAULTS, TK_PERF, TK_OFFLINE, TK_CPUID };
 
 /*
  * A key a workload may have at the top level (DESIGN.md section 3).
@@ -54,7 +54,7 @@ struct top_key {
 				   (uint64_t): in struct wl_topology */
 };
 
-#define TOP_KEYS_MAX (10 + PLAT_MAX_UNITS)
+#define TOP_KEYS_MAX (12 + PLAT_MAX_UNITS)
 
 struct pctx {
 	const char *name;		/* file name for messages */
