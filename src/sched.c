@@ -223,7 +223,8 @@ static bool fits_one(const struct platform *p, const struct evspec *e, int c,
 	const struct unit_type *u = p->units[e->unit];
 	struct inst_set m = inst_mask(e, u->max_inst);
 
-	if (c < 0 || c >= PLAT_MAX_CTRS || !(e->ctr_mask >> c & 1) ||
+	if (c < 0 || c >= PLAT_MAX_CTRS || c >= (int)u->nctr ||
+	    !(e->ctr_mask >> c & 1) ||
 	    iset_meets(&b->ctr[e->unit][c], &m))
 		return false;
 	for (unsigned f = 0; f < PLAT_MAX_FILTERS; f++) {
