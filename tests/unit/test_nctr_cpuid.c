@@ -319,8 +319,31 @@ static void test_encode_wide(void)
 	       -EINVAL, "counter 12 of 12: refused");
 }
 
+/* hw_cpuid() without a backend's op is this CPU's own: leaf 0's vendor
+ * is the one plat_cpuid() reads, and a leaf past its range reads 0. */
+static void test_real_cpuid(void)
+{
+	struct plat_cpu cpu;
+	uint32_t r[4];
+	char v[13];
+
+	if (plat_cpuid(&cpu) < 0) {
+		ok(hw_cpuid(NULL, 0, 0, r) == -ENODEV, "no CPUID: -ENODEV");
+		return;
+	}
+	is_int(hw_cpuid(NULL, 0, 0, r), 0, "this CPU's CPUID leaf 0");
+	memcpy(v, &r[1], 4);
+	memcpy(v + 4, &r[3], 4);
+	memcpy(v + 8, &r[2], 4);
+	v[12] = '\0';
+	is_str(v, cpu.vendor, "its vendor (EBX, EDX, ECX) as plat_cpuid()'s");
+	is_int(hw_cpuid(NULL, 0x7fffffff, 0, r), 0, "a leaf past the range");
+	ok(!r[0] && !r[1] && !r[2] && !r[3], "reads zeros");
+}
+
 int main(void)
 {
+	test_real_cpuid();
 	test_decode();
 	test_machine();
 	test_sim_cpuid();
