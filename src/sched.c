@@ -2,8 +2,12 @@
  * sched.c - event resolution and counter placement (see sched.h).
  *
  * Placement is a small bipartite matching per unit: at most sixteen
- * counters (PLAT_MAX_CTRS) and a handful of events, so a depth-first search that tries
- * the most constrained event first is exact and cheap.
+ * counters (PLAT_MAX_CTRS).  Events that need no filter and count on
+ * every instance are matched by augmenting paths (place_matching()),
+ * polynomial even when they do not fit; the others, whose filters and
+ * splits make counters conflict per instance, by a depth-first search
+ * that tries the most constrained event first (place_dfs()), exact and
+ * cheap for the handful of them a unit holds.
  */
 #include "config.h"
 
