@@ -560,6 +560,7 @@ static void h_events(void *ctx, const struct http_req *req,
 	arr = json_object_new_array();
 	for (size_t i = 0; i < d->plat->nevents; i++) {
 		const struct event *ev = &d->plat->events[i];
+		const struct unit_type *eu;
 		struct json_object *e, *ctrs;
 
 		if (unit && strcmp(ev->unit, unit) != 0)
@@ -582,7 +583,11 @@ static void h_events(void *ctx, const struct http_req *req,
 		if (ev->filter)
 			json_object_object_add(e, "filter", json_object_new_string(ev->filter));
 		ctrs = json_object_new_array();
-		for (unsigned c = 0; c < 8; c++)
+		/* the counters this machine has (the unit's count may come
+		 * from CPUID: plat_machine()) that the catalog allows */
+		eu = plat_unit(d->plat, ev->unit, NULL);
+		for (unsigned c = 0; eu && c < eu->nctr && c < PLAT_MAX_CTRS;
+		     c++)
 			if (ev->ctr_mask >> c & 1)
 				json_object_array_add(ctrs, json_object_new_int((int)c));
 		json_object_object_add(e, "counters", ctrs);

@@ -85,6 +85,33 @@ static int perf_cap_of(const struct pev_priv *st)
 }
 
 /*
+ * d->plat as this machine has it (plat_machine()): where the kernel reads
+ * a unit's counter count from CPUID (AMD DF: 0x80000022 EBX NumDfPmc),
+ * so does the daemon - the host CPU's CPUID, as the kernel reads it at
+ * boot (the perf backend has no other word for it: amd_df has no sysfs
+ * file with its count), or the simulated CPU's on the simulator (d->hw
+ * open there).  Said once in the log.  0, or -ENOMEM with why.
+ */
+static int machine_plat(struct daemon *d, char *why, size_t whylen)
+{
+	const struct platform *m;
+
+	if (d->plat_table)
+		return 0;
+	if (plat_machine(d->plat, hw_cpuid_fn, d->hw.ops ? &d->hw : NULL, &m,
+			 d->cpuid_note, sizeof(d->cpuid_note)) < 0) {
+		snprintf(why, whylen, "out of memory");
+		return -ENOMEM;
+	}
+	if (d->cpuid_note[0])
+		log_info("%s counters from the CPU: %s", d->plat->id,
+			 d->cpuid_note);
+	d->plat_table = d->plat;
+	d->plat = m;
+	return 0;
+}
+
+/*
  * Sets up the perf backend over sysfs/ops: the privilege check first
  * (before anything is opened), then discovery.  0, or -errno with why.
  */
@@ -103,6 +130,8 @@ static int open_perf(struct daemon *d, const struct backend_opts *o,
 	}
 	if (pev_priv_read(procfs, &st, msg, sizeof(msg)) == 0)
 		d->perf_cap = perf_cap_of(&st);
+	if ((r = machine_plat(d, why, whylen)) < 0)
+		return r;
 	d->topo.plat = d->plat;
 	r = pmu_perf_discover(d->plat, po, &d->topo, &pp, msg, sizeof(msg));
 	if (r < 0) {
@@ -128,6 +157,8 @@ static int open_direct(struct daemon *d, char *why, size_t whylen)
 	struct hw_cpu_map map;
 
 	hw_cpu_map_of(&d->hw, &map);
+	if (machine_plat(d, why, whylen) < 0)
+		return -ENOMEM;
 	d->topo.plat = d->plat;
 	if (plat_discover(d->plat, &d->hw, &d->topo, &map) < 0) {
 		snprintf(why, whylen, "discovering the %s uncore: %s",
@@ -387,6 +418,11 @@ void backend_close(struct daemon *d)
 	d->skern = NULL;
 	if (d->hw.ops)
 		hw_close(&d->hw);
+	if (d->plat_table) {
+		plat_machine_free(d->plat, d->plat_table);
+		d->plat = d->plat_table;
+		d->plat_table = NULL;
+	}
 }
 
 int backend_sim_events(const struct daemon *d)

@@ -32,7 +32,13 @@ struct daemon {
 	const char *sysfs;		/* where perf looks: --path.sysfs */
 	int perf_cap;			/* capability perf mode keeps, -1 none */
 	struct skern *skern;		/* the simulated kernel, or NULL */
+	/* The platform as this machine has it: the table's, or a copy with
+	 * the counter counts the kernel reads from CPUID (plat_machine(),
+	 * backend.c); plat_table is the table it was made from (NULL until
+	 * then), cpuid_note what CPUID said ("" when nothing). */
 	const struct platform *plat;
+	const struct platform *plat_table;
+	char cpuid_note[600];
 	struct hw hw;
 	struct topology topo;
 	struct pmu pmu;

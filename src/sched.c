@@ -1,9 +1,13 @@
 /*
  * sched.c - event resolution and counter placement (see sched.h).
  *
- * Placement is a small bipartite matching per unit: at most eight
- * counters and a handful of events, so a depth-first search that tries
- * the most constrained event first is exact and cheap.
+ * Placement is a small bipartite matching per unit: at most sixteen
+ * counters (PLAT_MAX_CTRS).  Events that need no filter and count on
+ * every instance are matched by augmenting paths (place_matching()),
+ * polynomial even when they do not fit; the others, whose filters and
+ * splits make counters conflict per instance, by a depth-first search
+ * that tries the most constrained event first (place_dfs()), exact and
+ * cheap for the handful of them a unit holds.
  */
 #include "config.h"
 
@@ -17,7 +21,9 @@
 
 _Static_assert(PLAT_MAX_FILTERS <= 32, "evspec.filt_set is 32 bits");
 
-static int popcount8(uint8_t m)
+_Static_assert(PLAT_MAX_CTRS <= 16, "counter masks are 16 bits");
+
+static int popcount16(uint16_t m)
 {
 	return __builtin_popcount(m);
 }
@@ -75,7 +81,7 @@ static int resolve_catalog(const struct platform *p, const char *text,
 	} else if ((*u)->kind == UNIT_FIXED) {
 		out->ctr_mask = 1;
 	} else {
-		out->ctr_mask = ev->ctr_mask & (uint8_t)width_mask((*u)->nctr);
+		out->ctr_mask = ev->ctr_mask & (uint16_t)width_mask((*u)->nctr);
 	}
 	return plat_event_check(*u, ev, why, whylen) < 0 ? -EINVAL : 0;
 }
@@ -119,8 +125,8 @@ static int resolve_raw(const struct platform *p, const char *text, char *base,
 	out->unit = ui;
 	/* A raw encoding that is a catalog event inherits its constraints. */
 	out->ev = plat_event_by_enc(p, (*u)->name, &out->enc);
-	out->ctr_mask = (out->ev ? out->ev->ctr_mask : 0xff) &
-			(uint8_t)width_mask((*u)->nctr);
+	out->ctr_mask = (out->ev ? out->ev->ctr_mask : 0xffff) &
+			(uint16_t)width_mask((*u)->nctr);
 	return 0;
 }
 
@@ -221,7 +227,8 @@ static bool fits_one(const struct platform *p, const struct evspec *e, int c,
 	const struct unit_type *u = p->units[e->unit];
 	struct inst_set m = inst_mask(e, u->max_inst);
 
-	if (c < 0 || c >= PLAT_MAX_CTRS || !(e->ctr_mask >> c & 1) ||
+	if (c < 0 || c >= PLAT_MAX_CTRS || c >= (int)u->nctr ||
+	    !(e->ctr_mask >> c & 1) ||
 	    iset_meets(&b->ctr[e->unit][c], &m))
 		return false;
 	for (unsigned f = 0; f < PLAT_MAX_FILTERS; f++) {
@@ -312,6 +319,64 @@ static bool place_dfs(const struct platform *p, const struct evspec *ev,
 	return false;
 }
 
+/*
+ * Events that count on every instance and need no filter (the AMD data
+ * fabric's, most claims) conflict only by their counter: placing them is
+ * a bipartite matching of events to counters, which augmenting paths
+ * (Kuhn) solve in polynomial time, where place_dfs() would try every
+ * permutation before refusing 17 events on 16 counters.  ok[k] is the
+ * mask of counters event order[k] may take around b; match[c] the event
+ * (index into order) holding counter c, -1 none.
+ */
+static bool augment(const uint32_t *ok, unsigned k, int *match,
+		    uint32_t *seen)
+{
+	/* the lowest free counter first, as place_dfs() would take it;
+	 * only then move an earlier event to make room */
+	for (unsigned c = 0; c < PLAT_MAX_CTRS; c++)
+		if ((ok[k] >> c & 1) && match[c] < 0) {
+			match[c] = (int)k;
+			return true;
+		}
+	for (unsigned c = 0; c < PLAT_MAX_CTRS; c++) {
+		if (!(ok[k] >> c & 1) || (*seen >> c & 1))
+			continue;
+		*seen |= 1u << c;
+		if (augment(ok, (unsigned)match[c], match, seen)) {
+			match[c] = (int)k;
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool place_matching(const struct platform *p, const struct evspec *ev,
+			   const unsigned *order, unsigned n,
+			   struct sched_busy *b, int *ctr)
+{
+	uint32_t ok[64];
+	int match[PLAT_MAX_CTRS];
+
+	for (unsigned c = 0; c < PLAT_MAX_CTRS; c++)
+		match[c] = -1;
+	for (unsigned k = 0; k < n; k++) {
+		uint32_t seen = 0;
+
+		ok[k] = 0;
+		for (int c = 0; c < PLAT_MAX_CTRS; c++)
+			if (fits_one(p, &ev[order[k]], c, b))
+				ok[k] |= 1u << c;
+		if (!augment(ok, k, match, &seen))
+			return false;
+	}
+	for (unsigned c = 0; c < PLAT_MAX_CTRS; c++)
+		if (match[c] >= 0) {
+			ctr[order[match[c]]] = (int)c;
+			occupy_one(p, &ev[order[match[c]]], (int)c, b);
+		}
+	return true;
+}
+
 /* sched_place_busy() on b itself: leaves the events' counters and
  * filters occupied in b where it succeeds. */
 static int place_units(const struct platform *p, const struct evspec *ev,
@@ -362,8 +427,8 @@ static int place_units(const struct platform *p, const struct evspec *ev,
 		/* most constrained first */
 		for (unsigned a = 1; a < m; a++)
 			for (unsigned c = a; c > 0 &&
-			     popcount8(ev[order[c]].ctr_mask) <
-			     popcount8(ev[order[c - 1]].ctr_mask); c--) {
+			     popcount16(ev[order[c]].ctr_mask) <
+			     popcount16(ev[order[c - 1]].ctr_mask); c--) {
 				unsigned t = order[c];
 
 				order[c] = order[c - 1];
@@ -375,13 +440,14 @@ static int place_units(const struct platform *p, const struct evspec *ev,
 					 "on %s", ev[order[k]].name, u->name);
 				return -EBUSY;
 			}
-		if (!place_dfs(p, ev, order, 0, m, b, ctr)) {
-			size_t len = 0;
-			bool whole = true;
+		bool whole = true;
 
-			for (unsigned k = 0; k < m; k++)
-				whole &= !ev[order[k]].split_n &&
-					 !ev[order[k]].filt_set;
+		for (unsigned k = 0; k < m; k++)
+			whole &= !ev[order[k]].split_n && !ev[order[k]].filt_set;
+		if (whole ? !place_matching(p, ev, order, m, b, ctr)
+			  : !place_dfs(p, ev, order, 0, m, b, ctr)) {
+			size_t len = 0;
+
 			if (whole && m > (unsigned)u->nctr) {
 				snprintf(why, whylen, "%u %s events but %s has %u "
 					 "counters", m, u->name, u->name, u->nctr);
@@ -390,7 +456,7 @@ static int place_units(const struct platform *p, const struct evspec *ev,
 			len += (size_t)snprintf(why, whylen, "cannot place "
 						"together on %s:", u->name);
 			for (unsigned k = 0; k < m && len < whylen; k++) {
-				char masks[32] = "", *q = masks;
+				char masks[3 * PLAT_MAX_CTRS + 1] = "", *q = masks;
 
 				for (unsigned c = 0; c < u->nctr; c++)
 					if (ev[order[k]].ctr_mask & (1u << c))
@@ -442,7 +508,7 @@ static struct sched_busy *busy_new(void)
 }
 
 int sched_place(const struct platform *p, const struct evspec *ev,
-		unsigned n, const uint8_t *busy, int *ctr, char *why,
+		unsigned n, const uint16_t *busy, int *ctr, char *why,
 		size_t whylen)
 {
 	struct sched_busy *b = busy_new();

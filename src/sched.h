@@ -36,7 +36,7 @@ struct evspec {
 	int unit;			/* platform unit index */
 	const struct event *ev;		/* catalog entry; NULL for raw */
 	struct event_enc enc;
-	uint8_t ctr_mask;		/* counters it may use */
+	uint16_t ctr_mask;		/* counters it may use */
 	int freerun;			/* free-running counter index, or -1 */
 	uint32_t filt_set;		/* bit f: filt[f] is required */
 	uint64_t filt[PLAT_MAX_FILTERS];
@@ -108,7 +108,7 @@ int sched_place_busy(const struct platform *p, const struct evspec *ev,
  * counter 0).
  */
 int sched_place(const struct platform *p, const struct evspec *ev,
-		unsigned n, const uint8_t *busy, int *ctr, char *why,
+		unsigned n, const uint16_t *busy, int *ctr, char *why,
 		size_t whylen);
 
 /*

@@ -54,11 +54,14 @@ c_str, wrap_str, write_or_check = _hsx.c_str, _hsx.wrap_str, \
 # it)], {unit: (catalog unit, event bits, umask bits, counters)}).
 # amd_df: PerfMonV2 (Zen 4, 5) "config:0-7,32-37" / "config:8-15,24-27";
 # without it (Zen 3) "config:0-7,32-35,59-60" / "config:8-15"
-# (amd-perf/UNCORE-PMUS.md "format/ fields"); 4 counters placed
-# (NUM_COUNTERS_NB; under PerfMonV2 the kernel's count is CPUID's
-# num_df_pmc, at least that); amd_l3 8/8 bits, 6 counters
+# (amd-perf/UNCORE-PMUS.md "format/ fields"); without PerfMonV2 4
+# counters (NUM_COUNTERS_NB); under it the kernel's count is CPUID's
+# num_df_pmc (0x80000022 EBX[15:10]), 16 on Zen 4 servers, and any event
+# may use any of them (amd_uncore_add() takes the first free counter):
+# the mask names the 16 uncored places at most (PLAT_MAX_CTRS), the
+# machine's count cuts it (sched.c); amd_l3 8/8 bits, 6 counters
 # (NUM_COUNTERS_L3); amd_umc 8 bits, rdwrmask 2 bits, 2 counters placed.
-DF_V2 = ("df", 14, 12, 4)
+DF_V2 = ("df", 14, 12, 16)
 DF_V1 = ("df", 14, 8, 4)
 L3 = ("l3", 8, 8, 6)
 UMC = ("umc", 8, 2, 2)

@@ -293,6 +293,35 @@ int hw_set_str(pthread_mutex_t *lock, char **dst, const char *v)
 	return 0;
 }
 
+int hw_cpuid(const struct hw *hw, uint32_t leaf, uint32_t sub,
+	     uint32_t r[4])
+{
+	r[0] = r[1] = r[2] = r[3] = 0;
+	if (hw && hw->ops && hw->ops->cpuid)
+		return hw->ops->cpuid(hw, leaf, sub, r);
+#if defined(__x86_64__) || defined(__i386__)
+	{
+		unsigned max = __get_cpuid_max(leaf & 0x80000000u, NULL);
+
+		if (max == 0 && !(leaf & 0x80000000u))
+			return -ENODEV;
+		if (leaf > max)
+			return 0;	/* past the range: zeros */
+		__cpuid_count(leaf, sub, r[0], r[1], r[2], r[3]);
+		return 0;
+	}
+#else
+	(void)leaf;
+	(void)sub;
+	return -ENODEV;
+#endif
+}
+
+int hw_cpuid_fn(void *ctx, uint32_t leaf, uint32_t sub, uint32_t r[4])
+{
+	return hw_cpuid(ctx, leaf, sub, r);
+}
+
 unsigned hw_cpuid_cores(void)
 {
 #if defined(__x86_64__) || defined(__i386__)

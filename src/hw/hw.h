@@ -172,6 +172,10 @@ struct hw_ops {
 	 * free-running counter freerun (>= 0) or encoding code/umask. */
 	double (*played_rate)(const struct hw *hw, unsigned ph, int unit,
 			      int freerun, uint8_t code, uint8_t umask);
+	/* The machine's CPUID (hw_cpuid()): leaf, subleaf sub into
+	 * r[0..3] = EAX..EDX; 0 or -errno.  NULL: the CPU's own. */
+	int (*cpuid)(const struct hw *hw, uint32_t leaf, uint32_t sub,
+		     uint32_t r[4]);
 };
 
 struct hw {
@@ -304,5 +308,19 @@ int hw_mem_write(struct hw_mem *m, uint64_t phys, uint8_t width, uint64_t v);
  * does not say.
  */
 unsigned hw_cpuid_cores(void);
+
+/*
+ * CPUID leaf, subleaf sub of the machine hw stands for, into r[0..3] =
+ * EAX, EBX, ECX, EDX: the backend's (the simulator's, from its platform
+ * and workload), or where it has none - or hw is NULL or not open (the
+ * perf backend on a real machine opens no hw backend) - this CPU's,
+ * which is what the kernel reads at boot.  A leaf past the highest of
+ * its range reads as zeros.  0, or -ENODEV where there is no CPUID.
+ */
+int hw_cpuid(const struct hw *hw, uint32_t leaf, uint32_t sub,
+	     uint32_t r[4]);
+/* hw_cpuid() as a plat_cpuid_fn (plat.h): ctx is the struct hw, or
+ * NULL for this CPU. */
+int hw_cpuid_fn(void *ctx, uint32_t leaf, uint32_t sub, uint32_t r[4]);
 
 #endif

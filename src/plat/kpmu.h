@@ -35,6 +35,9 @@ extern const struct perf_unit snbep_kpmu_ubox, snbep_kpmu_ubox_fixed,
  * family >= 19h fields, amd_df with and without PerfMonV2, amd_umc_N */
 extern const struct perf_unit amd_kpmu_l3_f19h, amd_kpmu_df_v2,
 	amd_kpmu_df_v1, amd_kpmu_umc;
+/* The DF's counter count as the kernel reads it (CPUID 0x80000022 EBX
+ * NumDfPmc under PerfMonV2, else 4): struct unit_type.nctr_cpuid. */
+extern const struct nctr_cpuid amd_df_nctr;
 
 /* Shared by every platform: the cstate PMUs' one format field
  * (cstate.c cstate_format_attrs, "config:0-63"). */

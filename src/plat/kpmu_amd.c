@@ -49,6 +49,23 @@ static const struct perf_fact amd_umc_fmt[] = {
 	END,
 };
 
+/*
+ * The DF's counter count (amd_uncore_df_ctx_scan()): NUM_COUNTERS_NB (4)
+ * unless pmu_version >= 2, which amd_uncore_init() sets when
+ * boot_cpu_has(X86_FEATURE_PERFMON_V2) - CPUID 0x80000022 EAX bit 0
+ * (arch/x86/kernel/cpu/scattered.c cpuid_bits[]); then
+ * cpuid_ebx(EXT_PERFMON_DEBUG_FEATURES = 0x80000022).num_df_pmc, bits
+ * 15:10 of EBX (arch/x86/include/asm/perf_event.h union
+ * cpuid_0x80000022_ebx: num_core_pmc:4, lbr_v2_stack_sz:6,
+ * num_df_pmc:6, num_umc_pmc:6).  Zen 3 has no PerfMonV2: 4 there.
+ */
+const struct nctr_cpuid amd_df_nctr = {
+	.feat_leaf = 0x80000022, .feat_reg = 0, .feat_bit = 0,
+	.leaf = 0x80000022, .reg = 1, .lo = 10, .hi = 15,
+	.what = "NumDfPmc",
+	.source = SRC "amd_uncore_df_ctx_scan",
+};
+
 const struct perf_unit amd_kpmu_l3_f19h = {
 	.pmu = "amd_l3",
 	.source = SRC "amd_uncore_l3_ctx_init, amd_uncore_l3_event_init",

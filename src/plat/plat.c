@@ -954,6 +954,158 @@ int plat_discover_ubox_buses(struct hw *hw, struct topology *t,
 	return 0;
 }
 
+/* ---- counter counts the machine gives (struct nctr_cpuid) ---------- */
+
+static const char *const reg_names[4] = { "EAX", "EBX", "ECX", "EDX" };
+
+/* Does leaf exist on the machine: is it at most the highest leaf of its
+ * range (CPUID 0x00000000 or 0x80000000, EAX)? */
+static bool leaf_there(plat_cpuid_fn cpuid, void *ctx, uint32_t leaf)
+{
+	uint32_t r[4] = { 0, 0, 0, 0 };
+
+	if (cpuid(ctx, leaf & 0x80000000u, 0, r) < 0)
+		return false;
+	return r[0] >= leaf && (r[0] & 0x80000000u) == (leaf & 0x80000000u);
+}
+
+static void put_note(char *note, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void put_note(char *note, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!note || !len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(note, len, fmt, ap);
+	va_end(ap);
+}
+
+unsigned plat_kernel_nctr(const struct nctr_cpuid *c, unsigned dflt,
+			  plat_cpuid_fn cpuid, void *ctx, bool *from_cpuid)
+{
+	uint32_t f[4] = { 0, 0, 0, 0 }, r[4] = { 0, 0, 0, 0 };
+	unsigned w;
+
+	if (from_cpuid)
+		*from_cpuid = false;
+	if (!c || !cpuid || c->reg > 3 || c->feat_reg > 3 || c->hi < c->lo ||
+	    c->hi > 31 || c->feat_bit > 31)
+		return dflt;
+	/* the kernel's feature test (boot_cpu_has(X86_FEATURE_PERFMON_V2),
+	 * arch/x86/kernel/cpu/scattered.c): the leaf exists and the bit is
+	 * set; else its fixed count */
+	if (!leaf_there(cpuid, ctx, c->feat_leaf) ||
+	    cpuid(ctx, c->feat_leaf, 0, f) < 0 ||
+	    !(f[c->feat_reg] >> c->feat_bit & 1) ||
+	    !leaf_there(cpuid, ctx, c->leaf) || cpuid(ctx, c->leaf, 0, r) < 0)
+		return dflt;
+	if (from_cpuid)
+		*from_cpuid = true;
+	w = (unsigned)(c->hi - c->lo + 1);
+	return (unsigned)((r[c->reg] >> c->lo) & (w >= 32 ? ~0u : (1u << w) - 1));
+}
+
+unsigned plat_unit_nctr(const struct unit_type *u, plat_cpuid_fn cpuid,
+			void *ctx, char *note, size_t len)
+{
+	const struct nctr_cpuid *c = u->nctr_cpuid;
+	bool used;
+	unsigned n;
+
+	put_note(note, len, "%s", "");
+	if (!c)
+		return u->nctr;
+	n = plat_kernel_nctr(c, u->nctr, cpuid, ctx, &used);
+	if (!used) {
+		put_note(note, len, "%s: %u counters (CPUID 0x%08x %s bit %u "
+			 "clear or absent: the kernel's fixed count, %s)",
+			 u->name, u->nctr, c->feat_leaf,
+			 reg_names[c->feat_reg & 3], c->feat_bit, c->source);
+		return u->nctr;
+	}
+	if (n == 0) {
+		put_note(note, len, "%s: CPUID 0x%08x %s[%u:%u] (%s) says 0 "
+			 "counters, with which the kernel registers no PMU; "
+			 "taking %u", u->name, c->leaf, reg_names[c->reg],
+			 c->hi, c->lo, c->what, u->nctr);
+		return u->nctr;
+	}
+	if (n > PLAT_MAX_CTRS) {
+		put_note(note, len, "%s: CPUID 0x%08x %s[%u:%u] (%s) says %u "
+			 "counters; uncored places events on %u of them (the "
+			 "kernel has the others for other perf users)",
+			 u->name, c->leaf, reg_names[c->reg], c->hi, c->lo,
+			 c->what, n, PLAT_MAX_CTRS);
+		return PLAT_MAX_CTRS;
+	}
+	put_note(note, len, "%s: %u counters (CPUID 0x%08x %s[%u:%u] %s, as "
+		 "%s reads it)", u->name, n, c->leaf, reg_names[c->reg], c->hi,
+		 c->lo, c->what, c->source);
+	return n;
+}
+
+unsigned plat_unit_nctr_max(const struct unit_type *u)
+{
+	return u->nctr_cpuid ? PLAT_MAX_CTRS : u->nctr;
+}
+
+/* plat_machine()'s copy: the platform, its unit list and every unit,
+ * in one allocation (freed at once). */
+struct plat_copy {
+	struct platform p;
+	const struct unit_type *list[PLAT_MAX_UNITS + 1];
+	struct unit_type u[PLAT_MAX_UNITS];
+};
+
+int plat_machine(const struct platform *p, plat_cpuid_fn cpuid, void *ctx,
+		 const struct platform **out, char *note, size_t len)
+{
+	unsigned n = plat_nunits(p), nc[PLAT_MAX_UNITS];
+	struct plat_copy *c;
+	bool differs = false;
+	size_t used = 0;
+
+	*out = p;
+	put_note(note, len, "%s", "");
+	if (n > PLAT_MAX_UNITS)
+		return 0;	/* plat_check() refuses it with its reason */
+	for (unsigned i = 0; i < n; i++) {
+		char one[320];
+
+		nc[i] = plat_unit_nctr(p->units[i], cpuid, ctx, one,
+				       sizeof(one));
+		differs |= nc[i] != p->units[i]->nctr;
+		if (one[0] && note && used + 2 < len) {
+			int w = snprintf(note + used, len - used, "%s%s",
+					 used ? "; " : "", one);
+
+			used += w > 0 ? (size_t)w : 0;
+		}
+	}
+	if (!differs)
+		return 0;
+	if (!(c = calloc(1, sizeof(*c))))
+		return -ENOMEM;
+	c->p = *p;
+	for (unsigned i = 0; i < n; i++) {
+		c->u[i] = *p->units[i];
+		c->u[i].nctr = nc[i];
+		c->list[i] = &c->u[i];
+	}
+	c->list[n] = NULL;
+	c->p.units = c->list;
+	*out = &c->p;
+	return 0;
+}
+
+void plat_machine_free(const struct platform *m, const struct platform *p)
+{
+	if (m && m != p)
+		free((void *)((const char *)m - offsetof(struct plat_copy, p)));
+}
+
 int plat_check(const struct platform *p)
 {
 	unsigned n = plat_nunits(p);
@@ -1406,7 +1558,7 @@ static bool occupancy(const struct unit_type *u, uint8_t code)
 }
 
 int plat_encode(const struct unit_type *u, const struct event_enc *e,
-		unsigned ctr, uint8_t valid_mask, uint64_t *ctl,
+		unsigned ctr, uint16_t valid_mask, uint64_t *ctl,
 		char *why, size_t whylen)
 {
 	const struct evsel_fmt *f = &u->fmt;
@@ -1423,7 +1575,7 @@ int plat_encode(const struct unit_type *u, const struct event_enc *e,
 	if (ctr >= u->nctr)
 		return fail(why, whylen, "unit %s has counters 0 to %u, not %u",
 			    u->name, u->nctr - 1, ctr);
-	if (ctr >= 8 || !(valid_mask & (1u << ctr)))
+	if (ctr >= PLAT_MAX_CTRS || !(valid_mask >> ctr & 1))
 		return fail(why, whylen, "event 0x%02x/0x%02" PRIx64 " cannot "
 			    "count on %s counter %u (valid counter mask 0x%x)",
 			    e->code, e->umask, u->name, ctr, valid_mask);

@@ -24,7 +24,10 @@
 #define PLAT_MAX_UNITS 16	/* unit types per platform */
 #define PLAT_MAX_INST 64	/* instances of one unit type per socket
 				   (newer servers have more than 32 CHAs) */
-#define PLAT_MAX_CTRS 8		/* programmable counters per instance */
+#define PLAT_MAX_CTRS 16	/* programmable counters per instance: the
+				   most uncored places, whatever a CPUID
+				   count says (struct nctr_cpuid); masks of
+				   counters are 16 bits wide (uint16_t) */
 #define PLAT_MAX_FILTERS 8	/* box filter registers per unit (hsx QPI:
 				   8 match/mask registers, Tables 2-172 ..
 				   2-175); a unit table with more is refused
@@ -280,7 +283,9 @@ struct unit_type {
 	 * offset added to the socket's MMIO base. */
 	const uint32_t *inst_base;
 	uint32_t base, inst_stride;
-	/* counters (UNIT_PROG / UNIT_FIXED) */
+	/* counters (UNIT_PROG / UNIT_FIXED); a unit whose count the kernel
+	 * reads from CPUID (nctr_cpuid, below) has this many where CPUID
+	 * does not say: use the machine's platform (plat_machine()) */
 	unsigned nctr;
 	uint8_t width;			/* counter bits */
 	uint32_t ctl_off, ctl_stride;	/* control i at base+ctl_off+i*stride */
@@ -348,6 +353,29 @@ struct unit_type {
 	/* The kernel's PMU for this unit (perf backend); NULL: none, the
 	 * unit is not counted in perf mode. */
 	const struct perf_unit *perf;
+	/* Where the machine says how many counters the unit has, as the
+	 * kernel reads it (AMD DF: CPUID 0x80000022 EBX NumDfPmc under
+	 * PerfMonV2); NULL: nctr on every machine of the platform. */
+	const struct nctr_cpuid *nctr_cpuid;
+};
+
+/*
+ * A counter count the kernel takes from CPUID: bits lo..hi of register
+ * reg (0 EAX, 1 EBX, 2 ECX, 3 EDX) of leaf (subleaf 0), when bit
+ * feat_bit of register feat_reg of leaf feat_leaf is set and both leaves
+ * exist (the highest leaf of their range, CPUID 0x00000000 or
+ * 0x80000000 EAX, reaches them); else the unit's nctr.  AMD DF
+ * (arch/x86/events/amd/uncore.c amd_uncore_df_ctx_scan()): NumDfPmc,
+ * CPUID 0x80000022 EBX[15:10], when PerfMonV2 (CPUID 0x80000022 EAX
+ * bit 0) is there; else NUM_COUNTERS_NB, 4.  plat_unit_nctr() decodes it.
+ */
+struct nctr_cpuid {
+	uint32_t feat_leaf;
+	uint8_t feat_reg, feat_bit;
+	uint32_t leaf;
+	uint8_t reg, lo, hi;
+	const char *what;	/* "NumDfPmc", for messages */
+	const char *source;	/* the kernel function that reads it */
 };
 
 /* A register that belongs to no unit (global control, status, config). */
@@ -393,7 +421,7 @@ struct event {
 				   (icx/spr CHA), AMD DF: 12 bits */
 	uint8_t thresh;		/* threshold (counter mask) the event needs */
 	bool edge, inv;
-	uint8_t ctr_mask;	/* valid counters, bit i = counter i; 0 for
+	uint16_t ctr_mask;	/* valid counters, bit i = counter i; 0 for
 				   fixed and free-running counters */
 	uint8_t max_inc;	/* max increment per cycle; 0 = not stated */
 	const char *desc;
@@ -743,6 +771,47 @@ extern const struct derived_table derived_zen3;
  * it is the CPU's (the real machine: plat_cpuid()). */
 const struct platform *plat_of_hw(const struct hw *hw);
 
+/*
+ * One CPUID reading of leaf, subleaf sub into r[0..3] = EAX, EBX, ECX,
+ * EDX, on the machine ctx stands for (the real CPU: hw_cpuid(); the
+ * simulated one: wl_cpuid()).  0, or -errno (no CPUID).
+ */
+typedef int (*plat_cpuid_fn)(void *ctx, uint32_t leaf, uint32_t sub,
+			     uint32_t r[4]);
+/*
+ * The count the kernel takes for a unit described by c: CPUID's field
+ * where the feature bit is set and both leaves exist, else dflt (its
+ * fixed count); uncapped, 0 where CPUID says 0.  *from_cpuid (may be
+ * NULL): whether the field was used.
+ */
+unsigned plat_kernel_nctr(const struct nctr_cpuid *c, unsigned dflt,
+			  plat_cpuid_fn cpuid, void *ctx, bool *from_cpuid);
+/*
+ * The number of counters unit u has on the machine cpuid reads: its
+ * nctr_cpuid's as the kernel decodes it (struct nctr_cpuid), capped at
+ * PLAT_MAX_CTRS; u->nctr for a unit without one, where the feature is
+ * absent, where CPUID cannot be read or says 0 (the kernel registers no
+ * PMU then).  note (may be NULL) receives a sentence saying where the
+ * count came from, or "" for u->nctr without a word from CPUID.
+ */
+unsigned plat_unit_nctr(const struct unit_type *u, plat_cpuid_fn cpuid,
+			void *ctx, char *note, size_t len);
+/* The most counters u may have on any machine: PLAT_MAX_CTRS for a unit
+ * with nctr_cpuid, else nctr (catalog masks may name them all). */
+unsigned plat_unit_nctr_max(const struct unit_type *u);
+/*
+ * The platform as this machine has it: p itself when no unit's counter
+ * count comes from CPUID or every such count is the table's, else a copy
+ * of p whose units with a CPUID count carry this machine's
+ * (plat_unit_nctr()).  The copy shares everything else with p; release
+ * it with plat_machine_free().  note (may be NULL) receives what CPUID
+ * said, "" when nothing.  0 and *out, or -ENOMEM.
+ */
+int plat_machine(const struct platform *p, plat_cpuid_fn cpuid, void *ctx,
+		 const struct platform **out, char *note, size_t len);
+/* Frees m if it is a copy made by plat_machine() from p. */
+void plat_machine_free(const struct platform *m, const struct platform *p);
+
 /* Platform by id ("skl"), or NULL. */
 const struct platform *plat_by_id(const char *id);
 /* Platform for an Intel CPU's family and model, or NULL. */
@@ -968,7 +1037,7 @@ int plat_parse_raw(const struct platform *p, const char *s,
  * fields.  Returns 0 and stores the value in *ctl.
  */
 int plat_encode(const struct unit_type *u, const struct event_enc *e,
-		unsigned ctr, uint8_t valid_mask, uint64_t *ctl,
+		unsigned ctr, uint16_t valid_mask, uint64_t *ctl,
 		char *why, size_t whylen);
 /* Inverse of plat_encode's field placement (ignores the enable bit). */
 struct event_enc plat_decode(const struct unit_type *u, uint64_t ctl);

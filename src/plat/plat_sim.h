@@ -138,6 +138,31 @@ struct plat_sim_demo {
 	const char *clock_unit;		/* fixed unit */
 };
 
+/*
+ * The simulated CPU's CPUID (wl_cpuid(), hw_sim's cpuid op): the leaves
+ * the simulator answers, each with its registers EAX..EDX as the part
+ * reports them; any other leaf reads as zeros.  A range's highest leaf
+ * (0x00000000, 0x80000000 EAX) is a leaf here like any other.
+ */
+struct plat_sim_cpuid {
+	uint32_t leaf;
+	uint32_t r[4];
+};
+
+/*
+ * A workload topology key that sets a CPUID field (struct nctr_cpuid
+ * reads it): bits lo..hi of register reg of leaf, 1..max (default: the
+ * leaf's own value).  zen4/zen5 "df_counters": CPUID 0x80000022 EBX
+ * [15:10] NumDfPmc, the data fabric's counters.
+ */
+struct plat_sim_cpuid_key {
+	const char *key;
+	uint32_t leaf;
+	uint8_t reg, lo, hi;
+	unsigned max;
+	const char *what;	/* for messages */
+};
+
 struct plat_sim {
 	/* the built-in workload; NULL: none */
 	const struct plat_sim_builtin *builtin;
@@ -186,6 +211,11 @@ struct plat_sim {
 	 * writes intel_uncore_frequency/package_PP_die_DD by default
 	 * (src/sim/sim_ufreq.c). */
 	bool ufreq_msr;
+	/* The simulated CPUID (NULL: every leaf reads zeros) and the
+	 * workload key that sets one of its fields (NULL: none). */
+	const struct plat_sim_cpuid *cpuid;
+	size_t ncpuid;
+	const struct plat_sim_cpuid_key *cpuid_key;
 };
 
 extern const struct plat_sim plat_skl_sim, plat_hsx_sim, plat_snbep_sim;

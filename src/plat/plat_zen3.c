@@ -16,7 +16,9 @@
 
 /*
  * Counters: L3 6 (NUM_COUNTERS_L3), DF 4 (NUM_COUNTERS_NB: without
- * PerfMonV2 the kernel's count is that constant, not CPUID's).  Boxes:
+ * PerfMonV2 the kernel's count is that constant, not CPUID's; the DF
+ * carries the kernel's rule all the same, amd_df_nctr, whose feature
+ * bit Zen 3 does not set).  Boxes:
  * up to 8 L3 complexes per socket (Milan: 8 CCDs of one 8-core CCX),
  * one data fabric box per socket.
  */
@@ -28,6 +30,7 @@ static const struct unit_type zen3_l3 = {
 static const struct unit_type zen3_df = {
 	AMD_UNIT("df", "Data fabric", AMD_SRC "amd_uncore_df_ctx_scan", 1, 4,
 		 14, 8, amd_kpmu_df_v1),
+	.nctr_cpuid = &amd_df_nctr,
 };
 
 static const struct unit_type *const zen3_units[] = {

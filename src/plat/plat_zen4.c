@@ -18,8 +18,11 @@
 
 /*
  * Counters: L3 6 (NUM_COUNTERS_L3); DF: the kernel takes PerfMonV2's
- * count from CPUID (num_df_pmc), uncored places at most 4, the count
- * without PerfMonV2 (NUM_COUNTERS_NB); UMC: the group's CPUID count
+ * count from CPUID 0x80000022 EBX[15:10] (num_df_pmc; 16 on the Zen 4
+ * servers whose boot log was seen), and so does uncored (amd_df_nctr,
+ * plat_machine(): the 48 DRAM events then take 3 turns, not 12); 4, the
+ * count without PerfMonV2 (NUM_COUNTERS_NB), where CPUID does not say;
+ * UMC: the group's CPUID count
  * divided among the active UMCs, uncored places at most 2 (CAS reads and
  * writes).  Counters are 48 bits (COUNTER_SHIFT 16); UMC counters
  * saturate at bit 47 (amd_uncore_umc_read()).  Boxes: 16 L3 complexes
@@ -33,6 +36,7 @@ static const struct unit_type zen4_l3 = {
 static const struct unit_type zen4_df = {
 	AMD_UNIT("df", "Data fabric", AMD_SRC "amd_uncore_df_ctx_scan", 1, 4,
 		 14, 12, amd_kpmu_df_v2),
+	.nctr_cpuid = &amd_df_nctr,
 };
 static const struct unit_type zen4_umc = {
 	AMD_UNIT("umc", "Unified memory controller (one per DRAM channel)",
@@ -56,7 +60,8 @@ static const struct cpu_match zen4_cpus[] = {
 /* DRAM both ways (derived_zen4.c): the UMC CAS commands, and the data
  * fabric's beats for kernels without amd_umc_N.  The daemon counts the
  * path the topology has and leaves the other out (derive_alt_unchosen());
- * the 48 DF events take turns on the DF box's counters. */
+ * the 48 DF events take turns on the DF box's counters: 12 turns on 4,
+ * 3 on 16. */
 #define DF_CS(n) "local_processor_read_data_beats_cs" #n,                  \
 	"remote_processor_read_data_beats_cs" #n,                           \
 	"local_processor_write_data_beats_cs" #n,                           \

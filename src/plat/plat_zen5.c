@@ -15,9 +15,9 @@
 
 /*
  * Counters as on zen4 (the driver is the same): L3 6 (NUM_COUNTERS_L3);
- * DF at most 4 placed (NUM_COUNTERS_NB; the kernel reads PerfMonV2's
- * num_df_pmc from CPUID 0x80000022 EBX); UMC 2 placed (CAS reads and
- * writes).  Boxes: L3 complexes up to 32 (Turin: 16 CCDs of one CCX;
+ * DF as many as CPUID 0x80000022 EBX[15:10] says under PerfMonV2, as the
+ * kernel reads it (amd_df_nctr; 4, NUM_COUNTERS_NB, where it does not
+ * say); UMC 2 placed (CAS reads and writes).  Boxes: L3 complexes up to 32 (Turin: 16 CCDs of one CCX;
  * Turin dense: 12 CCDs, how many CCX each was not established, so the
  * bound is generous: the kernel's cpumask says how many there are),
  * 12 UMCs per socket (12 DDR5 channels, the DF's DRAM channels 0-11 of
@@ -31,6 +31,7 @@ static const struct unit_type zen5_l3 = {
 static const struct unit_type zen5_df = {
 	AMD_UNIT("df", "Data fabric", AMD_SRC "amd_uncore_df_ctx_scan", 1, 4,
 		 14, 12, amd_kpmu_df_v2),
+	.nctr_cpuid = &amd_df_nctr,
 };
 static const struct unit_type zen5_umc = {
 	AMD_UNIT("umc", "Unified memory controller (one per DRAM channel)",
@@ -65,7 +66,8 @@ static const struct cpu_match zen5_cpus[] = {
  * (umask 0xffe, "local or remote socket"; amdzen5/data-fabric.json has
  * no local-only or remote-only DRAM read event), and its writes have a
  * "local or remote" umask too (0xfff), so the DF path is 24 events (12
- * channels x read, write), not zen4's 48: 6 turns on 4 counters.
+ * channels x read, write), not zen4's 48: 6 turns on 4 counters, 2 on
+ * 16.
  */
 #define DF_CH(n) "local_or_remote_socket_read_data_beats_dram_" #n,         \
 	"local_or_remote_socket_write_data_beats_dram_" #n

@@ -66,10 +66,20 @@ static const struct plat_sim_count zen3_counts[] = {
 	{ "ccx_count", "l3", 8 },
 };
 
+/* The simulated CPUID: Zen 3 has no PerfMonV2, and its extended range
+ * stops below 0x80000022 (simulated value 0x80000020), so the kernel's
+ * DF count is NUM_COUNTERS_NB, 4, and the workload has no
+ * "df_counters". */
+static const struct plat_sim_cpuid zen3_cpuid[] = {
+	{ 0x80000000, { 0x80000020, 0, 0, 0 } },
+};
+
 const struct plat_sim plat_zen3_sim = {
 	.builtin = &zen3_builtin,
 	.counts = zen3_counts,
 	.ncounts = sizeof(zen3_counts) / sizeof(zen3_counts[0]),
 	.max_sockets = 2,
 	.mmio_bar = -1,
+	.cpuid = zen3_cpuid,
+	.ncpuid = sizeof(zen3_cpuid) / sizeof(zen3_cpuid[0]),
 };

@@ -85,10 +85,37 @@ static const struct plat_sim_count zen4_counts[] = {
 	{ "ccx_count", "l3", 16 }, { "umc_count", "umc", 12 },
 };
 
+/*
+ * The simulated CPUID (wl_cpuid()): the extended range reaches 0x80000022
+ * (Extended Performance Monitoring and Debug), whose EAX bit 0 says
+ * PerfMonV2 and whose EBX says the counters: NumPerfCtrCore 6 (3:0),
+ * LbrV2StackSize 16 (9:4), NumDfPmc 4 (15:10, the workload's
+ * "df_counters"), NumUmcPmc 48 (21:16: 4 for each of the 12 UMCs); ECX
+ * the 12 active UMCs.  Only NumDfPmc is read (amd_df_nctr, plat_amd.h);
+ * the rest are there so a decoder reading the wrong field gets another
+ * number.  Simulated values: NumDfPmc defaults to 4 (the count the
+ * scenarios' known answers were first written for); Zen 4 servers'
+ * kernels report 16 ("amd_uncore: 16 amd_df counters detected"), which
+ * "df_counters": 16 gives (doc/hardware-notes.md).
+ */
+static const struct plat_sim_cpuid zen4_cpuid[] = {
+	{ 0x80000000, { 0x80000022, 0, 0, 0 } },
+	{ 0x80000022, { 0x3, 6 | 16 << 4 | 4 << 10 | 48 << 16, 0xfff, 0 } },
+};
+
+static const struct plat_sim_cpuid_key zen4_cpuid_key = {
+	.key = "df_counters", .leaf = 0x80000022, .reg = 1, .lo = 10, .hi = 15,
+	.max = 63,
+	.what = "data fabric counters (CPUID 0x80000022 EBX[15:10] NumDfPmc)",
+};
+
 const struct plat_sim plat_zen4_sim = {
 	.builtin = &zen4_builtin,
 	.counts = zen4_counts,
 	.ncounts = sizeof(zen4_counts) / sizeof(zen4_counts[0]),
 	.max_sockets = 2,
 	.mmio_bar = -1,
+	.cpuid = zen4_cpuid,
+	.ncpuid = sizeof(zen4_cpuid) / sizeof(zen4_cpuid[0]),
+	.cpuid_key = &zen4_cpuid_key,
 };

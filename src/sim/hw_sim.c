@@ -1385,8 +1385,19 @@ static double sim_played_rate(const struct hw *hw, unsigned ph, int unit,
 	return sum;
 }
 
+/* The simulated CPU's CPUID: its platform's and workload's
+ * (wl_cpuid()). */
+static int sim_cpuid(const struct hw *hw, uint32_t leaf, uint32_t sub,
+		     uint32_t r[4])
+{
+	const struct sim *s = hw->priv;
+
+	return wl_cpuid(s ? s->wl : NULL, leaf, sub, r);
+}
+
 const struct hw_ops hw_sim_ops = {
 	.name = "sim",
+	.cpuid = sim_cpuid,
 	.played_time = hw_sim_time,
 	.played_phase = sim_played_phase,
 	.played_rate = sim_played_rate,

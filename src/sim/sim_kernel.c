@@ -497,18 +497,20 @@ static void group_remove(struct skern *k, unsigned slot)
 
 /* Can events with these counter masks (bit i: counter i; 0: any) each
  * have a counter of their own among nctr?  (uncore_assign_events()) */
-static bool assignable(const uint8_t *mask, unsigned n, unsigned nctr,
-		       unsigned used)
+static bool assignable(const uint16_t *mask, unsigned n, unsigned nctr,
+		       uint64_t used)
 {
-	unsigned all = nctr >= 8 ? 0xffu : (1u << nctr) - 1;
+	/* nctr up to 63 (CPUID 0x80000022 EBX NumDfPmc is 6 bits); catalog
+	 * masks name at most the first 16 */
+	uint64_t all = nctr >= 64 ? ~0ull : (1ull << nctr) - 1;
 
 	if (n == 0)
 		return true;
-	for (unsigned c = 0; c < nctr; c++) {
-		unsigned want = mask[0] ? mask[0] & all : all;
+	for (unsigned c = 0; c < nctr && c < 64; c++) {
+		uint64_t want = mask[0] ? mask[0] & all : all;
 
 		if ((want >> c & 1) && !(used >> c & 1) &&
-		    assignable(mask + 1, n - 1, nctr, used | 1u << c))
+		    assignable(mask + 1, n - 1, nctr, used | 1ull << c))
 			return true;
 	}
 	return false;
@@ -521,7 +523,7 @@ static bool assignable(const uint8_t *mask, unsigned n, unsigned nctr,
 static bool group_fits(struct sk_event **m, unsigned n,
 		       const struct sk_event *extra)
 {
-	uint8_t mask[SK_MAX_GROUP + 1];
+	uint16_t mask[SK_MAX_GROUP + 1];
 	unsigned ng = 0, nfixed = 0;
 	const struct spmu *p = extra ? extra->pmu : m[0]->pmu;
 

@@ -353,7 +353,14 @@ static int collect_one(void *ctx, const struct wl_pmu *w)
 				    "units (%s, %s)", p->name,
 				    unit_of(c->s, p->prog)->name, u->name);
 		p->prog = w->unit;
-		p->nctr = u->nctr;
+		/* the kernel's count: CPUID's where it reads one (AMD DF
+		 * under PerfMonV2: amd_uncore_df_ctx_scan()), from the
+		 * simulated CPU's CPUID; uncored's cap of PLAT_MAX_CTRS
+		 * is not the kernel's (NUM_COUNTERS_MAX 64) */
+		p->nctr = u->nctr_cpuid
+			  ? plat_kernel_nctr(u->nctr_cpuid, u->nctr, wl_cpuid,
+					     (void *)c->s->wl, NULL)
+			  : u->nctr;
 		p->facts = w->facts;
 	} else if (!p->facts) {
 		p->facts = w->facts;

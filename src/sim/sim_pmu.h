@@ -153,7 +153,7 @@ struct spmu_event {
 					   filters the config sets */
 	bool nomatch;		/* a value no workload key can name (wider
 				   than struct event_enc holds) */
-	uint8_t ctr_mask;	/* counters it may use (catalog), 0: any */
+	uint16_t ctr_mask;	/* counters it may use (catalog), 0: any */
 };
 /*
  * Decodes config[3] on PMU p: the fixed counter if it is the fixed

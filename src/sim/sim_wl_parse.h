@@ -36,7 +36,7 @@
 
 enum tk_kind { TK_PLATFORM, TK_COUNT, TK_HZ, TK_MMIO_BAR, TK_MMIO_DEV,
 	       TK_PHASES, TK_FAULTS, TK_PERF, TK_OFFLINE,
-	       TK_UFREQ };
+	       TK_UFREQ, TK_CPUID };
 
 /*
  * A key a workload may have at the top level (DESIGN.md section 3).
@@ -55,7 +55,7 @@ struct top_key {
 				   (uint64_t): in struct wl_topology */
 };
 
-#define TOP_KEYS_MAX (11 + PLAT_MAX_UNITS)
+#define TOP_KEYS_MAX (13 + PLAT_MAX_UNITS)
 
 struct pctx {
 	const char *name;		/* file name for messages */

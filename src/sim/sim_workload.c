@@ -117,6 +117,9 @@ static unsigned plat_top_keys(const struct platform *p, struct top_key *out)
 		out[n++] = (struct top_key){ "offline_cpus", TK_OFFLINE, 0, -1,
 					     0 };
 	}
+	if (d && d->cpuid_key)
+		out[n++] = (struct top_key){ d->cpuid_key->key, TK_CPUID,
+					     d->cpuid_key->max, -1, 0 };
 	out[n++] = (struct top_key){ "phases", TK_PHASES, 0, -1, 0 };
 	out[n++] = (struct top_key){ "faults", TK_FAULTS, 0, -1, 0 };
 	for (unsigned i = 0; p && p->units[i]; i++) {
@@ -211,6 +214,27 @@ static void set_platform(struct pctx *c, const struct platform *p)
 {
 	c->plat = p;
 	c->nkeys = plat_top_keys(p, c->keys);
+}
+
+int wl_cpuid(void *ctx, uint32_t leaf, uint32_t sub, uint32_t r[4])
+{
+	const struct workload *w = ctx;
+	const struct plat_sim *d = w ? sim_data(w->plat) : NULL;
+	const struct plat_sim_cpuid_key *k = d ? d->cpuid_key : NULL;
+
+	(void)sub;
+	r[0] = r[1] = r[2] = r[3] = 0;
+	for (size_t i = 0; d && d->cpuid && i < d->ncpuid; i++)
+		if (d->cpuid[i].leaf == leaf)
+			memcpy(r, d->cpuid[i].r, 4 * sizeof(*r));
+	if (k && k->leaf == leaf && k->reg < 4 && w->topo.cpuid_val) {
+		unsigned wd = (unsigned)(k->hi - k->lo + 1);
+		uint32_t m = (wd >= 32 ? ~0u : (1u << wd) - 1) << k->lo;
+
+		r[k->reg] = (r[k->reg] & ~m) |
+			    ((uint32_t)w->topo.cpuid_val << k->lo & m);
+	}
+	return 0;
 }
 
 unsigned wl_cores(const struct workload *w)
@@ -1038,6 +1062,14 @@ static int parse_top_value(struct pctx *c, const struct top_key *k,
 	int r;
 
 	switch (k->kind) {
+	case TK_CPUID:
+		snprintf(what, sizeof(what), "%s: 1 to %u", d->cpuid_key->what,
+			 k->max);
+		r = wlp_get_uint(c, v, 1, k->max, what, &x);
+		if (r < 0)
+			return r;
+		t->cpuid_val = (unsigned)x;
+		return 0;
 	case TK_COUNT:
 		snprintf(what, sizeof(what), "%s allows at most %u", c->plat->id,
 			 k->max);

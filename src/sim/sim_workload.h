@@ -112,6 +112,9 @@ struct wl_topology {
 				   own core-scope MSRs (plat_sim.cores) */
 	uint64_t offline;	/* "offline_cpus": bit c = simulated CPU c
 				   (socket c / 8, core c % 8) is offline */
+	unsigned cpuid_val;	/* the platform's CPUID key
+				   (plat_sim.cpuid_key: "df_counters");
+				   0: not given, the part's own value */
 };
 
 /* Cores per socket the simulator models at most: one per simulated CPU
@@ -274,6 +277,15 @@ unsigned wl_sockets(const struct workload *w);
  * counter per core: its rate key gives the socket total, split evenly
  * over the cores unless "@N" names one. */
 unsigned wl_cores(const struct workload *w);
+
+/*
+ * The simulated CPU's CPUID (a plat_cpuid_fn, plat.h; ctx is the struct
+ * workload): leaf's registers from the platform's simulator data
+ * (plat_sim.cpuid), with the workload's CPUID key (plat_sim.cpuid_key,
+ * "df_counters") written into its field; zeros for any other leaf.
+ * Always 0.
+ */
+int wl_cpuid(void *ctx, uint32_t leaf, uint32_t sub, uint32_t r[4]);
 
 /* Fills rates[0..nphases-1] with the events per second the matched
  * counter counts in each phase (sum over every matching key). */

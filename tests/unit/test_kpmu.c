@@ -301,7 +301,8 @@ static void test_catalogs(void)
 				   (ev->code >> u->fmt.ev_w ||
 				    (u->fmt.umask_w < 64 &&
 				     ev->umask >> u->fmt.umask_w) ||
-				    !ev->ctr_mask || ev->ctr_mask >> u->nctr)) {
+				    !ev->ctr_mask ||
+				    ev->ctr_mask >> plat_unit_nctr_max(u))) {
 				printf("# %s: 0x%x/0x%llx ctr 0x%x on %s\n",
 				       ev->name, ev->code,
 				       (unsigned long long)ev->umask,

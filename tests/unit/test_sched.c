@@ -85,7 +85,7 @@ static void test_resolve(void)
 	}
 }
 
-static int place(const char *const *names, unsigned n, const uint8_t *busy,
+static int place(const char *const *names, unsigned n, const uint16_t *busy,
 		 int *ctr, char *why)
 {
 	struct evspec ev[16];
@@ -100,7 +100,7 @@ static void test_place(void)
 {
 	int ctr[16];
 	char why[256];
-	uint8_t busy[PLAT_MAX_UNITS] = { 0 };
+	uint16_t busy[PLAT_MAX_UNITS] = { 0 };
 	int arb;
 
 	plat_unit(p, "arb", &arb);
