@@ -560,6 +560,7 @@ static int terms_split(const char *terms, struct term *t, char *why,
 		       size_t whylen)
 {
 	const char *s = terms, *end;
+	char msg[192];
 	int n = 0, r;
 
 	do {
@@ -567,14 +568,18 @@ static int terms_split(const char *terms, struct term *t, char *why,
 		if (!end)
 			end = s + strlen(s);
 		if (n == PFS_MAX_TERMS)
-			return fail(EINVAL, why, whylen, "more than %d terms",
+			return fail(EINVAL, why, whylen, "at byte %zu: more "
+				    "than %d terms", (size_t)(s - terms),
 				    PFS_MAX_TERMS);
 		if (skip_blank(s, end) == end)
-			return fail(EINVAL, why, whylen, "an empty term in \"%s\"",
-				    terms);
-		r = term_parse(s, end, &t[n++], why, whylen);
+			return fail(EINVAL, why, whylen, "term %d at byte %zu: "
+				    "an empty term in \"%s\"", n + 1,
+				    (size_t)(s - terms), terms);
+		r = term_parse(s, end, &t[n++], msg, sizeof(msg));
 		if (r)
-			return r;
+			return fail(-r, why, whylen, "term %d at byte %zu: %s",
+				    n, (size_t)(skip_blank(s, end) - terms),
+				    msg);
 		s = end + 1;
 	} while (*end);
 	return n;

@@ -620,6 +620,16 @@ static void test_load_malformed(void)
 	load_bad(DEV "bad/events/x", "event=0x04,,umask=1\n", -EINVAL,
 		 "empty term");
 	load_bad(DEV "bad/events/x", "event=0xq\n", -EINVAL, "not a number");
+	/* the position of the bad term in the kernel's text, counted from
+	 * byte 0 (spr_uncore_imc_events' cas_count_read, broken) */
+	load_bad(DEV "bad/events/cas", "event=0x05,umask=0xcg", -EINVAL,
+		 "term 2 at byte 11: term \"umask=0xcg\"");
+	load_bad(DEV "bad/events/cas", "event=0x05,,umask=0xcf", -EINVAL,
+		 "term 2 at byte 11: an empty term");
+	load_bad(DEV "bad/events/cas", "event=0x05, umask 0xcf", -EINVAL,
+		 "term 2 at byte 12: term \"umask 0xcf\": expected '='");
+	load_bad(DEV "bad/events/cas", "=0x05", -EINVAL,
+		 "term 1 at byte 0: term \"=0x05\" has no name");
 	static const char *const scales[] = { "abc\n", "-1\n", "nan\n", "inf\n",
 					      "0\n", "1e-3 \n", " 1\n", "" };
 	for (unsigned i = 0; i < sizeof(scales) / sizeof(*scales); i++) {
