@@ -48,6 +48,7 @@
 #include "expo.h"
 #include "http.h"
 #include "log.h"
+#include "plat/plat_generic.h"
 #include "plat/plat_sim.h"
 #include "priv.h"
 #include "resctrl_mon.h"
@@ -201,6 +202,15 @@ static void list_platforms(void)
 		       p->checked ? p->checked : "on the simulator only "
 		       "(direct registers and/or the simulated kernel)");
 	}
+	/* not a table: built from the kernel at start-up (plat_generic.h) */
+	printf("%s\tAny CPU no table above matches whose kernel has uncore "
+	       "PMUs\n\tCPUs: any, when the kernel lists uncore_*, amd_df, "
+	       "amd_l3 or amd_umc_* PMUs\n\tbackends: perf\n\tevents: the "
+	       "kernel's own (events/ of each PMU, .scale and .unit applied);"
+	       "\n\tfamilies: DRAM bytes (cas_count_read/_write, their "
+	       "_sch0/_sch1 sums, or free-running data_read/_write), uncore "
+	       "clock (clockticks)\n\tchecked: on the simulator only (the "
+	       "simulated kernel, an unknown CPU model)\n", PLAT_GENERIC_ID);
 }
 
 static unsigned parse_uint(const char *opt, const char *s, unsigned min,
@@ -1459,6 +1469,16 @@ static int check_config(const struct options *o, const struct conf *c)
 				"check a configuration for another machine, add "
 				"--simulate=PLATFORM\n", why, EXIT_CPU);
 			return 1;
+		}
+		if (plat_is_generic(hp)) {
+			/* built from this kernel's PMUs: nothing to simulate
+			 * it with; the configuration's keys are checked */
+			printf("%s: configuration OK (platform generic: the "
+			       "CPU matches no table, its kernel's uncore PMUs "
+			       "would be counted by their own names)\n",
+			       c->path ? c->path : "defaults");
+			plat_generic_free(hp);
+			return 0;
 		}
 		bo.sim.sim_platform = hp->id;
 	}

@@ -744,6 +744,7 @@ void pfs_pmu_free(struct pfs_pmu *p)
 		free(p->alias[i].name);
 		free(p->alias[i].terms);
 		free(p->alias[i].unit);
+		free(p->alias[i].scale_text);
 	}
 	free(p->format);
 	free(p->alias);
@@ -886,9 +887,10 @@ static int load_alias(struct pfs_pmu *p, const char *dir, const char *name,
 	if (r < 0)
 		return fail(-r, why, whylen, "%s/%s: %s", dir, name, msg);
 	*a = (struct pfs_alias){ .name = strdup(name), .terms = strdup(buf),
-				 .scale = 1.0, .unit = strdup("") };
+				 .scale = 1.0, .unit = strdup(""),
+				 .scale_text = strdup("") };
 	p->nalias++;
-	if (!a->name || !a->terms || !a->unit)
+	if (!a->name || !a->terms || !a->unit || !a->scale_text)
 		return fail(ENOMEM, why, whylen, "out of memory");
 	return 0;
 }
@@ -960,6 +962,9 @@ static int load_attr(struct pfs_pmu *p, const char *dir, const char *name,
 		return fail(-r, why, whylen, "%s: \"%.40s\" is not a positive "
 			    "finite number", path, buf);
 	a->has_scale = true;
+	free(a->scale_text);
+	if (!(a->scale_text = strdup(buf)))
+		return fail(ENOMEM, why, whylen, "out of memory");
 	return 0;
 }
 

@@ -873,8 +873,8 @@ static int write_alias(const char *dir, const struct spmu_alias *a, char *why,
 }
 
 /* format/ and events/ of p under dir. */
-static int write_facts(const struct spmu *p, const char *dir, char *why,
-		       size_t len)
+static int write_facts(const struct spmu_set *s, const struct spmu *p,
+		       const char *dir, char *why, size_t len)
 {
 	char sub[PATH_MAX], line[96];
 	int r;
@@ -891,7 +891,8 @@ static int write_facts(const struct spmu *p, const char *dir, char *why,
 	if ((r = mkdir_in(dir, "events", sub, why, len)) < 0)
 		return r;
 	for (unsigned i = 0; i < p->na; i++)
-		if ((r = write_alias(sub, &p->a[i], why, len)) < 0)
+		if (!wl_perf_event_missing(s->wl, p->a[i].name) &&
+		    (r = write_alias(sub, &p->a[i], why, len)) < 0)
 			return r;
 	return 0;
 }
@@ -915,7 +916,7 @@ static int write_pmu(const struct spmu_set *s, const struct spmu *p,
 	if ((r = put_in(dir, "cpumask", text, why, len)) < 0 ||
 	    (r = put_in(dir, "perf_event_mux_interval_ms", "4\n", why,
 			len)) < 0 ||
-	    (r = write_facts(p, dir, why, len)) < 0)
+	    (r = write_facts(s, p, dir, why, len)) < 0)
 		return r;
 	if (!mkpath(path, why, len, "%s/bus/event_source/devices/%s", sysfs,
 		    p->name) ||
