@@ -138,7 +138,9 @@ static void usage(FILE *f)
 		"                            detaches; accepted for compatibility)\n"
 		"  -n, --check-config        validate the configuration and exit 0/1\n"
 		"      --list-platforms      the supported platforms: CPUs, backends and\n"
-		"                            where each was checked; exit\n"
+		"                            where each was checked, and \"generic\"\n"
+		"                            (a CPU no table knows: the kernel's\n"
+		"                            own uncore events); exit\n"
 		"      --self-test           check the machine's uncore PMU under a\n"
 		"                            known load; prints a table, exits 0/1\n"
 		"  -V, --version             print the version\n"
@@ -203,14 +205,7 @@ static void list_platforms(void)
 		       "(direct registers and/or the simulated kernel)");
 	}
 	/* not a table: built from the kernel at start-up (plat_generic.h) */
-	printf("%s\tAny CPU no table above matches whose kernel has uncore "
-	       "PMUs\n\tCPUs: any, when the kernel lists uncore_*, amd_df, "
-	       "amd_l3 or amd_umc_* PMUs\n\tbackends: perf\n\tevents: the "
-	       "kernel's own (events/ of each PMU, .scale and .unit applied);"
-	       "\n\tfamilies: DRAM bytes (cas_count_read/_write, their "
-	       "_sch0/_sch1 sums, or free-running data_read/_write), uncore "
-	       "clock (clockticks)\n\tchecked: on the simulator only (the "
-	       "simulated kernel, an unknown CPU model)\n", PLAT_GENERIC_ID);
+	fputs(plat_generic_listing, stdout);
 }
 
 static unsigned parse_uint(const char *opt, const char *s, unsigned min,

@@ -677,6 +677,21 @@ static int build(struct gen_plat *g, const char *sysfs, char *why,
 
 static const struct cpu_match gen_no_cpus[] = { { 0, 0, 0, 0 } };
 
+const char plat_generic_listing[] =
+	PLAT_GENERIC_ID "\tAny CPU no table above matches whose kernel has "
+	"uncore PMUs\n"
+	"\tCPUs: any, when the kernel lists uncore_*, amd_df, amd_l3 or "
+	"amd_umc_* PMUs\n"
+	"\tbackends: perf\n"
+	"\tevents: the kernel's own (events/ of each PMU, as "
+	"\"uncore_imc/cas_count_read\")\n"
+	"\tfamilies: DRAM bytes (cas_count_read/_write, their _sch0 + _sch1 "
+	"sums, or the free-running data_read/_write, x .scale in .unit); the "
+	"uncore clock (clockticks of uncore_clock, uncore_cncu, "
+	"uncore_cbox_N, uncore_cha_N or uncore_ubox)\n"
+	"\tchecked: on the simulator only (the simulated kernel under CPU "
+	"models no table knows)\n";
+
 int plat_generic_build(const char *sysfs, const char *vendor,
 		       const struct platform **out, char *why, size_t whylen)
 {

@@ -50,6 +50,9 @@ int plat_generic_build(const char *sysfs, const char *vendor,
 		       const struct platform **out, char *why, size_t whylen);
 void plat_generic_free(const struct platform *p);
 
+/* Its --list-platforms paragraph (the platform tables' format). */
+extern const char plat_generic_listing[];
+
 /* Is p a platform plat_generic_build() made? */
 bool plat_is_generic(const struct platform *p);
 
