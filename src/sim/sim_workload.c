@@ -751,7 +751,7 @@ static int parse_missing_ev(struct pctx *c, json_object *o)
 
 	if (!json_object_is_type(o, json_type_array))
 		return wlp_fail(c, "must be an array of event alias names or "
-			    "globs (\"cas_count_*\"), not %s", wlp_type_name(o));
+			    "globs (\"*_write\"), not %s", wlp_type_name(o));
 	n = json_object_array_length(o);
 	if (n > WL_MAX_MISSING)
 		return wlp_fail(c, "%zu events: at most %d", n, WL_MAX_MISSING);
