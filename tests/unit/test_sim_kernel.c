@@ -935,6 +935,21 @@ static void test_missing(void)
 	is_int(ev_open(18, 0, 0x04, 0, -1, false), -ENOENT,
 	       "no type past the last PMU");
 	world_end();
+
+	/* missing_events: the alias files are not written; the hardware
+	 * still counts the encoding */
+	r = world(&tp, "\"perf\": { \"missing_events\": [\"cas_*\"] }, "
+		  PH("\"imc:0x04:0x03\": 1000"), why, sizeof(why));
+	is_int(r, 0, "missing_events (%s)", r ? why : "");
+	if (r < 0)
+		return;
+	is_str(slurp("%s/devices/%s/events/cas_count_read", "uncore_imc_0"),
+	       "(missing)", "a missing alias is not written");
+	is_str(slurp("%s/devices/%s/events/cas_count_read.scale",
+		     "uncore_imc_0"), "(missing)", "nor its .scale");
+	is_str(slurp("%s/devices/%s/events/data_read", "uncore_imc_free_running_0"),
+	       "event=0xff,umask=0x20", "other aliases are");
+	world_end();
 }
 
 /* ---- AMD's rules ---------------------------------------------------------- */
@@ -1015,7 +1030,15 @@ static void test_workload_errors(void)
 		  "$.perf.missing_pmus[0]", "bad PMU name" },
 		{ "\"perf\": { \"paranoia\": 2 }", "$.perf.paranoia",
 		  "unknown key (\"perf\" accepts: paranoid, cap_perfmon, "
-		  "missing_pmus, kernel)" },
+		  "missing_pmus, missing_events, cpu_model, kernel)" },
+		{ "\"perf\": { \"missing_events\": \"clockticks\" }",
+		  "$.perf.missing_events", "must be an array" },
+		{ "\"perf\": { \"missing_events\": [\"Cas/x\"] }",
+		  "$.perf.missing_events[0]", "must be an event alias name" },
+		{ "\"perf\": { \"cpu_model\": 0 }", "$.perf.cpu_model",
+		  "a CPUID display model" },
+		{ "\"perf\": { \"cpu_model\": 256 }", "$.perf.cpu_model",
+		  "a CPUID display model" },
 		{ "\"faults\": [ { \"at\": 1, \"kind\": \"perf_contention\", "
 		  "\"target\": \"uncore_cha_0\" } ]", "$.faults[0]",
 		  "missing \"running\"" },
