@@ -620,6 +620,13 @@ static void h_events(void *ctx, const struct http_req *req,
 		json_object_object_add(e, "counters", ctrs);
 		json_object_object_add(e, "description", json_object_new_string(ev->desc));
 		json_object_object_add(e, "source", json_object_new_string(ev->source));
+		if (ev->kernel_scale > 0) {
+			json_object_object_add(e, "kernel_scale",
+					       jnum_new(ev->kernel_scale));
+			json_object_object_add(e, "kernel_unit",
+					       json_object_new_string(ev->kernel_unit ?
+								      ev->kernel_unit : ""));
+		}
 		json_object_array_add(arr, e);
 	}
 	o = json_object_new_object();

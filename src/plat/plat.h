@@ -430,6 +430,11 @@ struct event {
 				   1 = cores in C0, 2 = C3, 3 = C6.  The same
 				   bits are umask bits 7:6 of the entry, so
 				   the umask already encodes it */
+	/* The kernel's events/NAME.scale and .unit of the alias this
+	 * entry is (platform generic: a count times kernel_scale is
+	 * kernel_unit, "MiB"); 0 / NULL: none (every table's events). */
+	double kernel_scale;
+	const char *kernel_unit;
 };
 
 /* An encoding to program: what a catalog event or a raw "unit:ev:umask"

@@ -314,13 +314,20 @@ static int add_events(struct gen_plat *g, struct gen_unit *gu)
 		    !(e->source = keep(g, src)))
 			return -ENOMEM;
 		e->unit = gu->name;
+		if (a->has_scale) {
+			e->kernel_scale = a->scale;
+			if (!(e->kernel_unit = keep(g, a->unit)))
+				return -ENOMEM;
+		}
 		if (fr) {
 			struct freerun_ctr *c = &gu->fr[gu->u.nfreerun++];
 
 			*e = (struct event){ .name = e->name, .unit = gu->name,
 					     .flags = EVF_FREERUN,
 					     .desc = e->desc,
-					     .source = e->source };
+					     .source = e->source,
+					     .kernel_scale = e->kernel_scale,
+					     .kernel_unit = e->kernel_unit };
 			c->name = e->name;
 			c->width = 64;
 			c->access = 8;

@@ -118,6 +118,25 @@ is "$(jq -r '.generic.families[] | select(.family=="clock") | .from' "$T/lnl.sta
 c=$(curl -s -o "$T/lnl.claim" -w '%{http_code}' --unix-socket "$T/lnl.sock" \
 	-X POST http://x/api/v1/claims -d '{"events":["uncore_imc_free_running/data_write"]}')
 is "$c" 400 "lnl: an alias the kernel does not write is no event"
+# a claim by kernel name, with the kernel's .scale and .unit applied:
+# (1e8 + 5e7) lines/s x 6.103515625e-5 MiB = 9155.2734375 MiB/s
+c=$(curl -s -o "$T/lnl.claim" -w '%{http_code}' --unix-socket "$T/lnl.sock" \
+	-X POST http://x/api/v1/claims -d '{"events":["uncore_imc_free_running/data_read"]}')
+is "$c" 201 "lnl: a claim on uncore_imc_free_running/data_read"
+id=$(jq -r .id "$T/lnl.claim")
+lnl_counted() {
+	curl -s --unix-socket "$T/lnl.sock" "http://x/api/v1/claims/$id" >"$T/lnl.read"
+	[ "$(jq '.time_enabled_s > 0.9' "$T/lnl.read")" = true ]
+}
+wait_for "lnl: the claim counts for a second" 30 lnl_counted
+is "$(jq -r '.events[0].kernel | "\(.scale) \(.unit)"' "$T/lnl.read")" \
+	"6.103515625e-05 MiB" "lnl: the claim carries the kernel's scale and unit"
+near "$(jq '.events[0].sockets[0].value / .time_enabled_s' "$T/lnl.read")" \
+	9155.2734375 0.05 "lnl: its value is MiB: 9155 MiB/s read"
+near "$(jq '.events[0].sockets[0].value / .events[0].sockets[0].estimate' "$T/lnl.read")" \
+	6.103515625e-5 0.000001 "lnl: value = estimate x scale"
+is "$(curl -s "$U/api/v1/events?q=data_read" | jq -r '.events[0] | "\(.name) \(.kernel_unit)"')" \
+	"uncore_imc_free_running/data_read MiB" "lnl: the catalog gives the kernel's unit"
 kill "$UPID"; wait "$UPID" 2>/dev/null
 
 # ---- refusals and listings -----------------------------------------------
