@@ -65,6 +65,12 @@ is "$(jq -r '.generic.families[] | select(.family=="clock") | .present' "$T/gnr.
 like "$(jq -r '.generic.families[] | select(.family=="clock") | .absent' "$T/gnr.status")" \
 	"counts the DRAM clock" "gnr: and why (imc clockticks is the DRAM clock)"
 is "$(grep -c '^uncore_clock_' "$T/gnr.prom")" 0 "gnr: /metrics has no clock family"
+if command -v promtool >/dev/null 2>&1; then
+	out=$(promtool check metrics <"$T/gnr.prom" 2>&1)
+	is "$?" 0 "gnr: promtool check metrics reports nothing ($out)"
+else
+	skip "gnr: promtool check metrics" "promtool not installed"
+fi
 like "$(grep '^# HELP uncore_dram_read_bytes_total' "$T/gnr.prom")" "cas_count_read" \
 	"gnr: the family's HELP names its kernel event"
 is "$(curl -s "$U/api/v1/events?q=cas_count" | jq -r '[.events[].name] | join(" ")')" \
@@ -77,9 +83,10 @@ is "$c" 201 "gnr: a claim on uncore_imc/clockticks"
 id=$(jq -r .id "$T/gnr.claim")
 claim_counted() {
 	curl -s --unix-socket "$T/gnr.sock" "http://x/api/v1/claims/$id" >"$T/gnr.read"
-	[ "$(jq '.time_enabled_s > 0.9' "$T/gnr.read")" = true ]
+	[ "$(jq '.time_enabled_s > 5' "$T/gnr.read")" = true ]
 }
-wait_for "gnr: the claim counts for a second" 30 claim_counted
+# 25 ticks or more: a tick's worth of window is within the tolerance
+wait_for "gnr: the claim counts for 5 s" 60 claim_counted
 # two counters a box (sysfs does not say how many; plat_generic.c): the
 # claim's third event on each iMC box time-multiplexes with the baseline's
 # two CAS events, and its scaled count is the estimate
@@ -126,9 +133,9 @@ is "$c" 201 "lnl: a claim on uncore_imc_free_running/data_read"
 id=$(jq -r .id "$T/lnl.claim")
 lnl_counted() {
 	curl -s --unix-socket "$T/lnl.sock" "http://x/api/v1/claims/$id" >"$T/lnl.read"
-	[ "$(jq '.time_enabled_s > 0.9' "$T/lnl.read")" = true ]
+	[ "$(jq '.time_enabled_s > 5' "$T/lnl.read")" = true ]
 }
-wait_for "lnl: the claim counts for a second" 30 lnl_counted
+wait_for "lnl: the claim counts for 5 s" 60 lnl_counted
 is "$(jq -r '.events[0].kernel | "\(.scale) \(.unit)"' "$T/lnl.read")" \
 	"6.103515625e-05 MiB" "lnl: the claim carries the kernel's scale and unit"
 near "$(jq '.events[0].sockets[0].value / .time_enabled_s' "$T/lnl.read")" \
