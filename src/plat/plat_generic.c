@@ -49,6 +49,8 @@
 
 #define GEN_NCTR 2u		/* programmable counters a box (above) */
 #define GEN_MAX_PMUS 512u	/* kernel uncore PMUs looked at */
+#define GEN_MAX_TYPES 64u	/* PMU types looked at; PLAT_MAX_UNITS of
+				   them become units */
 #define GEN_MAX_SRC 8u
 #define GEN_MAX_M 8u
 #define GEN_FR_MAX_RATE 1.0e12	/* free-running: 64-bit counts, no wrap
@@ -66,11 +68,12 @@ struct gen_unit {
 	struct pfs_pmu *pmu;	/* the first box's files */
 	unsigned nbox;
 	unsigned maxbox;
+	bool kept;		/* a unit of the platform */
 };
 
 struct gen_plat {
 	struct platform p;	/* first: the platform pointer is ours */
-	struct gen_unit gu[PLAT_MAX_UNITS];
+	struct gen_unit gu[GEN_MAX_TYPES];	/* candidates, sysfs order */
 	unsigned nunits;
 	const struct unit_type *units[PLAT_MAX_UNITS + 1];
 	struct event *ev;
@@ -172,7 +175,7 @@ static struct gen_unit *unit_get(struct gen_plat *g, const char *pat,
 	for (unsigned i = 0; i < g->nunits; i++)
 		if (strcmp(g->gu[i].pattern, pat) == 0)
 			return &g->gu[i];
-	if (g->nunits == PLAT_MAX_UNITS)
+	if (g->nunits == GEN_MAX_TYPES)
 		return NULL;
 	*fresh = true;
 	memset(&g->gu[g->nunits], 0, sizeof(g->gu[0]));
@@ -635,7 +638,7 @@ static int build(struct gen_plat *g, const char *sysfs, char *why,
 		pattern_of(s.names[i], pat, sizeof(pat), &box);
 		if (!(gu = unit_get(g, pat, &fresh))) {
 			note(g, "%s is not served: more than %u PMU types",
-			     s.names[i], PLAT_MAX_UNITS);
+			     s.names[i], GEN_MAX_TYPES);
 			continue;
 		}
 		gu->nbox++;
@@ -653,21 +656,41 @@ static int build(struct gen_plat *g, const char *sysfs, char *why,
 		}
 	}
 	free(s.names);
-	for (unsigned i = 0; i < g->nunits; i++) {
-		struct gen_unit *gu = &g->gu[i];
+	/* At most PLAT_MAX_UNITS units: the types with named events first
+	 * (a recent server has more types than that, most with format/
+	 * only), then the others, each in sysfs order; units[] keeps sysfs
+	 * order. */
+	for (unsigned pass = 0; pass < 2; pass++)
+		for (unsigned i = 0; i < g->nunits; i++) {
+			struct gen_unit *gu = &g->gu[i];
 
-		if (!gu->pmu)
-			continue;
-		if (!strstr(gu->pattern, "%u")) {
-			/* one PMU over its boxes: as many as its cpumask
-			 * names CPUs, across the sockets (a bound) */
-			gu->maxbox = gu->pmu->cpus.n ? gu->pmu->cpus.n : 1;
+			if (!gu->pmu || (pass == 0) != (gu->pmu->nalias > 0))
+				continue;
+			if (kept == PLAT_MAX_UNITS) {
+				note(g, "%s is not served: more than %u PMU "
+				     "types%s", gu->pattern, PLAT_MAX_UNITS,
+				     gu->pmu->nalias ? "" : " (it names no "
+				     "event)");
+				continue;
+			}
+			if (!strstr(gu->pattern, "%u")) {
+				/* one PMU over its boxes: as many as its
+				 * cpumask names CPUs, across the sockets (a
+				 * bound) */
+				gu->maxbox = gu->pmu->cpus.n ? gu->pmu->cpus.n
+							     : 1;
+			}
+			if ((r = unit_fill(g, gu)) < 0)
+				return r;
+			if (r == 0) {
+				gu->kept = true;
+				kept++;
+			}
 		}
-		if ((r = unit_fill(g, gu)) < 0)
-			return r;
-		if (r == 0)
-			g->units[kept++] = &gu->u;
-	}
+	kept = 0;
+	for (unsigned i = 0; i < g->nunits; i++)
+		if (g->gu[i].kept)
+			g->units[kept++] = &g->gu[i].u;
 	g->units[kept] = NULL;
 	if (!kept) {
 		snprintf(why, whylen, "the kernel has no uncore PMU the generic "

@@ -208,6 +208,45 @@ static void test_partial(void)
 	plat_generic_free(p);
 }
 
+/* More PMU types than PLAT_MAX_UNITS (a Granite Rapids kernel has about
+ * twenty: uncore_b2cmi, _b2cxl, _b2hot, _b2upi, ...), the ones with
+ * named events late in sysfs order: those are kept, format-only ones
+ * left out and named. */
+static void test_many_types(void)
+{
+	const struct platform *p = NULL;
+	char why[1024] = "", cmd[200], q[96];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s/bus'", root);
+	if (system(cmd) != 0)
+		exit(2);
+	for (unsigned t = 0; t < 20; t++) {
+		snprintf(q, sizeof(q), "uncore_a%02u_0/type", t);
+		put(q, "50\n");
+		snprintf(q, sizeof(q), "uncore_a%02u_0/format/event", t);
+		put(q, "config:0-7\n");
+	}
+	imc(0);
+	put("uncore_ubox/type", "60\n");
+	put("uncore_ubox/format/event", "config:0-7\n");
+	put("uncore_ubox/events/clockticks", "event=0xff");
+	is_int(plat_generic_build(root, NULL, &p, why, sizeof(why)), 0,
+	       "22 PMU types: built");
+	if (!p)
+		return;
+	is_int(plat_nunits(p), PLAT_MAX_UNITS, "PLAT_MAX_UNITS units");
+	ok(plat_unit(p, "imc", NULL) && plat_unit(p, "ubox", NULL),
+	   "the types with named events are among them");
+	ok(plat_generic_families(p)[0].present &&
+	   plat_generic_families(p)[2].present, "DRAM and the clock present");
+	like(plat_generic_notes(p), "uncore_a14_%u is not served: more than 16 "
+	     "PMU types (it names no event)", "a format-only type is left out, "
+	     "named");
+	is_str(plat_generic_unit_pmu(p, 0), "uncore_a00_%u",
+	       "units keep sysfs order");
+	plat_generic_free(p);
+}
+
 static void test_none(void)
 {
 	const struct platform *p = (const struct platform *)1;
@@ -233,6 +272,7 @@ int main(void)
 		return 2;
 	test_gnr_like();
 	test_partial();
+	test_many_types();
 	test_none();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
 	if (system(cmd) != 0)
