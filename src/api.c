@@ -27,6 +27,7 @@
 #include "gz.h"
 #include "jnum.h"
 #include "metrics.h"
+#include "plat/plat_generic.h"
 #include "pmu_perf.h"
 #include "ui.h"
 
@@ -299,6 +300,38 @@ static void status_paths(json_object *o, const struct program *p)
 	json_object_object_add(o, "dram", m);
 }
 
+/* Platform generic (plat_generic.h): each headline family, the kernel
+ * events it is made of or why it is absent, and what was left out. */
+static void status_generic(struct json_object *o, const struct platform *pl)
+{
+	const struct gen_family *f = plat_generic_families(pl);
+	struct json_object *g, *a;
+
+	if (!f)
+		return;
+	g = json_object_new_object();
+	a = json_object_new_array();
+	for (unsigned i = 0; i < PLAT_GENERIC_NFAMILIES; i++) {
+		struct json_object *x = json_object_new_object();
+
+		json_object_object_add(x, "family",
+				       json_object_new_string(f[i].id));
+		json_object_object_add(x, "metric",
+				       json_object_new_string(f[i].metric));
+		json_object_object_add(x, "present",
+				       json_object_new_boolean(f[i].present));
+		json_object_object_add(x, f[i].present ? "from" : "absent",
+				       json_object_new_string(f[i].text));
+		json_object_array_add(a, x);
+	}
+	json_object_object_add(g, "families", a);
+	json_object_object_add(g, "events",
+			       json_object_new_int64((int64_t)pl->nevents));
+	json_object_object_add(g, "left_out",
+			       json_object_new_string(plat_generic_notes(pl)));
+	json_object_object_add(o, "generic", g);
+}
+
 static void h_status(void *ctx, const struct http_req *req,
 		     struct http_resp *resp)
 {
@@ -321,6 +354,7 @@ static void h_status(void *ctx, const struct http_req *req,
 	json_object_object_add(o, "platform", json_object_new_string(d->plat->id));
 	json_object_object_add(o, "platform_name",
 			       json_object_new_string(d->plat->name));
+	status_generic(o, d->plat);
 	json_object_object_add(o, "backend", json_object_new_string(d->backend));
 	json_object_object_add(o, "simulated",
 			       json_object_new_boolean(d->simulated));
@@ -593,6 +627,13 @@ static void h_events(void *ctx, const struct http_req *req,
 		json_object_object_add(e, "counters", ctrs);
 		json_object_object_add(e, "description", json_object_new_string(ev->desc));
 		json_object_object_add(e, "source", json_object_new_string(ev->source));
+		if (ev->kernel_scale > 0) {
+			json_object_object_add(e, "kernel_scale",
+					       jnum_new(ev->kernel_scale));
+			json_object_object_add(e, "kernel_unit",
+					       json_object_new_string(ev->kernel_unit ?
+								      ev->kernel_unit : ""));
+		}
 		json_object_array_add(arr, e);
 	}
 	o = json_object_new_object();

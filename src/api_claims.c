@@ -312,6 +312,17 @@ static struct json_object *claim_json(const struct pmu *pmu,
 				       cl->ctr[e] >= 0
 				       ? json_object_new_int(cl->ctr[e]) : NULL);
 		json_object_object_add(eo, "derived", derived_json(pl, ev));
+		/* the kernel's .scale and .unit (platform generic): each
+		 * socket's "value" is its estimate in that unit */
+		if (ev->ev && ev->ev->kernel_scale > 0) {
+			struct json_object *ko = json_object_new_object();
+
+			json_object_object_add(ko, "scale",
+					       jnum_new(ev->ev->kernel_scale));
+			json_object_object_add(ko, "unit", json_object_new_string(
+				ev->ev->kernel_unit ? ev->ev->kernel_unit : ""));
+			json_object_object_add(eo, "kernel", ko);
+		}
 		for (unsigned s = 0; s < t->nsockets; s++) {
 			struct json_object *so = json_object_new_object();
 			struct json_object *insts = json_object_new_array();
@@ -344,6 +355,9 @@ static struct json_object *claim_json(const struct pmu *pmu,
 							 (double)cl->running_ns)
 				: NULL);
 			json_object_object_add(so, "estimate", json_object_new_uint64(est));
+			if (ev->ev && ev->ev->kernel_scale > 0)
+				json_object_object_add(so, "value", jnum_new(
+					(double)est * ev->ev->kernel_scale));
 			json_object_object_add(so, "instances", insts);
 			json_object_array_add(socks, so);
 		}

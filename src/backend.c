@@ -17,6 +17,7 @@
 #include "hw/perf_sysfs.h"
 #include "hyperv.h"
 #include "log.h"
+#include "plat/plat_generic.h"
 #include "pmu_perf.h"
 #include "priv.h"
 #include "sim/hw_sim.h"
@@ -197,6 +198,37 @@ static void remove_exit_tree(void)
 	skern_remove_tree(exit_skern);
 }
 
+/*
+ * Does the workload simulate a CPU no table knows ("perf": {"cpu_model":
+ * N}: the workload platform's PMUs under another model)?  1 (desc says
+ * which CPU), 0 (the platform's own CPU, or a model of that same
+ * platform), -1 with why: a model another platform's table claims (the
+ * simulated kernel would not match the CPU).
+ */
+static int sim_unknown_cpu(struct daemon *d, char *desc, size_t dlen,
+			   char *why, size_t whylen)
+{
+	const struct workload *w = hw_sim_workload(&d->hw);
+	struct plat_cpu cpu = { "GenuineIntel", 0, 0, 0 };
+	const struct platform *t;
+
+	if (!w || !w->perf.cpu_model || !d->plat->cpus)
+		return 0;
+	snprintf(cpu.vendor, sizeof(cpu.vendor), "%s",
+		 d->plat->vendor ? d->plat->vendor : "GenuineIntel");
+	cpu.family = d->plat->cpus[0].family;
+	cpu.model = w->perf.cpu_model;
+	snprintf(desc, dlen, "%s family 0x%x model 0x%x", cpu.vendor,
+		 cpu.family, cpu.model);
+	if (!(t = plat_for_cpu(&cpu)))
+		return 1;
+	if (t == d->plat)
+		return 0;
+	snprintf(why, whylen, "%s: perf.cpu_model 0x%x is platform %s's, not "
+		 "the workload's %s", w->source, cpu.model, t->id, d->plat->id);
+	return -1;
+}
+
 /* The simulator: its registers (direct), or the simulated kernel over
  * it (perf). */
 static int open_sim(struct daemon *d, const struct backend_opts *o, char *why,
@@ -208,7 +240,8 @@ static int open_sim(struct daemon *d, const struct backend_opts *o, char *why,
 	bool perf = o->want == BACKEND_PERF ||
 		    (o->want == BACKEND_AUTO && p && !has_direct(p));
 	struct pmu_perf_opts po = { 0 };
-	int r;
+	char desc[96] = "";
+	int r, generic;
 
 	d->simulated = true;
 	ho.sim_no_registers = perf;
@@ -224,6 +257,16 @@ static int open_sim(struct daemon *d, const struct backend_opts *o, char *why,
 		return 1;
 	}
 	d->plat = plat_of_hw(&d->hw);
+	generic = sim_unknown_cpu(d, desc, sizeof(desc), why, whylen);
+	if (generic < 0)
+		return 1;
+	if (generic && !perf) {
+		snprintf(why, whylen, "the simulated CPU (%s) matches no "
+			 "platform table: platform generic is reached through "
+			 "the perf backend only (use --backend=perf or auto)",
+			 desc);
+		return 1;
+	}
 	if (!perf) {
 		if (!has_direct(d->plat)) {
 			snprintf(why, whylen, "platform %s is reached through "
@@ -253,6 +296,19 @@ static int open_sim(struct daemon *d, const struct backend_opts *o, char *why,
 	exit_armed = true;
 	exit_skern = d->skern;
 	po.sysfs = d->sysfs = skern_sysfs(d->skern);
+	if (generic) {
+		const struct platform *g;
+		char gwhy[600];
+
+		if (plat_generic_build(po.sysfs, d->plat->vendor, &g, gwhy,
+				       sizeof(gwhy)) < 0) {
+			snprintf(why, whylen, "unsupported CPU: %s, and %s", desc,
+				 gwhy);
+			return BACKEND_EXIT_CPU;
+		}
+		d->plat = g;
+		backend_log_generic(g, desc);
+	}
 	po.ops = &skern_pev_ops;
 	po.ctx = d->skern;
 	snprintf(d->backend_why, sizeof(d->backend_why), "%s: the simulated "
@@ -261,6 +317,28 @@ static int open_sim(struct daemon *d, const struct backend_opts *o, char *why,
 	if (open_perf(d, o, &po, skern_procfs(d->skern), why, whylen) < 0)
 		return BACKEND_EXIT_KERNEL;
 	return 0;
+}
+
+void backend_log_generic(const struct platform *p, const char *cpu)
+{
+	const struct gen_family *f = plat_generic_families(p);
+
+	if (!f)
+		return;
+	log_info("platform generic: %s matches no platform table; counting "
+		 "the kernel's uncore PMUs by their own names (%zu events)",
+		 cpu, p->nevents);
+	for (unsigned i = 0; i < PLAT_GENERIC_NFAMILIES; i++) {
+		if (f[i].present)
+			log_info("platform generic: %s from %s", f[i].metric,
+				 f[i].text);
+		else
+			log_warnx("platform generic: no %s: %s", f[i].metric,
+				  f[i].text);
+	}
+	if (plat_generic_notes(p)[0])
+		log_warnx("platform generic: left out: %s",
+			  plat_generic_notes(p));
 }
 
 const struct platform *backend_cpu_platform(const char *sysfs, char *why,
@@ -278,6 +356,19 @@ const struct platform *backend_cpu_platform(const char *sysfs, char *why,
 		return p;
 	n = backend_kernel_uncore(sysfs, pmus, sizeof(pmus));
 	refused = plat_refusal(&cpu);
+	if (n && !refused) {
+		/* a CPU newer than the tables: what its kernel knows */
+		char gwhy[600], desc[96];
+
+		if (plat_generic_build(sysfs, cpu.vendor, &p, gwhy,
+				       sizeof(gwhy)) == 0) {
+			snprintf(desc, sizeof(desc), "%s family 0x%x model 0x%x",
+				 cpu.vendor, cpu.family, cpu.model);
+			backend_log_generic(p, desc);
+			return p;
+		}
+		log_warnx("platform generic: %s", gwhy);
+	}
 	snprintf(why, len, "unsupported CPU: %s family %u (0x%x) model %u "
 		 "(0x%x) stepping %u%s%s. Supported platforms: %s. The kernel %s "
 		 "(%s/bus/event_source/devices%s%s%s)", cpu.vendor, cpu.family,
@@ -412,6 +503,12 @@ int backend_give(struct daemon *d, uid_t uid, gid_t gid)
 
 void backend_close(struct daemon *d)
 {
+	if (plat_is_generic(d->plat)) {
+		if (d->topo.plat == d->plat)
+			d->topo.plat = NULL;
+		plat_generic_free(d->plat);
+		d->plat = NULL;
+	}
 	if (exit_skern == d->skern)
 		exit_skern = NULL;
 	skern_close(d->skern);

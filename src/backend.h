@@ -70,6 +70,11 @@ int backend_sim_events(const struct daemon *d);
  * kernel exposes uncore PMUs under SYSFS (NULL: "/sys"). */
 const struct platform *backend_cpu_platform(const char *sysfs, char *why,
 					    size_t len);
+/* A CPU that matches no table but whose kernel has uncore PMUs gets
+ * platform generic (plat_generic.h), built from SYSFS, which
+ * backend_close() frees.  backend_log_generic() logs it: the CPU (cpu),
+ * each family's kernel events or why it is absent, what was left out. */
+void backend_log_generic(const struct platform *p, const char *cpu);
 
 /*
  * The kernel's uncore-looking PMUs under SYSFS/bus/event_source/devices

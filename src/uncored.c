@@ -48,6 +48,7 @@
 #include "expo.h"
 #include "http.h"
 #include "log.h"
+#include "plat/plat_generic.h"
 #include "plat/plat_sim.h"
 #include "priv.h"
 #include "resctrl_mon.h"
@@ -139,7 +140,9 @@ static void usage(FILE *f)
 		"                            detaches; accepted for compatibility)\n"
 		"  -n, --check-config        validate the configuration and exit 0/1\n"
 		"      --list-platforms      the supported platforms: CPUs, backends and\n"
-		"                            where each was checked; exit\n"
+		"                            where each was checked, and \"generic\"\n"
+		"                            (a CPU no table knows: the kernel's\n"
+		"                            own uncore events); exit\n"
 		"      --self-test           check the machine's uncore PMU under a\n"
 		"                            known load; prints a table, exits 0/1\n"
 		"  -V, --version             print the version\n"
@@ -203,6 +206,8 @@ static void list_platforms(void)
 		       p->checked ? p->checked : "on the simulator only "
 		       "(direct registers and/or the simulated kernel)");
 	}
+	/* not a table: built from the kernel at start-up (plat_generic.h) */
+	fputs(plat_generic_listing, stdout);
 }
 
 static unsigned parse_uint(const char *opt, const char *s, unsigned min,
@@ -1461,6 +1466,16 @@ static int check_config(const struct options *o, const struct conf *c)
 				"check a configuration for another machine, add "
 				"--simulate=PLATFORM\n", why, EXIT_CPU);
 			return 1;
+		}
+		if (plat_is_generic(hp)) {
+			/* built from this kernel's PMUs: nothing to simulate
+			 * it with; the configuration's keys are checked */
+			printf("%s: configuration OK (platform generic: the "
+			       "CPU matches no table, its kernel's uncore PMUs "
+			       "would be counted by their own names)\n",
+			       c->path ? c->path : "defaults");
+			plat_generic_free(hp);
+			return 0;
 		}
 		bo.sim.sim_platform = hp->id;
 	}

@@ -27,16 +27,16 @@
 #include "plat/plat_xsp.h"
 
 static const struct perf_fact msr_fmt[] = {
-	{ "event", "config:0-63", 0, NULL },
-	{ NULL, NULL, 0, NULL },
+	{ "event", "config:0-63", NULL, NULL },
+	{ NULL, NULL, NULL, NULL },
 };
 
 static const struct perf_fact msr_aliases[] = {
-	{ "tsc", "event=0x00", 0, NULL },
-	{ "aperf", "event=0x01", 0, NULL },
-	{ "mperf", "event=0x02", 0, NULL },
-	{ "smi", "event=0x04", 0, NULL },
-	{ NULL, NULL, 0, NULL },
+	{ "tsc", "event=0x00", NULL, NULL },
+	{ "aperf", "event=0x01", NULL, NULL },
+	{ "mperf", "event=0x02", NULL, NULL },
+	{ "smi", "event=0x04", NULL, NULL },
+	{ NULL, NULL, NULL, NULL },
 };
 
 static const struct perf_unit msr_kpmu = {

@@ -560,6 +560,7 @@ static int terms_split(const char *terms, struct term *t, char *why,
 		       size_t whylen)
 {
 	const char *s = terms, *end;
+	char msg[192];
 	int n = 0, r;
 
 	do {
@@ -567,14 +568,18 @@ static int terms_split(const char *terms, struct term *t, char *why,
 		if (!end)
 			end = s + strlen(s);
 		if (n == PFS_MAX_TERMS)
-			return fail(EINVAL, why, whylen, "more than %d terms",
+			return fail(EINVAL, why, whylen, "at byte %zu: more "
+				    "than %d terms", (size_t)(s - terms),
 				    PFS_MAX_TERMS);
 		if (skip_blank(s, end) == end)
-			return fail(EINVAL, why, whylen, "an empty term in \"%s\"",
-				    terms);
-		r = term_parse(s, end, &t[n++], why, whylen);
+			return fail(EINVAL, why, whylen, "term %d at byte %zu: "
+				    "an empty term in \"%s\"", n + 1,
+				    (size_t)(s - terms), terms);
+		r = term_parse(s, end, &t[n++], msg, sizeof(msg));
 		if (r)
-			return r;
+			return fail(-r, why, whylen, "term %d at byte %zu: %s",
+				    n, (size_t)(skip_blank(s, end) - terms),
+				    msg);
 		s = end + 1;
 	} while (*end);
 	return n;
@@ -739,6 +744,7 @@ void pfs_pmu_free(struct pfs_pmu *p)
 		free(p->alias[i].name);
 		free(p->alias[i].terms);
 		free(p->alias[i].unit);
+		free(p->alias[i].scale_text);
 	}
 	free(p->format);
 	free(p->alias);
@@ -881,9 +887,10 @@ static int load_alias(struct pfs_pmu *p, const char *dir, const char *name,
 	if (r < 0)
 		return fail(-r, why, whylen, "%s/%s: %s", dir, name, msg);
 	*a = (struct pfs_alias){ .name = strdup(name), .terms = strdup(buf),
-				 .scale = 1.0, .unit = strdup("") };
+				 .scale = 1.0, .unit = strdup(""),
+				 .scale_text = strdup("") };
 	p->nalias++;
-	if (!a->name || !a->terms || !a->unit)
+	if (!a->name || !a->terms || !a->unit || !a->scale_text)
 		return fail(ENOMEM, why, whylen, "out of memory");
 	return 0;
 }
@@ -955,6 +962,9 @@ static int load_attr(struct pfs_pmu *p, const char *dir, const char *name,
 		return fail(-r, why, whylen, "%s: \"%.40s\" is not a positive "
 			    "finite number", path, buf);
 	a->has_scale = true;
+	free(a->scale_text);
+	if (!(a->scale_text = strdup(buf)))
+		return fail(ENOMEM, why, whylen, "out of memory");
 	return 0;
 }
 

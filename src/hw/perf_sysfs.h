@@ -72,6 +72,8 @@ struct pfs_alias {
 	double scale;		/* ALIAS.scale, or 1.0 when there is none */
 	char *unit;		/* ALIAS.unit, or "" when there is none */
 	bool has_scale;		/* the .scale file exists */
+	char *scale_text;	/* its text as the kernel wrote it (no
+				   newline), "" when there is none */
 };
 
 struct pfs_pmu {

@@ -18,34 +18,34 @@
 /* amd_f19h_uncore_is_visible(): the L3 fields of family >= 19h (Zen 3,
  * Zen 4, Zen 5 alike); event8, umask8 (amd_uncore_l3_ctx_init) */
 static const struct perf_fact amd_l3_f19h_fmt[] = {
-	{ "event", "config:0-7", 0, NULL },
-	{ "umask", "config:8-15", 0, NULL },
-	{ "coreid", "config:42-44", 0, NULL },
-	{ "enallslices", "config:46", 0, NULL },
-	{ "enallcores", "config:47", 0, NULL },
-	{ "sliceid", "config:48-50", 0, NULL },
-	{ "threadmask", "config:56-57", 0, NULL },
+	{ "event", "config:0-7", NULL, NULL },
+	{ "umask", "config:8-15", NULL, NULL },
+	{ "coreid", "config:42-44", NULL, NULL },
+	{ "enallslices", "config:46", NULL, NULL },
+	{ "enallcores", "config:47", NULL, NULL },
+	{ "sliceid", "config:48-50", NULL, NULL },
+	{ "threadmask", "config:56-57", NULL, NULL },
 	END,
 };
 
 /* PerfMonV2 DF formats (event14v2, umask12): Zen 4, Zen 5 */
 static const struct perf_fact amd_df_v2_fmt[] = {
-	{ "event", "config:0-7,32-37", 0, NULL },
-	{ "umask", "config:8-15,24-27", 0, NULL },
+	{ "event", "config:0-7,32-37", NULL, NULL },
+	{ "umask", "config:8-15,24-27", NULL, NULL },
 	END,
 };
 
 /* DF formats without PerfMonV2 (event14, umask8): family 17h and 19h
  * before Zen 4, so Zen 2 and Zen 3 */
 static const struct perf_fact amd_df_v1_fmt[] = {
-	{ "event", "config:0-7,32-35,59-60", 0, NULL },
-	{ "umask", "config:8-15", 0, NULL },
+	{ "event", "config:0-7,32-35,59-60", NULL, NULL },
+	{ "umask", "config:8-15", NULL, NULL },
 	END,
 };
 
 static const struct perf_fact amd_umc_fmt[] = {
-	{ "event", "config:0-7", 0, NULL },
-	{ "rdwrmask", "config:8-9", 0, NULL },
+	{ "event", "config:0-7", NULL, NULL },
+	{ "rdwrmask", "config:8-9", NULL, NULL },
 	END,
 };
 

@@ -17,27 +17,27 @@
 
 #include "plat/kpmu.h"
 
-#define END_FACT { NULL, NULL, 0, NULL }
+#define END_FACT { NULL, NULL, NULL, NULL }
 
 /* snbep_uncore_formats_attr (HA, iMC, IRP, R2PCIe, R3QPI) */
 static const struct perf_fact hsx_fmt[] = {
-	{ "event", "config:0-7", 0, NULL },
-	{ "umask", "config:8-15", 0, NULL },
-	{ "edge", "config:18", 0, NULL },
-	{ "inv", "config:23", 0, NULL },
-	{ "thresh", "config:24-31", 0, NULL },
+	{ "event", "config:0-7", NULL, NULL },
+	{ "umask", "config:8-15", NULL, NULL },
+	{ "edge", "config:18", NULL, NULL },
+	{ "inv", "config:23", NULL, NULL },
+	{ "thresh", "config:24-31", NULL, NULL },
 	END_FACT,
 };
 
 /* hswep_uncore_ubox_formats_attr */
 static const struct perf_fact hsx_ubox_fmt[] = {
-	{ "event", "config:0-7", 0, NULL },
-	{ "umask", "config:8-15", 0, NULL },
-	{ "edge", "config:18", 0, NULL },
-	{ "inv", "config:23", 0, NULL },
-	{ "thresh", "config:24-28", 0, NULL },
-	{ "filter_tid", "config1:0", 0, NULL },
-	{ "filter_cid", "config1:5", 0, NULL },
+	{ "event", "config:0-7", NULL, NULL },
+	{ "umask", "config:8-15", NULL, NULL },
+	{ "edge", "config:18", NULL, NULL },
+	{ "inv", "config:23", NULL, NULL },
+	{ "thresh", "config:24-28", NULL, NULL },
+	{ "filter_tid", "config1:0", NULL, NULL },
+	{ "filter_cid", "config1:5", NULL, NULL },
 	END_FACT,
 };
 
@@ -67,19 +67,19 @@ const struct perf_unit hsx_kpmu_ubox_fixed = {
  * 0x21, 0x41): the headline LLC_LOOKUP.ANY (0x11) is among them.
  */
 static const struct perf_fact hsx_cbox_fmt[] = {
-	{ "event", "config:0-7", 0, NULL },
-	{ "umask", "config:8-15", 0, NULL },
-	{ "edge", "config:18", 0, NULL },
-	{ "tid_en", "config:19", 0, NULL },
-	{ "thresh", "config:24-31", 0, NULL },
-	{ "filter_tid", "config1:0-5", 0, NULL },
-	{ "filter_link", "config1:6-8", 0, NULL },
-	{ "filter_state", "config1:17-23", 0, NULL },
-	{ "filter_nid", "config1:32-47", 0, NULL },
-	{ "filter_opc", "config1:52-60", 0, NULL },
-	{ "filter_nc", "config1:62", 0, NULL },
-	{ "filter_c6", "config1:61", 0, NULL },
-	{ "filter_isoc", "config1:63", 0, NULL },
+	{ "event", "config:0-7", NULL, NULL },
+	{ "umask", "config:8-15", NULL, NULL },
+	{ "edge", "config:18", NULL, NULL },
+	{ "tid_en", "config:19", NULL, NULL },
+	{ "thresh", "config:24-31", NULL, NULL },
+	{ "filter_tid", "config1:0-5", NULL, NULL },
+	{ "filter_link", "config1:6-8", NULL, NULL },
+	{ "filter_state", "config1:17-23", NULL, NULL },
+	{ "filter_nid", "config1:32-47", NULL, NULL },
+	{ "filter_opc", "config1:52-60", NULL, NULL },
+	{ "filter_nc", "config1:62", NULL, NULL },
+	{ "filter_c6", "config1:61", NULL, NULL },
+	{ "filter_isoc", "config1:63", NULL, NULL },
 	END_FACT,
 };
 
@@ -107,12 +107,12 @@ const struct perf_unit hsx_kpmu_cbo = {
 /* hswep_uncore_sbox_formats_attr; hswep_uncore_sbox: 4 boxes (2 on 6-8
  * core parts, hswep_has_limit_sbox()), 4 counters of 44 bits. */
 static const struct perf_fact hsx_sbox_fmt[] = {
-	{ "event", "config:0-7", 0, NULL },
-	{ "umask", "config:8-15", 0, NULL },
-	{ "edge", "config:18", 0, NULL },
-	{ "tid_en", "config:19", 0, NULL },
-	{ "inv", "config:23", 0, NULL },
-	{ "thresh", "config:24-31", 0, NULL },
+	{ "event", "config:0-7", NULL, NULL },
+	{ "umask", "config:8-15", NULL, NULL },
+	{ "edge", "config:18", NULL, NULL },
+	{ "tid_en", "config:19", NULL, NULL },
+	{ "inv", "config:23", NULL, NULL },
+	{ "thresh", "config:24-31", NULL, NULL },
 	END_FACT,
 };
 
@@ -133,9 +133,9 @@ const struct perf_unit hsx_kpmu_ha = {
 
 /* hswep_uncore_imc_events; the CAS counts scaled to MiB (64 bytes). */
 static const struct perf_fact hsx_imc_events[] = {
-	{ "clockticks", "event=0x00,umask=0x00", 0, NULL },
-	{ "cas_count_read", "event=0x04,umask=0x03", 6.103515625e-5, "MiB" },
-	{ "cas_count_write", "event=0x04,umask=0x0c", 6.103515625e-5, "MiB" },
+	{ "clockticks", "event=0x00,umask=0x00", NULL, NULL },
+	{ "cas_count_read", "event=0x04,umask=0x03", "6.103515625e-5", "MiB" },
+	{ "cas_count_write", "event=0x04,umask=0x0c", "6.103515625e-5", "MiB" },
 	END_FACT,
 };
 
@@ -174,17 +174,17 @@ const struct perf_unit hsx_kpmu_irp = {
  * through perf").
  */
 static const struct perf_fact hsx_pcu_fmt[] = {
-	{ "event", "config:0-7", 0, NULL },
-	{ "occ_sel", "config:14-15", 0, NULL },
-	{ "edge", "config:18", 0, NULL },
-	{ "inv", "config:23", 0, NULL },
-	{ "thresh", "config:24-28", 0, NULL },
-	{ "occ_invert", "config:30", 0, NULL },
-	{ "occ_edge", "config:14-51", 0, NULL },
-	{ "filter_band0", "config1:0-7", 0, NULL },
-	{ "filter_band1", "config1:8-15", 0, NULL },
-	{ "filter_band2", "config1:16-23", 0, NULL },
-	{ "filter_band3", "config1:24-31", 0, NULL },
+	{ "event", "config:0-7", NULL, NULL },
+	{ "occ_sel", "config:14-15", NULL, NULL },
+	{ "edge", "config:18", NULL, NULL },
+	{ "inv", "config:23", NULL, NULL },
+	{ "thresh", "config:24-28", NULL, NULL },
+	{ "occ_invert", "config:30", NULL, NULL },
+	{ "occ_edge", "config:14-51", NULL, NULL },
+	{ "filter_band0", "config1:0-7", NULL, NULL },
+	{ "filter_band1", "config1:8-15", NULL, NULL },
+	{ "filter_band2", "config1:16-23", NULL, NULL },
+	{ "filter_band3", "config1:24-31", NULL, NULL },
 	END_FACT,
 };
 
@@ -207,7 +207,7 @@ const struct perf_unit hsx_kpmu_pcu = {
 
 /* cstate.c: one format field for all cstate PMUs. */
 const struct perf_fact kpmu_cstate_format[] = {
-	{ "event", "config:0-63", 0, NULL },
+	{ "event", "config:0-63", NULL, NULL },
 	END_FACT,
 };
 
@@ -216,17 +216,17 @@ const struct perf_fact kpmu_cstate_format[] = {
  * C7.  The kernel writes an events/ alias only for the MSRs its probe
  * finds (perf_msr_probe()); these are the ones this model offers. */
 static const struct perf_fact snb_cstate_core_events[] = {
-	{ "c3-residency", "event=0x01", 0, NULL },
-	{ "c6-residency", "event=0x02", 0, NULL },
-	{ "c7-residency", "event=0x03", 0, NULL },
+	{ "c3-residency", "event=0x01", NULL, NULL },
+	{ "c6-residency", "event=0x02", NULL, NULL },
+	{ "c7-residency", "event=0x03", NULL, NULL },
 	END_FACT,
 };
 
 static const struct perf_fact snb_cstate_pkg_events[] = {
-	{ "c2-residency", "event=0x00", 0, NULL },
-	{ "c3-residency", "event=0x01", 0, NULL },
-	{ "c6-residency", "event=0x02", 0, NULL },
-	{ "c7-residency", "event=0x03", 0, NULL },
+	{ "c2-residency", "event=0x00", NULL, NULL },
+	{ "c3-residency", "event=0x01", NULL, NULL },
+	{ "c6-residency", "event=0x02", NULL, NULL },
+	{ "c7-residency", "event=0x03", NULL, NULL },
 	END_FACT,
 };
 
@@ -236,6 +236,7 @@ static const struct perf_unit hsx_kpmu_cstate_core = {
 	.source = "arch/x86/events/intel/cstate.c: cstate_core_pmu, "
 		  "snb_cstates",
 	.format = kpmu_cstate_format, .events = snb_cstate_core_events,
+	.events_nl = true,
 };
 
 /* cstate_pkg: PERF_PMU_SCOPE_PKG ("cstate_die" on multi-die packages). */
@@ -244,6 +245,7 @@ const struct perf_unit kpmu_snb_cstate_pkg = {
 	.source = "arch/x86/events/intel/cstate.c: cstate_pkg_pmu, "
 		  "snb_cstates, intel_cstates_match",
 	.format = kpmu_cstate_format, .events = snb_cstate_pkg_events,
+	.events_nl = true,
 	.also = &hsx_kpmu_cstate_core,
 };
 
@@ -252,29 +254,29 @@ const struct perf_unit kpmu_snb_cstate_pkg = {
  * RX MASK0 / MASK1 (snbep_qpi_enable_event() writes them, for event 0x38
  * only: snbep_qpi_hw_config()); the TX registers are not reachable. */
 const struct perf_fact kpmu_snbep_qpi_format[] = {
-	{ "event", "config:0-7,21", 0, NULL },
-	{ "umask", "config:8-15", 0, NULL },
-	{ "edge", "config:18", 0, NULL },
-	{ "inv", "config:23", 0, NULL },
-	{ "thresh", "config:24-31", 0, NULL },
-	{ "match_rds", "config1:48-51", 0, NULL },
-	{ "match_rnid30", "config1:32-35", 0, NULL },
-	{ "match_rnid4", "config1:31", 0, NULL },
-	{ "match_dnid", "config1:13-17", 0, NULL },
-	{ "match_mc", "config1:9-12", 0, NULL },
-	{ "match_opc", "config1:5-8", 0, NULL },
-	{ "match_vnw", "config1:3-4", 0, NULL },
-	{ "match0", "config1:0-31", 0, NULL },
-	{ "match1", "config1:32-63", 0, NULL },
-	{ "mask_rds", "config2:48-51", 0, NULL },
-	{ "mask_rnid30", "config2:32-35", 0, NULL },
-	{ "mask_rnid4", "config2:31", 0, NULL },
-	{ "mask_dnid", "config2:13-17", 0, NULL },
-	{ "mask_mc", "config2:9-12", 0, NULL },
-	{ "mask_opc", "config2:5-8", 0, NULL },
-	{ "mask_vnw", "config2:3-4", 0, NULL },
-	{ "mask0", "config2:0-31", 0, NULL },
-	{ "mask1", "config2:32-63", 0, NULL },
+	{ "event", "config:0-7,21", NULL, NULL },
+	{ "umask", "config:8-15", NULL, NULL },
+	{ "edge", "config:18", NULL, NULL },
+	{ "inv", "config:23", NULL, NULL },
+	{ "thresh", "config:24-31", NULL, NULL },
+	{ "match_rds", "config1:48-51", NULL, NULL },
+	{ "match_rnid30", "config1:32-35", NULL, NULL },
+	{ "match_rnid4", "config1:31", NULL, NULL },
+	{ "match_dnid", "config1:13-17", NULL, NULL },
+	{ "match_mc", "config1:9-12", NULL, NULL },
+	{ "match_opc", "config1:5-8", NULL, NULL },
+	{ "match_vnw", "config1:3-4", NULL, NULL },
+	{ "match0", "config1:0-31", NULL, NULL },
+	{ "match1", "config1:32-63", NULL, NULL },
+	{ "mask_rds", "config2:48-51", NULL, NULL },
+	{ "mask_rnid30", "config2:32-35", NULL, NULL },
+	{ "mask_rnid4", "config2:31", NULL, NULL },
+	{ "mask_dnid", "config2:13-17", NULL, NULL },
+	{ "mask_mc", "config2:9-12", NULL, NULL },
+	{ "mask_opc", "config2:5-8", NULL, NULL },
+	{ "mask_vnw", "config2:3-4", NULL, NULL },
+	{ "mask0", "config2:0-31", NULL, NULL },
+	{ "mask1", "config2:32-63", NULL, NULL },
 	END_FACT,
 };
 

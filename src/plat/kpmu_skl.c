@@ -14,18 +14,18 @@
 
 /* snb_uncore_formats_attr: the threshold field is called "cmask". */
 static const struct perf_fact skl_fmt[] = {
-	{ "event", "config:0-7", 0, NULL },
-	{ "umask", "config:8-15", 0, NULL },
-	{ "edge", "config:18", 0, NULL },
-	{ "inv", "config:23", 0, NULL },
-	{ "cmask", "config:24-28", 0, NULL },
-	{ NULL, NULL, 0, NULL },
+	{ "event", "config:0-7", NULL, NULL },
+	{ "umask", "config:8-15", NULL, NULL },
+	{ "edge", "config:18", NULL, NULL },
+	{ "inv", "config:23", NULL, NULL },
+	{ "cmask", "config:24-28", NULL, NULL },
+	{ NULL, NULL, NULL, NULL },
 };
 
 /* snb_uncore_events (the cbox PMUs only) */
 static const struct perf_fact skl_cbox_events[] = {
-	{ "clockticks", "event=0xff,umask=0x00", 0, NULL },
-	{ NULL, NULL, 0, NULL },
+	{ "clockticks", "event=0xff,umask=0x00", NULL, NULL },
+	{ NULL, NULL, NULL, NULL },
 };
 
 /* skl_uncore_cbox: .num_counters 4 (the manual's summary table says 2;
@@ -65,18 +65,18 @@ const struct perf_unit skl_kpmu_fixed = {
  * counter with .scale 6.103515625e-5 and .unit MiB (64 bytes per count;
  * the kernel scales the request counters the same way). */
 static const struct perf_fact skl_imc_fmt[] = {
-	{ "event", "config:0-7", 0, NULL },
-	{ NULL, NULL, 0, NULL },
+	{ "event", "config:0-7", NULL, NULL },
+	{ NULL, NULL, NULL, NULL },
 };
 
-#define SKL_MIB 6.103515625e-5
+#define SKL_MIB "6.103515625e-5"	/* as uncore_snb.c writes it */
 static const struct perf_fact skl_imc_events[] = {
 	{ "data_reads", "event=0x01", SKL_MIB, "MiB" },
 	{ "data_writes", "event=0x02", SKL_MIB, "MiB" },
 	{ "gt_requests", "event=0x03", SKL_MIB, "MiB" },
 	{ "ia_requests", "event=0x04", SKL_MIB, "MiB" },
 	{ "io_requests", "event=0x05", SKL_MIB, "MiB" },
-	{ NULL, NULL, 0, NULL },
+	{ NULL, NULL, NULL, NULL },
 };
 
 /* snb_uncore_imc: one box, five free-running 32-bit counters

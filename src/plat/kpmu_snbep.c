@@ -14,26 +14,26 @@
 
 #include "plat/kpmu.h"
 
-#define END_FACT { NULL, NULL, 0, NULL }
+#define END_FACT { NULL, NULL, NULL, NULL }
 
 /* snbep_uncore_formats_attr (HA, iMC, R2PCIe, R3QPI) */
 static const struct perf_fact snbep_fmt[] = {
-	{ "event", "config:0-7", 0, NULL },
-	{ "umask", "config:8-15", 0, NULL },
-	{ "edge", "config:18", 0, NULL },
-	{ "inv", "config:23", 0, NULL },
-	{ "thresh", "config:24-31", 0, NULL },
+	{ "event", "config:0-7", NULL, NULL },
+	{ "umask", "config:8-15", NULL, NULL },
+	{ "edge", "config:18", NULL, NULL },
+	{ "inv", "config:23", NULL, NULL },
+	{ "thresh", "config:24-31", NULL, NULL },
 	END_FACT,
 };
 
 /* snbep_uncore_ubox_formats_attr; snbep_uncore_ubox: 2 counters of 44
  * bits, the UCLK fixed counter of 48 (config 0xff). */
 static const struct perf_fact snbep_ubox_fmt[] = {
-	{ "event", "config:0-7", 0, NULL },
-	{ "umask", "config:8-15", 0, NULL },
-	{ "edge", "config:18", 0, NULL },
-	{ "inv", "config:23", 0, NULL },
-	{ "thresh", "config:24-28", 0, NULL },
+	{ "event", "config:0-7", NULL, NULL },
+	{ "umask", "config:8-15", NULL, NULL },
+	{ "edge", "config:18", NULL, NULL },
+	{ "inv", "config:23", NULL, NULL },
+	{ "thresh", "config:24-28", NULL, NULL },
 	END_FACT,
 };
 
@@ -56,16 +56,16 @@ const struct perf_unit snbep_kpmu_ubox_fixed = {
  * state filter applies to the LLC_LOOKUP unit masks of
  * snbep_uncore_cbox_extra_regs (0x03 DATA_READ among them). */
 static const struct perf_fact snbep_cbox_fmt[] = {
-	{ "event", "config:0-7", 0, NULL },
-	{ "umask", "config:8-15", 0, NULL },
-	{ "edge", "config:18", 0, NULL },
-	{ "tid_en", "config:19", 0, NULL },
-	{ "inv", "config:23", 0, NULL },
-	{ "thresh", "config:24-31", 0, NULL },
-	{ "filter_tid", "config1:0-4", 0, NULL },
-	{ "filter_nid", "config1:10-17", 0, NULL },
-	{ "filter_state", "config1:18-22", 0, NULL },
-	{ "filter_opc", "config1:23-31", 0, NULL },
+	{ "event", "config:0-7", NULL, NULL },
+	{ "umask", "config:8-15", NULL, NULL },
+	{ "edge", "config:18", NULL, NULL },
+	{ "tid_en", "config:19", NULL, NULL },
+	{ "inv", "config:23", NULL, NULL },
+	{ "thresh", "config:24-31", NULL, NULL },
+	{ "filter_tid", "config1:0-4", NULL, NULL },
+	{ "filter_nid", "config1:10-17", NULL, NULL },
+	{ "filter_state", "config1:18-22", NULL, NULL },
+	{ "filter_opc", "config1:23-31", NULL, NULL },
 	END_FACT,
 };
 
@@ -98,9 +98,9 @@ const struct perf_unit snbep_kpmu_ha = {
 /* snbep_uncore_imc_events: here "clockticks" is the fixed counter
  * (0xff), unlike hsx's programmable event 0x00. */
 static const struct perf_fact snbep_imc_events[] = {
-	{ "clockticks", "event=0xff,umask=0x00", 0, NULL },
-	{ "cas_count_read", "event=0x04,umask=0x03", 6.103515625e-5, "MiB" },
-	{ "cas_count_write", "event=0x04,umask=0x0c", 6.103515625e-5, "MiB" },
+	{ "clockticks", "event=0xff,umask=0x00", NULL, NULL },
+	{ "cas_count_read", "event=0x04,umask=0x03", "6.103515625e-5", "MiB" },
+	{ "cas_count_write", "event=0x04,umask=0x0c", "6.103515625e-5", "MiB" },
 	END_FACT,
 };
 
@@ -124,17 +124,17 @@ const struct perf_unit snbep_kpmu_imc_fixed = {
 /* snbep_uncore_pcu_formats_attr (see kpmu_hsx.c); snbep_pcu_hw_config()
  * places band n's filter byte at 8n, as the register has it. */
 static const struct perf_fact snbep_pcu_fmt[] = {
-	{ "event", "config:0-7", 0, NULL },
-	{ "occ_sel", "config:14-15", 0, NULL },
-	{ "edge", "config:18", 0, NULL },
-	{ "inv", "config:23", 0, NULL },
-	{ "thresh", "config:24-28", 0, NULL },
-	{ "occ_invert", "config:30", 0, NULL },
-	{ "occ_edge", "config:14-51", 0, NULL },
-	{ "filter_band0", "config1:0-7", 0, NULL },
-	{ "filter_band1", "config1:8-15", 0, NULL },
-	{ "filter_band2", "config1:16-23", 0, NULL },
-	{ "filter_band3", "config1:24-31", 0, NULL },
+	{ "event", "config:0-7", NULL, NULL },
+	{ "occ_sel", "config:14-15", NULL, NULL },
+	{ "edge", "config:18", NULL, NULL },
+	{ "inv", "config:23", NULL, NULL },
+	{ "thresh", "config:24-28", NULL, NULL },
+	{ "occ_invert", "config:30", NULL, NULL },
+	{ "occ_edge", "config:14-51", NULL, NULL },
+	{ "filter_band0", "config1:0-7", NULL, NULL },
+	{ "filter_band1", "config1:8-15", NULL, NULL },
+	{ "filter_band2", "config1:16-23", NULL, NULL },
+	{ "filter_band3", "config1:24-31", NULL, NULL },
 	END_FACT,
 };
 
@@ -161,10 +161,10 @@ const struct perf_unit snbep_kpmu_pcu = {
  * QPI format is snbep_uncore_qpi_formats_attr, which hsx shares:
  * kpmu_snbep_qpi_format (kpmu_hsx.c). */
 static const struct perf_fact snbep_qpi_events[] = {
-	{ "clockticks", "event=0x14", 0, NULL },
-	{ "txl_flits_active", "event=0x00,umask=0x06", 0, NULL },
-	{ "drs_data", "event=0x102,umask=0x08", 0, NULL },
-	{ "ncb_data", "event=0x103,umask=0x04", 0, NULL },
+	{ "clockticks", "event=0x14", NULL, NULL },
+	{ "txl_flits_active", "event=0x00,umask=0x06", NULL, NULL },
+	{ "drs_data", "event=0x102,umask=0x08", NULL, NULL },
+	{ "ncb_data", "event=0x103,umask=0x04", NULL, NULL },
 	END_FACT,
 };
 

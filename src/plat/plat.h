@@ -214,7 +214,10 @@ struct unit_filter {
 struct perf_fact {
 	const char *name;	/* format field or event alias name */
 	const char *value;	/* "config:0-7,32-35" / "event=0xff,umask=0x0" */
-	double scale;		/* events/NAME.scale (0: no file) */
+	/* events/NAME.scale as the kernel's table spells it, written
+	 * verbatim ("6.103515625e-5", arch/x86/events/intel/uncore_snbep.c
+	 * snbep_uncore_imc_events), NULL: no file */
+	const char *scale;
 	const char *unit;	/* events/NAME.unit (NULL: no file) */
 };
 
@@ -250,6 +253,11 @@ struct perf_unit {
 	 * "occ_sel", config:14-15: the kernel has no umask field there, the
 	 * unit's umask is occ_sel << 6); NULL: none. */
 	const char *f_occ;
+	/* Its events/ files end in a newline: the PMU's aliases are shown
+	 * by perf_event_sysfs_show() (kernel/events/core.c, "%s\n"; the
+	 * cstate PMUs' PMU_EVENT_ATTR_STRING), not by the uncore drivers'
+	 * uncore_event_show() (arch/x86/events/intel/uncore.c, "%s"). */
+	bool events_nl;
 	/* A second PMU some of this unit's free-running counters are read
 	 * through (freerun_ctr.perf_pmu names it): hsx/snbep pcu_cstate's
 	 * core-scope residencies are in "cstate_core" beside the unit's
@@ -450,6 +458,11 @@ struct event {
 				   1 = cores in C0, 2 = C3, 3 = C6.  The same
 				   bits are umask bits 7:6 of the entry, so
 				   the umask already encodes it */
+	/* The kernel's events/NAME.scale and .unit of the alias this
+	 * entry is (platform generic: a count times kernel_scale is
+	 * kernel_unit, "MiB"); 0 / NULL: none (every table's events). */
+	double kernel_scale;
+	const char *kernel_unit;
 };
 
 /* An encoding to program: what a catalog event or a raw "unit:ev:umask"

@@ -33,49 +33,49 @@
 
 /* snb_uncore_formats_attr (adl_uncore_arb): threshold "cmask" 24-28 */
 static const struct perf_fact adl_snb_fmt[] = {
-	{ "event", "config:0-7", 0, NULL },
-	{ "umask", "config:8-15", 0, NULL },
-	{ "edge", "config:18", 0, NULL },
-	{ "inv", "config:23", 0, NULL },
-	{ "cmask", "config:24-28", 0, NULL },
+	{ "event", "config:0-7", NULL, NULL },
+	{ "umask", "config:8-15", NULL, NULL },
+	{ "edge", "config:18", NULL, NULL },
+	{ "inv", "config:23", NULL, NULL },
+	{ "cmask", "config:24-28", NULL, NULL },
 	END,
 };
 
 /* adl_uncore_formats_attr (mtl_uncore_arb, _hac_arb, _hac_cbox):
  * "threshold" 24-29 */
 static const struct perf_fact mtl_fmt[] = {
-	{ "event", "config:0-7", 0, NULL },
-	{ "umask", "config:8-15", 0, NULL },
-	{ "edge", "config:18", 0, NULL },
-	{ "inv", "config:23", 0, NULL },
-	{ "threshold", "config:24-29", 0, NULL },
+	{ "event", "config:0-7", NULL, NULL },
+	{ "umask", "config:8-15", NULL, NULL },
+	{ "edge", "config:18", NULL, NULL },
+	{ "inv", "config:23", NULL, NULL },
+	{ "threshold", "config:24-29", NULL, NULL },
 	END,
 };
 
 /* icl_uncore_clock_formats_attr: event only; icl_uncore_events:
  * clockticks "event=0xff" */
 static const struct perf_fact client_clock_fmt[] = {
-	{ "event", "config:0-7", 0, NULL },
+	{ "event", "config:0-7", NULL, NULL },
 	END,
 };
 static const struct perf_fact client_clock_events[] = {
-	{ "clockticks", "event=0xff", 0, NULL },
+	{ "clockticks", "event=0xff", NULL, NULL },
 	END,
 };
 
 /* adl_uncore_imc_formats_attr: no umask; chmask 8-11 */
 static const struct perf_fact client_imc_fmt[] = {
-	{ "event", "config:0-7", 0, NULL },
-	{ "chmask", "config:8-11", 0, NULL },
-	{ "edge", "config:18", 0, NULL },
+	{ "event", "config:0-7", NULL, NULL },
+	{ "chmask", "config:8-11", NULL, NULL },
+	{ "edge", "config:18", NULL, NULL },
 	END,
 };
 
 /* tgl_uncore_imc_format_group and tgl_uncore_imc_events (the events of
  * adl_uncore_imc_free_running): 64 bytes a count (.scale MiB) */
 static const struct perf_fact client_free_fmt[] = {
-	{ "event", "config:0-7", 0, NULL },
-	{ "umask", "config:8-15", 0, NULL },
+	{ "event", "config:0-7", NULL, NULL },
+	{ "umask", "config:8-15", NULL, NULL },
 	END,
 };
 static const struct perf_fact client_free_events[] = {

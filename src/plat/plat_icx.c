@@ -21,30 +21,30 @@
 /* skx_uncore_format_group (iMC, M3UPI) and ivbep_uncore_format_group
  * (IRP, M2PCIe): the same five fields */
 static const struct perf_fact icx_fmt[] = {
-	{ "event", "config:0-7", 0, NULL },
-	{ "umask", "config:8-15", 0, NULL },
-	{ "edge", "config:18", 0, NULL },
-	{ "inv", "config:23", 0, NULL },
-	{ "thresh", "config:24-31", 0, NULL },
+	{ "event", "config:0-7", NULL, NULL },
+	{ "umask", "config:8-15", NULL, NULL },
+	{ "edge", "config:18", NULL, NULL },
+	{ "inv", "config:23", NULL, NULL },
+	{ "thresh", "config:24-31", NULL, NULL },
 	END,
 };
 
 /* snr_uncore_cha_formats_attr (icx_uncore_chabox): umask_ext2 */
 static const struct perf_fact icx_cha_fmt[] = {
-	{ "event", "config:0-7", 0, NULL },
-	{ "umask", "config:8-15,32-57", 0, NULL },
-	{ "edge", "config:18", 0, NULL },
-	{ "tid_en", "config:19", 0, NULL },
-	{ "inv", "config:23", 0, NULL },
-	{ "thresh", "config:24-31", 0, NULL },
-	{ "filter_tid", "config1:0-9", 0, NULL },
+	{ "event", "config:0-7", NULL, NULL },
+	{ "umask", "config:8-15,32-57", NULL, NULL },
+	{ "edge", "config:18", NULL, NULL },
+	{ "tid_en", "config:19", NULL, NULL },
+	{ "inv", "config:23", NULL, NULL },
+	{ "thresh", "config:24-31", NULL, NULL },
+	{ "filter_tid", "config1:0-9", NULL, NULL },
 	END,
 };
 
 /* snr_uncore_imc_events, which icx_uncore_imc uses: the CAS encodings
  * 0x04/0x0f and 0x04/0x30 (Intel's ICX data agrees) */
 static const struct perf_fact icx_imc_events[] = {
-	{ "clockticks", "event=0x00,umask=0x00", 0, NULL },
+	{ "clockticks", "event=0x00,umask=0x00", NULL, NULL },
 	{ "cas_count_read", "event=0x04,umask=0x0f", XSP_MIB, "MiB" },
 	{ "cas_count_write", "event=0x04,umask=0x30", XSP_MIB, "MiB" },
 	END,
@@ -52,13 +52,13 @@ static const struct perf_fact icx_imc_events[] = {
 
 /* skx_uncore_iio_freerunning_format_group */
 static const struct perf_fact icx_free_fmt[] = {
-	{ "event", "config:0-7", 0, NULL },
-	{ "umask", "config:8-15", 0, NULL },
+	{ "event", "config:0-7", NULL, NULL },
+	{ "umask", "config:8-15", NULL, NULL },
 	END,
 };
 /* icx_uncore_imc_freerunning_events */
 static const struct perf_fact icx_free_events[] = {
-	{ "dclk", "event=0xff,umask=0x10", 0, NULL },
+	{ "dclk", "event=0xff,umask=0x10", NULL, NULL },
 	{ "read", "event=0xff,umask=0x20", XSP_MIB, "MiB" },
 	{ "write", "event=0xff,umask=0x21", XSP_MIB, "MiB" },
 	{ "ddrt_read", "event=0xff,umask=0x30", XSP_MIB, "MiB" },
@@ -68,59 +68,59 @@ static const struct perf_fact icx_free_events[] = {
 
 /* icx_upi_uncore_formats_attr: umask_ext4 */
 static const struct perf_fact icx_upi_fmt[] = {
-	{ "event", "config:0-7", 0, NULL },
-	{ "umask", "config:8-15,32-55", 0, NULL },
-	{ "edge", "config:18", 0, NULL },
-	{ "inv", "config:23", 0, NULL },
-	{ "thresh", "config:24-31", 0, NULL },
+	{ "event", "config:0-7", NULL, NULL },
+	{ "umask", "config:8-15,32-55", NULL, NULL },
+	{ "edge", "config:18", NULL, NULL },
+	{ "inv", "config:23", NULL, NULL },
+	{ "thresh", "config:24-31", NULL, NULL },
 	END,
 };
 
 /* snr_m2m_uncore_formats_attr (icx_uncore_m2m): umask_ext3 */
 static const struct perf_fact icx_m2m_fmt[] = {
-	{ "event", "config:0-7", 0, NULL },
-	{ "umask", "config:8-15,32-39", 0, NULL },
-	{ "edge", "config:18", 0, NULL },
-	{ "inv", "config:23", 0, NULL },
-	{ "thresh", "config:24-31", 0, NULL },
+	{ "event", "config:0-7", NULL, NULL },
+	{ "umask", "config:8-15,32-39", NULL, NULL },
+	{ "edge", "config:18", NULL, NULL },
+	{ "inv", "config:23", NULL, NULL },
+	{ "thresh", "config:24-31", NULL, NULL },
 	END,
 };
 
 /* snr_uncore_iio_formats_attr (icx_uncore_iio) */
 static const struct perf_fact icx_iio_fmt[] = {
-	{ "event", "config:0-7", 0, NULL },
-	{ "umask", "config:8-15", 0, NULL },
-	{ "edge", "config:18", 0, NULL },
-	{ "inv", "config:23", 0, NULL },
-	{ "thresh", "config:24-35", 0, NULL },
-	{ "ch_mask", "config:36-47", 0, NULL },
-	{ "fc_mask", "config:48-50", 0, NULL },
+	{ "event", "config:0-7", NULL, NULL },
+	{ "umask", "config:8-15", NULL, NULL },
+	{ "edge", "config:18", NULL, NULL },
+	{ "inv", "config:23", NULL, NULL },
+	{ "thresh", "config:24-35", NULL, NULL },
+	{ "ch_mask", "config:36-47", NULL, NULL },
+	{ "fc_mask", "config:48-50", NULL, NULL },
 	END,
 };
 
 /* skx_uncore_pcu_formats_attr (skx_uncore_pcu, which icx uses) */
 static const struct perf_fact icx_pcu_fmt[] = {
-	{ "event", "config:0-7", 0, NULL },
-	{ "umask", "config:8-15", 0, NULL },
-	{ "edge", "config:18", 0, NULL },
-	{ "inv", "config:23", 0, NULL },
-	{ "thresh", "config:24-31", 0, NULL },
-	{ "occ_invert", "config:30", 0, NULL },
-	{ "occ_edge_det", "config:31", 0, NULL },
-	{ "filter_band0", "config1:0-7", 0, NULL },
-	{ "filter_band1", "config1:8-15", 0, NULL },
-	{ "filter_band2", "config1:16-23", 0, NULL },
-	{ "filter_band3", "config1:24-31", 0, NULL },
+	{ "event", "config:0-7", NULL, NULL },
+	{ "umask", "config:8-15", NULL, NULL },
+	{ "edge", "config:18", NULL, NULL },
+	{ "inv", "config:23", NULL, NULL },
+	{ "thresh", "config:24-31", NULL, NULL },
+	{ "occ_invert", "config:30", NULL, NULL },
+	{ "occ_edge_det", "config:31", NULL, NULL },
+	{ "filter_band0", "config1:0-7", NULL, NULL },
+	{ "filter_band1", "config1:8-15", NULL, NULL },
+	{ "filter_band2", "config1:16-23", NULL, NULL },
+	{ "filter_band3", "config1:24-31", NULL, NULL },
 	END,
 };
 
 /* ivbep_uncore_ubox_formats_attr (skx_uncore_ubox, which icx uses) */
 static const struct perf_fact icx_ubox_fmt[] = {
-	{ "event", "config:0-7", 0, NULL },
-	{ "umask", "config:8-15", 0, NULL },
-	{ "edge", "config:18", 0, NULL },
-	{ "inv", "config:23", 0, NULL },
-	{ "thresh", "config:24-28", 0, NULL },
+	{ "event", "config:0-7", NULL, NULL },
+	{ "umask", "config:8-15", NULL, NULL },
+	{ "edge", "config:18", NULL, NULL },
+	{ "inv", "config:23", NULL, NULL },
+	{ "thresh", "config:24-28", NULL, NULL },
 	END,
 };
 

@@ -21,34 +21,34 @@
 
 /* skx_uncore_format_group (iMC, M2M, IRP, M3UPI, M2PCIe) */
 static const struct perf_fact skx_fmt[] = {
-	{ "event", "config:0-7", 0, NULL },
-	{ "umask", "config:8-15", 0, NULL },
-	{ "edge", "config:18", 0, NULL },
-	{ "inv", "config:23", 0, NULL },
-	{ "thresh", "config:24-31", 0, NULL },
+	{ "event", "config:0-7", NULL, NULL },
+	{ "umask", "config:8-15", NULL, NULL },
+	{ "edge", "config:18", NULL, NULL },
+	{ "inv", "config:23", NULL, NULL },
+	{ "thresh", "config:24-31", NULL, NULL },
 	END,
 };
 
 /* skx_uncore_cha_formats_attr: config1 is FILTER0 (low 32 bits) and
  * FILTER1 (high 32) of the CHA, as on hsx. */
 static const struct perf_fact skx_cha_fmt[] = {
-	{ "event", "config:0-7", 0, NULL },
-	{ "umask", "config:8-15", 0, NULL },
-	{ "edge", "config:18", 0, NULL },
-	{ "tid_en", "config:19", 0, NULL },
-	{ "inv", "config:23", 0, NULL },
-	{ "thresh", "config:24-31", 0, NULL },
-	{ "filter_tid", "config1:0-8", 0, NULL },
-	{ "filter_state", "config1:17-26", 0, NULL },
-	{ "filter_rem", "config1:32", 0, NULL },
-	{ "filter_loc", "config1:33", 0, NULL },
-	{ "filter_nm", "config1:36", 0, NULL },
-	{ "filter_all_op", "config1:35", 0, NULL },
-	{ "filter_not_nm", "config1:37", 0, NULL },
-	{ "filter_opc0", "config1:41-50", 0, NULL },
-	{ "filter_opc1", "config1:51-60", 0, NULL },
-	{ "filter_nc", "config1:62", 0, NULL },
-	{ "filter_isoc", "config1:63", 0, NULL },
+	{ "event", "config:0-7", NULL, NULL },
+	{ "umask", "config:8-15", NULL, NULL },
+	{ "edge", "config:18", NULL, NULL },
+	{ "tid_en", "config:19", NULL, NULL },
+	{ "inv", "config:23", NULL, NULL },
+	{ "thresh", "config:24-31", NULL, NULL },
+	{ "filter_tid", "config1:0-8", NULL, NULL },
+	{ "filter_state", "config1:17-26", NULL, NULL },
+	{ "filter_rem", "config1:32", NULL, NULL },
+	{ "filter_loc", "config1:33", NULL, NULL },
+	{ "filter_nm", "config1:36", NULL, NULL },
+	{ "filter_all_op", "config1:35", NULL, NULL },
+	{ "filter_not_nm", "config1:37", NULL, NULL },
+	{ "filter_opc0", "config1:41-50", NULL, NULL },
+	{ "filter_opc1", "config1:51-60", NULL, NULL },
+	{ "filter_nc", "config1:62", NULL, NULL },
+	{ "filter_isoc", "config1:63", NULL, NULL },
 	END,
 };
 
@@ -94,7 +94,7 @@ static const struct perf_filter_map skx_cha_fmap[] = {
 
 /* hswep_uncore_imc_events, which skx_uncore_imc uses */
 static const struct perf_fact skx_imc_events[] = {
-	{ "clockticks", "event=0x00,umask=0x00", 0, NULL },
+	{ "clockticks", "event=0x00,umask=0x00", NULL, NULL },
 	{ "cas_count_read", "event=0x04,umask=0x03", XSP_MIB, "MiB" },
 	{ "cas_count_write", "event=0x04,umask=0x0c", XSP_MIB, "MiB" },
 	END,
@@ -102,23 +102,23 @@ static const struct perf_fact skx_imc_events[] = {
 
 /* skx_upi_uncore_formats_attr: umask_ext "config:8-15,32-43,45-55" */
 static const struct perf_fact skx_upi_fmt[] = {
-	{ "event", "config:0-7", 0, NULL },
-	{ "umask", "config:8-15,32-43,45-55", 0, NULL },
-	{ "edge", "config:18", 0, NULL },
-	{ "inv", "config:23", 0, NULL },
-	{ "thresh", "config:24-31", 0, NULL },
+	{ "event", "config:0-7", NULL, NULL },
+	{ "umask", "config:8-15,32-43,45-55", NULL, NULL },
+	{ "edge", "config:18", NULL, NULL },
+	{ "inv", "config:23", NULL, NULL },
+	{ "thresh", "config:24-31", NULL, NULL },
 	END,
 };
 
 /* skx_uncore_iio_formats_attr: thresh9 is 12 bits, ch_mask, fc_mask */
 static const struct perf_fact skx_iio_fmt[] = {
-	{ "event", "config:0-7", 0, NULL },
-	{ "umask", "config:8-15", 0, NULL },
-	{ "edge", "config:18", 0, NULL },
-	{ "inv", "config:23", 0, NULL },
-	{ "thresh", "config:24-35", 0, NULL },
-	{ "ch_mask", "config:36-43", 0, NULL },
-	{ "fc_mask", "config:44-46", 0, NULL },
+	{ "event", "config:0-7", NULL, NULL },
+	{ "umask", "config:8-15", NULL, NULL },
+	{ "edge", "config:18", NULL, NULL },
+	{ "inv", "config:23", NULL, NULL },
+	{ "thresh", "config:24-35", NULL, NULL },
+	{ "ch_mask", "config:36-43", NULL, NULL },
+	{ "fc_mask", "config:44-46", NULL, NULL },
 	END,
 };
 

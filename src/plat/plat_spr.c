@@ -27,53 +27,53 @@
 /* spr_uncore_raw_formats_attr: umask_ext4 (IRP, M2PCIe, iMC, M2M, UPI,
  * M3UPI, MDF, CXL, HBM) */
 static const struct perf_fact spr_raw_fmt[] = {
-	{ "event", "config:0-7", 0, NULL },
-	{ "umask", "config:8-15,32-55", 0, NULL },
-	{ "edge", "config:18", 0, NULL },
-	{ "inv", "config:23", 0, NULL },
-	{ "thresh", "config:24-31", 0, NULL },
+	{ "event", "config:0-7", NULL, NULL },
+	{ "umask", "config:8-15,32-55", NULL, NULL },
+	{ "edge", "config:18", NULL, NULL },
+	{ "inv", "config:23", NULL, NULL },
+	{ "thresh", "config:24-31", NULL, NULL },
 	END,
 };
 
 /* spr_uncore_cha_formats_attr: umask_ext5, tid_en at bit 16 */
 static const struct perf_fact spr_cha_fmt[] = {
-	{ "event", "config:0-7", 0, NULL },
-	{ "umask", "config:8-15,32-63", 0, NULL },
-	{ "tid_en", "config:16", 0, NULL },
-	{ "edge", "config:18", 0, NULL },
-	{ "inv", "config:23", 0, NULL },
-	{ "thresh", "config:24-31", 0, NULL },
-	{ "filter_tid", "config1:0-9", 0, NULL },
+	{ "event", "config:0-7", NULL, NULL },
+	{ "umask", "config:8-15,32-63", NULL, NULL },
+	{ "tid_en", "config:16", NULL, NULL },
+	{ "edge", "config:18", NULL, NULL },
+	{ "inv", "config:23", NULL, NULL },
+	{ "thresh", "config:24-31", NULL, NULL },
+	{ "filter_tid", "config1:0-9", NULL, NULL },
 	END,
 };
 
 /* snr_uncore_iio_formats_attr (spr_uncore_iio) */
 static const struct perf_fact spr_iio_fmt[] = {
-	{ "event", "config:0-7", 0, NULL },
-	{ "umask", "config:8-15", 0, NULL },
-	{ "edge", "config:18", 0, NULL },
-	{ "inv", "config:23", 0, NULL },
-	{ "thresh", "config:24-35", 0, NULL },
-	{ "ch_mask", "config:36-47", 0, NULL },
-	{ "fc_mask", "config:48-50", 0, NULL },
+	{ "event", "config:0-7", NULL, NULL },
+	{ "umask", "config:8-15", NULL, NULL },
+	{ "edge", "config:18", NULL, NULL },
+	{ "inv", "config:23", NULL, NULL },
+	{ "thresh", "config:24-35", NULL, NULL },
+	{ "ch_mask", "config:36-47", NULL, NULL },
+	{ "fc_mask", "config:48-50", NULL, NULL },
 	END,
 };
 
 /* spr_uncore_pcu sets no format group: the discovery code's generic one
  * (uncore_discovery.c generic_uncore_formats_attr) */
 static const struct perf_fact spr_generic_fmt[] = {
-	{ "event", "config:0-7", 0, NULL },
-	{ "umask", "config:8-15", 0, NULL },
-	{ "edge", "config:18", 0, NULL },
-	{ "inv", "config:23", 0, NULL },
-	{ "thresh", "config:24-31", 0, NULL },
+	{ "event", "config:0-7", NULL, NULL },
+	{ "umask", "config:8-15", NULL, NULL },
+	{ "edge", "config:18", NULL, NULL },
+	{ "inv", "config:23", NULL, NULL },
+	{ "thresh", "config:24-31", NULL, NULL },
 	END,
 };
 
 /* spr_uncore_imc_events: CAS 0x05/0xcf and 0x05/0xf0 (Intel's SPR and
  * EMR data agree), clockticks 0x01/0x00 */
 static const struct perf_fact spr_imc_events[] = {
-	{ "clockticks", "event=0x01,umask=0x00", 0, NULL },
+	{ "clockticks", "event=0x01,umask=0x00", NULL, NULL },
 	{ "cas_count_read", "event=0x05,umask=0xcf", XSP_MIB, "MiB" },
 	{ "cas_count_write", "event=0x05,umask=0xf0", XSP_MIB, "MiB" },
 	END,

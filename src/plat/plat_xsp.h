@@ -42,9 +42,11 @@
 		 .rst_bit = XSP_NONE },                                     \
 	.global_ovf_bit = XSP_NONE, .max_rate = 5.0e9, .perf = &(kpmu)
 
-#define XSP_END_FACT { NULL, NULL, 0, NULL }
-/* 64 bytes in MiB: the kernel's .scale of its DRAM byte events. */
-#define XSP_MIB 6.103515625e-5
+#define XSP_END_FACT { NULL, NULL, NULL, NULL }
+/* 64 bytes in MiB: the kernel's .scale of its DRAM byte events, the
+ * string as its tables write it (uncore_snbep.c, e.g.
+ * spr_uncore_imc_events "cas_count_read.scale"). */
+#define XSP_MIB "6.103515625e-5"
 
 /*
  * skx LLC lookups and misses (doc/hardware-notes.md, "LLC on skx"): the

@@ -14,8 +14,10 @@
  *    (kernel/events/core.c, PERF_CPU_HRTIMER).
  *  - format/NAME: the format string and "\n" (the drivers'
  *    DEFINE_UNCORE_FORMAT_ATTR / PMU_FORMAT_ATTR: sprintf(page, fmt "\n")).
- *  - events/NAME, NAME.scale, NAME.unit: the string without a newline
- *    (uncore.c uncore_event_show: sysfs_emit(buf, "%s", config)).
+ *  - events/NAME, NAME.scale, NAME.unit: the table's string verbatim
+ *    ("6.103515625e-5"), without a newline (uncore.c uncore_event_show:
+ *    sprintf(buf, "%s", event->config)); the cstate PMUs' with one
+ *    (kernel/events/core.c perf_event_sysfs_show: "%s\n").
  *  - bus/event_source/devices/NAME: a link to ../../../devices/NAME, as
  *    on every Linux system (perf_pmu_register adds the device to the
  *    event_source bus).
@@ -263,7 +265,8 @@ static int add_aliases(struct spmu *p, const struct perf_unit *pu, char *why,
 			return -ENOMEM;
 		p->a = na;
 		p->a[p->na++] = (struct spmu_alias){ x->name, x->value,
-						     x->scale, x->unit };
+						     x->scale, x->unit,
+						     pu->events_nl };
 	}
 	return 0;
 }
@@ -847,44 +850,38 @@ static int mkdir_in(const char *dir, const char *name, char *out, char *why,
 	return mkdir_at(out, why, len);
 }
 
-/* The shortest "%g" text that reads back as v (the kernel writes scales
- * as short decimal strings: "6.103515625e-5"). */
-static void fmt_scale(double v, char *buf, size_t len)
-{
-	for (int prec = 1; prec <= 17; prec++) {
-		snprintf(buf, len, "%.*g", prec, v);
-		if (strtod(buf, NULL) == v)
-			return;
-	}
-}
-
-/* events/NAME and its .scale / .unit files, as uncore_event_show()
- * prints them: no newline. */
+/* events/NAME and its .scale / .unit files, their strings verbatim as the
+ * kernel's tables hold them ("6.103515625e-5", never re-printed through a
+ * double): no newline as uncore_event_show() prints them ("%s"), one as
+ * perf_event_sysfs_show() does ("%s\n", the cstate PMUs). */
 static int write_alias(const char *dir, const struct spmu_alias *a, char *why,
 		       size_t len)
 {
-	char name[PATH_MAX], num[40];
+	const char *nl = a->nl ? "\n" : "";
+	char name[PATH_MAX], text[256];
 	int r;
 
-	if ((r = put_in(dir, a->name, a->value, why, len)) < 0)
+	snprintf(text, sizeof(text), "%s%s", a->value, nl);
+	if ((r = put_in(dir, a->name, text, why, len)) < 0)
 		return r;
-	if (a->scale != 0) {
-		fmt_scale(a->scale, num, sizeof(num));
+	if (a->scale) {
 		snprintf(name, sizeof(name), "%s.scale", a->name);
-		if ((r = put_in(dir, name, num, why, len)) < 0)
+		snprintf(text, sizeof(text), "%s%s", a->scale, nl);
+		if ((r = put_in(dir, name, text, why, len)) < 0)
 			return r;
 	}
 	if (a->unit) {
 		snprintf(name, sizeof(name), "%s.unit", a->name);
-		if ((r = put_in(dir, name, a->unit, why, len)) < 0)
+		snprintf(text, sizeof(text), "%s%s", a->unit, nl);
+		if ((r = put_in(dir, name, text, why, len)) < 0)
 			return r;
 	}
 	return 0;
 }
 
 /* format/ and events/ of p under dir. */
-static int write_facts(const struct spmu *p, const char *dir, char *why,
-		       size_t len)
+static int write_facts(const struct spmu_set *s, const struct spmu *p,
+		       const char *dir, char *why, size_t len)
 {
 	char sub[PATH_MAX], line[96];
 	int r;
@@ -901,7 +898,8 @@ static int write_facts(const struct spmu *p, const char *dir, char *why,
 	if ((r = mkdir_in(dir, "events", sub, why, len)) < 0)
 		return r;
 	for (unsigned i = 0; i < p->na; i++)
-		if ((r = write_alias(sub, &p->a[i], why, len)) < 0)
+		if (!wl_perf_event_missing(s->wl, p->a[i].name) &&
+		    (r = write_alias(sub, &p->a[i], why, len)) < 0)
 			return r;
 	return 0;
 }
@@ -925,7 +923,7 @@ static int write_pmu(const struct spmu_set *s, const struct spmu *p,
 	if ((r = put_in(dir, "cpumask", text, why, len)) < 0 ||
 	    (r = put_in(dir, "perf_event_mux_interval_ms", "4\n", why,
 			len)) < 0 ||
-	    (r = write_facts(p, dir, why, len)) < 0)
+	    (r = write_facts(s, p, dir, why, len)) < 0)
 		return r;
 	if (!mkpath(path, why, len, "%s/bus/event_source/devices/%s", sysfs,
 		    p->name) ||

@@ -58,8 +58,9 @@ struct spmu_field {
 /* One events/ file (and its .scale / .unit). */
 struct spmu_alias {
 	const char *name, *value;	/* platform data */
-	double scale;		/* 0: no .scale file */
+	const char *scale;	/* NULL: no .scale file; else verbatim */
 	const char *unit;	/* NULL: no .unit file */
+	bool nl;		/* the files end in "\n" (perf_unit.events_nl) */
 };
 
 /* A free-running counter behind a PMU and the config that selects it. */

@@ -771,6 +771,49 @@ static int parse_missing(struct pctx *c, json_object *o)
 	return 0;
 }
 
+/* "missing_events": events/ alias names or globs the kernel leaves out. */
+static int parse_missing_ev(struct pctx *c, json_object *o)
+{
+	struct wl_perf *pf = &c->w->perf;
+	size_t n;
+
+	if (!json_object_is_type(o, json_type_array))
+		return wlp_fail(c, "must be an array of event alias names or "
+			    "globs (\"*_write\"), not %s", wlp_type_name(o));
+	n = json_object_array_length(o);
+	if (n > WL_MAX_MISSING)
+		return wlp_fail(c, "%zu events: at most %d", n, WL_MAX_MISSING);
+	pf->missing_ev = calloc(n ? n : 1, sizeof(*pf->missing_ev));
+	if (!pf->missing_ev)
+		return wlp_fail_nomem(c);
+	for (size_t i = 0; i < n; i++) {
+		json_object *e = json_object_array_get_idx(o, i);
+		size_t old = wlp_path_idx(c, i);
+		const char *v = json_object_is_type(e, json_type_string)
+				? json_object_get_string(e) : NULL;
+
+		if (!v || !*v || strlen(v) >= WL_PMU_NAME_MAX ||
+		    strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789_-.*?[]") !=
+		    strlen(v))
+			return wlp_fail(c, "must be an event alias name or glob "
+				    "(at most %d characters of a-z, 0-9, _, -, "
+				    ". and glob characters)",
+				    WL_PMU_NAME_MAX - 1);
+		snprintf(pf->missing_ev[i], WL_PMU_NAME_MAX, "%s", v);
+		pf->nmissing_ev++;
+		wlp_path_pop(c, old);
+	}
+	return 0;
+}
+
+bool wl_perf_event_missing(const struct workload *w, const char *name)
+{
+	for (unsigned i = 0; w && i < w->perf.nmissing_ev; i++)
+		if (fnmatch(w->perf.missing_ev[i], name, 0) == 0)
+			return true;
+	return false;
+}
+
 /* One member of "perf". */
 static int parse_perf_member(struct pctx *c, const char *key, json_object *v)
 {
@@ -803,6 +846,15 @@ static int parse_perf_member(struct pctx *c, const char *key, json_object *v)
 	}
 	if (strcmp(key, "missing_pmus") == 0)
 		return parse_missing(c, v);
+	if (strcmp(key, "missing_events") == 0)
+		return parse_missing_ev(c, v);
+	if (strcmp(key, "cpu_model") == 0) {
+		if ((r = wlp_get_uint(c, v, 1, 255, "a CPUID display model",
+				      &x)) < 0)
+			return r;
+		pf->cpu_model = (unsigned)x;
+		return 0;
+	}
 	if (strcmp(key, "kernel") == 0) {
 		const char *k = json_object_is_type(v, json_type_string)
 				? json_object_get_string(v) : NULL;
@@ -818,7 +870,7 @@ static int parse_perf_member(struct pctx *c, const char *key, json_object *v)
 		return 0;
 	}
 	return wlp_fail(c, "unknown key (\"perf\" accepts: paranoid, cap_perfmon, "
-		    "missing_pmus, kernel)");
+		    "missing_pmus, missing_events, cpu_model, kernel)");
 }
 
 /* The "perf" object: what the simulated kernel is like. */
@@ -1426,6 +1478,7 @@ void wl_free(struct workload *w)
 	free(w->rates);
 	free(w->faults);
 	free(w->perf.missing);
+	free(w->perf.missing_ev);
 	free(w);
 }
 

@@ -92,6 +92,15 @@ struct wl_perf {
 	char kernel[32];	/* "6.8.0-45-generic"; "" = WL_PERF_KERNEL */
 	unsigned nmissing;	/* PMUs the kernel does not have */
 	char (*missing)[WL_PMU_NAME_MAX];	/* names or globs */
+	/* "cpu_model": the model CPUID reports instead of the platform's
+	 * first (a CPU no table knows, with the platform's PMUs: the
+	 * daemon's "generic" platform); 0: the platform's own. */
+	unsigned cpu_model;
+	/* "missing_events": events/ aliases (names or globs) the kernel
+	 * does not write, on every PMU; the simulated hardware still
+	 * counts their encodings. */
+	unsigned nmissing_ev;
+	char (*missing_ev)[WL_PMU_NAME_MAX];
 };
 
 /* Topology values; 0 = not given (the simulator takes the maximum the
@@ -198,6 +207,8 @@ void wl_free(struct workload *w);
 int wl_perf_paranoid(const struct workload *w);
 bool wl_perf_capable(const struct workload *w);
 const char *wl_perf_release(const struct workload *w);
+/* Does the simulated kernel leave events/ alias name out ("missing_events")? */
+bool wl_perf_event_missing(const struct workload *w, const char *name);
 unsigned wl_perf_version(const struct workload *w);
 /* "6.8" -> 0x060800 (see above); 0, or -EINVAL for anything that does
  * not start with MAJOR.MINOR. */

@@ -80,7 +80,7 @@ for p in adl mtl; do
 	is "$(cat "$d/uncore_imc_free_running_1/events/data_read") $(cat "$d/uncore_imc_free_running_1/events/data_write")" \
 		"event=0xff,umask=0x20 event=0xff,umask=0x30" "$p: data_read, data_write"
 	is "$(cat "$d/uncore_imc_free_running_0/events/data_read.scale") $(cat "$d/uncore_imc_free_running_0/events/data_read.unit")" \
-		"6.103515625e-05 MiB" "$p: 64 bytes a count"
+		"6.103515625e-5 MiB" "$p: 64 bytes a count, the scale as the kernel writes it"
 	is "$(cat "$d/uncore_imc_1/format/chmask")" "config:8-11" "$p: iMC chmask field"
 done
 is "$(ls "$T/k-adl/sys/bus/event_source/devices" | grep -c '^uncore_clock$\|^uncore_arb_1$')" 2 \

@@ -23,6 +23,27 @@ done
 
 is "$(cat "$T/skl/sys/bus/event_source/devices/uncore_imc/events/data_reads")" \
 	"event=0x01" "skl: data_reads as the kernel writes it"
+# Byte for byte, trailing newline included ($(cat) would drop it): the
+# kernel prints an uncore alias, its .scale and .unit verbatim and without
+# a newline (uncore.c uncore_event_show, "%s"; the string in
+# uncore_snbep.c snbep_uncore_imc_events is "6.103515625e-5"), a cstate
+# alias with one (core.c perf_event_sysfs_show, "%s\n"), a format file
+# with one.
+bytes() { od -An -c "$1" | tr -s ' \n' ' '; }
+is "$(bytes "$T/hsx/sys/devices/uncore_imc_0/events/cas_count_read.scale")" \
+	"$(printf '6.103515625e-5' | od -An -c | tr -s ' \n' ' ')" \
+	"hsx: cas_count_read.scale is the kernel's string, no newline"
+is "$(bytes "$T/hsx/sys/devices/uncore_imc_0/events/cas_count_read.unit")" \
+	"$(printf 'MiB' | od -An -c | tr -s ' \n' ' ')" "hsx: its .unit"
+is "$(bytes "$T/skl/sys/devices/uncore_imc/events/data_writes.scale")" \
+	"$(printf '6.103515625e-5' | od -An -c | tr -s ' \n' ' ')" \
+	"skl: data_writes.scale as uncore_snb.c writes it"
+is "$(bytes "$T/hsx/sys/devices/cstate_core/events/c6-residency")" \
+	"$(printf 'event=0x02\n' | od -An -c | tr -s ' \n' ' ')" \
+	"hsx: a cstate alias ends in a newline"
+is "$(bytes "$T/hsx/sys/devices/uncore_imc_0/format/umask")" \
+	"$(printf 'config:8-15\n' | od -An -c | tr -s ' \n' ' ')" \
+	"hsx: a format file ends in a newline"
 is "$(cat "$T/hsx/sys/devices/uncore_qpi_0/format/event")" "config:0-7,21" \
 	"hsx: QPI event field with bit 21"
 is "$(cat "$T/skx/sys/devices/uncore_cha_27/cpumask")" "0,8" \

@@ -304,7 +304,9 @@ static void test_cpulist(void)
 
 /* An skx-like iMC PMU: uncore_snbep.c snbep_uncore_formats_attr and
  * snbep_uncore_imc_events (cas_count_read "event=0x04,umask=0x03",
- * scale 6.103515625e-5, unit MiB). */
+ * scale 6.103515625e-5, unit MiB).  The alias files are the kernel's
+ * text: no newline (uncore.c uncore_event_show, "%s"); format/ files end
+ * in one (DEFINE_UNCORE_FORMAT_ATTR, fmt "\n"). */
 static void make_imc(void)
 {
 	put(DEV "uncore_imc_0/type", "15\n");
@@ -314,10 +316,10 @@ static void make_imc(void)
 	put(DEV "uncore_imc_0/format/edge", "config:18\n");
 	put(DEV "uncore_imc_0/format/inv", "config:23\n");
 	put(DEV "uncore_imc_0/format/thresh", "config:24-31\n");
-	put(DEV "uncore_imc_0/events/clockticks", "event=0xff,umask=0x00\n");
-	put(DEV "uncore_imc_0/events/cas_count_read", "event=0x04,umask=0x03\n");
-	put(DEV "uncore_imc_0/events/cas_count_read.scale", "6.103515625e-5\n");
-	put(DEV "uncore_imc_0/events/cas_count_read.unit", "MiB\n");
+	put(DEV "uncore_imc_0/events/clockticks", "event=0xff,umask=0x00");
+	put(DEV "uncore_imc_0/events/cas_count_read", "event=0x04,umask=0x03");
+	put(DEV "uncore_imc_0/events/cas_count_read.scale", "6.103515625e-5");
+	put(DEV "uncore_imc_0/events/cas_count_read.unit", "MiB");
 	put(DEV "uncore_imc_0/events/cas_count_read.per-pkg", "1\n");
 	put(DEV "uncore_imc_0/events/bad_alias", "event=0x01,nosuch=0x1\n");
 }
@@ -364,6 +366,45 @@ static void test_load_imc(void)
 	   "clockticks: scale 1, no unit");
 	ok(!pfs_alias(p, "cas_count_read.scale"), "a .scale is no alias");
 	pfs_pmu_free(p);
+}
+
+/*
+ * .scale texts: the kernel prints its table's string verbatim, so the
+ * parser meets whatever the driver's author wrote.  Real ones:
+ * "6.103515625e-5" (uncore_snbep.c, uncore_snb.c: 64 B in MiB),
+ * "3.814697265625e-6" (uncore_snbep.c icx_uncore_iio_freerun_events:
+ * 4 B in MiB), "2.3283064365386962890625e-10" (intel/rapl.c, with a
+ * newline: perf_event_sysfs_show); and any other strtod text
+ * ("6.103515625e-05", "64", "0.5E1", ".25") is read as the number it is.
+ */
+static void test_scale_texts(void)
+{
+	static const struct { const char *text; double v; } good[] = {
+		{ "6.103515625e-5", 6.103515625e-5 },
+		{ "6.103515625e-05", 6.103515625e-5 },
+		{ "3.814697265625e-6", 3.814697265625e-6 },
+		{ "2.3283064365386962890625e-10\n", 0x1p-32 },
+		{ "64", 64.0 }, { "0.5E1", 5.0 }, { ".25", 0.25 },
+		{ "1e0\n", 1.0 },
+	};
+
+	for (unsigned i = 0; i < sizeof(good) / sizeof(*good); i++) {
+		struct pfs_pmu *p;
+		const struct pfs_alias *a;
+
+		rm_rf(DEV "sc");
+		put(DEV "sc/type", "20\n");
+		put(DEV "sc/format/event", "config:0-7\n");
+		put(DEV "sc/events/x", "event=0x01");
+		put(DEV "sc/events/x.scale", good[i].text);
+		p = load("sc");
+		a = p ? pfs_alias(p, "x") : NULL;
+		ok(a && a->has_scale && a->scale == good[i].v,
+		   "scale text \"%.*s\" reads as %g",
+		   (int)strcspn(good[i].text, "\n"), good[i].text, good[i].v);
+		pfs_pmu_free(p);
+	}
+	rm_rf(DEV "sc");
 }
 
 static void encode_is(struct pfs_pmu *p, const char *terms, uint64_t c0,
@@ -579,6 +620,16 @@ static void test_load_malformed(void)
 	load_bad(DEV "bad/events/x", "event=0x04,,umask=1\n", -EINVAL,
 		 "empty term");
 	load_bad(DEV "bad/events/x", "event=0xq\n", -EINVAL, "not a number");
+	/* the position of the bad term in the kernel's text, counted from
+	 * byte 0 (spr_uncore_imc_events' cas_count_read, broken) */
+	load_bad(DEV "bad/events/cas", "event=0x05,umask=0xcg", -EINVAL,
+		 "term 2 at byte 11: term \"umask=0xcg\"");
+	load_bad(DEV "bad/events/cas", "event=0x05,,umask=0xcf", -EINVAL,
+		 "term 2 at byte 11: an empty term");
+	load_bad(DEV "bad/events/cas", "event=0x05, umask 0xcf", -EINVAL,
+		 "term 2 at byte 12: term \"umask 0xcf\": expected '='");
+	load_bad(DEV "bad/events/cas", "=0x05", -EINVAL,
+		 "term 1 at byte 0: term \"=0x05\" has no name");
 	static const char *const scales[] = { "abc\n", "-1\n", "nan\n", "inf\n",
 					      "0\n", "1e-3 \n", " 1\n", "" };
 	for (unsigned i = 0; i < sizeof(scales) / sizeof(*scales); i++) {
@@ -697,6 +748,7 @@ int main(void)
 	test_cpulist();
 	make_imc();
 	test_load_imc();
+	test_scale_texts();
 	test_encode_imc();
 	test_encode_wide();
 	test_load_variants();

@@ -48,18 +48,18 @@ static const struct unit_filter tp_cha_filters[] = {
 	{ "TP_CHA_FILTER0", EVF_FILTER0, 0, NULL, NULL, &tp_filt_layout },
 };
 static const struct perf_fact tp_cha_format[] = {
-	{ "event", "config:0-7", 0, NULL },
-	{ "umask", "config:8-15,32-55", 0, NULL },
-	{ "edge", "config:18", 0, NULL },
-	{ "inv", "config:23", 0, NULL },
-	{ "thresh", "config:24-31", 0, NULL },
-	{ "filter_tid", "config1:0-8", 0, NULL },
-	{ "filter_state", "config1:17-26", 0, NULL },
-	{ NULL, NULL, 0, NULL },
+	{ "event", "config:0-7", NULL, NULL },
+	{ "umask", "config:8-15,32-55", NULL, NULL },
+	{ "edge", "config:18", NULL, NULL },
+	{ "inv", "config:23", NULL, NULL },
+	{ "thresh", "config:24-31", NULL, NULL },
+	{ "filter_tid", "config1:0-8", NULL, NULL },
+	{ "filter_state", "config1:17-26", NULL, NULL },
+	{ NULL, NULL, NULL, NULL },
 };
 static const struct perf_fact tp_cha_events[] = {
-	{ "clockticks", "event=0x00,umask=0x00", 0, NULL },
-	{ NULL, NULL, 0, NULL },
+	{ "clockticks", "event=0x00,umask=0x00", NULL, NULL },
+	{ NULL, NULL, NULL, NULL },
 };
 static const struct perf_filter_map tp_cha_fmap[] = {
 	{ 0, "tid", "filter_tid" },
@@ -81,13 +81,13 @@ static const struct unit_type tp_cha = {
 };
 
 static const struct perf_fact tp_imc_format[] = {
-	{ "event", "config:0-7", 0, NULL },
-	{ "umask", "config:8-15", 0, NULL },
-	{ NULL, NULL, 0, NULL },
+	{ "event", "config:0-7", NULL, NULL },
+	{ "umask", "config:8-15", NULL, NULL },
+	{ NULL, NULL, NULL, NULL },
 };
 static const struct perf_fact tp_imc_events[] = {
-	{ "cas_count_read", "event=0x04,umask=0x03", 6.103515625e-5, "MiB" },
-	{ NULL, NULL, 0, NULL },
+	{ "cas_count_read", "event=0x04,umask=0x03", "6.103515625e-5", "MiB" },
+	{ NULL, NULL, NULL, NULL },
 };
 static const struct perf_unit tp_imc_perf = {
 	.pmu = "uncore_imc_%u", .source = "test: hsx-like iMC",
@@ -111,9 +111,9 @@ static const struct unit_type tp_imc_fixed = {
 };
 
 static const struct perf_fact tp_free_events[] = {
-	{ "data_read", "event=0xff,umask=0x20", 6.103515625e-5, "MiB" },
-	{ "data_write", "event=0xff,umask=0x30", 6.103515625e-5, "MiB" },
-	{ NULL, NULL, 0, NULL },
+	{ "data_read", "event=0xff,umask=0x20", "6.103515625e-5", "MiB" },
+	{ "data_write", "event=0xff,umask=0x30", "6.103515625e-5", "MiB" },
+	{ NULL, NULL, NULL, NULL },
 };
 static const struct perf_unit tp_free_perf = {
 	.pmu = "uncore_imc_free_running_%u", .source = "test: icx-like",
@@ -131,9 +131,9 @@ static const struct unit_type tp_free = {
 };
 
 static const struct perf_fact tp_df_format[] = {
-	{ "event", "config:0-7,32-37", 0, NULL },
-	{ "umask", "config:8-15,24-27", 0, NULL },
-	{ NULL, NULL, 0, NULL },
+	{ "event", "config:0-7,32-37", NULL, NULL },
+	{ "umask", "config:8-15,24-27", NULL, NULL },
+	{ NULL, NULL, NULL, NULL },
 };
 static const struct perf_unit tp_df_perf = {
 	.pmu = "tp_df", .source = "test: amd_df-like", .since = "6.7",
@@ -148,10 +148,10 @@ static const struct unit_type tp_df = {
 };
 
 static const struct perf_fact tp_l3_format[] = {
-	{ "event", "config:0-7", 0, NULL },
-	{ "umask", "config:8-15", 0, NULL },
-	{ "threadmask", "config:56-57", 0, NULL },
-	{ NULL, NULL, 0, NULL },
+	{ "event", "config:0-7", NULL, NULL },
+	{ "umask", "config:8-15", NULL, NULL },
+	{ "threadmask", "config:56-57", NULL, NULL },
+	{ NULL, NULL, NULL, NULL },
 };
 static const struct perf_unit tp_l3_perf = {
 	.pmu = "tp_l3", .source = "test: amd_l3-like", .format = tp_l3_format,
@@ -396,7 +396,8 @@ static void test_tree(void)
 	is_str(slurp("%s/devices/%s/type", "uncore_imc_1"), "15\n",
 	       "imc and imc_fixed make one PMU per channel");
 	is_str(slurp("%s/devices/%s/events/cas_count_read.scale",
-		     "uncore_imc_0"), "6.103515625e-05", ".scale");
+		     "uncore_imc_0"), "6.103515625e-5", ".scale as the kernel "
+	       "writes it");
 	is_str(slurp("%s/devices/%s/events/cas_count_read.unit",
 		     "uncore_imc_0"), "MiB", ".unit");
 	is_str(slurp("%s/devices/%s/events/data_write",
@@ -934,6 +935,21 @@ static void test_missing(void)
 	is_int(ev_open(18, 0, 0x04, 0, -1, false), -ENOENT,
 	       "no type past the last PMU");
 	world_end();
+
+	/* missing_events: the alias files are not written; the hardware
+	 * still counts the encoding */
+	r = world(&tp, "\"perf\": { \"missing_events\": [\"cas_*\"] }, "
+		  PH("\"imc:0x04:0x03\": 1000"), why, sizeof(why));
+	is_int(r, 0, "missing_events (%s)", r ? why : "");
+	if (r < 0)
+		return;
+	is_str(slurp("%s/devices/%s/events/cas_count_read", "uncore_imc_0"),
+	       "(missing)", "a missing alias is not written");
+	is_str(slurp("%s/devices/%s/events/cas_count_read.scale",
+		     "uncore_imc_0"), "(missing)", "nor its .scale");
+	is_str(slurp("%s/devices/%s/events/data_read", "uncore_imc_free_running_0"),
+	       "event=0xff,umask=0x20", "other aliases are");
+	world_end();
 }
 
 /* ---- AMD's rules ---------------------------------------------------------- */
@@ -1014,7 +1030,15 @@ static void test_workload_errors(void)
 		  "$.perf.missing_pmus[0]", "bad PMU name" },
 		{ "\"perf\": { \"paranoia\": 2 }", "$.perf.paranoia",
 		  "unknown key (\"perf\" accepts: paranoid, cap_perfmon, "
-		  "missing_pmus, kernel)" },
+		  "missing_pmus, missing_events, cpu_model, kernel)" },
+		{ "\"perf\": { \"missing_events\": \"clockticks\" }",
+		  "$.perf.missing_events", "must be an array" },
+		{ "\"perf\": { \"missing_events\": [\"Cas/x\"] }",
+		  "$.perf.missing_events[0]", "must be an event alias name" },
+		{ "\"perf\": { \"cpu_model\": 0 }", "$.perf.cpu_model",
+		  "a CPUID display model" },
+		{ "\"perf\": { \"cpu_model\": 256 }", "$.perf.cpu_model",
+		  "a CPUID display model" },
 		{ "\"faults\": [ { \"at\": 1, \"kind\": \"perf_contention\", "
 		  "\"target\": \"uncore_cha_0\" } ]", "$.faults[0]",
 		  "missing \"running\"" },
@@ -1079,9 +1103,9 @@ static void test_workload_errors(void)
 /* ---- facts: malformed, absent; the field grammar ------------------------ */
 
 static const struct perf_fact bad_format[] = {
-	{ "event", "config:0-7", 0, NULL },
-	{ "umask", "config:8-", 0, NULL },
-	{ NULL, NULL, 0, NULL },
+	{ "event", "config:0-7", NULL, NULL },
+	{ "umask", "config:8-", NULL, NULL },
+	{ NULL, NULL, NULL, NULL },
 };
 static const struct perf_unit bad_perf = {
 	.pmu = "uncore_bad", .source = "test: bad", .format = bad_format,
@@ -1125,10 +1149,10 @@ static void test_facts(void)
 static void test_fields(void)
 {
 	static const struct perf_fact fmt[] = {
-		{ "event", "config:32-35,0-7", 0, NULL },
-		{ "wide", "config2:0-63", 0, NULL },
-		{ "bit", "config1:21", 0, NULL },
-		{ NULL, NULL, 0, NULL },
+		{ "event", "config:32-35,0-7", NULL, NULL },
+		{ "wide", "config2:0-63", NULL, NULL },
+		{ "bit", "config1:21", NULL, NULL },
+		{ NULL, NULL, NULL, NULL },
 	};
 	static const struct perf_unit pu = { .pmu = "odd", .format = fmt,
 					     .source = "test" };
@@ -1372,7 +1396,7 @@ static void test_skl(void)
 	is_str(slurp("%s/devices/%s/type", "uncore_arb"), "14\n",
 	       "skl: uncore_arb after the four CBo PMUs");
 	is_str(slurp("%s/devices/%s/events/data_writes.scale", "uncore_imc"),
-	       "6.103515625e-05", "skl: data_writes.scale");
+	       "6.103515625e-5", "skl: data_writes.scale, verbatim");
 	is_str(slurp("%s/devices/%s/events/data_writes.unit", "uncore_imc"),
 	       "MiB", "skl: data_writes.unit");
 	is_str(slurp("%s/devices/%s/type", "uncore_imc"), "15\n",
