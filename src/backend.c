@@ -503,6 +503,16 @@ int backend_give(struct daemon *d, uid_t uid, gid_t gid)
 
 void backend_close(struct daemon *d)
 {
+	/* the machine's copy first (machine_plat()), so that d->plat is the
+	 * platform itself again - and then, if it was built for this CPU
+	 * (generic), it goes too, leaving nothing that points at it */
+	if (d->plat_table) {
+		if (d->topo.plat == d->plat)
+			d->topo.plat = d->plat_table;
+		plat_machine_free(d->plat, d->plat_table);
+		d->plat = d->plat_table;
+		d->plat_table = NULL;
+	}
 	if (plat_is_generic(d->plat)) {
 		if (d->topo.plat == d->plat)
 			d->topo.plat = NULL;
@@ -515,11 +525,6 @@ void backend_close(struct daemon *d)
 	d->skern = NULL;
 	if (d->hw.ops)
 		hw_close(&d->hw);
-	if (d->plat_table) {
-		plat_machine_free(d->plat, d->plat_table);
-		d->plat = d->plat_table;
-		d->plat_table = NULL;
-	}
 }
 
 int backend_sim_events(const struct daemon *d)

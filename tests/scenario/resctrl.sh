@@ -19,13 +19,18 @@ ok $? "no tree: uncore_resctrl_available 0"
 
 put() { mkdir -p "$(dirname "$1")" && printf '%s\n' "$2" >"$1"; }
 D=mon_data/mon_L3_97
-put "$R/info/L3_MON/num_rmids" 64
-put "$R/$D/mbm_total_bytes" 123456789
-put "$R/$D/mbm_local_bytes" 100000000
-put "$R/$D/llc_occupancy" 2097152
-put "$R/mon_groups/web/$D/mbm_total_bytes" 5000
-put "$R/mon_groups/web/$D/mbm_local_bytes" Unavailable
-put "$R/mon_groups/web/$D/llc_occupancy" 65536
+# laid out beside and renamed into place at once, as the kernel's tree is
+# there whole when mounted: a pass between two of these files would find
+# the root group's and not yet the MON group's (seen on a loaded machine)
+S="$T/resctrl.new"
+put "$S/info/L3_MON/num_rmids" 64
+put "$S/$D/mbm_total_bytes" 123456789
+put "$S/$D/mbm_local_bytes" 100000000
+put "$S/$D/llc_occupancy" 2097152
+put "$S/mon_groups/web/$D/mbm_total_bytes" 5000
+put "$S/mon_groups/web/$D/mbm_local_bytes" Unavailable
+put "$S/mon_groups/web/$D/llc_occupancy" 65536
+mv "$S" "$R"
 
 wait_for "the tree to be read" 60 metric_is "$PORT" uncore_resctrl_available "" 1
 ok $? "the tree appears: uncore_resctrl_available 1"
@@ -53,8 +58,9 @@ fi
 
 # Removed and made again: the new group counts from 0.
 mv "$R/mon_groups/web" "$T/web.gone"
-put "$R/mon_groups/web/$D/mbm_total_bytes" 40
-put "$R/mon_groups/web/$D/llc_occupancy" 0
+put "$T/web.new/$D/mbm_total_bytes" 40
+put "$T/web.new/$D/llc_occupancy" 0
+mv "$T/web.new" "$R/mon_groups/web"
 rm -rf "$T/web.gone"
 wait_for "the re-made group" 60 metric_is "$PORT" uncore_resctrl_memory_bytes_total \
 	'group="mon_groups/web",socket="",domain="97",scope="total"' 40
