@@ -235,6 +235,12 @@ struct perf_unit {
 	const struct perf_fact *format;	/* ended by a NULL name */
 	const struct perf_fact *events;	/* ended by a NULL name; may be
 					   NULL */
+	/* Where the kernel changed the alias set (gnr imc: the 2026
+	 * per-scheduler CAS events replaced cas_count_read/_write):
+	 * events is the set from kernel events_since on, events_before the
+	 * set before it.  NULL events_since: events on every kernel. */
+	const char *events_since;
+	const struct perf_fact *events_before;
 	/* The format fields the encoding's parts go into, where the kernel
 	 * names them otherwise than "event", "umask", "edge", "inv",
 	 * "thresh" (NULL: that default). */
@@ -737,6 +743,9 @@ extern const struct derived_table derived_skx, derived_icx, derived_spr,
 extern const struct platform plat_adl, plat_mtl;
 extern const struct derived_table derived_adl;
 extern const struct derived_table derived_zen5;
+/* Xeon 6 Granite Rapids / Sierra Forest (plat_gnr.c; perf only). */
+extern const struct platform plat_gnr;
+extern const struct derived_table derived_gnr;
 extern const struct derived_table derived_zen3;
 
 /* The platform an open hw backend models (the simulator's), or NULL when

@@ -188,6 +188,7 @@ extern const struct plat_sim plat_skx_sim, plat_icx_sim, plat_spr_sim,
 extern const struct plat_sim plat_adl_sim, plat_mtl_sim;
 extern const struct plat_sim plat_zen5_sim;
 extern const struct plat_sim plat_zen3_sim;
+extern const struct plat_sim plat_gnr_sim;
 
 /* The platform the simulator models when neither the command line nor
  * a workload names one (DESIGN.md section 3). */

@@ -238,10 +238,19 @@ static int add_fields(struct spmu *p, const struct perf_unit *pu, char *why,
 }
 
 /* Adds the facts' event aliases to p; the same name twice must agree. */
-static int add_aliases(struct spmu *p, const struct perf_unit *pu, char *why,
-		       size_t len)
+static int add_aliases(struct spmu *p, const struct perf_unit *pu,
+		       const struct workload *w, char *why, size_t len)
 {
-	for (const struct perf_fact *x = pu->events; x && x->name; x++) {
+	const struct perf_fact *set = pu->events;
+	unsigned since;
+
+	/* the alias set of the workload's kernel (struct perf_unit
+	 * events_since: gnr's imc changed it in 2026) */
+	if (pu->events_since &&
+	    wl_kernel_version(pu->events_since, &since) == 0 &&
+	    wl_perf_version(w) < since)
+		set = pu->events_before;
+	for (const struct perf_fact *x = set; x && x->name; x++) {
 		struct spmu_alias *na;
 		unsigned i;
 
@@ -358,11 +367,20 @@ static int collect_one(void *ctx, const struct wl_pmu *w)
 	} else if (!p->facts) {
 		p->facts = w->facts;
 	}
-	if (w->facts->since && (!p->since ||
-				strcmp(w->facts->since, p->since) > 0))
-		p->since = w->facts->since;
+	/* the later of the units' kernels, compared as versions ("6.14"
+	 * is after "6.8", which strcmp() would not say) */
+	if (w->facts->since) {
+		unsigned a = 0, b = 0;
+
+		wl_kernel_version(w->facts->since, &a);
+		if (p->since)
+			wl_kernel_version(p->since, &b);
+		if (!p->since || a > b)
+			p->since = w->facts->since;
+	}
 	if ((r = add_fields(p, w->facts, c->why, c->len)) < 0 ||
-	    (r = add_aliases(p, w->facts, c->why, c->len)) < 0)
+	    (r = add_aliases(p, w->facts, c->s->wl, c->why,
+				 c->len)) < 0)
 		return r;
 	return 0;
 }
