@@ -501,8 +501,12 @@ static int find_unit(struct pmu_perf *pp, struct topology *t, int ui,
 	if ((r = pfs_list(pp->sysfs, list_cb, &lc, why, whylen)) < 0)
 		return r;
 	if (!lc.n) {
-		append(pp->missing, sizeof(pp->missing), "%s%s (%s)",
-		       pp->missing[0] ? ", " : "", u->name, u->perf->pmu);
+		/* the reason where it is known: the kernel that first
+		 * registers the PMU (struct perf_unit.since) */
+		append(pp->missing, sizeof(pp->missing), "%s%s (%s)%s%s",
+		       pp->missing[0] ? ", " : "", u->name, u->perf->pmu,
+		       u->perf->since ? " from Linux " : "",
+		       u->perf->since ? u->perf->since : "");
 		return 0;
 	}
 	for (unsigned i = 0; i < lc.n; i++) {
