@@ -531,6 +531,21 @@ static void finish_pmus(struct spmu_set *s)
 		if (p->present)
 			p->type = type++;
 	}
+	/* every die the same number of CPUs */
+	s->cpus_per_socket = (s->cpus_per_socket + s->dies - 1) / s->dies *
+			     s->dies;
+}
+
+/* Boxes of one die of a per-box PMU's unit: the unit's count per socket
+ * shared by the dies (wl_perf_pmus() made this many PMUs). */
+static unsigned per_die(const struct spmu_set *s, const struct spmu *p)
+{
+	unsigned n = wl_unit_ninst(s->wl, p->units[0]);
+	unsigned max = unit_of(s, p->units[0])->max_inst;
+
+	if (max && n > max)
+		n = max;
+	return (n + s->dies - 1) / s->dies;
 }
 
 int spmu_build(struct spmu_set *s, const struct workload *w,
@@ -543,6 +558,7 @@ int spmu_build(struct spmu_set *s, const struct workload *w,
 	s->plat = w->plat;
 	s->wl = w;
 	s->nsockets = nsockets ? nsockets : 1;
+	s->dies = wl_dies(w);
 	s->cores = cores ? cores : 1;
 	s->amd = w->plat->vendor && strcmp(w->plat->vendor,
 					    "AuthenticAMD") == 0;
@@ -604,7 +620,13 @@ int spmu_box(const struct spmu_set *s, const struct spmu *p, unsigned cpu,
 	local = cpu % cps;
 	if (p->socket >= 0 && b->socket != (unsigned)p->socket)
 		return -ENODEV;
-	if (p->inst >= 0) {
+	if (p->inst >= 0 && s->dies > 1 && !s->amd) {
+		/* box p->inst of the CPU's die: die-major instances */
+		unsigned die = local / (cps / s->dies);
+
+		b->inst = die * per_die(s, p) + (unsigned)p->inst;
+		b->cpu = b->socket * cps + die * (cps / s->dies);
+	} else if (p->inst >= 0) {
 		b->inst = (unsigned)p->inst;
 		b->cpu = b->socket * cps;
 	} else if (p->core_scope) {
@@ -626,6 +648,16 @@ char *spmu_cpumask(const struct spmu_set *s, const struct spmu *p, char *buf,
 	size_t o = 0;
 
 	buf[0] = '\0';
+	if (p->inst >= 0 && s->dies > 1 && !s->amd) {
+		/* one CPU per die of every socket */
+		for (unsigned sock = 0; sock < s->nsockets; sock++)
+			for (unsigned d = 0; d < s->dies && o < len; d++)
+				o += (size_t)snprintf(buf + o, len - o, "%s%u",
+						      o ? "," : "",
+						      sock * cps +
+						      d * (cps / s->dies));
+		return buf;
+	}
 	total = s->nsockets * (p->inst >= 0 ? 1 : p->nbox);
 	cpu = calloc(total, sizeof(*cpu));
 	if (!cpu)
@@ -957,7 +989,8 @@ static int write_cpu(const struct spmu_set *s, const char *root, unsigned cpu,
 	static const char *const name[3] = { "physical_package_id", "die_id",
 					     "core_id" };
 	unsigned cps = s->cpus_per_socket;
-	unsigned val[3] = { cpu / cps, 0, (cpu % cps) % s->cores };
+	unsigned val[3] = { cpu / cps, (cpu % cps) / (cps / s->dies),
+			    (cpu % cps) % s->cores };
 	char dir[PATH_MAX], topo[PATH_MAX], num[16];
 	int r;
 

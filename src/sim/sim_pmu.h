@@ -102,6 +102,9 @@ struct spmu_set {
 	const struct workload *wl;
 	unsigned nsockets;
 	unsigned cpus_per_socket;	/* CPU c is on socket c / this */
+	unsigned dies;		/* per socket (wl_dies()); CPU c is on die
+				   (c % cpus_per_socket) / (cpus_per_socket /
+				   dies) */
 	unsigned cores;		/* physical cores per socket; CPU local
 				   index l is core l % cores */
 	bool amd;		/* AMD's uncore driver rules (vendor) */

@@ -86,6 +86,9 @@ static unsigned plat_top_keys(const struct platform *p, struct top_key *out)
 				     d && d->max_sockets ? d->max_sockets
 							 : PLAT_MAX_SOCKETS,
 				     -1, offsetof(struct wl_topology, sockets) };
+	if (d && d->max_dies)
+		out[n++] = (struct top_key){ "dies", TK_COUNT, d->max_dies, -1,
+					     offsetof(struct wl_topology, dies) };
 	for (size_t i = 0; d && i < d->ncounts && n < TOP_KEYS_MAX - 9; i++) {
 		const struct unit_type *u;
 		int ui;
@@ -908,6 +911,11 @@ static int unit_pmus(const struct workload *w, int ui,
 	unsigned nsock = per_socket ? wl_sockets(w) : 1;
 	int r;
 
+	/* several dies: each die has box numbers 0 .. count/dies - 1, one
+	 * PMU each (uncore_get_pmu_name(): the discovery table's box id) */
+	if (per_box && !per_socket && wl_dies(w) > 1)
+		ninst = (ninst + wl_dies(w) - 1) / wl_dies(w);
+
 	for (unsigned n = 0; n < ninst * nsock; n++) {
 		if (!pmu_expand(pu->pmu, n, name, sizeof(name)))
 			return 0;	/* malformed: skern_open() says so */
@@ -917,6 +925,11 @@ static int unit_pmus(const struct workload *w, int ui,
 			return r;
 	}
 	return 0;
+}
+
+unsigned wl_dies(const struct workload *w)
+{
+	return w->topo.dies ? w->topo.dies : 1;
 }
 
 unsigned wl_sockets(const struct workload *w)

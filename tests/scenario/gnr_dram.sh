@@ -15,8 +15,9 @@
 # skx's CAS event 0x04, a umask with a UMaskExt bit, a CHA umask with its
 # extension dropped (0x01), the IA_HIT umask, the experimental
 # LLC_LOOKUP pair, UPI receive flits: each counts another rate, so a
-# wrong encoding or a missing scheduler gives another answer.  Per die
-# aggregation is not covered: the simulated kernel has one die a socket.
+# wrong encoding or a missing scheduler gives another answer.  And a
+# 2-socket x 2-die machine: per-die boxes placed die-major, socket
+# families summed over both dies.
 . "${top_srcdir:-.}/tests/lib.sh"
 
 # socket 0: SCH0 reads 1.0e8/s, SCH1 6.0e7/s; socket 1: 2.0e8, 4.0e7
@@ -147,6 +148,63 @@ is "$(grep -c '^uncore_dram_channel_read_bytes_total{socket="0",channel="3"' "$T
 	"gap: channel 3 keeps its number"
 like "$(cat "$T/gap.log")" "imc 2 on socket 0 (no uncore_imc_%u box)" \
 	"gap: the missing box is named"
+kill "$UPID"; wait "$UPID" 2>/dev/null
+
+# ---- 2 sockets x 2 dies: each per-box PMU names one CPU per die, its
+# boxes numbered die-major (die 1's uncore_imc_0 is channel 2); the
+# socket families sum both dies, the channel families keep each box.
+# Socket 0 channel n reads (n+1) x 1e7 SCH0 lines/s plus 5e6 SCH1;
+# socket 1 4e7 + 2e7 evenly.
+cat >"$T/dies.json" <<'JSON'
+{ "platform": "gnr", "sockets": 2, "dies": 2, "cha_count": 4,
+  "imc_channels": 4, "upi_links": 2, "pcu_count": 2,
+  "perf": { "kernel": "6.14.0" },
+  "phases": [ { "seconds": 3600, "rates": {
+    "s0/imc:0x05:0xcf@0": 1.0e7, "s0/imc:0x05:0xcf@1": 2.0e7,
+    "s0/imc:0x05:0xcf@2": 3.0e7, "s0/imc:0x05:0xcf@3": 4.0e7,
+    "s1/imc:0x05:0xcf": 4.0e7, "imc:0x06:0xcf": 2.0e7,
+    "imc:0x05:0xf0": 4.0e7, "imc:0x06:0xf0": 2.0e7,
+    "imc:0x05:0xff": 9.0e8, "imc:0x06:0xff": 8.0e8,
+    "cha:0x35:0xc001ff01": 2.0e8, "cha:0x35:0xc001fe01": 5.0e7,
+    "cha:0x35:0x01": 4.0e8, "cha:0x01:0x00": 8.0e9,
+    "upi:0x02:0x0f": 9.0e7, "upi:0x03:0x0f": 5.0e8 } } ] }
+JSON
+"$UNCORE_SIM" -p gnr -w "$T/dies.json" sysfs "$T/tree-dies" >/dev/null 2>&1
+ok $? "uncore-sim writes the 2-die tree"
+dd="$T/tree-dies/sys/devices"
+is "$(cat "$dd/uncore_imc_0/cpumask") $(ls -d "$dd"/uncore_imc_* | wc -l)" "0,4,8,12 2" \
+	"2 dies: uncore_imc_0 and _1 only, each with one CPU per die"
+is "$(cat "$dd/system/cpu/cpu4/topology/physical_package_id") $(cat "$dd/system/cpu/cpu4/topology/die_id")" \
+	"0 1" "2 dies: CPU 4 is package 0 die 1"
+is "$(cat "$dd/uncore_pcu/cpumask")" "0,4,8,12" "2 dies: one PCU a die"
+PORT=$(pick_port)
+U="http://127.0.0.1:$PORT"
+start_uncored "$T/dies.log" --simulate=gnr --backend=perf \
+	--workload "$T/dies.json" -i 200 -l "127.0.0.1:$PORT" -s ""
+ok $? "2 dies: the daemon starts"
+wait_for "3 samples" 60 ring_has "$PORT" 3
+curl -s "$U/metrics" >"$T/dies.prom"
+near "$(metric "$T/dies.prom" uncore_dram_bandwidth_bytes_per_second 'socket="0",direction="read"')" \
+	7.68e9 0.02 "2 dies, socket 0: DRAM read 7.68e9 B/s, both dies' channels"
+near "$(metric "$T/dies.prom" uncore_dram_bandwidth_bytes_per_second 'socket="1",direction="read"')" \
+	3.84e9 0.02 "2 dies, socket 1: DRAM read 3.84e9 B/s"
+for n in 0 1 2 3; do
+	near "$(metric "$T/dies.prom" uncore_dram_channel_bandwidth_bytes_per_second "socket=\"0\",channel=\"$n\",direction=\"read\"")" \
+		"$(awk -v n=$n 'BEGIN { print ((n + 1) * 1e7 + 5e6) * 64 }')" 0.02 \
+		"2 dies, socket 0 channel $n (die $((n / 2)) box $((n % 2))): its own reads"
+done
+for s in 0 1; do
+	near "$(metric "$T/dies.prom" uncore_dram_bandwidth_bytes_per_second "socket=\"$s\",direction=\"write\"")" \
+		$WR 0.02 "2 dies, socket $s: DRAM write $WR B/s"
+	near "$(metric "$T/dies.prom" uncore_llc_hit_ratio "socket=\"$s\"")" 0.75 0.02 \
+		"2 dies, socket $s: LLC hit ratio over both dies' CHAs"
+	near "$(metric "$T/dies.prom" uncore_clock_hertz "socket=\"$s\"")" 2.0e9 0.02 \
+		"2 dies, socket $s: uncore clock the mean of 4 CHAs on 2 dies"
+	near "$(metric "$T/dies.prom" uncore_upi_data_bandwidth_bytes_per_second "socket=\"$s\",port=\"1\"")" \
+		3.2e8 0.02 "2 dies, socket $s: UPI link 1 (die 1's uncore_upi_0)"
+done
+is "$(grep -c '^uncore_llc_lookups_total{' "$T/dies.prom")" 2 \
+	"2 dies: the LLC family has one series a socket"
 kill "$UPID"; wait "$UPID" 2>/dev/null
 
 # ---- the default workload
