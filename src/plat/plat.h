@@ -232,6 +232,9 @@ struct perf_unit {
 	const char *source;	/* "arch/x86/events/intel/uncore_snbep.c:
 				   skx_uncore_chabox" */
 	const char *since;	/* first kernel version with it, or NULL */
+	const char *until;	/* first kernel version without it (a name
+				   a later kernel replaced: .older), or
+				   NULL */
 	const struct perf_fact *format;	/* ended by a NULL name */
 	const struct perf_fact *events;	/* ended by a NULL name; may be
 					   NULL */
@@ -258,6 +261,13 @@ struct perf_unit {
 	 * core-scope residencies are in "cstate_core" beside the unit's
 	 * "cstate_pkg".  Its own format/ and events/ facts; NULL: none. */
 	const struct perf_unit *also;
+	/* The same unit on kernels before .since, where the kernel names it
+	 * otherwise (gnr before 6.8: the discovery code's generic
+	 * "uncore_type_<type>_%u" with the generic format): the perf
+	 * backend looks for older->pmu where it finds no .pmu, and the
+	 * simulated kernel of a release before .since builds older (each
+	 * with its own since; a chain).  NULL: none. */
+	const struct perf_unit *older;
 };
 
 /*

@@ -105,38 +105,73 @@ static const struct perf_fact gnr_imc_events_sch[] = {
 	END,
 };
 
-#define GNR_KPMU(var, name, fmt, ver, what)                                 \
+/*
+ * Before 6.8 the kernel does not know GNR (intel_uncore_match[]), and
+ * where the CPU publishes discovery tables the generic discovery code
+ * (uncore_discovery.c, Linux 5.13) registers every type of the table
+ * with no name: "uncore_type_<type id>_<box id>" (uncore.c
+ * uncore_get_pmu_name() -> uncore_get_alias_name(), even for a type of
+ * one box), the generic format (8-bit umask: the CHA TOR events' UMaskExt
+ * does not fit, so no LLC family there), and no ignore list (UPI is
+ * there).  From 6.8 on these names are gone (.until): a unit 6.8 ignores
+ * (upi ...) has no PMU at all until 6.14.  The type ids are gnr_uncores[]' indexes (NEXT-PLATFORMS 1.3).
+ */
+#define GNR_K_GENERIC "5.13"
+#define GNR_GENERIC(var, type)                                               \
 	static const struct perf_unit var = {                              \
+		.pmu = "uncore_type_" #type "_%u", .format = gnr_generic_fmt,\
+		.since = GNR_K_GENERIC, .until = GNR_K68,                  \
+		.source = "arch/x86/events/intel/uncore_discovery.c: "      \
+			  "generic_uncore_init, type " #type }
+GNR_GENERIC(gnr_gen_cha, 0);
+GNR_GENERIC(gnr_gen_iio, 1);
+GNR_GENERIC(gnr_gen_irp, 2);
+GNR_GENERIC(gnr_gen_pcu, 4);
+GNR_GENERIC(gnr_gen_ubox, 5);
+GNR_GENERIC(gnr_gen_imc, 6);
+GNR_GENERIC(gnr_gen_upi, 8);
+GNR_GENERIC(gnr_gen_cxlcm, 12);
+GNR_GENERIC(gnr_gen_cxldp, 13);
+GNR_GENERIC(gnr_gen_b2hot, 15);
+GNR_GENERIC(gnr_gen_b2cmi, 16);
+GNR_GENERIC(gnr_gen_b2cxl, 17);
+GNR_GENERIC(gnr_gen_b2upi, 18);
+GNR_GENERIC(gnr_gen_mdf_sbo, 20);
+
+#define GNR_KPMU(sfx, name, fmt, ver, what)                                 \
+	static const struct perf_unit gnr_kpmu_##sfx = {                   \
 		.pmu = name, .format = fmt, .since = ver,                  \
+		.older = &gnr_gen_##sfx,                                   \
 		.source = SRC what "; uncore_discovery.c" }
-GNR_KPMU(gnr_kpmu_cha, "uncore_cha_%u", gnr_cha_fmt, GNR_K68,
+GNR_KPMU(cha, "uncore_cha_%u", gnr_cha_fmt, GNR_K68,
 	 "gnr_uncores[0] spr_uncore_chabox");
-GNR_KPMU(gnr_kpmu_iio, "uncore_iio_%u", gnr_iio_fmt, GNR_K68,
+GNR_KPMU(iio, "uncore_iio_%u", gnr_iio_fmt, GNR_K68,
 	 "gnr_uncores[1] spr_uncore_iio");
-GNR_KPMU(gnr_kpmu_irp, "uncore_irp_%u", gnr_raw_fmt, GNR_K68,
+GNR_KPMU(irp, "uncore_irp_%u", gnr_raw_fmt, GNR_K68,
 	 "gnr_uncores[2] spr_uncore_irp");
-GNR_KPMU(gnr_kpmu_pcu, "uncore_pcu", gnr_generic_fmt, GNR_K68,
+GNR_KPMU(pcu, "uncore_pcu", gnr_generic_fmt, GNR_K68,
 	 "gnr_uncores[4] spr_uncore_pcu");
-GNR_KPMU(gnr_kpmu_ubox, "uncore_ubox", gnr_generic_fmt, GNR_K68,
+GNR_KPMU(ubox, "uncore_ubox", gnr_generic_fmt, GNR_K68,
 	 "gnr_uncores[5] gnr_uncore_ubox");
-GNR_KPMU(gnr_kpmu_upi, "uncore_upi_%u", gnr_raw_fmt, GNR_K614,
+GNR_KPMU(upi, "uncore_upi_%u", gnr_raw_fmt, GNR_K614,
 	 "gnr_uncores[8] gnr_uncore_upi (commit 6d642735cdb6)");
-GNR_KPMU(gnr_kpmu_cxlcm, "uncore_cxlcm_%u", gnr_raw_fmt, GNR_K614,
+GNR_KPMU(cxlcm, "uncore_cxlcm_%u", gnr_raw_fmt, GNR_K614,
 	 "gnr_uncores[12] spr_uncore_cxlcm (commit 6d642735cdb6)");
-GNR_KPMU(gnr_kpmu_cxldp, "uncore_cxldp_%u", gnr_raw_fmt, GNR_K614,
+GNR_KPMU(cxldp, "uncore_cxldp_%u", gnr_raw_fmt, GNR_K614,
 	 "gnr_uncores[13] spr_uncore_cxldp (commit 6d642735cdb6)");
-GNR_KPMU(gnr_kpmu_b2hot, "uncore_b2hot_%u", gnr_generic_fmt, GNR_K614,
+GNR_KPMU(b2hot, "uncore_b2hot_%u", gnr_generic_fmt, GNR_K614,
 	 "gnr_uncores[15] gnr_uncore_b2hot (commit 6d642735cdb6)");
-GNR_KPMU(gnr_kpmu_b2cmi, "uncore_b2cmi_%u", gnr_raw_fmt, GNR_K68,
+GNR_KPMU(b2cmi, "uncore_b2cmi_%u", gnr_raw_fmt, GNR_K68,
 	 "gnr_uncores[16] gnr_uncore_b2cmi");
-GNR_KPMU(gnr_kpmu_b2cxl, "uncore_b2cxl_%u", gnr_raw_fmt, GNR_K68,
+GNR_KPMU(b2cxl, "uncore_b2cxl_%u", gnr_raw_fmt, GNR_K68,
 	 "gnr_uncores[17] gnr_uncore_b2cxl");
-GNR_KPMU(gnr_kpmu_b2upi, "uncore_b2upi_%u", gnr_raw_fmt, GNR_K614,
+GNR_KPMU(b2upi, "uncore_b2upi_%u", gnr_raw_fmt, GNR_K614,
 	 "gnr_uncores[18] gnr_uncore_b2upi (commit 6d642735cdb6)");
-GNR_KPMU(gnr_kpmu_mdf_sbo, "uncore_mdf_sbo_%u", gnr_generic_fmt, GNR_K68,
+GNR_KPMU(mdf_sbo, "uncore_mdf_sbo_%u", gnr_generic_fmt, GNR_K68,
 	 "gnr_uncores[20] gnr_uncore_mdf_sbo");
 static const struct perf_unit gnr_kpmu_imc = {
 	.pmu = "uncore_imc_%u", .format = gnr_raw_fmt, .since = GNR_K68,
+	.older = &gnr_gen_imc,
 	.events = gnr_imc_events_sch, .events_since = GNR_K_SCH,
 	.events_before = gnr_imc_events_spr,
 	.source = SRC "gnr_uncores[6] spr_uncore_imc, spr_uncore_imc_events; "

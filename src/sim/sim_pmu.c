@@ -16,6 +16,9 @@
  *    DEFINE_UNCORE_FORMAT_ATTR / PMU_FORMAT_ATTR: sprintf(page, fmt "\n")).
  *  - events/NAME, NAME.scale, NAME.unit: the string without a newline
  *    (uncore.c uncore_event_show: sysfs_emit(buf, "%s", config)).
+ *  - alias: where the platform names the PMU's generic discovery name
+ *    (perf_unit.older), "uncore_type_<type>_<box id>\n" (arch/x86/
+ *    events/intel/uncore.c alias_show()).
  *  - bus/event_source/devices/NAME: a link to ../../../devices/NAME, as
  *    on every Linux system (perf_pmu_register adds the device to the
  *    event_source bus).
@@ -378,6 +381,8 @@ static int collect_one(void *ctx, const struct wl_pmu *w)
 		if (!p->since || a > b)
 			p->since = w->facts->since;
 	}
+	if (w->facts->until)
+		p->until = w->facts->until;
 	if ((r = add_fields(p, w->facts, c->why, c->len)) < 0 ||
 	    (r = add_aliases(p, w->facts, c->s->wl, c->why,
 				 c->len)) < 0)
@@ -498,6 +503,9 @@ static bool pmu_present(const struct workload *w, const struct spmu *p)
 	for (unsigned i = 0; i < w->perf.nmissing; i++)
 		if (fnmatch(w->perf.missing[i], p->name, 0) == 0)
 			return false;
+	if (p->until && wl_kernel_version(p->until, &since) == 0 &&
+	    wl_perf_version(w) >= since)
+		return false;
 	return !p->since || wl_kernel_version(p->since, &since) < 0 ||
 	       wl_perf_version(w) >= since;
 }
@@ -970,6 +978,20 @@ static int write_pmu(const struct spmu_set *s, const struct spmu *p,
 			len)) < 0 ||
 	    (r = write_facts(p, dir, why, len)) < 0)
 		return r;
+	/* a named discovery type's generic name (uncore.c alias_show():
+	 * uncore_get_alias_name(), "uncore_type_<type>_<box id>"): the name
+	 * its older facts give (perf_unit.older with .until) */
+	if (p->facts && p->facts->older && p->facts->older->until) {
+		const char *pat = p->facts->older->pmu, *pc = strchr(pat, '%');
+
+		if (pc && pc[1] == 'u') {
+			snprintf(text, sizeof(text), "%.*s%d%s\n",
+				 (int)(pc - pat), pat, p->inst >= 0 ? p->inst : 0,
+				 pc + 2);
+			if ((r = put_in(dir, "alias", text, why, len)) < 0)
+				return r;
+		}
+	}
 	if (!mkpath(path, why, len, "%s/bus/event_source/devices/%s", sysfs,
 		    p->name) ||
 	    !mkpath(dir, why, len, "../../../devices/%s", p->name))

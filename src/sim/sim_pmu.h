@@ -80,6 +80,7 @@ struct spmu {
 	bool present;		/* registered: not missing in the workload,
 				   not newer than the kernel */
 	const char *since;	/* first kernel version, or NULL */
+	const char *until;	/* the facts' until (perf_unit) */
 	int units[SPMU_MAX_UNITS];	/* every unit behind it */
 	unsigned nunits;
 	int prog;		/* programmable unit index, -1 none */

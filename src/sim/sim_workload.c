@@ -947,9 +947,16 @@ int wl_perf_pmus(const struct workload *w,
 
 	for (int ui = 0; p->units[ui]; ui++) {
 		const struct perf_unit *pu = p->units[ui]->perf;
+		unsigned since;
 
 		if (!pu || !pu->pmu)
 			continue;
+		/* the unit as the workload's kernel names it (perf_unit
+		 * .older: a kernel before .since) */
+		while (pu->older && pu->since &&
+		       wl_kernel_version(pu->since, &since) == 0 &&
+		       wl_perf_version(w) < since)
+			pu = pu->older;
 		if ((r = unit_pmus(w, ui, pu, cb, ctx)) != 0)
 			return r;
 		if (pu->also && pu->also->pmu &&

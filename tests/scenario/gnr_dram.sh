@@ -10,7 +10,9 @@
 #   6.8:  no uncore_upi_N (the kernel's ignore list): UPI absent, the log
 #         saying from which kernel; DRAM the same although the kernel's
 #         alias cas_count_read is scheduler 0 only;
-#   7.0:  the per-scheduler alias set in sysfs, the same answers.
+#   7.0:  the per-scheduler alias set in sysfs, the same answers;
+#   6.6:  no GNR table: the generic uncore_type_<t>_<box> PMUs with the
+#         generic format; DRAM, clock, UPI as above, no LLC family.
 # Decoys: scheduler 0 or 1 alone (the old alias), the .ALL umasks 0xff,
 # skx's CAS event 0x04, a umask with a UMaskExt bit, a CHA umask with its
 # extension dropped (0x01), the IA_HIT umask, the experimental
@@ -109,6 +111,31 @@ run k70 7.0.0
 dram k70
 kill "$UPID"; wait "$UPID" 2>/dev/null
 
+# ---- 6.6: no GNR in the kernel's table: the generic discovery names
+# (uncore_type_<type>_<box>) and format (8-bit umask).  DRAM, clock and
+# UPI are found under those names; the CHA TOR events' UMaskExt does not
+# fit, so the LLC family is absent, said so, not mis-counted.
+run k66 6.6.0
+for s in 0 1; do
+	near "$(metric "$T/k66.prom" uncore_clock_hertz "socket=\"$s\"")" 2.0e9 0.02 \
+		"6.6, socket $s: uncore clock from uncore_type_0_N"
+	near "$(metric "$T/k66.prom" uncore_upi_data_bandwidth_bytes_per_second "socket=\"$s\",port=\"1\"")" \
+		3.2e8 0.02 "6.6, socket $s: UPI from uncore_type_8_N (no ignore list)"
+	near "$(metric "$T/k66.prom" uncore_dram_bandwidth_bytes_per_second "socket=\"$s\",direction=\"write\"")" \
+		$WR 0.02 "6.6, socket $s: DRAM write $WR B/s"
+done
+near "$(metric "$T/k66.prom" uncore_dram_bandwidth_bytes_per_second 'socket="0",direction="read"')" \
+	$RD0 0.02 "6.6, socket 0: DRAM read $RD0 B/s from uncore_type_6_N"
+near "$(metric "$T/k66.prom" uncore_dram_bandwidth_bytes_per_second 'socket="1",direction="read"')" \
+	$RD1 0.02 "6.6, socket 1: DRAM read $RD1 B/s"
+is "$(jq -r .dram.kernel_pmu "$T/k66.status")" uncore_type_6_0 \
+	"6.6 status: the IMC is uncore_type_6_0"
+ok "$(grep -q '^uncore_llc_' "$T/k66.prom"; [ $? -ne 0 ]; echo $?)" \
+	"6.6: no LLC family (not zero)"
+like "$(cat "$T/k66.log")" "not counted: UNC_CHA_TOR_INSERTS.IA: the kernel's PMU uncore_type_0_0 cannot take its encoding" \
+	"6.6: the LLC events are left out, saying why"
+kill "$UPID"; wait "$UPID" 2>/dev/null
+
 # ---- the kernels' trees: which aliases, which units
 for k in 6.8.0 7.0.0; do
 	workload "$k" >"$T/tree-$k.json"
@@ -136,6 +163,9 @@ is "$(cat "$d70/uncore_imc_0/format/umask")" "config:8-15,32-55" \
 	"imc umask_ext4"
 is "$(cat "$d70/uncore_pcu/format/umask")" "config:8-15" \
 	"pcu: the discovery generic format (one box: uncore_pcu)"
+is "$(cat "$d70/uncore_imc_3/alias") $(cat "$d70/uncore_upi_1/alias") $(cat "$d70/uncore_pcu/alias")" \
+	"uncore_type_6_3 uncore_type_8_1 uncore_type_4_0" \
+	"7.0: each named PMU's alias file has its generic discovery name"
 
 # ---- a gap in the box numbers: uncore_imc_2 missing, the others placed
 # by their own numbers and the gap named
