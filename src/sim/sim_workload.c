@@ -1043,6 +1043,30 @@ static int check_offline(struct pctx *c)
 	return 0;
 }
 
+/* With several dies every die has the same boxes: each unit count the
+ * workload sets (or its default) is a multiple of "dies". */
+static int check_dies(struct pctx *c)
+{
+	unsigned dies = c->w->topo.dies;
+	const char *by;
+
+	if (dies <= 1)
+		return 0;
+	for (unsigned i = 0; i < c->nkeys; i++) {
+		const struct top_key *k = &c->keys[i];
+		unsigned n;
+
+		if (k->kind != TK_COUNT || k->unit < 0)
+			continue;
+		n = unit_ninst(c, c->plat->units[k->unit], &by);
+		if (n % dies)
+			return wlp_fail(c, "%s: %u is not a multiple of dies (%u): "
+				    "every die has the same boxes", k->name, n,
+				    dies);
+	}
+	return 0;
+}
+
 static int parse_top_value(struct pctx *c, const struct top_key *k,
 			   json_object *v)
 {
@@ -1246,7 +1270,8 @@ static int parse_root(struct pctx *c, json_object *root,
 			return r;
 		wlp_path_pop(c, old);
 	}
-	if ((r = per_core_counts(c)) < 0 || (r = check_offline(c)) < 0)
+	if ((r = per_core_counts(c)) < 0 || (r = check_offline(c)) < 0 ||
+	    (r = check_dies(c)) < 0)
 		return r;
 	if (!phases)
 		return wlp_fail(c, "missing \"phases\" (an array of {\"seconds\": N, "

@@ -207,6 +207,11 @@ is "$(cat "$dd/uncore_imc_0/cpumask") $(ls -d "$dd"/uncore_imc_* | wc -l)" "0,4,
 is "$(cat "$dd/system/cpu/cpu4/topology/physical_package_id") $(cat "$dd/system/cpu/cpu4/topology/die_id")" \
 	"0 1" "2 dies: CPU 4 is package 0 die 1"
 is "$(cat "$dd/uncore_pcu/cpumask")" "0,4,8,12" "2 dies: one PCU a die"
+printf '%s\n' '{ "platform": "gnr", "sockets": 2, "dies": 2, "imc_channels": 3,
+  "phases": [ { "seconds": 5, "rates": {} } ] }' >"$T/baddies.json"
+out=$("$UNCORE_SIM" -p gnr -w "$T/baddies.json" sysfs "$T/tree-bad" 2>&1)
+ok "$([ $? -ne 0 ]; echo $?)" "3 channels on 2 dies: refused"
+like "$out" "imc_channels: 3 is not a multiple of dies (2)" "and says why"
 PORT=$(pick_port)
 U="http://127.0.0.1:$PORT"
 start_uncored "$T/dies.log" --simulate=gnr --backend=perf \
