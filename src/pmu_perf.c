@@ -495,14 +495,31 @@ static int find_unit(struct pmu_perf *pp, struct topology *t, int ui,
 	struct pfs_pmu *pmus[PLAT_MAX_INST];
 	struct pp_list_ctx lc = { .pattern = u->perf->pmu, .names = names,
 				  .boxes = boxes, .cap = PLAT_MAX_INST };
-	bool per_box = strstr(u->perf->pmu, "%u") != NULL;
+	const struct perf_unit *pu = u->perf;
+	bool per_box;
 	int r;
 
-	if ((r = pfs_list(pp->sysfs, list_cb, &lc, why, whylen)) < 0)
-		return r;
+	/* the unit's PMU as this kernel names it: its own name, else the
+	 * name an older kernel gives it (perf_unit.older: gnr's
+	 * uncore_type_<t>_N before 6.8) */
+	for (;;) {
+		lc.pattern = pu->pmu;
+		if ((r = pfs_list(pp->sysfs, list_cb, &lc, why, whylen)) < 0)
+			return r;
+		if (lc.n || !pu->older)
+			break;
+		pu = pu->older;
+	}
+	if (!lc.n)
+		pu = u->perf;
+	per_box = strstr(pu->pmu, "%u") != NULL;
 	if (!lc.n) {
-		append(pp->missing, sizeof(pp->missing), "%s%s (%s)",
-		       pp->missing[0] ? ", " : "", u->name, u->perf->pmu);
+		/* the reason where it is known: the kernel that first
+		 * registers the PMU (struct perf_unit.since) */
+		append(pp->missing, sizeof(pp->missing), "%s%s (%s)%s%s",
+		       pp->missing[0] ? ", " : "", u->name, u->perf->pmu,
+		       u->perf->since ? " from Linux " : "",
+		       u->perf->since ? u->perf->since : "");
 		return 0;
 	}
 	for (unsigned i = 0; i < lc.n; i++) {
@@ -554,7 +571,7 @@ static int find_unit(struct pmu_perf *pp, struct topology *t, int ui,
 				append(pp->missing, sizeof(pp->missing),
 				       "%s%s %u on socket %u (no %s box)",
 				       pp->missing[0] ? ", " : "", u->name, i,
-				       s, u->perf->pmu);
+				       s, pu->pmu);
 			}
 	return 0;
 }
@@ -1637,6 +1654,26 @@ static int pmu_perf_reachable(const struct pmu *p, const struct evspec *e, char 
 		return fail(why, whylen, ENODEV, "%s: the kernel has no PMU "
 			    "for unit %s (%s)", e->name, u->name,
 			    u->perf ? u->perf->pmu : "none");
+	/* a programmable event whose encoding the PMU's format/ cannot
+	 * hold (gnr before 6.8: the generic format's 8-bit umask, the CHA
+	 * TOR events' UMaskExt) is not counted rather than mis-counted */
+	if (u->kind == UNIT_PROG && e->unit < PLAT_MAX_UNITS) {
+		const struct pp_box *b = NULL;
+		char terms[PP_TERMS_MAX], msg[256];
+		uint64_t cfg[3];
+
+		for (unsigned s = 0; !b && s < p->topo->nsockets; s++)
+			for (unsigned i = 0; !b && i < PLAT_MAX_INST; i++)
+				if (pp->inst_box[s][e->unit][i])
+					b = &pp->box[pp->inst_box[s][e->unit][i]
+						     - 1];
+		if (b && prog_terms(u, e, terms, sizeof(terms), msg,
+				    sizeof(msg)) == 0 &&
+		    pfs_encode(b->pmu, terms, cfg, msg, sizeof(msg)) < 0)
+			return fail(why, whylen, EOPNOTSUPP, "%s: the kernel's "
+				    "PMU %s cannot take its encoding: %s",
+				    e->name, b->name, msg);
+	}
 	return 0;
 }
 

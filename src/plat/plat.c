@@ -41,6 +41,7 @@ const struct platform *const plat_all[] = {
 	&plat_mtl,
 	&plat_zen5,
 	&plat_zen3,
+	&plat_gnr,
 	NULL,
 };
 

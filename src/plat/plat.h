@@ -238,9 +238,18 @@ struct perf_unit {
 	const char *source;	/* "arch/x86/events/intel/uncore_snbep.c:
 				   skx_uncore_chabox" */
 	const char *since;	/* first kernel version with it, or NULL */
+	const char *until;	/* first kernel version without it (a name
+				   a later kernel replaced: .older), or
+				   NULL */
 	const struct perf_fact *format;	/* ended by a NULL name */
 	const struct perf_fact *events;	/* ended by a NULL name; may be
 					   NULL */
+	/* Where the kernel changed the alias set (gnr imc: the 2026
+	 * per-scheduler CAS events replaced cas_count_read/_write):
+	 * events is the set from kernel events_since on, events_before the
+	 * set before it.  NULL events_since: events on every kernel. */
+	const char *events_since;
+	const struct perf_fact *events_before;
 	/* The format fields the encoding's parts go into, where the kernel
 	 * names them otherwise than "event", "umask", "edge", "inv",
 	 * "thresh" (NULL: that default). */
@@ -263,6 +272,13 @@ struct perf_unit {
 	 * core-scope residencies are in "cstate_core" beside the unit's
 	 * "cstate_pkg".  Its own format/ and events/ facts; NULL: none. */
 	const struct perf_unit *also;
+	/* The same unit on kernels before .since, where the kernel names it
+	 * otherwise (gnr before 6.8: the discovery code's generic
+	 * "uncore_type_<type>_%u" with the generic format): the perf
+	 * backend looks for older->pmu where it finds no .pmu, and the
+	 * simulated kernel of a release before .since builds older (each
+	 * with its own since; a chain).  NULL: none. */
+	const struct perf_unit *older;
 };
 
 /*
@@ -778,6 +794,9 @@ extern const struct derived_table derived_skx, derived_icx, derived_spr,
 extern const struct platform plat_adl, plat_mtl;
 extern const struct derived_table derived_adl;
 extern const struct derived_table derived_zen5;
+/* Xeon 6 Granite Rapids / Sierra Forest (plat_gnr.c; perf only). */
+extern const struct platform plat_gnr;
+extern const struct derived_table derived_gnr;
 extern const struct derived_table derived_zen3;
 
 /* The platform an open hw backend models (the simulator's), or NULL when

@@ -108,6 +108,7 @@ struct plat_sim_builtin {
 	size_t nfilter_q;
 	/* the machine */
 	unsigned sockets;
+	unsigned dies;		/* per socket; 0: one (plat_sim.max_dies) */
 	const struct plat_sim_ninst *ninst;
 	size_t nninst;
 	uint64_t uclk_hz, dclk_hz;
@@ -173,6 +174,10 @@ struct plat_sim {
 	const struct plat_sim_count *counts;
 	size_t ncounts;
 	unsigned max_sockets;	/* 0: PLAT_MAX_SOCKETS */
+	/* The workload key "dies" (dies per socket, 1..max_dies, default 1)
+	 * where the platform's packages may hold several dies, each with
+	 * its own boxes (gnr): 0, no such key. */
+	unsigned max_dies;
 	const char *mmio_key;
 	bool cores;
 	/* A unit with one instance per core (snbep "cbo"): its count
@@ -224,6 +229,7 @@ extern const struct plat_sim plat_skx_sim, plat_icx_sim, plat_spr_sim,
 extern const struct plat_sim plat_adl_sim, plat_mtl_sim;
 extern const struct plat_sim plat_zen5_sim;
 extern const struct plat_sim plat_zen3_sim;
+extern const struct plat_sim plat_gnr_sim;
 
 /* The platform the simulator models when neither the command line nor
  * a workload names one (DESIGN.md section 3). */

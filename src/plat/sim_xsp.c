@@ -1,19 +1,23 @@
 /*
  * sim_xsp.c - the simulator's data for the perf-only Xeon Scalable
- * platforms skx, icx and spr (plat_sim.h): topology keys, clocks and a
+ * platforms skx, icx, spr and gnr (plat_sim.h): topology keys, clocks and a
  * built-in workload.  They have no registers of uncored's own: the
  * simulated kernel counts their events from these rates.
  *
  * Default machine: 2 sockets; skx 28 CHAs, 6 channels, 3 UPI links; icx
  * 40 CHAs, 12 IMC PMUs (the kernel's 4 controllers x 3 channel slots), 4
  * free-running controllers, 3 UPI links; spr 60 CHAs, 8 channels, 4 UPI
- * links.  The load follows the hsx built-in's twelve 10-second phases:
+ * links; gnr 2 dies a socket, sharing 60 CHAs, 12 channels, 6 UPI links,
+ * 6 B2CMI (each die the half).  The load follows the hsx built-in's twelve 10-second phases:
  * LLC lookups 2e9/s per socket x (1 + 0.25 sin), misses 10 % of them x
  * (1 + 0.2 cos); DRAM reads = misses, writes 0.4 x misses (64 bytes
  * each; CAS counts split over the channels, the free-running counters
- * over the controllers); 20 % of DRAM traffic crosses UPI as data flits,
+ * over the controllers; gnr's two schedulers a channel take 55 % and
+ * 45 % of it, so that twice scheduler 0 is not the total); 20 % of DRAM traffic crosses UPI as data flits,
  * 9 per 64-byte line (Intel: 64/9 bytes per flit); UCLK 2.4 GHz (skx,
- * icx) / 2.5 GHz (spr) on every CHA, DCLK 1.333 / 1.6 / 2.4 GHz.  These
+ * icx) / 2.5 GHz (spr) / 2.2 GHz (gnr) on every CHA, DCLK 1.333 / 1.6 /
+ * 2.4 / 1.6 GHz (gnr: DDR5-6400, DCLK a quarter of the data rate as
+ * Intel's UNC_M_CLOCKTICKS says).  These
  * are simulated values, chosen to be plausible, not measurements.
  */
 #include "config.h"
@@ -69,6 +73,12 @@ static void spr_bi_base(unsigned p, unsigned n, double *q)
 {
 	xsp_bi_base(p, n, q, (double)SPR_UCLK, (double)SPR_DCLK);
 }
+#define GNR_UCLK 2200000000ull
+#define GNR_DCLK 1600000000ull
+static void gnr_bi_base(unsigned p, unsigned n, double *q)
+{
+	xsp_bi_base(p, n, q, (double)GNR_UCLK, (double)GNR_DCLK);
+}
 
 /* Headline events of all three (an event a catalog lacks matches none). */
 static const struct plat_sim_rate xsp_bi_rules[] = {
@@ -86,6 +96,28 @@ static const struct plat_sim_rate xsp_bi_rules[] = {
 	{ "UNC_UPI_RxL_FLITS.ALL_DATA", XQ_UPI, 1.0, false },
 	{ "UNC_U_CLOCKTICKS", XQ_UCLK, 1.0, true },
 	{ "UNC_M_CLOCKTICKS", XQ_DCLK, 1.0, true },
+	{ "*CLOCKTICKS", PLAT_SIM_UNIT_Q, 1.0, true },
+};
+
+/* gnr: the same headline quantities; DRAM as the CAS counts of the two
+ * schedulers of each channel (SCH0 55 %, SCH1 45 %), no free-running
+ * IMC. */
+#define GNR_SCH0 0.55
+#define GNR_SCH1 0.45
+static const struct plat_sim_rate gnr_bi_rules[] = {
+	{ "UNC_CHA_TOR_INSERTS.IA", XQ_LOOKUP, 1.0, false },
+	{ "UNC_CHA_TOR_INSERTS.IA_HIT", XQ_LOOKUP, 0.9, false },
+	{ "UNC_CHA_TOR_INSERTS.IA_MISS", XQ_MISS, 1.0, false },
+	{ "UNC_M_CAS_COUNT_SCH0.RD", XQ_DRAM_RD, GNR_SCH0, false },
+	{ "UNC_M_CAS_COUNT_SCH1.RD", XQ_DRAM_RD, GNR_SCH1, false },
+	{ "UNC_M_CAS_COUNT_SCH0.WR", XQ_DRAM_WR, GNR_SCH0, false },
+	{ "UNC_M_CAS_COUNT_SCH1.WR", XQ_DRAM_WR, GNR_SCH1, false },
+	{ "UNC_M_CAS_COUNT_SCH0.ALL", XQ_DRAM_ALL, GNR_SCH0, false },
+	{ "UNC_M_CAS_COUNT_SCH1.ALL", XQ_DRAM_ALL, GNR_SCH1, false },
+	{ "UNC_UPI_TxL_FLITS.ALL_DATA", XQ_UPI, 1.0, false },
+	{ "UNC_UPI_RxL_FLITS.ALL_DATA", XQ_UPI, 1.0, false },
+	{ "UNC_M_CLOCKTICKS", XQ_DCLK, 1.0, true },
+	{ "UNC_M_HCLOCKTICKS", XQ_DCLK, 1.0, true },
 	{ "*CLOCKTICKS", PLAT_SIM_UNIT_Q, 1.0, true },
 };
 
@@ -141,6 +173,25 @@ XSP_BUILTIN(spr_builtin, spr_bi_base, NULL, 0, spr_bi_ninst, SPR_UCLK,
 	    "cha:0x35:0xc001ff01", "cha:0x35:0xc001fe01", "imc:0x05:0xcf",
 	    "cha:0x01:0x00");
 
+static const struct plat_sim_ninst gnr_bi_ninst[] = {
+	{ "cha", 60 }, { "imc", 12 }, { "upi", 6 }, { "b2cmi", 6 },
+	{ "pcu", 2 }, { "ubox", 2 },
+};
+
+static const struct plat_sim_builtin gnr_builtin = {
+	.nphases = 12, .phase_s = 10.0, .nq = XQ_N,
+	.quantities = gnr_bi_base, .rules = gnr_bi_rules,
+	.nrules = sizeof(gnr_bi_rules) / sizeof(gnr_bi_rules[0]),
+	.units = xsp_bi_units,
+	.nunits = sizeof(xsp_bi_units) / sizeof(xsp_bi_units[0]),
+	.sockets = 2, .dies = 2, .ninst = gnr_bi_ninst,
+	.nninst = sizeof(gnr_bi_ninst) / sizeof(gnr_bi_ninst[0]),
+	.uclk_hz = GNR_UCLK, .dclk_hz = GNR_DCLK,
+	.selftest_keys = { "cha:0x35:0xc001ff01", "cha:0x35:0xc001fe01",
+			   "imc:0x05:0xcf" },
+	.selftest_clock = "cha:0x01:0x00",
+};
+
 static const struct plat_sim_count skx_counts[] = {
 	{ "cha_count", "cha", 28 }, { "imc_channels", "imc", 6 },
 	{ "upi_links", "upi", 3 },
@@ -152,6 +203,12 @@ static const struct plat_sim_count icx_counts[] = {
 static const struct plat_sim_count spr_counts[] = {
 	{ "cha_count", "cha", 64 }, { "imc_channels", "imc", 8 },
 	{ "upi_links", "upi", 4 },
+};
+
+static const struct plat_sim_count gnr_counts[] = {
+	{ "cha_count", "cha", 64 }, { "imc_channels", "imc", 16 },
+	{ "upi_links", "upi", 8 }, { "b2cmi_count", "b2cmi", 16 },
+	{ "pcu_count", "pcu", 4 }, { "ubox_count", "ubox", 4 },
 };
 
 /* ufreq_msr: SKYLAKE_X, ICELAKE_X, SAPPHIRERAPIDS_X are in the kernel's
@@ -166,3 +223,11 @@ static const struct plat_sim_count spr_counts[] = {
 XSP_SIM(plat_skx_sim, skx_builtin, skx_counts, SKX_UCLK, SKX_DCLK);
 XSP_SIM(plat_icx_sim, icx_builtin, icx_counts, SKX_UCLK, ICX_DCLK);
 XSP_SIM(plat_spr_sim, spr_builtin, spr_counts, SPR_UCLK, SPR_DCLK);
+/* gnr: packages of several dies (GNR-AP 3 compute dies; whether CPUID
+ * enumerates them is Unsure, NEXT-PLATFORMS 1.3): the "dies" key, up to
+ * 4, the built-in machine 2 a socket. */
+const struct plat_sim plat_gnr_sim = {
+	.builtin = &gnr_builtin, .counts = gnr_counts,
+	.ncounts = sizeof(gnr_counts) / sizeof(gnr_counts[0]),
+	.max_sockets = 8, .max_dies = 4,
+	.uclk_hz = GNR_UCLK, .dclk_hz = GNR_DCLK, .mmio_bar = -1 };

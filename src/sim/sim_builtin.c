@@ -133,6 +133,7 @@ static struct workload *bi_new(const struct platform *plat,
 	w->source = strdup("(built-in)");
 	w->plat = plat;
 	w->topo = (struct wl_topology){ .sockets = b->sockets,
+					.dies = b->dies,
 					.uclk_hz = b->uclk_hz,
 					.dclk_hz = b->dclk_hz,
 					.has_mmio_bar = b->has_mmio_bar,

@@ -18,6 +18,9 @@
  *    ("6.103515625e-5"), without a newline (uncore.c uncore_event_show:
  *    sprintf(buf, "%s", event->config)); the cstate PMUs' with one
  *    (kernel/events/core.c perf_event_sysfs_show: "%s\n").
+ *  - alias: where the platform names the PMU's generic discovery name
+ *    (perf_unit.older), "uncore_type_<type>_<box id>\n" (arch/x86/
+ *    events/intel/uncore.c alias_show()).
  *  - bus/event_source/devices/NAME: a link to ../../../devices/NAME, as
  *    on every Linux system (perf_pmu_register adds the device to the
  *    event_source bus).
@@ -240,10 +243,19 @@ static int add_fields(struct spmu *p, const struct perf_unit *pu, char *why,
 }
 
 /* Adds the facts' event aliases to p; the same name twice must agree. */
-static int add_aliases(struct spmu *p, const struct perf_unit *pu, char *why,
-		       size_t len)
+static int add_aliases(struct spmu *p, const struct perf_unit *pu,
+		       const struct workload *w, char *why, size_t len)
 {
-	for (const struct perf_fact *x = pu->events; x && x->name; x++) {
+	const struct perf_fact *set = pu->events;
+	unsigned since;
+
+	/* the alias set of the workload's kernel (struct perf_unit
+	 * events_since: gnr's imc changed it in 2026) */
+	if (pu->events_since &&
+	    wl_kernel_version(pu->events_since, &since) == 0 &&
+	    wl_perf_version(w) < since)
+		set = pu->events_before;
+	for (const struct perf_fact *x = set; x && x->name; x++) {
 		struct spmu_alias *na;
 		unsigned i;
 
@@ -368,11 +380,22 @@ static int collect_one(void *ctx, const struct wl_pmu *w)
 	} else if (!p->facts) {
 		p->facts = w->facts;
 	}
-	if (w->facts->since && (!p->since ||
-				strcmp(w->facts->since, p->since) > 0))
-		p->since = w->facts->since;
+	/* the later of the units' kernels, compared as versions ("6.14"
+	 * is after "6.8", which strcmp() would not say) */
+	if (w->facts->since) {
+		unsigned a = 0, b = 0;
+
+		wl_kernel_version(w->facts->since, &a);
+		if (p->since)
+			wl_kernel_version(p->since, &b);
+		if (!p->since || a > b)
+			p->since = w->facts->since;
+	}
+	if (w->facts->until)
+		p->until = w->facts->until;
 	if ((r = add_fields(p, w->facts, c->why, c->len)) < 0 ||
-	    (r = add_aliases(p, w->facts, c->why, c->len)) < 0)
+	    (r = add_aliases(p, w->facts, c->s->wl, c->why,
+				 c->len)) < 0)
 		return r;
 	return 0;
 }
@@ -490,6 +513,9 @@ static bool pmu_present(const struct workload *w, const struct spmu *p)
 	for (unsigned i = 0; i < w->perf.nmissing; i++)
 		if (fnmatch(w->perf.missing[i], p->name, 0) == 0)
 			return false;
+	if (p->until && wl_kernel_version(p->until, &since) == 0 &&
+	    wl_perf_version(w) >= since)
+		return false;
 	return !p->since || wl_kernel_version(p->since, &since) < 0 ||
 	       wl_perf_version(w) >= since;
 }
@@ -523,6 +549,21 @@ static void finish_pmus(struct spmu_set *s)
 		if (p->present)
 			p->type = type++;
 	}
+	/* every die the same number of CPUs */
+	s->cpus_per_socket = (s->cpus_per_socket + s->dies - 1) / s->dies *
+			     s->dies;
+}
+
+/* Boxes of one die of a per-box PMU's unit: the unit's count per socket
+ * shared by the dies (wl_perf_pmus() made this many PMUs). */
+static unsigned per_die(const struct spmu_set *s, const struct spmu *p)
+{
+	unsigned n = wl_unit_ninst(s->wl, p->units[0]);
+	unsigned max = unit_of(s, p->units[0])->max_inst;
+
+	if (max && n > max)
+		n = max;
+	return (n + s->dies - 1) / s->dies;
 }
 
 int spmu_build(struct spmu_set *s, const struct workload *w,
@@ -535,6 +576,7 @@ int spmu_build(struct spmu_set *s, const struct workload *w,
 	s->plat = w->plat;
 	s->wl = w;
 	s->nsockets = nsockets ? nsockets : 1;
+	s->dies = wl_dies(w);
 	s->cores = cores ? cores : 1;
 	s->amd = w->plat->vendor && strcmp(w->plat->vendor,
 					    "AuthenticAMD") == 0;
@@ -596,7 +638,13 @@ int spmu_box(const struct spmu_set *s, const struct spmu *p, unsigned cpu,
 	local = cpu % cps;
 	if (p->socket >= 0 && b->socket != (unsigned)p->socket)
 		return -ENODEV;
-	if (p->inst >= 0) {
+	if (p->inst >= 0 && s->dies > 1 && !s->amd) {
+		/* box p->inst of the CPU's die: die-major instances */
+		unsigned die = local / (cps / s->dies);
+
+		b->inst = die * per_die(s, p) + (unsigned)p->inst;
+		b->cpu = b->socket * cps + die * (cps / s->dies);
+	} else if (p->inst >= 0) {
 		b->inst = (unsigned)p->inst;
 		b->cpu = b->socket * cps;
 	} else if (p->core_scope) {
@@ -618,6 +666,16 @@ char *spmu_cpumask(const struct spmu_set *s, const struct spmu *p, char *buf,
 	size_t o = 0;
 
 	buf[0] = '\0';
+	if (p->inst >= 0 && s->dies > 1 && !s->amd) {
+		/* one CPU per die of every socket */
+		for (unsigned sock = 0; sock < s->nsockets; sock++)
+			for (unsigned d = 0; d < s->dies && o < len; d++)
+				o += (size_t)snprintf(buf + o, len - o, "%s%u",
+						      o ? "," : "",
+						      sock * cps +
+						      d * (cps / s->dies));
+		return buf;
+	}
 	total = s->nsockets * (p->inst >= 0 ? 1 : p->nbox);
 	cpu = calloc(total, sizeof(*cpu));
 	if (!cpu)
@@ -925,6 +983,20 @@ static int write_pmu(const struct spmu_set *s, const struct spmu *p,
 			len)) < 0 ||
 	    (r = write_facts(s, p, dir, why, len)) < 0)
 		return r;
+	/* a named discovery type's generic name (uncore.c alias_show():
+	 * uncore_get_alias_name(), "uncore_type_<type>_<box id>"): the name
+	 * its older facts give (perf_unit.older with .until) */
+	if (p->facts && p->facts->older && p->facts->older->until) {
+		const char *pat = p->facts->older->pmu, *pc = strchr(pat, '%');
+
+		if (pc && pc[1] == 'u') {
+			snprintf(text, sizeof(text), "%.*s%d%s\n",
+				 (int)(pc - pat), pat, p->inst >= 0 ? p->inst : 0,
+				 pc + 2);
+			if ((r = put_in(dir, "alias", text, why, len)) < 0)
+				return r;
+		}
+	}
 	if (!mkpath(path, why, len, "%s/bus/event_source/devices/%s", sysfs,
 		    p->name) ||
 	    !mkpath(dir, why, len, "../../../devices/%s", p->name))
@@ -944,7 +1016,8 @@ static int write_cpu(const struct spmu_set *s, const char *root, unsigned cpu,
 	static const char *const name[3] = { "physical_package_id", "die_id",
 					     "core_id" };
 	unsigned cps = s->cpus_per_socket;
-	unsigned val[3] = { cpu / cps, 0, (cpu % cps) % s->cores };
+	unsigned val[3] = { cpu / cps, (cpu % cps) / (cps / s->dies),
+			    (cpu % cps) % s->cores };
 	char dir[PATH_MAX], topo[PATH_MAX], num[16];
 	int r;
 

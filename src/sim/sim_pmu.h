@@ -81,6 +81,7 @@ struct spmu {
 	bool present;		/* registered: not missing in the workload,
 				   not newer than the kernel */
 	const char *since;	/* first kernel version, or NULL */
+	const char *until;	/* the facts' until (perf_unit) */
 	int units[SPMU_MAX_UNITS];	/* every unit behind it */
 	unsigned nunits;
 	int prog;		/* programmable unit index, -1 none */
@@ -103,6 +104,9 @@ struct spmu_set {
 	const struct workload *wl;
 	unsigned nsockets;
 	unsigned cpus_per_socket;	/* CPU c is on socket c / this */
+	unsigned dies;		/* per socket (wl_dies()); CPU c is on die
+				   (c % cpus_per_socket) / (cpus_per_socket /
+				   dies) */
 	unsigned cores;		/* physical cores per socket; CPU local
 				   index l is core l % cores */
 	bool amd;		/* AMD's uncore driver rules (vendor) */

@@ -55,7 +55,7 @@ struct top_key {
 				   (uint64_t): in struct wl_topology */
 };
 
-#define TOP_KEYS_MAX (13 + PLAT_MAX_UNITS)
+#define TOP_KEYS_MAX (14 + PLAT_MAX_UNITS)
 
 struct pctx {
 	const char *name;		/* file name for messages */

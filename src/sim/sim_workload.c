@@ -86,6 +86,9 @@ static unsigned plat_top_keys(const struct platform *p, struct top_key *out)
 				     d && d->max_sockets ? d->max_sockets
 							 : PLAT_MAX_SOCKETS,
 				     -1, offsetof(struct wl_topology, sockets) };
+	if (d && d->max_dies)
+		out[n++] = (struct top_key){ "dies", TK_COUNT, d->max_dies, -1,
+					     offsetof(struct wl_topology, dies) };
 	for (size_t i = 0; d && i < d->ncounts && n < TOP_KEYS_MAX - 10; i++) {
 		const struct unit_type *u;
 		int ui;
@@ -988,6 +991,11 @@ static int unit_pmus(const struct workload *w, int ui,
 	unsigned nsock = per_socket ? wl_sockets(w) : 1;
 	int r;
 
+	/* several dies: each die has box numbers 0 .. count/dies - 1, one
+	 * PMU each (uncore_get_pmu_name(): the discovery table's box id) */
+	if (per_box && !per_socket && wl_dies(w) > 1)
+		ninst = (ninst + wl_dies(w) - 1) / wl_dies(w);
+
 	for (unsigned n = 0; n < ninst * nsock; n++) {
 		if (!pmu_expand(pu->pmu, n, name, sizeof(name)))
 			return 0;	/* malformed: skern_open() says so */
@@ -997,6 +1005,11 @@ static int unit_pmus(const struct workload *w, int ui,
 			return r;
 	}
 	return 0;
+}
+
+unsigned wl_dies(const struct workload *w)
+{
+	return w->topo.dies ? w->topo.dies : 1;
 }
 
 unsigned wl_sockets(const struct workload *w)
@@ -1014,9 +1027,16 @@ int wl_perf_pmus(const struct workload *w,
 
 	for (int ui = 0; p->units[ui]; ui++) {
 		const struct perf_unit *pu = p->units[ui]->perf;
+		unsigned since;
 
 		if (!pu || !pu->pmu)
 			continue;
+		/* the unit as the workload's kernel names it (perf_unit
+		 * .older: a kernel before .since) */
+		while (pu->older && pu->since &&
+		       wl_kernel_version(pu->since, &since) == 0 &&
+		       wl_perf_version(w) < since)
+			pu = pu->older;
 		if ((r = unit_pmus(w, ui, pu, cb, ctx)) != 0)
 			return r;
 		if (pu->also && pu->also->pmu &&
@@ -1100,6 +1120,30 @@ static int check_offline(struct pctx *c)
 			return wlp_fail(c, "offline_cpus: every core of socket %u "
 				    "is offline (its MSRs are reached through an "
 				    "online one)", s);
+	return 0;
+}
+
+/* With several dies every die has the same boxes: each unit count the
+ * workload sets (or its default) is a multiple of "dies". */
+static int check_dies(struct pctx *c)
+{
+	unsigned dies = c->w->topo.dies;
+	const char *by;
+
+	if (dies <= 1)
+		return 0;
+	for (unsigned i = 0; i < c->nkeys; i++) {
+		const struct top_key *k = &c->keys[i];
+		unsigned n;
+
+		if (k->kind != TK_COUNT || k->unit < 0)
+			continue;
+		n = unit_ninst(c, c->plat->units[k->unit], &by);
+		if (n % dies)
+			return wlp_fail(c, "%s: %u is not a multiple of dies (%u): "
+				    "every die has the same boxes", k->name, n,
+				    dies);
+	}
 	return 0;
 }
 
@@ -1317,7 +1361,8 @@ static int parse_root(struct pctx *c, json_object *root,
 			return r;
 		wlp_path_pop(c, old);
 	}
-	if ((r = per_core_counts(c)) < 0 || (r = check_offline(c)) < 0)
+	if ((r = per_core_counts(c)) < 0 || (r = check_offline(c)) < 0 ||
+	    (r = check_dies(c)) < 0)
 		return r;
 	if (!phases)
 		return wlp_fail(c, "missing \"phases\" (an array of {\"seconds\": N, "

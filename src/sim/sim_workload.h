@@ -107,6 +107,12 @@ struct wl_perf {
  * manual allows). */
 struct wl_topology {
 	unsigned sockets;
+	/* Dies per socket ("dies", plat_sim.max_dies; 0: one).  A per-box
+	 * kernel PMU (uncore_imc_%u) is then one PMU per box number of a
+	 * die, its cpumask one CPU per die; a unit's count is per socket,
+	 * the dies sharing it die-major (die d has instances d x count /
+	 * dies ...). */
+	unsigned dies;
 	/* Instances per socket of each unit (by index) its count key set
 	 * (the platform's simulator data names the keys: "cbo_count"). */
 	unsigned count[PLAT_MAX_UNITS];
@@ -282,6 +288,8 @@ unsigned wl_unit_ninst(const struct workload *w, int unit);
 /* Sockets: the "sockets" key, else 1 (at most PLAT_MAX_SOCKETS), as the
  * simulator builds them. */
 unsigned wl_sockets(const struct workload *w);
+/* Dies per socket: the "dies" key, else 1. */
+unsigned wl_dies(const struct workload *w);
 
 /* Physical cores per socket: the "cores" key, else WL_MAX_CORES.  A
  * core-scope free-running counter (freerun_ctr.core_scope) is one

@@ -61,14 +61,14 @@ is "$refs" "" "README and doc/ do not send the reader to DESIGN.md (not shipped)
 
 # ---- the platform list ----------------------------------------------------
 help=$("$UNCORED" --help)
-like "$help" "skl, hsx, snbep, skx, icx, spr, zen4, adl, mtl, zen5, zen3" "--help lists every platform for --simulate"
+like "$help" "skl, hsx, snbep, skx, icx, spr, zen4, adl, mtl, zen5, zen3, gnr" "--help lists every platform for --simulate"
 out=$("$UNCORED" --simulate=hsw 2>&1); rc=$?
 is "$rc" 64 "--simulate=hsw is a usage error"
-like "$out" "unknown platform (supported: skl, hsx, snbep, skx, icx, spr, zen4, adl, mtl, zen5, zen3)" "with the list"
+like "$out" "unknown platform (supported: skl, hsx, snbep, skx, icx, spr, zen4, adl, mtl, zen5, zen3, gnr)" "with the list"
 printf '[sim]\n# Haswell\nplatform = hsw\n' >"$T/hsw.conf"
 out=$("$UNCORED" -n -c "$T/hsw.conf" 2>&1); rc=$?
 is "$rc" 1 "-n: [sim] platform = hsw is refused"
-like "$out" "hsw.conf:3: platform: unknown platform \"hsw\" (supported: skl, hsx, snbep, skx, icx, spr, zen4, adl, mtl, zen5, zen3)" \
+like "$out" "hsw.conf:3: platform: unknown platform \"hsw\" (supported: skl, hsx, snbep, skx, icx, spr, zen4, adl, mtl, zen5, zen3, gnr)" \
 	"with file:line and the list"
 
 # ---- -n runs start-up's checks ----------------------------------------------

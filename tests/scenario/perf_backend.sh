@@ -296,7 +296,7 @@ like "$(cat "$T/real2.log")" "$T/nosuch" "--path.sysfs: the path is the one sear
 
 # ---- the self-test through the kernel: the same checks, the freeze and
 # the control read-back not applicable (the kernel holds the counters)
-for p in skl hsx skx icx spr zen4 zen5 zen3 adl mtl; do
+for p in skl hsx skx icx spr zen4 zen5 zen3 adl mtl gnr; do
 	"$UNCORED" --self-test --simulate="$p" --backend=perf >"$T/st-$p.out" 2>&1
 	is "$?" 0 "self-test $p on the perf backend passes"
 done
@@ -310,7 +310,7 @@ like "$(grep '^DRAM reads while streaming' "$T/st-zen3.out")" "the platform has 
 # ---- --list-platforms: every platform, its CPUs, backends and checks
 out=$("$top_builddir/uncored" --list-platforms)
 is "$?" 0 "--list-platforms exits 0"
-for p in skl hsx snbep skx icx spr zen4 zen5 zen3 adl mtl; do
+for p in skl hsx snbep skx icx spr zen4 zen5 zen3 adl mtl gnr; do
 	like "$out" "$p	" "--list-platforms lists $p"
 done
 like "$out" "AuthenticAMD family 0x19 model 0x10-0x1f, 0xa0-0xaf" \
@@ -319,6 +319,10 @@ like "$out" "AuthenticAMD family 0x1a model 0x00-0x2f, 0x40-0x4f, 0x60-0x7f" \
 	"--list-platforms: zen5's CPUs as ranges"
 like "$out" "AuthenticAMD family 0x19 model 0x00-0x0f, 0x20-0x5f" \
 	"--list-platforms: zen3's CPUs as ranges"
+like "$out" "GenuineIntel family 0x6 model 0xad-0xaf" \
+	"--list-platforms: gnr's CPUs (Granite Rapids 06_AD/06_AE, Sierra Forest 06_AF)"
+like "$(echo "$out" | sed -n '/^gnr/,/checked/p')" "backends: perf" \
+	"--list-platforms: gnr is perf-only"
 like "$(echo "$out" | sed -n '/^skx/,/checked/p')" "backends: perf" \
 	"--list-platforms: skx is perf-only"
 like "$(echo "$out" | sed -n '/^hsx/,/checked/p')" "backends: direct, perf" \

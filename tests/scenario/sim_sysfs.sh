@@ -6,7 +6,7 @@
 . "${top_srcdir:-.}/tests/lib.sh"
 SIM="$top_builddir/uncore-sim"
 
-for p in skl hsx snbep skx icx spr zen4 adl mtl zen5 zen3; do
+for p in skl hsx snbep skx icx spr zen4 adl mtl zen5 zen3 gnr; do
 	out=$("$SIM" -p "$p" sysfs "$T/$p" 2>&1); rc=$?
 	is "$rc" 0 "$p: the tree is written"
 	is "$out" "$T/$p/sys
@@ -64,6 +64,15 @@ is "$(cat "$T/zen5/sys/devices/amd_df/format/umask")" "config:8-15,24-27" \
 	"zen5: amd_df with PerfMonV2 (umask12)"
 is "$(cat "$T/zen5/sys/devices/amd_l3/format/threadmask")" "config:56-57" \
 	"zen5: amd_l3 with the family 19h fields"
+is "$(cat "$T/gnr/sys/devices/uncore_cha_0/format/umask")" "config:8-15,32-63" \
+	"gnr: cha umask_ext5"
+is "$(cat "$T/gnr/sys/devices/uncore_imc_0/format/umask")" "config:8-15,32-55" \
+	"gnr: imc umask_ext4"
+ok "$([ ! -e "$T/gnr/sys/devices/uncore_upi_0" ] &&
+	[ -e "$T/gnr/sys/devices/uncore_b2cmi_0" ]; echo $?)" \
+	"gnr on the default kernel (6.12): B2CMI, no UPI (6.14)"
+is "$(cat "$T/gnr/sys/devices/uncore_imc_0/events/cas_count_read")" \
+	"event=0x05,umask=0xcf" "gnr before 2026: cas_count_read is scheduler 0's"
 is "$(cat "$T/skx/proc/sys/kernel/perf_event_paranoid")" "2" \
 	"the default perf_event_paranoid"
 

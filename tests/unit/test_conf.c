@@ -664,9 +664,9 @@ static const struct bad bad[] = {
 	{ "[http]\ncontrol_group = a b\n", 2,
 	  "control_group: \"a b\" is not a valid group name" },
 	{ "[sim]\nplatform = SKL\n", 2,
-	  "platform: unknown platform \"SKL\" (supported: skl, hsx, snbep, skx, icx, spr, zen4, adl, mtl, zen5, zen3)" },
+	  "platform: unknown platform \"SKL\" (supported: skl, hsx, snbep, skx, icx, spr, zen4, adl, mtl, zen5, zen3, gnr)" },
 	{ "[sim]\n\nplatform = hsw\n", 3,
-	  "platform: unknown platform \"hsw\" (supported: skl, hsx, snbep, skx, icx, spr, zen4, adl, mtl, zen5, zen3)" },
+	  "platform: unknown platform \"hsw\" (supported: skl, hsx, snbep, skx, icx, spr, zen4, adl, mtl, zen5, zen3, gnr)" },
 	/* cross-checks name both lines */
 	{ "[claims]\nmax_total = 4\nmax_per_uid = 8\n", 3,
 	  "max_per_uid = 8 (line 3) must not be greater than max_total = 4 "

@@ -278,6 +278,28 @@ static void test_aliases(void)
 	alias_is("icx", "imc", "cas_count_write", "UNC_M_CAS_COUNT.WR");
 	alias_is("spr", "imc", "cas_count_read", "UNC_M_CAS_COUNT.RD");
 	alias_is("spr", "imc", "cas_count_write", "UNC_M_CAS_COUNT.WR");
+	/* gnr from 2026 (gnr_uncore_imc_events): one alias per scheduler,
+	 * each Intel's SCH0/SCH1 event */
+	alias_is("gnr", "imc", "cas_count_read_sch0", "UNC_M_CAS_COUNT_SCH0.RD");
+	alias_is("gnr", "imc", "cas_count_read_sch1", "UNC_M_CAS_COUNT_SCH1.RD");
+	alias_is("gnr", "imc", "cas_count_write_sch0", "UNC_M_CAS_COUNT_SCH0.WR");
+	alias_is("gnr", "imc", "cas_count_write_sch1", "UNC_M_CAS_COUNT_SCH1.WR");
+	/* ... and before it spr's names, which are scheduler 0 only: the
+	 * trap uncored avoids by never encoding from alias names */
+	{
+		const struct unit_type *u = plat_unit(&plat_gnr, "imc", NULL);
+		const struct perf_unit *k = u ? u->perf : NULL;
+		const struct perf_fact *f = k ? fact(k->events_before,
+						     "cas_count_read") : NULL;
+
+		ok(k && k->events_since && f &&
+		   strcmp(f->value, "event=0x05,umask=0xcf") == 0,
+		   "gnr imc before %s: cas_count_read is %s (SCH0.RD only)",
+		   k && k->events_since ? k->events_since : "?",
+		   f ? f->value : "no alias");
+		ok(k && !fact(k->events, "cas_count_read"),
+		   "gnr imc from then: no cas_count_read");
+	}
 }
 
 /* Every entry of a perf platform's catalog fits its unit. */
@@ -333,6 +355,14 @@ static void test_cpus(void)
 	ok(plat_for_cpu(&c) == &plat_icx, "6/0x6C is icx");
 	c.model = 0xCF;
 	ok(plat_for_cpu(&c) == &plat_spr, "6/0xCF (Emerald Rapids) is spr");
+	c.model = 0xAD;
+	ok(plat_for_cpu(&c) == &plat_gnr, "6/0xAD (Granite Rapids-X) is gnr");
+	c.model = 0xAE;
+	ok(plat_for_cpu(&c) == &plat_gnr, "6/0xAE (Granite Rapids-D) is gnr");
+	c.model = 0xAF;
+	ok(plat_for_cpu(&c) == &plat_gnr, "6/0xAF (Sierra Forest) is gnr");
+	c.model = 0xB6;
+	ok(plat_for_cpu(&c) == NULL, "6/0xB6 (Grand Ridge): none (no data)");
 	c = (struct plat_cpu){ "AuthenticAMD", 0x19, 0x11, 1 };
 	ok(plat_for_cpu(&c) == &plat_zen4, "AMD 0x19/0x11 (Genoa) is zen4");
 	c.model = 0xA0;

@@ -226,7 +226,7 @@ static void test_cpuid(void)
 	memcpy(amd.vendor, "GenuineIntel", 13);
 	ok(plat_for_cpu(&amd) == &plat_skl, "GenuineIntel 6/0x5E is skl");
 	is_str(plat_list(list, sizeof(list), false),
-	       "skl, hsx, snbep, skx, icx, spr, zen4, adl, mtl, zen5, zen3",
+	       "skl, hsx, snbep, skx, icx, spr, zen4, adl, mtl, zen5, zen3, gnr",
 	       "plat_list names every platform");
 	if (!cpuinfo(vendor, sizeof(vendor), &kfam, &kmod)) {
 		ok(1, "# SKIP no /proc/cpuinfo to compare plat_cpuid with");

@@ -506,7 +506,7 @@ static const struct bad {
 	{ SKL "\"a b\":1," PH("") "}", "$[\"a b\"]", "unknown key" },
 	{ "{" PH("") "}", "$", "missing \"platform\"" },
 	{ "{\"platform\":\"k8\"," PH("") "}", "$.platform",
-	  "unknown platform \"k8\" (supported by this build: skl, hsx, snbep, skx, icx, spr, zen4, adl, mtl, zen5, zen3)" },
+	  "unknown platform \"k8\" (supported by this build: skl, hsx, snbep, skx, icx, spr, zen4, adl, mtl, zen5, zen3, gnr)" },
 	{ "{\"platform\":7," PH("") "}", "$.platform", "must be a string" },
 	{ SKL "\"faults\":[]}", "$", "missing \"phases\"" },
 	/* rate keys */
