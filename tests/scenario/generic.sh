@@ -4,8 +4,8 @@
 # kernel names.  Two simulated kernels:
 #
 #  - "gnr-like": spr's PMU set and aliases (plat_spr.c, the kernel's
-#    spr_uncore_imc_events) under CPUID model 0xAD (Granite Rapids: no
-#    table here).  DRAM bytes from uncore_imc_N/cas_count_read and
+#    spr_uncore_imc_events) under CPUID model 0xDD (Clearwater Forest:
+#    no table here; Granite Rapids, 0xAD, has its own, gnr).  DRAM bytes from uncore_imc_N/cas_count_read and
 #    _write (event=0x05, umask 0xcf / 0xf0) x 64; a decoy at umask 0x0f
 #    (another CAS sub-event) at another rate; two sockets.  No uncore
 #    clock: spr's kernel writes clockticks only on uncore_imc_N (the
@@ -36,10 +36,10 @@ run() {
 	curl -s "$U/api/v1/status" >"$T/$name.status"
 }
 
-# ---- gnr-like: spr's PMUs under model 0xAD ------------------------------
+# ---- gnr-like: spr's PMUs under model 0xDD ------------------------------
 cat >"$T/gnr.json" <<'JSON'
 { "platform": "spr", "sockets": 2,
-  "perf": { "cpu_model": 173 },
+  "perf": { "cpu_model": 221 },
   "phases": [ { "seconds": 600, "rates": {
     "imc:0x05:0xcf": 1.0e8, "imc:0x05:0xf0": 5.0e7,
     "imc:0x05:0x0f": 7.0e7, "imc:0x01:0x00": 2.0e9 } } ] }
@@ -47,7 +47,7 @@ JSON
 run gnr
 is "$(jq -r .platform "$T/gnr.status")" generic "gnr: status says platform generic"
 is "$(jq -r .backend "$T/gnr.status")" perf "gnr: on the perf backend"
-like "$(cat "$T/gnr.log")" "platform generic: GenuineIntel family 0x6 model 0xad matches no platform table" \
+like "$(cat "$T/gnr.log")" "platform generic: GenuineIntel family 0x6 model 0xdd matches no platform table" \
 	"gnr: the log says generic and names the CPU"
 like "$(cat "$T/gnr.log")" "platform generic (perf backend, simulator), 2 sockets" \
 	"gnr: the start-up line"
@@ -64,7 +64,7 @@ is "$(jq -r '.generic.families[] | select(.family=="clock") | .present' "$T/gnr.
 	"gnr: no uncore clock family"
 like "$(jq -r '.generic.families[] | select(.family=="clock") | .absent' "$T/gnr.status")" \
 	"counts the DRAM clock" "gnr: and why (imc clockticks is the DRAM clock)"
-is "$(grep -c '^uncore_clock_' "$T/gnr.prom")" 0 "gnr: /metrics has no clock family"
+is "$(grep -c '^uncore_clock_hertz' "$T/gnr.prom")" 0 "gnr: /metrics has no measured clock family (the kernel's limits, uncore_clock_limit_hertz, are another's)"
 if command -v promtool >/dev/null 2>&1; then
 	out=$(promtool check metrics <"$T/gnr.prom" 2>&1)
 	is "$?" 0 "gnr: promtool check metrics reports nothing ($out)"
