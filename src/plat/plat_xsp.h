@@ -43,6 +43,22 @@
 	.global_ovf_bit = XSP_NONE, .max_rate = 5.0e9, .perf = &(kpmu)
 
 #define XSP_END_FACT { NULL, NULL, 0, NULL }
+/* The IIO free-running bandwidth unit "iio_free" of each (iio_xsp.c). */
+extern const struct unit_type xsp_skx_iio_free, xsp_icx_iio_free,
+	xsp_spr_iio_free;
+/* Its baseline events: every port's counter of a stack (skx: 4 ports each
+ * way; icx, spr: 8 ports inbound). */
+#define XSP_IIO_PORTS4(dir)                                                 \
+	"UNC_IIO_BANDWIDTH_" dir ".PART0_FREERUN",                          \
+	"UNC_IIO_BANDWIDTH_" dir ".PART1_FREERUN",                          \
+	"UNC_IIO_BANDWIDTH_" dir ".PART2_FREERUN",                          \
+	"UNC_IIO_BANDWIDTH_" dir ".PART3_FREERUN"
+#define XSP_IIO_PORTS8(dir)                                                 \
+	XSP_IIO_PORTS4(dir),                                                \
+	"UNC_IIO_BANDWIDTH_" dir ".PART4_FREERUN",                          \
+	"UNC_IIO_BANDWIDTH_" dir ".PART5_FREERUN",                          \
+	"UNC_IIO_BANDWIDTH_" dir ".PART6_FREERUN",                          \
+	"UNC_IIO_BANDWIDTH_" dir ".PART7_FREERUN"
 /* 64 bytes in MiB: the kernel's .scale of its DRAM byte events. */
 #define XSP_MIB 6.103515625e-5
 

@@ -144,14 +144,17 @@ XSP_BUILTIN(spr_builtin, spr_bi_base, NULL, 0, spr_bi_ninst, SPR_UCLK,
 static const struct plat_sim_count skx_counts[] = {
 	{ "cha_count", "cha", 28 }, { "imc_channels", "imc", 6 },
 	{ "upi_links", "upi", 3 },
+	{ "iio_stacks", "iio_free", 6 },
 };
 static const struct plat_sim_count icx_counts[] = {
 	{ "cha_count", "cha", 40 }, { "imc_channels", "imc", 12 },
 	{ "imc_free_count", "imc_free", 4 }, { "upi_links", "upi", 3 },
+	{ "iio_stacks", "iio_free", 6 },
 };
 static const struct plat_sim_count spr_counts[] = {
 	{ "cha_count", "cha", 64 }, { "imc_channels", "imc", 8 },
 	{ "upi_links", "upi", 4 },
+	{ "iio_stacks", "iio_free", 16 },
 };
 
 #define XSP_SIM(var, bi, cnt, clk, dclk)                                    \
