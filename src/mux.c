@@ -537,7 +537,11 @@ static bool unencoded(const struct group *x)
 
 /* Counters (live ones, or the frozen ones) of the groups that start
  * counting now: their current value is the baseline for the next
- * delta. */
+ * delta.  A failed read is logged as a tick's is: on the perf backend it
+ * is the tick's group read, which read_group() does not look at for a
+ * group that was not counting (the first tick), so nothing else would
+ * say it failed.  A PMU that went away (ENODEV, ENOENT) is logged where
+ * it was found gone. */
 static void start_values(struct mux *m, bool live)
 {
 	for (unsigned i = 0; i < m->ng; i++) {
@@ -547,13 +551,17 @@ static void start_values(struct mux *m, bool live)
 			continue;
 		for (unsigned k = 0; k < x->ns; k++) {
 			uint64_t raw;
+			int err;
 
 			if (x->slot[k].freerun || x->slot[k].live != live ||
 			    x->gs[k].have_last)
 				continue;
-			if (pmu_read(m->pmu, &x->slot[k], &raw) == 0) {
+			err = pmu_read(m->pmu, &x->slot[k], &raw);
+			if (err == 0) {
 				x->gs[k].last_raw = raw;
 				x->gs[k].have_last = 1;
+			} else if (err != -ENODEV && err != -ENOENT) {
+				read_failed(m, &x->slot[k], err);
 			}
 		}
 	}

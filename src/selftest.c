@@ -32,11 +32,16 @@ static const char *const st_names[ST_NSTEPS] = {
  * A load: begin() waits until the step may start (the simulator's phases
  * are fixed in time), run() generates or plays it (the stream step
  * returns the bytes it read).  Both give up at the deadline and set late.
+ * inside() (NULL: always) says whether a window from t0 (before its first
+ * reading began) to t1 (after its last ended) lay within its step's
+ * load: a window that did not is measured again.
  */
 struct st_load {
 	void (*begin)(struct st_load *ld, enum st_step s);
 	double (*run)(struct st_load *ld, enum st_step s);
 	double (*now)(void *ctx);			/* seconds */
+	bool (*inside)(struct st_load *ld, enum st_step s, double t0,
+		       double t1);
 	void *ctx;
 	double deadline;	/* CLOCK_MONOTONIC seconds */
 	bool late;		/* the deadline passed */
@@ -240,22 +245,48 @@ static int head_event(const struct program *p, const char *name,
 	return -1;
 }
 
+/*
+ * Plays step s until WL_ST_MARGIN_S before its phase ends, however long
+ * the window's first reading took: a fixed length from the end of that
+ * reading would run into the next phase when the reading is slow (a
+ * loaded machine; perf opens free-running counters on their first read,
+ * the IIO ones 256 on a 2-socket spr).
+ */
 static double sim_run(struct st_load *ld, enum st_step s)
 {
 	struct sim_load *l = ld->ctx;
 	struct hw_played_phase ph = { 0 };
 	const struct evspec *e;
-	double scale;
+	double scale, left;
 	int q = head_event(l->prog, DRAM_READ, &scale);
 
 	hw_played_phase(l->hw, sim_phase(s), &ph);
-	sleep_until(ld, ph.len_s - 2 * WL_ST_MARGIN_S);
+	left = ph.start_s + ph.len_s - WL_ST_MARGIN_S -
+	       fmod(hw_played_time(l->hw), ph.period_s);
+	/* past the phase already: inside() has the window measured again */
+	if (left > 0 && left <= ph.len_s)
+		sleep_until(ld, left);
 	if (s != ST_STREAM || q < 0)
 		return 0;
 	e = &l->prog->ev[q];
 	return hw_played_rate(l->hw, sim_phase(s), e->unit, e->freerun,
 			      e->enc.code, e->enc.umask) *
 	       scale * (hw_played_time(l->hw) - l->t0);
+}
+
+/* Did the window [t0, t1] (played time) lie within one round of step s's
+ * phase? */
+static bool sim_inside(struct st_load *ld, enum st_step s, double t0,
+		       double t1)
+{
+	struct sim_load *l = ld->ctx;
+	struct hw_played_phase ph = { .period_s = 1 };
+	double round;
+
+	hw_played_phase(l->hw, sim_phase(s), &ph);
+	round = floor((t0 - ph.start_s) / ph.period_s) * ph.period_s +
+		ph.start_s;
+	return t0 >= round && t1 <= round + ph.len_s;
 }
 
 /*
@@ -296,12 +327,14 @@ static int sim_fit(struct hw *hw, char *why, size_t len)
 
 struct reading {
 	uint64_t *raw;		/* per series */
-	double t;
+	double t0;		/* load time before the first read */
+	double t;		/* after the last */
 };
 
 static int read_all(struct pmu *pmu, const struct program *p,
 		    const struct st_load *ld, struct reading *r)
 {
+	r->t0 = ld->now(ld->ctx);
 	if (pmu_snapshot(pmu) < 0)
 		return -1;
 	for (unsigned k = 0; k < p->ns; k++)
@@ -537,23 +570,33 @@ static int overdue(struct st_run *t, enum st_step s)
 	return 1;
 }
 
-/* Measures step s between two readings of every baseline counter.  0,
- * 1 past the deadline, -1 on a read error (printed). */
+/* Measures step s between two readings of every baseline counter, again
+ * (the load's next round) while the window strays out of its step's load
+ * (the deadline bounds it).  0, 1 past the deadline, -1 on a read error
+ * (printed). */
 static int measure(struct st_run *t, enum st_step s)
 {
 	struct st_load *ld = &t->ld;
+	struct reading *a = &t->r[2 * s], *b = a + 1;
 	double got;
 
-	ld->begin(ld, s);
-	if (ld->late)
-		return overdue(t, s);
-	if (read_all(t->pmu, t->p, ld, &t->r[2 * s]) < 0)
-		goto hwfail;
-	got = ld->run(ld, s);
-	if (ld->late)
-		return overdue(t, s);
-	if (read_all(t->pmu, t->p, ld, &t->r[2 * s + 1]) < 0)
-		goto hwfail;
+	for (;;) {
+		ld->begin(ld, s);
+		if (ld->late)
+			return overdue(t, s);
+		if (read_all(t->pmu, t->p, ld, a) < 0)
+			goto hwfail;
+		got = ld->run(ld, s);
+		if (ld->late)
+			return overdue(t, s);
+		if (read_all(t->pmu, t->p, ld, b) < 0)
+			goto hwfail;
+		if (!ld->inside || ld->inside(ld, s, a->t0, b->t))
+			break;
+		fprintf(t->out, "... %s window ran out of its phase (%.2f .. "
+			"%.2f s): measured again\n", st_names[s], a->t0, b->t);
+		fflush(t->out);
+	}
 	if (s == ST_STREAM)
 		t->streamed = got;
 	fprintf(t->out, "... %s window measured (%.2f s)\n", st_names[s],
@@ -605,13 +648,14 @@ static int load_init(struct st_run *t, bool sim, struct hw_load *hl,
 	char why[160];
 
 	if (!sim) {
-		t->ld = (struct st_load){ hw_begin, hw_run, hw_now, hl };
+		t->ld = (struct st_load){ hw_begin, hw_run, hw_now, NULL, hl };
 		if (hw_load_init(hl) == 0)
 			return 0;
 		fprintf(t->out, "self-test: cannot allocate the load buffer\n");
 		return -1;
 	}
-	t->ld = (struct st_load){ sim_begin, sim_run, sim_now, sl };
+	t->ld = (struct st_load){ sim_begin, sim_run, sim_now, sim_inside,
+				  sl };
 	if (sim_fit(t->pmu->hw, why, sizeof(why)) == 0)
 		return 0;
 	fprintf(t->out, "self-test: the workload cannot play the self-test's "
@@ -643,6 +687,14 @@ int selftest_run(struct pmu *pmu, const struct program *p, bool sim,
 	t.ld.deadline = t.t_start + deadline_s;
 	if (program_all(pmu, p) < 0) {
 		fprintf(out, "self-test: cannot program the baseline: %s\n",
+			hw_last_error());
+		goto out;
+	}
+	/* One reading before the windows: the perf backend opens the
+	 * free-running counters at their first read, which takes long with
+	 * hundreds of them (spr's IIO ports): not in the quiet window. */
+	if (read_all(pmu, p, &t.ld, &t.r[0]) < 0) {
+		fprintf(out, "self-test: reading the baseline: %s\n",
 			hw_last_error());
 		goto out;
 	}

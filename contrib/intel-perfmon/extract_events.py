@@ -257,6 +257,39 @@ CLIENT_FREE = [
      "one memory controller (kernel scale 6.103515625e-5 MiB)."),
 ]
 KERNEL_EXTRA["adl"] = CLIENT_FREE
+
+# IIO free-running bandwidth counters of each I/O stack (the kernel's
+# uncore_iio_free_running_N, doc/hardware-notes.md "I/O bandwidth"): per
+# stack, IN = data the devices send to the SoC (inbound: their writes to
+# memory), OUT = data the SoC sends them.  skx: 4 ports each way, 4 bytes
+# a count (skx_uncore_iio_freerunning_events, 3.814697266e-6 MiB); icx
+# and spr: 8 ports IN only, 32 bytes a count (snr_uncore_iio_freerunning_
+# events after 32c7f1150225 and 506f981ab40f, 2025: 3.0517578125e-5 MiB;
+# Intel's SPR/EMR experimental UNC_IIO_BANDWIDTH_IN.PARTn_FREERUN "every
+# 32 bytes"); spr's OUT counters have no fixed increment (506f981ab40f).
+def _iio_free(direction, ports, umask0, kname, nbytes, scale):
+    return [("UNC_IIO_BANDWIDTH_%s.PART%d_FREERUN" % (direction, i),
+             "iio_free", "EVF_FREERUN",
+             "%s bw_%s_port%d (event=0xff,umask=0x%x)" %
+             (kname, direction.lower(), i, umask0 + i),
+             "Free-running count of %d-byte units of data the I/O stack's "
+             "port %d %s (kernel scale %s MiB)." %
+             (nbytes, i, "sent to the SoC (inbound)" if direction == "IN"
+              else "received from the SoC (outbound)", scale))
+            for i in range(ports)]
+
+
+KERNEL_EXTRA["skx"] = (
+    _iio_free("IN", 4, 0x20, "skx_uncore_iio_freerunning_events", 4,
+              "3.814697266e-6") +
+    _iio_free("OUT", 4, 0x24, "skx_uncore_iio_freerunning_events", 4,
+              "3.814697266e-6"))
+KERNEL_EXTRA["icx"] += _iio_free("IN", 8, 0x20,
+                                 "snr_uncore_iio_freerunning_events", 32,
+                                 "3.0517578125e-5")
+KERNEL_EXTRA["spr"] = _iio_free("IN", 8, 0x20,
+                                "snr_uncore_iio_freerunning_events", 32,
+                                "3.0517578125e-5")
 KERNEL_EXTRA["mtl"] = CLIENT_FREE
 
 EVF = {"EVF_FILTER0": 0x0001, "EVF_FIXED": 0x0100, "EVF_FREERUN": 0x0200}

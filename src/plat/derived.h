@@ -185,6 +185,47 @@
 	  "UPI data sent per second on one link over the last sampling " \
 	  "interval.", "bytes_per_second", DM_GAUGE, "port", { NULL }, \
 	  { DF_SRC("upi_data"), DF_RATE } }
+/*
+ * I/O traffic per I/O stack (the "stack" label: the kernel's
+ * uncore_iio_free_running_N), from sources "io_in" / "io_out" in bytes:
+ * the stack's port counters summed (DS_IIO_PORTS4/8).  direction "in" =
+ * data the devices sent into the socket (their DMA writes to memory,
+ * chiefly), "out" = data the socket sent them (their DMA reads); a
+ * platform without outbound counters has only "in" (doc/metrics.md).
+ */
+#define DM_IO_HELP "Bytes of I/O traffic through one I/O stack (IIO " \
+	"free-running counters): direction=\"in\" is data the devices sent " \
+	"into the socket (their writes to memory), direction=\"out\" data " \
+	"the socket sent them (their reads of memory), where the platform " \
+	"counts it."
+#define DM_IO_BW_HELP "I/O traffic through one I/O stack per second over " \
+	"the last sampling interval (directions as uncore_io_bytes_total)."
+#define DM_IO_BYTES(dir) \
+	{ "uncore_io_bytes_total", "io_" dir "_bytes_total", DM_IO_HELP, \
+	  "bytes", DM_COUNTER, "stack", { "direction", dir, NULL }, \
+	  { DF_SRC("io_" dir) } }
+#define DM_IO_BW(dir) \
+	{ "uncore_io_bandwidth_bytes_per_second", "io_" dir \
+	  "_bytes_per_second", DM_IO_BW_HELP, "bytes_per_second", DM_GAUGE, \
+	  "stack", { "direction", dir, NULL }, \
+	  { DF_SRC("io_" dir), DF_RATE } }
+/* The sources: each port's counter x bytes per count b. */
+#define DS_IIO(dir, DIR, n, b) \
+	{ "io_" dir, "UNC_IIO_BANDWIDTH_" DIR ".PART" #n "_FREERUN", b, false, \
+	  0 }
+#define DS_IIO_PORTS4(dir, DIR, b) \
+	DS_IIO(dir, DIR, 0, b), DS_IIO(dir, DIR, 1, b), \
+	DS_IIO(dir, DIR, 2, b), DS_IIO(dir, DIR, 3, b)
+#define DS_IIO_PORTS8(dir, DIR, b) \
+	DS_IIO_PORTS4(dir, DIR, b), DS_IIO(dir, DIR, 4, b), \
+	DS_IIO(dir, DIR, 5, b), DS_IIO(dir, DIR, 6, b), DS_IIO(dir, DIR, 7, b)
+/* Bytes per count (doc/hardware-notes.md, "I/O bandwidth"): skx 4
+ * (skx_uncore_iio_freerunning_events scale 3.814697266e-6 MiB); icx and
+ * spr 32 (Intel's SPR/EMR UNC_IIO_BANDWIDTH_IN.PARTn_FREERUN "every 32
+ * bytes"; the kernel's fixes 32c7f1150225 and 506f981ab40f, 2025). */
+#define XSP_IIO_BYTES_SKX 4.0
+#define XSP_IIO_BYTES_ICX_SPR 32.0
+
 /* Intel: UPI data bytes per data flit (upi_data_transmit_bw: 64 / 9.0) */
 #define XSP_UPI_BYTES_PER_FLIT (64.0 / 9.0)
 #define XSP_CLOCK_HELP "Uncore clock (UCLK) cycles: the CHA clock, " \

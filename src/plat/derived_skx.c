@@ -24,6 +24,8 @@ static const struct derived_src skx_src[] = {
 	{ "clock", "UNC_CHA_CLOCKTICKS", 1, true, 0 },
 	{ "upi_data", "UNC_UPI_TxL_FLITS.ALL_DATA", XSP_UPI_BYTES_PER_FLIT,
 	  false, 0 },
+	DS_IIO_PORTS4("in", "IN", XSP_IIO_BYTES_SKX),
+	DS_IIO_PORTS4("out", "OUT", XSP_IIO_BYTES_SKX),
 };
 
 static const struct derived_metric skx_m[] = {
@@ -45,6 +47,10 @@ static const struct derived_metric skx_m[] = {
 	DM_CLOCK_TICKS(XSP_CLOCK_HELP),
 	DM_CLOCK_HERTZ,
 	DM_UPI_LINKS,
+	DM_IO_BYTES("in"),
+	DM_IO_BYTES("out"),
+	DM_IO_BW("in"),
+	DM_IO_BW("out"),
 };
 
 const struct derived_table derived_skx = {

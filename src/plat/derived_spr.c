@@ -23,6 +23,7 @@ static const struct derived_src spr_src[] = {
 	{ "clock", "UNC_CHA_CLOCKTICKS", 1, true, 0 },
 	{ "upi_data", "UNC_UPI_TxL_FLITS.ALL_DATA", XSP_UPI_BYTES_PER_FLIT,
 	  false, 0 },
+	DS_IIO_PORTS8("in", "IN", XSP_IIO_BYTES_ICX_SPR),
 };
 
 static const struct derived_metric spr_m[] = {
@@ -43,6 +44,8 @@ static const struct derived_metric spr_m[] = {
 	DM_CLOCK_TICKS(XSP_CLOCK_HELP),
 	DM_CLOCK_HERTZ,
 	DM_UPI_LINKS,
+	DM_IO_BYTES("in"),
+	DM_IO_BW("in"),
 };
 
 const struct derived_table derived_spr = {

@@ -9,7 +9,7 @@
 
 /* Entries: a constant so that the platform can be initialised
  * statically; events_icx.c asserts that it matches. */
-#define ICX_NEVENTS 273
+#define ICX_NEVENTS 281
 
 extern const struct event icx_events[ICX_NEVENTS];
 

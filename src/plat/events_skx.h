@@ -9,7 +9,7 @@
 
 /* Entries: a constant so that the platform can be initialised
  * statically; events_skx.c asserts that it matches. */
-#define SKX_NEVENTS 285
+#define SKX_NEVENTS 293
 
 extern const struct event skx_events[SKX_NEVENTS];
 

@@ -1313,6 +1313,62 @@ const struct event spr_events[] = {
 	  .code = 0x01, .umask = 0x01, .ctr_mask = 0xf,
 	  .desc = "Counts the number of uclk ticks",
 	  .source = "SPR V1.39, EMR V1.24" },
+	{ .name = "UNC_IIO_BANDWIDTH_IN.PART0_FREERUN", .unit = "iio_free",
+	  .code = 0x00, .umask = 0x00, .ctr_mask = 0x0,
+	  .flags = EVF_FREERUN,
+	  .desc = "Free-running count of 32-byte units of data the I/O "
+	    "stack's port 0 sent to the SoC (inbound) (kernel scale "
+	    "3.0517578125e-5 MiB).",
+	  .source = "kernel snr_uncore_iio_freerunning_events bw_in_port0 (event=0xff,umask=0x20)" },
+	{ .name = "UNC_IIO_BANDWIDTH_IN.PART1_FREERUN", .unit = "iio_free",
+	  .code = 0x00, .umask = 0x00, .ctr_mask = 0x0,
+	  .flags = EVF_FREERUN,
+	  .desc = "Free-running count of 32-byte units of data the I/O "
+	    "stack's port 1 sent to the SoC (inbound) (kernel scale "
+	    "3.0517578125e-5 MiB).",
+	  .source = "kernel snr_uncore_iio_freerunning_events bw_in_port1 (event=0xff,umask=0x21)" },
+	{ .name = "UNC_IIO_BANDWIDTH_IN.PART2_FREERUN", .unit = "iio_free",
+	  .code = 0x00, .umask = 0x00, .ctr_mask = 0x0,
+	  .flags = EVF_FREERUN,
+	  .desc = "Free-running count of 32-byte units of data the I/O "
+	    "stack's port 2 sent to the SoC (inbound) (kernel scale "
+	    "3.0517578125e-5 MiB).",
+	  .source = "kernel snr_uncore_iio_freerunning_events bw_in_port2 (event=0xff,umask=0x22)" },
+	{ .name = "UNC_IIO_BANDWIDTH_IN.PART3_FREERUN", .unit = "iio_free",
+	  .code = 0x00, .umask = 0x00, .ctr_mask = 0x0,
+	  .flags = EVF_FREERUN,
+	  .desc = "Free-running count of 32-byte units of data the I/O "
+	    "stack's port 3 sent to the SoC (inbound) (kernel scale "
+	    "3.0517578125e-5 MiB).",
+	  .source = "kernel snr_uncore_iio_freerunning_events bw_in_port3 (event=0xff,umask=0x23)" },
+	{ .name = "UNC_IIO_BANDWIDTH_IN.PART4_FREERUN", .unit = "iio_free",
+	  .code = 0x00, .umask = 0x00, .ctr_mask = 0x0,
+	  .flags = EVF_FREERUN,
+	  .desc = "Free-running count of 32-byte units of data the I/O "
+	    "stack's port 4 sent to the SoC (inbound) (kernel scale "
+	    "3.0517578125e-5 MiB).",
+	  .source = "kernel snr_uncore_iio_freerunning_events bw_in_port4 (event=0xff,umask=0x24)" },
+	{ .name = "UNC_IIO_BANDWIDTH_IN.PART5_FREERUN", .unit = "iio_free",
+	  .code = 0x00, .umask = 0x00, .ctr_mask = 0x0,
+	  .flags = EVF_FREERUN,
+	  .desc = "Free-running count of 32-byte units of data the I/O "
+	    "stack's port 5 sent to the SoC (inbound) (kernel scale "
+	    "3.0517578125e-5 MiB).",
+	  .source = "kernel snr_uncore_iio_freerunning_events bw_in_port5 (event=0xff,umask=0x25)" },
+	{ .name = "UNC_IIO_BANDWIDTH_IN.PART6_FREERUN", .unit = "iio_free",
+	  .code = 0x00, .umask = 0x00, .ctr_mask = 0x0,
+	  .flags = EVF_FREERUN,
+	  .desc = "Free-running count of 32-byte units of data the I/O "
+	    "stack's port 6 sent to the SoC (inbound) (kernel scale "
+	    "3.0517578125e-5 MiB).",
+	  .source = "kernel snr_uncore_iio_freerunning_events bw_in_port6 (event=0xff,umask=0x26)" },
+	{ .name = "UNC_IIO_BANDWIDTH_IN.PART7_FREERUN", .unit = "iio_free",
+	  .code = 0x00, .umask = 0x00, .ctr_mask = 0x0,
+	  .flags = EVF_FREERUN,
+	  .desc = "Free-running count of 32-byte units of data the I/O "
+	    "stack's port 7 sent to the SoC (inbound) (kernel scale "
+	    "3.0517578125e-5 MiB).",
+	  .source = "kernel snr_uncore_iio_freerunning_events bw_in_port7 (event=0xff,umask=0x27)" },
 };
 
 _Static_assert(sizeof(spr_events) / sizeof(spr_events[0]) == SPR_NEVENTS,

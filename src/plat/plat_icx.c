@@ -252,7 +252,9 @@ static const struct unit_type icx_ubox_fixed = {
 static const struct unit_type *const icx_units[] = {
 	&icx_cha, &icx_imc, &icx_imc_fixed, &icx_imc_free, &icx_upi,
 	&icx_m2m, &icx_iio, &icx_irp, &icx_m2pcie, &icx_m3upi, &icx_pcu,
-	&icx_ubox_fixed, NULL,
+	&icx_ubox_fixed,
+	&xsp_icx_iio_free,
+	NULL,
 };
 
 /* Intel's mapfile.csv: GenuineIntel-6-6A and -6C use the ICX data. */
@@ -267,6 +269,7 @@ static const char *const icx_baseline[] = {
 	"UNC_M_CAS_COUNT.RD", "UNC_M_CAS_COUNT.WR",
 	"UNC_M_FREE_RUNNING.DATA_READ", "UNC_M_FREE_RUNNING.DATA_WRITE",
 	"UNC_CHA_CLOCKTICKS", "UNC_UPI_TxL_FLITS.ALL_DATA",
+	XSP_IIO_PORTS8("IN"),
 	NULL,
 };
 

@@ -187,7 +187,9 @@ static const struct unit_type skx_m3upi = {
 
 static const struct unit_type *const skx_units[] = {
 	&skx_cha, &skx_imc, &skx_upi, &skx_m2m, &skx_iio, &skx_irp,
-	&skx_m3upi, NULL,
+	&skx_m3upi,
+	&xsp_skx_iio_free,
+	NULL,
 };
 
 /* Intel's mapfile.csv: GenuineIntel-6-55-[01234] SKX, -[56789ABCDEF]
@@ -204,6 +206,7 @@ static const char *const skx_baseline[] = {
 	SKX_LLC_LOOKUPS, SKX_LLC_MISSES,
 	"UNC_M_CAS_COUNT.RD", "UNC_M_CAS_COUNT.WR", "UNC_CHA_CLOCKTICKS",
 	"UNC_UPI_TxL_FLITS.ALL_DATA",
+	XSP_IIO_PORTS4("IN"), XSP_IIO_PORTS4("OUT"),
 	NULL,
 };
 

@@ -158,7 +158,9 @@ static const struct unit_type spr_cxldp = {
 
 static const struct unit_type *const spr_units[] = {
 	&spr_cha, &spr_imc, &spr_upi, &spr_m2m, &spr_iio, &spr_irp,
-	&spr_m2pcie, &spr_m3upi, &spr_pcu, &spr_cxlcm, &spr_cxldp, NULL,
+	&spr_m2pcie, &spr_m3upi, &spr_pcu, &spr_cxlcm, &spr_cxldp,
+	&xsp_spr_iio_free,
+	NULL,
 };
 
 /* Intel's mapfile.csv: GenuineIntel-6-8F SPR, -CF EMR. */
@@ -172,6 +174,7 @@ static const char *const spr_baseline[] = {
 	"UNC_CHA_TOR_INSERTS.IA", "UNC_CHA_TOR_INSERTS.IA_MISS",
 	"UNC_M_CAS_COUNT.RD", "UNC_M_CAS_COUNT.WR", "UNC_CHA_CLOCKTICKS",
 	"UNC_UPI_TxL_FLITS.ALL_DATA",
+	XSP_IIO_PORTS8("IN"),
 	NULL,
 };
 

@@ -47,6 +47,22 @@
  * string as its tables write it (uncore_snbep.c, e.g.
  * spr_uncore_imc_events "cas_count_read.scale"). */
 #define XSP_MIB "6.103515625e-5"
+/* The IIO free-running bandwidth unit "iio_free" of each (iio_xsp.c). */
+extern const struct unit_type xsp_skx_iio_free, xsp_icx_iio_free,
+	xsp_spr_iio_free;
+/* Its baseline events: every port's counter of a stack (skx: 4 ports each
+ * way; icx, spr: 8 ports inbound). */
+#define XSP_IIO_PORTS4(dir)                                                 \
+	"UNC_IIO_BANDWIDTH_" dir ".PART0_FREERUN",                          \
+	"UNC_IIO_BANDWIDTH_" dir ".PART1_FREERUN",                          \
+	"UNC_IIO_BANDWIDTH_" dir ".PART2_FREERUN",                          \
+	"UNC_IIO_BANDWIDTH_" dir ".PART3_FREERUN"
+#define XSP_IIO_PORTS8(dir)                                                 \
+	XSP_IIO_PORTS4(dir),                                                \
+	"UNC_IIO_BANDWIDTH_" dir ".PART4_FREERUN",                          \
+	"UNC_IIO_BANDWIDTH_" dir ".PART5_FREERUN",                          \
+	"UNC_IIO_BANDWIDTH_" dir ".PART6_FREERUN",                          \
+	"UNC_IIO_BANDWIDTH_" dir ".PART7_FREERUN"
 
 /*
  * skx LLC lookups and misses (doc/hardware-notes.md, "LLC on skx"): the

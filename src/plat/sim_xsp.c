@@ -195,14 +195,17 @@ static const struct plat_sim_builtin gnr_builtin = {
 static const struct plat_sim_count skx_counts[] = {
 	{ "cha_count", "cha", 28 }, { "imc_channels", "imc", 6 },
 	{ "upi_links", "upi", 3 },
+	{ "iio_stacks", "iio_free", 6 },
 };
 static const struct plat_sim_count icx_counts[] = {
 	{ "cha_count", "cha", 40 }, { "imc_channels", "imc", 12 },
 	{ "imc_free_count", "imc_free", 4 }, { "upi_links", "upi", 3 },
+	{ "iio_stacks", "iio_free", 6 },
 };
 static const struct plat_sim_count spr_counts[] = {
 	{ "cha_count", "cha", 64 }, { "imc_channels", "imc", 8 },
 	{ "upi_links", "upi", 4 },
+	{ "iio_stacks", "iio_free", 16 },
 };
 
 static const struct plat_sim_count gnr_counts[] = {

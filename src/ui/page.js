@@ -228,6 +228,16 @@
 					ui.cards.push(card(g2, sk, QPI));
 				}
 			}
+			/* I/O stacks (skx, icx, spr): only where the platform has
+			 * them; the out column only where it counts outbound */
+			if (so.stacks && so.stacks.length) {
+				const g3 = el('div', { class: 'grid' });
+				sec.appendChild(g3);
+				ui.ioOut = 'io_out_bytes_per_second' in so.stacks[0];
+				ui.stacks = table(g3, 'I/O stacks, socket ' + sk + ' (GB/s; in: devices writing memory' +
+					(ui.ioOut ? ', out: reading it)' : ')'),
+					ui.ioOut ? ['Stack', 'In', 'Out', ''] : ['Stack', 'In', '']);
+			}
 			root.appendChild(sec);
 			sockets.push(ui);
 		});
@@ -511,6 +521,11 @@
 					rows(ui.channels, so.channels, 'Channel', 'channel',
 						function (r) { return r.dram_read_bytes_per_second; },
 						function (r) { return r.dram_write_bytes_per_second; }, ['rd', 'wr']);
+				if (ui.stacks && so && so.stacks)
+					rows(ui.stacks, so.stacks, 'Stack', 'stack',
+						function (r) { return r.io_in_bytes_per_second; },
+						ui.ioOut ? function (r) { return r.io_out_bytes_per_second; } : null,
+						['rd', 'wr']);
 				if (ui.ports && so && so.ports && ui.upi)
 					rows(ui.ports, so.ports, 'Link', 'port',
 						function (r) { return r.upi_data_bytes_per_second; }, null, ['qpi']);

@@ -141,13 +141,21 @@ snbep_phase() { xeon_phase cbo:0x34:0x03:filter0=0x7c0000 cbo:0x34:0x03:filter0=
 # The fifth daemon is a 2-socket Skylake-SP through the perf backend: CAS
 # 0x04/0x03 and 0x04/0x0c (6 channels), LLC: the cores' TOR inserts, all
 # and missing, with FILTER1 at every opcode, the CHA clock (the workload gives the socket's total over its 4
-# CHAs), UPI data flits (x 64/9 bytes, over 3 links).  Per socket.
+# CHAs), UPI data flits (x 64/9 bytes, over 3 links), and I/O traffic
+# from the IIO free-running counters (4 bytes a count): inbound 2.5 x the
+# DRAM reads on stack 0 port 0, outbound 1.25 x on stack 2 port 1 (other
+# rates on other stacks, ports and directions: a mix-up shows).  Per
+# socket.
 xsp_phase() {
 	printf '{ "seconds": %s, "rates": {
 	  "imc:0x04:0x03": %s, "imc:0x04:0x0c": %s,
 	  "cha:0x35:0x31:filter0=0x3b00000000": %s, "cha:0x35:0x21:filter0=0x3b00000000": %s,
-	  "cha:0x00:0x00": 9.6e9, "upi:0x02:0x0f": %s } }' "$1" "$2" "$3" "$4" "$5" \
-		"$(awk -v r="$2" 'BEGIN { print r * 0.9 }')"
+	  "cha:0x00:0x00": 9.6e9, "upi:0x02:0x0f": %s,
+	  "iio_free:UNC_IIO_BANDWIDTH_IN.PART0_FREERUN@0": %s,
+	  "iio_free:UNC_IIO_BANDWIDTH_OUT.PART1_FREERUN@2": %s } }' "$1" "$2" "$3" "$4" "$5" \
+		"$(awk -v r="$2" 'BEGIN { print r * 0.9 }')" \
+		"$(awk -v r="$2" 'BEGIN { print r * 2.5 }')" \
+		"$(awk -v r="$2" 'BEGIN { print r * 1.25 }')"
 }
 { printf '{ "platform": "skx", "sockets": 2, "cha_count": 4,\n  "phases": [ '
   printf '%s,\n    %s,\n    %s' "$(xsp_phase $first 1.0e8 5.0e7 2.0e8 4.0e7)" \
@@ -176,7 +184,8 @@ zen4_phase() {
 #   b         4.8e9         0.9             8e8
 #   c         9.6e9         0.5             1.2e9
 #   d         4.8e9         0.8             2e9
-#   e        9.6e9 a socket  0.8            2.4e9   (read 6.4e9, write 3.2e9)
+#   e        9.6e9 a socket  0.8            2.4e9   (read 6.4e9, write 3.2e9;
+#                                                    I/O in 1e9, out 5e8)
 #   f       11.52e9 a socket 0.75           none    (read 7.68e9, write 3.84e9)
 #   fleet    80.64e9 (read 53.76e9, write 26.88e9), hit 1 - 3.35e8/1.5e9
 : >"$T/empty.conf"
@@ -328,6 +337,7 @@ fam_expect() {
 	uncore_dram_requests_total) echo 3.625e8 ;;	# reads x (1.2 + 0.2 + 0.05)
 	uncore_clock_ticks_total) echo 9.7e9 ;;		# 9e8 + 8e8 + 1.2e9 + 2e9 + 2 x 2.4e9
 	uncore_upi_data_bytes_total) echo 1.28e9 ;;	# e: 2 x 9e7 data flits x 64/9
+	uncore_io_bytes_total) echo 3e9 ;;	# e: 2 x (2.5e8 in + 1.25e8 out) counts x 4 bytes
 	uncore_arb_requests_total) echo 3.25e8 ;;	# reads x 1.3
 	uncore_arb_occupancy_cycles_total) echo 1e10 ;;	# reads x 40
 	uncore_qpi_data_bytes_total) echo 3e8 ;;	# c, d: (2.5e7 + 1.25e7) data flits x 8
@@ -349,6 +359,11 @@ for f in $fams; do
 		ok 1 "counter family $f has an expected workload rate in this test"
 	fi
 done
+# the I/O directions apart (daemon e: in 2 x 2.5e8 x 4, out 2 x 1.25e8 x 4)
+near "$(val "sum(rate(uncore_io_bytes_total{direction=\"in\"}[${W}s]))")" 2e9 "$TOL" \
+	"I/O traffic in over the fleet = 2e9 B/s (daemon e, stack 0)"
+near "$(val "sum(rate(uncore_io_bytes_total{direction=\"out\",stack=\"2\"}[${W}s]))")" 1e9 "$TOL" \
+	"I/O traffic out over the fleet = 1e9 B/s (daemon e, stack 2)"
 
 # ---- the dashboard ------------------------------------------------------------------
 jq -e . "$DASH" >/dev/null 2>&1
@@ -395,6 +410,8 @@ no_family() {
 	zen4:*uncore_clock_limit_* | zen4:*uncore_clock_current_*)
 		echo "zen4 has no intel_uncore_frequency (an Intel driver)" ;;
 	snbep:*uncore_upi_*) echo "snbep has QPI ports, not UPI links" ;;
+	snbep:*uncore_io_* | zen4:*uncore_io_*)
+		echo "no I/O traffic family: IIO free-running counters on skx, icx and spr only" ;;
 	skx:*uncore_qpi_*) echo "skx has UPI links, not QPI ports" ;;
 	zen4:*uncore_clock_*) echo "zen4 has no uncore clock family (no fabric clock event in the kernel's AMD PMUs)" ;;
 	zen4:*uncore_dram_channel_*) echo "zen4 on a 6.1 kernel: DRAM from the data fabric, no per-channel family (per UMC on Linux 6.7+)" ;;
@@ -452,9 +469,9 @@ for pass in all concrete snbep skx zen4; do
 		none=$(no_family "$pass" "$title" "$expr")
 		# the server panels (memory channels, QPI, UPI) show a Xeon: at
 		# concrete values they look at daemon c, the hsx one, for
-		# channels and QPI, and e, the skx one, for UPI
+		# channels and QPI, and e, the skx one, for UPI and I/O traffic
 		case $pass:$expr in concrete:*uncore_dram_channel_* | concrete:*uncore_qpi_*) vii=$C ;; esac
-		case $pass:$expr in concrete:*uncore_upi_*) vii=$E ;; esac
+		case $pass:$expr in concrete:*uncore_upi_* | concrete:*uncore_io_*) vii=$E ;; esac
 		# the uncore clock limits come from the kernel's
 		# intel_uncore_frequency: of these daemons only e, skx on the
 		# simulated kernel, has one (the simulator's registers have no

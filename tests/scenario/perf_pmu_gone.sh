@@ -108,7 +108,12 @@ $miss
 EOF
 )" "gone: logged once, not at every tick"
 # failed reads are logged per unit and errno: uncore_imc_1's ENODEV
-# at 6 s does not hide the EIO of uncore_cha_0 a second later
+# at 6 s does not hide the EIO of uncore_cha_0 a second later.  Its 2
+# failed reads are the next 2 of uncore_cha_0 on either CPU: where 7 s
+# falls inside a tick's reads (which take longer the more groups there
+# are, and on a loaded machine), CPU 0's group was read before it and
+# CPU 8's fails first, CPU 0's a tick later within the same limit; so
+# whichever CPU is logged, the EIO must be.
 if [ "$nodev" -gt 0 ]; then
 	like "$(cat "$T/gone.log")" "reading imc (uncore_imc_1 on CPU 0)" \
 		"gone: the failed imc read is logged"
@@ -116,7 +121,7 @@ else
 	skip "gone: the failed imc read is logged" \
 		"the PMU was gone before its first read (a loaded machine)"
 fi
-like "$(grep 'reading cha (uncore_cha_0 on CPU 0)' "$T/gone.log")" "Input/output error" \
+like "$(grep 'reading cha (uncore_cha_0 on CPU [0-9]*)' "$T/gone.log")" "Input/output error" \
 	"gone: and so is the cha read that failed within the same minute, with its errno"
 topo=$(curl -fs "http://127.0.0.1:$PORT/api/v1/topology")
 is "$(jq -c '[.sockets[0].units[] | select(.unit == "imc") | .instance_list[1].available]' <<EOF
