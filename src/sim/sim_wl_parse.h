@@ -35,7 +35,7 @@
 #define WL_MAX_UCLK 10000000000ull	/* 10 GHz */
 
 enum tk_kind { TK_PLATFORM, TK_COUNT, TK_HZ, TK_MMIO_BAR, TK_MMIO_DEV,
-	       TK_PHASES, TK_FAULTS, TK_PERF, TK_OFFLINE };
+	       TK_PHASES, TK_FAULTS, TK_PERF, TK_OFFLINE, TK_RDT };
 
 /*
  * A key a workload may have at the top level (DESIGN.md section 3).
@@ -54,7 +54,7 @@ struct top_key {
 				   (uint64_t): in struct wl_topology */
 };
 
-#define TOP_KEYS_MAX (10 + PLAT_MAX_UNITS)
+#define TOP_KEYS_MAX (11 + PLAT_MAX_UNITS)
 
 struct pctx {
 	const char *name;		/* file name for messages */
@@ -106,6 +106,8 @@ const char *wlp_type_name(const json_object *o);
 void wlp_unit_list(const struct platform *p, char *buf, size_t len);
 /* The "faults" array (sim_wl_fault.c). */
 int wlp_parse_faults(struct pctx *c, json_object *o);
+/* The "resctrl" object (sim_wl_rdt.c); after "phases". */
+int wlp_parse_rdt(struct pctx *c, json_object *o);
 
 /* A message for a position in the text: "NAME:LINE:COL: msg"; -EINVAL. */
 __attribute__((format(printf, 5, 6)))

@@ -86,7 +86,7 @@ static unsigned plat_top_keys(const struct platform *p, struct top_key *out)
 				     d && d->max_sockets ? d->max_sockets
 							 : PLAT_MAX_SOCKETS,
 				     -1, offsetof(struct wl_topology, sockets) };
-	for (size_t i = 0; d && i < d->ncounts && n < TOP_KEYS_MAX - 9; i++) {
+	for (size_t i = 0; d && i < d->ncounts && n < TOP_KEYS_MAX - 10; i++) {
 		const struct unit_type *u;
 		int ui;
 
@@ -119,6 +119,7 @@ static unsigned plat_top_keys(const struct platform *p, struct top_key *out)
 	}
 	out[n++] = (struct top_key){ "phases", TK_PHASES, 0, -1, 0 };
 	out[n++] = (struct top_key){ "faults", TK_FAULTS, 0, -1, 0 };
+	out[n++] = (struct top_key){ "resctrl", TK_RDT, 0, -1, 0 };
 	for (unsigned i = 0; p && p->units[i]; i++) {
 		if (p->units[i]->perf) {
 			out[n++] = (struct top_key){ "perf", TK_PERF, 0, -1,
@@ -1190,7 +1191,7 @@ static int parse_section(struct pctx *c, const char *name, json_object *o,
 static int parse_root(struct pctx *c, json_object *root,
 		      const struct platform *want)
 {
-	json_object *phases = NULL, *faults = NULL, *perf = NULL;
+	json_object *phases = NULL, *faults = NULL, *perf = NULL, *rdt = NULL;
 	char list[256];
 	int r;
 
@@ -1221,6 +1222,8 @@ static int parse_root(struct pctx *c, json_object *root,
 			faults = val;
 		else if (k->kind == TK_PERF)
 			perf = val;
+		else if (k->kind == TK_RDT)
+			rdt = val;
 		r = parse_top_value(c, k, val);
 		if (r < 0)
 			return r;
@@ -1232,7 +1235,8 @@ static int parse_root(struct pctx *c, json_object *root,
 		return wlp_fail(c, "missing \"phases\" (an array of {\"seconds\": N, "
 			    "\"rates\": {...}})");
 	if ((r = parse_section(c, "phases", phases, parse_phases)) < 0 ||
-	    (r = parse_section(c, "perf", perf, parse_perf)) < 0)
+	    (r = parse_section(c, "perf", perf, parse_perf)) < 0 ||
+	    (r = parse_section(c, "resctrl", rdt, wlp_parse_rdt)) < 0)
 		return r;
 	return parse_section(c, "faults", faults, wlp_parse_faults);
 }
@@ -1386,6 +1390,8 @@ void wl_free(struct workload *w)
 	free(w->rates);
 	free(w->faults);
 	free(w->perf.missing);
+	free(w->rdt.groups);
+	free(w->rdt.rates);
 	free(w);
 }
 
