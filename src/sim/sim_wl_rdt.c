@@ -452,7 +452,7 @@ static int check_dram(struct pctx *c)
 					if (sum > dram * (1 + 1e-9)) {
 						size_t old = wlp_path_idx(c, g);
 
-						wlp_fail(c, "(\"%s\"): the groups alive at "
+						wlp_fail(c, "group \"%s\": the groups alive at "
 							 "%g s move %.6g bytes/s on socket "
 							 "%u in phase %u ($.phases[%u]), more "
 							 "than the socket's DRAM bandwidth "

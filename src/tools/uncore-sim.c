@@ -429,9 +429,11 @@ int main(int argc, char **argv)
 	/* the tree needs no registers, and a perf-only platform has none */
 	c.o.sim_no_registers = strcmp(cmd, "sysfs") == 0;
 	rc = hw_open(&hw, &hw_sim_ops, &c.o);
-	if (rc == -EOPNOTSUPP && strcmp(cmd, "resctrl") == 0) {
-		/* a perf-only platform: the tree needs the workload and
-		 * its clock, not registers */
+	if ((rc == -EOPNOTSUPP || (rc == -EINVAL && c.o.sim_state)) &&
+	    strcmp(cmd, "resctrl") == 0) {
+		/* the tree needs the workload and its clock, not registers:
+		 * a perf-only platform has none, and a --state file made by
+		 * a daemon on the perf backend holds none */
 		c.o.sim_no_registers = true;
 		rc = hw_open(&hw, &hw_sim_ops, &c.o);
 	}
