@@ -56,10 +56,11 @@ static bool is_amd(const struct platform *p)
 
 /* ---- DRAM bandwidth of a socket ------------------------------------- */
 
-/* Bytes/s of one derived source entry (an event x scale) on sock in
- * phase p, summed over its unit's instances; -1 if it cannot be read. */
-static double src_rate(const struct workload *w, const struct derived_src *ds,
-		       unsigned sock, unsigned p)
+/* Adds to out[0..nphases) the bytes/s of one derived source entry (an
+ * event x scale) on sock in each phase, summed over its unit's
+ * instances; -1 if the event cannot be found, else 0. */
+static int src_rates(const struct workload *w, const struct derived_src *ds,
+		     unsigned sock, double *r, double *out)
 {
 	const struct platform *pl = w->plat;
 	struct plat_mods mods;
@@ -67,14 +68,11 @@ static double src_rate(const struct workload *w, const struct derived_src *ds,
 	const struct event *ev;
 	const struct unit_type *u;
 	int ui;
-	double sum = 0, *r;
 
 	if (plat_parse_modifiers(ds->event, PLAT_MOD_FILTER | PLAT_MOD_SPLIT,
 				 rest, sizeof(rest), &mods, why,
 				 sizeof(why)) < 0 ||
 	    !(ev = plat_event(pl, rest)) || !(u = plat_unit(pl, ev->unit, &ui)))
-		return -1;
-	if (!(r = calloc(w->nphases ? w->nphases : 1, sizeof(*r))))
 		return -1;
 	unsigned ninst = wl_unit_ninst(w, ui);
 	for (unsigned i = 0; i < ninst; i++) {
@@ -96,49 +94,78 @@ static double src_rate(const struct workload *w, const struct derived_src *ds,
 			m.filter1 = mods.filt[1];
 		}
 		wl_rates(w, &m, r);
-		sum += r[p];
+		for (unsigned p = 0; p < w->nphases; p++)
+			out[p] += r[p] * ds->scale;
 	}
-	free(r);
-	return sum * ds->scale;
+	return 0;
 }
 
-double wl_dram_bytes_per_s(const struct workload *w, unsigned sock, unsigned p)
+/* The DRAM bytes/s of sock in every phase into out[0..nphases); -1 when
+ * the platform has no DRAM sources (or no memory), else 0. */
+static int dram_phases(const struct workload *w, unsigned sock, double *out)
 {
 	const struct derived_table *d = w->plat ? w->plat->derived : NULL;
 	static const char *const dir[] = { "dram_rd", "dram_wr" };
-	double total = 0;
+	unsigned np = w->nphases;
+	double *r = calloc(np + 1, sizeof(*r)), *alt = calloc(np + 1, sizeof(*alt));
+	double *best = calloc(np + 1, sizeof(*best));
+	int ret = 0;
 
-	if (!d)
+	if (!d || !r || !alt || !best) {
+		free(r);
+		free(alt);
+		free(best);
 		return -1;
-	for (unsigned k = 0; k < 2; k++) {
-		double best = -1;
+	}
+	for (unsigned p = 0; p < np; p++)
+		out[p] = 0;
+	for (unsigned k = 0; k < 2 && ret == 0; k++) {
+		bool found = false;
 
 		/* alternatives: entries of one name and alt are summed; of
 		 * the alts, the largest (the daemon takes the one whose
 		 * units exist, and a workload rates the one it means) */
-		for (unsigned alt = 0; alt < 8; alt++) {
-			double s = 0;
+		for (unsigned p = 0; p < np; p++)
+			best[p] = 0;
+		for (unsigned a = 0; a < 8; a++) {
 			bool any = false;
 
+			for (unsigned p = 0; p < np; p++)
+				alt[p] = 0;
 			for (size_t i = 0; i < d->nsrc; i++) {
 				const struct derived_src *ds = &d->src[i];
-				double v;
 
-				if (strcmp(ds->name, dir[k]) || ds->alt != alt)
+				if (strcmp(ds->name, dir[k]) || ds->alt != a)
 					continue;
-				if ((v = src_rate(w, ds, sock, p)) < 0)
-					continue;
-				s += v;
-				any = true;
+				if (src_rates(w, ds, sock, r, alt) == 0)
+					any = true;
 			}
-			if (any && s > best)
-				best = s;
+			for (unsigned p = 0; any && p < np; p++)
+				if (alt[p] > best[p])
+					best[p] = alt[p];
+			found |= any;
 		}
-		if (best < 0)
-			return -1;
-		total += best;
+		if (!found)
+			ret = -1;
+		for (unsigned p = 0; p < np; p++)
+			out[p] += best[p];
 	}
-	return total;
+	free(r);
+	free(alt);
+	free(best);
+	return ret;
+}
+
+double wl_dram_bytes_per_s(const struct workload *w, unsigned sock, unsigned p)
+{
+	double *v = calloc(w->nphases + 1, sizeof(*v)), x;
+
+	if (!v || p >= w->nphases || dram_phases(w, sock, v) < 0)
+		x = -1;
+	else
+		x = v[p];
+	free(v);
+	return x;
 }
 
 /* ---- names ----------------------------------------------------------- */
@@ -418,57 +445,79 @@ static int check_lifetimes(struct pctx *c, unsigned gi)
 /*
  * The DRAM bound: at each time a group is made, the groups alive then on
  * each socket, in every phase, move at most the socket's DRAM bytes/s.
- * Entry gi is the one being added in list order when the sum first
- * exceeds the bound.
+ * The group named is the first, in list order, whose rate takes the sum
+ * past the bound.
  */
 static int check_dram(struct pctx *c)
 {
 	const struct workload *w = c->w;
 	const struct wl_rdt *rd = &w->rdt;
 	unsigned np = w->nphases, ns = wl_sockets(w);
+	double *dram = calloc((size_t)ns * np + 1, sizeof(*dram));
+	double *sum = calloc((size_t)np + 1, sizeof(*sum));
+	int r = 0;
 
-	for (unsigned t = 0; t < rd->ngroups; t++) {
+	if (!dram || !sum) {
+		free(dram);
+		free(sum);
+		return wlp_fail_nomem(c);
+	}
+	/* the bound once per socket, -1 where there is none */
+	for (unsigned s = 0; s < ns; s++)
+		if (dram_phases(w, s, &dram[(size_t)s * np]) < 0)
+			for (unsigned p = 0; p < np; p++)
+				dram[(size_t)s * np + p] = -1;
+	for (unsigned t = 0; t < rd->ngroups && r == 0; t++) {
 		double at = rd->groups[t].from;
+		bool seen = false;
 
-		for (unsigned s = 0; s < ns; s++) {
-			for (unsigned p = 0; p < np; p++) {
-				double dram = wl_dram_bytes_per_s(w, s, p), sum = 0;
+		/* each distinct time once */
+		for (unsigned u = 0; u < t && !seen; u++)
+			seen = rd->groups[u].from == at;
+		for (unsigned s = 0; s < ns && r == 0 && !seen; s++) {
+			const double *bound = &dram[(size_t)s * np];
 
-				for (unsigned g = 0; g < rd->ngroups; g++) {
-					const struct wl_rdt_group *x = &rd->groups[g];
-					double v = rd->rates[((size_t)g * WL_RDT_NEV +
-							      WL_RDT_TOTAL) * np + p];
+			memset(sum, 0, np * sizeof(*sum));
+			for (unsigned g = 0; g < rd->ngroups && r == 0; g++) {
+				const struct wl_rdt_group *x = &rd->groups[g];
+				const double *v = &rd->rates[((size_t)g * WL_RDT_NEV +
+							      WL_RDT_TOTAL) * np];
 
-					if (x->from > at || x->until <= at ||
-					    (x->socket >= 0 && (unsigned)x->socket != s))
-						continue;
-					sum += v;
-					if (v > 0 && dram < 0)
-						return wlp_fail(c, "groups[%u] (\"%s\"): "
-							    "%s has no DRAM events to "
-							    "bound the groups' traffic "
-							    "by", g, x->name, w->plat->id);
-					/* a relative margin for the sum's rounding */
-					if (sum > dram * (1 + 1e-9)) {
+				if (x->from > at || x->until <= at ||
+				    (x->socket >= 0 && (unsigned)x->socket != s))
+					continue;
+				for (unsigned p = 0; p < np && r == 0; p++) {
+					sum[p] += v[p];
+					if (v[p] > 0 && bound[p] < 0) {
+						r = wlp_fail(c, "groups[%u] (\"%s\"): %s "
+							 "has no DRAM events to bound "
+							 "the groups' traffic by", g,
+							 x->name, w->plat->id);
+					} else if (sum[p] > bound[p] * (1 + 1e-9)) {
+						/* a relative margin for the sum's
+						 * rounding */
 						size_t old = wlp_path_idx(c, g);
 
-						wlp_fail(c, "group \"%s\": the groups alive at "
-							 "%g s move %.6g bytes/s on socket "
-							 "%u in phase %u ($.phases[%u]), more "
-							 "than the socket's DRAM bandwidth "
-							 "in that phase, %.6g bytes/s (the "
-							 "workload's dram_rd + dram_wr rates "
-							 "x 64): give the DRAM events more, "
-							 "or the groups less", x->name, at,
-							 sum, s, p, p, dram);
+						r = wlp_fail(c, "group \"%s\": the groups "
+							 "alive at %g s move %.6g bytes/s "
+							 "on socket %u in phase %u "
+							 "($.phases[%u]), more than the "
+							 "socket's DRAM bandwidth in that "
+							 "phase, %.6g bytes/s (the "
+							 "workload's dram_rd + dram_wr "
+							 "rates x 64): give the DRAM "
+							 "events more, or the groups less",
+							 x->name, at, sum[p], s, p, p,
+							 bound[p]);
 						wlp_path_pop(c, old);
-						return -EINVAL;
 					}
 				}
 			}
 		}
 	}
-	return 0;
+	free(dram);
+	free(sum);
+	return r;
 }
 
 static int parse_top(struct pctx *c, const char *key, json_object *v)
