@@ -119,7 +119,6 @@ static unsigned plat_top_keys(const struct platform *p, struct top_key *out)
 	}
 	out[n++] = (struct top_key){ "phases", TK_PHASES, 0, -1, 0 };
 	out[n++] = (struct top_key){ "faults", TK_FAULTS, 0, -1, 0 };
-	out[n++] = (struct top_key){ "resctrl", TK_RDT, 0, -1, 0 };
 	for (unsigned i = 0; p && p->units[i]; i++) {
 		if (p->units[i]->perf) {
 			out[n++] = (struct top_key){ "perf", TK_PERF, 0, -1,
@@ -127,6 +126,7 @@ static unsigned plat_top_keys(const struct platform *p, struct top_key *out)
 			break;
 		}
 	}
+	out[n++] = (struct top_key){ "resctrl", TK_RDT, 0, -1, 0 };
 	return n;
 }
 

@@ -481,7 +481,7 @@ static const struct bad {
 	/* keys */
 	{ SKL "\"colour\":\"red\"," PH("") "}", "$.colour",
 	  "unknown key (skl accepts: platform, sockets, cbo_count, uclk_hz, "
-	  "mchbar, host_bridge, phases, faults, perf)" },
+	  "mchbar, host_bridge, phases, faults, perf, resctrl)" },
 	{ SKL "\"host_bridge\":\"0x1a2b3\"," PH("") "}", "$.host_bridge",
 	  "must be a hex string \"0x...\" of 1 to 4 digits (the PCI device ID "
 	  "of the function holding MCHBAR)" },
