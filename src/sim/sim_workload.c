@@ -136,6 +136,7 @@ static unsigned plat_top_keys(const struct platform *p, struct top_key *out)
 	if (p && (!p->vendor || strcmp(p->vendor, "GenuineIntel") == 0))
 		out[n++] = (struct top_key){ "uncore_freq", TK_UFREQ, 0, -1,
 					     0 };
+	out[n++] = (struct top_key){ "resctrl", TK_RDT, 0, -1, 0 };
 	return n;
 }
 
@@ -1323,7 +1324,7 @@ static int parse_root(struct pctx *c, json_object *root,
 		      const struct platform *want)
 {
 	json_object *phases = NULL, *faults = NULL, *perf = NULL;
-	json_object *ufreq = NULL;
+	json_object *ufreq = NULL, *rdt = NULL;
 	char list[256];
 	int r;
 
@@ -1356,6 +1357,8 @@ static int parse_root(struct pctx *c, json_object *root,
 			perf = val;
 		else if (k->kind == TK_UFREQ)
 			ufreq = val;
+		else if (k->kind == TK_RDT)
+			rdt = val;
 		r = parse_top_value(c, k, val);
 		if (r < 0)
 			return r;
@@ -1369,7 +1372,8 @@ static int parse_root(struct pctx *c, json_object *root,
 			    "\"rates\": {...}})");
 	if ((r = parse_section(c, "phases", phases, parse_phases)) < 0 ||
 	    (r = parse_section(c, "perf", perf, parse_perf)) < 0 ||
-	    (r = parse_section(c, "uncore_freq", ufreq, wlp_parse_ufreq)) < 0)
+	    (r = parse_section(c, "uncore_freq", ufreq, wlp_parse_ufreq)) < 0 ||
+	    (r = parse_section(c, "resctrl", rdt, wlp_parse_rdt)) < 0)
 		return r;
 	return parse_section(c, "faults", faults, wlp_parse_faults);
 }
@@ -1524,6 +1528,8 @@ void wl_free(struct workload *w)
 	free(w->faults);
 	free(w->perf.missing);
 	free(w->perf.missing_ev);
+	free(w->rdt.groups);
+	free(w->rdt.rates);
 	free(w);
 }
 

@@ -103,6 +103,49 @@ struct wl_perf {
 	char (*missing_ev)[WL_PMU_NAME_MAX];
 };
 
+/*
+ * The workload's simulated resctrl tree (its "resctrl" object; parsed by
+ * sim_wl_rdt.c, laid out by sim_rdt.c).  Absent: no tree.  Rates are per
+ * socket, as every rate of the workload, split evenly over the socket's
+ * L3 domains and SNC nodes.
+ */
+enum { WL_RDT_TOTAL, WL_RDT_LOCAL, WL_RDT_OCC, WL_RDT_NEV };
+#define WL_RDT_MAX_GROUPS 256
+#define WL_RDT_NAME_MAX 128	/* "ctrl/mon_groups/mon", NUL included */
+#define WL_RDT_MAX_TASKS 16
+struct wl_rdt_group {
+	char name[WL_RDT_NAME_MAX];	/* as the reader labels it: "/",
+					   "ctrl", "ctrl/mon_groups/mon",
+					   "mon_groups/mon" */
+	bool is_mon;
+	int socket;		/* -1: traffic on every socket */
+	double from, until;	/* lifetime, seconds; until INFINITY: never
+				   removed */
+	unsigned unavail;	/* bit e (WL_RDT_*): that file reads
+				   "Unavailable" */
+	char owner[32];		/* "": the workload's own; else the tool
+				   that made it (for the simulator's log;
+				   resctrl has no owner file) */
+	unsigned ntasks;
+	unsigned tasks[WL_RDT_MAX_TASKS];	/* written to its tasks file */
+};
+struct wl_rdt {
+	bool present;
+	unsigned num_rmids;	/* info/L3_MON/num_rmids, RMID 0 included */
+	double limbo_s;		/* how long a freed RMID stays unusable */
+	unsigned domains;	/* L3 domains per socket (AMD: one per CCX) */
+	unsigned snc;		/* SNC nodes per L3 domain (1: no SNC) */
+	bool assignable;	/* "mbm_assign_mode" given: the CPU has
+				   assignable counters (AMD ABMC) */
+	bool abmc;		/* "mbm_assign_mode": "mbm_event" */
+	unsigned num_mbm_cntrs;	/* ABMC counters per domain */
+	unsigned ngroups;
+	struct wl_rdt_group *groups;
+	double *rates;		/* ngroups * WL_RDT_NEV * nphases:
+				   rates[(g * WL_RDT_NEV + e) * nphases + p],
+				   bytes/s (occupancy: bytes) per socket */
+};
+
 /* Topology values; 0 = not given (the simulator takes the maximum the
  * manual allows). */
 struct wl_topology {
@@ -180,6 +223,7 @@ struct workload {
 	struct wl_fault *faults;	/* sorted by `at` */
 	struct wl_perf perf;
 	struct wl_ufreq ufreq;
+	struct wl_rdt rdt;
 };
 
 /*
@@ -246,6 +290,16 @@ struct wl_pmu {
  */
 int wl_perf_pmus(const struct workload *w,
 		 int (*cb)(void *ctx, const struct wl_pmu *p), void *ctx);
+
+/*
+ * DRAM bytes per second the workload gives socket sock in phase p: the
+ * platform's derived sources "dram_rd" and "dram_wr" (what
+ * uncore_dram_*_bytes_total shows) at the workload's rates; of a source
+ * with alternatives (zen4 UMC or data fabric), the largest.  -1 when the
+ * platform has no such sources.
+ */
+double wl_dram_bytes_per_s(const struct workload *w, unsigned sock,
+			   unsigned p);
 
 /* Do two rate keys name the same counter (same encoding, filters,
  * socket and instance)?  Used by the parser and the built-in workloads. */

@@ -6,7 +6,8 @@
  * --state file as a running daemon), list the simulated PCI functions,
  * a demo that programs the LLC and clock counters through the platform
  * tables and prints live rates, and the simulated kernel's sysfs tree
- * (src/sim/sim_kernel.h) written to a directory.  It is the way to look
+ * (src/sim/sim_kernel.h) written to a directory, and the simulated
+ * resctrl tree (src/sim/sim_rdt.h) kept up to date in one.  It is the way to look
  * at the simulator without the daemon, and the tests' foreign agent.
  */
 #include "config.h"
@@ -25,6 +26,7 @@
 #include "plat/plat.h"
 #include "plat/plat_sim.h"
 #include "sim/sim_kernel.h"
+#include "sim/sim_rdt.h"
 
 static volatile sig_atomic_t stop;
 
@@ -57,6 +59,11 @@ static void usage(FILE *f)
 		"  sysfs DIR          write the simulated kernel's tree (what\n"
 		"                     --backend=perf reads) into DIR (new or\n"
 		"                     empty): DIR/sys and DIR/proc\n"
+		"  resctrl DIR        lay out the workload's resctrl tree in DIR\n"
+		"                     (new or empty): DIR/sys/fs/resctrl for\n"
+		"                     --path.resctrl, DIR/sys for --path.sysfs;\n"
+		"                     bring it to the simulated clock every\n"
+		"                     interval until Ctrl-C (or --count times)\n"
 		"\n"
 		"ADDR is msr:0xE01[@CPU], pci:BB:DD.F+0xOFF[/4|/8] or mmio:0xADDR[/4|/8].\n"
 		"\n"
@@ -66,8 +73,11 @@ static void usage(FILE *f)
 		"  -w, --workload F    workload JSON file (default: built-in)\n"
 		"  -s, --state F       shared register state file (as the daemon's\n"
 		"                      --sim-state); default: private, from reset\n"
-		"  -i, --interval S    demo: seconds between samples (default 1)\n"
-		"  -n, --count N       demo: stop after N samples (default: never)\n"
+		"  -i, --interval S    demo, resctrl: seconds between samples or\n"
+		"                      refreshes (default 1)\n"
+		"  -n, --count N       demo, resctrl: stop after N (default: never)\n"
+		"  -t, --at S          resctrl: write the tree once, as it is S\n"
+		"                      simulated seconds after reset, and exit\n"
 		"  -h, --help          this text\n", ids, demos);
 }
 
@@ -277,6 +287,41 @@ static int write_sysfs(struct hw *hw, const char *dir)
 	return 0;
 }
 
+/* resctrl DIR: the simulated resctrl tree, refreshed from the
+ * simulated clock (the --state file's, shared with a daemon) every
+ * interval, or written once at time `at` (>= 0). */
+static int write_resctrl(struct hw *hw, const char *dir, double interval,
+			 long count, double at)
+{
+	struct srdt *k;
+	char why[512];
+	int r = 0;
+
+	if (srdt_open(&k, hw_sim_workload(hw), dir, why, sizeof(why)) < 0) {
+		fprintf(stderr, "uncore-sim: %s\n", why);
+		return 1;
+	}
+	printf("%s\n%s\n", srdt_root(k), srdt_sysfs(k));
+	fflush(stdout);
+	if (at >= 0) {
+		r = srdt_sync(k, at);
+	} else {
+		struct timespec ts = { (time_t)interval,
+				       (long)((interval - (double)(time_t)interval) * 1e9) };
+
+		for (long n = 0; !stop && (!count || n < count); n++) {
+			if ((r = srdt_sync(k, hw_sim_time(hw))) < 0)
+				break;
+			if (!count || n + 1 < count)
+				nanosleep(&ts, NULL);
+		}
+	}
+	if (r < 0)
+		fprintf(stderr, "uncore-sim: %s: %s\n", dir, strerror(-r));
+	srdt_close(k);
+	return r < 0;
+}
+
 /* read ADDR / write ADDR VALUE. */
 static int read_write(struct hw *hw, bool write, char **arg)
 {
@@ -310,6 +355,7 @@ struct cli {
 	struct hw_opts o;
 	double interval;
 	long count;
+	double at;
 };
 
 /* The options; -1 to go on, else the exit status. */
@@ -321,13 +367,14 @@ static int parse_opts(int argc, char **argv, struct cli *c)
 		{ "state", required_argument, NULL, 's' },
 		{ "interval", required_argument, NULL, 'i' },
 		{ "count", required_argument, NULL, 'n' },
+		{ "at", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char *end;
 	int ch;
 
-	while ((ch = getopt_long(argc, argv, "p:w:s:i:n:h", lopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "p:w:s:i:n:t:h", lopts, NULL)) != -1) {
 		switch (ch) {
 		case 'p': c->o.sim_platform = optarg; break;
 		case 'w': c->o.sim_workload = optarg; break;
@@ -349,6 +396,14 @@ static int parse_opts(int argc, char **argv, struct cli *c)
 				return 2;
 			}
 			break;
+		case 't':
+			c->at = strtod(optarg, &end);
+			if (*end || end == optarg || !(c->at >= 0 && c->at <= 1e9)) {
+				fprintf(stderr, "uncore-sim: --at: %s is not a number "
+					"of seconds in 0..1e9\n", optarg);
+				return 2;
+			}
+			break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -362,7 +417,7 @@ static int parse_opts(int argc, char **argv, struct cli *c)
 
 int main(int argc, char **argv)
 {
-	struct cli c = { .interval = 1 };
+	struct cli c = { .interval = 1, .at = -1 };
 	struct hw hw;
 	const char *cmd;
 	int rc, nargs;
@@ -373,7 +428,16 @@ int main(int argc, char **argv)
 	nargs = argc - optind;
 	/* the tree needs no registers, and a perf-only platform has none */
 	c.o.sim_no_registers = strcmp(cmd, "sysfs") == 0;
-	if (hw_open(&hw, &hw_sim_ops, &c.o) < 0) {
+	rc = hw_open(&hw, &hw_sim_ops, &c.o);
+	if ((rc == -EOPNOTSUPP || (rc == -EINVAL && c.o.sim_state)) &&
+	    strcmp(cmd, "resctrl") == 0) {
+		/* the tree needs the workload and its clock, not registers:
+		 * a perf-only platform has none, and a --state file made by
+		 * a daemon on the perf backend holds none */
+		c.o.sim_no_registers = true;
+		rc = hw_open(&hw, &hw_sim_ops, &c.o);
+	}
+	if (rc < 0) {
 		fprintf(stderr, "uncore-sim: %s\n", hw_last_error());
 		return 1;
 	}
@@ -389,6 +453,10 @@ int main(int argc, char **argv)
 		rc = demo(&hw, c.interval, c.count);
 	} else if (strcmp(cmd, "sysfs") == 0 && nargs == 1) {
 		rc = write_sysfs(&hw, argv[optind]);
+	} else if (strcmp(cmd, "resctrl") == 0 && nargs == 1) {
+		signal(SIGINT, on_signal);
+		signal(SIGTERM, on_signal);
+		rc = write_resctrl(&hw, argv[optind], c.interval, c.count, c.at);
 	} else {
 		usage(stderr);
 		rc = 2;

@@ -481,7 +481,7 @@ static const struct bad {
 	/* keys */
 	{ SKL "\"colour\":\"red\"," PH("") "}", "$.colour",
 	  "unknown key (skl accepts: platform, sockets, cbo_count, uclk_hz, "
-	  "mchbar, host_bridge, phases, faults, perf, uncore_freq)" },
+	  "mchbar, host_bridge, phases, faults, perf, uncore_freq, resctrl)" },
 	/* uncore_freq (sim_ufreq.c) */
 	{ SKL "\"uncore_freq\":{\"layout\":\"tpmi\"}," PH("") "}",
 	  "$.uncore_freq.layout", "must be \"package_die\"" },
