@@ -257,7 +257,7 @@ static double sim_run(struct st_load *ld, enum st_step s)
 	struct sim_load *l = ld->ctx;
 	struct hw_played_phase ph = { 0 };
 	const struct evspec *e;
-	double scale, left;
+	double scale = 0, left;
 	int q = head_event(l->prog, DRAM_READ, &scale);
 
 	hw_played_phase(l->hw, sim_phase(s), &ph);
