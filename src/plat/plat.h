@@ -22,8 +22,10 @@
 
 #define PLAT_MAX_SOCKETS 8
 #define PLAT_MAX_UNITS 16	/* unit types per platform */
-#define PLAT_MAX_INST 64	/* instances of one unit type per socket
-				   (newer servers have more than 32 CHAs) */
+#define PLAT_MAX_INST 160	/* instances of one unit type per socket:
+				   one CHA a core, up to 144 on Sierra
+				   Forest SP (NEXT-PLATFORMS), rounded up
+				   to a multiple of 32 */
 #define PLAT_MAX_CTRS 16	/* programmable counters per instance: the
 				   most uncored places, whatever a CPUID
 				   count says (struct nctr_cpuid); masks of

@@ -181,16 +181,15 @@ static const struct perf_unit gnr_kpmu_imc = {
 
 /*
  * Boxes per socket, as bounds (the discovery table has the count).  CHAs
- * one per core: up to 128 on GNR-AP and 144 on SRF-SP, above
- * PLAT_MAX_INST (64); the boxes past it are reported and left out
- * (pmu_perf.c place()), doc/hardware-notes.md says so.  IMC one per DDR5
+ * one per core: up to 128 on GNR-AP and 144 on SRF-SP, all counted
+ * (PLAT_MAX_INST 160, doc/hardware-notes.md).  IMC one per DDR5
  * channel (12 on GNR-AP: Intel's data gives each two schedulers, SCH0 and
  * SCH1); B2CMI one per controller; UPI up to 6 links; IIO/IRP one per I/O
  * stack.  Counters: Intel's Counter lists (4 a box, UBOX 2, CXLCM 8).
  */
 static const struct unit_type gnr_cha = {
 	XSP_PROG("cha", "CHA: caching and home agent (LLC slice, snoop filter)",
-		 SRC "gnr_uncores[0] spr_uncore_chabox", 64, 4, 40,
+		 SRC "gnr_uncores[0] spr_uncore_chabox", 144, 4, 40,
 		 gnr_kpmu_cha),
 };
 static const struct unit_type gnr_imc = {

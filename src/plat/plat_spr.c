@@ -106,7 +106,7 @@ static const struct perf_unit spr_kpmu_imc = {
 
 /*
  * Boxes per socket, as bounds (the discovery table has the count): CHAs
- * as many as cores, up to 60 on SPR XCC and 64 on EMR (PLAT_MAX_INST);
+ * as many as cores, up to 60 on SPR XCC and 64 on EMR;
  * 8 DDR5 channels (IMC boxes; the kernel makes one free-running PMU per
  * two: spr_uncore_mmio_init()); 4 UPI and M3UPI links
  * (SPR_UNCORE_UPI_NUM_BOXES); M2M 4; IIO, IRP, M2PCIe one per I/O stack.

@@ -209,7 +209,7 @@ static const struct plat_sim_count spr_counts[] = {
 };
 
 static const struct plat_sim_count gnr_counts[] = {
-	{ "cha_count", "cha", 64 }, { "imc_channels", "imc", 16 },
+	{ "cha_count", "cha", 144 }, { "imc_channels", "imc", 16 },
 	{ "upi_links", "upi", 8 }, { "b2cmi_count", "b2cmi", 16 },
 	{ "pcu_count", "pcu", 4 }, { "ubox_count", "ubox", 4 },
 };

@@ -242,6 +242,53 @@ is "$(grep -c '^uncore_llc_lookups_total{' "$T/dies.prom")" 2 \
 	"2 dies: the LLC family has one series a socket"
 kill "$UPID"; wait "$UPID" 2>/dev/null
 
+# ---- 2 sockets x 2 dies x 64 CHAs (128 a socket, GNR-AP's count):
+# every CHA counted.  CHAs 0-63 look up 1e8/s, miss none and tick 1.5e9;
+# CHAs 64-127 look up 3e8/s, miss 1e8/s and tick 2.5e9.  Over all 128:
+# hit ratio 0.75, clock 2.0 GHz, and lookups 2.56e10/s: per tick of the
+# mean CHA clock (uncore_clock_ticks_total) 12.8; the first 64 alone
+# would give 1.0, 1.5 GHz and 4.27.
+{
+	printf '{ "platform": "gnr", "sockets": 2, "dies": 2, "cha_count": 128,\n'
+	printf '  "imc_channels": 4, "upi_links": 2, "perf": { "kernel": "6.14.0" },\n'
+	printf '  "phases": [ { "seconds": 3600, "rates": {\n'
+	printf '    "imc:0x05:0xcf": 1.0e8, "imc:0x05:0xf0": 4.0e7'
+	i=0
+	while [ $i -lt 128 ]; do
+		if [ $i -lt 64 ]; then l=1.0e8 m=0 c=1.5e9; else l=3.0e8 m=1.0e8 c=2.5e9; fi
+		printf ',\n    "cha:0x35:0xc001ff01@%d": %s, "cha:0x35:0xc001fe01@%d": %s, "cha:0x01:0x00@%d": %s' \
+			$i $l $i $m $i $c
+		i=$((i + 1))
+	done
+	printf ' } } ] }\n'
+} >"$T/cha128.json"
+PORT=$(pick_port)
+U="http://127.0.0.1:$PORT"
+start_uncored "$T/cha128.log" --simulate=gnr --backend=perf \
+	--workload "$T/cha128.json" -i 200 -l "127.0.0.1:$PORT" -s ""
+ok $? "128 CHAs a socket: the daemon starts"
+wait_for "3 samples" 60 ring_has "$PORT" 3
+curl -s "$U/metrics" >"$T/cha128.prom"
+for s in 0 1; do
+	near "$(metric "$T/cha128.prom" uncore_llc_hit_ratio "socket=\"$s\"")" 0.75 0.02 \
+		"128 CHAs, socket $s: LLC hit ratio over all 128 (64 would give 1.0)"
+	near "$(metric "$T/cha128.prom" uncore_clock_hertz "socket=\"$s\"")" 2.0e9 0.02 \
+		"128 CHAs, socket $s: uncore clock the mean of 128 (64 would give 1.5 GHz)"
+	near "$(awk -v l="$(metric "$T/cha128.prom" uncore_llc_lookups_total "socket=\"$s\"")" \
+		-v c="$(metric "$T/cha128.prom" uncore_clock_ticks_total "socket=\"$s\"")" \
+		'BEGIN { print (c > 0 ? l / c : 0) }')" 12.8 0.02 \
+		"128 CHAs, socket $s: lookups 2.56e10/s, 12.8 a clock tick, summed over 128 (64 would give 4.27)"
+done
+ok "$(grep -q 'left out' "$T/cha128.log"; [ $? -ne 0 ]; echo $?)" \
+	"128 CHAs: no CHA left out"
+kill "$UPID"; wait "$UPID" 2>/dev/null
+# more CHAs than the platform allows (144, SRF-SP): refused, saying so
+printf '%s\n' '{ "platform": "gnr", "sockets": 2, "cha_count": 145,
+  "phases": [ { "seconds": 5, "rates": {} } ] }' >"$T/cha145.json"
+out=$("$UNCORE_SIM" -p gnr -w "$T/cha145.json" sysfs "$T/tree-cha145" 2>&1)
+ok "$([ $? -ne 0 ]; echo $?)" "145 CHAs a socket: refused"
+like "$out" "cha_count" "and the error names cha_count"
+
 # ---- the default workload
 PORT=$(pick_port)
 start_uncored "$T/def.log" --simulate=gnr -i 200 -l "127.0.0.1:$PORT" -s ""
