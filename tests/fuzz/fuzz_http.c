@@ -7,6 +7,7 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -107,6 +108,49 @@ static size_t exchange(const uint8_t *data, size_t size, char *out,
 	return got;
 }
 
+/*
+ * For a failed ping: each thread's state and what it waits in, and the
+ * open descriptors, so a log tells a hang (the server thread asleep in
+ * epoll_wait with the ping in its backlog) from starvation (runnable).
+ */
+static void dump_threads(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	unsigned nfd = 0;
+
+	while (d && (e = readdir(d)) != NULL) {
+		char path[300], buf[512] = "", wchan[64] = "";
+		FILE *f;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/stat", e->d_name);
+		if ((f = fopen(path, "r")) != NULL) {
+			if (!fgets(buf, sizeof(buf), f))
+				buf[0] = 0;
+			fclose(f);
+		}
+		snprintf(path, sizeof(path), "/proc/self/task/%s/wchan", e->d_name);
+		if ((f = fopen(path, "r")) != NULL) {
+			if (!fgets(wchan, sizeof(wchan), f))
+				wchan[0] = 0;
+			fclose(f);
+		}
+		buf[strcspn(buf, "\n")] = 0;
+		fprintf(stderr, "thread %s wchan %s: %.120s\n", e->d_name, wchan,
+			buf);
+	}
+	if (d)
+		closedir(d);
+	if ((d = opendir("/proc/self/fd")) != NULL) {
+		while ((e = readdir(d)) != NULL)
+			nfd += e->d_name[0] != '.';
+		closedir(d);
+	}
+	fprintf(stderr, "%u descriptors open\n", nfd);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const uint8_t ping[] =
@@ -125,12 +169,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	 * Still serving?  The wait is a hang guard, not a speed limit: on a
 	 * loaded 2-core CI machine (load average 20+, every suite at once)
 	 * the server thread was once not scheduled within the 3 s this used
-	 * to allow.  15 s stays under libFuzzer's -timeout=20 of fuzz.sh.
+	 * to allow.  15 s, and 15 s more for the diagnosis, stay under libFuzzer's
+	 * -timeout=40 of fuzz.sh.
 	 */
 	n = exchange(ping, sizeof(ping) - 1, out, sizeof(out), 15000);
 	if (n < 12 || memcmp(out + 9, "200", 3) != 0) {
 		fprintf(stderr, "server stopped answering (%s): %.*s\n",
 			ended ? ended : "?", (int)n, out);
+		dump_threads();
+		/* hang or slowness?  one more, as long again */
+		n = exchange(ping, sizeof(ping) - 1, out, sizeof(out), 15000);
+		fprintf(stderr, "a second ping got %zu bytes (%s)\n", n,
+			ended ? ended : "?");
 		abort();
 	}
 	return 0;

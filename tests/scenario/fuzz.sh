@@ -30,7 +30,7 @@ for t in conf:20000 workload:20000 claim:20000 http:1500 perf_format:20000 \
 	name=${t%%:*}; runs=$(( ${t#*:} * scale ))
 	mkdir -p "$T/new-$name"
 	# new inputs go to the scratch directory; the seeds are only read
-	"$B/fuzz_$name" -runs="$runs" -seed=1 -max_len=4096 -timeout=20 \
+	"$B/fuzz_$name" -runs="$runs" -seed=1 -max_len=4096 -timeout=40 \
 		"$T/new-$name" "$top_srcdir/tests/fuzz/corpus/$name" >"$T/$name.log" 2>&1
 	rc=$?
 	done_n=$(sed -n 's/^Done \([0-9]*\) runs.*/\1/p' "$T/$name.log")
