@@ -120,6 +120,7 @@ int rdt_mon_start(struct rdt_mon *m, unsigned interval_ms)
 	int r = pthread_create(&m->thread, NULL, thread_main, m);
 	if (r)
 		return -r;
+	pthread_setname_np(m->thread, "uncored-rdt");
 	m->started = true;
 	return 0;
 }

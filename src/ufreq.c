@@ -365,6 +365,7 @@ int ufreq_mon_start(struct ufreq_mon *m, unsigned interval_ms)
 	r = pthread_create(&m->thread, NULL, mon_main, m);
 	if (r)
 		return -r;
+	pthread_setname_np(m->thread, "uncored-ufreq");
 	m->started = true;
 	return 0;
 }

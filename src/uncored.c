@@ -1647,23 +1647,32 @@ static const struct program *start(struct daemon *d, const struct options *o,
 	 * Made before the HTTP server, whose thread reads d->resctrl. */
 	if (conf->resctrl_enabled) {
 		d->resctrl = rdt_mon_new(conf->resctrl_path, conf->sysfs);
-		if (!d->resctrl ||
-		    rdt_mon_start(d->resctrl, conf->resctrl_interval_s * 1000) < 0)
-			log_warnx("resctrl: cannot start its thread: per-group "
-				  "memory bandwidth is off");
+		if (!d->resctrl)
+			log_warnx("resctrl: out of memory: per-group memory "
+				  "bandwidth is off");
 	}
 	/* intel_uncore_frequency: opened here, before the privilege drop
 	 * (current_freq_khz, package_id are 0400), read once a second on
 	 * its own thread (doc/metrics.md "Uncore clock limits"). */
 	d->ufreq = ufreq_mon_new_for(d, conf);
-	if (d->ufreq && ufreq_mon_start(d->ufreq, 1000) < 0) {
-		log_warnx("intel_uncore_frequency: cannot start its thread: "
-			  "uncore clock limits are off");
-		ufreq_mon_free(d->ufreq);
-		d->ufreq = NULL;
-	}
 	d->http = start_http(d, conf, web, api_routes, api_nroutes, d,
 			     drop_privileges);
+	/*
+	 * Their threads start only now, after drop_privileges(): capabilities
+	 * and no_new_privs are per thread, so a thread started before the
+	 * drop would keep every capability the daemon was started with (as
+	 * the resctrl and uncore-frequency threads did under the shipped
+	 * unit's AmbientCapabilities; tests/scenario/daemon_priv.sh looks at
+	 * every thread).
+	 */
+	if (d->resctrl &&
+	    rdt_mon_start(d->resctrl, conf->resctrl_interval_s * 1000) < 0)
+		log_warnx("resctrl: cannot start its thread: per-group memory "
+			  "bandwidth is read once, at start-up, only");
+	if (d->ufreq && ufreq_mon_start(d->ufreq, 1000) < 0)
+		log_warnx("intel_uncore_frequency: cannot start its thread: "
+			  "uncore clock limits are read once, at start-up, "
+			  "only");
 	if (sampler_start(d->sampler) < 0)
 		log_fatalx(1, "cannot start the sampler thread: %s",
 			   strerror(errno));

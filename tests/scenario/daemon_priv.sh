@@ -11,13 +11,27 @@
 
 BIN="$top_builddir/uncored"
 # what the daemon keeps: nothing (direct), CAP_PERFMON (38; perf)
-KEEP=0000000000000000 BK= AMB=
+KEEP=0000000000000000 BK= AMB= SIMP=--simulate
 if perf_mode; then
-	KEEP=0000004000000000 BK=--backend=perf AMB=,+perfmon
+	# skx: the uncore-frequency reader (perf backend only) has a thread
+	KEEP=0000004000000000 BK=--backend=perf AMB=,+perfmon SIMP=--simulate=skx
 fi
 PORT=$(pick_port)
 
 field() { awk -v k="$1:" '$1 == k { print $2; exit }' "/proc/$UPID/status"; }
+# Field $1 of every thread of the daemon, as "name=value" lines, and the
+# distinct values: capabilities and no_new_privs are per thread, so a
+# thread started before the drop would keep what the daemon began with.
+thread_fields() {
+	for t in /proc/$UPID/task/*; do
+		printf '%s=%s\n' "$(cat "$t/comm")" \
+			"$(awk -v k="$1:" '$1 == k { print $2; exit }' "$t/status")"
+	done
+}
+thread_values() { thread_fields "$1" | sed 's/.*=//' | sort -u | tr '\n' ' ' | sed 's/ $//'; }
+# Every thread there: the resctrl reader and the uncore-frequency reader
+# have threads of their own (the tree need not exist).
+printf '[resctrl]\nenabled = yes\npath = /nonexistent/resctrl\n' >"$T/threads.conf"
 # The regular files and devices a process holds open, one per line.
 path_fds() { ls -l "/proc/$1/fd" 2>/dev/null | awk '$NF ~ /^\// { print $NF }' | sort -u; }
 
@@ -29,6 +43,7 @@ else
 	mkdir -m 700 "$R"
 	chown root:root "$R"
 	printf '[daemon]\ninterval_ms = 100\n' >"$R/uncored.conf"
+	cat "$T/threads.conf" >>"$R/uncored.conf"
 	start_uncored "$T/log" -c "$R/uncored.conf" --simulate --sim-state "$R/state" \
 		-l "127.0.0.1:$PORT" -s "$R/ctl.sock" --user nobody
 	ok $? "started as root with --user nobody: serves"
@@ -38,6 +53,9 @@ else
 	is "$(field CapPrm)" $KEEP "CapPrm: none to take back (perf: CAP_PERFMON only)"
 	is "$(field CapBnd)" 0000000000000000 "CapBnd: bounding set cleared"
 	is "$(field NoNewPrivs)" 1 "no_new_privs set"
+	like "$(thread_fields CapEff | tr '\n' ' ')" "uncored-rdt=" "the resctrl thread runs"
+	is "$(thread_values CapEff) $(thread_values CapPrm) $(thread_values NoNewPrivs)" \
+		"$KEEP $KEEP 1" "every thread: the same capabilities and no_new_privs"
 	is "$(awk '$1 == "Groups:" { print NF - 1 }' "/proc/$UPID/status")" 0 \
 		"no supplementary group"
 	like "$(cat "$T/log")" "running as user nobody (uid 65534" "the drop is logged"
@@ -142,7 +160,7 @@ if [ "$(id -u)" = 0 ]; then
 	setpriv --reuid=65534 --regid=65534 --clear-groups \
 		--inh-caps=+sys_rawio,+sys_admin,+dac_override$AMB \
 		--ambient-caps=+sys_rawio,+sys_admin,+dac_override$AMB \
-		"$BIN" $BK -c /dev/null --simulate --sim-state "$N2/state" \
+		"$BIN" $BK -c "$T/threads.conf" $SIMP --sim-state "$N2/state" \
 		-l "127.0.0.1:$PORT" -s "" >"$T/log5" 2>&1 &
 	UPID=$!
 	tap_cleanup_pid "$UPID"
@@ -151,6 +169,16 @@ if [ "$(id -u)" = 0 ]; then
 	is "$(field CapEff)" $KEEP "CapEff: the ambient capabilities are dropped (perf: but CAP_PERFMON)"
 	is "$(field CapAmb)" 0000000000000000 "CapAmb: none left"
 	is "$(field NoNewPrivs)" 1 "no_new_privs set"
+	like "$(thread_fields CapEff | tr '\n' ' ')" "uncored-rdt=" "the resctrl thread runs"
+	if perf_mode; then
+		like "$(thread_fields CapEff | tr '\n' ' ')" "uncored-ufreq=" \
+			"the uncore-frequency thread runs (skx, perf backend)"
+	fi
+	# the shipped unit's case: capset() is per thread, so the resctrl and
+	# uncore-frequency threads, once started before the drop, kept
+	# CAP_SYS_RAWIO and CAP_SYS_ADMIN here
+	is "$(thread_values CapEff) $(thread_values CapPrm) $(thread_values CapAmb) $(thread_values NoNewPrivs)" \
+		"$KEEP $KEEP 0000000000000000 1" "every thread: the ambient capabilities dropped, no_new_privs set"
 	if perf_mode; then
 		like "$(cat "$T/log5")" "capabilities dropped but CAP_PERFMON; running as uid 65534" "and says so"
 	else
