@@ -14,6 +14,7 @@
 #include "prom.h"
 #include "resctrl.h"
 #include "resctrl_mon.h"
+#include "resctrl_own.h"
 
 struct rdt_mon {
 	char *root, *sysfs;
@@ -27,6 +28,9 @@ struct rdt_mon {
 	struct rdt_snap pub;	/* last published pass */
 	struct rdt_stats stats;
 	uint64_t passes;
+	struct rdt_own *own;	/* set before the thread starts; used by the
+				   thread only, but for rendering (own mutex) */
+	int own_err;		/* the last walk's error, logged on change */
 };
 
 struct rdt_mon *rdt_mon_new(const char *root, const char *sysfs_root)
@@ -54,10 +58,41 @@ struct rdt_mon *rdt_mon_new(const char *root, const char *sysfs_root)
 	return m;
 }
 
+/* The cgroup labels of the groups the manager made. */
+static int label_own(struct rdt_own *own, struct rdt_snap *sn)
+{
+	char cg[4096], pod[64], ctr[128];
+
+	for (size_t i = 0; i < sn->n; i++) {
+		struct rdt_sample *s = &sn->s[i];
+
+		if (!s->is_mon ||
+		    !rdt_own_labels(own, s->group, cg, sizeof cg, pod, ctr))
+			continue;
+		if (!(s->cgroup = strdup(cg)) || !(s->pod = strdup(pod)) ||
+		    !(s->ctr = strdup(ctr)))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 int rdt_mon_pass(struct rdt_mon *m)
 {
 	struct rdt_snap next = { 0 };
-	int r = rdt_scan(m->root, m->sysfs, &next);
+	int r;
+
+	if (m->own) {
+		int c = rdt_own_pass(m->own);
+
+		if (c < 0 && c != m->own_err)
+			log_warnx("resctrl: cannot walk the cgroups: %s; "
+				  "uncored's groups are kept as they are",
+				  strerror(-c));
+		m->own_err = c < 0 ? c : 0;
+	}
+	r = rdt_scan(m->root, m->sysfs, &next);
+	if (r == 0 && m->own && label_own(m->own, &next) < 0)
+		r = -ENOMEM;
 
 	pthread_mutex_lock(&m->mu);
 	if (r != m->state) {
@@ -95,6 +130,9 @@ static void *thread_main(void *arg)
 	struct timespec t;
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
+	/* groups for the cgroups at once, not an interval after start-up */
+	if (m->own)
+		rdt_mon_pass(m);
 	for (;;) {
 		t.tv_sec += m->interval_ms / 1000;
 		t.tv_nsec += (long)(m->interval_ms % 1000) * 1000000L;
@@ -136,6 +174,7 @@ void rdt_mon_free(struct rdt_mon *m)
 		pthread_mutex_unlock(&m->mu);
 		pthread_join(m->thread, NULL);
 	}
+	rdt_own_free(m->own);	/* removes uncored's groups */
 	rdt_snap_free(&m->pub);
 	pthread_cond_destroy(&m->cv);
 	pthread_mutex_destroy(&m->mu);
@@ -154,6 +193,13 @@ void rdt_mon_render(struct prom *w, struct rdt_mon *m)
 	if (m->state == 0)
 		rdt_render(w, &m->pub, &m->stats);
 	pthread_mutex_unlock(&m->mu);
+	if (m->own)
+		rdt_own_render(w, m->own);
+}
+
+void rdt_mon_set_own(struct rdt_mon *m, struct rdt_own *own)
+{
+	m->own = own;
 }
 
 uint64_t rdt_mon_passes(struct rdt_mon *m)

@@ -40,6 +40,17 @@ void rdt_mon_free(struct rdt_mon *m);
  */
 void rdt_mon_render(struct prom *w, struct rdt_mon *m);
 
+struct rdt_own;
+
+/*
+ * Gives m a manager of uncored's own groups (resctrl_own.h; m owns it
+ * from then on and frees it, removing its groups, in rdt_mon_free()).
+ * Call before rdt_mon_start(): each pass then runs the manager first and
+ * labels its groups' series with their cgroup; the thread's first pass
+ * comes at once.
+ */
+void rdt_mon_set_own(struct rdt_mon *m, struct rdt_own *own);
+
 /* Passes done so far (for tests). */
 uint64_t rdt_mon_passes(struct rdt_mon *m);
 

@@ -526,11 +526,20 @@ static int adopt_dir(struct srdt *k, const char *name, bool is_mon)
 	g->is_mon = is_mon;
 	g->made = k->t;
 	if ((r = rmid_alloc(k, k->t, &rmid)) < 0) {
+		char d[PATH_MAX], p[PATH_MAX];
+		const char *en = r == -EBUSY ? "EBUSY" : "ENOSPC";
+
 		g->bare = true;
 		k->refused++;
 		logf_(k, "mkdir %s (someone else's): %s: left without mon_data",
-		      name, r == -EBUSY ? "EBUSY" : "ENOSPC");
-		return 0;
+		      name, en);
+		/* The kernel's mkdir would have failed with en; a plain
+		 * directory cannot, so it says so in .mkdir_error, a file no
+		 * kernel tree has (doc/resctrl.md, decision 16). */
+		if ((r = group_dir(k, g, d)) < 0 ||
+		    (r = pathf(p, "%s/.mkdir_error", d)) < 0)
+			return r;
+		return putf(p, "%s\n", en);
 	}
 	g->live = true;
 	g->rmid = rmid;
@@ -733,6 +742,13 @@ int srdt_sync(struct srdt *k, double t)
 		char gd[PATH_MAX];
 		struct stat st;
 
+		/* a refused directory removed: forgotten, so that a mkdir of
+		 * the same name is taken in anew */
+		if (k->g[j].bare && group_dir(k, &k->g[j], gd) == 0 &&
+		    stat(gd, &st) < 0 && errno == ENOENT) {
+			k->g[j].bare = false;
+			continue;
+		}
 		if (k->g[j].live && group_dir(k, &k->g[j], gd) == 0 &&
 		    stat(gd, &st) < 0 && errno == ENOENT) {
 			logf_(k, "%s was removed by someone else", k->g[j].name);
