@@ -22,6 +22,9 @@
 
 /* Deeper cgroup trees than this are not walked (systemd's are < 10). */
 #define CG_MAX_DEPTH	32
+/* Passes before a cgroup refused an RMID (ENOSPC) or a group for another
+ * reason tries again; after EBUSY (limbo) it is the next pass. */
+#define RDT_OWN_RETRY_PASSES	5
 
 bool rdt_own_name_ok(const char *name)
 {
@@ -202,6 +205,9 @@ struct ent {
 	char pod[64], ctr[128];
 	enum rdt_own_state state;
 	bool made;			/* the directory is ours now */
+	bool retrying;			/* made again after a refusal, not yet
+					   seen in the tree: state unchanged */
+	uint64_t retry_at;		/* a refused one tries from this pass */
 	bool seen;			/* matched in this pass */
 	pid_t *tids;			/* written to tasks, sorted */
 	size_t ntids;
@@ -212,6 +218,7 @@ struct rdt_own {
 	size_t npat;
 	char *cg_root, *rdt_root;
 	unsigned max_groups;
+	uint64_t pass;			/* passes so far */
 	struct rdt_writer *w;
 	struct ent *e;
 	size_t n, cap;
@@ -492,11 +499,36 @@ static void follow(struct rdt_own *o, struct ent *e, uint64_t *moves)
 	e->ntids = keep;	/* now[] is sorted, and so its prefix */
 }
 
-/* Makes e's group (within the budget of made ones); sets e->state. */
+static bool refused(enum rdt_own_state s)
+{
+	return s == RDT_OWN_NO_RMID || s == RDT_OWN_LIMBO || s == RDT_OWN_ERROR;
+}
+
+/* e's mkdir was refused with r: its state, and when to try again. */
+static void refuse(struct rdt_own *o, struct ent *e, int r)
+{
+	if (r != -ENOSPC && r != -EBUSY && e->state != RDT_OWN_ERROR)
+		log_warnx("resctrl: cannot make mon_groups/%s for cgroup %s: %s",
+			  e->name, e->cgroup, strerror(-r));
+	e->state = r == -ENOSPC ? RDT_OWN_NO_RMID : r == -EBUSY ? RDT_OWN_LIMBO
+		   : RDT_OWN_ERROR;
+	e->retrying = false;
+	e->retry_at = o->pass + (e->state == RDT_OWN_LIMBO ? 1
+						: RDT_OWN_RETRY_PASSES);
+}
+
+/*
+ * Makes e's group within the budget of made ones.  A first try is
+ * pending until the tree shows the group; a cgroup refused before tries
+ * again after its back-off, keeping its reason meanwhile (so that a
+ * tree that answers a pass late, the simulated one, shows no flapping).
+ */
 static void make(struct rdt_own *o, struct ent *e, unsigned *made)
 {
 	int r;
 
+	if (refused(e->state) && o->pass < e->retry_at)
+		return;
 	if (*made >= o->max_groups) {
 		e->state = RDT_OWN_LIMIT;
 		return;
@@ -504,15 +536,13 @@ static void make(struct rdt_own *o, struct ent *e, unsigned *made)
 	r = o->w->mkgroup(o->w, e->name);
 	if (r == 0 || r == -EEXIST) {	/* EEXIST: ours, from before */
 		e->made = true;
-		e->state = RDT_OWN_PENDING;
+		e->retrying = refused(e->state);
+		if (!e->retrying)
+			e->state = RDT_OWN_PENDING;
 		(*made)++;
 		return;
 	}
-	if (r != -ENOSPC && r != -EBUSY && e->state != RDT_OWN_ERROR)
-		log_warnx("resctrl: cannot make mon_groups/%s for cgroup %s: %s",
-			  e->name, e->cgroup, strerror(-r));
-	e->state = r == -ENOSPC ? RDT_OWN_NO_RMID : r == -EBUSY ? RDT_OWN_LIMBO
-		   : RDT_OWN_ERROR;
+	refuse(o, e, r);
 }
 
 /*
@@ -595,6 +625,7 @@ int rdt_own_pass(struct rdt_own *o)
 	uint64_t moves[RDT_MOVE_N] = { 0 };
 	int fd, r;
 
+	o->pass++;
 	fd = open(o->cg_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -629,17 +660,17 @@ int rdt_own_pass(struct rdt_own *o)
 
 		if (!e->made)
 			make(o, e, &made);
-		if (e->made && e->state == RDT_OWN_PENDING) {
+		if (e->made && (e->state == RDT_OWN_PENDING || e->retrying)) {
 			int me = mkdir_error(o, e);
 
 			if (me) {
 				o->w->rmgroup(o->w, e->name);
 				e->made = false;
 				made--;
-				e->state = me == -EBUSY ? RDT_OWN_LIMBO
-							: RDT_OWN_NO_RMID;
+				refuse(o, e, me);
 			} else if (group_file(o, e, "tasks")) {
 				e->state = RDT_OWN_GROUPED;
+				e->retrying = false;
 			}
 		}
 		if (e->state == RDT_OWN_GROUPED)

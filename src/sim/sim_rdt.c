@@ -127,13 +127,16 @@ static int putf(const char *path, const char *fmt, ...)
 }
 
 /* mkdir -p of path (its parents within it). */
-static int mkdirs(const char *path)
+/* mkdir -p path, but the first keep bytes of it must exist already (a
+ * directory someone else made and may remove meanwhile is never made
+ * again: -ENOENT then). */
+static int mkdirs_below(const char *path, size_t keep)
 {
 	char p[PATH_MAX];
 
 	snprintf(p, sizeof(p), "%s", path);
 	for (char *s = p + 1; *s; s++) {
-		if (*s != '/')
+		if (*s != '/' || (size_t)(s - p) <= keep)
 			continue;
 		*s = '\0';
 		if (mkdir(p, 0755) < 0 && errno != EEXIST)
@@ -143,6 +146,11 @@ static int mkdirs(const char *path)
 	if (mkdir(p, 0755) < 0 && errno != EEXIST)
 		return -errno;
 	return 0;
+}
+
+static int mkdirs(const char *path)
+{
+	return mkdirs_below(path, 0);
 }
 
 __attribute__((format(printf, 2, 3)))
@@ -267,11 +275,13 @@ static int make_group_files(struct srdt *k, const struct sgroup *g)
 	const struct wl_rdt_group *wg = g->wl >= 0 ? &k->w->rdt.groups[g->wl] : NULL;
 	char d[PATH_MAX], p[PATH_MAX], tasks[WL_RDT_MAX_TASKS * 12 + 1] = "";
 	struct stat st;
-	size_t n = 0;
+	size_t n = 0, keep;
 	int r;
 
 	if ((r = group_dir(k, g, d)) < 0)
 		return r;
+	/* someone else's directory: made by them, maybe removed meanwhile */
+	keep = g->wl < 0 && strcmp(g->name, "/") ? strlen(d) : 0;
 	for (unsigned i = 0; wg && i < wg->ntasks; i++)
 		n += (size_t)snprintf(tasks + n, sizeof(tasks) - n, "%u\n",
 				      wg->tasks[i]);
@@ -283,18 +293,18 @@ static int make_group_files(struct srdt *k, const struct sgroup *g)
 	    (stat(p, &st) < 0 && (r = put(p, "\n")) < 0))
 		return r;
 	if (!g->is_mon && ((r = pathf(p, "%s/mon_groups", d)) < 0 ||
-			   (r = mkdirs(p)) < 0))
+			   (r = mkdirs_below(p, keep)) < 0))
 		return r;
 	for (unsigned s = 0; s < k->nsock; s++)
 		for (unsigned dm = 0; dm < k->ndom; dm++) {
 			if ((r = pathf(p, "%s/mon_data/mon_L3_%02u", d,
-				       l3_id(k, s, dm))) < 0 || (r = mkdirs(p)) < 0)
+				       l3_id(k, s, dm))) < 0 || (r = mkdirs_below(p, keep)) < 0)
 				return r;
 			for (unsigned y = 0; k->snc > 1 && y < k->snc; y++)
 				if ((r = pathf(p, "%s/mon_data/mon_L3_%02u/"
 					       "mon_sub_L3_%02u", d, l3_id(k, s, dm),
 					       s * k->snc + y)) < 0 ||
-				    (r = mkdirs(p)) < 0)
+				    (r = mkdirs_below(p, keep)) < 0)
 					return r;
 		}
 	return 0;
@@ -539,13 +549,25 @@ static int adopt_dir(struct srdt *k, const char *name, bool is_mon)
 		if ((r = group_dir(k, g, d)) < 0 ||
 		    (r = pathf(p, "%s/.mkdir_error", d)) < 0)
 			return r;
-		return putf(p, "%s\n", en);
+		r = putf(p, "%s\n", en);
+		return r == -ENOENT ? 0 : r;	/* removed meanwhile */
 	}
 	g->live = true;
 	g->rmid = rmid;
 	assign_cntrs(k, g);
 	logf_(k, "mkdir %s (someone else's): rmid %u", name, rmid);
-	return make_group_files(k, g);
+	r = make_group_files(k, g);
+	if (r == -ENOENT) {
+		/* removed while being taken in: as if it never was */
+		g = &k->g[find_live(k, name)];
+		g->live = false;
+		k->rmid_free_at[g->rmid] = -INFINITY;
+		k->cntr_used -= g->cntr[0] + g->cntr[1];
+		logf_(k, "%s was removed before it was ready: rmid %u free",
+		      name, rmid);
+		return 0;
+	}
+	return r;
 }
 
 static bool tree_name(const char *n)
@@ -554,44 +576,108 @@ static bool tree_name(const char *n)
 	       !strcmp(n, "mon_data");
 }
 
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The directory names in dir that keep(name) accepts, sorted: a tree
+ * takes in what others made in name order, so the same directories get
+ * the same RMIDs in every run whatever the file system's readdir order. */
+static int sorted_dirs(const char *dir, bool (*keep)(const char *),
+		       char ***out, size_t *n)
+{
+	struct dirent *e;
+	size_t cap = 0;
+	char **v = NULL;
+	DIR *d;
+
+	*out = NULL;
+	*n = 0;
+	if (!(d = opendir(dir)))
+		return 0;
+	while ((e = readdir(d))) {
+		char p[PATH_MAX];
+		struct stat st;
+
+		if (!keep(e->d_name) || pathf(p, "%s/%s", dir, e->d_name) < 0 ||
+		    stat(p, &st) < 0 || !S_ISDIR(st.st_mode) ||
+		    strlen(e->d_name) >= WL_RDT_NAME_MAX)
+			continue;
+		if (*n == cap) {
+			size_t nc = cap ? 2 * cap : 16;
+			char **nv = realloc(v, nc * sizeof(*nv));
+
+			if (!nv)
+				goto nomem;
+			v = nv;
+			cap = nc;
+		}
+		if (!(v[*n] = strdup(e->d_name)))
+			goto nomem;
+		(*n)++;
+	}
+	closedir(d);
+	if (*n)
+		qsort(v, *n, sizeof(*v), cmp_name);
+	*out = v;
+	return 0;
+nomem:
+	closedir(d);
+	while (*n)
+		free(v[--*n]);
+	free(v);
+	return -ENOMEM;
+}
+
+static bool ctrl_name(const char *n)
+{
+	return !tree_name(n);
+}
+
+static bool mon_name(const char *n)
+{
+	return n[0] != '.';
+}
+
+static void free_names(char **v, size_t n)
+{
+	while (n)
+		free(v[--n]);
+	free(v);
+}
+
 static int adopt(struct srdt *k)
 {
 	char p[PATH_MAX], name[WL_RDT_NAME_MAX];
-	struct dirent *e;
-	struct stat st;
-	DIR *d;
-	int r = 0;
+	char **v;
+	size_t n;
+	int r;
 
 	/* CTRL_MON groups first, then every CTRL_MON group's MON groups */
-	if ((d = opendir(k->root))) {
-		while (r == 0 && (e = readdir(d))) {
-			if (tree_name(e->d_name) ||
-			    pathf(p, "%s/%s", k->root, e->d_name) < 0 ||
-			    stat(p, &st) < 0 || !S_ISDIR(st.st_mode) ||
-			    strlen(e->d_name) >= sizeof(name))
-				continue;
-			r = adopt_dir(k, e->d_name, false);
-		}
-		closedir(d);
-	}
+	if ((r = sorted_dirs(k->root, ctrl_name, &v, &n)) < 0)
+		return r;
+	for (size_t j = 0; r == 0 && j < n; j++)
+		r = adopt_dir(k, v[j], false);
+	free_names(v, n);
 	for (unsigned i = 0; r == 0 && i < k->ng; i++) {
 		char gd[PATH_MAX];
 
 		if (!k->g[i].live || k->g[i].is_mon || group_dir(k, &k->g[i], gd) < 0 ||
-		    pathf(p, "%s/mon_groups", gd) < 0 || !(d = opendir(p)))
+		    pathf(p, "%s/mon_groups", gd) < 0)
 			continue;
-		while (r == 0 && (e = readdir(d))) {
-			if (e->d_name[0] == '.')
-				continue;
-			int n = snprintf(name, sizeof(name), "%s%s%s", i ?
+		if ((r = sorted_dirs(p, mon_name, &v, &n)) < 0)
+			return r;
+		for (size_t j = 0; r == 0 && j < n; j++) {
+			int m = snprintf(name, sizeof(name), "%s%s%s", i ?
 					 k->g[i].name : "", i ? "/" : "",
 					 "mon_groups/");
-			if (n < 0 || (size_t)n + strlen(e->d_name) >= sizeof(name))
+			if (m < 0 || (size_t)m + strlen(v[j]) >= sizeof(name))
 				continue;
-			strcat(name, e->d_name);
+			strcat(name, v[j]);
 			r = adopt_dir(k, name, true);
 		}
-		closedir(d);
+		free_names(v, n);
 	}
 	return r;
 }
@@ -761,8 +847,13 @@ int srdt_sync(struct srdt *k, double t)
 	for (unsigned j = 0; j < k->ng; j++) {
 		if (!k->g[j].live)
 			continue;
-		if ((r = write_values(k, j)) < 0 || (r = write_assignments(k, j)) < 0)
+		if ((r = write_values(k, j)) < 0 || (r = write_assignments(k, j)) < 0) {
+			/* someone else's group, removed since the look
+			 * above: the next sync removes it */
+			if (r == -ENOENT && k->g[j].wl < 0)
+				continue;
 			return r;
+		}
 	}
 	return write_available(k);
 }

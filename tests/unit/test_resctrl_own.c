@@ -267,24 +267,31 @@ static void manager(void)
 	/* the simulated tree says a mkdir failed: no RMID, then limbo */
 	c.patterns = "system.slice/a.service";
 	o = rdt_own_new(&c, rdt_writer_direct(rdt));
-	rdt_own_pass(o);
+	rdt_own_pass(o);			/* pass 1: mkdir */
 	free(na);
 	na = strdup(name_of(o, "system.slice/a.service"));
 	snprintf(p, sizeof p, "%s/mon_groups/%s/.mkdir_error", rdt, na);
 	put(p, "ENOSPC\n");
-	rdt_own_pass(o);
+	rdt_own_pass(o);			/* pass 2: refused */
 	like(page(o, &b), "state=\"no_rmid\"} 1", ".mkdir_error ENOSPC: no RMID");
 	snprintf(p, sizeof p, "mon_groups/%s", na);
 	ok(!exists(p), "the refused directory is removed");
-	rdt_own_pass(o);	/* tried again */
+	for (int i = 3; i <= 6; i++)
+		rdt_own_pass(o);
+	ok(!exists(p), "no RMID: not tried again for 5 passes");
+	rdt_own_pass(o);			/* pass 7: tried again */
+	ok(exists(p), "tried again at the 5th pass");
+	like(page(o, &b), "state=\"no_rmid\"} 1", "keeping its reason until the tree answers");
 	snprintf(p, sizeof p, "%s/mon_groups/%s/.mkdir_error", rdt, na);
 	put(p, "EBUSY\n");
-	rdt_own_pass(o);
+	rdt_own_pass(o);			/* pass 8: refused again */
 	like(page(o, &b), "state=\"rmid_limbo\"} 1", ".mkdir_error EBUSY: RMIDs in limbo");
-	rdt_own_pass(o);
+	rdt_own_pass(o);			/* pass 9: limbo: the next pass */
+	snprintf(p, sizeof p, "mon_groups/%s", na);
+	ok(exists(p), "limbo: tried again at the next pass");
 	sync_tree();
 	rdt_own_pass(o);
-	like(page(o, &b), "state=\"grouped\"} 1", "tried each pass: grouped once an RMID is free");
+	like(page(o, &b), "state=\"grouped\"} 1", "grouped once an RMID is free");
 	rdt_own_free(o);
 	free(na);
 
