@@ -128,8 +128,9 @@ static char *dup_or_null(const char *s)
 
 /*
  * The rows of cur, with rates against prev read dt_s earlier (dt_s 0:
- * none).  Sub-NUMA nodes are inside their domain's own files, so only
- * the domains (sub < 0) are summed.
+ * none).  Under SNC the reader keeps a domain's nodes (mon_sub_L3_YY)
+ * and not the domain's own sums (resctrl.c scan_group()), so every
+ * sample is summed: nothing twice.
  */
 static long make_rows(const struct rdt_snap *cur, const struct rdt_snap *prev,
 		      double dt_s, struct rdt_row **out)
@@ -143,8 +144,6 @@ static long make_rows(const struct rdt_snap *cur, const struct rdt_snap *prev,
 		const struct rdt_sample *o;
 		struct rdt_row *r = NULL;
 
-		if (s->sub >= 0)
-			continue;
 		for (long j = 0; j < n && !r; j++)
 			if (rows[j].socket == s->socket &&
 			    !strcmp(rows[j].group, s->group))

@@ -208,7 +208,6 @@ struct ent {
 	bool retrying;			/* made again after a refusal, not yet
 					   seen in the tree: state unchanged */
 	uint64_t retry_at;		/* a refused one tries from this pass */
-	bool seen;			/* matched in this pass */
 	pid_t *tids;			/* written to tasks, sorted */
 	size_t ntids;
 };
@@ -220,8 +219,10 @@ struct rdt_own {
 	unsigned max_groups;
 	uint64_t pass;			/* passes so far */
 	struct rdt_writer *w;
-	struct ent *e;
+	struct ent *e;			/* sorted by cgroup path */
 	size_t n, cap;
+	struct ent **byname;		/* the made ones, sorted by name */
+	size_t nbyname;
 	pthread_mutex_t mu;		/* guards the figures below (render) */
 	unsigned nstate[RDT_OWN_NSTATES];
 	uint64_t moves[RDT_MOVE_N];
@@ -371,44 +372,115 @@ static int cmp_pid(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static struct ent *find(struct rdt_own *o, const char *cg)
+static int cmp_ent(const void *a, const void *b)
 {
-	for (size_t i = 0; i < o->n; i++)
-		if (!strcmp(o->e[i].cgroup, cg))
-			return &o->e[i];
-	return NULL;
+	return strcmp(((const struct ent *)a)->cgroup,
+		      ((const struct ent *)b)->cgroup);
 }
 
-static struct ent *add(struct rdt_own *o, const char *cg)
+/* o->e is sorted by cgroup path. */
+static struct ent *find(struct rdt_own *o, const char *cg)
 {
-	struct ent *e;
+	struct ent key = { .cgroup = (char *)cg };
 
-	if (o->n == o->cap) {
-		size_t nc = o->cap ? 2 * o->cap : 16;
-		struct ent *ne = realloc(o->e, nc * sizeof *ne);
+	return o->n ? bsearch(&key, o->e, o->n, sizeof key, cmp_ent) : NULL;
+}
 
-		if (!ne)
-			return NULL;
-		o->e = ne;
-		o->cap = nc;
-	}
-	e = &o->e[o->n];
+/* A new entry for cgroup path cg (taken over, not copied). */
+static void init_ent(struct ent *e, char *cg)
+{
 	memset(e, 0, sizeof *e);
-	if (!(e->cgroup = strdup(cg)))
-		return NULL;
+	e->cgroup = cg;
 	snprintf(e->name, sizeof e->name, RDT_OWN_PREFIX "%016llx",
 		 (unsigned long long)fnv1a(cg));
 	rdtcg_k8s_ids(cg, e->pod, e->ctr);
 	e->state = RDT_OWN_PENDING;	/* until tried */
-	o->n++;
-	return e;
 }
 
-static void drop(struct rdt_own *o, size_t i)
+static void ent_free(struct ent *e)
 {
-	free(o->e[i].cgroup);
-	free(o->e[i].tids);
-	o->e[i] = o->e[--o->n];
+	free(e->cgroup);
+	free(e->tids);
+}
+
+/*
+ * The entries become those of the sorted paths p[0..n) (taken over):
+ * each keeps its state if it had an entry; an entry whose cgroup went
+ * away takes its group with it (its RMID goes to limbo, as the kernel's
+ * rmdir does).  -ENOMEM leaves everything as it was.
+ */
+static int renew(struct rdt_own *o, char **p, size_t n)
+{
+	struct ent *ne = n ? calloc(n, sizeof *ne) : NULL;
+	bool *kept = o->n ? calloc(o->n, sizeof *kept) : NULL;
+
+	if ((n && !ne) || (o->n && !kept)) {
+		free(ne);
+		free(kept);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct ent *old = find(o, p[i]);
+
+		if (old) {
+			ne[i] = *old;	/* its strings move with it */
+			kept[old - o->e] = true;
+			free(p[i]);
+		} else {
+			init_ent(&ne[i], p[i]);
+		}
+		p[i] = NULL;
+	}
+	for (size_t i = 0; i < o->n; i++) {
+		if (kept[i])
+			continue;
+		if (o->e[i].made)
+			o->w->rmgroup(o->w, o->e[i].name);
+		ent_free(&o->e[i]);
+	}
+	free(kept);
+	free(o->e);
+	o->e = ne;
+	o->n = o->cap = n;
+	return 0;
+}
+
+static int cmp_byname(const void *a, const void *b)
+{
+	return strcmp((*(struct ent *const *)a)->name,
+		      (*(struct ent *const *)b)->name);
+}
+
+/* The index of made groups by name, for sweep() and rdt_own_labels(). */
+static int index_names(struct rdt_own *o)
+{
+	size_t k = 0;
+
+	free(o->byname);
+	o->byname = NULL;
+	o->nbyname = 0;
+	for (size_t i = 0; i < o->n; i++)
+		k += o->e[i].made;
+	if (!k)
+		return 0;
+	if (!(o->byname = malloc(k * sizeof *o->byname)))
+		return -ENOMEM;
+	for (size_t i = 0; i < o->n; i++)
+		if (o->e[i].made)
+			o->byname[o->nbyname++] = &o->e[i];
+	qsort(o->byname, o->nbyname, sizeof *o->byname, cmp_byname);
+	return 0;
+}
+
+static const struct ent *by_name(const struct rdt_own *o, const char *name)
+{
+	struct ent key, *kp = &key, **r;
+
+	if (!o->nbyname || strlen(name) >= sizeof key.name)
+		return NULL;
+	snprintf(key.name, sizeof key.name, "%s", name);
+	r = bsearch(&kp, o->byname, o->nbyname, sizeof *o->byname, cmp_byname);
+	return r ? *r : NULL;
 }
 
 /* The thread ids in cg's cgroup.threads, sorted; -errno. */
@@ -574,17 +646,11 @@ static void sweep(struct rdt_own *o)
 	snprintf(p, sizeof p, "%s/mon_groups", o->rdt_root);
 	if (!(d = opendir(p)))
 		return;
-	while ((de = readdir(d))) {
-		bool ours = false;
-
-		if (!rdt_own_name_ok(de->d_name))
-			continue;
-		for (size_t i = 0; i < o->n && !ours; i++)
-			ours = o->e[i].made && !strcmp(o->e[i].name, de->d_name);
-		if (!ours && o->w->rmgroup(o->w, de->d_name) == 0)
+	while ((de = readdir(d)))
+		if (rdt_own_name_ok(de->d_name) && !by_name(o, de->d_name) &&
+		    o->w->rmgroup(o->w, de->d_name) == 0)
 			log_info("resctrl: removed %s, left by an earlier run "
 				 "(no matching cgroup now)", de->d_name);
-	}
 	closedir(d);
 }
 
@@ -634,29 +700,13 @@ int rdt_own_pass(struct rdt_own *o)
 		goto out;
 	if (f.n)
 		qsort(f.p, f.n, sizeof *f.p, cmp_str);
-	for (size_t i = 0; i < o->n; i++)
-		o->e[i].seen = false;
-	for (size_t i = 0; i < f.n; i++) {
-		struct ent *e = find(o, f.p[i]);
-
-		if (!e && !(e = add(o, f.p[i]))) {
-			r = -ENOMEM;
-			goto out;
-		}
-		e->seen = true;
-	}
-	/* cgroups gone: their groups go (RMIDs to limbo, as in the kernel) */
-	for (size_t i = o->n; i-- > 0;)
-		if (!o->e[i].seen) {
-			if (o->e[i].made)
-				o->w->rmgroup(o->w, o->e[i].name);
-			drop(o, i);
-		}
+	if ((r = renew(o, f.p, f.n)) < 0)
+		goto out;
 	for (size_t i = 0; i < o->n; i++)
 		made += o->e[i].made;
 	/* in path order, so which cgroups go without is reproducible */
-	for (size_t i = 0; i < f.n; i++) {
-		struct ent *e = find(o, f.p[i]);
+	for (size_t i = 0; i < o->n; i++) {
+		struct ent *e = &o->e[i];
 
 		if (!e->made)
 			make(o, e, &made);
@@ -677,6 +727,8 @@ int rdt_own_pass(struct rdt_own *o)
 			follow(o, e, moves);
 		ns[e->state]++;
 	}
+	if ((r = index_names(o)) < 0)
+		goto out;
 	sweep(o);
 	log_states(o, ns);
 	pthread_mutex_lock(&o->mu);
@@ -684,10 +736,10 @@ int rdt_own_pass(struct rdt_own *o)
 	for (int i = 0; i < RDT_MOVE_N; i++)
 		o->moves[i] += moves[i];
 	pthread_mutex_unlock(&o->mu);
-	r = (int)f.n;
+	r = (int)o->n;
 out:
 	for (size_t i = 0; i < f.n; i++)
-		free(f.p[i]);
+		free(f.p[i]);	/* NULL once taken over */
 	free(f.p);
 	return r;
 }
@@ -697,20 +749,16 @@ bool rdt_own_labels(const struct rdt_own *o, const char *group,
 {
 	static const char mg[] = "mon_groups/";
 
-	if (strncmp(group, mg, sizeof mg - 1) != 0 ||
-	    !rdt_own_name_ok(group + sizeof mg - 1))
-		return false;
-	for (size_t i = 0; i < o->n; i++) {
-		const struct ent *e = &o->e[i];
+	const struct ent *e;
 
-		if (e->made && !strcmp(e->name, group + sizeof mg - 1)) {
-			snprintf(cgroup, ncg, "%s", e->cgroup);
-			snprintf(pod, 64, "%s", e->pod);
-			snprintf(ctr, 128, "%s", e->ctr);
-			return true;
-		}
-	}
-	return false;
+	if (strncmp(group, mg, sizeof mg - 1) != 0 ||
+	    !rdt_own_name_ok(group + sizeof mg - 1) ||
+	    !(e = by_name(o, group + sizeof mg - 1)))
+		return false;
+	snprintf(cgroup, ncg, "%s", e->cgroup);
+	snprintf(pod, 64, "%s", e->pod);
+	snprintf(ctr, 128, "%s", e->ctr);
+	return true;
 }
 
 void rdt_own_render(struct prom *w, const struct rdt_own *o)
@@ -745,12 +793,13 @@ void rdt_own_free(struct rdt_own *o)
 {
 	if (!o)
 		return;
-	for (size_t i = 0; i < o->n; i++)
+	for (size_t i = 0; i < o->n; i++) {
 		if (o->e[i].made && o->w)
 			o->w->rmgroup(o->w, o->e[i].name);
-	while (o->n)
-		drop(o, o->n - 1);
+		ent_free(&o->e[i]);
+	}
 	free(o->e);
+	free(o->byname);
 	for (size_t i = 0; i < o->npat; i++)
 		free(o->pat[i]);
 	free(o->pat);
