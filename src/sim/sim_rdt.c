@@ -58,6 +58,10 @@ struct sgroup {
 	double made;
 	unsigned rmid;
 	bool cntr[2];		/* ABMC counter for total, local */
+	double *tacc;		/* [socket * 2 + e]: bytes of the workload's
+				   threads while they were in this group
+				   (total, local); NULL until one was */
+	double *tocc;		/* [socket]: their L3 occupancy now */
 };
 
 struct srdt {
@@ -706,15 +710,21 @@ static double own(const struct srdt *k, const struct sgroup *g, int e,
 	const struct wl_rdt *rd = &w->rdt;
 	unsigned np = w->nphases;
 
-	if (g->wl < 0 || !g->live)
+	double th = 0;
+
+	if (!g->live)
 		return 0;
+	if (g->tacc)
+		th = e == WL_RDT_OCC ? g->tocc[s] : g->tacc[s * 2 + (unsigned)e];
+	if (g->wl < 0)
+		return th;
 	const struct wl_rdt_group *wg = &rd->groups[g->wl];
 	if (wg->socket >= 0 && (unsigned)wg->socket != s)
-		return 0;
+		return th;
 	const double *r = &rd->rates[((size_t)g->wl * WL_RDT_NEV + (size_t)e) * np];
 	if (e == WL_RDT_OCC)
-		return r[phase_at(w, t)];
-	return wl_integral(w, r, g->made, t);
+		return th + r[phase_at(w, t)];
+	return th + wl_integral(w, r, g->made, t);
 }
 
 /* Writes one value file of group gi in directory dir: the socket's
@@ -804,8 +814,94 @@ static int write_assignments(struct srdt *k, unsigned gi)
 
 /* ---- entry points ---------------------------------------------------- */
 
+/* The thread ids in the tasks file of group g, into ids (at most max). */
+static unsigned tasks_of(const struct srdt *k, const struct sgroup *g,
+			 unsigned *ids, unsigned max)
+{
+	char gd[PATH_MAX], p[PATH_MAX], line[32];
+	unsigned n = 0;
+	FILE *f;
+
+	if (group_dir(k, g, gd) < 0 || pathf(p, "%s/tasks", gd) < 0 ||
+	    !(f = fopen(p, "re")))
+		return 0;
+	while (n < max && fgets(line, sizeof(line), f)) {
+		unsigned long v = strtoul(line, NULL, 10);
+
+		if (v)
+			ids[n++] = (unsigned)v;
+	}
+	fclose(f);
+	return n;
+}
+
+/*
+ * The workload's threads from t0 to t: each moves its bytes in the group
+ * that holds it now - the live group whose tasks file lists it, a MON
+ * group before a CTRL_MON group (the kernel keeps one RMID a thread), else
+ * the root.  Held as the files are at this sync, for the whole interval
+ * since the last one (doc/resctrl.md, decision 25).
+ */
+static int thread_traffic(struct srdt *k, double t0, double t)
+{
+	const struct wl_rdt *rd = &k->w->rdt;
+	unsigned np = k->w->nphases, *ids;
+	int *holder;
+
+	if (!rd->nthreads)
+		return 0;
+	holder = calloc(rd->nthreads, sizeof(*holder));	/* 0: the root */
+	ids = malloc(WL_RDT_MAX_THREADS * sizeof(*ids));
+	if (!holder || !ids) {
+		free(holder);
+		free(ids);
+		return -ENOMEM;
+	}
+	for (int pass = 0; pass < 2; pass++)	/* CTRL_MON, then MON */
+		for (unsigned j = 1; j < k->ng; j++) {
+			unsigned n;
+
+			if (!k->g[j].live || k->g[j].is_mon != (pass == 1))
+				continue;
+			n = tasks_of(k, &k->g[j], ids, WL_RDT_MAX_THREADS);
+			for (unsigned a = 0; a < n; a++)
+				for (unsigned i = 0; i < rd->nthreads; i++)
+					if (rd->threads[i].tid == ids[a])
+						holder[i] = (int)j;
+		}
+	free(ids);
+	for (unsigned j = 0; j < k->ng; j++)
+		if (k->g[j].tocc)
+			memset(k->g[j].tocc, 0, k->nsock * sizeof(double));
+	for (unsigned i = 0; i < rd->nthreads; i++) {
+		struct sgroup *g = &k->g[holder[i]];
+		const double *r = &rd->trates[(size_t)i * WL_RDT_NEV * np];
+
+		if (!g->tacc) {
+			g->tacc = calloc(k->nsock * 2, sizeof(double));
+			g->tocc = calloc(k->nsock, sizeof(double));
+			if (!g->tacc || !g->tocc) {
+				free(holder);
+				return -ENOMEM;
+			}
+		}
+		for (unsigned s = 0; s < k->nsock; s++) {
+			if (rd->threads[i].socket >= 0 &&
+			    (unsigned)rd->threads[i].socket != s)
+				continue;
+			for (int e = 0; e < 2; e++)
+				g->tacc[s * 2 + (unsigned)e] +=
+					wl_integral(k->w, &r[(size_t)e * np], t0, t);
+			g->tocc[s] += r[(size_t)WL_RDT_OCC * np + phase_at(k->w, t)];
+		}
+	}
+	free(holder);
+	return 0;
+}
+
 int srdt_sync(struct srdt *k, double t)
 {
+	double t0 = k->t;
 	bool make = false;
 	int i, r;
 
@@ -843,6 +939,8 @@ int srdt_sync(struct srdt *k, double t)
 		}
 	}
 	if ((r = adopt(k)) < 0)
+		return r;
+	if ((r = thread_traffic(k, t0 < t ? t0 : t, t)) < 0)
 		return r;
 	for (unsigned j = 0; j < k->ng; j++) {
 		if (!k->g[j].live)
@@ -987,6 +1085,10 @@ void srdt_close(struct srdt *k)
 	free(k->rmid_free_at);
 	free(k->ws);
 	free(k->wg);
+	for (unsigned j = 0; j < k->ng; j++) {
+		free(k->g[j].tacc);
+		free(k->g[j].tocc);
+	}
 	free(k->g);
 	free(k);
 }

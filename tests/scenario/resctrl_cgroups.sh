@@ -5,6 +5,8 @@
 # (directories with cgroup.threads), with known answers:
 #  - a group per matching cgroup, named uncored-<hash>, whose tasks are
 #    the cgroup's threads, and a thread started later follows;
+#  - the bytes follow the threads: the simulated kernel counts each
+#    workload thread's traffic in the group holding it;
 #  - its series carry cgroup, and for a kubelet path pod_uid and
 #    container_id;
 #  - max_groups reached (limit): counted and logged, the daemon going on;
@@ -27,6 +29,11 @@ cat >"$T/w.json" <<'JSON'
   "phases": [ { "seconds": 100, "rates": {
       "imc:DRAM_DATA_READS": 6.0e7, "imc:DRAM_DATA_WRITES": 3.0e7 } } ],
   "resctrl": { "num_rmids": 8, "limbo_s": 1,
+    "threads": [
+      { "tid": 101, "mbm_total_bytes": 6.0e8, "mbm_local_bytes": 1.2e8 },
+      { "tid": 102, "mbm_total_bytes": 4.0e8, "mbm_local_bytes": 8.0e7 },
+      { "tid": 601, "mbm_total_bytes": 2.5e8, "mbm_local_bytes": 2.5e8 },
+      { "tid": 501, "mbm_total_bytes": 3.0e8 } ],
     "groups": [
       { "name": "mon_groups/cadvisor-x", "mbm_total_bytes": 1.0e8,
         "owner": "cadvisor", "tasks": [999] },
@@ -89,6 +96,23 @@ like "$(grep "group=\"mon_groups/$GK\"" "$T/m" | head -1)" \
 is "$(grep -c "cgroup=\"user.slice" "$T/m")" 0 "a cgroup no pattern matches has no group"
 ok "$(metric_ge "$PORT" uncore_resctrl_task_moves_total 'result="moved"' 3; echo $?)" \
 	"three threads moved"
+
+# the bytes follow the threads: the simulated kernel counts each thread's
+# traffic in the group holding it (101 + 102: 1e9 B/s, 20 % local; 601:
+# 2.5e8, all local; 501, in a cgroup no pattern matches, stays in the
+# root).  Both groups were given their threads at the same pass, so
+# their totals are 4 : 1 exactly, whatever the time.
+mb() { metric "$T/m2" uncore_resctrl_memory_bytes_total "group=\"mon_groups/$1\",socket=\"0\",domain=\"0\",scope=\"$2\",cgroup=\"$3\"${4:-}"; }
+wait_for "bytes in both groups" 30 sh -c "curl -fs http://127.0.0.1:$PORT/metrics | grep 'group=\"mon_groups/$GK\".*scope=\"total\"' | grep -qv ' 0\$'"
+scrape "$PORT" "$T/m2"
+KP=",pod_uid=\"1b2c3d4e-0000-1111-2222-333344445555\",container_id=\"0123abcd\""
+ba=$(mb "$GA" total system.slice/a.service) bk=$(mb "$GK" total "$K8S" "$KP")
+la=$(mb "$GA" local system.slice/a.service) lk=$(mb "$GK" local "$K8S" "$KP")
+ok "$(awk -v a="$ba" -v k="$bk" 'BEGIN { exit !(k > 0 && a / k > 3.999 && a / k < 4.001) }'; echo $?)" \
+	"a.service's group counts its threads' bytes: 4 x the container's ($ba, $bk)"
+
+ok "$(awk -v a="$ba" -v l="$la" -v k="$bk" -v m="$lk" 'BEGIN { exit !(l / a > 0.1999 && l / a < 0.2001 && m == k) }'; echo $?)" \
+	"local: 20 % for a.service's threads, all for the container's ($la, $lk)"
 
 # a thread started since: it follows
 threads system.slice/a.service '101\n102\n103\n'
