@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "api.h"
+#include "resctrl_mon.h"
 #include "ufreq.h"
 #include "api_claims.h"
 #include "claims.h"
@@ -1172,6 +1173,65 @@ static void add_clock_limits(struct json_object *so, struct ufreq_mon *m,
 	free(dom);
 }
 
+/*
+ * resctrl per socket (doc/api.md): the groups with their socket's
+ * domains summed, highest rate first, and what the workload groups move
+ * together.  Nothing when resctrl is off or has no tree.
+ */
+static void add_resctrl(struct json_object *so, const struct rdt_row *rows,
+			long n, unsigned s)
+{
+	struct json_object *a = NULL;
+	double sum = 0;
+	bool any_rate = false, all_rate = true;
+
+	for (long i = 0; i < n; i++) {
+		const struct rdt_row *r = &rows[i];
+		struct json_object *g;
+
+		if (r->socket != (int)s)
+			continue;
+		g = json_object_new_object();
+		json_object_object_add(g, "group", json_object_new_string(r->group));
+		if (r->cgroup)
+			json_object_object_add(g, "cgroup",
+					       json_object_new_string(r->cgroup));
+		if (r->pod && *r->pod)
+			json_object_object_add(g, "pod_uid",
+					       json_object_new_string(r->pod));
+		if (r->ctr && *r->ctr)
+			json_object_object_add(g, "container_id",
+					       json_object_new_string(r->ctr));
+		json_object_object_add(g, "workload",
+				       json_object_new_boolean(r->workload));
+		if (r->have_total)
+			json_object_object_add(g, "bytes_total", ju64(r->total));
+		if (r->have_local)
+			json_object_object_add(g, "bytes_local", ju64(r->local));
+		if (r->have_occ)
+			json_object_object_add(g, "llc_occupancy_bytes",
+					       ju64(r->occ));
+		json_object_object_add(g, "bytes_per_second", r->have_rate
+				       ? jnum_new(r->rate) : NULL);
+		if (r->workload) {
+			if (r->have_rate) {
+				sum += r->rate;
+				any_rate = true;
+			} else {
+				all_rate = false;
+			}
+		}
+		if (!a)
+			a = json_object_new_array();
+		json_object_array_add(a, g);
+	}
+	if (!a)
+		return;
+	json_object_object_add(so, "resctrl_groups", a);
+	json_object_object_add(so, "resctrl_workload_bytes_per_second",
+			       any_rate && all_rate ? jnum_new(sum) : NULL);
+}
+
 static void h_api_metrics(void *ctx, const struct http_req *req,
 			  struct http_resp *resp)
 {
@@ -1181,6 +1241,8 @@ static void h_api_metrics(void *ctx, const struct http_req *req,
 	struct snap st;
 	uint64_t *words = NULL;
 	double *vals = NULL;
+	struct rdt_row *rows = NULL;
+	long nrows = 0;
 
 	(void)req;
 	if (!p || !(words = calloc(snap_words(p->ns, p->nvals),
@@ -1194,6 +1256,8 @@ static void h_api_metrics(void *ctx, const struct http_req *req,
 		return;
 	}
 	metrics_values(p, words, vals);
+	if (d->resctrl && (nrows = rdt_mon_rows(d->resctrl, &rows)) < 0)
+		nrows = 0;
 	o = json_object_new_object();
 	json_object_object_add(o, "seq", ju64(st.sample_seq));
 	json_object_object_add(o, "time", jnum_new((double)st.t_ns / 1e9));
@@ -1204,9 +1268,11 @@ static void h_api_metrics(void *ctx, const struct http_req *req,
 		json_object_object_add(so, "socket", json_object_new_int((int)s));
 		add_derived(so, p, s, vals, false);
 		add_clock_limits(so, d->ufreq, s);
+		add_resctrl(so, rows, nrows, s);
 		json_object_array_add(socks, so);
 	}
 	json_object_object_add(o, "sockets", socks);
+	rdt_rows_free(rows, nrows);
 	free(words);
 	free(vals);
 	program_put(p);

@@ -33,6 +33,7 @@
 #include <sys/un.h>
 
 #include "conf.h"
+#include "resctrl_cg.h"
 #include "plat/plat.h"
 
 enum sect { S_NONE = -1, S_DAEMON, S_HTTP, S_CLAIMS, S_BASELINE, S_SIM,
@@ -69,7 +70,7 @@ struct key {
 };
 
 static str_check_fn check_sockpath, check_group, check_user, check_platform,
-	check_path, check_abspath;
+	check_path, check_abspath, check_cgroups;
 
 static const char *const policy_names[] = { "reclaim", "yield", NULL };
 static const char *const backend_names[] = { "auto", "direct", "perf", NULL };
@@ -139,6 +140,11 @@ static const struct key keys[] = {
 	K_STR(S_RESCTRL, "path", resctrl_path, "/sys/fs/resctrl", check_abspath,
 	    false),
 	K_UINT(S_RESCTRL, "interval_s", resctrl_interval_s, 1, 3600, 5),
+	K_STR(S_RESCTRL, "cgroups", resctrl_cgroups, empty_default,
+	    check_cgroups, true),
+	K_STR(S_RESCTRL, "cgroup_path", resctrl_cgroup_path, "/sys/fs/cgroup",
+	    check_abspath, false),
+	K_UINT(S_RESCTRL, "max_groups", resctrl_max_groups, 1, 4096, 64),
 };
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
 
@@ -377,6 +383,36 @@ static bool check_abspath(const char *v, char *why, size_t n)
 		return false;
 	}
 	return check_path(v, why, n);
+}
+
+/* [resctrl] cgroups: cgroup v2 path patterns separated by blanks or
+   commas (resctrl_cg.h), each checked; says which one is wrong. */
+static bool check_cgroups(const char *v, char *why, size_t n)
+{
+	const char *p = v;
+
+	for (;;) {
+		char pat[256];
+		size_t l;
+		const char *e;
+
+		p += strspn(p, " \t,");
+		if (!*p)
+			return true;
+		l = strcspn(p, " \t,");
+		if (l >= sizeof(pat)) {
+			snprintf(why, n, "pattern \"%.40s...\" is longer than "
+				 "%zu bytes", p, sizeof(pat) - 1);
+			return false;
+		}
+		memcpy(pat, p, l);
+		pat[l] = '\0';
+		if ((e = rdtcg_pattern_error(pat)) != NULL) {
+			snprintf(why, n, "pattern \"%s\": %s", pat, e);
+			return false;
+		}
+		p += l;
+	}
 }
 
 /* "ADDR:PORT": IPv4 dotted quad, [IPv6], localhost or nothing (every

@@ -112,6 +112,11 @@ struct conf {
 	bool resctrl_enabled;           /* read resctrl groups; default no */
 	char *resctrl_path;             /* absolute, default /sys/fs/resctrl */
 	unsigned resctrl_interval_s;    /* seconds between passes, 1..3600 */
+	char *resctrl_cgroups;          /* cgroup patterns, blank/comma
+					   separated; "" (default): uncored
+					   makes no group (resctrl_own.h) */
+	char *resctrl_cgroup_path;      /* absolute, default /sys/fs/cgroup */
+	unsigned resctrl_max_groups;    /* groups uncored may make, 1..4096 */
 };
 
 /*

@@ -328,10 +328,18 @@ static int scan_mon_groups(struct scan *sc, const char *ctrl_dir,
 	return r;
 }
 
+static void sample_free(struct rdt_sample *s)
+{
+	free(s->group);
+	free(s->cgroup);
+	free(s->pod);
+	free(s->ctr);
+}
+
 void rdt_snap_free(struct rdt_snap *snap)
 {
 	for (size_t i = 0; i < snap->n; i++)
-		free(snap->s[i].group);
+		sample_free(&snap->s[i]);
 	free(snap->s);
 	memset(snap, 0, sizeof *snap);
 }
@@ -339,7 +347,7 @@ void rdt_snap_free(struct rdt_snap *snap)
 static void snap_clear(struct rdt_snap *snap)
 {
 	for (size_t i = 0; i < snap->n; i++)
-		free(snap->s[i].group);
+		sample_free(&snap->s[i]);
 	snap->n = 0;
 }
 
@@ -418,6 +426,25 @@ static void labels_of(const struct rdt_sample *s, char *sock, size_t nsock,
 		snprintf(dom, ndom, "%u", s->domain);
 }
 
+/* Appends at l[n] the cgroup labels of a group uncored made (those that
+ * are known), then the NULL end; l has room for 6 more. */
+static void own_labels(const struct rdt_sample *s, const char **l, int n)
+{
+	if (s->cgroup) {
+		l[n++] = "cgroup";
+		l[n++] = s->cgroup;
+		if (s->pod && *s->pod) {
+			l[n++] = "pod_uid";
+			l[n++] = s->pod;
+		}
+		if (s->ctr && *s->ctr) {
+			l[n++] = "container_id";
+			l[n++] = s->ctr;
+		}
+	}
+	l[n] = NULL;
+}
+
 int rdt_render(struct prom *w, const struct rdt_snap *snap,
 	       const struct rdt_stats *st)
 {
@@ -433,9 +460,10 @@ int rdt_render(struct prom *w, const struct rdt_snap *snap,
 		for (int e = RDT_TOTAL; e <= RDT_LOCAL; e++) {
 			if (s->ev[e].st != RDT_OK)
 				continue;
-			const char *l[] = { "group", s->group, "socket", sock,
-					    "domain", dom, "scope",
-					    e == RDT_TOTAL ? "total" : "local", NULL };
+			const char *l[16] = { "group", s->group, "socket", sock,
+					      "domain", dom, "scope",
+					      e == RDT_TOTAL ? "total" : "local" };
+			own_labels(s, l, 8);
 			prom_sample_u64(w, NULL, l, s->ev[e].v);
 		}
 	}
@@ -447,8 +475,9 @@ int rdt_render(struct prom *w, const struct rdt_snap *snap,
 		if (s->ev[RDT_OCC].st != RDT_OK)
 			continue;
 		labels_of(s, sock, sizeof sock, dom, sizeof dom);
-		const char *l[] = { "group", s->group, "socket", sock,
-				    "domain", dom, NULL };
+		const char *l[16] = { "group", s->group, "socket", sock,
+				      "domain", dom };
+		own_labels(s, l, 6);
 		prom_sample_u64(w, NULL, l, s->ev[RDT_OCC].v);
 	}
 	prom_family(w, "uncore_resctrl_unreadable_total", PROM_COUNTER, "",

@@ -54,6 +54,10 @@ struct rdt_sample {
 				 * them cyclically, see doc/resctrl.md):
 				 * changes when a group is removed and re-made */
 	struct rdt_val ev[RDT_NEVENTS];
+	/* For a group uncored made for a cgroup (resctrl_own.h), its labels
+	 * cgroup, pod_uid, container_id (NULL, or "" when not known); owned
+	 * by the snapshot.  NULL for every other group. */
+	char *cgroup, *pod, *ctr;
 };
 
 struct rdt_snap {

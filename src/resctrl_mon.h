@@ -40,6 +40,44 @@ void rdt_mon_free(struct rdt_mon *m);
  */
 void rdt_mon_render(struct prom *w, struct rdt_mon *m);
 
+struct rdt_own;
+
+/*
+ * One group on one socket at the last pass, its L3 domains summed: for
+ * /api/v1/metrics and the live page.  A value is absent (have_* false)
+ * when any of the socket's domains had no reading for it.  rate is the
+ * total bytes per second between the last two passes (a re-made group
+ * counts from 0, rdt_delta()).  workload: a group whose bytes no other
+ * workload group's include - every CTRL_MON group but the root "/", and
+ * the root's MON groups (doc/monitoring.md) - so that their sum per
+ * socket counts nothing twice.
+ */
+struct rdt_row {
+	char *group, *cgroup, *pod, *ctr;	/* cgroup..: NULL if not ours */
+	int socket;
+	bool workload;
+	bool have_total, have_local, have_occ, have_rate;
+	uint64_t total, local, occ;
+	double rate;
+};
+
+/*
+ * The rows of the last pass, sorted by socket, then rate (highest first),
+ * then group; a deep copy for the caller (free with rdt_rows_free()).
+ * Returns how many, 0 when there is no tree, or -ENOMEM.
+ */
+long rdt_mon_rows(struct rdt_mon *m, struct rdt_row **out);
+void rdt_rows_free(struct rdt_row *rows, long n);
+
+/*
+ * Gives m a manager of uncored's own groups (resctrl_own.h; m owns it
+ * from then on and frees it, removing its groups, in rdt_mon_free()).
+ * Call before rdt_mon_start(): each pass then runs the manager first and
+ * labels its groups' series with their cgroup; the thread's first pass
+ * comes at once.
+ */
+void rdt_mon_set_own(struct rdt_mon *m, struct rdt_own *own);
+
 /* Passes done so far (for tests). */
 uint64_t rdt_mon_passes(struct rdt_mon *m);
 

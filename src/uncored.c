@@ -52,6 +52,8 @@
 #include "plat/plat_sim.h"
 #include "priv.h"
 #include "resctrl_mon.h"
+#include "resctrl_own.h"
+#include "resctrl_priv.h"
 #include "ufreq.h"
 #include "sched.h"
 #include "selftest.h"
@@ -933,6 +935,7 @@ static int self_test(const struct options *o, const struct conf *c)
 /* ---- privileges ---------------------------------------------------- */
 
 static struct priv_target priv_target;
+static struct rdt_own *own_groups(const struct conf *conf);
 
 /* The control socket start_http() had the listener create (not one
  * passed by systemd), and its directory if start_http() made it: both
@@ -1210,9 +1213,14 @@ static unsigned keep_restart_only(struct conf *nc, struct conf *cur)
 		{ "[daemon] backend", offsetof(struct conf, backend) },
 		{ "[daemon] sysfs", offsetof(struct conf, sysfs) },
 		{ "[resctrl] path", offsetof(struct conf, resctrl_path) },
+		{ "[resctrl] cgroups", offsetof(struct conf, resctrl_cgroups) },
+		{ "[resctrl] cgroup_path",
+		  offsetof(struct conf, resctrl_cgroup_path) },
 	}, uints[] = {
 		{ "[resctrl] interval_s",
 		  offsetof(struct conf, resctrl_interval_s) },
+		{ "[resctrl] max_groups",
+		  offsetof(struct conf, resctrl_max_groups) },
 		{ "[http] timeout_s", offsetof(struct conf, http_timeout_s) },
 		{ "[http] max_connections",
 		  offsetof(struct conf, http_max_connections) },
@@ -1650,6 +1658,8 @@ static const struct program *start(struct daemon *d, const struct options *o,
 		if (!d->resctrl)
 			log_warnx("resctrl: out of memory: per-group memory "
 				  "bandwidth is off");
+		else if (conf->resctrl_cgroups[0])
+			rdt_mon_set_own(d->resctrl, own_groups(conf));
 	}
 	/* intel_uncore_frequency: opened here, before the privilege drop
 	 * (current_freq_khz, package_id are 0400), read once a second on
@@ -1767,6 +1777,49 @@ static void shut_down(struct daemon *d, struct conf *conf, struct webcfg *web)
 	else
 		log_info("stopped; the uncore PMU is idle (simulated kernel: "
 			 "%d perf events open)", left);
+}
+
+/*
+ * uncored's own MON groups for [resctrl] cgroups (doc/resctrl.md "Groups
+ * per cgroup").  Moving another user's thread needs euid 0 - the kernel
+ * checks the uid, not a capability - so when the daemon is about to
+ * become [daemon] user, a helper that keeps uid 0 and nothing else does
+ * the writes (resctrl_priv.h).  Forked here, before any thread starts.
+ */
+static struct rdt_own *own_groups(const struct conf *conf)
+{
+	struct rdt_own_cfg oc = {
+		.patterns = conf->resctrl_cgroups,
+		.cgroup_root = conf->resctrl_cgroup_path,
+		.resctrl_root = conf->resctrl_path,
+		.max_groups = conf->resctrl_max_groups,
+	};
+	struct rdt_writer *w;
+	struct rdt_own *o;
+	char why[256];
+	pid_t pid;
+
+	if (priv_target.drop) {
+		w = rdt_helper_start(conf->resctrl_path, &pid, why, sizeof why);
+		if (!w) {
+			log_warnx("resctrl: cannot start the helper that makes "
+				  "groups as uid 0: %s; no group per cgroup", why);
+			return NULL;
+		}
+		log_info("resctrl: groups per cgroup are made by helper process "
+			 "%d (uid 0, no capability)", (int)pid);
+	} else {
+		if (geteuid() != 0)
+			log_warnx("resctrl: running as uid %u, uncored can move "
+				  "only that user's threads into its groups (the "
+				  "kernel asks for uid 0 to move another's): start "
+				  "it as root, it becomes [daemon] user by itself",
+				  (unsigned)geteuid());
+		w = rdt_writer_direct(conf->resctrl_path);
+	}
+	if (!(o = rdt_own_new(&oc, w)))
+		log_warnx("resctrl: out of memory: no group per cgroup");
+	return o;
 }
 
 /* ---- nothing to count ([daemon] unavailable = serve) ----------------- */

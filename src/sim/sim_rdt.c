@@ -58,6 +58,10 @@ struct sgroup {
 	double made;
 	unsigned rmid;
 	bool cntr[2];		/* ABMC counter for total, local */
+	double *tacc;		/* [socket * 2 + e]: bytes of the workload's
+				   threads while they were in this group
+				   (total, local); NULL until one was */
+	double *tocc;		/* [socket]: their L3 occupancy now */
 };
 
 struct srdt {
@@ -127,13 +131,16 @@ static int putf(const char *path, const char *fmt, ...)
 }
 
 /* mkdir -p of path (its parents within it). */
-static int mkdirs(const char *path)
+/* mkdir -p path, but the first keep bytes of it must exist already (a
+ * directory someone else made and may remove meanwhile is never made
+ * again: -ENOENT then). */
+static int mkdirs_below(const char *path, size_t keep)
 {
 	char p[PATH_MAX];
 
 	snprintf(p, sizeof(p), "%s", path);
 	for (char *s = p + 1; *s; s++) {
-		if (*s != '/')
+		if (*s != '/' || (size_t)(s - p) <= keep)
 			continue;
 		*s = '\0';
 		if (mkdir(p, 0755) < 0 && errno != EEXIST)
@@ -143,6 +150,11 @@ static int mkdirs(const char *path)
 	if (mkdir(p, 0755) < 0 && errno != EEXIST)
 		return -errno;
 	return 0;
+}
+
+static int mkdirs(const char *path)
+{
+	return mkdirs_below(path, 0);
 }
 
 __attribute__((format(printf, 2, 3)))
@@ -267,11 +279,13 @@ static int make_group_files(struct srdt *k, const struct sgroup *g)
 	const struct wl_rdt_group *wg = g->wl >= 0 ? &k->w->rdt.groups[g->wl] : NULL;
 	char d[PATH_MAX], p[PATH_MAX], tasks[WL_RDT_MAX_TASKS * 12 + 1] = "";
 	struct stat st;
-	size_t n = 0;
+	size_t n = 0, keep;
 	int r;
 
 	if ((r = group_dir(k, g, d)) < 0)
 		return r;
+	/* someone else's directory: made by them, maybe removed meanwhile */
+	keep = g->wl < 0 && strcmp(g->name, "/") ? strlen(d) : 0;
 	for (unsigned i = 0; wg && i < wg->ntasks; i++)
 		n += (size_t)snprintf(tasks + n, sizeof(tasks) - n, "%u\n",
 				      wg->tasks[i]);
@@ -283,18 +297,18 @@ static int make_group_files(struct srdt *k, const struct sgroup *g)
 	    (stat(p, &st) < 0 && (r = put(p, "\n")) < 0))
 		return r;
 	if (!g->is_mon && ((r = pathf(p, "%s/mon_groups", d)) < 0 ||
-			   (r = mkdirs(p)) < 0))
+			   (r = mkdirs_below(p, keep)) < 0))
 		return r;
 	for (unsigned s = 0; s < k->nsock; s++)
 		for (unsigned dm = 0; dm < k->ndom; dm++) {
 			if ((r = pathf(p, "%s/mon_data/mon_L3_%02u", d,
-				       l3_id(k, s, dm))) < 0 || (r = mkdirs(p)) < 0)
+				       l3_id(k, s, dm))) < 0 || (r = mkdirs_below(p, keep)) < 0)
 				return r;
 			for (unsigned y = 0; k->snc > 1 && y < k->snc; y++)
 				if ((r = pathf(p, "%s/mon_data/mon_L3_%02u/"
 					       "mon_sub_L3_%02u", d, l3_id(k, s, dm),
 					       s * k->snc + y)) < 0 ||
-				    (r = mkdirs(p)) < 0)
+				    (r = mkdirs_below(p, keep)) < 0)
 					return r;
 		}
 	return 0;
@@ -526,17 +540,38 @@ static int adopt_dir(struct srdt *k, const char *name, bool is_mon)
 	g->is_mon = is_mon;
 	g->made = k->t;
 	if ((r = rmid_alloc(k, k->t, &rmid)) < 0) {
+		char d[PATH_MAX], p[PATH_MAX];
+		const char *en = r == -EBUSY ? "EBUSY" : "ENOSPC";
+
 		g->bare = true;
 		k->refused++;
 		logf_(k, "mkdir %s (someone else's): %s: left without mon_data",
-		      name, r == -EBUSY ? "EBUSY" : "ENOSPC");
-		return 0;
+		      name, en);
+		/* The kernel's mkdir would have failed with en; a plain
+		 * directory cannot, so it says so in .mkdir_error, a file no
+		 * kernel tree has (doc/resctrl.md, decision 16). */
+		if ((r = group_dir(k, g, d)) < 0 ||
+		    (r = pathf(p, "%s/.mkdir_error", d)) < 0)
+			return r;
+		r = putf(p, "%s\n", en);
+		return r == -ENOENT ? 0 : r;	/* removed meanwhile */
 	}
 	g->live = true;
 	g->rmid = rmid;
 	assign_cntrs(k, g);
 	logf_(k, "mkdir %s (someone else's): rmid %u", name, rmid);
-	return make_group_files(k, g);
+	r = make_group_files(k, g);
+	if (r == -ENOENT) {
+		/* removed while being taken in: as if it never was */
+		g = &k->g[find_live(k, name)];
+		g->live = false;
+		k->rmid_free_at[g->rmid] = -INFINITY;
+		k->cntr_used -= g->cntr[0] + g->cntr[1];
+		logf_(k, "%s was removed before it was ready: rmid %u free",
+		      name, rmid);
+		return 0;
+	}
+	return r;
 }
 
 static bool tree_name(const char *n)
@@ -545,44 +580,108 @@ static bool tree_name(const char *n)
 	       !strcmp(n, "mon_data");
 }
 
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The directory names in dir that keep(name) accepts, sorted: a tree
+ * takes in what others made in name order, so the same directories get
+ * the same RMIDs in every run whatever the file system's readdir order. */
+static int sorted_dirs(const char *dir, bool (*keep)(const char *),
+		       char ***out, size_t *n)
+{
+	struct dirent *e;
+	size_t cap = 0;
+	char **v = NULL;
+	DIR *d;
+
+	*out = NULL;
+	*n = 0;
+	if (!(d = opendir(dir)))
+		return 0;
+	while ((e = readdir(d))) {
+		char p[PATH_MAX];
+		struct stat st;
+
+		if (!keep(e->d_name) || pathf(p, "%s/%s", dir, e->d_name) < 0 ||
+		    stat(p, &st) < 0 || !S_ISDIR(st.st_mode) ||
+		    strlen(e->d_name) >= WL_RDT_NAME_MAX)
+			continue;
+		if (*n == cap) {
+			size_t nc = cap ? 2 * cap : 16;
+			char **nv = realloc(v, nc * sizeof(*nv));
+
+			if (!nv)
+				goto nomem;
+			v = nv;
+			cap = nc;
+		}
+		if (!(v[*n] = strdup(e->d_name)))
+			goto nomem;
+		(*n)++;
+	}
+	closedir(d);
+	if (*n)
+		qsort(v, *n, sizeof(*v), cmp_name);
+	*out = v;
+	return 0;
+nomem:
+	closedir(d);
+	while (*n)
+		free(v[--*n]);
+	free(v);
+	return -ENOMEM;
+}
+
+static bool ctrl_name(const char *n)
+{
+	return !tree_name(n);
+}
+
+static bool mon_name(const char *n)
+{
+	return n[0] != '.';
+}
+
+static void free_names(char **v, size_t n)
+{
+	while (n)
+		free(v[--n]);
+	free(v);
+}
+
 static int adopt(struct srdt *k)
 {
 	char p[PATH_MAX], name[WL_RDT_NAME_MAX];
-	struct dirent *e;
-	struct stat st;
-	DIR *d;
-	int r = 0;
+	char **v;
+	size_t n;
+	int r;
 
 	/* CTRL_MON groups first, then every CTRL_MON group's MON groups */
-	if ((d = opendir(k->root))) {
-		while (r == 0 && (e = readdir(d))) {
-			if (tree_name(e->d_name) ||
-			    pathf(p, "%s/%s", k->root, e->d_name) < 0 ||
-			    stat(p, &st) < 0 || !S_ISDIR(st.st_mode) ||
-			    strlen(e->d_name) >= sizeof(name))
-				continue;
-			r = adopt_dir(k, e->d_name, false);
-		}
-		closedir(d);
-	}
+	if ((r = sorted_dirs(k->root, ctrl_name, &v, &n)) < 0)
+		return r;
+	for (size_t j = 0; r == 0 && j < n; j++)
+		r = adopt_dir(k, v[j], false);
+	free_names(v, n);
 	for (unsigned i = 0; r == 0 && i < k->ng; i++) {
 		char gd[PATH_MAX];
 
 		if (!k->g[i].live || k->g[i].is_mon || group_dir(k, &k->g[i], gd) < 0 ||
-		    pathf(p, "%s/mon_groups", gd) < 0 || !(d = opendir(p)))
+		    pathf(p, "%s/mon_groups", gd) < 0)
 			continue;
-		while (r == 0 && (e = readdir(d))) {
-			if (e->d_name[0] == '.')
-				continue;
-			int n = snprintf(name, sizeof(name), "%s%s%s", i ?
+		if ((r = sorted_dirs(p, mon_name, &v, &n)) < 0)
+			return r;
+		for (size_t j = 0; r == 0 && j < n; j++) {
+			int m = snprintf(name, sizeof(name), "%s%s%s", i ?
 					 k->g[i].name : "", i ? "/" : "",
 					 "mon_groups/");
-			if (n < 0 || (size_t)n + strlen(e->d_name) >= sizeof(name))
+			if (m < 0 || (size_t)m + strlen(v[j]) >= sizeof(name))
 				continue;
-			strcat(name, e->d_name);
+			strcat(name, v[j]);
 			r = adopt_dir(k, name, true);
 		}
-		closedir(d);
+		free_names(v, n);
 	}
 	return r;
 }
@@ -611,15 +710,21 @@ static double own(const struct srdt *k, const struct sgroup *g, int e,
 	const struct wl_rdt *rd = &w->rdt;
 	unsigned np = w->nphases;
 
-	if (g->wl < 0 || !g->live)
+	double th = 0;
+
+	if (!g->live)
 		return 0;
+	if (g->tacc)
+		th = e == WL_RDT_OCC ? g->tocc[s] : g->tacc[s * 2 + (unsigned)e];
+	if (g->wl < 0)
+		return th;
 	const struct wl_rdt_group *wg = &rd->groups[g->wl];
 	if (wg->socket >= 0 && (unsigned)wg->socket != s)
-		return 0;
+		return th;
 	const double *r = &rd->rates[((size_t)g->wl * WL_RDT_NEV + (size_t)e) * np];
 	if (e == WL_RDT_OCC)
-		return r[phase_at(w, t)];
-	return wl_integral(w, r, g->made, t);
+		return th + r[phase_at(w, t)];
+	return th + wl_integral(w, r, g->made, t);
 }
 
 /* Writes one value file of group gi in directory dir: the socket's
@@ -709,8 +814,94 @@ static int write_assignments(struct srdt *k, unsigned gi)
 
 /* ---- entry points ---------------------------------------------------- */
 
+/* The thread ids in the tasks file of group g, into ids (at most max). */
+static unsigned tasks_of(const struct srdt *k, const struct sgroup *g,
+			 unsigned *ids, unsigned max)
+{
+	char gd[PATH_MAX], p[PATH_MAX], line[32];
+	unsigned n = 0;
+	FILE *f;
+
+	if (group_dir(k, g, gd) < 0 || pathf(p, "%s/tasks", gd) < 0 ||
+	    !(f = fopen(p, "re")))
+		return 0;
+	while (n < max && fgets(line, sizeof(line), f)) {
+		unsigned long v = strtoul(line, NULL, 10);
+
+		if (v)
+			ids[n++] = (unsigned)v;
+	}
+	fclose(f);
+	return n;
+}
+
+/*
+ * The workload's threads from t0 to t: each moves its bytes in the group
+ * that holds it now - the live group whose tasks file lists it, a MON
+ * group before a CTRL_MON group (the kernel keeps one RMID a thread), else
+ * the root.  Held as the files are at this sync, for the whole interval
+ * since the last one (doc/resctrl.md, decision 25).
+ */
+static int thread_traffic(struct srdt *k, double t0, double t)
+{
+	const struct wl_rdt *rd = &k->w->rdt;
+	unsigned np = k->w->nphases, *ids;
+	int *holder;
+
+	if (!rd->nthreads)
+		return 0;
+	holder = calloc(rd->nthreads, sizeof(*holder));	/* 0: the root */
+	ids = malloc(WL_RDT_MAX_THREADS * sizeof(*ids));
+	if (!holder || !ids) {
+		free(holder);
+		free(ids);
+		return -ENOMEM;
+	}
+	for (int pass = 0; pass < 2; pass++)	/* CTRL_MON, then MON */
+		for (unsigned j = 1; j < k->ng; j++) {
+			unsigned n;
+
+			if (!k->g[j].live || k->g[j].is_mon != (pass == 1))
+				continue;
+			n = tasks_of(k, &k->g[j], ids, WL_RDT_MAX_THREADS);
+			for (unsigned a = 0; a < n; a++)
+				for (unsigned i = 0; i < rd->nthreads; i++)
+					if (rd->threads[i].tid == ids[a])
+						holder[i] = (int)j;
+		}
+	free(ids);
+	for (unsigned j = 0; j < k->ng; j++)
+		if (k->g[j].tocc)
+			memset(k->g[j].tocc, 0, k->nsock * sizeof(double));
+	for (unsigned i = 0; i < rd->nthreads; i++) {
+		struct sgroup *g = &k->g[holder[i]];
+		const double *r = &rd->trates[(size_t)i * WL_RDT_NEV * np];
+
+		if (!g->tacc) {
+			g->tacc = calloc(k->nsock * 2, sizeof(double));
+			g->tocc = calloc(k->nsock, sizeof(double));
+			if (!g->tacc || !g->tocc) {
+				free(holder);
+				return -ENOMEM;
+			}
+		}
+		for (unsigned s = 0; s < k->nsock; s++) {
+			if (rd->threads[i].socket >= 0 &&
+			    (unsigned)rd->threads[i].socket != s)
+				continue;
+			for (int e = 0; e < 2; e++)
+				g->tacc[s * 2 + (unsigned)e] +=
+					wl_integral(k->w, &r[(size_t)e * np], t0, t);
+			g->tocc[s] += r[(size_t)WL_RDT_OCC * np + phase_at(k->w, t)];
+		}
+	}
+	free(holder);
+	return 0;
+}
+
 int srdt_sync(struct srdt *k, double t)
 {
+	double t0 = k->t;
 	bool make = false;
 	int i, r;
 
@@ -733,6 +924,13 @@ int srdt_sync(struct srdt *k, double t)
 		char gd[PATH_MAX];
 		struct stat st;
 
+		/* a refused directory removed: forgotten, so that a mkdir of
+		 * the same name is taken in anew */
+		if (k->g[j].bare && group_dir(k, &k->g[j], gd) == 0 &&
+		    stat(gd, &st) < 0 && errno == ENOENT) {
+			k->g[j].bare = false;
+			continue;
+		}
 		if (k->g[j].live && group_dir(k, &k->g[j], gd) == 0 &&
 		    stat(gd, &st) < 0 && errno == ENOENT) {
 			logf_(k, "%s was removed by someone else", k->g[j].name);
@@ -742,11 +940,18 @@ int srdt_sync(struct srdt *k, double t)
 	}
 	if ((r = adopt(k)) < 0)
 		return r;
+	if ((r = thread_traffic(k, t0 < t ? t0 : t, t)) < 0)
+		return r;
 	for (unsigned j = 0; j < k->ng; j++) {
 		if (!k->g[j].live)
 			continue;
-		if ((r = write_values(k, j)) < 0 || (r = write_assignments(k, j)) < 0)
+		if ((r = write_values(k, j)) < 0 || (r = write_assignments(k, j)) < 0) {
+			/* someone else's group, removed since the look
+			 * above: the next sync removes it */
+			if (r == -ENOENT && k->g[j].wl < 0)
+				continue;
 			return r;
+		}
 	}
 	return write_available(k);
 }
@@ -880,6 +1085,10 @@ void srdt_close(struct srdt *k)
 	free(k->rmid_free_at);
 	free(k->ws);
 	free(k->wg);
+	for (unsigned j = 0; j < k->ng; j++) {
+		free(k->g[j].tacc);
+		free(k->g[j].tocc);
+	}
 	free(k->g);
 	free(k);
 }

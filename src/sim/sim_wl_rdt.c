@@ -442,6 +442,91 @@ static int check_lifetimes(struct pctx *c, unsigned gi)
 	return 0;
 }
 
+/* threads[ti]: {"tid": N, "socket": S, "mbm_total_bytes": R, ...} */
+static int parse_thread(struct pctx *c, json_object *o, unsigned ti)
+{
+	struct wl_rdt *rd = &c->w->rdt;
+	struct wl_rdt_thread *t = &rd->threads[ti];
+	unsigned np = c->w->nphases;
+	double *rates = &rd->trates[(size_t)ti * WL_RDT_NEV * np];
+	bool has_tid = false;
+	uint64_t x;
+	int r;
+
+	if (!json_object_is_type(o, json_type_object))
+		return wlp_fail(c, "a thread must be an object {\"tid\": N, "
+			    "\"mbm_total_bytes\": ...}, not %s", wlp_type_name(o));
+	t->socket = -1;
+	json_object_object_foreach(o, key, v) {
+		size_t old = wlp_path_key(c, key);
+		unsigned e;
+
+		for (e = 0; e < WL_RDT_NEV && strcmp(key, ev_name[e]); e++)
+			;
+		if (e < WL_RDT_NEV) {
+			r = get_rates(c, v, 1e15, e == WL_RDT_OCC ? "bytes of L3"
+				      : "bytes per second", &rates[(size_t)e * np]);
+		} else if (!strcmp(key, "tid")) {
+			r = wlp_get_uint(c, v, 1, RDT_PID_MAX, "a thread id", &x);
+			t->tid = (unsigned)x;
+			has_tid = true;
+		} else if (!strcmp(key, "socket")) {
+			r = wlp_get_uint(c, v, 0, wl_sockets(c->w) - 1,
+					 "a socket of the workload", &x);
+			t->socket = (int)x;
+		} else {
+			r = wlp_fail(c, "unknown key (a thread has: tid, socket, "
+				     "mbm_total_bytes, mbm_local_bytes, "
+				     "llc_occupancy)");
+		}
+		if (r < 0)
+			return r;
+		wlp_path_pop(c, old);
+	}
+	if (!has_tid)
+		return wlp_fail(c, "a thread needs its \"tid\"");
+	for (unsigned j = 0; j < ti; j++)
+		if (rd->threads[j].tid == t->tid)
+			return wlp_fail(c, "tid %u is also threads[%u]", t->tid, j);
+	for (unsigned p = 0; p < np; p++)
+		if (rates[(size_t)WL_RDT_LOCAL * np + p] >
+		    rates[(size_t)WL_RDT_TOTAL * np + p])
+			return wlp_fail(c, "tid %u: mbm_local_bytes above "
+				    "mbm_total_bytes in phase %u (local is a part "
+				    "of the total)", t->tid, p);
+	return 0;
+}
+
+static int parse_threads(struct pctx *c, json_object *v)
+{
+	struct wl_rdt *rd = &c->w->rdt;
+	unsigned np = c->w->nphases;
+	size_t n;
+	int r;
+
+	if (!json_object_is_type(v, json_type_array))
+		return wlp_fail(c, "must be an array of threads, not %s",
+			    wlp_type_name(v));
+	n = json_object_array_length(v);
+	if (n > WL_RDT_MAX_THREADS)
+		return wlp_fail(c, "%zu threads: at most %d", n, WL_RDT_MAX_THREADS);
+	rd->threads = calloc(n ? n : 1, sizeof(*rd->threads));
+	rd->trates = calloc((n ? n : 1) * WL_RDT_NEV * (np ? np : 1),
+			    sizeof(*rd->trates));
+	if (!rd->threads || !rd->trates)
+		return wlp_fail_nomem(c);
+	rd->nthreads = (unsigned)n;
+	for (size_t i = 0; i < n; i++) {
+		size_t old = wlp_path_idx(c, i);
+
+		if ((r = parse_thread(c, json_object_array_get_idx(v, i),
+				      (unsigned)i)) < 0)
+			return r;
+		wlp_path_pop(c, old);
+	}
+	return 0;
+}
+
 /*
  * The DRAM bound: at each time a group is made, the groups alive then on
  * each socket, in every phase, move at most the socket's DRAM bytes/s.
@@ -455,11 +540,13 @@ static int check_dram(struct pctx *c)
 	unsigned np = w->nphases, ns = wl_sockets(w);
 	double *dram = calloc((size_t)ns * np + 1, sizeof(*dram));
 	double *sum = calloc((size_t)np + 1, sizeof(*sum));
+	double *tsum = calloc((size_t)ns * np + 1, sizeof(*tsum));
 	int r = 0;
 
-	if (!dram || !sum) {
+	if (!dram || !sum || !tsum) {
 		free(dram);
 		free(sum);
+		free(tsum);
 		return wlp_fail_nomem(c);
 	}
 	/* the bound once per socket, -1 where there is none */
@@ -467,6 +554,26 @@ static int check_dram(struct pctx *c)
 		if (dram_phases(w, s, &dram[(size_t)s * np]) < 0)
 			for (unsigned p = 0; p < np; p++)
 				dram[(size_t)s * np + p] = -1;
+	/* the threads move bytes all the time, in whichever group */
+	for (unsigned s = 0; s < ns && r == 0; s++)
+		for (unsigned p = 0; p < np && r == 0; p++) {
+			double ts = 0;
+
+			for (unsigned i = 0; i < rd->nthreads; i++)
+				if (rd->threads[i].socket < 0 ||
+				    (unsigned)rd->threads[i].socket == s)
+					ts += rd->trates[((size_t)i * WL_RDT_NEV +
+							  WL_RDT_TOTAL) * np + p];
+			tsum[(size_t)s * np + p] = ts;
+			if (ts > 0 && dram[(size_t)s * np + p] < 0)
+				r = wlp_fail(c, "threads: %s has no DRAM events to "
+					 "bound their traffic by", w->plat->id);
+			else if (ts > 0 && ts > dram[(size_t)s * np + p] * (1 + 1e-9))
+				r = wlp_fail(c, "threads: they move %.6g bytes/s on "
+					 "socket %u in phase %u, more than the "
+					 "socket's DRAM bandwidth, %.6g bytes/s",
+					 ts, s, p, dram[(size_t)s * np + p]);
+		}
 	for (unsigned t = 0; t < rd->ngroups && r == 0; t++) {
 		double at = rd->groups[t].from;
 		bool seen = false;
@@ -477,7 +584,7 @@ static int check_dram(struct pctx *c)
 		for (unsigned s = 0; s < ns && r == 0 && !seen; s++) {
 			const double *bound = &dram[(size_t)s * np];
 
-			memset(sum, 0, np * sizeof(*sum));
+			memcpy(sum, &tsum[(size_t)s * np], np * sizeof(*sum));
 			for (unsigned g = 0; g < rd->ngroups && r == 0; g++) {
 				const struct wl_rdt_group *x = &rd->groups[g];
 				const double *v = &rd->rates[((size_t)g * WL_RDT_NEV +
@@ -517,6 +624,7 @@ static int check_dram(struct pctx *c)
 	}
 	free(dram);
 	free(sum);
+	free(tsum);
 	return r;
 }
 
@@ -576,7 +684,7 @@ static int parse_top(struct pctx *c, const char *key, json_object *v)
 	}
 	return wlp_fail(c, "unknown key (\"resctrl\" accepts: num_rmids, "
 		    "limbo_s, snc, l3_domains, mbm_assign_mode, num_mbm_cntrs, "
-		    "groups)");
+		    "groups, threads)");
 }
 
 int wlp_parse_rdt(struct pctx *c, json_object *o)
@@ -600,6 +708,9 @@ int wlp_parse_rdt(struct pctx *c, json_object *o)
 
 		if (!strcmp(key, "groups")) {
 			groups = v;
+		} else if (!strcmp(key, "threads")) {
+			if ((r = parse_threads(c, v)) < 0)
+				return r;
 		} else if ((r = parse_top(c, key, v)) < 0) {
 			return r;
 		}
@@ -614,7 +725,7 @@ int wlp_parse_rdt(struct pctx *c, json_object *o)
 		return wlp_fail(c, "snc %u > cores %u: each node needs a CPU",
 			    rd->snc, wl_cores(c->w));
 	if (!groups)
-		return 0;
+		return check_dram(c);
 	wlp_path_key(c, "groups");
 	if (!json_object_is_type(groups, json_type_array))
 		return wlp_fail(c, "must be an array of groups, not %s",

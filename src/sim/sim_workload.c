@@ -1530,6 +1530,8 @@ void wl_free(struct workload *w)
 	free(w->perf.missing_ev);
 	free(w->rdt.groups);
 	free(w->rdt.rates);
+	free(w->rdt.threads);
+	free(w->rdt.trates);
 	free(w);
 }
 

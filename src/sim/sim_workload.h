@@ -129,6 +129,16 @@ struct wl_rdt_group {
 	unsigned ntasks;
 	unsigned tasks[WL_RDT_MAX_TASKS];	/* written to its tasks file */
 };
+/* A thread whose memory traffic counts to whichever group holds it
+ * (resctrl "threads"): the one whose tasks file lists it, a MON group
+ * before a CTRL_MON group, else the root group. */
+struct wl_rdt_thread {
+	unsigned tid;
+	int socket;		/* -1: traffic on every socket */
+};
+
+#define WL_RDT_MAX_THREADS 4096
+
 struct wl_rdt {
 	bool present;
 	unsigned num_rmids;	/* info/L3_MON/num_rmids, RMID 0 included */
@@ -144,6 +154,9 @@ struct wl_rdt {
 	double *rates;		/* ngroups * WL_RDT_NEV * nphases:
 				   rates[(g * WL_RDT_NEV + e) * nphases + p],
 				   bytes/s (occupancy: bytes) per socket */
+	unsigned nthreads;
+	struct wl_rdt_thread *threads;
+	double *trates;		/* the threads', as rates */
 };
 
 /* Topology values; 0 = not given (the simulator takes the maximum the

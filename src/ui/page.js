@@ -37,6 +37,9 @@
 	/* per socket: the kernel's uncore clock limits (api/v1/metrics
 	 * clock_limits, where it has intel_uncore_frequency), or null */
 	let limits = null;
+	/* per socket: resctrl from api/v1/metrics ({groups, sum}), or null */
+	let rdt = null;
+	const RDT_TOP = 8;		/* workload groups shown per socket */
 
 	function $(id) { return document.getElementById(id); }
 
@@ -427,6 +430,52 @@
 		});
 	}
 
+	/* resctrl: the workload groups moving the most bytes on socket sk,
+	 * and the share of the socket's DRAM bytes they explain (doc/resctrl.md;
+	 * api/v1/metrics resctrl_groups).  The table is made the first time
+	 * the socket has groups. */
+	function drawRdt(ui, sk, s) {
+		const r = rdt && rdt[sk];
+		if (!r)
+			return;
+		if (!ui.rdt) {
+			const g = el('div', { class: 'grid' });
+			$('socket' + sk).appendChild(g);
+			ui.rdt = table(g, 'Memory bandwidth per workload (resctrl), socket ' + sk + ' (GB/s)',
+				['Group', 'GB/s', 'Share', '']);
+			ui.rdtNote = el('p', { class: 'stats', id: 'rdt-share' + sk });
+			g.lastChild.appendChild(ui.rdtNote);
+		}
+		const so = s && !s.first ? s.sockets[sk] : null;
+		const dram = so ? so.dram_bytes_per_second : null;
+		const top = r.groups.filter(function (g) { return g.workload; })
+			.slice(0, RDT_TOP);
+		const name = function (g) {
+			return g.cgroup ? g.cgroup + ' (' + g.group + ')' : g.group;
+		};
+		ui.rdt.textContent = '';
+		let vmax = 0;
+		for (const g of top)
+			vmax = Math.max(vmax, (g.bytes_per_second || 0) * 1e-9);
+		for (const g of top) {
+			const gbs = g.bytes_per_second === null ? null : g.bytes_per_second * 1e-9;
+			const tr = el('tr');
+			tr.appendChild(el('th', { scope: 'row' }, name(g)));
+			tr.appendChild(el('td', {}, fmt(gbs, QPI)));
+			tr.appendChild(el('td', {}, gbs !== null && dram > 0 ?
+				(100 * g.bytes_per_second / dram).toFixed(1) + ' %' : '\u2013'));
+			const cell = el('td', { class: 'bar', 'aria-hidden': 'true' });
+			bar(cell, 'rd', gbs, vmax);
+			tr.appendChild(cell);
+			ui.rdt.appendChild(tr);
+		}
+		ui.rdtNote.textContent = r.sum !== null && r.sum !== undefined && dram > 0 ?
+			'The groups explain ' + (100 * r.sum / dram).toFixed(1) +
+			' % of the socket\u2019s DRAM bandwidth (' + fmt(r.sum * 1e-9, QPI) + ' of ' +
+			fmt(dram * 1e-9, QPI) + ' GB/s).' :
+			'The share the groups explain shows after two resctrl passes.';
+	}
+
 	function healthItem(dl, label, v, warn) {
 		const d = el('div', warn ? { class: 'warn' } : {});
 		d.appendChild(el('dt', {}, label));
@@ -536,6 +585,8 @@
 						['qpi', 'qpi']);
 			});
 		}
+		if (sockets)
+			sockets.forEach(function (ui, sk) { drawRdt(ui, sk, s); });
 		drawHealth();
 		drawBanner();
 		const live = $('live');
@@ -578,8 +629,13 @@
 		try {
 			const r = await getJSON('api/v1/metrics');
 			limits = r.sockets.map(function (so) { return so.clock_limits || null; });
+			rdt = r.sockets.map(function (so) {
+				return so.resctrl_groups ? { groups: so.resctrl_groups,
+					sum: so.resctrl_workload_bytes_per_second } : null;
+			});
 		} catch (e) {
 			limits = null;
+			rdt = null;
 		}
 	}
 

@@ -101,6 +101,14 @@ if [ -n "$PLOT" ]; then first=60; else first=600; fi
 workload "$T/a.json" 900000000 \
 	"$(phase $first 2.0e8 1.0e8 1.0e8 2.5e7)" \
 	"$(phase 30 3.5e8 2.0e8 2.0e8 9.0e7)" "$(phase 30 5.0e7 2.0e7 6.0e7 6.0e6)"
+# Daemon a also reads a simulated resctrl tree (uncore-sim resctrl on its
+# clock): a CTRL_MON group web and a MON group of the root, db, 4e9 B/s
+# together, within the smallest phase's DRAM (4.48e9), so the resctrl
+# rules and panels have data.  Bytes/s, total (local): web 1e9 (5e8),
+# mon_groups/db 3e9 (1e9), and the root / their sum as the kernel shows
+# it: 3e9 (1e9) from its MON group db.
+sed -i 's/^  "phases"/  "resctrl": { "groups": [\n    { "name": "web", "mbm_total_bytes": 1.0e9, "mbm_local_bytes": 5.0e8 },\n    { "name": "mon_groups\/db", "mbm_total_bytes": 3.0e9, "mbm_local_bytes": 1.0e9 } ] },\n  "phases"/' "$T/a.json"
+printf '[resctrl]\nenabled = yes\ninterval_s = 1\n' >"$T/a.conf"
 workload "$T/b.json" 800000000 \
 	"$(phase $first 5.0e7 2.5e7 4.0e8 4.0e7)" \
 	"$(phase 30 1.0e8 5.0e7 3.0e8 6.0e7)" "$(phase 30 2.5e8 1.0e8 5.0e8 1.5e8)"
@@ -198,7 +206,9 @@ start_daemon() {
 	n=$1; shift
 	for _ in 1 2 3 4 5; do
 		PORT=$(pick_port)
-		start_uncored "$T/$n.log" -c "$T/empty.conf" --simulate \
+		c=$T/empty.conf
+		[ -f "$T/$n.conf" ] && c=$T/$n.conf
+		start_uncored "$T/$n.log" -c "$c" --simulate \
 			--workload "$T/$n.json" --sim-state "$T/$n.state" \
 			-l "127.0.0.1:$PORT" -s "$T/$n.sock" -i 50 "$@" && return 0
 		grep -q 'Address already in use' "$T/$n.log" || return 1
@@ -211,7 +221,13 @@ daemon_up() {
 	ok "$rc" "daemon $1 up on 127.0.0.1:$PORT"
 	[ "$rc" -eq 0 ] || sed 's/^/#   /' "$T/$1.log"
 }
-daemon_up a; A=127.0.0.1:$PORT PID_a=$UPID
+daemon_up a --path.resctrl "$T/a-rdt/sys/fs/resctrl" --path.sysfs "$T/a-rdt/sys"
+A=127.0.0.1:$PORT PID_a=$UPID
+"$top_builddir/uncore-sim" -w "$T/a.json" -s "$T/a.state" -i 0.5 resctrl "$T/a-rdt" \
+	>"$T/a-rdt.log" 2>&1 &
+tap_cleanup_pid $!
+wait_for "daemon a's resctrl tree" 60 metric_is "${A#*:}" uncore_resctrl_available "" 1
+ok $? "daemon a reads its simulated resctrl tree"
 daemon_up b; B=127.0.0.1:$PORT PID_b=$UPID
 daemon_up c; C=127.0.0.1:$PORT PID_c=$UPID
 daemon_up d; D=127.0.0.1:$PORT PID_d=$UPID
@@ -318,6 +334,11 @@ for sk in 0 1; do
 	check_daemon "$E" e 9.6e9 0.8 2.4e9 $sk
 	check_daemon "$F" f 11.52e9 0.75 "" $sk
 done
+near "$(val "instance_socket:uncore_resctrl_workload_bytes:rate1m{instance=\"$A\",socket=\"0\"}")" 4e9 "$TOL" \
+	"daemon a: the resctrl workload groups (web, db) move 4e9 bytes/s"
+near "$(val "instance_socket:uncore_resctrl_workload_bytes:ratio_rate1m{instance=\"$A\",socket=\"0\"}")" \
+	"$(awk 'BEGIN { print 4e9 / 19.2e9 }')" "$TOL" \
+	"daemon a: they explain 4e9 / 19.2e9 of the socket's DRAM bytes"
 near "$(val "rate(uncore_claim_events_total{instance=\"$A\",claim=\"$claim\",event=\"DRAM_GT_REQUESTS\"}[${W}s])")" \
 	4e7 "$TOL" "daemon a: the exported claim counts its workload's 4e7 GT requests/s"
 
@@ -343,6 +364,8 @@ fam_expect() {
 	uncore_qpi_data_bytes_total) echo 3e8 ;;	# c, d: (2.5e7 + 1.25e7) data flits x 8
 	uncore_qpi_link_bytes_total) echo 4.2e8 ;;	# c, d: (3.5e7 + 1.75e7) flits x 8
 	uncore_ha_requests_total | uncore_pcu_*) echo 0 ;;	# c, d: no rate given
+	uncore_resctrl_memory_bytes_total) echo 9.5e9 ;;	# a: total / 3e9 + web 1e9 + db 3e9, local 1e9 + 5e8 + 1e9
+	uncore_resctrl_unreadable_total) echo 0 ;;	# a: every value a number
 	*) return 1 ;;
 	esac
 }
@@ -409,6 +432,8 @@ no_family() {
 		echo "snbep has no intel_uncore_frequency (the kernel's driver does not match Sandy Bridge-EP)" ;;
 	zen4:*uncore_clock_limit_* | zen4:*uncore_clock_current_*)
 		echo "zen4 has no intel_uncore_frequency (an Intel driver)" ;;
+	snbep:*uncore_resctrl* | skx:*uncore_resctrl* | zen4:*uncore_resctrl*)
+		echo "only daemon a reads a (simulated) resctrl tree" ;;
 	snbep:*uncore_upi_*) echo "snbep has QPI ports, not UPI links" ;;
 	snbep:*uncore_io_* | zen4:*uncore_io_*)
 		echo "no I/O traffic family: IIO free-running counters on skx, icx and spr only" ;;

@@ -320,7 +320,10 @@ READ_SOCKETS = """(() => {
                none: none ? none.textContent : '', upi: v(k + '-upi'),
                upi_points: u ? +u.dataset.points : 0,
                channels: tab('Memory channels'), links: tab('UPI links'),
-               qpi_ports: tab('QPI ports') });
+               qpi_ports: tab('QPI ports'),
+               rdt: tab('Memory bandwidth per workload'),
+               rdt_note: (() => { const n = sec.querySelector('p[id^=rdt-share]');
+                 return n ? n.textContent : null; })() });
   }
   const ab = document.getElementById('about'), bn = document.getElementById('banner');
   return { sockets: out, about: ab ? ab.textContent : '',
@@ -383,11 +386,37 @@ def sockets(b, res, name, expect):
                   all(abs(c[1] - per) <= 0.02 * per for c in chans),
                   "%s s%d: %d memory channels%s" % (name, sk, e["channels"],
                   " of %.2f GB/s read each" % per if per else ""), chans)
+        if "rdt" in e:
+            rdt_check(b, res, name, sk, e["rdt"])
         res.check(len(g["links"]) == e["links"] and not g["qpi_ports"] and
                   (not e["links"] or (abs(sum(x[1] for x in g["links"]) - e["upi"]) <= 0.03 * e["upi"]
                                       and abs(g["upi"] - e["upi"]) <= 0.02 * e["upi"])),
                   "%s s%d: %d UPI links adding up to the chart's %.2f GB/s" %
                   (name, sk, e["links"], e.get("upi", 0)), g)
+
+
+def rdt_check(b, res, name, sk, e):
+    """The resctrl table of socket sk: the workload groups, highest rate
+    first, within 5 %% (the simulated tree is synced every 50 ms, the
+    reader passes every 2 s), and the share they explain.  e: {"groups":
+    [[name, GB/s], ...], "share": percent}."""
+    got = b.wait("(() => { const s = %s.sockets[%d]; return s && s.rdt.length === %d && "
+                 "s.rdt.every((r) => !isNaN(r[1])) && s.rdt_note && "
+                 "s.rdt_note.startsWith('The groups explain') ? s : null; })()"
+                 % (READ_SOCKETS, sk, len(e["groups"])), 45)
+    res.check(bool(got), "%s s%d: the resctrl table has %d workload groups and the share"
+              % (name, sk, len(e["groups"])), b.js(READ_SOCKETS))
+    if not got:
+        return
+    names = [r[0] for r in got["rdt"]]
+    res.check(names == [g[0] for g in e["groups"]],
+              "%s s%d: resctrl groups, heaviest first: %s" % (name, sk, [g[0] for g in e["groups"]]),
+              names)
+    for (gn, gbs), r in zip(e["groups"], got["rdt"]):
+        res.near(r[1], gbs, 0.05, "%s s%d: resctrl group %s %.2f GB/s" % (name, sk, gn, gbs))
+    m = re.search(r"explain ([0-9.]+) %", got["rdt_note"])
+    res.near(float(m.group(1)) if m else float("nan"), e["share"], 0.05,
+             "%s s%d: the groups explain %.1f %% of the DRAM bandwidth" % (name, sk, e["share"]))
 
 
 def stall(b, res, a):

@@ -8,7 +8,8 @@
 # raising the banner; hsx with its channels and QPI ports behind a
 # reverse proxy; skx (UPI links, 6 channels) and zen4 (DRAM from the data
 # fabric's events in turn, no uncore clock) and zen3 (DRAM only as a
-# total) on both sockets through the perf backend.
+# total) on both sockets through the perf backend; resctrl's table of
+# workload groups and the share of DRAM they explain on skl.
 # Without chromium the test skips, except under CI=true, where it fails.
 . "${top_srcdir:-.}/tests/lib.sh"
 
@@ -181,6 +182,46 @@ page_on zen3 zen3 "{ \"platform\": \"zen3\", \"sockets\": 2,
 	'{"about": "DRAM from amd_df (8 events in turn)", "sockets": [
 	  {"rd": null, "wr": null, "tot": 2.304, "hit": 80.0, "clk": null, "channels": 0, "links": 0},
 	  {"rd": null, "wr": null, "tot": 2.304, "hit": 80.0, "clk": null, "channels": 0, "links": 0}]}'
+# resctrl (issue 31 §4): a live simulated tree on skl, synced every
+# 50 ms, read every 2 s.  DRAM (1.5e8 + 5e7) x 64 = 12.8 GB/s.  Groups:
+# web 3e9 B/s with its MON group php 1e9 inside it (4 GB/s shown for
+# web), db a MON group of the root 1.5e9, batch 5e8: the workload groups
+# move 6 GB/s, 46.875 % of the DRAM bytes; php and the root "/" are not
+# rows (inside web, and everything).
+kill "$UPID"; wait "$UPID" 2>/dev/null
+cat >"$T/rdt.json" <<'JSON'
+{ "platform": "skl", "cbo_count": 4, "uclk_hz": 800000000,
+  "phases": [ { "seconds": 600, "rates": {
+      "cbo:0x34:0x8f": 2.0e8, "cbo:0x34:0x88": 4.0e7,
+      "imc:DRAM_DATA_READS": 1.5e8, "imc:DRAM_DATA_WRITES": 5.0e7 } } ],
+  "resctrl": { "groups": [
+      { "name": "web", "mbm_total_bytes": 3.0e9 },
+      { "name": "web/mon_groups/php", "mbm_total_bytes": 1.0e9 },
+      { "name": "mon_groups/db", "mbm_total_bytes": 1.5e9 },
+      { "name": "batch", "mbm_total_bytes": 5.0e8 } ] } }
+JSON
+printf '[resctrl]\nenabled = yes\ninterval_s = 2\n' >"$T/rdt.conf"
+PORT=$(pick_port)
+start_uncored "$T/log-rdt" -c "$T/rdt.conf" --simulate --workload "$T/rdt.json" \
+	--sim-state "$T/rdt.state" --path.resctrl "$T/rdt/sys/fs/resctrl" \
+	--path.sysfs "$T/rdt/sys" -i 250 -l "127.0.0.1:$PORT" -s ""
+ok $? "daemon starts on skl with a simulated resctrl tree"
+"$top_builddir/uncore-sim" -w "$T/rdt.json" -s "$T/rdt.state" -i 0.05 resctrl "$T/rdt" \
+	>"$T/rdt-sim.log" 2>&1 &
+tap_cleanup_pid $!
+rm -f "$T/results"
+python3 "$top_srcdir/tests/scenario/page.py" --url "http://127.0.0.1:$PORT/" \
+	--pid "$UPID" --chromium "$CHROMIUM" --userdir "$T/chromium-rdt" \
+	--results "$T/results" --screenshot "$T/shots/page-resctrl.png" --sockets resctrl \
+	'{"about": "", "sockets": [
+	  {"rd": 9.6, "wr": 3.2, "tot": 12.8, "hit": 80.0, "clk": 0.8, "channels": 0, "links": 0,
+	   "rdt": {"groups": [["web", 4.0], ["mon_groups/db", 1.5], ["batch", 0.5]], "share": 46.875}}]}'
+is "$?" 0 "the browser driver ran to the end on resctrl"
+if [ -f "$T/results" ]; then
+	while read -r st desc; do
+		ok "$st" "$desc"
+	done <"$T/results"
+fi
 # Keep the screenshots where a person can look at them.
 if [ -n "${PAGE_SCREENSHOT_DIR:-}" ]; then
 	mkdir -p "$PAGE_SCREENSHOT_DIR" && cp "$T"/shots/*.png "$PAGE_SCREENSHOT_DIR"/

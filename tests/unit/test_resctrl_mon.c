@@ -77,6 +77,45 @@ int main(void)
 	ok(strstr(page(m, &b), "uncore_resctrl_unreadable_total{reason=\"unavailable\"} 1\n")
 	   != NULL, "Unavailable occupancy counted");
 
+	/* rows per socket (api/v1/metrics): a CTRL_MON group with SNC
+	 * nodes (their sum, not the domain's own files too), a MON group
+	 * of the root, a MON group inside the CTRL_MON group; rates between
+	 * two passes */
+	struct rdt_row *rows;
+	long nr;
+	put("sys/devices/system/cpu/cpu0/topology/physical_package_id", "0\n");
+	put("sys/devices/system/cpu/cpu0/cache/index0/level", "3\n");
+	put("sys/devices/system/cpu/cpu0/cache/index0/id", "0\n");
+	put("rdt/web/mon_data/mon_L3_00/mbm_total_bytes", "3000\n");	/* the sum */
+	put("rdt/web/mon_data/mon_L3_00/mon_sub_L3_00/mbm_total_bytes", "1000\n");
+	put("rdt/web/mon_data/mon_L3_00/mon_sub_L3_01/mbm_total_bytes", "2000\n");
+	put("rdt/web/mon_groups/php/mon_data/mon_L3_00/mbm_total_bytes", "500\n");
+	put("rdt/mon_groups/db/mon_data/mon_L3_00/mbm_total_bytes", "100\n");
+	rdt_mon_pass(m);
+	nr = rdt_mon_rows(m, &rows);
+	is_int(nr, 4, "four rows: /, web, web/mon_groups/php, mon_groups/db");
+	for (long i = 0; i < nr; i++) {
+		if (!strcmp(rows[i].group, "web")) {
+			is_u64(rows[i].total, 3000, "web: its SNC nodes summed once");
+			ok(rows[i].workload && !rows[i].have_rate, "web: a workload, no rate after one pass");
+		}
+		if (!strcmp(rows[i].group, "web/mon_groups/php"))
+			ok(!rows[i].workload, "php: inside web, not a workload of its own");
+		if (!strcmp(rows[i].group, "mon_groups/db"))
+			ok(rows[i].workload, "db: a MON group of the root, a workload");
+		if (!strcmp(rows[i].group, "/"))
+			ok(!rows[i].workload && rows[i].socket == 0, "/: everything, not a workload; socket 0");
+	}
+	rdt_rows_free(rows, nr);
+	put("rdt/web/mon_data/mon_L3_00/mon_sub_L3_00/mbm_total_bytes", "1000001000\n");
+	usleep(200 * 1000);
+	rdt_mon_pass(m);
+	nr = rdt_mon_rows(m, &rows);
+	ok(nr > 0 && !strcmp(rows[0].group, "web") && rows[0].have_rate &&
+	   rows[0].rate > 1e9 && rows[0].rate < 1e9 / 0.2,
+	   "web first, at 1e9 bytes over about 0.2 s (%g B/s)", nr > 0 ? rows[0].rate : 0);
+	rdt_rows_free(rows, nr);
+
 	is_int(rdt_mon_start(m, 5), 0, "thread started");
 	put("rdt/mon_data/mon_L3_00/mbm_total_bytes", "999\n");
 	/*

@@ -337,6 +337,62 @@ out:
 	wl_free(w);
 }
 
+/* The workload's threads: their bytes go where their tids are listed. */
+static void test_threads(void)
+{
+	char err[1024] = "", d[300], p[700];
+	struct workload *w = load(SKL_HEAD "\"resctrl\": { "
+		"\"threads\": [ { \"tid\": 7, \"mbm_total_bytes\": 1e6, "
+		"\"mbm_local_bytes\": 4e5, \"llc_occupancy\": 65536 }, "
+		"{ \"tid\": 8, \"mbm_total_bytes\": 3e5 } ], "
+		"\"groups\": [ { \"name\": \"web\" } ] } }", err, sizeof(err));
+	struct srdt *k = NULL;
+	FILE *f;
+
+	ok(w != NULL, "threads workload (%s)", err);
+	if (!w)
+		return;
+	snprintf(d, sizeof(d), "%s/threads", tmp);
+	is_int(srdt_open(&k, w, d, err, sizeof(err)), 0, "open (%s)", err);
+	if (!k)
+		goto out;
+	srdt_sync(k, 2);
+	is_str(val(d, "mon_data/mon_L3_00/mbm_total_bytes"), "2600000",
+	       "in no group: both threads' bytes are the root's (1.3e6 x 2 s)");
+	is_str(val(d, "web/mon_data/mon_L3_00/mbm_total_bytes"), "0", "web: none yet");
+	/* tid 7 into web's MON group "m" (made by someone, as uncored does) */
+	snprintf(p, sizeof(p), "%s/sys/fs/resctrl/web/mon_groups/m", d);
+	mkdir(p, 0755);
+	srdt_sync(k, 3);	/* taken in: its tasks file */
+	snprintf(p, sizeof(p), "%s/sys/fs/resctrl/web/mon_groups/m/tasks", d);
+	if ((f = fopen(p, "a"))) {
+		fputs("7\n", f);
+		fclose(f);
+	}
+	srdt_sync(k, 5);
+	is_str(val(d, "web/mon_groups/m/mon_data/mon_L3_00/mbm_total_bytes"), "2000000",
+	       "m holds tid 7 from 3 s to 5 s: 1e6 x 2 s");
+	is_str(val(d, "web/mon_groups/m/mon_data/mon_L3_00/mbm_local_bytes"), "800000",
+	       "its local bytes: 4e5 x 2 s");
+	is_str(val(d, "web/mon_groups/m/mon_data/mon_L3_00/llc_occupancy"), "65536",
+	       "its occupancy now");
+	is_str(val(d, "web/mon_data/mon_L3_00/mbm_total_bytes"), "2000000",
+	       "web adds its MON group's");
+	is_str(val(d, "mon_data/mon_L3_00/mbm_total_bytes"), "4500000",
+	       "the root: both threads to 3 s (3.9e6), then tid 8 alone (6e5): "
+	       "tid 7 is web's, and the root adds no other CTRL_MON group");
+out:
+	srdt_close(k);
+	wl_free(w);
+	refused(SKL_HEAD "\"resctrl\": { \"threads\": [ { \"mbm_total_bytes\": 1 } ] } }",
+		"needs its \"tid\"", "a thread without tid");
+	refused(SKL_HEAD "\"resctrl\": { \"threads\": [ { \"tid\": 3 }, { \"tid\": 3 } ] } }",
+		"tid 3 is also threads[0]", "a tid twice");
+	refused(SKL_HEAD "\"resctrl\": { \"threads\": [ { \"tid\": 3, "
+		"\"mbm_total_bytes\": 2e10 } ] } }", "more than the socket's DRAM",
+		"threads moving more than DRAM");
+}
+
 static void test_amd(void)
 {
 	char err[1024] = "", d[300];
@@ -389,6 +445,7 @@ int main(void)
 	test_dram();
 	test_tree();
 	test_remake();
+	test_threads();
 	test_amd();
 	char cmd[300];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmp);

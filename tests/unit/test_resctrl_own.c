@@ -1,0 +1,361 @@
+/*
+ * test_resctrl_own.c - uncored's own MON groups per cgroup, on plain
+ * directory trees standing for /sys/fs/cgroup and /sys/fs/resctrl: which
+ * cgroups get a group, threads written to tasks (and new ones later),
+ * max_groups, the simulated tree's .mkdir_error (no RMID, limbo), a
+ * cgroup that goes, leftovers swept, another tool's groups untouched,
+ * labels, and the privileged helper's refusal of any other name.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "prom.h"
+#include "resctrl_own.h"
+#include "resctrl_priv.h"
+#include "tests/tap.h"
+
+static char top[64], cg[128], rdt[128];
+
+static void put(const char *path, const char *text)
+{
+	char p[512], *s;
+	FILE *f;
+
+	snprintf(p, sizeof p, "%s", path);
+	for (s = p + strlen(top) + 1; (s = strchr(s, '/')); s++) {
+		*s = '\0';
+		mkdir(p, 0755);
+		*s = '/';
+	}
+	if (!(f = fopen(p, "w")))
+		exit(99);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void cgroup(const char *rel, const char *threads)
+{
+	char p[512];
+
+	snprintf(p, sizeof p, "%s/%s/cgroup.threads", cg, rel);
+	put(p, threads);
+}
+
+/* The simulated kernel's side of a mkdir: the group's files. */
+static void kernel_files(const char *name)
+{
+	char p[512];
+	struct stat st;
+
+	snprintf(p, sizeof p, "%s/mon_groups/%s/tasks", rdt, name);
+	if (stat(p, &st) == 0)
+		return;
+	put(p, "");
+	snprintf(p, sizeof p, "%s/mon_groups/%s/mon_data/mon_L3_00/llc_occupancy",
+		 rdt, name);
+	put(p, "0\n");
+}
+
+/* Every uncored-* directory gets its files, as the simulator's sync. */
+static unsigned sync_tree(void)
+{
+	char p[512];
+	struct dirent *e;
+	unsigned n = 0;
+	DIR *d;
+
+	snprintf(p, sizeof p, "%s/mon_groups", rdt);
+	if (!(d = opendir(p)))
+		return 0;
+	while ((e = readdir(d)))
+		if (!strncmp(e->d_name, "uncored-", 8)) {
+			char m[512];
+			struct stat st;
+
+			snprintf(m, sizeof m, "%s/mon_groups/%s/.mkdir_error", rdt,
+				 e->d_name);
+			if (stat(m, &st) < 0)
+				kernel_files(e->d_name);
+			n++;
+		}
+	closedir(d);
+	return n;
+}
+
+static char *slurp(const char *path)
+{
+	static char buf[4096];
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (!f)
+		return strcpy(buf, "(none)");
+	n = fread(buf, 1, sizeof buf - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static const char *tasks_of(const char *name)
+{
+	char p[512];
+
+	snprintf(p, sizeof p, "%s/mon_groups/%s/tasks", rdt, name);
+	return slurp(p);
+}
+
+static const char *page(struct rdt_own *o, struct buf *b)
+{
+	struct prom w;
+
+	buf_reset(b);
+	prom_begin(&w, b, PROM_TEXT_004);
+	rdt_own_render(&w, o);
+	prom_end(&w);
+	return b->p ? b->p : "";
+}
+
+/* The group name of a cgroup, found through the labels. */
+static const char *name_of(struct rdt_own *o, const char *cgpath)
+{
+	static char found[300];
+	char p[512], c[512], pod[64], ctr[128];
+	struct dirent *e;
+	DIR *d;
+
+	found[0] = '\0';
+	snprintf(p, sizeof p, "%s/mon_groups", rdt);
+	if (!(d = opendir(p)))
+		return found;
+	while ((e = readdir(d))) {
+		char g[300];
+
+		snprintf(g, sizeof g, "mon_groups/%s", e->d_name);
+		if (rdt_own_labels(o, g, c, sizeof c, pod, ctr) &&
+		    !strcmp(c, cgpath))
+			snprintf(found, sizeof found, "%s", e->d_name);
+	}
+	closedir(d);
+	return found;
+}
+
+static bool exists(const char *rel)
+{
+	char p[512];
+	struct stat st;
+
+	snprintf(p, sizeof p, "%s/%s", rdt, rel);
+	return stat(p, &st) == 0;
+}
+
+static void names(void)
+{
+	ok(rdt_own_name_ok("uncored-0123456789abcdef"), "a name of ours");
+	ok(!rdt_own_name_ok("uncored-0123456789ABCDEF"), "upper-case hex: not ours");
+	ok(!rdt_own_name_ok("uncored-0123456789abcde"), "15 digits: not ours");
+	ok(!rdt_own_name_ok("uncored-0123456789abcdef0"), "17 digits: not ours");
+	ok(!rdt_own_name_ok("cadvisor-0123456789abcdef"), "another prefix: not ours");
+	ok(!rdt_own_name_ok("../uncored-0123456789abc"), "a path: not ours");
+	ok(!rdt_own_name_ok(""), "empty: not ours");
+}
+
+static void manager(void)
+{
+	struct rdt_own_cfg c = {
+		.patterns = "system.slice/*.service, ,kubepods.slice/none-*.scope",
+		.cgroup_root = cg, .resctrl_root = rdt, .max_groups = 3,
+	};
+	struct buf b = BUF_INIT;
+	char p[512], lc[512], pod[64], ctr[128], leftover[64];
+	const char *k8s = "kubepods.slice/kubepods-burstable.slice/"
+		"kubepods-burstable-pod1b2c3d4e_0000_1111_2222_333344445555.slice/"
+		"cri-containerd-abc123.scope";
+
+	cgroup("system.slice/a.service", "101\n102\n");
+	cgroup("system.slice/b.service", "201\n");
+	cgroup("system.slice/c.service", "");
+	cgroup("system.slice/d.service", "401\n");
+	cgroup("user.slice/user-0.slice/session-1.scope", "501\n");
+	cgroup(k8s, "601\n");
+	/* another tool's groups, and a leftover of an earlier run */
+	snprintf(p, sizeof p, "%s/mon_groups/cadvisor-x/tasks", rdt);
+	put(p, "999\n");
+	snprintf(p, sizeof p, "%s/batch/tasks", rdt);
+	put(p, "888\n");
+	snprintf(leftover, sizeof leftover, "uncored-00000000000000ff");
+	snprintf(p, sizeof p, "%s/mon_groups/%s/tasks", rdt, leftover);
+	put(p, "");
+
+	struct rdt_own *o = rdt_own_new(&c, rdt_writer_direct(rdt));
+	ok(o != NULL, "a manager");
+	is_int(rdt_own_pass(o), 4, "four cgroups match (not the session, not the pod)");
+	is_u64(sync_tree(), 3, "three groups made: max_groups 3 (the leftover swept)");
+	ok(!exists("mon_groups/uncored-00000000000000ff"), "the leftover of an earlier run is removed");
+	ok(exists("mon_groups/cadvisor-x/tasks") && exists("batch/tasks"),
+	   "another tool's groups are there");
+	like(page(o, &b), "uncore_resctrl_cgroups{state=\"pending\"} 3", "made, pending until the tree has them");
+	like(b.p, "uncore_resctrl_cgroups{state=\"limit\"} 1", "one over max_groups");
+
+	is_int(rdt_own_pass(o), 4, "second pass");
+	like(page(o, &b), "uncore_resctrl_cgroups{state=\"grouped\"} 3", "three grouped");
+	/* in path order: a, b, c get groups; d does not */
+	char *na = strdup(name_of(o, "system.slice/a.service"));
+	ok(*na, "a.service has a group (%s)", na);
+	is_str(tasks_of(na), "101\n102\n", "its two threads are in tasks");
+	is_str(tasks_of(name_of(o, "system.slice/b.service")), "201\n", "b's thread");
+	is_str(tasks_of(name_of(o, "system.slice/c.service")), "", "c has no thread yet");
+	is_str(name_of(o, "system.slice/d.service"), "", "d has none (limit)");
+	like(b.p, "uncore_resctrl_task_moves_total{result=\"moved\"} 3", "three threads moved");
+
+	/* threads follow: a new one in a, one ended in b */
+	cgroup("system.slice/a.service", "101\n102\n103\n");
+	cgroup("system.slice/b.service", "");
+	rdt_own_pass(o);
+	is_str(tasks_of(na), "101\n102\n103\n", "a thread started since the last pass is moved, once");
+	like(page(o, &b), "result=\"moved\"} 4", "four moves in all: none repeated");
+
+	/* a cgroup goes: its group goes, and d gets one */
+	snprintf(p, sizeof p, "rm -rf %s/system.slice/b.service", cg);
+	if (system(p) != 0)
+		exit(99);
+	char *nb = strdup(name_of(o, "system.slice/b.service"));
+	is_int(rdt_own_pass(o), 3, "three cgroups match now");
+	snprintf(p, sizeof p, "mon_groups/%s", nb);
+	ok(!exists(p), "b's group is removed with b (its files too, on a plain tree)");
+	free(nb);
+	sync_tree();
+	rdt_own_pass(o);
+	ok(*name_of(o, "system.slice/d.service"), "d has a group now");
+	is_str(tasks_of(name_of(o, "system.slice/d.service")), "401\n", "with its thread");
+
+	/* labels: cgroup, and the pod and container for a kubelet path */
+	ok(!rdt_own_labels(o, "mon_groups/cadvisor-x", lc, sizeof lc, pod, ctr),
+	   "another tool's group has no cgroup label");
+	ok(!rdt_own_labels(o, "/", lc, sizeof lc, pod, ctr), "the root group neither");
+	rdt_own_free(o);
+	ok(!exists("mon_groups/uncored-00000000000000ff") && sync_tree() == 0,
+	   "freed: every group of ours removed");
+	ok(exists("mon_groups/cadvisor-x/tasks") && exists("batch/tasks"),
+	   "another tool's groups untouched");
+	is_str(slurp(strcat(strcpy(p, rdt), "/mon_groups/cadvisor-x/tasks")), "999\n",
+	       "and their tasks as they were");
+
+	/* the pod, with room: labels */
+	c.max_groups = 10;
+	c.patterns = "kubepods.slice/**/cri-containerd-*.scope";
+	o = rdt_own_new(&c, rdt_writer_direct(rdt));
+	rdt_own_pass(o);
+	sync_tree();
+	rdt_own_pass(o);
+	const char *np = name_of(o, k8s);
+	snprintf(p, sizeof p, "mon_groups/%s", np);
+	ok(rdt_own_labels(o, p, lc, sizeof lc, pod, ctr), "the container's group has labels");
+	is_str(lc, k8s, "cgroup");
+	is_str(pod, "1b2c3d4e-0000-1111-2222-333344445555", "pod_uid, with '-'");
+	is_str(ctr, "abc123", "container_id");
+	rdt_own_free(o);
+
+	/* the simulated tree says a mkdir failed: no RMID, then limbo */
+	c.patterns = "system.slice/a.service";
+	o = rdt_own_new(&c, rdt_writer_direct(rdt));
+	rdt_own_pass(o);			/* pass 1: mkdir */
+	free(na);
+	na = strdup(name_of(o, "system.slice/a.service"));
+	snprintf(p, sizeof p, "%s/mon_groups/%s/.mkdir_error", rdt, na);
+	put(p, "ENOSPC\n");
+	rdt_own_pass(o);			/* pass 2: refused */
+	like(page(o, &b), "state=\"no_rmid\"} 1", ".mkdir_error ENOSPC: no RMID");
+	snprintf(p, sizeof p, "mon_groups/%s", na);
+	ok(!exists(p), "the refused directory is removed");
+	for (int i = 3; i <= 6; i++)
+		rdt_own_pass(o);
+	ok(!exists(p), "no RMID: not tried again for 5 passes");
+	rdt_own_pass(o);			/* pass 7: tried again */
+	ok(exists(p), "tried again at the 5th pass");
+	like(page(o, &b), "state=\"no_rmid\"} 1", "keeping its reason until the tree answers");
+	snprintf(p, sizeof p, "%s/mon_groups/%s/.mkdir_error", rdt, na);
+	put(p, "EBUSY\n");
+	rdt_own_pass(o);			/* pass 8: refused again */
+	like(page(o, &b), "state=\"rmid_limbo\"} 1", ".mkdir_error EBUSY: RMIDs in limbo");
+	rdt_own_pass(o);			/* pass 9: limbo: the next pass */
+	snprintf(p, sizeof p, "mon_groups/%s", na);
+	ok(exists(p), "limbo: tried again at the next pass");
+	sync_tree();
+	rdt_own_pass(o);
+	like(page(o, &b), "state=\"grouped\"} 1", "grouped once an RMID is free");
+	rdt_own_free(o);
+	free(na);
+
+	/* no cgroup tree: an error, nothing touched */
+	c.cgroup_root = "/nonexistent/cgroup";
+	o = rdt_own_new(&c, rdt_writer_direct(rdt));
+	is_int(rdt_own_pass(o), -ENOENT, "no cgroup tree: -ENOENT");
+	rdt_own_free(o);
+	c.patterns = "/abs";
+	ok(rdt_own_new(&c, rdt_writer_direct(rdt)) == NULL, "a bad pattern: no manager");
+	buf_free(&b);
+}
+
+static void helper(void)
+{
+	struct rdt_writer *w;
+	char why[256], p[512];
+	pid_t pid;
+	int st;
+
+	if (geteuid() != 0) {
+		printf("ok %d - the privileged helper # SKIP it keeps uid 0: "
+		       "needs root\n", ++tap_n);
+		return;
+	}
+	w = rdt_helper_start(rdt, &pid, why, sizeof why);
+	ok(w != NULL, "helper started (%s)", w ? "" : why);
+	if (!w)
+		return;
+	is_int(rdt_helper_request(w, 'm', "../../x", 0), -EINVAL, "a path: refused");
+	is_int(rdt_helper_request(w, 'm', "cadvisor-x", 0), -EINVAL, "another tool's name: refused");
+	is_int(rdt_helper_request(w, 'r', "cadvisor-x", 0), -EINVAL, "its removal: refused");
+	is_int(rdt_helper_request(w, 'x', "uncored-0123456789abcdef", 0), -EINVAL, "an unknown request: refused");
+	is_int(w->mkgroup(w, "uncored-0123456789abcdef"), 0, "make ours");
+	kernel_files("uncored-0123456789abcdef");
+	is_int(w->move(w, "uncored-0123456789abcdef", 4242), 0, "write a thread");
+	is_str(tasks_of("uncored-0123456789abcdef"), "4242\n", "the thread is in tasks");
+	is_int(w->rmgroup(w, "uncored-0123456789abcdef"), 0, "remove ours");
+	ok(exists("mon_groups/cadvisor-x/tasks"), "another tool's group untouched");
+	snprintf(p, sizeof p, "/proc/%d/status", (int)pid);
+	like(slurp(p), "CapEff:\t0000000000000000", "the helper has no capability");
+	like(slurp(p), "NoNewPrivs:\t1", "and no_new_privs");
+	w->free(w);
+	ok(waitpid(pid, &st, WNOHANG) < 0, "freed: the helper has ended");
+}
+
+int main(void)
+{
+	char p[512];
+
+	snprintf(top, sizeof top, "/tmp/test_resctrl_own.XXXXXX");
+	if (!mkdtemp(top))
+		return 99;
+	snprintf(cg, sizeof cg, "%s/cgroup", top);
+	snprintf(rdt, sizeof rdt, "%s/resctrl", top);
+	snprintf(p, sizeof p, "%s/mon_groups/.keep", rdt);
+	put(p, "");
+	names();
+	manager();
+	snprintf(p, sizeof p, "%s/mon_groups/cadvisor-x/tasks", rdt);
+	put(p, "999\n");
+	helper();
+	snprintf(p, sizeof p, "rm -rf %s", top);
+	if (system(p) != 0)
+		return 99;
+	return tap_done();
+}
