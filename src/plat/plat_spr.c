@@ -9,7 +9,7 @@
  * a type without a name would be "uncore_type_<id>_<box>".  Counters per
  * box and their width come from the table; Intel's data lists counters
  * 0-3 (IRP 0-1, CXLCM 0-7).  Catalog events_spr.c from Intel's SPR and
- * EMR perfmon data.  The kernel's free-running IMC PMU on this part counts
+ * EMR perfmon data (and the CXL events of their experimental files).  The kernel's free-running IMC PMU on this part counts
  * DCLK and queue cycles only (spr_uncore_imc_freerunning_events): DRAM
  * bytes come from the CAS counts.  doc/hardware-notes.md, "Xeon Scalable
  * (skx, icx, spr)".
