@@ -14,7 +14,9 @@
 # IA_MISS_DRD_CXL_ACC, IA_MISS), so a wrong encoding, scale, port or
 # socket gives another answer.  A Linux 6.10 kernel (before the CXL PMUs,
 # commit f8a86a9bb5f7, 6.11): the write family absent with the reason, the
-# reads served.  /api/v1/metrics and /metrics agree.
+# reads served.  /api/v1/metrics and /metrics agree.  gnr from Linux 6.14:
+# reads and writes per port (uncore_cxl_port_read_bytes_total, and the
+# read total per socket their sum), absent on 6.12 with the reason.
 . "${top_srcdir:-.}/tests/lib.sh"
 
 workload() { # KERNEL
@@ -117,6 +119,54 @@ near "$(rate $R 'socket="0"')" 1.28e10 0.02 \
 	"6.10: reads still 1.28e10 B/s on socket 0 (CHA, no CXL PMU needed)"
 ok "$(curl -s "$U/api/v1/metrics" | grep -q cxl_write; [ $? -ne 0 ]; echo $?)" \
 	"6.10: no cxl_write in /api/v1/metrics"
+stop
+
+# ---- gnr (Linux 6.14+): per port both ways, x 64 (no 0.5: PCM's
+# pcm-memory on GNR/SRF).  Reads CXLCM RxC MEM_DATA 0x41/0x10, writes
+# CXLDP TxC AGF M2S_DATA 0x02/0x20; decoys: CXLCM TxC MEM_DATA (spr's
+# write event) and CXLDP 0x02/0x10 at other rates.
+gnr_workload() { # KERNEL
+	cat <<JSON
+{ "platform": "gnr", "sockets": 2, "cha_count": 4, "imc_channels": 4,
+  "upi_links": 2, "perf": { "kernel": "$1" },
+  "phases": [ { "seconds": 3600, "rates": {
+    "s0/cxlcm:0x41:0x10@2": 1.0e8, "s1/cxlcm:0x41:0x10@0": 3.0e7,
+    "s0/cxldp:0x02:0x20@2": 5.0e7, "s1/cxldp:0x02:0x20@3": 2.0e7,
+    "cxlcm:0x02:0x10": 9.0e8, "cxldp:0x02:0x10": 8.0e8,
+    "cxlcm:0x41:0x04": 7.0e8
+  } } ] }
+JSON
+}
+gnr_run() { # NAME KERNEL
+	gnr_workload "$2" >"$T/$1.json"
+	PORT=$(pick_port)
+	U="http://127.0.0.1:$PORT"
+	start_uncored "$T/$1.log" --simulate=gnr --backend=perf \
+		--workload "$T/$1.json" -i 200 -l "127.0.0.1:$PORT" -s ""
+	ok $? "$1: the daemon starts on Linux $2"
+	rate_window "$PORT" 5
+}
+gnr_run g614 6.14.0
+PR=uncore_cxl_port_read_bytes_total
+near "$(rate $PR 'socket="0",port="2"')" 6.4e9 0.02 \
+	"gnr socket 0 port 2: reads 1e8 RxC MEM_DATA/s x 64 = 6.4e9 B/s"
+near "$(rate $PR 'socket="1",port="0"')" 1.92e9 0.02 \
+	"gnr socket 1 port 0: reads 3e7 x 64 = 1.92e9 B/s"
+is "$(rate $PR 'socket="0",port="0"')" 0 "gnr socket 0 port 0: no reads"
+near "$(rate $R 'socket="0"')" 6.4e9 0.02 \
+	"gnr socket 0: the read total is its ports' sum"
+near "$(rate $R 'socket="1"')" 1.92e9 0.02 "gnr socket 1: read total"
+near "$(rate $W 'socket="0",port="2"')" 3.2e9 0.02 \
+	"gnr socket 0 port 2: writes 5e7 M2S_DATA/s x 64 = 3.2e9 B/s"
+near "$(rate $W 'socket="1",port="3"')" 1.28e9 0.02 \
+	"gnr socket 1 port 3: writes 2e7 x 64 = 1.28e9 B/s"
+is "$(rate $W 'socket="1",port="0"')" 0 "gnr socket 1 port 0: no writes"
+stop
+
+gnr_run g612 6.12.0
+is "$(grep -c '^uncore_cxl_' "$T/m1")" 0 "gnr 6.12: no CXL family"
+like "$(cat "$T/g612.log")" "cxlcm (uncore_cxlcm_%u) from Linux 6.14" \
+	"gnr 6.12: the log names the missing PMU and its kernel"
 stop
 
 tap_done
