@@ -719,6 +719,26 @@ static void jw_key(struct buf *b, const char *name, bool first)
 }
 
 /*
+ * Instances of label per in the table from metric m on: the most any of
+ * them has.  Families of different units may share a label (spr's UPI
+ * links and CXL ports are both "port"), with different counts; each
+ * instance's object holds the families that have it.
+ */
+static unsigned per_count(const struct derive_plan *dp,
+			  const struct derived_table *tab, size_t m,
+			  bool gauges_only)
+{
+	unsigned n = 0;
+
+	for (size_t k = m; k < tab->nm; k++)
+		if (tab->m[k].per && !strcmp(tab->m[k].per, tab->m[m].per) &&
+		    (!gauges_only || tab->m[k].type == DM_GAUGE) &&
+		    derive_nper(dp, k) > n)
+			n = derive_nper(dp, k);
+	return n;
+}
+
+/*
  * The derived values vals (a plan's layout) of socket sk that the program
  * produces, as members of so under their JSON keys: gauges (null when the
  * interval has no value) and, unless gauges_only, counters.  Per-instance
@@ -755,7 +775,8 @@ static void add_derived(struct json_object *so, const struct program *p,
 		if (!first)
 			continue;
 		arr = json_object_new_array();
-		for (unsigned in = 0; in < derive_nper(dp, m); in++) {
+		for (unsigned in = 0; in < per_count(dp, tab, m, gauges_only);
+		     in++) {
 			struct json_object *io = NULL;
 
 			for (size_t k = m; k < tab->nm; k++) {
@@ -819,7 +840,7 @@ static void jw_derived(struct buf *b, const struct program *p, unsigned sk,
 				tab->m[o].type != DM_GAUGE;
 		if (!first)
 			continue;
-		for (unsigned in = 0; in < derive_nper(dp, m); in++) {
+		for (unsigned in = 0; in < per_count(dp, tab, m, true); in++) {
 			bool open = false;
 
 			for (size_t k = m; k < tab->nm; k++) {

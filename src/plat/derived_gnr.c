@@ -18,7 +18,12 @@
  * icx/spr; doc/hardware-notes.md says why not UNC_CHA_LLC_LOOKUP.
  * Clock: UNC_CHA_CLOCKTICKS averaged over the CHAs (Intel's
  * uncore_frequency).  UPI: UNC_UPI_TxL_FLITS.ALL_DATA x 64/9 where the
- * kernel has uncore_upi_N (Linux 6.14+).
+ * kernel has uncore_upi_N (Linux 6.14+).  CXL (Linux 6.14+, where the
+ * kernel has uncore_cxlcm_N / uncore_cxldp_N): reads per port from CXLCM
+ * RxC MEM_DATA (0x41/0x10, counters 4-7), writes per port from CXLDP TxC
+ * AGF M2S_DATA (0x02/0x20, counters 0-3), GNR main file; 64 bytes each,
+ * as PCM's pcm-memory.cpp on "BHS" (GNR/SRF) parts, no 0.5 there
+ * (doc/hardware-notes.md, "CXL memory bandwidth").
  */
 #include "config.h"
 
@@ -39,6 +44,8 @@ static const struct derived_src gnr_src[] = {
 	{ "clock", "UNC_CHA_CLOCKTICKS", 1, true, 0 },
 	{ "upi_data", "UNC_UPI_TxL_FLITS.ALL_DATA", XSP_UPI_BYTES_PER_FLIT,
 	  false, 0 },
+	{ "cxl_rd", "UNC_CXLCM_RxC_PACK_BUF_INSERTS.MEM_DATA", 64, false, 0 },
+	{ "cxl_wr", "UNC_CXLDP_TxC_AGF_INSERTS.M2S_DATA", 64, false, 0 },
 };
 
 static const struct derived_metric gnr_m[] = {
@@ -61,6 +68,21 @@ static const struct derived_metric gnr_m[] = {
 	DM_CLOCK_TICKS(XSP_CLOCK_HELP),
 	DM_CLOCK_HERTZ,
 	DM_UPI_LINKS,
+	{ "uncore_cxl_write_bytes_total", "cxl_write_bytes_total",
+	  "Bytes the socket wrote to CXL memory through one CXL port (the "
+	  "port label: uncore_cxldp_N): CXLDP TxC AGF M2S_DATA inserts x 64 "
+	  "(Intel PCM on GNR/SRF).  Linux 6.14+.", "bytes", DM_COUNTER,
+	  "port", { NULL }, { DF_SRC("cxl_wr") } },
+	{ "uncore_cxl_read_bytes_total", "cxl_read_bytes_total",
+	  "Bytes the socket read from CXL memory: CXLCM RxC MEM_DATA "
+	  "packing-buffer inserts x 64, summed over the socket's CXL ports. "
+	  "Linux 6.14+.", "bytes", DM_COUNTER, NULL, { NULL },
+	  { DF_SRC("cxl_rd") } },
+	{ "uncore_cxl_port_read_bytes_total", "cxl_port_read_bytes_total",
+	  "Bytes the socket read from CXL memory through one CXL port (the "
+	  "port label: uncore_cxlcm_N): CXLCM RxC MEM_DATA packing-buffer "
+	  "inserts x 64 (Intel PCM on GNR/SRF).  Linux 6.14+.", "bytes",
+	  DM_COUNTER, "port", { NULL }, { DF_SRC("cxl_rd") } },
 };
 
 const struct derived_table derived_gnr = {

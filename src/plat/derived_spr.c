@@ -13,6 +13,14 @@
 #include "derived.h"
 #include "plat_xsp.h"
 
+/*
+ * CXL writes: PCM scales SPR/EMR's CXLCM TxC MEM_DATA inserts by 0.5
+ * (pcm-memory.cpp CXLBWWrScalingFactor, since commit d2a8e58b "add CXL
+ * metric support", 2023, which gives no reason); uncored follows it
+ * (doc/hardware-notes.md, "CXL memory bandwidth": the decision).
+ */
+#define SPR_CXL_WR_SCALE 0.5
+
 static const struct derived_src spr_src[] = {
 	{ "lookups", "UNC_CHA_TOR_INSERTS.IA", 1, false, 0 },
 	{ "misses", "UNC_CHA_TOR_INSERTS.IA_MISS", 1, false, 0 },
@@ -24,6 +32,9 @@ static const struct derived_src spr_src[] = {
 	{ "upi_data", "UNC_UPI_TxL_FLITS.ALL_DATA", XSP_UPI_BYTES_PER_FLIT,
 	  false, 0 },
 	DS_IIO_PORTS8("in", "IN", XSP_IIO_BYTES_ICX_SPR),
+	{ "cxl_wr", "UNC_CXLCM_TxC_PACK_BUF_INSERTS.MEM_DATA",
+	  64.0 * SPR_CXL_WR_SCALE, false, 0 },
+	{ "cxl_rd", "UNC_CHA_TOR_INSERTS.IA_MISS_CXL_ACC", 64, false, 0 },
 };
 
 static const struct derived_metric spr_m[] = {
@@ -46,6 +57,19 @@ static const struct derived_metric spr_m[] = {
 	DM_UPI_LINKS,
 	DM_IO_BYTES("in"),
 	DM_IO_BW("in"),
+	{ "uncore_cxl_write_bytes_total", "cxl_write_bytes_total",
+	  "Bytes the socket wrote to CXL memory through one CXL port (the "
+	  "port label: uncore_cxlcm_N): CXLCM TxC MEM_DATA packing-buffer "
+	  "inserts x 64 x 0.5 (Intel PCM's CXLBWWrScalingFactor; "
+	  "doc/hardware-notes.md).  Linux 6.11+.", "bytes", DM_COUNTER,
+	  "port", { NULL }, { DF_SRC("cxl_wr") } },
+	{ "uncore_cxl_read_bytes_total", "cxl_read_bytes_total",
+	  "Bytes the socket's cores read from CXL memory: CHA TOR inserts of "
+	  "core requests that missed the LLC and target CXL memory "
+	  "(UNC_CHA_TOR_INSERTS.IA_MISS_CXL_ACC) x 64, summed over the CHAs. "
+	  "Per socket, not per port (SPR/EMR cannot tell ports apart, "
+	  "intel/pcm #572).", "bytes", DM_COUNTER, NULL, { NULL },
+	  { DF_SRC("cxl_rd") } },
 };
 
 const struct derived_table derived_spr = {

@@ -9,7 +9,7 @@
 
 /* Entries: a constant so that the platform can be initialised
  * statically; events_spr.c asserts that it matches. */
-#define SPR_NEVENTS 288
+#define SPR_NEVENTS 375
 
 extern const struct event spr_events[SPR_NEVENTS];
 

@@ -275,6 +275,12 @@ static const char *const gnr_baseline[] = {
 	"UNC_M_CAS_COUNT_SCH0.RD", "UNC_M_CAS_COUNT_SCH1.RD",
 	"UNC_M_CAS_COUNT_SCH0.WR", "UNC_M_CAS_COUNT_SCH1.WR",
 	"UNC_CHA_CLOCKTICKS", "UNC_UPI_TxL_FLITS.ALL_DATA",
+	/* CXL per port (Linux 6.14+): reads CXLCM RxC MEM_DATA 0x41/0x10
+	 * (counters 4-7), writes CXLDP TxC_AGF_INSERTS.M2S_DATA 0x02/0x20
+	 * (counters 0-3); Intel's GNR main file, PCM's choice on GNR/SRF
+	 * (NEXT-PLATFORMS.md 4.1) */
+	"UNC_CXLCM_RxC_PACK_BUF_INSERTS.MEM_DATA",
+	"UNC_CXLDP_TxC_AGF_INSERTS.M2S_DATA",
 	NULL,
 };
 

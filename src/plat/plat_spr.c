@@ -9,7 +9,7 @@
  * a type without a name would be "uncore_type_<id>_<box>".  Counters per
  * box and their width come from the table; Intel's data lists counters
  * 0-3 (IRP 0-1, CXLCM 0-7).  Catalog events_spr.c from Intel's SPR and
- * EMR perfmon data.  The kernel's free-running IMC PMU on this part counts
+ * EMR perfmon data (and the CXL events of their experimental files).  The kernel's free-running IMC PMU on this part counts
  * DCLK and queue cycles only (spr_uncore_imc_freerunning_events): DRAM
  * bytes come from the CAS counts.  doc/hardware-notes.md, "Xeon Scalable
  * (skx, icx, spr)".
@@ -93,10 +93,28 @@ SPR_KPMU(spr_kpmu_m2m, "uncore_m2m_%u", spr_raw_fmt, "spr_uncore_m2m");
 SPR_KPMU(spr_kpmu_upi, "uncore_upi_%u", spr_raw_fmt, "spr_uncore_upi");
 SPR_KPMU(spr_kpmu_m3upi, "uncore_m3upi_%u", spr_raw_fmt,
 	 "spr_uncore_m3upi");
-SPR_KPMU(spr_kpmu_cxlcm, "uncore_cxlcm_%u", spr_raw_fmt,
-	 "spr_uncore_cxlcm");
-SPR_KPMU(spr_kpmu_cxldp, "uncore_cxldp_%u", spr_raw_fmt,
-	 "spr_uncore_cxldp");
+/*
+ * CXLCM and CXLDP: named and given their formats by commit f8a86a9bb5f7
+ * ("perf/x86/intel/uncore: Support HBM and CXL PMON counters", June 2024,
+ * tip perf/core: Linux 6.11, inferred from the merge; shared/data/
+ * NEXT-PLATFORMS.md 4.1).  Before it the discovery code registers them
+ * as uncore_type_12_N / uncore_type_13_N with the generic format, which
+ * uncored does not program by guess: no unit there, absent with the
+ * reason.  spr_uncore_cxlcm_constraints: events 0x02 and 0x05 on
+ * counters 0-3, 0x40-0x43, 0x4b, 0x52 on 4-7 (Intel's Counter lists say
+ * the same, so the catalog's ctr_mask carries it).
+ */
+#define SPR_K_CXL "6.11"
+static const struct perf_unit spr_kpmu_cxlcm = {
+	.pmu = "uncore_cxlcm_%u", .format = spr_raw_fmt, .since = SPR_K_CXL,
+	.source = SRC "spr_uncore_cxlcm, spr_uncore_cxlcm_constraints "
+		  "(commit f8a86a9bb5f7); uncore_discovery.c",
+};
+static const struct perf_unit spr_kpmu_cxldp = {
+	.pmu = "uncore_cxldp_%u", .format = spr_raw_fmt, .since = SPR_K_CXL,
+	.source = SRC "spr_uncore_cxldp (commit f8a86a9bb5f7); "
+		  "uncore_discovery.c",
+};
 static const struct perf_unit spr_kpmu_imc = {
 	.pmu = "uncore_imc_%u", .format = spr_raw_fmt,
 	.events = spr_imc_events,
@@ -148,12 +166,12 @@ static const struct unit_type spr_pcu = {
 		 8, spr_kpmu_pcu),
 };
 static const struct unit_type spr_cxlcm = {
-	XSP_PROG("cxlcm", "CXL cache/memory unit", SRC "spr_uncore_cxlcm", 4,
-		 8, 32, spr_kpmu_cxlcm),
+	XSP_PROG("cxlcm", "CXL cache/memory unit, per CXL port (Linux 6.11+)",
+		 SRC "spr_uncore_cxlcm", 4, 8, 32, spr_kpmu_cxlcm),
 };
 static const struct unit_type spr_cxldp = {
-	XSP_PROG("cxldp", "CXL data path unit", SRC "spr_uncore_cxldp", 4, 4,
-		 32, spr_kpmu_cxldp),
+	XSP_PROG("cxldp", "CXL data path unit, per CXL port (Linux 6.11+)",
+		 SRC "spr_uncore_cxldp", 4, 4, 32, spr_kpmu_cxldp),
 };
 
 static const struct unit_type *const spr_units[] = {
@@ -170,11 +188,23 @@ static const struct cpu_match spr_cpus[] = {
 	{ 0, 0, 0, 0 },
 };
 
+/*
+ * CXL (doc/hardware-notes.md, "CXL memory bandwidth"): writes per port
+ * from each CXLCM's TxC MEM_DATA packing-buffer inserts (Intel's SPR/EMR
+ * experimental files, 0x02/0x10, counters 0-3); reads per socket from
+ * the one CHA counter the three CHA events above leave: the TOR inserts
+ * of every core request that missed the LLC and targets CXL memory
+ * (UNC_CHA_TOR_INSERTS.IA_MISS_CXL_ACC 0x35/0x01, UMaskExt 0x10C00182,
+ * the same experimental files), which holds the 8 request types PCM sums
+ * in one event.
+ */
 static const char *const spr_baseline[] = {
 	"UNC_CHA_TOR_INSERTS.IA", "UNC_CHA_TOR_INSERTS.IA_MISS",
 	"UNC_M_CAS_COUNT.RD", "UNC_M_CAS_COUNT.WR", "UNC_CHA_CLOCKTICKS",
 	"UNC_UPI_TxL_FLITS.ALL_DATA",
 	XSP_IIO_PORTS8("IN"),
+	"UNC_CXLCM_TxC_PACK_BUF_INSERTS.MEM_DATA",
+	"UNC_CHA_TOR_INSERTS.IA_MISS_CXL_ACC",
 	NULL,
 };
 
