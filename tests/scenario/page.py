@@ -395,11 +395,26 @@ def sockets(b, res, name, expect):
                   (name, sk, e["links"], e.get("upi", 0)), g)
 
 
+def sampler_stalls(url):
+    """How many times consecutive samples in the daemon's ring are more
+    than 3 sampling intervals + 0.5 s apart (the page's rule for a gap)."""
+    get = lambda path: json.load(urllib.request.urlopen(url.rstrip("/") + path, timeout=10))
+    iv = get("/api/v1/status")["interval_ms"] / 1000
+    t = [x["time"] for x in get("/api/v1/samples?deltas=0&limit=3600")["samples"]]
+    return sum(1 for a, b in zip(t, t[1:]) if b - a > 3 * iv + 0.5)
+
+
 def rdt_check(b, res, name, sk, e):
     """The resctrl table of socket sk: the workload groups, highest rate
-    first, within 5 %% (the simulated tree is synced every 50 ms, the
-    reader passes every 2 s), and the share they explain.  e: {"groups":
-    [[name, GB/s], ...], "share": percent}."""
+    first, their rates and the share they explain.  The simulated tree is
+    synced by another process on the simulated clock: on a loaded machine
+    its syncs come late and unevenly, and a rate between two of the
+    reader's passes is off by as much as a sync is late - for every group
+    alike, unless a sync falls between two groups' reads of one pass.  So
+    the ratios between groups are close (10 %%), the rates only near (50
+    %%: a unit or scale error is 1000 %%), and the share must be what the
+    page's own figures give.  e: {"groups": [[name, GB/s], ...],
+    "share": percent}."""
     got = b.wait("(() => { const s = %s.sockets[%d]; return s && s.rdt.length === %d && "
                  "s.rdt.every((r) => !isNaN(r[1])) && s.rdt_note && "
                  "s.rdt_note.startsWith('The groups explain') ? s : null; })()"
@@ -412,11 +427,26 @@ def rdt_check(b, res, name, sk, e):
     res.check(names == [g[0] for g in e["groups"]],
               "%s s%d: resctrl groups, heaviest first: %s" % (name, sk, [g[0] for g in e["groups"]]),
               names)
+    first = got["rdt"][0][1]
     for (gn, gbs), r in zip(e["groups"], got["rdt"]):
-        res.near(r[1], gbs, 0.05, "%s s%d: resctrl group %s %.2f GB/s" % (name, sk, gn, gbs))
-    m = re.search(r"explain ([0-9.]+) %", got["rdt_note"])
-    res.near(float(m.group(1)) if m else float("nan"), e["share"], 0.05,
-             "%s s%d: the groups explain %.1f %% of the DRAM bandwidth" % (name, sk, e["share"]))
+        res.near(r[1], gbs, 0.5, "%s s%d: resctrl group %s near %.2f GB/s" % (name, sk, gn, gbs))
+        if gn != e["groups"][0][0] and first:
+            res.near(r[1] / first, gbs / e["groups"][0][1], 0.1,
+                     "%s s%d: %s at %.3f of %s's rate" %
+                     (name, sk, gn, gbs / e["groups"][0][1], e["groups"][0][0]))
+    m = re.search(r"explain ([0-9.]+) % .*\(([0-9.]+) of ([0-9.]+) GB/s\)", got["rdt_note"])
+    res.check(bool(m), "%s s%d: the share note has its figures" % (name, sk), got["rdt_note"])
+    if not m:
+        return
+    share, part, whole = float(m.group(1)), float(m.group(2)), float(m.group(3))
+    res.near(part, sum(r[1] for r in got["rdt"]), 0.02,
+             "%s s%d: the explained bytes are the groups' sum" % (name, sk))
+    res.near(share, 100 * part / whole, 0.02,
+             "%s s%d: the share is that sum over the DRAM bandwidth" % (name, sk))
+    res.near(whole, got["tot"], 0.02,
+             "%s s%d: ... the DRAM total of the socket's card" % (name, sk))
+    res.near(share, e["share"], 0.5,
+             "%s s%d: the groups explain near %.1f %% of the DRAM bandwidth" % (name, sk, e["share"]))
 
 
 def stall(b, res, a):
@@ -531,7 +561,14 @@ def main():
                   "the chart's text summary spans both phases", d["crd"]["stats"])
         res.check(d["crd"]["points"] > seen[0][1]["crd"]["points"] if seen else False,
                   "the chart gains points as samples arrive", d["crd"])
-        res.check(d["crd"]["runs"] == 1, "no gap while every sample is valid", d["crd"])
+        # The page breaks a line where ticks are more than 3 intervals
+        # + 0.5 s apart: a stalled sampler, which a loaded machine can
+        # cause.  Those stalls are read from the ring itself; any other
+        # break would be a gap the page invented.
+        stalls = sampler_stalls(a.url)
+        res.check(d["crd"]["runs"] <= 1 + stalls,
+                  "no gap while every sample is valid (the ring shows %d stall%s of "
+                  "the sampler)" % (stalls, "" if stalls == 1 else "s"), d["crd"])
         res.check(d["banner"] == "", "no banner while healthy", d["banner"])
         res.check("live" in d["live"], "the status line says live", d["live"])
         ax = b.js("""(() => { const c = document.querySelector('#s0-rd svg.chart');
