@@ -82,8 +82,8 @@ static int empty_tree(int dfd, int depth)
 	while (r == 0 && (de = readdir(d))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		if (unlinkat(dirfd(d), de->d_name, 0) == 0)
-			continue;
+		if (unlinkat(dirfd(d), de->d_name, 0) == 0 || errno == ENOENT)
+			continue;	/* ENOENT: renamed away meanwhile */
 		if (errno != EISDIR || depth > 8) {
 			r = -errno;
 			break;
@@ -111,16 +111,21 @@ static int d_rmgroup(struct rdt_writer *w, const char *name)
 
 	if (r < 0)
 		return r;
-	if (rmdir(p) == 0)
-		return 0;
-	if (errno != ENOTEMPTY && errno != EEXIST)
-		return -errno;
-	fd = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return -errno;
-	if ((r = empty_tree(fd, 0)) < 0)
-		return r;
-	return rmdir(p) < 0 ? -errno : 0;
+	/* a few times: the simulator may write a file between the emptying
+	 * and the rmdir (it did, under TSan) */
+	for (int i = 0; i < 10; i++) {
+		if (rmdir(p) == 0)
+			return 0;
+		if (errno != ENOTEMPTY && errno != EEXIST)
+			return -errno;
+		fd = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+		if (fd < 0)
+			return errno == ENOENT ? 0 : -errno;
+		r = empty_tree(fd, 0);
+		if (r < 0 && r != -ENOENT && r != -ENOTEMPTY && r != -EEXIST)
+			return r;
+	}
+	return -ENOTEMPTY;
 }
 
 /*
@@ -794,8 +799,13 @@ void rdt_own_free(struct rdt_own *o)
 	if (!o)
 		return;
 	for (size_t i = 0; i < o->n; i++) {
-		if (o->e[i].made && o->w)
-			o->w->rmgroup(o->w, o->e[i].name);
+		int r = o->e[i].made && o->w ? o->w->rmgroup(o->w, o->e[i].name)
+					     : 0;
+
+		if (r < 0 && r != -ENOENT)
+			log_warnx("resctrl: cannot remove mon_groups/%s (cgroup "
+				  "%s) at stop: %s", o->e[i].name, o->e[i].cgroup,
+				  strerror(-r));
 		ent_free(&o->e[i]);
 	}
 	free(o->e);

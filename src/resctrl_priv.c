@@ -20,11 +20,14 @@
 
 #include <cap-ng.h>
 
+#include "log.h"
 #include "resctrl_priv.h"
 
-/* How long the daemon waits for an answer (a mkdir under resctrl's
- * mutex is quick; a hung helper must not stop the resctrl thread). */
-#define HELPER_TIMEOUT_MS	5000
+/* How long the daemon waits for an answer: a mkdir under resctrl's
+ * mutex takes microseconds, but a sanitizer build of the helper on a
+ * loaded machine is slow, and once given up on, the helper is gone for
+ * good; a hung helper must not stop the resctrl thread for longer. */
+#define HELPER_TIMEOUT_MS	15000
 
 /* One request; the answer is an int32_t, 0 or -errno. */
 struct req {
@@ -153,8 +156,15 @@ int rdt_helper_request(struct rdt_writer *w, char op, const char *name,
 	if (r == -EPIPE || r == -ETIMEDOUT || r == -ECONNRESET) {
 		/* the helper is gone or stuck: every later write fails at
 		 * once, counted as errors, and the daemon goes on */
-		close(h->sk);
-		h->sk = -1;
+		if (h->sk >= 0) {
+			log_warnx("resctrl: the helper (pid %d) %s: uncored's "
+				  "groups can no longer be made, changed or "
+				  "removed until uncored restarts", (int)h->pid,
+				  r == -ETIMEDOUT ? "gave no answer in 15 s"
+						  : "has ended");
+			close(h->sk);
+			h->sk = -1;
+		}
 		r = -EPIPE;
 	}
 	pthread_mutex_unlock(&h->mu);

@@ -167,7 +167,10 @@ fi
 kill -TERM "$UPID"
 wait "$UPID"
 is "$?" 0 "SIGTERM: exit 0"
-is "$(ls "$R/mon_groups" | grep -c '^uncored-')" 0 "every group of uncored's is removed at stop"
+left=$(ls "$R/mon_groups" | grep -c '^uncored-')
+is "$left" 0 "every group of uncored's is removed at stop"
+[ "$left" = 0 ] || { ls -la "$R/mon_groups"; tail -15 "$T/log"; } | sed 's/^/#   /'
+
 ok "$([ -e "$R/mon_groups/cadvisor-x/tasks" ] && [ -e "$R/batch/tasks" ]; echo $?)" \
 	"another tool's groups remain"
 
@@ -205,7 +208,10 @@ is "$(metric_now "$PORT" uncore_resctrl_cgroups 'state="no_rmid"') $(metric_now 
 	"1 2" "steady: tried again every 5 passes, it keeps its reason"
 kill -TERM "$UPID"
 wait "$UPID"
-is "$(ls "$R/mon_groups" | grep -c '^uncored-')" 0 "every group removed at stop"
+left=$(ls "$R/mon_groups" | grep -c '^uncored-')
+is "$left" 0 "every group removed at stop"
+[ "$left" = 0 ] || { ls -la "$R/mon_groups"; tail -15 "$T/log2"; } | sed 's/^/#   /'
+
 
 # a bad pattern is a configuration error that says which
 printf '[resctrl]\ncgroups = system.slice/*.service, /abs\n' >"$T/bad.conf"
