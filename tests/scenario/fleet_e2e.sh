@@ -223,7 +223,7 @@ daemon_up() {
 }
 daemon_up a --path.resctrl "$T/a-rdt/sys/fs/resctrl" --path.sysfs "$T/a-rdt/sys"
 A=127.0.0.1:$PORT PID_a=$UPID
-"$top_builddir/uncore-sim" -w "$T/a.json" -s "$T/a.state" -i 0.5 resctrl "$T/a-rdt" \
+"$top_builddir/uncore-sim" -w "$T/a.json" -s "$T/a.state" -i 0.1 resctrl "$T/a-rdt" \
 	>"$T/a-rdt.log" 2>&1 &
 tap_cleanup_pid $!
 wait_for "daemon a's resctrl tree" 60 metric_is "${A#*:}" uncore_resctrl_available "" 1
@@ -248,6 +248,13 @@ claim=$(jq -r '.id // empty' "$T/claim.json")
 # ---- Prometheus with the shipped rules, windows shortened --------------------
 I=0.05 L=0.5 W=20 S=1
 TOL=$(awk -v i=$I -v l=$L -v w=$W -v s=$S 'BEGIN { printf "%.4f", (i + l) / (w - 2 * s) }')
+# resctrl's values pass through two more stages: the simulated tree is
+# synced every RS s by another process, and the daemon reads it every
+# RI s; a value is up to RS + RI older than the tick that reports it.
+# Under the issue-27 load (clean-clone .ci/run of b069e4e) a 3 % bound
+# failed at 6 %.
+RS=0.1 RI=1
+RTOL=$(awk -v i=$I -v l=$L -v a=$RS -v b=$RI -v w=$W -v s=$S 'BEGIN { printf "%.4f", (i + l + a + b) / (w - 2 * s) }')
 sed -E -e "s/\\[[0-9]+m\\]/[${W}s]/g" -e 's/for: [0-9]+m/for: 0s/' "$RULES" \
 	>"$T/uncored.rules.yml"
 is "$(grep -cE '\[[0-9]+m\]|for: [1-9]' "$T/uncored.rules.yml")" 0 \
@@ -334,10 +341,10 @@ for sk in 0 1; do
 	check_daemon "$E" e 9.6e9 0.8 2.4e9 $sk
 	check_daemon "$F" f 11.52e9 0.75 "" $sk
 done
-near "$(val "instance_socket:uncore_resctrl_workload_bytes:rate1m{instance=\"$A\",socket=\"0\"}")" 4e9 "$TOL" \
+near "$(val "instance_socket:uncore_resctrl_workload_bytes:rate1m{instance=\"$A\",socket=\"0\"}")" 4e9 "$RTOL" \
 	"daemon a: the resctrl workload groups (web, db) move 4e9 bytes/s"
 near "$(val "instance_socket:uncore_resctrl_workload_bytes:ratio_rate1m{instance=\"$A\",socket=\"0\"}")" \
-	"$(awk 'BEGIN { print 4e9 / 19.2e9 }')" "$TOL" \
+	"$(awk 'BEGIN { print 4e9 / 19.2e9 }')" "$RTOL" \
 	"daemon a: they explain 4e9 / 19.2e9 of the socket's DRAM bytes"
 near "$(val "rate(uncore_claim_events_total{instance=\"$A\",claim=\"$claim\",event=\"DRAM_GT_REQUESTS\"}[${W}s])")" \
 	4e7 "$TOL" "daemon a: the exported claim counts its workload's 4e7 GT requests/s"
@@ -376,7 +383,9 @@ fams=$(q 'group by (__name__) ({__name__=~"uncore_.+_total"})' |
 ok $? "the fleet exports $(echo "$fams" | wc -w) derived counter families"
 for f in $fams; do
 	if want=$(fam_expect "$f"); then
-		near "$(val "sum(rate($f[${W}s]))")" "$want" "$TOL" \
+		tol=$TOL
+		case $f in uncore_resctrl_*) tol=$RTOL ;; esac
+		near "$(val "sum(rate($f[${W}s]))")" "$want" "$tol" \
 			"sum(rate($f)) over the fleet = $want, the sum of its workload rates"
 	else
 		ok 1 "counter family $f has an expected workload rate in this test"
