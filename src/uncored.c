@@ -1707,6 +1707,30 @@ static void announce(const struct daemon *d, const struct conf *conf,
 		   conf->interval_ms);
 }
 
+/* Says which signal stops the daemon and who sent it: an operator (or a
+ * test) finding a daemon stopped learns by whom, from the log alone. */
+static void log_stop_signal(const struct signalfd_siginfo *si)
+{
+	char path[64], comm[32] = "";
+	FILE *f;
+
+	if (si->ssi_code != SI_USER && si->ssi_code != SI_QUEUE) {
+		/* the kernel's own (a terminal's ^C), no sender */
+		log_info("%s: stopping", strsignal((int)si->ssi_signo));
+		return;
+	}
+	snprintf(path, sizeof(path), "/proc/%u/comm", (unsigned)si->ssi_pid);
+	if ((f = fopen(path, "re"))) {
+		if (!fgets(comm, sizeof(comm), f))
+			comm[0] = '\0';
+		comm[strcspn(comm, "\n")] = '\0';
+		fclose(f);
+	}
+	log_info("%s (from pid %u \"%s\", uid %u): stopping",
+		 strsignal((int)si->ssi_signo), (unsigned)si->ssi_pid,
+		 comm[0] ? comm : "?", (unsigned)si->ssi_uid);
+}
+
 /*
  * Until SIGTERM or SIGINT: SIGHUP reloads, and the systemd watchdog is
  * petted only while the sampler ticks (within 3 intervals).
@@ -1741,7 +1765,7 @@ static void serve(struct daemon *d, const struct options *o,
 		if (si.ssi_signo == SIGHUP) {
 			reload(d, o, conf, web);
 		} else if (si.ssi_signo == SIGTERM || si.ssi_signo == SIGINT) {
-			log_info("%s: stopping", strsignal((int)si.ssi_signo));
+			log_stop_signal(&si);
 			stop = true;
 		}
 	}
@@ -1895,7 +1919,7 @@ static int serve_unavailable(struct daemon *d, struct conf *conf,
 				  "reload; restart uncored to look for the "
 				  "counters again");
 		else if (si.ssi_signo == SIGTERM || si.ssi_signo == SIGINT) {
-			log_info("%s: stopping", strsignal((int)si.ssi_signo));
+			log_stop_signal(&si);
 			stop = true;
 		}
 	}

@@ -167,6 +167,7 @@ fi
 kill -TERM "$UPID"
 wait "$UPID"
 is "$?" 0 "SIGTERM: exit 0"
+like "$(cat "$T/log")" "Terminated (from pid $$ " "the stop is logged with its sender (this test, pid $$)"
 left=$(ls "$R/mon_groups" | grep -c '^uncored-')
 is "$left" 0 "every group of uncored's is removed at stop"
 [ "$left" = 0 ] || { ls -la "$R/mon_groups"; tail -15 "$T/log"; } | sed 's/^/#   /'
