@@ -17,11 +17,22 @@ _tap_n=0
 _tap_failed=0
 _tap_pids=
 
-tap_cleanup_pid() { _tap_pids="$_tap_pids $1"; }
+# A pid is registered with its process's start time (/proc/PID/stat,
+# field 22) and killed at exit only if the process holding it then is the
+# same one.  A pid the test has already stopped and waited for is free:
+# with pid_max 32768 and four suites forking at once it wraps within
+# minutes, and a bare `kill PID` at exit would stop another test's daemon
+# or child (seen as a daemon ending on its own, "stopping" at SIGTERM).
+_tap_start() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f20; }
+tap_cleanup_pid() { _tap_pids="$_tap_pids $1:$(_tap_start "$1")"; }
 
 _tap_exit() {
-	for p in $_tap_pids; do kill "$p" 2>/dev/null; done
-	for p in $_tap_pids; do wait "$p" 2>/dev/null; done
+	for e in $_tap_pids; do
+		p=${e%%:*}
+		[ -n "${e#*:}" ] && [ "$(_tap_start "$p")" = "${e#*:}" ] &&
+			kill "$p" 2>/dev/null
+	done
+	for e in $_tap_pids; do wait "${e%%:*}" 2>/dev/null; done
 	rm -rf "$T"
 }
 trap _tap_exit EXIT
