@@ -19,6 +19,12 @@
 #include "pmu.h"
 #include "sampler.h"
 
+/* The daemon's exit statuses besides 0 and 1 (uncored(8), --help). */
+#define EXIT_CPU 2		/* unsupported CPU */
+#define EXIT_BUSY 3		/* the PMU is in use by another agent */
+#define EXIT_KERNEL 4		/* the kernel forbids programming it */
+#define EXIT_USAGE 64		/* command-line usage */
+
 struct skern;
 
 struct daemon {

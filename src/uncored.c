@@ -1,6 +1,7 @@
 /*
- * uncored.c - main: command line, configuration, start-up, signals,
- * systemd notification, reload and clean shutdown.
+ * uncored.c - main: configuration, start-up, signals, systemd
+ * notification, reload and clean shutdown.  The command line is cli.c's,
+ * the owner file owner.c's.
  *
  * Start-up is the only place that may end the process.  Its order
  * follows the least-privilege rule: open the hardware and the listeners
@@ -23,12 +24,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,11 +42,13 @@
 #include "backend.h"
 #include "build-info.h"
 #include "claims.h"
+#include "cli.h"
 #include "conf.h"
 #include "daemon.h"
 #include "expo.h"
 #include "http.h"
 #include "log.h"
+#include "owner.h"
 #include "plat/plat_generic.h"
 #include "plat/plat_sim.h"
 #include "priv.h"
@@ -59,296 +60,7 @@
 #include "selftest.h"
 #include "unavail.h"
 
-#define EXIT_CPU 2
-#define EXIT_BUSY 3
-#define EXIT_KERNEL 4
-#define EXIT_USAGE 64
-#define DEFAULT_CONF SYSCONFDIR "/uncored/uncored.conf"
 
-struct options {
-	const char *conf_path;
-	bool conf_given;
-	bool simulate;
-	const char *sim_platform;
-	const char *workload;
-	const char *sim_state;
-	const char *listen[CONF_MAX_LISTEN];
-	unsigned nlisten;
-	const char *control_socket;
-	const char *web_config;
-	unsigned interval_ms;
-	bool foreground;
-	bool check_only;
-	bool self_test;
-	const char *log_level;
-	const char *log_format;		/* auto (NULL), journal or text */
-	const char *user;
-	const char *backend;		/* --backend */
-	const char *sysfs;		/* --path.sysfs */
-	const char *resctrl;		/* --path.resctrl */
-	const char *unavailable;	/* --unavailable */
-};
-
-static void usage(FILE *f)
-{
-	char plats[128];
-
-	plat_list(plats, sizeof(plats), false);
-	fprintf(f,
-		"usage: uncored [OPTIONS]\n"
-		"\n"
-		"Owns the Intel uncore PMU, samples it into a ring buffer and serves\n"
-		"Prometheus metrics and a JSON API over HTTP.\n"
-		"\n"
-		"  -c, --config FILE         configuration (default " DEFAULT_CONF ")\n"
-		"      --simulate[=P]        run on the simulator of platform P\n"
-		"                            (%s; default: %s, or the\n"
-		"                            workload's platform)\n"
-		"      --workload FILE       simulator workload (JSON)\n"
-		"      --sim-state FILE      keep simulated registers in FILE (shared,\n"
-		"                            survives restarts)\n"
-		"      --backend=B           how to reach the counters: auto (default;\n"
-		"                            direct where the daemon can program the\n"
-		"                            PMU, else perf), direct (MSR, PCI, MMIO)\n"
-		"                            or perf (the kernel's uncore PMUs);\n"
-		"                            replaces [daemon] backend\n"
-		"      --path.sysfs DIR      where perf finds the kernel's PMUs and\n"
-		"                            intel_uncore_frequency (default /sys);\n"
-		"                            replaces [daemon] sysfs\n"
-		"      --path.resctrl DIR    read resctrl monitoring groups there\n"
-		"                            (per-group memory bandwidth, LLC\n"
-		"                            occupancy); sets [resctrl] path and\n"
-		"                            enabled\n"
-		"      --unavailable=exit|serve  where nothing can be counted\n"
-		"                            (unsupported CPU, no uncore PMU, no\n"
-		"                            capability): exit 2 or 4 (default), or\n"
-		"                            keep serving /metrics with\n"
-		"                            uncored_counting_available 0 and the\n"
-		"                            reason; replaces [daemon] unavailable\n"
-		"  -l, --listen ADDR:PORT    TCP listener (repeatable; \"none\" for none);\n"
-		"                            replaces [http] listen\n"
-		"  -s, --control-socket PATH Unix control socket (\"\" for none)\n"
-		"      --web-config FILE     TLS and basic auth for the TCP listeners\n"
-		"                            (exporters' web config YAML; \"\" for none);\n"
-		"                            replaces [http] web_config\n"
-		"  -i, --interval MS         sampling interval in milliseconds\n"
-		"      --log-level LEVEL     error, warning, notice, info or debug\n"
-		"      --log-format FORMAT   journal (<N> prefixes), text (time and\n"
-		"                            level) or auto (journal when stderr\n"
-		"                            is the journal's stream; default)\n"
-		"  -u, --user USER           run as USER once the devices are open\n"
-		"                            (default uncored; started as root only)\n"
-		"  -f, --foreground          stay in the foreground (uncored never\n"
-		"                            detaches; accepted for compatibility)\n"
-		"  -n, --check-config        validate the configuration and exit 0/1\n"
-		"      --list-platforms      the supported platforms: CPUs, backends and\n"
-		"                            where each was checked, and \"generic\"\n"
-		"                            (a CPU no table knows: the kernel's\n"
-		"                            own uncore events); exit\n"
-		"      --self-test           check the machine's uncore PMU under a\n"
-		"                            known load; prints a table, exits 0/1\n"
-		"  -V, --version             print the version\n"
-		"  -h, --help                this text\n"
-		"\n"
-		"Command-line options override the configuration file.\n"
-		"Exit status: 0 ok, 1 error, 2 unsupported CPU, 3 PMU in use,\n"
-		"4 kernel forbids PMU programming, 64 usage.\n",
-		plats, PLAT_SIM_DEFAULT->id);
-}
-
-static void print_version(void)
-{
-	printf("uncored %s (revision %s, built %s)\n", PACKAGE_VERSION,
-	       UNCORED_REVISION, UNCORED_BUILD_DATE);
-}
-
-/* The CPU models of p as "family 0x19 models 0x10-0x1f, 0xa0-0xaf":
- * consecutive models of one family without steppings as ranges. */
-static void print_cpus(const struct platform *p)
-{
-	const struct cpu_match *c = p->cpus;
-	unsigned fam = ~0u;
-
-	printf("%s", p->vendor ? p->vendor : "GenuineIntel");
-	while (c->family || c->model) {
-		const struct cpu_match *e = c;
-
-		while (!c->step_lo && !c->step_hi && (e + 1)->family == c->family &&
-		       (e + 1)->model == e->model + 1 && !(e + 1)->step_lo &&
-		       !(e + 1)->step_hi)
-			e++;
-		if (c->family != fam)
-			printf("%s family 0x%x model", fam == ~0u ? "" : ";",
-			       c->family);
-		else
-			printf(",");
-		fam = c->family;
-		printf(" 0x%02x", c->model);
-		if (e != c)
-			printf("-0x%02x", e->model);
-		if (c->step_lo || c->step_hi)
-			printf(" (stepping %u-%u)", c->step_lo, c->step_hi);
-		c = e + 1;
-	}
-}
-
-/* --list-platforms: one paragraph per platform, from its table. */
-static void list_platforms(void)
-{
-	for (unsigned i = 0; plat_all[i]; i++) {
-		const struct platform *p = plat_all[i];
-		unsigned be = p->backends ? p->backends : PLAT_BE_DIRECT;
-
-		printf("%s\t%s\n\tCPUs: ", p->id, p->name);
-		print_cpus(p);
-		printf("\n\tbackends: %s%s%s\n\tchecked: %s\n",
-		       be & PLAT_BE_DIRECT ? "direct" : "",
-		       (be & PLAT_BE_DIRECT) && (be & PLAT_BE_PERF) ? ", " : "",
-		       be & PLAT_BE_PERF ? "perf" : "",
-		       p->checked ? p->checked : "on the simulator only "
-		       "(direct registers and/or the simulated kernel)");
-	}
-	/* not a table: built from the kernel at start-up (plat_generic.h) */
-	fputs(plat_generic_listing, stdout);
-}
-
-static unsigned parse_uint(const char *opt, const char *s, unsigned min,
-			   unsigned max)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (!*s || *s == '-' || *end || errno || v < min || v > max) {
-		fprintf(stderr, "uncored: %s: \"%s\" is not an integer in "
-			"%u..%u\n", opt, s, min, max);
-		exit(EXIT_USAGE);
-	}
-	return (unsigned)v;
-}
-
-enum { OPT_SIM = 256, OPT_WL, OPT_STATE, OPT_LOG, OPT_LOGFMT, OPT_SELFTEST,
-       OPT_WEB, OPT_BACKEND, OPT_SYSFS, OPT_LIST, OPT_UNAVAIL,
-       OPT_RESCTRL };
-
-/* "uncored: ...", and exit status 64. */
-static void usage_exit(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2), noreturn));
-static void usage_exit(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("uncored: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(EXIT_USAGE);
-}
-
-/* The value of an option that has a grammar of its own, checked. */
-static const char *checked(int c, const char *arg)
-{
-	enum backend_want w;
-	char plats[256];
-
-	if (c == OPT_SIM && arg && !plat_by_id(arg))
-		usage_exit("--simulate=%s: unknown platform (supported: %s)",
-			   arg, plat_list(plats, sizeof(plats), false));
-	if (c == OPT_BACKEND && backend_parse(arg, &w) < 0)
-		usage_exit("--backend: \"%s\" is not one of auto, direct, perf",
-			   arg);
-	if (c == OPT_UNAVAIL && strcmp(arg, "exit") != 0 &&
-	    strcmp(arg, "serve") != 0)
-		usage_exit("--unavailable: \"%s\" is not one of exit, serve",
-			   arg);
-	if (c == OPT_SYSFS && arg[0] != '/')
-		usage_exit("--path.sysfs: \"%s\" is not an absolute path", arg);
-	if (c == OPT_RESCTRL && arg[0] != '/')
-		usage_exit("--path.resctrl: \"%s\" is not an absolute path",
-			   arg);
-	if (c == OPT_LOGFMT && strcmp(arg, "auto") != 0 &&
-	    strcmp(arg, "journal") != 0 && strcmp(arg, "text") != 0)
-		usage_exit("--log-format: \"%s\" is not one of auto, journal, "
-			   "text", arg);
-	return arg;
-}
-
-/* One option c (getopt_long's answer) into o. */
-static void take_option(struct options *o, int c)
-{
-	switch (c) {
-	case 'c': o->conf_path = optarg; o->conf_given = true; break;
-	case OPT_SIM:
-		o->simulate = true;
-		o->sim_platform = checked(c, optarg);
-		break;
-	case OPT_WL: o->workload = optarg; break;
-	case OPT_STATE: o->sim_state = optarg; break;
-	case OPT_BACKEND: o->backend = checked(c, optarg); break;
-	case OPT_SYSFS: o->sysfs = checked(c, optarg); break;
-	case OPT_RESCTRL: o->resctrl = checked(c, optarg); break;
-	case OPT_UNAVAIL: o->unavailable = checked(c, optarg); break;
-	case OPT_LIST: list_platforms(); exit(0);
-	case 'l':
-		if (o->nlisten == CONF_MAX_LISTEN)
-			usage_exit("at most %d --listen", CONF_MAX_LISTEN);
-		o->listen[o->nlisten++] = optarg;
-		break;
-	case 's': o->control_socket = optarg; break;
-	case OPT_WEB: o->web_config = optarg; break;
-	case 'i': o->interval_ms = parse_uint("--interval", optarg, 10, 60000); break;
-	case OPT_LOG: o->log_level = optarg; break;
-	case OPT_LOGFMT: o->log_format = checked(c, optarg); break;
-	case 'u': o->user = optarg; break;
-	case 'f': o->foreground = true; break;
-	case 'n': o->check_only = true; break;
-	case OPT_SELFTEST: o->self_test = true; break;
-	case 'V': print_version(); exit(0);
-	case 'h': usage(stdout); exit(0);
-	default: usage(stderr); exit(EXIT_USAGE);
-	}
-}
-
-static void parse_args(int argc, char **argv, struct options *o)
-{
-	static const struct option lopts[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "simulate", optional_argument, NULL, OPT_SIM },
-		{ "workload", required_argument, NULL, OPT_WL },
-		{ "sim-state", required_argument, NULL, OPT_STATE },
-		{ "backend", required_argument, NULL, OPT_BACKEND },
-		{ "path.sysfs", required_argument, NULL, OPT_SYSFS },
-		{ "path.resctrl", required_argument, NULL, OPT_RESCTRL },
-		{ "unavailable", required_argument, NULL, OPT_UNAVAIL },
-		{ "list-platforms", no_argument, NULL, OPT_LIST },
-		{ "listen", required_argument, NULL, 'l' },
-		{ "control-socket", required_argument, NULL, 's' },
-		{ "web-config", required_argument, NULL, OPT_WEB },
-		{ "interval", required_argument, NULL, 'i' },
-		{ "log-level", required_argument, NULL, OPT_LOG },
-		{ "log-format", required_argument, NULL, OPT_LOGFMT },
-		{ "user", required_argument, NULL, 'u' },
-		{ "foreground", no_argument, NULL, 'f' },
-		{ "check-config", no_argument, NULL, 'n' },
-		{ "self-test", no_argument, NULL, OPT_SELFTEST },
-		{ "version", no_argument, NULL, 'V' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
-
-	memset(o, 0, sizeof(*o));
-	o->conf_path = DEFAULT_CONF;
-	while ((c = getopt_long(argc, argv, "c:l:s:i:u:fnVh", lopts, NULL)) != -1)
-		take_option(o, c);
-	if (optind < argc) {
-		fprintf(stderr, "uncored: unexpected argument \"%s\"\n", argv[optind]);
-		usage(stderr);
-		exit(EXIT_USAGE);
-	}
-}
 
 /* [sim] platform set in the file runs the daemon on the simulator, as
  * --simulate does; --simulate=P overrides the file's platform. */
@@ -646,170 +358,6 @@ static struct sampler_cfg sampler_cfg_of(const struct conf *c)
 	};
 }
 
-/* ---- ownership ------------------------------------------------------ */
-
-static void read_boot_id(char *buf, size_t len)
-{
-	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
-
-	buf[0] = '\0';
-	if (f) {
-		if (fgets(buf, (int)len, f))
-			buf[strcspn(buf, "\n")] = '\0';
-		fclose(f);
-	}
-}
-
-/* Is pid a running uncored? */
-static bool uncored_alive(pid_t pid)
-{
-	char path[64], comm[64] = "";
-	FILE *f;
-
-	if (pid <= 0 || (kill(pid, 0) < 0 && errno == ESRCH))
-		return false;
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	f = fopen(path, "r");
-	if (!f)
-		return false;
-	if (!fgets(comm, sizeof(comm), f))
-		comm[0] = '\0';
-	fclose(f);
-	return strncmp(comm, "uncored", 7) == 0;
-}
-
-/* The owner file, kept open so the unprivileged daemon can release it
- * (truncate) where it may not remove it. */
-static int owner_fd = -1;
-
-/*
- * Writes the owner file at path through a temporary file made with
- * mkstemp() in the same directory (O_EXCL: a name another user put there
- * is never opened, unlike a fixed "path.tmp" that a symbolic link could
- * point at a file of root's), renamed over path; the descriptor stays
- * open as owner_fd.  Returns 0 or -errno.
- */
-static int write_owner(const char *path)
-{
-	char tmp[PATH_MAX + 8], boot[64], text[256];
-	int fd, n, e;
-
-	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	read_boot_id(boot, sizeof(boot));
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = snprintf(text, sizeof(text), "pid=%d\nboot_id=%s\nstarted=%lld\n",
-		     (int)getpid(), boot, (long long)time(NULL));
-	errno = 0;
-	if (fchmod(fd, 0644) < 0 || write(fd, text, (size_t)n) != n ||
-	    rename(tmp, path) < 0) {
-		e = errno ? errno : EIO;
-		close(fd);
-		unlink(tmp);
-		return -e;
-	}
-	owner_fd = fd;
-	return 0;
-}
-
-/* The owner file for reading, never through a symbolic link; NULL if
- * there is none (or it is a link). */
-static FILE *open_owner(const char *path)
-{
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
-
-	if (fd >= 0 && !f)
-		close(fd);
-	return f;
-}
-
-/* Removes the owner file; where the directory is not ours to write in
- * (a root-owned directory after the drop), empties it: an owner file
- * without a pid means no owner. */
-static void release_owner(const char *path)
-{
-	if (!path[0])
-		return;
-	if (unlink(path) < 0 && errno != ENOENT) {
-		if ((errno != EACCES && errno != EPERM) || owner_fd < 0 ||
-		    ftruncate(owner_fd, 0) < 0)
-			log_warn("cannot remove %s", path);
-		else
-			log_info("%s emptied (its directory is not writable by "
-				 "uid %u)", path, (unsigned)getuid());
-	}
-	if (owner_fd >= 0)
-		close(owner_fd);
-	owner_fd = -1;
-}
-
-/*
- * Decides whether the daemon may take the PMU, cleaning up after its own
- * crashed predecessor.  Exits with EXIT_BUSY when another agent holds it
- * and takeover is off.
- */
-static void take_ownership(struct daemon *d, const struct conf *c)
-{
-	char msg[2048], boot[64], line[128], fboot[64] = "";
-	long opid = 0;
-	FILE *f;
-	int busy;
-
-	read_boot_id(boot, sizeof(boot));
-	if (d->owner_path[0] && (f = open_owner(d->owner_path))) {
-		while (fgets(line, sizeof(line), f)) {
-			if (sscanf(line, "pid=%ld", &opid) == 1)
-				continue;
-			if (sscanf(line, "boot_id=%63s", fboot) == 1)
-				continue;
-		}
-		fclose(f);
-		if (opid > 0 && opid != getpid() && strcmp(fboot, boot) == 0) {
-			if (uncored_alive((pid_t)opid)) {
-				if (!c->takeover)
-					log_fatalx(EXIT_BUSY, "the uncore PMU is owned "
-						   "by uncored pid %ld (%s): stop it "
-						   "first, or set takeover = yes",
-						   opid, d->owner_path);
-				log_warnx("taking the uncore PMU over from running "
-					  "uncored pid %ld (takeover = yes)", opid);
-				d->took_over = true;
-			} else {
-				log_warnx("uncored pid %ld did not exit cleanly: "
-					  "cleaning up the PMU state it left", opid);
-				d->recovered_stale = true;
-			}
-		}
-	}
-	busy = pmu_busy(&d->pmu, msg, sizeof(msg));
-	if (busy < 0)
-		log_fatalx(1, "cannot read the uncore PMU: %s", hw_last_error());
-	if (busy > 0) {
-		if (!d->recovered_stale && !c->takeover)
-			log_fatalx(EXIT_BUSY, "the uncore PMU is in use by another "
-				   "agent: %d register%s counting: %s. Stop that "
-				   "agent, or set takeover = yes in [daemon]",
-				   busy, busy == 1 ? "" : "s", msg);
-		if (!d->recovered_stale) {
-			log_warnx("taking over the uncore PMU (takeover = yes): %s",
-				  msg);
-			d->took_over = true;
-		}
-	}
-	if ((busy > 0 || d->recovered_stale) && pmu_clear_all(&d->pmu) < 0)
-		log_warnx("clearing the PMU: %s", hw_last_error());
-	if (d->owner_path[0]) {
-		int r = write_owner(d->owner_path);
-
-		if (r < 0)
-			log_fatalx(1, "cannot write %s: %s", d->owner_path,
-				   strerror(-r));
-	}
-}
-
 /* ---- start-up ------------------------------------------------------- */
 
 /* With [daemon] unavailable = serve: why nothing can be counted, and the
@@ -894,9 +442,8 @@ static int self_test(const struct options *o, const struct conf *c)
 {
 	struct daemon d = { .version = PACKAGE_VERSION };
 	struct program *prog;
-	char err[1024], line[128], boot[64], fboot[64] = "";
-	long opid = 0;
-	FILE *f;
+	char err[1024];
+	long opid;
 	int busy, r;
 
 	open_backend(&d, o, c);
@@ -905,18 +452,10 @@ static int self_test(const struct options *o, const struct conf *c)
 		log_fatalx(1, "%s", err);
 	boot_prog = prog;	/* in use if a refusal below exits */
 	prog = boot_prog = self_test_program(&d, c, prog);
-	read_boot_id(boot, sizeof(boot));
-	if (d.owner_path[0] && (f = open_owner(d.owner_path))) {
-		while (fgets(line, sizeof(line), f))
-			if (sscanf(line, "pid=%ld", &opid) != 1)
-				sscanf(line, "boot_id=%63s", fboot);
-		fclose(f);
-		if (opid > 0 && strcmp(fboot, boot) == 0 &&
-		    uncored_alive((pid_t)opid))
-			log_fatalx(EXIT_BUSY, "the uncore PMU is owned by uncored "
-				   "pid %ld (%s): stop it before the self-test",
-				   opid, d.owner_path);
-	}
+	if ((opid = owner_pid(d.owner_path)) > 0 && owner_alive((pid_t)opid))
+		log_fatalx(EXIT_BUSY, "the uncore PMU is owned by uncored pid "
+			   "%ld (%s): stop it before the self-test", opid,
+			   d.owner_path);
 	busy = pmu_busy(&d.pmu, err, sizeof(err));
 	if (busy < 0)
 		log_fatalx(1, "cannot read the uncore PMU: %s", hw_last_error());
@@ -1633,10 +1172,10 @@ static const struct program *start(struct daemon *d, const struct options *o,
 	prog = build_program(d, conf, err, sizeof(err));
 	if (!prog)
 		log_fatalx(1, "%s", err);
-	/* Held until the sampler takes it; take_ownership() may exit, and
+	/* Held until the sampler takes it; owner_take() may exit, and
 	 * what it still holds then is in use, not leaked. */
 	boot_prog = prog;
-	take_ownership(d, conf);
+	owner_take(d, conf->takeover);
 	if (pmu_reset_boxes(&d->pmu) < 0)
 		log_warnx("resetting the uncore boxes: %s", hw_last_error());
 	d->allow_raw_events = conf->allow_raw_events;
@@ -1789,7 +1328,7 @@ static void shut_down(struct daemon *d, struct conf *conf, struct webcfg *web)
 	if (pmu_release(&d->pmu) < 0)
 		log_warnx("leaving the PMU idle: %s", hw_last_error());
 	left = backend_sim_events(d);
-	release_owner(d->owner_path);
+	owner_release(d->owner_path);
 	sampler_free(d->sampler);
 	claims_free(d->claims);
 	pmu_free(&d->pmu);
@@ -1943,7 +1482,7 @@ int main(int argc, char **argv)
 	const struct program *prog;
 	int rc, sfd;
 
-	parse_args(argc, argv, &o);
+	cli_parse(argc, argv, &o);
 	log_init("uncored", LOG_LVL_INFO);
 	if (o.log_format && strcmp(o.log_format, "auto") != 0)
 		log_set_journal(strcmp(o.log_format, "journal") == 0);
