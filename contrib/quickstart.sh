@@ -91,7 +91,7 @@ TSAN_TESTS="tests/unit/test_ring_threads tests/unit/test_http tests/unit/test_ex
 	tests/scenario/daemon_basic.sh tests/scenario/libuncored.sh
 	tests/scenario/daemon_faults.sh tests/scenario/http_abuse.sh
 	tests/scenario/claims.sh tests/scenario/resctrl.sh
-	tests/scenario/resctrl_cgroups.sh"
+	tests/scenario/resctrl_cgroups.sh tests/scenario/resctrl_abmc.sh"
 
 # Tests of one suite run at a time: they mostly wait (for a daemon's
 # ticks, a browser, Prometheus), so more than the cores.

@@ -154,6 +154,36 @@ static int d_move(struct rdt_writer *w, const char *name, pid_t tid)
 	return r;
 }
 
+static const char *const assign_ev[2] = { "mbm_total_bytes",
+					   "mbm_local_bytes" };
+
+/*
+ * "EVENT:*=e": a counter for the event in every domain (resctrl.rst,
+ * "mbm_L3_assignments"; the kernel refuses with ENOSPC when a domain has
+ * none free).  O_TRUNC: the kernel ignores it; the simulated tree, a
+ * plain file, then holds the request alone until its next sync.
+ */
+static int d_assign(struct rdt_writer *w, const char *name, unsigned ev)
+{
+	char p[PATH_MAX], buf[40];
+	int r = group_path((struct direct *)w, name, "mbm_L3_assignments", p,
+			   sizeof p);
+	int fd, n;
+
+	if (r < 0)
+		return r;
+	if (ev > 1)
+		return -EINVAL;
+	fd = open(p, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -errno;
+	n = snprintf(buf, sizeof buf, "%s:*=e\n", assign_ev[ev]);
+	r = write(fd, buf, (size_t)n) == n ? 0 : -errno;
+	if (close(fd) < 0 && r == 0)
+		r = -errno;
+	return r;
+}
+
 static void d_free(struct rdt_writer *w)
 {
 	struct direct *d = (struct direct *)w;
@@ -175,6 +205,7 @@ struct rdt_writer *rdt_writer_direct(const char *root)
 	d->w.mkgroup = d_mkgroup;
 	d->w.rmgroup = d_rmgroup;
 	d->w.move = d_move;
+	d->w.assign = d_assign;
 	d->w.free = d_free;
 	return &d->w;
 }
@@ -188,6 +219,12 @@ static const char *const state_names[RDT_OWN_NSTATES] = {
 	[RDT_OWN_NO_RMID] = "no_rmid",
 	[RDT_OWN_LIMBO] = "rmid_limbo",
 	[RDT_OWN_ERROR] = "error",
+};
+
+static const char *const assign_names[RDT_ASSIGN_N] = {
+	[RDT_ASSIGN_OK] = "assigned",
+	[RDT_ASSIGN_REFUSED] = "refused",
+	[RDT_ASSIGN_ERROR] = "error",
 };
 
 static const char *const move_names[RDT_MOVE_N] = {
@@ -232,6 +269,10 @@ struct rdt_own {
 	unsigned nstate[RDT_OWN_NSTATES];
 	uint64_t moves[RDT_MOVE_N];
 	unsigned logged[RDT_OWN_NSTATES];	/* counts last logged */
+	bool abmc;			/* mbm_event mode seen (last pass) */
+	unsigned unassigned;		/* our groups' events without one */
+	unsigned unassigned_logged;
+	uint64_t assigns[RDT_ASSIGN_N];
 };
 
 /* FNV-1a, 64 bits: a stable name for a cgroup path. */
@@ -688,12 +729,153 @@ static void log_states(struct rdt_own *o, const unsigned *ns)
 	}
 }
 
+/* ---- ABMC: counters for uncored's groups ----------------------------- */
+
+/* The first line of file under the resctrl root ("" when unreadable). */
+static void info_line(const struct rdt_own *o, const char *file, char *buf,
+		      size_t n)
+{
+	char p[PATH_MAX];
+	FILE *f;
+
+	buf[0] = '\0';
+	snprintf(p, sizeof p, "%s/%s", o->rdt_root, file);
+	if ((f = fopen(p, "re"))) {
+		if (!fgets(buf, (int)n, f))
+			buf[0] = '\0';
+		fclose(f);
+	}
+}
+
+/* Is the tree in ABMC's mbm_event mode ("[mbm_event]" on a line)? */
+static bool abmc_on(const struct rdt_own *o)
+{
+	char p[PATH_MAX], line[64];
+	bool on = false;
+	FILE *f;
+
+	snprintf(p, sizeof p, "%s/info/L3_MON/mbm_assign_mode", o->rdt_root);
+	if (!(f = fopen(p, "re")))
+		return false;
+	while (!on && fgets(line, sizeof line, f))
+		on = strncmp(line, "[mbm_event]", 11) == 0;
+	fclose(f);
+	return on;
+}
+
+/* The counters free in every domain: the least of available_mbm_cntrs'
+ * "ID=N;ID=N" (0 when unreadable: nothing is asked for blindly). */
+static unsigned free_counters(const struct rdt_own *o)
+{
+	char buf[4096];
+	const char *p;
+	unsigned long least = ULONG_MAX;
+
+	info_line(o, "info/L3_MON/available_mbm_cntrs", buf, sizeof buf);
+	for (p = buf; (p = strchr(p, '=')); p++) {
+		char *end;
+		unsigned long v = strtoul(p + 1, &end, 10);
+
+		if (end == p + 1)
+			return 0;
+		if (v < least)
+			least = v;
+	}
+	return least == ULONG_MAX ? 0 : (unsigned)(least > UINT_MAX ? UINT_MAX
+								    : least);
+}
+
+/* Which of e's events have no counter in some domain, from its
+ * mbm_L3_assignments ("EVENT:ID=e;ID=_"): bit 0 total, bit 1 local. */
+static unsigned lacking(const struct rdt_own *o, const struct ent *e)
+{
+	char p[PATH_MAX], line[4096];
+	unsigned m = 0;
+	FILE *f;
+
+	snprintf(p, sizeof p, "%s/mon_groups/%s/mbm_L3_assignments",
+		 o->rdt_root, e->name);
+	if (!(f = fopen(p, "re")))
+		return 0;
+	while (fgets(line, sizeof line, f))
+		for (unsigned ev = 0; ev < 2; ev++) {
+			size_t l = strlen(assign_ev[ev]);
+
+			if (!strncmp(line, assign_ev[ev], l) && line[l] == ':' &&
+			    strstr(line + l, "=_"))
+				m |= 1u << ev;
+		}
+	fclose(f);
+	return m;
+}
+
+/*
+ * With ABMC (AMD, v6.18) in mbm_event mode, an event of a group with no
+ * counter reads "Unassigned".  The kernel gives a group counters at
+ * mkdir while any is free; one of uncored's groups made when none was
+ * gets one here once one is free again, in path order, never more than
+ * available_mbm_cntrs says and never by taking another's (other tools'
+ * groups are read only).  Returns how many of our events still lack one.
+ */
+static unsigned assign_counters(struct rdt_own *o, uint64_t *res)
+{
+	unsigned left = 0, avail;
+
+	avail = free_counters(o);
+	for (size_t i = 0; i < o->n; i++) {
+		struct ent *e = &o->e[i];
+		unsigned m;
+
+		if (e->state != RDT_OWN_GROUPED || !(m = lacking(o, e)))
+			continue;
+		for (unsigned ev = 0; ev < 2; ev++) {
+			int r;
+
+			if (!(m >> ev & 1))
+				continue;
+			if (!avail) {
+				left++;
+				continue;
+			}
+			r = o->w->assign(o->w, e->name, ev);
+			res[r == 0 ? RDT_ASSIGN_OK : r == -ENOSPC
+			    ? RDT_ASSIGN_REFUSED : RDT_ASSIGN_ERROR]++;
+			if (r == 0) {
+				avail--;
+			} else {
+				left++;
+				if (r == -ENOSPC)
+					avail = 0;	/* the file was stale */
+			}
+		}
+	}
+	return left;
+}
+
+static void log_unassigned(struct rdt_own *o, unsigned left)
+{
+	if (left == o->unassigned_logged)
+		return;
+	if (!left)
+		log_info("resctrl: every event of uncored's groups has an ABMC "
+			 "counter now");
+	else
+		log_warnx("resctrl: %u event%s of uncored's groups without an "
+			  "ABMC counter (every one in use: num_mbm_cntrs): they "
+			  "read Unassigned until one is free", left,
+			  left == 1 ? "" : "s");
+	o->unassigned_logged = left;
+}
+
+/* ---- the pass --------------------------------------------------------- */
+
 int rdt_own_pass(struct rdt_own *o)
 {
 	char rel[PATH_MAX] = "";
 	struct found f = { 0 };
-	unsigned made = 0, ns[RDT_OWN_NSTATES] = { 0 };
-	uint64_t moves[RDT_MOVE_N] = { 0 };
+	unsigned made = 0, ns[RDT_OWN_NSTATES] = { 0 }, left;
+	uint64_t moves[RDT_MOVE_N] = { 0 }, asg[RDT_ASSIGN_N] = { 0 };
+	bool abmc;
 	int fd, r;
 
 	o->pass++;
@@ -736,10 +918,17 @@ int rdt_own_pass(struct rdt_own *o)
 		goto out;
 	sweep(o);
 	log_states(o, ns);
+	abmc = abmc_on(o);
+	left = abmc ? assign_counters(o, asg) : 0;
+	log_unassigned(o, left);
 	pthread_mutex_lock(&o->mu);
+	o->abmc = abmc;
 	memcpy(o->nstate, ns, sizeof ns);
 	for (int i = 0; i < RDT_MOVE_N; i++)
 		o->moves[i] += moves[i];
+	for (int i = 0; i < RDT_ASSIGN_N; i++)
+		o->assigns[i] += asg[i];
+	o->unassigned = left;
 	pthread_mutex_unlock(&o->mu);
 	r = (int)o->n;
 out:
@@ -790,6 +979,24 @@ void rdt_own_render(struct prom *w, const struct rdt_own *o)
 		const char *l[] = { "result", move_names[i], NULL };
 
 		prom_sample_u64(w, NULL, l, o->moves[i]);
+	}
+	if (o->abmc) {
+		prom_family(w, "uncore_resctrl_unassigned_events", PROM_GAUGE,
+			    "", "Events (mbm_total_bytes, mbm_local_bytes) of "
+			    "uncored's monitoring groups with no ABMC counter "
+			    "now: every counter is in use (num_mbm_cntrs), so "
+			    "they read Unassigned");
+		prom_sample_u64(w, NULL, NULL, o->unassigned);
+		prom_family(w, "uncore_resctrl_counter_assignments_total",
+			    PROM_COUNTER, "", "ABMC counters asked for an "
+			    "event of uncored's monitoring groups that had "
+			    "none, by result: assigned, refused (ENOSPC: taken "
+			    "meanwhile), error");
+		for (int i = 0; i < RDT_ASSIGN_N; i++) {
+			const char *l[] = { "result", assign_names[i], NULL };
+
+			prom_sample_u64(w, NULL, l, o->assigns[i]);
+		}
 	}
 	pthread_mutex_unlock(&m->mu);
 }

@@ -52,6 +52,10 @@ struct rdt_writer {
 	int (*mkgroup)(struct rdt_writer *w, const char *name);
 	int (*rmgroup)(struct rdt_writer *w, const char *name);
 	int (*move)(struct rdt_writer *w, const char *name, pid_t tid);
+	/* ABMC: assigns a counter to event ev (0 mbm_total_bytes, 1
+	 * mbm_local_bytes) of the group in every domain ("EV:*=e" to its
+	 * mbm_L3_assignments); -ENOSPC when none is free */
+	int (*assign)(struct rdt_writer *w, const char *name, unsigned ev);
 	void (*free)(struct rdt_writer *w);
 };
 
@@ -85,6 +89,15 @@ enum rdt_own_move {
 	RDT_MOVE_DENIED,	/* EPERM/EACCES */
 	RDT_MOVE_ERROR,
 	RDT_MOVE_N
+};
+
+/* The outcomes of asking for an ABMC counter for one of uncored's
+ * groups' events. */
+enum rdt_own_assign {
+	RDT_ASSIGN_OK = 0,
+	RDT_ASSIGN_REFUSED,	/* ENOSPC: taken by someone else meanwhile */
+	RDT_ASSIGN_ERROR,
+	RDT_ASSIGN_N
 };
 
 struct rdt_own_cfg {
@@ -121,7 +134,9 @@ int rdt_own_pass(struct rdt_own *o);
 bool rdt_own_labels(const struct rdt_own *o, const char *group,
 		    char *cgroup, size_t ncg, char pod[64], char ctr[128]);
 
-/* uncore_resctrl_cgroups{state} and uncore_resctrl_task_moves_total{result}. */
+/* uncore_resctrl_cgroups{state}, uncore_resctrl_task_moves_total{result},
+ * and with ABMC uncore_resctrl_unassigned_events and
+ * uncore_resctrl_counter_assignments_total{result}. */
 void rdt_own_render(struct prom *w, const struct rdt_own *o);
 
 /*

@@ -31,9 +31,9 @@
 
 /* One request; the answer is an int32_t, 0 or -errno. */
 struct req {
-	char op;			/* 'm', 'r', 't' */
+	char op;			/* 'm', 'r', 't', 'a' */
 	char name[RDT_OWN_NAME_LEN + 8];	/* NUL-terminated */
-	int32_t tid;
+	int32_t tid;			/* 't': the thread; 'a': the event */
 };
 
 struct helper {
@@ -75,6 +75,9 @@ static int answer(struct rdt_writer *d, const struct req *q)
 		return d->rmgroup(d, q->name);
 	case 't':
 		return q->tid > 0 ? d->move(d, q->name, q->tid) : -EINVAL;
+	case 'a':
+		return q->tid == 0 || q->tid == 1
+		       ? d->assign(d, q->name, (unsigned)q->tid) : -EINVAL;
 	default:
 		return -EINVAL;
 	}
@@ -186,6 +189,11 @@ static int h_move(struct rdt_writer *w, const char *name, pid_t tid)
 	return rdt_helper_request(w, 't', name, tid);
 }
 
+static int h_assign(struct rdt_writer *w, const char *name, unsigned ev)
+{
+	return rdt_helper_request(w, 'a', name, (pid_t)ev);
+}
+
 static void h_free(struct rdt_writer *w)
 {
 	struct helper *h = (struct helper *)w;
@@ -235,6 +243,7 @@ struct rdt_writer *rdt_helper_start(const char *root, pid_t *pid, char *why,
 	h->w.mkgroup = h_mkgroup;
 	h->w.rmgroup = h_rmgroup;
 	h->w.move = h_move;
+	h->w.assign = h_assign;
 	h->w.free = h_free;
 	*pid = h->pid;
 	return &h->w;

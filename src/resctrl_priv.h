@@ -13,8 +13,9 @@
  *    the daemon (PR_SET_PDEATHSIG), every other descriptor closed;
  *  - as uid 0 without CAP_DAC_OVERRIDE it can write only what root owns
  *    and may write by mode: the resctrl files are root's 0644/0755;
- *  - it answers three requests on a socket pair and nothing else: make,
- *    remove, or write one thread id to the tasks of a group in the
+ *  - it answers four requests on a socket pair and nothing else: make,
+ *    remove, write one thread id to the tasks of, or assign an ABMC
+ *    counter to an event of, a group in the
  *    resctrl root's mon_groups/ whose name is uncored's
  *    (rdt_own_name_ok()); any other name is refused with EINVAL before
  *    the file system is touched.
@@ -39,7 +40,8 @@ struct rdt_writer *rdt_helper_start(const char *root, pid_t *pid, char *why,
 
 /*
  * Sends one raw request, as the daemon's writer does, and returns the
- * helper's answer (0 or -errno): op 'm' make, 'r' remove, 't' move tid.
+ * helper's answer (0 or -errno): op 'm' make, 'r' remove, 't' move tid,
+ * 'a' assign a counter to event tid (0 total, 1 local).
  * For tests of the helper's checks (a name that is not uncored's).
  */
 int rdt_helper_request(struct rdt_writer *w, char op, const char *name,

@@ -17,7 +17,11 @@
  *    AMD;
  *  - with ABMC in mbm_event mode (v6.18, commit e19c06219985f) a group
  *    gets a counter per event at mkdir while any is free
- *    (mbm_assign_on_mkdir), and an event without one reads "Unassigned".
+ *    (mbm_assign_on_mkdir), and an event without one reads "Unassigned";
+ *    "EVENT:*=e" or "EVENT:*=_" written to a group's mbm_L3_assignments
+ *    assigns or frees one (commit "fs/resctrl: Introduce the interface to
+ *    modify assignments in a group"), a count from 0 at assignment; with
+ *    none free the write is refused, in info/last_cmd_status.
  * Every file is written to a temporary name and renamed, so a reader
  * never sees half a number.
  */
@@ -58,6 +62,9 @@ struct sgroup {
 	double made;
 	unsigned rmid;
 	bool cntr[2];		/* ABMC counter for total, local */
+	double *cbase;		/* [socket * 2 + e]: own() when a counter
+				   was assigned after mkdir (the kernel's
+				   count starts there); NULL: at mkdir */
 	double *tacc;		/* [socket * 2 + e]: bytes of the workload's
 				   threads while they were in this group
 				   (total, local); NULL until one was */
@@ -745,6 +752,8 @@ static int write_value(struct srdt *k, unsigned gi, int e, unsigned s,
 	if (e != WL_RDT_OCC && k->w->rdt.abmc && !g->cntr[e])
 		return put(p, "Unassigned\n");
 	v = own(k, g, e, s, k->t);
+	if (e != WL_RDT_OCC && g->cbase)
+		v -= g->cbase[s * 2 + (unsigned)e];
 	if (!g->is_mon) {
 		char parent[WL_RDT_NAME_MAX];
 
@@ -785,6 +794,79 @@ static int write_values(struct srdt *k, unsigned gi)
 				}
 			}
 		}
+	return 0;
+}
+
+/*
+ * What someone wrote to group gi's mbm_L3_assignments since the last
+ * sync, taken as the kernel takes a write there: each line
+ * "EVENT:DOMAIN=STATE;..." ('*' for every domain), e assigning a counter
+ * and _ freeing it.  Counters are modelled for all domains at once, so a
+ * line must ask the same of every domain it names; one that does not is
+ * logged and left.  A counter assigned now counts from 0 (cbase).
+ */
+static int take_assignments(struct srdt *k, unsigned gi)
+{
+	struct sgroup *g = &k->g[gi];
+	const struct wl_rdt *rd = &k->w->rdt;
+	char gd[PATH_MAX], p[PATH_MAX], line[1024];
+	FILE *f;
+	int r;
+
+	if (!rd->abmc)
+		return 0;
+	if ((r = group_dir(k, g, gd)) < 0 ||
+	    (r = pathf(p, "%s/mbm_L3_assignments", gd)) < 0)
+		return r;
+	if (!(f = fopen(p, "re")))
+		return errno == ENOENT ? 0 : -errno;
+	while (fgets(line, sizeof(line), f)) {
+		char *c = strchr(line, ':');
+		int e;
+		bool want;
+
+		line[strcspn(line, "\n")] = '\0';
+		if (!c)
+			continue;
+		*c = '\0';
+		e = !strcmp(line, ev_file[WL_RDT_TOTAL]) ? 0
+		    : !strcmp(line, ev_file[WL_RDT_LOCAL]) ? 1 : -1;
+		if (e < 0 || (!strstr(c + 1, "=e") == !strstr(c + 1, "=_"))) {
+			if (e >= 0)
+				logf_(k, "%s: assignment \"%s\" not modelled "
+				      "(not the same in every domain)", g->name,
+				      c + 1);
+			continue;
+		}
+		want = strstr(c + 1, "=e") != NULL;
+		if (want == g->cntr[e])
+			continue;
+		if (!want) {
+			g->cntr[e] = false;
+			k->cntr_used--;
+			logf_(k, "%s: %s counter freed", g->name, ev_file[e]);
+			continue;
+		}
+		if (k->cntr_used >= rd->num_mbm_cntrs) {
+			char q[PATH_MAX];
+
+			logf_(k, "%s: %s: no counter free", g->name, ev_file[e]);
+			if (pathf(q, "%s/info/last_cmd_status", k->root) == 0)
+				putf(q, "Failed to allocate counter for %s in "
+				     "domain %u\n", ev_file[e], l3_id(k, 0, 0));
+			continue;
+		}
+		if (!g->cbase && !(g->cbase = calloc(k->nsock * 2, sizeof(double)))) {
+			fclose(f);
+			return -ENOMEM;
+		}
+		for (unsigned s = 0; s < k->nsock; s++)
+			g->cbase[s * 2 + (unsigned)e] = own(k, g, e, s, k->t);
+		g->cntr[e] = true;
+		k->cntr_used++;
+		logf_(k, "%s: %s counter assigned", g->name, ev_file[e]);
+	}
+	fclose(f);
 	return 0;
 }
 
@@ -945,10 +1027,12 @@ int srdt_sync(struct srdt *k, double t)
 	for (unsigned j = 0; j < k->ng; j++) {
 		if (!k->g[j].live)
 			continue;
-		if ((r = write_values(k, j)) < 0 || (r = write_assignments(k, j)) < 0) {
-			/* someone else's group, removed since the look
-			 * above: the next sync removes it */
-			if (r == -ENOENT && k->g[j].wl < 0)
+		if ((r = take_assignments(k, j)) < 0 ||
+		    (r = write_values(k, j)) < 0 || (r = write_assignments(k, j)) < 0) {
+			/* a group someone removed since the look above (a
+			 * workload's too: another tool may rmdir any group):
+			 * the next sync removes it */
+			if (r == -ENOENT)
 				continue;
 			return r;
 		}
@@ -1088,6 +1172,7 @@ void srdt_close(struct srdt *k)
 	for (unsigned j = 0; j < k->ng; j++) {
 		free(k->g[j].tacc);
 		free(k->g[j].tocc);
+		free(k->g[j].cbase);
 	}
 	free(k->g);
 	free(k);

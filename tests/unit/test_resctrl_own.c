@@ -305,6 +305,81 @@ static void manager(void)
 	buf_free(&b);
 }
 
+/* ABMC in mbm_event mode: a group of ours whose events have no counter
+ * gets one while available_mbm_cntrs says one is free, never more. */
+static void abmc(void)
+{
+	struct rdt_own_cfg c = {
+		.patterns = "abmc.slice/*.service",
+		.cgroup_root = cg, .resctrl_root = rdt, .max_groups = 10,
+	};
+	struct buf b = BUF_INIT;
+	char p[512], asg[512], na[300], nb[300];
+	const char *unassigned = "mbm_total_bytes:0=_;1=_\n"
+				 "mbm_local_bytes:0=_;1=_\n";
+
+	cgroup("abmc.slice/a.service", "");
+	cgroup("abmc.slice/b.service", "");
+	snprintf(p, sizeof p, "%s/info/L3_MON/mbm_assign_mode", rdt);
+	put(p, "[default]\nmbm_event\n");
+	snprintf(p, sizeof p, "%s/info/L3_MON/available_mbm_cntrs", rdt);
+	put(p, "0=1;1=3\n");
+
+	struct rdt_own *o = rdt_own_new(&c, rdt_writer_direct(rdt));
+	rdt_own_pass(o);
+	sync_tree();
+	snprintf(na, sizeof na, "%s", name_of(o, "abmc.slice/a.service"));
+	snprintf(nb, sizeof nb, "%s", name_of(o, "abmc.slice/b.service"));
+	snprintf(asg, sizeof asg, "%s/mon_groups/%s/mbm_L3_assignments", rdt, na);
+	put(asg, unassigned);
+	snprintf(p, sizeof p, "%s/mon_groups/%s/mbm_L3_assignments", rdt, nb);
+	put(p, unassigned);
+	rdt_own_pass(o);
+	is_str(slurp(asg), unassigned, "default mode: nothing written");
+	ok(!strstr(page(o, &b), "uncore_resctrl_unassigned_events"),
+	   "nor the ABMC families shown");
+
+	snprintf(p, sizeof p, "%s/info/L3_MON/mbm_assign_mode", rdt);
+	put(p, "[mbm_event]\ndefault\n");
+	rdt_own_pass(o);
+	is_str(slurp(asg), "mbm_total_bytes:*=e\n",
+	       "mbm_event mode, one counter free in every domain (0=1;1=3): "
+	       "a's total asked for, in every domain");
+	snprintf(p, sizeof p, "%s/mon_groups/%s/mbm_L3_assignments", rdt, nb);
+	is_str(slurp(p), unassigned, "b (later in path order) nothing: the "
+	       "least domain had one");
+	like(page(o, &b), "uncore_resctrl_counter_assignments_total{result=\"assigned\"} 1",
+	     "one assigned");
+	like(b.p, "uncore_resctrl_unassigned_events 3", "three events still without");
+
+	/* none free: nothing asked for */
+	snprintf(p, sizeof p, "%s/info/L3_MON/available_mbm_cntrs", rdt);
+	put(p, "0=0;1=3\n");
+	put(asg, unassigned);
+	rdt_own_pass(o);
+	is_str(slurp(asg), unassigned, "none free in domain 0: nothing written");
+	like(page(o, &b), "result=\"assigned\"} 1", "still one assigned in all");
+	like(b.p, "uncore_resctrl_unassigned_events 4", "four events without");
+
+	/* the file said one was free, the kernel refused: refused, and no
+	 * more asked for in that pass */
+	put(p, "0=2;1=2\n");
+	snprintf(p, sizeof p, "%s/mon_groups/%s/mbm_L3_assignments", rdt, na);
+	if (chmod(p, 0444) < 0)
+		exit(99);
+	rdt_own_pass(o);
+	if (geteuid() != 0)
+		like(page(o, &b), "result=\"error\"} 1", "a write that fails: an error");
+	else
+		like(page(o, &b), "result=\"assigned\"} 3", "root writes a 0444 file: two more");
+	chmod(p, 0644);
+	rdt_own_free(o);
+	snprintf(p, sizeof p, "rm -rf %s/info", rdt);
+	if (system(p) != 0)
+		exit(99);
+	buf_free(&b);
+}
+
 static void helper(void)
 {
 	struct rdt_writer *w;
@@ -329,6 +404,14 @@ static void helper(void)
 	kernel_files("uncored-0123456789abcdef");
 	is_int(w->move(w, "uncored-0123456789abcdef", 4242), 0, "write a thread");
 	is_str(tasks_of("uncored-0123456789abcdef"), "4242\n", "the thread is in tasks");
+	is_int(rdt_helper_request(w, 'a', "cadvisor-x", 0), -EINVAL,
+	       "a counter for another tool's group: refused");
+	is_int(rdt_helper_request(w, 'a', "uncored-0123456789abcdef", 2), -EINVAL,
+	       "a counter for an event that is not total or local: refused");
+	snprintf(p, sizeof p, "%s/mon_groups/uncored-0123456789abcdef/mbm_L3_assignments", rdt);
+	put(p, "mbm_total_bytes:0=_\nmbm_local_bytes:0=_\n");
+	is_int(w->assign(w, "uncored-0123456789abcdef", 1), 0, "a counter for ours");
+	is_str(slurp(p), "mbm_local_bytes:*=e\n", "written as the kernel takes it");
 	is_int(w->rmgroup(w, "uncored-0123456789abcdef"), 0, "remove ours");
 	ok(exists("mon_groups/cadvisor-x/tasks"), "another tool's group untouched");
 	snprintf(p, sizeof p, "/proc/%d/status", (int)pid);
@@ -351,6 +434,7 @@ int main(void)
 	put(p, "");
 	names();
 	manager();
+	abmc();
 	snprintf(p, sizeof p, "%s/mon_groups/cadvisor-x/tasks", rdt);
 	put(p, "999\n");
 	helper();
