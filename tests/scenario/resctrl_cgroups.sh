@@ -100,18 +100,27 @@ ok "$(metric_ge "$PORT" uncore_resctrl_task_moves_total 'result="moved"' 3; echo
 # the bytes follow the threads: the simulated kernel counts each thread's
 # traffic in the group holding it (101 + 102: 1e9 B/s, 20 % local; 601:
 # 2.5e8, all local; 501, in a cgroup no pattern matches, stays in the
-# root).  Both groups were given their threads at the same pass, so
-# their totals are 4 : 1 exactly, whatever the time.
-mb() { metric "$T/m2" uncore_resctrl_memory_bytes_total "group=\"mon_groups/$1\",socket=\"0\",domain=\"0\",scope=\"$2\",cgroup=\"$3\"${4:-}"; }
+# root).  The two groups may get their threads a pass apart (one group's
+# files can appear a sync later on a loaded machine: seen, totals 3.2 and
+# 7.4 : 1), so the known answer is in what they count over the same
+# 6 s once both have their threads: 4 : 1, within 5 % (each end of each
+# delta may be a sync of the tree, 0.2 s, late: 2 x 0.2 / 6 = 7 % at
+# worst for one group, in practice far less; a thread counted in the
+# wrong group, or twice, is 25 % off or more).
+mb() { metric "$1" uncore_resctrl_memory_bytes_total "group=\"mon_groups/$2\",socket=\"0\",domain=\"0\",scope=\"$3\",cgroup=\"$4\"${5:-}"; }
 wait_for "bytes in both groups" 30 sh -c "curl -fs http://127.0.0.1:$PORT/metrics | grep 'group=\"mon_groups/$GK\".*scope=\"total\"' | grep -qv ' 0\$'"
+sleep 1.5	# a resctrl pass more: both hold their threads
 scrape "$PORT" "$T/m2"
+sleep 6
+scrape "$PORT" "$T/m3"
 KP=",pod_uid=\"1b2c3d4e-0000-1111-2222-333344445555\",container_id=\"0123abcd\""
-ba=$(mb "$GA" total system.slice/a.service) bk=$(mb "$GK" total "$K8S" "$KP")
-la=$(mb "$GA" local system.slice/a.service) lk=$(mb "$GK" local "$K8S" "$KP")
-ok "$(awk -v a="$ba" -v k="$bk" 'BEGIN { exit !(k > 0 && a / k > 3.999 && a / k < 4.001) }'; echo $?)" \
-	"a.service's group counts its threads' bytes: 4 x the container's ($ba, $bk)"
+d() { awk -v x="$(mb "$T/m3" "$@")" -v y="$(mb "$T/m2" "$@")" 'BEGIN { print x - y }'; }
+ba=$(d "$GA" total system.slice/a.service) bk=$(d "$GK" total "$K8S" "$KP")
+la=$(d "$GA" local system.slice/a.service) lk=$(d "$GK" local "$K8S" "$KP")
+ok "$(awk -v a="$ba" -v k="$bk" 'BEGIN { exit !(k > 0 && a / k > 3.8 && a / k < 4.2) }'; echo $?)" \
+	"a.service's group counts its threads' bytes: 4 x the container's, over the same 6 s ($ba, $bk)"
 
-ok "$(awk -v a="$ba" -v l="$la" -v k="$bk" -v m="$lk" 'BEGIN { exit !(l / a > 0.1999 && l / a < 0.2001 && m == k) }'; echo $?)" \
+ok "$(awk -v a="$ba" -v l="$la" -v k="$bk" -v m="$lk" 'BEGIN { exit !(l / a > 0.19 && l / a < 0.21 && m / k > 0.95 && m / k < 1.05) }'; echo $?)" \
 	"local: 20 % for a.service's threads, all for the container's ($la, $lk)"
 
 # a thread started since: it follows
