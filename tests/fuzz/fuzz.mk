@@ -16,8 +16,10 @@ PKGS = json-c libpci inih libmicrohttpd yaml-0.1 gnutls libxcrypt zlib \
 	libcap-ng
 LIBS = $(shell pkg-config --libs $(PKGS)) -lpthread -lm
 
-# every module but the programs' main files (new modules come along)
-LIB = $(filter-out uncored.c api.c uncorectl.c, \
+# every module but the programs' main files and the daemon's command
+# line (cli.c: its version text comes from the generated build-info.h)
+# (new modules come along)
+LIB = $(filter-out uncored.c cli.c api.c uncorectl.c, \
 	$(patsubst $(SRC)/src/%,%,$(wildcard $(SRC)/src/*.c $(SRC)/src/hw/*.c \
 	$(SRC)/src/plat/*.c $(SRC)/src/sim/*.c))) lib/lproto.c
 OBJ = $(LIB:%.c=$(B)/obj/%.o)
