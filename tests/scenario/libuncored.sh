@@ -80,13 +80,20 @@ for backend in direct perf; do
 	checks "$backend: threads" "$T/threads.out"
 	"$CHECK" fork "$S" >"$T/fork.out" 2>&1
 	checks "$backend: fork" "$T/fork.out"
-	# ThreadSanitizer ends a child of a multi-threaded process that
-	# starts a thread (its die_after_fork), and forkrenew's child must:
-	# its renewing thread is what the check is about.  The ASan suite
-	# runs it.
+	# forkrenew's child starts a thread in the child of a threaded
+	# program: its renewing thread is what the check is about.  Neither
+	# sanitizer supports that: ThreadSanitizer ends such a child
+	# (die_after_fork), and ASan's allocator (GCC 12) is not fork-safe:
+	# the child's renewing thread waited forever on an allocator lock
+	# (SizeClassAllocator64::GetFromAllocator, seen in gdb) in 2 of 6 and
+	# 3 of 4 runs here, which a build without sanitizers never did (0 of
+	# 6).  That was the "child ends well" failure (SIGALRM) of CI's run
+	# of fe55085.  The build without sanitizers (make distcheck's) runs it.
 	case ${SAN_CFLAGS:-} in
 	*thread*)
 		skip "$backend: forkrenew" "ThreadSanitizer does not let a fork()ed child of a threaded program start threads (die_after_fork)" ;;
+	*address*)
+		skip "$backend: forkrenew" "ASan's allocator is not fork-safe for a threaded parent: the child's thread can wait forever on its lock (run by make distcheck's build)" ;;
 	*)
 		"$CHECK" forkrenew "$S" >"$T/forkrenew.out" 2>&1
 		rc=$?
