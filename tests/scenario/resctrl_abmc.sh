@@ -71,7 +71,11 @@ is "$(curl -fs "http://127.0.0.1:$PORT/metrics" | grep -c "uncore_resctrl_memory
 	"no series for it"
 wait_for "the log line" 30 has "$T/log" "2 events of uncored's groups without an ABMC counter"
 ok $? "logged: 2 events without a counter"
-sleep 2	# two passes more
+# two resctrl passes more: each reads the group's 2 events x 2 domains
+# as Unassigned
+u0=$(metric_now "$PORT" uncore_resctrl_unreadable_total 'reason="unassigned"')
+wait_for "two passes more" 30 metric_ge "$PORT" uncore_resctrl_unreadable_total \
+	'reason="unassigned"' $((${u0:-0} + 8))
 is "$(metric_now "$PORT" uncore_resctrl_counter_assignments_total 'result="assigned"')" 0 \
 	"nothing asked for while none is free"
 is "$(metric_now "$PORT" uncore_resctrl_counter_assignments_total 'result="refused"')" 0 \
@@ -100,21 +104,31 @@ ok $? "its series appear"
 v=$(cat "$R/mon_groups/$G/mon_data/mon_L3_00/mbm_total_bytes" "$R/mon_groups/$G/mon_data/mon_L3_01/mbm_total_bytes" | awk '{ s += $1 } END { print s }')
 ok "$(awk -v v="$v" 'BEGIN { exit !(v > 0 && v < 6.0e8 * 40) }'; echo $?)" \
 	"its bytes count from the assignment, not from the mkdir before it ($v)"
-rates() {
-	for i in 1 2 3 4 5; do
-		curl -fs "http://127.0.0.1:$PORT/api/v1/metrics" |
-			python3 -c 'import json,sys
+# the group's bytes and rate in /api/v1/metrics, as "BYTES RATE" (empty
+# while it has no rate)
+grp() {
+	curl -fs "http://127.0.0.1:$PORT/api/v1/metrics" |
+		python3 -c 'import json,sys
 d = json.load(sys.stdin)
 for s in d["sockets"]:
     for g in s.get("resctrl_groups", []):
         if g["group"] == "mon_groups/'"$G"'" and g.get("bytes_per_second") is not None:
-            print(g["bytes_per_second"])'
-		sleep 1.1
+            print(g["bytes_total"], g["bytes_per_second"])'
+}
+# a pass later than the one that gave "$1": a new reading
+newer() { _g=$(grp); [ -n "$_g" ] && [ "$_g" != "$1" ]; }
+# the rate of 5 passes in a row, each waited for, and their median
+rates() {
+	_last=
+	for i in 1 2 3 4 5; do
+		wait_for "resctrl pass $i" 30 newer "$_last" || return
+		_last=$(grp)
+		echo "$_last" | cut -d' ' -f2
 	done | sort -g | sed -n 3p
 }
-wait_for "a rate" 30 sh -c "curl -fs http://127.0.0.1:$PORT/api/v1/metrics | grep -q '\"group\":\"mon_groups/$G\"'"
-sleep 2
-near "$(rates)" 6.0e8 0.25 "its rate: the thread's 6.0e8 B/s (the median of 5)"
+wait_for "a rate" 30 newer ""
+ok $? "its rate is in /api/v1/metrics"
+near "$(rates)" 6.0e8 0.25 "its rate: the thread's 6.0e8 B/s (the median of 5 passes)"
 
 # the other tool's group: untouched
 is "$(cat "$R/mon_groups/pqos-b/mbm_L3_assignments")" "$B0" "pqos-b keeps its counters"

@@ -108,12 +108,22 @@ ok "$(metric_ge "$PORT" uncore_resctrl_task_moves_total 'result="moved"' 3; echo
 # worst for one group, in practice far less; a thread counted in the
 # wrong group, or twice, is 25 % off or more).
 mb() { metric "$1" uncore_resctrl_memory_bytes_total "group=\"mon_groups/$2\",socket=\"0\",domain=\"0\",scope=\"$3\",cgroup=\"$4\"${5:-}"; }
-wait_for "bytes in both groups" 30 sh -c "curl -fs http://127.0.0.1:$PORT/metrics | grep 'group=\"mon_groups/$GK\".*scope=\"total\"' | grep -qv ' 0\$'"
-sleep 1.5	# a resctrl pass more: both hold their threads
-scrape "$PORT" "$T/m2"
-sleep 6
-scrape "$PORT" "$T/m3"
 KP=",pod_uid=\"1b2c3d4e-0000-1111-2222-333344445555\",container_id=\"0123abcd\""
+# both groups counting: a reading with bytes in each holds their threads
+# from before it on
+counting() {
+	scrape "$PORT" "$T/m2" &&
+	awk -v a="$(mb "$T/m2" "$GA" total system.slice/a.service)" \
+	    -v k="$(mb "$T/m2" "$GK" total "$K8S" "$KP")" 'BEGIN { exit !(a > 0 && k > 0) }'
+}
+wait_for "bytes in both groups" 30 counting
+# 6 s of the container's traffic (2.5e8 B/s) since that reading
+k2=$(mb "$T/m2" "$GK" total "$K8S" "$KP")
+grown() {
+	scrape "$PORT" "$T/m3" &&
+	awk -v k="$(mb "$T/m3" "$GK" total "$K8S" "$KP")" -v k2="$k2" 'BEGIN { exit !(k - k2 >= 1.5e9) }'
+}
+wait_for "6 s of counting" 60 grown
 d() { awk -v x="$(mb "$T/m3" "$@")" -v y="$(mb "$T/m2" "$@")" 'BEGIN { print x - y }'; }
 ba=$(d "$GA" total system.slice/a.service) bk=$(d "$GK" total "$K8S" "$KP")
 la=$(d "$GA" local system.slice/a.service) lk=$(d "$GK" local "$K8S" "$KP")

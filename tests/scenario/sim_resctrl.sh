@@ -188,7 +188,9 @@ for try in $(seq 1 30); do
 	w=$(metric "$T/l1" uncore_resctrl_memory_bytes_total 'group="web",socket="0",domain="0",scope="total"')
 	p=$(metric "$T/l1" uncore_resctrl_memory_bytes_total 'group="web/mon_groups/php",socket="0",domain="0",scope="total"')
 	awk -v w="$w" -v p="$p" 'BEGIN { d = w - 4 * p; exit !(p > 0 && (d < 0 ? -d : d) <= 1e-9 * w) }' && break
-	sleep 1
+	# the next pass: web's bytes read anew
+	wait_for "a resctrl pass after try $try" 30 sh -c \
+		"[ \"\$(curl -fs http://127.0.0.1:$PORT/metrics | grep '^uncore_resctrl_memory_bytes_total{group=\"web\",socket=\"0\",domain=\"0\",scope=\"total\"}' | cut -d' ' -f2)\" != '$w' ]"
 done
 near "$w" "$(awk -v p="$p" 'BEGIN { printf "%.0f", 4 * p }')" 1e-9 \
 	"web = 4 x php at the same simulated time (own 3e9 + php 1e9)"
