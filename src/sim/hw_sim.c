@@ -266,6 +266,7 @@ static void sync_ctr(struct sim *s, unsigned i, int64_t t)
 	double ev, whole;
 	uint64_t n, total, mask = width_mask(c->width);
 
+	s->work++;
 	if (t <= st->t_ns)
 		return;
 	if (st->stuck || !ctr_running(s, c)) {
@@ -1269,6 +1270,17 @@ double hw_sim_time(struct hw *hw)
 	struct sim *s = hw->priv;
 
 	return sim_secs(s, s->now_ns(s->now_ctx));
+}
+
+uint64_t hw_sim_work(struct hw *hw)
+{
+	struct sim *s = hw->priv;
+	uint64_t w;
+
+	sim_lock(s);
+	w = s->work;
+	sim_unlock(s);
+	return w;
 }
 
 int hw_sim_pci_bus(const struct hw *hw, unsigned sock)

@@ -46,6 +46,14 @@ uint64_t hw_sim_clock_hz(const struct hw *hw, int unit);
 /* Seconds since the simulated machine was reset (its workload clock). */
 double hw_sim_time(struct hw *hw);
 
+/* The work this process's accesses have done, in steps: slots of the
+ * address index looked at and counters brought up to date.  What an
+ * access costs in steps does not depend on the machine's size (the
+ * index is a hash, a write settles only the counters it acts on):
+ * test_sim_scale.c holds it to that, where a timed check would time the
+ * machine it runs on. */
+uint64_t hw_sim_work(struct hw *hw);
+
 /* The PCI bus of socket sock's uncore functions (0xff - 0x20 x sock on a
  * platform with PCI units, else 0), or -ENOENT. */
 int hw_sim_pci_bus(const struct hw *hw, unsigned sock);

@@ -205,6 +205,10 @@ struct sim {
 	void *now_ctx;
 	/* hw_opts.sim_no_registers: no register model was built */
 	bool no_regs;
+	/* The accesses' work, in steps: index slots probed and counters
+	 * brought up to date (hw_sim_work()).  Per process, changed under
+	 * the machine's lock. */
+	uint64_t work;
 };
 
 /* ---- sim_model.c ---- */
@@ -223,8 +227,7 @@ uint64_t sim_mmio_base(const struct sim *s);
 int sim_access_socket(const struct sim *s, const struct hw_addr *a);
 /* The register an access reaches (index into s->regs; *half for a 4-byte
  * access to one half of an 8-byte register), or -1. */
-int sim_find_reg(const struct sim *s, const struct hw_addr *a,
-		    unsigned *half);
+int sim_find_reg(struct sim *s, const struct hw_addr *a, unsigned *half);
 /* The simulated PCI function an access is made to, or NULL. */
 const struct sim_fn *sim_find_fn(const struct sim *s,
 				    const struct hw_addr *a);

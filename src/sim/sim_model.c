@@ -623,13 +623,17 @@ static size_t key_hash(uint64_t k)
 	return (size_t)k;
 }
 
-/* The slot of key k: where it is, or the empty slot it would go in. */
-static struct sim_slot *index_slot(const struct sim *s, uint64_t k)
+/* The slot of key k: where it is, or the empty slot it would go in.
+ * Each slot looked at is a step of s->work. */
+static struct sim_slot *index_slot(struct sim *s, uint64_t k)
 {
 	size_t i = key_hash(k) & s->index_mask;
 
-	while (s->index[i].ri1 && s->index[i].key != k)
+	s->work++;
+	while (s->index[i].ri1 && s->index[i].key != k) {
 		i = (i + 1) & s->index_mask;
+		s->work++;
+	}
 	return &s->index[i];
 }
 
@@ -735,8 +739,7 @@ int sim_access_socket(const struct sim *s, const struct hw_addr *a)
  * 32 when a 4-byte access reaches the upper half of a 64-bit PCI/MMIO
  * register, else 0.
  */
-int sim_find_reg(const struct sim *s, const struct hw_addr *a,
-		    unsigned *half)
+int sim_find_reg(struct sim *s, const struct hw_addr *a, unsigned *half)
 {
 	const struct sim_slot *sl;
 	const struct sim_reg *r;

@@ -1,11 +1,14 @@
 /*
  * test_sim_scale.c - the simulator's register lookup does not grow with
  * the machine: one tick's reads (every counter and global status) cost
- * about the same per read on a 1- and an 8-socket hsx (8x the registers).
- * A lookup that scans the registers made a read 5.7x dearer at 8 sockets
- * (doc/performance.md); the bound here is 2.5x, on the best of several
- * runs so that a loaded machine does not fail it.  Also: the 8-socket
- * machine's reads all succeed and reach the right socket.
+ * the same work per read on a 1- and an 8-socket hsx (8x the registers),
+ * in the simulator's own steps (hw_sim_work(): index slots probed,
+ * counters brought up to date), not in seconds: a lookup that scanned
+ * the registers made a read 5.7x dearer at 8 sockets (doc/performance.md),
+ * but a timed bound (2.5x) also failed on a loaded machine (4.06x), where
+ * it timed the machine.  The time per read is printed; tests/bench/
+ * bench_sim measures it.  Also: the 8-socket machine's reads all succeed
+ * and reach the right socket.
  */
 #include "config.h"
 
@@ -17,25 +20,21 @@
 /* The 8-socket machine's time in the freeze check: moves when told. */
 static struct clock_manual fake;
 
-/* Best seconds per read of a few runs. */
-static double per_read(struct hw *hw, const struct sim_scale *b)
+/* Steps of work per read of three ticks; *secs: seconds per read. */
+static double per_read(struct hw *hw, const struct sim_scale *b,
+		       double *secs)
 {
-	double best = 1e9;
+	uint64_t w0 = hw_sim_work(hw);
 
-	for (int k = 0; k < 7; k++) {
-		double dt = sim_scale_ticks(hw, b, 3) / (3.0 * b->nreads);
-
-		if (dt < best)
-			best = dt;
-	}
-	return best;
+	*secs = sim_scale_ticks(hw, b, 3) / (3.0 * b->nreads);
+	return (double)(hw_sim_work(hw) - w0) / (3.0 * b->nreads);
 }
 
 int main(void)
 {
 	struct sim_scale b1, b8;
 	struct hw h1, h8;
-	double t1, t8;
+	double w1, w8, t1, t8;
 	unsigned bad = 0;
 	uint64_t v;
 
@@ -77,10 +76,13 @@ int main(void)
 		ok(c0 > a0, "socket 0's counts on (%" PRIu64 " -> %" PRIu64 ")",
 		   a0, c0);
 	}
-	t1 = per_read(&h1, &b1);
-	t8 = per_read(&h8, &b8);
-	ok(t8 < 2.5 * t1, "a read at 8 sockets costs %.3f us, at 1 socket "
-	   "%.3f us (%.2fx; at most 2.5x)", t8 * 1e6, t1 * 1e6, t8 / t1);
+	w1 = per_read(&h1, &b1, &t1);
+	w8 = per_read(&h8, &b8, &t8);
+	ok(w1 > 0 && w8 <= 1.25 * w1, "a read at 8 sockets does %.3f steps of "
+	   "work, at 1 socket %.3f (%.2fx; at most 1.25x)", w8, w1,
+	   w1 > 0 ? w8 / w1 : 0.0);
+	printf("# seconds per read: 8 sockets %.3f us, 1 socket %.3f us "
+	       "(%.2fx; not asserted)\n", t8 * 1e6, t1 * 1e6, t8 / t1);
 	sim_scale_close(&h1, &b1);
 	sim_scale_close(&h8, &b8);
 	return tap_done();
