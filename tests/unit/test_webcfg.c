@@ -87,10 +87,11 @@ static void test_users(void)
 	t1 = now_ms();
 	ok(webcfg_auth(&w, "prom", "s3cret"), "accepted again (cached)");
 	t2 = now_ms();
+	/* that the second answer came from the cache is what
+	 * webcfg_auth_cached() says below; the times are printed, not
+	 * held to a ratio that a loaded machine can break */
 	printf("# one bcrypt check at cost 10: %.1f ms; a cached check: "
 	       "%.3f ms\n", t1 - t0, t2 - t1);
-	ok(t2 - t1 < (t1 - t0) / 4, "the cached check is much cheaper than "
-	   "bcrypt");
 	is_int(webcfg_auth_cached(&w, "prom", "s3cret"), 1, "cached: accepted");
 	ok(!webcfg_auth(&w, "prom", "s3cre"), "wrong password refused");
 	is_int(webcfg_auth_cached(&w, "prom", "s3cre"), 0, "cached: refused");
