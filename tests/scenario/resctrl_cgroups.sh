@@ -103,10 +103,14 @@ ok "$(metric_ge "$PORT" uncore_resctrl_task_moves_total 'result="moved"' 3; echo
 # root).  The two groups may get their threads a pass apart (one group's
 # files can appear a sync later on a loaded machine: seen, totals 3.2 and
 # 7.4 : 1), so the known answer is in what they count over the same
-# 6 s once both have their threads: 4 : 1, within 5 % (each end of each
-# delta may be a sync of the tree, 0.2 s, late: 2 x 0.2 / 6 = 7 % at
+# 12 s once both have their threads: 4 : 1, within 5 % (each end of each
+# delta may be a sync of the tree, 0.2 s, late: 2 x 0.2 / 12 = 3.3 % at
 # worst for one group, in practice far less; a thread counted in the
-# wrong group, or twice, is 25 % off or more).
+# wrong group, or twice, is 25 % off or more).  The local shares within
+# 10 %: a group's total and local files are two files of a sync, and
+# beside `stress-ng --io 2` a sync's writes spread so far that over 6 s
+# one share read more than 5 % off (local bytes 1228281339 of a.service's,
+# 1535351674 of the container's).
 mb() { metric "$1" uncore_resctrl_memory_bytes_total "group=\"mon_groups/$2\",socket=\"0\",domain=\"0\",scope=\"$3\",cgroup=\"$4\"${5:-}"; }
 KP=",pod_uid=\"1b2c3d4e-0000-1111-2222-333344445555\",container_id=\"0123abcd\""
 # both groups counting: a reading with bytes in each holds their threads
@@ -117,21 +121,21 @@ counting() {
 	    -v k="$(mb "$T/m2" "$GK" total "$K8S" "$KP")" 'BEGIN { exit !(a > 0 && k > 0) }'
 }
 wait_for "bytes in both groups" 30 counting
-# 6 s of the container's traffic (2.5e8 B/s) since that reading
+# 12 s of the container's traffic (2.5e8 B/s) since that reading
 k2=$(mb "$T/m2" "$GK" total "$K8S" "$KP")
 grown() {
 	scrape "$PORT" "$T/m3" &&
-	awk -v k="$(mb "$T/m3" "$GK" total "$K8S" "$KP")" -v k2="$k2" 'BEGIN { exit !(k - k2 >= 1.5e9) }'
+	awk -v k="$(mb "$T/m3" "$GK" total "$K8S" "$KP")" -v k2="$k2" 'BEGIN { exit !(k - k2 >= 3.0e9) }'
 }
-wait_for "6 s of counting" 60 grown
+wait_for "12 s of counting" 90 grown
 d() { awk -v x="$(mb "$T/m3" "$@")" -v y="$(mb "$T/m2" "$@")" 'BEGIN { print x - y }'; }
 ba=$(d "$GA" total system.slice/a.service) bk=$(d "$GK" total "$K8S" "$KP")
 la=$(d "$GA" local system.slice/a.service) lk=$(d "$GK" local "$K8S" "$KP")
 ok "$(awk -v a="$ba" -v k="$bk" 'BEGIN { exit !(k > 0 && a / k > 3.8 && a / k < 4.2) }'; echo $?)" \
-	"a.service's group counts its threads' bytes: 4 x the container's, over the same 6 s ($ba, $bk)"
+	"a.service's group counts its threads' bytes: 4 x the container's, over the same 12 s ($ba, $bk)"
 
-ok "$(awk -v a="$ba" -v l="$la" -v k="$bk" -v m="$lk" 'BEGIN { exit !(l / a > 0.19 && l / a < 0.21 && m / k > 0.95 && m / k < 1.05) }'; echo $?)" \
-	"local: 20 % for a.service's threads, all for the container's ($la, $lk)"
+ok "$(awk -v a="$ba" -v l="$la" -v k="$bk" -v m="$lk" 'BEGIN { exit !(l / a > 0.18 && l / a < 0.22 && m / k > 0.9 && m / k < 1.1) }'; echo $?)" \
+	"local: 20 % for a.service's threads, all for the container's ($la of $ba, $lk of $bk)"
 
 # a thread started since: it follows
 threads system.slice/a.service '101\n102\n103\n'
