@@ -426,9 +426,9 @@ def rdt_check(b, res, name, sk, e):
     # the ratios from five passes (the page polls each interval; a pass
     # every 2 s): the median, so that two passes read across a sync of
     # the tree cannot decide it.  A sync rewrites every group's files one
-    # by one; beside `stress-ng --io 2` one took long enough that a pass
-    # read batch 0.34 s apart from web, and two of three passes were off
-    # (0.146 for 0.125)
+    # by one; beside `stress-ng --io 2` the median of three passes read
+    # 0.146 for 0.125, as if batch were read 0.34 s of traffic apart
+    # from web in two of them
     reads = [got["rdt"]]
     deadline = time.monotonic() + 25
     while len(reads) < 5 and time.monotonic() < deadline:
