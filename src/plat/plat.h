@@ -632,7 +632,7 @@ struct plat_ops {
 /*
  * Derived metrics as data (DESIGN.md section 7).  Each platform has one
  * table, struct derived_table: named sources and the metrics computed
- * from them.  The evaluator (src/derive.c) and every renderer (/metrics,
+ * from them.  The evaluator (src/core/derive.c) and every renderer (/metrics,
  * /api/v1/metrics, the rates in /api/v1/samples and the live page)
  * iterate this table; nothing above src/plat/ names a metric.
  *

@@ -2,7 +2,7 @@
  * sim_rdt.h - the simulated resctrl tree (issue 31 §3): the workload's
  * "resctrl" object (sim_workload.h struct wl_rdt) laid out as the
  * kernel's resctrl file system lays it out, and brought up to a
- * simulated time on demand, so that uncored's reader (src/resctrl.c) is
+ * simulated time on demand, so that uncored's reader (src/resctrl/resctrl.c) is
  * tested against it through --path.resctrl as it would be against
  * /sys/fs/resctrl.  Facts and decisions: doc/resctrl.md.
  *

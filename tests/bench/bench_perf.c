@@ -34,9 +34,9 @@
 
 #include "sim/hw_sim.h"
 #include "hw/perf_event.h"
-#include "log.h"
-#include "pmu_perf.h"
-#include "sampler.h"
+#include "base/log.h"
+#include "pmu/pmu_perf.h"
+#include "core/sampler.h"
 #include "sim/sim_kernel.h"
 
 #define MAX_FD 65536u

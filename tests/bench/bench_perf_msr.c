@@ -27,10 +27,10 @@
 #include <time.h>
 
 #include "hw/perf_event.h"
-#include "log.h"
-#include "pmu_perf.h"
-#include "ring.h"
-#include "sampler.h"
+#include "base/log.h"
+#include "pmu/pmu_perf.h"
+#include "base/ring.h"
+#include "core/sampler.h"
 #include "tests/perf_msr.h"
 
 #define SKIP 77

@@ -28,10 +28,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "prom.h"
-#include "resctrl.h"
-#include "resctrl_own.h"
+#include "base/buf.h"
+#include "base/prom.h"
+#include "resctrl/resctrl.h"
+#include "resctrl/resctrl_own.h"
 
 #define PASSES 21
 

@@ -19,12 +19,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "claims.h"
+#include "core/claims.h"
 #include "sim/hw_sim.h"
-#include "log.h"
+#include "base/log.h"
 #include "plat/plat.h"
-#include "sampler.h"
-#include "sched.h"
+#include "core/sampler.h"
+#include "pmu/sched.h"
 
 static double us_since(const struct timespec *a)
 {

@@ -26,8 +26,8 @@
 #include <unistd.h>
 
 #include "sim/hw_sim.h"
-#include "log.h"
-#include "sampler.h"
+#include "base/log.h"
+#include "core/sampler.h"
 
 /* "null": what was written reads back (the sampler reads back the
  * controls of its counters every tick), everything else reads 0.  An

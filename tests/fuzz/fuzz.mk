@@ -16,12 +16,13 @@ PKGS = json-c libpci inih libmicrohttpd yaml-0.1 gnutls libxcrypt zlib \
 	libcap-ng
 LIBS = $(shell pkg-config --libs $(PKGS)) -lpthread -lm
 
-# every module but the programs' main files and the daemon's command
-# line (cli.c: its version text comes from the generated build-info.h)
+# every module but the daemon's main files and its command line
+# (daemon/cli.c: its version text comes from the generated build-info.h)
 # (new modules come along)
-LIB = $(filter-out uncored.c cli.c api.c uncorectl.c, \
-	$(patsubst $(SRC)/src/%,%,$(wildcard $(SRC)/src/*.c $(SRC)/src/hw/*.c \
-	$(SRC)/src/plat/*.c $(SRC)/src/sim/*.c))) lib/lproto.c
+LIB = $(filter-out daemon/uncored.c daemon/cli.c serve/api.c, \
+	$(patsubst $(SRC)/src/%,%,$(wildcard $(foreach d,base http pmu \
+	resctrl core serve daemon hw plat sim,$(SRC)/src/$(d)/*.c)))) \
+	lib/lproto.c
 OBJ = $(LIB:%.c=$(B)/obj/%.o)
 TARGETS = $(B)/fuzz_conf $(B)/fuzz_workload $(B)/fuzz_claim $(B)/fuzz_http \
 	$(B)/fuzz_perf_format $(B)/fuzz_response $(B)/fuzz_webcfg

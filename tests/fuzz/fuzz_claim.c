@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api_claims.h"
+#include "serve/api_claims.h"
 #include "sim/hw_sim.h"
-#include "log.h"
+#include "base/log.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -17,8 +17,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "http.h"
-#include "log.h"
+#include "http/http.h"
+#include "base/log.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

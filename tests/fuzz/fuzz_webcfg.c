@@ -18,8 +18,8 @@
 
 #include <yaml.h>
 
-#include "log.h"
-#include "webcfg.h"
+#include "base/log.h"
+#include "http/webcfg.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "sim/sim_workload.h"
-#include "log.h"
+#include "base/log.h"
 #include "plat/plat.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

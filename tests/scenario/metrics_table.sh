@@ -72,7 +72,7 @@ is "$(grep -c '^uncore_dram_read_bytes_total{.*channel=' "$T/m.hsx")" 0 \
 # the table is the only place: no derived metric is named in the
 # renderers or the sampler (uncore_event_total, the raw per-series
 # family, and uncore_claim_events_total, the claims', are not derived)
-named=$(cd "$top_srcdir" && grep -noE '"uncore_[a-z_]+"' src/metrics.c src/api.c src/sampler.c |
+named=$(cd "$top_srcdir" && grep -noE '"uncore_[a-z_]+"' src/serve/metrics.c src/serve/api.c src/core/sampler.c |
 	grep -vE '"uncore_(event|claim_events)_total"')
 is "$named" "" "no derived metric name in metrics.c, api.c or sampler.c"
 tap_done

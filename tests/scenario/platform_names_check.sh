@@ -93,11 +93,11 @@ done
 # The simulator is reached through the hw ops (plat_of_hw(),
 # hw_cpu_map_of(), hw_played_*()) and the simulated kernel's interface:
 # only src/sim/ (the simulator's room), the simulator's tool, the module
-# that chooses the backend (src/backend.c) and tests include its headers.
+# that chooses the backend (src/daemon/backend.c) and tests include its headers.
 inc=$(cd "$top_srcdir" && grep -l -E '#include "sim/(hw_sim|sim_workload|sim_internal|sim_kernel|sim_pmu)\.h"' \
 	$(find src -name '*.[ch]' | sort) |
 	grep -v '^src/sim/' | grep -v '^src/tools/uncore-sim.c$' |
-	grep -v '^src/backend.c$' | tr '\n' ' ')
+	grep -v '^src/daemon/backend.c$' | tr '\n' ' ')
 if [ -z "$inc" ]; then
 	ok 0 "the simulator's headers are included only in src/sim/, its tool, backend.c and tests"
 else

@@ -2,7 +2,7 @@
  * jsoncanon - reads one JSON document on stdin and writes it back the way
  * the daemon has json-c serialize a tree built from its values
  * (JSON_C_TO_STRING_PLAIN | NOSLASHESCAPE, then a newline): every number
- * is rebuilt from its value (doubles with jnum_new(), src/jnum.h), so the
+ * is rebuilt from its value (doubles with jnum_new(), src/base/jnum.h), so the
  * daemon's number formatting is used rather than the text it parsed.  The daemon streams /api/v1/samples without json-c; a test
  * compares its bytes with this tool's output to show nothing changed for
  * clients.  Exit status 1 on a parse error.
@@ -15,7 +15,7 @@
 
 #include <json-c/json.h>
 
-#include "jnum.h"
+#include "base/jnum.h"
 
 static struct json_object *rebuild(struct json_object *o)
 {

@@ -33,10 +33,10 @@
 #include <string.h>
 
 #include "hw/hw.h"
-#include "pmu.h"
-#include "pmu_perf.h"
+#include "pmu/pmu.h"
+#include "pmu/pmu_perf.h"
 #include "plat/plat.h"
-#include "sched.h"
+#include "pmu/sched.h"
 
 static bool listed(const char *const *names, const char *name)
 {

@@ -1,5 +1,5 @@
 /*
- * test_authq.c - bcrypt checks on worker threads (src/authq.c): verdicts
+ * test_authq.c - bcrypt checks on worker threads (src/http/authq.c): verdicts
  * and the CPU time they took come back through the eventfd; a full queue
  * says -EBUSY at once; a cancelled check never comes back; and
  * authq_free() returns at once while a check runs (issue 20 item 2:
@@ -17,8 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "authq.h"
-#include "webcfg.h"
+#include "http/authq.h"
+#include "http/webcfg.h"
 #include "tests/tap.h"
 
 static char tmpdir[PATH_MAX];

@@ -22,9 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api_claims.h"
+#include "serve/api_claims.h"
 #include "sim/hw_sim.h"
-#include "log.h"
+#include "base/log.h"
 #include "tests/tap.h"
 
 struct rig {

@@ -1,5 +1,5 @@
 /*
- * test_conf.c - the configuration parser (src/conf.c) against uncored.conf(5):
+ * test_conf.c - the configuration parser (src/daemon/conf.c) against uncored.conf(5):
  * defaults, a file setting every key, the round trip through conf_dump(),
  * list syntax, line numbers, and a table of malformed files each of which
  * must be refused with the exact "file:line:" and the right message.  The
@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "conf.h"
+#include "daemon/conf.h"
 #include "tests/tap.h"
 
 static char tmpdir[PATH_MAX];

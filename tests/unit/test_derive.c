@@ -1,5 +1,5 @@
 /*
- * test_derive.c - the derived-metric evaluator (src/derive.c) and every
+ * test_derive.c - the derived-metric evaluator (src/core/derive.c) and every
  * platform's metric table (src/plat/derived_*.c), with exact values.
  *
  * The plans are built on hand-made topologies and series, so each value
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "derive.h"
+#include "core/derive.h"
 #include "plat/plat_hsx.h"
 #include "tests/tap.h"
 

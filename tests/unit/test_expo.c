@@ -16,7 +16,7 @@
 #include <time.h>
 #include <zlib.h>
 
-#include "expo.h"
+#include "serve/expo.h"
 #include "tests/tap.h"
 
 static atomic_int renders;

@@ -40,11 +40,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "clock.h"
+#include "base/clock.h"
 #include "sim/hw_sim.h"
-#include "log.h"
-#include "metrics.h"
-#include "sampler.h"
+#include "base/log.h"
+#include "serve/metrics.h"
+#include "core/sampler.h"
 #include "tests/tap.h"
 
 #define TICKS		14

@@ -1,5 +1,5 @@
 /*
- * test_gz.c - gzip for HTTP responses (src/gz.c): which Accept-Encoding
+ * test_gz.c - gzip for HTTP responses (src/base/gz.c): which Accept-Encoding
  * values accept gzip (RFC 9110 12.5.3, q=0 included), and that
  * gz_compress() output inflates back to the input (checked with zlib's
  * inflate, not with our own code) and is much smaller on an exposition;
@@ -14,7 +14,7 @@
 
 #include <zlib.h>
 
-#include "gz.h"
+#include "base/gz.h"
 #include "tests/tap.h"
 
 static void test_accepted(void)

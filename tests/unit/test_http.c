@@ -44,8 +44,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "http.h"
-#include "log.h"
+#include "http/http.h"
+#include "base/log.h"
 #include "tests/tap.h"
 
 #define TIMEOUT_S	1

@@ -1,6 +1,6 @@
 /*
  * test_hyperv.c - the CPUID hypervisor bit and vendor signature
- * (src/hyperv.c) over a fake CPUID: no hypervisor bit; KVM; Hyper-V; an
+ * (src/daemon/hyperv.c) over a fake CPUID: no hypervisor bit; KVM; Hyper-V; an
  * unknown signature (escaped); a CPUID whose leaf 0x40000000 is not
  * there (EAX below 0x40000000); a CPU whose highest basic leaf is 0.
  */
@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "hyperv.h"
+#include "daemon/hyperv.h"
 #include "tests/tap.h"
 
 static unsigned max_basic, ecx1, hv_max;

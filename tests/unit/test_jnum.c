@@ -1,5 +1,5 @@
 /*
- * test_jnum.c - JSON numbers (src/jnum.c): the shortest text that reads
+ * test_jnum.c - JSON numbers (src/base/jnum.c): the shortest text that reads
  * back as the same double, json-c's ".0" on integral values, null for
  * NaN and the infinities, and json-c objects that serialize the same way.
  * Against json-c's default (%.17g, "0.59999999999999998") and against a
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jnum.h"
+#include "base/jnum.h"
 #include "tests/tap.h"
 
 static const char *fmt(double v)

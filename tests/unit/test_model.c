@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pmu.h"
-#include "sampler.h"
-#include "sched.h"
+#include "pmu/pmu.h"
+#include "core/sampler.h"
+#include "pmu/sched.h"
 #include "tests/tap.h"
 
 /* ---- an in-memory register file behind struct hw_ops ------------------ */

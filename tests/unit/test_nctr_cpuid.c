@@ -26,7 +26,7 @@
 #include "hw/hw.h"
 #include "plat/kpmu.h"
 #include "plat/plat.h"
-#include "sched.h"
+#include "pmu/sched.h"
 #include "sim/hw_sim.h"
 #include "sim/sim_workload.h"
 #include "tests/tap.h"

@@ -27,7 +27,7 @@
 #include "plat/plat.h"
 #include "plat/plat_hsx.h"
 #include "plat/events_hsx.h"
-#include "sched.h"
+#include "pmu/sched.h"
 #include "tests/tap.h"
 #include "tests/unit/fake_dump.h"
 

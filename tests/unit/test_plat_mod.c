@@ -14,7 +14,7 @@
 #include "sim/sim_workload.h"
 #include "plat/plat.h"
 #include "plat/plat_mod.h"
-#include "sched.h"
+#include "pmu/sched.h"
 #include "tests/tap.h"
 
 static void test_grammar(void)

@@ -23,7 +23,7 @@
 #include "plat/plat.h"
 #include "plat/plat_snbep.h"
 #include "plat/events_snbep.h"
-#include "sched.h"
+#include "pmu/sched.h"
 #include "tests/tap.h"
 #include "tests/unit/fake_dump.h"
 

@@ -1,5 +1,5 @@
 /*
- * test_pmu_perf.c - the perf backend of the PMU layer (src/pmu_perf.c),
+ * test_pmu_perf.c - the perf backend of the PMU layer (src/pmu/pmu_perf.c),
  * driven the way the sampler drives it: pmu_perf_discover(),
  * pmu_init_perf(), then pmu_slot() / pmu_encode() / pmu_program() /
  * pmu_enable(false) (the tick's one read per group) / pmu_read() /
@@ -41,12 +41,12 @@
 #include "sim/hw_sim.h"
 #include "hw/perf_event.h"
 #include "hw/perf_sysfs.h"
-#include "log.h"
-#include "mux.h"
-#include "pmu.h"
-#include "pmu_perf.h"
+#include "base/log.h"
+#include "pmu/mux.h"
+#include "pmu/pmu.h"
+#include "pmu/pmu_perf.h"
 #include "plat/plat_xsp.h"
-#include "sched.h"
+#include "pmu/sched.h"
 #include "sim/sim_kernel.h"
 #include "tests/perf_msr.h"
 #include "tests/tap.h"

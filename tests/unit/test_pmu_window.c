@@ -23,11 +23,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "clock.h"
+#include "base/clock.h"
 #include "hw/hw.h"
 #include "sim/hw_sim.h"
-#include "pmu.h"
-#include "pmu_perf.h"
+#include "pmu/pmu.h"
+#include "pmu/pmu_perf.h"
 #include "sim/sim_kernel.h"
 #include "tests/tap.h"
 

@@ -29,7 +29,7 @@
 #include <unistd.h>
 
 #include "hw/hw.h"
-#include "priv.h"
+#include "daemon/priv.h"
 #include "tests/tap.h"
 
 /* Host bridge +0x48 with the enable bit set; not the value in the lspci

@@ -18,9 +18,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "procstat.h"
-#include "prom.h"
+#include "base/buf.h"
+#include "serve/procstat.h"
+#include "base/prom.h"
 #include "tests/tap.h"
 
 static double cpu_now(void)

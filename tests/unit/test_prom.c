@@ -16,8 +16,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "buf.h"
-#include "prom.h"
+#include "base/buf.h"
+#include "base/prom.h"
 #include "tests/tap.h"
 
 #define L(...) ((const char *const[]){ __VA_ARGS__, NULL })

@@ -21,10 +21,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "api_claims.h"
-#include "log.h"
+#include "serve/api_claims.h"
+#include "base/log.h"
 #include "sim/hw_sim.h"
-#include "sampler.h"
+#include "core/sampler.h"
 #include "tests/tap.h"
 
 #define IV 100000000ll		/* the interval: 100 ms */

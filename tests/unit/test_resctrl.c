@@ -15,9 +15,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "prom.h"
-#include "resctrl.h"
+#include "base/buf.h"
+#include "base/prom.h"
+#include "resctrl/resctrl.h"
 #include "tests/tap.h"
 
 static char top[64];

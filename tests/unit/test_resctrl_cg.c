@@ -5,7 +5,7 @@
  */
 #include "config.h"
 
-#include "resctrl_cg.h"
+#include "resctrl/resctrl_cg.h"
 #include "tests/tap.h"
 
 #define CTR "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"

@@ -11,9 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "prom.h"
-#include "resctrl_mon.h"
+#include "base/buf.h"
+#include "base/prom.h"
+#include "resctrl/resctrl_mon.h"
 #include "tests/tap.h"
 
 static char top[64];

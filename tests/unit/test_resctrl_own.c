@@ -17,10 +17,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "prom.h"
-#include "resctrl_own.h"
-#include "resctrl_priv.h"
+#include "base/buf.h"
+#include "base/prom.h"
+#include "resctrl/resctrl_own.h"
+#include "resctrl/resctrl_priv.h"
 #include "tests/tap.h"
 
 static char top[64], cg[128], rdt[128];

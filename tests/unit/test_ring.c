@@ -17,7 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "ring.h"
+#include "base/ring.h"
 #include "tests/tap.h"
 
 #define CANARY	UINT64_C(0xdeadbeefcafef00d)

@@ -34,7 +34,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "ring.h"
+#include "base/ring.h"
 #include "tests/tap.h"
 
 #define NREADERS	3

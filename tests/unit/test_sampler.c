@@ -19,9 +19,9 @@
 #include <unistd.h>
 
 #include "sim/hw_sim.h"
-#include "metrics.h"
-#include "api_claims.h"
-#include "sampler.h"
+#include "serve/metrics.h"
+#include "serve/api_claims.h"
+#include "core/sampler.h"
 #include "tests/tap.h"
 
 static char dir[] = "/tmp/test_sampler_XXXXXX";

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "plat/plat.h"
-#include "sched.h"
+#include "pmu/sched.h"
 
 #define SAMPLER_MAX 64
 #include "tests/tap.h"

@@ -14,8 +14,8 @@
 #include <time.h>
 
 #include "sim/hw_sim.h"
-#include "log.h"
-#include "selftest.h"
+#include "base/log.h"
+#include "daemon/selftest.h"
 #include "tests/tap.h"
 
 static double mono_s(void)

@@ -5,7 +5,7 @@
  * simulated times, the same whatever the syncs in between; the RMID
  * limit, limbo, SNC, AMD domains and ABMC; a re-made group with a new
  * inode; directories made and removed by someone else; and the reader
- * (src/resctrl.c) on the tree.
+ * (src/resctrl/resctrl.c) on the tree.
  */
 #include "config.h"
 
@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "../tap.h"
-#include "resctrl.h"
+#include "resctrl/resctrl.h"
 #include "sim/sim_rdt.h"
 #include "sim/sim_workload.h"
 

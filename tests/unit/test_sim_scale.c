@@ -12,7 +12,7 @@
  */
 #include "config.h"
 
-#include "clock.h"
+#include "base/clock.h"
 #include "sim/hw_sim.h"
 #include "tests/tap.h"
 #include "tests/sim_scale.h"

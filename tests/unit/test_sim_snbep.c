@@ -22,7 +22,7 @@
 #include "sim/hw_sim.h"
 #include "plat/plat.h"
 #include "plat/plat_snbep.h"
-#include "pmu.h"
+#include "pmu/pmu.h"
 #include "tests/tap.h"
 #define SIM_TEST_NAME "test_sim_snbep"
 #define SIM_TEST_PLATFORM (&plat_snbep)

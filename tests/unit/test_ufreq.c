@@ -1,5 +1,5 @@
 /*
- * test_ufreq.c - the intel_uncore_frequency reader (src/ufreq.c): kHz
+ * test_ufreq.c - the intel_uncore_frequency reader (src/core/ufreq.c): kHz
  * parsing, both directory layouts (package_PP_die_DD and uncoreNN with
  * package_id and, on a 2-die package, die_id), a file missing, a file
  * with bad contents (skipped), re-reading through the kept fds, both
@@ -16,8 +16,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "ufreq.h"
+#include "base/log.h"
+#include "core/ufreq.h"
 #include "tests/tap.h"
 
 static char root[256];

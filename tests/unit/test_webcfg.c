@@ -1,6 +1,6 @@
 /*
  * test_webcfg.c - the exporters' web config parser and basic-auth check
- * (src/webcfg.c): a file with users loads; every malformed file in a table
+ * (src/http/webcfg.c): a file with users loads; every malformed file in a table
  * is refused with the exact "file:line:" and the right words; a relative
  * path is taken from the file's directory; webcfg_auth() accepts the right
  * password only, for known users only, and a repeated check is served from
@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "webcfg.h"
+#include "http/webcfg.h"
 #include "tests/tap.h"
 
 static char tmpdir[PATH_MAX];

@@ -1,0 +1,1029 @@
+/*
+ * resctrl_own.c - MON groups per cgroup (see resctrl_own.h).
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "base/prom.h"
+#include "resctrl_cg.h"
+#include "resctrl_own.h"
+
+/* Deeper cgroup trees than this are not walked (systemd's are < 10). */
+#define CG_MAX_DEPTH	32
+/* Passes before a cgroup refused an RMID (ENOSPC) or a group for another
+ * reason tries again; after EBUSY (limbo) it is the next pass. */
+#define RDT_OWN_RETRY_PASSES	5
+
+bool rdt_own_name_ok(const char *name)
+{
+	size_t p = sizeof(RDT_OWN_PREFIX) - 1;
+
+	if (!name || strncmp(name, RDT_OWN_PREFIX, p) != 0 ||
+	    strlen(name) != RDT_OWN_NAME_LEN)
+		return false;
+	for (const char *c = name + p; *c; c++)
+		if (!isdigit((unsigned char)*c) && !(*c >= 'a' && *c <= 'f'))
+			return false;
+	return true;
+}
+
+/* ---- the direct writer ------------------------------------------------ */
+
+struct direct {
+	struct rdt_writer w;
+	char *root;
+};
+
+static int group_path(const struct direct *d, const char *name,
+		      const char *file, char *out, size_t n)
+{
+	int k;
+
+	if (!rdt_own_name_ok(name))
+		return -EINVAL;
+	k = snprintf(out, n, "%s/mon_groups/%s%s%s", d->root, name,
+		     file ? "/" : "", file ? file : "");
+	return k < 0 || (size_t)k >= n ? -ENAMETOOLONG : 0;
+}
+
+static int d_mkgroup(struct rdt_writer *w, const char *name)
+{
+	char p[PATH_MAX];
+	int r = group_path((struct direct *)w, name, NULL, p, sizeof p);
+
+	if (r < 0)
+		return r;
+	return mkdir(p, 0755) < 0 ? -errno : 0;
+}
+
+/* Removes what is in the directory dfd (closed), depth first. */
+static int empty_tree(int dfd, int depth)
+{
+	DIR *d = fdopendir(dfd);
+	struct dirent *de;
+	int r = 0;
+
+	if (!d) {
+		close(dfd);
+		return -errno;
+	}
+	while (r == 0 && (de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (unlinkat(dirfd(d), de->d_name, 0) == 0 || errno == ENOENT)
+			continue;	/* ENOENT: renamed away meanwhile */
+		if (errno != EISDIR || depth > 8) {
+			r = -errno;
+			break;
+		}
+		int c = openat(dirfd(d), de->d_name,
+			       O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+		if (c < 0 || (r = empty_tree(c, depth + 1)) < 0 ||
+		    unlinkat(dirfd(d), de->d_name, AT_REMOVEDIR) < 0)
+			r = r < 0 ? r : -errno;
+	}
+	closedir(d);
+	return r;
+}
+
+/*
+ * rmdir.  The kernel's rmdir of a group takes its files with it and never
+ * answers ENOTEMPTY; a plain directory (the simulated tree) does, and
+ * then its files are removed first - only ever below one of uncored's
+ * own group names.
+ */
+static int d_rmgroup(struct rdt_writer *w, const char *name)
+{
+	char p[PATH_MAX];
+	int r = group_path((struct direct *)w, name, NULL, p, sizeof p), fd;
+
+	if (r < 0)
+		return r;
+	/* a few times: the simulator may write a file between the emptying
+	 * and the rmdir (it did, under TSan) */
+	for (int i = 0; i < 10; i++) {
+		if (rmdir(p) == 0)
+			return 0;
+		if (errno != ENOTEMPTY && errno != EEXIST)
+			return -errno;
+		fd = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+		if (fd < 0)
+			return errno == ENOENT ? 0 : -errno;
+		r = empty_tree(fd, 0);
+		if (r < 0 && r != -ENOENT && r != -ENOTEMPTY && r != -EEXIST)
+			return r;
+	}
+	return -ENOTEMPTY;
+}
+
+/*
+ * One thread id per write(2), as the kernel takes them.  O_APPEND: the
+ * kernel ignores the offset; the simulated tree, a plain file, then
+ * keeps every id written.  No O_CREAT: a group's tasks file is the
+ * kernel's to make.
+ */
+static int d_move(struct rdt_writer *w, const char *name, pid_t tid)
+{
+	char p[PATH_MAX], buf[24];
+	int r = group_path((struct direct *)w, name, "tasks", p, sizeof p);
+	int fd, n;
+
+	if (r < 0)
+		return r;
+	if (tid <= 0)
+		return -EINVAL;
+	fd = open(p, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -errno;
+	n = snprintf(buf, sizeof buf, "%d\n", (int)tid);
+	r = write(fd, buf, (size_t)n) == n ? 0 : -errno;
+	if (close(fd) < 0 && r == 0)
+		r = -errno;
+	return r;
+}
+
+static const char *const assign_ev[2] = { "mbm_total_bytes",
+					   "mbm_local_bytes" };
+
+/*
+ * "EVENT:*=e": a counter for the event in every domain (resctrl.rst,
+ * "mbm_L3_assignments"; the kernel refuses with ENOSPC when a domain has
+ * none free).  O_TRUNC: the kernel ignores it; the simulated tree, a
+ * plain file, then holds the request alone until its next sync.
+ */
+static int d_assign(struct rdt_writer *w, const char *name, unsigned ev)
+{
+	char p[PATH_MAX], buf[40];
+	int r = group_path((struct direct *)w, name, "mbm_L3_assignments", p,
+			   sizeof p);
+	int fd, n;
+
+	if (r < 0)
+		return r;
+	if (ev > 1)
+		return -EINVAL;
+	fd = open(p, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -errno;
+	n = snprintf(buf, sizeof buf, "%s:*=e\n", assign_ev[ev]);
+	r = write(fd, buf, (size_t)n) == n ? 0 : -errno;
+	if (close(fd) < 0 && r == 0)
+		r = -errno;
+	return r;
+}
+
+static void d_free(struct rdt_writer *w)
+{
+	struct direct *d = (struct direct *)w;
+
+	if (d) {
+		free(d->root);
+		free(d);
+	}
+}
+
+struct rdt_writer *rdt_writer_direct(const char *root)
+{
+	struct direct *d = calloc(1, sizeof *d);
+
+	if (!d || !(d->root = strdup(root))) {
+		free(d);
+		return NULL;
+	}
+	d->w.mkgroup = d_mkgroup;
+	d->w.rmgroup = d_rmgroup;
+	d->w.move = d_move;
+	d->w.assign = d_assign;
+	d->w.free = d_free;
+	return &d->w;
+}
+
+/* ---- the manager ------------------------------------------------------ */
+
+static const char *const state_names[RDT_OWN_NSTATES] = {
+	[RDT_OWN_GROUPED] = "grouped",
+	[RDT_OWN_PENDING] = "pending",
+	[RDT_OWN_LIMIT] = "limit",
+	[RDT_OWN_NO_RMID] = "no_rmid",
+	[RDT_OWN_LIMBO] = "rmid_limbo",
+	[RDT_OWN_ERROR] = "error",
+};
+
+static const char *const assign_names[RDT_ASSIGN_N] = {
+	[RDT_ASSIGN_OK] = "assigned",
+	[RDT_ASSIGN_REFUSED] = "refused",
+	[RDT_ASSIGN_ERROR] = "error",
+};
+
+static const char *const move_names[RDT_MOVE_N] = {
+	[RDT_MOVE_OK] = "moved",
+	[RDT_MOVE_GONE] = "gone",
+	[RDT_MOVE_OTHER_CTRL] = "other_ctrl_group",
+	[RDT_MOVE_DENIED] = "denied",
+	[RDT_MOVE_ERROR] = "error",
+};
+
+const char *rdt_own_state_name(enum rdt_own_state s)
+{
+	return (unsigned)s < RDT_OWN_NSTATES ? state_names[s] : "?";
+}
+
+/* One matching cgroup. */
+struct ent {
+	char *cgroup;			/* relative to the cgroup root */
+	char name[RDT_OWN_NAME_LEN + 1];
+	char pod[64], ctr[128];
+	enum rdt_own_state state;
+	bool made;			/* the directory is ours now */
+	bool retrying;			/* made again after a refusal, not yet
+					   seen in the tree: state unchanged */
+	uint64_t retry_at;		/* a refused one tries from this pass */
+	pid_t *tids;			/* written to tasks, sorted */
+	size_t ntids;
+};
+
+struct rdt_own {
+	char **pat;
+	size_t npat;
+	char *cg_root, *rdt_root;
+	unsigned max_groups;
+	uint64_t pass;			/* passes so far */
+	struct rdt_writer *w;
+	struct ent *e;			/* sorted by cgroup path */
+	size_t n, cap;
+	struct ent **byname;		/* the made ones, sorted by name */
+	size_t nbyname;
+	pthread_mutex_t mu;		/* guards the figures below (render) */
+	unsigned nstate[RDT_OWN_NSTATES];
+	uint64_t moves[RDT_MOVE_N];
+	unsigned logged[RDT_OWN_NSTATES];	/* counts last logged */
+	bool abmc;			/* mbm_event mode seen (last pass) */
+	unsigned unassigned;		/* our groups' events without one */
+	unsigned unassigned_logged;
+	uint64_t assigns[RDT_ASSIGN_N];
+};
+
+/* FNV-1a, 64 bits: a stable name for a cgroup path. */
+static uint64_t fnv1a(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+static int split_patterns(struct rdt_own *o, const char *list)
+{
+	const char *p = list ? list : "";
+
+	for (;;) {
+		p += strspn(p, " \t,");
+		if (!*p)
+			return 0;
+		size_t l = strcspn(p, " \t,");
+		char **np = realloc(o->pat, (o->npat + 1) * sizeof *np);
+
+		if (!np)
+			return -ENOMEM;
+		o->pat = np;
+		if (!(o->pat[o->npat] = strndup(p, l)))
+			return -ENOMEM;
+		if (rdtcg_pattern_error(o->pat[o->npat])) {
+			free(o->pat[o->npat]);
+			return -EINVAL;
+		}
+		o->npat++;
+		p += l;
+	}
+}
+
+struct rdt_own *rdt_own_new(const struct rdt_own_cfg *cfg,
+			    struct rdt_writer *w)
+{
+	struct rdt_own *o = calloc(1, sizeof *o);
+
+	if (!o) {
+		if (w)
+			w->free(w);
+		return NULL;
+	}
+	o->w = w;
+	pthread_mutex_init(&o->mu, NULL);
+	o->max_groups = cfg->max_groups;
+	o->cg_root = strdup(cfg->cgroup_root);
+	o->rdt_root = strdup(cfg->resctrl_root);
+	if (!w || !o->cg_root || !o->rdt_root ||
+	    split_patterns(o, cfg->patterns) < 0) {
+		rdt_own_free(o);
+		return NULL;
+	}
+	return o;
+}
+
+static bool matches(const struct rdt_own *o, const char *path)
+{
+	for (size_t i = 0; i < o->npat; i++)
+		if (rdtcg_match(o->pat[i], path))
+			return true;
+	return false;
+}
+
+struct found {
+	char **p;
+	size_t n, cap;
+};
+
+static int found_add(struct found *f, const char *path)
+{
+	if (f->n == f->cap) {
+		size_t nc = f->cap ? 2 * f->cap : 64;
+		char **np = realloc(f->p, nc * sizeof *np);
+
+		if (!np)
+			return -ENOMEM;
+		f->p = np;
+		f->cap = nc;
+	}
+	if (!(f->p[f->n] = strdup(path)))
+		return -ENOMEM;
+	f->n++;
+	return 0;
+}
+
+/* Walks the directory dfd (the cgroup at rel, "" for the root). */
+static int walk(const struct rdt_own *o, int dfd, char *rel, size_t len,
+		int depth, struct found *f)
+{
+	DIR *d = fdopendir(dfd);
+	struct dirent *de;
+	int r = 0;
+
+	if (!d) {
+		close(dfd);
+		return -errno;
+	}
+	while (r == 0 && (de = readdir(d))) {
+		size_t l = strlen(de->d_name);
+
+		if (de->d_name[0] == '.' || (de->d_type != DT_DIR &&
+					     de->d_type != DT_UNKNOWN))
+			continue;
+		if (len + (len > 0) + l >= PATH_MAX)
+			continue;
+		if (len)
+			rel[len] = '/';
+		memcpy(rel + len + (len > 0), de->d_name, l + 1);
+		int cfd = openat(dirfd(d), de->d_name,
+				 O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+		if (cfd >= 0) {
+			if (matches(o, rel))
+				r = found_add(f, rel);
+			if (r == 0 && depth < CG_MAX_DEPTH)
+				r = walk(o, cfd, rel, len + (len > 0) + l,
+					 depth + 1, f);
+			else
+				close(cfd);
+		}
+		/* ENOTDIR (DT_UNKNOWN, a file), ENOENT (gone): skip */
+		rel[len] = '\0';
+	}
+	closedir(d);
+	return r == -ENOMEM ? r : 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int cmp_ent(const void *a, const void *b)
+{
+	return strcmp(((const struct ent *)a)->cgroup,
+		      ((const struct ent *)b)->cgroup);
+}
+
+/* o->e is sorted by cgroup path. */
+static struct ent *find(struct rdt_own *o, const char *cg)
+{
+	struct ent key = { .cgroup = (char *)cg };
+
+	return o->n ? bsearch(&key, o->e, o->n, sizeof key, cmp_ent) : NULL;
+}
+
+/* A new entry for cgroup path cg (taken over, not copied). */
+static void init_ent(struct ent *e, char *cg)
+{
+	memset(e, 0, sizeof *e);
+	e->cgroup = cg;
+	snprintf(e->name, sizeof e->name, RDT_OWN_PREFIX "%016llx",
+		 (unsigned long long)fnv1a(cg));
+	rdtcg_k8s_ids(cg, e->pod, e->ctr);
+	e->state = RDT_OWN_PENDING;	/* until tried */
+}
+
+static void ent_free(struct ent *e)
+{
+	free(e->cgroup);
+	free(e->tids);
+}
+
+/*
+ * The entries become those of the sorted paths p[0..n) (taken over):
+ * each keeps its state if it had an entry; an entry whose cgroup went
+ * away takes its group with it (its RMID goes to limbo, as the kernel's
+ * rmdir does).  -ENOMEM leaves everything as it was.
+ */
+static int renew(struct rdt_own *o, char **p, size_t n)
+{
+	struct ent *ne = n ? calloc(n, sizeof *ne) : NULL;
+	bool *kept = o->n ? calloc(o->n, sizeof *kept) : NULL;
+
+	if ((n && !ne) || (o->n && !kept)) {
+		free(ne);
+		free(kept);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct ent *old = find(o, p[i]);
+
+		if (old) {
+			ne[i] = *old;	/* its strings move with it */
+			kept[old - o->e] = true;
+			free(p[i]);
+		} else {
+			init_ent(&ne[i], p[i]);
+		}
+		p[i] = NULL;
+	}
+	for (size_t i = 0; i < o->n; i++) {
+		if (kept[i])
+			continue;
+		if (o->e[i].made)
+			o->w->rmgroup(o->w, o->e[i].name);
+		ent_free(&o->e[i]);
+	}
+	free(kept);
+	free(o->e);
+	o->e = ne;
+	o->n = o->cap = n;
+	return 0;
+}
+
+static int cmp_byname(const void *a, const void *b)
+{
+	return strcmp((*(struct ent *const *)a)->name,
+		      (*(struct ent *const *)b)->name);
+}
+
+/* The index of made groups by name, for sweep() and rdt_own_labels(). */
+static int index_names(struct rdt_own *o)
+{
+	size_t k = 0;
+
+	free(o->byname);
+	o->byname = NULL;
+	o->nbyname = 0;
+	for (size_t i = 0; i < o->n; i++)
+		k += o->e[i].made;
+	if (!k)
+		return 0;
+	if (!(o->byname = malloc(k * sizeof *o->byname)))
+		return -ENOMEM;
+	for (size_t i = 0; i < o->n; i++)
+		if (o->e[i].made)
+			o->byname[o->nbyname++] = &o->e[i];
+	qsort(o->byname, o->nbyname, sizeof *o->byname, cmp_byname);
+	return 0;
+}
+
+static const struct ent *by_name(const struct rdt_own *o, const char *name)
+{
+	struct ent key, *kp = &key, **r;
+
+	if (!o->nbyname || strlen(name) >= sizeof key.name)
+		return NULL;
+	snprintf(key.name, sizeof key.name, "%s", name);
+	r = bsearch(&kp, o->byname, o->nbyname, sizeof *o->byname, cmp_byname);
+	return r ? *r : NULL;
+}
+
+/* The thread ids in cg's cgroup.threads, sorted; -errno. */
+static int read_threads(const struct rdt_own *o, const char *cg,
+			pid_t **out, size_t *n)
+{
+	char p[PATH_MAX], buf[4096];
+	size_t cap = 0;
+	pid_t *t = NULL;
+	FILE *f;
+
+	*out = NULL;
+	*n = 0;
+	if (snprintf(p, sizeof p, "%s/%s/cgroup.threads", o->cg_root, cg) >=
+	    (int)sizeof p)
+		return -ENAMETOOLONG;
+	if (!(f = fopen(p, "re")))
+		return -errno;
+	while (fgets(buf, sizeof buf, f)) {
+		char *end;
+		long v = strtol(buf, &end, 10);
+
+		if (end == buf || v <= 0 || v > INT_MAX)
+			continue;
+		if (*n == cap) {
+			size_t nc = cap ? 2 * cap : 16;
+			pid_t *nt = realloc(t, nc * sizeof *nt);
+
+			if (!nt) {
+				free(t);
+				fclose(f);
+				return -ENOMEM;
+			}
+			t = nt;
+			cap = nc;
+		}
+		t[(*n)++] = (pid_t)v;
+	}
+	fclose(f);
+	if (*n)
+		qsort(t, *n, sizeof *t, cmp_pid);
+	*out = t;
+	return 0;
+}
+
+static bool has_tid(const struct ent *e, pid_t t)
+{
+	return e->ntids &&
+	       bsearch(&t, e->tids, e->ntids, sizeof t, cmp_pid) != NULL;
+}
+
+static bool group_file(const struct rdt_own *o, const struct ent *e,
+		       const char *file)
+{
+	char p[PATH_MAX];
+
+	snprintf(p, sizeof p, "%s/mon_groups/%s/%s", o->rdt_root, e->name, file);
+	return access(p, F_OK) == 0;
+}
+
+/*
+ * Writes the threads of e's cgroup that are not in its group yet.  The
+ * moved set becomes the threads now in the cgroup that were moved
+ * (ended threads are forgotten, so a reused id is moved again).
+ */
+static void follow(struct rdt_own *o, struct ent *e, uint64_t *moves)
+{
+	pid_t *now;
+	size_t n, keep = 0;
+
+	if (read_threads(o, e->cgroup, &now, &n) < 0)
+		return;		/* gone: the next walk drops it */
+	for (size_t i = 0; i < n; i++) {
+		int r = 0;
+
+		if (!has_tid(e, now[i])) {
+			r = o->w->move(o->w, e->name, now[i]);
+			moves[r == 0 ? RDT_MOVE_OK : r == -ESRCH ? RDT_MOVE_GONE
+			      : r == -EINVAL ? RDT_MOVE_OTHER_CTRL
+			      : r == -EPERM || r == -EACCES ? RDT_MOVE_DENIED
+			      : RDT_MOVE_ERROR]++;
+		}
+		if (r == 0)
+			now[keep++] = now[i];
+	}
+	free(e->tids);
+	e->tids = now;
+	e->ntids = keep;	/* now[] is sorted, and so its prefix */
+}
+
+static bool refused(enum rdt_own_state s)
+{
+	return s == RDT_OWN_NO_RMID || s == RDT_OWN_LIMBO || s == RDT_OWN_ERROR;
+}
+
+/* e's mkdir was refused with r: its state, and when to try again. */
+static void refuse(struct rdt_own *o, struct ent *e, int r)
+{
+	if (r != -ENOSPC && r != -EBUSY && e->state != RDT_OWN_ERROR)
+		log_warnx("resctrl: cannot make mon_groups/%s for cgroup %s: %s",
+			  e->name, e->cgroup, strerror(-r));
+	e->state = r == -ENOSPC ? RDT_OWN_NO_RMID : r == -EBUSY ? RDT_OWN_LIMBO
+		   : RDT_OWN_ERROR;
+	e->retrying = false;
+	e->retry_at = o->pass + (e->state == RDT_OWN_LIMBO ? 1
+						: RDT_OWN_RETRY_PASSES);
+}
+
+/*
+ * Makes e's group within the budget of made ones.  A first try is
+ * pending until the tree shows the group; a cgroup refused before tries
+ * again after its back-off, keeping its reason meanwhile (so that a
+ * tree that answers a pass late, the simulated one, shows no flapping).
+ */
+static void make(struct rdt_own *o, struct ent *e, unsigned *made)
+{
+	int r;
+
+	if (refused(e->state) && o->pass < e->retry_at)
+		return;
+	if (*made >= o->max_groups) {
+		e->state = RDT_OWN_LIMIT;
+		return;
+	}
+	r = o->w->mkgroup(o->w, e->name);
+	if (r == 0 || r == -EEXIST) {	/* EEXIST: ours, from before */
+		e->made = true;
+		e->retrying = refused(e->state);
+		if (!e->retrying)
+			e->state = RDT_OWN_PENDING;
+		(*made)++;
+		return;
+	}
+	refuse(o, e, r);
+}
+
+/*
+ * The simulated tree's answer to a mkdir it could not refuse: the errno
+ * name in .mkdir_error (doc/resctrl.md, decision 16).  0 when absent.
+ */
+static int mkdir_error(const struct rdt_own *o, const struct ent *e)
+{
+	char p[PATH_MAX], buf[16] = "";
+	FILE *f;
+
+	snprintf(p, sizeof p, "%s/mon_groups/%s/.mkdir_error", o->rdt_root,
+		 e->name);
+	if (!(f = fopen(p, "re")))
+		return 0;
+	if (!fgets(buf, sizeof buf, f))
+		buf[0] = '\0';
+	fclose(f);
+	return !strncmp(buf, "EBUSY", 5) ? -EBUSY : -ENOSPC;
+}
+
+/* Our names in mon_groups/ that no entry made: leftovers, removed. */
+static void sweep(struct rdt_own *o)
+{
+	char p[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(p, sizeof p, "%s/mon_groups", o->rdt_root);
+	if (!(d = opendir(p)))
+		return;
+	while ((de = readdir(d)))
+		if (rdt_own_name_ok(de->d_name) && !by_name(o, de->d_name) &&
+		    o->w->rmgroup(o->w, de->d_name) == 0)
+			log_info("resctrl: removed %s, left by an earlier run "
+				 "(no matching cgroup now)", de->d_name);
+	closedir(d);
+}
+
+static void log_states(struct rdt_own *o, const unsigned *ns)
+{
+	for (int s = RDT_OWN_LIMIT; s < RDT_OWN_NSTATES; s++) {
+		const char *eg = "";
+
+		if (ns[s] == o->logged[s])
+			continue;
+		o->logged[s] = ns[s];
+		if (!ns[s]) {
+			log_info("resctrl: no cgroup is left without a group "
+				 "for reason %s now", state_names[s]);
+			continue;
+		}
+		for (size_t i = 0; i < o->n; i++)
+			if (o->e[i].state == (enum rdt_own_state)s) {
+				eg = o->e[i].cgroup;
+				break;
+			}
+		log_warnx("resctrl: %u matching cgroup%s without a monitoring "
+			  "group: %s (%s; e.g. %s); the daemon goes on",
+			  ns[s], ns[s] == 1 ? "" : "s", state_names[s],
+			  s == RDT_OWN_LIMIT ? "[resctrl] max_groups reached"
+			  : s == RDT_OWN_NO_RMID ? "mkdir: no free RMID"
+			  : s == RDT_OWN_LIMBO ? "mkdir: freed RMIDs still in "
+						 "limbo, tried again next pass"
+			  : "mkdir failed", eg);
+	}
+}
+
+/* ---- ABMC: counters for uncored's groups ----------------------------- */
+
+/* The first line of file under the resctrl root ("" when unreadable). */
+static void info_line(const struct rdt_own *o, const char *file, char *buf,
+		      size_t n)
+{
+	char p[PATH_MAX];
+	FILE *f;
+
+	buf[0] = '\0';
+	snprintf(p, sizeof p, "%s/%s", o->rdt_root, file);
+	if ((f = fopen(p, "re"))) {
+		if (!fgets(buf, (int)n, f))
+			buf[0] = '\0';
+		fclose(f);
+	}
+}
+
+/* Is the tree in ABMC's mbm_event mode ("[mbm_event]" on a line)? */
+static bool abmc_on(const struct rdt_own *o)
+{
+	char p[PATH_MAX], line[64];
+	bool on = false;
+	FILE *f;
+
+	snprintf(p, sizeof p, "%s/info/L3_MON/mbm_assign_mode", o->rdt_root);
+	if (!(f = fopen(p, "re")))
+		return false;
+	while (!on && fgets(line, sizeof line, f))
+		on = strncmp(line, "[mbm_event]", 11) == 0;
+	fclose(f);
+	return on;
+}
+
+/* The counters free in every domain: the least of available_mbm_cntrs'
+ * "ID=N;ID=N" (0 when unreadable: nothing is asked for blindly). */
+static unsigned free_counters(const struct rdt_own *o)
+{
+	char buf[4096];
+	const char *p;
+	unsigned long least = ULONG_MAX;
+
+	info_line(o, "info/L3_MON/available_mbm_cntrs", buf, sizeof buf);
+	for (p = buf; (p = strchr(p, '=')); p++) {
+		char *end;
+		unsigned long v = strtoul(p + 1, &end, 10);
+
+		if (end == p + 1)
+			return 0;
+		if (v < least)
+			least = v;
+	}
+	return least == ULONG_MAX ? 0 : (unsigned)(least > UINT_MAX ? UINT_MAX
+								    : least);
+}
+
+/* Which of e's events have no counter in some domain, from its
+ * mbm_L3_assignments ("EVENT:ID=e;ID=_"): bit 0 total, bit 1 local. */
+static unsigned lacking(const struct rdt_own *o, const struct ent *e)
+{
+	char p[PATH_MAX], line[4096];
+	unsigned m = 0;
+	FILE *f;
+
+	snprintf(p, sizeof p, "%s/mon_groups/%s/mbm_L3_assignments",
+		 o->rdt_root, e->name);
+	if (!(f = fopen(p, "re")))
+		return 0;
+	while (fgets(line, sizeof line, f))
+		for (unsigned ev = 0; ev < 2; ev++) {
+			size_t l = strlen(assign_ev[ev]);
+
+			if (!strncmp(line, assign_ev[ev], l) && line[l] == ':' &&
+			    strstr(line + l, "=_"))
+				m |= 1u << ev;
+		}
+	fclose(f);
+	return m;
+}
+
+/*
+ * With ABMC (AMD, v6.18) in mbm_event mode, an event of a group with no
+ * counter reads "Unassigned".  The kernel gives a group counters at
+ * mkdir while any is free; one of uncored's groups made when none was
+ * gets one here once one is free again, in path order, never more than
+ * available_mbm_cntrs says and never by taking another's (other tools'
+ * groups are read only).  Returns how many of our events still lack one.
+ */
+static unsigned assign_counters(struct rdt_own *o, uint64_t *res)
+{
+	unsigned left = 0, avail;
+
+	avail = free_counters(o);
+	for (size_t i = 0; i < o->n; i++) {
+		struct ent *e = &o->e[i];
+		unsigned m;
+
+		if (e->state != RDT_OWN_GROUPED || !(m = lacking(o, e)))
+			continue;
+		for (unsigned ev = 0; ev < 2; ev++) {
+			int r;
+
+			if (!(m >> ev & 1))
+				continue;
+			if (!avail) {
+				left++;
+				continue;
+			}
+			r = o->w->assign(o->w, e->name, ev);
+			res[r == 0 ? RDT_ASSIGN_OK : r == -ENOSPC
+			    ? RDT_ASSIGN_REFUSED : RDT_ASSIGN_ERROR]++;
+			if (r == 0) {
+				avail--;
+			} else {
+				left++;
+				if (r == -ENOSPC)
+					avail = 0;	/* the file was stale */
+			}
+		}
+	}
+	return left;
+}
+
+static void log_unassigned(struct rdt_own *o, unsigned left)
+{
+	if (left == o->unassigned_logged)
+		return;
+	if (!left)
+		log_info("resctrl: every event of uncored's groups has an ABMC "
+			 "counter now");
+	else
+		log_warnx("resctrl: %u event%s of uncored's groups without an "
+			  "ABMC counter (every one in use: num_mbm_cntrs): they "
+			  "read Unassigned until one is free", left,
+			  left == 1 ? "" : "s");
+	o->unassigned_logged = left;
+}
+
+/* ---- the pass --------------------------------------------------------- */
+
+int rdt_own_pass(struct rdt_own *o)
+{
+	char rel[PATH_MAX] = "";
+	struct found f = { 0 };
+	unsigned made = 0, ns[RDT_OWN_NSTATES] = { 0 }, left;
+	uint64_t moves[RDT_MOVE_N] = { 0 }, asg[RDT_ASSIGN_N] = { 0 };
+	bool abmc;
+	int fd, r;
+
+	o->pass++;
+	fd = open(o->cg_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	r = walk(o, fd, rel, 0, 0, &f);
+	if (r < 0)
+		goto out;
+	if (f.n)
+		qsort(f.p, f.n, sizeof *f.p, cmp_str);
+	if ((r = renew(o, f.p, f.n)) < 0)
+		goto out;
+	for (size_t i = 0; i < o->n; i++)
+		made += o->e[i].made;
+	/* in path order, so which cgroups go without is reproducible */
+	for (size_t i = 0; i < o->n; i++) {
+		struct ent *e = &o->e[i];
+
+		if (!e->made)
+			make(o, e, &made);
+		if (e->made && (e->state == RDT_OWN_PENDING || e->retrying)) {
+			int me = mkdir_error(o, e);
+
+			if (me) {
+				o->w->rmgroup(o->w, e->name);
+				e->made = false;
+				made--;
+				refuse(o, e, me);
+			} else if (group_file(o, e, "tasks")) {
+				e->state = RDT_OWN_GROUPED;
+				e->retrying = false;
+			}
+		}
+		if (e->state == RDT_OWN_GROUPED)
+			follow(o, e, moves);
+		ns[e->state]++;
+	}
+	if ((r = index_names(o)) < 0)
+		goto out;
+	sweep(o);
+	log_states(o, ns);
+	abmc = abmc_on(o);
+	left = abmc ? assign_counters(o, asg) : 0;
+	log_unassigned(o, left);
+	pthread_mutex_lock(&o->mu);
+	o->abmc = abmc;
+	memcpy(o->nstate, ns, sizeof ns);
+	for (int i = 0; i < RDT_MOVE_N; i++)
+		o->moves[i] += moves[i];
+	for (int i = 0; i < RDT_ASSIGN_N; i++)
+		o->assigns[i] += asg[i];
+	o->unassigned = left;
+	pthread_mutex_unlock(&o->mu);
+	r = (int)o->n;
+out:
+	for (size_t i = 0; i < f.n; i++)
+		free(f.p[i]);	/* NULL once taken over */
+	free(f.p);
+	return r;
+}
+
+bool rdt_own_labels(const struct rdt_own *o, const char *group,
+		    char *cgroup, size_t ncg, char pod[64], char ctr[128])
+{
+	static const char mg[] = "mon_groups/";
+
+	const struct ent *e;
+
+	if (strncmp(group, mg, sizeof mg - 1) != 0 ||
+	    !rdt_own_name_ok(group + sizeof mg - 1) ||
+	    !(e = by_name(o, group + sizeof mg - 1)))
+		return false;
+	snprintf(cgroup, ncg, "%s", e->cgroup);
+	snprintf(pod, 64, "%s", e->pod);
+	snprintf(ctr, 128, "%s", e->ctr);
+	return true;
+}
+
+void rdt_own_render(struct prom *w, const struct rdt_own *o)
+{
+	struct rdt_own *m = (struct rdt_own *)o;	/* the mutex only */
+
+	pthread_mutex_lock(&m->mu);
+	prom_family(w, "uncore_resctrl_cgroups", PROM_GAUGE, "",
+		    "cgroups matching [resctrl] cgroups, by state: grouped (a "
+		    "monitoring group of uncored's holds their threads), "
+		    "pending (made, not yet ready), or why they have none: "
+		    "limit ([resctrl] max_groups), no_rmid, rmid_limbo, error");
+	for (int s = 0; s < RDT_OWN_NSTATES; s++) {
+		const char *l[] = { "state", state_names[s], NULL };
+
+		prom_sample_u64(w, NULL, l, o->nstate[s]);
+	}
+	prom_family(w, "uncore_resctrl_task_moves_total", PROM_COUNTER, "",
+		    "Threads written to the tasks file of uncored's monitoring "
+		    "groups, by result: moved, gone (ended first), "
+		    "other_ctrl_group (in another tool's CTRL_MON group, left "
+		    "there), denied, error");
+	for (int i = 0; i < RDT_MOVE_N; i++) {
+		const char *l[] = { "result", move_names[i], NULL };
+
+		prom_sample_u64(w, NULL, l, o->moves[i]);
+	}
+	if (o->abmc) {
+		prom_family(w, "uncore_resctrl_unassigned_events", PROM_GAUGE,
+			    "", "Events (mbm_total_bytes, mbm_local_bytes) of "
+			    "uncored's monitoring groups with no ABMC counter "
+			    "now: every counter is in use (num_mbm_cntrs), so "
+			    "they read Unassigned");
+		prom_sample_u64(w, NULL, NULL, o->unassigned);
+		prom_family(w, "uncore_resctrl_counter_assignments_total",
+			    PROM_COUNTER, "", "ABMC counters asked for an "
+			    "event of uncored's monitoring groups that had "
+			    "none, by result: assigned, refused (ENOSPC: taken "
+			    "meanwhile), error");
+		for (int i = 0; i < RDT_ASSIGN_N; i++) {
+			const char *l[] = { "result", assign_names[i], NULL };
+
+			prom_sample_u64(w, NULL, l, o->assigns[i]);
+		}
+	}
+	pthread_mutex_unlock(&m->mu);
+}
+
+void rdt_own_free(struct rdt_own *o)
+{
+	if (!o)
+		return;
+	for (size_t i = 0; i < o->n; i++) {
+		int r = o->e[i].made && o->w ? o->w->rmgroup(o->w, o->e[i].name)
+					     : 0;
+
+		if (r < 0 && r != -ENOENT)
+			log_warnx("resctrl: cannot remove mon_groups/%s (cgroup "
+				  "%s) at stop: %s", o->e[i].name, o->e[i].cgroup,
+				  strerror(-r));
+		ent_free(&o->e[i]);
+	}
+	free(o->e);
+	free(o->byname);
+	for (size_t i = 0; i < o->npat; i++)
+		free(o->pat[i]);
+	free(o->pat);
+	free(o->cg_root);
+	free(o->rdt_root);
+	if (o->w)
+		o->w->free(o->w);
+	pthread_mutex_destroy(&o->mu);
+	free(o);
+}
