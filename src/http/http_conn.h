@@ -28,7 +28,7 @@
 #include <netinet/in.h>
 #include <arpa/inet.h>
 
-#include "http.h"
+#include "http_stats.h"
 #include "base/log.h"
 
 /* How many of an answer's bytes a control connection handed to MHD,

@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "base/buf.h"
-#include "http/http.h"
+#include "http/http_stats.h"
 #include "base/prom.h"
 #include "core/sampler.h"
 
