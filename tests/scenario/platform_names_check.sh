@@ -118,7 +118,7 @@ is "$plat" "" "src/plat/ includes nothing of src/sim/"
 # The simulator is below the daemon: nothing in src/hw/ or src/sim/
 # reaches up to the scheduler (what it shares with it, the modifier
 # grammar, is src/plat/).
-up=$(cd "$top_srcdir" && grep -l -E '#include "(sched|sampler|pmu|claims|metrics)\.h"|\<sched_[a-z]+\(' \
+up=$(cd "$top_srcdir" && grep -l -E '#include "(pmu|core|serve|daemon)/|\<sched_[a-z]+\(' \
 	$(find src/hw src/sim -name '*.[ch]' | sort) | tr '\n' ' ')
 is "$up" "" "src/hw/ and src/sim/ neither include nor call the daemon's modules"
 
