@@ -74,7 +74,7 @@ SOURCE = "jaketown-uncore V24"     # struct event.source of JSON entries
 # (snbep_uncore_ubox .num_counters = 2, cbox 4, pcu 4, ha 4, imc 4, qpi 4,
 # r2pcie 4, r3qpi 3) and 327043-001 (Intel Xeon Processor E5-2600 Product
 # Family Uncore Performance Monitoring Guide; the UBox pages are
-# ../shared/manuals/002_b29017651aeb2c5a.txt, Table 2-2 U_MSR_PMON_CTL{1-0}).
+# the E5-2600 v1 uncore guide (327043-001), Table 2-2 U_MSR_PMON_CTL{1-0}).
 # ---------------------------------------------------------------------------
 UNITS = {
     "UBOX": ("ubox", "UNC_U_", 2),

@@ -10,8 +10,8 @@
  * perf backend places what sysfs lists (pmu_perf.c find_unit()) and names
  * a gap absent, it counts no range.  A type with one box a die (pcu,
  * ubox) is "uncore_<type>" (uncore_get_pmu_name(): num_boxes == 1), its
- * cpumask one CPU per die.  Kernel generations (shared/data/
- * NEXT-PLATFORMS.md section 1.1): Linux 6.8 has cha, iio, irp, pcu, ubox,
+ * cpumask one CPU per die.  Kernel generations (the NEXT-PLATFORMS
+ * facts sheet, section 1.1): Linux 6.8 has cha, iio, irp, pcu, ubox,
  * imc, b2cmi, b2cxl, mdf_sbo (commit 632c4bf6d007); UPI (type 8), B2UPI,
  * B2HOT, PCIe and CXL were in gnr_uncore_units_ignore until commit
  * 6d642735cdb6 ("Support more units on Granite Rapids", Linux 6.14,

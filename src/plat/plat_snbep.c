@@ -6,7 +6,7 @@
  * cites each fact and records where they disagree):
  *  - 327043: Intel Xeon Processor E5-2600 Product Family Uncore
  *    Performance Monitoring Guide, 327043-001 (March 2012).  Its UBox
- *    pages (Tables 2-2, 2-3) are ../shared/manuals/002_b29017651aeb2c5a.txt;
+ *    pages (Tables 2-2, 2-3) are the E5-2600 v1 uncore guide (327043-001);
  *    other pages were read from public copies ("327043 p.N").
  *  - kernel: Linux arch/x86/events/intel/uncore_snbep.c (SNBEP_* defines,
  *    the snbep_uncore_* types, snbep_uncore_pci_ids).

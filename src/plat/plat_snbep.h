@@ -5,7 +5,7 @@
  *
  * The platform itself is plat_snbep (declared in plat.h) and its catalog
  * snbep_events (events_snbep.h).  Sources: the UBox pages of 327043-001
- * (../shared/manuals/002_b29017651aeb2c5a.txt), public copies of its
+ * (the E5-2600 v1 uncore guide (327043-001)), public copies of its
  * other pages, the Linux kernel's uncore_snbep.c and likwid's PCI device
  * table, each cited in doc/hardware-notes.md, section "Xeon
  * E5-2600/4600 v1 (snbep)".

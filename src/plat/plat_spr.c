@@ -96,8 +96,8 @@ SPR_KPMU(spr_kpmu_m3upi, "uncore_m3upi_%u", spr_raw_fmt,
 /*
  * CXLCM and CXLDP: named and given their formats by commit f8a86a9bb5f7
  * ("perf/x86/intel/uncore: Support HBM and CXL PMON counters", June 2024,
- * tip perf/core: Linux 6.11, inferred from the merge; shared/data/
- * NEXT-PLATFORMS.md 4.1).  Before it the discovery code registers them
+ * tip perf/core: Linux 6.11, inferred from the merge; the NEXT-PLATFORMS
+ * facts sheet, 4.1).  Before it the discovery code registers them
  * as uncore_type_12_N / uncore_type_13_N with the generic format, which
  * uncored does not program by guess: no unit there, absent with the
  * reason.  spr_uncore_cxlcm_constraints: events 0x02 and 0x05 on

@@ -2,7 +2,7 @@
  * sim_rdt.c - the simulated resctrl tree (see sim_rdt.h).
  *
  * Kernel behaviour mirrored (Documentation/filesystems/resctrl.rst, as
- * summarised with commits in shared/data/NEXT-PLATFORMS.md §5; the
+ * summarised with commits in the facts sheet "Xeon 6 (GNR/SRF), EPYC Zen 3/Zen 5, Core since Alder Lake, CXL, resctrl" (NEXT-PLATFORMS.md) §5; the
  * choices the simulator makes where the kernel leaves room are in
  * doc/resctrl.md "The simulated tree"):
  *  - the root and each top-level directory are CTRL_MON groups, MON

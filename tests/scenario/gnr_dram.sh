@@ -1,6 +1,6 @@
 #!/bin/sh
 # gnr_dram.sh - Xeon 6 (gnr) on the simulated kernel, with known answers
-# and decoys, on three kernel generations (shared/data/NEXT-PLATFORMS.md
+# and decoys, on three kernel generations (the facts sheet "Xeon 6 (GNR/SRF), EPYC Zen 3/Zen 5, Core since Alder Lake, CXL, resctrl" (NEXT-PLATFORMS.md)
 # 1.1, 1.5):
 #   6.14: every unit; DRAM = CAS reads/writes of both schedulers
 #         (SCH0 0x05, SCH1 0x06; umask 0xcf reads, 0xf0 writes) x 64,

@@ -7,7 +7,7 @@
  *
  * The kernel facts used as known answers are cited where they are used:
  * format strings from arch/x86/events/intel/uncore_snbep.c and
- * arch/x86/events/amd/uncore.c (via ../shared/data/amd-perf/UNCORE-PMUS.md),
+ * arch/x86/events/amd/uncore.c (via the AMD uncore PMU notes (amd-perf/UNCORE-PMUS.md of the project's reference data)),
  * the imc alias values from the same uncore_snbep.c.
  */
 #include "config.h"
