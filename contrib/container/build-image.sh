@@ -55,16 +55,7 @@ say() { echo "build-image: $*" >&2; }
 # 1. The package.
 if [ -z "$debdir" ]; then
 	say "building the Debian packages (dpkg-buildpackage -b)"
-	mkdir -p "$T/pkg/src"
-	if [ -e "$here/.git" ] && command -v git >/dev/null; then
-		(cd "$here" && git ls-files -co --exclude-standard -z |
-			xargs -0 tar -cf - --no-recursion) | tar -C "$T/pkg/src" -xf -
-	else
-		tar -C "$here" --exclude='./build*' --exclude=./autom4te.cache \
-			--exclude=./_build --exclude=./_inst -cf - . |
-			tar -C "$T/pkg/src" -xf -
-	fi
-	sh "$here/src/build-info.sh" -r "$here" "$T/pkg/src/src/REVISION"
+	sh "$here/contrib/copy-source.sh" "$here" "$T/pkg/src"
 	(cd "$T/pkg/src" && DEB_BUILD_OPTIONS="nocheck parallel=$(nproc)" \
 		dpkg-buildpackage -us -uc -b >"$T/pkg/build.log" 2>&1) ||
 		{ tail -30 "$T/pkg/build.log" >&2; say "dpkg-buildpackage failed"; exit 1; }

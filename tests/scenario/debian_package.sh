@@ -16,19 +16,10 @@ for t in dpkg-buildpackage dh dpkg-checkbuilddeps; do
 	fi
 done
 
-# A copy of the source without build trees: the tracked files of a git
-# checkout, or the unpacked tarball (make distcheck) less its build dirs.
-mkdir -p "$T/pkg/src"
-if [ -e "$top_srcdir/.git" ] && command -v git >/dev/null 2>&1; then
-	(cd "$top_srcdir" && git ls-files -co --exclude-standard -z |
-		xargs -0 tar -cf - --no-recursion) | tar -C "$T/pkg/src" -xf -
-else
-	tar -C "$top_srcdir" --exclude=./_build --exclude=./_inst \
-		--exclude='./build*' --exclude=./autom4te.cache -cf - . |
-		tar -C "$T/pkg/src" -xf -
-fi
-# The copy has no .git: give it the revision, as a tarball has.
-sh "$top_srcdir/src/build-info.sh" -r "$top_srcdir" "$T/pkg/src/src/REVISION"
+# A copy of the source without build trees (contrib/copy-source.sh: the
+# tracked files of a git checkout, or the unpacked tarball of make
+# distcheck less its build dirs), with the revision, as a tarball has.
+sh "$top_srcdir/contrib/copy-source.sh" "$top_srcdir" "$T/pkg/src"
 read -r want_rev _ <"$T/pkg/src/src/REVISION"
 cd "$T/pkg/src" || exit 1
 if ! dpkg-checkbuilddeps >"$T/deps" 2>&1; then
