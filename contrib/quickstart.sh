@@ -85,7 +85,7 @@ build() {
 }
 
 # Tests that exercise threads; run again under TSan.
-TSAN_TESTS="tests/unit/test_ring_threads tests/unit/test_http tests/unit/test_expo
+TSAN_TESTS="tests/unit/test_ring_threads tests/unit/test_periodic tests/unit/test_http tests/unit/test_expo
 	tests/unit/test_sampler tests/unit/test_sim_kernel tests/unit/test_readnow
 	tests/unit/test_authq tests/unit/test_resctrl_mon tests/scenario/auth_dos.sh
 	tests/scenario/daemon_basic.sh tests/scenario/libuncored.sh

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "base/periodic.h"
 #include "base/prom.h"
 #include "ufreq.h"
 
@@ -292,17 +293,15 @@ void ufreq_close(struct ufreq *u)
 
 struct ufreq_mon {
 	struct ufreq u;		/* the thread's: files and last read */
-	pthread_t thread;
-	bool started;
-	unsigned interval_ms;
+	struct periodic loop;	/* the thread: a pass an interval */
 	pthread_mutex_t mu;	/* guards below */
-	pthread_cond_t cv;
-	bool stop;
 	struct ufreq_dom pub[UFREQ_MAX_DOMAINS];	/* last pass */
 };
 
-static void mon_pass(struct ufreq_mon *m)
+static void mon_pass(void *arg)
 {
+	struct ufreq_mon *m = arg;
+
 	ufreq_read(&m->u);
 	pthread_mutex_lock(&m->mu);
 	memcpy(m->pub, m->u.d, sizeof(m->pub));
@@ -312,7 +311,6 @@ static void mon_pass(struct ufreq_mon *m)
 struct ufreq_mon *ufreq_mon_new(const char *sysfs)
 {
 	struct ufreq_mon *m = calloc(1, sizeof(*m));
-	pthread_condattr_t ca;
 
 	if (!m)
 		return NULL;
@@ -321,68 +319,24 @@ struct ufreq_mon *ufreq_mon_new(const char *sysfs)
 		return NULL;
 	}
 	pthread_mutex_init(&m->mu, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&m->cv, &ca);
-	pthread_condattr_destroy(&ca);
 	mon_pass(m);
 	log_info("intel_uncore_frequency: %d domain%s, uncore clock limits "
 	    "exported", m->u.n, m->u.n == 1 ? "" : "s");
 	return m;
 }
 
-static void *mon_main(void *arg)
-{
-	struct ufreq_mon *m = arg;
-	struct timespec t;
-	bool stop;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	for (;;) {
-		t.tv_sec += m->interval_ms / 1000;
-		t.tv_nsec += (long)(m->interval_ms % 1000) * 1000000L;
-		if (t.tv_nsec >= 1000000000L) {
-			t.tv_sec++;
-			t.tv_nsec -= 1000000000L;
-		}
-		pthread_mutex_lock(&m->mu);
-		while (!m->stop &&
-		    pthread_cond_timedwait(&m->cv, &m->mu, &t) != ETIMEDOUT)
-			;
-		stop = m->stop;
-		pthread_mutex_unlock(&m->mu);
-		if (stop)
-			return NULL;
-		mon_pass(m);
-	}
-}
-
 int ufreq_mon_start(struct ufreq_mon *m, unsigned interval_ms)
 {
-	int r;
-
-	m->interval_ms = interval_ms ? interval_ms : 1;
-	r = pthread_create(&m->thread, NULL, mon_main, m);
-	if (r)
-		return -r;
-	pthread_setname_np(m->thread, "uncored-ufreq");
-	m->started = true;
-	return 0;
+	return periodic_start(&m->loop, "uncored-ufreq", interval_ms, false,
+			      mon_pass, m);
 }
 
 void ufreq_mon_free(struct ufreq_mon *m)
 {
 	if (!m)
 		return;
-	if (m->started) {
-		pthread_mutex_lock(&m->mu);
-		m->stop = true;
-		pthread_cond_signal(&m->cv);
-		pthread_mutex_unlock(&m->mu);
-		pthread_join(m->thread, NULL);
-	}
+	periodic_stop(&m->loop);
 	ufreq_close(&m->u);
-	pthread_cond_destroy(&m->cv);
 	pthread_mutex_destroy(&m->mu);
 	free(m);
 }

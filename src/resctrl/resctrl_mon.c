@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "base/log.h"
+#include "base/periodic.h"
 #include "base/prom.h"
 #include "resctrl.h"
 #include "resctrl_mon.h"
@@ -18,12 +19,8 @@
 
 struct rdt_mon {
 	char *root, *sysfs;
-	unsigned interval_ms;
-	pthread_t thread;
-	bool started;
+	struct periodic loop;	/* the thread: a pass an interval */
 	pthread_mutex_t mu;	/* guards everything below */
-	pthread_cond_t cv;
-	bool stop;
 	int state;		/* last pass: 0, -ENOENT, or 1 before any */
 	struct rdt_snap pub;	/* last published pass */
 	struct rdt_stats stats;
@@ -39,7 +36,6 @@ struct rdt_mon {
 struct rdt_mon *rdt_mon_new(const char *root, const char *sysfs_root)
 {
 	struct rdt_mon *m = calloc(1, sizeof *m);
-	pthread_condattr_t ca;
 
 	if (!m)
 		return NULL;
@@ -53,10 +49,6 @@ struct rdt_mon *rdt_mon_new(const char *root, const char *sysfs_root)
 	}
 	m->state = 1;
 	pthread_mutex_init(&m->mu, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&m->cv, &ca);
-	pthread_condattr_destroy(&ca);
 	rdt_mon_pass(m);
 	return m;
 }
@@ -290,60 +282,26 @@ int rdt_mon_pass(struct rdt_mon *m)
 	return r;
 }
 
-static void *thread_main(void *arg)
+static void thread_pass(void *arg)
 {
-	struct rdt_mon *m = arg;
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	/* groups for the cgroups at once, not an interval after start-up */
-	if (m->own)
-		rdt_mon_pass(m);
-	for (;;) {
-		t.tv_sec += m->interval_ms / 1000;
-		t.tv_nsec += (long)(m->interval_ms % 1000) * 1000000L;
-		if (t.tv_nsec >= 1000000000L) {
-			t.tv_sec++;
-			t.tv_nsec -= 1000000000L;
-		}
-		pthread_mutex_lock(&m->mu);
-		while (!m->stop &&
-		       pthread_cond_timedwait(&m->cv, &m->mu, &t) != ETIMEDOUT)
-			;
-		bool stop = m->stop;
-		pthread_mutex_unlock(&m->mu);
-		if (stop)
-			return NULL;
-		rdt_mon_pass(m);
-	}
+	rdt_mon_pass(arg);
 }
 
 int rdt_mon_start(struct rdt_mon *m, unsigned interval_ms)
 {
-	m->interval_ms = interval_ms ? interval_ms : 1;
-	int r = pthread_create(&m->thread, NULL, thread_main, m);
-	if (r)
-		return -r;
-	pthread_setname_np(m->thread, "uncored-rdt");
-	m->started = true;
-	return 0;
+	/* groups for the cgroups at once, not an interval after start-up */
+	return periodic_start(&m->loop, "uncored-rdt", interval_ms,
+			      m->own != NULL, thread_pass, m);
 }
 
 void rdt_mon_free(struct rdt_mon *m)
 {
 	if (!m)
 		return;
-	if (m->started) {
-		pthread_mutex_lock(&m->mu);
-		m->stop = true;
-		pthread_cond_signal(&m->cv);
-		pthread_mutex_unlock(&m->mu);
-		pthread_join(m->thread, NULL);
-	}
+	periodic_stop(&m->loop);
 	rdt_own_free(m->own);	/* removes uncored's groups */
 	rdt_rows_free(m->rows, m->nrows);
 	rdt_snap_free(&m->pub);
-	pthread_cond_destroy(&m->cv);
 	pthread_mutex_destroy(&m->mu);
 	free(m->root);
 	free(m->sysfs);
