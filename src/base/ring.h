@@ -3,7 +3,7 @@
  *
  * The sampler thread pushes one sample per tick; HTTP threads read samples
  * concurrently.  A sample is a fixed number of 64-bit words.  Capacity is
- * fixed at creation (DESIGN.md: default 3600) and the oldest sample is
+ * fixed at creation (doc/design.md: default 3600) and the oldest sample is
  * overwritten when the ring is full.  Readers never block the writer and
  * never see a torn sample: each slot is a small seqlock, so a copy that
  * raced with an overwrite is detected and reported, never returned.

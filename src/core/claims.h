@@ -1,6 +1,6 @@
 /*
  * claims.h - counter claims: groups of events other tools ask the daemon
- * to count, with leases, limits and owners (DESIGN.md section 5).
+ * to count, with leases, limits and owners (doc/design.md section 5).
  *
  * Plain data: no HTTP and no JSON here (the claim routes are in
  * api_claims.c).  The table is shared between the HTTP thread (create,

@@ -1095,7 +1095,7 @@ static bool tick_begin(struct sampler *s, struct tick *tk)
  * Interference this tick: counted once, the sample marked.  act: the
  * policy applies - reclaim rewrites every control at this tick's
  * schedule, yield leaves the programmable counters to the other agent
- * (DESIGN.md section 4).
+ * (doc/design.md section 4).
  */
 static void interfered(struct sampler *s, struct tick *tk, bool act)
 {
@@ -1244,7 +1244,7 @@ static void tick_read(struct sampler *s, struct tick *tk)
 }
 
 /* A counter that advanced more than it can (reset or written by another
- * agent): counted and logged, the sample invalid (DESIGN.md 4). */
+ * agent): counted and logged, the sample invalid (doc/design.md 4). */
 static void tick_jumps(struct sampler *s, struct tick *tk)
 {
 	if (!s->mux.jumps)

@@ -1,5 +1,5 @@
 /*
- * backend.h - choosing the way to the counters (DESIGN.md section 3):
+ * backend.h - choosing the way to the counters (doc/design.md section 3):
  * direct (the daemon programs MSRs, PCI configuration space and MCHBAR
  * itself) or perf (the kernel's uncore PMU drivers through
  * perf_event_open), on the real machine or on the simulator, and setting

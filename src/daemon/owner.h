@@ -7,7 +7,7 @@
  * (refused, unless takeover), one that is gone left it to be cleaned.
  * The file is written through mkostemp() and rename() and kept open, so
  * that the daemon, unprivileged by then, can empty it at stop where it
- * may not remove it (DESIGN.md section 4, "Ownership").
+ * may not remove it (doc/design.md section 4, "Ownership").
  */
 #ifndef UNCORED_OWNER_H
 #define UNCORED_OWNER_H

@@ -7,7 +7,7 @@
  * opener's CAP_SYS_ADMIN for PCI configuration space past byte 64
  * (drivers/pci/pci-sysfs.c).  So the daemon opens everything as root,
  * then becomes an ordinary user with no capability and keeps working
- * through the descriptors it holds (DESIGN.md section 4).
+ * through the descriptors it holds (doc/design.md section 4).
  */
 #ifndef UNCORED_PRIV_H
 #define UNCORED_PRIV_H

@@ -218,7 +218,7 @@ static void sim_begin(struct st_load *ld, enum st_step s)
 	l->t0 = hw_played_time(l->hw);
 }
 
-/* The headline metrics the checks use (DESIGN.md section 7 names). */
+/* The headline metrics the checks use (doc/design.md section 7 names). */
 #define LLC_LOOKUPS "uncore_llc_lookups_total"
 #define LLC_MISSES "uncore_llc_misses_total"
 #define DRAM_READ "uncore_dram_read_bytes_total"

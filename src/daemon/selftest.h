@@ -1,5 +1,5 @@
 /*
- * selftest.h - `uncored --self-test` (DESIGN.md section 4, "Self-test"):
+ * selftest.h - `uncored --self-test` (doc/design.md section 4, "Self-test"):
  * checks a machine before it is trusted.  The baseline is programmed, a
  * known load runs (a quiet window, streaming reads over a buffer several
  * times the LLC, a pointer chase), and the counters must follow it:

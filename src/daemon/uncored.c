@@ -14,7 +14,7 @@
  * another agent, 4 the kernel forbids programming the PMU (lockdown,
  * msr.allow_writes=off), 64 command-line usage.
  *
- * Least privilege (DESIGN.md section 4): started as root, the daemon
+ * Least privilege (doc/design.md section 4): started as root, the daemon
  * opens every device handle, the listeners and its files, then becomes
  * [daemon] user with no capability before any thread starts
  * (drop_privileges()); the backend is sealed so no device is opened

@@ -221,7 +221,7 @@ int hw_pci_scan(struct hw *hw, int (*cb)(void *, const struct hw_pci_dev *),
 /*
  * From now on the backend opens no device: an access that would need a
  * handle not opened yet fails with -EPERM and why in its message.  The
- * daemon seals the backend when it drops privilege (DESIGN.md section 4):
+ * daemon seals the backend when it drops privilege (doc/design.md section 4):
  * the kernel checks privilege at open, so a later open would fail anyway,
  * and less clearly.  0 or -errno.
  */

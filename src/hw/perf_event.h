@@ -2,7 +2,7 @@
  * perf_event.h - counting with perf_event_open(2): event groups opened on
  * one CPU, read with one read(2) each, and the privilege check before.
  *
- * The perf backend (DESIGN.md section 3, "perf") opens one group per box
+ * The perf backend (doc/design.md section 3, "perf") opens one group per box
  * instance on the CPU its PMU's cpumask names, the way the kernel's uncore
  * drivers require: pid -1, no sampling, no exclude bits, read_format
  * GROUP | ID | TOTAL_TIME_ENABLED | TOTAL_TIME_RUNNING.  A tick then costs

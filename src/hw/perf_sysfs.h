@@ -3,7 +3,7 @@
  * format/ fields, events/ aliases and the encoding of event terms into
  * perf_event_attr config words.
  *
- * The perf backend (DESIGN.md section 3, "perf") never assumes where a
+ * The perf backend (doc/design.md section 3, "perf") never assumes where a
  * field lives in config: every PMU says it in its own files under
  * ROOT/bus/event_source/devices/PMU/ (ROOT: --path.sysfs, default "/sys"):
  *

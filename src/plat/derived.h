@@ -1,6 +1,6 @@
 /*
  * derived.h - entries of the derived-metric tables (format in plat.h)
- * that every platform shares: the headline metrics of DESIGN.md section 7
+ * that every platform shares: the headline metrics of doc/design.md section 7
  * over sources each platform defines under the same names ("lookups",
  * "misses", "dram_rd", "dram_wr" in bytes, "clock" in uncore cycles).
  */

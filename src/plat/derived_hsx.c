@@ -1,5 +1,5 @@
 /*
- * derived_hsx.c - the daemon's derived metrics on Xeon E5/E7 v3 (DESIGN.md
+ * derived_hsx.c - the daemon's derived metrics on Xeon E5/E7 v3 (doc/design.md
  * section 7; the table format is described in plat.h).
  *
  * Manual 331051: LLC lookups and misses (2.3.5 LLC_DRD_MISS_PCT: the

@@ -1,6 +1,6 @@
 /*
  * derived_skl.c - the daemon's derived metrics on the 6th-gen Core client
- * uncore (DESIGN.md section 7; the table format is described in plat.h).
+ * uncore (doc/design.md section 7; the table format is described in plat.h).
  *
  * LLC lookups and misses from the CBo lookup events summed over CBos
  * (334060 Table 3-1), DRAM bytes from the IMC free-running data counters,

@@ -1,6 +1,6 @@
 /*
  * derived_snbep.c - the daemon's derived metrics on Xeon E5-2600/4600 v1
- * (DESIGN.md section 7; the table format is described in plat.h, the
+ * (doc/design.md section 7; the table format is described in plat.h, the
  * encodings in plat_snbep.h): the families hsx has, less what the part
  * cannot count - home agent requests without a local/remote split
  * (locality="any") - and package C7, which the part has and hsx does not

@@ -205,7 +205,7 @@ struct unit_filter {
 
 /*
  * The kernel's perf PMU of one unit type (struct unit_type.perf): what the
- * perf backend opens instead of programming registers (DESIGN.md section
+ * perf backend opens instead of programming registers (doc/design.md section
  * 3, "perf").  Platform words, cited to the kernel source that defines
  * them (.source; doc/hardware-notes.md).  The daemon finds the PMU under
  * SYSFS/bus/event_source/devices/ by this name and reads its format/ and
@@ -630,7 +630,7 @@ struct plat_ops {
 };
 
 /*
- * Derived metrics as data (DESIGN.md section 7).  Each platform has one
+ * Derived metrics as data (doc/design.md section 7).  Each platform has one
  * table, struct derived_table: named sources and the metrics computed
  * from them.  The evaluator (src/core/derive.c) and every renderer (/metrics,
  * /api/v1/metrics, the rates in /api/v1/samples and the live page)

@@ -1125,7 +1125,7 @@ static const struct plat_ops hsx_ops = {
 	.check = plat_global_check,
 };
 
-/* DESIGN.md section 2: CPUID family 6, model 0x3F (Haswell-EP/EX). */
+/* doc/design.md section 2: CPUID family 6, model 0x3F (Haswell-EP/EX). */
 static const struct cpu_match hsx_cpus[] = {
 	{ 6, 0x3F },
 	{ 0, 0 },

@@ -24,7 +24,7 @@
 /*
  * Manual 1.6.1: each package's uncore PCI bus holds the UBox "socket ID"
  * device.  Its device ID is not printed in the manual's listing
- * (HASWELL_SERVER_SOCKETID_UBOX_DID has no value); 0x2F1E is DESIGN.md
+ * (HASWELL_SERVER_SOCKETID_UBOX_DID has no value); 0x2F1E is doc/design.md
  * section 2's, the Linux kernel's (snbep_pci2phy_map_init(0x2f1e, ...) for
  * HSWEP) and the real part's.  CPUNODEID at 0x40 (bits 2:0: the local
  * node ID), GIDNIDMAP at 0x54 (3 bits per package: bits 3p+2:3p hold the
@@ -60,7 +60,7 @@
 int hsx_node_to_package(uint32_t cpunodeid, uint32_t gidnidmap);
 
 /*
- * Headline metrics (DESIGN.md section 7; manual 2.3.5 and 2.6.6): LLC
+ * Headline metrics (doc/design.md section 7; manual 2.3.5 and 2.6.6): LLC
  * lookups and misses are LLC_LOOKUP.ANY with CBo FILTER0.state 0x3F and
  * 0x01 (state bit 0 = I, the miss; 2.3.6 LLC_LOOKUP: 1 = S, 2 = E, 3 = M,
  * 4 = F; 2.3.5 uses 0x3F for "any"), DRAM bytes CAS_COUNT.RD / .WR x 64
@@ -71,7 +71,7 @@ int hsx_node_to_package(uint32_t cpunodeid, uint32_t gidnidmap);
  * The two LLC quantities are LLC_LOOKUP.ANY with different FILTER0.state
  * values; one box filter cannot hold both, so the even CBos count lookups
  * (state 0x3F) and the odd ones misses (state 0x01), each scaled by
- * CBos/counting CBos (DESIGN.md section 7 allows "splitting the CBos
+ * CBos/counting CBos (doc/design.md section 7 allows "splitting the CBos
  * between the two and scaling").  FILTER0.state is bits 23:17 (Table
  * 2-18): 0x3F << 17 = 0x7E0000, 0x01 << 17 = 0x20000.  The simulator's
  * built-in workload reads the filter values from these strings too.

@@ -48,7 +48,7 @@ struct plat_sim_reg {
 };
 
 /* A workload topology key that sets how many instances of a unit each
- * socket has (DESIGN.md section 3: "cbo_count"). */
+ * socket has (doc/design.md section 3: "cbo_count"). */
 struct plat_sim_count {
 	const char *key;
 	const char *unit;
@@ -61,7 +61,7 @@ struct plat_sim_count {
 };
 
 /*
- * The built-in workload (DESIGN.md section 3: what --simulate counts
+ * The built-in workload (doc/design.md section 3: what --simulate counts
  * without --workload): per-phase base quantities (quantities() fills
  * q[0..nq) for phase p), and each catalog event's or free-running
  * counter's rate a fraction of one of them, so that the headline events
@@ -232,7 +232,7 @@ extern const struct plat_sim plat_zen3_sim;
 extern const struct plat_sim plat_gnr_sim;
 
 /* The platform the simulator models when neither the command line nor
- * a workload names one (DESIGN.md section 3). */
+ * a workload names one (doc/design.md section 3). */
 #define PLAT_SIM_DEFAULT (&plat_skl)
 
 #endif

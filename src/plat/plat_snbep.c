@@ -789,7 +789,7 @@ static const struct plat_ops snbep_ops = {
 	.reset_boxes = plat_reset_boxes,
 };
 
-/* DESIGN.md section 2: CPUID family 6, model 0x2D (kernel
+/* doc/design.md section 2: CPUID family 6, model 0x2D (kernel
  * SANDYBRIDGE_X -> snbep_uncore_init). */
 static const struct cpu_match snbep_cpus[] = {
 	{ 6, 0x2D },

@@ -43,7 +43,7 @@
 #define SNBEP_MAX_CBO 8
 
 /*
- * Headline metrics (DESIGN.md section 7; the table is derived_snbep.c),
+ * Headline metrics (doc/design.md section 7; the table is derived_snbep.c),
  * the families hsx has:
  *  - LLC lookups and misses: LLC_LOOKUP.DATA_READ (0x34/0x03; the data has
  *    no ANY sub-event, notes "What the catalog offers") with the box

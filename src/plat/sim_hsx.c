@@ -205,7 +205,7 @@ static const struct plat_sim_builtin hsx_builtin = {
 			   "cbo:0x34:0x11:filter0=0x20000", "imc:0x04:0x03" },
 };
 
-/* Topology keys and their largest values (DESIGN.md section 3). */
+/* Topology keys and their largest values (doc/design.md section 3). */
 static const struct plat_sim_count hsx_sim_counts[] = {
 	{ "cbo_count", "cbo", 18 },
 	{ "sbox_count", "sbox", 4 },

@@ -110,7 +110,7 @@ static const struct plat_sim_builtin skl_builtin = {
 			   "imc:DRAM_DATA_READS" },
 };
 
-/* Topology keys (DESIGN.md section 3): one socket, at most 10 CBos
+/* Topology keys (doc/design.md section 3): one socket, at most 10 CBos
  * (Comet Lake S: 10 cores; the MSRs of the first 8 only, notes: later
  * client parts). */
 static const struct plat_sim_count skl_sim_counts[] = {

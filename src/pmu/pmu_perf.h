@@ -2,7 +2,7 @@
  * pmu_perf.h - the perf backend of the PMU layer: the kernel's uncore PMU
  * drivers through perf_event_open(2), for machines where the daemon cannot
  * (kernel lockdown, containers) or should not program registers itself
- * (DESIGN.md section 3, "perf").
+ * (doc/design.md section 3, "perf").
  *
  * Discovery maps each unit of the platform to the kernel PMUs its table
  * names (struct perf_unit) and each box instance to one of them on one

@@ -131,7 +131,7 @@ static int resolve_raw(const struct platform *p, const char *text, char *base,
 }
 
 /* The :filterN= and :split= modifiers of out against its unit u: filters
- * the unit has, values with no reserved bit (DESIGN.md 5: nothing a
+ * the unit has, values with no reserved bit (doc/design.md 5: nothing a
  * client sends may set one), programmable counters only.  0 or -EINVAL. */
 static int check_modifiers(const char *text, const struct unit_type *u,
 			   const struct evspec *out, char *why, size_t whylen)

@@ -1,5 +1,5 @@
 /*
- * api.c - the HTTP routes of DESIGN.md section 6 (except the claim
+ * api.c - the HTTP routes of doc/design.md section 6 (except the claim
  * routes, which live with the arbiter): the index page, /metrics,
  * /healthz and the read-only JSON API.
  *

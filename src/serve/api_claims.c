@@ -3,7 +3,7 @@
  *
  * Parsing and shape checks of a request happen here; the table decides
  * the rest (events, limits, owners) and says why it refused, which this
- * file maps to the status and code DESIGN.md section 6 documents.
+ * file maps to the status and code doc/design.md section 6 documents.
  */
 #include "config.h"
 

@@ -1,7 +1,7 @@
 /*
  * api_claims.h - the claim routes' side of the claims table: request
  * bodies parsed from JSON, claims rendered as JSON, and the mapping of
- * the table's refusals to HTTP statuses and error codes (DESIGN.md
+ * the table's refusals to HTTP statuses and error codes (doc/design.md
  * sections 5 and 6).  The table itself (claims.h) knows neither.
  */
 #ifndef UNCORED_API_CLAIMS_H

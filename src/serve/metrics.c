@@ -2,7 +2,7 @@
  * metrics.c - renders the /metrics page (see metrics.h).
  *
  * The names are a contract with dashboards and recording rules
- * (DESIGN.md section 7).  The uncore_* families are the platform's
+ * (doc/design.md section 7).  The uncore_* families are the platform's
  * derived-metric table (plat.h, src/plat/derived_*.c) rendered as it
  * stands: a value the program does not count, or a gauge whose interval
  * had an invalid delta, is left out rather than exported as a made-up

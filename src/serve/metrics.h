@@ -1,6 +1,6 @@
 /*
  * metrics.h - the /metrics page: every uncore_* and uncored_* family of
- * DESIGN.md section 7, rendered from a program's latest snapshot (never
+ * doc/design.md section 7, rendered from a program's latest snapshot (never
  * from hardware), plus process_* metrics.
  */
 #ifndef UNCORED_METRICS_H

@@ -1,5 +1,5 @@
 /*
- * hw_sim.c - the register-accurate simulator backend (DESIGN.md section 3).
+ * hw_sim.c - the register-accurate simulator backend (doc/design.md section 3).
  *
  * The simulated machine is built from the same platform tables the
  * daemon programs (src/plat/): every control and counter register of

@@ -13,7 +13,7 @@
 #include "sim/sim_workload.h"
 #include "plat/plat.h"
 
-/* The simulator as a hardware backend (DESIGN.md section 3, "sim"). */
+/* The simulator as a hardware backend (doc/design.md section 3, "sim"). */
 extern const struct hw_ops hw_sim_ops;
 
 /* Logical CPUs the simulator gives each socket: CPU c is on socket

@@ -1,7 +1,7 @@
 /*
  * sim_kernel.h - the simulated kernel: what the perf backend sees of Linux
  * (its uncore PMU drivers, sysfs and perf_event_open(2)), built from the
- * simulator (DESIGN.md section 3, "--simulate=P --backend=perf").
+ * simulator (doc/design.md section 3, "--simulate=P --backend=perf").
  *
  * skern_open() writes a sysfs tree for the simulated machine's platform
  * and workload topology, laid out as the kernel lays it out:

@@ -1,5 +1,5 @@
 /*
- * sim_wl_fault.c - the "faults" of a workload file (DESIGN.md section 3,
+ * sim_wl_fault.c - the "faults" of a workload file (doc/design.md section 3,
  * "Workload file"; sim_workload.h, struct wl_fault): each fault's kind,
  * time, target (a register, a PCI function, a named free-running counter,
  * or a kernel PMU of the simulated kernel) and numbers, checked against

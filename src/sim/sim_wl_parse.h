@@ -39,7 +39,7 @@ enum tk_kind { TK_PLATFORM, TK_COUNT, TK_HZ, TK_MMIO_BAR, TK_MMIO_DEV,
 	       TK_UFREQ, TK_CPUID, TK_RDT };
 
 /*
- * A key a workload may have at the top level (DESIGN.md section 3).
+ * A key a workload may have at the top level (doc/design.md section 3).
  * Which keys a platform takes, and their ranges, come from its simulator
  * data (plat_sim.h): its unit count keys ("cbo_count"), the clocks its
  * fixed counters count, its MMIO window's register, "cores" where it has

@@ -1,5 +1,5 @@
 /*
- * sim_wl_rdt.c - the workload's "resctrl" object (DESIGN.md section 3,
+ * sim_wl_rdt.c - the workload's "resctrl" object (doc/design.md section 3,
  * doc/resctrl.md "The simulated tree"): what the simulated resctrl tree
  * (sim_rdt.c) lays out and how its counts grow, and the DRAM bound that
  * keeps it consistent with the rest of the workload.

@@ -1,6 +1,6 @@
 /*
  * sim_workload.c - the simulator's workload: parsing the JSON workload file
- * (DESIGN.md section 3, "Workload file"), the built-in workload, and the
+ * (doc/design.md section 3, "Workload file"), the built-in workload, and the
  * rate arithmetic the simulator uses to advance its counters.
  *
  * Parsing is strict and happens once: the JSON text is checked for syntax
@@ -14,7 +14,7 @@
  * The parse context and the value parsers every section uses are in
  * sim_wl_parse.c (sim_wl_parse.h), the "faults" array in sim_wl_fault.c.
  *
- * hsx additions (DESIGN.md section 3 plus what the hsx model needs):
+ * hsx additions (doc/design.md section 3 plus what the hsx model needs):
  *  - topology keys sbox_count, ha_count, imc_channels (<= 8), qpi_ports,
  *    r3qpi_links; a unit without a key of its own that lives in another
  *    unit's PCI functions has that unit's count (imc_fixed follows

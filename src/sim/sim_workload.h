@@ -1,6 +1,6 @@
 /*
  * sim_workload.h - the simulator's workload: topology, event rates over
- * time, and injected faults (DESIGN.md section 3, "Workload file").
+ * time, and injected faults (doc/design.md section 3, "Workload file").
  *
  * A workload is parsed once from JSON (or built in) into flat arrays; the
  * simulator then asks, for a programmed counter, what rate it counts in

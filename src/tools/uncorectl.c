@@ -1,5 +1,5 @@
 /*
- * uncorectl.c - the command-line client of uncored (DESIGN.md section 8).
+ * uncorectl.c - the command-line client of uncored (doc/design.md section 8).
  *
  * Every command is one or a few requests to the daemon's control socket
  * (--url talks to a TCP listener instead, which serves only the

@@ -1,5 +1,5 @@
 /*
- * ui.h - the live page at / (DESIGN.md section 6): HTML, CSS, script and
+ * ui.h - the live page at / (doc/design.md section 6): HTML, CSS, script and
  * icon from src/ui/, compiled into the binary by src/ui/embed.sh.
  */
 #ifndef UNCORED_UI_H

@@ -1,7 +1,7 @@
 #!/bin/bash
 # lib_install.sh - the steering bar of issue 23: libuncored installed into
 # a scratch tree (make install-... DESTDIR=), a program written only
-# against DESIGN.md 5a (tests/tools/steer.c) and the example built with
+# against doc/design.md 5a (tests/tools/steer.c) and the example built with
 # pkg-config from that tree alone, then run against the daemon on the
 # simulator: counts within 30 % of the simulated rate over about 100 ms,
 # 10,000 reads answered (their p99 latency printed: the bar of 1 ms is a

@@ -1,5 +1,5 @@
 #!/bin/sh
-# perf_backend.sh - the perf backend (DESIGN.md section 3, "perf") on the
+# perf_backend.sh - the perf backend (doc/design.md section 3, "perf") on the
 # simulated kernel, with known workloads: the headline families of every
 # perf platform within 3 % of what the workload plays, with the
 # generation's own DRAM encodings (the others play decoy rates that a

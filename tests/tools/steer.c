@@ -1,6 +1,6 @@
 /*
  * steer.c - the steering bar of issue 23: a program written only against
- * DESIGN.md 5a (include <uncored.h>, nothing of the tree), built with
+ * doc/design.md 5a (include <uncored.h>, nothing of the tree), built with
  * pkg-config against an installed tree by tests/scenario/lib_install.sh.
  *
  *   steer EVENT RATE   (RATE: the simulated events/s of EVENT)

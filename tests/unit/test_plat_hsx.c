@@ -841,7 +841,7 @@ static void test_encode(void)
 	uint64_t v;
 	int r;
 
-	/* DESIGN.md section 7 headline encodings */
+	/* doc/design.md section 7 headline encodings */
 	enc_event("UNC_C_LLC_LOOKUP.ANY", 0, 0x00401134);
 	enc_event("UNC_M_CAS_COUNT.RD", 3, 0x00400304);
 	enc_event("UNC_M_CAS_COUNT.WR", 1, 0x00400C04);
