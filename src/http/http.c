@@ -8,9 +8,10 @@
  * epoll fd (MHD_DAEMON_INFO_EPOLL_FD).  Two loops serve them, each on a
  * thread of its own: uncored-http the TCP listeners, uncored-ctl the
  * control sockets (so a scrape never waits behind a batch of library
- * reads).  A loop waits on its daemons' fds plus an eventfd (for
- * http_stop) with the shortest MHD_get_timeout(), then calls MHD_run() on
- * each of its daemons.  MHD never starts a thread of its own, so the
+ * reads).  A loop polls its daemons' epoll fds and listening sockets
+ * plus an eventfd (for http_stop) with the shortest MHD_get_timeout(),
+ * at most a second (serve() says why), then calls MHD_run() on each of
+ * its daemons.  MHD never starts a thread of its own, so the
  * daemon's thread budget holds: main, sampler, uncored-http, uncored-ctl
  * (and the bcrypt workers, started only for basic-auth users).
  *
@@ -56,6 +57,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <poll.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -89,8 +91,9 @@
  * drained (read, dropped) up to this size before its 413; a larger one
  * is refused at once. */
 #define HTTP_DRAIN_MAX		(1024 * 1024)
-#define HTTP_WAKE_TAG		UINT32_MAX
-#define HTTP_AUTH_TAG		(UINT32_MAX - 1)
+/* The longest a loop sleeps, whatever it waits for: a wake-up the
+ * kernel lost costs at most this long (see serve()). */
+#define HTTP_MAX_WAIT_MS	1000
 /*
  * A bcrypt check takes tens of milliseconds (50 ms at cost 10 here) and
  * doubles with each step of cost, so it runs on a worker (authq.h) while
@@ -131,6 +134,7 @@ struct http_listener {
 	struct listen_sock sk;	/* the socket (http_listen.h) */
 	unsigned max_conn;	/* MHD_OPTION_CONNECTION_LIMIT */
 	bool full;		/* at max_conn after the last MHD_run() */
+	int epoll_fd;		/* MHD's (MHD_DAEMON_INFO_EPOLL_FD) */
 };
 
 
@@ -149,7 +153,6 @@ struct http_loop {
 	struct http_stats stats;
 	pthread_mutex_t pub_lock;
 	struct http_stats pub;	/* stats and the connection counts */
-	int epfd;
 	int wakefd;
 	pthread_t thread;
 	bool running;
@@ -1385,7 +1388,6 @@ static int start_mhd(struct http_server *s, struct http_listener *l,
 					  : HTTP_DEFAULT_MAX_PER_IP;
 	const union MHD_DaemonInfo *di;
 	struct MHD_OptionItem tls[TLS_OPTIONS + 1];
-	struct epoll_event ev;
 	bool use_tls;
 
 	/* max_connections (the TCP listeners together), max_per_ip and the
@@ -1429,15 +1431,12 @@ static int start_mhd(struct http_server *s, struct http_listener *l,
 		return -EIO;
 	}
 	di = MHD_get_daemon_info(l->mhd, MHD_DAEMON_INFO_EPOLL_FD);
-	memset(&ev, 0, sizeof(ev));
-	ev.events = EPOLLIN;
-	ev.data.u32 = (uint32_t)(l - s->ls);
-	if (!di ||
-	    epoll_ctl(l->lp->epfd, EPOLL_CTL_ADD, di->epoll_fd, &ev) < 0) {
-		errmsg(err, errlen, "cannot poll the HTTP server on %s: %s",
-		       l->sk.name, strerror(errno));
+	if (!di) {
+		errmsg(err, errlen, "cannot poll the HTTP server on %s: "
+		       "libmicrohttpd has no epoll fd", l->sk.name);
 		return -EIO;
 	}
+	l->epoll_fd = di->epoll_fd;
 	return 0;
 }
 
@@ -1471,27 +1470,58 @@ static void run_one(struct http_listener *l)
 	l->full = n >= l->max_conn;
 }
 
+/*
+ * A loop: poll() on the wake-up eventfd, the bcrypt queue, each daemon's
+ * epoll fd and, while the daemon accepts, its listening socket itself,
+ * for the shortest timeout MHD and the connection limits ask, at most
+ * HTTP_MAX_WAIT_MS; then MHD_run() on each daemon.
+ *
+ * Why not one epoll set holding MHD's: under heavy load (tests/fuzz/
+ * fuzz_http.c beside stress-ng, load average 15-30 on 2 cores, Linux
+ * 6.18) the thread slept in epoll_wait(), and then in poll(), on an
+ * epoll fd that poll() from another thread found readable, with a
+ * connection queued on the listening socket that MHD's set held, for
+ * over 15 s, until another connection arrived: a wake-up lost on the way
+ * from the socket through the nested epoll sets.  The listening socket
+ * is polled directly now (a new connection wakes this thread with no
+ * epoll between), and no sleep lasts longer than HTTP_MAX_WAIT_MS, so a
+ * wake-up lost for a connection MHD already holds (its events go
+ * through MHD's set) costs at most that.
+ */
 static void *serve(void *arg)
 {
 	struct http_loop *lp = arg;
 	struct http_server *s = lp->srv;
-	struct epoll_event ev[16];
-	unsigned i;
-	int n, j;
+	struct pollfd *pf = calloc(2 * s->nls + 2, sizeof(*pf));
+	unsigned i, nfd;
+	int n;
 
+	if (!pf) {
+		log_err("http: %s: out of memory", lp->tname);
+		return NULL;
+	}
 	for (;;) {
 		int timeout = conn_reap(&lp->conns);
+		bool auth;
 
+		nfd = 0;
+		pf[nfd++] = (struct pollfd){ .fd = lp->wakefd, .events = POLLIN };
+		auth = !lp->control && s->authq;
+		if (auth)
+			pf[nfd++] = (struct pollfd){ .fd = authq_fd(s->authq),
+						     .events = POLLIN };
 		for (i = 0; i < s->nls; i++) {
 			MHD_UNSIGNED_LONG_LONG t;
 
 			if (s->ls[i].lp != lp)
 				continue;
-
-			/* Belt and braces for a full daemon: look again
-			   within a second even if nothing happens. */
-			if (s->ls[i].full && (timeout < 0 || timeout > 1000))
-				timeout = 1000;
+			pf[nfd++] = (struct pollfd){ .fd = s->ls[i].epoll_fd,
+						     .events = POLLIN };
+			/* a full daemon accepts nothing: its socket would
+			   wake us at once, again and again */
+			if (!s->ls[i].full)
+				pf[nfd++] = (struct pollfd){ .fd = s->ls[i].sk.fd,
+							     .events = POLLIN };
 			if (MHD_get_timeout(s->ls[i].mhd, &t) != MHD_YES)
 				continue;
 			if (t > INT_MAX)
@@ -1499,23 +1529,24 @@ static void *serve(void *arg)
 			if (timeout < 0 || (int)t < timeout)
 				timeout = (int)t;
 		}
-		n = epoll_wait(lp->epfd, ev, sizeof(ev) / sizeof(ev[0]),
-			       timeout);
+		if (timeout < 0 || timeout > HTTP_MAX_WAIT_MS)
+			timeout = HTTP_MAX_WAIT_MS;
+		n = poll(pf, nfd, timeout);
 		if (n < 0 && errno != EINTR) {
-			log_warn("http: epoll_wait");
+			log_warn("http: poll");
 			usleep(100 * 1000);
 		}
-		for (j = 0; j < n; j++) {
-			if (ev[j].data.u32 == HTTP_WAKE_TAG)
-				return NULL;
-			if (ev[j].data.u32 == HTTP_AUTH_TAG)
-				auth_collect(s);
-		}
+		if (n > 0 && pf[0].revents)
+			break;
+		if (n > 0 && auth && pf[1].revents)
+			auth_collect(s);
 		for (i = 0; i < s->nls; i++)
 			if (s->ls[i].lp == lp)
 				run_one(&s->ls[i]);
 		loop_publish(lp);
 	}
+	free(pf);
+	return NULL;
 }
 
 /*
@@ -1588,8 +1619,6 @@ static void destroy(struct http_server *s, bool keep_inherited)
 		free(s->ctl_path);
 	}
 	for (i = 0; i < 2; i++) {
-		if (s->loop[i].epfd >= 0)
-			close(s->loop[i].epfd);
 		if (s->loop[i].wakefd >= 0)
 			close(s->loop[i].wakefd);
 		pthread_mutex_destroy(&s->loop[i].pub_lock);
@@ -1599,29 +1628,20 @@ static void destroy(struct http_server *s, bool keep_inherited)
 }
 
 /*
- * A loop's epoll set: the wake-up eventfd and, for the TCP loop with
- * basic-auth users, the bcrypt workers' queue (its eventfd).  0, or -1
- * with err.
+ * What a loop waits on besides its daemons: the wake-up eventfd and, for
+ * the TCP loop with basic-auth users, the bcrypt workers' queue (its
+ * eventfd).  0, or -1 with err.
  */
 static int setup_polling(struct http_server *s, struct http_loop *lp,
 			 char *err, size_t errlen)
 {
-	struct epoll_event ev;
-
-	lp->epfd = epoll_create1(EPOLL_CLOEXEC);
 	lp->wakefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	memset(&ev, 0, sizeof(ev));
-	ev.events = EPOLLIN;
-	ev.data.u32 = HTTP_WAKE_TAG;
-	if (lp->epfd < 0 || lp->wakefd < 0 ||
-	    epoll_ctl(lp->epfd, EPOLL_CTL_ADD, lp->wakefd, &ev) < 0)
+	if (lp->wakefd < 0)
 		goto fail;
 	if (lp->control || !s->web || s->web->nusers == 0)
 		return 0;
 	s->authq = authq_new(HTTP_AUTH_WORKERS, HTTP_AUTH_DEPTH);
-	ev.data.u32 = HTTP_AUTH_TAG;
-	if (!s->authq ||
-	    epoll_ctl(lp->epfd, EPOLL_CTL_ADD, authq_fd(s->authq), &ev) < 0)
+	if (!s->authq)
 		goto fail;
 	return 0;
 fail:
@@ -1753,7 +1773,7 @@ struct http_server *http_start(const struct http_cfg *cfg,
 		lp->srv = s;
 		lp->control = i == 1;
 		lp->tname = i ? "uncored-ctl" : "uncored-http";
-		lp->epfd = lp->wakefd = -1;
+		lp->wakefd = -1;
 		lp->conns.lim = &s->lim;
 		lp->conns.stats = &lp->stats;
 		pthread_mutex_init(&lp->pub_lock, NULL);
