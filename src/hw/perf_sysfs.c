@@ -510,6 +510,13 @@ static int term_value(struct term *t, const char *v, const char *end,
 		return fail(EINVAL, why, whylen, "term \"%.*s\": \"%.*s\" is not "
 			    "a number (0x hex or decimal)", (int)t->text_len,
 			    t->text, (int)(end - v), v);
+	/* "0360": octal to strtoull(, 0), decimal here; the kernel writes
+	 * neither (0x hex or plain decimal), so the file is wrong */
+	if (end - v > 1 && v[0] == '0' && v[1] != 'x' && v[1] != 'X')
+		return fail(EINVAL, why, whylen, "term \"%.*s\": \"%.*s\" has a "
+			    "leading zero (octal or decimal?): the kernel writes "
+			    "0x hex or decimal without one", (int)t->text_len,
+			    t->text, (int)(end - v), v);
 	return 0;
 }
 

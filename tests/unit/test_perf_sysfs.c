@@ -631,6 +631,9 @@ static void test_load_malformed(void)
 		 "term 2 at byte 12: term \"umask 0xcf\": expected '='");
 	load_bad(DEV "bad/events/cas", "=0x05", -EINVAL,
 		 "term 1 at byte 0: term \"=0x05\" has no name");
+	/* issue 39 §8: octal to strtoull(, 0), decimal here: neither */
+	load_bad(DEV "bad/events/cas", "event=0x05,umask=0360", -EINVAL,
+		 "\"0360\" has a leading zero");
 	static const char *const scales[] = { "abc\n", "-1\n", "nan\n", "inf\n",
 					      "0\n", "1e-3 \n", " 1\n", "" };
 	for (unsigned i = 0; i < sizeof(scales) / sizeof(*scales); i++) {
