@@ -173,12 +173,9 @@ bool buf_grow_array(void **p, unsigned *cap, unsigned need, size_t size)
 	return true;
 }
 
-/*
- * The length of the well-formed UTF-8 sequence at s (RFC 3629: no
- * overlong forms, no surrogates, nothing above U+10FFFF), or 0.
- */
-static size_t utf8_len(const unsigned char *s)
+size_t buf_utf8_len(const char *str)
 {
+	const unsigned char *s = (const unsigned char *)str;
 	unsigned c = s[0], n, min, cp;
 
 	if (c < 0x80)
@@ -205,7 +202,7 @@ void buf_json_escape(struct buf *b, const char *s)
 {
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
-		size_t n = utf8_len((const unsigned char *)s);
+		size_t n = buf_utf8_len(s);
 
 		if (n == 0) {
 			buf_puts(b, "\\ufffd");

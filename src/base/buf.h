@@ -73,6 +73,14 @@ int buf_vprintf(struct buf *b, const char *fmt, va_list ap)
 char *buf_steal(struct buf *b, size_t *len);
 
 /*
+ * The length of the well-formed UTF-8 sequence at s (RFC 3629: no
+ * overlong forms, no surrogates, nothing above U+10FFFF; 1 for an ASCII
+ * byte), or 0 when s does not start one (a cut one included: s is
+ * NUL-terminated).
+ */
+size_t buf_utf8_len(const char *s);
+
+/*
  * Appends s as the inside of a JSON string: '"', '\\' and control
  * characters escaped, and U+FFFD for each byte that is not part of
  * well-formed UTF-8 (RFC 3629: no overlong forms, no surrogates, nothing

@@ -15,6 +15,7 @@
 
 #include <json-c/json.h>
 
+#include "buf.h"
 #include "jtext.h"
 
 #define JTEXT_DEPTH 64
@@ -236,4 +237,22 @@ bool jtext_member(const char *text, size_t len, const char *key,
 	*val = w.val;
 	*vlen = w.vlen;
 	return w.val != NULL;
+}
+
+void jtext_put_valid(struct buf *b, const char *json)
+{
+	const char *run = json, *s = json;
+
+	while (*s) {
+		size_t n = (unsigned char)*s < 0x80 ? 1 : buf_utf8_len(s);
+
+		if (n) {
+			s += n;
+			continue;
+		}
+		buf_put(b, run, (size_t)(s - run));
+		buf_put(b, "\\ufffd", 6);
+		run = ++s;
+	}
+	buf_put(b, run, (size_t)(s - run));
 }

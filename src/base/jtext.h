@@ -35,4 +35,17 @@ long jtext_dup_key(const char *text, size_t len, char *name, size_t namelen);
 bool jtext_member(const char *text, size_t len, const char *key,
 		  const char **val, size_t *vlen);
 
+struct buf;
+
+/*
+ * Appends JSON text that json-c (or the same escaping) wrote to b, with
+ * every byte that is not part of well-formed UTF-8 written as \ufffd.
+ * json-c copies a string's bytes as they are, so a cgroup named with
+ * the bytes FF FE made the whole answer invalid JSON (issue 39 §6);
+ * outside strings its text is ASCII, so the escape lands inside a
+ * string, where it is valid.  Control characters json-c already writes
+ * as \u00XX.
+ */
+void jtext_put_valid(struct buf *b, const char *json);
+
 #endif

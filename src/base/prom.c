@@ -12,6 +12,7 @@
  *   HELP, 0.0.4:                 \ -> \\   LF -> \n  (a \" is an error
  *                                to the 0.0.4 parser, so quotes stay raw)
  *   HELP, OpenMetrics:           as label values (escaped-string)
+ *   other C0 controls and DEL, both: U+FFFD (no escape exists for them)
  */
 #include "config.h"
 
@@ -139,7 +140,12 @@ static int check_labels(const char *const *labels, bool no_le)
 
 /* ---- output helpers ------------------------------------------------------- */
 
-/* Writes s with \ " LF escaped; quotes only when esc_quote. */
+/*
+ * Writes s with \ " LF escaped; quotes only when esc_quote.  The other
+ * control characters (C0, DEL), which neither format can escape and
+ * which reached a terminal or a log raw (a cgroup named with ESC,
+ * issue 39 §6), are written as U+FFFD.
+ */
 static void put_escaped(struct buf *b, const char *s, bool esc_quote)
 {
 	const char *run = s;
@@ -153,10 +159,12 @@ static void put_escaped(struct buf *b, const char *s, bool esc_quote)
 			rep = "\\n";
 		else if (*s == '"' && esc_quote)
 			rep = "\\\"";
+		else if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			rep = "\xef\xbf\xbd";	/* U+FFFD */
 		else
 			continue;
 		buf_put(b, run, (size_t)(s - run));
-		buf_put(b, rep, 2);
+		buf_puts(b, rep);
 		run = s + 1;
 	}
 	buf_put(b, run, (size_t)(s - run));

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@
 #include "base/log.h"
 #include "base/periodic.h"
 #include "base/prom.h"
+#include "base/sfile.h"
 #include "ufreq.h"
 
 #define UFREQ_DIR "/devices/system/cpu/intel_uncore_frequency"
@@ -75,15 +77,19 @@ static int read_fd(int fd, uint64_t *v)
 	return ufreq_parse_khz(buf, v);
 }
 
-/* An id file of an uncoreNN directory: its value, or -1 (logged). */
+/* An id file of an uncoreNN directory: its value, or -1 (logged; a
+ * missing file only when !quiet).  Opened with sfile_open: a FIFO in a
+ * file's place is refused, not waited on. */
 static int read_id(int dfd, const char *dir, const char *file, bool quiet)
 {
+	char msg[PATH_MAX + 64];
 	uint64_t v;
-	int fd = openat(dfd, file, O_RDONLY | O_CLOEXEC), rc;
+	int fd = sfile_open(dfd, file, msg, sizeof(msg)), rc;
 
 	if (fd < 0) {
-		if (!quiet)
-			log_warn("intel_uncore_frequency %s/%s: left out", dir, file);
+		if (!quiet || fd != -ENOENT)
+			log_warnx("intel_uncore_frequency %s/%s: left out", dir,
+				  msg);
 		return -1;
 	}
 	rc = read_fd(fd, &v);
@@ -111,16 +117,21 @@ struct tpmi_ent {
 	int pkg, die, domain, cluster;	/* die -1: no die_id file */
 };
 
-/* Opens the frequency files of directory dfd into m (closes dfd). */
+/* Opens the frequency files of directory dfd into m (closes dfd); a
+ * FIFO or link in a file's place is refused (sfile_open), said, left
+ * out. */
 static void open_files(struct ufreq_dom *m, int dfd, const char *path,
 		       const char *name)
 {
+	char msg[PATH_MAX + 64];
 	int f;
 
 	for (f = 0; f < UFREQ_NFILES; f++) {
-		m->fd[f] = openat(dfd, names[f], O_RDONLY | O_CLOEXEC);
-		if (m->fd[f] < 0 && errno != ENOENT)
-			log_warn("%s/%s/%s: left out", path, name, names[f]);
+		m->fd[f] = sfile_open(dfd, names[f], msg, sizeof(msg));
+		if (m->fd[f] == -ENOENT)
+			continue;
+		if (m->fd[f] < 0)
+			log_warnx("%s/%s/%s: left out", path, name, msg);
 	}
 	close(dfd);
 }

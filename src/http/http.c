@@ -1087,17 +1087,21 @@ static void loop_publish(struct http_loop *lp)
 	pthread_mutex_unlock(&lp->pub_lock);
 }
 
+/* What on_uri saw, until on_request makes the request's state: no
+ * memory of ours, since MHD calls neither on_request nor on_completed
+ * for a request it refuses itself (1,000 query parameters overflow its
+ * connection pool: 96 bytes leaked a request, issue 39 §11). */
+static char uri_plain, uri_ambiguous;
+
 /*
  * MHD_OPTION_URI_LOG_CALLBACK: the request target as sent, before MHD
- * decodes it; the per-request state starts here.
+ * decodes it.  Returns &uri_ambiguous or &uri_plain (on_request turns it
+ * into a struct http_state).
  */
 static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
 {
-	struct http_state *st = calloc(1, sizeof(*st));
 	(void)cls;
 	conn_begun(conn_of(c));
-	if (!st)
-		return NULL;
 	/* %2F in the path; %00 anywhere, the query included ("limit=5%00x"
 	   would reach a handler as "5"). */
 	for (const char *p = uri, *q = NULL; p && *p; p++) {
@@ -1106,9 +1110,33 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
 		if (p[0] == '%' && p[1] &&
 		    ((!q && p[1] == '2' && (p[2] == 'f' || p[2] == 'F')) ||
 		     (p[1] == '0' && p[2] == '0')))
-			st->raw_ambiguous = true;
+			return &uri_ambiguous;
 	}
-	return st;
+	return &uri_plain;
+}
+
+/* The query parameters counted, and the first name given twice. */
+struct query_seen {
+	unsigned n;
+	const char *dup;
+	const char *name[HTTP_MAX_QUERY_PARAMS];
+};
+
+static enum MHD_Result count_query(void *cls, enum MHD_ValueKind kind,
+				   const char *key, const char *value)
+{
+	struct query_seen *q = cls;
+
+	(void)kind;
+	(void)value;
+	if (q->n < HTTP_MAX_QUERY_PARAMS) {
+		for (unsigned i = 0; i < q->n && !q->dup; i++)
+			if (strcmp(q->name[i], key) == 0)
+				q->dup = q->name[i];
+		q->name[q->n] = key;
+	}
+	q->n++;
+	return MHD_YES;
 }
 
 static enum MHD_Result count_header(void *cls, enum MHD_ValueKind kind,
@@ -1174,11 +1202,28 @@ static bool refuse_early(struct MHD_Connection *c, struct http_state *st,
 			 enum MHD_Result *ret)
 {
 	const char *why = ambiguous(c, st);
+	struct query_seen q = { 0 };
 
 	if (why) {
 		conn_answered(conn_of(c));
 		*ret = send_error(c, 400, 0, "bad_request",
 				  "ambiguous request: %s", why);
+		return true;
+	}
+	/* issue 39 §11, §12: a bound on query parameters, and none twice
+	 * (as a JSON body's keys: which of two would a handler take?) */
+	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, count_query, &q);
+	if (q.n > HTTP_MAX_QUERY_PARAMS) {
+		conn_answered(conn_of(c));
+		*ret = send_error(c, 414, 0, "uri_too_long", "%u query "
+				  "parameters: at most %d", q.n,
+				  HTTP_MAX_QUERY_PARAMS);
+		return true;
+	}
+	if (q.dup) {
+		conn_answered(conn_of(c));
+		*ret = send_error(c, 400, 0, "bad_request", "query parameter "
+				  "\"%s\" is given twice", q.dup);
 		return true;
 	}
 	if (content_length(c) > HTTP_MAX_BODY) {
@@ -1268,10 +1313,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 
 	(void)version;
 	tls_request(strcmp(method, MHD_HTTP_METHOD_HEAD) == 0);
-	if (!st) {
-		st = calloc(1, sizeof(*st));	/* on_uri ran out of memory */
+	if (!st || (void *)st == &uri_plain || (void *)st == &uri_ambiguous) {
+		bool amb = (void *)st == &uri_ambiguous;
+
+		*con_cls = NULL;
+		st = calloc(1, sizeof(*st));
 		if (!st)
 			return MHD_NO;
+		st->raw_ambiguous = amb;
 		*con_cls = st;
 	}
 	if (!st->started)
@@ -1301,6 +1350,8 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 	struct http_listener *l = cls;
 	struct http_state *st = *con_cls;
 	(void)toe;
+	if ((void *)st == &uri_plain || (void *)st == &uri_ambiguous)
+		st = NULL;	/* on_request never ran */
 	if (st && st->job) {	/* closed while its check was pending */
 		authq_cancel(l->srv->authq, st->job);
 		suspended_del(l->srv, st);
@@ -1461,6 +1512,12 @@ static void run_one(struct http_listener *l)
 {
 	unsigned n;
 
+	MHD_run(l->mhd);
+	/* A connection MHD gives up on in a run (a request it refuses
+	 * itself: 1,000 query parameters overflow its pool, issue 39 §11)
+	 * is closed only by the next run, which nothing would wake until
+	 * the request deadline: run it now.  (MHD_get_timeout() does not
+	 * say 0 for it.) */
 	MHD_run(l->mhd);
 	n = connections(l);
 	if (l->full && n < l->max_conn) {

@@ -49,6 +49,11 @@
 #define HTTP_MAX_BODY	(64 * 1024)	/* larger request bodies get 413 */
 #define HTTP_MAX_LISTEN	8		/* entries in http_cfg.listen[] */
 #define HTTP_MAX_PARAMS	4		/* {placeholders} per route pattern */
+/* Query parameters a request may carry; more get 414 at once (issue 39
+ * §11: MHD keeps each in the connection's 64 KiB pool, and 1,000 of them
+ * left a request unanswered until its timeout).  The API's routes take
+ * a few. */
+#define HTTP_MAX_QUERY_PARAMS	32
 
 /* Defaults applied when the corresponding http_cfg field is 0. */
 #define HTTP_DEFAULT_TIMEOUT_S		10

@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/sfile.h"
 #include "hw/perf_sysfs.h"
 
 #define DEVICES "/bus/event_source/devices"
@@ -131,33 +132,22 @@ static int parse_dec(const char *s, uint64_t max, uint64_t *v)
 
 /*
  * Reads path into buf (PFS_FILE_MAX + 1 bytes), NUL-terminated, without
- * one trailing newline.  Returns 0, -EFBIG (longer than PFS_FILE_MAX),
- * -EINVAL (a NUL byte inside) or the open/read -errno, with why.
+ * one trailing newline.  Opened with sfile_open: a FIFO, a device or a
+ * symbolic link in a file's place is refused (-EINVAL, -ELOOP), never
+ * waited on.  Returns 0, -EFBIG (longer than PFS_FILE_MAX), -EINVAL (a
+ * NUL byte inside, or not a regular file) or the open/read -errno, with
+ * why.
  */
 static int read_file(const char *path, char *buf, char *why, size_t whylen)
 {
-	size_t len = 0;
-	ssize_t r;
-	int fd, err;
+	char msg[PATH_MAX + 128] = "";
+	ssize_t len;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		err = errno;
-		return fail(err, why, whylen, "%s: %s", path, strerror(err));
-	}
-	do {
-		r = read(fd, buf + len, PFS_FILE_MAX + 1 - len);
-		if (r > 0)
-			len += (size_t)r;
-	} while ((r > 0 && len <= PFS_FILE_MAX) || (r < 0 && errno == EINTR));
-	err = r < 0 ? errno : 0;
-	close(fd);
-	if (err)
-		return fail(err, why, whylen, "%s: %s", path, strerror(err));
-	if (len > PFS_FILE_MAX)
-		return fail(EFBIG, why, whylen, "%s: longer than %u bytes", path,
-			    PFS_FILE_MAX);
-	if (memchr(buf, '\0', len))
+	len = sfile_read(AT_FDCWD, path, buf, PFS_FILE_MAX + 1, msg,
+			 sizeof(msg));
+	if (len < 0)
+		return fail((int)-len, why, whylen, "%s", msg);
+	if (memchr(buf, '\0', (size_t)len))
 		return fail(EINVAL, why, whylen, "%s: holds a NUL byte", path);
 	if (len && buf[len - 1] == '\n')
 		len--;
@@ -519,6 +509,13 @@ static int term_value(struct term *t, const char *v, const char *end,
 	if (v == end || parse_num(v, (size_t)(end - v), 0, &t->value))
 		return fail(EINVAL, why, whylen, "term \"%.*s\": \"%.*s\" is not "
 			    "a number (0x hex or decimal)", (int)t->text_len,
+			    t->text, (int)(end - v), v);
+	/* "0360": octal to strtoull(, 0), decimal here; the kernel writes
+	 * neither (0x hex or plain decimal), so the file is wrong */
+	if (end - v > 1 && v[0] == '0' && v[1] != 'x' && v[1] != 'X')
+		return fail(EINVAL, why, whylen, "term \"%.*s\": \"%.*s\" has a "
+			    "leading zero (octal or decimal?): the kernel writes "
+			    "0x hex or decimal without one", (int)t->text_len,
 			    t->text, (int)(end - v), v);
 	return 0;
 }

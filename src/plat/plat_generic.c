@@ -37,11 +37,13 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/errmsg.h"
 #include "derived.h"
 #include "hw/perf_sysfs.h"
 #include "plat/plat_generic.h"
@@ -211,49 +213,70 @@ static unsigned fwidth(const struct pfs_pmu *p, const char *name)
 /*
  * An alias's terms as a catalog entry: event and umask into code and
  * umask, every other term kept as perf_terms (encoded through format/
- * when counted).  -EINVAL: a parameter ("=?"), no event term, or a value
- * that does not fit.
+ * when counted).  The terms are first encoded through PMU p's format/
+ * (pfs_encode), whose grammar is the kernel's: a term given twice
+ * ("event=0x05,umask=0xcf,event=0x06" counted event 0x06 and read 0 B/s),
+ * a decimal with a leading zero ("umask=0360": strtoull took it for
+ * octal), a value wider than its field or a term no field has are
+ * refused there, and code and umask are the values it placed.  -EINVAL
+ * (or pfs_encode's -errno) with why: a parameter ("=?"), no event term,
+ * an event code over 16 bits, or pfs_encode's reason naming file.
  */
-static int alias_enc(const char *terms, struct event *e, char *rest,
-		     size_t len)
+static int alias_enc(const struct pfs_pmu *p, const char *file,
+		     const char *terms, struct event *e, char *rest,
+		     size_t len, char *why, size_t whylen)
 {
-	char buf[PFS_FILE_MAX + 1], *save = NULL, *t;
-	bool has_event = false;
+	const struct pfs_format *fe = pfs_field(p, "event");
+	const struct pfs_format *fu = pfs_field(p, "umask");
+	char buf[PFS_FILE_MAX + 1], msg[512], *save = NULL, *t;
+	bool has_event = false, has_umask = false;
+	uint64_t cfg[PFS_NWORDS], v;
+	int r;
 
-	snprintf(buf, sizeof(buf), "%s", terms);
 	rest[0] = '\0';
+	if (strchr(terms, '?')) {
+		errmsg(why, whylen, "only events with an event term and no "
+			 "parameter are");
+		return -EINVAL;
+	}
+	r = pfs_encode(p, terms, cfg, msg, sizeof(msg));
+	if (r < 0) {
+		errmsg(why, whylen, "%s: %s", file, msg);
+		return r;
+	}
+	snprintf(buf, sizeof(buf), "%s", terms);
 	for (t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		char *eq, *end;
-		uint64_t v;
+		size_t n, l;
 
 		while (*t == ' ' || *t == '\t')
 			t++;
-		if (strchr(t, '?'))
-			return -EINVAL;
-		eq = strchr(t, '=');
-		if (eq && (!strncmp(t, "event=", 6) || !strncmp(t, "umask=", 6))) {
-			errno = 0;
-			v = strtoull(eq + 1, &end, 0);
-			if (errno || end == eq + 1)
-				return -EINVAL;
-			while (*end == ' ' || *end == '\t')
-				end++;
-			if (*end)
-				return -EINVAL;
-			if (t[0] == 'e') {
-				if (v > 0xffff)
-					return -EINVAL;
-				e->code = (uint16_t)v;
-				has_event = true;
-			} else {
-				e->umask = v;
-			}
+		l = strcspn(t, "= \t");
+		if (fe && l == 5 && !strncmp(t, "event", 5)) {
+			has_event = true;
 			continue;
 		}
-		size_t n = strlen(rest);
+		if (fu && l == 5 && !strncmp(t, "umask", 5)) {
+			has_umask = true;
+			continue;
+		}
+		n = strlen(rest);
 		snprintf(rest + n, len - n, "%s%s", n ? "," : "", t);
 	}
-	return has_event ? 0 : -EINVAL;
+	if (!has_event) {
+		errmsg(why, whylen, "only events with an event term and no "
+			 "parameter are");
+		return -EINVAL;
+	}
+	v = pfs_format_get(fe, cfg[fe->word]);
+	if (v > 0xffff) {
+		errmsg(why, whylen, "%s: event 0x%" PRIx64 " is wider than "
+			 "16 bits", file, v);
+		return -EINVAL;
+	}
+	e->code = (uint16_t)v;
+	if (has_umask)
+		e->umask = pfs_format_get(fu, cfg[fu->word]);
+	return 0;
 }
 
 /* Bytes one count of alias a is, from its .scale and .unit; 0: not
@@ -294,12 +317,14 @@ static int add_events(struct gen_plat *g, struct gen_unit *gu)
 		const struct pfs_alias *a = &p->alias[i];
 		struct event *e = &g->ev[g->nev];
 		char rest[PFS_FILE_MAX + 1], name[160], desc[400], src[200];
+		char file[PATH_MAX], why[PATH_MAX + 512];
 
 		memset(e, 0, sizeof(*e));
-		if (alias_enc(a->terms, e, rest, sizeof(rest)) < 0) {
-			note(g, "%s/%s (\"%s\") is not served: only events "
-			     "with an event term and no parameter are", gu->base,
-			     a->name, a->terms);
+		snprintf(file, sizeof(file), "%s/events/%s", p->dir, a->name);
+		if (alias_enc(p, file, a->terms, e, rest, sizeof(rest), why,
+			      sizeof(why)) < 0) {
+			note(g, "%s/%s (\"%s\") is not served: %s", gu->base,
+			     a->name, a->terms, why);
 			continue;
 		}
 		snprintf(name, sizeof(name), "%s/%s", gu->base, a->name);

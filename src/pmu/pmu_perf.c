@@ -38,6 +38,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <sched.h>
@@ -52,6 +53,7 @@
 #include "hw/perf_event.h"
 #include "hw/perf_sysfs.h"
 #include "base/log.h"
+#include "base/sfile.h"
 #include "pmu.h"
 #include "pmu_perf.h"
 #include "sched.h"
@@ -284,20 +286,17 @@ static int box_get(struct pmu_perf *pp, struct pfs_pmu *pmu, int cpu,
 static int find_sockets(struct pmu_perf *pp, struct topology *t, char *why,
 			size_t whylen)
 {
-	char path[PATH_MAX], buf[PFS_FILE_MAX];
+	char path[PATH_MAX], buf[PFS_FILE_MAX], msg[PATH_MAX + 64];
 	struct pfs_cpus on = { 0 };
 	unsigned pkgs[PLAT_MAX_SOCKETS], cpus[PLAT_MAX_SOCKETS], n = 0;
-	FILE *f;
-	size_t len;
+	ssize_t len;
 	int r;
 
 	snprintf(path, sizeof(path), "%s/devices/system/cpu/online", pp->sysfs);
-	if (!(f = fopen(path, "re")))
-		return fail(why, whylen, errno, "cannot read %s: %s (is %s a "
-			    "sysfs?)", path, strerror(errno), pp->sysfs);
-	len = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[len] = '\0';
+	len = sfile_read(AT_FDCWD, path, buf, sizeof(buf), msg, sizeof(msg));
+	if (len < 0)
+		return fail(why, whylen, (int)-len, "cannot read %s (is %s a "
+			    "sysfs?)", msg, pp->sysfs);
 	if ((r = pfs_cpulist_parse(buf, &on, why, whylen)) < 0)
 		return r;
 	for (unsigned i = 0; i < on.n; i++) {

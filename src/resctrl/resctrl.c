@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "base/prom.h"
+#include "base/sfile.h"
 #include "resctrl.h"
 
 static const char *const ev_file[RDT_NEVENTS] = {
@@ -91,19 +92,14 @@ static int pathf(char *out, const char *fmt, ...)
 	return n < 0 || n >= PATH_MAX ? -1 : 0;
 }
 
-/* Reads a small file into buf (NUL-terminated).  0 or -errno. */
+/* Reads a small file into buf (NUL-terminated): sfile_read, so a FIFO
+ * or a link in a file's place is refused, never waited on.  0 or
+ * -errno. */
 static int read_small(const char *path, char *buf, size_t len)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	ssize_t r = read(fd, buf, len - 1);
-	int e = errno;
-	close(fd);
-	if (r < 0)
-		return -e;
-	buf[r] = '\0';
-	return 0;
+	ssize_t r = sfile_read(AT_FDCWD, path, buf, len, NULL, 0);
+
+	return r < 0 && r != -EFBIG ? (int)r : 0;
 }
 
 static int read_long(const char *path, long *out)

@@ -17,6 +17,7 @@
 
 #include "base/log.h"
 #include "base/prom.h"
+#include "base/sfile.h"
 #include "resctrl_cg.h"
 #include "resctrl_own.h"
 
@@ -219,6 +220,9 @@ static const char *const state_names[RDT_OWN_NSTATES] = {
 	[RDT_OWN_NO_RMID] = "no_rmid",
 	[RDT_OWN_LIMBO] = "rmid_limbo",
 	[RDT_OWN_ERROR] = "error",
+	[RDT_OWN_REFUSED] = "refused",
+	[RDT_OWN_SHARE] = "owner_share",
+	[RDT_OWN_UNTRACKED] = "untracked",
 };
 
 static const char *const assign_names[RDT_ASSIGN_N] = {
@@ -273,6 +277,7 @@ struct rdt_own {
 	unsigned unassigned;		/* our groups' events without one */
 	unsigned unassigned_logged;
 	uint64_t assigns[RDT_ASSIGN_N];
+	struct log_limit refused_log;	/* a cgroup.threads refused */
 };
 
 /* FNV-1a, 64 bits: a stable name for a cgroup path. */
@@ -343,23 +348,35 @@ static bool matches(const struct rdt_own *o, const char *path)
 	return false;
 }
 
+/* The matching cgroups a walk found: path and its directory's owner. */
 struct found {
-	char **p;
+	struct match {
+		char *path;
+		uid_t uid;
+		bool old;	/* it has an entry from an earlier pass */
+		bool keep;	/* tracked this pass */
+	} *m;
 	size_t n, cap;
+	size_t over;		/* matches past RDT_OWN_WALK_MAX, not stored */
 };
 
-static int found_add(struct found *f, const char *path)
+static int found_add(struct found *f, const char *path, uid_t uid)
 {
+	if (f->n >= RDT_OWN_WALK_MAX) {
+		f->over++;
+		return 0;
+	}
 	if (f->n == f->cap) {
 		size_t nc = f->cap ? 2 * f->cap : 64;
-		char **np = realloc(f->p, nc * sizeof *np);
+		struct match *nm = realloc(f->m, nc * sizeof *nm);
 
-		if (!np)
+		if (!nm)
 			return -ENOMEM;
-		f->p = np;
+		f->m = nm;
 		f->cap = nc;
 	}
-	if (!(f->p[f->n] = strdup(path)))
+	f->m[f->n] = (struct match){ .path = strdup(path), .uid = uid };
+	if (!f->m[f->n].path)
 		return -ENOMEM;
 	f->n++;
 	return 0;
@@ -391,8 +408,11 @@ static int walk(const struct rdt_own *o, int dfd, char *rel, size_t len,
 		int cfd = openat(dirfd(d), de->d_name,
 				 O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 		if (cfd >= 0) {
+			struct stat st;
+
 			if (matches(o, rel))
-				r = found_add(f, rel);
+				r = fstat(cfd, &st) < 0 ? 0
+				    : found_add(f, rel, st.st_uid);
 			if (r == 0 && depth < CG_MAX_DEPTH)
 				r = walk(o, cfd, rel, len + (len > 0) + l,
 					 depth + 1, f);
@@ -406,9 +426,32 @@ static int walk(const struct rdt_own *o, int dfd, char *rel, size_t len,
 	return r == -ENOMEM ? r : 0;
 }
 
-static int cmp_str(const void *a, const void *b)
+/* Tracked ones first, then path order: who keeps a place. */
+static int cmp_match(const void *a, const void *b)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	const struct match *x = *(const struct match *const *)a;
+	const struct match *y = *(const struct match *const *)b;
+
+	if (x->old != y->old)
+		return x->old ? -1 : 1;
+	return strcmp(x->path, y->path);
+}
+
+/* By owner, then as cmp_match: each owner's order of claim. */
+static int cmp_owner(const void *a, const void *b)
+{
+	const struct match *x = *(const struct match *const *)a;
+	const struct match *y = *(const struct match *const *)b;
+
+	if (x->uid != y->uid)
+		return x->uid < y->uid ? -1 : 1;
+	return cmp_match(a, b);
+}
+
+static int cmp_path(const void *a, const void *b)
+{
+	return strcmp(((const struct match *)a)->path,
+		      ((const struct match *)b)->path);
 }
 
 static int cmp_pid(const void *a, const void *b)
@@ -447,6 +490,59 @@ static void ent_free(struct ent *e)
 {
 	free(e->cgroup);
 	free(e->tids);
+}
+
+/*
+ * Which matching cgroups are tracked this pass: of those a uid other
+ * than 0 owns, at most RDT_OWN_SHARE per uid; of all, at most
+ * RDT_OWN_TRACKED; in both, those tracked before first, then path order,
+ * so a newcomer never takes an older one's place and the choice is
+ * reproducible.  The others are counted in ns[] (owner_share,
+ * untracked), eg[] pointing at an example path (f's).  -ENOMEM.
+ */
+static int choose(const struct rdt_own *o, struct found *f, unsigned *ns,
+		  const char **eg)
+{
+	unsigned share = RDT_OWN_SHARE(o->max_groups);
+	unsigned cap = RDT_OWN_TRACKED(o->max_groups), kept = 0, rank = 0;
+	struct match **ix = f->n ? malloc(f->n * sizeof *ix) : NULL;
+
+	if (f->n && !ix)
+		return -ENOMEM;
+	for (size_t i = 0; i < f->n; i++) {
+		f->m[i].old = find((struct rdt_own *)o, f->m[i].path) != NULL;
+		f->m[i].keep = true;
+		ix[i] = &f->m[i];
+	}
+	if (f->n)
+		qsort(ix, f->n, sizeof *ix, cmp_owner);
+	for (size_t i = 0; i < f->n; i++) {
+		if (i == 0 || ix[i]->uid != ix[i - 1]->uid)
+			rank = 0;
+		if (ix[i]->uid != 0 && rank++ >= share) {
+			ix[i]->keep = false;
+			ns[RDT_OWN_SHARE]++;
+			if (!eg[RDT_OWN_SHARE])
+				eg[RDT_OWN_SHARE] = ix[i]->path;
+		}
+	}
+	if (f->n)
+		qsort(ix, f->n, sizeof *ix, cmp_match);
+	for (size_t i = 0; i < f->n; i++) {
+		if (!ix[i]->keep)
+			continue;
+		if (kept < cap) {
+			kept++;
+			continue;
+		}
+		ix[i]->keep = false;
+		ns[RDT_OWN_UNTRACKED]++;
+		if (!eg[RDT_OWN_UNTRACKED])
+			eg[RDT_OWN_UNTRACKED] = ix[i]->path;
+	}
+	ns[RDT_OWN_UNTRACKED] += (unsigned)f->over;
+	free(ix);
+	return 0;
 }
 
 /*
@@ -529,43 +625,91 @@ static const struct ent *by_name(const struct rdt_own *o, const char *name)
 	return r ? *r : NULL;
 }
 
-/* The thread ids in cg's cgroup.threads, sorted; -errno. */
+static int add_tid(pid_t **t, size_t *n, size_t *cap, long v)
+{
+	if (*n == *cap) {
+		size_t nc = *cap ? 2 * *cap : 16;
+		pid_t *nt = realloc(*t, nc * sizeof *nt);
+
+		if (!nt)
+			return -ENOMEM;
+		*t = nt;
+		*cap = nc;
+	}
+	(*t)[(*n)++] = (pid_t)v;
+	return 0;
+}
+
+/*
+ * The thread ids in cg's cgroup.threads, sorted; -errno, with msg.  The
+ * file is opened with sfile_open (a FIFO or a link is refused, -EINVAL
+ * or -ELOOP: one blocked this thread for ever, a link to /dev/zero spun
+ * it) and read up to RDT_OWN_THREADS_MAX bytes (-EFBIG past them).  A
+ * line that is not a thread id is skipped.
+ */
 static int read_threads(const struct rdt_own *o, const char *cg,
-			pid_t **out, size_t *n)
+			pid_t **out, size_t *n, char *msg, size_t msglen)
 {
 	char p[PATH_MAX], buf[4096];
-	size_t cap = 0;
+	size_t cap = 0, total = 0;
 	pid_t *t = NULL;
-	FILE *f;
+	long v = -1;		/* the line's number so far; -1: none */
+	bool junk = false;	/* the line has something else */
+	ssize_t r;
+	int fd, err = 0;
 
 	*out = NULL;
 	*n = 0;
 	if (snprintf(p, sizeof p, "%s/%s/cgroup.threads", o->cg_root, cg) >=
 	    (int)sizeof p)
 		return -ENAMETOOLONG;
-	if (!(f = fopen(p, "re")))
-		return -errno;
-	while (fgets(buf, sizeof buf, f)) {
-		char *end;
-		long v = strtol(buf, &end, 10);
-
-		if (end == buf || v <= 0 || v > INT_MAX)
+	if ((fd = sfile_open(AT_FDCWD, p, msg, msglen)) < 0)
+		return fd;
+	for (;;) {
+		r = read(fd, buf, sizeof buf);
+		if (r < 0 && errno == EINTR)
 			continue;
-		if (*n == cap) {
-			size_t nc = cap ? 2 * cap : 16;
-			pid_t *nt = realloc(t, nc * sizeof *nt);
-
-			if (!nt) {
-				free(t);
-				fclose(f);
-				return -ENOMEM;
-			}
-			t = nt;
-			cap = nc;
+		if (r < 0) {
+			err = -errno;
+			snprintf(msg, msglen, "%s: %s", p, strerror(errno));
+			break;
 		}
-		t[(*n)++] = (pid_t)v;
+		if (r == 0)
+			break;
+		if ((total += (size_t)r) > RDT_OWN_THREADS_MAX) {
+			err = -EFBIG;
+			snprintf(msg, msglen, "%s: longer than %u bytes", p,
+				 RDT_OWN_THREADS_MAX);
+			break;
+		}
+		for (ssize_t i = 0; i < r && !err; i++) {
+			char c = buf[i];
+
+			if (c >= '0' && c <= '9') {
+				v = v < 0 ? c - '0' : v * 10 + (c - '0');
+				junk |= v > INT_MAX;
+				if (junk)
+					v = 0;
+			} else if (c == '\n') {
+				if (!junk && v > 0)
+					err = add_tid(&t, n, &cap, v);
+				v = -1;
+				junk = false;
+			} else {
+				junk = true;
+			}
+		}
+		if (err)
+			break;
 	}
-	fclose(f);
+	if (!err && !junk && v > 0)
+		err = add_tid(&t, n, &cap, v);
+	close(fd);
+	if (err) {
+		free(t);
+		*n = 0;
+		return err;
+	}
 	if (*n)
 		qsort(t, *n, sizeof *t, cmp_pid);
 	*out = t;
@@ -587,18 +731,40 @@ static bool group_file(const struct rdt_own *o, const struct ent *e,
 	return access(p, F_OK) == 0;
 }
 
+/* Is r read_threads' refusal of a file (not its absence)? */
+static bool file_refused(int r)
+{
+	return r == -EINVAL || r == -ELOOP || r == -EFBIG;
+}
+
+/* e's cgroup.threads was refused (msg): no group, tried again later. */
+static void refuse_file(struct rdt_own *o, struct ent *e, const char *msg)
+{
+	log_warnx_limited(&o->refused_log, "resctrl: cgroup %s left without "
+			  "a monitoring group: %s", e->cgroup, msg);
+	e->state = RDT_OWN_REFUSED;
+	e->retrying = false;
+	e->retry_at = o->pass + RDT_OWN_RETRY_PASSES;
+}
+
 /*
  * Writes the threads of e's cgroup that are not in its group yet.  The
  * moved set becomes the threads now in the cgroup that were moved
- * (ended threads are forgotten, so a reused id is moved again).
+ * (ended threads are forgotten, so a reused id is moved again).  Returns
+ * read_threads' error (file_refused: the caller gives the group up).
  */
-static void follow(struct rdt_own *o, struct ent *e, uint64_t *moves)
+static int follow(struct rdt_own *o, struct ent *e, uint64_t *moves)
 {
+	char msg[PATH_MAX + 64];
 	pid_t *now;
 	size_t n, keep = 0;
+	int r0 = read_threads(o, e->cgroup, &now, &n, msg, sizeof msg);
 
-	if (read_threads(o, e->cgroup, &now, &n) < 0)
-		return;		/* gone: the next walk drops it */
+	if (r0 < 0) {
+		if (file_refused(r0))
+			refuse_file(o, e, msg);
+		return r0;	/* gone: the next walk drops it */
+	}
 	for (size_t i = 0; i < n; i++) {
 		int r = 0;
 
@@ -615,11 +781,13 @@ static void follow(struct rdt_own *o, struct ent *e, uint64_t *moves)
 	free(e->tids);
 	e->tids = now;
 	e->ntids = keep;	/* now[] is sorted, and so its prefix */
+	return 0;
 }
 
 static bool refused(enum rdt_own_state s)
 {
-	return s == RDT_OWN_NO_RMID || s == RDT_OWN_LIMBO || s == RDT_OWN_ERROR;
+	return s == RDT_OWN_NO_RMID || s == RDT_OWN_LIMBO ||
+	       s == RDT_OWN_ERROR || s == RDT_OWN_REFUSED;
 }
 
 /* e's mkdir was refused with r: its state, and when to try again. */
@@ -643,13 +811,25 @@ static void refuse(struct rdt_own *o, struct ent *e, int r)
  */
 static void make(struct rdt_own *o, struct ent *e, unsigned *made)
 {
-	int r;
+	char p[PATH_MAX], msg[PATH_MAX + 64];
+	int r, fd = -1;
 
 	if (refused(e->state) && o->pass < e->retry_at)
 		return;
 	if (*made >= o->max_groups) {
 		e->state = RDT_OWN_LIMIT;
 		return;
+	}
+	/* no RMID for a cgroup whose threads cannot be read */
+	if (snprintf(p, sizeof p, "%s/%s/cgroup.threads", o->cg_root,
+		     e->cgroup) < (int)sizeof p &&
+	    (fd = sfile_open(AT_FDCWD, p, msg, sizeof msg)) < 0) {
+		if (file_refused(fd)) {
+			refuse_file(o, e, msg);
+			return;
+		}
+	} else if (fd >= 0) {
+		close(fd);
 	}
 	r = o->w->mkgroup(o->w, e->name);
 	if (r == 0 || r == -EEXIST) {	/* EEXIST: ours, from before */
@@ -670,15 +850,12 @@ static void make(struct rdt_own *o, struct ent *e, unsigned *made)
 static int mkdir_error(const struct rdt_own *o, const struct ent *e)
 {
 	char p[PATH_MAX], buf[16] = "";
-	FILE *f;
 
 	snprintf(p, sizeof p, "%s/mon_groups/%s/.mkdir_error", o->rdt_root,
 		 e->name);
-	if (!(f = fopen(p, "re")))
+	if (sfile_read(AT_FDCWD, p, buf, sizeof buf, NULL, 0) < 0 &&
+	    !buf[0])
 		return 0;
-	if (!fgets(buf, sizeof buf, f))
-		buf[0] = '\0';
-	fclose(f);
 	return !strncmp(buf, "EBUSY", 5) ? -EBUSY : -ENOSPC;
 }
 
@@ -700,10 +877,11 @@ static void sweep(struct rdt_own *o)
 	closedir(d);
 }
 
-static void log_states(struct rdt_own *o, const unsigned *ns)
+static void log_states(struct rdt_own *o, const unsigned *ns,
+		       const char *const *egs)
 {
 	for (int s = RDT_OWN_LIMIT; s < RDT_OWN_NSTATES; s++) {
-		const char *eg = "";
+		const char *eg = egs[s] ? egs[s] : "";
 
 		if (ns[s] == o->logged[s])
 			continue;
@@ -713,7 +891,7 @@ static void log_states(struct rdt_own *o, const unsigned *ns)
 				 "for reason %s now", state_names[s]);
 			continue;
 		}
-		for (size_t i = 0; i < o->n; i++)
+		for (size_t i = 0; i < o->n && !*eg; i++)
 			if (o->e[i].state == (enum rdt_own_state)s) {
 				eg = o->e[i].cgroup;
 				break;
@@ -725,42 +903,52 @@ static void log_states(struct rdt_own *o, const unsigned *ns)
 			  : s == RDT_OWN_NO_RMID ? "mkdir: no free RMID"
 			  : s == RDT_OWN_LIMBO ? "mkdir: freed RMIDs still in "
 						 "limbo, tried again next pass"
+			  : s == RDT_OWN_REFUSED ? "its cgroup.threads is not a "
+						   "regular file or too long"
+			  : s == RDT_OWN_SHARE ? "its owner, not root, has its "
+						 "share of max_groups"
+			  : s == RDT_OWN_UNTRACKED ? "more matching cgroups than "
+						     "2 x max_groups, or than "
+						     "the walk keeps"
 			  : "mkdir failed", eg);
 	}
 }
 
 /* ---- ABMC: counters for uncored's groups ----------------------------- */
 
+/* A file under the resctrl root, read whole (sfile_read); "" when
+ * unreadable, not a regular file or longer than n - 1 bytes. */
+static void info_text(const struct rdt_own *o, const char *file, char *buf,
+		      size_t n)
+{
+	char p[PATH_MAX];
+
+	int k = snprintf(p, sizeof p, "%s/%s", o->rdt_root, file);
+
+	if (k < 0 || (size_t)k >= sizeof p ||
+	    sfile_read(AT_FDCWD, p, buf, n, NULL, 0) < 0)
+		buf[0] = '\0';
+}
+
 /* The first line of file under the resctrl root ("" when unreadable). */
 static void info_line(const struct rdt_own *o, const char *file, char *buf,
 		      size_t n)
 {
-	char p[PATH_MAX];
-	FILE *f;
-
-	buf[0] = '\0';
-	snprintf(p, sizeof p, "%s/%s", o->rdt_root, file);
-	if ((f = fopen(p, "re"))) {
-		if (!fgets(buf, (int)n, f))
-			buf[0] = '\0';
-		fclose(f);
-	}
+	info_text(o, file, buf, n);
+	buf[strcspn(buf, "\n")] = '\0';
 }
 
 /* Is the tree in ABMC's mbm_event mode ("[mbm_event]" on a line)? */
 static bool abmc_on(const struct rdt_own *o)
 {
-	char p[PATH_MAX], line[64];
-	bool on = false;
-	FILE *f;
+	char buf[4096];
 
-	snprintf(p, sizeof p, "%s/info/L3_MON/mbm_assign_mode", o->rdt_root);
-	if (!(f = fopen(p, "re")))
-		return false;
-	while (!on && fgets(line, sizeof line, f))
-		on = strncmp(line, "[mbm_event]", 11) == 0;
-	fclose(f);
-	return on;
+	info_text(o, "info/L3_MON/mbm_assign_mode", buf, sizeof buf);
+	for (const char *l = buf; l; l = strchr(l, '\n') ? strchr(l, '\n') + 1
+						       : NULL)
+		if (strncmp(l, "[mbm_event]", 11) == 0)
+			return true;
+	return false;
 }
 
 /* The counters free in every domain: the least of available_mbm_cntrs'
@@ -789,15 +977,13 @@ static unsigned free_counters(const struct rdt_own *o)
  * mbm_L3_assignments ("EVENT:ID=e;ID=_"): bit 0 total, bit 1 local. */
 static unsigned lacking(const struct rdt_own *o, const struct ent *e)
 {
-	char p[PATH_MAX], line[4096];
+	char p[PATH_MAX], buf[4096], *line, *save = NULL;
 	unsigned m = 0;
-	FILE *f;
 
-	snprintf(p, sizeof p, "%s/mon_groups/%s/mbm_L3_assignments",
-		 o->rdt_root, e->name);
-	if (!(f = fopen(p, "re")))
-		return 0;
-	while (fgets(line, sizeof line, f))
+	snprintf(p, sizeof p, "mon_groups/%s/mbm_L3_assignments", e->name);
+	info_text(o, p, buf, sizeof buf);
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
 		for (unsigned ev = 0; ev < 2; ev++) {
 			size_t l = strlen(assign_ev[ev]);
 
@@ -805,7 +991,6 @@ static unsigned lacking(const struct rdt_own *o, const struct ent *e)
 			    strstr(line + l, "=_"))
 				m |= 1u << ev;
 		}
-	fclose(f);
 	return m;
 }
 
@@ -871,10 +1056,12 @@ static void log_unassigned(struct rdt_own *o, unsigned left)
 
 int rdt_own_pass(struct rdt_own *o)
 {
-	char rel[PATH_MAX] = "";
+	char rel[PATH_MAX] = "", **kp = NULL;
+	const char *eg[RDT_OWN_NSTATES] = { 0 };
 	struct found f = { 0 };
 	unsigned made = 0, ns[RDT_OWN_NSTATES] = { 0 }, left;
 	uint64_t moves[RDT_MOVE_N] = { 0 }, asg[RDT_ASSIGN_N] = { 0 };
+	size_t nk = 0;
 	bool abmc;
 	int fd, r;
 
@@ -886,9 +1073,21 @@ int rdt_own_pass(struct rdt_own *o)
 	if (r < 0)
 		goto out;
 	if (f.n)
-		qsort(f.p, f.n, sizeof *f.p, cmp_str);
-	if ((r = renew(o, f.p, f.n)) < 0)
+		qsort(f.m, f.n, sizeof *f.m, cmp_path);
+	if ((r = choose(o, &f, ns, eg)) < 0)
 		goto out;
+	if (f.n && !(kp = malloc(f.n * sizeof *kp))) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < f.n; i++)
+		if (f.m[i].keep)
+			kp[nk++] = f.m[i].path;	/* in path order */
+	if ((r = renew(o, kp, nk)) < 0)
+		goto out;
+	for (size_t i = 0; i < f.n; i++)
+		if (f.m[i].keep)
+			f.m[i].path = NULL;	/* taken over */
 	for (size_t i = 0; i < o->n; i++)
 		made += o->e[i].made;
 	/* in path order, so which cgroups go without is reproducible */
@@ -910,14 +1109,21 @@ int rdt_own_pass(struct rdt_own *o)
 				e->retrying = false;
 			}
 		}
-		if (e->state == RDT_OWN_GROUPED)
-			follow(o, e, moves);
+		if (e->state == RDT_OWN_GROUPED &&
+		    file_refused(follow(o, e, moves))) {
+			o->w->rmgroup(o->w, e->name);	/* its RMID back */
+			e->made = false;
+			made--;
+			free(e->tids);
+			e->tids = NULL;
+			e->ntids = 0;
+		}
 		ns[e->state]++;
 	}
 	if ((r = index_names(o)) < 0)
 		goto out;
 	sweep(o);
-	log_states(o, ns);
+	log_states(o, ns, eg);
 	abmc = abmc_on(o);
 	left = abmc ? assign_counters(o, asg) : 0;
 	log_unassigned(o, left);
@@ -930,11 +1136,12 @@ int rdt_own_pass(struct rdt_own *o)
 		o->assigns[i] += asg[i];
 	o->unassigned = left;
 	pthread_mutex_unlock(&o->mu);
-	r = (int)o->n;
+	r = f.n + f.over > INT_MAX ? INT_MAX : (int)(f.n + f.over);
 out:
 	for (size_t i = 0; i < f.n; i++)
-		free(f.p[i]);	/* NULL once taken over */
-	free(f.p);
+		free(f.m[i].path);	/* NULL once taken over */
+	free(f.m);
+	free(kp);
 	return r;
 }
 
@@ -964,7 +1171,10 @@ void rdt_own_render(struct prom *w, const struct rdt_own *o)
 		    "cgroups matching [resctrl] cgroups, by state: grouped (a "
 		    "monitoring group of uncored's holds their threads), "
 		    "pending (made, not yet ready), or why they have none: "
-		    "limit ([resctrl] max_groups), no_rmid, rmid_limbo, error");
+		    "limit ([resctrl] max_groups), no_rmid, rmid_limbo, error, "
+		    "refused (cgroup.threads not a regular file or too long), "
+		    "owner_share (its owner, not root, has a quarter of "
+		    "max_groups), untracked (over 2 x max_groups matching)");
 	for (int s = 0; s < RDT_OWN_NSTATES; s++) {
 		const char *l[] = { "state", state_names[s], NULL };
 

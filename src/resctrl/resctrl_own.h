@@ -66,6 +66,23 @@ struct rdt_writer {
  */
 struct rdt_writer *rdt_writer_direct(const char *root);
 
+/*
+ * Bounds on what a cgroup tree can cost (issue 39 §5; doc/resctrl.md
+ * "Hostile trees").  A pass keeps state for at most RDT_OWN_TRACKED
+ * matching cgroups, those it tracked before first, then in path order;
+ * of them, those whose directory a uid other than 0 owns (a delegated
+ * subtree: systemd's user@UID.service, rootless containers) at most
+ * RDT_OWN_SHARE per uid, so one user cannot take every max_groups slot;
+ * root's cgroups (systemd, the kubelet, the runtimes make them) have no
+ * share.  A cgroup.threads file is read up to RDT_OWN_THREADS_MAX bytes
+ * (131072 threads of 7 digits).  The walk stores at most
+ * RDT_OWN_WALK_MAX matching paths.
+ */
+#define RDT_OWN_TRACKED(max_groups)	(2u * (max_groups))
+#define RDT_OWN_SHARE(max_groups)	((max_groups) >= 4 ? (max_groups) / 4 : 1u)
+#define RDT_OWN_THREADS_MAX		(1u << 20)
+#define RDT_OWN_WALK_MAX		65536u
+
 /* Why a matching cgroup has no group (RDT_OWN_GROUPED: it has one). */
 enum rdt_own_state {
 	RDT_OWN_GROUPED = 0,
@@ -75,6 +92,14 @@ enum rdt_own_state {
 	RDT_OWN_NO_RMID,	/* mkdir: ENOSPC, every RMID in use */
 	RDT_OWN_LIMBO,		/* mkdir: EBUSY, freed RMIDs still in limbo */
 	RDT_OWN_ERROR,		/* any other mkdir failure */
+	RDT_OWN_REFUSED,	/* its cgroup.threads is not a regular file,
+				 * is a symbolic link, or is longer than
+				 * RDT_OWN_THREADS_MAX (sfile.h) */
+	RDT_OWN_SHARE,		/* its directory's owner, a uid other than 0,
+				 * has RDT_OWN_SHARE(max_groups) tracked:
+				 * not tracked */
+	RDT_OWN_UNTRACKED,	/* RDT_OWN_TRACKED(max_groups) tracked
+				 * already: not tracked */
 	RDT_OWN_NSTATES
 };
 

@@ -27,6 +27,7 @@
 #include "expo.h"
 #include "base/gz.h"
 #include "base/jnum.h"
+#include "base/jtext.h"
 #include "metrics.h"
 #include "plat/plat_generic.h"
 #include "pmu/pmu_perf.h"
@@ -45,9 +46,9 @@ uint64_t daemon_mono_ns(void)
 static void send_json(struct http_resp *resp, struct json_object *o)
 {
 	resp->ctype = JSON_CTYPE;
-	buf_puts(&resp->body, json_object_to_json_string_ext(
-				      o, JSON_C_TO_STRING_PLAIN |
-					 JSON_C_TO_STRING_NOSLASHESCAPE));
+	jtext_put_valid(&resp->body, json_object_to_json_string_ext(
+				o, JSON_C_TO_STRING_PLAIN |
+				   JSON_C_TO_STRING_NOSLASHESCAPE));
 	buf_putc(&resp->body, '\n');
 	json_object_put(o);
 }
@@ -656,7 +657,8 @@ static void h_events(void *ctx, const struct http_req *req,
  * tests/scenario/samples_stream.sh checks with json-c itself.
  */
 
-/* json-c's string escaping (json_escape_str without slash escaping). */
+/* json-c's string escaping (json_escape_str without slash escaping),
+ * and bytes that are not well-formed UTF-8 as \ufffd (jtext_put_valid). */
 static void jw_str(struct buf *b, const char *s)
 {
 	static const char hex[] = "0123456789abcdef";
@@ -666,7 +668,18 @@ static void jw_str(struct buf *b, const char *s)
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
 		char e[7] = "\\u00";
+		size_t n;
 
+		if (c >= 0x80) {
+			if ((n = buf_utf8_len(s))) {
+				s += n - 1;
+				continue;
+			}
+			buf_put(b, run, (size_t)(s - run));
+			buf_put(b, "\\ufffd", 6);
+			run = s + 1;
+			continue;
+		}
 		if (c >= 0x20 && c != '"' && c != '\\')
 			continue;
 		buf_put(b, run, (size_t)(s - run));

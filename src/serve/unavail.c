@@ -12,6 +12,7 @@
 #include <json-c/json.h>
 #include <string.h>
 
+#include "base/jtext.h"
 #include "procstat.h"
 #include "unavail.h"
 
@@ -66,9 +67,9 @@ static void h_metrics(void *ctx, const struct http_req *req,
 static void send_json(struct http_resp *resp, struct json_object *o)
 {
 	resp->ctype = "application/json";
-	buf_puts(&resp->body, json_object_to_json_string_ext(
-				      o, JSON_C_TO_STRING_PLAIN |
-					 JSON_C_TO_STRING_NOSLASHESCAPE));
+	jtext_put_valid(&resp->body, json_object_to_json_string_ext(
+				o, JSON_C_TO_STRING_PLAIN |
+				   JSON_C_TO_STRING_NOSLASHESCAPE));
 	buf_putc(&resp->body, '\n');
 	json_object_put(o);
 }

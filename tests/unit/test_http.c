@@ -1316,6 +1316,74 @@ static void test_inherited(void)
 	unlink(path);
 }
 
+/*
+ * Issue 39 §11, §12: a GET with 1,000 query parameters (6.9 KB) got no
+ * answer, the connection held until its timeout, and 96 bytes leaked a
+ * request (the state on_uri made, never completed); a parameter given
+ * twice was taken (the first) where a JSON key given twice is refused.
+ */
+static void test_query(void)
+{
+	char *q = malloc(16384);
+	size_t n;
+	struct reply r;
+	double t0;
+
+	for (int k = 0; k < 2; k++) {
+		bool ctl = k == 1;
+
+		/* 100: MHD parses them, uncored refuses: 414 at once */
+		n = (size_t)sprintf(q, "GET /metrics?");
+		for (int i = 0; i < 100; i++)
+			n += (size_t)sprintf(q + n, "%sa%d=%d", i ? "&" : "", i, i);
+		n += (size_t)sprintf(q + n, " HTTP/1.1\r\nHost: t\r\n"
+				     "Connection: close\r\n\r\n");
+		t0 = now();
+		rawreq(ctl, q, n, &r);
+		is_int(r.status, 414, "%s: 100 query parameters: 414",
+		       ctl ? "control" : "TCP");
+		ok(now() - t0 < 0.5, "... at once (%.3f s)", now() - t0);
+		ok(body_has(&r, "100 query parameters: at most"),
+		   "... saying why");
+		reply_free(&r);
+		/* 1,000 overflow MHD's pool before uncored sees the request:
+		 * MHD cannot build its own 431 either; the connection is
+		 * closed at once (it was held until its timeout), and the
+		 * request's state no longer leaks (LeakSanitizer) */
+		n = (size_t)sprintf(q, "GET /metrics?");
+		for (int i = 0; i < 1000; i++)
+			n += (size_t)sprintf(q + n, "%sa%d=%d", i ? "&" : "", i, i);
+		n += (size_t)sprintf(q + n, " HTTP/1.1\r\nHost: t\r\n"
+				     "Connection: close\r\n\r\n");
+		t0 = now();
+		rawreq(ctl, q, n, &r);
+		ok(r.eof && r.status != 200, "%s: 1,000 query parameters: "
+		   "refused (status %d)", ctl ? "control" : "TCP", r.status);
+		/* the control socket's loop still holds it to its timeout
+		 * (1 s here): not solved (issue 39 §11) */
+		ok(now() - t0 < (ctl ? 2.0 : 0.5), "... closed %s (%.3f s)",
+		   ctl ? "by the timeout" : "at once", now() - t0);
+		reply_free(&r);
+	}
+	/* HTTP_MAX_QUERY_PARAMS of them are fine */
+	n = (size_t)sprintf(q, "/metrics?");
+	for (int i = 0; i < HTTP_MAX_QUERY_PARAMS; i++)
+		n += (size_t)sprintf(q + n, "%sa%d=%d", i ? "&" : "", i, i);
+	req(false, "GET", q, NULL, NULL, 0, &r);
+	is_int(r.status, 200, "%d query parameters: answered",
+	       HTTP_MAX_QUERY_PARAMS);
+	reply_free(&r);
+
+	req(false, "GET", "/metrics?limit=1&limit=2", NULL, NULL, 0, &r);
+	check_error(&r, 400, "bad_request", "?limit=1&limit=2");
+	ok(body_has(&r, "limit"), "... naming the parameter");
+	reply_free(&r);
+	req(false, "GET", "/metrics?limit=1&x=2", NULL, NULL, 0, &r);
+	is_int(r.status, 200, "distinct parameters: answered");
+	reply_free(&r);
+	free(q);
+}
+
 int main(void)
 {
 	struct http_cfg c = base_cfg();
@@ -1357,6 +1425,7 @@ int main(void)
 	test_bodies();
 	test_instance();
 	test_malformed();
+	test_query();
 	test_limits();
 
 	http_stop(s);

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "hw/perf_sysfs.h"
+#include "tests/bounded.h"
 #include "tests/tap.h"
 
 static char root[64];
@@ -630,6 +631,9 @@ static void test_load_malformed(void)
 		 "term 2 at byte 12: term \"umask 0xcf\": expected '='");
 	load_bad(DEV "bad/events/cas", "=0x05", -EINVAL,
 		 "term 1 at byte 0: term \"=0x05\" has no name");
+	/* issue 39 §8: octal to strtoull(, 0), decimal here: neither */
+	load_bad(DEV "bad/events/cas", "event=0x05,umask=0360", -EINVAL,
+		 "\"0360\" has a leading zero");
 	static const char *const scales[] = { "abc\n", "-1\n", "nan\n", "inf\n",
 					      "0\n", "1e-3 \n", " 1\n", "" };
 	for (unsigned i = 0; i < sizeof(scales) / sizeof(*scales); i++) {
@@ -643,6 +647,64 @@ static void test_load_malformed(void)
 	load_bad(DEV "bad/events/x.unit", "Mi\tB\n", -EINVAL, "non-printable");
 	put(DEV "bad/events/x", "event=1\n");
 	load_bad(DEV "bad/events/x.unit", "\n", -EINVAL, "a unit of 1 to");
+	rm_rf(DEV "bad");
+}
+
+/* pfs_pmu_load(root, "bad") in a child (tests/bounded.h). */
+static int load_child(const void *ctx, char *msg, size_t len)
+{
+	struct pfs_pmu *p = NULL;
+	int r = pfs_pmu_load(root, ctx, &p, msg, len);
+
+	pfs_pmu_free(p);
+	return r;
+}
+
+/*
+ * Issue 39 §7: a FIFO in place of type, cpumask, a format/ file, an
+ * events/ alias or its .scale blocked the load (and the daemon, before
+ * it served /healthz) for ever; a link to /dev/zero was read.  Each is
+ * refused at once, named.
+ */
+static void test_load_hostile(void)
+{
+	static const char *const fifos[] = {
+		"bad/type", "bad/cpumask", "bad/format/event", "bad/events/x",
+		"bad/events/x.scale",
+	};
+	char path[512], msg[1024];
+	int r;
+
+	for (unsigned i = 0; i < sizeof(fifos) / sizeof(*fifos); i++) {
+		rm_rf(DEV "bad");
+		put(DEV "bad/type", "7\n");
+		put(DEV "bad/format/event", "config:0-7\n");
+		put(DEV "bad/events/x", "event=1\n");
+		snprintf(path, sizeof(path), "%s/" DEV "%s", root, fifos[i]);
+		unlink(path);
+		if (mkfifo(path, 0644) < 0) {
+			perror(path);
+			exit(2);
+		}
+		r = bounded_call(load_child, "bad", msg, sizeof(msg), 5);
+		is_int(r, -EINVAL, "a FIFO as %s: refused at once", fifos[i]);
+		like(msg, fifos[i], "named (%s)", msg);
+		like(msg, "not a regular file (a FIFO)", "says what it is");
+	}
+	rm_rf(DEV "bad");
+	put(DEV "bad/type", "7\n");
+	put(DEV "bad/format/event", "config:0-7\n");
+	put(DEV "bad/events/x", "event=1\n");
+	snprintf(path, sizeof(path), "%s/" DEV "bad/events/x", root);
+	unlink(path);
+	if (symlink("/dev/zero", path) < 0) {
+		perror(path);
+		exit(2);
+	}
+	r = bounded_call(load_child, "bad", msg, sizeof(msg), 5);
+	is_int(r, -ELOOP, "events/x a link to /dev/zero: refused");
+	like(msg, "bad/events/x: a symbolic link, not followed", "named (%s)",
+	     msg);
 	rm_rf(DEV "bad");
 }
 
@@ -753,6 +815,7 @@ int main(void)
 	test_encode_wide();
 	test_load_variants();
 	test_load_malformed();
+	test_load_hostile();
 	test_list();
 	test_topology();
 	rm_rf("");

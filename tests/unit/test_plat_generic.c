@@ -263,6 +263,63 @@ static void test_none(void)
 	like(why, "no uncore PMU the generic platform can serve", "says so");
 }
 
+/*
+ * Issue 39 §8: an alias with a term given twice, or a value with a
+ * leading zero, was taken by the first (or last) value or as octal:
+ * "event=0x05,umask=0xcf,event=0x06" counted event 0x06 (DRAM read 0
+ * B/s), a duplicate umask made writes read reads, "umask=0360" was
+ * 0xf0.  Each is refused, the file named, the family absent.
+ */
+static void test_bad_terms(void)
+{
+	const struct platform *p = NULL;
+	const struct gen_family *f;
+	char why[1024] = "", cmd[200];
+	const char *n;
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s/bus'", root);
+	if (system(cmd) != 0)
+		exit(2);
+	put("uncore_imc_0/type", "20\n");
+	put("uncore_imc_0/format/event", "config:0-7\n");
+	put("uncore_imc_0/format/umask", "config:8-15\n");
+	put("uncore_imc_0/events/cas_count_read", "event=0x05,umask=0xcf,event=0x06");
+	put("uncore_imc_0/events/cas_count_read.scale", "6.103515625e-5");
+	put("uncore_imc_0/events/cas_count_read.unit", "MiB");
+	put("uncore_imc_0/events/cas_count_write", "event=0x05,umask=0xf0,umask=0xcf");
+	put("uncore_imc_0/events/cas_count_write.scale", "6.103515625e-5");
+	put("uncore_imc_0/events/cas_count_write.unit", "MiB");
+	put("uncore_imc_0/events/good", "event=0x05,umask=240");
+	/* a leading zero breaks the kernel's grammar: the PMU is refused */
+	put("uncore_m2m_0/type", "22\n");
+	put("uncore_m2m_0/format/event", "config:0-7\n");
+	put("uncore_m2m_0/format/umask", "config:8-15\n");
+	put("uncore_m2m_0/events/octal", "event=0x05,umask=0360");
+	is_int(plat_generic_build(root, NULL, &p, why, sizeof(why)), 0,
+	       "an iMC with malformed aliases: built (%s)", why);
+	if (!p)
+		return;
+	n = plat_generic_notes(p);
+	printf("#   %s\n", n);
+	ok(!plat_event(p, "uncore_imc/cas_count_read"), "a duplicate event "
+	   "term: not an event");
+	like(n, "uncore_imc_0/events/cas_count_read: term \"event\" is given "
+	     "twice", "the note names the file and the term");
+	ok(!plat_event(p, "uncore_imc/cas_count_write"), "a duplicate umask: "
+	   "not an event");
+	like(n, "uncore_imc_0/events/cas_count_write: term \"umask\" is given "
+	     "twice", "named");
+	ok(!plat_unit(p, "m2m", NULL), "umask=0360: its PMU is not served");
+	like(n, "uncore_m2m_0/events/octal: term 2 at byte 11: term "
+	     "\"umask=0360\": \"0360\" has a leading zero", "named");
+	ok(plat_event(p, "uncore_imc/good") &&
+	   plat_event(p, "uncore_imc/good")->umask == 240, "umask=240 is "
+	   "decimal 240");
+	f = plat_generic_families(p);
+	ok(!f[0].present && !f[1].present, "no DRAM family from them");
+	plat_generic_free(p);
+}
+
 int main(void)
 {
 	char cmd[128];
@@ -274,6 +331,7 @@ int main(void)
 	test_partial();
 	test_many_types();
 	test_none();
+	test_bad_terms();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
 	if (system(cmd) != 0)
 		return 2;

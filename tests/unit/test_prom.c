@@ -17,6 +17,7 @@
 #include <stdlib.h>
 
 #include "base/buf.h"
+#include "base/jtext.h"
 #include "base/prom.h"
 #include "tests/tap.h"
 
@@ -721,6 +722,41 @@ static void test_grow_array(void)
 	free(a);
 }
 
+/*
+ * Issue 39 §6: a cgroup named with ESC and 0x01 put them raw in /metrics
+ * labels (neither format can escape them: U+FFFD now), and one named
+ * with the bytes FF FE made /api/v1/metrics invalid JSON (json-c copies
+ * a string's bytes: jtext_put_valid writes \ufffd for them).
+ */
+static void test_hostile_text(void)
+{
+	const int fmts[] = { PROM_TEXT_004, PROM_OPENMETRICS_100 };
+	struct buf b = BUF_INIT;
+	struct prom w;
+	char *got;
+
+	for (size_t i = 0; i < 2; i++) {
+		buf_reset(&b);
+		prom_begin(&w, &b, fmts[i]);
+		prom_family(&w, "x_bytes", PROM_GAUGE, "", "help");
+		prom_sample_u64(&w, NULL, L("cgroup", "a\x1b[31m\x01\x7f\tz"), 1);
+		is_int(prom_end(&w), 0, "fmt %d: a label with ESC, 0x01, DEL and "
+		       "TAB renders", fmts[i]);
+		like(b.p, "cgroup=\"a\xef\xbf\xbd[31m\xef\xbf\xbd\xef\xbf\xbd"
+		     "\xef\xbf\xbdz\"", "fmt %d: each control character as "
+		     "U+FFFD", fmts[i]);
+		ok(b.p && !strpbrk(b.p, "\x1b\x01\x7f\t"), "fmt %d: none raw",
+		   fmts[i]);
+	}
+	buf_reset(&b);
+	jtext_put_valid(&b, "{\"cgroup\":\"x/\xff\xfe/\xc3\xa9\\u001b\"}");
+	got = buf_steal(&b, NULL);
+	is_str(got, "{\"cgroup\":\"x/\\ufffd\\ufffd/\xc3\xa9\\u001b\"}",
+	       "JSON: FF FE as \\ufffd, UTF-8 and escapes kept");
+	free(got);
+	buf_free(&b);
+}
+
 int main(void)
 {
 	test_exposition();
@@ -732,5 +768,6 @@ int main(void)
 	test_buf();
 	test_grow_array();
 	test_json_escape();
+	test_hostile_text();
 	return tap_done();
 }

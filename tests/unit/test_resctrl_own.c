@@ -21,6 +21,7 @@
 #include "base/prom.h"
 #include "resctrl/resctrl_own.h"
 #include "resctrl/resctrl_priv.h"
+#include "tests/bounded.h"
 #include "tests/tap.h"
 
 static char top[64], cg[128], rdt[128];
@@ -421,6 +422,134 @@ static void helper(void)
 	ok(waitpid(pid, &st, WNOHANG) < 0, "freed: the helper has ended");
 }
 
+/* The count of state st on the page, -1 when it has none. */
+static long state_count(const char *pg, const char *st)
+{
+	char k[96];
+	const char *at;
+
+	snprintf(k, sizeof k, "uncore_resctrl_cgroups{state=\"%s\"} ", st);
+	at = strstr(pg, k);
+	return at ? strtol(at + strlen(k), NULL, 10) : -1;
+}
+
+/* Three passes over "hostile/ *" with max_groups 4, the tree synced
+ * between them, in a child: grouped * 100 + refused. */
+static int hostile_child(const void *ctx, char *msg, size_t len)
+{
+	struct rdt_own_cfg c = { .patterns = "hostile/*", .cgroup_root = cg,
+				 .resctrl_root = rdt, .max_groups = 4 };
+	struct rdt_own *o = rdt_own_new(&c, rdt_writer_direct(rdt));
+	struct buf b = BUF_INIT;
+	long g, rf;
+
+	(void)ctx;
+	for (int i = 0; i < 3; i++) {
+		rdt_own_pass(o);
+		sync_tree();
+	}
+	page(o, &b);
+	snprintf(msg, len, "%s", b.p ? b.p : "");
+	g = state_count(b.p ? b.p : "", "grouped");
+	rf = state_count(b.p ? b.p : "", "refused");
+	rdt_own_free(o);
+	buf_free(&b);
+	return (int)(g * 100 + rf);
+}
+
+/* A matching cgroup under cg owned by uid. */
+static void owned(const char *rel, uid_t uid)
+{
+	char p[512];
+
+	cgroup(rel, "");
+	snprintf(p, sizeof p, "%s/%s", cg, rel);
+	if (chown(p, uid, uid) < 0)
+		exit(99);
+}
+
+/*
+ * Issue 39 §5, hostile cgroup trees: a FIFO as cgroup.threads blocked
+ * the resctrl thread for ever, a link to /dev/zero spun it; matching
+ * cgroups were all tracked, and in path order one user's could take
+ * every max_groups slot.
+ */
+static void hostile(void)
+{
+	char p[512], msg[1024];
+	struct buf b = BUF_INIT;
+	int r;
+
+	cgroup("hostile/good", "701\n");
+	snprintf(p, sizeof p, "%s/hostile/fifo", cg);
+	mkdir(p, 0755);
+	snprintf(p, sizeof p, "%s/hostile/fifo/cgroup.threads", cg);
+	if (mkfifo(p, 0644) < 0)
+		exit(99);
+	r = bounded_call(hostile_child, NULL, msg, sizeof msg, 10);
+	is_int(r, 101, "a FIFO as cgroup.threads: refused at once, the other "
+	       "cgroup grouped");
+	unlink(p);
+	if (symlink("/dev/zero", p) < 0)
+		exit(99);
+	r = bounded_call(hostile_child, NULL, msg, sizeof msg, 10);
+	is_int(r, 101, "a link to /dev/zero as cgroup.threads: refused");
+	snprintf(p, sizeof p, "rm -rf %s/hostile", cg);
+	if (system(p) != 0)
+		exit(99);
+
+	if (geteuid() != 0) {
+		printf("ok %d # skip owner shares: chown needs root\n", ++tap_n);
+		return;
+	}
+	/* uid 1000's six cgroups come first in path order; root's two last */
+	for (int i = 1; i <= 6; i++) {
+		snprintf(p, sizeof p, "hostile/a%d", i);
+		owned(p, 1000);
+	}
+	owned("hostile/z1", 0);
+	owned("hostile/z2", 0);
+	struct rdt_own_cfg c = { .patterns = "hostile/*", .cgroup_root = cg,
+				 .resctrl_root = rdt, .max_groups = 4 };
+	struct rdt_own *o = rdt_own_new(&c, rdt_writer_direct(rdt));
+	is_int(rdt_own_pass(o), 8, "eight cgroups match");
+	sync_tree();
+	rdt_own_pass(o);
+	page(o, &b);
+	is_int(state_count(b.p, "grouped"), 3, "grouped: uid 1000's share (1 of "
+	       "max_groups 4) and root's two");
+	is_int(state_count(b.p, "owner_share"), 5, "uid 1000's other five: "
+	       "owner_share, not tracked");
+	ok(*name_of(o, "hostile/z1") && *name_of(o, "hostile/z2") &&
+	   *name_of(o, "hostile/a1") && !*name_of(o, "hostile/a2"),
+	   "root's cgroups have groups, uid 1000's first one only");
+	rdt_own_free(o);
+	snprintf(p, sizeof p, "rm -rf %s/hostile", cg);
+	if (system(p) != 0)
+		exit(99);
+
+	/* max_groups 1: two tracked (one grouped, one waiting), the rest not */
+	for (int i = 1; i <= 5; i++) {
+		snprintf(p, sizeof p, "hostile/r%d", i);
+		owned(p, 0);
+	}
+	c.max_groups = 1;
+	o = rdt_own_new(&c, rdt_writer_direct(rdt));
+	is_int(rdt_own_pass(o), 5, "five cgroups match");
+	sync_tree();
+	rdt_own_pass(o);
+	page(o, &b);
+	is_int(state_count(b.p, "grouped"), 1, "one grouped (max_groups 1)");
+	is_int(state_count(b.p, "limit"), 1, "one tracked, waiting (limit)");
+	is_int(state_count(b.p, "untracked"), 3, "three over 2 x max_groups: "
+	       "untracked");
+	rdt_own_free(o);
+	snprintf(p, sizeof p, "rm -rf %s/hostile", cg);
+	if (system(p) != 0)
+		exit(99);
+	buf_free(&b);
+}
+
 int main(void)
 {
 	char p[512];
@@ -435,6 +564,7 @@ int main(void)
 	names();
 	manager();
 	abmc();
+	hostile();
 	snprintf(p, sizeof p, "%s/mon_groups/cadvisor-x/tasks", rdt);
 	put(p, "999\n");
 	helper();

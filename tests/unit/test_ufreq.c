@@ -18,6 +18,7 @@
 
 #include "base/log.h"
 #include "core/ufreq.h"
+#include "tests/bounded.h"
 #include "tests/tap.h"
 
 static char root[256];
@@ -214,6 +215,58 @@ static void absent(void)
 	ufreq_close(&u);
 }
 
+static void fifo(const char *dir, const char *file)
+{
+	char p[512];
+
+	snprintf(p, sizeof(p), "%s/devices/system/cpu/intel_uncore_frequency/%s",
+	    root, dir);
+	mkdir(p, 0755);
+	snprintf(p + strlen(p), sizeof(p) - strlen(p), "/%s", file);
+	if (mkfifo(p, 0644) < 0)
+		abort();
+}
+
+/* ufreq_open + ufreq_read in a child: domains * 100 + values. */
+static int open_child(const void *ctx, char *msg, size_t len)
+{
+	struct ufreq u;
+	int n, v;
+
+	(void)ctx;
+	(void)len;
+	msg[0] = '\0';
+	n = ufreq_open(&u, root);
+	v = n > 0 ? ufreq_read(&u) : 0;
+	ufreq_close(&u);
+	return n * 100 + v;
+}
+
+/*
+ * Issue 39 §7: a FIFO as a frequency file or as uncoreNN/package_id
+ * blocked ufreq_open (the daemon's start-up) for ever.  Refused at once
+ * and left out; the rest is read.
+ */
+static void hostile(void)
+{
+	char msg[64];
+
+	mkroot();
+	put("package_00_die_00", "max_freq_khz", "2400000\n");
+	fifo("package_00_die_00", "min_freq_khz");
+	is_int(bounded_call(open_child, NULL, msg, sizeof(msg), 5), 101,
+	    "a FIFO as min_freq_khz: left out at once, max read");
+	rmroot();
+	mkroot();
+	fifo("uncore00", "package_id");
+	put("uncore00", "max_freq_khz", "2200000\n");
+	put("uncore01", "package_id", "1\n");
+	put("uncore01", "max_freq_khz", "2100000\n");
+	is_int(bounded_call(open_child, NULL, msg, sizeof(msg), 5), 101,
+	    "a FIFO as uncore00/package_id: uncore00 left out at once");
+	rmroot();
+}
+
 int main(void)
 {
 	log_init("test_ufreq", LOG_LVL_ERR);
@@ -223,5 +276,6 @@ int main(void)
 	both_layouts();
 	tpmi_domains();
 	absent();
+	hostile();
 	return tap_done();
 }
