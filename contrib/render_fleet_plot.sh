@@ -8,7 +8,7 @@
 # URL is the Prometheus server (http://127.0.0.1:9090), START and END Unix
 # times, INSTANCE=NAME renames a target in the legends.  Needs curl, jq and
 # gnuplot (Debian: gnuplot-nox).  tests/scenario/fleet_e2e.sh runs it with
-# FLEET_PLOT=doc/img/fleet.png to make the picture in the README.
+# FLEET_PLOT=doc/img/fleet.png to make the picture in doc/fleet.md.
 set -eu
 [ $# -ge 4 ] || { echo "usage: $0 URL START END OUT.png [INSTANCE=NAME]..." >&2; exit 2; }
 url=$1 start=$2 end=$3 out=$4; shift 4

@@ -4,11 +4,11 @@
 #   1. contrib/container/build-image.sh builds the image once, from the
 #      Debian package, with Debian's tools (mmdebstrap, podman); no shell,
 #      package manager or compiler in it; its entry point and config;
-#   2. run as the README says (--cap-drop=ALL --cap-add=PERFMON
+#   2. run as doc/running.md says (--cap-drop=ALL --cap-add=PERFMON
 #      --read-only --security-opt no-new-privileges, the host's /sys
 #      read-only at /host/sys), on the simulated kernel (--simulate=spr
 #      --backend=perf): it serves /metrics, and after start-up holds
-#      exactly CAP_PERFMON, as uid 0, with no_new_privs, as README and
+#      exactly CAP_PERFMON, as uid 0, with no_new_privs, as doc/fleet.md and
 #      uncored(8) say;
 #   3. on the real kernel, tests/tools/perf-open (uncored's own privilege
 #      check, then perf_event_open) in that container opens a CPU-wide
@@ -16,7 +16,7 @@
 #      profile extended as Docker's is (contrib/container/
 #      seccomp-perfmon.sh); without it, both uncored's check (naming
 #      CAP_PERFMON) and the kernel refuse;
-#   4. the README's podman line (the image's defaults) on this machine's
+#   4. doc/running.md's podman line (the image's defaults) on this machine's
 #      real kernel, which has no uncore PMU: the daemon keeps serving,
 #      uncored_counting_available 0 and the reason, which is the message
 #      it exits with under --unavailable=exit; no capability left;
@@ -196,7 +196,7 @@ like "$(podman logs "$P-sim" 2>&1)" \
 	"the daemon says so in its log"
 # what the docs say is what was measured
 for l in "CapEff: 0000004000000000" "NoNewPrivs: 1"; do
-	like "$(cat "$top_srcdir/README")" "$l" "README shows $l"
+	like "$(cat "$top_srcdir/doc/fleet.md")" "$l" "doc/fleet.md shows $l"
 done
 like "$(tr '\n' ' ' <"$top_srcdir/doc/uncored.8.in")" \
 	"it stays uid 0 with that one capability" "uncored(8) says uid 0 and that one capability"
@@ -262,12 +262,12 @@ else
 	msg=$(sed -n 's/^.*uncored: error: //p' "$T/exit.out" | head -1)
 	reason=${msg%. Use --simulate to run on the simulator}
 	like "$reason" "/host/sys/bus/event_source/devices" "... its message names perf's /sys"
-	# The README's podman line, as written but for the port (a free one
+	# doc/running.md's podman line, as written but for the port (a free one
 	# on 127.0.0.1), the image's name (this test's) and the profile's
 	# path, detached and named.
-	line=$(sed -n '/^    podman run /,/localhost\/uncored:latest$/p' "$top_srcdir/README" |
+	line=$(sed -n '/^    podman run /,/localhost\/uncored:latest$/p' "$top_srcdir/doc/running.md" |
 		sed 's/\\$//' | tr -s ' \n' '  ')
-	like "$line" "seccomp=uncored-seccomp.json" "README has a podman line with the seccomp profile"
+	like "$line" "seccomp=uncored-seccomp.json" "doc/running.md has a podman line with the seccomp profile"
 	"$top_srcdir/contrib/container/seccomp-perfmon.sh" >"$T/uncored-seccomp.json"
 	PORT=$(pick_port)
 	cmd=$(echo "$line" | sed -e "s|^ *podman run |podman run -d --name $P-node |" \
@@ -276,7 +276,7 @@ else
 		-e "s|localhost/uncored:latest *$|$NAME:latest|")
 	echo "# $cmd"
 	eval "$cmd" >/dev/null 2>"$T/node.err"
-	ok $? "the README's podman line runs the image (its defaults)"
+	ok $? "doc/running.md's podman line runs the image (its defaults)"
 	ids
 	wait_for "/healthz?live=1 of the image on the real kernel" 60 up \
 		"http://127.0.0.1:$PORT/healthz?live=1"

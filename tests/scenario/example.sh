@@ -1,6 +1,6 @@
 #!/bin/bash
 # example.sh - contrib/examples/regions.c, the 45-line program of the README
-# ("Measure your own code"), built by make check against libuncored and
+# and doc/library.md, built by make check against libuncored and
 # run against the daemon on the simulator: its report has the streaming
 # loop's and the pointer chase's regions, with the simulated DRAM read
 # rate within 30 %.

@@ -13,7 +13,7 @@
 #     image tag that is the package's version;
 #   - the Service, ServiceMonitor and PodMonitor select the DaemonSet's
 #     pods and name its port; the namespace carries the pod-security
-#     labels the README states; kustomization.yaml lists files that exist.
+#     labels doc/fleet.md states; kustomization.yaml lists files that exist.
 # No Kubernetes API schema is available offline here: the structure is
 # checked against what the objects must say, and the pod template runs
 # under podman kube play in tests/scenario/container.sh.

@@ -246,7 +246,7 @@ stop_uncored
 ok "$([ -n "$skroot" ] && [ ! -e "$skroot" ]; echo $?)" \
 	"the simulated kernel's tree is removed when the daemon stops"
 
-# ---- a container given only CAP_PERFMON (README): root without
+# ---- a container given only CAP_PERFMON (doc/running.md): root without
 # CAP_SETUID cannot switch users; it stays uid 0 with CAP_PERFMON alone
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1; then
 	PORT=$(pick_port)
