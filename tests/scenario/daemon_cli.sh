@@ -58,6 +58,10 @@ left=$(grep -l '@[a-z]*@' "$top_builddir"/doc/*.[158] 2>/dev/null)
 is "$left" "" "no @placeholder@ is left in the generated man pages"
 refs=$(cd "$top_srcdir" && grep -l 'DESIGN\.md' README doc/*.md doc/*.in 2>/dev/null)
 is "$refs" "" "README and doc/ do not send the reader to DESIGN.md (not shipped)"
+# The package ships every page the README and doc/README.md point to.
+missing=$(cd "$top_srcdir" && for f in README doc/*.md; do
+	grep -qx "$f" debian/uncored.docs || printf '%s ' "$f"; done)
+is "$missing" "" "debian/uncored.docs installs README and every doc/*.md"
 
 # ---- the platform list ----------------------------------------------------
 help=$("$UNCORED" --help)
