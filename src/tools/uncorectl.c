@@ -1089,6 +1089,94 @@ out:
 	return rc;
 }
 
+/* ---- formulas ---------------------------------------------------------- */
+
+/* uncorectl formulas [PATTERN] [--names] [--available]: the formula
+ * catalog (GET /api/v1/formulas, doc/formulas.md). */
+static int cmd_formulas(struct ctl *c, int argc, char **argv)
+{
+	static const struct option lo[] = {
+		COMMON_OPTS,
+		{ "names", no_argument, NULL, 'n' },
+		{ "available", no_argument, NULL, 'a' },
+		{ 0 }
+	};
+	const struct command *cmd = find_command("formulas");
+	const char *pattern = NULL;
+	bool names = false, only_av = false;
+	char path[512], bq[400];
+	struct reply r;
+	struct json_object *fs;
+	struct table t;
+	size_t n, shown = 0;
+	int opt, rc;
+
+	getopt_reset();
+	while ((opt = getopt_long(argc, argv, ":" COMMON_SHORT "na", lo, NULL)) != -1) {
+		if (opt == 'n')
+			names = true;
+		else if (opt == 'a')
+			only_av = true;
+		else
+			PARSE_COMMON(c, cmd, argc, argv, opt);
+	}
+	if (optind < argc)
+		pattern = argv[optind++];
+	if ((rc = no_args(cmd, argc, argv)))
+		return rc;
+	if (pattern && strlen(pattern) > 128)
+		return usage_error(cmd, "the pattern is longer than 128 characters");
+	if ((rc = ctl_open(c)))
+		return rc;
+	snprintf(path, sizeof(path), "/api/v1/formulas%s%s",
+		 pattern ? "?q=" : "", pattern ? escape(pattern, bq, sizeof(bq)) : "");
+	if ((rc = api(c, "GET", path, NULL, &r, 0)))
+		goto out;
+	if (c->json) {
+		print_raw(&r);
+		goto out;
+	}
+	fs = jarr(r.json, "formulas", &n);
+	tbl_init(&t, "llll");
+	tbl_cell(&t, "NAME");
+	tbl_cell(&t, "UNIT");
+	tbl_cell(&t, "HERE");
+	tbl_cell(&t, "DESCRIPTION OR WHY NOT");
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *f = json_object_array_get_idx(fs, i), *av;
+		bool ok_here = json_object_object_get_ex(f, "available", &av) &&
+			       json_object_get_boolean(av);
+		const char *u = jstr(f, "unit", "");
+
+		if (only_av && !ok_here)
+			continue;
+		shown++;
+		if (names) {
+			puts(jstr(f, "name", "?"));
+			continue;
+		}
+		tbl_cell(&t, "%s", jstr(f, "name", "?"));
+		tbl_cell(&t, "%s", u[0] ? u : "-");
+		tbl_cell(&t, "%s", ok_here ? "yes" : "no");
+		tbl_cell(&t, "%s", ok_here ? jstr(f, "description", "") :
+			 jstr(f, "reason", ""));
+	}
+	if (!shown)
+		fprintf(stderr, "%s: no formula matches%s%s%s\n", prog,
+			pattern ? " \"" : "", pattern ? pattern : "",
+			pattern ? "\"" : "");
+	if (names || !shown) {
+		for (size_t i = 0; i < t.n; i++)
+			free(t.cell[i]);
+		free(t.cell);
+	} else {
+		tbl_print(&t, 0, term_cols());
+	}
+out:
+	reply_free(&r);
+	return rc;
+}
+
 /* ---- claims: rendering --------------------------------------------------- */
 
 /* Previous readings of a watched claim, for rates. */
@@ -1652,6 +1740,15 @@ static const struct command commands[] = {
 	  "Options:\n"
 	  "  -U, --unit UNIT    only the events of UNIT (a unit name as\n"
 	  "                     `uncorectl topology` lists them)\n"
+	  "  -n, --names        only the names, one per line\n" },
+	{ "formulas", cmd_formulas, "[PATTERN] [--available] [--names] [--json]",
+	  "the formula catalog: every metric the manuals and vendors define",
+	  "List the formulas of this platform (the hsx manual's Common Metrics,\n"
+	  "Intel's metric files, AMD's recommended metrics) with their unit and\n"
+	  "whether each counts here, or why not.  PATTERN matches names and\n"
+	  "descriptions (case-insensitive substring).",
+	  "Options:\n"
+	  "  -a, --available    only the formulas that count here\n"
 	  "  -n, --names        only the names, one per line\n" },
 	{ "claim", cmd_claim,
 	  "EVENT... [--ttl S] [--label L] [--export] [--pinned] [--watch S [--count N]]",

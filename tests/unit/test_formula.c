@@ -1,0 +1,292 @@
+/*
+ * test_formula.c - the formula catalog (src/plat/formulas_*.c) and its
+ * evaluator (src/core/formula.c).
+ *
+ * Every entry of every platform either says why it cannot count, or has an
+ * expression that compiles against its events and events that resolve in
+ * the platform's catalog with their modifiers (sched_resolve, as a claim
+ * of them would).  Then known answers by hand, one or more per source,
+ * with decoys (values of events the formula must not read), the manual's
+ * corrected errors, name lookup and bad expressions.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/formula.h"
+#include "pmu/sched.h"
+#include "tests/tap.h"
+
+static const struct platform *plat_id(const char *id)
+{
+	for (int i = 0; plat_all[i]; i++)
+		if (strcmp(plat_all[i]->id, id) == 0)
+			return plat_all[i];
+	return NULL;
+}
+
+/* Every entry of every table: served ones compile and resolve. */
+static void test_tables(void)
+{
+	static const char *const ids[] = { "hsx", "skx", "icx", "spr", "gnr",
+					   "zen3", "zen4", "zen5" };
+	unsigned total = 0, served = 0;
+
+	for (size_t k = 0; k < sizeof(ids) / sizeof(ids[0]); k++) {
+		const struct platform *pl = plat_id(ids[k]);
+		size_t n;
+		const struct formula *t = formula_table(ids[k], &n);
+		unsigned bad = 0, ok_here = 0;
+		char why[300] = "", first[400] = "";
+
+		ok(pl && t && n > 0, "%s has a platform and a formula table",
+		   ids[k]);
+		if (!pl || !t)
+			continue;
+		for (size_t i = 0; i < n; i++) {
+			const struct formula *f = &t[i];
+			unsigned ne = formula_nevents(f);
+			struct fexpr *x = NULL;
+
+			total++;
+			if (f->unavailable) {
+				if (f->expr || !*f->unavailable)
+					bad++;
+				continue;
+			}
+			if (!f->name[0] || !f->source[0] || !f->formula ||
+			    !f->unit || !f->conversion ||
+			    fexpr_compile(f->expr, ne, &x, why,
+					  sizeof(why)) < 0) {
+				if (!first[0])
+					snprintf(first, sizeof(first), "%s: %s",
+						 f->name, why);
+				bad++;
+				continue;
+			}
+			fexpr_free(x);
+			for (unsigned e = 0; e < ne; e++) {
+				struct evspec es;
+
+				if (sched_resolve(pl, f->events[e].spec, true,
+						  &es, why, sizeof(why)) < 0) {
+					if (!first[0])
+						snprintf(first, sizeof(first),
+							 "%s: %s", f->name, why);
+					bad++;
+				}
+			}
+			ok_here++;
+		}
+		served += ok_here;
+		ok(bad == 0, "%s: %zu formulas, %u served, each compiles and "
+		   "its events resolve%s%s", ids[k], n, ok_here,
+		   first[0] ? "; first failure: " : "", first);
+	}
+	ok(total == 329 && served == 284, "%u formulas in all, %u served",
+	   total, served);
+}
+
+/* Compiles f's expression and evaluates it on ev, boxes, seconds. */
+static double eval(const char *plat, const char *name, const double *ev,
+		   const double *boxes, double seconds)
+{
+	const struct platform *pl = plat_id(plat);
+	char why[200];
+	const struct formula *f = formula_find(pl, name, why, sizeof(why));
+	struct fexpr *x;
+	double v;
+
+	if (!f || !f->expr ||
+	    fexpr_compile(f->expr, formula_nevents(f), &x, why,
+			  sizeof(why)) < 0) {
+		printf("# %s %s: %s\n", plat, name, f ? why : "not found");
+		return -12345;
+	}
+	v = fexpr_eval(x, ev, boxes, seconds);
+	fexpr_free(x);
+	return v;
+}
+
+static int near(double a, double b)
+{
+	return fabs(a - b) <= 1e-9 * fabs(b) + 1e-12;
+}
+
+static const struct formula *find(const char *plat, const char *name)
+{
+	char why[200];
+
+	return formula_find(plat_id(plat), name, why, sizeof(why));
+}
+
+/* Known answers, by hand from each source's own text. */
+static void test_known(void)
+{
+	const struct formula *f;
+	double boxes[8] = { 18, 18, 18, 18, 18, 18, 18, 18 };
+
+	/* Manual 2.6.6: PCT_REQUESTS_PAGE_MISS = PRE_COUNT.PAGE_MISS /
+	 * (CAS_COUNT.RD + CAS_COUNT.WR); PAGE_HIT = 1 - (EMPTY + MISS)
+	 * with EMPTY = (ACT_COUNT - PAGE_MISS) / (RD + WR).  Events in the
+	 * entry's order: ACT, PAGE_MISS, RD, WR. */
+	f = find("hsx", "PCT_REQUESTS_PAGE_HIT");
+	ok(f && f->events && strcmp(f->events[0].spec, "imc:0x01:0x0b") == 0 &&
+	   strcmp(f->events[1].spec, "UNC_M_PRE_COUNT.PAGE_MISS") == 0,
+	   "PCT_REQUESTS_PAGE_HIT counts every activate (umask 0x0b) and "
+	   "PAGE_MISS");
+	{
+		double ev[4] = { 300, 100, 800, 200 };
+
+		/* empty = 200/1000, miss = 100/1000: hit = 0.7 */
+		ok(near(eval("hsx", "PCT_REQUESTS_PAGE_HIT", ev, boxes, 1), 0.7),
+		   "PCT_REQUESTS_PAGE_HIT: 1 - (0.2 + 0.1) = 0.7");
+		ok(near(eval("hsx", "PCT_REQUESTS_PAGE_EMPTY", ev, boxes, 1),
+			0.2), "PCT_REQUESTS_PAGE_EMPTY 0.2");
+	}
+	/* The manual's error: PCT_CYC_FREQ_THERMAL_LTD names
+	 * FREQ_MAX_CURRENT_CYCLES; uncored counts the thermal event. */
+	f = find("hsx", "PCT_CYC_FREQ_THERMAL_LTD");
+	ok(f && !f->unavailable && f->note &&
+	   strcmp(f->events[0].spec, "UNC_P_FREQ_MAX_LIMIT_THERMAL_CYCLES") == 0,
+	   "PCT_CYC_FREQ_THERMAL_LTD counts FREQ_MAX_LIMIT_THERMAL_CYCLES, "
+	   "with the correction noted");
+	{
+		double ev[2] = { 250, 1000 };
+
+		ok(near(eval("hsx", "PCT_CYC_FREQ_THERMAL_LTD", ev, boxes, 1),
+			0.25), "PCT_CYC_FREQ_THERMAL_LTD 250 / 1000 = 0.25");
+	}
+	f = find("hsx", "PCT_CYC_FREQ_CURRENT_LTD");
+	ok(f && f->unavailable && strstr(f->unavailable,
+					 "FREQ_MAX_CURRENT_CYCLES"),
+	   "PCT_CYC_FREQ_CURRENT_LTD refused: the hsx PCU has no "
+	   "FREQ_MAX_CURRENT_CYCLES");
+	/* RANKx: one formula per rank */
+	f = find("hsx", "PCT_CYCLES_DRAM_RANK5_IN_THR");
+	ok(f && strcmp(f->events[0].spec,
+		       "UNC_M_POWER_THROTTLE_CYCLES.RANK5") == 0 &&
+	   strcmp(f->events[1].spec, "UNC_M_CLOCKTICKS") == 0,
+	   "RANKx expands: RANK5_IN_THR over the fixed DCLK counter");
+	/* filters: opc 0x182 at FILTER1 bits 28:20 */
+	f = find("hsx", "AVG_TOR_DRD_MISS_LATENCY");
+	ok(f && strcmp(f->events[0].spec, "UNC_C_TOR_OCCUPANCY.MISS_OPCODE:"
+		       "filter1=0x18200000") == 0,
+	   "AVG_TOR_DRD_MISS_LATENCY: opc=0x182 in FILTER1");
+	f = find("hsx", "AVG_INGRESS_LATENCY_WHEN_NE");
+	ok(f && strcmp(f->events[1].spec, "cbo:0x1f:0x00:thresh=1:edge") == 0,
+	   "COUNTER0_OCCUPANCY{edge_det,thresh=0x1} is a raw encoding");
+	/* units: MB -> bytes */
+	{
+		double ev[2] = { 1000, 24 };
+
+		ok(near(eval("hsx", "IO_READ_BW", ev, boxes, 1), 1024 * 64.0),
+		   "IO_READ_BW (1000 + 24) x 64 bytes (MB x 1e6)");
+	}
+	/* Ambiguous and qualified names */
+	ok(!find("hsx", "CYC_USED_DN"), "CYC_USED_DN alone is ambiguous");
+	f = find("hsx", "r2pcie/CYC_USED_DN");
+	ok(f && strcmp(f->events[0].spec, "UNC_R2_RING_BL_USED.CCW") == 0,
+	   "r2pcie/CYC_USED_DN is the R2PCIe row");
+	{
+		char why[200];
+
+		ok(!formula_find(plat_id("hsx"), "CYC_USED_DN", why,
+				 sizeof(why)) && strstr(why, "cbo/CYC_USED_DN") &&
+		   strstr(why, "r2pcie/CYC_USED_DN"),
+		   "and the message names both: %s", why);
+		ok(!formula_find(plat_id("hsx"), "NO_SUCH", why, sizeof(why)) &&
+		   strstr(why, "unknown formula \"NO_SUCH\""),
+		   "an unknown name: %s", why);
+	}
+
+	/* Intel's file: numa_reads_addressed_to_local_dram = 100 * a /
+	 * (a + b), percent -> ratio. */
+	{
+		double ev[2] = { 300, 100 };
+
+		ok(near(eval("hsx", "numa_reads_addressed_to_local_dram", ev,
+			     boxes, 1), 0.75),
+		   "hsx numa_reads_addressed_to_local_dram 0.75 (75 %%)");
+	}
+	/* latency: 1e9 * (occ / ins) / (clk / (cbos * 1)) * T ns -> s.
+	 * occ 6e6, ins 3e4 (200 cycles each), clk 18 CBos x 2e9 over 1 s:
+	 * 200 cycles at 2 GHz = 100 ns */
+	{
+		double ev[3] = { 6e6, 3e4, 18 * 2e9 };
+
+		ok(near(eval("hsx", "llc_data_read_demand_plus_prefetch_miss_"
+			     "latency", ev, boxes, 1), 100e-9),
+		   "hsx miss latency 100 ns");
+	}
+	/* memory_bandwidth_read on gnr: (a + b) * 64 / 1e6 / T MB/s */
+	{
+		double ev[2] = { 1e8, 5e7 };
+
+		ok(near(eval("gnr", "memory_bandwidth_read", ev, boxes, 2),
+			1.5e8 * 64 / 2), "gnr memory_bandwidth_read 4.8e9 B/s");
+	}
+	/* AMD: umc_cas_cmd_read_ratio = d_ratio(rd, all), "100%" */
+	{
+		double ev[2] = { 30, 120 }, zero[2] = { 30, 0 };
+
+		ok(near(eval("zen5", "umc_cas_cmd_read_ratio", ev, boxes, 1),
+			0.25), "zen5 umc_cas_cmd_read_ratio 0.25");
+		ok(eval("zen5", "umc_cas_cmd_read_ratio", zero, boxes, 1) == 0,
+		   "d_ratio over zero is 0");
+	}
+	/* AMD: dram_read_data_for_local_processor: 12 beats x 64 B x
+	 * 6.103515625e-5 MiB -> bytes: 64 per beat */
+	{
+		double ev[12];
+
+		for (int i = 0; i < 12; i++)
+			ev[i] = i == 3 ? 1000 : 1;
+		ok(near(eval("zen4", "dram_read_data_for_local_processor", ev,
+			     boxes, 1), 1011 * 64.0),
+		   "zen4 dram_read_data_for_local_processor 64 bytes a beat");
+	}
+}
+
+static void test_expr(void)
+{
+	struct fexpr *x;
+	char why[200];
+	double ev[3] = { 6, 3, 0 }, boxes[3] = { 2, 2, 2 };
+
+	is_int(fexpr_compile("($0 + $1) * 2 / T - #0", 2, &x, why,
+			     sizeof(why)), 0, "compiles");
+	ok(near(fexpr_eval(x, ev, boxes, 3), 4), "(6 + 3) * 2 / 3 - 2 = 4");
+	fexpr_free(x);
+	is_int(fexpr_compile("$0 / $2", 3, &x, why, sizeof(why)), 0,
+	       "compiles");
+	ok(isnan(fexpr_eval(x, ev, boxes, 1)), "x / 0 is NaN (no value)");
+	fexpr_free(x);
+	is_int(fexpr_compile("round($0 / 4, 0) - -1", 1, &x, why,
+			   sizeof(why)), 0, "round and negation compile");
+	ok(near(fexpr_eval(x, ev, boxes, 1), 3), "round(1.5) + 1 = 3");
+	fexpr_free(x);
+	is_int(fexpr_compile("$3", 3, &x, why, sizeof(why)), -EINVAL,
+	       "an event the formula lacks");
+	ok(strstr(why, "event 3 does not exist") && strstr(why, "offset 1"),
+	   "named with its offset: %s", why);
+	is_int(fexpr_compile("($0 + 1", 1, &x, why, sizeof(why)), -EINVAL,
+	       "an unclosed parenthesis");
+	ok(strstr(why, "expected ')'"), "%s", why);
+	is_int(fexpr_compile("$0 ^ 2", 1, &x, why, sizeof(why)), -EINVAL,
+	       "an unknown operator");
+	ok(strstr(why, "unexpected '^'"), "%s", why);
+	is_int(fexpr_compile("foo($0)", 1, &x, why, sizeof(why)), -EINVAL,
+	       "an unknown function");
+}
+
+int main(void)
+{
+	test_tables();
+	test_known();
+	test_expr();
+	return tap_done();
+}
