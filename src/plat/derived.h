@@ -273,4 +273,28 @@
 	  NULL, { "target", t, NULL }, \
 	  { DF_SRC("lat_occ_" t), DF_SRC("lat_clock"), DF_RATIO }, true }
 
+/*
+ * AMD (zen4, zen5): the L3's sampled latency (amd_l3 event 0xAC
+ * l3_xi_sampled_latency, in units of 10 ns: Linux amdzen5
+ * recommended.json l3_read_miss_latency = latency x 10 / requests, scale
+ * 1 ns) over its sampled requests (0xAD).  Sources "lat_amd_<t>" (the
+ * latency count) and "lat_req_<t>" (requests).  Both are sampled: the
+ * mean latency is right, but _count counts the sampled fills, not every
+ * read, so rate(_sum) is not the reads in flight there (doc/metrics.md).
+ */
+#define DM_LAT_AMD(t) \
+	{ DM_LAT_NAME, "memory_read_latency_" t "_seconds_sum", DM_LAT_HELP, \
+	  "seconds", DM_SUM, NULL, { "target", t, NULL }, \
+	  { DF_SRC("lat_amd_" t), DF_SCALE(1e-8) } }, \
+	{ DM_LAT_NAME, "memory_read_latency_" t "_seconds_count", DM_LAT_HELP, \
+	  "seconds", DM_COUNT, NULL, { "target", t, NULL }, \
+	  { DF_SRC("lat_req_" t) } }
+#define DM_LAT_AMD_MEAN(t) \
+	{ "uncore_memory_read_latency_mean_seconds", \
+	  "memory_read_latency_" t "_seconds", \
+	  "Mean read latency over the last interval.", "seconds", DM_GAUGE, \
+	  NULL, { "target", t, NULL }, \
+	  { DF_SRC("lat_amd_" t), DF_SCALE(1e-8), DF_SRC("lat_req_" t), \
+	    DF_RATIO }, true }
+
 #endif
