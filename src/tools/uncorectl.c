@@ -1743,7 +1743,7 @@ static const struct command commands[] = {
 	  "  -n, --names        only the names, one per line\n" },
 	{ "formulas", cmd_formulas, "[PATTERN] [--available] [--names] [--json]",
 	  "the formula catalog: every metric the manuals and vendors define",
-	  "List the formulas of this platform (the hsx manual's Common Metrics,\n"
+	  "List the formulas of this platform (the uncore manuals' Common Metrics,\n"
 	  "Intel's metric files, AMD's recommended metrics) with their unit and\n"
 	  "whether each counts here, or why not.  PATTERN matches names and\n"
 	  "descriptions (case-insensitive substring).",
