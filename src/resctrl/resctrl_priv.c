@@ -449,9 +449,9 @@ static int g_move(struct rdt_writer *w, const char *name, const char *cg,
 	char own[RDT_OWN_NAME_LEN + 1], p[RDT_OWN_NAME_LEN + 16], buf[24];
 	int mg, fd, n, r;
 
-	if (!rdt_own_name_ok(name) || tid <= 1 || !cg)
+	if (!rdt_own_name_ok(name) || tid <= 0 || !cg)
 		return -EINVAL;
-	if (!cgroup_ok(g, cg))
+	if (tid == 1 || !cgroup_ok(g, cg))	/* init is no workload's */
 		return -EPERM;
 	rdt_own_name(cg, own);
 	if (strcmp(own, name) != 0)

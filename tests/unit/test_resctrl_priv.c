@@ -362,7 +362,7 @@ static void distrust(void)
 		exit(1);
 	snprintf(rel, sizeof rel, "t/mon_groups/%s/tasks", a);
 	put(rel, "");
-	is_int(mv(w, a, "system.slice/a.service", 1), -EINVAL, "pid 1: refused");
+	is_int(mv(w, a, "system.slice/a.service", 1), -EPERM, "pid 1: EPERM");
 	is_int(mv(w, a, "system.slice/a.service", 0), -EINVAL, "tid 0: refused");
 	is_int(mv(w, a, "system.slice/a.service", -5), -EINVAL, "tid -5: refused");
 	is_int(mv(w, a, "system.slice/a.service", 700), -EBUSY,
