@@ -235,9 +235,11 @@ static void hostile_tree(void)
 	mkdirs("t/mon_groups");
 	/* another tool's group holding thread 700 */
 	put("t/mon_groups/cadvisor-x/tasks", "700\n");
+	/* and one with a name a careless check would skip */
+	put("t/mon_groups/pqos..x/tasks", "701\n");
 	/* cgroups: a.service (matching) holds 500, 700 and 1; the
 	 * user's own cgroup does not match */
-	put("cgroup/system.slice/a.service/cgroup.threads", "1\n500\n700\n");
+	put("cgroup/system.slice/a.service/cgroup.threads", "1\n500\n700\n701\n");
 	put("cgroup/user.slice/u.scope/cgroup.threads", "600\n");
 	/* a root-owned 0644 tasks file elsewhere (a cgroup v1 one) */
 	put("victim/tasks", "");
@@ -367,6 +369,8 @@ static void distrust(void)
 	is_int(mv(w, a, "system.slice/a.service", -5), -EINVAL, "tid -5: refused");
 	is_int(mv(w, a, "system.slice/a.service", 700), -EBUSY,
 	       "a thread another tool's group holds: EBUSY");
+	is_int(mv(w, a, "system.slice/a.service", 701), -EBUSY,
+	       "one that mon_groups/pqos..x holds: EBUSY");
 	is_int(mv(w, a, "user.slice/u.scope", 600), -EPERM,
 	       "a thread of a cgroup no pattern matches: EPERM");
 	is_int(mv(w, a, "system.slice/a.service", 600), -EPERM,
