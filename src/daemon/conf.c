@@ -145,6 +145,7 @@ static const struct key keys[] = {
 	K_STR(S_RESCTRL, "cgroup_path", resctrl_cgroup_path, "/sys/fs/cgroup",
 	    check_abspath, false),
 	K_UINT(S_RESCTRL, "max_groups", resctrl_max_groups, 1, 4096, 64),
+	K_BOOL(S_RESCTRL, "simulated", resctrl_simulated, false),
 };
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
 

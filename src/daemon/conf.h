@@ -117,6 +117,9 @@ struct conf {
 					   makes no group (resctrl_own.h) */
 	char *resctrl_cgroup_path;      /* absolute, default /sys/fs/cgroup */
 	unsigned resctrl_max_groups;    /* groups uncored may make, 1..4096 */
+	bool resctrl_simulated;         /* path is a simulated (plain) tree:
+					   written without the statfs check
+					   (resctrl_priv.h); default no */
 };
 
 /*

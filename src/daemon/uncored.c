@@ -1357,13 +1357,22 @@ static struct rdt_own *own_groups(const struct conf *conf)
 		.resctrl_root = conf->resctrl_path,
 		.max_groups = conf->resctrl_max_groups,
 	};
+	/* what the writer - the helper, when there is one - is allowed,
+	 * fixed now (it trusts nothing the daemon says later) */
+	struct rdt_writer_cfg wc = {
+		.resctrl_root = conf->resctrl_path,
+		.cgroup_root = conf->resctrl_cgroup_path,
+		.patterns = conf->resctrl_cgroups,
+		.max_groups = conf->resctrl_max_groups,
+		.simulated = conf->resctrl_simulated,
+	};
 	struct rdt_writer *w;
 	struct rdt_own *o;
-	char why[256];
+	char why[600];
 	pid_t pid;
 
 	if (priv_target.drop) {
-		w = rdt_helper_start(conf->resctrl_path, &pid, why, sizeof why);
+		w = rdt_helper_start(&wc, &pid, why, sizeof why);
 		if (!w) {
 			log_warnx("resctrl: cannot start the helper that makes "
 				  "groups as uid 0: %s; no group per cgroup", why);
@@ -1378,7 +1387,11 @@ static struct rdt_own *own_groups(const struct conf *conf)
 				  "kernel asks for uid 0 to move another's): start "
 				  "it as root, it becomes [daemon] user by itself",
 				  (unsigned)geteuid());
-		w = rdt_writer_direct(conf->resctrl_path);
+		w = rdt_writer_open(&wc, why, sizeof why);
+		if (!w) {
+			log_warnx("resctrl: %s; no group per cgroup", why);
+			return NULL;
+		}
 	}
 	if (!(o = rdt_own_new(&oc, w)))
 		log_warnx("resctrl: out of memory: no group per cgroup");

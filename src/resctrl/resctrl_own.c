@@ -40,177 +40,6 @@ bool rdt_own_name_ok(const char *name)
 	return true;
 }
 
-/* ---- the direct writer ------------------------------------------------ */
-
-struct direct {
-	struct rdt_writer w;
-	char *root;
-};
-
-static int group_path(const struct direct *d, const char *name,
-		      const char *file, char *out, size_t n)
-{
-	int k;
-
-	if (!rdt_own_name_ok(name))
-		return -EINVAL;
-	k = snprintf(out, n, "%s/mon_groups/%s%s%s", d->root, name,
-		     file ? "/" : "", file ? file : "");
-	return k < 0 || (size_t)k >= n ? -ENAMETOOLONG : 0;
-}
-
-static int d_mkgroup(struct rdt_writer *w, const char *name)
-{
-	char p[PATH_MAX];
-	int r = group_path((struct direct *)w, name, NULL, p, sizeof p);
-
-	if (r < 0)
-		return r;
-	return mkdir(p, 0755) < 0 ? -errno : 0;
-}
-
-/* Removes what is in the directory dfd (closed), depth first. */
-static int empty_tree(int dfd, int depth)
-{
-	DIR *d = fdopendir(dfd);
-	struct dirent *de;
-	int r = 0;
-
-	if (!d) {
-		close(dfd);
-		return -errno;
-	}
-	while (r == 0 && (de = readdir(d))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		if (unlinkat(dirfd(d), de->d_name, 0) == 0 || errno == ENOENT)
-			continue;	/* ENOENT: renamed away meanwhile */
-		if (errno != EISDIR || depth > 8) {
-			r = -errno;
-			break;
-		}
-		int c = openat(dirfd(d), de->d_name,
-			       O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-		if (c < 0 || (r = empty_tree(c, depth + 1)) < 0 ||
-		    unlinkat(dirfd(d), de->d_name, AT_REMOVEDIR) < 0)
-			r = r < 0 ? r : -errno;
-	}
-	closedir(d);
-	return r;
-}
-
-/*
- * rmdir.  The kernel's rmdir of a group takes its files with it and never
- * answers ENOTEMPTY; a plain directory (the simulated tree) does, and
- * then its files are removed first - only ever below one of uncored's
- * own group names.
- */
-static int d_rmgroup(struct rdt_writer *w, const char *name)
-{
-	char p[PATH_MAX];
-	int r = group_path((struct direct *)w, name, NULL, p, sizeof p), fd;
-
-	if (r < 0)
-		return r;
-	/* a few times: the simulator may write a file between the emptying
-	 * and the rmdir (it did, under TSan) */
-	for (int i = 0; i < 10; i++) {
-		if (rmdir(p) == 0)
-			return 0;
-		if (errno != ENOTEMPTY && errno != EEXIST)
-			return -errno;
-		fd = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-		if (fd < 0)
-			return errno == ENOENT ? 0 : -errno;
-		r = empty_tree(fd, 0);
-		if (r < 0 && r != -ENOENT && r != -ENOTEMPTY && r != -EEXIST)
-			return r;
-	}
-	return -ENOTEMPTY;
-}
-
-/*
- * One thread id per write(2), as the kernel takes them.  O_APPEND: the
- * kernel ignores the offset; the simulated tree, a plain file, then
- * keeps every id written.  No O_CREAT: a group's tasks file is the
- * kernel's to make.
- */
-static int d_move(struct rdt_writer *w, const char *name, pid_t tid)
-{
-	char p[PATH_MAX], buf[24];
-	int r = group_path((struct direct *)w, name, "tasks", p, sizeof p);
-	int fd, n;
-
-	if (r < 0)
-		return r;
-	if (tid <= 0)
-		return -EINVAL;
-	fd = open(p, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return -errno;
-	n = snprintf(buf, sizeof buf, "%d\n", (int)tid);
-	r = write(fd, buf, (size_t)n) == n ? 0 : -errno;
-	if (close(fd) < 0 && r == 0)
-		r = -errno;
-	return r;
-}
-
-static const char *const assign_ev[2] = { "mbm_total_bytes",
-					   "mbm_local_bytes" };
-
-/*
- * "EVENT:*=e": a counter for the event in every domain (resctrl.rst,
- * "mbm_L3_assignments"; the kernel refuses with ENOSPC when a domain has
- * none free).  O_TRUNC: the kernel ignores it; the simulated tree, a
- * plain file, then holds the request alone until its next sync.
- */
-static int d_assign(struct rdt_writer *w, const char *name, unsigned ev)
-{
-	char p[PATH_MAX], buf[40];
-	int r = group_path((struct direct *)w, name, "mbm_L3_assignments", p,
-			   sizeof p);
-	int fd, n;
-
-	if (r < 0)
-		return r;
-	if (ev > 1)
-		return -EINVAL;
-	fd = open(p, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return -errno;
-	n = snprintf(buf, sizeof buf, "%s:*=e\n", assign_ev[ev]);
-	r = write(fd, buf, (size_t)n) == n ? 0 : -errno;
-	if (close(fd) < 0 && r == 0)
-		r = -errno;
-	return r;
-}
-
-static void d_free(struct rdt_writer *w)
-{
-	struct direct *d = (struct direct *)w;
-
-	if (d) {
-		free(d->root);
-		free(d);
-	}
-}
-
-struct rdt_writer *rdt_writer_direct(const char *root)
-{
-	struct direct *d = calloc(1, sizeof *d);
-
-	if (!d || !(d->root = strdup(root))) {
-		free(d);
-		return NULL;
-	}
-	d->w.mkgroup = d_mkgroup;
-	d->w.rmgroup = d_rmgroup;
-	d->w.move = d_move;
-	d->w.assign = d_assign;
-	d->w.free = d_free;
-	return &d->w;
-}
-
 /* ---- the manager ------------------------------------------------------ */
 
 static const char *const state_names[RDT_OWN_NSTATES] = {
@@ -235,6 +64,7 @@ static const char *const move_names[RDT_MOVE_N] = {
 	[RDT_MOVE_OK] = "moved",
 	[RDT_MOVE_GONE] = "gone",
 	[RDT_MOVE_OTHER_CTRL] = "other_ctrl_group",
+	[RDT_MOVE_OTHER_MON] = "other_mon_group",
 	[RDT_MOVE_DENIED] = "denied",
 	[RDT_MOVE_ERROR] = "error",
 };
@@ -290,6 +120,12 @@ static uint64_t fnv1a(const char *s)
 		h *= 0x100000001b3ull;
 	}
 	return h;
+}
+
+void rdt_own_name(const char *cgroup, char out[RDT_OWN_NAME_LEN + 1])
+{
+	snprintf(out, RDT_OWN_NAME_LEN + 1, RDT_OWN_PREFIX "%016llx",
+		 (unsigned long long)fnv1a(cgroup));
 }
 
 static int split_patterns(struct rdt_own *o, const char *list)
@@ -480,8 +316,7 @@ static void init_ent(struct ent *e, char *cg)
 {
 	memset(e, 0, sizeof *e);
 	e->cgroup = cg;
-	snprintf(e->name, sizeof e->name, RDT_OWN_PREFIX "%016llx",
-		 (unsigned long long)fnv1a(cg));
+	rdt_own_name(cg, e->name);
 	rdtcg_k8s_ids(cg, e->pod, e->ctr);
 	e->state = RDT_OWN_PENDING;	/* until tried */
 }
@@ -641,28 +476,23 @@ static int add_tid(pid_t **t, size_t *n, size_t *cap, long v)
 }
 
 /*
- * The thread ids in cg's cgroup.threads, sorted; -errno, with msg.  The
- * file is opened with sfile_open (a FIFO or a link is refused, -EINVAL
- * or -ELOOP: one blocked this thread for ever, a link to /dev/zero spun
- * it) and read up to RDT_OWN_THREADS_MAX bytes (-EFBIG past them).  A
- * line that is not a thread id is skipped.
+ * Appends the thread ids of the file p (cgroup.threads, or a group's
+ * tasks) to *t (n used, cap allocated); -errno, with msg.  The file is
+ * opened with sfile_open (a FIFO or a link is refused, -EINVAL or -ELOOP:
+ * one blocked this thread for ever, a link to /dev/zero spun it) and read
+ * up to RDT_OWN_THREADS_MAX bytes (-EFBIG past them).  A line that is not
+ * a thread id is skipped.
  */
-static int read_threads(const struct rdt_own *o, const char *cg,
-			pid_t **out, size_t *n, char *msg, size_t msglen)
+static int read_tid_file(const char *p, pid_t **t, size_t *n, size_t *cap,
+			 char *msg, size_t msglen)
 {
-	char p[PATH_MAX], buf[4096];
-	size_t cap = 0, total = 0;
-	pid_t *t = NULL;
+	char buf[4096];
 	long v = -1;		/* the line's number so far; -1: none */
 	bool junk = false;	/* the line has something else */
+	size_t total = 0;
 	ssize_t r;
 	int fd, err = 0;
 
-	*out = NULL;
-	*n = 0;
-	if (snprintf(p, sizeof p, "%s/%s/cgroup.threads", o->cg_root, cg) >=
-	    (int)sizeof p)
-		return -ENAMETOOLONG;
 	if ((fd = sfile_open(AT_FDCWD, p, msg, msglen)) < 0)
 		return fd;
 	for (;;) {
@@ -692,7 +522,7 @@ static int read_threads(const struct rdt_own *o, const char *cg,
 					v = 0;
 			} else if (c == '\n') {
 				if (!junk && v > 0)
-					err = add_tid(&t, n, &cap, v);
+					err = add_tid(t, n, cap, v);
 				v = -1;
 				junk = false;
 			} else {
@@ -703,17 +533,68 @@ static int read_threads(const struct rdt_own *o, const char *cg,
 			break;
 	}
 	if (!err && !junk && v > 0)
-		err = add_tid(&t, n, &cap, v);
+		err = add_tid(t, n, cap, v);
 	close(fd);
-	if (err) {
-		free(t);
+	return err;
+}
+
+/* The thread ids in cg's cgroup.threads, sorted; -errno, with msg
+ * (read_tid_file). */
+static int read_threads(const struct rdt_own *o, const char *cg,
+			pid_t **out, size_t *n, char *msg, size_t msglen)
+{
+	char p[PATH_MAX];
+	size_t cap = 0;
+	int err;
+
+	*out = NULL;
+	*n = 0;
+	if (snprintf(p, sizeof p, "%s/%s/cgroup.threads", o->cg_root, cg) >=
+	    (int)sizeof p)
+		return -ENAMETOOLONG;
+	if ((err = read_tid_file(p, out, n, &cap, msg, msglen)) < 0) {
+		free(*out);
+		*out = NULL;
 		*n = 0;
 		return err;
 	}
 	if (*n)
-		qsort(t, *n, sizeof *t, cmp_pid);
-	*out = t;
+		qsort(*out, *n, sizeof **out, cmp_pid);
 	return 0;
+}
+
+/*
+ * The threads other tools' MON groups of the root hold (every
+ * mon_groups/<name>/tasks whose name is not uncored's), sorted: they are
+ * left where they are (doc/resctrl.md, decision 20).  Read once a pass;
+ * the helper checks again before each write.
+ */
+static void read_held(const struct rdt_own *o, pid_t **out, size_t *n)
+{
+	char p[PATH_MAX];
+	size_t cap = 0;
+	struct dirent *de;
+	DIR *d;
+
+	*out = NULL;
+	*n = 0;
+	snprintf(p, sizeof p, "%s/mon_groups", o->rdt_root);
+	if (!(d = opendir(p)))
+		return;
+	while ((de = readdir(d))) {
+		char msg[PATH_MAX + 64];
+
+		if (de->d_name[0] == '.' || rdt_own_name_ok(de->d_name))
+			continue;
+		snprintf(p, sizeof p, "%s/mon_groups/%s/tasks", o->rdt_root,
+			 de->d_name);
+		/* a file refused or gone holds nothing we would skip */
+		if (read_tid_file(p, out, n, &cap, msg, sizeof msg) == -ENOMEM)
+			break;
+	}
+	closedir(d);
+	if (*n)
+		qsort(*out, *n, sizeof **out, cmp_pid);
 }
 
 static bool has_tid(const struct ent *e, pid_t t)
@@ -747,13 +628,20 @@ static void refuse_file(struct rdt_own *o, struct ent *e, const char *msg)
 	e->retry_at = o->pass + RDT_OWN_RETRY_PASSES;
 }
 
+static bool in_ids(const pid_t *ids, size_t n, pid_t t)
+{
+	return n && bsearch(&t, ids, n, sizeof t, cmp_pid) != NULL;
+}
+
 /*
- * Writes the threads of e's cgroup that are not in its group yet.  The
- * moved set becomes the threads now in the cgroup that were moved
- * (ended threads are forgotten, so a reused id is moved again).  Returns
+ * Writes the threads of e's cgroup that are not in its group yet, but
+ * not those another tool's MON group holds (held[0..nheld)).  The moved
+ * set becomes the threads now in the cgroup that were moved (ended
+ * threads are forgotten, so a reused id is moved again).  Returns
  * read_threads' error (file_refused: the caller gives the group up).
  */
-static int follow(struct rdt_own *o, struct ent *e, uint64_t *moves)
+static int follow(struct rdt_own *o, struct ent *e, const pid_t *held,
+		  size_t nheld, uint64_t *moves)
 {
 	char msg[PATH_MAX + 64];
 	pid_t *now;
@@ -769,9 +657,11 @@ static int follow(struct rdt_own *o, struct ent *e, uint64_t *moves)
 		int r = 0;
 
 		if (!has_tid(e, now[i])) {
-			r = o->w->move(o->w, e->name, now[i]);
+			r = in_ids(held, nheld, now[i]) ? -EBUSY
+			    : o->w->move(o->w, e->name, e->cgroup, now[i]);
 			moves[r == 0 ? RDT_MOVE_OK : r == -ESRCH ? RDT_MOVE_GONE
 			      : r == -EINVAL ? RDT_MOVE_OTHER_CTRL
+			      : r == -EBUSY ? RDT_MOVE_OTHER_MON
 			      : r == -EPERM || r == -EACCES ? RDT_MOVE_DENIED
 			      : RDT_MOVE_ERROR]++;
 		}
@@ -793,9 +683,15 @@ static bool refused(enum rdt_own_state s)
 /* e's mkdir was refused with r: its state, and when to try again. */
 static void refuse(struct rdt_own *o, struct ent *e, int r)
 {
-	if (r != -ENOSPC && r != -EBUSY && e->state != RDT_OWN_ERROR)
-		log_warnx("resctrl: cannot make mon_groups/%s for cgroup %s: %s",
-			  e->name, e->cgroup, strerror(-r));
+	if (r == -EMEDIUMTYPE && e->state != RDT_OWN_ERROR)
+		log_warnx("resctrl: cannot make mon_groups/%s for cgroup %s: "
+			  "%s is not the kernel's resctrl (statfs), and not "
+			  "named a simulated tree ([resctrl] simulated): refused",
+			  e->name, e->cgroup, o->rdt_root);
+	else if (r != -ENOSPC && r != -EBUSY && e->state != RDT_OWN_ERROR)
+		log_warnx("resctrl: cannot make mon_groups/%s for cgroup %s: %s%s",
+			  e->name, e->cgroup, strerror(-r), r == -EDQUOT
+			  ? " (the writer's own max_groups limit)" : "");
 	e->state = r == -ENOSPC ? RDT_OWN_NO_RMID : r == -EBUSY ? RDT_OWN_LIMBO
 		   : RDT_OWN_ERROR;
 	e->retrying = false;
@@ -973,6 +869,9 @@ static unsigned free_counters(const struct rdt_own *o)
 								    : least);
 }
 
+static const char *const assign_ev[2] = { "mbm_total_bytes",
+					   "mbm_local_bytes" };
+
 /* Which of e's events have no counter in some domain, from its
  * mbm_L3_assignments ("EVENT:ID=e;ID=_"): bit 0 total, bit 1 local. */
 static unsigned lacking(const struct rdt_own *o, const struct ent *e)
@@ -1061,7 +960,8 @@ int rdt_own_pass(struct rdt_own *o)
 	struct found f = { 0 };
 	unsigned made = 0, ns[RDT_OWN_NSTATES] = { 0 }, left;
 	uint64_t moves[RDT_MOVE_N] = { 0 }, asg[RDT_ASSIGN_N] = { 0 };
-	size_t nk = 0;
+	pid_t *held = NULL;
+	size_t nk = 0, nheld = 0;
 	bool abmc;
 	int fd, r;
 
@@ -1090,6 +990,7 @@ int rdt_own_pass(struct rdt_own *o)
 			f.m[i].path = NULL;	/* taken over */
 	for (size_t i = 0; i < o->n; i++)
 		made += o->e[i].made;
+	read_held(o, &held, &nheld);
 	/* in path order, so which cgroups go without is reproducible */
 	for (size_t i = 0; i < o->n; i++) {
 		struct ent *e = &o->e[i];
@@ -1110,7 +1011,7 @@ int rdt_own_pass(struct rdt_own *o)
 			}
 		}
 		if (e->state == RDT_OWN_GROUPED &&
-		    file_refused(follow(o, e, moves))) {
+		    file_refused(follow(o, e, held, nheld, moves))) {
 			o->w->rmgroup(o->w, e->name);	/* its RMID back */
 			e->made = false;
 			made--;
@@ -1138,6 +1039,7 @@ int rdt_own_pass(struct rdt_own *o)
 	pthread_mutex_unlock(&o->mu);
 	r = f.n + f.over > INT_MAX ? INT_MAX : (int)(f.n + f.over);
 out:
+	free(held);
 	for (size_t i = 0; i < f.n; i++)
 		free(f.m[i].path);	/* NULL once taken over */
 	free(f.m);
@@ -1184,7 +1086,8 @@ void rdt_own_render(struct prom *w, const struct rdt_own *o)
 		    "Threads written to the tasks file of uncored's monitoring "
 		    "groups, by result: moved, gone (ended first), "
 		    "other_ctrl_group (in another tool's CTRL_MON group, left "
-		    "there), denied, error");
+		    "there), other_mon_group (in another tool's MON group, "
+		    "left there, not written), denied, error");
 	for (int i = 0; i < RDT_MOVE_N; i++) {
 		const char *l[] = { "result", move_names[i], NULL };
 

@@ -18,6 +18,8 @@
  *    logged when its reason changes, and the daemon goes on;
  *  - a thread in another CTRL_MON group cannot join a MON group of the
  *    root (the kernel answers EINVAL): counted, left where it is;
+ *  - a thread another tool's MON group of the root holds (listed in its
+ *    tasks) is not taken from it: counted, left where it is;
  *  - every write goes through a struct rdt_writer, so that after the
  *    privilege drop a separate process may do them (resctrl_priv.h).
  */
@@ -41,30 +43,32 @@ struct prom;
  */
 bool rdt_own_name_ok(const char *name);
 
+/* uncored's group name of a cgroup path (relative to the cgroup root):
+ * RDT_OWN_PREFIX and the 64-bit FNV-1a of the path in hex, into out. */
+void rdt_own_name(const char *cgroup, char out[RDT_OWN_NAME_LEN + 1]);
+
 /*
  * The writes to the resctrl tree, each on a group NAME in the root's
  * mon_groups/ (rdt_own_name_ok).  Each returns 0 or -errno as the
  * kernel gave it (mkdir: -ENOSPC no RMID, -EBUSY RMIDs in limbo,
  * -EEXIST; move: -ESRCH thread gone, -EINVAL in another CTRL_MON group,
- * -EPERM; -ENOENT: no such group or no tasks file yet).
+ * -EPERM; -ENOENT: no such group or no tasks file yet), or as the writer
+ * refused it (resctrl_priv.h: move -EBUSY, in another tool's MON group).
+ * The writer is rdt_writer_open() or the helper's (resctrl_priv.h).
  */
 struct rdt_writer {
 	int (*mkgroup)(struct rdt_writer *w, const char *name);
 	int (*rmgroup)(struct rdt_writer *w, const char *name);
-	int (*move)(struct rdt_writer *w, const char *name, pid_t tid);
+	/* tid, a thread of cgroup (relative to the cgroup root), into
+	 * name, its cgroup's group (rdt_own_name()) */
+	int (*move)(struct rdt_writer *w, const char *name, const char *cgroup,
+		    pid_t tid);
 	/* ABMC: assigns a counter to event ev (0 mbm_total_bytes, 1
 	 * mbm_local_bytes) of the group in every domain ("EV:*=e" to its
 	 * mbm_L3_assignments); -ENOSPC when none is free */
 	int (*assign)(struct rdt_writer *w, const char *name, unsigned ev);
 	void (*free)(struct rdt_writer *w);
 };
-
-/*
- * A writer that does the writes itself, in this process, under root
- * (the resctrl root, e.g. "/sys/fs/resctrl"; copied).  NULL when out of
- * memory.
- */
-struct rdt_writer *rdt_writer_direct(const char *root);
 
 /*
  * Bounds on what a cgroup tree can cost (issue 39 §5; doc/resctrl.md
@@ -111,6 +115,8 @@ enum rdt_own_move {
 	RDT_MOVE_OK = 0,
 	RDT_MOVE_GONE,		/* ESRCH: the thread ended first */
 	RDT_MOVE_OTHER_CTRL,	/* EINVAL: in another tool's CTRL_MON group */
+	RDT_MOVE_OTHER_MON,	/* in another tool's MON group of the root:
+				 * not asked for (EBUSY from the writer) */
 	RDT_MOVE_DENIED,	/* EPERM/EACCES */
 	RDT_MOVE_ERROR,
 	RDT_MOVE_N

@@ -32,6 +32,7 @@
 #include "base/prom.h"
 #include "resctrl/resctrl.h"
 #include "resctrl/resctrl_own.h"
+#include "resctrl/resctrl_priv.h"
 
 #define PASSES 21
 
@@ -189,7 +190,12 @@ static void manager(const char *top, unsigned n)
 	}
 	struct rdt_own_cfg c = { .patterns = "system.slice/*.service",
 		.cgroup_root = cg, .resctrl_root = root, .max_groups = 4096 };
-	struct rdt_own *o = rdt_own_new(&c, rdt_writer_direct(root));
+	/* the writer every daemon uses, with its checks (a plain tree:
+	 * simulated, threads from the cgroup tree) */
+	struct rdt_writer_cfg wc = { .resctrl_root = root, .cgroup_root = cg,
+		.patterns = c.patterns, .max_groups = 4096, .simulated = true };
+	char why[512];
+	struct rdt_own *o = rdt_own_new(&c, rdt_writer_open(&wc, why, sizeof why));
 
 	if (!o)
 		exit(1);

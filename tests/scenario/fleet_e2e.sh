@@ -108,7 +108,7 @@ workload "$T/a.json" 900000000 \
 # mon_groups/db 3e9 (1e9), and the root / their sum as the kernel shows
 # it: 3e9 (1e9) from its MON group db.
 sed -i 's/^  "phases"/  "resctrl": { "groups": [\n    { "name": "web", "mbm_total_bytes": 1.0e9, "mbm_local_bytes": 5.0e8 },\n    { "name": "mon_groups\/db", "mbm_total_bytes": 3.0e9, "mbm_local_bytes": 1.0e9 } ] },\n  "phases"/' "$T/a.json"
-printf '[resctrl]\nenabled = yes\ninterval_s = 1\n' >"$T/a.conf"
+printf '[resctrl]\nenabled = yes\ninterval_s = 1\nsimulated = yes\n' >"$T/a.conf"
 workload "$T/b.json" 800000000 \
 	"$(phase $first 5.0e7 2.5e7 4.0e8 4.0e7)" \
 	"$(phase 30 1.0e8 5.0e7 3.0e8 6.0e7)" "$(phase 30 2.5e8 1.0e8 5.0e8 1.5e8)"

@@ -200,7 +200,7 @@ cat >"$T/rdt.json" <<'JSON'
       { "name": "mon_groups/db", "mbm_total_bytes": 1.5e9 },
       { "name": "batch", "mbm_total_bytes": 5.0e8 } ] } }
 JSON
-printf '[resctrl]\nenabled = yes\ninterval_s = 2\n' >"$T/rdt.conf"
+printf '[resctrl]\nenabled = yes\ninterval_s = 2\nsimulated = yes\n' >"$T/rdt.conf"
 PORT=$(pick_port)
 start_uncored "$T/log-rdt" -c "$T/rdt.conf" --simulate --workload "$T/rdt.json" \
 	--sim-state "$T/rdt.state" --path.resctrl "$T/rdt/sys/fs/resctrl" \

@@ -10,7 +10,7 @@
 
 PORT=$(pick_port)
 R="$T/resctrl"
-printf '[daemon]\ninterval_ms = 200\n[resctrl]\ninterval_s = 1\n' >"$T/uncored.conf"
+printf '[daemon]\ninterval_ms = 200\n[resctrl]\ninterval_s = 1\nsimulated = yes\n' >"$T/uncored.conf"
 start_uncored "$T/log" -c "$T/uncored.conf" --simulate --path.resctrl "$R" \
 	-l "127.0.0.1:$PORT" -s "$T/ctl.sock"
 ok $? "daemon starts without a resctrl tree"

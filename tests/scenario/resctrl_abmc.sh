@@ -41,6 +41,8 @@ cat >"$T/uncored.conf" <<EOF2
 interval_ms = 200
 [resctrl]
 interval_s = 1
+# the tree is uncore-sim's, not the kernel's: named so (statfs check)
+simulated = yes
 cgroups = system.slice/*.service
 cgroup_path = $CG
 EOF2

@@ -64,7 +64,7 @@ is "$(cat "$R/pqos/tasks" | tr '\n' ' ')" "4242 4243 " "another tool's tasks"
 		stat -c '%n %i %s %Y' "$f"; [ -f "$f" ] && cat "$f"
 	done) >"$T/before" 2>&1
 PORT=$(pick_port)
-printf '[daemon]\ninterval_ms = 200\n[resctrl]\ninterval_s = 1\n' >"$T/uncored.conf"
+printf '[daemon]\ninterval_ms = 200\n[resctrl]\ninterval_s = 1\nsimulated = yes\n' >"$T/uncored.conf"
 start_uncored "$T/log" -c "$T/uncored.conf" --simulate --workload "$T/w.json" \
 	--path.resctrl "$R" --path.sysfs "$T/s/sys" \
 	-l "127.0.0.1:$PORT" -s "$T/ctl.sock"

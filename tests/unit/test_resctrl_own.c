@@ -125,6 +125,23 @@ static const char *page(struct rdt_own *o, struct buf *b)
 	return b->p ? b->p : "";
 }
 
+/* The writer every daemon uses, on this plain tree: named simulated,
+ * threads known from the cgroup tree. */
+static struct rdt_writer *writer(const struct rdt_own_cfg *c)
+{
+	struct rdt_writer_cfg wc = {
+		.resctrl_root = c->resctrl_root, .cgroup_root = c->cgroup_root,
+		.patterns = c->patterns, .max_groups = c->max_groups,
+		.simulated = true,
+	};
+	char why[512];
+	struct rdt_writer *w = rdt_writer_open(&wc, why, sizeof why);
+
+	if (!w)
+		printf("# no writer: %s\n", why);
+	return w;
+}
+
 /* The group name of a cgroup, found through the labels. */
 static const char *name_of(struct rdt_own *o, const char *cgpath)
 {
@@ -196,7 +213,7 @@ static void manager(void)
 	snprintf(p, sizeof p, "%s/mon_groups/%s/tasks", rdt, leftover);
 	put(p, "");
 
-	struct rdt_own *o = rdt_own_new(&c, rdt_writer_direct(rdt));
+	struct rdt_own *o = rdt_own_new(&c, writer(&c));
 	ok(o != NULL, "a manager");
 	is_int(rdt_own_pass(o), 4, "four cgroups match (not the session, not the pod)");
 	is_u64(sync_tree(), 3, "three groups made: max_groups 3 (the leftover swept)");
@@ -223,6 +240,14 @@ static void manager(void)
 	rdt_own_pass(o);
 	is_str(tasks_of(na), "101\n102\n103\n", "a thread started since the last pass is moved, once");
 	like(page(o, &b), "result=\"moved\"} 4", "four moves in all: none repeated");
+
+	/* a thread another tool's MON group holds joins a: left there */
+	cgroup("system.slice/a.service", "101\n102\n103\n999\n");
+	rdt_own_pass(o);
+	is_str(tasks_of(na), "101\n102\n103\n", "a thread cadvisor-x holds is not taken from it");
+	like(page(o, &b), "result=\"other_mon_group\"} 1", "counted: other_mon_group");
+	like(b.p, "result=\"moved\"} 4", "not as a move");
+	cgroup("system.slice/a.service", "101\n102\n103\n");
 
 	/* a cgroup goes: its group goes, and d gets one */
 	snprintf(p, sizeof p, "rm -rf %s/system.slice/b.service", cg);
@@ -253,7 +278,7 @@ static void manager(void)
 	/* the pod, with room: labels */
 	c.max_groups = 10;
 	c.patterns = "kubepods.slice/**/cri-containerd-*.scope";
-	o = rdt_own_new(&c, rdt_writer_direct(rdt));
+	o = rdt_own_new(&c, writer(&c));
 	rdt_own_pass(o);
 	sync_tree();
 	rdt_own_pass(o);
@@ -267,7 +292,7 @@ static void manager(void)
 
 	/* the simulated tree says a mkdir failed: no RMID, then limbo */
 	c.patterns = "system.slice/a.service";
-	o = rdt_own_new(&c, rdt_writer_direct(rdt));
+	o = rdt_own_new(&c, writer(&c));
 	rdt_own_pass(o);			/* pass 1: mkdir */
 	free(na);
 	na = strdup(name_of(o, "system.slice/a.service"));
@@ -298,11 +323,11 @@ static void manager(void)
 
 	/* no cgroup tree: an error, nothing touched */
 	c.cgroup_root = "/nonexistent/cgroup";
-	o = rdt_own_new(&c, rdt_writer_direct(rdt));
+	o = rdt_own_new(&c, writer(&c));
 	is_int(rdt_own_pass(o), -ENOENT, "no cgroup tree: -ENOENT");
 	rdt_own_free(o);
 	c.patterns = "/abs";
-	ok(rdt_own_new(&c, rdt_writer_direct(rdt)) == NULL, "a bad pattern: no manager");
+	ok(rdt_own_new(&c, writer(&c)) == NULL, "a bad pattern: no manager");
 	buf_free(&b);
 }
 
@@ -326,7 +351,7 @@ static void abmc(void)
 	snprintf(p, sizeof p, "%s/info/L3_MON/available_mbm_cntrs", rdt);
 	put(p, "0=1;1=3\n");
 
-	struct rdt_own *o = rdt_own_new(&c, rdt_writer_direct(rdt));
+	struct rdt_own *o = rdt_own_new(&c, writer(&c));
 	rdt_own_pass(o);
 	sync_tree();
 	snprintf(na, sizeof na, "%s", name_of(o, "abmc.slice/a.service"));
@@ -383,8 +408,14 @@ static void abmc(void)
 
 static void helper(void)
 {
+	const char *hs = "system.slice/h.service";
+	struct rdt_writer_cfg wc = {
+		.resctrl_root = rdt, .cgroup_root = cg,
+		.patterns = "system.slice/*.service", .max_groups = 4,
+		.simulated = true,
+	};
+	char why[512], p[512], nh[RDT_OWN_NAME_LEN + 1];
 	struct rdt_writer *w;
-	char why[256], p[512];
 	pid_t pid;
 	int st;
 
@@ -393,27 +424,29 @@ static void helper(void)
 		       "needs root\n", ++tap_n);
 		return;
 	}
-	w = rdt_helper_start(rdt, &pid, why, sizeof why);
+	rdt_own_name(hs, nh);
+	cgroup(hs, "4242\n");
+	w = rdt_helper_start(&wc, &pid, why, sizeof why);
 	ok(w != NULL, "helper started (%s)", w ? "" : why);
 	if (!w)
 		return;
-	is_int(rdt_helper_request(w, 'm', "../../x", 0), -EINVAL, "a path: refused");
-	is_int(rdt_helper_request(w, 'm', "cadvisor-x", 0), -EINVAL, "another tool's name: refused");
-	is_int(rdt_helper_request(w, 'r', "cadvisor-x", 0), -EINVAL, "its removal: refused");
-	is_int(rdt_helper_request(w, 'x', "uncored-0123456789abcdef", 0), -EINVAL, "an unknown request: refused");
-	is_int(w->mkgroup(w, "uncored-0123456789abcdef"), 0, "make ours");
-	kernel_files("uncored-0123456789abcdef");
-	is_int(w->move(w, "uncored-0123456789abcdef", 4242), 0, "write a thread");
-	is_str(tasks_of("uncored-0123456789abcdef"), "4242\n", "the thread is in tasks");
-	is_int(rdt_helper_request(w, 'a', "cadvisor-x", 0), -EINVAL,
+	is_int(rdt_helper_request(w, 'm', "../../x", NULL, 0), -EINVAL, "a path: refused");
+	is_int(rdt_helper_request(w, 'm', "cadvisor-x", NULL, 0), -EINVAL, "another tool's name: refused");
+	is_int(rdt_helper_request(w, 'r', "cadvisor-x", NULL, 0), -EINVAL, "its removal: refused");
+	is_int(rdt_helper_request(w, 'x', nh, NULL, 0), -EINVAL, "an unknown request: refused");
+	is_int(w->mkgroup(w, nh), 0, "make ours");
+	kernel_files(nh);
+	is_int(w->move(w, nh, hs, 4242), 0, "write a thread of its cgroup");
+	is_str(tasks_of(nh), "4242\n", "the thread is in tasks");
+	is_int(rdt_helper_request(w, 'a', "cadvisor-x", NULL, 0), -EINVAL,
 	       "a counter for another tool's group: refused");
-	is_int(rdt_helper_request(w, 'a', "uncored-0123456789abcdef", 2), -EINVAL,
+	is_int(rdt_helper_request(w, 'a', nh, NULL, 2), -EINVAL,
 	       "a counter for an event that is not total or local: refused");
-	snprintf(p, sizeof p, "%s/mon_groups/uncored-0123456789abcdef/mbm_L3_assignments", rdt);
+	snprintf(p, sizeof p, "%s/mon_groups/%s/mbm_L3_assignments", rdt, nh);
 	put(p, "mbm_total_bytes:0=_\nmbm_local_bytes:0=_\n");
-	is_int(w->assign(w, "uncored-0123456789abcdef", 1), 0, "a counter for ours");
+	is_int(w->assign(w, nh, 1), 0, "a counter for ours");
 	is_str(slurp(p), "mbm_local_bytes:*=e\n", "written as the kernel takes it");
-	is_int(w->rmgroup(w, "uncored-0123456789abcdef"), 0, "remove ours");
+	is_int(w->rmgroup(w, nh), 0, "remove ours");
 	ok(exists("mon_groups/cadvisor-x/tasks"), "another tool's group untouched");
 	snprintf(p, sizeof p, "/proc/%d/status", (int)pid);
 	like(slurp(p), "CapEff:\t0000000000000000", "the helper has no capability");
