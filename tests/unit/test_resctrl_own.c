@@ -472,7 +472,7 @@ static int hostile_child(const void *ctx, char *msg, size_t len)
 {
 	struct rdt_own_cfg c = { .patterns = "hostile/*", .cgroup_root = cg,
 				 .resctrl_root = rdt, .max_groups = 4 };
-	struct rdt_own *o = rdt_own_new(&c, rdt_writer_direct(rdt));
+	struct rdt_own *o = rdt_own_new(&c, writer(&c));
 	struct buf b = BUF_INIT;
 	long g, rf;
 
@@ -544,7 +544,7 @@ static void hostile(void)
 	owned("hostile/z2", 0);
 	struct rdt_own_cfg c = { .patterns = "hostile/*", .cgroup_root = cg,
 				 .resctrl_root = rdt, .max_groups = 4 };
-	struct rdt_own *o = rdt_own_new(&c, rdt_writer_direct(rdt));
+	struct rdt_own *o = rdt_own_new(&c, writer(&c));
 	is_int(rdt_own_pass(o), 8, "eight cgroups match");
 	sync_tree();
 	rdt_own_pass(o);
@@ -567,7 +567,7 @@ static void hostile(void)
 		owned(p, 0);
 	}
 	c.max_groups = 1;
-	o = rdt_own_new(&c, rdt_writer_direct(rdt));
+	o = rdt_own_new(&c, writer(&c));
 	is_int(rdt_own_pass(o), 5, "five cgroups match");
 	sync_tree();
 	rdt_own_pass(o);
