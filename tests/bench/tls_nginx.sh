@@ -16,7 +16,10 @@
 # requests-per-second ratio and the median of the rounds are printed,
 # and each run's server CPU per request (all threads or processes,
 # schedstat): on a machine shared with other work the rate moves with
-# the load, the CPU a request costs much less.
+# the load, the CPU a request costs much less.  For uncored, the share
+# of each run its one TCP thread (uncored-http) spent on a CPU and
+# waiting for one: near 100 % it never slept, and one thread's CPU is
+# what bounds the rate (issue 38, doc/performance.md).
 # wrk keeps its connections open: one handshake per connection, then
 # every request is record encryption of the body.  Servers listen on
 # 127.0.0.1 only and are stopped at the end.
@@ -118,14 +121,31 @@ cpu_ns() {
 	done
 	echo $t
 }
+# "RUN WAIT" ns of the uncored-http thread of the given processes (none:
+# "0 0"): time on a CPU, and runnable but waiting for one (schedstat)
+http_ns() {
+	local f c r=0 w=0 a b
+	for p in "$@"; do
+		for f in /proc/$p/task/*; do
+			read -r c <"$f/comm" 2>/dev/null || continue
+			[ "$c" = uncored-http ] || continue
+			read -r a b _ <"$f/schedstat" && r=$((r + a)) w=$((w + b))
+		done
+	done
+	echo "$r $w"
+}
 # rps URL ENC PIDS...: one wrk run's requests per second (0 on errors);
-# adds the servers' CPU us per request to the file cpu
+# adds the servers' CPU us per request to the file cpu, and the share of
+# the run's wall time the uncored-http thread ran and waited for a CPU
+# to the file busy ("run+wait%"; 100 % is a thread that never slept, the
+# most one thread can serve: issue 38)
 rps() {
-	local u=$1 e=$2 c0 c1
+	local u=$1 e=$2 c0 c1 h0 h1 t0 t1
 	shift 2
-	c0=$(cpu_ns "$@")
+	c0=$(cpu_ns "$@") h0=$(http_ns "$@") t0=$(date +%s%N)
 	wrk -t2 -c"$CONNS" -d"${DUR}s" -H "Accept-Encoding: $e" "$u" >wrk.out 2>&1
-	c1=$(cpu_ns "$@")
+	c1=$(cpu_ns "$@") h1=$(http_ns "$@") t1=$(date +%s%N)
+	echo "$h0 $h1" | awk -v t=$((t1 - t0)) '$3 > $1 { printf "%.0f+%.0f%%\n", 100 * ($3 - $1) / t, 100 * ($4 - $2) / t }' >>busy
 	if grep -q 'Non-2xx\|Socket errors' wrk.out; then
 		grep 'Non-2xx\|Socket errors' wrk.out >&2
 	fi
@@ -143,15 +163,15 @@ for mode in plain gzip tls tls+gzip; do
 	e=identity
 	case $mode in *gzip) e=gzip ;; esac
 	: >ratios; : >ratios.b
-	line= lineb= cu= cn= cb=
+	line= lineb= cu= cn= cb= bu=
 	for r in $(seq 1 "$ROUNDS"); do
 		# uncored, nginx (and BASE) in turn, who starts rotating
 		order="u n${BASE:+ b}"
 		for _ in $(seq 2 "$r"); do order="${order#* } ${order%% *}"; done
 		for who in $order; do
-			: >cpu
+			: >cpu; : >busy
 			case $who in
-			u) a=$(rps "$u" $e $up); cu="$cu $(cat cpu)" ;;
+			u) a=$(rps "$u" $e $up); cu="$cu $(cat cpu)"; bu="$bu $(cat busy)" ;;
 			n) b=$(rps "$n" $e $NGXPIDS); cn="$cn $(cat cpu)" ;;
 			b) c=$(rps "$ub" $e $upb); cb="$cb $(cat cpu)" ;;
 			esac
@@ -169,5 +189,6 @@ for mode in plain gzip tls tls+gzip; do
 	[ -n "${BASE:-}" ] &&
 		printf "%-9s BASE/nginx in the same rounds:%s; median %sx\n" "$mode" "$lineb" "$(med <ratios.b)"
 	printf "%-9s server CPU us per request: uncored%s; nginx%s%s\n" "$mode" "$cu" "$cn" "${BASE:+; BASE$cb}"
+	printf "%-9s uncored-http thread, running+waiting for a CPU, %% of each run:%s\n" "$mode" "$bu"
 done
 exit 0
