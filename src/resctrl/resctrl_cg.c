@@ -12,7 +12,9 @@
 #include "config.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <fnmatch.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "resctrl_cg.h"
@@ -147,5 +149,27 @@ void rdtcg_k8s_ids(const char *path, char pod[64], char ctr[128])
 		p += l;
 		if (*p)
 			p++;
+	}
+}
+
+int rdtcg_split(const char *list, char ***pat, size_t *npat)
+{
+	const char *p = list ? list : "";
+
+	for (;;) {
+		p += strspn(p, " \t,");
+		if (!*p)
+			return 0;
+		size_t l = strcspn(p, " \t,");
+		char **np = realloc(*pat, (*npat + 1) * sizeof *np);
+
+		if (!np)
+			return -ENOMEM;
+		*pat = np;
+		if (!(np[*npat] = strndup(p, l)))
+			return -ENOMEM;
+		if (rdtcg_pattern_error(np[(*npat)++]))
+			return -EINVAL;
+		p += l;
 	}
 }

@@ -31,6 +31,14 @@ bool rdtcg_match(const char *pattern, const char *path);
 const char *rdtcg_pattern_error(const char *pattern);
 
 /*
+ * Splits the config's list of patterns (separated by blanks or commas)
+ * and appends each, copied, to *pat (*npat of them).  0, -ENOMEM, or
+ * -EINVAL at the first pattern rdtcg_pattern_error() refuses (it is
+ * appended too: the caller frees *pat[0..*npat) in every case).
+ */
+int rdtcg_split(const char *list, char ***pat, size_t *npat);
+
+/*
  * The pod UID (with '-', as the API shows it) and container id found in
  * a cgroup path the kubelet made, with the systemd driver
  * (".../kubepods-burstable-pod<uid with _>.slice/cri-containerd-<id>.scope",

@@ -128,31 +128,6 @@ void rdt_own_name(const char *cgroup, char out[RDT_OWN_NAME_LEN + 1])
 		 (unsigned long long)fnv1a(cgroup));
 }
 
-static int split_patterns(struct rdt_own *o, const char *list)
-{
-	const char *p = list ? list : "";
-
-	for (;;) {
-		p += strspn(p, " \t,");
-		if (!*p)
-			return 0;
-		size_t l = strcspn(p, " \t,");
-		char **np = realloc(o->pat, (o->npat + 1) * sizeof *np);
-
-		if (!np)
-			return -ENOMEM;
-		o->pat = np;
-		if (!(o->pat[o->npat] = strndup(p, l)))
-			return -ENOMEM;
-		if (rdtcg_pattern_error(o->pat[o->npat])) {
-			free(o->pat[o->npat]);
-			return -EINVAL;
-		}
-		o->npat++;
-		p += l;
-	}
-}
-
 struct rdt_own *rdt_own_new(const struct rdt_own_cfg *cfg,
 			    struct rdt_writer *w)
 {
@@ -169,7 +144,7 @@ struct rdt_own *rdt_own_new(const struct rdt_own_cfg *cfg,
 	o->cg_root = strdup(cfg->cgroup_root);
 	o->rdt_root = strdup(cfg->resctrl_root);
 	if (!w || !o->cg_root || !o->rdt_root ||
-	    split_patterns(o, cfg->patterns) < 0) {
+	    rdtcg_split(cfg->patterns, &o->pat, &o->npat) < 0) {
 		rdt_own_free(o);
 		return NULL;
 	}

@@ -546,29 +546,6 @@ static void g_free(struct rdt_writer *w)
 	free(g);
 }
 
-static int split_patterns(struct guard *g, const char *list)
-{
-	const char *p = list ? list : "";
-
-	for (;;) {
-		p += strspn(p, " \t,");
-		if (!*p)
-			return 0;
-		size_t l = strcspn(p, " \t,");
-		char **np = realloc(g->pat, (g->npat + 1) * sizeof *np);
-
-		if (!np)
-			return -ENOMEM;
-		g->pat = np;
-		if (!(g->pat[g->npat] = strndup(p, l)))
-			return -ENOMEM;
-		g->npat++;
-		if (rdtcg_pattern_error(g->pat[g->npat - 1]))
-			return -EINVAL;
-		p += l;
-	}
-}
-
 struct rdt_writer *rdt_writer_open(const struct rdt_writer_cfg *cfg,
 				   char *why, size_t len)
 {
@@ -591,7 +568,7 @@ struct rdt_writer *rdt_writer_open(const struct rdt_writer_cfg *cfg,
 		snprintf(why, len, "out of memory");
 		goto fail;
 	}
-	if ((r = split_patterns(g, cfg->patterns)) < 0) {
+	if ((r = rdtcg_split(cfg->patterns, &g->pat, &g->npat)) < 0) {
 		snprintf(why, len, r == -EINVAL ? "a bad [resctrl] cgroups "
 			 "pattern" : "out of memory");
 		goto fail;
