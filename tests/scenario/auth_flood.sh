@@ -27,6 +27,23 @@ UPID=$!; tap_cleanup_pid $UPID
 wait_healthy_ctl() { curl -sf -o /dev/null --unix-socket "$T/ctl" http://x/healthz; }
 wait_for "the control socket" 30 wait_healthy_ctl
 
+# Finding 10: an unknown user's answer is a known user's wrong
+# password's, byte for byte but the date, and costs one check as well.
+# (From 127.0.0.10: an address that asked for a check lately no longer
+# goes ahead of the flood, and the user's below must.)
+answer() { # answer USER:PASS FILE: the answer, its Date header dropped
+	curl -s -i --interface 127.0.0.10 -u "$1" "$URL" |
+		grep -iv '^date:' >"$2"
+}
+r0=$(ctl_metric uncored_http_auth_checks_total 'result="refused"')
+answer prom:wrong-known known.txt
+r1=$(ctl_metric uncored_http_auth_checks_total 'result="refused"')
+answer nosuch:wrong-unknown unknown.txt
+r2=$(ctl_metric uncored_http_auth_checks_total 'result="refused"')
+cmp -s known.txt unknown.txt
+ok $? "an unknown user's answer is a known user's wrong password's ($(head -1 known.txt | tr -d '\r'))"
+is "$((r1 - r0)):$((r2 - r1))" "1:1" "... each after one bcrypt check"
+
 # flood K: new wrong passwords from 127.0.0.(2 + K % 8) until ./stop,
 # 200 a curl (one connection, kept alive: a loop of curls was too slow
 # to keep the budget used up on a loaded machine)
