@@ -81,11 +81,20 @@
 #include "base/log.h"
 
 /*
- * Per-connection memory pool: request line, headers and the read buffer.
- * Bodies are copied out of the read buffer as they arrive, so they need
- * not fit; 64 KiB leaves ample room for headers and large reads.
+ * Per-connection memory pool: request line, headers, query parameters
+ * and the read buffer.  Bodies are copied out of the read buffer as they
+ * arrive, so they need not fit.  libmicrohttpd 0.9.75 parses every query
+ * parameter into this pool (a header entry each, some 50 bytes, besides
+ * the read buffer that holds the target) before any callback of ours but
+ * the URI log can act, and when the pool fills it closes the connection
+ * without an answer, or holds it to the timeout: at 64 KiB a GET with
+ * 1,000 parameters (6.9 KB) got no 414 (issue 39 §11).  128 KiB gives
+ * the 414 up to about 1,500 of them (14 KB, measured); more still fill
+ * it.  on_uri cannot stop the parse (it sees the target before, but the
+ * query is parsed after it returns, whatever it marks).  The pool is
+ * allocated per connection but only touched as it is used.
  */
-#define HTTP_CONN_MEMORY	(64 * 1024)
+#define HTTP_CONN_MEMORY	(128 * 1024)
 #define HTTP_MAX_SEGMENTS	16	/* deeper paths are 404 */
 /* A body announced over HTTP_MAX_BODY without "Expect: 100-continue" is
  * drained (read, dropped) up to this size before its 413; a larger one
