@@ -28,6 +28,7 @@ struct authq_job {
 	struct webcfg_check chk;
 	void *cookie;
 	enum job_state state;
+	bool first;			/* authq_submit_first() */
 };
 
 struct authq {
@@ -36,6 +37,7 @@ struct authq {
 	struct authq_job *wait_head, *wait_tail;
 	struct authq_job *done_head, *done_tail;
 	unsigned nwait, nrunning;
+	unsigned nfirst;		/* of nwait, from authq_submit_first() */
 	unsigned nworkers, nidle, max_workers, depth;
 	bool stopping;
 	int efd;
@@ -115,6 +117,8 @@ static struct authq_job *next_job(struct authq *q)
 	if (q->stopping)
 		return NULL;
 	q->nwait--;
+	if (q->wait_head->first)
+		q->nfirst--;
 	return pop(&q->wait_head, &q->wait_tail);
 }
 
@@ -212,8 +216,9 @@ int authq_fd(const struct authq *q)
 	return q->efd;
 }
 
-int authq_submit(struct authq *q, struct webcfg_check *chk, void *cookie,
-		 struct authq_job **job)
+/* Both submits: first puts the job ahead of the waiting ones. */
+static int submit(struct authq *q, struct webcfg_check *chk, void *cookie,
+		  struct authq_job **job, bool first)
 {
 	struct authq_job *j = calloc(1, sizeof(*j));
 	int r = 0;
@@ -221,7 +226,7 @@ int authq_submit(struct authq *q, struct webcfg_check *chk, void *cookie,
 	if (!j)
 		return -ENOMEM;
 	pthread_mutex_lock(&q->lock);
-	if (q->nwait >= q->depth) {
+	if (first ? q->nfirst >= q->depth : q->nwait - q->nfirst >= q->depth) {
 		pthread_mutex_unlock(&q->lock);
 		free(j);
 		return -EBUSY;
@@ -238,12 +243,38 @@ int authq_submit(struct authq *q, struct webcfg_check *chk, void *cookie,
 	memset(chk, 0, sizeof(*chk));
 	j->cookie = cookie;
 	j->state = JOB_WAITING;
-	push(&q->wait_head, &q->wait_tail, j);
+	j->first = first;
+	if (first) {
+		/* behind the other first ones, ahead of the rest */
+		struct authq_job **pp = &q->wait_head;
+
+		while (*pp && (*pp)->first)
+			pp = &(*pp)->next;
+		j->next = *pp;
+		*pp = j;
+		if (!j->next)
+			q->wait_tail = j;
+		q->nfirst++;
+	} else {
+		push(&q->wait_head, &q->wait_tail, j);
+	}
 	q->nwait++;
 	pthread_cond_signal(&q->work);
 	pthread_mutex_unlock(&q->lock);
 	*job = j;
 	return 0;
+}
+
+int authq_submit(struct authq *q, struct webcfg_check *chk, void *cookie,
+		 struct authq_job **job)
+{
+	return submit(q, chk, cookie, job, false);
+}
+
+int authq_submit_first(struct authq *q, struct webcfg_check *chk,
+		       void *cookie, struct authq_job **job)
+{
+	return submit(q, chk, cookie, job, true);
 }
 
 struct authq_job *authq_done(struct authq *q)
@@ -283,8 +314,11 @@ void authq_cancel(struct authq *q, struct authq_job *j)
 	pthread_mutex_lock(&q->lock);
 	mine = j->state != JOB_RUNNING;
 	if (j->state == JOB_WAITING &&
-	    unlink_job(&q->wait_head, &q->wait_tail, j))
+	    unlink_job(&q->wait_head, &q->wait_tail, j)) {
 		q->nwait--;
+		if (j->first)
+			q->nfirst--;
+	}
 	else if (j->state == JOB_DONE)
 		unlink_job(&q->done_head, &q->done_tail, j);
 	else

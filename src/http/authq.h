@@ -50,6 +50,16 @@ int authq_submit(struct authq *q, struct webcfg_check *chk, void *cookie,
 		 struct authq_job **job);
 
 /*
+ * As authq_submit(), but the check goes ahead of those waiting, and
+ * has room of its own: up to depth such checks may wait besides the
+ * depth others (-EBUSY past that).  For credentials from a source that
+ * has not asked for a check lately, so that the first check of a user
+ * does not wait behind a flood of wrong passwords (http.c).
+ */
+int authq_submit_first(struct authq *q, struct webcfg_check *chk,
+		       void *cookie, struct authq_job **job);
+
+/*
  * The next finished check, oldest first, or NULL.  The caller owns the
  * job: read it with authq_check()/authq_cookie(), then authq_job_free().
  */

@@ -81,11 +81,20 @@
 #include "base/log.h"
 
 /*
- * Per-connection memory pool: request line, headers and the read buffer.
- * Bodies are copied out of the read buffer as they arrive, so they need
- * not fit; 64 KiB leaves ample room for headers and large reads.
+ * Per-connection memory pool: request line, headers, query parameters
+ * and the read buffer.  Bodies are copied out of the read buffer as they
+ * arrive, so they need not fit.  libmicrohttpd 0.9.75 parses every query
+ * parameter into this pool (a header entry each, some 50 bytes, besides
+ * the read buffer that holds the target) before any callback of ours but
+ * the URI log can act, and when the pool fills it closes the connection
+ * without an answer, or holds it to the timeout: at 64 KiB a GET with
+ * 1,000 parameters (6.9 KB) got no 414 (issue 39 §11).  128 KiB gives
+ * the 414 up to about 1,500 of them (14 KB, measured); more still fill
+ * it.  on_uri cannot stop the parse (it sees the target before, but the
+ * query is parsed after it returns, whatever it marks).  The pool is
+ * allocated per connection but only touched as it is used.
  */
-#define HTTP_CONN_MEMORY	(64 * 1024)
+#define HTTP_CONN_MEMORY	(128 * 1024)
 #define HTTP_MAX_SEGMENTS	16	/* deeper paths are 404 */
 /* A body announced over HTTP_MAX_BODY without "Expect: 100-continue" is
  * drained (read, dropped) up to this size before its 413; a larger one
@@ -110,6 +119,19 @@
 #define HTTP_AUTH_BURST_NS	(250ull * 1000000)
 #define HTTP_AUTH_WORKERS	2	/* threads, started when needed */
 #define HTTP_AUTH_DEPTH		4	/* checks waiting for one */
+/*
+ * A flood of wrong passwords keeps the budget used up, so that a user's
+ * first check after a start (the cache empty) got 503 for tens of
+ * seconds (issue 39 finding 9).  The addresses that asked for a check
+ * in the last HTTP_AUTH_RECENT_NS are remembered (the last
+ * HTTP_AUTH_SOURCES of them; an IPv6 address by its /64): one that has
+ * not may go over the budget up to HTTP_AUTH_CAP_NS, and its check goes
+ * ahead of the queue (authq_submit_first()).  The flood's addresses
+ * share the budget; the headroom above it is for the others.
+ */
+#define HTTP_AUTH_SOURCES	64
+#define HTTP_AUTH_RECENT_NS	(10ull * 1000000000)
+#define HTTP_AUTH_CAP_NS	(2 * HTTP_AUTH_BURST_NS)
 /* Connections MHD may accept past max_connections on one listener: room
  * for a new one while older ones are being shut down (each new one over
  * the limit shuts one down at once). */
@@ -159,6 +181,12 @@ struct http_loop {
 	bool used;		/* it has a listener */
 };
 
+/* An address that asked for a bcrypt check (HTTP_AUTH_SOURCES). */
+struct auth_source {
+	unsigned char key[16];	/* IPv4, or an IPv6 /64 */
+	uint64_t last_ns;	/* its last check; 0 = a free slot */
+};
+
 struct http_server {
 	struct conn_limits lim;		/* http_conn.h */
 	struct http_loop loop[2];	/* [0] TCP, [1] the control socket */
@@ -171,6 +199,7 @@ struct http_server {
 	uint64_t auth_debt_ns;	/* bcrypt CPU time not yet paid back */
 	uint64_t auth_last_ns;	/* when auth_debt_ns was last reduced */
 	uint64_t auth_est_ns;	/* CPU time of the last check */
+	struct auth_source auth_src[HTTP_AUTH_SOURCES];
 	struct http_listener *ls;
 	unsigned nls;
 	/* The control socket this server created (for unlinking). */
@@ -764,18 +793,75 @@ static void suspended_del(struct http_server *s, struct http_state *st)
  * and corrected when it is done.  Returns 0, or -EBUSY (over the budget
  * or the queue full), -EAGAIN, -ENOMEM: then nothing is queued.
  */
+/* The key of c's client address in auth_src: an IPv4 address (also
+ * v4-mapped), or an IPv6 address's /64; all zero when unknown. */
+static void source_key(struct MHD_Connection *c, unsigned char key[16])
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	const struct sockaddr *sa = ci ? ci->client_addr : NULL;
+
+	memset(key, 0, 16);
+	if (sa && sa->sa_family == AF_INET) {
+		memcpy(key, &((const struct sockaddr_in *)(const void *)sa)
+			    ->sin_addr, 4);
+	} else if (sa && sa->sa_family == AF_INET6) {
+		const struct in6_addr *a =
+			&((const struct sockaddr_in6 *)(const void *)sa)
+			->sin6_addr;
+
+		if (IN6_IS_ADDR_V4MAPPED(a))
+			memcpy(key, a->s6_addr + 12, 4);
+		else
+			memcpy(key, a->s6_addr, 8);
+		key[15] = 6;	/* not an IPv4 address */
+	}
+}
+
+/*
+ * Did the source key asked for a check in the last HTTP_AUTH_RECENT_NS?
+ * Returns its slot (to note the check in), or the slot to take for it
+ * (a free one, else the least recently used) in *slot.
+ */
+static bool source_recent(struct http_server *s, const unsigned char *key,
+			  uint64_t now, struct auth_source **slot)
+{
+	struct auth_source *old = &s->auth_src[0];
+
+	for (unsigned i = 0; i < HTTP_AUTH_SOURCES; i++) {
+		struct auth_source *a = &s->auth_src[i];
+
+		if (a->last_ns && memcmp(a->key, key, 16) == 0) {
+			*slot = a;
+			return now - a->last_ns < HTTP_AUTH_RECENT_NS;
+		}
+		if (a->last_ns < old->last_ns)
+			old = a;
+	}
+	*slot = old;
+	return false;
+}
+
 static int auth_submit(struct http_server *s, struct MHD_Connection *c,
 		       struct http_state *st, struct webcfg_check *chk)
 {
+	struct auth_source *src;
 	struct authq_job *job;
+	unsigned char key[16];
+	bool recent;
 	int r;
 
 	auth_repay(s);
-	if (s->auth_debt_ns >= HTTP_AUTH_BURST_NS)
+	source_key(c, key);
+	recent = source_recent(s, key, s->auth_last_ns, &src);
+	if (s->auth_debt_ns >= (recent ? HTTP_AUTH_BURST_NS : HTTP_AUTH_CAP_NS))
 		return -EBUSY;
-	r = authq_submit(s->authq, chk, st, &job);
+	r = recent ? authq_submit(s->authq, chk, st, &job)
+		   : authq_submit_first(s->authq, chk, st, &job);
 	if (r < 0)
 		return r;
+	memcpy(src->key, key, 16);
+	src->last_ns = s->auth_last_ns;
 	st->job = job;
 	st->auth = AUTH_WAITING;
 	st->conn = c;

@@ -612,6 +612,35 @@ static void user_advice(struct wstate *st)
 }
 
 /*
+ * w->decoy_hash: a bcrypt hash at the costliest user's cost with a
+ * random salt and digest, so that an unknown user costs one bcrypt of
+ * the same cost as a known user's wrong password, and is never checked
+ * against a real user's hash (issue 39 finding 10).  Not the hash of any
+ * password one could send: its digest is random, not computed (which
+ * would cost a check at load).  0, or -1 without random bytes.
+ */
+static int make_decoy(struct webcfg *w)
+{
+	static const char b64[] = "./ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				  "abcdefghijklmnopqrstuvwxyz0123456789";
+	unsigned char rnd[53];
+	int n;
+
+	if (gnutls_rnd(GNUTLS_RND_NONCE, rnd, sizeof(rnd)) < 0)
+		return -1;
+	/* "$2y$10$" as that user's, variant and cost */
+	n = snprintf(w->decoy_hash, sizeof(w->decoy_hash), "%.7s",
+		     w->users[w->decoy].hash);
+	for (unsigned i = 0; i < sizeof(rnd); i++)
+		w->decoy_hash[n + i] = b64[rnd[i] % 64];
+	/* the salt's 22nd character carries 2 bits: the others zero */
+	w->decoy_hash[n + 21] = ".Oeu"[rnd[21] % 4];
+	w->decoy_hash[n + 53] = '\0';
+	explicit_bzero(rnd, sizeof(rnd));
+	return 0;
+}
+
+/*
  * A second document in the stream: refused, since a reader that takes
  * the first one only would drop every setting after "---" and serve
  * plain, unauthenticated HTTP ("---\n---\ntls_server_config: ..." has an
@@ -710,6 +739,11 @@ int webcfg_load(struct webcfg *w, const char *path, char *err, size_t errlen)
 	if (st.failed)
 		goto fail;
 	user_advice(&st);
+	if (w->nusers && make_decoy(w) < 0) {
+		snprintf(err, errlen, "%s: no random bytes for the decoy hash",
+			 path);
+		goto fail;
+	}
 	if (w->nusers) {
 		w->cache = calloc(1, sizeof(*w->cache));
 		if (!w->cache) {
@@ -937,8 +971,8 @@ static bool same_digest(const char *out, const char *hash)
 
 /*
  * The user entry for user (NULL if unknown) and the hash to check a
- * password against: an unknown user is hashed against a real user's salt
- * and cost, the costliest one's (w->decoy), so the time taken does not
+ * password against: an unknown user is hashed against w->decoy_hash, at
+ * the costliest user's cost (w->decoy), so the time taken does not
  * tell which names exist when every user has the same cost (a warning
  * at load says when they do not).  Writes
  * the cache key, SHA-256(user, password, hash), to dg.  Returns the hash,
@@ -956,7 +990,7 @@ static const char *lookup(const struct webcfg *w, const char *user,
 	for (i = 0; i < w->nusers; i++)
 		if (strcmp(w->users[i].name, user) == 0)
 			*u = &w->users[i];
-	hash = *u ? (*u)->hash : w->users[w->decoy].hash;
+	hash = *u ? (*u)->hash : w->decoy_hash;
 	if (gnutls_hash_init(&h, GNUTLS_DIG_SHA256) < 0)
 		return NULL;
 	gnutls_hash(h, user, strlen(user) + 1);

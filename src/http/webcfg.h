@@ -79,9 +79,11 @@ struct webcfg {
 	const char *priorities;		/* GnuTLS priority string (static) */
 	struct webcfg_user *users;	/* basic_auth_users, in file order */
 	unsigned nusers;
-	unsigned decoy;			/* users[decoy] (the costliest hash) is
-					   what an unknown user is checked
-					   against */
+	unsigned decoy;			/* users[decoy]: the costliest hash */
+	char decoy_hash[64];		/* what an unknown user is checked
+					   against: a random salt and digest
+					   at users[decoy]'s cost, made at
+					   load (no user's hash) */
 	/* Warnings about a file that loaded ("FILE:LINE: ..."), for the
 	 * caller to log: costs above WEBCFG_ADVISED_COST, users whose
 	 * costs differ (their names can be told from unknown ones by the

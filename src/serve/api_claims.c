@@ -143,6 +143,97 @@ static int dup_key(const char *body, size_t len, struct claims_reply *r)
 	return -1;
 }
 
+/* The value of 4 hex digits at p, or -1. */
+static long hex4(const char *p)
+{
+	long v = 0;
+
+	for (int k = 0; k < 4; k++) {
+		int c = (unsigned char)p[k], d;
+
+		d = c >= '0' && c <= '9' ? c - '0'
+		    : c >= 'a' && c <= 'f' ? c - 'a' + 10
+		    : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+		if (d < 0)
+			return -1;
+		v = v << 4 | d;
+	}
+	return v;
+}
+
+/*
+ * A lone UTF-16 surrogate escape in a string of body: a 400 naming the
+ * member it is in; else 0.  json-c decodes "\ud800" without its pair
+ * into U+FFFD, so a label given as one was stored as U+FFFD (issue 39
+ * finding 12); the raw text is checked rather than U+FFFD refused in
+ * labels, since U+FFFD is a character a client may send on purpose and
+ * the lone escape is what is invalid (RFC 8259 section 8.2), in any
+ * member.  Runs on a body json-c parsed: a backslash is in a string.
+ */
+static int lone_surrogate(const char *body, size_t len,
+			  struct claims_reply *r)
+{
+	const char *key = NULL, *str = NULL;	/* the last member name */
+	int keylen = 0;
+	bool in = false;
+
+	for (size_t i = 0; i < len; i++) {
+		long cp, lo;
+		size_t end;
+
+		if (!in) {
+			if (body[i] == '"') {
+				in = true;
+				str = body + i + 1;
+			}
+			continue;
+		}
+		if (body[i] == '"') {
+			in = false;
+			for (end = i + 1; end < len && strchr(" \t\r\n",
+							      body[end]); end++)
+				;
+			if (end < len && body[end] == ':') {
+				key = str;
+				keylen = (int)(body + i - str);
+			}
+			continue;
+		}
+		if (body[i] != '\\')
+			continue;
+		if (i + 5 >= len || body[i + 1] != 'u' ||
+		    (cp = hex4(body + i + 2)) < 0xd800 || cp > 0xdfff) {
+			i++;		/* the escaped character */
+			continue;
+		}
+		if (cp <= 0xdbff && i + 11 < len && body[i + 6] == '\\' &&
+		    body[i + 7] == 'u' && (lo = hex4(body + i + 8)) >= 0xdc00 &&
+		    lo <= 0xdfff) {
+			i += 11;	/* a pair */
+			continue;
+		}
+		/* a member name, or the value of the last one */
+		for (end = i; end < len && body[end] != '"'; end++)
+			if (body[end] == '\\')
+				end++;
+		while (++end < len && strchr(" \t\r\n", body[end]))
+			;
+		if (end < len && body[end] == ':')
+			fail(r, 400, "bad_request", "a member name contains a "
+			     "lone UTF-16 surrogate \\u%04lx at byte %zu "
+			     "(text must be Unicode: a high surrogate is "
+			     "followed by a low one)", cp, i);
+		else
+			fail(r, 400, "bad_request", "%.*s contains a lone "
+			     "UTF-16 surrogate \\u%04lx at byte %zu (text must "
+			     "be Unicode: a high surrogate is followed by a low "
+			     "one)", key ? keylen : 5, key ? key : "value", cp,
+			     i);
+		return -1;
+	}
+	return 0;
+}
+
 /* Parses body as one JSON object; NULL after a 400. */
 static struct json_object *parse_body(const char *body, size_t len,
 				      struct claims_reply *r)
@@ -196,7 +287,7 @@ static struct json_object *parse_body(const char *body, size_t len,
 		return NULL;
 	}
 	/* json-c keeps the last of two members of one name */
-	if (dup_key(body, len, r) < 0) {
+	if (dup_key(body, len, r) < 0 || lone_surrogate(body, len, r) < 0) {
 		json_object_put(o);
 		return NULL;
 	}

@@ -25,8 +25,10 @@ for req in 'GARBAGE\r\n\r\n' 'GET  HTTP/1.1\r\n\r\n' 'GET /metrics HTTP/9.9\r\nH
 done
 like "$(raw 'GET  HTTP/1.1\r\n\r\n')" "400" "an empty request target: 400"
 is "$(http_code "http://127.0.0.1:$PORT/metrics")" 200 "still serving after malformed requests"
-big=$(head -c 70000 /dev/zero | tr '\0' a)
-is "$(http_code "http://127.0.0.1:$PORT/metrics" -H "X-Big: $big")" 431 \
+# over the 128 KiB connection pool (70 KB fit it since issue 39 §11)
+# (from a file: one argument of 128 KiB is more than exec takes)
+{ printf 'X-Big: '; head -c 140000 /dev/zero | tr '\0' a; echo; } >"$T/big.hdr"
+is "$(http_code "http://127.0.0.1:$PORT/metrics" -H "@$T/big.hdr")" 431 \
 	"oversized header refused" || true
 is "$(http_code "http://127.0.0.1:$PORT/api/v1/status" --data-binary "@/dev/null" -X POST)" 405 \
 	"POST to a GET route: 405"

@@ -159,6 +159,43 @@ static void test_full_and_cancel(void)
 	authq_free(q);
 }
 
+/* authq_submit_first(): past the depth, and ahead of the waiting ones
+ * (issue 39 finding 9: a user's first check behind a flood's). */
+static void test_first(void)
+{
+	struct authq *q = authq_new(1, 1);
+	struct authq_job *running, *w1, *first = NULL, *j;
+	struct webcfg_check chk;
+	double t0;
+	int r;
+
+	running = submit(q, "b", "f1", NULL, &r);
+	t0 = now_ms();
+	while (!(w1 = submit(q, "b", "f2", NULL, &r)) && r == -EBUSY &&
+	       now_ms() - t0 < 5000)
+		usleep(1000);
+	ok(!submit(q, "b", "f3", NULL, &r) && r == -EBUSY,
+	   "depth 1: a second waiting check is -EBUSY");
+	is_int(webcfg_auth_begin(&w, "a", "pw-first", &chk),
+	       WEBCFG_NEEDS_CHECK, "new credentials need a check");
+	r = authq_submit_first(q, &chk, NULL, &first);
+	if (r < 0)
+		webcfg_check_free(&chk);
+	ok(running && w1 && r == 0, "authq_submit_first(): room past the "
+	   "depth (%d)", r);
+	j = wait_done(q, 20000);
+	ok(j == running, "the running check ends first");
+	authq_job_free(j);
+	j = wait_done(q, 20000);
+	ok(j && j == first, "then the one submitted first-class, ahead of "
+	   "the one that waited before it");
+	authq_job_free(j);
+	j = wait_done(q, 20000);
+	ok(j && j == w1, "then the other");
+	authq_job_free(j);
+	authq_free(q);
+}
+
 static void test_free_while_running(void)
 {
 	struct authq *q = authq_new(2, 4);
@@ -190,6 +227,7 @@ int main(void)
 	load();
 	test_verdicts();
 	test_full_and_cancel();
+	test_first();
 	test_free_while_running();
 	webcfg_free(&w);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);

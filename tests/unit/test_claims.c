@@ -210,6 +210,15 @@ static void test_text(void)
 		  0, "bad split" },
 		{ "{\"events\":[\"UNC_CBO_CACHE_LOOKUP.ANY_I\"],\"l\xff\":1}",
 		  0, "" },
+		/* issue 39 finding 12: json-c makes a lone surrogate U+FFFD */
+		{ "{\"events\":[\"UNC_CBO_CACHE_LOOKUP.ANY_I\"],\"label\":\"\\ud800\"}",
+		  0, "label contains a lone UTF-16 surrogate \\ud800" },
+		{ "{\"events\":[\"UNC_CBO_CACHE_LOOKUP.ANY_I\"],\"label\":\"a\\uDC00b\"}",
+		  0, "label contains a lone UTF-16 surrogate \\udc00" },
+		{ "{\"events\":[\"UNC_CBO_CACHE_LOOKUP.ANY_I\"],\"label\":\"\\ud83d\\u0041\"}",
+		  0, "label contains a lone UTF-16 surrogate \\ud83d" },
+		{ "{\"events\":[\"UNC_CBO_CACHE_LOOKUP.ANY_I\\udbff\"]}",
+		  0, "events contains a lone UTF-16 surrogate" },
 	};
 	char id[CLAIM_ID_MAX];
 	const char *ok_label = "{\"events\":[\"UNC_CBO_CACHE_LOOKUP.ANY_I:split=1/2\"],"
@@ -227,6 +236,16 @@ static void test_text(void)
 	}
 	is_int(post(&r, ok_label, strlen(ok_label), msg, id), 201,
 	       "printable UTF-8 label and a split accepted (%s)", msg);
+	release(&r, id);
+	{	/* a surrogate pair, U+FFFD itself and an escaped backslash
+		   before "ud800" are text, not lone surrogates */
+		const char *pair = "{\"events\":[\"UNC_CBO_CACHE_LOOKUP.ANY_I\"],"
+				   "\"label\":\"\\ud83d\\ude00 \\ufffd \\\\ud800\"}";
+
+		is_int(post(&r, pair, strlen(pair), msg, id), 201,
+		       "a surrogate pair, U+FFFD and \"\\\\ud800\" accepted (%s)",
+		       msg);
+	}
 	rig_close(&r);
 }
 

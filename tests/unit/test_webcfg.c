@@ -115,6 +115,46 @@ static void test_users(void)
 }
 
 /*
+ * Issue 39 finding 10: an unknown user costs what a known user's wrong
+ * password costs, one bcrypt at the same cost, against a decoy hash that
+ * is no user's (it was checked against the costliest user's own hash).
+ */
+static void test_unknown_user(void)
+{
+	char *h = bcrypt("s3cret", 6);
+	char text[256], err[512];
+	struct webcfg w;
+	struct webcfg_check a, b;
+	struct crypt_data *cd = calloc(1, sizeof(*cd));
+
+	snprintf(text, sizeof(text), "basic_auth_users:\n  prom: %s\n", h);
+	is_int(webcfg_load(&w, write_file("decoy.yml", text), err,
+			   sizeof(err)), 0, "users file loads");
+	ok(strncmp(w.decoy_hash, h, 7) == 0 &&
+	   strlen(w.decoy_hash) == 60, "a decoy hash at the user's cost (%s)",
+	   w.decoy_hash);
+	ok(strcmp(w.decoy_hash + 7, h + 7) != 0, "... not the user's hash");
+	is_int(webcfg_auth_begin(&w, "prom", "wrong", &a), WEBCFG_NEEDS_CHECK,
+	       "a known user's wrong password needs one check");
+	is_int(webcfg_auth_begin(&w, "nosuch", "wrong", &b), WEBCFG_NEEDS_CHECK,
+	       "an unknown user needs one check too");
+	ok(strncmp(a.hash, b.hash, 7) == 0, "... at the same cost (%.7s)",
+	   b.hash);
+	webcfg_check_run(&a, cd);
+	webcfg_check_run(&b, cd);
+	ok(!a.ok && !b.ok, "both refused");
+	printf("# CPU time of the checks: known user %.2f ms, unknown %.2f ms\n",
+	       a.cpu_ns / 1e6, b.cpu_ns / 1e6);
+	webcfg_auth_end(&w, &a);
+	webcfg_auth_end(&w, &b);
+	ok(!webcfg_auth(&w, "nosuch", "s3cret"), "an unknown user with the "
+	   "user's password: refused");
+	webcfg_free(&w);
+	free(cd);
+	free(h);
+}
+
+/*
  * Issue 20 item 1: wrong passwords, each one new, shared the accepted
  * credentials' table and pushed them out after 64; the scraper then had
  * to wait for the bcrypt budget the flood had used up.
@@ -426,6 +466,7 @@ int main(void)
 		return 1;
 	}
 	test_users();
+	test_unknown_user();
 	test_flood();
 	test_salt_bits();
 	test_costs();
