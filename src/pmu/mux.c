@@ -241,12 +241,18 @@ void mux_charge(struct mux *m, uint64_t run_ns, bool yielded)
 
 		g->late_ns = 0;
 		g->enabled_ns += ns;
-		g->enabled_ticks++;
 		g->since_ns += ns;
-		if (g->counted) {
+		if (g->counted)
 			g->running_ns += ns;
-			g->running_ticks++;
-		}
+		/* the baseline's groups in turn are served by intervals
+		 * (mux_schedule()) */
+		uint64_t w = i > 0 && i < m->nbase ? MUX_SERVICE_TICK : ns;
+
+		g->srv_enabled -= g->srv_enabled / MUX_SERVICE_DECAY;
+		g->srv_enabled += w;
+		g->srv_running -= g->srv_running / MUX_SERVICE_DECAY;
+		if (g->counted)
+			g->srv_running += w;
 	}
 }
 
@@ -588,19 +594,19 @@ void mux_schedule(struct mux *m, bool force)
 		return;
 	for (unsigned i = 0; i < m->ng; i++) {
 		struct group *g = m->g[i];
-		/* The baseline's groups in turn are served by intervals: equal
-		 * counts tie, and the tie goes by order, so they run strictly
-		 * one after the other and every group counts once in any k
-		 * consecutive intervals (k groups), whatever the intervals'
-		 * jitter - the counters' estimates are right over whole
-		 * rotations.  Service in ns would let a group that counted in a
-		 * short interval go again before one that counted in a long
-		 * one. */
-		bool turn = i > 0 && i < m->nbase;
-
+		/* Service is recent (mux_charge()): a group that joins
+		 * shares the counters at once, as if the others had just
+		 * started too.  The baseline's groups in turn are served by
+		 * intervals: the one served longest ago is the least served,
+		 * ties go by order, so they run strictly one after the other
+		 * and every group counts once in any k consecutive intervals
+		 * (k groups), whatever the intervals' jitter - the counters'
+		 * estimates are right over whole rotations.  Service in ns
+		 * would let a group that counted in a short interval go again
+		 * before one that counted in a long one. */
 		m->sg[i] = &g->sg;
-		g->sg.running = turn ? g->running_ticks : g->running_ns;
-		g->sg.enabled = (turn ? g->enabled_ticks : g->enabled_ns) + 1;
+		g->sg.running = g->srv_running;
+		g->sg.enabled = g->srv_enabled + 1;
 	}
 	sched_select(m->pmu->plat, m->sg, m->ng, &m->ws);
 	m->nwant = 0;

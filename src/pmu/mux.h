@@ -52,6 +52,12 @@ struct gseries {
  * the current placement) counting ev[sev[k]], in the order mux_slots()
  * builds them.
  */
+/* The service window of least-served-first (struct group): each older
+ * interval weighs 1/MUX_SERVICE_DECAY less; a baseline group in turn is
+ * served MUX_SERVICE_TICK per interval it counted. */
+#define MUX_SERVICE_DECAY 16
+#define MUX_SERVICE_TICK (UINT64_C(1) << 20)
+
 struct group {
 	const struct evspec *ev;
 	unsigned nev;
@@ -71,10 +77,14 @@ struct group {
 	uint64_t late_ns;	/* started this long after the last tick
 				   (mux_start_now()): not charged */
 	uint64_t enabled_ns, running_ns;
-	uint64_t enabled_ticks, running_ticks;	/* the same in intervals:
-						   the service of the
-						   baseline's groups in
-						   turn (mux_schedule()) */
+	/* Its service, for least-served-first (mux_schedule()): the
+	 * enabled and running time of the recent intervals, each older
+	 * interval weighing 1/MUX_SERVICE_DECAY less (an exponential window
+	 * of about that many intervals).  In ns for most groups; in units of
+	 * MUX_SERVICE_TICK per interval for the baseline's groups in turn.
+	 * A lifetime total would let a group that joins a long-running
+	 * daemon take the counters for as long as the others had them. */
+	uint64_t srv_enabled, srv_running;
 	/* a claim's group (mux-owned): its key, and its own copy of ev */
 	uint64_t key;
 	struct evspec *own_ev;
