@@ -848,7 +848,10 @@ static const char *const assign_ev[2] = { "mbm_total_bytes",
 					   "mbm_local_bytes" };
 
 /* Which of e's events have no counter in some domain, from its
- * mbm_L3_assignments ("EVENT:ID=e;ID=_"): bit 0 total, bit 1 local. */
+ * mbm_L3_assignments ("EVENT:ID=e;ID=_"): bit 0 total, bit 1 local.
+ * The kernel's file has one line per event; the simulated tree's holds
+ * requests appended after its state until its next sync, and the last
+ * line of an event is what holds (g_assign()). */
 static unsigned lacking(const struct rdt_own *o, const struct ent *e)
 {
 	char p[PATH_MAX], buf[4096], *line, *save = NULL;
@@ -861,9 +864,9 @@ static unsigned lacking(const struct rdt_own *o, const struct ent *e)
 		for (unsigned ev = 0; ev < 2; ev++) {
 			size_t l = strlen(assign_ev[ev]);
 
-			if (!strncmp(line, assign_ev[ev], l) && line[l] == ':' &&
-			    strstr(line + l, "=_"))
-				m |= 1u << ev;
+			if (!strncmp(line, assign_ev[ev], l) && line[l] == ':')
+				m = strstr(line + l, "=_") ? m | 1u << ev
+							   : m & ~(1u << ev);
 		}
 	return m;
 }

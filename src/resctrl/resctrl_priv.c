@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -498,10 +499,42 @@ static const char *const assign_ev[2] = { "mbm_total_bytes",
 /*
  * "EVENT:*=e": a counter for the event in every domain (resctrl.rst,
  * "mbm_L3_assignments"; the kernel refuses with ENOSPC when a domain has
- * none free).  The simulated tree's plain file is emptied first (after
- * the checks: never O_TRUNC on what the open found) to hold the request
- * alone until its next sync; the kernel's needs no truncation.
+ * none free).  The kernel takes each write as it comes.  The simulated
+ * tree's plain file cannot: a request there is appended under an flock,
+ * which uncore-sim holds while it takes the file's lines in order and
+ * writes the state back, so that two requests between its syncs are both
+ * seen (a second that replaced the first left the first undone, and the
+ * daemon asked again: 3 assignments for 2 events, resctrl_abmc.sh 11).
  */
+/* The simulated tree's path beneath mg opened to append and locked; its
+ * sync writes a new file over the old one (rename), so the lock taken is
+ * checked to be the file's the path names now, else taken again. */
+static int open_locked(int mg, const char *p)
+{
+	for (int tries = 0; tries < 5; tries++) {
+		struct stat a, b;
+		int fd = open_file(mg, p, O_WRONLY | O_APPEND), fd2, r = 0;
+
+		if (fd < 0)
+			return fd;
+		if (flock(fd, LOCK_EX) < 0 || fstat(fd, &a) < 0)
+			r = -errno;
+		else if ((fd2 = open_file(mg, p, O_RDONLY)) < 0)
+			r = fd2;
+		else {
+			r = fstat(fd2, &b) < 0 ? -errno : 0;
+			close(fd2);
+			if (r == 0 && a.st_ino == b.st_ino && a.st_dev == b.st_dev)
+				return fd;
+			r = r ? r : -EAGAIN;
+		}
+		close(fd);
+		if (r != -EAGAIN)
+			return r;
+	}
+	return -EAGAIN;
+}
+
 static int g_assign(struct rdt_writer *w, const char *name, unsigned ev)
 {
 	struct guard *g = (struct guard *)w;
@@ -513,15 +546,10 @@ static int g_assign(struct rdt_writer *w, const char *name, unsigned ev)
 	if ((mg = open_mg(g)) < 0)
 		return mg;
 	snprintf(p, sizeof p, "%s/mbm_L3_assignments", name);
-	fd = open_file(mg, p, O_WRONLY);
+	fd = g->simulated ? open_locked(mg, p) : open_file(mg, p, O_WRONLY);
 	close(mg);
 	if (fd < 0)
 		return fd;
-	if (g->simulated && ftruncate(fd, 0) < 0) {
-		r = -errno;
-		close(fd);
-		return r;
-	}
 	n = snprintf(buf, sizeof buf, "%s:*=e\n", assign_ev[ev]);
 	r = write(fd, buf, (size_t)n) == n ? 0 : -errno;
 	if (close(fd) < 0 && r == 0)
@@ -634,7 +662,7 @@ static const int allowed_calls[] = {
 	__NR_openat2,
 #endif
 	__NR_mkdirat, __NR_unlinkat, __NR_fstatfs, __NR_newfstatat,
-	__NR_fstat, __NR_getdents64, __NR_fcntl, __NR_lseek, __NR_ftruncate,
+	__NR_fstat, __NR_getdents64, __NR_fcntl, __NR_lseek, __NR_flock,
 #ifdef __NR_statx
 	__NR_statx,
 #endif

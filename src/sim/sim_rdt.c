@@ -36,6 +36,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <sys/file.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -870,6 +871,28 @@ static int take_assignments(struct srdt *k, unsigned gi)
 	return 0;
 }
 
+/*
+ * The lock a request to group gi's mbm_L3_assignments is appended under
+ * (resctrl_priv.c, g_assign()), held from take_assignments() to
+ * write_assignments(): a request made between the two would be written
+ * over.  An fd to close, or -1 (no ABMC, no file).
+ */
+static int lock_assignments(struct srdt *k, unsigned gi)
+{
+	char gd[PATH_MAX], p[PATH_MAX];
+	int fd;
+
+	if (!k->w->rdt.abmc || group_dir(k, &k->g[gi], gd) < 0 ||
+	    pathf(p, "%s/mbm_L3_assignments", gd) < 0 ||
+	    (fd = open(p, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	if (flock(fd, LOCK_EX) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 static int write_assignments(struct srdt *k, unsigned gi)
 {
 	const struct sgroup *g = &k->g[gi];
@@ -1027,8 +1050,12 @@ int srdt_sync(struct srdt *k, double t)
 	for (unsigned j = 0; j < k->ng; j++) {
 		if (!k->g[j].live)
 			continue;
+		int lk = lock_assignments(k, j);
+
 		if ((r = take_assignments(k, j)) < 0 ||
 		    (r = write_values(k, j)) < 0 || (r = write_assignments(k, j)) < 0) {
+			if (lk >= 0)
+				close(lk);
 			/* a group someone removed since the look above (a
 			 * workload's too: another tool may rmdir any group):
 			 * the next sync removes it */
@@ -1036,6 +1063,8 @@ int srdt_sync(struct srdt *k, double t)
 				continue;
 			return r;
 		}
+		if (lk >= 0)
+			close(lk);
 	}
 	return write_available(k);
 }

@@ -368,9 +368,11 @@ static void abmc(void)
 	snprintf(p, sizeof p, "%s/info/L3_MON/mbm_assign_mode", rdt);
 	put(p, "[mbm_event]\ndefault\n");
 	rdt_own_pass(o);
-	is_str(slurp(asg), "mbm_total_bytes:*=e\n",
+	is_str(slurp(asg), "mbm_total_bytes:0=_;1=_\n"
+	       "mbm_local_bytes:0=_;1=_\nmbm_total_bytes:*=e\n",
 	       "mbm_event mode, one counter free in every domain (0=1;1=3): "
-	       "a's total asked for, in every domain");
+	       "a's total asked for, in every domain (appended: the simulated "
+	       "tree's file)");
 	snprintf(p, sizeof p, "%s/mon_groups/%s/mbm_L3_assignments", rdt, nb);
 	is_str(slurp(p), unassigned, "b (later in path order) nothing: the "
 	       "least domain had one");
@@ -399,6 +401,23 @@ static void abmc(void)
 	else
 		like(page(o, &b), "result=\"assigned\"} 3", "root writes a 0444 file: two more");
 	chmod(p, 0644);
+	/* two free in every domain: both of a's events asked for in one
+	 * pass, and both requests kept until the tree's next sync (each
+	 * replaced the one before it once: the first was never done, and
+	 * asked for again - resctrl_abmc.sh 11 read 3 assigned for 2) */
+	snprintf(p, sizeof p, "%s/info/L3_MON/available_mbm_cntrs", rdt);
+	put(p, "0=2;1=2\n");
+	put(asg, unassigned);
+	rdt_own_pass(o);
+	is_str(slurp(asg), "mbm_total_bytes:0=_;1=_\nmbm_local_bytes:0=_;1=_\n"
+	       "mbm_total_bytes:*=e\nmbm_local_bytes:*=e\n",
+	       "two requests in one pass: both kept for the tree's sync");
+	page(o, &b);
+	rdt_own_pass(o);
+	is_str(slurp(asg), "mbm_total_bytes:0=_;1=_\nmbm_local_bytes:0=_;1=_\n"
+	       "mbm_total_bytes:*=e\nmbm_local_bytes:*=e\n",
+	       "a pass before the sync asks for neither again (the last line "
+	       "of an event holds)");
 	rdt_own_free(o);
 	snprintf(p, sizeof p, "rm -rf %s/info", rdt);
 	if (system(p) != 0)
@@ -445,7 +464,9 @@ static void helper(void)
 	snprintf(p, sizeof p, "%s/mon_groups/%s/mbm_L3_assignments", rdt, nh);
 	put(p, "mbm_total_bytes:0=_\nmbm_local_bytes:0=_\n");
 	is_int(w->assign(w, nh, 1), 0, "a counter for ours");
-	is_str(slurp(p), "mbm_local_bytes:*=e\n", "written as the kernel takes it");
+	is_str(slurp(p), "mbm_total_bytes:0=_\nmbm_local_bytes:0=_\n"
+	       "mbm_local_bytes:*=e\n", "appended after the state (a "
+	       "simulated tree)");
 	is_int(w->rmgroup(w, nh), 0, "remove ours");
 	ok(exists("mon_groups/cadvisor-x/tasks"), "another tool's group untouched");
 	snprintf(p, sizeof p, "/proc/%d/status", (int)pid);

@@ -423,7 +423,23 @@ static void test_amd(void)
 		       "mbm_total_bytes:0=e;1=e;2=e;3=e;4=e;5=e;6=e;7=e\n"
 		       "mbm_local_bytes:0=_;1=_;2=_;3=_;4=_;5=_;6=_;7=_",
 		       "a's assignments");
+		/* two requests appended after the state before a sync (as the
+		 * uid-0 helper appends them: resctrl_priv.c g_assign()): both
+		 * taken, in order */
 		char p[600];
+		FILE *f;
+
+		snprintf(p, sizeof(p), "%s/sys/fs/resctrl/a/mbm_L3_assignments", d);
+		if ((f = fopen(p, "a"))) {
+			fputs("mbm_total_bytes:*=_\nmbm_local_bytes:*=e\n", f);
+			fclose(f);
+		}
+		srdt_sync(k, 3);
+		is_str(val(d, "a/mbm_L3_assignments"),
+		       "mbm_total_bytes:0=_;1=_;2=_;3=_;4=_;5=_;6=_;7=_\n"
+		       "mbm_local_bytes:0=e;1=e;2=e;3=e;4=e;5=e;6=e;7=e",
+		       "two requests between syncs: both taken (total freed, "
+		       "then local assigned)");
 		snprintf(p, sizeof(p), "%s/sys/devices/system/cpu/cpu10/cache/index3/id", d);
 		is_str(slurp(p), "5", "CPU 10 (socket 1, core 2) is in L3 5");
 		is_int(rdt_l3_socket(strcat(strcpy(p, d), "/sys"), 5), 1,
