@@ -212,8 +212,16 @@ UNCORED_API unsigned uncored_counts_nsockets(const struct uncored_counts *c);
  */
 UNCORED_API double uncored_counts_value(const struct uncored_counts *c,
 					size_t i, int socket);
-/* How long event i has been enabled (claimed) and running (counting on a
- * counter) until the reading, in ns; equal unless it was multiplexed. */
+/*
+ * How long event i has been enabled (claimed) and running (counting on a
+ * counter) until the reading, in ns.  Running is the time its counters
+ * counted: multiplexed out it is not, and on the direct backend neither
+ * are the moments each daemon tick holds the counters frozen to read
+ * them (microseconds; milliseconds on a loaded machine), so even a
+ * pinned claim's running falls a little short of enabled, and
+ * uncored_counts_value() estimates that time too.  Equal for an event of
+ * a free-running counter, which never stops.
+ */
 UNCORED_API uint64_t uncored_counts_enabled_ns(const struct uncored_counts *c,
 					       size_t i);
 UNCORED_API uint64_t uncored_counts_running_ns(const struct uncored_counts *c,
@@ -269,7 +277,10 @@ UNCORED_API int uncored_region_end(struct uncored *u, const char *name);
  * Writes u's regions (NULL: the default connection's) to f as a table:
  * name, calls, the time in the code, and per event and socket the time
  * the counts cover, the count, the rate per second and the share of the
- * time it ran; derived metrics (DRAM bytes, LLC lookups and misses) by
+ * time it ran, marked "?" (window_uncertain) where the time its counters
+ * counted is known to no better than 1 % (the daemon's ticks held up
+ * inside the writes that stop and start them: the rate is good to that
+ * much, said under the table); derived metrics (DRAM bytes, LLC lookups and misses) by
  * their family names in doc/metrics.md; what a reading costs and the
  * shortest region worth measuring.  UNCORED_REPORT_FORMAT=csv or json
  * gives it for programs (uncored_read(3) has the fields).  With

@@ -92,7 +92,10 @@ struct claim {
 	/* the sampler's results after its last tick */
 	bool running;		/* counts in the current interval */
 	int ctr[CLAIM_MAX_EVENTS];	/* counter per event, -1: none */
-	uint64_t enabled_ns, running_ns;
+	/* struct group's: running is the time its counters that the
+	 * freeze stops counted (each tick's frozen time left out), give
+	 * or take running_err; live_running the wall time it ran */
+	uint64_t enabled_ns, running_ns, live_running_ns, running_err_ns;
 	struct claim_series *ser;	/* the series, in mux_slots() order */
 	unsigned ns;
 	bool gone;		/* released or expired; freed when unused */

@@ -693,6 +693,8 @@ static void make_groups(const struct sampler *s, const struct program *np,
 		if (g == 0 && s->nbase) {
 			x->enabled_ns = s->base[0].enabled_ns;
 			x->running_ns = s->base[0].running_ns;
+			x->live_running_ns = s->base[0].live_running_ns;
+			x->running_err_ns = s->base[0].running_err_ns;
 			x->seen = s->base[0].seen;
 		}
 		x->sg = (struct sched_group){ .ev = np->ev + e0, .nev = x->nev,
@@ -915,6 +917,8 @@ static void give_claims(struct sampler *s)
 			cl->ctr[e] = g->sg.ctr[e];
 		cl->enabled_ns = g->enabled_ns;
 		cl->running_ns = g->running_ns;
+		cl->live_running_ns = g->live_running_ns;
+		cl->running_err_ns = g->running_err_ns;
 		for (unsigned k = 0; k < cl->ns && k < g->ns; k++) {
 			cl->ser[k].raw = g->gs[k].raw;
 			cl->ser[k].est = g->gs[k].est;
@@ -1224,9 +1228,16 @@ static void tick_read(struct sampler *s, struct tick *tk)
 	tk->counted_ns = tk->froze ? pmu_counted_ns(s->pmu) : 0;
 	tk->counted_err_ns = tk->froze ? pmu_counted_err_ns(s->pmu) : 0;
 	tk->uncertain = tk->froze && pmu_window_uncertain(s->pmu);
-	mux_charge(&s->mux, tk->run_ns, s->yielded);
+	/* the groups' running time: the window the frozen counters
+	 * counted, not the wall time between reads (pmu_stopped_*()) */
+	mux_charge(&s->mux, tk->run_ns,
+		   tk->froze ? pmu_stopped_counted_ns(s->pmu) : 0,
+		   tk->froze ? pmu_stopped_counted_err_ns(s->pmu) : 0,
+		   s->yielded);
 	s->st.base_enabled_ns = s->base[0].enabled_ns;
-	s->st.base_running_ns = s->base[0].running_ns;
+	/* the wall time it ran: uncored_baseline_running_ratio says how
+	 * much claims multiplexed it out, not how long ticks froze it */
+	s->st.base_running_ns = s->base[0].live_running_ns;
 	mux_read_live(&s->mux, tk->global_hit, s->yielded, tk->run_ns,
 		      tk->delta, tk->invalid);
 	mux_read_counters(&s->mux, tk->global_hit, s->yielded, tk->run_ns,
@@ -1699,6 +1710,8 @@ static int hook_read_now(void *arg, struct claim *cl)
 	if (r == 0) {
 		cl->enabled_ns = rd.enabled_ns;
 		cl->running_ns = rd.running_ns;
+		cl->live_running_ns = rd.live_running_ns;
+		cl->running_err_ns = rd.running_err_ns;
 		cl->running = rd.running;
 		for (unsigned e = 0; e < cl->nev && e < MUX_SNAP_MAX_EVENTS; e++)
 			cl->ctr[e] = rd.ctr[e];

@@ -498,6 +498,13 @@ static int one_event(struct json_object *eo, struct lproto_event *e,
 			 "sockets");
 		return -EPROTO;
 	}
+	e->running_err_ns = 0;		/* optional: older daemons */
+	if (jget(eo, "time_running_err_ns") &&
+	    !ju64(eo, "time_running_err_ns", &e->running_err_ns)) {
+		snprintf(why, whylen, "an event whose time_running_err_ns is "
+			 "not a count of ns");
+		return -EPROTO;
+	}
 	ns = json_object_array_length(socks);
 	if (!ns || ns > MAX_SOCKETS || (*nsockets && ns != *nsockets)) {
 		snprintf(why, whylen, "%zu sockets in an event", ns);

@@ -38,6 +38,8 @@ struct rser {
 	double scaled;		/* sum of count x enabled / running */
 	uint64_t raw;		/* sum of the counts */
 	uint64_t en, run;	/* sums of the enabled and running ns */
+	uint64_t run_err;	/* how far run can be off (the daemon's
+				   time_running_err_ns) */
 	uint64_t blind;		/* windows in which it never ran */
 	uint64_t cut;		/* windows its claim's loss cut short */
 };
@@ -331,6 +333,10 @@ static int add_claim(struct region *r, const char *id,
 		const struct lproto_event *x = &a->ev[i], *y = &b->ev[i];
 		uint64_t en = y->enabled_ns - x->enabled_ns;
 		uint64_t run = y->running_ns - x->running_ns;
+		/* the error of the windows between the readings, the one
+		 * each reading fell in counted once (mux_snap_read()) */
+		uint64_t err = y->running_err_ns > x->running_err_ns
+			       ? y->running_err_ns - x->running_err_ns : 0;
 
 		for (unsigned s = 0; s < a->nsockets; s++) {
 			struct rser *q = series_of(r, id, y, s);
@@ -341,6 +347,7 @@ static int add_claim(struct region *r, const char *id,
 			q->raw += d;
 			q->en += en;
 			q->run += run;
+			q->run_err += err;
 			q->cut += cut;
 			if (run)
 				q->scaled += (double)d * (double)en / (double)run;
@@ -453,9 +460,13 @@ UNCORED_API int uncored_region_end(struct uncored *u, const char *name)
  * without "_total": a region's count is not a running total.
  */
 
-/* What the report says of one series: NaN where it never ran. */
+/* What the report says of one series: NaN where it never ran.
+ * uncertain: the time it counted is known to no better than 1 % (the
+ * daemon's ticks held up inside the writes that freeze and unfreeze the
+ * counters), err its relative error then. */
 struct rowv {
-	double count, rate, window_s, ran;
+	double count, rate, window_s, ran, err;
+	bool uncertain;
 };
 
 static struct rowv row_values(const struct region *r, const struct rser *q)
@@ -467,6 +478,8 @@ static struct rowv row_values(const struct region *r, const struct rser *q)
 	v.rate = q->en && !isnan(v.count) ? q->scaled * 1e9 / (double)q->en
 		 : NAN;
 	v.ran = q->en ? (double)q->run / (double)q->en : NAN;
+	v.err = q->run ? (double)q->run_err / (double)q->run : 0;
+	v.uncertain = q->run && q->run_err > q->run / 100;
 	return v;
 }
 
@@ -556,6 +569,7 @@ static void report_table(FILE *f, const struct uncored *u,
 	int wn = 6, we = 5;
 	char name[LIB_ID_MAX + 140];
 	bool anycut = false;
+	double worst = 0;	/* the largest error of a row marked ? */
 
 	for (size_t i = 0; i < g->n; i++) {
 		if (!g->r[i].windows)
@@ -586,9 +600,13 @@ static void report_table(FILE *f, const struct uncored *u,
 		for (size_t k = 0; k < r->n; k++) {
 			const struct rser *q = &r->s[k];
 			struct rowv v = row_values(r, q);
-			const char *mark = q->cut ? " *" : "";
+			const char *mark = q->cut && v.uncertain ? " * ?"
+					   : q->cut ? " *" : v.uncertain ? " ?"
+					   : "";
 
 			anycut |= q->cut > 0;
+			if (v.uncertain && v.err > worst)
+				worst = v.err;
 			snprintf(name, sizeof(name), "%s%s%s", prefix ? q->claim
 				 : "", prefix ? "/" : "", q->event);
 			table_row(f, r, first, wn, we, name, q->socket, &v, mark);
@@ -609,6 +627,12 @@ static void report_table(FILE *f, const struct uncored *u,
 			"%.0f us); regions shorter than %.2g ms are counted over "
 			"a window more than 1%% longer than the code\n",
 			extra_us(g), read_us(u), extra_us(g) * 100 / 1e3);
+	if (worst > 0)
+		fprintf(f, "? the time these counts cover is known to within "
+			"more than 1%% (up to %.1f%% here): the daemon's ticks "
+			"were held up inside the writes that stop and start the "
+			"counters, and the rates are good to that much\n",
+			100.0 * worst);
 	for (size_t i = 0; anycut && i < u->ncl; i++)
 		if (u->cl[i].lost)
 			fprintf(f, "* claim %s (%s) was lost (%s): its rows count "
@@ -620,7 +644,7 @@ static void report_table(FILE *f, const struct uncored *u,
 static void report_csv(FILE *f, const struct regions *g)
 {
 	fprintf(f, "region,calls,code_s,claim,event,socket,window_s,count,raw,"
-		"rate_per_s,running_share,lost\n");
+		"rate_per_s,running_share,lost,window_uncertain\n");
 	for (size_t i = 0; i < g->n; i++) {
 		const struct region *r = &g->r[i];
 
@@ -633,19 +657,20 @@ static void report_csv(FILE *f, const struct regions *g)
 			for (const char *c = r->name; *c; c++)
 				fprintf(f, *c == '"' ? "\"\"" : "%c", *c);
 			fprintf(f, "\",%" PRIu64 ",%.9f,%s,%s,%u,%.9f,%.0f,%" PRIu64
-				",%.6g,%.4f,%s\n", r->calls, (double)r->code_ns /
+				",%.6g,%.4f,%s,%s\n", r->calls, (double)r->code_ns /
 				1e9, q->claim, q->event, q->socket, v.window_s,
-				v.count, q->raw, v.rate, v.ran, q->cut ? "yes" : "no");
+				v.count, q->raw, v.rate, v.ran, q->cut ? "yes" : "no",
+				v.uncertain ? "yes" : "no");
 			if (!q->family)
 				continue;
 			fputc('"', f);
 			for (const char *c = r->name; *c; c++)
 				fprintf(f, *c == '"' ? "\"\"" : "%c", *c);
 			fprintf(f, "\",%" PRIu64 ",%.9f,%s,%s,%u,%.9f,%.0f,,%.6g,"
-				"%.4f,%s\n", r->calls, (double)r->code_ns / 1e9,
+				"%.4f,%s,%s\n", r->calls, (double)r->code_ns / 1e9,
 				q->claim, q->family, q->socket, v.window_s,
 				v.count * q->scale, v.rate * q->scale, v.ran,
-				q->cut ? "yes" : "no");
+				q->cut ? "yes" : "no", v.uncertain ? "yes" : "no");
 		}
 	}
 }
@@ -709,6 +734,10 @@ static int report_json(FILE *f, const struct uncored *u,
 			json_object_object_add(e, "rate_per_s", jnum(v.rate));
 			json_object_object_add(e, "running_share", jnum(v.ran));
 			json_object_object_add(e, "lost", json_object_new_boolean(q->cut > 0));
+			json_object_object_add(e, "running_err_s",
+					       json_object_new_double((double)q->run_err / 1e9));
+			json_object_object_add(e, "window_uncertain",
+					       json_object_new_boolean(v.uncertain));
 			json_object_array_add(evs, e);
 			if (!q->family)
 				continue;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "base/clock.h"
 #include "mux.h"
 
 
@@ -223,7 +224,8 @@ void mux_begin(struct mux *m)
 	m->jumps = 0;
 }
 
-void mux_charge(struct mux *m, uint64_t run_ns, bool yielded)
+void mux_charge(struct mux *m, uint64_t run_ns, uint64_t counted_ns,
+		uint64_t counted_err_ns, bool yielded)
 {
 	for (unsigned i = 0; i < m->ng; i++) {
 		struct group *g = m->g[i];
@@ -232,18 +234,27 @@ void mux_charge(struct mux *m, uint64_t run_ns, bool yielded)
 		 * before it existed (or before its first readings) is not
 		 * charged to it. */
 		g->counted = g->was_running && !yielded;
+		g->ran_ns = 0;
 		if (!g->seen) {
 			g->seen = true;
 			continue;
 		}
 		/* a pinned group started within the interval: from then */
 		uint64_t ns = run_ns > g->late_ns ? run_ns - g->late_ns : 0;
+		/* its frozen counters: from then to the freeze */
+		uint64_t ran = !counted_ns ? ns : counted_ns > g->late_run_ns
+			       ? counted_ns - g->late_run_ns : 0;
 
 		g->late_ns = 0;
+		g->late_run_ns = 0;
 		g->enabled_ns += ns;
 		g->since_ns += ns;
-		if (g->counted)
-			g->running_ns += ns;
+		if (g->counted) {
+			g->ran_ns = ran;
+			g->running_ns += ran;
+			g->live_running_ns += ns;
+			g->running_err_ns += counted_ns ? counted_err_ns : 0;
+		}
 		/* the baseline's groups in turn are served by intervals
 		 * (mux_schedule()) */
 		uint64_t w = i > 0 && i < m->nbase ? MUX_SERVICE_TICK : ns;
@@ -448,9 +459,14 @@ static void read_group(struct mux *m, struct group *g, bool live,
 				invalid[b / 64] |= 1ull << (b % 64);
 			continue;
 		}
+		/* the time the counter counted: a free-running one or one
+		 * the freeze does not stop the wall time, the others their
+		 * group's counting window (mux_charge()); the time its
+		 * delta stands for: since the group last counted */
 		d = account(m, &g->gs[k], sl, &g->ev[g->sev[k]],
 			    !sl->freerun && (disturbed || unverified(m, sl)),
-			    run_ns, sl->freerun ? run_ns : g->since_ns);
+			    sl->freerun || sl->live ? run_ns : g->ran_ns,
+			    sl->freerun ? run_ns : g->since_ns);
 		if (delta) {
 			delta[b] = d < 0 ? 0 : (uint64_t)d;
 			if (d < 0)
@@ -759,6 +775,8 @@ struct mux_snap *mux_snapshot(const struct mux *m, uint64_t t_read,
 	sn->size = size;
 	sn->gen = 0;
 	sn->t_read = t_read;
+	sn->t_run = pmu_window_start(m->pmu);
+	sn->t_run_err = pmu_window_start_err(m->pmu);
 	sn->ng = ng;
 	p = (char *)(sn + 1);
 	sn->g = (struct mux_snap_grp *)p;
@@ -775,7 +793,10 @@ struct mux_snap *mux_snapshot(const struct mux *m, uint64_t t_read,
 		*sg = (struct mux_snap_grp){
 			.key = g->key, .enabled_ns = g->enabled_ns,
 			.running_ns = g->running_ns, .since_ns = g->since_ns,
-			.late_ns = g->late_ns, .running = g->was_running,
+			.late_ns = g->late_ns, .late_run_ns = g->late_run_ns,
+			.live_running_ns = g->live_running_ns,
+			.running_err_ns = g->running_err_ns,
+			.running = g->was_running,
 			.seen = g->seen, .first = k, .ns = g->ns, .nev = g->nev,
 		};
 		for (unsigned e = 0; e < g->nev; e++)
@@ -801,16 +822,17 @@ static int cmp_snap_key(const void *key, const void *elem)
 	return k < e ? -1 : k > e;
 }
 
-/* Series k of group g brought to now, el ns after its last reading, from
- * the counter value raw (err: its read error). */
+/* Series k of group g brought to now, el ns after its last reading (of
+ * which its frozen counters counted el_run), from the counter value raw
+ * (err: its read error). */
 static void snap_series_now(const struct mux_snap *sn,
 			    const struct mux_snap_grp *g, unsigned k,
-			    uint64_t el, uint64_t raw, int err,
+			    uint64_t el, uint64_t el_run, uint64_t raw, int err,
 			    struct mux_now *v, unsigned *nerr)
 {
 	const struct mux_snap_ser *ss = &sn->ser[g->first + k];
 	const struct pmu_slot *sl = &sn->slot[g->first + k];
-	uint64_t d, stands;
+	uint64_t d, stands, ran = sl->freerun || sl->live ? el : el_run;
 
 	*v = (struct mux_now){ .raw = ss->raw, .est = ss->est };
 	if ((!sl->freerun && !g->running) || !ss->have_last || !sl->width)
@@ -824,8 +846,8 @@ static void snap_series_now(const struct mux_snap *sn,
 	 * group last counted (free-running: only the time it ran) */
 	stands = sl->freerun ? el : g->since_ns + el;
 	v->raw += d;
-	v->est += el && stands > el
-		  ? (uint64_t)((unsigned __int128)d * stands / el) : d;
+	v->est += ran && stands > ran
+		  ? (uint64_t)((unsigned __int128)d * stands / ran) : d;
 	v->up = true;
 }
 
@@ -836,7 +858,7 @@ int mux_snap_read(struct pmu *pmu, const struct mux_snap *sn, uint64_t key,
 	const struct mux_snap_grp *g = sn->ng ? bsearch(&key, sn->g, sn->ng,
 						  sizeof(*sn->g), cmp_snap_key)
 					      : NULL;
-	uint64_t since = now > sn->t_read ? now - sn->t_read : 0, el;
+	uint64_t since = now > sn->t_read ? now - sn->t_read : 0, el, el_run;
 	uint64_t *raw;
 	int *err;
 
@@ -850,9 +872,20 @@ int mux_snap_read(struct pmu *pmu, const struct mux_snap *sn, uint64_t key,
 		return -ENOMEM;
 	}
 	el = g->seen && since > g->late_ns ? since - g->late_ns : 0;
+	el_run = el;
+	if (g->seen && sn->t_run) {
+		/* its frozen counters count from the unfreeze on */
+		uint64_t w = now > sn->t_run ? now - sn->t_run : 0;
+
+		el_run = w > g->late_run_ns ? w - g->late_run_ns : 0;
+	}
 	out->enabled_ns = g->enabled_ns + el;
 	out->running = g->running;
-	out->running_ns = g->running_ns + (g->running ? el : 0);
+	out->running_ns = g->running_ns + (g->running ? el_run : 0);
+	out->live_running_ns = g->live_running_ns + (g->running ? el : 0);
+	/* the window's start, if the group ran since it opened */
+	out->running_err_ns = g->running_err_ns +
+		(g->running && sn->t_run && !g->late_run_ns ? sn->t_run_err : 0);
 	for (unsigned e = 0; e < MUX_SNAP_MAX_EVENTS; e++)
 		out->ctr[e] = e < g->nev ? g->ctr[e] : -1;
 	out->ns = g->ns < nv ? g->ns : nv;
@@ -869,7 +902,8 @@ int mux_snap_read(struct pmu *pmu, const struct mux_snap *sn, uint64_t key,
 					     &raw[k], &err[k]);
 	}
 	for (unsigned k = 0; k < out->ns; k++)
-		snap_series_now(sn, g, k, el, raw[k], err[k], &v[k], &out->nerr);
+		snap_series_now(sn, g, k, el, el_run, raw[k], err[k], &v[k],
+				&out->nerr);
 	free(raw);
 	free(err);
 	return 0;
@@ -1004,6 +1038,7 @@ int mux_start_now(struct mux *m, const struct mux_spec *sp,
 	int ctr[SCHED_MAX_EVENTS];
 	struct mux_spec now = *sp;
 	struct group *g;
+	uint64_t ws, now_ns;
 	char why[160];
 	int r, fits;
 
@@ -1039,6 +1074,9 @@ int mux_start_now(struct mux *m, const struct mux_spec *sp,
 	 * false at the next tick */
 	g->seen = true;
 	g->late_ns = since_ns;
+	ws = pmu_window_start(m->pmu);
+	now_ns = clock_mono(m->pmu->clk);
+	g->late_run_ns = ws && now_ns > ws ? now_ns - ws : since_ns;
 	g->was_running = fits == 0;
 	g->sg.selected = fits == 0;
 	if (placed && fits == 0)

@@ -76,7 +76,18 @@ struct group {
 	uint64_t since_ns;	/* enabled time since it last counted */
 	uint64_t late_ns;	/* started this long after the last tick
 				   (mux_start_now()): not charged */
-	uint64_t enabled_ns, running_ns;
+	uint64_t late_run_ns;	/* ... and after the counting window opened
+				   (pmu_window_start()) */
+	uint64_t ran_ns;	/* how long its counters that the freeze
+				   stops counted in the interval just ended
+				   (mux_charge()) */
+	/* enabled: the wall time it was wanted; running: the time its
+	 * counters that the freeze stops counted (the sum of the counting
+	 * windows it ran in, the frozen time of every tick left out);
+	 * live_running: the wall time it ran, which the counters the
+	 * freeze does not stop counted; running_err: how far running can
+	 * be off (the windows' pmu_counted_err_ns()) */
+	uint64_t enabled_ns, running_ns, live_running_ns, running_err_ns;
 	/* Its service, for least-served-first (mux_schedule()): the
 	 * enabled and running time of the recent intervals, each older
 	 * interval weighing 1/MUX_SERVICE_DECAY less (an exponential window
@@ -108,6 +119,7 @@ struct mux_spec {
 struct mux_snap_grp {
 	uint64_t key;
 	uint64_t enabled_ns, running_ns, since_ns, late_ns;
+	uint64_t late_run_ns, live_running_ns, running_err_ns;
 	bool running, seen;
 	unsigned first, ns, nev;	/* its series: [first, first + ns) */
 	int ctr[MUX_SNAP_MAX_EVENTS];
@@ -124,6 +136,11 @@ struct mux_snap {
 	atomic_int refs;
 	uint64_t gen;		/* the sampler's: which tick it follows */
 	uint64_t t_read;	/* when that tick read the counters */
+	uint64_t t_run;		/* when the counters the freeze stops
+				   started counting again, and give or
+				   take (pmu_window_start()); 0: nothing
+				   stops them, or unknown */
+	uint64_t t_run_err;
 	unsigned ng;
 	size_t size;		/* bytes allocated (mux_snapshot()'s reuse) */
 	struct mux_snap_grp *g;	/* ascending key */
@@ -140,7 +157,8 @@ struct mux_now {
 
 /* A group read now: its times, and its series in slot order. */
 struct mux_reading {
-	uint64_t enabled_ns, running_ns;	/* to now */
+	uint64_t enabled_ns, running_ns;	/* to now (struct group) */
+	uint64_t live_running_ns, running_err_ns;
 	bool running;		/* counting in the current interval */
 	int ctr[MUX_SNAP_MAX_EVENTS];	/* its last placement per event (as
 					   struct claim.ctr), -1: none */
@@ -277,11 +295,18 @@ int mux_sync(struct mux *m, const struct mux_spec *sp, unsigned n);
 /* Starts a tick: forgets the last tick's reads and jumps. */
 void mux_begin(struct mux *m);
 /*
- * Advances every group's clock by run_ns (not a group's first tick):
- * enabled always, running if it counted and the PMU was not yielded
- * (struct group.counted).
+ * Advances every group's clock by run_ns, the wall time between two
+ * ticks' reads (not a group's first tick): enabled always; if it counted
+ * and the PMU was not yielded (struct group.counted), running by the
+ * time the counters that the freeze stops counted, counted_ns (give or
+ * take counted_err_ns; 0: they count all the time, as on the perf
+ * backend, or it is unknown: run_ns), and live_running by run_ns.  A
+ * freeze held up 20 ms in a 100 ms tick leaves 80 ms of counts: time
+ * running is those 80 ms, so that count x enabled / running is the
+ * estimate over the whole interval.
  */
-void mux_charge(struct mux *m, uint64_t run_ns, bool yielded);
+void mux_charge(struct mux *m, uint64_t run_ns, uint64_t counted_ns,
+		uint64_t counted_err_ns, bool yielded);
 /*
  * Reads and accounts every group's counters that the freeze does not
  * stop (pmu_slot.live: free-running counters, snbep's UBox), right after
@@ -316,7 +341,8 @@ void mux_own_windows(struct mux *m, uint64_t run_ns, uint64_t counted_ns,
  */
 void mux_schedule(struct mux *m, bool force);
 /* The claims' groups as they are now (refs = 1), t_read: when this tick
- * read the counters.  reuse: a snapshot nobody else holds or can take
+ * read the counters (and, from the pmu, when they started counting
+ * again: pmu_window_start()).  reuse: a snapshot nobody else holds or can take
  * (unpublished, refs 1) or NULL; it is consumed - filled again and
  * returned when large enough, else freed - so a tick need not allocate.
  * NULL on ENOMEM. */

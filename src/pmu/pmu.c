@@ -258,6 +258,7 @@ int pmu_enable(struct pmu *p, bool on)
 	t1 = clock_mono(p->clk);
 	/* rounded up: an odd ns of the write is not lost */
 	half = t1 > t0 ? (t1 - t0 + 1) / 2 : 0;
+	p->stops = w == PMU_WINDOW_EDGES;
 	if (w == PMU_WINDOW_EDGES) {
 		stamp(p, on, t0 + (t1 - t0) / 2, half);
 	} else if (w == PMU_WINDOW_READS) {
@@ -283,6 +284,26 @@ bool pmu_window_uncertain(const struct pmu *p)
 {
 	/* err / counted > 1 %, in integers */
 	return p->counted_ns && p->counted_err_ns > p->counted_ns / 100;
+}
+
+uint64_t pmu_stopped_counted_ns(const struct pmu *p)
+{
+	return p->stops ? p->counted_ns : 0;
+}
+
+uint64_t pmu_stopped_counted_err_ns(const struct pmu *p)
+{
+	return p->stops && p->counted_ns ? p->counted_err_ns : 0;
+}
+
+uint64_t pmu_window_start(const struct pmu *p)
+{
+	return p->stops ? p->unfrozen_at : 0;
+}
+
+uint64_t pmu_window_start_err(const struct pmu *p)
+{
+	return p->stops && p->unfrozen_at ? p->unfrozen_err : 0;
 }
 
 int pmu_check_global(struct pmu *p, unsigned socket, bool expect_on,

@@ -108,6 +108,8 @@ struct pmu {
 	const struct clock_src *clk;
 	uint64_t unfrozen_at, unfrozen_err;
 	uint64_t counted_ns, counted_err_ns;
+	bool stops;		/* the last pmu_enable()'s window had edges:
+				   the freeze stopped the counters */
 	/* The backend every pmu_*() call below is handed to (struct
 	 * pmu_ops): pmu_direct_ops (pmu_init()) or the perf backend's
 	 * (pmu_init_perf(), pmu_perf.h). */
@@ -318,6 +320,20 @@ uint64_t pmu_counted_err_ns(const struct pmu *p);
 /* Is the last window uncertain beyond 1 % of itself (pmu_counted_err_ns()
  * more than pmu_counted_ns() / 100)?  False when it is unknown. */
 bool pmu_window_uncertain(const struct pmu *p);
+/*
+ * The time the counters that the freeze stops did not count: where they
+ * really stop (the direct backend), pmu_counted_ns() and
+ * pmu_counted_err_ns() of the window the last freeze ended, and the
+ * midpoint of the unfreeze that opened the window now counting, on the
+ * pmu's clock, and half its write (its error); 0 where nothing stops
+ * them (the perf backend: a time between two reads is no time they
+ * missed) or the window is unknown.  A claim's time_running is the sum
+ * of these windows, not the wall time between ticks (mux_charge()).
+ */
+uint64_t pmu_stopped_counted_ns(const struct pmu *p);
+uint64_t pmu_stopped_counted_err_ns(const struct pmu *p);
+uint64_t pmu_window_start(const struct pmu *p);
+uint64_t pmu_window_start_err(const struct pmu *p);
 
 /*
  * The time slot s itself counted between the last two freezes, by the

@@ -363,6 +363,27 @@ static struct json_object *derived_json(const struct platform *pl,
 	return o;
 }
 
+/*
+ * How long event e of cl ran, and how far that can be off (*err): a
+ * free-running counter whenever the claim was enabled, a counter the
+ * freeze does not stop (snbep's UBox) the wall time it ran, the others
+ * the counting windows they ran in, each tick's frozen time left out
+ * (mux_charge()), to within the windows' errors.
+ */
+static uint64_t event_running_ns(const struct pmu *pmu, const struct claim *cl,
+				 unsigned e, uint64_t *err)
+{
+	const struct evspec *ev = &cl->ev[e];
+
+	*err = 0;
+	if (pmu->plat->units[ev->unit]->kind == UNIT_FREERUN)
+		return cl->enabled_ns;
+	if (!plat_unit_freezable(pmu->plat, ev->unit))
+		return cl->live_running_ns;
+	*err = cl->running_err_ns;
+	return cl->running_ns;
+}
+
 /* A claim (a copy from the table) as JSON; state NULL: from the claim. */
 static struct json_object *claim_json(const struct pmu *pmu,
 				      const struct claim *cl, const char *state)
@@ -371,8 +392,8 @@ static struct json_object *claim_json(const struct pmu *pmu,
 	const struct topology *t = pmu->topo;
 	struct json_object *o = json_object_new_object();
 	struct json_object *evs = json_object_new_array();
-	double en = (double)cl->enabled_ns / 1e9;
-	double run = (double)cl->running_ns / 1e9;
+	double en_s = (double)cl->enabled_ns / 1e9;
+	double run_s = (double)cl->running_ns / 1e9;
 
 	json_object_object_add(o, "id", json_object_new_string(cl->id));
 	json_object_object_add(o, "state", json_object_new_string(
@@ -388,13 +409,14 @@ static struct json_object *claim_json(const struct pmu *pmu,
 	json_object_object_add(o, "ttl_s", json_object_new_int((int)cl->ttl_s));
 	json_object_object_add(o, "created_at", iso_time(cl->created_real));
 	json_object_object_add(o, "expires_at", iso_time(cl->expires_real));
-	json_object_object_add(o, "time_enabled_s", jnum_new(en));
-	json_object_object_add(o, "time_running_s", jnum_new(run));
+	json_object_object_add(o, "time_enabled_s", jnum_new(en_s));
+	json_object_object_add(o, "time_running_s", jnum_new(run_s));
 	for (unsigned e = 0; e < cl->nev; e++) {
 		const struct evspec *ev = &cl->ev[e];
 		const struct unit_type *u = pl->units[ev->unit];
 		struct json_object *eo = json_object_new_object();
 		struct json_object *socks = json_object_new_array();
+		uint64_t err, run = event_running_ns(pmu, cl, e, &err);
 
 		json_object_object_add(eo, "event", json_object_new_string(ev->name));
 		json_object_object_add(eo, "unit", json_object_new_string(u->name));
@@ -436,14 +458,13 @@ static struct json_object *claim_json(const struct pmu *pmu,
 			}
 			json_object_object_add(so, "socket", json_object_new_int((int)s));
 			json_object_object_add(so, "count", json_object_new_uint64(raw));
-			/* perf-style estimate: count x enabled / running; free-running
-			 * counters always run */
+			/* perf-style estimate: count x enabled / running, over
+			 * the event's own running time; free-running counters
+			 * always run */
 			json_object_object_add(so, "scaled",
 				u->kind == UNIT_FREERUN ? json_object_new_uint64(raw) :
-				cl->running_ns
-				? jnum_new((double)raw *
-							 (double)cl->enabled_ns /
-							 (double)cl->running_ns)
+				run ? jnum_new((double)raw * (double)cl->enabled_ns /
+					       (double)run)
 				: NULL);
 			json_object_object_add(so, "estimate", json_object_new_uint64(est));
 			if (ev->ev && ev->ev->kernel_scale > 0)
@@ -700,8 +721,7 @@ static struct json_object *event_now_json(const struct pmu *pmu,
 	const struct evspec *ev = &cl->ev[e];
 	const struct unit_type *u = pmu->plat->units[ev->unit];
 	bool fr = u->kind == UNIT_FREERUN;
-	/* a free-running counter counts whenever its claim is enabled */
-	uint64_t run = fr ? cl->enabled_ns : cl->running_ns;
+	uint64_t err, run = event_running_ns(pmu, cl, e, &err);
 	struct json_object *eo = json_object_new_object();
 	struct json_object *socks = json_object_new_array();
 
@@ -713,6 +733,8 @@ static struct json_object *event_now_json(const struct pmu *pmu,
 	json_object_object_add(eo, "time_enabled_ns",
 			       json_object_new_uint64(cl->enabled_ns));
 	json_object_object_add(eo, "time_running_ns", json_object_new_uint64(run));
+	json_object_object_add(eo, "time_running_err_ns",
+			       json_object_new_uint64(err));
 	for (unsigned s = 0; s < pmu->topo->nsockets; s++) {
 		struct json_object *so = json_object_new_object();
 		uint64_t raw = 0, est = 0;
@@ -761,6 +783,8 @@ void api_claims_now(struct claims *c, const char *id, uid_t uid,
 			       json_object_new_uint64(cl.enabled_ns));
 	json_object_object_add(o, "time_running_ns",
 			       json_object_new_uint64(cl.running_ns));
+	json_object_object_add(o, "time_running_err_ns",
+			       json_object_new_uint64(cl.running_err_ns));
 	for (unsigned e2 = 0; e2 < cl.nev; e2++)
 		json_object_array_add(evs, event_now_json(pmu, &cl, e2));
 	json_object_object_add(o, "events", evs);

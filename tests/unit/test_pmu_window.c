@@ -178,6 +178,24 @@ static void test_uncertainty(struct clock_manual *clk)
 	ok(pmu_counted_ns(&p) - pmu_counted_err_ns(&p) <= 100 * MS + 200000,
 	   "direct: the 100.2 ms the counters counted is within it");
 	ok(pmu_window_uncertain(&p), "direct: 2.1 ms of 102.1 is flagged");
+	/* the direct backend's freeze stops the counters: the window is
+	 * the time they did not miss (a claim's time_running) */
+	is_u64(pmu_stopped_counted_ns(&p), pmu_counted_ns(&p),
+	       "direct: the freeze stops the counters: the window is theirs");
+	is_u64(pmu_stopped_counted_err_ns(&p), pmu_counted_err_ns(&p),
+	       "direct: and its error");
+	is_u64(pmu_window_start(&p), 0, "direct: frozen, no window open");
+	{
+		uint64_t t0 = clock_mono(&clk->src);
+
+		write_ns = 4 * MS;
+		pmu_enable(&p, true);
+		is_u64(pmu_window_start(&p), t0 + 2 * MS,
+		       "direct: the open window starts at the unfreeze's midpoint");
+		is_u64(pmu_window_start_err(&p), 2 * MS,
+		       "direct: give or take half its write");
+		pmu_enable(&p, false);
+	}
 
 	/* the next window starts from a fresh unfreeze */
 	write_ns = 0;
@@ -254,6 +272,10 @@ int main(void)
 
 	/* the perf backend's group reads took no time: exact */
 	is_u64(pmu_counted_err_ns(&p), 0, "perf: instant group reads, exact");
+	/* and nothing stops its counters: no time is missed */
+	is_u64(pmu_stopped_counted_ns(&p), 0,
+	       "perf: nothing stops the counters, no window of theirs");
+	is_u64(pmu_window_start(&p), 0, "perf: nor a start of one");
 
 	pmu_release(&p);
 	pmu_free(&p);
