@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -81,6 +82,8 @@ struct ent {
 	char pod[64], ctr[128];
 	enum rdt_own_state state;
 	bool made;			/* the directory is ours now */
+	int lockfd;			/* the group's directory, flock()ed
+					   shared while it is ours; -1 none */
 	bool retrying;			/* made again after a refusal, not yet
 					   seen in the tree: state unchanged */
 	uint64_t retry_at;		/* a refused one tries from this pass */
@@ -108,6 +111,8 @@ struct rdt_own {
 	unsigned unassigned_logged;
 	uint64_t assigns[RDT_ASSIGN_N];
 	struct log_limit refused_log;	/* a cgroup.threads refused */
+	struct log_limit lost_log;	/* a group removed behind us */
+	uint64_t lost;			/* groups found removed behind us */
 };
 
 /* FNV-1a, 64 bits: a stable name for a cgroup path. */
@@ -294,12 +299,131 @@ static void init_ent(struct ent *e, char *cg)
 	rdt_own_name(cg, e->name);
 	rdtcg_k8s_ids(cg, e->pod, e->ctr);
 	e->state = RDT_OWN_PENDING;	/* until tried */
+	e->lockfd = -1;
 }
 
 static void ent_free(struct ent *e)
 {
 	free(e->cgroup);
 	free(e->tids);
+	if (e->lockfd >= 0)
+		close(e->lockfd);
+}
+
+
+/* ---- who holds a group (doc/resctrl.md, decision 27) ----------------- */
+
+/* mon_groups/NAME's directory, opened without following a link; -errno. */
+static int open_group(const struct rdt_own *o, const char *name)
+{
+	char p[PATH_MAX];
+	int fd;
+
+	if (snprintf(p, sizeof p, "%s/mon_groups/%s", o->rdt_root, name) >=
+	    (int)sizeof p)
+		return -ENAMETOOLONG;
+	fd = open(p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK |
+		  O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+/*
+ * Marks e's group as held by a live daemon: a shared flock(2) on its
+ * directory, kept while the group is ours.  Every daemon using the group
+ * holds one; a sweep's exclusive one (sweep()) cannot be had meanwhile,
+ * and the kernel drops it when the process ends, however it ends.
+ * 0 or -errno (-EWOULDBLOCK: another daemon is removing it).
+ */
+static int hold(const struct rdt_own *o, struct ent *e)
+{
+	int fd, r;
+
+	if (e->lockfd >= 0)
+		close(e->lockfd);
+	e->lockfd = -1;
+	if ((fd = open_group(o, e->name)) < 0)
+		return fd;
+	if (flock(fd, LOCK_SH | LOCK_NB) < 0) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	e->lockfd = fd;
+	return 0;
+}
+
+/*
+ * Gives e's group up (why: for the log): removed, unless another live
+ * daemon holds it too (a cgroup both match has one name, decision 18),
+ * which then keeps it.  Returns the writer's answer, or 0 when left or
+ * not there.
+ */
+static int release(struct rdt_own *o, struct ent *e, const char *why)
+{
+	int fd = e->lockfd, r;
+
+	e->lockfd = -1;
+	if (fd < 0)
+		fd = open_group(o, e->name);
+	if (fd == -ENOENT) {	/* gone: the writer forgets it too */
+		o->w->rmgroup(o->w, e->name);
+		return 0;
+	}
+	/* a shared lock becomes exclusive only when no one else has one */
+	if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		log_info("resctrl: mon_groups/%s (cgroup %s) left to another "
+			 "daemon that holds it (%s)", e->name, e->cgroup, why);
+		close(fd);
+		return 0;
+	}
+	r = o->w->rmgroup(o->w, e->name);
+	if (fd >= 0)
+		close(fd);
+	return r;
+}
+
+/*
+ * Was e's group removed behind us (by an administrator, another tool, or
+ * a remount of resctrl, which empties mon_groups/)?  Its directory is
+ * gone, or is another than the one held, or a grouped one has no tasks.
+ * A group not held yet is taken now.
+ */
+static bool lost(const struct rdt_own *o, struct ent *e)
+{
+	char p[PATH_MAX];
+	struct stat now, had;
+
+	snprintf(p, sizeof p, "%s/mon_groups/%s", o->rdt_root, e->name);
+	if (lstat(p, &now) < 0)
+		return errno == ENOENT || errno == ENOTDIR;
+	if (e->lockfd < 0) {
+		hold(o, e);
+		return false;
+	}
+	if (fstat(e->lockfd, &had) == 0 &&
+	    (had.st_ino != now.st_ino || had.st_dev != now.st_dev))
+		return true;
+	snprintf(p, sizeof p, "%s/mon_groups/%s/tasks", o->rdt_root, e->name);
+	return e->state == RDT_OWN_GROUPED && access(p, F_OK) < 0 &&
+	       errno == ENOENT;
+}
+
+/* e's group was removed behind us: made again in this pass (make()),
+ * and its threads written again, as none is in the new one. */
+static void forget(struct rdt_own *o, struct ent *e)
+{
+	log_warnx_limited(&o->lost_log, "resctrl: mon_groups/%s (cgroup %s) "
+			  "was removed behind uncored (another tool, or "
+			  "resctrl remounted): made again", e->name, e->cgroup);
+	if (e->lockfd >= 0)
+		close(e->lockfd);
+	e->lockfd = -1;
+	e->made = false;
+	e->retrying = false;
+	e->state = RDT_OWN_PENDING;
+	free(e->tids);
+	e->tids = NULL;
+	e->ntids = 0;
 }
 
 /*
@@ -387,7 +511,7 @@ static int renew(struct rdt_own *o, char **p, size_t n)
 		if (kept[i])
 			continue;
 		if (o->e[i].made)
-			o->w->rmgroup(o->w, o->e[i].name);
+			release(o, &o->e[i], "its cgroup went away");
 		ent_free(&o->e[i]);
 	}
 	free(kept);
@@ -703,8 +827,10 @@ static void make(struct rdt_own *o, struct ent *e, unsigned *made)
 		close(fd);
 	}
 	r = o->w->mkgroup(o->w, e->name);
-	if (r == 0 || r == -EEXIST) {	/* EEXIST: ours, from before */
+	if (r == 0 || r == -EEXIST) {	/* EEXIST: ours, from before,
+					   or another live daemon's */
 		e->made = true;
+		hold(o, e);	/* failing, lost() tells next pass */
 		e->retrying = refused(e->state);
 		if (!e->retrying)
 			e->state = RDT_OWN_PENDING;
@@ -730,7 +856,12 @@ static int mkdir_error(const struct rdt_own *o, const struct ent *e)
 	return !strncmp(buf, "EBUSY", 5) ? -EBUSY : -ENOSPC;
 }
 
-/* Our names in mon_groups/ that no entry made: leftovers, removed. */
+/*
+ * Our names in mon_groups/ that no entry made and no live daemon holds
+ * (hold()): left by an earlier run or a daemon that crashed, removed.
+ * The exclusive lock is kept through the removal, so a daemon cannot
+ * take the group meanwhile; one another daemon holds is left alone.
+ */
 static void sweep(struct rdt_own *o)
 {
 	char p[PATH_MAX];
@@ -740,11 +871,26 @@ static void sweep(struct rdt_own *o)
 	snprintf(p, sizeof p, "%s/mon_groups", o->rdt_root);
 	if (!(d = opendir(p)))
 		return;
-	while ((de = readdir(d)))
-		if (rdt_own_name_ok(de->d_name) && !by_name(o, de->d_name) &&
-		    o->w->rmgroup(o->w, de->d_name) == 0)
+	while ((de = readdir(d))) {
+		int fd;
+
+		if (!rdt_own_name_ok(de->d_name) || by_name(o, de->d_name))
+			continue;
+		fd = open_group(o, de->d_name);
+		/* not a directory (a link planted): the writer unlinks it */
+		if (fd < 0 && fd != -ELOOP && fd != -ENOTDIR)
+			continue;
+		if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) < 0) {
+			close(fd);	/* a live daemon's */
+			continue;
+		}
+		if (o->w->rmgroup(o->w, de->d_name) == 0)
 			log_info("resctrl: removed %s, left by an earlier run "
-				 "(no matching cgroup now)", de->d_name);
+				 "or a daemon that ended (no live daemon holds "
+				 "it)", de->d_name);
+		if (fd >= 0)
+			close(fd);
+	}
 	closedir(d);
 }
 
@@ -938,6 +1084,7 @@ int rdt_own_pass(struct rdt_own *o)
 	struct found f = { 0 };
 	unsigned made = 0, ns[RDT_OWN_NSTATES] = { 0 }, left;
 	uint64_t moves[RDT_MOVE_N] = { 0 }, asg[RDT_ASSIGN_N] = { 0 };
+	uint64_t nlost = 0;
 	pid_t *held = NULL;
 	size_t nk = 0, nheld = 0;
 	bool abmc;
@@ -967,6 +1114,11 @@ int rdt_own_pass(struct rdt_own *o)
 		if (f.m[i].keep)
 			f.m[i].path = NULL;	/* taken over */
 	for (size_t i = 0; i < o->n; i++)
+		if (o->e[i].made && lost(o, &o->e[i])) {
+			forget(o, &o->e[i]);
+			nlost++;
+		}
+	for (size_t i = 0; i < o->n; i++)
 		made += o->e[i].made;
 	read_held(o, &held, &nheld);
 	/* in path order, so which cgroups go without is reproducible */
@@ -979,7 +1131,7 @@ int rdt_own_pass(struct rdt_own *o)
 			int me = mkdir_error(o, e);
 
 			if (me) {
-				o->w->rmgroup(o->w, e->name);
+				release(o, e, "the tree refused it");
 				e->made = false;
 				made--;
 				refuse(o, e, me);
@@ -990,7 +1142,7 @@ int rdt_own_pass(struct rdt_own *o)
 		}
 		if (e->state == RDT_OWN_GROUPED &&
 		    file_refused(follow(o, e, held, nheld, moves))) {
-			o->w->rmgroup(o->w, e->name);	/* its RMID back */
+			release(o, e, "cgroup.threads refused");  /* its RMID */
 			e->made = false;
 			made--;
 			free(e->tids);
@@ -1014,6 +1166,7 @@ int rdt_own_pass(struct rdt_own *o)
 	for (int i = 0; i < RDT_ASSIGN_N; i++)
 		o->assigns[i] += asg[i];
 	o->unassigned = left;
+	o->lost += nlost;
 	pthread_mutex_unlock(&o->mu);
 	r = f.n + f.over > INT_MAX ? INT_MAX : (int)(f.n + f.over);
 out:
@@ -1071,6 +1224,11 @@ void rdt_own_render(struct prom *w, const struct rdt_own *o)
 
 		prom_sample_u64(w, NULL, l, o->moves[i]);
 	}
+	prom_family(w, "uncore_resctrl_groups_lost_total", PROM_COUNTER, "",
+		    "uncored's monitoring groups found removed behind it (by "
+		    "another tool, or a remount of resctrl), each made again "
+		    "and its threads written again");
+	prom_sample_u64(w, NULL, NULL, o->lost);
 	if (o->abmc) {
 		prom_family(w, "uncore_resctrl_unassigned_events", PROM_GAUGE,
 			    "", "Events (mbm_total_bytes, mbm_local_bytes) of "
@@ -1097,8 +1255,7 @@ void rdt_own_free(struct rdt_own *o)
 	if (!o)
 		return;
 	for (size_t i = 0; i < o->n; i++) {
-		int r = o->e[i].made && o->w ? o->w->rmgroup(o->w, o->e[i].name)
-					     : 0;
+		int r = o->e[i].made && o->w ? release(o, &o->e[i], "stop") : 0;
 
 		if (r < 0 && r != -ENOENT)
 			log_warnx("resctrl: cannot remove mon_groups/%s (cgroup "

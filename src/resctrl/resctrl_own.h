@@ -20,6 +20,10 @@
  *    root (the kernel answers EINVAL): counted, left where it is;
  *  - a thread another tool's MON group of the root holds (listed in its
  *    tasks) is not taken from it: counted, left where it is;
+ *  - a group removed behind the daemon (another tool, a remount) is
+ *    made again, its threads written again; each daemon holds a shared
+ *    flock(2) on its groups' directories, and a leftover is removed
+ *    only under an exclusive one: never a live daemon's group;
  *  - every write goes through a struct rdt_writer, so that after the
  *    privilege drop a separate process may do them (resctrl_priv.h).
  */
@@ -166,7 +170,7 @@ bool rdt_own_labels(const struct rdt_own *o, const char *group,
 		    char *cgroup, size_t ncg, char pod[64], char ctr[128]);
 
 /* uncore_resctrl_cgroups{state}, uncore_resctrl_task_moves_total{result},
- * and with ABMC uncore_resctrl_unassigned_events and
+ * uncore_resctrl_groups_lost_total, and with ABMC uncore_resctrl_unassigned_events and
  * uncore_resctrl_counter_assignments_total{result}. */
 void rdt_own_render(struct prom *w, const struct rdt_own *o);
 

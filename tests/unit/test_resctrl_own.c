@@ -4,7 +4,9 @@
  * cgroups get a group, threads written to tasks (and new ones later),
  * max_groups, the simulated tree's .mkdir_error (no RMID, limbo), a
  * cgroup that goes, leftovers swept, another tool's groups untouched,
- * labels, and the privileged helper's refusal of any other name.
+ * labels, and the privileged helper's refusal of any other name; a
+ * group removed behind the manager made again, and two managers (and a
+ * crashed one) on one tree.
  */
 #include "config.h"
 
@@ -604,6 +606,158 @@ static void hostile(void)
 	buf_free(&b);
 }
 
+static void rm_rf(const char *fmt, const char *a)
+{
+	char p[600], q[512];
+
+	snprintf(q, sizeof q, fmt, a);
+	snprintf(p, sizeof p, "rm -rf %s", q);
+	if (system(p) != 0)
+		exit(99);
+}
+
+/* A pass of o and the simulated tree's sync after it, n times. */
+static void passes(struct rdt_own *o, int n)
+{
+	for (int i = 0; i < n; i++) {
+		rdt_own_pass(o);
+		sync_tree();
+	}
+}
+
+/* A child "daemon" on pattern pat: its groups made and grouped, then it
+ * dies without removing them (a crash). */
+static void crashed_run(const char *pat)
+{
+	struct rdt_own_cfg c = { .patterns = pat, .cgroup_root = cg,
+				 .resctrl_root = rdt, .max_groups = 4 };
+	pid_t pid = fork();
+	int st;
+
+	if (pid == 0) {
+		struct rdt_own *o = rdt_own_new(&c, writer(&c));
+
+		passes(o, 2);
+		_exit(0);	/* no rdt_own_free: its groups stay */
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || st != 0)
+		exit(99);
+}
+
+/*
+ * Issue 39 finding 4: a group removed behind the daemon (or every group,
+ * by a remount) was never made again: the cgroup stayed "grouped" and
+ * every new thread's write failed.  Two daemons with different patterns
+ * swept each other's groups as "left by an earlier run".
+ */
+static void behind(void)
+{
+	struct rdt_own_cfg c = { .patterns = "behind/*", .cgroup_root = cg,
+				 .resctrl_root = rdt, .max_groups = 4 };
+	struct buf b = BUF_INIT;
+	char p[512], na[RDT_OWN_NAME_LEN + 1], nb[RDT_OWN_NAME_LEN + 1],
+	     nc[RDT_OWN_NAME_LEN + 1], ns[RDT_OWN_NAME_LEN + 1];
+	struct rdt_own *o, *o2;
+
+	cgroup("behind/a", "801\n802\n");
+	cgroup("behind/b", "811\n");
+	rdt_own_name("behind/a", na);
+	rdt_own_name("behind/b", nb);
+	o = rdt_own_new(&c, writer(&c));
+	passes(o, 2);
+	rdt_own_pass(o);
+	is_int(state_count(page(o, &b), "grouped"), 2, "two grouped");
+
+	/* a's group removed by someone else */
+	rm_rf("%s", strcat(strcat(strcpy(p, rdt), "/mon_groups/"), na));
+	rdt_own_pass(o);
+	snprintf(p, sizeof p, "mon_groups/%s", na);
+	ok(exists(p), "a group removed behind the daemon is made again");
+	is_int(state_count(page(o, &b), "grouped"), 1, "and is not counted "
+	       "grouped until the tree has it");
+	passes(o, 1);
+	rdt_own_pass(o);
+	is_int(state_count(page(o, &b), "grouped"), 2, "grouped again");
+	is_str(tasks_of(na), "801\n802\n", "its threads written again");
+	like(b.p, "result=\"error\"} 0", "no move error");
+
+	/* a remount: every group gone, mon_groups/ empty */
+	rm_rf("%s/mon_groups", rdt);
+	snprintf(p, sizeof p, "%s/mon_groups/.keep", rdt);
+	put(p, "");
+	cgroup("behind/b", "811\n812\n");
+	passes(o, 2);
+	rdt_own_pass(o);
+	is_int(state_count(page(o, &b), "grouped"), 2, "after a remount: both "
+	       "grouped again");
+	is_str(tasks_of(na), "801\n802\n", "a's threads written again");
+	is_str(tasks_of(nb), "811\n812\n", "b's too, the new one once");
+	like(b.p, "result=\"error\"} 0", "no move error");
+
+	/* a second daemon with other patterns on the same tree */
+	struct rdt_own_cfg c2 = { .patterns = "two/*", .cgroup_root = cg,
+				  .resctrl_root = rdt, .max_groups = 4 };
+	cgroup("two/x", "821\n");
+	o2 = rdt_own_new(&c2, writer(&c2));
+	for (int i = 0; i < 3; i++) {
+		passes(o, 1);
+		passes(o2, 1);
+	}
+	is_int(state_count(page(o, &b), "grouped"), 2, "the first daemon's "
+	       "two grouped");
+	is_int(state_count(page(o2, &b), "grouped"), 1, "the second's one "
+	       "grouped: neither swept the other's");
+	snprintf(p, sizeof p, "mon_groups/%s", na);
+	ok(exists(p), "the first's group is there");
+	rdt_own_name("two/x", nc);
+	snprintf(p, sizeof p, "mon_groups/%s", nc);
+	ok(exists(p), "the second's group is there");
+
+	/* one cgroup both match: one group, shared; the first to stop
+	 * leaves it to the other */
+	cgroup("behind/s", "831\n");
+	rdt_own_name("behind/s", ns);
+	struct rdt_own_cfg c3 = { .patterns = "behind/s", .cgroup_root = cg,
+				  .resctrl_root = rdt, .max_groups = 4 };
+	struct rdt_own *o3 = rdt_own_new(&c3, writer(&c3));
+	for (int i = 0; i < 3; i++) {
+		passes(o, 1);
+		passes(o3, 1);
+	}
+	is_int(state_count(page(o3, &b), "grouped"), 1, "a cgroup two daemons "
+	       "match: grouped in both");
+	rdt_own_free(o3);
+	snprintf(p, sizeof p, "mon_groups/%s", ns);
+	ok(exists(p), "the first to stop leaves the shared group to the other");
+	passes(o, 1);
+	ok(exists(p), "which keeps it");
+
+	/* a daemon that crashed: its groups are swept by another */
+	cgroup("dead/y", "841\n");
+	crashed_run("dead/*");
+	rdt_own_name("dead/y", nc);
+	snprintf(p, sizeof p, "mon_groups/%s", nc);
+	ok(exists(p), "a crashed daemon's group is left in the tree");
+	passes(o2, 1);
+	ok(!exists(p), "and swept by another daemon: no live one holds it");
+
+	/* and by its own successor when no other daemon runs */
+	rdt_own_free(o2);
+	rdt_own_free(o);
+	crashed_run("dead/*");
+	ok(exists(p), "a crashed run's group");
+	cgroup("dead/y", "");
+	rm_rf("%s/dead", cg);
+	o = rdt_own_new(&c, writer(&c));
+	passes(o, 1);
+	ok(!exists(p), "swept by the next run (no matching cgroup now)");
+	rdt_own_free(o);
+	ok(sync_tree() == 0, "freed: no group of ours left");
+	rm_rf("%s/behind", cg);
+	rm_rf("%s/two", cg);
+	buf_free(&b);
+}
+
 int main(void)
 {
 	char p[512];
@@ -619,6 +773,7 @@ int main(void)
 	manager();
 	abmc();
 	hostile();
+	behind();
 	snprintf(p, sizeof p, "%s/mon_groups/cadvisor-x/tasks", rdt);
 	put(p, "999\n");
 	helper();
