@@ -47,15 +47,38 @@ struct claims {
 
 static int fail(struct claims_err *e, enum claims_status st,
 		const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Cuts text s (of a buffer of len bytes, which it filled to the brim)
+ * after its last whole word, ending it with "..." (U+2026): a message
+ * that does not fit is never cut inside a word. */
+static void cut_at_word(char *s, size_t len)
+{
+	static const char ell[] = "\xe2\x80\xa6";	/* U+2026 */
+	size_t n = strlen(s);
+
+	if (len < sizeof(ell) + 1)
+		return;
+	if (n > len - sizeof(ell))
+		n = len - sizeof(ell);
+	while (n > 0 && s[n] != ' ')
+		n--;
+	while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == ';' ||
+			 s[n - 1] == ',' || s[n - 1] == ':'))
+		n--;
+	memcpy(s + n, ell, sizeof(ell));
+}
+
 static int fail(struct claims_err *e, enum claims_status st,
 		const char *fmt, ...)
 {
 	va_list ap;
+	int w;
 
 	e->st = st;
 	va_start(ap, fmt);
-	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	w = vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
 	va_end(ap);
+	if (w >= (int)sizeof(e->msg))
+		cut_at_word(e->msg, sizeof(e->msg));
 	return -1;
 }
 
@@ -591,25 +614,6 @@ static void add(char *msg, size_t len, size_t *n, const char *fmt, ...)
 		*n = (size_t)w < len - *n ? *n + (size_t)w : len;
 }
 
-/* Appends to msg who holds counter x of unit ui (the claim's id, never
- * its owner: another uid's claim is none of the asker's business). */
-static void say_holder(const struct claims *c, const struct claims_around *a,
-		       int ui, unsigned x, char *msg, size_t len, size_t *n)
-{
-	const struct unit_type *u = c->pmu->plat->units[ui];
-	const struct claim *o = pinned_on(c, ui, x);
-	const char *b = a ? a->holder[ui][x] : "";
-
-	if (b[0])
-		add(msg, len, n, " %s counter %u: the baseline's %s;", u->name,
-		    x, b);
-	else if (o)
-		add(msg, len, n, " %s counter %u: pinned claim %s;", u->name, x,
-		    o->id);
-	else
-		add(msg, len, n, " %s counter %u: free;", u->name, x);
-}
-
 /* The programmable units cl counts on, as a mask of unit indices. */
 static uint32_t prog_units(const struct claims *c, const struct claim *cl)
 {
@@ -621,23 +625,179 @@ static uint32_t prog_units(const struct claims *c, const struct claim *cl)
 	return m;
 }
 
+/* Who holds counter x of unit ui, into h: "the baseline's EV", "pinned
+ * claim ID" (its id, never its owner: another uid's claim is none of the
+ * asker's business) or "" when free. */
+static void holder_of(const struct claims *c, const struct claims_around *a,
+		      int ui, unsigned x, char *h, size_t len)
+{
+	const struct claim *o = pinned_on(c, ui, x);
+	const char *b = a ? a->holder[ui][x] : "";
+
+	if (b[0])
+		snprintf(h, len, "the baseline's %s", b);
+	else if (o)
+		snprintf(h, len, "pinned claim %s", o->id);
+	else
+		h[0] = '\0';
+}
+
+/* Appends to msg what holds each counter of unit ui and which are free,
+ * a run of counters with one kind of holder said once, a baseline
+ * event's name shortened after the first to what differs from the one
+ * before it: "ha counters 0-1: the baseline's UNC_H_REQUESTS.READS_LOCAL,
+ * .READS_REMOTE; ha counters 2-3: free". */
+static void say_unit(const struct claims *c, const struct claims_around *a,
+		     int ui, char *msg, size_t len, size_t *n)
+{
+	const struct unit_type *u = c->pmu->plat->units[ui];
+	unsigned nctr = u->nctr < PLAT_MAX_CTRS ? u->nctr : PLAT_MAX_CTRS;
+	char h[SCHED_NAME_MAX + 32], next[SCHED_NAME_MAX + 32];
+
+	for (unsigned x = 0, y; x < nctr; x = y + 1) {
+		bool base = a && a->holder[ui][x][0];
+
+		holder_of(c, a, ui, x, h, sizeof(h));
+		for (y = x; y + 1 < nctr; y++) {
+			holder_of(c, a, ui, y + 1, next, sizeof(next));
+			if (base ? !a->holder[ui][y + 1][0] : strcmp(h, next) != 0)
+				break;
+		}
+		if (y == x)
+			add(msg, len, n, "%s %s counter %u: ", *n ? ";" : "",
+			    u->name, x);
+		else
+			add(msg, len, n, "%s %s counters %u-%u: ", *n ? ";" : "",
+			    u->name, x, y);
+		if (!base) {
+			add(msg, len, n, "%s", h[0] ? h : "free");
+			continue;
+		}
+		add(msg, len, n, "the baseline's %s", a->holder[ui][x]);
+		for (unsigned z = x + 1; z <= y; z++) {
+			const char *prev = a->holder[ui][z - 1];
+			const char *cur = a->holder[ui][z], *dot = strchr(cur, '.');
+			size_t stem = dot ? (size_t)(dot - cur) : 0;
+
+			if (stem && !strncmp(prev, cur, stem) && prev[stem] == '.')
+				cur = dot;
+			add(msg, len, n, ", %s", cur);
+		}
+	}
+}
+
+/* Does the holder of a filter on instances held count on one of ev's? */
+static bool meets(const struct evspec *ev, const struct evspec *o,
+		  unsigned ninst)
+{
+	for (unsigned i = 0; i < ninst && i < PLAT_MAX_INST; i++)
+		if (evspec_on(ev, i) && evspec_on(o, i))
+			return true;
+	return false;
+}
+
+/*
+ * Appends to msg each box filter register one of cl's events needs at
+ * a value another holder (the baseline, a pinned claim) programs
+ * differently on a box the event counts on: a counter may be free while
+ * its box's filter is not.  Whether any was said.
+ */
+static bool say_filters(const struct claims *c, const struct claim *cl,
+			const struct claims_around *a, char *msg, size_t len,
+			size_t *n)
+{
+	const struct platform *pl = c->pmu->plat;
+	bool said = false;
+
+	for (unsigned k = 0; k < cl->nev; k++) {
+		const struct evspec *ev = &cl->ev[k];
+		const struct unit_type *u = pl->units[ev->unit];
+
+		if (u->kind != UNIT_PROG)
+			continue;
+		for (unsigned f = 0; f < PLAT_MAX_FILTERS; f++) {
+			const char *reg = f < u->nfilters && u->filters ?
+					  u->filters[f].name : "filter";
+			char who[SCHED_NAME_MAX + 32] = "";
+			uint64_t val = 0;
+
+			if (!(ev->filt_set >> f & 1))
+				continue;
+			/* the baseline's value on a box the event counts on
+			 * (a split baseline holds several on one counter,
+			 * so the value is taken from the boxes, the name
+			 * from a holder that sets it) */
+			for (unsigned i = 0; a && !who[0] && i < u->max_inst &&
+			     i < PLAT_MAX_INST; i++)
+				if (evspec_on(ev, i) &&
+				    iset_has(&a->base.filt_inst[ev->unit][f], i) &&
+				    a->base.filt[ev->unit][f][i] != ev->filt[f]) {
+					val = a->base.filt[ev->unit][f][i];
+					snprintf(who, sizeof(who), "the baseline");
+				}
+			for (unsigned x = 0; who[0] && !strcmp(who, "the baseline")
+			     && x < u->nctr && x < PLAT_MAX_CTRS; x++) {
+				struct evspec o;
+				char why[128];
+
+				if (a->holder[ev->unit][x][0] &&
+				    sched_resolve(pl, a->holder[ev->unit][x],
+						  true, &o, why, sizeof(why)) == 0 &&
+				    o.unit == ev->unit && (o.filt_set >> f & 1) &&
+				    o.filt[f] == val)
+					snprintf(who, sizeof(who), "the "
+						 "baseline's %s", o.name);
+			}
+			/* the pinned claims' */
+			for (unsigned i = 0; !who[0] && i < c->n; i++) {
+				const struct claim *o = c->v[i];
+
+				for (unsigned j = 0; !o->gone && o->pinned &&
+				     !who[0] && j < o->nev; j++)
+					if (o->ev[j].unit == ev->unit &&
+					    (o->ev[j].filt_set >> f & 1) &&
+					    o->ev[j].filt[f] != ev->filt[f] &&
+					    meets(ev, &o->ev[j], u->max_inst)) {
+						snprintf(who, sizeof(who),
+							 "pinned claim %s",
+							 o->id);
+						val = o->ev[j].filt[f];
+					}
+			}
+			if (!who[0])
+				continue;
+			add(msg, len, n, "%s %s needs %s register %s at "
+			    "0x%" PRIx64 ", where %s has 0x%" PRIx64,
+			    said ? ";" : "", ev->name, u->name, reg,
+			    ev->filt[f], who, val);
+			said = true;
+		}
+	}
+	return said;
+}
+
 /* Under the lock: the refusal of a pinned claim that found no counters,
- * naming what holds each counter of its units. */
+ * naming what holds each counter of its units and what is free, and,
+ * where counters are free, the box filter register that keeps it out. */
 static int held_refusal(const struct claims *c, const struct claim *cl,
 			const struct claims_around *a, struct claims_err *e)
 {
 	const struct platform *pl = c->pmu->plat;
-	char msg[320];		/* the rest of e->msg says why */
-	size_t n = 0;
+	char msg[sizeof(e->msg)], filt[sizeof(e->msg)];	/* cut by fail() */
+	size_t n = 0, fn = 0;
 	uint32_t units = prog_units(c, cl);
 
-	msg[0] = '\0';
-	for (unsigned ui = 0; ui < PLAT_MAX_UNITS; ui++)
-		for (unsigned x = 0; units >> ui & 1 && x < pl->units[ui]->nctr;
-		     x++)
-			say_holder(c, a, (int)ui, x, msg, sizeof(msg), &n);
+	msg[0] = filt[0] = '\0';
+	for (unsigned ui = 0; ui < PLAT_MAX_UNITS && ui < plat_nunits(pl); ui++)
+		if (units >> ui & 1)
+			say_unit(c, a, (int)ui, msg, sizeof(msg), &n);
+	if (say_filters(c, cl, a, filt, sizeof(filt), &fn))
+		return fail(e, CLAIMS_HELD, "no place for this pinned claim: "
+			    "a box filter register is held:%s (a pin never "
+			    "reprograms it; unpinned, a claim shares it).  "
+			    "Counters:%s", filt, msg);
 	return fail(e, CLAIMS_HELD, "no counters of its own for this pinned "
-		    "claim:%s a pinned claim never takes the baseline's "
+		    "claim:%s.  A pinned claim never takes the baseline's "
 		    "counters or another pinned claim's (without pinned, a "
 		    "claim shares them, multiplexed)", msg);
 }

@@ -123,7 +123,8 @@ enum claims_status {
 
 struct claims_err {
 	enum claims_status st;
-	char msg[512];
+	char msg[512];		/* the HTTP error's size: cut after a
+				   whole word if longer (fail()) */
 };
 
 /* A new claim as the client asked for it (strings already checked to be

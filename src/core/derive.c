@@ -19,6 +19,7 @@
 
 #include "derive.h"
 #include "plat/derived.h"
+#include "pmu/sched.h"
 
 struct term {
 	unsigned series;
@@ -798,10 +799,38 @@ static bool one_source(const struct dm_step *f, const char **src, double *k)
 	return i == DM_MAX_STEPS || f[i].op == DF_END_;
 }
 
+/*
+ * Does claimed event ev (resolved in *e when have_e, else only its text)
+ * count what source event src counts on all of its unit's instances?
+ * The same encoding, filters included, however the names are written;
+ * a source with a :split modifier (hsx's LLC misses: LLC_LOOKUP.ANY with
+ * FILTER0.state I on the odd CBos) counts part of the instances and
+ * scales up to all of them, which the event without the split counts as
+ * it is.
+ */
+static bool same_event(const struct platform *pl, const char *event,
+		       const struct evspec *e, bool have_e, const char *src)
+{
+	struct evspec s;
+	char why[128];
+
+	if (!strcmp(event, src))
+		return true;
+	if (!have_e || e->split_n ||
+	    sched_resolve(pl, src, true, &s, why, sizeof(why)) < 0)
+		return false;
+	s.split_n = s.split_k = 0;
+	return sched_same(e, &s);
+}
+
 int derive_event_metric(const struct platform *pl, const char *event,
 			double *scale)
 {
 	const struct derived_table *tab = pl->derived;
+	struct evspec ev;
+	char why[128];
+	bool have_e = event && sched_resolve(pl, event, true, &ev, why,
+					     sizeof(why)) == 0;
 
 	for (size_t m = 0; tab && event && m < tab->nm; m++) {
 		const struct derived_metric *dm = &tab->m[m];
@@ -818,7 +847,9 @@ int derive_event_metric(const struct platform *pl, const char *event,
 		     !strcmp(tab->src[j].name, src); j++) {
 			unsigned n = 0;
 
-			if (strcmp(tab->src[j].event, event) || tab->src[j].mean)
+			if (tab->src[j].mean ||
+			    !same_event(pl, event, &ev, have_e,
+					tab->src[j].event))
 				continue;
 			for (size_t e = (size_t)first; e < tab->nsrc &&
 			     !strcmp(tab->src[e].name, src); e++)

@@ -139,9 +139,13 @@ bool derive_alt_unchosen(const struct topology *t, const char *event);
  * event times *scale is then that metric's increase
  * (uncore_dram_read_bytes_total: a DRAM read event x 64), whichever
  * alternative the daemon's own baseline takes: alternatives count the
- * same thing.  (An event with a :split modifier counts on part of the
- * instances, which the plan scales up and a claim's count is not: the
- * claim routes ask only for events without one.)  Returns the metric's
+ * same thing.  Events compare by what they count (encoding and
+ * filters), not by how their names are written, and a source counted
+ * on part of the instances (:split, which the plan scales up) is met by
+ * its event without the split, which counts them all.  (An event with a
+ * :split modifier counts on part of the instances, which the plan
+ * scales up and a claim's count is not: the claim routes ask only for
+ * events without one.)  Returns the metric's
  * index in pl's table, or -1.
  */
 int derive_event_metric(const struct platform *pl, const char *event,

@@ -80,6 +80,30 @@ ok $? "the former pin counts on beside it"
 grep -q "claim $pin .* was pinned for 3 s, the limit (max_pinned_s)" "$T/log"
 ok $? "the daemon logged the end of the pin"
 
+# issue 40: a refusal is never cut inside a word, and says what is free
+# and what holds the rest; a filter register that keeps a pin out while
+# counters are free is named
+is "$(code -X POST $U/claims -d '{"events":["UNC_M_CAS_COUNT.RD","UNC_M_CAS_COUNT.WR","UNC_H_REQUESTS.READS"],"pinned":true}')" \
+	409 "a pin of IMC and HA events where the baseline holds the HA: 409"
+b=$(cat "$T/body")
+like "$b" "ha counters 0-3: the baseline's UNC_H_REQUESTS.READS_LOCAL, .READS_REMOTE, .WRITES_LOCAL, .WRITES_REMOTE; imc counters 0-1: the baseline's UNC_M_CAS_COUNT.RD, .WR; imc counters 2-3: free." \
+	"naming every holder and the free counters"
+like "$b" "shares them, multiplexed)\"" "and the message ends whole ($b)"
+is "$(code -X POST $U/claims -d '{"events":["UNC_C_LLC_LOOKUP.ANY:filter0=0x20000"],"pinned":true}')" \
+	409 "a pin of LLC_LOOKUP with a FILTER0 value the baseline's even CBos lack: 409"
+b=$(cat "$T/body")
+like "$b" "needs cbo register Cn_MSR_PMON_BOX_FILTER0 at 0x20000, where the baseline has 0x7e0000" \
+	"names the filter register as the reason"
+like "$b" 'cbo counter 3: free"}}' \
+	"while a counter is free, said to the end, whole"
+# the same event without the split is the LLC misses family's, whole
+is "$(code -X POST $U/claims -d '{"events":["UNC_C_LLC_LOOKUP.ANY:filter0=0x20000"],"ttl_s":5}')" \
+	201 "a shared claim of it: 201"
+like "$(cat "$T/body")" '"derived":{"family":"uncore_llc_misses","scale":1' \
+	"gives the LLC misses family, scale 1"
+code -X DELETE "$U/claims/$(id_of)" >/dev/null
+
+
 # item 7: what a body may not carry
 printf '%s\0' "$SH1" >"$T/nul.json"
 is "$(code -X POST $U/claims --data-binary @"$T/nul.json")" 400 \

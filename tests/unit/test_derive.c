@@ -508,6 +508,14 @@ static void test_event_metric(void)
 		/* (the table's spelling, :split included: the claim
 		 * routes do not ask for a split event) */
 		{ "hsx", HSX_LLC_LOOKUPS, "uncore_llc_lookups_total", 1 },
+		/* issue 40: the family's event without its split counts
+		 * every CBo: the family itself, however it is spelt */
+		{ "hsx", "UNC_C_LLC_LOOKUP.ANY:filter0=0x20000",
+		  "uncore_llc_misses_total", 1 },
+		{ "hsx", "UNC_C_LLC_LOOKUP.ANY:filter0=0x7e0000",
+		  "uncore_llc_lookups_total", 1 },
+		{ "hsx", "UNC_C_LLC_LOOKUP.ANY:filter0=0x40000", NULL, 0 },
+		{ "hsx", "UNC_C_LLC_LOOKUP.ANY", NULL, 0 },
 		{ "skx", "UNC_M_CAS_COUNT.RD", "uncore_dram_read_bytes_total", 64 },
 		{ "skx", "UNC_CHA_CLOCKTICKS", NULL, 0 },	/* a mean */
 		{ "icx", "UNC_M_FREE_RUNNING.DATA_READ",
