@@ -80,8 +80,16 @@
  * writes to stdout or stderr, unless asked or a claim is lost:
  * UNCORED_DEBUG=1 in the environment logs every request and answer to
  * stderr, the region report is printed where the program says (or at exit
- * with UNCORED_REPORT=1), and a claim the library keeps alive that is
- * lost anyway is said in one line on stderr.
+ * with UNCORED_REPORT=1), a claim the library keeps alive that is lost
+ * anyway is said in one line on stderr, and so is a claim of
+ * UNCORED_EVENTS (the regions' default connection) that fails.
+ *
+ * Claims end with the process: uncored_disconnect() releases the claims
+ * made through the connection, and at exit the library releases those of
+ * every connection still open (the default connection's too), so that
+ * the same program run again finds their counters free; UNCORED_KEEP
+ * makes a claim that outlives both, for its lease.  A process killed by
+ * a signal runs no exit handler: its claims end at their lease.
  *
  * Threads: every function may be called from any thread.  A connection's
  * calls are serialised by a lock of its own, so one connection may be
@@ -133,6 +141,11 @@ extern "C" {
 				   refused (-EBUSY) if it cannot be, or if
 				   it would leave another claim no counters */
 #define UNCORED_EXPORT 0x2u	/* also on the daemon's /metrics */
+#define UNCORED_KEEP 0x4u	/* outlives the connection and the
+				   process: not released at
+				   uncored_disconnect() or exit, it lasts
+				   its lease (uncorectl claim's, for the
+				   commands that follow it) */
 
 struct uncored;			/* one connection to a daemon */
 struct uncored_counts;		/* one reading of a claim */
@@ -147,9 +160,9 @@ struct uncored_counts;		/* one reading of a claim */
  * uncored_error(NULL).
  */
 UNCORED_API struct uncored *uncored_connect(const char *socket_path);
-/* Closes u (NULL: nothing) and frees it; claims made through it stay
- * until released or their lease ends.  With UNCORED_REPORT set, prints
- * u's region report to stderr first. */
+/* Releases the claims this process made through u (but UNCORED_KEEP
+ * ones, which last their lease), closes u (NULL: nothing) and frees it.
+ * With UNCORED_REPORT set, prints u's region report to stderr first. */
 UNCORED_API void uncored_disconnect(struct uncored *u);
 /*
  * The message of the last failed call on u (whichever thread made it),
@@ -174,7 +187,8 @@ UNCORED_API const char *uncored_error(const struct uncored *u);
  * The library keeps the claim alive: u's thread renews it at a third of
  * its lease (reading it as it does) until it is released or u is closed;
  * one lost anyway is said on stderr, and regions keep what it counted
- * until its last reading.
+ * until its last reading.  u's closing, or the process's exit, releases
+ * it (UNCORED_KEEP: not).
  */
 UNCORED_API int uncored_claim(struct uncored *u, const char *events,
 			      unsigned ttl_s, unsigned flags, char *id,
@@ -264,12 +278,15 @@ UNCORED_API void uncored_counts_free(struct uncored_counts *c);
  * accumulate and names nest.  Each thread ends its own begins.  With u
  * NULL, the default connection: $UNCORED_SOCKET and one claim of
  * $UNCORED_EVENTS (comma-separated; pinned when UNCORED_PINNED=1 is
- * set), made at the first begin.  A region with no claim to read is
- * -EINVAL; end without begin (in this thread) is -EINVAL; a claim lost
- * inside the window makes the end -ENOENT, with what it counted until
- * its last reading kept.  Each window costs one reading per claim at
- * each end (tens of microseconds): its counts cover the code's time
- * plus about one reading.
+ * set), made at the first begin; when that claim fails (-EBUSY, an
+ * event the platform lacks, no daemon), the begin returns its error and
+ * the library says it on stderr, and the report at exit names it.  A
+ * region with no claim to read is -EINVAL; end without begin (in this
+ * thread) is -EINVAL; a claim lost inside the window makes the end
+ * -ENOENT, with what it counted until its last reading kept.  Each
+ * window costs one reading per claim at each end (tens of
+ * microseconds): its counts cover the code's time plus about one
+ * reading.
  */
 UNCORED_API int uncored_region_begin(struct uncored *u, const char *name);
 UNCORED_API int uncored_region_end(struct uncored *u, const char *name);
@@ -286,7 +303,8 @@ UNCORED_API int uncored_region_end(struct uncored *u, const char *name);
  * gives it for programs (uncored_read(3) has the fields).  With
  * UNCORED_REPORT=1 in the environment it is also printed to stderr at
  * uncored_disconnect() and, for connections still open, at exit (one
- * line when no region was marked).
+ * line when no region was marked, or, for the default connection, one
+ * naming the error its claim failed with).
  */
 UNCORED_API int uncored_region_report(struct uncored *u, FILE *f);
 

@@ -44,7 +44,10 @@ struct lib_claim {
 	bool lost;
 	char why[200];		/* what lost it */
 	pid_t pid;		/* the process that made it: only its
-				   renewing thread renews it */
+				   renewing thread renews it, and only its
+				   end (uncored_disconnect(), exit) ends it */
+	bool keep;		/* UNCORED_KEEP: outlives the connection and
+				   the process, for its lease */
 };
 
 struct uncored {
@@ -79,6 +82,8 @@ struct uncored {
 	const struct lib_region_ops *reg_ops;
 	bool reported;		/* on the list printed at exit */
 	struct uncored *next;	/* that list */
+	struct uncored *next_open;	/* the open connections, whose
+					   claims end at exit */
 };
 
 struct uncored_counts {

@@ -31,6 +31,11 @@ extern char *program_invocation_short_name;
 static _Thread_local char tls_err[LIB_ERR_MAX];
 static _Thread_local char tls_copy[LIB_ERR_MAX];
 
+/* the open connections: the claims made through them end at exit */
+static pthread_mutex_t open_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct uncored *open_list;
+static bool end_hooked;
+
 /* the connections to report at exit (UNCORED_REPORT) */
 static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct uncored *report_list;
@@ -130,6 +135,42 @@ bool lib_env_on(const char *name)
 static void claim_clear(struct lib_claim *cl);
 static void stop_renewer(struct uncored *u);
 
+/* The name of errno e ("EBUSY"), for messages a person reads beside the
+ * text: the codes include/uncored.h lists; NULL for another. */
+static const char *errname(int e)
+{
+	switch (e) {
+	case ENOENT: return "ENOENT";
+	case EACCES: return "EACCES";
+	case ECONNREFUSED: return "ECONNREFUSED";
+	case ENOTSOCK: return "ENOTSOCK";
+	case ENAMETOOLONG: return "ENAMETOOLONG";
+	case EHOSTUNREACH: return "EHOSTUNREACH";
+	case EINVAL: return "EINVAL";
+	case EPERM: return "EPERM";
+	case EBUSY: return "EBUSY";
+	case EUSERS: return "EUSERS";
+	case EAGAIN: return "EAGAIN";
+	case E2BIG: return "E2BIG";
+	case EOPNOTSUPP: return "EOPNOTSUPP";
+	case EIO: return "EIO";
+	case ECONNRESET: return "ECONNRESET";
+	case ECONNABORTED: return "ECONNABORTED";
+	case ENOTCONN: return "ENOTCONN";
+	case ETIMEDOUT: return "ETIMEDOUT";
+	case EPROTO: return "EPROTO";
+	case EPROTONOSUPPORT: return "EPROTONOSUPPORT";
+	case ERANGE: return "ERANGE";
+	case ENOMEM: return "ENOMEM";
+	default: return NULL;
+	}
+}
+
+/* The default connection's failure (dflt_errno 0: none, or not tried),
+ * for the report at exit; below. */
+static char dflt_err[LIB_ERR_MAX];
+static int dflt_errno;
+
 /* ---- the report at exit ------------------------------------------------ */
 
 static bool report_printed;	/* a connection's regions were */
@@ -160,7 +201,13 @@ static void report_at_exit(void)
 	}
 	printed = report_printed;
 	pthread_mutex_unlock(&report_lock);
-	if (!printed)
+	/* the regions without a connection had no claim to count: that
+	 * is why nothing was measured, not that no region was marked */
+	if (!printed && dflt_errno)
+		fprintf(stderr, "uncored regions: nothing measured: the regions' "
+			"claim failed (%s): %s\n", errname(dflt_errno) ?
+			errname(dflt_errno) : strerror(dflt_errno), dflt_err);
+	else if (!printed)
 		fprintf(stderr, "uncored regions: nothing measured "
 			"(UNCORED_REPORT is set, but no region was marked)\n");
 }
@@ -197,6 +244,90 @@ static void report_remove(struct uncored *u)
 			break;
 		}
 	pthread_mutex_unlock(&report_lock);
+}
+
+/* ---- claims end with the process ----------------------------------------- */
+
+static bool is_loss(int rc);
+static int request(struct uncored *u, const char *method, const char *path,
+		   const char *body, struct lproto_resp *r);
+
+/*
+ * Releases the live claims this process made through u, but UNCORED_KEEP
+ * ones; u->lock held.  A claim left to its lease would hold its counters
+ * (a pinned claim: refusing the next run of the same program, -EBUSY)
+ * for a minute after the program that wanted it has ended.  Failures are
+ * not said: the claim then ends at its lease, as before.  After the
+ * daemon is found gone, nothing more is sent.
+ */
+static void release_own_locked(struct uncored *u)
+{
+	char keep[LIB_ERR_MAX], path[96];
+	pid_t me = getpid();
+
+	memcpy(keep, u->err, sizeof(keep));
+	for (size_t i = 0; i < u->ncl; i++) {
+		struct lib_claim *cl = &u->cl[i];
+		struct lproto_resp r;
+		int rc;
+
+		if (cl->lost || cl->keep || cl->pid != me)
+			continue;
+		snprintf(path, sizeof(path), "/api/v1/claims/%s", cl->id);
+		rc = request(u, "DELETE", path, NULL, &r);
+		free(r.body);
+		if (is_loss(rc) && rc != -ENOENT)
+			break;
+	}
+	memcpy(u->err, keep, sizeof(keep));
+}
+
+/*
+ * At exit: the claims made through every open connection end (the
+ * default connection of the markers too), so that the next run of the
+ * program finds the counters free.  The renewing threads are stopped
+ * first: they would renew what is being released.
+ */
+static void end_at_exit(void)
+{
+	pthread_mutex_lock(&open_lock);
+	for (struct uncored *u = open_list; u; u = u->next_open) {
+		stop_renewer(u);
+		lib_lock(u);
+		release_own_locked(u);
+		lib_unlock(u);
+	}
+	pthread_mutex_unlock(&open_lock);
+}
+
+static void open_add(struct uncored *u)
+{
+	pthread_mutex_lock(&open_lock);
+	u->next_open = open_list;
+	open_list = u;
+	pthread_mutex_unlock(&open_lock);
+}
+
+static void open_remove(struct uncored *u)
+{
+	pthread_mutex_lock(&open_lock);
+	for (struct uncored **p = &open_list; *p; p = &(*p)->next_open)
+		if (*p == u) {
+			*p = u->next_open;
+			break;
+		}
+	pthread_mutex_unlock(&open_lock);
+}
+
+/* The exit handler, hooked at the first claim that ends with the
+ * process (a library loaded with dlopen() has it run at dlclose(): glibc
+ * ties a shared object's atexit() to it). */
+static void hook_end(void)
+{
+	pthread_mutex_lock(&open_lock);
+	if (!end_hooked)
+		end_hooked = atexit(end_at_exit) == 0;
+	pthread_mutex_unlock(&open_lock);
 }
 
 /* A call without a connection: -EINVAL, said in uncored_error(NULL). */
@@ -244,6 +375,7 @@ UNCORED_API struct uncored *uncored_connect(const char *socket_path)
 		 : "libuncored");
 	if (lib_env_on("UNCORED_REPORT"))
 		report_add(u);
+	open_add(u);
 	return u;
 }
 
@@ -251,6 +383,7 @@ UNCORED_API void uncored_disconnect(struct uncored *u)
 {
 	if (!u)
 		return;
+	open_remove(u);		/* exit no longer ends its claims: here */
 	stop_renewer(u);
 	if (u->reported) {
 		report_remove(u);
@@ -258,6 +391,9 @@ UNCORED_API void uncored_disconnect(struct uncored *u)
 		report_one(u);
 		lib_unlock(u);
 	}
+	lib_lock(u);
+	release_own_locked(u);
+	lib_unlock(u);
 	lconn_close(&u->conn);
 	if (u->reg_ops)
 		u->reg_ops->free(u);
@@ -400,9 +536,10 @@ static int start_renewer(struct uncored *u)
 }
 
 /* Keeps claim id, made of events, which the daemon named names (names
- * is u's then, whatever the result), with its lease ttl_s. */
+ * is u's then, whatever the result), with its lease ttl_s; keep: it
+ * outlives u and the process (UNCORED_KEEP). */
 static int remember_id(struct uncored *u, const char *id, const char *events,
-		       char *names, unsigned ttl_s)
+		       char *names, unsigned ttl_s, bool keep)
 {
 	struct lib_claim *cl;
 
@@ -428,7 +565,10 @@ static int remember_id(struct uncored *u, const char *id, const char *events,
 	cl->ttl_s = ttl_s;
 	cl->due_ns = lib_mono_ns() + renew_period_ns(ttl_s);
 	cl->pid = getpid();
+	cl->keep = keep;
 	u->ncl++;
+	if (!keep)
+		hook_end();
 	if (start_renewer(u) < 0)
 		return 0;	/* the claim is made: the message stays */
 	pthread_cond_signal(&u->wake);
@@ -656,9 +796,10 @@ int lib_claim_locked(struct uncored *u, const char *events, unsigned ttl_s,
 	if (!events || !id || idlen < 2)
 		return lib_fail(u, -EINVAL, "uncored_claim: events and an id "
 				"buffer are required");
-	if (flags & ~(UNCORED_PINNED | UNCORED_EXPORT))
+	if (flags & ~(UNCORED_PINNED | UNCORED_EXPORT | UNCORED_KEEP))
 		return lib_fail(u, -EINVAL, "uncored_claim: unknown flags 0x%x",
-				flags & ~(UNCORED_PINNED | UNCORED_EXPORT));
+				flags & ~(UNCORED_PINNED | UNCORED_EXPORT |
+					  UNCORED_KEEP));
 	if (!(body = claim_body(u, events, ttl_s, flags, &nev, &rc)))
 		return rc;
 	rc = request(u, "POST", "/api/v1/claims", body, &r);
@@ -680,7 +821,8 @@ int lib_claim_locked(struct uncored *u, const char *events, unsigned ttl_s,
 	if (rc == 0) {
 		snprintf(id, idlen, "%s", got);
 		rc = remember_id(u, got, events, names,
-				 granted_ttl(r.body, ttl_s));
+				 granted_ttl(r.body, ttl_s),
+				 flags & UNCORED_KEEP);
 		names = NULL;
 	}
 	free(names);
@@ -1006,8 +1148,25 @@ UNCORED_API void uncored_counts_free(struct uncored_counts *c)
 
 static pthread_once_t dflt_once = PTHREAD_ONCE_INIT;
 static struct uncored *dflt;
-static char dflt_err[LIB_ERR_MAX];
-static int dflt_errno;
+
+/*
+ * The default connection's claim failed: the program's markers count
+ * nothing from here on, and a program with markers only checks no
+ * return value.  Said on stderr at once, as a lost claim is, when
+ * UNCORED_EVENTS asked for counts (unset, the markers are asleep: a
+ * program built with them and run without measuring stays quiet), and
+ * again by the report at exit with UNCORED_REPORT.
+ */
+static void dflt_failed(void)
+{
+	const char *events = getenv("UNCORED_EVENTS");
+
+	if (events && events[0])
+		fprintf(stderr, "libuncored: the regions count nothing: the "
+			"claim of UNCORED_EVENTS failed (%s): %s\n",
+			errname(dflt_errno) ? errname(dflt_errno)
+			: strerror(dflt_errno), dflt_err);
+}
 
 static void dflt_init(void)
 {
@@ -1025,7 +1184,8 @@ static void dflt_init(void)
 	}
 	if (!(u = uncored_connect(NULL))) {
 		snprintf(dflt_err, sizeof(dflt_err), "%s", tls_err);
-		dflt_errno = errno;
+		dflt_errno = errno ? errno : EIO;
+		dflt_failed();
 		return;
 	}
 	lib_lock(u);
@@ -1038,6 +1198,7 @@ static void dflt_init(void)
 	if (rc < 0) {
 		dflt_errno = -rc;
 		uncored_disconnect(u);
+		dflt_failed();
 		return;
 	}
 	dflt = u;	/* reported at exit with UNCORED_REPORT, as any */

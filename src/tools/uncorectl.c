@@ -1467,6 +1467,10 @@ static int cmd_claim(struct ctl *c, int argc, char **argv)
 	/* from here a signal cannot lose the claim: it only ends the watch */
 	if (every)
 		live_signals();
+	/* without --watch the claim is for the commands that follow (its
+	 * id is printed): it outlives uncorectl, for its lease */
+	if (!every)
+		flags |= UNCORED_KEEP;
 	if ((rc = uncored_set_label(c->u, label)) < 0 ||
 	    (rc = uncored_claim(c->u, events, (unsigned)ttl, flags, id,
 				sizeof(id))) < 0) {

@@ -455,6 +455,37 @@ static void check_restart(const char *sock)
 	}
 }
 
+/*
+ * uncored_disconnect() ends the claims made through the connection, but
+ * for those made with UNCORED_KEEP, which last their lease.
+ */
+static void check_disconnect(const char *sock)
+{
+	struct uncored *u = must_connect(sock);
+	struct uncored_counts *c = NULL;
+	char id[32], kept[32];
+	int rc;
+
+	check(uncored_claim(u, "DRAM_DATA_READS", 60, 0, id, sizeof(id)) == 0 &&
+	      uncored_claim(u, "DRAM_DATA_READS", 60, UNCORED_KEEP, kept,
+			    sizeof(kept)) == 0,
+	      "two claims, one kept (%s)", uncored_error(u));
+	uncored_disconnect(u);
+	u = must_connect(sock);
+	rc = uncored_read(u, id, &c);
+	check(rc == -ENOENT && !c, "after uncored_disconnect() the claim is "
+	      "gone: -ENOENT (%d: %s)", rc, uncored_error(u));
+	uncored_counts_free(c);
+	c = NULL;
+	rc = uncored_read(u, kept, &c);
+	check(rc == 0 && c, "the UNCORED_KEEP claim lives on (%d: %s)", rc,
+	      uncored_error(u));
+	uncored_counts_free(c);
+	check(uncored_release(u, kept) == 0, "and is released (%s)",
+	      uncored_error(u));
+	uncored_disconnect(u);
+}
+
 /* ---- fork() with a connection open ------------------------------------- */
 
 /* n reads of id on u, each of which must be a reading of event alone:
@@ -1338,7 +1369,7 @@ int main(int argc, char **argv)
 	if (argc < 3) {
 		fprintf(stderr, "usage: libcheck basic|pinned|threads|regions|"
 			"restart|fork|forkrenew|liar|forkrace|default|eacces|"
-			"window SOCKET [ARG...]\n");
+			"window|disconnect SOCKET [ARG...]\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "basic"))
@@ -1373,6 +1404,8 @@ int main(int argc, char **argv)
 		check_window(argc, argv);
 	else if (!strcmp(argv[1], "mux"))
 		check_mux(argv[2], argc > 3 ? atof(argv[3]) : 3);
+	else if (!strcmp(argv[1], "disconnect"))
+		check_disconnect(argv[2]);
 	else if (!strcmp(argv[1], "eacces") && argc > 3)
 		check_eacces(argv[2], argv[3]);
 	else
