@@ -35,7 +35,8 @@
  * every failure sets its own):
  *   -ENOENT        no such claim (released, expired, or another uid's:
  *                  the daemon answers both alike), or no control socket
- *                  at the path
+ *                  at the path (connect); never a daemon that went
+ *                  away (-ECONNRESET, -ENOTCONN)
  *   -EACCES        the control socket is not the caller's to use (the
  *                  message names its group: see uncored.conf(5)
  *                  control_group)
@@ -64,11 +65,15 @@
  *                  uncored_connect() again (only a restart, never load).
  *                  A restart is told by the daemon's instance id, which
  *                  every answer carries, not by its pid (under socket
- *                  activation systemd's, which never changes)
+ *                  activation systemd's, which never changes).  Said
+ *                  once: the connection's later calls are -ENOTCONN
  *   -ECONNABORTED  the daemon closed the connection without answering a
  *                  claim, release or renewal, and did not restart: it
  *                  may or may not have been carried out
- *   -ENOTCONN      the connection was lost earlier
+ *   -ENOTCONN      the daemon is gone (killed or stopped: the
+ *                  connection broke and connecting again failed, the
+ *                  message says why), or the connection was lost to a
+ *                  restart earlier: its claims are lost
  *   -ETIMEDOUT     no answer within 10 s
  *   -EPROTO        the daemon's answer made no sense, or was about
  *                  another claim or other events than asked for (every
@@ -282,8 +287,10 @@ UNCORED_API void uncored_counts_free(struct uncored_counts *c);
  * event the platform lacks, no daemon), the begin returns its error and
  * the library says it on stderr, and the report at exit names it.  A
  * region with no claim to read is -EINVAL; end without begin (in this
- * thread) is -EINVAL; a claim lost inside the window makes the end
- * -ENOENT, with what it counted until its last reading kept.  Each
+ * thread) is -EINVAL; a claim lost inside the window makes the end fail
+ * with what lost it, what it counted until its last reading kept:
+ * -ENOENT (released, expired), -ECONNRESET (the daemon restarted),
+ * -ENOTCONN (the daemon gone, or lost to a restart earlier).  Each
  * window costs one reading per claim at each end (tens of
  * microseconds): its counts cover the code's time plus about one
  * reading.

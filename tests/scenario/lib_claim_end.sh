@@ -8,7 +8,9 @@
 # the connection's claims but for UNCORED_KEEP ones; a marked program
 # whose claim failed (an event the platform lacks, the counter held by a
 # pinned claim, no daemon) says why on stderr, not only "nothing
-# measured".
+# measured".  And the errors of a lost daemon, as include/uncored.h lists
+# them: a region ended after the daemon was killed is -ENOTCONN, after it
+# restarted -ECONNRESET, and a read then -ENOTCONN.
 . "${top_srcdir:-.}/tests/lib.sh"
 
 CHECK="$top_builddir/tests/tools/libcheck"
@@ -99,6 +101,34 @@ like "$(cat "$T/busy.err")" "EBUSY" "the counter held: stderr says EBUSY"
 like "$(cat "$T/busy.err")" "nothing measured: the regions' claim failed" \
 	"and that the claim failed"
 is "$(ctl_code "$S" -X DELETE "$U/claims/$P")" 200 "the pinned claim released"
+
+# the daemon killed, then restarted, under an open region
+for how in killed restarted; do
+	want=ENOTCONN
+	if [ "$how" = restarted ]; then
+		want=ECONNRESET
+		start_uncored "$T/log2" -c "$T/c.conf" --simulate \
+			--workload "$T/wl.json" -l "127.0.0.1:$PORT" -s "$S"
+		ok $? "daemon up again"
+	fi
+	mkfifo "$T/in-$how"
+	"$CHECK" gone "$S" "$want" <"$T/in-$how" >"$T/gone-$how.out" 2>&1 &
+	cpid=$!
+	tap_cleanup_pid "$cpid"
+	exec 3>"$T/in-$how"
+	wait_for "the client's claim" 30 grep -q '^# ready' "$T/gone-$how.out"
+	kill "$UPID"
+	wait "$UPID"
+	if [ "$how" = restarted ]; then
+		start_uncored "$T/log3" -c "$T/c.conf" --simulate \
+			--workload "$T/wl.json" -l "127.0.0.1:$PORT" -s "$S"
+		ok $? "daemon restarted"
+	fi
+	echo go >&3
+	exec 3>&-
+	wait "$cpid"
+	checks "daemon $how" "$T/gone-$how.out"
+done
 
 # no daemon at all
 kill "$UPID"

@@ -456,6 +456,37 @@ static void check_restart(const char *sock)
 }
 
 /*
+ * The daemon killed (want ENOTCONN) or restarted (want ECONNRESET) while
+ * a region is open on a claim: what the region's end, and then a read,
+ * return.  The script stops or restarts the daemon between "# ready" and
+ * the line it writes to stdin.
+ */
+static void check_gone(const char *sock, const char *want)
+{
+	struct uncored *u = must_connect(sock);
+	struct uncored_counts *c = NULL;
+	int code = strcmp(want, "ECONNRESET") == 0 ? ECONNRESET : ENOTCONN;
+	char id[32], line[16];
+	int rc;
+
+	check(uncored_claim(u, "DRAM_DATA_READS", 60, 0, id, sizeof(id)) == 0,
+	      "claim before the daemon goes (%s)", uncored_error(u));
+	check(uncored_region_begin(u, "r") == 0, "a region begins");
+	printf("# ready %s\n", id);
+	fflush(stdout);
+	if (!fgets(line, sizeof(line), stdin))
+		return;
+	rc = uncored_region_end(u, "r");
+	check(rc == -code, "the region's end: -%s (%d: %s)", want, rc,
+	      uncored_error(u));
+	rc = uncored_read(u, id, &c);
+	check(rc == -ENOTCONN && !c, "then a read: -ENOTCONN, no reading "
+	      "(%d: %s)", rc, uncored_error(u));
+	uncored_counts_free(c);
+	uncored_disconnect(u);
+}
+
+/*
  * uncored_disconnect() ends the claims made through the connection, but
  * for those made with UNCORED_KEEP, which last their lease.
  */
@@ -1369,7 +1400,7 @@ int main(int argc, char **argv)
 	if (argc < 3) {
 		fprintf(stderr, "usage: libcheck basic|pinned|threads|regions|"
 			"restart|fork|forkrenew|liar|forkrace|default|eacces|"
-			"window|disconnect SOCKET [ARG...]\n");
+			"window|gone|disconnect SOCKET [ARG...]\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "basic"))
@@ -1404,6 +1435,8 @@ int main(int argc, char **argv)
 		check_window(argc, argv);
 	else if (!strcmp(argv[1], "mux"))
 		check_mux(argv[2], argc > 3 ? atof(argv[3]) : 3);
+	else if (!strcmp(argv[1], "gone") && argc > 3)
+		check_gone(argv[2], argv[3]);
 	else if (!strcmp(argv[1], "disconnect"))
 		check_disconnect(argv[2]);
 	else if (!strcmp(argv[1], "eacces") && argc > 3)
