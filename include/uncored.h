@@ -94,7 +94,9 @@
  * every connection still open (the default connection's too), so that
  * the same program run again finds their counters free; UNCORED_KEEP
  * makes a claim that outlives both, for its lease.  A process killed by
- * a signal runs no exit handler: its claims end at their lease.
+ * a signal runs no exit handler: the library makes its claims with
+ * "end_with_process", and the daemon ends them at its next tick after
+ * the process is gone (a daemon without it: at their lease).
  *
  * Threads: every function may be called from any thread.  A connection's
  * calls are serialised by a lock of its own, so one connection may be

@@ -15,6 +15,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -322,6 +323,17 @@ unsigned claims_live(struct claims *c, uint64_t now,
 				 (unsigned)cl->uid, cl->label);
 			cl->gone = true;
 			c->expired++;
+		} else if (!cl->gone && cl->end_with_process &&
+			   kill(cl->pid, 0) < 0 && errno == ESRCH) {
+			/* killed, or ended without releasing it: its
+			 * counters are free now, not at the lease's end
+			 * (EPERM: alive, another uid's; a pid reused
+			 * meanwhile leaves the claim to its lease) */
+			log_info("claim %s (uid %u, \"%s\") ended: its process "
+				 "%d has ended", cl->id, (unsigned)cl->uid,
+				 cl->label, (int)cl->pid);
+			cl->gone = true;
+			c->expired++;
 		}
 	}
 	reap(c);
@@ -478,6 +490,7 @@ static int make_claim(struct claims *c, const struct claim_req *rq,
 	snprintf(cl->label, sizeof(cl->label), "%s", rq->label ? rq->label : "");
 	cl->export = rq->export;
 	cl->pinned = rq->pinned;
+	cl->end_with_process = rq->end_with_process;
 	max = claim_max_interval_ms(c, cl, &ev);
 	if (c->cfg.interval_ms > max)
 		return fail(e, CLAIMS_INTERVAL, "events[%u]: %s counts on a "
@@ -1067,6 +1080,9 @@ static int insert(struct claims *c, struct claim *cl, uid_t uid, pid_t pid,
 		 cl->seq - c->tag_base, c->tag);
 	cl->uid = uid;
 	cl->pid = pid;
+	/* a peer in a pid namespace the daemon cannot see has pid 0: its
+	 * claim has only its lease */
+	cl->end_with_process = cl->end_with_process && pid > 0;
 	cl->created_mono = clock_mono(c->clk);
 	cl->expires_mono = cl->created_mono + (uint64_t)cl->ttl_s * 1000000000ull;
 	cl->created_real = (double)clock_real(c->clk) / 1e9;

@@ -79,6 +79,9 @@ struct claim {
 	bool export;
 	bool pinned;		/* on counters of its own (until
 				   max_pinned_s after its creation) */
+	bool end_with_process;	/* ends at the tick that finds process pid
+				   gone, before its lease (a client killed
+				   runs no exit handler to release it) */
 	unsigned ttl_s;
 	struct evspec ev[CLAIM_MAX_EVENTS];
 	unsigned nev;
@@ -137,6 +140,8 @@ struct claim_req {
 	const char *label;	/* NULL: none */
 	bool export;
 	bool pinned;
+	bool end_with_process;	/* ignored when the peer's pid is unknown
+				   (0: another pid namespace) */
 };
 
 /*
@@ -242,9 +247,10 @@ void claims_unlock(struct claims *c);
  * CPU, meanwhile): true, or false without it.  For the tick, which must
  * not wait long for a request thread that was preempted holding it. */
 bool claims_lock_within(struct claims *c, uint64_t ns);
-/* Under the lock: expires leases and ends pins (max_pinned_s) due by
- * now_mono and points *v at the live claims (ascending seq), valid until
- * the lock is dropped.  Their number. */
+/* Under the lock: expires leases, ends the claims whose process has
+ * ended (end_with_process) and ends pins (max_pinned_s) due by now_mono,
+ * and points *v at the live claims (ascending seq), valid until the lock
+ * is dropped.  Their number. */
 unsigned claims_live(struct claims *c, uint64_t now_mono,
 		     struct claim *const **v);
 /* Under the lock: the live claim seq, or NULL. */

@@ -721,9 +721,9 @@ static void stop_renewer(struct uncored *u)
 }
 
 /* The POST body of a claim: events split at commas, or NULL (u->err
- * says why). */
+ * says why); end: asks the daemon to end it when this process ends. */
 static char *claim_body(struct uncored *u, const char *events, unsigned ttl_s,
-			unsigned flags, unsigned *nev, int *rc)
+			unsigned flags, bool end, unsigned *nev, int *rc)
 {
 	struct json_object *o = json_object_new_object();
 	struct json_object *evs = json_object_new_array();
@@ -759,6 +759,9 @@ static char *claim_body(struct uncored *u, const char *events, unsigned ttl_s,
 			       json_object_new_boolean(flags & UNCORED_EXPORT));
 	json_object_object_add(o, "pinned",
 			       json_object_new_boolean(flags & UNCORED_PINNED));
+	if (end)
+		json_object_object_add(o, "end_with_process",
+				       json_object_new_boolean(true));
 	body = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
 	*rc = body ? 0 : -ENOMEM;
 	*nev = n;
@@ -800,10 +803,24 @@ int lib_claim_locked(struct uncored *u, const char *events, unsigned ttl_s,
 		return lib_fail(u, -EINVAL, "uncored_claim: unknown flags 0x%x",
 				flags & ~(UNCORED_PINNED | UNCORED_EXPORT |
 					  UNCORED_KEEP));
-	if (!(body = claim_body(u, events, ttl_s, flags, &nev, &rc)))
+	/* A process killed by a signal runs no exit handler: the daemon
+	 * ends the claim when it finds the process gone.  A daemon older
+	 * than that member refuses it (400, naming it): asked again
+	 * without, the claim then ends at exit or at its lease. */
+	if (!(body = claim_body(u, events, ttl_s, flags,
+				!(flags & UNCORED_KEEP), &nev, &rc)))
 		return rc;
 	rc = request(u, "POST", "/api/v1/claims", body, &r);
 	free(body);
+	if (rc == -EINVAL && !(flags & UNCORED_KEEP) &&
+	    strstr(u->err, "end_with_process")) {
+		free(r.body);
+		if (!(body = claim_body(u, events, ttl_s, flags, false, &nev,
+					&rc)))
+			return rc;
+		rc = request(u, "POST", "/api/v1/claims", body, &r);
+		free(body);
+	}
 	if (rc == 0 && (!lproto_claim_id(r.body, r.len, got, sizeof(got)) ||
 			lproto_claim_of(r.body, r.len, got, sizeof(got), &names,
 					why, sizeof(why)) < 0))

@@ -406,6 +406,8 @@ static struct json_object *claim_json(const struct pmu *pmu,
 	if (cl->pinned && cl->pinned_until_real > 0)
 		json_object_object_add(o, "pinned_until",
 				       iso_time(cl->pinned_until_real));
+	json_object_object_add(o, "end_with_process",
+			       json_object_new_boolean(cl->end_with_process));
 	json_object_object_add(o, "ttl_s", json_object_new_int((int)cl->ttl_s));
 	json_object_object_add(o, "created_at", iso_time(cl->created_real));
 	json_object_object_add(o, "expires_at", iso_time(cl->expires_real));
@@ -616,7 +618,7 @@ void api_claims_create(struct claims *c, uid_t uid, pid_t pid,
 		       const char *body, size_t len, struct claims_reply *r)
 {
 	static const char *const keys[] = { "events", "ttl_s", "label", "export",
-					    "pinned" };
+					    "pinned", "end_with_process" };
 	struct json_object *o = parse_body(body, len, r), *v;
 	struct claim_req rq = { 0 };
 	struct claims_err e;
@@ -626,7 +628,7 @@ void api_claims_create(struct claims *c, uid_t uid, pid_t pid,
 	if (!o)
 		return;
 	if (known_keys(o, keys, sizeof(keys) / sizeof(keys[0]), "events, ttl_s, "
-		       "label, export, pinned", r) < 0 ||
+		       "label, export, pinned, end_with_process", r) < 0 ||
 	    parse_events(o, &rq, r) < 0)
 		goto out;
 	if (json_object_object_get_ex(o, "ttl_s", &v)) {
@@ -636,7 +638,8 @@ void api_claims_create(struct claims *c, uid_t uid, pid_t pid,
 		rq.have_ttl = true;
 	}
 	if (parse_label(o, &rq, r) < 0 || parse_bool(o, "export", &rq.export, r) < 0 ||
-	    parse_bool(o, "pinned", &rq.pinned, r) < 0)
+	    parse_bool(o, "pinned", &rq.pinned, r) < 0 ||
+	    parse_bool(o, "end_with_process", &rq.end_with_process, r) < 0)
 		goto out;
 	rc = claims_create(c, uid, pid, &rq, &cl, &e);
 	if (rc == 0) {

@@ -2,15 +2,18 @@
 # lib_claim_end.sh - a claim made through libuncored ends with the process
 # that made it (issue 40 §1): the same marked program run twice in a row
 # (tests/tools/libcheck default, markers only, a pinned claim of
-# UNCORED_EVENTS on the one CBo counter the baseline leaves) gets its claim and measures both times, where the first
-# run's claim used to hold the counter for its 60 s lease and the second
-# got -EBUSY and said only "nothing measured"; uncored_disconnect() ends
-# the connection's claims but for UNCORED_KEEP ones; a marked program
-# whose claim failed (an event the platform lacks, the counter held by a
-# pinned claim, no daemon) says why on stderr, not only "nothing
-# measured".  And the errors of a lost daemon, as include/uncored.h lists
-# them: a region ended after the daemon was killed is -ENOTCONN, after it
-# restarted -ECONNRESET, and a read then -ENOTCONN.
+# UNCORED_EVENTS on the one CBo counter the baseline leaves) gets its
+# claim and measures both times, where the first run's claim used to
+# hold the counter for its 60 s lease and the second got -EBUSY and said
+# only "nothing measured"; uncored_disconnect() ends the connection's
+# claims but for UNCORED_KEEP ones; a marked program killed by SIGKILL
+# (no exit handler) has its claim ended by the daemon at its next tick
+# (end_with_process); a marked program whose claim failed (an event the
+# platform lacks, the counter held by a pinned claim, no daemon) says
+# why on stderr, not only "nothing measured".  And the errors of a lost
+# daemon, as include/uncored.h lists them: a region ended after the
+# daemon was killed is -ENOTCONN, after it restarted -ECONNRESET, and a
+# read then -ENOTCONN.
 . "${top_srcdir:-.}/tests/lib.sh"
 
 CHECK="$top_builddir/tests/tools/libcheck"
@@ -101,6 +104,27 @@ like "$(cat "$T/busy.err")" "EBUSY" "the counter held: stderr says EBUSY"
 like "$(cat "$T/busy.err")" "nothing measured: the regions' claim failed" \
 	"and that the claim failed"
 is "$(ctl_code "$S" -X DELETE "$U/claims/$P")" 200 "the pinned claim released"
+
+# A marked program killed by a signal runs no exit handler: the daemon
+# ends its claim ("end_with_process", which the library asks for) at the
+# tick that finds the process gone, long before the 60 s lease.
+UNCORED_SOCKET="$S" UNCORED_EVENTS=$HITM UNCORED_PINNED=1 \
+	"$CHECK" lease - 600 >"$T/killed.out" 2>&1 &
+kpid=$!
+tap_cleanup_pid "$kpid"
+wait_for "the killed program's claim" 30 sh -c "[ \"\$(curl -s --unix-socket '$S' '$U/claims' | jq '.claims | length')\" = 1 ]"
+ok $? "a marked program holds its claim"
+is "$(curl -s --unix-socket "$S" "$U/claims" | jq -r '.claims[0].end_with_process')" true \
+	"made with end_with_process"
+kill -KILL "$kpid"
+wait "$kpid" 2>/dev/null
+t0=$(date +%s)
+wait_for "the killed program's claim to end" 30 sh -c "[ \"\$(curl -s --unix-socket '$S' '$U/claims' | jq '.claims | length')\" = 0 ]"
+ok $? "killed (SIGKILL): its claim ends without it, within $(( $(date +%s) - t0 )) s (the lease: 60 s)"
+like "$(cat "$T/log")" "has ended" "the daemon's log says why"
+marked afterkill
+like "$(cat "$T/afterkill.err")" "markers-only        2" \
+	"the same program run after it measures"
 
 # the daemon killed, then restarted, under an open region
 for how in killed restarted; do

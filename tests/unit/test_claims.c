@@ -21,6 +21,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "serve/api_claims.h"
 #include "sim/hw_sim.h"
@@ -667,6 +669,57 @@ static void test_other_uid(void)
 	rig_close(&r);
 }
 
+/* Issue 40 §1: a claim made with "end_with_process" ends at the tick
+ * that finds its creator's process gone, not at its lease; one without
+ * it, or whose process lives, stays. */
+static void test_end_with_process(void)
+{
+	struct rig r;
+	struct claims_reply rp = { 0 };
+	const char *with = "{\"events\":[\"UNC_CBO_CACHE_LOOKUP.ANY_I\"],"
+			   "\"end_with_process\":true}";
+	const char *without = "{\"events\":[\"UNC_CBO_CACHE_LOOKUP.ANY_I\"]}";
+	const char *bodies[3] = { with, without, with };
+	char ids[3][CLAIM_ID_MAX];
+	pid_t dead = fork(), pids[3];
+	struct json_object *v;
+
+	if (dead == 0)
+		_exit(0);
+	waitpid(dead, NULL, 0);		/* reaped: no such process now */
+	pids[0] = dead;
+	pids[1] = dead;
+	pids[2] = getpid();
+	rig_open(&r, "skl", 8);
+	for (int i = 0; i < 3; i++) {
+		memset(&rp, 0, sizeof(rp));
+		api_claims_create(r.c, 1000, pids[i], bodies[i], strlen(bodies[i]),
+				  &rp);
+		ids[i][0] = '\0';
+		if (rp.body && json_object_object_get_ex(rp.body, "id", &v))
+			snprintf(ids[i], CLAIM_ID_MAX, "%s", json_object_get_string(v));
+		if (i == 0)
+			ok(rp.body && json_object_object_get_ex(rp.body,
+				"end_with_process", &v) && json_object_get_boolean(v),
+			   "the answer says end_with_process");
+		is_int(rp.status, 201, "claim %d made", i);
+		json_object_put(rp.body);
+	}
+	live(&r);
+	for (int i = 0; i < 3; i++) {
+		static const char *const what[3] = {
+			"end_with_process, its process gone: ended at the tick",
+			"its process gone, without end_with_process: stays",
+			"end_with_process, its process alive: stays" };
+
+		memset(&rp, 0, sizeof(rp));
+		api_claims_get(r.c, ids[i], 1000, &rp);
+		is_int(rp.status, i == 0 ? 404 : 200, "%s", what[i]);
+		json_object_put(rp.body);
+	}
+	rig_close(&r);
+}
+
 /* The "derived" member of event i of an answer's "events", as
  * "family scale" ("-" for null, "absent" without the member). */
 static const char *derived_of(struct json_object *body, size_t i, char *buf,
@@ -751,6 +804,7 @@ int main(void)
 	test_pins_bound();
 	test_ids_lifetimes();
 	test_other_uid();
+	test_end_with_process();
 	test_derived();
 	return tap_done();
 }
