@@ -509,9 +509,11 @@ static bool valid_event(const char *e, size_t len)
 {
 	size_t i;
 
+	/* '=' and '/': the modifiers :filterN=V and :split=K/N
+	 * (doc/design.md section 5), which the claim parser checks */
 	for (i = 0; i < len; i++)
 		if (!isalnum((unsigned char)e[i]) && e[i] != '_' &&
-		    e[i] != '.' && e[i] != ':')
+		    e[i] != '.' && e[i] != ':' && e[i] != '=' && e[i] != '/')
 			return false;
 	return len >= 1 && len <= EVENT_NAME_MAX;
 }
@@ -943,7 +945,7 @@ static int baseline_events(struct pstate *st, struct conf_baseline *b,
 				    "(a catalog name as /api/v1/events "
 				    "lists them, or "
 				    "unit:0xEVENT:0xUMASK; at most %d "
-				    "characters of A-Z a-z 0-9 _ . :)",
+				    "characters of A-Z a-z 0-9 _ . : = /)",
 				    b->unit, (int)(len < 64 ? len : 64), p,
 				    EVENT_NAME_MAX);
 		for (i = 0; i < b->nevents; i++)

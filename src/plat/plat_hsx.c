@@ -1136,6 +1136,9 @@ static const char *const hsx_baseline[] = {
 	HSX_LLC_LOOKUPS, HSX_LLC_MISSES,
 	"UNC_M_CAS_COUNT.RD", "UNC_M_CAS_COUNT.WR", "UNC_M_CLOCKTICKS",
 	"UNC_U_CLOCKTICKS",
+	/* memory read latency, "all" (plat_hsx.h): counter 0 of every CBo
+	 * and one more; [baseline] memory_latency = no leaves them out */
+	HSX_LAT_OCC("MISS_OPCODE"), HSX_LAT_INS("MISS_OPCODE"),
 	"UNC_Q_TxL_FLITS_G0.DATA", "UNC_Q_TxL_FLITS_G0.NON_DATA",
 	"UNC_H_REQUESTS.READS_LOCAL", "UNC_H_REQUESTS.READS_REMOTE",
 	"UNC_H_REQUESTS.WRITES_LOCAL", "UNC_H_REQUESTS.WRITES_REMOTE",

@@ -74,6 +74,11 @@ static const struct cpu_match zen5_cpus[] = {
 static const char *const zen5_baseline[] = {
 	"l3_lookup_state.all_coherent_accesses_to_l3",
 	"l3_lookup_state.l3_miss",
+	/* memory read latency (derived_zen5.c): 4 more of the L3's 6 */
+	"l3_xi_sampled_latency.dram_near",
+	"l3_xi_sampled_latency_requests.dram_near",
+	"l3_xi_sampled_latency.dram_far",
+	"l3_xi_sampled_latency_requests.dram_far",
 	"umc_cas_cmd.rd", "umc_cas_cmd.wr",
 	DF_CH(0), DF_CH(1), DF_CH(2), DF_CH(3), DF_CH(4), DF_CH(5),
 	DF_CH(6), DF_CH(7), DF_CH(8), DF_CH(9), DF_CH(10), DF_CH(11),
