@@ -776,6 +776,11 @@ struct platform {
 	 * uncore_event_total and the self-metrics) */
 	const struct derived_table *derived;
 	const char *const *baseline;	/* default events, NULL-terminated */
+	/* default events of the memory read latency families (issue 41),
+	 * after the others, unless [baseline] memory_latency = no: they
+	 * hold counter 0 of every CBo/CHA (occupancy counts there only);
+	 * NULL or NULL-terminated */
+	const char *const *baseline_latency;
 	/* the simulator's data beyond the unit tables (plat_sim.h); NULL:
 	 * the simulator's defaults, no registers outside the tables */
 	const struct plat_sim *sim;

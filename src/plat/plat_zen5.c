@@ -71,14 +71,19 @@ static const struct cpu_match zen5_cpus[] = {
  */
 #define DF_CH(n) "local_or_remote_socket_read_data_beats_dram_" #n,         \
 	"local_or_remote_socket_write_data_beats_dram_" #n
-static const char *const zen5_baseline[] = {
-	"l3_lookup_state.all_coherent_accesses_to_l3",
-	"l3_lookup_state.l3_miss",
-	/* memory read latency (derived_zen5.c): 4 more of the L3's 6 */
+/* memory read latency (derived_zen5.c): 4 more of the L3's 6;
+ * [baseline] memory_latency = no leaves them out */
+static const char *const zen5_baseline_latency[] = {
 	"l3_xi_sampled_latency.dram_near",
 	"l3_xi_sampled_latency_requests.dram_near",
 	"l3_xi_sampled_latency.dram_far",
 	"l3_xi_sampled_latency_requests.dram_far",
+	NULL
+};
+
+static const char *const zen5_baseline[] = {
+	"l3_lookup_state.all_coherent_accesses_to_l3",
+	"l3_lookup_state.l3_miss",
 	"umc_cas_cmd.rd", "umc_cas_cmd.wr",
 	DF_CH(0), DF_CH(1), DF_CH(2), DF_CH(3), DF_CH(4), DF_CH(5),
 	DF_CH(6), DF_CH(7), DF_CH(8), DF_CH(9), DF_CH(10), DF_CH(11),
@@ -97,6 +102,7 @@ const struct platform plat_zen5 = {
 	.ops = &plat_perf_only_ops,
 	.derived = &derived_zen5,
 	.baseline = zen5_baseline,
+	.baseline_latency = zen5_baseline_latency,
 	.sim = &plat_zen5_sim,
 	.vendor = "AuthenticAMD",
 	.backends = PLAT_BE_PERF,

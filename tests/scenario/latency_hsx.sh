@@ -46,7 +46,7 @@ run() {
 	PORT=$(pick_port)
 	printf '[daemon]\ninterval_ms = 200\n%s\n' "${2:-}" >"$T/$1.conf"
 	start_uncored "$T/$1.log" -c "$T/$1.conf" --simulate=hsx \
-		--workload "$T/wl.json" -l "127.0.0.1:$PORT" -s ""
+		--workload "$T/wl.json" -l "127.0.0.1:$PORT" -s "$T/$1.sock"
 	ok $? "$1: daemon up"
 	wait_for "$1: 3 samples" 60 ring_has "$PORT" 3
 	scrape "$PORT" "$T/$1.m0"
@@ -94,6 +94,31 @@ is "$(grep -c '^uncore_memory_read_latency_mean_seconds\|^uncore_memory_reads_in
 t=$(jq -c '[.sockets[].units[] | select(.unit == "cbo") | .instance_list[] | .counters[0].event] | unique' "$T/def.topo" 2>/dev/null)
 is "$t" '["UNC_C_TOR_OCCUPANCY.MISS_OPCODE:filter1=0x18200000"]' \
 	"counter 0 of every CBo holds TOR_OCCUPANCY.MISS_OPCODE with opc 0x182"
+# issue 41 §2: the latency families are never silently displaced: a
+# pinned claim that needs counter 0 is refused, naming the holder
+PINOCC='{"events":["UNC_C_TOR_OCCUPANCY.ALL"],"pinned":true}'
+PIN3='{"events":["UNC_C_CLOCKTICKS","UNC_C_LLC_VICTIMS.M_STATE","UNC_C_LLC_VICTIMS.E_STATE"],"pinned":true}'
+is "$(ctl_code "$T/def.sock" -X POST http://x/api/v1/claims -d "$PINOCC")" 409 \
+	"a pinned claim of a counter-0 event: 409 beside the latency family"
+like "$(cat "$T/body")" "TOR_OCCUPANCY.MISS_OPCODE" "the refusal names the baseline's occupancy event on counter 0"
+is "$(ctl_code "$T/def.sock" -X POST http://x/api/v1/claims -d "$PIN3")" 409 \
+	"a pinned claim of 3 CBo events: 409 (the family holds 2 of the 4 counters)"
+kill "$UPID"; wait "$UPID" 2>/dev/null
+
+# [baseline] memory_latency = no gives counter 0 back
+run nolat "[baseline]
+memory_latency = no"
+is "$(grep -c '^uncore_memory_read_latency' "$T/nolat.m1")" 0 \
+	"memory_latency = no: no latency family"
+t=$(jq -c '[.sockets[].units[] | select(.unit == "cbo") | .instance_list[] | .counters[0].event] | unique' "$T/nolat.topo" 2>/dev/null)
+case $t in *TOR_OCCUPANCY*) ok 1 "counter 0 of the CBos is free of the occupancy ($t)" ;;
+	   *) ok 0 "counter 0 of the CBos is free of the occupancy" ;; esac
+is "$(ctl_code "$T/nolat.sock" -X POST http://x/api/v1/claims -d "$PIN3")" 201 \
+	"and a pinned claim of 3 CBo events is admitted"
+# (counter 0 itself still holds the baseline's split LLC lookups here:
+# a pinned counter-0 event is refused naming them, not the family)
+is "$(ctl_code "$T/nolat.sock" -X POST http://x/api/v1/claims -d "$PINOCC")" 409 \
+	"a pinned counter-0 event: still 409 (3 pinned of 4 taken now)"
 kill "$UPID"; wait "$UPID" 2>/dev/null
 
 # every target: the occupancy events take turns on counter 0
