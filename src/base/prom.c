@@ -339,6 +339,7 @@ static const char *type_name(enum prom_fmt fmt, enum prom_type t)
 	case PROM_COUNTER: return "counter";
 	case PROM_GAUGE: return "gauge";
 	case PROM_HISTOGRAM: return "histogram";
+	case PROM_SUMMARY: return "summary";
 	case PROM_INFO: return fmt == PROM_OPENMETRICS_100 ? "info" : "gauge";
 	case PROM_UNTYPED:
 		return fmt == PROM_OPENMETRICS_100 ? "unknown" : "untyped";
@@ -459,10 +460,14 @@ int prom_family(struct prom *w, const char *name, enum prom_type type,
 static bool suffix_allowed(enum prom_type t, const char *suffix)
 {
 	if (!suffix)
-		return t != PROM_HISTOGRAM;
+		return t != PROM_HISTOGRAM && t != PROM_SUMMARY;
 	switch (t) {
 	case PROM_COUNTER:
 		return strcmp(suffix, "_created") == 0;
+	case PROM_SUMMARY:	/* no quantiles: _sum and _count only */
+		return strcmp(suffix, "_sum") == 0 ||
+		       strcmp(suffix, "_count") == 0 ||
+		       strcmp(suffix, "_created") == 0;
 	case PROM_HISTOGRAM:
 		return strcmp(suffix, "_bucket") == 0 ||
 		       strcmp(suffix, "_sum") == 0 ||

@@ -50,6 +50,8 @@ enum prom_type {
 	PROM_HISTOGRAM,	/* samples: "_bucket", "_sum", "_count", "_created" */
 	PROM_INFO,	/* name ends in "_info"; 0.0.4: a gauge of that name */
 	PROM_UNTYPED,	/* 0.0.4 "untyped", OpenMetrics "unknown" */
+	PROM_SUMMARY,	/* without quantiles; samples: "_sum", "_count",
+			   "_created" (prom_sample_*() with the suffix) */
 };
 
 /* Longest metric name accepted, suffixes included. */

@@ -165,6 +165,22 @@ static bool same_labels(const char *const *a, const char *const *b)
 	return !a[i] && !b[i];
 }
 
+/* The same fixed labels, names and values. */
+static bool same_fixed(const char *const *a, const char *const *b)
+{
+	unsigned i = 0;
+
+	for (; a[i] && b[i]; i++)
+		if (strcmp(a[i], b[i]) != 0)
+			return false;
+	return !a[i] && !b[i];
+}
+
+static bool is_summary(enum dm_type t)
+{
+	return t == DM_SUM || t == DM_COUNT;
+}
+
 static bool streq0(const char *a, const char *b)
 {
 	return a == b || (a && b && strcmp(a, b) == 0);
@@ -184,10 +200,18 @@ static int check_formula(const struct platform *pl,
 		bool lin = st->op == DF_SRC_ || st->op == DF_ADD_ ||
 			   (st->op == DF_SCALE_ && st->k >= 0);
 
-		if (dm->type == DM_COUNTER && !lin) {
+		if ((dm->type == DM_COUNTER || dm->type == DM_COUNT) && !lin) {
 			snprintf(why, whylen, "%s: step %u: a counter may only "
 				 "add sources and scale them by k >= 0",
 				 dm->name, k + 1);
+			return -EINVAL;
+		}
+		/* a summary's _sum adds what each interval gives: never
+		 * less than nothing */
+		if (dm->type == DM_SUM && (st->op == DF_SUB_ ||
+		    (st->op == DF_SCALE_ && st->k < 0))) {
+			snprintf(why, whylen, "%s: step %u: a summary's sum may "
+				 "not subtract", dm->name, k + 1);
 			return -EINVAL;
 		}
 		switch (st->op) {
@@ -273,6 +297,24 @@ static int check_table(const struct platform *pl,
 				 "in _total", dm->name);
 			return -EINVAL;
 		}
+		if (dm->json_only && dm->type != DM_GAUGE) {
+			snprintf(why, whylen, "%s: only a gauge may be JSON only",
+				 dm->name);
+			return -EINVAL;
+		}
+		/* a summary: DM_SUM then DM_COUNT, the same family and labels */
+		if ((dm->type == DM_SUM &&
+		     (m + 1 >= tab->nm || tab->m[m + 1].type != DM_COUNT ||
+		      strcmp(tab->m[m + 1].name, dm->name) ||
+		      !same_fixed(tab->m[m + 1].fixed, dm->fixed))) ||
+		    (dm->type == DM_COUNT &&
+		     (m == 0 || tab->m[m - 1].type != DM_SUM ||
+		      strcmp(tab->m[m - 1].name, dm->name)))) {
+			snprintf(why, whylen, "%s: a summary is a DM_SUM entry "
+				 "followed by a DM_COUNT entry of the same name "
+				 "and labels", dm->name);
+			return -EINVAL;
+		}
 		if (!dm->json || !dm->help || !*dm->help) {
 			snprintf(why, whylen, "%s: no JSON key or help", dm->name);
 			return -EINVAL;
@@ -293,7 +335,10 @@ static int check_table(const struct platform *pl,
 					 "must be adjacent", dm->name);
 				return -EINVAL;
 			}
-			if (x->type != dm->type || !streq0(x->per, dm->per) ||
+			if ((x->type != dm->type &&
+			     !(is_summary(x->type) && is_summary(dm->type))) ||
+			    x->json_only != dm->json_only ||
+			    !streq0(x->per, dm->per) ||
 			    !streq0(x->unit, dm->unit) ||
 			    strcmp(x->help, dm->help) != 0 ||
 			    !same_labels(x->fixed, dm->fixed)) {
@@ -302,7 +347,8 @@ static int check_table(const struct platform *pl,
 					 dm->name);
 				return -EINVAL;
 			}
-			if (!dm->fixed[0]) {
+			if (same_fixed(x->fixed, dm->fixed) &&
+			    !(o == m - 1 && dm->type == DM_COUNT)) {
 				snprintf(why, whylen, "%s: entries of one family "
 					 "need fixed labels to tell them apart",
 					 dm->name);
@@ -623,7 +669,7 @@ bool derive_live(const struct derive_plan *dp, unsigned idx)
  * adds to it. */
 static void sources(const struct derive_plan *dp, const uint64_t *val,
 		    const uint64_t *invalid, double *sv, uint8_t *bad,
-		    double frozen_k)
+		    double frozen_k, double live_k)
 {
 	for (unsigned k = 0; k < dp->nterms; k++) {
 		const struct term *tm = &dp->terms[k];
@@ -633,7 +679,7 @@ static void sources(const struct derive_plan *dp, const uint64_t *val,
 			bad[tm->sv] = 1;
 		else
 			sv[tm->sv] += (double)val[i] * tm->k *
-				      (tm->live ? 1.0 : frozen_k);
+				      (tm->live ? live_k : frozen_k);
 	}
 }
 
@@ -709,7 +755,7 @@ static void gauges(const struct derive_plan *dp, const uint64_t *delta,
 	double *sv = scratch_sv(dp, scratch, &bad);
 
 	sources(dp, delta, invalid, sv, bad,
-		counted > 0 && secs > 0 ? secs / counted : 1.0);
+		counted > 0 && secs > 0 ? secs / counted : 1.0, 1.0);
 	for (size_t m = 0; m < dp->tab->nm; m++) {
 		if (dp->tab->m[m].type != DM_GAUGE)
 			continue;
@@ -737,6 +783,47 @@ void derive_gauges(const struct derive_plan *dp, const uint64_t *delta,
 	gauges(dp, delta, invalid, secs, counted, false, out, scratch);
 }
 
+/*
+ * The summaries' _sum (DM_SUM) of one tick: each adds its formula over
+ * the interval's increments, every source taken over the counting
+ * window (the live series' increments, over the wall time secs, scaled
+ * to it), DF_RATE dividing by that window: occupancy / (clock cycles of
+ * one box / counted seconds) is request-seconds.  An interval without a
+ * value (no clock, first tick) adds nothing.
+ */
+static void sums(const struct derive_plan *dp, const uint64_t *inc,
+		 double secs, double counted, double *acc, double *out,
+		 void *scratch)
+{
+	double win = counted > 0 ? counted : secs;
+	bool any = false;
+	uint8_t *bad;
+	double *sv;
+
+	for (size_t m = 0; m < dp->tab->nm && !any; m++)
+		any = dp->tab->m[m].type == DM_SUM;
+	if (!any || !(win > 0))
+		return;
+	sv = scratch_sv(dp, scratch, &bad);
+	sources(dp, inc, NULL, sv, NULL, 1.0,
+		counted > 0 && secs > 0 ? counted / secs : 1.0);
+	for (size_t m = 0; m < dp->tab->nm; m++) {
+		if (dp->tab->m[m].type != DM_SUM)
+			continue;
+		for (unsigned s = 0; s < dp->nsockets; s++)
+			for (unsigned in = 0; in < derive_nper(dp, m); in++) {
+				unsigned i = derive_index(dp, m, s, in);
+				double v;
+
+				if (!dp->live[i])
+					continue;
+				v = eval(dp, m, s, in, sv, NULL, win);
+				if (isfinite(v) && v > 0)
+					out[i] = acc[i] += v;
+			}
+	}
+}
+
 void derive_tick(const struct derive_plan *dp, const uint64_t *inc,
 		 const uint64_t *delta, const uint64_t *invalid, double secs,
 		 double counted, bool keep, double *acc, double *out,
@@ -745,9 +832,10 @@ void derive_tick(const struct derive_plan *dp, const uint64_t *inc,
 	uint8_t *bad;
 	double *sv = scratch_sv(dp, scratch, &bad);
 
-	sources(dp, inc, NULL, sv, NULL, 1.0);
+	sources(dp, inc, NULL, sv, NULL, 1.0, 1.0);
 	for (size_t m = 0; m < dp->tab->nm; m++) {
-		bool counter = dp->tab->m[m].type == DM_COUNTER;
+		enum dm_type ty = dp->tab->m[m].type;
+		bool counter = ty == DM_COUNTER || ty == DM_COUNT;
 
 		for (unsigned s = 0; s < dp->nsockets; s++)
 			for (unsigned in = 0; in < derive_nper(dp, m); in++) {
@@ -758,10 +846,13 @@ void derive_tick(const struct derive_plan *dp, const uint64_t *inc,
 				else if (counter)
 					out[i] = acc[i] +=
 						eval(dp, m, s, in, sv, NULL, 0);
+				else if (ty == DM_SUM)
+					out[i] = acc[i];
 				else if (!keep)
 					out[i] = NAN;
 			}
 	}
+	sums(dp, inc, secs, counted, acc, out, scratch);
 	gauges(dp, delta, invalid, secs, counted, keep, out, scratch);
 }
 
@@ -772,12 +863,13 @@ double derive_counter(const struct derive_plan *dp, size_t m, unsigned s,
 	void *scratch;
 	double *sv, v;
 
-	if (dp->tab->m[m].type != DM_COUNTER || dp->tab->m[m].per ||
+	if ((dp->tab->m[m].type != DM_COUNTER &&
+	     dp->tab->m[m].type != DM_COUNT) || dp->tab->m[m].per ||
 	    !dp->live[derive_index(dp, m, s, 0)] ||
 	    !(scratch = malloc(derive_scratch_size(dp))))
 		return NAN;
 	sv = scratch_sv(dp, scratch, &bad);
-	sources(dp, val, NULL, sv, NULL, 1.0);
+	sources(dp, val, NULL, sv, NULL, 1.0, 1.0);
 	v = eval(dp, m, s, 0, sv, NULL, 0);
 	free(scratch);
 	return v;

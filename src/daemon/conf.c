@@ -132,6 +132,8 @@ static const struct key keys[] = {
 	K_UINT(S_CLAIMS, "max_pinned_per_box", max_pinned_per_box, 0, 7, 7),
 	K_UINT(S_CLAIMS, "max_pinned_s", max_pinned_s, 1, 86400, 600),
 
+	/* the one key of [baseline] that is no unit (issue 41 §2) */
+	K_BOOL(S_BASELINE, "memory_latency", memory_latency, true),
 	K_STR(S_SIM, "platform", sim_platform, empty_default, check_platform,
 	    true),
 	K_STR(S_SIM, "workload", sim_workload, empty_default, check_path, true),
@@ -509,9 +511,11 @@ static bool valid_event(const char *e, size_t len)
 {
 	size_t i;
 
+	/* '=' and '/': the modifiers :filterN=V and :split=K/N
+	 * (doc/design.md section 5), which the claim parser checks */
 	for (i = 0; i < len; i++)
 		if (!isalnum((unsigned char)e[i]) && e[i] != '_' &&
-		    e[i] != '.' && e[i] != ':')
+		    e[i] != '.' && e[i] != ':' && e[i] != '=' && e[i] != '/')
 			return false;
 	return len >= 1 && len <= EVENT_NAME_MAX;
 }
@@ -943,7 +947,7 @@ static int baseline_events(struct pstate *st, struct conf_baseline *b,
 				    "(a catalog name as /api/v1/events "
 				    "lists them, or "
 				    "unit:0xEVENT:0xUMASK; at most %d "
-				    "characters of A-Z a-z 0-9 _ . :)",
+				    "characters of A-Z a-z 0-9 _ . : = /)",
 				    b->unit, (int)(len < 64 ? len : 64), p,
 				    EVENT_NAME_MAX);
 		for (i = 0; i < b->nevents; i++)
@@ -1030,9 +1034,9 @@ static int handler(void *user, const char *section, const char *name,
 				    sect_names[k->sect]);
 		return fail(st, "key \"%s\" is outside any section", name);
 	}
-	if (st->sect == S_BASELINE)
-		return baseline_key(st, name, value);
 	k = key_find(st->sect, name);
+	if (st->sect == S_BASELINE && !k)
+		return baseline_key(st, name, value);
 	if (!k)
 		return fail_unknown_key(st, name);
 	idx = (size_t)(k - keys);
@@ -1355,12 +1359,11 @@ int conf_dump(const struct conf *c, FILE *f)
 		fprintf(f, "\n[%s]\n", sect_names[s]);
 		if (s == S_BASELINE) {
 			if (!c->baseline_given || !c->nbaseline)
-				fputs("; empty: the platform's default "
+				fputs("; no unit given: the platform's default "
 				      "events\n", f);
 			else
 				for (i = 0; i < c->nbaseline; i++)
 					dump_baseline(&c->baseline[i], f);
-			continue;
 		}
 		for (n = 0; n < NKEYS; n++) {
 			const struct key *k = &keys[n];

@@ -103,6 +103,9 @@ struct conf {
 	unsigned nbaseline;
 	bool baseline_given;            /* false: section empty or absent,
 					   platform default for every unit */
+	bool memory_latency;            /* [baseline] memory_latency, default
+					   yes: the platform's latency events
+					   (platform.baseline_latency) count */
 	/* [sim] */
 	char *sim_platform;             /* key platform: "" or [a-z0-9]+ */
 	char *sim_workload;             /* key workload: "" or a path; a

@@ -175,7 +175,13 @@ static int resolve_baseline(const struct platform *p, const struct conf *c,
 				 c->baseline[b].line, c->baseline[b].unit, p->id);
 			return -1;
 		}
-	for (const char *const *d = p->baseline; *d; d++) {
+	/* the platform's defaults, then its latency events unless
+	 * [baseline] memory_latency = no (issue 41 §2) */
+	const char *const *lists[2] = {
+		p->baseline, c->memory_latency ? p->baseline_latency : NULL };
+
+	for (unsigned li = 0; li < 2; li++)
+	for (const char *const *d = lists[li]; d && *d; d++) {
 		bool overridden = false;
 
 		/* resolved first: a default with modifiers (hsx

@@ -231,4 +231,70 @@
 #define XSP_CLOCK_HELP "Uncore clock (UCLK) cycles: the CHA clock, " \
 	"averaged over the socket's CHAs (Intel's uncore_frequency metric)."
 
+/*
+ * Memory read latency (issue 41; doc/metrics.md "Memory read latency"):
+ * a Prometheus summary without quantiles per socket and target.  _sum is
+ * request-seconds: each interval the occupancy summed over the socket's
+ * boxes (source "lat_occ_<t>", cycles x entries) divided by the clock of
+ * one box in that interval (source "lat_clock", cycles, the mean of the
+ * boxes or the socket's one uncore clock, over the seconds it counted);
+ * _count the reads inserted ("lat_ins_<t>").  rate(_sum) / rate(_count)
+ * is the mean latency over any window (Little's law, sum then divide:
+ * the facts sheet "Memory latency, queueing and the vendors' metric
+ * formulas", section 1), rate(_sum) the mean reads in flight.  JSON also
+ * carries the last interval's mean latency and reads in flight.
+ */
+#define DM_LAT_NAME "uncore_memory_read_latency_seconds"
+#define DM_LAT_HELP "Demand data reads that missed the LLC, in the LLC's " \
+	"request tracker (TOR/ARB/L3): _sum request-seconds (occupancy " \
+	"summed over the socket's boxes / one box's clock), _count the " \
+	"reads; rate(_sum)/rate(_count) is the mean latency, rate(_sum) " \
+	"the mean reads in flight (doc/metrics.md)."
+#define DM_LAT(t) \
+	{ DM_LAT_NAME, "memory_read_latency_" t "_seconds_sum", DM_LAT_HELP, \
+	  "seconds", DM_SUM, NULL, { "target", t, NULL }, \
+	  { DF_SRC("lat_occ_" t), DF_SRC("lat_clock"), DF_RATE, DF_RATIO } }, \
+	{ DM_LAT_NAME, "memory_read_latency_" t "_seconds_count", DM_LAT_HELP, \
+	  "seconds", DM_COUNT, NULL, { "target", t, NULL }, \
+	  { DF_SRC("lat_ins_" t) } }
+/* ... and the last interval's mean latency and reads in flight, in JSON
+ * only (Prometheus takes them from the summary over its own window);
+ * each a family of its own, so its entries are adjacent. */
+#define DM_LAT_MEAN(t) \
+	{ "uncore_memory_read_latency_mean_seconds", \
+	  "memory_read_latency_" t "_seconds", \
+	  "Mean read latency over the last interval.", "seconds", DM_GAUGE, \
+	  NULL, { "target", t, NULL }, \
+	  { DF_SRC("lat_occ_" t), DF_SRC("lat_clock"), DF_RATE, DF_RATIO, \
+	    DF_SRC("lat_ins_" t), DF_RATIO }, true }
+#define DM_LAT_INFLIGHT(t) \
+	{ "uncore_memory_reads_in_flight", "memory_reads_in_flight_" t, \
+	  "Mean reads in flight over the last interval.", NULL, DM_GAUGE, \
+	  NULL, { "target", t, NULL }, \
+	  { DF_SRC("lat_occ_" t), DF_SRC("lat_clock"), DF_RATIO }, true }
+
+/*
+ * AMD (zen4, zen5): the L3's sampled latency (amd_l3 event 0xAC
+ * l3_xi_sampled_latency, in units of 10 ns: Linux amdzen5
+ * recommended.json l3_read_miss_latency = latency x 10 / requests, scale
+ * 1 ns) over its sampled requests (0xAD).  Sources "lat_amd_<t>" (the
+ * latency count) and "lat_req_<t>" (requests).  Both are sampled: the
+ * mean latency is right, but _count counts the sampled fills, not every
+ * read, so rate(_sum) is not the reads in flight there (doc/metrics.md).
+ */
+#define DM_LAT_AMD(t) \
+	{ DM_LAT_NAME, "memory_read_latency_" t "_seconds_sum", DM_LAT_HELP, \
+	  "seconds", DM_SUM, NULL, { "target", t, NULL }, \
+	  { DF_SRC("lat_amd_" t), DF_SCALE(1e-8) } }, \
+	{ DM_LAT_NAME, "memory_read_latency_" t "_seconds_count", DM_LAT_HELP, \
+	  "seconds", DM_COUNT, NULL, { "target", t, NULL }, \
+	  { DF_SRC("lat_req_" t) } }
+#define DM_LAT_AMD_MEAN(t) \
+	{ "uncore_memory_read_latency_mean_seconds", \
+	  "memory_read_latency_" t "_seconds", \
+	  "Mean read latency over the last interval.", "seconds", DM_GAUGE, \
+	  NULL, { "target", t, NULL }, \
+	  { DF_SRC("lat_amd_" t), DF_SCALE(1e-8), DF_SRC("lat_req_" t), \
+	    DF_RATIO }, true }
+
 #endif

@@ -8,7 +8,9 @@
  * per socket and per channel in separate families, the UBox UCLK fixed
  * counter, QPI data and link bytes per port (2.9.5 QPI_DATA_BW,
  * QPI_LINK_BW: flits x 8 bytes), home agent requests (2.5.6 REQUESTS),
- * PCU C-state residency (free-running, 2.8.2) and frequency bands (2.8.5).
+ * PCU C-state residency (free-running, 2.8.2) and frequency bands (2.8.5),
+ * memory read latency (2.3.5 AVG_TOR_DRD_MISS_LATENCY: TOR occupancy /
+ * inserts of demand data reads that missed, FILTER1.opc = 0x182).
  */
 #include "config.h"
 
@@ -36,6 +38,16 @@ static const struct derived_src hsx_src[] = {
 	{ "band1", HSX_BAND(1), 1 },
 	{ "band2", HSX_BAND(2), 1 },
 	{ "band3", HSX_BAND(3), 1 },
+	/* memory read latency (plat_hsx.h HSX_LAT_*): the clock of one CBo
+	 * is UCLK, which the UBox fixed counter counts (2.2.2; the CBo's
+	 * own UNC_C_CLOCKTICKS would take a CBo counter for the same clock) */
+	{ "lat_clock", "UNC_U_CLOCKTICKS", 1 },
+	{ "lat_occ_all", HSX_LAT_OCC("MISS_OPCODE"), 1 },
+	{ "lat_ins_all", HSX_LAT_INS("MISS_OPCODE"), 1 },
+	{ "lat_occ_local", HSX_LAT_OCC("MISS_LOCAL_OPCODE"), 1 },
+	{ "lat_ins_local", HSX_LAT_INS("MISS_LOCAL_OPCODE"), 1 },
+	{ "lat_occ_remote", HSX_LAT_OCC("MISS_REMOTE_OPCODE"), 1 },
+	{ "lat_ins_remote", HSX_LAT_INS("MISS_REMOTE_OPCODE"), 1 },
 };
 
 static const struct derived_metric hsx_m[] = {
@@ -64,6 +76,14 @@ static const struct derived_metric hsx_m[] = {
 	DM_BAND("pcu_frequency_band1_cycles_total", "1", "band1"),
 	DM_BAND("pcu_frequency_band2_cycles_total", "2", "band2"),
 	DM_BAND("pcu_frequency_band3_cycles_total", "3", "band3"),
+	/* 2.3.5 AVG_TOR_DRD_MISS_LATENCY, AVG_TOR_DRD_LOC_MISS_LATENCY,
+	 * AVG_TOR_DRD_REM_MISS_LATENCY as summaries; local and remote are
+	 * there when a [baseline] counts them (the default counts "all":
+	 * counter 0 holds one occupancy event per box) */
+	DM_LAT("all"), DM_LAT("local"), DM_LAT("remote"),
+	DM_LAT_MEAN("all"), DM_LAT_MEAN("local"), DM_LAT_MEAN("remote"),
+	DM_LAT_INFLIGHT("all"), DM_LAT_INFLIGHT("local"),
+	DM_LAT_INFLIGHT("remote"),
 };
 
 const struct derived_table derived_hsx = {

@@ -23,6 +23,15 @@ static const struct derived_src zen5_src[] = {
 	{ "lookups", "l3_lookup_state.all_coherent_accesses_to_l3", 1, false,
 	  0 },
 	{ "misses", "l3_lookup_state.l3_miss", 1, false, 0 },
+	/* memory read latency (derived.h DM_LAT_AMD): fills from DRAM of
+	 * this NUMA node (dram_near, umask 0x01) and of another (dram_far,
+	 * 0x02); "all" is both summed (doc/hardware-notes.md) */
+	{ "lat_amd_local", "l3_xi_sampled_latency.dram_near", 1, false, 0 },
+	{ "lat_req_local", "l3_xi_sampled_latency_requests.dram_near", 1, false,
+	  0 },
+	{ "lat_amd_remote", "l3_xi_sampled_latency.dram_far", 1, false, 0 },
+	{ "lat_req_remote", "l3_xi_sampled_latency_requests.dram_far", 1,
+	  false, 0 },
 	{ "dram_rd", "umc_cas_cmd.rd", 64, false, 0 },
 	{ "dram_rd", "local_or_remote_socket_read_data_beats_dram_0", 64,
 	  false, 1 },
@@ -95,6 +104,16 @@ static const struct derived_metric zen5_m[] = {
 		   "(UMC CAS reads x 64; Linux 6.7+).",
 		   "Bytes written to DRAM through one memory controller "
 		   "(UMC CAS writes x 64; Linux 6.7+)."),
+	/* memory read latency: "all" = both DRAM targets summed */
+	{ DM_LAT_NAME, "memory_read_latency_all_seconds_sum", DM_LAT_HELP,
+	  "seconds", DM_SUM, NULL, { "target", "all", NULL },
+	  { DF_SRC("lat_amd_local"), DF_SRC("lat_amd_remote"), DF_ADD,
+	    DF_SCALE(1e-8) } },
+	{ DM_LAT_NAME, "memory_read_latency_all_seconds_count", DM_LAT_HELP,
+	  "seconds", DM_COUNT, NULL, { "target", "all", NULL },
+	  { DF_SRC("lat_req_local"), DF_SRC("lat_req_remote"), DF_ADD } },
+	DM_LAT_AMD("local"), DM_LAT_AMD("remote"),
+	DM_LAT_AMD_MEAN("local"), DM_LAT_AMD_MEAN("remote"),
 };
 
 const struct derived_table derived_zen5 = {

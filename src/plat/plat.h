@@ -655,7 +655,16 @@ struct plat_ops {
  *   type   DM_COUNTER: a running total (monotonic, base units, name
  *          ending in _total), whose formula may only use DF_SRC, DF_ADD
  *          and DF_SCALE with k >= 0 (so it never goes down); DM_GAUGE:
- *          a value over the last sampling interval.
+ *          a value over the last sampling interval.  A Prometheus summary
+ *          without quantiles is a pair of adjacent entries with the same
+ *          name (not ending in _total) and fixed labels: DM_SUM, the
+ *          _sum, a running total of what its formula gives each interval
+ *          over that interval's increments (it may divide: DF_RATIO, and
+ *          DF_RATE divides by the time the counters counted; no DF_SUB,
+ *          so it never goes down), then DM_COUNT, the _count, a counter
+ *          as DM_COUNTER.  Request-seconds are occupancy / (clock /
+ *          seconds): { DF_SRC("occ"), DF_SRC("clk"), DF_RATE, DF_RATIO }
+ *          with clk the mean of one box (derived_src.mean).
  *   per    NULL: one series per socket {socket}; or a label name
  *          ("channel", "port"): one series per instance of the sources'
  *          unit {socket, channel}, whose sources all belong to one unit.
@@ -674,6 +683,9 @@ struct plat_ops {
  *          e.g. the LLC hit ratio (lookups - misses) / lookups:
  *            { DF_SRC("lookups"), DF_SRC("misses"), DF_SUB,
  *              DF_SRC("lookups"), DF_RATIO }
+ *   json_only  (optional, last) a gauge served in /api/v1/metrics and
+ *          the samples only, never a /metrics family (a summary's mean
+ *          over the last interval: Prometheus takes rate(_sum)/rate(_count)).
  * A metric is exported when the program counts every source it names; a
  * gauge whose inputs were invalid this interval has no value (NaN).
  * Sources with alternatives and means: see struct derived_src.
@@ -683,7 +695,7 @@ struct plat_ops {
  * "dram_wr", "clock"), and sets platform.derived.
  * tests/unit/test_derive.c checks these rules on every platform's table.
  */
-enum dm_type { DM_COUNTER, DM_GAUGE };
+enum dm_type { DM_COUNTER, DM_GAUGE, DM_SUM, DM_COUNT };
 enum dm_op { DF_END_, DF_SRC_, DF_ADD_, DF_SUB_, DF_SCALE_, DF_RATIO_,
 	     DF_RATE_ };
 
@@ -732,6 +744,7 @@ struct derived_metric {
 	const char *per;
 	const char *fixed[2 * DM_MAX_FIXED + 1];
 	struct dm_step f[DM_MAX_STEPS];
+	bool json_only;
 };
 
 struct derived_table {
@@ -763,6 +776,11 @@ struct platform {
 	 * uncore_event_total and the self-metrics) */
 	const struct derived_table *derived;
 	const char *const *baseline;	/* default events, NULL-terminated */
+	/* default events of the memory read latency families (issue 41),
+	 * after the others, unless [baseline] memory_latency = no: they
+	 * hold counter 0 of every CBo/CHA (occupancy counts there only);
+	 * NULL or NULL-terminated */
+	const char *const *baseline_latency;
 	/* the simulator's data beyond the unit tables (plat_sim.h); NULL:
 	 * the simulator's defaults, no registers outside the tables */
 	const struct plat_sim *sim;

@@ -1132,6 +1132,12 @@ static const struct cpu_match hsx_cpus[] = {
 };
 
 /* What the daemon counts without a [baseline]: every headline event. */
+/* memory read latency, "all" (plat_hsx.h): counter 0 of every CBo and
+ * one more; [baseline] memory_latency = no leaves them out */
+static const char *const hsx_baseline_latency[] = {
+	HSX_LAT_OCC("MISS_OPCODE"), HSX_LAT_INS("MISS_OPCODE"), NULL
+};
+
 static const char *const hsx_baseline[] = {
 	HSX_LLC_LOOKUPS, HSX_LLC_MISSES,
 	"UNC_M_CAS_COUNT.RD", "UNC_M_CAS_COUNT.WR", "UNC_M_CLOCKTICKS",
@@ -1165,6 +1171,7 @@ const struct platform plat_hsx = {
 	.ops = &hsx_ops,
 	.derived = &derived_hsx,
 	.baseline = hsx_baseline,
+	.baseline_latency = hsx_baseline_latency,
 	.sim = &plat_hsx_sim,
 	.backends = PLAT_BE_DIRECT | PLAT_BE_PERF,
 };

@@ -87,4 +87,19 @@ int hsx_node_to_package(uint32_t cpunodeid, uint32_t gidnidmap);
 #define HSX_BAND(n) "UNC_P_FREQ_BAND" #n "_CYCLES:filter0=0x241c140c"
 
 
+/*
+ * Memory read latency (manual 2.3.5 AVG_TOR_DRD_MISS_LATENCY,
+ * _LOC_/_REM_): TOR_OCCUPANCY (0x36, counter 0 only, Table 2-41 note) and
+ * TOR_INSERTS (0x35) of demand data reads that missed the LLC, opcode
+ * filter Cn_MSR_PMON_BOX_FILTER1.opc = 0x182 (DRd, Table 2-20) in bits
+ * 28:20 (Table 2-19): 0x182 << 20 = 0x18200000.  "all" is the MISS_OPCODE
+ * umask 0x03; local / remote the MISS_LOCAL_OPCODE 0x23 and
+ * MISS_REMOTE_OPCODE 0x83 umasks (Table 2-40/2-41), under the same
+ * FILTER1 value, so every target can share the box filter
+ * (doc/hardware-notes.md "Memory read latency": why not the nid field).
+ */
+#define HSX_DRD_FILTER1 ":filter1=0x18200000"
+#define HSX_LAT_OCC(sub) "UNC_C_TOR_OCCUPANCY." sub HSX_DRD_FILTER1
+#define HSX_LAT_INS(sub) "UNC_C_TOR_INSERTS." sub HSX_DRD_FILTER1
+
 #endif

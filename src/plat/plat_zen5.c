@@ -71,6 +71,16 @@ static const struct cpu_match zen5_cpus[] = {
  */
 #define DF_CH(n) "local_or_remote_socket_read_data_beats_dram_" #n,         \
 	"local_or_remote_socket_write_data_beats_dram_" #n
+/* memory read latency (derived_zen5.c): 4 more of the L3's 6;
+ * [baseline] memory_latency = no leaves them out */
+static const char *const zen5_baseline_latency[] = {
+	"l3_xi_sampled_latency.dram_near",
+	"l3_xi_sampled_latency_requests.dram_near",
+	"l3_xi_sampled_latency.dram_far",
+	"l3_xi_sampled_latency_requests.dram_far",
+	NULL
+};
+
 static const char *const zen5_baseline[] = {
 	"l3_lookup_state.all_coherent_accesses_to_l3",
 	"l3_lookup_state.l3_miss",
@@ -92,6 +102,7 @@ const struct platform plat_zen5 = {
 	.ops = &plat_perf_only_ops,
 	.derived = &derived_zen5,
 	.baseline = zen5_baseline,
+	.baseline_latency = zen5_baseline_latency,
 	.sim = &plat_zen5_sim,
 	.vendor = "AuthenticAMD",
 	.backends = PLAT_BE_PERF,

@@ -777,7 +777,8 @@ static void add_derived(struct json_object *so, const struct program *p,
 		if (!dm->per) {
 			if (derive_live(dp, i))
 				json_object_object_add(so, dm->json,
-					dm->type == DM_COUNTER
+					dm->type == DM_COUNTER ||
+					dm->type == DM_COUNT
 					? ju64((uint64_t)(vals[i] + 0.5))
 					: jnum_new(vals[i]));
 			continue;
@@ -808,7 +809,8 @@ static void add_derived(struct json_object *so, const struct program *p,
 						json_object_new_int((int)in));
 				}
 				json_object_object_add(io, x->json,
-					x->type == DM_COUNTER
+					x->type == DM_COUNTER ||
+					x->type == DM_COUNT
 					? ju64((uint64_t)(vals[j] + 0.5))
 					: jnum_new(vals[j]));
 			}

@@ -95,6 +95,9 @@ static void derived_families(struct prom *w, const struct program *p,
 
 	for (size_t m = 0, e; m < tab->nm; m = e) {
 		const struct derived_metric *dm = &tab->m[m];
+		enum prom_type pt = dm->type == DM_COUNTER ? PROM_COUNTER :
+				    dm->type == DM_GAUGE ? PROM_GAUGE :
+				    PROM_SUMMARY;
 		bool any = false;
 
 		for (e = m; e < tab->nm && strcmp(tab->m[e].name, dm->name) == 0;
@@ -102,10 +105,9 @@ static void derived_families(struct prom *w, const struct program *p,
 			for (unsigned s = 0; s < p->topo->nsockets; s++)
 				for (unsigned in = 0; in < derive_nper(dp, e); in++)
 					any |= !isnan(v[derive_index(dp, e, s, in)]);
-		if (!any)
+		if (!any || dm->json_only)
 			continue;
-		prom_family(w, dm->name, dm->type == DM_COUNTER ? PROM_COUNTER
-			    : PROM_GAUGE, dm->unit, dm->help);
+		prom_family(w, dm->name, pt, dm->unit, dm->help);
 		for (unsigned s = 0; s < p->topo->nsockets; s++)
 			for (size_t k = m; k < e; k++)
 				for (unsigned in = 0; in < derive_nper(dp, k); in++) {
@@ -116,9 +118,16 @@ static void derived_families(struct prom *w, const struct program *p,
 					if (isnan(x))
 						continue;
 					derived_labels(&tab->m[k], s, in, sb, ib, l);
-					if (dm->type == DM_COUNTER)
+					/* a summary's _sum and _count of one
+					 * label set are adjacent entries */
+					if (tab->m[k].type == DM_COUNTER)
 						prom_sample_u64(w, NULL, l,
 								(uint64_t)(x + 0.5));
+					else if (tab->m[k].type == DM_COUNT)
+						prom_sample_u64(w, "_count", l,
+								(uint64_t)(x + 0.5));
+					else if (tab->m[k].type == DM_SUM)
+						prom_sample_f64(w, "_sum", l, x);
 					else
 						prom_sample_f64(w, NULL, l, x);
 				}

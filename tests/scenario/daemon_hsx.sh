@@ -92,8 +92,12 @@ c1=$(cat "$T/c1")
 # Two groups share the CBo counters, so about half the time; ticks of
 # unequal length (overruns on a loaded machine) skew the time ratio, hence
 # the wide bounds - a claim that never runs (0) or never yields (1) fails.
+# The baseline brings T0 seconds at 100 % from before the claim, so while
+# the two even out the claim runs t - t^2/(2t + T0) of its first t
+# seconds: more than half, the more so the longer the daemon ran before
+# (0.85 seen on a loaded machine, T0 near 30 s).
 share=$(echo "$t0 $t1" | awk '{ printf "%.3f", ($4 - $2) / ($3 - $1) }')
-ok "$(awk -v r="$share" 'BEGIN { exit !(r > 0.15 && r < 0.85) }'; echo $?)" \
+ok "$(awk -v r="$share" 'BEGIN { exit !(r > 0.15 && r < 0.95) }'; echo $?)" \
 	"the filter claim multiplexes with the baseline (running $share of the time over 10 ticks: $t0 -> $t1)"
 sc=$(echo "$c1" | grep -o '"socket":0,"count":[0-9]*,"scaled":[0-9.e+]*' | sed 's/.*"scaled"://')
 ok "$([ -n "$sc" ]; echo $?)" "the filter claim has a scaled count ($sc)"
@@ -158,7 +162,9 @@ start_uncored "$T/log5" -c "$T/c.conf" --simulate=hsx --workload "$WL" \
 	--sim-state "$T/st2" -l "127.0.0.1:$PORT" -s "$T/ctl2.sock"
 ok $? "restart after kill -9"
 like "$(cat "$T/log5")" "did not exit cleanly" "stale ownership recognised"
-is "$(hafilt)" "pci:ff:12.1+0x40=0x0 pci:ff:12.1+0x44=0x0 msr:0xe06=0x0 " \
+# (CBo FILTER1 then holds the baseline's own value, the memory read
+# latency's opcode match 0x182 << 20: the claim's 0x3 is gone)
+is "$(hafilt)" "pci:ff:12.1+0x40=0x0 pci:ff:12.1+0x44=0x0 msr:0xe06=0x18200000 " \
 	"recovery cleared the box filters the crashed daemon's claim set"
 is "$(curl -s -o "$T/body" -w '%{http_code}' --unix-socket "$S2" -X POST $U/claims \
 	-d '{"events":["UNC_H_ADDR_OPC_MATCH.ADDR:filter0=0x12340:filter1=0x5"]}')" 201 \
@@ -167,7 +173,7 @@ id=$(sed -n 's/.*"id":"\(c[0-9]*-[0-9a-z]*\)".*/\1/p' "$T/body")
 hafilt_has() { case $(hafilt) in *"$1"*) return 0 ;; esac; return 1; }
 wait_for "the new claim's HA match programmed" 30 hafilt_has "+0x40=0x12340 "
 curl -s -o /dev/null --unix-socket "$S2" -X DELETE "$U/claims/$id"
-clear="pci:ff:12.1+0x40=0x0 pci:ff:12.1+0x44=0x0 msr:0xe06=0x0 "
+clear="pci:ff:12.1+0x40=0x0 pci:ff:12.1+0x44=0x0 msr:0xe06=0x18200000 "
 wait_for "the released claim's filters cleared" 30 hafilt_is "$clear"
 is "$(hafilt)" "$clear" "release clears the claim's filters"
 kill -TERM "$UPID"; wait "$UPID"

@@ -17,11 +17,13 @@ derived() {
 
 # json_values JSON: the numbers and nulls in /api/v1/metrics' sockets,
 # minus the socket/channel/port/die indices (die: the uncore clock limits'
-# domains, where the kernel has intel_uncore_frequency).
+# domains, where the kernel has intel_uncore_frequency) and the JSON-only
+# gauges (the memory read latency's interval mean and reads in flight).
 json_values() {
 	echo "$1" | jq '[.sockets[] | .. | objects | to_entries[] |
 		select(.key != "socket" and .key != "channel" and .key != "port"
 		       and .key != "die")
+		| select(.key | test("^memory_read_latency_[a-z]+_seconds$|^memory_reads_in_flight_") | not)
 		| select(.value == null or (.value | type) == "number")] | length'
 }
 

@@ -127,7 +127,7 @@ like "$out" '"state":"released"' "release --json: the released claim"
 # pinned: the default skl baseline holds both CBo counters
 ctl claim --pinned "$HITM"
 is "$rc" 1 "claim --pinned where the baseline holds every CBo counter: exit 1"
-like "$err" "cbo counters 0-1: the baseline's UNC_CBO_CACHE_LOOKUP.ANY_MESI, .ANY_I\." \
+like "$err" "cbo counters 0-1: the baseline's UNC_CBO_CACHE_LOOKUP.ANY_MESI, .ANY_I." \
 	"claim --pinned: the daemon's message names what holds the counters"
 ctl --json claim --pinned DRAM_DATA_READS --ttl 5
 like "$out" '"pinned":true' "claim --pinned: a pinned claim"

@@ -135,7 +135,7 @@ static void check_basic(const char *sock)
 			   sizeof(id));
 	check(rc == -EBUSY, "a pinned claim on the ARB, whose counters the "
 	      "baseline holds: -EBUSY (%d)", rc);
-	check(strstr(uncored_error(u), "arb counter 0: the baseline's") != NULL,
+	check(strstr(uncored_error(u), "arb counters 0-1: the baseline's") != NULL,
 	      "naming what holds them: %s", uncored_error(u));
 	rc = uncored_set_label(u, "bad\001label");
 	check(rc == -EINVAL && strstr(uncored_error(u), "printable UTF-8"),

@@ -866,7 +866,7 @@ static void test_shipped(void)
 			out[n++] = *p++;
 	}
 	out[n] = '\0';
-	is_int(nkeys, 39, "shipped file shows 35 keys and 4 baseline lines");
+	is_int(nkeys, 40, "shipped file shows 36 keys and 4 baseline lines");
 	rc = conf_load(&r, write_file("uncommented.conf", out), err,
 		       sizeof(err));
 	is_int(rc, 0, "shipped file with every key uncommented loads (%s)",

@@ -119,6 +119,30 @@ static void test_bad_tables(void)
 		{ "a_total", "a", "h", NULL, DM_GAUGE, NULL, { NULL },
 		  { DF_SRC("rd"), DF_RATE } },
 	};
+	static const struct derived_metric lone_sum[] = {
+		{ "a_seconds", "a", "h", "seconds", DM_SUM, NULL, { NULL },
+		  { DF_SRC("rd"), DF_SRC("clk"), DF_RATE, DF_RATIO } },
+	};
+	static const struct derived_metric sub_sum[] = {
+		{ "a_seconds", "a", "h", "seconds", DM_SUM, NULL, { NULL },
+		  { DF_SRC("rd"), DF_SRC("wr"), DF_SUB } },
+		{ "a_seconds", "b", "h", "seconds", DM_COUNT, NULL, { NULL },
+		  { DF_SRC("wr") } },
+	};
+	static const struct derived_metric json_counter[] = {
+		{ "a_total", "a", "h", NULL, DM_COUNTER, NULL, { NULL },
+		  { DF_SRC("rd") }, true },
+	};
+	static const struct derived_metric good_summary[] = {
+		{ "a_seconds", "a", "h", "seconds", DM_SUM, NULL, { "t", "x", NULL },
+		  { DF_SRC("rd"), DF_SRC("clk"), DF_RATE, DF_RATIO } },
+		{ "a_seconds", "b", "h", "seconds", DM_COUNT, NULL, { "t", "x", NULL },
+		  { DF_SRC("wr") } },
+		{ "a_seconds", "c", "h", "seconds", DM_SUM, NULL, { "t", "y", NULL },
+		  { DF_SRC("rd"), DF_SRC("clk"), DF_RATE, DF_RATIO } },
+		{ "a_seconds", "d", "h", "seconds", DM_COUNT, NULL, { "t", "y", NULL },
+		  { DF_SRC("wr") } },
+	};
 	static const struct derived_metric good[] = {
 		{ "a_total", "a", "h", NULL, DM_COUNTER, NULL, { NULL },
 		  { DF_SRC("rd"), DF_SRC("wr"), DF_ADD, DF_SCALE(2) } },
@@ -142,6 +166,11 @@ static void test_bad_tables(void)
 	BAD(mixed_levels, "one family at two aggregation levels", "differ");
 	BAD(same_json, "two metrics with one JSON key", "share the JSON key");
 	BAD(gauge_total, "a gauge named _total", "end in _total");
+	BAD(lone_sum, "a summary's _sum without its _count", "a summary is");
+	BAD(sub_sum, "a summary's _sum that subtracts", "may not subtract");
+	BAD(json_counter, "a JSON-only counter", "only a gauge");
+	is_int(check_table(src, 3, good_summary, 4, why, sizeof(why)), 0.0,
+	       "accepted: a summary of two targets %s", why);
 #undef BAD
 	ok(check_table(badsrc, 1, good, 0, why, sizeof(why)) < 0 &&
 	   strstr(why, "UNC_NO_SUCH_EVENT"), "refused: a source not in the "
@@ -550,6 +579,107 @@ static void test_event_metric(void)
 	}
 }
 
+
+/*
+ * Memory read latency on hsx (issue 41): 1 socket, 4 CBos with uneven
+ * rates, so the mean of per-box ratios (250 cycles) differs from the
+ * sum-then-divide answer (300 cycles); the clock of each interval, not
+ * of the whole window; a live clock (counting over the wall time) beside
+ * frozen TOR counters (over the counting window).
+ */
+static void test_latency(void)
+{
+	static const double ins[4] = { 1e6, 2e6, 3e6, 4e6 };
+	static const double lat[4] = { 100, 200, 300, 400 };	/* cycles */
+	const struct platform *pl = &plat_hsx;
+	struct topology t;
+	struct derive_series ser[9];
+	struct derive_plan *dp;
+	uint64_t d[9], inv[1] = { 0 };
+	double *acc, *v;
+	void *scratch;
+	unsigned n = 0, nv;
+	char why[200];
+	int ms, mc, mm, mf;
+
+	memset(&t, 0, sizeof(t));
+	t.plat = pl;
+	t.nsockets = 1;
+	t.sock[0].ninst[unit_of(pl, "cbo")] = 4;
+	t.sock[0].ninst[unit_of(pl, "ubox_fixed")] = 1;
+	for (unsigned b = 0; b < 4; b++) {
+		ser[n++] = (struct derive_series){ 0, b,
+			HSX_LAT_OCC("MISS_OPCODE"), 1, false };
+		ser[n++] = (struct derive_series){ 0, b,
+			HSX_LAT_INS("MISS_OPCODE"), 1, false };
+	}
+	ser[n++] = (struct derive_series){ 0, 0, "UNC_U_CLOCKTICKS", 1, true };
+	dp = derive_plan_new(&t, ser, n, why, sizeof(why));
+	ok(dp != NULL, "latency plan built %s", dp ? "" : why);
+	if (!dp)
+		return;
+	ms = derive_find(pl, "uncore_memory_read_latency_seconds",
+			 "memory_read_latency_all_seconds_sum");
+	mc = derive_find(pl, "uncore_memory_read_latency_seconds",
+			 "memory_read_latency_all_seconds_count");
+	mm = derive_find(pl, "uncore_memory_read_latency_mean_seconds",
+			 "memory_read_latency_all_seconds");
+	mf = derive_find(pl, "uncore_memory_reads_in_flight",
+			 "memory_reads_in_flight_all");
+	ok(ms >= 0 && mc == ms + 1 && mm >= 0 && mf >= 0,
+	   "hsx has the latency summary (_sum, _count) and its JSON gauges");
+	if (ms < 0 || mc < 0 || mm < 0 || mf < 0)
+		goto out;
+	ok(!derive_live(dp, derive_index(dp, (size_t)derive_find(pl,
+		"uncore_memory_read_latency_seconds",
+		"memory_read_latency_local_seconds_sum"), 0, 0)),
+	   "local: not counted by this program, so absent");
+	nv = derive_nvals(dp);
+	acc = calloc(nv, sizeof(double));
+	v = calloc(nv, sizeof(double));
+	scratch = malloc(derive_scratch_size(dp));
+	/* interval 1: 1 s of wall time, the TOR counted 0.5 s of it; the
+	 * live clock 2e9 cycles over the 1 s (2 GHz) */
+	for (unsigned b = 0; b < 4; b++) {
+		d[2 * b] = (uint64_t)(ins[b] * lat[b]);
+		d[2 * b + 1] = (uint64_t)ins[b];
+	}
+	d[8] = 2000000000;
+	derive_tick(dp, d, d, inv, 1.0, 0.5, false, acc, v, scratch);
+	/* sum 3e9 entry-cycles / 2e9 Hz = 1.5 request-seconds */
+	is_near(v[derive_index(dp, (size_t)ms, 0, 0)], 1.5, 1e-12,
+		"_sum: occupancy summed over the CBos / one CBo's clock "
+		"(counted window) = 1.5 request-seconds");
+	is_near(v[derive_index(dp, (size_t)mc, 0, 0)], 1e7, 0.0,
+		"_count: the reads inserted, 1e7");
+	/* 300 cycles at 2 GHz: 150 ns (the mean of per-box ratios, 250
+	 * cycles, would say 125 ns) */
+	is_near(v[derive_index(dp, (size_t)mm, 0, 0)], 150e-9, 1e-9,
+		"interval mean: sum then divide, 150 ns (not 125 ns)");
+	/* 3e9 entry-cycles over the 1e9 cycles the window had: 3 in flight */
+	is_near(v[derive_index(dp, (size_t)mf, 0, 0)], 3.0, 1e-9,
+		"reads in flight: 3");
+	/* interval 2: the same TOR counts, the clock halved (1 GHz) */
+	d[8] = 1000000000;
+	derive_tick(dp, d, d, inv, 1.0, 0.5, false, acc, v, scratch);
+	is_near(v[derive_index(dp, (size_t)ms, 0, 0)], 4.5, 1e-12,
+		"_sum adds 3.0 at 1 GHz: the clock of each interval");
+	is_near(v[derive_index(dp, (size_t)ms, 0, 0)] /
+		v[derive_index(dp, (size_t)mc, 0, 0)], 225e-9, 1e-9,
+		"rate(_sum)/rate(_count) over both: 225 ns (one clock for the "
+		"whole window would say 200 ns)");
+	/* a tick without a clock adds nothing to _sum */
+	d[8] = 0;
+	derive_tick(dp, d, d, inv, 1.0, 0.5, false, acc, v, scratch);
+	is_near(v[derive_index(dp, (size_t)ms, 0, 0)], 4.5, 1e-12,
+		"an interval without clock cycles adds nothing to _sum");
+	free(acc);
+	free(v);
+	free(scratch);
+out:
+	derive_plan_free(dp);
+}
+
 int main(void)
 {
 	test_tables();
@@ -558,5 +688,6 @@ int main(void)
 	test_layout();
 	test_alternatives();
 	test_event_metric();
+	test_latency();
 	return tap_done();
 }

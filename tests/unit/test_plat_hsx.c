@@ -986,6 +986,9 @@ static void test_catalog(void)
 		   P->derived->src[i].name, P->derived->src[i].event);
 	for (unsigned i = 0; P->baseline[i]; i++)
 		ok(resolves(P->baseline[i]), "baseline %s", P->baseline[i]);
+	for (unsigned i = 0; P->baseline_latency[i]; i++)
+		ok(resolves(P->baseline_latency[i]), "latency baseline %s",
+		   P->baseline_latency[i]);
 	{
 		struct evspec lk, ms;
 		bool got = false;
