@@ -447,8 +447,9 @@ static void test_refusals(void)
 		      msg), 409, "a pinned claim where the baseline holds both "
 	       "CBo counters: 409");
 	like_msg(msg, "no counters of its own");
-	like_msg(msg, "cbo counter 0: the baseline's " MESI);
-	like_msg(msg, "cbo counter 1: the baseline's " MISS);
+	/* the holders compressed: one run of counters, the second name
+	 * without the prefix it shares with the first (lib40) */
+	like_msg(msg, "cbo counters 0-1: the baseline's " MESI ", .ANY_I.");
 	is_int(create(&r, "{\"events\":[\"" HITM "\"]}", id, NULL), 201,
 	       "a claim");
 	api_claims_now(r.c, id, 1001, &rep);
