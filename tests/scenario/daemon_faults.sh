@@ -173,7 +173,7 @@ done
 # A window after the last fault (the stuck counter at 2.5 s): the reset
 # at 2.2 s is counted by a tick at simulated time 2.2 s or later, so a
 # tick 0.4 s (the daemon's clock) after that one is past 2.5 s.
-wait_for "the counter reset counted" 30 metric_ge "$PORT" uncored_interference_total "" 2
+wait_for "the counter reset counted" 30 has "$T/log" "cbo 0 on socket 0 counter 0 advanced by"
 t_reset=$(metric_now "$PORT" uncored_last_tick_timestamp_seconds "")
 wait_for "a tick 0.4 s after the reset was counted" 30 \
 	metric_ge "$PORT" uncored_last_tick_timestamp_seconds "" \
@@ -198,14 +198,28 @@ like "$(cat "$T/log")" "simulated eio fault" "with the cause"
 e=$(metric "$m" uncored_hw_errors_total "")
 is "$e" 3 "exactly the 3 injected errors counted"
 i=$(metric "$m" uncored_interference_total "")
-is "$i" 2 "the foreign write and the counter reset are counted once each"
-like "$(cat "$T/log")" "global control of socket 0 is 0x0" "interference logged with the value"
+# The foreign write of 0 to the global control at 2.0 s is seen when it
+# lands while the counters count.  One that lands inside a tick's freeze,
+# when the global control is 0 anyway, is undone by the unfreeze and
+# changed nothing - on hardware as here, nothing can see it (as
+# interference_window.sh allows for).  Under TSan the frozen reads take a
+# good part of the 50 ms interval: CI saw it land there.
+if has "$T/log" "global control of socket 0 is 0x0"; then
+	is "$i" 2 "the foreign write and the counter reset are counted once each"
+	ok 0 "interference logged with the value"
+else
+	is "$i" 1 "the counter reset counted once (the foreign write landed inside a freeze)"
+	skip "interference logged with the value" \
+		"the foreign write of 0 landed inside a freeze: no effect to see"
+fi
 like "$(cat "$T/log")" "cbo 0 on socket 0 counter 0 advanced by" \
 	"the reset is logged as interference, naming the counter"
 like "$(cat "$T/log")" "more than its maximum rate (3.2e+11/s)" "with the bound"
 # Across the fault-free window (20 ticks after the last fault) the
 # totals must grow by exactly rate x time.
-after_faults "$m" 5 "first + 3 EIO + 2 interference"
+# (at least one fewer than the events: two may fall in one sample, as
+# before; the bound was 5 for 2 interference)
+after_faults "$m" $((3 + ${i:-0})) "first + 3 EIO + $i interference"
 curl -s "http://127.0.0.1:$PORT/api/v1/samples?limit=3600" >"$T/s.json"
 like "$(cat "$T/s.json")" '"interference":true' "the interference sample is flagged in the ring"
 kill -TERM "$UPID"; wait "$UPID"
