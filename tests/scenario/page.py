@@ -623,13 +623,13 @@ def main():
         # a sample marked invalid (the workload's eio fault) is a gap and
         # raises the banner
         d = b.wait("(() => { const r = %s; return r.banner.includes('invalid') && "
-                   "r.chit.runs >= 2 ? r : null; })()" % READ, 40)
+                   "r.chit.runs >= 2 ? r : null; })()" % READ, 90)
         print("# after the fault: %s" % json.dumps(d))
         res.check(bool(d), "invalid samples: banner, and a gap in the chart", b.js(READ))
 
         # a stuck counter: DRAM write reads exactly 0 while the rest goes on
         d = b.wait("(() => { const r = %s; return r.banner.includes('DRAM write on socket 0 "
-                   "has read exactly 0') && r.wr === 0 ? r : null; })()" % READ, 30)
+                   "has read exactly 0') && r.wr === 0 ? r : null; })()" % READ, 60)
         print("# stuck: %s" % json.dumps(d))
         res.check(bool(d), "a stuck DRAM write counter raises the banner", b.js(READ))
 
