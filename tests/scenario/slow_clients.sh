@@ -28,14 +28,18 @@ scrape() { # scrape SOURCE-ADDRESS: "CODE SECONDS CONNECT-SECONDS"
 # not a guess at how fast the machine is, and far enough from a scrape's
 # time that a loaded machine's delays do not reach it.
 fast() {
-	local good=0 worst=0 conn=0 r t
+	local good=0 worst=0 conn=0 r t all=
 	for _ in 1 2 3 4 5; do
 		r=$(scrape "$2")
+		all="$all${all:+; }$r"
 		t=${r#* }; t=${t%% *}
 		case $r in 200\ *) awk -v t="$t" 'BEGIN { exit !(t < 10.0) }' && good=$((good + 1)) ;; esac
 		awk -v a="$worst" -v b="$t" 'BEGIN { exit !(b > a) }' && worst=$t conn=${r##* }
 	done
 	is "$good" 5 "$1: 5/5 scrapes 200 within timeout_s (slowest ${worst} s, ${conn} s of it to connect)"
+	# (CI once saw 4 of 5 from 127.0.0.1, the slowest 0.04 s: one answer
+	# that was no 200; each scrape's code, seconds and connect seconds)
+	[ "$good" = 5 ] || echo "# scrapes: $all"
 }
 
 # held N: do slow clients hold at least N connections to the server?

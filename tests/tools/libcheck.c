@@ -223,11 +223,19 @@ static void check_pinned(const char *sock, unsigned nreads)
 	      ", running %" PRIu64 " ns)", en1 - en, run1 - run);
 	lat = calloc(nreads, sizeof(*lat));
 	for (unsigned i = 0; lat && i < nreads; i++) {
+		int r;
+
 		t = now_s();
-		if (uncored_read(u, id, &c) == 0)
+		if ((r = uncored_read(u, id, &c)) == 0) {
 			uncored_counts_free(c);
-		else
-			rc = -1;
+		} else if (rc == 0) {
+			/* the first failure, as it was (CI once saw one of
+			 * 10000 fail under TSan with no word of why) */
+			rc = r;
+			printf("# read %u failed after %.1f ms: %d (%s): %s\n", i,
+			       (now_s() - t) * 1e3, r, strerror(-r),
+			       uncored_error(u));
+		}
 		lat[i] = now_s() - t;
 	}
 	if (lat) {
