@@ -30,6 +30,9 @@
 
 #define CLAIMS_MAX 10000
 
+/* How often the processes of end_with_process claims are looked at. */
+#define CLAIMS_ALIVE_EVERY_NS UINT64_C(1000000000)
+
 struct claims {
 	pthread_mutex_t lock;
 	const struct clock_src *clk;	/* leases */
@@ -42,6 +45,8 @@ struct claims {
 	char instance[CLAIMS_INSTANCE_MAX];
 	uint64_t tag_base;	/* the seq before the tag's first claim */
 	uint64_t created, expired, released;
+	uint64_t alive_next;	/* when claims_live() next asks whether the
+				   end_with_process claims' processes live */
 	const struct claims_hooks *hooks;	/* the sampler's side */
 	void *hook_arg;
 };
@@ -314,6 +319,12 @@ static void unpin_due(struct claims *c, uint64_t now)
 unsigned claims_live(struct claims *c, uint64_t now,
 		     struct claim *const **v)
 {
+	/* kill(pid, 0) per claim at most once a second, not at every tick
+	 * of the sampler thread (10 ms ticks, hundreds of claims) */
+	bool look = now >= c->alive_next;
+
+	if (look)
+		c->alive_next = now + CLAIMS_ALIVE_EVERY_NS;
 	unpin_due(c, now);
 	for (unsigned i = 0; i < c->n; i++) {
 		struct claim *cl = c->v[i];
@@ -323,7 +334,7 @@ unsigned claims_live(struct claims *c, uint64_t now,
 				 (unsigned)cl->uid, cl->label);
 			cl->gone = true;
 			c->expired++;
-		} else if (!cl->gone && cl->end_with_process &&
+		} else if (look && !cl->gone && cl->end_with_process &&
 			   kill(cl->pid, 0) < 0 && errno == ESRCH) {
 			/* killed, or ended without releasing it: its
 			 * counters are free now, not at the lease's end
