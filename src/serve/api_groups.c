@@ -5,9 +5,10 @@
  * derived_src); a source may have alternatives (zen4 DRAM reads: the UMCs,
  * or 24 data-fabric events), of which the first whose every event
  * resolves on units this machine has is served, as the daemon's own
- * derived metrics choose.  A :split modifier (the baseline's way of
- * counting part of a unit's instances) is left out: a claim counts them
- * all.
+ * derived metrics choose.  A :split modifier is kept (hsx counts LLC
+ * lookups and misses on alternate CBos: their filters differ, and a box
+ * has one filter register), with the factor per socket that scales its
+ * count up to every instance, as the daemon's own metrics scale it.
  */
 #include "config.h"
 
@@ -20,29 +21,13 @@
 #include "plat/group.h"
 #include "pmu/sched.h"
 
-/* text without its ":split=..." modifier, into out. */
-static const char *unsplit(const char *text, char *out, size_t len)
-{
-	const char *s = strstr(text, ":split=");
-	const char *e;
-
-	if (!s) {
-		snprintf(out, len, "%s", text);
-		return out;
-	}
-	e = strchr(s + 1, ':');
-	snprintf(out, len, "%.*s%s", (int)(s - text), text, e ? e : "");
-	return out;
-}
-
 /* Does event text resolve here, on a unit some socket has? */
 static bool counts_here(const struct daemon *d, const char *text)
 {
 	struct evspec es;
-	char msg[300], ev[256];
+	char msg[300];
 
-	if (sched_resolve(d->plat, unsplit(text, ev, sizeof(ev)), true, &es,
-			  msg, sizeof(msg)) < 0)
+	if (sched_resolve(d->plat, text, true, &es, msg, sizeof(msg)) < 0)
 		return false;
 	for (unsigned s = 0; s < d->topo.nsockets; s++)
 		if (d->topo.sock[s].ninst[es.unit])
@@ -88,6 +73,33 @@ static size_t source_entries(const struct daemon *d, const char *name,
 	return 0;
 }
 
+/* Per socket, the instances of text's unit present over those it counts
+ * on (1 without :split; 0 where it counts on none). */
+static struct json_object *instance_scale(const struct daemon *d,
+					  const char *text)
+{
+	struct json_object *a = json_object_new_array();
+	struct evspec es;
+	char msg[300];
+
+	if (sched_resolve(d->plat, text, true, &es, msg, sizeof(msg)) < 0)
+		return a;
+	for (unsigned s = 0; s < d->topo.nsockets; s++) {
+		const struct topo_socket *ts = &d->topo.sock[s];
+		unsigned present = 0, counted = 0;
+
+		for (unsigned in = 0; in < ts->ninst[es.unit]; in++) {
+			bool p = topo_present(ts, es.unit, in);
+
+			present += p;
+			counted += p && evspec_on(&es, in);
+		}
+		json_object_array_add(a, json_object_new_double(
+			counted ? (double)present / counted : 0));
+	}
+	return a;
+}
+
 static struct json_object *str_array(const char *const *v)
 {
 	struct json_object *a = json_object_new_array();
@@ -122,12 +134,13 @@ static struct json_object *group_json(const struct daemon *d,
 		}
 		for (size_t k = first; k < first + n; k++) {
 			struct json_object *e = json_object_new_object();
-			char ev[256];
 
-			json_object_object_add(e, "event", json_object_new_string(
-				unsplit(t->src[k].event, ev, sizeof(ev))));
+			json_object_object_add(e, "event",
+					       json_object_new_string(t->src[k].event));
 			json_object_object_add(e, "scale",
 					       json_object_new_double(t->src[k].scale));
+			json_object_object_add(e, "instance_scale",
+					       instance_scale(d, t->src[k].event));
 			json_object_array_add(evs, e);
 		}
 		json_object_object_add(so, "name", json_object_new_string(g->src[i]));

@@ -1747,6 +1747,7 @@ static int cmd_top(struct ctl *c, int argc, char **argv)
 enum gkind { GK_SUM, GK_PER_SECOND, GK_RATIO, GK_ONE_MINUS_RATIO };
 
 #define RUN_MAXSRC 4
+#define RUN_MAXSOCK 64
 
 struct gfig {
 	const char *name, *unit;	/* into the group's JSON */
@@ -1761,6 +1762,8 @@ struct plan {
 	size_t nev;
 	double *scale;		/* per event: the source's scale */
 	int *src;		/* per event: its source, or -1 (-e) */
+	double *isc;		/* [event * RUN_MAXSOCK + socket]: instances
+				   present / counted (a :split event) */
 	struct gfig *fig;
 	size_t nfig;
 	const char *group;	/* the group's name as the daemon spells it */
@@ -1774,6 +1777,7 @@ static void plan_free(struct plan *p)
 	free(p->ev);
 	free(p->scale);
 	free(p->src);
+	free(p->isc);
 	free(p->fig);
 	json_object_put(p->gj);
 	memset(p, 0, sizeof(*p));
@@ -1781,8 +1785,11 @@ static void plan_free(struct plan *p)
 
 /* Adds event name (len bytes) to p unless it is there already. */
 static void plan_add(struct plan *p, const char *name, size_t len,
-		     double scale, int src)
+		     double scale, int src, struct json_object *isc)
 {
+	size_t ni = json_object_is_type(isc, json_type_array)
+		    ? json_object_array_length(isc) : 0;
+
 	for (size_t i = 0; i < p->nev; i++)
 		if (strlen(p->ev[i]) == len && strncmp(p->ev[i], name, len) == 0)
 			return;
@@ -1792,6 +1799,13 @@ static void plan_add(struct plan *p, const char *name, size_t len,
 	p->ev[p->nev] = xrealloc(NULL, len + 1);
 	memcpy(p->ev[p->nev], name, len);
 	p->ev[p->nev][len] = '\0';
+	p->isc = xrealloc(p->isc, (p->nev + 1) * RUN_MAXSOCK * sizeof(*p->isc));
+	for (size_t s = 0; s < RUN_MAXSOCK; s++) {
+		struct json_object *v = s < ni ? json_object_array_get_idx(isc, s)
+				       : NULL;
+
+		p->isc[p->nev * RUN_MAXSOCK + s] = v ? json_object_get_double(v) : 1;
+	}
 	p->scale[p->nev] = scale;
 	p->src[p->nev++] = src;
 }
@@ -1863,7 +1877,8 @@ static int plan_group(struct ctl *c, struct plan *p, const char *name)
 
 			jnum(eo, "scale", &k);
 			if (n)
-				plan_add(p, n, strlen(n), k, (int)s);
+				plan_add(p, n, strlen(n), k, (int)s,
+					 jget(eo, "instance_scale"));
 		}
 	}
 	figs = jarr(g, "figures", &nf);
@@ -2099,20 +2114,29 @@ struct run {
 };
 
 /* The values of every event between readings a and b on socket s (-1:
- * all) into v[nev], then the figures' into v[nev...]; returns the
- * seconds they cover (event 0's enabled time). */
+ * all) into v[nev], as counted, then the figures' into v[nev...], over
+ * the counts scaled up to every instance of a :split event's unit;
+ * returns the seconds they cover (event 0's enabled time). */
 static double run_values(const struct plan *p, const struct uncored_counts *a,
 			 const struct uncored_counts *b, int s, double *v)
 {
-	double secs = 0;
+	unsigned ns = uncored_counts_nsockets(b);
+	double secs = 0, *w = xrealloc(NULL, (p->nev + 1) * sizeof(double));
 
 	if (p->nev)
 		secs = (double)(uncored_counts_enabled_ns(b, 0) -
 				uncored_counts_enabled_ns(a, 0)) / 1e9;
-	for (size_t i = 0; i < p->nev; i++)
+	for (size_t i = 0; i < p->nev; i++) {
 		v[i] = uncored_counts_delta(a, b, i, s);
+		w[i] = 0;
+		for (unsigned k = 0; k < ns && k < RUN_MAXSOCK; k++)
+			if (s < 0 || (unsigned)s == k)
+				w[i] += uncored_counts_delta(a, b, i, (int)k) *
+					p->isc[i * RUN_MAXSOCK + k];
+	}
 	for (size_t f = 0; f < p->nfig; f++)
-		v[p->nev + f] = fig_value(p, &p->fig[f], v, secs);
+		v[p->nev + f] = fig_value(p, &p->fig[f], w, secs);
+	free(w);
 	return secs;
 }
 
@@ -2601,7 +2625,7 @@ static int cmd_run_(struct ctl *c, int argc, char **argv)
 			size_t n = strcspn(s, ",");
 
 			if (n)
-				plan_add(&R.p, s, n, 1, -1);
+				plan_add(&R.p, s, n, 1, -1, NULL);
 			s += n + (s[n] == ',');
 		}
 	}
