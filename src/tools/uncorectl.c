@@ -16,7 +16,8 @@
  * request in half and a watched claim is always released.
  *
  * Exit status: 0 success, 1 the daemon refused or failed (its message is
- * printed), 2 usage, 3 the daemon cannot be reached.
+ * printed), 2 usage, 3 the daemon cannot be reached; `run` exits with the
+ * program's status, or 125/126/127 (as env(1)) when it could not run it.
  */
 #include "config.h"
 
@@ -2873,7 +2874,8 @@ static void main_help(FILE *f)
 	       "  -V, --version      print the version\n\n"
 	       "'%s COMMAND --help' describes a command.  Exit status: 0 ok, "
 	       "1 the daemon\nrefused or failed, 2 usage, 3 cannot reach the "
-	       "daemon.  See uncorectl(1).\n", common_help, prog);
+	       "daemon\n(run: the program's status, 125 when it did not run it).  "
+	       "See uncorectl(1).\n", common_help, prog);
 }
 
 static int cmd_help(struct ctl *c, int argc, char **argv)
