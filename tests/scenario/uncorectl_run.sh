@@ -11,7 +11,9 @@
 # one time line row per interval plus the last partial one, the three
 # formats parse, the claim is released however the run ends, and with
 # --markers the program's own regions report beside the run.  On skx
-# through the perf backend the same figures come from other events.
+# through the perf backend the same figures come from other events, and
+# on spr, zen4 (perf) and skl the figures are the daemon's own DRAM read
+# bandwidth and LLC hit ratio.
 . "${top_srcdir:-.}/tests/lib.sh"
 
 CTL="$top_builddir/uncorectl"
@@ -180,4 +182,30 @@ is "$rc" 5 "skx LLC: exit 5 passes through"
 tail -1 "$T/err" >"$T/skx-llc.json"
 near "$(fig "$T/skx-llc.json" llc_hit_ratio all)" 0.80 0.01 "skx LLC: hit ratio 0.8"
 stop_uncored
+
+# ---- spr, zen4 (perf) and skl: the same figures as the daemon's own ------
+# On each simulator's default workload, MEM's read GB/s and LLC's hit
+# ratio on socket 0 are the daemon's uncore_dram_bandwidth_bytes_per_second
+# and uncore_llc_hit_ratio: other events, other names, the same figures.
+for p in spr:perf zen4:perf skl:direct; do
+	plat=${p%%:*}
+	PORT=$(pick_port)
+	S=$T/$plat.sock
+	start_uncored "$T/log.$plat" -c "$T/c.conf" --simulate="$plat" \
+		--backend="${p#*:}" -l "127.0.0.1:$PORT" -s "$S"
+	ok $? "$plat: daemon up"
+	wait_for "3 samples" 60 ring_has "$PORT" 3
+	scrape "$PORT" "$T/$plat.prom"
+	run -g MEM --json -- sleep 0.5
+	tail -1 "$T/err" >"$T/$plat-mem.json"
+	near "$(fig "$T/$plat-mem.json" dram_read_bandwidth 0)" \
+		"$(metric "$T/$plat.prom" uncore_dram_bandwidth_bytes_per_second 'socket="0",direction="read"')" 0.01 \
+		"$plat MEM: s0 read GB/s as the daemon's own ($(jq -r '.regions[0].events[0].event' "$T/$plat-mem.json"))"
+	run -g LLC --json -- sleep 0.5
+	tail -1 "$T/err" >"$T/$plat-llc.json"
+	near "$(fig "$T/$plat-llc.json" llc_hit_ratio 0)" \
+		"$(metric "$T/$plat.prom" uncore_llc_hit_ratio 'socket="0"')" 0.01 \
+		"$plat LLC: s0 hit ratio as the daemon's own"
+	stop_uncored
+done
 tap_done
