@@ -2195,9 +2195,13 @@ static void run_table(struct run *R)
 	struct table t;
 	char b[64], e[96];
 
-	fprintf(R->out, "\nuncorectl run: %s %s after %.3f s; the counts cover "
-		"%.3f s\n", R->name, exit_text(R->status, e, sizeof(e)),
-		R->elapsed, R->window);
+	fprintf(R->out, "\nuncorectl run: %s %s after %.3f s", R->name,
+		exit_text(R->status, e, sizeof(e)), R->elapsed);
+	if (!isnan(R->window))
+		fprintf(R->out, "; the counts cover %.3f s", R->window);
+	fputc('\n', R->out);
+	if (!R->nsockets)
+		return;		/* no reading at the end: said on stderr */
 	fprintf(R->out, "summed over %u socket%s:\n", R->nsockets,
 		R->nsockets == 1 ? "" : "s");
 	tbl_init(&t, "lrr");
@@ -2276,6 +2280,8 @@ static void run_csv(struct run *R)
 		WEXITSTATUS(R->status) : 128 + WTERMSIG(R->status),
 		WIFSIGNALED(R->status) ? WTERMSIG(R->status) : 0, R->elapsed,
 		R->window);
+	if (!R->nsockets)
+		return;
 	fprintf(R->out, "\nname,unit,socket,value\n");
 	for (size_t k = 0; k < nk; k++)
 		for (unsigned s = 0; s <= R->nsockets; s++) {
@@ -2333,7 +2339,7 @@ static void run_json(struct run *R, const char *lib)
 	json_object_object_add(o, "signal", WIFSIGNALED(R->status) ?
 			       json_object_new_int(WTERMSIG(R->status)) : NULL);
 	json_object_object_add(o, "elapsed_s", json_object_new_double(R->elapsed));
-	json_object_object_add(o, "window_s", json_object_new_double(R->window));
+	json_object_object_add(o, "window_s", jdouble(R->window));
 	json_object_object_add(o, "group", p->group ?
 			       json_object_new_string(p->group) : NULL);
 	for (int pass = 0; pass < 2; pass++) {
@@ -2696,19 +2702,26 @@ static int cmd_run_(struct ctl *c, int argc, char **argv)
 	if (uncored_region_end(c->u, name) < 0)
 		warnx_("%s", uncored_error(c->u));
 	region = false;
-	if (uncored_read(c->u, id, &c1) < 0) {
-		warnx_("the counts at the end: %s", uncored_error(c->u));
-		goto out;
-	}
-	if (uncored_release(c->u, id) < 0)
-		warnx_("releasing claim %s: %s", id, uncored_error(c->u));
-	R.nsockets = uncored_counts_nsockets(c1);
 	nk = R.p.nev + R.p.nfig;
-	R.sock = xrealloc(NULL, (R.nsockets * nk + 1) * sizeof(double));
 	R.all = xrealloc(NULL, (nk + 1) * sizeof(double));
+	if (uncored_read(c->u, id, &c1) < 0) {
+		/* the claim lost (a daemon restart): the region report still
+		 * has what it counted until its last reading */
+		warnx_("the counts at the end: %s; no sums or figures",
+		       uncored_error(c->u));
+		c1 = NULL;
+		R.window = NAN;
+		for (size_t k = 0; k < nk; k++)
+			R.all[k] = NAN;
+	} else {
+		if (uncored_release(c->u, id) < 0)
+			warnx_("releasing claim %s: %s", id, uncored_error(c->u));
+		R.nsockets = uncored_counts_nsockets(c1);
+		R.window = run_values(&R.p, c0, c1, -1, R.all);
+	}
+	R.sock = xrealloc(NULL, (R.nsockets * nk + 1) * sizeof(double));
 	for (unsigned s = 0; s < R.nsockets; s++)
 		run_values(&R.p, c0, c1, (int)s, R.sock + s * nk);
-	R.window = run_values(&R.p, c0, c1, -1, R.all);
 	if (strcmp(R.format, "json") == 0) {
 		if (!(mem = open_memstream(&lib, &liblen))) {
 			warnx_("out of memory");
