@@ -2379,12 +2379,12 @@ static void run_json(struct run *R, const char *lib)
 /* The environment the program gets: ours, with UNCORED_SOCKET set to the
  * daemon uncorectl talks to (so its own marker-mode library finds it)
  * and, with --markers, UNCORED_EVENTS (unless set), UNCORED_REPORT=1 and
- * UNCORED_REPORT_FORMAT; malloc'd array of malloc'd or borrowed strings
- * (the caller frees the array only: the process ends soon). */
+ * UNCORED_REPORT_FORMAT; malloc'd array of borrowed strings and of those
+ * in own[] (NULL-terminated), which the caller frees with env_free(). */
 static char **child_env(const char *socket, const char *events, bool markers,
-			const char *format)
+			const char *format, char *own[4])
 {
-	size_t n = 0, k = 0;
+	size_t n = 0, k = 0, o = 0;
 	char **env, *s;
 
 	while (environ[n])
@@ -2398,22 +2398,30 @@ static char **child_env(const char *socket, const char *events, bool markers,
 	}
 	s = xrealloc(NULL, strlen(socket) + 16);
 	sprintf(s, "UNCORED_SOCKET=%s", socket);
-	env[k++] = s;
+	env[k++] = own[o++] = s;
 	if (markers) {
 		env[k++] = (char *)"UNCORED_REPORT=1";
 		if (!getenv("UNCORED_EVENTS")) {
 			s = xrealloc(NULL, strlen(events) + 16);
 			sprintf(s, "UNCORED_EVENTS=%s", events);
-			env[k++] = s;
+			env[k++] = own[o++] = s;
 		}
 		if (!getenv("UNCORED_REPORT_FORMAT")) {
 			s = xrealloc(NULL, strlen(format) + 24);
 			sprintf(s, "UNCORED_REPORT_FORMAT=%s", format);
-			env[k++] = s;
+			env[k++] = own[o++] = s;
 		}
 	}
 	env[k] = NULL;
+	own[o] = NULL;
 	return env;
+}
+
+static void env_free(char **env, char *own[4])
+{
+	for (size_t i = 0; own[i]; i++)
+		free(own[i]);
+	free(env);
 }
 
 /* The region's name: the program's file name, printable, at most 128
@@ -2664,7 +2672,8 @@ static int cmd_run_(struct ctl *c, int argc, char **argv)
 		R.out = stderr;
 	}
 	{
-		char **env = child_env(c->socket, joined, markers, R.format);
+		char *own[4];
+		char **env = child_env(c->socket, joined, markers, R.format, own);
 
 		/* the library's report in our format; set before the library
 		 * has a thread (the claim starts its renewing thread) */
@@ -2673,26 +2682,26 @@ static int cmd_run_(struct ctl *c, int argc, char **argv)
 		if ((rc = uncored_set_label(c->u, label ? label : lab)) < 0 &&
 		    (label || (rc = uncored_set_label(c->u, "uncorectl run")) < 0)) {
 			warnx_("%s", uncored_error(c->u));
-			free(env);
+			env_free(env, own);
 			rc = label ? EXIT_USAGE : exit_of(rc);
 			goto out;
 		}
 		if ((rc = uncored_claim(c->u, joined, 0, flags, id, sizeof(id))) < 0) {
 			warnx_("%s; %s not run", uncored_error(c->u), R.argv[0]);
-			free(env);
+			env_free(env, own);
 			rc = exit_of(rc);
 			goto out;
 		}
 		if ((rc = uncored_region_begin(c->u, name)) < 0 ||
 		    (rc = uncored_read(c->u, id, &c0)) < 0) {
 			warnx_("%s; %s not run", uncored_error(c->u), R.argv[0]);
-			free(env);
+			env_free(env, own);
 			rc = exit_of(rc);
 			goto out;
 		}
 		region = true;
 		rc = run_child(c, &R, id, env, every, c0);
-		free(env);
+		env_free(env, own);
 		if (rc)
 			goto out;
 	}
