@@ -13,7 +13,10 @@
  * route goes through uncored_request().  The two live commands, `claim
  * --watch` and `top`, poll on a timer; they block SIGINT/SIGTERM/SIGHUP
  * and take them only while waiting (ppoll), so a signal can never cut a
- * request in half and a watched claim is always released.
+ * request in half and a watched claim is always released.  `run` claims,
+ * runs a program and reports the whole run through the library's region
+ * report (one region for the run), with the sums over sockets, a named
+ * group's figures (GET /api/v1/groups) and a time line beside it.
  *
  * Exit status: 0 success, 1 the daemon refused or failed (its message is
  * printed), 2 usage, 3 the daemon cannot be reached; `run` exits with the
@@ -2849,7 +2852,7 @@ static const struct command commands[] = {
 	  "  -n, --names        only the names of the groups that count here\n" },
 	{ "run", cmd_run,
 	  "(-e EVENTS | -g GROUP)... [--interval S] [--format F] [-o FILE] "
-	  "[--pinned] [--markers] -- PROGRAM [ARGS...]",
+	  "[--pinned] [--markers] [--label L] -- PROGRAM [ARGS...]",
 	  "measure a program: claim, run it, report the whole run",
 	  "Claim EVENTS (or a group's events), run PROGRAM, release the claim and\n"
 	  "report what it counted over the run: the region report of\n"
