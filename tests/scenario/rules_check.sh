@@ -9,7 +9,9 @@
 #   - the dashboard uses only recording rules that exist, and
 #     doc/monitoring.md explains every rule and alert.
 # Each promtool check is paired with a broken input it must reject, so a
-# tool that accepts anything cannot pass.  The dashboard's queries run
+# tool that accepts anything cannot pass; the memory latency alert's test
+# must fail on the rule with the minimum as the idle level or without its
+# 2 GB/s floor (the decoys its runbook names).  The dashboard's queries run
 # against a real Prometheus in fleet_e2e.sh.
 . "${top_srcdir:-.}/tests/lib.sh"
 
@@ -56,6 +58,22 @@ sed '/alert: UncoredPMUTakenOver/,/for:/s/for: 1m/for: 5m/' "$RULES" \
 cp "$P/uncored.rules.test.yml" "$T/t2.yml"
 promtool test rules "$T/t2.yml" >"$T/t2.log" 2>&1
 ok $(( $? == 0 )) "promtool test rules fails when an alert fires later than tested"
+
+# negative controls of the latency alert's baseline (the runbook says why
+# each part is there): the minimum instead of the 5th percentile takes
+# one odd minute as the idle level, and without the 2 GB/s floor a socket
+# slow while idle fires.
+sed 's/quantile_over_time(0.05,/min_over_time(/' "$RULES" >"$T/uncored.rules.yml"
+cp "$P/uncored.rules.test.yml" "$T/t3.yml"
+promtool test rules "$T/t3.yml" >"$T/t3.log" 2>&1
+ok $(( $? == 0 )) "the latency alert's test fails with the minimum as the idle level"
+like "$(cat "$T/t3.log")" 'socket="1"' "... on socket 1, at 1.5x its idle latency"
+sed 's/ and instance_socket:uncore_dram_bytes:rate1m > 2e9//' "$RULES" >"$T/uncored.rules.yml"
+grep -q '2e9' "$T/uncored.rules.yml"
+ok $(( $? == 0 )) "(the floor is out of the broken copy)"
+promtool test rules "$T/t3.yml" >"$T/t4.log" 2>&1
+ok $(( $? == 0 )) "the latency alert's test fails without the 2 GB/s floor"
+like "$(cat "$T/t4.log")" 'socket="2"' "... on socket 2, slow at 1 GB/s"
 
 # ---- example configuration ---------------------------------------------------------
 out=$(promtool check config "$P/prometheus.yml" 2>&1); rc=$?
