@@ -209,28 +209,20 @@
 	/* The bandwidth-latency card of socket sk: a plot where the family
 	 * is served, else what it would need and why it is not there. */
 	function latCard(parent, sk, so) {
+		if (LAT.key in so && LATX.key in so) {
+			const c = card(parent, sk, LAT);
+			c.chart.classList.add('xy');
+			return c;
+		}
 		const id = 's' + sk + '-lat';
 		const c = el('section', { class: 'card m-lat', id: id, 'aria-labelledby': id + '-h' });
 		c.appendChild(el('h3', { id: id + '-h' }, LAT.title));
+		c.appendChild(el('p', { class: 'stats absent' }, !(LATX.key in so) ?
+			'No DRAM bandwidth on this platform to plot the read latency against.' :
+			'Read latency is not served here: the platform has no read-latency events in uncored, ' +
+			'or [baseline] memory_latency = no (doc/metrics.md, \u201cMemory read latency\u201d).'));
 		parent.appendChild(c);
-		if (!(LAT.key in so) || !(LATX.key in so)) {
-			c.appendChild(el('p', { class: 'stats absent' }, !(LATX.key in so) ?
-				'No DRAM bandwidth on this platform to plot the read latency against.' :
-				'Read latency is not served here: the platform has no read-latency events in uncored, ' +
-				'or [baseline] memory_latency = no (doc/metrics.md, \u201cMemory read latency\u201d).'));
-			return null;
-		}
-		const now = el('p', { class: 'now' });
-		const num = el('span', { class: 'num' }, '\u2014');
-		now.appendChild(num);
-		now.appendChild(el('span', { class: 'unit' }, LAT.unit));
-		c.appendChild(now);
-		const stats = el('p', { class: 'stats' }, '');
-		c.appendChild(stats);
-		const chart = sv('svg', { class: 'chart xy', role: 'img', tabindex: '0',
-			'data-points': '0', 'aria-label': LAT.title });
-		c.appendChild(chart);
-		return { num: num, stats: stats, chart: chart };
+		return null;
 	}
 
 	function build(s) {

@@ -474,11 +474,15 @@ def latency(b, res, url, expect):
                   % (sk, seq), [g["cur"], so])
         res.check(g["num"] is not None and abs(g["num"] - g["cur"]["ns"]) <= 0.01 * g["cur"]["ns"],
                   "latency s%d: the card's number is the marked point's latency" % sk, g)
+        # the ring's samples up to the marked one with both values (the
+        # first of a program has no deltas), read when the page drew it
         n = sum(1 for x in api(url, "/api/v1/samples?deltas=0&limit=3600")["samples"]
-                if LAT_KEY in x["sockets"][sk] and x["sockets"][sk][LAT_KEY] is not None)
-        res.check(g["points"] >= min(n, 8) and g["points"] <= n + 8,
-                  "latency s%d: a point per interval of the ring (%d points, the ring has %d)"
-                  % (sk, g["points"], n), g)
+                if x["seq"] <= seq and not x.get("first") and
+                x["sockets"][sk].get(LAT_KEY) is not None and
+                x["sockets"][sk].get("dram_bytes_per_second") is not None)
+        res.check(g["points"] == n,
+                  "latency s%d: a point per interval of the ring up to #%d (%d points, the ring has %d)"
+                  % (sk, seq, g["points"], n), g)
     # the curve: the current point at each phase's (GB/s, ns)
     seen = [set() for _ in expect]
     deadline = time.monotonic() + 45
