@@ -1603,6 +1603,8 @@ static int cmd_release(struct ctl *c, int argc, char **argv)
 
 /* ---- top -------------------------------------------------------------------- */
 
+#define TOP_LAT "memory_read_latency_all_seconds"
+
 static void top_frame(struct json_object *m, const char *platform, bool tty,
 		      double every)
 {
@@ -1611,6 +1613,7 @@ static void top_frame(struct json_object *m, const char *platform, bool tty,
 	struct table t;
 	char ts[32] = "?";
 	double tm;
+	bool lat = false;
 
 	if (jnum(m, "time", &tm)) {
 		time_t s = (time_t)tm;
@@ -1619,15 +1622,24 @@ static void top_frame(struct json_object *m, const char *platform, bool tty,
 		localtime_r(&s, &lt);
 		strftime(ts, sizeof(ts), "%H:%M:%S", &lt);
 	}
+	/* the read latency column where the daemon serves the family
+	 * (doc/metrics.md "Memory read latency"): the last interval's
+	 * mean over all the socket's reads, "-" for a socket without one */
+	for (size_t s = 0; s < ns; s++)
+		if (json_object_object_get_ex(json_object_array_get_idx(socks, s),
+					      TOP_LAT, NULL))
+			lat = true;
 	printf("uncored on %s, sample %" PRIu64 " at %s", platform,
 	       ju64(m, "seq"), ts);
 	if (tty)
 		printf("  (every %g s; q quits)", every);
 	putchar('\n');
-	tbl_init(&t, "rrrrr");
+	tbl_init(&t, lat ? "rrrrrr" : "rrrrr");
 	tbl_cell(&t, "SOCKET");
 	tbl_cell(&t, "DRAM READ GB/s");
 	tbl_cell(&t, "DRAM WRITE GB/s");
+	if (lat)
+		tbl_cell(&t, "READ LATENCY ns");
 	tbl_cell(&t, "LLC HIT %%");
 	tbl_cell(&t, "UNCORE GHz");
 	for (size_t s = 0; s < ns; s++) {
@@ -1642,6 +1654,10 @@ static void top_frame(struct json_object *m, const char *platform, bool tty,
 		if (jnum(so, "dram_write_bytes_per_second", &v))
 			tbl_cell(&t, "%.2f", v / 1e9);
 		else
+			tbl_cell(&t, "-");
+		if (lat && jnum(so, TOP_LAT, &v))
+			tbl_cell(&t, "%.1f", v * 1e9);
+		else if (lat)
 			tbl_cell(&t, "-");
 		if (jnum(so, "llc_hit_ratio", &v))
 			tbl_cell(&t, "%.2f", v * 100);
@@ -2836,9 +2852,10 @@ static const struct command commands[] = {
 	{ "release", cmd_release, "ID [--json]", "release a claim, print its final counts",
 	  "Release a claim and print its final counts.", NULL },
 	{ "top", cmd_top, "[--interval S] [--count N] [--json]",
-	  "live DRAM GB/s, LLC hit % and uncore GHz per socket",
-	  "Live per-socket DRAM read and write GB/s, LLC hit % and uncore GHz,\n"
-	  "refreshed in place on a terminal.  q or Ctrl-C quits.",
+	  "live DRAM GB/s, read latency, LLC hit % and uncore GHz per socket",
+	  "Live per-socket DRAM read and write GB/s, the memory read latency\n"
+	  "(where the daemon serves it), LLC hit % and uncore GHz, refreshed in\n"
+	  "place on a terminal.  q or Ctrl-C quits.",
 	  "Options:\n"
 	  "  -i, --interval S   refresh every S seconds (default 1)\n"
 	  "  -c, --count N      stop after N refreshes\n" },
