@@ -114,6 +114,9 @@ static int parse_initial(struct pctx *c, json_object *o)
 
 		if ((d = dom_key(c, key)) < 0)
 			return d;
+		if (!e->dom[d])
+			return wlp_fail(c, "\"watts\" does not name %s: the "
+					"machine has no such counter", key);
 		r = wlp_get_uint(c, val, 0, UINT32_MAX, "the 32-bit counter's "
 				 "value at start, 0..4294967295", &x);
 		if (r < 0)
@@ -129,6 +132,7 @@ int wlp_parse_energy(struct pctx *c, json_object *o)
 	struct wl_energy *e = &c->w->energy;
 	const struct rapl_facts *f = rapl_facts_of(c->plat);
 	json_object *watts = NULL, *initial = NULL;
+	size_t old;
 	uint64_t x;
 	int r;
 
@@ -143,7 +147,7 @@ int wlp_parse_energy(struct pctx *c, json_object *o)
 	if (!e->watts)
 		return wlp_fail_nomem(c);
 	json_object_object_foreach(o, key, val) {
-		size_t old = wlp_path_key(c, key);
+		size_t k_old = wlp_path_key(c, key);
 
 		r = 0;
 		if (strcmp(key, "watts") == 0) {
@@ -161,25 +165,20 @@ int wlp_parse_energy(struct pctx *c, json_object *o)
 		}
 		if (r < 0)
 			return r;
-		wlp_path_pop(c, old);
+		wlp_path_pop(c, k_old);
 	}
-	if (!watts) 
+	if (!watts)
 		return wlp_fail(c, "missing \"watts\" (the domains the machine "
 				"has: {\"package\": W, \"dram\": W})");
-	wlp_path_key(c, "watts");
+	old = wlp_path_key(c, "watts");
 	if ((r = parse_watts(c, watts)) < 0)
 		return r;
-	wlp_path_pop(c, 1);
+	wlp_path_pop(c, old);
 	if (initial) {
-		wlp_path_key(c, "initial");
+		old = wlp_path_key(c, "initial");
 		if ((r = parse_initial(c, initial)) < 0)
 			return r;
-		wlp_path_pop(c, 1);
-		for (int d = 0; d < RAPL_NDOM; d++)
-			if (e->initial[d] && !e->dom[d])
-				return wlp_fail(c, "\"initial\" names %s, which "
-						"\"watts\" does not",
-						rapl_dom_label((enum rapl_dom)d));
+		wlp_path_pop(c, old);
 	}
 	return 0;
 }
