@@ -36,7 +36,7 @@ static const struct rapl_facts hsx = {
 };
 static const struct rapl_facts client = {
 	RAPL_MSR_POWER_UNIT, { RAPL_MSR_PKG, RAPL_MSR_DRAM, RAPL_MSR_PSYS },
-	{ M, M, M }, 14
+	{ M, M, M }, 16
 };
 static const struct rapl_facts spr = {
 	RAPL_MSR_POWER_UNIT, { RAPL_MSR_PKG, RAPL_MSR_DRAM, RAPL_MSR_PSYS },

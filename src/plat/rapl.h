@@ -43,7 +43,9 @@ struct rapl_facts {
 	/* RAPL_UNIT_MSR, or n: the domain counts 2^-n J whatever the unit
 	 * MSR says (hsx/skx/icx DRAM: 16; spr psys: 0) */
 	int8_t fixed[RAPL_NDOM];
-	uint8_t default_esu;		/* the simulator's unit MSR ESU */
+	/* the simulator's unit MSR ESU: the SDM's default 16, 14 on the
+	 * Xeons whose DRAM unit differs from it (hsx, skx, icx; spr) */
+	uint8_t default_esu;
 };
 
 /* The facts of platform p (by its id), or NULL where uncored knows none
