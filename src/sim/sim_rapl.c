@@ -11,6 +11,7 @@
  * watts: per socket, a number for every phase or an array of one per
  * phase, for each domain the machine has ("package", "dram", "psys":
  * those of the platform's rapl_facts); a domain not named has no MSR.
+ * "sN/package" then gives socket N its own.
  * initial: the 32-bit counters' value at start (default 0).  unit: the
  * energy status unit the power unit MSR reports (bits 12:8, 2^-unit J;
  * default the platform's rapl_facts.default_esu).  doc/simulator.md
@@ -52,50 +53,78 @@ static int dom_key(struct pctx *c, const char *key)
 	return d;
 }
 
-static int parse_watts(struct pctx *c, json_object *o)
+/* One domain key's watts, into socket sock (-1: every socket). */
+static int put_watts(struct pctx *c, json_object *val, int d, int sock)
 {
 	struct wl_energy *e = &c->w->energy;
 	unsigned np = c->w->nphases;
-	double x;
-	int r, d;
+	double x[WL_MAX_PHASES];
+	int r;
+
+	if (!json_object_is_type(val, json_type_array)) {
+		r = wlp_get_number(c, val, 0, false, SR_MAX_WATTS,
+				   "watts per socket, 0..100000", &x[0]);
+		if (r < 0)
+			return r;
+		for (unsigned p = 1; p < np; p++)
+			x[p] = x[0];
+	} else {
+		size_t n = json_object_array_length(val);
+
+		if (n != np)
+			return wlp_fail(c, "%zu values: one per phase is %u, or "
+					"give one number for all", n, np);
+		for (size_t p = 0; p < n; p++) {
+			size_t o2 = wlp_path_idx(c, p);
+
+			r = wlp_get_number(c, json_object_array_get_idx(val, p),
+					   0, false, SR_MAX_WATTS,
+					   "watts per socket, 0..100000", &x[p]);
+			if (r < 0)
+				return r;
+			wlp_path_pop(c, o2);
+		}
+	}
+	for (unsigned s = 0; s < PLAT_MAX_SOCKETS; s++)
+		if (sock < 0 || (unsigned)sock == s)
+			memcpy(&e->watts[((size_t)s * RAPL_NDOM + (size_t)d) * np],
+			       x, np * sizeof(double));
+	return 0;
+}
+
+/* "package": W (every socket), then "sN/package": W (socket N's), in
+ * that order whatever the object's. */
+static int parse_watts(struct pctx *c, json_object *o)
+{
+	struct wl_energy *e = &c->w->energy;
+	int r, d, sock;
 
 	if (!json_object_is_type(o, json_type_object))
 		return wlp_fail(c, "must be an object {\"package\": W, ...}, "
 				"not %s", wlp_type_name(o));
-	json_object_object_foreach(o, key, val) {
-		size_t old = wlp_path_key(c, key);
+	for (int pass = 0; pass < 2; pass++) {
+		json_object_object_foreach(o, key, val) {
+			size_t old = wlp_path_key(c, key);
+			const char *name = key;
 
-		if ((d = dom_key(c, key)) < 0)
-			return d;
-		e->dom[d] = true;
-		if (!json_object_is_type(val, json_type_array)) {
-			r = wlp_get_number(c, val, 0, false, SR_MAX_WATTS,
-					   "watts per socket, 0..100000", &x);
-			if (r < 0)
+			if ((r = wlp_parse_socket_prefix(c, &name, &sock)) < 0)
 				return r;
-			for (unsigned p = 0; p < np; p++)
-				e->watts[(size_t)d * np + p] = x;
-		} else {
-			size_t n = json_object_array_length(val);
-
-			if (n != np)
-				return wlp_fail(c, "%zu values: one per phase "
-						"is %u, or give one number for "
-						"all", n, np);
-			for (size_t p = 0; p < n; p++) {
-				size_t o2 = wlp_path_idx(c, p);
-
-				r = wlp_get_number(c,
-					json_object_array_get_idx(val, p), 0,
-					false, SR_MAX_WATTS,
-					"watts per socket, 0..100000", &x);
-				if (r < 0)
-					return r;
-				e->watts[(size_t)d * np + p] = x;
-				wlp_path_pop(c, o2);
+			if ((sock >= 0) != (pass == 1)) {
+				wlp_path_pop(c, old);
+				continue;
 			}
+			if ((d = dom_key(c, name)) < 0)
+				return d;
+			if (sock >= 0 && !e->dom[d])
+				return wlp_fail(c, "give \"%s\" for every "
+						"socket first: a machine has a "
+						"domain on every socket or none",
+						name);
+			e->dom[d] = true;
+			if ((r = put_watts(c, val, d, sock)) < 0)
+				return r;
+			wlp_path_pop(c, old);
 		}
-		wlp_path_pop(c, old);
 	}
 	return 0;
 }
@@ -142,8 +171,8 @@ int wlp_parse_energy(struct pctx *c, json_object *o)
 				wlp_type_name(o));
 	e->given = true;
 	e->esu = f ? f->default_esu : 16;
-	e->watts = calloc((size_t)RAPL_NDOM * (c->w->nphases ? c->w->nphases
-					       : 1), sizeof(double));
+	e->watts = calloc((size_t)PLAT_MAX_SOCKETS * RAPL_NDOM *
+			  (c->w->nphases ? c->w->nphases : 1), sizeof(double));
 	if (!e->watts)
 		return wlp_fail_nomem(c);
 	json_object_object_foreach(o, key, val) {
@@ -202,10 +231,10 @@ uint64_t srapl_count(const struct workload *w, unsigned sock,
 {
 	double j;
 
-	(void)sock;	/* every socket draws the same */
-	if (!srapl_has(w, d) || t <= 0)
+	if (!srapl_has(w, d) || t <= 0 || sock >= PLAT_MAX_SOCKETS)
 		return srapl_has(w, d) ? w->energy.initial[d] : 0;
-	j = wl_integral(w, &w->energy.watts[(size_t)d * w->nphases], 0, t);
+	j = wl_integral(w, &w->energy.watts[((size_t)sock * RAPL_NDOM +
+					     (size_t)d) * w->nphases], 0, t);
 	return w->energy.initial[d] +
 	       (uint64_t)floor(ldexp(j, (int)srapl_unit_bits(w, d)));
 }

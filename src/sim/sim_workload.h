@@ -225,13 +225,15 @@ struct wl_ufreq {
  * The simulated machine's RAPL energy counters (the workload's "energy"
  * object; sim_rapl.c).  Absent: no RAPL MSRs (#GP) and no power PMU, as
  * in a VM.  A domain is there when "watts" names it (and the platform's
- * rapl_facts have it).  Watts are per socket, one value per phase.
+ * rapl_facts have it).  Watts are per socket ("sN/" for one), one value
+ * per phase.
  */
 struct wl_energy {
 	bool given;
 	unsigned esu;		/* the power unit MSR's ESU (bits 12:8) */
 	bool dom[3];		/* RAPL_NDOM: domain present */
-	double *watts;		/* 3 * nphases: watts[d * nphases + p] */
+	double *watts;		/* PLAT_MAX_SOCKETS * 3 * nphases:
+				   watts[(sock * 3 + d) * nphases + p] */
 	uint64_t initial[3];	/* the 32-bit counters' value at start */
 };
 

@@ -2,7 +2,7 @@
 # energy.sh - uncore_energy_joules_total{socket,domain} (issue 43 section
 # 1) on both backends, with known answers from the simulator's "energy"
 # workload key:
-#  - hsx, 2 sockets: package 200 W on socket 0 and 1, DRAM 30 W, the
+#  - hsx, 2 sockets: package 200 W, DRAM 30 W (socket 1: 120 W, 20 W), the
 #    power unit MSR reporting 2^-22 J: a 32-bit package counter wraps
 #    every 5.12 s, so a 12 s window crosses two wraps wherever it starts
 #    (and the direct backend must read every 256 ms: four reads per wrap
@@ -61,7 +61,7 @@ window() { # window: $T/e0 once energy is read, $T/e1 12 s of reads later
 cat >"$T/hsx.json" <<'JSON'
 { "platform": "hsx", "sockets": 2,
   "phases": [ { "seconds": 10, "rates": {} } ],
-  "energy": { "watts": { "package": 200, "dram": 30 },
+  "energy": { "watts": { "package": 200, "dram": 30, "s1/package": 120, "s1/dram": 20 },
               "initial": { "package": 4294000000, "dram": 4294967000 },
               "unit": 22 } }
 JSON
@@ -73,10 +73,10 @@ ok $? "hsx, direct: serves"
 window
 is "$(jq -r '.present, .source, .interval_ms' "$T/e1" | tr '\n' ' ')" "true RAPL MSRs 256 " \
 	"direct: present, from the MSRs, read every 256 ms (2^-22 J wraps in 4.3 s at 1000 W)"
-for s in 0 1; do
-	watts direct $s package 200
-	watts direct $s dram 30
-done
+watts direct 0 package 200
+watts direct 0 dram 30
+watts direct 1 package 120
+watts direct 1 dram 20
 is "$(jq -r '[.domains[] | select(.domain == "dram") | .unit_joules] | unique | .[]' "$T/e1")" \
 	1.52587890625e-05 "direct: DRAM counts 2^-16 J (the fixed unit, not the MSR's 2^-22)"
 is "$(jq '[.domains[].read_errors] | add' "$T/e1")" 0 "direct: no read errors"
@@ -97,10 +97,10 @@ ok $? "hsx, perf: serves"
 window
 is "$(jq -r '.present, .source' "$T/e1" | tr '\n' ' ')" "true the kernel's power PMU " \
 	"perf: present, from the power PMU"
-for s in 0 1; do
-	watts perf $s package 200
-	watts perf $s dram 30
-done
+watts perf 0 package 200
+watts perf 0 dram 30
+watts perf 1 package 120
+watts perf 1 dram 20
 is "$(jq -r '[.domains[].unit_joules] | unique | .[]' "$T/e1")" 2.3283064365386963e-10 \
 	"perf: each count is the .scale the kernel wrote (2^-32 J)"
 scrape "$PORT" "$T/m2"
@@ -130,7 +130,7 @@ if [ "$(id -u)" = 0 ]; then
 	is "$caps" "0000004000000000 " "every thread: CAP_PERFMON only (no CAP_SYS_ADMIN)"
 	like "$(cat /proc/$UPID/task/*/comm | tr '\n' ' ')" "uncored-energy" "the energy thread runs"
 	watts "CAP_PERFMON only" 0 package 200
-	watts "CAP_PERFMON only" 1 dram 30
+	watts "CAP_PERFMON only" 1 dram 20
 	stop
 else
 	skip "perf with CAP_PERFMON alone" "needs root (setpriv)"

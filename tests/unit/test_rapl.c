@@ -4,7 +4,8 @@
  * (src/sim/sim_rapl.c) and the energy monitor (src/core/energy.c) on
  * both sources, on a clock that moves only when told:
  *  - direct: hsx, 2 sockets, package 200 W with its counter 0.5 s of
- *    energy below 2^32 (a wrap in the window), DRAM 30 W, and a decoy
+ *    energy below 2^32 (a wrap in the window), DRAM 30 W (socket 1: 100
+ *    W and 20 W: a socket mixed up shows), and a decoy
  *    energy status unit of 2^-14 J in MSR_RAPL_POWER_UNIT where the DRAM
  *    domain counts 2^-16 J (the kernel's RAPL_UNIT_QUIRK_INTEL_HSW): the
  *    MSR's unit for DRAM would read 120 W;
@@ -92,18 +93,22 @@ static const struct energy_dom *find(const struct energy_dom *x, int n,
 	return NULL;
 }
 
-/* package 200 W: 3276800 counts/s at 2^-14 J; initial = 2^32 - 0.5 s */
+/* package 200 W: 3276800 counts/s at 2^-14 J; initial = 2^32 - 0.5 s;
+ * socket 1 draws less (a socket mixed up shows) */
 static const char *wl_energy =
 	"{ \"platform\": \"hsx\", \"sockets\": 2, %s"
 	"  \"phases\": [ { \"seconds\": 4, \"rates\": {} },"
 	"                { \"seconds\": 6, \"rates\": {} } ],"
-	"  \"energy\": { \"watts\": { \"package\": [200, 150], \"dram\": 30 },"
+	"  \"energy\": { \"watts\": { \"s1/package\": [100, 50],"
+	"    \"package\": [200, 150], \"dram\": 30, \"s1/dram\": 20 },"
 	"    \"initial\": { \"package\": 4293328896 }, \"unit\": 14 } }";
 
 static void check_window(struct energy_mon *m, const char *what)
 {
 	struct energy_dom x[ENERGY_MAX_DOMS];
-	double j0[2][2], want_pkg = 4 * 200 + 6 * 150, want_dram = 10 * 30;
+	double j0[2][2];
+	const double want_pkg[2] = { 4 * 200 + 6 * 150, 4 * 100 + 6 * 50 };
+	const double want_dram[2] = { 10 * 30, 10 * 20 };
 	int n;
 
 	n = energy_mon_snapshot(m, x, ENERGY_MAX_DOMS);
@@ -123,11 +128,12 @@ static void check_window(struct energy_mon *m, const char *what)
 		ok(p && r && p->have && r->have, "%s: socket %u read", what, s);
 		if (!p || !r)
 			continue;
-		is_near(p->joules - j0[s][0], want_pkg, 1e-6, "%s: socket %u "
-			"package, 10 s across a wrap: 200 W x 4 s + 150 W x 6 s",
-			what, s);
-		is_near(r->joules - j0[s][1], want_dram, 1e-6, "%s: socket %u "
-			"DRAM 30 W x 10 s (not 4x: the fixed unit)", what, s);
+		is_near(p->joules - j0[s][0], want_pkg[s], 1e-6, "%s: socket %u "
+			"package, 10 s across a wrap: %s", what, s, s ?
+			"100 W x 4 s + 50 W x 6 s" : "200 W x 4 s + 150 W x 6 s");
+		is_near(r->joules - j0[s][1], want_dram[s], 1e-6, "%s: socket "
+			"%u DRAM %s W x 10 s (not 4x: the fixed unit)", what, s,
+			s ? "20" : "30");
 		is_int(p->errors + r->errors, 0, "%s: socket %u no read errors",
 		       what, s);
 	}

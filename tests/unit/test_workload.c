@@ -500,6 +500,10 @@ static const struct bad {
 	{ SKL "\"energy\":{\"watts\":{\"package\":1},\"initial\":"
 	  "{\"package\":4294967296}}," PH("") "}",
 	  "$.energy.initial.package", "0..4294967295" },
+	{ SKL "\"energy\":{\"watts\":{\"s0/dram\":1}}," PH("") "}",
+	  "$.energy.watts[\"s0/dram\"]", "give \"dram\" for every socket first" },
+	{ SKL "\"energy\":{\"watts\":{\"package\":1,\"s1/package\":2}},"
+	  PH("") "}", "$.energy.watts[\"s1/package\"]", "socket 1 out of range" },
 	{ SKL "\"energy\":{\"watts\":{\"package\":1},\"volts\":1}," PH("")
 	  "}", "$.energy.volts", "unknown key (\"energy\" accepts: watts" },
 	/* uncore_freq (sim_ufreq.c) */
