@@ -20,6 +20,7 @@
 #include "metrics.h"
 #include "procstat.h"
 #include "resctrl/resctrl_mon.h"
+#include "core/energy.h"
 #include "core/ufreq.h"
 
 static const char *const nums[] = {
@@ -458,6 +459,8 @@ int metrics_render(struct buf *b, enum prom_fmt fmt, const struct program *p,
 		rdt_mon_render(&w, info->resctrl);
 	if (info->ufreq)
 		ufreq_mon_render(&w, info->ufreq);
+	if (info->energy)
+		energy_mon_render(&w, info->energy);
 	procstat_read(&ps);	/* renders whatever could be read */
 	procstat_render(&w, &ps);
 	r = prom_end(&w);
