@@ -33,7 +33,7 @@ _tap_exit() {
 			kill "$p" 2>/dev/null
 	done
 	for e in $_tap_pids; do wait "${e%%:*}" 2>/dev/null; done
-	rm -rf "$T"
+	rm -rf "$T" "$T".uid-*
 }
 trap _tap_exit EXIT
 
@@ -101,6 +101,32 @@ UNCORED="$top_builddir/uncored"
 # as nobody, and give it the test directory as production gives it
 # /run/uncored (daemon_priv.sh checks a directory it may not write in).
 #
+# uid_tool UID PATH: a path to the build tree's program or script PATH
+# that uid UID can run.  PATH itself where UID reaches it; else (a clone
+# under /root, 0700: another uid cannot search it) a copy in $T.uid-UID/,
+# and for a libtool wrapper (tests/tools/*) its real program with the
+# libuncored it links, started with LD_LIBRARY_PATH on the copy.
+uid_tool() {
+	local d n b
+	if setpriv --reuid="$1" --regid=65534 --clear-groups test -r "$2" \
+		-a -x "$(dirname "$2")" 2>/dev/null; then
+		echo "$2"
+		return
+	fi
+	d=$(dirname "$2") n=$(basename "$2") b="$T.uid-$1"
+	mkdir -p "$b" && chmod 755 "$b"
+	if [ -x "$d/.libs/$n" ]; then
+		cp "$d/.libs/$n" "$b/.$n" &&
+		cp -P "$top_builddir"/.libs/libuncored.so* "$b/" &&
+		printf '#!/bin/sh\nLD_LIBRARY_PATH="%s" exec "%s" "$@"\n' \
+			"$b" "$b/.$n" >"$b/$n"
+	else
+		cp "$2" "$b/$n"
+	fi
+	chmod -R a+rX "$b" && chmod 755 "$b/$n"
+	echo "$b/$n"
+}
+
 # UNCORED_TEST_BACKEND=perf runs every daemon a test starts through the
 # perf backend (on the simulator: the simulated kernel), so the scenario
 # suite checks both ways to the counters with the same assertions

@@ -67,7 +67,7 @@ ok $? "daemon up, control budget 16 (8 a uid)"
 # 1. 64 readers of root, one churner of uid 12346, a scraper
 "$FLOOD" "$S" 64 6 100 >"$T/a.out" &
 A=$!; tap_cleanup_pid $A
-$ALT "$FLOOD" "$S" 0 6 1 1 >"$T/b.out" &
+$ALT "$(uid_tool 12346 "$FLOOD")" "$S" 0 6 1 1 >"$T/b.out" &
 B=$!; tap_cleanup_pid $B
 scrapes=0 good=0
 while kill -0 $A 2>/dev/null; do
@@ -100,7 +100,7 @@ if [ -x "$PY" ]; then
 	size=$(curl -s --unix-socket "$S" 'http://x/api/v1/samples?since=1&limit=3600&deltas=1' | wc -c)
 	echo "# one answer to /api/v1/samples?since=1&limit=3600&deltas=1: $size bytes"
 	w0=$(metric_now "$PORT" uncored_http_evictions_total 'reason="write_deadline"')
-	$ALT "$PY" "$SLOW" "$S" 16 '/api/v1/samples?since=1&limit=3600&deltas=1' \
+	$ALT "$PY" "$(uid_tool 12346 "$SLOW")" "$S" 16 '/api/v1/samples?since=1&limit=3600&deltas=1' \
 		65536 30 >"$T/slow.out" &
 	W=$!; tap_cleanup_pid $W
 	writing() {

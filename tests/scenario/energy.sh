@@ -116,7 +116,7 @@ if [ "$(id -u)" = 0 ]; then
 	mkdir "$T/amb" && chown 65534:65534 "$T/amb"
 	setpriv --reuid=65534 --regid=65534 --clear-groups \
 		--inh-caps=+perfmon --ambient-caps=+perfmon \
-		"$top_builddir/uncored" --backend=perf --simulate --workload "$T/hsx.json" \
+		"$(uid_tool 65534 "$top_builddir/uncored")" --backend=perf --simulate --workload "$T/hsx.json" \
 		--sim-state "$T/amb/state" -l "127.0.0.1:$PORT" -s "" --interval 1000 \
 		>"$T/log3" 2>&1 &
 	UPID=$!

@@ -162,7 +162,7 @@ is "$(cat "$T/none.err")" "uncored regions: nothing measured (UNCORED_REPORT is 
 	"UNCORED_REPORT=1 and no region: one line at exit saying so"
 
 setpriv --reuid=12345 --regid=12345 --clear-groups \
-	"$CHECK" eacces "$S" nogroup >"$T/eacces.out" 2>&1
+	"$(uid_tool 12345 "$CHECK")" eacces "$S" nogroup >"$T/eacces.out" 2>&1
 checks eacces "$T/eacces.out"
 
 # a daemon that answers for other claims, events or instances (a lying
