@@ -170,7 +170,8 @@ pick_port() {
 }
 
 # start_uncored LOG ARGS...: starts the daemon in the background, sets
-# $UPID, and waits (at most 30 s) until /healthz answers on $PORT.
+# $UPID, and waits (at most 90 s: an ASan daemon on a machine at load 25
+# once took over 30) until /healthz answers on $PORT.
 start_uncored() {
 	log=$1; shift
 	"$UNCORED" "$@" >"$log" 2>&1 &
@@ -315,7 +316,7 @@ status_ge() { _sg=$(status_num "$1" "$2"); [ -n "$_sg" ] && [ "$_sg" -ge "$3" ];
 # wait_healthy PORT: until /healthz answers 200 on PORT (at most 30 s),
 # or $UPID has ended.
 wait_healthy() {
-	wait_for "/healthz on port $1" 30 _healthy "$1"
+	wait_for "/healthz on port $1" 90 _healthy "$1"
 }
 _healthy() {
 	curl -fs -o /dev/null "http://127.0.0.1:$1/healthz" && return 0

@@ -38,7 +38,7 @@ running() {
 	curl -s --unix-socket "$T/ctl.sock" "$U/claims/$ID" |
 		grep -Eq '"time_running_s":0\.[0-9]*[1-9]'
 }
-wait_for "the claim to run" 20 running
+wait_for "the claim to run" 60 running
 ok $? "the claim and the baseline take turns"
 
 curl -s "http://127.0.0.1:$PORT/metrics" >"$T/m0"
