@@ -13,9 +13,10 @@ ok $? "daemon up at a 2 s interval" || { cat "$T/log"; tap_done; exit 1; }
 ticks() { curl -s "$U/api/v1/status" | sed -n 's/.*"ticks":\([0-9]*\).*/\1/p'; }
 
 # three scrapes between two reads of the tick count that agree (a tick
-# in between spoils the round: try again, 10 rounds at most)
+# in between spoils the round: try again, 30 rounds at most: on a
+# machine at load 25 under ASan six curls took over 2 s ten times running)
 same=1
-for _ in $(seq 1 10); do
+for _ in $(seq 1 30); do
 	t0=$(ticks)
 	curl -s -o "$T/a" "$U/metrics"
 	curl -s -o "$T/b" "$U/metrics"
@@ -41,8 +42,10 @@ n1=$(metric "$T/c" uncored_scrapes_total "")
 ok "$([ "$n1" -ge $((n0 + 4)) ]; echo $?)" \
 	"the next tick's page counts the scrapes served from the last one ($n0 -> $n1)"
 ok "$(! cmp -s "$T/a" "$T/c"; echo $?)" "... and is a new page"
-is "$(metric "$T/c" uncored_ticks_total "")" "$(( $(metric "$T/a" uncored_ticks_total "") + 1 ))" \
-	"... one tick on"
+# a later tick's (the next, or on a slow machine one after it)
+ta=$(metric "$T/a" uncored_ticks_total "") tc=$(metric "$T/c" uncored_ticks_total "")
+ok "$([ "$tc" -ge $((ta + 1)) ] && [ "$tc" -le $((ta + 2)) ]; echo $?)" \
+	"... a tick or two on ($ta -> $tc)"
 curl -s -H 'Accept: application/openmetrics-text; version=1.0.0' -o "$T/om" "$U/metrics"
 is "$(tail -1 "$T/om")" "# EOF" "OpenMetrics is its own page"
 
