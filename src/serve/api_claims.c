@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 
 #include "api_claims.h"
 #include "core/derive.h"
+#include "core/formula.h"
 #include "base/jnum.h"
 #include "base/jtext.h"
 
@@ -55,6 +57,8 @@ static void refused(struct claims_reply *r, const struct claims_err *e)
 		[CLAIMS_OK] = { 500, "internal" },
 		[CLAIMS_BAD_REQUEST] = { 400, "bad_request" },
 		[CLAIMS_UNKNOWN_EVENT] = { 400, "unknown_event" },
+		[CLAIMS_UNKNOWN_FORMULA] = { 400, "unknown_formula" },
+		[CLAIMS_FORMULA_UNAVAILABLE] = { 409, "formula_unavailable" },
 		[CLAIMS_RAW_DISABLED] = { 403, "raw_events_disabled" },
 		[CLAIMS_NOT_FOUND] = { 404, "not_found" },
 		[CLAIMS_INTERVAL] = { 409, "interval_too_long" },
@@ -384,6 +388,73 @@ static uint64_t event_running_ns(const struct pmu *pmu, const struct claim *cl,
 	return cl->running_ns;
 }
 
+/*
+ * The formulas of cl (a copy) over its counting window, the time it has
+ * been enabled since its creation (T): per socket, each formula event's
+ * estimate summed over the socket's boxes (or its first box's: scope
+ * first_box) and the number of boxes it counted on.  A value that does
+ * not exist (a division by zero, an event with no box) is null.
+ */
+static struct json_object *formulas_json(const struct pmu *pmu,
+					 const struct claim *cl)
+{
+	struct json_object *arr = json_object_new_array();
+	double T = (double)cl->enabled_ns / 1e9;
+
+	for (unsigned i = 0; i < cl->nform; i++) {
+		const struct claim_formula *cf = &cl->form[i];
+		struct json_object *fo = json_object_new_object();
+		struct json_object *socks = json_object_new_array();
+		struct fexpr *x = NULL;
+		char why[200];
+
+		if (fexpr_compile(cf->f->expr, cf->nev, &x, why,
+				  sizeof(why)) < 0)
+			x = NULL;	/* generated and checked: never */
+		json_object_object_add(fo, "name", json_object_new_string(cf->name));
+		json_object_object_add(fo, "unit", json_object_new_string(cf->f->unit));
+		json_object_object_add(fo, "source",
+				       json_object_new_string(cf->f->source));
+		json_object_object_add(fo, "window_s", jnum_new(T));
+		for (unsigned s = 0; s < pmu->topo->nsockets; s++) {
+			struct json_object *so = json_object_new_object();
+			double ev[CLAIM_FORMULA_EVENTS], boxes[CLAIM_FORMULA_EVENTS];
+			double v = NAN;
+
+			for (unsigned k = 0; k < cf->nev; k++) {
+				bool first = cf->f->events[k].scope ==
+					     FORMULA_FIRST_BOX;
+				int lo = -1;
+
+				ev[k] = boxes[k] = 0;
+				for (unsigned j = 0; j < cl->ns; j++) {
+					const struct claim_series *sr = &cl->ser[j];
+
+					if (sr->ev != cf->ev[k] || sr->socket != s)
+						continue;
+					boxes[k]++;
+					if (!first)
+						ev[k] += (double)sr->est;
+					else if (lo < 0 || sr->inst < lo) {
+						lo = sr->inst;
+						ev[k] = (double)sr->est;
+					}
+				}
+			}
+			if (x)
+				v = fexpr_eval(x, ev, boxes, T);
+			json_object_object_add(so, "socket", json_object_new_int((int)s));
+			json_object_object_add(so, "value",
+					       isfinite(v) ? jnum_new(v) : NULL);
+			json_object_array_add(socks, so);
+		}
+		fexpr_free(x);
+		json_object_object_add(fo, "sockets", socks);
+		json_object_array_add(arr, fo);
+	}
+	return arr;
+}
+
 /* A claim (a copy from the table) as JSON; state NULL: from the claim. */
 static struct json_object *claim_json(const struct pmu *pmu,
 				      const struct claim *cl, const char *state)
@@ -479,6 +550,7 @@ static struct json_object *claim_json(const struct pmu *pmu,
 		json_object_array_add(evs, eo);
 	}
 	json_object_object_add(o, "events", evs);
+	json_object_object_add(o, "formulas", formulas_json(pmu, cl));
 	return o;
 }
 
@@ -526,11 +598,18 @@ static int parse_events(struct json_object *o, struct claim_req *rq,
 	const char *bad;
 	size_t n;
 
-	if (!json_object_object_get_ex(o, "events", &evs) ||
-	    !json_object_is_type(evs, json_type_array) ||
-	    (n = json_object_array_length(evs)) < 1 || n > CLAIM_MAX_EVENTS) {
+	if (!json_object_object_get_ex(o, "events", &evs)) {
+		if (json_object_object_get_ex(o, "formulas", NULL))
+			return 0;	/* formulas instead of events */
 		fail(r, 400, "bad_request", "events must be an array of 1 to %d "
-		     "event names", CLAIM_MAX_EVENTS);
+		     "event names (or formulas one of 1 to %d formula names)",
+		     CLAIM_REQ_EVENTS, CLAIM_MAX_FORMULAS);
+		return -1;
+	}
+	if (!json_object_is_type(evs, json_type_array) ||
+	    (n = json_object_array_length(evs)) < 1 || n > CLAIM_REQ_EVENTS) {
+		fail(r, 400, "bad_request", "events must be an array of 1 to %d "
+		     "event names", CLAIM_REQ_EVENTS);
 		return -1;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -550,6 +629,52 @@ static int parse_events(struct json_object *o, struct claim_req *rq,
 		rq->events[i] = json_object_get_string(ev);
 	}
 	rq->nev = (unsigned)n;
+	return 0;
+}
+
+/* The optional "formulas" array of o into rq (strings o owns); -1 after a
+ * 400. */
+static int parse_formulas(struct json_object *o, struct claim_req *rq,
+			  struct claims_reply *r)
+{
+	struct json_object *fs;
+	char why[256];
+	const char *bad;
+	size_t n;
+
+	if (!json_object_object_get_ex(o, "formulas", &fs))
+		return 0;
+	if (!json_object_is_type(fs, json_type_array) ||
+	    (n = json_object_array_length(fs)) < 1 || n > CLAIM_MAX_FORMULAS) {
+		fail(r, 400, "bad_request", "formulas must be an array of 1 to "
+		     "%d formula names (GET /api/v1/formulas lists them)",
+		     CLAIM_MAX_FORMULAS);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *f = json_object_array_get_idx(fs, i);
+
+		if (!json_object_is_type(f, json_type_string)) {
+			fail(r, 400, "bad_request", "formulas[%zu] must be a "
+			     "string", i);
+			return -1;
+		}
+		if ((bad = text_problem(json_object_get_string(f),
+					(size_t)json_object_get_string_len(f),
+					why, sizeof(why)))) {
+			fail(r, 400, "bad_request", "formulas[%zu] contains %s",
+			     i, bad);
+			return -1;
+		}
+		if (json_object_get_string_len(f) >= CLAIM_FORMULA_NAME_MAX) {
+			fail(r, 400, "unknown_formula", "formulas[%zu] is longer "
+			     "than any formula name (%d bytes)", i,
+			     CLAIM_FORMULA_NAME_MAX - 1);
+			return -1;
+		}
+		rq->formulas[i] = json_object_get_string(f);
+	}
+	rq->nform = (unsigned)n;
 	return 0;
 }
 
@@ -617,8 +742,9 @@ static struct json_object *plan_json(const struct pmu *pmu,
 void api_claims_create(struct claims *c, uid_t uid, pid_t pid,
 		       const char *body, size_t len, struct claims_reply *r)
 {
-	static const char *const keys[] = { "events", "ttl_s", "label", "export",
-					    "pinned", "end_with_process" };
+	static const char *const keys[] = { "events", "formulas", "ttl_s",
+					    "label", "export", "pinned",
+					    "end_with_process" };
 	struct json_object *o = parse_body(body, len, r), *v;
 	struct claim_req rq = { 0 };
 	struct claims_err e;
@@ -627,9 +753,10 @@ void api_claims_create(struct claims *c, uid_t uid, pid_t pid,
 
 	if (!o)
 		return;
-	if (known_keys(o, keys, sizeof(keys) / sizeof(keys[0]), "events, ttl_s, "
-		       "label, export, pinned, end_with_process", r) < 0 ||
-	    parse_events(o, &rq, r) < 0)
+	if (known_keys(o, keys, sizeof(keys) / sizeof(keys[0]), "events, "
+		       "formulas, ttl_s, label, export, pinned, "
+		       "end_with_process", r) < 0 ||
+	    parse_events(o, &rq, r) < 0 || parse_formulas(o, &rq, r) < 0)
 		goto out;
 	if (json_object_object_get_ex(o, "ttl_s", &v)) {
 		if (parse_ttl(v, body, len, claims_cfg(c).max_ttl_s, &rq.ttl_s,
@@ -791,6 +918,7 @@ void api_claims_now(struct claims *c, const char *id, uid_t uid,
 	for (unsigned e2 = 0; e2 < cl.nev; e2++)
 		json_object_array_add(evs, event_now_json(pmu, &cl, e2));
 	json_object_object_add(o, "events", evs);
+	json_object_object_add(o, "formulas", formulas_json(pmu, &cl));
 	claim_clear(&cl);
 	r->status = 200;
 	r->body = o;
