@@ -391,9 +391,11 @@ static uint64_t event_running_ns(const struct pmu *pmu, const struct claim *cl,
 /*
  * The formulas of cl (a copy) over its counting window, the time it has
  * been enabled since its creation (T): per socket, each formula event's
- * estimate summed over the socket's boxes (or its first box's: scope
- * first_box) and the number of boxes it counted on.  A value that does
- * not exist (a division by zero, an event with no box) is null.
+ * count summed over the socket's boxes (or its first box's: scope
+ * first_box), scaled as the events' "scaled" are (count x enabled /
+ * running: a claim multiplexed out part of the time is estimated over
+ * all of T), and the number of boxes it counted on.  A value that does
+ * not exist (an event not run yet, a division by zero) is null.
  */
 static struct json_object *formulas_json(const struct pmu *pmu,
 					 const struct claim *cl)
@@ -421,9 +423,16 @@ static struct json_object *formulas_json(const struct pmu *pmu,
 			double ev[CLAIM_FORMULA_EVENTS], boxes[CLAIM_FORMULA_EVENTS];
 			double v = NAN;
 
+			bool ran = true;
+
 			for (unsigned k = 0; k < cf->nev; k++) {
 				bool first = cf->f->events[k].scope ==
 					     FORMULA_FIRST_BOX;
+				unsigned e = cf->ev[k];
+				const struct unit_type *u =
+					pmu->plat->units[cl->ev[e].unit];
+				uint64_t err, run = event_running_ns(pmu, cl, e,
+								     &err);
 				int lo = -1;
 
 				ev[k] = boxes[k] = 0;
@@ -434,14 +443,21 @@ static struct json_object *formulas_json(const struct pmu *pmu,
 						continue;
 					boxes[k]++;
 					if (!first)
-						ev[k] += (double)sr->est;
+						ev[k] += (double)sr->raw;
 					else if (lo < 0 || sr->inst < lo) {
 						lo = sr->inst;
-						ev[k] = (double)sr->est;
+						ev[k] = (double)sr->raw;
 					}
 				}
+				if (u->kind != UNIT_FREERUN) {
+					if (run)
+						ev[k] *= (double)cl->enabled_ns /
+							 (double)run;
+					else
+						ran = false;
+				}
 			}
-			if (x)
+			if (x && ran)
 				v = fexpr_eval(x, ev, boxes, T);
 			json_object_object_add(so, "socket", json_object_new_int((int)s));
 			json_object_object_add(so, "value",
