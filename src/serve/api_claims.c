@@ -884,13 +884,17 @@ static struct json_object *event_now_json(const struct pmu *pmu,
 	for (unsigned s = 0; s < pmu->topo->nsockets; s++) {
 		struct json_object *so = json_object_new_object();
 		uint64_t raw = 0, est = 0;
+		unsigned boxes = 0;
 
 		for (unsigned k = 0; k < cl->ns; k++)
 			if (cl->ser[k].ev == e && cl->ser[k].socket == s) {
 				raw += cl->ser[k].raw;
 				est += cl->ser[k].est;
+				boxes++;
 			}
 		json_object_object_add(so, "socket", json_object_new_int((int)s));
+		/* the boxes counted (a formula's #N) */
+		json_object_object_add(so, "boxes", json_object_new_int((int)boxes));
 		json_object_object_add(so, "count", json_object_new_uint64(raw));
 		json_object_object_add(so, "scaled", run ? json_object_new_double(
 			(double)raw * (double)cl->enabled_ns / (double)run) : NULL);
