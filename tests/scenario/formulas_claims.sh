@@ -37,7 +37,8 @@ get() { curl -s --unix-socket "$S" -o "$T/r" -w '%{http_code}' \
 
 # check FILE: the independent evaluator over $T/catalog.json and the claim
 # answer in FILE: "fine", or what differs.  Extra arguments NAME=VALUE
-# are known answers for socket 0 and 1 (NAME=V0/V1, relative 1e-3).
+# are known answers for socket 0 and 1 (NAME=V0/V1, within 1 %: a value
+# over T moves with the timing of the ticks; every decoy is further off).
 check() {
 	python3 - "$T/catalog.json" "$@" <<'PY'
 import json, math, re, sys
@@ -93,7 +94,7 @@ for f in cl.get("formulas", []):
             bad.append("%s socket %d: daemon %r, evaluator %r" % (f["name"], s, got, exp))
         if f["name"] in want:
             k = float(want[f["name"]].split("/")[s])
-            if got is None or abs(got - k) > 1e-3 * abs(k):
+            if got is None or abs(got - k) > 1e-2 * abs(k):
                 bad.append("%s socket %d: %r, known answer %g" % (f["name"], s, got, k))
 for n in want:
     if n not in [f["name"] for f in cl.get("formulas", [])]:
@@ -176,9 +177,9 @@ out=$("$CTL" -s "$S" claim --formula ha/PCT_RD_REQUESTS --formula \
 	memory_bandwidth_total --watch 0.5 --count 2 2>&1); rc=$?
 is "$rc" 0 "uncorectl claim --formula --watch"
 like "$out" "FORMULA" "a table of the formulas"
-ok "$(printf '%s\n' "$out" | grep -Eq '^0 +ha/PCT_RD_REQUESTS +0\.75 +ratio *$'; echo $?)" \
+ok "$(printf '%s\n' "$out" | grep -Eq '^0 +ha/PCT_RD_REQUESTS +0\.7(5|49[0-9]*) +ratio *$'; echo $?)" \
 	"socket 0's ratio"
-ok "$(printf '%s\n' "$out" | grep -Eq '^1 +ha/PCT_RD_REQUESTS +0\.25 +ratio *$'; echo $?)" \
+ok "$(printf '%s\n' "$out" | grep -Eq '^1 +ha/PCT_RD_REQUESTS +0\.2(5|49[0-9]*) +ratio *$'; echo $?)" \
 	"socket 1's"
 ok "$(printf '%s\n' "$out" | grep -Eq '^0 +memory_bandwidth_total +1\.1[12][0-9]*e\+10 +bytes_per_second *$'; echo $?)" \
 	"socket 0's bandwidth"
