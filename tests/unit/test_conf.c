@@ -508,7 +508,7 @@ static const struct bad bad[] = {
 	/* sections and keys */
 	{ "[daemon]\ninterval_ms = 100\n\n[deamon]\n", 4,
 	  "unknown section [deamon] (expected [daemon], [http], [claims], "
-	  "[baseline] or [sim])" },
+	  "[baseline], [sim], [resctrl] or [formulas])" },
 	{ "[daemon]\n\nintervall_ms = 100\n", 3,
 	  "unknown key \"intervall_ms\" in [daemon]; did you mean "
 	  "\"interval_ms\"?" },
