@@ -737,8 +737,6 @@ static void stop_renewer(struct uncored *u)
 	u->renewing = false;
 }
 
-/* The POST body of a claim: events split at commas, or NULL (u->err
- * says why); end: asks the daemon to end it when this process ends. */
 /* The names of list (split at commas, blanks trimmed) into arr; their
  * number, or -EINVAL past max (u->err says so), or -ENOMEM. */
 static int split_names(struct uncored *u, const char *list, unsigned max,
@@ -765,6 +763,9 @@ static int split_names(struct uncored *u, const char *list, unsigned max,
 	return n;
 }
 
+/* The POST body of a claim: events and formulas split at commas, or NULL
+ * (u->err says why); end: asks the daemon to end it when this process
+ * ends. */
 static char *claim_body(struct uncored *u, const char *events,
 			const char *formulas, unsigned ttl_s, unsigned flags,
 			bool end, unsigned *nev, int *rc)
@@ -772,30 +773,17 @@ static char *claim_body(struct uncored *u, const char *events,
 	struct json_object *o = json_object_new_object();
 	struct json_object *evs = json_object_new_array();
 	struct json_object *fs = json_object_new_array();
-	char *copy = strdup(events ? events : ""), *save = NULL, *body = NULL;
-	unsigned n = 0;
-	int nf = 0;
+	char *body = NULL;
+	int n = 0, nf = 0;
 
 	*rc = -ENOMEM;
-	if (!o || !evs || !fs || !copy)
+	if (!o || !evs || !fs)
 		goto out;
-	if (formulas && (nf = split_names(u, formulas, MAX_CLAIM_EVENTS,
-					  "formulas", fs)) < 0) {
-		*rc = nf;
+	if ((n = split_names(u, events, MAX_CLAIM_EVENTS, "events", evs)) < 0 ||
+	    (formulas && (nf = split_names(u, formulas, MAX_CLAIM_EVENTS,
+					   "formulas", fs)) < 0)) {
+		*rc = n < 0 ? n : nf;
 		goto out;
-	}
-	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		t += strspn(t, " \t");
-		for (size_t l = strlen(t); l && (t[l - 1] == ' ' || t[l - 1] == '\t');)
-			t[--l] = '\0';
-		if (!*t)
-			continue;
-		if (++n > MAX_CLAIM_EVENTS) {
-			*rc = lib_fail(u, -EINVAL, "more than %d events",
-				       MAX_CLAIM_EVENTS);
-			goto out;
-		}
-		json_object_array_add(evs, json_object_new_string(t));
 	}
 	if (!n && !nf) {
 		*rc = lib_fail(u, -EINVAL, "no event named in \"%.60s\"%s",
@@ -823,12 +811,11 @@ static char *claim_body(struct uncored *u, const char *events,
 				       json_object_new_boolean(true));
 	body = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
 	*rc = body ? 0 : -ENOMEM;
-	*nev = n;
+	*nev = (unsigned)n;
 out:
 	json_object_put(evs);
 	json_object_put(fs);
 	json_object_put(o);
-	free(copy);
 	if (*rc == -ENOMEM)
 		lib_fail(u, -ENOMEM, "out of memory");
 	return body;

@@ -605,13 +605,39 @@ static int known_keys(struct json_object *o, const char *const *keys,
 	return 0;
 }
 
+/* The n items of array arr (member key) into out[] (strings arr owns):
+ * each a string of printable text; -1 after a 400 naming key[i]. */
+static int string_items(struct json_object *arr, const char *key, size_t n,
+			const char **out, struct claims_reply *r)
+{
+	char why[256];
+	const char *bad;
+
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *v = json_object_array_get_idx(arr, i);
+
+		if (!json_object_is_type(v, json_type_string)) {
+			fail(r, 400, "bad_request", "%s[%zu] must be a string",
+			     key, i);
+			return -1;
+		}
+		if ((bad = text_problem(json_object_get_string(v),
+					(size_t)json_object_get_string_len(v),
+					why, sizeof(why)))) {
+			fail(r, 400, "bad_request", "%s[%zu] contains %s", key,
+			     i, bad);
+			return -1;
+		}
+		out[i] = json_object_get_string(v);
+	}
+	return 0;
+}
+
 /* The "events" array of o into rq (strings o owns); -1 after a 400. */
 static int parse_events(struct json_object *o, struct claim_req *rq,
 			struct claims_reply *r)
 {
 	struct json_object *evs;
-	char why[256];
-	const char *bad;
 	size_t n;
 
 	if (!json_object_object_get_ex(o, "events", &evs)) {
@@ -628,22 +654,8 @@ static int parse_events(struct json_object *o, struct claim_req *rq,
 		     "event names", CLAIM_REQ_EVENTS);
 		return -1;
 	}
-	for (size_t i = 0; i < n; i++) {
-		struct json_object *ev = json_object_array_get_idx(evs, i);
-
-		if (!json_object_is_type(ev, json_type_string)) {
-			fail(r, 400, "bad_request", "events[%zu] must be a string", i);
-			return -1;
-		}
-		if ((bad = text_problem(json_object_get_string(ev),
-					(size_t)json_object_get_string_len(ev),
-					why, sizeof(why)))) {
-			fail(r, 400, "bad_request", "events[%zu] contains %s", i,
-			     bad);
-			return -1;
-		}
-		rq->events[i] = json_object_get_string(ev);
-	}
+	if (string_items(evs, "events", n, rq->events, r) < 0)
+		return -1;
 	rq->nev = (unsigned)n;
 	return 0;
 }
@@ -654,8 +666,6 @@ static int parse_formulas(struct json_object *o, struct claim_req *rq,
 			  struct claims_reply *r)
 {
 	struct json_object *fs;
-	char why[256];
-	const char *bad;
 	size_t n;
 
 	if (!json_object_object_get_ex(o, "formulas", &fs))
@@ -667,29 +677,15 @@ static int parse_formulas(struct json_object *o, struct claim_req *rq,
 		     CLAIM_MAX_FORMULAS);
 		return -1;
 	}
-	for (size_t i = 0; i < n; i++) {
-		struct json_object *f = json_object_array_get_idx(fs, i);
-
-		if (!json_object_is_type(f, json_type_string)) {
-			fail(r, 400, "bad_request", "formulas[%zu] must be a "
-			     "string", i);
-			return -1;
-		}
-		if ((bad = text_problem(json_object_get_string(f),
-					(size_t)json_object_get_string_len(f),
-					why, sizeof(why)))) {
-			fail(r, 400, "bad_request", "formulas[%zu] contains %s",
-			     i, bad);
-			return -1;
-		}
-		if (json_object_get_string_len(f) >= CLAIM_FORMULA_NAME_MAX) {
+	if (string_items(fs, "formulas", n, rq->formulas, r) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (strlen(rq->formulas[i]) >= CLAIM_FORMULA_NAME_MAX) {
 			fail(r, 400, "unknown_formula", "formulas[%zu] is longer "
 			     "than any formula name (%d bytes)", i,
 			     CLAIM_FORMULA_NAME_MAX - 1);
 			return -1;
 		}
-		rq->formulas[i] = json_object_get_string(f);
-	}
 	rq->nform = (unsigned)n;
 	return 0;
 }

@@ -37,8 +37,9 @@ get() { curl -s --unix-socket "$S" -o "$T/r" -w '%{http_code}' \
 
 # check FILE: the independent evaluator over $T/catalog.json and the claim
 # answer in FILE: "fine", or what differs.  Extra arguments NAME=VALUE
-# are known answers for socket 0 and 1 (NAME=V0/V1, within 1 %: a value
-# over T moves with the timing of the ticks; every decoy is further off).
+# are known answers for socket 0 and 1 (NAME=V0/V1, within 1 %, or
+# NAME=V0/V1~TOL: a value over T moves with the timing of the ticks;
+# every decoy is further off).
 check() {
 	python3 - "$T/catalog.json" "$@" <<'PY'
 import json, math, re, sys
@@ -93,8 +94,9 @@ for f in cl.get("formulas", []):
                 abs(got - exp) > 1e-9 * max(1.0, abs(exp))):
             bad.append("%s socket %d: daemon %r, evaluator %r" % (f["name"], s, got, exp))
         if f["name"] in want:
-            k = float(want[f["name"]].split("/")[s])
-            if got is None or abs(got - k) > 1e-2 * abs(k):
+            spec, _, tol = want[f["name"]].partition("~")
+            k = float(spec.split("/")[s])
+            if got is None or abs(got - k) > float(tol or 1e-2) * abs(k):
                 bad.append("%s socket %d: %r, known answer %g" % (f["name"], s, got, k))
 for n in want:
     if n not in [f["name"] for f in cl.get("formulas", [])]:
@@ -120,21 +122,9 @@ CONF
 stop() { kill "$UPID"; wait "$UPID" 2>/dev/null; }
 
 # ---- hsx (direct): the manual's and Intel's formulas ---------------------
-F=filter1=0x18200000
-cat >"$T/hsx.json" <<JSON
-{ "platform": "hsx", "sockets": 2, "cbo_count": 4, "ha_count": 2,
-  "imc_channels": 2, "phases": [ { "seconds": 3600, "rates": {
-    "s0/ha:0x01:0x03": 9.0e7, "s0/ha:0x01:0x0c": 3.0e7,
-    "s1/ha:0x01:0x03": 2.0e7, "s1/ha:0x01:0x0c": 6.0e7,
-    "ha:0x01:0x01": 7.0e8, "ha:0x01:0x04": 5.0e8,
-    "s0/cbo:0x35:0x23:$F": 1.2e7, "s0/cbo:0x35:0x83:$F": 4.0e6,
-    "s1/cbo:0x35:0x23:$F": 2.0e6, "s1/cbo:0x35:0x83:$F": 8.0e6,
-    "cbo:0x35:0x03:$F": 9.0e8, "cbo:0x35:0x23:filter1=0x0": 3.0e8,
-    "s0/imc:0x04:0x03": 1.25e8, "s0/imc:0x04:0x0c": 5.0e7,
-    "s1/imc:0x04:0x03": 2.5e8, "s1/imc:0x04:0x0c": 2.0e7,
-    "imc:0x04:0x0f": 9.0e9
-  } } ] }
-JSON
+# every event of the formulas below its own rate per socket, decoys of
+# the same units beside them (shared with formulas_metrics.sh)
+cp "$top_srcdir/tests/fixtures/workloads/formulas-hsx.json" "$T/hsx.json"
 start hsx "$T/hsx.json"
 st=$(post '{"formulas": ["ha/PCT_RD_REQUESTS", "ha/PCT_WR_REQUESTS",
 	"numa_reads_addressed_to_local_dram", "memory_bandwidth_total"],
@@ -213,19 +203,7 @@ is "$(post '{"formulas": [3]}')" 400 "a name not a string: 400"
 stop
 
 # ---- spr (perf): Intel's formulas, one with a first_box event -------------
-cat >"$T/spr.json" <<JSON
-{ "platform": "spr", "sockets": 2, "cha_count": 4, "upi_links": 2,
-  "phases": [ { "seconds": 3600, "rates": {
-    "s0/cha:0x35:0xc816fe01": 3.0e7, "s0/cha:0x35:0xc896fe01": 1.0e7,
-    "s0/cha:0x35:0xc8177e01": 6.0e6, "s0/cha:0x35:0xc8977e01": 4.0e6,
-    "s1/cha:0x35:0xc816fe01": 1.0e6, "s1/cha:0x35:0xc896fe01": 2.0e6,
-    "s1/cha:0x35:0xc8177e01": 3.0e6, "s1/cha:0x35:0xc8977e01": 4.0e6,
-    "cha:0x35:0xc817fe01": 5.0e7, "cha:0x36:0xc817fe01": 4.0e9,
-    "cha:0x01:0x00": 2.0e9,
-    "s0/imc:0x05:0xcf": 1.0e8, "s0/imc:0x05:0xf0": 4.0e7,
-    "s1/imc:0x05:0xcf": 3.0e7, "s1/imc:0x05:0xf0": 9.0e7
-  } } ] }
-JSON
+cp "$top_srcdir/tests/fixtures/workloads/formulas-spr.json" "$T/spr.json"
 start spr "$T/spr.json" --backend=perf
 st=$(post '{"formulas": ["numa_reads_addressed_to_local_dram",
 	"numa_reads_addressed_to_remote_dram"], "ttl_s": 60}')
@@ -246,8 +224,9 @@ id=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["id"])' "$T
 sleep 1.5
 is "$(get "/api/v1/claims/$id")" 200 "spr: read"
 # 80 cycles per read at the first CHA's clock: the workload's 2e9/s are
-# the socket's, 5e8/s a CHA's (the sum of the four would give 4e-8 s)
-is "$(check "$T/r" Info_System_MEM_Read_Latency=1.6e-7/1.6e-7)" fine \
+# the socket's, 5e8/s a CHA's (the sum of the four would give 4e-8 s);
+# within 5 %: a clock over T moves with a loaded machine's timing
+is "$(check "$T/r" Info_System_MEM_Read_Latency=1.6e-7/1.6e-7~0.05)" fine \
 	"spr: the evaluator's value and the known answer (80 cycles at 0.5 GHz)"
 get "/api/v1/claims/$id" DELETE >/dev/null
 # together they need 7 CHA counters of 4

@@ -11,21 +11,8 @@
 # says so too.
 . "${top_srcdir:-.}/tests/lib.sh"
 
-F=filter1=0x18200000
-cat >"$T/hsx.json" <<JSON
-{ "platform": "hsx", "sockets": 2, "cbo_count": 4, "ha_count": 2,
-  "imc_channels": 2, "phases": [ { "seconds": 3600, "rates": {
-    "s0/ha:0x01:0x03": 9.0e7, "s0/ha:0x01:0x0c": 3.0e7,
-    "s1/ha:0x01:0x03": 2.0e7, "s1/ha:0x01:0x0c": 6.0e7,
-    "ha:0x01:0x01": 7.0e8, "ha:0x01:0x04": 5.0e8,
-    "s0/cbo:0x35:0x23:$F": 1.2e7, "s0/cbo:0x35:0x83:$F": 4.0e6,
-    "s1/cbo:0x35:0x23:$F": 2.0e6, "s1/cbo:0x35:0x83:$F": 8.0e6,
-    "cbo:0x35:0x03:$F": 9.0e8, "cbo:0x35:0x23:filter1=0x0": 3.0e8,
-    "s0/imc:0x04:0x03": 1.25e8, "s0/imc:0x04:0x0c": 5.0e7,
-    "s1/imc:0x04:0x03": 2.5e8, "s1/imc:0x04:0x0c": 2.0e7,
-    "imc:0x04:0x0f": 9.0e9
-  } } ] }
-JSON
+# every event its own rate per socket (formulas_claims.sh's workload)
+cp "$top_srcdir/tests/fixtures/workloads/formulas-hsx.json" "$T/hsx.json"
 cat >"$T/c.conf" <<'CONF'
 [daemon]
 interval_ms = 200
@@ -64,7 +51,7 @@ near "$(val uncore_formula_memory_bandwidth_total_bytes_per_second 'socket="1"')
 b0=$(val uncore_formula_mem_bw_total_bytes 'socket="0",box="0"')
 b1=$(val uncore_formula_mem_bw_total_bytes 'socket="1",box="1"')
 near "$b0" $(awk 'BEGIN { print 1.75e8 / 2 * 64 * 0.2 }') 0.25 \
-	"MEM_BW_TOTAL per box, bytes over one interval of about 0.2 s"
+	"MEM_BW_TOTAL per box, bytes over one interval of about 0.2 s (the sum of two boxes would be twice)"
 near "$(awk -v a="$b0" -v b="$b1" 'BEGIN { print b / a }')" \
 	$(awk 'BEGIN { print 2.7e8 / 1.75e8 }') 0.001 \
 	"MEM_BW_TOTAL: socket 1's box over socket 0's, in one interval: 2.7e8 / 1.75e8"
@@ -117,17 +104,7 @@ out=$("$UNCORED" -c "$T/bad.conf" --check-config 2>&1)
 like "$out" "$T/bad.conf:5: " "--check-config: the line of a malformed list"
 
 # ---- spr (perf): Intel's file through the kernel's PMUs
-cat >"$T/spr.json" <<JSON
-{ "platform": "spr", "sockets": 2, "cha_count": 4, "upi_links": 2,
-  "phases": [ { "seconds": 3600, "rates": {
-    "s0/cha:0x35:0xc816fe01": 3.0e7, "s0/cha:0x35:0xc896fe01": 1.0e7,
-    "s0/cha:0x35:0xc8177e01": 6.0e6, "s0/cha:0x35:0xc8977e01": 4.0e6,
-    "s1/cha:0x35:0xc816fe01": 1.0e6, "s1/cha:0x35:0xc896fe01": 2.0e6,
-    "s1/cha:0x35:0xc8177e01": 3.0e6, "s1/cha:0x35:0xc8977e01": 4.0e6,
-    "cha:0x35:0xc817fe01": 5.0e7, "cha:0x36:0xc817fe01": 4.0e9,
-    "cha:0x01:0x00": 2.0e9
-  } } ] }
-JSON
+cp "$top_srcdir/tests/fixtures/workloads/formulas-spr.json" "$T/spr.json"
 printf '[daemon]\ninterval_ms = 200\n[formulas]\nexport = %s\n' \
 	"numa_reads_addressed_to_remote_dram, Info_System_MEM_Read_Latency" \
 	>"$T/spr.conf"
@@ -142,7 +119,7 @@ near "$(val uncore_formula_numa_reads_addressed_to_remote_dram_ratio 'socket="0"
 near "$(val uncore_formula_numa_reads_addressed_to_remote_dram_ratio 'socket="1"')" \
 	0.7 0.001 "socket 1: 7e6 of 1e7"
 near "$(val uncore_formula_info_system_mem_read_latency_seconds 'socket="0"')" \
-	1.6e-7 0.02 "Info_System_MEM_Read_Latency: 80 cycles at the first CHA's 0.5 GHz"
+	1.6e-7 0.05 "Info_System_MEM_Read_Latency: 80 cycles at the first CHA's 0.5 GHz"
 if command -v promtool >/dev/null 2>&1; then
 	promtool check metrics <"$T/m" >/dev/null 2>&1
 	is "$?" 0 "spr: promtool check metrics accepts the page"
