@@ -8,7 +8,7 @@
 # source with the built-in family it overlaps; promtool check metrics on
 # the page (when promtool is installed), in both formats' parsers; bad
 # names in the file: an error naming file and line, and --check-config
-# says so too.
+# says so too; SIGHUP applies a changed list and refuses a bad one.
 . "${top_srcdir:-.}/tests/lib.sh"
 
 # every event its own rate per socket (formulas_claims.sh's workload)
@@ -23,6 +23,7 @@ export = ha/PCT_RD_REQUESTS, MEM_BW_TOTAL,
 CONF
 # (a continuation line is not allowed: the list is on one line)
 sed -i 's/MEM_BW_TOTAL,$/MEM_BW_TOTAL, numa_reads_addressed_to_local_dram memory_bandwidth_total/' "$T/c.conf"
+notify_start
 PORT=$(pick_port)
 start_uncored "$T/log" -c "$T/c.conf" --simulate=hsx --workload "$T/hsx.json" \
 	-l "127.0.0.1:$PORT" -s ""
@@ -79,6 +80,23 @@ if command -v promtool >/dev/null 2>&1; then
 else
 	skip "promtool checks" "promtool not installed"
 fi
+# SIGHUP: a changed list applies (a new baseline); a bad one is refused
+# naming the line, and the running one stays
+sed -i 's|^export = .*|export = ha/PCT_WR_REQUESTS|' "$T/c.conf"
+reload_program "$PORT"
+ok $? "reload with another list: a new program runs"
+rate_window "$PORT" 1
+scrape "$PORT" "$T/m"
+near "$(val uncore_formula_ha_pct_wr_requests_ratio 'socket="0",box="0"')" \
+	0.25 0.001 "the new formula is served"
+is "$(grep -c '^uncore_formula_memory_bandwidth' "$T/m")" 0 "the old ones are not"
+sed -i 's|^export = .*|export = no_such_formula|' "$T/c.conf"
+reload
+like "$(cat "$T/log")" "reload failed, keeping the running configuration: $T/c.conf:6: [formulas] export: unknown formula \"no_such_formula\"" \
+	"a bad name at reload: refused, naming file and line"
+scrape "$PORT" "$T/m"
+ok "$(grep -q '^uncore_formula_ha_pct_wr_requests_ratio{' "$T/m"; echo $?)" \
+	"the running list stays"
 kill "$UPID"; wait "$UPID" 2>/dev/null
 
 # ---- bad names in the file
