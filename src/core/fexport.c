@@ -22,6 +22,40 @@
 #include "fexport.h"
 #include "sampler.h"
 
+/*
+ * Joins every '_'-separated token of s that promtool's lint reads as an
+ * abbreviated unit (its unitAbbreviations: s ms us ns sec b kb mb gb tb
+ * pb m h d) to the token before it, or, first, to the one after it: the
+ * manual's DRS_DATAC_M_FROM_QPI is no metre ("drs_datacm_from_qpi").
+ */
+static void join_abbrev(char *s)
+{
+	static const char *const ab[] = { "s", "ms", "us", "ns", "sec", "b",
+		"kb", "mb", "gb", "tb", "pb", "m", "h", "d", NULL };
+	char *p = s;
+
+	while (*p) {
+		char *e = strchr(p, '_');
+		size_t l = e ? (size_t)(e - p) : strlen(p);
+		bool is = false;
+
+		for (int i = 0; ab[i]; i++)
+			is |= strlen(ab[i]) == l && strncmp(p, ab[i], l) == 0;
+		if (is && p > s) {	/* drop the '_' before it */
+			memmove(p - 1, p, strlen(p) + 1);
+			p += l - 1;
+		} else if (is && e) {	/* first: drop the '_' after it, and
+					   look at the joined token again */
+			memmove(e, e + 1, strlen(e + 1) + 1);
+			continue;
+		} else {
+			p += l;
+		}
+		if (*p == '_')
+			p++;
+	}
+}
+
 void fexport_family(const char *name, const char *unit, char *out,
 		    size_t outlen)
 {
@@ -40,6 +74,8 @@ void fexport_family(const char *name, const char *unit, char *out,
 	while (n && low[n - 1] == '_')
 		n--;
 	low[n] = '\0';
+	join_abbrev(low);
+	n = strlen(low);
 	if (ul && !(n > ul && low[n - ul - 1] == '_' &&
 		    strcmp(low + n - ul, unit) == 0))
 		snprintf(out, outlen, "uncore_formula_%s_%s", low, unit);

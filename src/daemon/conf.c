@@ -853,6 +853,29 @@ static int set_str(struct pstate *st, const struct key *k, const char *v)
 	return 1;
 }
 
+/* A continuation line of [formulas] export: more names, checked with
+ * those before (a long list is written over several lines). */
+static int formulas_more(struct pstate *st, const struct key *k,
+			 const char *v)
+{
+	char **p = field(st->c, k), *joined, why[256];
+	/* inih 55 leaves inline comments on continuation lines */
+	int vl = (int)(find_chars(v, "") - v);
+	size_t n = strlen(*p) + (size_t)vl + 3;
+	int r;
+
+	if (!(joined = malloc(n)))
+		return fail(st, "out of memory");
+	snprintf(joined, n, "%s, %.*s", *p, vl, v);
+	if (!check_formulas(joined, why, sizeof(why))) {
+		free(joined);
+		return fail(st, "%s: %s", k->name, why);
+	}
+	r = set_str(st, k, joined);
+	free(joined);
+	return r;
+}
+
 static int listen_value(struct pstate *st, const char *v)
 {
 	struct conf *c = st->c;
@@ -1059,6 +1082,8 @@ static int handler(void *user, const char *section, const char *name,
 			return baseline_events(st, st->last_bl, value,
 					       (size_t)(find_chars(value, "") -
 							value));
+		if (st->last_key && st->last_key->sect == S_FORMULAS)
+			return formulas_more(st, st->last_key, value);
 		return fail(st, "this indented line continues the value of "
 			    "%s, which takes a single value (remove the "
 			    "indentation%s)", name,

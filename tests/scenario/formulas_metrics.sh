@@ -121,6 +121,41 @@ bad "memory;bandwidth" "has a ';'" "a character no name has"
 out=$("$UNCORED" -c "$T/bad.conf" --check-config 2>&1)
 like "$out" "$T/bad.conf:5: " "--check-config: the line of a malformed list"
 
+# ---- every formula hsx can count, 32 at a time (the most a list takes),
+# over continuation lines: every family name valid and promtool's lint
+# quiet (the manual's DRS_DATAC_M_FROM_QPI is no metre), no family refused
+PORT=$(pick_port)
+start_uncored "$T/log3" --simulate=hsx -l "127.0.0.1:$PORT" -s ""
+curl -s "http://127.0.0.1:$PORT/api/v1/formulas" | python3 -c '
+import json, sys
+n = [f["name"] for f in json.load(sys.stdin)["formulas"] if f["available"]]
+for i in range(0, len(n), 32):
+    print(" ".join(n[i:i + 32]))' >"$T/chunks"
+kill "$UPID"; wait "$UPID" 2>/dev/null
+is "$(wc -w <"$T/chunks" | tr -d ' ')" 107 "hsx: 107 formulas that count"
+c=0
+while read -r names; do
+	c=$((c + 1))
+	{ printf '[daemon]\ninterval_ms = 200\n[formulas]\nexport =\n'
+	  printf '%s\n' $names | paste -d' ' - - | sed 's/^/    /'; } >"$T/all$c.conf"
+	PORT=$(pick_port)
+	start_uncored "$T/all$c.log" -c "$T/all$c.conf" --simulate=hsx \
+		-l "127.0.0.1:$PORT" -s ""
+	ok $? "chunk $c: the daemon starts with $(printf '%s\n' $names | wc -l) formulas exported"
+	wait_for "3 samples" 60 ring_has "$PORT" 3
+	curl -s "http://127.0.0.1:$PORT/metrics" >"$T/all$c.prom"
+	ok "$([ "$(grep -c '^# TYPE uncore_formula_' "$T/all$c.prom")" -gt 0 ]; echo $?)" \
+		"chunk $c: formula families served"
+	is "$(grep -c 'refused by the exposition writer' "$T/all$c.log")" 0 \
+		"chunk $c: no family refused"
+	if command -v promtool >/dev/null 2>&1; then
+		out=$(promtool check metrics <"$T/all$c.prom" 2>&1)
+		is "$?:$(printf '%s' "$out" | grep -e uncore_formula)" "0:" \
+			"chunk $c: promtool check metrics, quiet"
+	fi
+	kill "$UPID"; wait "$UPID" 2>/dev/null
+done <"$T/chunks"
+
 # ---- spr (perf): Intel's file through the kernel's PMUs
 cp "$top_srcdir/tests/fixtures/workloads/formulas-spr.json" "$T/spr.json"
 printf '[daemon]\ninterval_ms = 200\n[formulas]\nexport = %s\n' \

@@ -304,8 +304,13 @@ static void test_fexport(void)
 	is_str(fam, "uncore_formula_info_system_socket_clks", "a count: no unit");
 	fexport_family("LLC_DRD_MISS_RATIO", "ratio", fam, sizeof(fam));
 	is_str(fam, "uncore_formula_llc_drd_miss_ratio", "the unit not twice");
-	fexport_family("a--b..c_", "seconds", fam, sizeof(fam));
-	is_str(fam, "uncore_formula_a_b_c_seconds", "runs of others as one '_'");
+	fexport_family("x--y..z_", "seconds", fam, sizeof(fam));
+	is_str(fam, "uncore_formula_x_y_z_seconds", "runs of others as one '_'");
+	fexport_family("DRS_DATAC_M_FROM_QPI", "bytes", fam, sizeof(fam));
+	is_str(fam, "uncore_formula_drs_datacm_from_qpi_bytes",
+	       "a token promtool reads as a unit (m) joined to the one before");
+	fexport_family("MB_s_x", "", fam, sizeof(fam));
+	is_str(fam, "uncore_formula_mbs_x", "first ones to the one after, in turn");
 
 	memset(&t, 0, sizeof(t));
 	t.plat = hsx;
