@@ -864,6 +864,9 @@ static int formulas_more(struct pstate *st, const struct key *k,
 	size_t n = strlen(*p) + (size_t)vl + 3;
 	int r;
 
+	while (vl && (v[vl - 1] == ' ' || v[vl - 1] == '\t'))
+		vl--;
+
 	if (!(joined = malloc(n)))
 		return fail(st, "out of memory");
 	snprintf(joined, n, "%s, %.*s", *p, vl, v);

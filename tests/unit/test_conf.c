@@ -307,6 +307,19 @@ static void test_formulas(void)
 	is_int(c.formulas_export_line, 5, "and its line");
 	conf_free(&c);
 	is_str(c.formulas_export, "", "default: none");
+	path = write_file("formulas2.conf", "[formulas]\nexport = a b\n"
+			  "    cbo/c_d ; a comment\n    e\n");
+	is_int(conf_load(&c, path, err, sizeof(err)), 0, "a list over "
+	       "continuation lines (%s)", err);
+	is_str(c.formulas_export, "a b, cbo/c_d, e", "joined, comments cut");
+	is_int(c.formulas_export_line, 2, "its first line");
+	conf_free(&c);
+	path = write_file("formulas3.conf", "[formulas]\nexport = a\n"
+			  "    b;c\n");
+	is_int(conf_load(&c, path, err, sizeof(err)), -1, "a bad name on a "
+	       "continuation line");
+	ok(strstr(err, ":3: export: formula name \"b;c\""), "%s", err);
+	conf_free(&c);
 }
 
 static void test_baseline(void)
