@@ -24,6 +24,7 @@
 #include "core/ufreq.h"
 #include "api_claims.h"
 #include "api_formulas.h"
+#include "api_groups.h"
 #include "core/claims.h"
 #include "expo.h"
 #include "base/gz.h"
@@ -1392,6 +1393,7 @@ const struct http_route api_routes[] = {
 	{ "/api/v1/topology", HTTP_GET, false, h_topology },
 	{ "/api/v1/events", HTTP_GET, false, h_events },
 	{ "/api/v1/formulas", HTTP_GET, false, api_formulas },
+	{ "/api/v1/groups", HTTP_GET, false, api_groups },
 	{ "/api/v1/samples", HTTP_GET, false, h_samples },
 	{ "/api/v1/metrics", HTTP_GET, false, h_api_metrics },
 	{ "/api/v1/claims", HTTP_GET | HTTP_POST, true, h_claims },

@@ -13,14 +13,19 @@
  * route goes through uncored_request().  The two live commands, `claim
  * --watch` and `top`, poll on a timer; they block SIGINT/SIGTERM/SIGHUP
  * and take them only while waiting (ppoll), so a signal can never cut a
- * request in half and a watched claim is always released.
+ * request in half and a watched claim is always released.  `run` claims,
+ * runs a program and reports the whole run through the library's region
+ * report (one region for the run), with the sums over sockets, a named
+ * group's figures (GET /api/v1/groups) and a time line beside it.
  *
  * Exit status: 0 success, 1 the daemon refused or failed (its message is
- * printed), 2 usage, 3 the daemon cannot be reached.
+ * printed), 2 usage, 3 the daemon cannot be reached; `run` exits with the
+ * program's status, or 125/126/127 (as env(1)) when it could not run it.
  */
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <json-c/json.h>
@@ -35,6 +40,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
@@ -270,46 +276,55 @@ static void tbl_cell(struct table *t, const char *fmt, ...)
 	t->cell[t->n++] = xstrdup(buf);
 }
 
-/* Prints the table with indent spaces before each row; frees it.  A
- * last column wider than maxw (0: no limit) is cut with "...". */
-static void tbl_print(struct table *t, unsigned indent, unsigned maxw)
+#define TBL_MAXCOL 64
+
+/* Prints the table to f with indent spaces before each row; frees it.  A
+ * last column wider than maxw (0: no limit) is cut with "...".  Columns
+ * past TBL_MAXCOL are left out. */
+static void tbl_fprint(struct table *t, FILE *f, unsigned indent,
+		       unsigned maxw)
 {
-	size_t w[16] = { 0 };
-	unsigned nc = t->ncol < 16 ? t->ncol : 16;
+	size_t w[TBL_MAXCOL] = { 0 };
+	unsigned nc = t->ncol < TBL_MAXCOL ? t->ncol : TBL_MAXCOL;
 
 	for (size_t i = 0; i < t->n; i++)
-		if (strlen(t->cell[i]) > w[i % t->ncol] && i % t->ncol < nc)
+		if (i % t->ncol < nc && strlen(t->cell[i]) > w[i % t->ncol])
 			w[i % t->ncol] = strlen(t->cell[i]);
 	for (size_t r = 0; r * t->ncol < t->n; r++) {
 		size_t used = indent;
 
-		printf("%*s", (int)indent, "");
+		fprintf(f, "%*s", (int)indent, "");
 		for (unsigned c = 0; c < nc && r * t->ncol + c < t->n; c++) {
 			const char *s = t->cell[r * t->ncol + c];
 			bool last = c + 1 == nc;
 
 			if (last && t->align[c] == 'r') {
-				printf("%*s", (int)w[c], s);
+				fprintf(f, "%*s", (int)w[c], s);
 			} else if (last) {
 				size_t l = strlen(s);
 
 				if (maxw && used + l > maxw && maxw > used + 3)
-					printf("%.*s...", (int)(maxw - used - 3), s);
+					fprintf(f, "%.*s...", (int)(maxw - used - 3), s);
 				else
-					fputs(s, stdout);
+					fputs(s, f);
 			} else if (t->align[c] == 'r') {
-				printf("%*s  ", (int)w[c], s);
+				fprintf(f, "%*s  ", (int)w[c], s);
 			} else {
-				printf("%-*s  ", (int)w[c], s);
+				fprintf(f, "%-*s  ", (int)w[c], s);
 			}
 			used += w[c] + 2;
 		}
-		putchar('\n');
+		fputc('\n', f);
 	}
 	for (size_t i = 0; i < t->n; i++)
 		free(t->cell[i]);
 	free(t->cell);
 	memset(t, 0, sizeof(*t));
+}
+
+static void tbl_print(struct table *t, unsigned indent, unsigned maxw)
+{
+	tbl_fprint(t, stdout, indent, maxw);
 }
 
 /* ---- HTTP (libuncored) ---------------------------------------------- */
@@ -1646,6 +1661,8 @@ static int cmd_release(struct ctl *c, int argc, char **argv)
 
 /* ---- top -------------------------------------------------------------------- */
 
+#define TOP_LAT "memory_read_latency_all_seconds"
+
 static void top_frame(struct json_object *m, const char *platform, bool tty,
 		      double every)
 {
@@ -1654,6 +1671,7 @@ static void top_frame(struct json_object *m, const char *platform, bool tty,
 	struct table t;
 	char ts[32] = "?";
 	double tm;
+	bool lat = false;
 
 	if (jnum(m, "time", &tm)) {
 		time_t s = (time_t)tm;
@@ -1662,15 +1680,24 @@ static void top_frame(struct json_object *m, const char *platform, bool tty,
 		localtime_r(&s, &lt);
 		strftime(ts, sizeof(ts), "%H:%M:%S", &lt);
 	}
+	/* the read latency column where the daemon serves the family
+	 * (doc/metrics.md "Memory read latency"): the last interval's
+	 * mean over all the socket's reads, "-" for a socket without one */
+	for (size_t s = 0; s < ns; s++)
+		if (json_object_object_get_ex(json_object_array_get_idx(socks, s),
+					      TOP_LAT, NULL))
+			lat = true;
 	printf("uncored on %s, sample %" PRIu64 " at %s", platform,
 	       ju64(m, "seq"), ts);
 	if (tty)
 		printf("  (every %g s; q quits)", every);
 	putchar('\n');
-	tbl_init(&t, "rrrrr");
+	tbl_init(&t, lat ? "rrrrrr" : "rrrrr");
 	tbl_cell(&t, "SOCKET");
 	tbl_cell(&t, "DRAM READ GB/s");
 	tbl_cell(&t, "DRAM WRITE GB/s");
+	if (lat)
+		tbl_cell(&t, "READ LATENCY ns");
 	tbl_cell(&t, "LLC HIT %%");
 	tbl_cell(&t, "UNCORE GHz");
 	for (size_t s = 0; s < ns; s++) {
@@ -1685,6 +1712,10 @@ static void top_frame(struct json_object *m, const char *platform, bool tty,
 		if (jnum(so, "dram_write_bytes_per_second", &v))
 			tbl_cell(&t, "%.2f", v / 1e9);
 		else
+			tbl_cell(&t, "-");
+		if (lat && jnum(so, TOP_LAT, &v))
+			tbl_cell(&t, "%.1f", v * 1e9);
+		else if (lat)
 			tbl_cell(&t, "-");
 		if (jnum(so, "llc_hit_ratio", &v))
 			tbl_cell(&t, "%.2f", v * 100);
@@ -1784,6 +1815,1051 @@ static int cmd_top(struct ctl *c, int argc, char **argv)
 	return rc;
 }
 
+/* ---- groups -------------------------------------------------------------- */
+
+/*
+ * A named group as the daemon resolves it (GET /api/v1/groups): its
+ * sources, each the sum of some of the claim's events times their scale,
+ * and its figures over them (src/plat/group.h has the forms).
+ */
+enum gkind { GK_SUM, GK_PER_SECOND, GK_RATIO, GK_ONE_MINUS_RATIO };
+
+#define RUN_MAXSRC 4
+#define RUN_MAXSOCK 64
+
+struct gfig {
+	const char *name, *unit;	/* into the group's JSON */
+	enum gkind kind;
+	unsigned of, over;	/* bitmaps of source indices */
+};
+
+/* What `run` counts: the claim's events in order, and the group's
+ * figures over them (none without -g). */
+struct plan {
+	char **ev;
+	size_t nev;
+	double *scale;		/* per event: the source's scale */
+	int *src;		/* per event: its source, or -1 (-e) */
+	double *isc;		/* [event * RUN_MAXSOCK + socket]: instances
+				   present / counted (a :split event) */
+	struct gfig *fig;
+	size_t nfig;
+	const char *group;	/* the group's name as the daemon spells it */
+	struct json_object *gj;	/* the group's JSON (owns the names) */
+};
+
+static void plan_free(struct plan *p)
+{
+	for (size_t i = 0; i < p->nev; i++)
+		free(p->ev[i]);
+	free(p->ev);
+	free(p->scale);
+	free(p->src);
+	free(p->isc);
+	free(p->fig);
+	json_object_put(p->gj);
+	memset(p, 0, sizeof(*p));
+}
+
+/* Adds event name (len bytes) to p unless it is there already. */
+static void plan_add(struct plan *p, const char *name, size_t len,
+		     double scale, int src, struct json_object *isc)
+{
+	size_t ni = json_object_is_type(isc, json_type_array)
+		    ? json_object_array_length(isc) : 0;
+
+	for (size_t i = 0; i < p->nev; i++)
+		if (strlen(p->ev[i]) == len && strncmp(p->ev[i], name, len) == 0)
+			return;
+	p->ev = xrealloc(p->ev, (p->nev + 1) * sizeof(*p->ev));
+	p->scale = xrealloc(p->scale, (p->nev + 1) * sizeof(*p->scale));
+	p->src = xrealloc(p->src, (p->nev + 1) * sizeof(*p->src));
+	p->ev[p->nev] = xrealloc(NULL, len + 1);
+	memcpy(p->ev[p->nev], name, len);
+	p->ev[p->nev][len] = '\0';
+	p->isc = xrealloc(p->isc, (p->nev + 1) * RUN_MAXSOCK * sizeof(*p->isc));
+	for (size_t s = 0; s < RUN_MAXSOCK; s++) {
+		struct json_object *v = s < ni ? json_object_array_get_idx(isc, s)
+				       : NULL;
+
+		p->isc[p->nev * RUN_MAXSOCK + s] = v ? json_object_get_double(v) : 1;
+	}
+	p->scale[p->nev] = scale;
+	p->src[p->nev++] = src;
+}
+
+/* The bitmap of the sources of group g named in array a. */
+static unsigned src_bits(struct json_object *g, struct json_object *a)
+{
+	size_t ns, na;
+	struct json_object *srcs = jarr(g, "sources", &ns);
+	unsigned bits = 0;
+
+	na = json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0;
+	for (size_t i = 0; i < na; i++) {
+		const char *n = json_object_get_string(json_object_array_get_idx(a, i));
+
+		for (size_t k = 0; n && k < ns && k < RUN_MAXSRC; k++)
+			if (strcmp(n, jstr(json_object_array_get_idx(srcs, k),
+					   "name", "")) == 0)
+				bits |= 1u << k;
+	}
+	return bits;
+}
+
+/*
+ * Fetches group name from the daemon into p: its events and figures.
+ * Returns 0, or an exit status after saying why (no such group, or it
+ * cannot count here).
+ */
+static int plan_group(struct ctl *c, struct plan *p, const char *name)
+{
+	static const char *const kinds[] = { "sum", "per_second", "ratio",
+					     "one_minus_ratio" };
+	char path[200], q[150];
+	struct json_object *g, *srcs, *figs;
+	struct reply r;
+	size_t ng, ns, nf;
+	int rc;
+
+	snprintf(path, sizeof(path), "/api/v1/groups?name=%s",
+		 escape(name, q, sizeof(q)));
+	if ((rc = api(c, "GET", path, NULL, &r, 0))) {
+		reply_free(&r);
+		return rc;
+	}
+	g = json_object_array_get_idx(jarr(r.json, "groups", &ng), 0);
+	if (!g) {
+		warnx_("the daemon has no group \"%s\"", name);
+		reply_free(&r);
+		return EXIT_DAEMON;
+	}
+	if (!jbool(g, "available")) {
+		warnx_("group %s cannot count here: %s", jstr(g, "name", name),
+		       jstr(g, "reason", "the daemon does not say why"));
+		reply_free(&r);
+		return EXIT_DAEMON;
+	}
+	p->gj = json_object_get(g);
+	p->group = jstr(g, "name", name);
+	srcs = jarr(g, "sources", &ns);
+	for (size_t s = 0; s < ns && s < RUN_MAXSRC; s++) {
+		size_t ne;
+		struct json_object *evs = jarr(json_object_array_get_idx(srcs, s),
+					       "events", &ne);
+
+		for (size_t e = 0; e < ne; e++) {
+			struct json_object *eo = json_object_array_get_idx(evs, e);
+			const char *n = jstr(eo, "event", NULL);
+			double k = 1;
+
+			jnum(eo, "scale", &k);
+			if (n)
+				plan_add(p, n, strlen(n), k, (int)s,
+					 jget(eo, "instance_scale"));
+		}
+	}
+	figs = jarr(g, "figures", &nf);
+	p->fig = xrealloc(NULL, (nf + 1) * sizeof(*p->fig));
+	for (size_t i = 0; i < nf; i++) {
+		struct json_object *fo = json_object_array_get_idx(figs, i);
+		const char *kind = jstr(fo, "kind", "");
+		size_t k;
+
+		for (k = 0; k < 4 && strcmp(kind, kinds[k]) != 0; k++)
+			;
+		if (k == 4)
+			continue;	/* a form this uncorectl does not know */
+		p->fig[p->nfig++] = (struct gfig){
+			.name = jstr(fo, "name", "?"), .unit = jstr(fo, "unit", ""),
+			.kind = (enum gkind)k, .of = src_bits(g, jget(fo, "of")),
+			.over = src_bits(g, jget(fo, "over")),
+		};
+	}
+	reply_free(&r);
+	return 0;
+}
+
+/* The sum of the sources in bits over the events' values v[] (scaled
+ * counts); NaN when one of them has none. */
+static double src_sum(const struct plan *p, const double *v, unsigned bits)
+{
+	double sum = 0;
+
+	for (size_t i = 0; i < p->nev; i++)
+		if (p->src[i] >= 0 && (bits >> p->src[i]) & 1u)
+			sum += v[i] * p->scale[i];
+	return sum;
+}
+
+/* Figure f over the events' values v[] counted over secs seconds. */
+static double fig_value(const struct plan *p, const struct gfig *f,
+			const double *v, double secs)
+{
+	double a = src_sum(p, v, f->of), b;
+
+	switch (f->kind) {
+	case GK_SUM:
+		return a;
+	case GK_PER_SECOND:
+		return secs > 0 ? a / secs : NAN;
+	case GK_RATIO:
+	case GK_ONE_MINUS_RATIO:
+		b = src_sum(p, v, f->over);
+		if (!(b > 0) || isnan(a))
+			return NAN;
+		return f->kind == GK_RATIO ? a / b : 1 - a / b;
+	}
+	return NAN;
+}
+
+/* A figure's value for people: GB and GB/s (10^9), ratios to 4 places. */
+static const char *fig_text(const char *unit, double v, char *buf, size_t len)
+{
+	if (isnan(v))
+		snprintf(buf, len, "-");
+	else if (strcmp(unit, "bytes") == 0)
+		snprintf(buf, len, "%.3f GB", v / 1e9);
+	else if (strcmp(unit, "bytes_per_second") == 0)
+		snprintf(buf, len, "%.3f GB/s", v / 1e9);
+	else if (strcmp(unit, "ratio") == 0)
+		snprintf(buf, len, "%.4f", v);
+	else
+		snprintf(buf, len, "%.0f", v);
+	return buf;
+}
+
+static int cmd_groups(struct ctl *c, int argc, char **argv)
+{
+	static const struct option lo[] = {
+		COMMON_OPTS,
+		{ "names", no_argument, NULL, 'n' },
+		{ 0 }
+	};
+	const struct command *cmd = find_command("groups");
+	struct json_object *gs;
+	struct reply r;
+	bool names = false;
+	size_t ng;
+	int opt, rc;
+
+	getopt_reset();
+	while ((opt = getopt_long(argc, argv, ":" COMMON_SHORT "n", lo, NULL)) != -1) {
+		if (opt == 'n')
+			names = true;
+		else
+			PARSE_COMMON(c, cmd, argc, argv, opt);
+	}
+	if ((rc = no_args(cmd, argc, argv)) || (rc = ctl_open(c)))
+		return rc;
+	if ((rc = api(c, "GET", "/api/v1/groups", NULL, &r, 0))) {
+		reply_free(&r);
+		return rc;
+	}
+	if (c->json) {
+		print_raw(&r);
+		reply_free(&r);
+		return 0;
+	}
+	gs = jarr(r.json, "groups", &ng);
+	for (size_t i = 0; i < ng; i++) {
+		struct json_object *g = json_object_array_get_idx(gs, i), *srcs, *figs;
+		size_t ns, nf;
+		bool av = jbool(g, "available");
+
+		if (names) {
+			if (av)
+				printf("%s\n", jstr(g, "name", "?"));
+			continue;
+		}
+		printf("%s%s - %s\n", i ? "\n" : "", jstr(g, "name", "?"),
+		       jstr(g, "description", ""));
+		if (!av) {
+			printf("  not here: %s\n", jstr(g, "reason", "?"));
+			continue;
+		}
+		srcs = jarr(g, "sources", &ns);
+		for (size_t s = 0; s < ns; s++) {
+			struct json_object *so = json_object_array_get_idx(srcs, s), *evs;
+			size_t ne;
+
+			evs = jarr(so, "events", &ne);
+			printf("  %-8s", jstr(so, "name", "?"));
+			for (size_t e = 0; e < ne; e++) {
+				struct json_object *eo = json_object_array_get_idx(evs, e);
+				double k = 1;
+
+				jnum(eo, "scale", &k);
+				printf("%s%s", e ? " + " : " ", jstr(eo, "event", "?"));
+				if (k != 1)
+					printf(" x %g", k);
+			}
+			putchar('\n');
+		}
+		figs = jarr(g, "figures", &nf);
+		for (size_t f = 0; f < nf; f++) {
+			struct json_object *fo = json_object_array_get_idx(figs, f);
+
+			printf("  %-22s %-17s %s\n", jstr(fo, "name", "?"),
+			       jstr(fo, "unit", "")[0] ? jstr(fo, "unit", "") : "count",
+			       jstr(fo, "description", ""));
+		}
+	}
+	reply_free(&r);
+	return 0;
+}
+
+/* ---- run ----------------------------------------------------------------- */
+
+/*
+ * `run`: claims the events, runs the program, and reports what the
+ * claim counted over the program's run.  The report is the library's
+ * region report (one region named after the program), followed by the
+ * sums over sockets, the group's figures and the time line, in the same
+ * format.  Exit status: the program's (128 + N when signal N killed it);
+ * 125 when uncorectl failed before the program ran (nothing was run),
+ * 126 the program could not be executed, 127 it was not found (as env(1)).
+ */
+enum { RUN_FAILED = 125, RUN_NOEXEC = 126, RUN_NOTFOUND = 127 };
+
+extern char **environ;
+
+static volatile sig_atomic_t g_child;	/* the program's pid, once forked */
+static volatile sig_atomic_t g_chld;	/* SIGCHLD seen */
+
+/* Forwards a signal a process sent (kill(1), a service manager) to the
+ * program; one the terminal sent (Ctrl-C) went to the program too, as
+ * to every process of the foreground group, and is not sent twice. */
+static void run_forward(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	if (sig == SIGCHLD) {
+		g_chld = 1;
+		return;
+	}
+	if (g_child > 0 && si && si->si_code != SI_KERNEL && si->si_code <= 0)
+		kill((pid_t)g_child, sig);
+}
+
+static const int run_sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1,
+				SIGUSR2, SIGCHLD };
+#define NRUN_SIGS (sizeof(run_sigs) / sizeof(run_sigs[0]))
+
+static sigset_t g_runmask;	/* the mask uncorectl started with */
+static bool g_ran;		/* the program was started */
+
+/* Before anything else: run_sigs blocked (in every thread, which the
+ * library's renewing thread inherits, so that they all come to this
+ * one), taken only while run_child() waits, and forwarded. */
+static void run_signals(void)
+{
+	struct sigaction sa;
+	sigset_t block;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = run_forward;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigemptyset(&block);
+	for (size_t i = 0; i < NRUN_SIGS; i++)
+		sigaddset(&block, run_sigs[i]);
+	sigprocmask(SIG_BLOCK, &block, &g_runmask);
+	for (size_t i = 0; i < NRUN_SIGS; i++)
+		sigaction(run_sigs[i], &sa, NULL);
+}
+
+/* One row of the time line: an interval and the events' values in it
+ * (summed over sockets), then the figures'. */
+struct trow {
+	double t, dt;
+	double *v;
+};
+
+struct run {
+	struct plan p;
+	FILE *out;
+	const char *format;	/* "table", "csv", "json" */
+	const char *name;	/* the region: the program's file name */
+	char **argv;
+	int status;		/* waitpid()'s */
+	double elapsed;		/* fork to exit, s */
+	unsigned nsockets;
+	double window;		/* the time the counts cover, s */
+	double *sock;		/* [socket * nev + i]: scaled counts */
+	double *all;		/* [i] summed over sockets */
+	struct trow *tl;
+	size_t ntl;
+};
+
+/* The values of every event between readings a and b on socket s (-1:
+ * all) into v[nev], as counted, then the figures' into v[nev...], over
+ * the counts scaled up to every instance of a :split event's unit;
+ * returns the seconds they cover (event 0's enabled time). */
+static double run_values(const struct plan *p, const struct uncored_counts *a,
+			 const struct uncored_counts *b, int s, double *v)
+{
+	unsigned ns = uncored_counts_nsockets(b);
+	double secs = 0, *w = xrealloc(NULL, (p->nev + 1) * sizeof(double));
+
+	if (p->nev)
+		secs = (double)(uncored_counts_enabled_ns(b, 0) -
+				uncored_counts_enabled_ns(a, 0)) / 1e9;
+	for (size_t i = 0; i < p->nev; i++) {
+		v[i] = uncored_counts_delta(a, b, i, s);
+		w[i] = 0;
+		for (unsigned k = 0; k < ns && k < RUN_MAXSOCK; k++)
+			if (s < 0 || (unsigned)s == k)
+				w[i] += uncored_counts_delta(a, b, i, (int)k) *
+					p->isc[i * RUN_MAXSOCK + k];
+	}
+	for (size_t f = 0; f < p->nfig; f++)
+		v[p->nev + f] = fig_value(p, &p->fig[f], w, secs);
+	free(w);
+	return secs;
+}
+
+/* Adds a time line row for readings a, b; t: b's time since the start. */
+static void run_row(struct run *R, const struct uncored_counts *a,
+		    const struct uncored_counts *b, double t)
+{
+	struct trow *row;
+
+	R->tl = xrealloc(R->tl, (R->ntl + 1) * sizeof(*R->tl));
+	row = &R->tl[R->ntl++];
+	row->v = xrealloc(NULL, (R->p.nev + R->p.nfig + 1) * sizeof(double));
+	row->dt = run_values(&R->p, a, b, -1, row->v);
+	row->t = t;
+}
+
+/* CSV field: quoted when it needs to be. */
+static void csv_field(FILE *f, const char *s)
+{
+	if (!strpbrk(s, ",\"\n")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++)
+		fprintf(f, *s == '"' ? "\"\"" : "%c", *s);
+	fputc('"', f);
+}
+
+static const char *unit_of(const struct plan *p, size_t k)
+{
+	return k < p->nev ? "count" : p->fig[k - p->nev].unit[0]
+	       ? p->fig[k - p->nev].unit : "count";
+}
+
+static const char *name_of(const struct plan *p, size_t k)
+{
+	return k < p->nev ? p->ev[k] : p->fig[k - p->nev].name;
+}
+
+static const char *exit_text(int st, char *buf, size_t len)
+{
+	if (WIFSIGNALED(st))
+		snprintf(buf, len, "was killed by signal %d (%s)", WTERMSIG(st),
+			 strsignal(WTERMSIG(st)));
+	else
+		snprintf(buf, len, "exited with status %d", WEXITSTATUS(st));
+	return buf;
+}
+
+static void run_table(struct run *R)
+{
+	struct plan *p = &R->p;
+	size_t nk = p->nev + p->nfig;
+	struct table t;
+	char b[64], e[96];
+
+	fprintf(R->out, "\nuncorectl run: %s %s after %.3f s", R->name,
+		exit_text(R->status, e, sizeof(e)), R->elapsed);
+	if (!isnan(R->window))
+		fprintf(R->out, "; the counts cover %.3f s", R->window);
+	fputc('\n', R->out);
+	if (!R->nsockets)
+		return;		/* no reading at the end: said on stderr */
+	fprintf(R->out, "summed over %u socket%s:\n", R->nsockets,
+		R->nsockets == 1 ? "" : "s");
+	tbl_init(&t, "lrr");
+	tbl_cell(&t, "EVENT");
+	tbl_cell(&t, "COUNT");
+	tbl_cell(&t, "RATE/s");
+	for (size_t i = 0; i < p->nev; i++) {
+		tbl_cell(&t, "%s", p->ev[i]);
+		tbl_cell(&t, isnan(R->all[i]) ? "-" : "%.0f", R->all[i]);
+		tbl_cell(&t, "%s", fmt_si(R->window > 0 ? R->all[i] / R->window
+					  : NAN, b, sizeof(b)));
+	}
+	tbl_fprint(&t, R->out, 2, 0);
+	if (p->nfig) {
+		fprintf(R->out, "group %s, per socket and summed:\n", p->group);
+		tbl_init(&t, "llr");
+		tbl_cell(&t, "FIGURE");
+		tbl_cell(&t, "SOCKET");
+		tbl_cell(&t, "VALUE");
+		for (size_t f = 0; f < p->nfig; f++)
+			for (unsigned s = 0; s <= R->nsockets; s++) {
+				double v = s < R->nsockets
+					   ? R->sock[s * nk + p->nev + f]
+					   : R->all[p->nev + f];
+
+				if (s == 1 && R->nsockets == 1)
+					break;	/* one socket: its value is the sum */
+				tbl_cell(&t, "%s", p->fig[f].name);
+				if (s < R->nsockets)
+					tbl_cell(&t, "%u", s);
+				else
+					tbl_cell(&t, "all");
+				tbl_cell(&t, "%s", fig_text(p->fig[f].unit, v, b, sizeof(b)));
+			}
+		tbl_fprint(&t, R->out, 2, 0);
+	}
+	if (!R->ntl)
+		return;
+	fprintf(R->out, "time line, summed over sockets (counts in each "
+		"interval):\n");
+	{
+		char align[TBL_MAXCOL + 1];
+		size_t nc = 2 + nk < TBL_MAXCOL ? 2 + nk : TBL_MAXCOL;
+
+		memset(align, 'r', nc);
+		align[nc] = '\0';
+		tbl_init(&t, align);
+		tbl_cell(&t, "T_S");
+		tbl_cell(&t, "INTERVAL_S");
+		for (size_t k = 0; k + 2 < nc; k++)
+			tbl_cell(&t, "%s", name_of(p, k));
+		for (size_t r = 0; r < R->ntl; r++) {
+			tbl_cell(&t, "%.3f", R->tl[r].t);
+			tbl_cell(&t, "%.3f", R->tl[r].dt);
+			for (size_t k = 0; k + 2 < nc; k++) {
+				if (k < p->nev)
+					tbl_cell(&t, isnan(R->tl[r].v[k]) ? "-" : "%.0f",
+						 R->tl[r].v[k]);
+				else
+					tbl_cell(&t, "%s", fig_text(unit_of(p, k),
+								    R->tl[r].v[k], b, sizeof(b)));
+			}
+		}
+		tbl_fprint(&t, R->out, 2, 0);
+	}
+}
+
+static void run_csv(struct run *R)
+{
+	struct plan *p = &R->p;
+	size_t nk = p->nev + p->nfig;
+
+	fprintf(R->out, "\nprogram,exit_status,signal,elapsed_s,window_s\n");
+	csv_field(R->out, R->name);
+	fprintf(R->out, ",%d,%d,%.6f,%.9f\n", WIFEXITED(R->status) ?
+		WEXITSTATUS(R->status) : 128 + WTERMSIG(R->status),
+		WIFSIGNALED(R->status) ? WTERMSIG(R->status) : 0, R->elapsed,
+		R->window);
+	if (!R->nsockets)
+		return;
+	fprintf(R->out, "\nname,unit,socket,value\n");
+	for (size_t k = 0; k < nk; k++)
+		for (unsigned s = 0; s <= R->nsockets; s++) {
+			double v = s < R->nsockets ? R->sock[s * nk + k] : R->all[k];
+
+			csv_field(R->out, name_of(p, k));
+			fprintf(R->out, ",%s,", unit_of(p, k));
+			if (s < R->nsockets)
+				fprintf(R->out, "%u", s);
+			else
+				fputs("all", R->out);
+			fprintf(R->out, isnan(v) ? ",\n" : ",%.9g\n", v);
+		}
+	if (!R->ntl)
+		return;
+	fprintf(R->out, "\nt_s,interval_s");
+	for (size_t k = 0; k < nk; k++) {
+		fputc(',', R->out);
+		csv_field(R->out, name_of(p, k));
+	}
+	fputc('\n', R->out);
+	for (size_t r = 0; r < R->ntl; r++) {
+		fprintf(R->out, "%.6f,%.6f", R->tl[r].t, R->tl[r].dt);
+		for (size_t k = 0; k < nk; k++)
+			fprintf(R->out, isnan(R->tl[r].v[k]) ? "," : ",%.9g",
+				R->tl[r].v[k]);
+		fputc('\n', R->out);
+	}
+}
+
+static struct json_object *jdouble(double v)
+{
+	return isnan(v) ? NULL : json_object_new_double(v);
+}
+
+/* JSON: one object, the library's report under "regions" and the rest
+ * beside it.  lib: the library's report text. */
+static void run_json(struct run *R, const char *lib)
+{
+	struct plan *p = &R->p;
+	size_t nk = p->nev + p->nfig;
+	struct json_object *o = json_tokener_parse(lib), *a, *tl;
+
+	if (!json_object_is_type(o, json_type_object)) {
+		json_object_put(o);
+		o = json_object_new_object();
+	}
+	a = json_object_new_array();
+	for (int i = 0; R->argv[i]; i++)
+		json_object_array_add(a, json_object_new_string(R->argv[i]));
+	json_object_object_add(o, "argv", a);
+	json_object_object_add(o, "exit_status", json_object_new_int(
+		WIFEXITED(R->status) ? WEXITSTATUS(R->status)
+		: 128 + WTERMSIG(R->status)));
+	json_object_object_add(o, "signal", WIFSIGNALED(R->status) ?
+			       json_object_new_int(WTERMSIG(R->status)) : NULL);
+	json_object_object_add(o, "elapsed_s", json_object_new_double(R->elapsed));
+	json_object_object_add(o, "window_s", jdouble(R->window));
+	json_object_object_add(o, "group", p->group ?
+			       json_object_new_string(p->group) : NULL);
+	for (int pass = 0; pass < 2; pass++) {
+		a = json_object_new_array();
+		for (size_t k = pass ? p->nev : 0; k < (pass ? nk : p->nev); k++) {
+			struct json_object *e = json_object_new_object();
+			struct json_object *ss = json_object_new_array();
+
+			json_object_object_add(e, "name", json_object_new_string(name_of(p, k)));
+			json_object_object_add(e, "unit", json_object_new_string(unit_of(p, k)));
+			for (unsigned s = 0; s < R->nsockets; s++)
+				json_object_array_add(ss, jdouble(R->sock[s * nk + k]));
+			json_object_object_add(e, "sockets", ss);
+			json_object_object_add(e, "all", jdouble(R->all[k]));
+			json_object_array_add(a, e);
+		}
+		json_object_object_add(o, pass ? "figures" : "totals", a);
+	}
+	tl = json_object_new_array();
+	for (size_t r = 0; r < R->ntl; r++) {
+		struct json_object *e = json_object_new_object();
+		struct json_object *v = json_object_new_object();
+
+		json_object_object_add(e, "t_s", json_object_new_double(R->tl[r].t));
+		json_object_object_add(e, "interval_s", json_object_new_double(R->tl[r].dt));
+		for (size_t k = 0; k < nk; k++)
+			json_object_object_add(v, name_of(p, k), jdouble(R->tl[r].v[k]));
+		json_object_object_add(e, "values", v);
+		json_object_array_add(tl, e);
+	}
+	json_object_object_add(o, "timeline", tl);
+	fprintf(R->out, "%s\n", json_object_to_json_string_ext(
+			o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
+}
+
+/* The environment the program gets: ours, with UNCORED_SOCKET set to the
+ * daemon uncorectl talks to (so its own marker-mode library finds it)
+ * and, with --markers, UNCORED_EVENTS (unless set), UNCORED_REPORT=1 and
+ * UNCORED_REPORT_FORMAT; malloc'd array of borrowed strings and of those
+ * in own[] (NULL-terminated), which the caller frees with env_free(). */
+static char **child_env(const char *socket, const char *events, bool markers,
+			const char *format, char *own[4])
+{
+	size_t n = 0, k = 0, o = 0;
+	char **env, *s;
+
+	while (environ[n])
+		n++;
+	env = xrealloc(NULL, (n + 5) * sizeof(*env));
+	for (size_t i = 0; i < n; i++) {
+		if (strncmp(environ[i], "UNCORED_SOCKET=", 15) == 0 ||
+		    (markers && strncmp(environ[i], "UNCORED_REPORT=", 15) == 0))
+			continue;
+		env[k++] = environ[i];
+	}
+	s = xrealloc(NULL, strlen(socket) + 16);
+	sprintf(s, "UNCORED_SOCKET=%s", socket);
+	env[k++] = own[o++] = s;
+	if (markers) {
+		env[k++] = (char *)"UNCORED_REPORT=1";
+		if (!getenv("UNCORED_EVENTS")) {
+			s = xrealloc(NULL, strlen(events) + 16);
+			sprintf(s, "UNCORED_EVENTS=%s", events);
+			env[k++] = own[o++] = s;
+		}
+		if (!getenv("UNCORED_REPORT_FORMAT")) {
+			s = xrealloc(NULL, strlen(format) + 24);
+			sprintf(s, "UNCORED_REPORT_FORMAT=%s", format);
+			env[k++] = own[o++] = s;
+		}
+	}
+	env[k] = NULL;
+	own[o] = NULL;
+	return env;
+}
+
+static void env_free(char **env, char *own[4])
+{
+	for (size_t i = 0; own[i]; i++)
+		free(own[i]);
+	free(env);
+}
+
+/* The region's name: the program's file name, printable, at most 128
+ * bytes (the library's limit). */
+static void region_name(const char *prog_path, char *buf, size_t len)
+{
+	const char *b = strrchr(prog_path, '/');
+
+	snprintf(buf, len < 129 ? len : 129, "%s", b && b[1] ? b + 1 : prog_path);
+	for (char *s = buf; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			*s = '?';
+	if (!buf[0])
+		snprintf(buf, len, "run");
+}
+
+/*
+ * Forks and execs argv with env; waits for it while taking a reading
+ * of the claim every `every` seconds (0: none) for the time line.
+ * Returns 0 with R->status set, or the exit status when it could not be
+ * run (said).
+ */
+static int run_child(struct ctl *c, struct run *R, const char *id,
+		     char **env, double every, struct uncored_counts *first)
+{
+	struct uncored_counts *prev = first, *cur;
+	struct sigaction sa;
+	sigset_t waitm = g_runmask, pend;
+	int pfd[2], err = 0;
+	double t0, next;
+	pid_t pid;
+
+	for (size_t i = 0; i < NRUN_SIGS; i++)
+		sigdelset(&waitm, run_sigs[i]);
+	/* a signal that came while claiming: the program is not run */
+	sigpending(&pend);
+	for (size_t i = 0; i + 1 < NRUN_SIGS; i++) {
+		if (run_sigs[i] == SIGUSR1 || run_sigs[i] == SIGUSR2 ||
+		    !sigismember(&pend, run_sigs[i]))
+			continue;
+		warnx_("%s before %s ran: not run", strsignal(run_sigs[i]),
+		       R->argv[0]);
+		return RUN_FAILED;
+	}
+	if (pipe2(pfd, O_CLOEXEC) < 0) {
+		warnx_("cannot run %s: pipe: %s", R->argv[0], strerror(errno));
+		return RUN_FAILED;
+	}
+	fflush(NULL);
+	t0 = mono_s();
+	if ((pid = fork()) < 0) {
+		warnx_("cannot run %s: fork: %s", R->argv[0], strerror(errno));
+		close(pfd[0]);
+		close(pfd[1]);
+		return RUN_FAILED;
+	}
+	if (pid == 0) {
+		/* the program's signals as they were before uncorectl */
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = SIG_DFL;
+		sigemptyset(&sa.sa_mask);
+		for (size_t i = 0; i < NRUN_SIGS; i++)
+			sigaction(run_sigs[i], &sa, NULL);
+		sigprocmask(SIG_SETMASK, &g_runmask, NULL);
+		environ = env;
+		execvp(R->argv[0], R->argv);
+		err = errno;
+		if (write(pfd[1], &err, sizeof(err)) < 0)
+			_exit(RUN_NOEXEC);
+		_exit(err == ENOENT ? RUN_NOTFOUND : RUN_NOEXEC);
+	}
+	g_child = pid;
+	g_ran = true;
+	close(pfd[1]);
+	if (read(pfd[0], &err, sizeof(err)) == (ssize_t)sizeof(err)) {
+		close(pfd[0]);
+		waitpid(pid, &R->status, 0);
+		g_child = 0;
+		warnx_("cannot run %s: %s", R->argv[0], strerror(err));
+		return err == ENOENT ? RUN_NOTFOUND : RUN_NOEXEC;
+	}
+	close(pfd[0]);
+	next = t0 + every;
+	for (;;) {
+		pid_t w = waitpid(pid, &R->status, WNOHANG);
+		double now = mono_s();
+
+		if (w == pid || (w < 0 && errno != EINTR))
+			break;
+		if (every && now >= next) {
+			if (uncored_read(c->u, id, &cur) == 0) {
+				run_row(R, prev, cur, mono_s() - t0);
+				if (prev != first)
+					uncored_counts_free(prev);
+				prev = cur;
+			} else {
+				warnx_("time line: %s", uncored_error(c->u));
+			}
+			next += every;
+			if (next < now)
+				next = now + every;
+			continue;
+		}
+		{
+			struct timespec ts, *tp = NULL;
+			double left = next - now;
+
+			if (every) {
+				ts.tv_sec = (time_t)left;
+				ts.tv_nsec = (long)((left - (double)ts.tv_sec) * 1e9);
+				tp = &ts;
+			}
+			g_chld = 0;
+			/* SIGCHLD is blocked until here: no exit is missed */
+			ppoll(NULL, 0, tp, &waitm);
+		}
+	}
+	R->elapsed = mono_s() - t0;
+	g_child = 0;
+	/* the last, partial interval */
+	if (every && uncored_read(c->u, id, &cur) == 0) {
+		run_row(R, prev, cur, mono_s() - t0);
+		uncored_counts_free(cur);
+	}
+	if (prev != first)
+		uncored_counts_free(prev);
+	return 0;
+}
+
+static int cmd_run_(struct ctl *c, int argc, char **argv)
+{
+	static const struct option lo[] = {
+		COMMON_OPTS,
+		{ "events", required_argument, NULL, 'e' },
+		{ "group", required_argument, NULL, 'g' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "format", required_argument, NULL, 'F' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "pinned", no_argument, NULL, 'p' },
+		{ "markers", no_argument, NULL, 'm' },
+		{ "label", required_argument, NULL, 'l' },
+		{ 0 }
+	};
+	const struct command *cmd = find_command("run");
+	struct run R = { .format = "table" };
+	const char *group = NULL, *output = NULL, *label = NULL;
+	char **events = NULL, *joined = NULL, id[64], name[130], lab[64];
+	size_t nevents = 0, nk;
+	struct uncored_counts *c0 = NULL, *c1 = NULL;
+	bool markers = false, region = false;
+	unsigned flags = 0;
+	double every = 0;
+	char *lib = NULL;
+	size_t liblen = 0;
+	FILE *mem;
+	int opt, rc;
+
+	getopt_reset();
+	while ((opt = getopt_long(argc, argv, "+:" COMMON_SHORT "e:g:i:F:o:pml:",
+				  lo, NULL)) != -1) {
+		switch (opt) {
+		case 'e':
+			events = xrealloc(events, (nevents + 1) * sizeof(*events));
+			events[nevents++] = optarg;
+			break;
+		case 'g':
+			group = optarg;
+			break;
+		case 'i':
+			if ((rc = parse_secs(cmd, "--interval", optarg, 0.01, 86400,
+					     &every)))
+				return rc;
+			break;
+		case 'F':
+			if (strcmp(optarg, "table") && strcmp(optarg, "csv") &&
+			    strcmp(optarg, "json"))
+				return usage_error(cmd, "--format \"%s\": the formats "
+						   "are table, csv and json", optarg);
+			R.format = optarg;
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case 'p':
+			flags |= UNCORED_PINNED;
+			break;
+		case 'm':
+			markers = true;
+			break;
+		case 'l':
+			label = optarg;
+			break;
+		default:
+			PARSE_COMMON(c, cmd, argc, argv, opt);
+		}
+	}
+	if (c->json)
+		R.format = "json";
+	if (optind >= argc)
+		return usage_error(cmd, "name the program to run (after --)");
+	if (!group && !nevents)
+		return usage_error(cmd, "name the events (-e) or a group (-g; "
+				   "'%s groups' lists them)", prog);
+	if (c->url)
+		return usage_error(cmd, "claims need the control socket, not --url");
+	R.argv = argv + optind;
+	region_name(R.argv[0], name, sizeof(name));
+	R.name = name;
+	run_signals();
+	if ((rc = ctl_open(c)))
+		return rc;
+	if (group && (rc = plan_group(c, &R.p, group)))
+		goto out;
+	for (size_t i = 0; i < nevents; i++) {
+		for (const char *s = events[i]; *s;) {
+			size_t n = strcspn(s, ",");
+
+			if (n)
+				plan_add(&R.p, s, n, 1, -1, NULL);
+			s += n + (s[n] == ',');
+		}
+	}
+	if (!R.p.nev) {
+		rc = usage_error(cmd, "no event to claim");
+		goto out;
+	}
+	{
+		char **v = R.p.ev;
+
+		joined = join_events((int)R.p.nev, v);
+	}
+	if (!joined) {
+		rc = usage_error(cmd, "the event names are too long");
+		goto out;
+	}
+	if (output) {
+		int fd = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+
+		if (fd < 0 || !(R.out = fdopen(fd, "w"))) {
+			warnx_("cannot write the report to %s: %s", output,
+			       strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			rc = EXIT_DAEMON;
+			goto out;
+		}
+	} else {
+		R.out = stderr;
+	}
+	{
+		char *own[4];
+		char **env = child_env(c->socket, joined, markers, R.format, own);
+
+		/* the library's report in our format; set before the library
+		 * has a thread (the claim starts its renewing thread) */
+		setenv("UNCORED_REPORT_FORMAT", R.format, 1);
+		snprintf(lab, sizeof(lab), "run %.58s", name);
+		if ((rc = uncored_set_label(c->u, label ? label : lab)) < 0 &&
+		    (label || (rc = uncored_set_label(c->u, "uncorectl run")) < 0)) {
+			warnx_("%s", uncored_error(c->u));
+			env_free(env, own);
+			rc = label ? EXIT_USAGE : exit_of(rc);
+			goto out;
+		}
+		if ((rc = uncored_claim(c->u, joined, 0, flags, id, sizeof(id))) < 0) {
+			warnx_("%s; %s not run", uncored_error(c->u), R.argv[0]);
+			env_free(env, own);
+			rc = exit_of(rc);
+			goto out;
+		}
+		if ((rc = uncored_region_begin(c->u, name)) < 0 ||
+		    (rc = uncored_read(c->u, id, &c0)) < 0) {
+			warnx_("%s; %s not run", uncored_error(c->u), R.argv[0]);
+			env_free(env, own);
+			rc = exit_of(rc);
+			goto out;
+		}
+		region = true;
+		rc = run_child(c, &R, id, env, every, c0);
+		env_free(env, own);
+		if (rc)
+			goto out;
+	}
+	/* from here the exit status is the program's */
+	rc = WIFEXITED(R.status) ? WEXITSTATUS(R.status)
+	     : 128 + WTERMSIG(R.status);
+	if (uncored_region_end(c->u, name) < 0)
+		warnx_("%s", uncored_error(c->u));
+	region = false;
+	nk = R.p.nev + R.p.nfig;
+	R.all = xrealloc(NULL, (nk + 1) * sizeof(double));
+	if (uncored_read(c->u, id, &c1) < 0) {
+		/* the claim lost (a daemon restart): the region report still
+		 * has what it counted until its last reading */
+		warnx_("the counts at the end: %s; no sums or figures",
+		       uncored_error(c->u));
+		c1 = NULL;
+		R.window = NAN;
+		for (size_t k = 0; k < nk; k++)
+			R.all[k] = NAN;
+	} else {
+		if (uncored_release(c->u, id) < 0)
+			warnx_("releasing claim %s: %s", id, uncored_error(c->u));
+		R.nsockets = uncored_counts_nsockets(c1);
+		R.window = run_values(&R.p, c0, c1, -1, R.all);
+	}
+	R.sock = xrealloc(NULL, (R.nsockets * nk + 1) * sizeof(double));
+	for (unsigned s = 0; s < R.nsockets; s++)
+		run_values(&R.p, c0, c1, (int)s, R.sock + s * nk);
+	if (strcmp(R.format, "json") == 0) {
+		if (!(mem = open_memstream(&lib, &liblen))) {
+			warnx_("out of memory");
+			goto out;
+		}
+		if (uncored_region_report(c->u, mem) < 0)
+			warnx_("%s", uncored_error(c->u));
+		fclose(mem);
+		run_json(&R, lib ? lib : "{}");
+	} else {
+		if (uncored_region_report(c->u, R.out) < 0)
+			warnx_("%s", uncored_error(c->u));
+		if (strcmp(R.format, "csv") == 0)
+			run_csv(&R);
+		else
+			run_table(&R);
+	}
+	if (fflush(R.out) != 0 || ferror(R.out))
+		warnx_("writing the report%s%s: %s", output ? " to " : "",
+		       output ? output : "", strerror(errno));
+out:
+	if (region)
+		uncored_region_end(c->u, name);
+	if (R.out && R.out != stderr)
+		fclose(R.out);
+	uncored_counts_free(c0);
+	uncored_counts_free(c1);
+	for (size_t r = 0; r < R.ntl; r++)
+		free(R.tl[r].v);
+	free(R.tl);
+	free(R.sock);
+	free(R.all);
+	free(lib);
+	free(joined);
+	free(events);
+	plan_free(&R.p);
+	return rc;
+}
+
+/* uncorectl's own failures are 125, never a status the program could
+ * have given; help is 0. */
+static int cmd_run(struct ctl *c, int argc, char **argv)
+{
+	int rc;
+
+	g_ran = false;
+	rc = cmd_run_(c, argc, argv);
+	if (!g_ran && rc)
+		rc = RUN_FAILED;
+	return rc;
+}
+
 /* ---- commands, main ------------------------------------------------------- */
 
 static int cmd_help(struct ctl *c, int argc, char **argv);
@@ -1838,14 +2914,45 @@ static const struct command commands[] = {
 	{ "release", cmd_release, "ID [--json]", "release a claim, print its final counts",
 	  "Release a claim and print its final counts.", NULL },
 	{ "top", cmd_top, "[--interval S] [--count N] [--json]",
-	  "live DRAM GB/s, LLC hit % and uncore GHz per socket",
-	  "Live per-socket DRAM read and write GB/s, LLC hit % and uncore GHz,\n"
-	  "refreshed in place on a terminal.  q or Ctrl-C quits.",
+	  "live DRAM GB/s, read latency, LLC hit % and uncore GHz per socket",
+	  "Live per-socket DRAM read and write GB/s, the memory read latency\n"
+	  "(where the daemon serves it), LLC hit % and uncore GHz, refreshed in\n"
+	  "place on a terminal.  q or Ctrl-C quits.",
 	  "Options:\n"
 	  "  -i, --interval S   refresh every S seconds (default 1)\n"
-	  "  -c, --count N      stop after N refreshes\n"
-	  "  -f, --formula NAME also count formula NAME (repeatable) and show\n"
-	  "                     its value per socket over the claim's life\n" },
+	  "  -c, --count N      stop after N refreshes\n" },
+	{ "groups", cmd_groups, "[--names] [--json]",
+	  "named groups (MEM, LLC): their events here and figures",
+	  "List the named groups (MEM: DRAM bytes and GB/s; LLC: lookups, misses\n"
+	  "and hit ratio) with the events they take on this machine and the\n"
+	  "figures they give, the same on every platform; a group that cannot\n"
+	  "count here says why.",
+	  "Options:\n"
+	  "  -n, --names        only the names of the groups that count here\n" },
+	{ "run", cmd_run,
+	  "(-e EVENTS | -g GROUP)... [--interval S] [--format F] [-o FILE] "
+	  "[--pinned] [--markers] [--label L] -- PROGRAM [ARGS...]",
+	  "measure a program: claim, run it, report the whole run",
+	  "Claim EVENTS (or a group's events), run PROGRAM, release the claim and\n"
+	  "report what it counted over the run: the region report of\n"
+	  "libuncored (per socket), the counts summed over sockets, the group's\n"
+	  "figures per socket and summed, and with --interval a time line.  The\n"
+	  "report goes to stderr (or FILE): the program's stdout stays its own.\n"
+	  "Signals that other processes send uncorectl are passed on to the\n"
+	  "program; the claim ends however the run ends.  Exit status: the\n"
+	  "program's (128+N if signal N killed it); 125 if uncorectl failed and\n"
+	  "the program was not run; 126 not executable; 127 not found.",
+	  "Options:\n"
+	  "  -e, --events LIST  events to claim, comma-separated (repeatable)\n"
+	  "  -g, --group NAME   a named group ('uncorectl groups')\n"
+	  "  -i, --interval S   also a time line, one row every S seconds\n"
+	  "  -F, --format F     table (default), csv or json (--json: json)\n"
+	  "  -o, --output FILE  write the report to FILE, not stderr\n"
+	  "  -p, --pinned       a pinned claim (counters of its own)\n"
+	  "  -m, --markers      the program's own libuncored regions count the\n"
+	  "                     same events: UNCORED_EVENTS (unless set) and\n"
+	  "                     UNCORED_REPORT=1 in its environment\n"
+	  "  -l, --label L      the claim's label (default \"run PROGRAM\")\n" },
 	{ "help", cmd_help, "[COMMAND]", "help on a command",
 	  "Show help for a command.", NULL },
 };
@@ -1871,7 +2978,8 @@ static void main_help(FILE *f)
 	       "  -V, --version      print the version\n\n"
 	       "'%s COMMAND --help' describes a command.  Exit status: 0 ok, "
 	       "1 the daemon\nrefused or failed, 2 usage, 3 cannot reach the "
-	       "daemon.  See uncorectl(1).\n", common_help, prog);
+	       "daemon\n(run: the program's status, 125 when it did not run it).  "
+	       "See uncorectl(1).\n", common_help, prog);
 }
 
 static int cmd_help(struct ctl *c, int argc, char **argv)

@@ -25,6 +25,13 @@
 	const QPI = { key: 'qpi', id: 'qpi', title: 'QPI data sent', unit: 'GB/s', k: 1e-9 };
 	/* skx, icx, spr: UPI links (data only), drawn in QPI's colour */
 	const UPI = { key: 'upi', id: 'upi', cls: 'qpi', title: 'UPI data sent', unit: 'GB/s', k: 1e-9 };
+	/* the bandwidth-latency plot (issue 41): DRAM GB/s (x) against the
+	 * mean read latency of each interval (y; doc/metrics.md "Memory
+	 * read latency"), one point per sample of the ring */
+	const LAT = { key: 'memory_read_latency_all_seconds', id: 'lat', title: 'Read latency against DRAM bandwidth',
+		unit: 'ns', k: 1e9 };
+	const LATX = { key: 'dram_bytes_per_second', unit: 'GB/s', k: 1e-9 };
+	const FLIGHT = 'memory_reads_in_flight_all';
 	const CHUNK = 600;		/* samples per back-fill request */
 
 	let interval = 1;		/* s */
@@ -199,6 +206,25 @@
 		return body;
 	}
 
+	/* The bandwidth-latency card of socket sk: a plot where the family
+	 * is served, else what it would need and why it is not there. */
+	function latCard(parent, sk, so) {
+		if (LAT.key in so && LATX.key in so) {
+			const c = card(parent, sk, LAT);
+			c.chart.classList.add('xy');
+			return c;
+		}
+		const id = 's' + sk + '-lat';
+		const c = el('section', { class: 'card m-lat', id: id, 'aria-labelledby': id + '-h' });
+		c.appendChild(el('h3', { id: id + '-h' }, LAT.title));
+		c.appendChild(el('p', { class: 'stats absent' }, !(LATX.key in so) ?
+			'No DRAM bandwidth on this platform to plot the read latency against.' :
+			'Read latency is not served here: the platform has no read-latency events in uncored, ' +
+			'or [baseline] memory_latency = no (doc/metrics.md, \u201cMemory read latency\u201d).'));
+		parent.appendChild(c);
+		return null;
+	}
+
 	function build(s) {
 		const root = $('sockets');
 		root.textContent = '';
@@ -241,6 +267,9 @@
 					(ui.ioOut ? ', out: reading it)' : ')'),
 					ui.ioOut ? ['Stack', 'In', 'Out', ''] : ['Stack', 'In', '']);
 			}
+			const g4 = el('div', { class: 'grid' });
+			sec.appendChild(g4);
+			ui.lat = latCard(g4, sk, so);
 			root.appendChild(sec);
 			sockets.push(ui);
 		});
@@ -397,6 +426,90 @@
 		chart(c.chart, pts.filter(function (p) { return p[0] !== null; }), m, tnow, lines);
 		c.chart.setAttribute('aria-label', m.title + ', socket ' + sk + ': ' +
 			(cur === null ? 'no current value' : fmt(cur, m) + ' ' + m.unit + ' now') + '; ' + stats);
+	}
+
+	/* Axis ticks of 0..top for values up to vmax: [step, top]. */
+	function scale(vmax) {
+		const v = Math.max(vmax * 1.1, 1e-3);
+		const step = niceStep(v / 5);
+		return [step, step * Math.ceil(v / step)];
+	}
+
+	/* The bandwidth-latency plot of socket sk: every sample of the ring
+	 * with both values is a point (DRAM GB/s, read latency ns), the
+	 * last minute's darker, the newest circled.  A point per pixel is
+	 * enough: a full ring is thousands of samples. */
+	function drawLat(c, sk) {
+		const svg = c.chart;
+		const W = Math.max(svg.clientWidth, 200), H = Math.max(svg.clientHeight, 100);
+		const L = 40, R = 8, T = 18, B = 30, w = W - L - R, h = H - T - B;
+		const pts = [];
+		let cur = null;
+		for (const s of samples) {
+			const bx = value(s, sk, LATX), ly = value(s, sk, LAT);
+			if (bx === null || ly === null)
+				continue;
+			const f = s.sockets[sk][FLIGHT];
+			pts.push({ x: bx, y: ly, t: s.time, seq: s.seq, f: f === undefined ? null : f });
+		}
+		const s = newest();
+		if (s && pts.length && pts[pts.length - 1].seq === s.seq)
+			cur = pts[pts.length - 1];
+		while (svg.lastChild)
+			svg.removeChild(svg.lastChild);
+		svg.setAttribute('viewBox', '0 0 ' + W + ' ' + H);
+		let xmax = 0, ymax = 0, ylo = Infinity;
+		for (const p of pts) {
+			xmax = Math.max(xmax, p.x);
+			ymax = Math.max(ymax, p.y);
+			ylo = Math.min(ylo, p.y);
+		}
+		const sx = scale(xmax), sy = scale(ymax);
+		const x = function (v) { return L + v / sx[1] * w; };
+		const y = function (v) { return T + h - v / sy[1] * h; };
+		for (let v = 0; v <= sy[1] + sy[0] / 2; v += sy[0]) {
+			sv('line', { class: 'gridline', x1: L, x2: L + w, y1: y(v), y2: y(v) }, svg);
+			sv('text', { class: 'axis', x: L - 5, y: y(v) + 4, 'text-anchor': 'end' }, svg)
+				.textContent = String(Number(v.toPrecision(6)));
+		}
+		for (let v = 0; v <= sx[1] + sx[0] / 2; v += sx[0])
+			sv('text', { class: 'axis', x: x(v), y: H - 16, 'text-anchor': 'middle' }, svg)
+				.textContent = String(Number(v.toPrecision(6)));
+		sv('text', { class: 'axis', x: L - 5, y: 10, 'text-anchor': 'end' }, svg).textContent = LAT.unit;
+		sv('text', { class: 'axis', x: L + w, y: H - 3, 'text-anchor': 'end' }, svg).textContent =
+			'DRAM ' + LATX.unit;
+		/* one path of zero-length round-capped segments per age */
+		const seen = {};
+		const d = ['', ''];
+		const tnew = s ? s.time : 0;
+		for (const p of pts) {
+			const px = Math.round(x(p.x)), py = Math.round(y(p.y)), k = px + ',' + py;
+			const recent = tnew - p.t <= Math.max(60, 60 * interval) ? 1 : 0;
+			if (seen[k] !== undefined && seen[k] >= recent)
+				continue;
+			seen[k] = recent;
+			d[recent] += 'M' + px + ' ' + py + 'h0';
+		}
+		if (d[0])
+			sv('path', { class: 'pts old', d: d[0] }, svg);
+		if (d[1])
+			sv('path', { class: 'pts', d: d[1] }, svg);
+		if (cur) {
+			const m = sv('circle', { class: 'cur', cx: x(cur.x), cy: y(cur.y), r: 5 }, svg);
+			m.setAttribute('data-seq', String(cur.seq));
+			m.setAttribute('data-gbs', String(cur.x));
+			m.setAttribute('data-ns', String(cur.y));
+		}
+		svg.setAttribute('data-points', String(pts.length));
+		c.num.textContent = fmt(cur ? cur.y : null, LAT);
+		const win = pts.length && s ? s.time - pts[0].t : 0;
+		const stats = pts.length ? (cur ? 'at ' + fmt(cur.x, LATX) + ' GB/s' +
+			(cur.f !== null ? ', ' + fmt(cur.f, LAT) + ' reads in flight' : '') + ' \u00b7 ' : '') +
+			'lowest ' + fmt(ylo, LAT) + ', highest ' + fmt(ymax, LAT) + ' ns over ' +
+			pts.length + ' intervals (' + span(win) + ')' : 'no interval with reads yet';
+		c.stats.textContent = stats;
+		svg.setAttribute('aria-label', 'Read latency against DRAM bandwidth, socket ' + sk + ': ' +
+			(cur ? fmt(cur.y, LAT) + ' ns now' : 'no current value') + '; ' + stats);
 	}
 
 	function bar(cell, cls, v, vmax) {
@@ -565,6 +678,8 @@
 			sockets.forEach(function (ui, sk) {
 				for (const c of ui.cards)
 					drawCard(c, sk, tnow);
+				if (ui.lat)
+					drawLat(ui.lat, sk);
 				const so = s && !s.first ? s.sockets[sk] : null;
 				if (ui.channels && so && so.channels)
 					rows(ui.channels, so.channels, 'Channel', 'channel',

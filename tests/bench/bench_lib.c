@@ -2,8 +2,9 @@
  * bench_lib.c - libuncored's figures for doc/performance.md, against a
  * daemon tests/bench/bench_lib.sh starts on the simulator.
  *
- *   bench_lib read SOCKET N
- *	one pinned claim (DRAM_DATA_READS) read N times: p50, p99, max us
+ *   bench_lib read SOCKET N [EVENT]
+ *	one pinned claim (EVENT, DRAM_DATA_READS by default) read N times:
+ *	p50, p99, max us
  *   bench_lib first SOCKET EVENT RUNS [pinned]
  *	claim, then read until the reading has counts: ms from the claim
  *	to the first counts, per run
@@ -85,13 +86,13 @@ static int read_once(struct uncored *u, const char *id, bool *counted)
 	return rc;
 }
 
-static int bench_read(const char *sock, unsigned n)
+static int bench_read(const char *sock, unsigned n, const char *ev)
 {
 	struct uncored *u = conn(sock);
 	double *lat = calloc(n, sizeof(*lat));
 	char id[32];
 
-	if (!lat || uncored_claim(u, "DRAM_DATA_READS", 60, UNCORED_PINNED, id,
+	if (!lat || uncored_claim(u, ev, 60, UNCORED_PINNED, id,
 				  sizeof(id)) < 0) {
 		fprintf(stderr, "bench_lib: %s\n", uncored_error(u));
 		return 1;
@@ -278,7 +279,8 @@ static int bench_load(const char *sock, const char *url, unsigned nc,
 int main(int argc, char **argv)
 {
 	if (argc >= 4 && !strcmp(argv[1], "read"))
-		return bench_read(argv[2], (unsigned)atoi(argv[3]));
+		return bench_read(argv[2], (unsigned)atoi(argv[3]),
+				  argc > 4 ? argv[4] : "DRAM_DATA_READS");
 	if (argc >= 5 && !strcmp(argv[1], "first"))
 		return bench_first(argv[2], argv[3], (unsigned)atoi(argv[4]),
 				   argc > 5 && !strcmp(argv[5], "pinned"));

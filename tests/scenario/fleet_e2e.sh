@@ -16,7 +16,12 @@
 #     data, once with every variable at "All" (.*) and once with concrete
 #     values (a client holds an exported claim on one daemon, so the claims
 #     panels have data); a panel whose metric family does not exist yet (the
-#     Xeon panels, if the hsx platform is missing) is skipped with the reason;
+#     Xeon panels, if the hsx platform is missing; the local/remote share
+#     of reads, which no daemon here counts apart) is skipped with the
+#     reason; the memory read latency panels have data on daemon c (hsx:
+#     90 ns, 1.8 reads in flight, checked against the rules) and none on
+#     a daemon that serves no such family (asked of Prometheus, not of a
+#     platform list);
 #   - every panel returns data for the snbep daemon alone, but the skl-only
 #     ARB and DRAM-request panels and the exported-claim panel;
 #   - the rules have their series on both sockets of skx and zen4, and
@@ -121,15 +126,21 @@ workload "$T/b.json" 800000000 \
 # socket, per second); QPI data flits are a quarter of the reads, non-data
 # a tenth
 xeon_phase() {
-	printf '{ "seconds": %s, "rates": {
+	printf '{ "seconds": %s, "rates": {%s
 	  "%s": %s, "%s": %s,
 	  "imc:0x04:0x03": %s, "imc:0x04:0x0c": %s,
 	  "qpi:0x00:0x02": %s, "qpi:0x00:0x04": %s } }' \
-		"$3" "$1" "$6" "$2" "$7" "$4" "$5" \
+		"$3" "${XTRA:-}" "$1" "$6" "$2" "$7" "$4" "$5" \
 		"$(awk -v r="$4" 'BEGIN { print r * 0.25 }')" \
 		"$(awk -v r="$4" 'BEGIN { print r * 0.1 }')"
 }
-hsx_phase() { xeon_phase cbo:0x34:0x11:filter0=0x7e0000 cbo:0x34:0x11:filter0=0x20000 "$@"; }
+# hsx also has the memory read latency (latency_hsx.sh): DRd misses in
+# the TOR under FILTER1 opc 0x182, 2e7 inserts/s and 2.16e9 occupancy/s
+# at UCLK 1.2 GHz: 90 ns, 1.8 reads in flight, in every phase (the
+# latency alert's idle level is the latency itself: it must not fire).
+HSX_LAT='
+	  "cbo:0x35:0x03:filter1=0x18200000": 2.0e7, "cbo:0x36:0x03:filter1=0x18200000": 2.16e9,'
+hsx_phase() { XTRA=$HSX_LAT xeon_phase cbo:0x34:0x11:filter0=0x7e0000 cbo:0x34:0x11:filter0=0x20000 "$@"; }
 { printf '{ "platform": "hsx", "sockets": 1, "cbo_count": 4, "imc_channels": 2,\n'
   printf '  "qpi_ports": 2, "uclk_hz": 1200000000,\n  "phases": [ '
   printf '%s,\n    %s,\n    %s' "$(hsx_phase $first 1.0e8 5.0e7 2.0e8 1.0e8)" \
@@ -255,10 +266,11 @@ TOL=$(awk -v i=$I -v l=$L -v w=$W -v s=$S 'BEGIN { printf "%.4f", (i + l) / (w -
 # failed at 6 %.
 RS=0.1 RI=1
 RTOL=$(awk -v i=$I -v l=$L -v a=$RS -v b=$RI -v w=$W -v s=$S 'BEGIN { printf "%.4f", (i + l + a + b) / (w - 2 * s) }')
-sed -E -e "s/\\[[0-9]+m\\]/[${W}s]/g" -e 's/for: [0-9]+m/for: 0s/' "$RULES" \
-	>"$T/uncored.rules.yml"
-is "$(grep -cE '\[[0-9]+m\]|for: [1-9]' "$T/uncored.rules.yml")" 0 \
-	"test copy of the rules has every window at ${W}s and every for: at 0s"
+# (the latency baseline's group, evaluated every 2 m, every second too)
+sed -E -e "s/\\[[0-9]+m\\]/[${W}s]/g" -e 's/for: [0-9]+m/for: 0s/' \
+	-e 's/^( +)interval: [0-9]+m$/\1interval: 1s/' "$RULES" >"$T/uncored.rules.yml"
+is "$(grep -cE '\[[0-9]+m\]|for: [1-9]|interval: [0-9]+m' "$T/uncored.rules.yml")" 0 \
+	"test copy of the rules has every window at ${W}s, every for: and group interval at 0s and 1s"
 cat >"$T/prometheus.yml" <<EOF
 global: { scrape_interval: 1s, evaluation_interval: 1s }
 rule_files: [ "$T/uncored.rules.yml" ]
@@ -354,6 +366,15 @@ near "$(val "sum(rate(uncore_resctrl_memory_bytes_total{instance=\"$A\",group=\"
 near "$(val "rate(uncore_claim_events_total{instance=\"$A\",claim=\"$claim\",event=\"DRAM_GT_REQUESTS\"}[${W}s])")" \
 	4e7 "$TOL" "daemon a: the exported claim counts its workload's 4e7 GT requests/s"
 
+# the memory read latency rules on daemon c (hsx): a ratio of two rates
+# of one window, 1 %; the reads in flight a rate (TOL)
+near "$(val "instance_socket:uncore_memory_read_latency_seconds:mean_rate1m{instance=\"$C\",socket=\"0\"}")" \
+	90e-9 0.01 "daemon c: read latency rule = 90 ns (2.16e9 occupancy / 2e7 inserts / 1.2 GHz)"
+near "$(val "instance_socket:uncore_memory_reads_in_flight:rate1m{instance=\"$C\",socket=\"0\"}")" \
+	1.8 "$TOL" "daemon c: 1.8 reads in flight"
+near "$(val "instance_socket:uncore_memory_read_latency_seconds:mean_rate1m_q05_1d{instance=\"$C\",socket=\"0\"}")" \
+	90e-9 0.01 "daemon c: its idle level (the 5th percentile) is its steady 90 ns"
+
 # sum() of every derived counter family = the sum of its workload rates
 # (first phase; a and b are skl, c the 1-socket hsx, d the 1-socket
 # snbep, e the 2-socket skx, f the 2-socket zen4).  A family the fleet
@@ -424,6 +445,9 @@ future() {
 	*uncore_qpi_*)
 		probe='count({__name__=~"uncore_qpi_.+"})'
 		why="QPI families (uncore_qpi_*_bytes_total{port}) come with the hsx platform" ;;
+	*uncore_memory_reads:ratio_rate1m*)
+		probe='count(uncore_memory_read_latency_seconds_count{target="remote"})'
+		why="no daemon here counts local and remote reads apart (hsx does only with a [baseline] of them)" ;;
 	*) return 1 ;;
 	esac
 	[ -z "$(val "$probe")" ] && echo "$why"
@@ -440,6 +464,18 @@ no_family() {
 		"Exported claim events")
 			echo "the exported claim is daemon a's"; return ;;
 		esac ;;
+	esac
+	# the latency panels: decided by what the daemon serves, not by a
+	# list of platforms (issue 41 adds them platform by platform)
+	case $3 in *uncore_memory_read*|*uncore_memory_reads*)
+		if [ -z "$(val "count(uncore_memory_read_latency_seconds_count{instance=~\"$4\"})")" ]; then
+			echo "the daemon serves no uncore_memory_read_latency_seconds (its platform has no such events in uncored yet)"; return
+		fi ;;
+	esac
+	case $1:$3 in snbep:*uncore_memory_reads:ratio* | skx:*uncore_memory_reads:ratio* | zen4:*uncore_memory_reads:ratio*)
+		if [ -z "$(val "count(uncore_memory_read_latency_seconds_count{instance=~\"$4\",target=\"remote\"})")" ]; then
+			echo "the daemon counts no local and remote reads apart"; return
+		fi ;;
 	esac
 	case $1:$3 in
 	snbep:*uncore_clock_limit_* | snbep:*uncore_clock_current_*)
@@ -505,11 +541,12 @@ for pass in all concrete snbep skx zen4; do
 		# "The server panels"): skl's ARB and DRAM request counters,
 		# the exported claim (on daemon a), and per platform the rest,
 		# which have none, as documented
-		none=$(no_family "$pass" "$title" "$expr")
 		# the server panels (memory channels, QPI, UPI) show a Xeon: at
 		# concrete values they look at daemon c, the hsx one, for
 		# channels and QPI, and e, the skx one, for UPI and I/O traffic
 		case $pass:$expr in concrete:*uncore_dram_channel_* | concrete:*uncore_qpi_*) vii=$C ;; esac
+		# and for the read latency, daemon c too (hsx)
+		case $pass:$expr in concrete:*uncore_memory_read*) vii=$C ;; esac
 		case $pass:$expr in concrete:*uncore_upi_* | concrete:*uncore_io_*) vii=$E ;; esac
 		# the uncore clock limits come from the kernel's
 		# intel_uncore_frequency: of these daemons only e, skx on the
@@ -518,6 +555,7 @@ for pass in all concrete snbep skx zen4; do
 		case $pass:$expr in
 		concrete:*uncore_clock_limit_* | concrete:*uncore_clock_current_*) vii=$E ;;
 		esac
+		none=$(no_family "$pass" "$title" "$expr" "$vii")
 		e=$(subst "$expr" "$vj" "$vii" "$vs")
 		desc="panel \"$title\" query $ref ($pass) returns data"
 		case $e in *'$'*)

@@ -395,6 +395,114 @@ def sockets(b, res, name, expect):
                   (name, sk, e["links"], e.get("upi", 0)), g)
 
 
+# The bandwidth-latency card of every socket (issue 41 section 4): its
+# point count, the current point's sample and coordinates, the big number
+# and the note of a socket without the family.
+READ_LAT = """(() => {
+  const out = [];
+  for (const sec of document.querySelectorAll('section.socket')) {
+    const k = sec.id.replace('socket', 's');
+    const c = sec.querySelector('#' + k + '-lat');
+    if (!c) { out.push(null); continue; }
+    const svg = c.querySelector('svg.chart'), cur = c.querySelector('circle.cur');
+    const n = c.querySelector('.num'), a = c.querySelector('p.absent');
+    out.push({ points: svg ? +svg.dataset.points : 0,
+               paths: svg ? svg.querySelectorAll('path.pts').length : 0,
+               num: n ? parseFloat(n.textContent) : null,
+               cur: cur ? { seq: +cur.dataset.seq, gbs: +cur.dataset.gbs, ns: +cur.dataset.ns } : null,
+               absent: a ? a.textContent : null });
+  }
+  return out;
+})()"""
+LAT_KEY = "memory_read_latency_all_seconds"
+
+
+def api(url, path):
+    return json.load(urllib.request.urlopen(url.rstrip("/") + path, timeout=10))
+
+
+def served_latency(url):
+    """Per socket, whether the daemon serves the read latency family
+    (the newest sample carries the mean of the last interval)."""
+    s = api(url, "/api/v1/samples?deltas=0&limit=1")["samples"]
+    return [LAT_KEY in so for so in s[-1]["sockets"]] if s else []
+
+
+def lat_absent(b, res, name, url):
+    """On a platform without the family, each socket's card says why
+    instead of drawing; with it, the card draws points (the family's
+    presence is read from the API, not from a platform list)."""
+    want = served_latency(url)
+    got = b.wait("(() => { const r = %s; return r.length === %d && r.every((x, i) => x && "
+                 "(%s[i] ? x.points >= 2 && x.cur : x.absent)) ? r : null; })()"
+                 % (READ_LAT, len(want), json.dumps(want)), 30)
+    print("# %s latency cards: %s (served: %s)" % (name, json.dumps(got), want))
+    for sk, w in enumerate(want):
+        if w:
+            res.check(bool(got) and got[sk]["points"] >= 2 and got[sk]["cur"] is not None,
+                      "%s s%d: the read latency family is served; its plot has points" % (name, sk),
+                      b.js(READ_LAT))
+        else:
+            why = (got[sk] or {}).get("absent") or "" if got else ""
+            res.check("not served" in why or "No DRAM" in why,
+                      "%s s%d: no read latency family; its card says why" % (name, sk),
+                      b.js(READ_LAT))
+
+
+def latency(b, res, url, expect):
+    """The bandwidth-latency plot on every socket: points for the ring's
+    intervals, the current point marked at the API's values of its own
+    sample, and over the workload's phases the current point visits each
+    (GB/s, ns) of the curve.  expect: per socket a list of [GB/s, ns]."""
+    got = b.wait("(() => { const r = %s; return r.length === %d && "
+                 "r.every((x) => x && x.points >= 8 && x.paths >= 1 && x.cur) ? r : null; })()"
+                 % (READ_LAT, len(expect)), 45)
+    print("# latency view: %s" % json.dumps(got))
+    res.check(bool(got), "latency: %d sockets, each plot with points and the current one marked"
+              % len(expect), b.js(READ_LAT))
+    if not got:
+        return
+    # the current point is the API's sample of the same seq, both axes
+    for sk, g in enumerate(got):
+        seq = g["cur"]["seq"]
+        s = api(url, "/api/v1/samples?deltas=0&limit=1&since=%d" % (seq - 1))["samples"]
+        so = s[0]["sockets"][sk] if s and s[0]["seq"] == seq else None
+        res.check(so is not None and
+                  abs(g["cur"]["gbs"] - so["dram_bytes_per_second"] * 1e-9) <= 1e-9 * g["cur"]["gbs"] and
+                  abs(g["cur"]["ns"] - so[LAT_KEY] * 1e9) <= 1e-9 * g["cur"]["ns"],
+                  "latency s%d: the marked point is sample #%d's DRAM GB/s and read latency"
+                  % (sk, seq), [g["cur"], so])
+        res.check(g["num"] is not None and abs(g["num"] - g["cur"]["ns"]) <= 0.01 * g["cur"]["ns"],
+                  "latency s%d: the card's number is the marked point's latency" % sk, g)
+        # the ring's samples up to the marked one with both values (the
+        # first of a program has no deltas), read when the page drew it
+        n = sum(1 for x in api(url, "/api/v1/samples?deltas=0&limit=3600")["samples"]
+                if x["seq"] <= seq and not x.get("first") and
+                x["sockets"][sk].get(LAT_KEY) is not None and
+                x["sockets"][sk].get("dram_bytes_per_second") is not None)
+        res.check(g["points"] == n,
+                  "latency s%d: a point per interval of the ring up to #%d (%d points, the ring has %d)"
+                  % (sk, seq, g["points"], n), g)
+    # the curve: the current point at each phase's (GB/s, ns)
+    seen = [set() for _ in expect]
+    deadline = time.monotonic() + 45
+    while time.monotonic() < deadline and not all(len(x) == len(e) for x, e in zip(seen, expect)):
+        for sk, g in enumerate(b.js(READ_LAT)):
+            if not g or not g["cur"]:
+                continue
+            for i, (gbs, ns) in enumerate(expect[sk]):
+                if abs(g["cur"]["gbs"] - gbs) <= 0.02 * gbs and abs(g["cur"]["ns"] - ns) <= 0.02 * ns:
+                    seen[sk].add(i)
+        b.pump(0.1)
+    for sk, e in enumerate(expect):
+        res.check(len(seen[sk]) == len(e), "latency s%d: the marked point went through %s "
+                  "(GB/s, ns)" % (sk, e), sorted(seen[sk]))
+    g = b.js(READ_LAT)
+    for sk, e in enumerate(expect):
+        res.check(g[sk]["points"] > got[sk]["points"],
+                  "latency s%d: the plot gains points as intervals arrive" % sk, g[sk])
+
+
 def sampler_stalls(url):
     """How many times consecutive samples in the daemon's ring are more
     than 3 sampling intervals + 0.5 s apart (the page's rule for a gap)."""
@@ -501,6 +609,9 @@ def main():
     ap.add_argument("--hsx",
                     help="JSON list per socket of {rd, wr, hit, clk, qpi, "
                     "channels, ports}: only the hsx checks")
+    ap.add_argument("--latency",
+                    help="JSON list per socket of [[GB/s, ns], ...], the "
+                    "workload's bandwidth-latency points: only those checks")
     ap.add_argument("--sockets", nargs=2, metavar=("NAME", "JSON"),
                     help="a platform's name and {about, sockets: [{rd, wr, "
                     "hit, clk, channels, links, upi}]}: only those checks")
@@ -525,10 +636,20 @@ def main():
         finally:
             b.close()
         return 0
+    if a.latency:
+        try:
+            b.open(a.url)
+            latency(b, res, a.url, json.loads(a.latency))
+            b.screenshot(a.screenshot)
+            res.check(not b.errors, "latency: no console errors", "\n".join(b.errors))
+        finally:
+            b.close()
+        return 0
     if a.sockets:
         try:
             b.open(a.url)
             sockets(b, res, a.sockets[0], json.loads(a.sockets[1]))
+            lat_absent(b, res, a.sockets[0], a.url)
             b.screenshot(a.screenshot)
             res.check(not b.errors, "%s: no console errors" % a.sockets[0],
                       "\n".join(b.errors))

@@ -9,7 +9,11 @@
 # reverse proxy; skx (UPI links, 6 channels) and zen4 (DRAM from the data
 # fabric's events in turn, no uncore clock) and zen3 (DRAM only as a
 # total) on both sockets through the perf backend; resctrl's table of
-# workload groups and the share of DRAM they explain on skl.
+# workload groups and the share of DRAM they explain on skl; the
+# bandwidth-latency plot on hsx (points, the current one marked at its
+# sample's API values, a loaded-latency curve's three phases), and on the
+# other platforms the latency card saying why where the API has no such
+# family.
 # Without chromium the test skips, except under CI=true, where it fails.
 . "${top_srcdir:-.}/tests/lib.sh"
 
@@ -117,6 +121,50 @@ if [ -f "$T/results" ]; then
 	while read -r st desc; do
 		ok "$st" "$desc"
 	done <"$T/results"
+fi
+# The bandwidth-latency plot (issue 41): hsx, 2 sockets, 4 CBos, UCLK
+# 2 GHz, a loaded-latency curve in three phases of 3 s (TOR inserts and
+# occupancy of DRd misses under FILTER1 opc 0x182, latency_hsx.sh):
+#   s0:  4 GB/s  80 ns,  8 GB/s 100 ns, 16 GB/s 250 ns;
+#   s1:  2 GB/s 120 ns,  4 GB/s 150 ns,  8 GB/s 375 ns (another socket's
+#        curve: a plot of the wrong socket fails).
+# DRAM reads 6.25e7/s x 64 B = 4 GB/s; occupancy = inserts x ns x 2 GHz.
+kill "$UPID"; wait "$UPID" 2>/dev/null
+F=filter1=0x18200000
+lat_phase() {	# S0_READS S0_INSERTS S0_NS S1_READS S1_INSERTS S1_NS
+	awk -v f="$F" -v a="$1" -v b="$2" -v c="$3" -v d="$4" -v e="$5" -v g="$6" 'BEGIN {
+	printf "{ \"seconds\": 3, \"rates\": { \"s0/imc:0x04:0x03\": %g, \"s1/imc:0x04:0x03\": %g,", a, d
+	printf " \"s0/cbo:0x35:0x03:%s\": %g, \"s0/cbo:0x36:0x03:%s\": %g,", f, b, f, b * c * 2
+	printf " \"s1/cbo:0x35:0x03:%s\": %g, \"s1/cbo:0x36:0x03:%s\": %g } }", f, e, f, e * g * 2 }'
+}
+cat >"$T/lat.json" <<JSON
+{ "platform": "hsx", "sockets": 2, "cbo_count": 4, "imc_channels": 2,
+  "qpi_ports": 2, "uclk_hz": 2000000000, "phases": [
+  $(lat_phase 6.25e7 1e7 80 3.125e7 5e6 120),
+  $(lat_phase 1.25e8 2e7 100 6.25e7 1e7 150),
+  $(lat_phase 2.5e8 4e7 250 1.25e8 2e7 375) ] }
+JSON
+PORT=$(pick_port)
+start_uncored "$T/log-lat" --simulate=hsx --workload "$T/lat.json" \
+	-i 250 -l "127.0.0.1:$PORT" -s ""
+ok $? "daemon starts on hsx with a loaded-latency curve"
+wait_for "the ring to hold 4 samples" 60 ring_has "$PORT" 4
+if curl -s "http://127.0.0.1:$PORT/api/v1/samples?deltas=0&limit=1" |
+	grep -q memory_read_latency_all_seconds; then
+	rm -f "$T/results"
+	python3 "$top_srcdir/tests/scenario/page.py" --url "http://127.0.0.1:$PORT/" \
+		--pid "$UPID" --chromium "$CHROMIUM" --userdir "$T/chromium-lat" \
+		--results "$T/results" --screenshot "$T/shots/page-latency.png" \
+		--latency '[[[4, 80], [8, 100], [16, 250]], [[2, 120], [4, 150], [8, 375]]]'
+	is "$?" 0 "the browser driver ran to the end on the latency curve"
+	if [ -f "$T/results" ]; then
+		while read -r st desc; do
+			ok "$st" "$desc"
+		done <"$T/results"
+	fi
+else
+	skip "the bandwidth-latency plot on hsx" \
+		"the daemon serves no uncore_memory_read_latency_seconds on hsx here ($(perf_mode && echo perf || echo direct) backend)"
 fi
 # The perf platforms, two sockets each, through the simulated kernel:
 # skx (CAS 0x04/0x03 and 0x04/0x0c, the CHA clock, 6 memory channels and

@@ -6,10 +6,14 @@
 #     passes (exact values for every recording rule, each alert firing and
 #     not firing);
 #   - contrib/prometheus/prometheus.yml: `promtool check config` is clean;
-#   - the dashboard uses only recording rules that exist, and
-#     doc/monitoring.md explains every rule and alert.
+#   - the dashboard uses only recording rules that exist, its queries and
+#     the rules' expressions read only families the daemon serves (name
+#     strings of src/; a misspelt one is caught), and doc/monitoring.md
+#     explains every rule and alert.
 # Each promtool check is paired with a broken input it must reject, so a
-# tool that accepts anything cannot pass.  The dashboard's queries run
+# tool that accepts anything cannot pass; the memory latency alert's test
+# must fail on the rule with the minimum as the idle level or without its
+# 2 GB/s floor (the decoys its runbook names).  The dashboard's queries run
 # against a real Prometheus in fleet_e2e.sh.
 . "${top_srcdir:-.}/tests/lib.sh"
 
@@ -57,6 +61,22 @@ cp "$P/uncored.rules.test.yml" "$T/t2.yml"
 promtool test rules "$T/t2.yml" >"$T/t2.log" 2>&1
 ok $(( $? == 0 )) "promtool test rules fails when an alert fires later than tested"
 
+# negative controls of the latency alert's baseline (the runbook says why
+# each part is there): the minimum instead of the 5th percentile takes
+# one odd minute as the idle level, and without the 2 GB/s floor a socket
+# slow while idle fires.
+sed 's/quantile_over_time(0.05,/min_over_time(/' "$RULES" >"$T/uncored.rules.yml"
+cp "$P/uncored.rules.test.yml" "$T/t3.yml"
+promtool test rules "$T/t3.yml" >"$T/t3.log" 2>&1
+ok $(( $? == 0 )) "the latency alert's test fails with the minimum as the idle level"
+like "$(cat "$T/t3.log")" 'socket="1"' "... on socket 1, at 1.5x its idle latency"
+sed 's/ and instance_socket:uncore_dram_bytes:rate1m > 2e9//' "$RULES" >"$T/uncored.rules.yml"
+grep -q '2e9' "$T/uncored.rules.yml"
+ok $(( $? == 0 )) "(the floor is out of the broken copy)"
+promtool test rules "$T/t3.yml" >"$T/t4.log" 2>&1
+ok $(( $? == 0 )) "the latency alert's test fails without the 2 GB/s floor"
+like "$(cat "$T/t4.log")" 'socket="2"' "... on socket 2, slow at 1 GB/s"
+
 # ---- example configuration ---------------------------------------------------------
 out=$(promtool check config "$P/prometheus.yml" 2>&1); rc=$?
 is "$rc" 0 "promtool check config prometheus.yml exits 0"
@@ -79,6 +99,35 @@ if command -v jq >/dev/null 2>&1; then
 else
 	skip "the dashboard uses only defined recording rules" "jq not installed"
 fi
+# Every metric name the dashboard's queries and the rules' expressions
+# read (recording rules aside) is a family the daemon serves: a name
+# string of src/ (the families' tables and writers), _sum, _count and
+# _bucket being a summary's or histogram's series.
+# unserved FILE...: the names the files read that src/ does not serve
+unserved() {
+	sed -e 's/#.*//' -e 's/[a-z_]*:[a-z0-9_]*:[a-z0-9_]*//g' "$@" |
+		grep -vE '^ *(summary|description|runbook_url): ' |
+		grep -oE '\b(uncore|uncored|process)_[a-z0-9_]+' | sort -u |
+		while read -r f; do
+			b=$(echo "$f" | sed -E 's/_(sum|count|bucket)$//')
+			grep -rqF -- "\"$b\"" "$top_srcdir/src" || printf ' %s' "$f"
+		done
+}
+if command -v jq >/dev/null 2>&1; then
+	jq -r '.. | .expr? // empty' "$top_srcdir/contrib/grafana/uncored.json" >"$T/exprs"
+	n=$(sed 's/[a-z_]*:[a-z0-9_]*:[a-z0-9_]*//g' "$T/exprs" |
+		grep -oE '\b(uncore|uncored|process)_[a-z0-9_]+' | sort -u | wc -l)
+	is "$(unserved "$T/exprs")" "" "the dashboard reads $n metric names, every one a served family"
+	# decoy: a name one letter off is caught
+	sed 's/uncore_qpi_data_bytes_total/uncore_qpi_data_byte_total/' \
+		"$T/exprs" >"$T/exprs2"
+	is "$(unserved "$T/exprs2")" " uncore_qpi_data_byte_total" \
+		"... and a misspelt one is not"
+else
+	skip "the dashboard reads only served families" "jq not installed"
+fi
+is "$(unserved "$RULES")" "" "the rules read only served families"
+
 undoc=
 for r in $(sed -n 's/^ *- \(record\|alert\): *//p' "$RULES"); do
 	grep -qF -- "$r" "$top_srcdir/doc/monitoring.md" || undoc="$undoc $r"

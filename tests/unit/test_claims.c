@@ -17,6 +17,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -720,6 +721,55 @@ static void test_end_with_process(void)
 	rig_close(&r);
 }
 
+/* The processes of end_with_process claims are looked at once a second
+ * (CLAIMS_ALIVE_EVERY_NS), not at every tick: a claim whose process ends
+ * just after a look stays until the next one, a second later, and not
+ * longer. */
+static void test_end_with_process_once_a_second(void)
+{
+	struct rig r;
+	struct claims_reply rp = { 0 };
+	const char *body = "{\"events\":[\"UNC_CBO_CACHE_LOOKUP.ANY_I\"],"
+			   "\"end_with_process\":true}";
+	char id[CLAIM_ID_MAX] = "";
+	pid_t child = fork();
+	struct json_object *v;
+
+	if (child == 0) {
+		pause();
+		_exit(0);
+	}
+	rig_open(&r, "skl", 8);
+	api_claims_create(r.c, 1000, child, body, strlen(body), &rp);
+	if (rp.body && json_object_object_get_ex(rp.body, "id", &v))
+		snprintf(id, sizeof(id), "%s", json_object_get_string(v));
+	is_int(rp.status, 201, "claim of a running process made");
+	json_object_put(rp.body);
+	live(&r);			/* a look: the process runs */
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);	/* reaped: no such process now */
+	clock_manual_advance(&fake, 100000000);
+	live(&r);			/* 0.1 s on: no look */
+	memset(&rp, 0, sizeof(rp));
+	api_claims_get(r.c, id, 1000, &rp);
+	is_int(rp.status, 200, "0.1 s after a look, a claim whose process "
+	       "ended stays (no kill(pid, 0) at every tick)");
+	json_object_put(rp.body);
+	clock_manual_advance(&fake, 800000000);
+	live(&r);			/* 0.9 s on: still none */
+	memset(&rp, 0, sizeof(rp));
+	api_claims_get(r.c, id, 1000, &rp);
+	is_int(rp.status, 200, "... and 0.9 s after it");
+	json_object_put(rp.body);
+	clock_manual_advance(&fake, 100000000);
+	live(&r);			/* 1 s on: the next look */
+	memset(&rp, 0, sizeof(rp));
+	api_claims_get(r.c, id, 1000, &rp);
+	is_int(rp.status, 404, "1 s after it, the next look ends it");
+	json_object_put(rp.body);
+	rig_close(&r);
+}
+
 /* The "derived" member of event i of an answer's "events", as
  * "family scale" ("-" for null, "absent" without the member). */
 static const char *derived_of(struct json_object *body, size_t i, char *buf,
@@ -805,6 +855,7 @@ int main(void)
 	test_ids_lifetimes();
 	test_other_uid();
 	test_end_with_process();
+	test_end_with_process_once_a_second();
 	test_derived();
 	return tap_done();
 }

@@ -1,0 +1,207 @@
+/*
+ * api_groups.c - GET /api/v1/groups (see api_groups.h).
+ *
+ * A group's sources are names in the platform's derived table (struct
+ * derived_src); a source may have alternatives (zen4 DRAM reads: the UMCs,
+ * or 24 data-fabric events), of which the first whose every event
+ * resolves on units this machine has is served, as the daemon's own
+ * derived metrics choose.  A :split modifier is kept (hsx counts LLC
+ * lookups and misses on alternate CBos: their filters differ, and a box
+ * has one filter register), with the factor per socket that scales its
+ * count up to every instance, as the daemon's own metrics scale it.
+ */
+#include "config.h"
+
+#include <json-c/json.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "api_groups.h"
+#include "plat/group.h"
+#include "pmu/sched.h"
+
+/* Does event text resolve here, on a unit some socket has? */
+static bool counts_here(const struct daemon *d, const char *text)
+{
+	struct evspec es;
+	char msg[300];
+
+	if (sched_resolve(d->plat, text, true, &es, msg, sizeof(msg)) < 0)
+		return false;
+	for (unsigned s = 0; s < d->topo.nsockets; s++)
+		if (d->topo.sock[s].ninst[es.unit])
+			return true;
+	return false;
+}
+
+/*
+ * The entries of source name's chosen alternative: *first its index in
+ * the platform's derived sources; returns how many (adjacent entries of
+ * one alt), 0 when the platform has no such source or no alternative
+ * counts here (why says which).
+ */
+static size_t source_entries(const struct daemon *d, const char *name,
+			     size_t *first, char *why, size_t whylen)
+{
+	const struct derived_table *t = d->plat->derived;
+	bool seen = false;
+
+	for (size_t i = 0; t && i < t->nsrc;) {
+		size_t j = i, k;
+		bool ok = true;
+
+		if (strcmp(t->src[i].name, name) != 0) {
+			i++;
+			continue;
+		}
+		seen = true;
+		while (j < t->nsrc && strcmp(t->src[j].name, name) == 0 &&
+		       t->src[j].alt == t->src[i].alt)
+			j++;
+		for (k = i; k < j && ok; k++)
+			ok = counts_here(d, t->src[k].event);
+		if (ok) {
+			*first = i;
+			return j - i;
+		}
+		i = j;
+	}
+	snprintf(why, whylen, seen ? "no event of source %s counts on this "
+		 "machine" : "platform %s defines no source %s", seen ? name
+		 : d->plat->id, name);
+	return 0;
+}
+
+/* Per socket, the instances of text's unit present over those it counts
+ * on (1 without :split; 0 where it counts on none). */
+static struct json_object *instance_scale(const struct daemon *d,
+					  const char *text)
+{
+	struct json_object *a = json_object_new_array();
+	struct evspec es;
+	char msg[300];
+
+	if (sched_resolve(d->plat, text, true, &es, msg, sizeof(msg)) < 0)
+		return a;
+	for (unsigned s = 0; s < d->topo.nsockets; s++) {
+		const struct topo_socket *ts = &d->topo.sock[s];
+		unsigned present = 0, counted = 0;
+
+		for (unsigned in = 0; in < ts->ninst[es.unit]; in++) {
+			bool p = topo_present(ts, es.unit, in);
+
+			present += p;
+			counted += p && evspec_on(&es, in);
+		}
+		json_object_array_add(a, json_object_new_double(
+			counted ? (double)present / counted : 0));
+	}
+	return a;
+}
+
+static struct json_object *str_array(const char *const *v)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (size_t i = 0; i < GROUP_MAX_SRC && v[i]; i++)
+		json_object_array_add(a, json_object_new_string(v[i]));
+	return a;
+}
+
+static struct json_object *group_json(const struct daemon *d,
+				      const struct evgroup *g)
+{
+	const struct derived_table *t = d->plat->derived;
+	struct json_object *o = json_object_new_object();
+	struct json_object *srcs = json_object_new_array();
+	struct json_object *figs = json_object_new_array();
+	char why[300] = "";
+	bool av = true;
+
+	json_object_object_add(o, "name", json_object_new_string(g->name));
+	json_object_object_add(o, "description", json_object_new_string(g->desc));
+	for (size_t i = 0; i < GROUP_MAX_SRC && g->src[i]; i++) {
+		struct json_object *so = json_object_new_object();
+		struct json_object *evs = json_object_new_array();
+		size_t first = 0, n;
+		char w[300];
+
+		n = source_entries(d, g->src[i], &first, w, sizeof(w));
+		if (!n && av) {
+			av = false;
+			snprintf(why, sizeof(why), "%s", w);
+		}
+		for (size_t k = first; k < first + n; k++) {
+			struct json_object *e = json_object_new_object();
+
+			json_object_object_add(e, "event",
+					       json_object_new_string(t->src[k].event));
+			json_object_object_add(e, "scale",
+					       json_object_new_double(t->src[k].scale));
+			json_object_object_add(e, "instance_scale",
+					       instance_scale(d, t->src[k].event));
+			json_object_array_add(evs, e);
+		}
+		json_object_object_add(so, "name", json_object_new_string(g->src[i]));
+		json_object_object_add(so, "events", evs);
+		json_object_array_add(srcs, so);
+	}
+	for (size_t i = 0; i < g->nfig; i++) {
+		const struct evgroup_figure *f = &g->fig[i];
+		struct json_object *fo = json_object_new_object();
+
+		json_object_object_add(fo, "name", json_object_new_string(f->name));
+		json_object_object_add(fo, "unit", json_object_new_string(f->unit));
+		json_object_object_add(fo, "description",
+				       json_object_new_string(f->desc));
+		json_object_object_add(fo, "kind", json_object_new_string(
+					       evgroup_kind_name(f->kind)));
+		json_object_object_add(fo, "of", str_array(f->of));
+		json_object_object_add(fo, "over", str_array(f->over));
+		json_object_array_add(figs, fo);
+	}
+	json_object_object_add(o, "available", json_object_new_boolean(av));
+	json_object_object_add(o, "reason", av ? NULL : json_object_new_string(why));
+	json_object_object_add(o, "sources", srcs);
+	json_object_object_add(o, "figures", figs);
+	return o;
+}
+
+void api_groups(void *ctx, const struct http_req *req,
+		struct http_resp *resp)
+{
+	struct daemon *d = ctx;
+	const char *name = http_query(req, "name");
+	struct json_object *arr = json_object_new_array(), *o;
+	bool found = false;
+
+	for (size_t i = 0; i < evgroup_count; i++) {
+		if (name && strcasecmp(name, evgroup_all[i].name) != 0)
+			continue;
+		found = true;
+		json_object_array_add(arr, group_json(d, &evgroup_all[i]));
+	}
+	if (name && !found) {
+		char list[200] = "";
+
+		for (size_t i = 0; i < evgroup_count; i++)
+			snprintf(list + strlen(list), sizeof(list) - strlen(list),
+				 "%s%s", i ? ", " : "", evgroup_all[i].name);
+		json_object_put(arr);
+		http_error(resp, 404, "not_found", "no group named \"%.40s\" "
+			   "(the groups: %s; uncorectl groups lists what this "
+			   "machine counts)", name, list);
+		return;
+	}
+	o = json_object_new_object();
+	json_object_object_add(o, "platform", json_object_new_string(d->plat->id));
+	json_object_object_add(o, "backend", json_object_new_string(d->backend));
+	json_object_object_add(o, "groups", arr);
+	resp->ctype = "application/json";
+	buf_puts(&resp->body, json_object_to_json_string_ext(
+				      o, JSON_C_TO_STRING_PLAIN |
+					 JSON_C_TO_STRING_NOSLASHESCAPE));
+	buf_putc(&resp->body, '\n');
+	json_object_put(o);
+}
