@@ -13,6 +13,7 @@
 
 #include "backend.h"
 #include "core/daemon.h"
+#include "core/energy.h"
 #include "hw/perf_event.h"
 #include "hw/perf_sysfs.h"
 #include "hyperv.h"
@@ -525,6 +526,15 @@ void backend_close(struct daemon *d)
 	d->skern = NULL;
 	if (d->hw.ops)
 		hw_close(&d->hw);
+}
+
+struct energy_mon *backend_energy(struct daemon *d)
+{
+	if (strcmp(d->backend, "perf") == 0)
+		return energy_mon_new_perf(d->sysfs,
+					   d->skern ? &skern_pev_ops : NULL,
+					   d->skern);
+	return energy_mon_new_direct(&d->hw, &d->topo);
 }
 
 int backend_sim_events(const struct daemon *d)

@@ -65,6 +65,12 @@ void backend_close(struct daemon *d);
  * backend's "PMU left idle". */
 int backend_sim_events(const struct daemon *d);
 
+/* The energy monitor of the backend d runs (core/energy.h): the power
+ * PMU of its kernel (the real one, or the simulated kernel's) on perf,
+ * the RAPL MSRs through d->hw on direct.  Call before the privilege
+ * drop.  NULL only on no memory. */
+struct energy_mon *backend_energy(struct daemon *d);
+
 /* The platform of this CPU, or NULL with the reason in why: vendor,
  * family, model, stepping, the supported platforms, and whether the
  * kernel exposes uncore PMUs under SYSFS (NULL: "/sys"). */

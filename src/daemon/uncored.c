@@ -56,6 +56,7 @@
 #include "resctrl/resctrl_mon.h"
 #include "resctrl/resctrl_own.h"
 #include "resctrl/resctrl_priv.h"
+#include "core/energy.h"
 #include "core/ufreq.h"
 #include "pmu/sched.h"
 #include "selftest.h"
@@ -1228,6 +1229,14 @@ static const struct program *start(struct daemon *d, const struct options *o,
 	 * (current_freq_khz, package_id are 0400), read once a second on
 	 * its own thread (doc/metrics.md "Uncore clock limits"). */
 	d->ufreq = ufreq_mon_new_for(d, conf);
+	/* energy: the RAPL MSRs or the power PMU's events opened here, before
+	 * the privilege drop, read on its own thread (core/energy.h) */
+	d->energy = backend_energy(d);
+	if (!d->energy)
+		log_warnx("energy: out of memory: no uncore_energy_joules_total");
+	else if (energy_mon_absent(d->energy)[0])
+		log_info("energy: uncore_energy_joules_total is absent: %s",
+			 energy_mon_absent(d->energy));
 	d->http = start_http(d, conf, web, api_routes, api_nroutes, d,
 			     drop_privileges);
 	/*
@@ -1246,6 +1255,9 @@ static const struct program *start(struct daemon *d, const struct options *o,
 		log_warnx("intel_uncore_frequency: cannot start its thread: "
 			  "uncore clock limits are read once, at start-up, "
 			  "only");
+	if (d->energy && energy_mon_start(d->energy) < 0)
+		log_warnx("energy: cannot start its thread: "
+			  "uncore_energy_joules_total stays at its first read");
 	if (sampler_start(d->sampler) < 0)
 		log_fatalx(1, "cannot start the sampler thread: %s",
 			   strerror(errno));
@@ -1347,6 +1359,8 @@ static void shut_down(struct daemon *d, struct conf *conf, struct webcfg *web)
 	expo_free(d->expo);
 	rdt_mon_free(d->resctrl);
 	ufreq_mon_free(d->ufreq);
+	energy_mon_free(d->energy);	/* its events close before the count */
+	d->energy = NULL;
 	d->resctrl = NULL;
 	sampler_stop(d->sampler);
 	if (pmu_release(&d->pmu) < 0)

@@ -21,6 +21,7 @@
 
 #include "api.h"
 #include "resctrl/resctrl_mon.h"
+#include "core/energy.h"
 #include "core/ufreq.h"
 #include "api_claims.h"
 #include "api_formulas.h"
@@ -165,6 +166,7 @@ static int render_page(void *arg, enum prom_fmt fmt, struct buf *b)
 		.http = src->http,
 		.resctrl = d->resctrl,
 		.ufreq = d->ufreq,
+		.energy = d->energy,
 	};
 	int r = metrics_render(b, fmt, src->p, &info);
 
@@ -336,6 +338,55 @@ static void status_generic(struct json_object *o, const struct platform *pl)
 	json_object_object_add(o, "generic", g);
 }
 
+/* "energy": where uncore_energy_joules_total comes from and each
+ * domain's last read, or why the family is absent (doc/api.md). */
+static void status_energy(struct json_object *o, struct energy_mon *m)
+{
+	struct json_object *e, *a;
+	struct energy_dom *dom;
+	int n;
+
+	if (!m)
+		return;
+	e = json_object_new_object();
+	json_object_object_add(e, "present",
+			       json_object_new_boolean(!energy_mon_absent(m)[0]));
+	json_object_object_add(e, "source",
+			       json_object_new_string(energy_mon_source(m)));
+	if (energy_mon_absent(m)[0]) {
+		json_object_object_add(e, "absent",
+			json_object_new_string(energy_mon_absent(m)));
+		json_object_object_add(o, "energy", e);
+		return;
+	}
+	json_object_object_add(e, "interval_ms",
+			       ju64(energy_mon_interval_ms(m)));
+	a = json_object_new_array();
+	dom = calloc(ENERGY_MAX_DOMS, sizeof(*dom));
+	n = dom ? energy_mon_snapshot(m, dom, ENERGY_MAX_DOMS) : 0;
+	for (int i = 0; i < n; i++) {
+		struct json_object *x = json_object_new_object();
+
+		json_object_object_add(x, "socket",
+				       json_object_new_int((int)dom[i].socket));
+		json_object_object_add(x, "domain", json_object_new_string(
+				       rapl_dom_label(dom[i].dom)));
+		if (dom[i].have) {
+			json_object_object_add(x, "joules",
+					       jnum_new(dom[i].joules));
+			json_object_object_add(x, "read_s", jnum_new(
+				(double)dom[i].read_ns / 1e9));
+		}
+		json_object_object_add(x, "unit_joules",
+				       jnum_new(dom[i].unit_j));
+		json_object_object_add(x, "read_errors", ju64(dom[i].errors));
+		json_object_array_add(a, x);
+	}
+	free(dom);
+	json_object_object_add(e, "domains", a);
+	json_object_object_add(o, "energy", e);
+}
+
 static void h_status(void *ctx, const struct http_req *req,
 		     struct http_resp *resp)
 {
@@ -359,6 +410,7 @@ static void h_status(void *ctx, const struct http_req *req,
 	json_object_object_add(o, "platform_name",
 			       json_object_new_string(d->plat->name));
 	status_generic(o, d->plat);
+	status_energy(o, d->energy);
 	json_object_object_add(o, "backend", json_object_new_string(d->backend));
 	json_object_object_add(o, "simulated",
 			       json_object_new_boolean(d->simulated));

@@ -21,6 +21,7 @@
 #include "core/fexport.h"
 #include "procstat.h"
 #include "resctrl/resctrl_mon.h"
+#include "core/energy.h"
 #include "core/ufreq.h"
 
 static const char *const nums[] = {
@@ -518,6 +519,8 @@ int metrics_render(struct buf *b, enum prom_fmt fmt, const struct program *p,
 		rdt_mon_render(&w, info->resctrl);
 	if (info->ufreq)
 		ufreq_mon_render(&w, info->ufreq);
+	if (info->energy)
+		energy_mon_render(&w, info->energy);
 	procstat_read(&ps);	/* renders whatever could be read */
 	procstat_render(&w, &ps);
 	r = prom_end(&w);

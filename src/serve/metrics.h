@@ -29,6 +29,7 @@ struct metrics_info {
 					   NULL: no uncored_http_* families */
 	struct rdt_mon *resctrl;	/* NULL: no uncore_resctrl_* families */
 	struct ufreq_mon *ufreq;	/* NULL: no uncore_clock_limit_* */
+	struct energy_mon *energy;	/* NULL: no uncore_energy_* */
 };
 
 /* Copies the newest snapshot of p into *st and, if totals/up are not

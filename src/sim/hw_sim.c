@@ -121,6 +121,7 @@
 #include <unistd.h>
 
 #include "sim/sim_internal.h"
+#include "sim/sim_rapl.h"
 
 
 /* A platform without simulator data: no registers outside the tables,
@@ -802,6 +803,11 @@ static int access_one(struct sim *s, const struct hw_addr *a, bool write,
 	unsigned half;
 	int ri, err;
 
+	/* RAPL energy status: package-scope, read-only (sim_rapl.c) */
+	if (a->space == HW_MSR && !write && a->reg <= UINT32_MAX &&
+	    srapl_msr(s->wl, a->cpu / SIM_CPUS_PER_SOCKET, (uint32_t)a->reg,
+		      sim_secs(s, now), val) == 1)
+		return 0;
 	ri = sim_find_reg(s, a, &half);
 	if (ri < 0) {
 		err = unimplemented(s, a, write);

@@ -121,6 +121,7 @@
 #include "sim/sim_kernel.h"
 #include "sim/sim_pmu.h"
 #include "sim/sim_ufreq.h"
+#include "sim/sim_rapl.h"
 #include "plat/plat_sim.h"
 
 #define SK_FORMAT_ALL (PERF_FORMAT_TOTAL_TIME_ENABLED | \
@@ -160,6 +161,8 @@ struct sk_event {
 	double lost_t;		/* its box's PCI function goes missing here
 				   (device_missing), INFINITY: never */
 	double opened_t;	/* when it was opened */
+	bool rapl;		/* an event of the power PMU (sim_rapl.h) */
+	enum rapl_dom dom;	/* its domain */
 };
 
 /* The workload's perf faults on one PMU (indexes into its faults[]). */
@@ -183,6 +186,7 @@ struct skern {
 	bool *done;		/* per workload fault: pmu_gone applied */
 	bool *back;		/* ... and its PMU back ("seconds") */
 	struct sk_pf *pf;	/* per PMU (as k->set.p): its faults */
+	int power;		/* k->set.p index of the power PMU, -1 */
 };
 
 __attribute__((format(printf, 3, 4)))
@@ -630,6 +634,14 @@ static void advance(struct skern *k, struct sk_event *e, double a, double b)
 	e->run_acc -= whole;
 	if (stuck_at(k, e, (a + b) / 2))
 		return;	/* the hardware counter no longer moves */
+	if (e->rapl) {
+		/* rapl_event_update(): the MSR's delta << (32 - hw_unit) */
+		uint64_t d = srapl_count(k->wl, e->box.socket, e->dom, b) -
+			     srapl_count(k->wl, e->box.socket, e->dom, a);
+
+		e->count += d << (32 - srapl_unit_bits(k->wl, e->dom));
+		return;
+	}
 	ev = f * wl_integral(k->wl, e->rates, a, b) + e->frac;
 	whole = floor(ev);
 	e->frac = ev - whole;
@@ -719,6 +731,37 @@ static bool any_exclude(const struct perf_event_attr *a)
 	       a->exclude_idle || a->exclude_host || a->exclude_guest;
 }
 
+/*
+ * arch/x86/events/rapl.c rapl_pmu_event_init(): no sampling, config
+ * bits 7:0 only, a CPU, an event code of a domain the machine has
+ * (2 energy-pkg, 3 energy-ram, 5 energy-psys; the cores' and the GPU's
+ * are not simulated) -> else EINVAL.
+ */
+static int power_init(struct skern *k, struct sk_event *e,
+		      const struct perf_event_attr *a, int cpu)
+{
+	static const int code_dom[6] = { -1, -1, RAPL_PKG, RAPL_DRAM, -1,
+					 RAPL_PSYS };
+
+	if (a->sample_period)
+		return hw_fail(EINVAL, "simulated kernel: power does not "
+			       "sample");
+	if (a->config & ~0xffull || a->config > 5 || code_dom[a->config] < 0 ||
+	    !srapl_has(k->wl, (enum rapl_dom)code_dom[a->config]))
+		return hw_fail(EINVAL, "simulated kernel: power has no event "
+			       "0x%llx on this machine",
+			       (unsigned long long)a->config);
+	if (spmu_box(&k->set, e->pmu, (unsigned)cpu, &e->box) < 0)
+		return hw_fail(EINVAL, "simulated kernel: CPU %d: the machine "
+			       "has %u CPUs (perf_event_alloc)", cpu,
+			       k->set.nsockets * k->set.cpus_per_socket);
+	e->rapl = true;
+	e->dom = (enum rapl_dom)code_dom[a->config];
+	e->what.role = SPMU_FREERUN;	/* takes no counter of a box */
+	e->what.unit = -1;
+	return 0;
+}
+
 /* Step 4: the driver's event_init for event e of PMU p on cpu. */
 static int event_init(struct skern *k, struct sk_event *e,
 		      const struct perf_event_attr *a, int cpu)
@@ -729,6 +772,8 @@ static int event_init(struct skern *k, struct sk_event *e,
 	if (any_exclude(a))
 		return hw_fail(EINVAL, "simulated kernel: %s takes no exclude_* "
 			       "bits (PERF_PMU_CAP_NO_EXCLUDE)", e->pmu->name);
+	if (e->pmu - k->set.p == k->power)
+		return power_init(k, e, a, cpu);
 	if (!k->set.amd && a->sample_period)
 		return hw_fail(EINVAL, "simulated kernel: %s does not sample "
 			       "(sample_period/sample_freq must be 0)",
@@ -788,7 +833,8 @@ static int join_group(struct skern *k, struct sk_event *e, int group_fd)
 /* The workload's rates for what e counts, on its box. */
 static int event_rates(struct skern *k, struct sk_event *e)
 {
-	const struct unit_type *u = k->set.plat->units[e->what.unit];
+	const struct unit_type *u = e->rapl ? NULL
+				    : k->set.plat->units[e->what.unit];
 	struct wl_match m = { .socket = e->box.socket, .unit = e->what.unit,
 			      .inst = e->box.inst,
 			      .ninst = e->pmu->inst >= 0
@@ -799,6 +845,8 @@ static int event_rates(struct skern *k, struct sk_event *e)
 	e->rates = calloc(np ? np : 1, sizeof(double));
 	if (!e->rates)
 		return hw_fail(ENOMEM, "simulated kernel: out of memory");
+	if (e->rapl)
+		return 0;	/* counts from sim_rapl.c */
 	if (e->what.role == SPMU_FIXED) {
 		for (unsigned i = 0; i < np; i++)
 			e->rates[i] = (double)hw_sim_clock_hz(k->sim,
@@ -847,6 +895,10 @@ static int new_slot(struct skern *k)
  * will.  0 or -EINVAL. */
 static int box_there(struct skern *k, struct sk_event *e, double now)
 {
+	if (e->rapl) {
+		e->lost_t = INFINITY;
+		return 0;
+	}
 	e->lost_t = box_missing_at(k, e->what.unit, e->box.socket,
 				   e->box.inst);
 	if (e->lost_t <= now)
@@ -1240,6 +1292,63 @@ static int write_procfs(struct skern *k, char *why, size_t len)
 	return put_file(path, text, why, len);
 }
 
+/*
+ * The power PMU of arch/x86/events/rapl.c where the workload gives the
+ * machine RAPL counters ("energy"): one PMU over every package, its
+ * cpumask one CPU per socket, format event = config:0-7, and for each
+ * domain events/energy-* ("event=0x02"), .unit "Joules" and .scale
+ * "2.3283064365386962890625e-10" (2^-32: the kernel counts in 2^-32 J
+ * whatever the hardware's unit), as the kernel's RAPL_EVENT_ATTR_STR()
+ * write them (perf_event_sysfs_show(): "%s\n").  Its type follows the
+ * uncore PMUs'.  0 or -ENOMEM.
+ */
+static int add_power(struct skern *k, char *why, size_t len)
+{
+	static const char *const value[RAPL_NDOM] = { "event=0x02",
+						      "event=0x03",
+						      "event=0x05" };
+	struct spmu *np, *p;
+	uint32_t type = SPMU_TYPE_BASE;
+	unsigned na = 0;
+
+	k->power = -1;
+	for (int d = 0; d < RAPL_NDOM; d++)
+		na += srapl_has(k->wl, (enum rapl_dom)d);
+	if (!na)
+		return 0;
+	for (unsigned i = 0; i < k->set.n; i++)
+		if (k->set.p[i].type >= type)
+			type = k->set.p[i].type + 1;
+	np = realloc(k->set.p, (k->set.n + 1) * sizeof(*np));
+	if (!np)
+		return fail(why, len, "out of memory"), -ENOMEM;
+	k->set.p = np;
+	p = &np[k->set.n];
+	memset(p, 0, sizeof(*p));
+	p->a = calloc(na, sizeof(*p->a));
+	if (!p->a)
+		return fail(why, len, "out of memory"), -ENOMEM;
+	k->power = (int)k->set.n++;
+	snprintf(p->name, sizeof(p->name), "power");
+	p->type = type;
+	p->inst = -1;
+	p->socket = -1;
+	p->nbox = 1;
+	p->present = true;
+	p->prog = -1;
+	p->fixed = -1;
+	p->nunits = 0;
+	p->f[0] = (struct spmu_field){ "event", "config:0-7", 0, 0xff };
+	p->nf = 1;
+	for (int d = 0; d < RAPL_NDOM; d++)
+		if (srapl_has(k->wl, (enum rapl_dom)d))
+			p->a[p->na++] = (struct spmu_alias){
+				rapl_perf_event((enum rapl_dom)d), value[d],
+				"2.3283064365386962890625e-10", "Joules",
+				true };
+	return 0;
+}
+
 int skern_open(struct skern **out, struct hw *sim, const char *dir,
 	       char *why, size_t len)
 {
@@ -1253,6 +1362,7 @@ int skern_open(struct skern **out, struct hw *sim, const char *dir,
 	k->sim = sim;
 	k->wl = hw_sim_workload(sim);
 	k->next_id = 1;
+	k->power = -1;
 	k->left = calloc(k->wl->nfaults + 1, sizeof(*k->left));
 	k->done = calloc(k->wl->nfaults + 1, sizeof(*k->done));
 	k->back = calloc(k->wl->nfaults + 1, sizeof(*k->back));
@@ -1267,6 +1377,8 @@ int skern_open(struct skern **out, struct hw *sim, const char *dir,
 	for (unsigned i = 0; r == 0 && i < k->set.n; i++)
 		if (never_probed(k, &k->set.p[i]))
 			k->set.p[i].present = false;
+	if (r == 0)
+		r = add_power(k, why, len);
 	if (r == 0 && match_faults(k) < 0)
 		r = (fail(why, len, "out of memory"), -ENOMEM);
 	if (r == 0)

@@ -36,7 +36,7 @@
 
 enum tk_kind { TK_PLATFORM, TK_COUNT, TK_HZ, TK_MMIO_BAR, TK_MMIO_DEV,
 	       TK_PHASES, TK_FAULTS, TK_PERF, TK_OFFLINE,
-	       TK_UFREQ, TK_CPUID, TK_RDT };
+	       TK_UFREQ, TK_CPUID, TK_RDT, TK_ENERGY };
 
 /*
  * A key a workload may have at the top level (doc/design.md section 3).
@@ -55,7 +55,7 @@ struct top_key {
 				   (uint64_t): in struct wl_topology */
 };
 
-#define TOP_KEYS_MAX (15 + PLAT_MAX_UNITS)
+#define TOP_KEYS_MAX (16 + PLAT_MAX_UNITS)
 
 struct pctx {
 	const char *name;		/* file name for messages */
@@ -111,6 +111,8 @@ int wlp_parse_faults(struct pctx *c, json_object *o);
 int wlp_parse_ufreq(struct pctx *c, json_object *o);
 /* The "resctrl" object (sim_wl_rdt.c); after "phases". */
 int wlp_parse_rdt(struct pctx *c, json_object *o);
+/* The "energy" object (sim_rapl.c). */
+int wlp_parse_energy(struct pctx *c, json_object *o);
 
 /* A message for a position in the text: "NAME:LINE:COL: msg"; -EINVAL. */
 __attribute__((format(printf, 5, 6)))

@@ -63,6 +63,7 @@
 #include "sim/sim_wl_parse.h"
 #include "plat/plat_mod.h"
 #include "plat/plat_sim.h"
+#include "plat/rapl.h"
 
 
 /* ---- the top-level keys ---------------------------------------------- */
@@ -137,6 +138,9 @@ static unsigned plat_top_keys(const struct platform *p, struct top_key *out)
 		out[n++] = (struct top_key){ "uncore_freq", TK_UFREQ, 0, -1,
 					     0 };
 	out[n++] = (struct top_key){ "resctrl", TK_RDT, 0, -1, 0 };
+	/* RAPL energy counters (sim_rapl.c) where uncored knows them */
+	if (rapl_facts_of(p))
+		out[n++] = (struct top_key){ "energy", TK_ENERGY, 0, -1, 0 };
 	return n;
 }
 
@@ -1324,7 +1328,7 @@ static int parse_root(struct pctx *c, json_object *root,
 		      const struct platform *want)
 {
 	json_object *phases = NULL, *faults = NULL, *perf = NULL;
-	json_object *ufreq = NULL, *rdt = NULL;
+	json_object *ufreq = NULL, *rdt = NULL, *energy = NULL;
 	char list[256];
 	int r;
 
@@ -1359,6 +1363,8 @@ static int parse_root(struct pctx *c, json_object *root,
 			ufreq = val;
 		else if (k->kind == TK_RDT)
 			rdt = val;
+		else if (k->kind == TK_ENERGY)
+			energy = val;
 		r = parse_top_value(c, k, val);
 		if (r < 0)
 			return r;
@@ -1373,7 +1379,8 @@ static int parse_root(struct pctx *c, json_object *root,
 	if ((r = parse_section(c, "phases", phases, parse_phases)) < 0 ||
 	    (r = parse_section(c, "perf", perf, parse_perf)) < 0 ||
 	    (r = parse_section(c, "uncore_freq", ufreq, wlp_parse_ufreq)) < 0 ||
-	    (r = parse_section(c, "resctrl", rdt, wlp_parse_rdt)) < 0)
+	    (r = parse_section(c, "resctrl", rdt, wlp_parse_rdt)) < 0 ||
+	    (r = parse_section(c, "energy", energy, wlp_parse_energy)) < 0)
 		return r;
 	return parse_section(c, "faults", faults, wlp_parse_faults);
 }
@@ -1528,6 +1535,7 @@ void wl_free(struct workload *w)
 	free(w->faults);
 	free(w->perf.missing);
 	free(w->perf.missing_ev);
+	free(w->energy.watts);
 	free(w->rdt.groups);
 	free(w->rdt.rates);
 	free(w->rdt.threads);

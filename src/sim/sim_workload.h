@@ -221,6 +221,22 @@ struct wl_ufreq {
 	uint64_t khz[WL_UF_NVALUES][WL_UFREQ_MAX_VALUES];
 };
 
+/*
+ * The simulated machine's RAPL energy counters (the workload's "energy"
+ * object; sim_rapl.c).  Absent: no RAPL MSRs (#GP) and no power PMU, as
+ * in a VM.  A domain is there when "watts" names it (and the platform's
+ * rapl_facts have it).  Watts are per socket ("sN/" for one), one value
+ * per phase.
+ */
+struct wl_energy {
+	bool given;
+	unsigned esu;		/* the power unit MSR's ESU (bits 12:8) */
+	bool dom[3];		/* RAPL_NDOM: domain present */
+	double *watts;		/* PLAT_MAX_SOCKETS * 3 * nphases:
+				   watts[(sock * 3 + d) * nphases + p] */
+	uint64_t initial[3];	/* the 32-bit counters' value at start */
+};
+
 struct workload {
 	char *source;		/* file name, or "(built-in)" */
 	const struct platform *plat;
@@ -237,6 +253,7 @@ struct workload {
 	struct wl_perf perf;
 	struct wl_ufreq ufreq;
 	struct wl_rdt rdt;
+	struct wl_energy energy;
 };
 
 /*

@@ -481,7 +481,31 @@ static const struct bad {
 	/* keys */
 	{ SKL "\"colour\":\"red\"," PH("") "}", "$.colour",
 	  "unknown key (skl accepts: platform, sockets, cbo_count, uclk_hz, "
-	  "mchbar, host_bridge, phases, faults, perf, uncore_freq, resctrl)" },
+	  "mchbar, host_bridge, phases, faults, perf, uncore_freq, resctrl, "
+	  "energy)" },
+	/* energy (sim_rapl.c) */
+	{ SKL "\"energy\":{\"watts\":{\"gpu\":5}}," PH("") "}",
+	  "$.energy.watts.gpu", "unknown domain (package, dram or psys)" },
+	{ SKL "\"energy\":{\"watts\":{\"package\":[1,2]}}," PH("") "}",
+	  "$.energy.watts.package", "2 values: one per phase is 1" },
+	{ SKL "\"energy\":{\"watts\":{\"package\":-1}}," PH("") "}",
+	  "$.energy.watts.package", "watts per socket, 0..100000" },
+	{ SKL "\"energy\":{\"unit\":14}," PH("") "}",
+	  "$.energy", "missing \"watts\"" },
+	{ SKL "\"energy\":{\"watts\":{\"package\":1},\"unit\":32}," PH("") "}",
+	  "$.energy.unit", "0..31" },
+	{ SKL "\"energy\":{\"watts\":{\"package\":1},\"initial\":"
+	  "{\"dram\":5}}," PH("") "}",
+	  "$.energy.initial.dram", "\"watts\" does not name dram" },
+	{ SKL "\"energy\":{\"watts\":{\"package\":1},\"initial\":"
+	  "{\"package\":4294967296}}," PH("") "}",
+	  "$.energy.initial.package", "0..4294967295" },
+	{ SKL "\"energy\":{\"watts\":{\"s0/dram\":1}}," PH("") "}",
+	  "$.energy.watts[\"s0/dram\"]", "give \"dram\" for every socket first" },
+	{ SKL "\"energy\":{\"watts\":{\"package\":1,\"s1/package\":2}},"
+	  PH("") "}", "$.energy.watts[\"s1/package\"]", "socket 1 out of range" },
+	{ SKL "\"energy\":{\"watts\":{\"package\":1},\"volts\":1}," PH("")
+	  "}", "$.energy.volts", "unknown key (\"energy\" accepts: watts" },
 	/* uncore_freq (sim_ufreq.c) */
 	{ SKL "\"uncore_freq\":{\"layout\":\"tpmi\"}," PH("") "}",
 	  "$.uncore_freq.layout", "must be \"package_die\"" },
