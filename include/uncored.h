@@ -206,6 +206,22 @@ UNCORED_API int uncored_claim(struct uncored *u, const char *events,
  * another is -EINVAL and the label stays as it was. */
 UNCORED_API int uncored_set_label(struct uncored *u, const char *label);
 /*
+ * uncored_claim() with formulas of the daemon's catalog (comma-separated
+ * names as GET /api/v1/formulas and `uncorectl formulas` list them, e.g.
+ * "PCT_RD_REQUESTS,numa_reads_addressed_to_local_dram") beside the events
+ * (events NULL or "": the formulas alone).  The daemon claims each
+ * formula's events, counted together with the events named as one
+ * group, and its readings carry each formula's value per socket
+ * (uncored_counts_formula_value()).  An unknown name is -EINVAL, a
+ * formula that cannot count on this machine or whose events can never
+ * count together -EBUSY, with uncored_error() saying which and why.
+ * The readings' events are those named, then the formulas' not already
+ * named.  (Since libuncored 0.2: LIBUNCORED_0.2.)
+ */
+UNCORED_API int uncored_claim_formulas(struct uncored *u, const char *events,
+				       const char *formulas, unsigned ttl_s,
+				       unsigned flags, char *id, size_t idlen);
+/*
  * The counts of claim id at the moment of the call, not at the daemon's
  * last tick, into a new *out (free it with uncored_counts_free()); out
  * NULL is -EINVAL.
@@ -269,6 +285,25 @@ UNCORED_API uint64_t uncored_counts_raw(const struct uncored_counts *c,
 UNCORED_API double uncored_counts_delta(const struct uncored_counts *a,
 					const struct uncored_counts *b,
 					size_t i, int socket);
+
+/*
+ * The formulas of a reading of a claim made with uncored_claim_formulas():
+ * their number (0 for a claim of events alone), formula i's name as the
+ * daemon's catalog writes it and its unit (a base unit: "ratio",
+ * "seconds", "bytes", "bytes_per_second", "hertz", "per_second", ...; ""
+ * for a count), NULL past the end; the text belongs to c.  Its value on
+ * socket over the claim's life so far (from its creation to the
+ * reading): NaN where it has none (a division by zero, nothing counted
+ * yet), for an i or a socket out of range, and for socket -1 (a formula
+ * is not summed over sockets).  (Since libuncored 0.2.)
+ */
+UNCORED_API size_t uncored_counts_nformulas(const struct uncored_counts *c);
+UNCORED_API const char *uncored_counts_formula(const struct uncored_counts *c,
+					       size_t i);
+UNCORED_API const char *uncored_counts_formula_unit(
+	const struct uncored_counts *c, size_t i);
+UNCORED_API double uncored_counts_formula_value(const struct uncored_counts *c,
+						size_t i, int socket);
 UNCORED_API void uncored_counts_free(struct uncored_counts *c);
 
 /* ---- regions ---- */

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "claims.h"
+#include "formula.h"
 #include "base/log.h"
 #include "pmu/mux.h"
 
@@ -469,6 +470,98 @@ static int build_series(const struct claims *c, struct claim *cl)
 	return cl->ser ? 0 : -ENOMEM;
 }
 
+/*
+ * Formula i of rq into cl->form[] (its catalog entry, and its events
+ * added to cl's where no event of cl is the same): refused if the name
+ * is unknown or ambiguous here, the entry cannot count here (the
+ * catalog's reason, or an event this machine lacks), its events can
+ * never count together on their own, or they would take cl past
+ * CLAIM_MAX_EVENTS.  0 or -1.
+ */
+static int add_formula(struct claims *c, const struct claim_req *rq,
+		       unsigned i, struct claim *cl, struct claims_err *e)
+{
+	const struct platform *pl = c->pmu->plat;
+	const struct topology *t = c->pmu->topo;
+	struct claim_formula *cf = &cl->form[cl->nform];
+	struct evspec fev[CLAIM_FORMULA_EVENTS];
+	int plan[CLAIM_FORMULA_EVENTS];
+	char why[300];
+	unsigned ne;
+
+	if (!(cf->f = formula_find(pl, rq->formulas[i], why, sizeof(why))))
+		return fail(e, CLAIMS_UNKNOWN_FORMULA, "formulas[%u]: %s", i,
+			    why);
+	formula_qualified(pl, cf->f, cf->name, sizeof(cf->name));
+	for (unsigned k = 0; k < cl->nform; k++)
+		if (cl->form[k].f == cf->f)
+			return fail(e, CLAIMS_BAD_REQUEST, "formulas[%u]: %s is "
+				    "listed twice (as formulas[%u])", i,
+				    cf->name, k);
+	if (cf->f->unavailable)
+		return fail(e, CLAIMS_FORMULA_UNAVAILABLE, "formulas[%u]: %s "
+			    "cannot count here: %s", i, cf->name,
+			    cf->f->unavailable);
+	ne = formula_nevents(cf->f);
+	if (ne > CLAIM_FORMULA_EVENTS)
+		return fail(e, CLAIMS_FORMULA_UNAVAILABLE, "formulas[%u]: %s "
+			    "needs %u events, more than a claim counts (%d)",
+			    i, cf->name, ne, CLAIM_FORMULA_EVENTS);
+	for (unsigned k = 0; k < ne; k++) {
+		const char *spec = cf->f->events[k].spec;
+		unsigned boxes = 0;
+
+		/* the catalog's text, not the client's: raw encodings are
+		 * the catalog's to use whatever allow_raw_events says */
+		if (sched_resolve(pl, spec, true, &fev[k], why,
+				  sizeof(why)) < 0)
+			return fail(e, CLAIMS_FORMULA_UNAVAILABLE, "formulas[%u]:"
+				    " %s cannot count here: event %s: %s", i,
+				    cf->name, spec, why);
+		for (unsigned s = 0; s < t->nsockets; s++)
+			boxes += t->sock[s].ninst[fev[k].unit];
+		if (!boxes)
+			return fail(e, CLAIMS_FORMULA_UNAVAILABLE, "formulas[%u]:"
+				    " %s cannot count here: event %s: unit %s "
+				    "has no box counted here", i, cf->name,
+				    spec, pl->units[fev[k].unit]->name);
+	}
+	if (sched_place(pl, fev, ne, NULL, plan, why, sizeof(why)) < 0)
+		return fail(e, CLAIMS_UNSCHEDULABLE, "formulas[%u]: the events "
+			    "of %s can never count together: %s", i, cf->name,
+			    why);
+	for (unsigned k = 0; k < ne; k++) {
+		unsigned j = 0;
+
+		while (j < cl->nev && !sched_same(&cl->ev[j], &fev[k]))
+			j++;
+		if (j == cl->nev) {
+			if (cl->nev == CLAIM_MAX_EVENTS)
+				return fail(e, CLAIMS_BAD_REQUEST, "formulas[%u]:"
+					    " %s takes the claim past %d "
+					    "events (its own and its formulas'"
+					    "): ask for it in a claim of its "
+					    "own", i, cf->name,
+					    CLAIM_MAX_EVENTS);
+			cl->ev[cl->nev++] = fev[k];
+		}
+		cf->ev[k] = (uint8_t)j;
+	}
+	cf->nev = ne;
+	cl->nform++;
+	return 0;
+}
+
+/* Under the lock: rq's formulas into cl.  0 or -1. */
+static int add_formulas(struct claims *c, const struct claim_req *rq,
+			struct claim *cl, struct claims_err *e)
+{
+	for (unsigned i = 0; i < rq->nform; i++)
+		if (add_formula(c, rq, i, cl, e) < 0)
+			return -1;
+	return 0;
+}
+
 /* Under the lock: the events, label and lease of a new claim from rq, and
  * the placement it would have on an idle PMU (cl->plan).  0 or -1. */
 static int make_claim(struct claims *c, const struct claim_req *rq,
@@ -496,7 +589,9 @@ static int make_claim(struct claims *c, const struct claim_req *rq,
 					    "%s)", i, cl->ev[i].name, k,
 					    cl->ev[k].name);
 	}
-	cl->nev = rq->nev;
+	cl->nev = cl->nreq = rq->nev;
+	if (add_formulas(c, rq, cl, e) < 0)
+		return -1;
 	cl->ttl_s = (unsigned)ttl;
 	snprintf(cl->label, sizeof(cl->label), "%s", rq->label ? rq->label : "");
 	cl->export = rq->export;
@@ -512,7 +607,10 @@ static int make_claim(struct claims *c, const struct claim_req *rq,
 	if (sched_place(c->pmu->plat, cl->ev, cl->nev, NULL, cl->plan, why,
 			sizeof(why)) < 0)
 		return fail(e, CLAIMS_UNSCHEDULABLE, "these events can never "
-			    "count together: %s", why);
+			    "count together%s: %s", cl->nform ? " (the events "
+			    "named and those of the formulas, one group: ask "
+			    "for the formulas in claims of their own)" : "",
+			    why);
 	return 0;
 }
 

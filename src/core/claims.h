@@ -18,10 +18,19 @@
 #include <sys/types.h>
 
 #include "base/clock.h"
+#include "plat/formula.h"
 #include "pmu/pmu.h"
 #include "pmu/sched.h"
 
-#define CLAIM_MAX_EVENTS 8
+/* Events a claim counts: those it names (at most CLAIM_REQ_EVENTS) and
+ * those of its formulas not already named. */
+#define CLAIM_MAX_EVENTS 16
+#define CLAIM_REQ_EVENTS 8
+/* Formulas a claim may ask for (each's events join the claim's). */
+#define CLAIM_MAX_FORMULAS 8
+/* Events one formula of a claim may need. */
+#define CLAIM_FORMULA_EVENTS 16
+#define CLAIM_FORMULA_NAME_MAX 96
 /*
  * A claim id is "c<n>-<tag>": n counts the claims of this table from 1,
  * and tag is CLAIM_TAG_LEN characters of [0-9a-z] drawn at random when
@@ -57,6 +66,15 @@ struct claims_cfg {
 				   not ask) */
 };
 
+/* A formula of a claim: the catalog entry, the name the client used (or
+ * its qualified one), and where each of its events is in the claim's. */
+struct claim_formula {
+	const struct formula *f;
+	char name[CLAIM_FORMULA_NAME_MAX];
+	uint8_t ev[CLAIM_FORMULA_EVENTS];	/* index into struct claim.ev */
+	unsigned nev;
+};
+
 /* One series of a claim (an event on one unit instance), as the sampler
  * last published it. */
 struct claim_series {
@@ -85,6 +103,10 @@ struct claim {
 	unsigned ttl_s;
 	struct evspec ev[CLAIM_MAX_EVENTS];
 	unsigned nev;
+	unsigned nreq;		/* ev[0..nreq) were asked for, the rest
+				   are its formulas' */
+	struct claim_formula form[CLAIM_MAX_FORMULAS];
+	unsigned nform;
 	int plan[CLAIM_MAX_EVENTS];	/* the placement found at creation */
 	uint64_t created_mono, expires_mono;	/* CLOCK_MONOTONIC ns */
 	double created_real;			/* CLOCK_REALTIME s */
@@ -109,6 +131,8 @@ enum claims_status {
 	CLAIMS_OK,
 	CLAIMS_BAD_REQUEST,	/* a value out of range */
 	CLAIMS_UNKNOWN_EVENT,
+	CLAIMS_UNKNOWN_FORMULA,	/* no formula of that name here */
+	CLAIMS_FORMULA_UNAVAILABLE,	/* in the catalog, cannot count here */
 	CLAIMS_RAW_DISABLED,	/* a raw encoding, not allowed */
 	CLAIMS_NOT_FOUND,	/* no such claim, or another uid's: the
 				   two answer alike, so ids and their
@@ -133,8 +157,11 @@ struct claims_err {
 /* A new claim as the client asked for it (strings already checked to be
  * printable text). */
 struct claim_req {
-	const char *events[CLAIM_MAX_EVENTS];
+	const char *events[CLAIM_REQ_EVENTS];
 	unsigned nev;
+	const char *formulas[CLAIM_MAX_FORMULAS];	/* catalog names
+							   (core/formula.h) */
+	unsigned nform;
 	bool have_ttl;
 	int64_t ttl_s;
 	const char *label;	/* NULL: none */

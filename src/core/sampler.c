@@ -23,6 +23,7 @@
 #include "base/log.h"
 #include "claims.h"
 #include "sampler.h"
+#include "fexport.h"
 #include "pmu/pmu_perf.h"
 
 const double tick_bounds_s[TICK_BUCKETS] = {
@@ -125,6 +126,7 @@ void program_put(struct program *p)
 	ring_free(p->samples);
 	ring_free(p->snaps);
 	derive_plan_free(p->dplan);
+	fexport_free(p->fx);
 	free(p->slot);
 	free(p->sev);
 	free(p);
@@ -604,7 +606,8 @@ bool program_same(const struct program *a, const struct program *b)
 {
 	if (a->nev != b->nev || a->ns != b->ns || a->ngroups != b->ngroups ||
 	    a->interval_ms != b->interval_ms ||
-	    ring_capacity(a->samples) != ring_capacity(b->samples))
+	    ring_capacity(a->samples) != ring_capacity(b->samples) ||
+	    !fexport_same(a->fx, b->fx))
 		return false;
 	for (unsigned i = 0; i < a->nev; i++)
 		if (strcmp(a->ev[i].name, b->ev[i].name) != 0 ||

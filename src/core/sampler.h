@@ -124,6 +124,11 @@ struct program {
 	struct ring *samples;		/* sample_words(ns) words */
 	struct ring *snaps;		/* snap_words(ns, nvals) words */
 	unsigned interval_ms;
+	struct fexport *fx;		/* the formulas exported on /metrics
+					   (fexport.h), whose events the
+					   baseline counts; NULL: none.  The
+					   program owns it (set once, before
+					   the program is shared) */
 };
 
 /* Words per sample / snapshot of a program with ns series. */

@@ -37,11 +37,12 @@
 #include "plat/plat.h"
 
 enum sect { S_NONE = -1, S_DAEMON, S_HTTP, S_CLAIMS, S_BASELINE, S_SIM,
-	    S_RESCTRL, S_COUNT };
+	    S_RESCTRL, S_FORMULAS, S_COUNT };
 
 static const char *const sect_names[S_COUNT] = {
 	[S_DAEMON] = "daemon", [S_HTTP] = "http", [S_CLAIMS] = "claims",
 	[S_BASELINE] = "baseline", [S_SIM] = "sim", [S_RESCTRL] = "resctrl",
+	[S_FORMULAS] = "formulas",
 };
 
 enum ktype {
@@ -70,7 +71,7 @@ struct key {
 };
 
 static str_check_fn check_sockpath, check_group, check_user, check_platform,
-	check_path, check_abspath, check_cgroups;
+	check_path, check_abspath, check_cgroups, check_formulas;
 
 static const char *const policy_names[] = { "reclaim", "yield", NULL };
 static const char *const backend_names[] = { "auto", "direct", "perf", NULL };
@@ -148,6 +149,11 @@ static const struct key keys[] = {
 	    check_abspath, false),
 	K_UINT(S_RESCTRL, "max_groups", resctrl_max_groups, 1, 4096, 64),
 	K_BOOL(S_RESCTRL, "simulated", resctrl_simulated, false),
+
+	/* formula names of the catalog; whether each is one of this
+	 * platform's is checked at start (uncored.c), naming the line */
+	K_STR(S_FORMULAS, "export", formulas_export, empty_default,
+	    check_formulas, true),
 };
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
 
@@ -412,6 +418,44 @@ static bool check_cgroups(const char *v, char *why, size_t n)
 		pat[l] = '\0';
 		if ((e = rdtcg_pattern_error(pat)) != NULL) {
 			snprintf(why, n, "pattern \"%s\": %s", pat, e);
+			return false;
+		}
+		p += l;
+	}
+}
+
+/* [formulas] export: formula names ([A-Za-z0-9_.-], with one '/' after a
+   box name: "ha/PCT_RD_REQUESTS") separated by commas or blanks. */
+static bool check_formulas(const char *v, char *why, size_t n)
+{
+	const char *p = v;
+	unsigned count = 0;
+
+	for (;;) {
+		size_t l;
+
+		p += strspn(p, " \t,");
+		if (!*p)
+			return true;
+		l = strcspn(p, " \t,");
+		if (l >= CONF_FORMULA_NAME_MAX) {
+			snprintf(why, n, "formula name \"%.40s...\" is longer "
+				 "than %d bytes", p, CONF_FORMULA_NAME_MAX - 1);
+			return false;
+		}
+		for (size_t i = 0; i < l; i++)
+			if (!isalnum((unsigned char)p[i]) &&
+			    !strchr("_.-/", p[i])) {
+				snprintf(why, n, "formula name \"%.*s\" has a "
+					 "'%c' (names are letters, digits, "
+					 "'_', '.', '-' and one '/'; see "
+					 "`uncorectl formulas`)", (int)l, p,
+					 p[i]);
+				return false;
+			}
+		if (++count > CONF_MAX_FORMULAS) {
+			snprintf(why, n, "more than %d formulas",
+				 CONF_MAX_FORMULAS);
 			return false;
 		}
 		p += l;
@@ -722,8 +766,8 @@ static void section_line(struct pstate *st, const char *start)
 			return;
 		}
 	fail(st, "unknown section [%.*s] (expected [daemon], [http], "
-	     "[claims], [baseline] or [sim])", (int)(len < 64 ? len : 64),
-	     start + 1);
+	     "[claims], [baseline], [sim], [resctrl] or [formulas])",
+	     (int)(len < 64 ? len : 64), start + 1);
 }
 
 static void key_line(struct pstate *st, const char *start)
@@ -807,6 +851,32 @@ static int set_str(struct pstate *st, const struct key *k, const char *v)
 	free_str(p, k->defstr);
 	*p = d;
 	return 1;
+}
+
+/* A continuation line of [formulas] export: more names, checked with
+ * those before (a long list is written over several lines). */
+static int formulas_more(struct pstate *st, const struct key *k,
+			 const char *v)
+{
+	char **p = field(st->c, k), *joined, why[256];
+	/* inih 55 leaves inline comments on continuation lines */
+	int vl = (int)(find_chars(v, "") - v);
+	size_t n = strlen(*p) + (size_t)vl + 3;
+	int r;
+
+	while (vl && (v[vl - 1] == ' ' || v[vl - 1] == '\t'))
+		vl--;
+
+	if (!(joined = malloc(n)))
+		return fail(st, "out of memory");
+	snprintf(joined, n, "%s, %.*s", *p, vl, v);
+	if (!check_formulas(joined, why, sizeof(why))) {
+		free(joined);
+		return fail(st, "%s: %s", k->name, why);
+	}
+	r = set_str(st, k, joined);
+	free(joined);
+	return r;
 }
 
 static int listen_value(struct pstate *st, const char *v)
@@ -1015,6 +1085,8 @@ static int handler(void *user, const char *section, const char *name,
 			return baseline_events(st, st->last_bl, value,
 					       (size_t)(find_chars(value, "") -
 							value));
+		if (st->last_key && st->last_key->sect == S_FORMULAS)
+			return formulas_more(st, st->last_key, value);
 		return fail(st, "this indented line continues the value of "
 			    "%s, which takes a single value (remove the "
 			    "indentation%s)", name,
@@ -1045,6 +1117,8 @@ static int handler(void *user, const char *section, const char *name,
 			    name, st->key_line[idx]);
 	if (!st->key_line[idx])
 		st->key_line[idx] = st->lineno;
+	if (k->sect == S_FORMULAS)
+		st->c->formulas_export_line = st->lineno;
 	st->last_key = k;
 	return set_value(st, k, value);
 }

@@ -123,7 +123,15 @@ struct conf {
 	bool resctrl_simulated;         /* path is a simulated (plain) tree:
 					   written without the statfs check
 					   (resctrl_priv.h); default no */
+	/* [formulas] (doc/formulas.md) */
+	char *formulas_export;          /* formula names, blank/comma
+					   separated; "" (default): none */
+	unsigned formulas_export_line;  /* its line, for errors at start */
 };
+
+/* [formulas] export: at most this many names, each shorter than this. */
+#define CONF_MAX_FORMULAS 32
+#define CONF_FORMULA_NAME_MAX 96
 
 /*
  * Fills *c with the built-in defaults.  Allocates nothing: the strings

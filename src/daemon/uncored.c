@@ -42,6 +42,7 @@
 #include "backend.h"
 #include "build-info.h"
 #include "core/claims.h"
+#include "core/fexport.h"
 #include "cli.h"
 #include "conf.h"
 #include "core/daemon.h"
@@ -293,18 +294,35 @@ static struct program *build_program(struct daemon *d, const struct conf *c,
 {
 	struct evspec ev[SAMPLER_MAX_EVENTS];
 	struct program *p;
+	struct fexport *fx = NULL;
 	unsigned max, ndef;
+	char where[PATH_MAX + 16];
 	int n = resolve_baseline(d->plat, c, ev, SAMPLER_MAX_EVENTS, &ndef,
 				 why, len);
 
 	if (n < 0)
 		return NULL;
 	n = drop_unchosen(d, ev, (unsigned)n, ndef);
+	/* the exported formulas' events join the baseline after its own,
+	 * those it counts already shared (doc/formulas.md) */
+	snprintf(where, sizeof(where), "%s:%u", c->path ? c->path : "config",
+		 c->formulas_export_line);
+	if (fexport_new(d->plat, &d->topo, c->formulas_export, where, &fx, why,
+			len) < 0)
+		return NULL;
+	if ((n = fexport_add_events(fx, ev, (unsigned)n, SAMPLER_MAX_EVENTS,
+				    why, len)) < 0) {
+		fexport_free(fx);
+		return NULL;
+	}
 	n = drop_unreachable(d, ev, (unsigned)n);
 	p = program_new(&d->topo, &d->pmu, ev, (unsigned)n, c->ring_capacity,
 			c->interval_ms, why, len);
-	if (!p)
+	if (!p) {
+		fexport_free(fx);
 		return NULL;
+	}
+	p->fx = fx;
 	max = program_max_interval_ms(p);
 	if (c->interval_ms > max) {
 		snprintf(why, len, "interval_ms %u is longer than half the "

@@ -111,6 +111,11 @@ uint64_t lib_mono_ns(void);
 /* uncored_claim() with u->lock held.  0 or -errno. */
 int lib_claim_locked(struct uncored *u, const char *events, unsigned ttl_s,
 		     unsigned flags, char *id, size_t idlen);
+/* lib_claim_locked() with formulas too (uncored_claim_formulas()):
+ * either list may be NULL, not both. */
+int lib_claim_f_locked(struct uncored *u, const char *events,
+		       const char *formulas, unsigned ttl_s, unsigned flags,
+		       char *id, size_t idlen);
 /* Is the environment variable name set to something other than "" or
  * "0"? */
 bool lib_env_on(const char *name);

@@ -122,6 +122,23 @@ int lib_counts_copy(struct lproto_counts *b, const struct lproto_counts *a)
 		memcpy(b->ev[i].count, a->ev[i].count,
 		       a->nsockets * sizeof(*b->ev[i].count));
 	}
+	if (a->nform && !(b->form = calloc(a->nform, sizeof(*b->form)))) {
+		lproto_counts_clear(b);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < a->nform; i++) {
+		b->nform = i + 1;
+		b->form[i].window_s = a->form[i].window_s;
+		if (!(b->form[i].name = strdup(a->form[i].name)) ||
+		    !(b->form[i].unit = strdup(a->form[i].unit)) ||
+		    !(b->form[i].value = malloc((a->nsockets ? a->nsockets : 1)
+						* sizeof(double)))) {
+			lproto_counts_clear(b);
+			return -ENOMEM;
+		}
+		memcpy(b->form[i].value, a->form[i].value,
+		       a->nsockets * sizeof(double));
+	}
 	return 0;
 }
 
@@ -720,38 +737,68 @@ static void stop_renewer(struct uncored *u)
 	u->renewing = false;
 }
 
-/* The POST body of a claim: events split at commas, or NULL (u->err
- * says why); end: asks the daemon to end it when this process ends. */
-static char *claim_body(struct uncored *u, const char *events, unsigned ttl_s,
-			unsigned flags, bool end, unsigned *nev, int *rc)
+/* The names of list (split at commas, blanks trimmed) into arr; their
+ * number, or -EINVAL past max (u->err says so), or -ENOMEM. */
+static int split_names(struct uncored *u, const char *list, unsigned max,
+		       const char *what, struct json_object *arr)
 {
-	struct json_object *o = json_object_new_object();
-	struct json_object *evs = json_object_new_array();
-	char *copy = strdup(events), *save = NULL, *body = NULL;
-	unsigned n = 0;
+	char *copy = strdup(list ? list : ""), *save = NULL;
+	int n = 0;
 
-	*rc = -ENOMEM;
-	if (!o || !evs || !copy)
-		goto out;
+	if (!copy)
+		return -ENOMEM;
 	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		t += strspn(t, " \t");
 		for (size_t l = strlen(t); l && (t[l - 1] == ' ' || t[l - 1] == '\t');)
 			t[--l] = '\0';
 		if (!*t)
 			continue;
-		if (++n > MAX_CLAIM_EVENTS) {
-			*rc = lib_fail(u, -EINVAL, "more than %d events",
-				       MAX_CLAIM_EVENTS);
-			goto out;
+		if ((unsigned)++n > max) {
+			free(copy);
+			return lib_fail(u, -EINVAL, "more than %u %s", max, what);
 		}
-		json_object_array_add(evs, json_object_new_string(t));
+		json_object_array_add(arr, json_object_new_string(t));
 	}
-	if (!n) {
-		*rc = lib_fail(u, -EINVAL, "no event named in \"%.60s\"", events);
+	free(copy);
+	return n;
+}
+
+/* The POST body of a claim: events and formulas split at commas, or NULL
+ * (u->err says why); end: asks the daemon to end it when this process
+ * ends. */
+static char *claim_body(struct uncored *u, const char *events,
+			const char *formulas, unsigned ttl_s, unsigned flags,
+			bool end, unsigned *nev, int *rc)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *evs = json_object_new_array();
+	struct json_object *fs = json_object_new_array();
+	char *body = NULL;
+	int n = 0, nf = 0;
+
+	*rc = -ENOMEM;
+	if (!o || !evs || !fs)
+		goto out;
+	if ((n = split_names(u, events, MAX_CLAIM_EVENTS, "events", evs)) < 0 ||
+	    (formulas && (nf = split_names(u, formulas, MAX_CLAIM_EVENTS,
+					   "formulas", fs)) < 0)) {
+		*rc = n < 0 ? n : nf;
 		goto out;
 	}
-	json_object_object_add(o, "events", evs);
-	evs = NULL;
+	if (!n && !nf) {
+		*rc = lib_fail(u, -EINVAL, "no event named in \"%.60s\"%s",
+			       events ? events : "", formulas ? " and no formula"
+			       : "");
+		goto out;
+	}
+	if (n) {
+		json_object_object_add(o, "events", evs);
+		evs = NULL;
+	}
+	if (nf) {
+		json_object_object_add(o, "formulas", fs);
+		fs = NULL;
+	}
 	if (ttl_s)
 		json_object_object_add(o, "ttl_s", json_object_new_int64(ttl_s));
 	json_object_object_add(o, "label", json_object_new_string(u->label));
@@ -764,11 +811,11 @@ static char *claim_body(struct uncored *u, const char *events, unsigned ttl_s,
 				       json_object_new_boolean(true));
 	body = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
 	*rc = body ? 0 : -ENOMEM;
-	*nev = n;
+	*nev = (unsigned)n;
 out:
 	json_object_put(evs);
+	json_object_put(fs);
 	json_object_put(o);
-	free(copy);
 	if (*rc == -ENOMEM)
 		lib_fail(u, -ENOMEM, "out of memory");
 	return body;
@@ -790,15 +837,22 @@ static unsigned granted_ttl(const char *body, unsigned asked)
 int lib_claim_locked(struct uncored *u, const char *events, unsigned ttl_s,
 		     unsigned flags, char *id, size_t idlen)
 {
+	return lib_claim_f_locked(u, events, NULL, ttl_s, flags, id, idlen);
+}
+
+int lib_claim_f_locked(struct uncored *u, const char *events,
+		       const char *formulas, unsigned ttl_s, unsigned flags,
+		       char *id, size_t idlen)
+{
 	struct lproto_resp r;
 	char got[LIB_ID_MAX], why[128], *names = NULL;
 	char *body;
 	unsigned nev = 0, n = 1;
 	int rc;
 
-	if (!events || !id || idlen < 2)
-		return lib_fail(u, -EINVAL, "uncored_claim: events and an id "
-				"buffer are required");
+	if ((!events && !formulas) || !id || idlen < 2)
+		return lib_fail(u, -EINVAL, "uncored_claim: events (or formulas)"
+				" and an id buffer are required");
 	if (flags & ~(UNCORED_PINNED | UNCORED_EXPORT | UNCORED_KEEP))
 		return lib_fail(u, -EINVAL, "uncored_claim: unknown flags 0x%x",
 				flags & ~(UNCORED_PINNED | UNCORED_EXPORT |
@@ -807,7 +861,7 @@ int lib_claim_locked(struct uncored *u, const char *events, unsigned ttl_s,
 	 * ends the claim when it finds the process gone.  A daemon older
 	 * than that member refuses it (400, naming it): asked again
 	 * without, the claim then ends at exit or at its lease. */
-	if (!(body = claim_body(u, events, ttl_s, flags,
+	if (!(body = claim_body(u, events, formulas, ttl_s, flags,
 				!(flags & UNCORED_KEEP), &nev, &rc)))
 		return rc;
 	rc = request(u, "POST", "/api/v1/claims", body, &r);
@@ -815,8 +869,8 @@ int lib_claim_locked(struct uncored *u, const char *events, unsigned ttl_s,
 	if (rc == -EINVAL && !(flags & UNCORED_KEEP) &&
 	    strstr(u->err, "end_with_process")) {
 		free(r.body);
-		if (!(body = claim_body(u, events, ttl_s, flags, false, &nev,
-					&rc)))
+		if (!(body = claim_body(u, events, formulas, ttl_s, flags,
+					false, &nev, &rc)))
 			return rc;
 		rc = request(u, "POST", "/api/v1/claims", body, &r);
 		free(body);
@@ -828,7 +882,8 @@ int lib_claim_locked(struct uncored *u, const char *events, unsigned ttl_s,
 			      "answer holds no claim id or events");
 	for (const char *p = names; rc == 0 && *p; p++)
 		n += *p == '\n';
-	if (rc == 0 && n != nev)
+	/* the formulas' events follow those asked for */
+	if (rc == 0 && (formulas ? n < nev : n != nev))
 		rc = lib_fail(u, -EPROTO, "uncored created claim %s with %u "
 			      "events for the %u asked for (it is made; release "
 			      "it)", got, n, nev);
@@ -837,7 +892,8 @@ int lib_claim_locked(struct uncored *u, const char *events, unsigned ttl_s,
 			      "bytes (it is made; release it)", got, idlen);
 	if (rc == 0) {
 		snprintf(id, idlen, "%s", got);
-		rc = remember_id(u, got, events, names,
+		rc = remember_id(u, got, events && *events ? events
+				 : formulas, names,
 				 granted_ttl(r.body, ttl_s),
 				 flags & UNCORED_KEEP);
 		names = NULL;
@@ -857,6 +913,25 @@ UNCORED_API int uncored_claim(struct uncored *u, const char *events,
 		return no_conn("uncored_claim");
 	lib_lock(u);
 	rc = lib_claim_locked(u, events, ttl_s, flags, id, idlen);
+	lib_unlock(u);
+	return rc;
+}
+
+UNCORED_API int uncored_claim_formulas(struct uncored *u, const char *events,
+				       const char *formulas, unsigned ttl_s,
+				       unsigned flags, char *id, size_t idlen)
+{
+	int rc;
+
+	if (!u)
+		return no_conn("uncored_claim_formulas");
+	lib_lock(u);
+	if (!formulas || !*formulas)
+		rc = lib_fail(u, -EINVAL, "uncored_claim_formulas: no formula "
+			      "named (uncored_claim() claims events alone)");
+	else
+		rc = lib_claim_f_locked(u, events, formulas, ttl_s, flags, id,
+					idlen);
 	lib_unlock(u);
 	return rc;
 }
@@ -1103,6 +1178,32 @@ UNCORED_API double uncored_counts_value(const struct uncored_counts *c,
 		if (socket < 0 || (unsigned)socket == s)
 			sum += (double)e->count[s];
 	return sum * (double)e->enabled_ns / (double)e->running_ns;
+}
+
+UNCORED_API size_t uncored_counts_nformulas(const struct uncored_counts *c)
+{
+	return c ? c->c.nform : 0;
+}
+
+UNCORED_API const char *uncored_counts_formula(const struct uncored_counts *c,
+					       size_t i)
+{
+	return c && i < c->c.nform ? c->c.form[i].name : NULL;
+}
+
+UNCORED_API const char *uncored_counts_formula_unit(
+	const struct uncored_counts *c, size_t i)
+{
+	return c && i < c->c.nform ? c->c.form[i].unit : NULL;
+}
+
+UNCORED_API double uncored_counts_formula_value(const struct uncored_counts *c,
+						size_t i, int socket)
+{
+	if (!c || i >= c->c.nform || socket < 0 ||
+	    (unsigned)socket >= c->c.nsockets)
+		return NAN;
+	return c->c.form[i].value[socket];
 }
 
 UNCORED_API uint64_t uncored_counts_enabled_ns(const struct uncored_counts *c,

@@ -450,6 +450,12 @@ void lproto_counts_clear(struct lproto_counts *c)
 		free(c->ev[i].family);
 	}
 	free(c->ev);
+	for (size_t i = 0; c->form && i < c->nform; i++) {
+		free(c->form[i].name);
+		free(c->form[i].unit);
+		free(c->form[i].value);
+	}
+	free(c->form);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -528,6 +534,48 @@ static int one_event(struct json_object *eo, struct lproto_event *e,
 	return one_derived(eo, e, why, whylen);
 }
 
+/*
+ * Formula fo into f, with nsockets sockets: {"name", "unit", "window_s",
+ * "sockets": [{"socket": S, "value": V or null}, ...]}, or -EPROTO.
+ */
+static int one_formula(struct json_object *fo, struct lproto_formula *f,
+		       unsigned nsockets, char *why, size_t whylen)
+{
+	struct json_object *name = jget(fo, "name"), *unit = jget(fo, "unit");
+	struct json_object *socks = jget(fo, "sockets"), *w = jget(fo, "window_s");
+
+	if (!json_object_is_type(name, json_type_string) ||
+	    !json_object_is_type(unit, json_type_string) ||
+	    !json_object_is_type(socks, json_type_array)) {
+		snprintf(why, whylen, "a formula without its name, unit or "
+			 "sockets");
+		return -EPROTO;
+	}
+	if (!(f->name = strdup(json_object_get_string(name))) ||
+	    !(f->unit = strdup(json_object_get_string(unit))) ||
+	    !(f->value = malloc((nsockets ? nsockets : 1) * sizeof(double))))
+		return -ENOMEM;
+	f->window_s = w ? json_object_get_double(w) : NAN;
+	for (unsigned s = 0; s < nsockets; s++)
+		f->value[s] = NAN;
+	for (size_t k = 0; k < json_object_array_length(socks); k++) {
+		struct json_object *so = json_object_array_get_idx(socks, k);
+		struct json_object *sk = jget(so, "socket"), *v = jget(so, "value");
+		int64_t s = json_object_is_type(sk, json_type_int)
+			    ? json_object_get_int64(sk) : -1;
+
+		if (s < 0 || s >= (int64_t)nsockets) {
+			snprintf(why, whylen, "formula %s: a socket out of "
+				 "range", f->name);
+			return -EPROTO;
+		}
+		if (json_object_is_type(v, json_type_double) ||
+		    json_object_is_type(v, json_type_int))
+			f->value[s] = json_object_get_double(v);
+	}
+	return 0;
+}
+
 int lproto_counts(const char *body, size_t len, struct lproto_counts *c,
 		  char *why, size_t whylen)
 {
@@ -548,6 +596,17 @@ int lproto_counts(const char *body, size_t len, struct lproto_counts *c,
 		c->nev = i + 1;
 		rc = one_event(json_object_array_get_idx(evs, i), &c->ev[i],
 			       &c->nsockets, why, whylen);
+	}
+	evs = jget(o, "formulas");
+	if (rc == 0 && json_object_is_type(evs, json_type_array) &&
+	    (n = json_object_array_length(evs)) > 0) {
+		if (n > MAX_EVENTS || !(c->form = calloc(n, sizeof(*c->form))))
+			rc = n > MAX_EVENTS ? -EPROTO : -ENOMEM;
+		for (size_t i = 0; rc == 0 && i < n; i++) {
+			c->nform = i + 1;
+			rc = one_formula(json_object_array_get_idx(evs, i),
+					 &c->form[i], c->nsockets, why, whylen);
+		}
 	}
 	json_object_put(o);
 	if (rc < 0)

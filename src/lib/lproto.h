@@ -58,10 +58,19 @@ struct lproto_event {
 	double scale;
 };
 
+/* One formula of a reading (the claim answers' "formulas"). */
+struct lproto_formula {
+	char *name, *unit;
+	double window_s;	/* the counting window it is computed over */
+	double *value;		/* per socket; NAN: no value */
+};
+
 struct lproto_counts {
 	size_t nev;
 	unsigned nsockets;
 	struct lproto_event *ev;
+	size_t nform;		/* 0: none (or a daemon without formulas) */
+	struct lproto_formula *form;
 };
 
 /* The read-now answer body into c (lproto_counts_clear() frees it).

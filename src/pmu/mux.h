@@ -112,8 +112,9 @@ struct mux_spec {
 					   one's for good, mux_start_now()'s */
 };
 
-/* Events of a group a snapshot holds (a claim's: at most 8). */
-#define MUX_SNAP_MAX_EVENTS 8
+/* Events of a group a snapshot holds (a claim's: at most 16, its own
+ * and its formulas', CLAIM_MAX_EVENTS). */
+#define MUX_SNAP_MAX_EVENTS 16
 
 /* A claim's group in a snapshot, as the last tick left it. */
 struct mux_snap_grp {

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 
 #include "api_claims.h"
 #include "core/derive.h"
+#include "core/formula.h"
 #include "base/jnum.h"
 #include "base/jtext.h"
 
@@ -55,6 +57,8 @@ static void refused(struct claims_reply *r, const struct claims_err *e)
 		[CLAIMS_OK] = { 500, "internal" },
 		[CLAIMS_BAD_REQUEST] = { 400, "bad_request" },
 		[CLAIMS_UNKNOWN_EVENT] = { 400, "unknown_event" },
+		[CLAIMS_UNKNOWN_FORMULA] = { 400, "unknown_formula" },
+		[CLAIMS_FORMULA_UNAVAILABLE] = { 409, "formula_unavailable" },
 		[CLAIMS_RAW_DISABLED] = { 403, "raw_events_disabled" },
 		[CLAIMS_NOT_FOUND] = { 404, "not_found" },
 		[CLAIMS_INTERVAL] = { 409, "interval_too_long" },
@@ -384,6 +388,89 @@ static uint64_t event_running_ns(const struct pmu *pmu, const struct claim *cl,
 	return cl->running_ns;
 }
 
+/*
+ * The formulas of cl (a copy) over its counting window, the time it has
+ * been enabled since its creation (T): per socket, each formula event's
+ * count summed over the socket's boxes (or its first box's: scope
+ * first_box), scaled as the events' "scaled" are (count x enabled /
+ * running: a claim multiplexed out part of the time is estimated over
+ * all of T), and the number of boxes it counted on.  A value that does
+ * not exist (an event not run yet, a division by zero) is null.
+ */
+static struct json_object *formulas_json(const struct pmu *pmu,
+					 const struct claim *cl)
+{
+	struct json_object *arr = json_object_new_array();
+	double T = (double)cl->enabled_ns / 1e9;
+
+	for (unsigned i = 0; i < cl->nform; i++) {
+		const struct claim_formula *cf = &cl->form[i];
+		struct json_object *fo = json_object_new_object();
+		struct json_object *socks = json_object_new_array();
+		struct fexpr *x = NULL;
+		char why[200];
+
+		if (fexpr_compile(cf->f->expr, cf->nev, &x, why,
+				  sizeof(why)) < 0)
+			x = NULL;	/* generated and checked: never */
+		json_object_object_add(fo, "name", json_object_new_string(cf->name));
+		json_object_object_add(fo, "unit", json_object_new_string(cf->f->unit));
+		json_object_object_add(fo, "source",
+				       json_object_new_string(cf->f->source));
+		json_object_object_add(fo, "window_s", jnum_new(T));
+		for (unsigned s = 0; s < pmu->topo->nsockets; s++) {
+			struct json_object *so = json_object_new_object();
+			double ev[CLAIM_FORMULA_EVENTS], boxes[CLAIM_FORMULA_EVENTS];
+			double v = NAN;
+
+			bool ran = true;
+
+			for (unsigned k = 0; k < cf->nev; k++) {
+				bool first = cf->f->events[k].scope ==
+					     FORMULA_FIRST_BOX;
+				unsigned e = cf->ev[k];
+				const struct unit_type *u =
+					pmu->plat->units[cl->ev[e].unit];
+				uint64_t err, run = event_running_ns(pmu, cl, e,
+								     &err);
+				int lo = -1;
+
+				ev[k] = boxes[k] = 0;
+				for (unsigned j = 0; j < cl->ns; j++) {
+					const struct claim_series *sr = &cl->ser[j];
+
+					if (sr->ev != cf->ev[k] || sr->socket != s)
+						continue;
+					boxes[k]++;
+					if (!first)
+						ev[k] += (double)sr->raw;
+					else if (lo < 0 || sr->inst < lo) {
+						lo = sr->inst;
+						ev[k] = (double)sr->raw;
+					}
+				}
+				if (u->kind != UNIT_FREERUN) {
+					if (run)
+						ev[k] *= (double)cl->enabled_ns /
+							 (double)run;
+					else
+						ran = false;
+				}
+			}
+			if (x && ran)
+				v = fexpr_eval(x, ev, boxes, T);
+			json_object_object_add(so, "socket", json_object_new_int((int)s));
+			json_object_object_add(so, "value",
+					       isfinite(v) ? jnum_new(v) : NULL);
+			json_object_array_add(socks, so);
+		}
+		fexpr_free(x);
+		json_object_object_add(fo, "sockets", socks);
+		json_object_array_add(arr, fo);
+	}
+	return arr;
+}
+
 /* A claim (a copy from the table) as JSON; state NULL: from the claim. */
 static struct json_object *claim_json(const struct pmu *pmu,
 				      const struct claim *cl, const char *state)
@@ -479,6 +566,7 @@ static struct json_object *claim_json(const struct pmu *pmu,
 		json_object_array_add(evs, eo);
 	}
 	json_object_object_add(o, "events", evs);
+	json_object_object_add(o, "formulas", formulas_json(pmu, cl));
 	return o;
 }
 
@@ -517,39 +605,88 @@ static int known_keys(struct json_object *o, const char *const *keys,
 	return 0;
 }
 
+/* The n items of array arr (member key) into out[] (strings arr owns):
+ * each a string of printable text; -1 after a 400 naming key[i]. */
+static int string_items(struct json_object *arr, const char *key, size_t n,
+			const char **out, struct claims_reply *r)
+{
+	char why[256];
+	const char *bad;
+
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *v = json_object_array_get_idx(arr, i);
+
+		if (!json_object_is_type(v, json_type_string)) {
+			fail(r, 400, "bad_request", "%s[%zu] must be a string",
+			     key, i);
+			return -1;
+		}
+		if ((bad = text_problem(json_object_get_string(v),
+					(size_t)json_object_get_string_len(v),
+					why, sizeof(why)))) {
+			fail(r, 400, "bad_request", "%s[%zu] contains %s", key,
+			     i, bad);
+			return -1;
+		}
+		out[i] = json_object_get_string(v);
+	}
+	return 0;
+}
+
 /* The "events" array of o into rq (strings o owns); -1 after a 400. */
 static int parse_events(struct json_object *o, struct claim_req *rq,
 			struct claims_reply *r)
 {
 	struct json_object *evs;
-	char why[256];
-	const char *bad;
 	size_t n;
 
-	if (!json_object_object_get_ex(o, "events", &evs) ||
-	    !json_object_is_type(evs, json_type_array) ||
-	    (n = json_object_array_length(evs)) < 1 || n > CLAIM_MAX_EVENTS) {
+	if (!json_object_object_get_ex(o, "events", &evs)) {
+		if (json_object_object_get_ex(o, "formulas", NULL))
+			return 0;	/* formulas instead of events */
 		fail(r, 400, "bad_request", "events must be an array of 1 to %d "
-		     "event names", CLAIM_MAX_EVENTS);
+		     "event names (or formulas one of 1 to %d formula names)",
+		     CLAIM_REQ_EVENTS, CLAIM_MAX_FORMULAS);
 		return -1;
 	}
-	for (size_t i = 0; i < n; i++) {
-		struct json_object *ev = json_object_array_get_idx(evs, i);
-
-		if (!json_object_is_type(ev, json_type_string)) {
-			fail(r, 400, "bad_request", "events[%zu] must be a string", i);
-			return -1;
-		}
-		if ((bad = text_problem(json_object_get_string(ev),
-					(size_t)json_object_get_string_len(ev),
-					why, sizeof(why)))) {
-			fail(r, 400, "bad_request", "events[%zu] contains %s", i,
-			     bad);
-			return -1;
-		}
-		rq->events[i] = json_object_get_string(ev);
+	if (!json_object_is_type(evs, json_type_array) ||
+	    (n = json_object_array_length(evs)) < 1 || n > CLAIM_REQ_EVENTS) {
+		fail(r, 400, "bad_request", "events must be an array of 1 to %d "
+		     "event names", CLAIM_REQ_EVENTS);
+		return -1;
 	}
+	if (string_items(evs, "events", n, rq->events, r) < 0)
+		return -1;
 	rq->nev = (unsigned)n;
+	return 0;
+}
+
+/* The optional "formulas" array of o into rq (strings o owns); -1 after a
+ * 400. */
+static int parse_formulas(struct json_object *o, struct claim_req *rq,
+			  struct claims_reply *r)
+{
+	struct json_object *fs;
+	size_t n;
+
+	if (!json_object_object_get_ex(o, "formulas", &fs))
+		return 0;
+	if (!json_object_is_type(fs, json_type_array) ||
+	    (n = json_object_array_length(fs)) < 1 || n > CLAIM_MAX_FORMULAS) {
+		fail(r, 400, "bad_request", "formulas must be an array of 1 to "
+		     "%d formula names (GET /api/v1/formulas lists them)",
+		     CLAIM_MAX_FORMULAS);
+		return -1;
+	}
+	if (string_items(fs, "formulas", n, rq->formulas, r) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (strlen(rq->formulas[i]) >= CLAIM_FORMULA_NAME_MAX) {
+			fail(r, 400, "unknown_formula", "formulas[%zu] is longer "
+			     "than any formula name (%d bytes)", i,
+			     CLAIM_FORMULA_NAME_MAX - 1);
+			return -1;
+		}
+	rq->nform = (unsigned)n;
 	return 0;
 }
 
@@ -617,8 +754,9 @@ static struct json_object *plan_json(const struct pmu *pmu,
 void api_claims_create(struct claims *c, uid_t uid, pid_t pid,
 		       const char *body, size_t len, struct claims_reply *r)
 {
-	static const char *const keys[] = { "events", "ttl_s", "label", "export",
-					    "pinned", "end_with_process" };
+	static const char *const keys[] = { "events", "formulas", "ttl_s",
+					    "label", "export", "pinned",
+					    "end_with_process" };
 	struct json_object *o = parse_body(body, len, r), *v;
 	struct claim_req rq = { 0 };
 	struct claims_err e;
@@ -627,9 +765,10 @@ void api_claims_create(struct claims *c, uid_t uid, pid_t pid,
 
 	if (!o)
 		return;
-	if (known_keys(o, keys, sizeof(keys) / sizeof(keys[0]), "events, ttl_s, "
-		       "label, export, pinned, end_with_process", r) < 0 ||
-	    parse_events(o, &rq, r) < 0)
+	if (known_keys(o, keys, sizeof(keys) / sizeof(keys[0]), "events, "
+		       "formulas, ttl_s, label, export, pinned, "
+		       "end_with_process", r) < 0 ||
+	    parse_events(o, &rq, r) < 0 || parse_formulas(o, &rq, r) < 0)
 		goto out;
 	if (json_object_object_get_ex(o, "ttl_s", &v)) {
 		if (parse_ttl(v, body, len, claims_cfg(c).max_ttl_s, &rq.ttl_s,
@@ -741,13 +880,17 @@ static struct json_object *event_now_json(const struct pmu *pmu,
 	for (unsigned s = 0; s < pmu->topo->nsockets; s++) {
 		struct json_object *so = json_object_new_object();
 		uint64_t raw = 0, est = 0;
+		unsigned boxes = 0;
 
 		for (unsigned k = 0; k < cl->ns; k++)
 			if (cl->ser[k].ev == e && cl->ser[k].socket == s) {
 				raw += cl->ser[k].raw;
 				est += cl->ser[k].est;
+				boxes++;
 			}
 		json_object_object_add(so, "socket", json_object_new_int((int)s));
+		/* the boxes counted (a formula's #N) */
+		json_object_object_add(so, "boxes", json_object_new_int((int)boxes));
 		json_object_object_add(so, "count", json_object_new_uint64(raw));
 		json_object_object_add(so, "scaled", run ? json_object_new_double(
 			(double)raw * (double)cl->enabled_ns / (double)run) : NULL);
@@ -791,6 +934,7 @@ void api_claims_now(struct claims *c, const char *id, uid_t uid,
 	for (unsigned e2 = 0; e2 < cl.nev; e2++)
 		json_object_array_add(evs, event_now_json(pmu, &cl, e2));
 	json_object_object_add(o, "events", evs);
+	json_object_object_add(o, "formulas", formulas_json(pmu, &cl));
 	claim_clear(&cl);
 	r->status = 200;
 	r->body = o;

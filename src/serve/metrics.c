@@ -18,6 +18,7 @@
 
 #include "base/log.h"
 #include "metrics.h"
+#include "core/fexport.h"
 #include "procstat.h"
 #include "resctrl/resctrl_mon.h"
 #include "core/energy.h"
@@ -424,6 +425,64 @@ static void http_families(struct prom *w, const struct http_stats *h)
 	prom_sample_u64(w, NULL, NULL, h->auth_pending);
 }
 
+/*
+ * The formulas of [formulas] export, one gauge family each, over the
+ * newest sample's interval: per socket, or per box (labels socket and
+ * box) for a box chapter's formula of one unit (doc/formulas.md).  A value without a value (NaN)
+ * is left out, and a family with none.
+ */
+static void formula_families(struct prom *w, const struct program *p)
+{
+	const struct fexport *fx = p->fx;
+	uint64_t *sample;
+	double *val, *box;
+
+	if (!fx || !fx->n)
+		return;
+	sample = calloc(sample_words(p->ns), sizeof(*sample));
+	val = calloc(p->topo->nsockets, sizeof(*val));
+	box = calloc((size_t)p->topo->nsockets * PLAT_MAX_INST, sizeof(*box));
+	if (!sample || !val || !box || !ring_latest(p->samples, sample)) {
+		free(sample);
+		free(val);
+		free(box);
+		return;
+	}
+	for (unsigned i = 0; i < fx->n; i++) {
+		const struct fexport_item *it = &fx->it[i];
+		bool any = false, per_box = it->unit_of_boxes >= 0;
+
+		fexport_values(fx, i, p, sample, val, box);
+		for (unsigned s = 0; s < p->topo->nsockets; s++)
+			any |= isfinite(val[s]);
+		if (!any)
+			continue;
+		prom_family(w, it->family, PROM_GAUGE, it->unit, it->help);
+		for (unsigned s = 0; s < p->topo->nsockets; s++) {
+			char bb[12];
+			const char *l[] = { "socket", metrics_num(s), "box", bb,
+					    NULL };
+
+			if (!per_box && isfinite(val[s])) {
+				l[2] = NULL;
+				prom_sample_f64(w, NULL, l, val[s]);
+				l[2] = "box";
+			}
+			for (unsigned b = 0; per_box && b < PLAT_MAX_INST; b++) {
+				double x = box[s * PLAT_MAX_INST + b];
+
+				if (!isfinite(x))
+					continue;
+				snprintf(bb, sizeof(bb), "%u", b);
+				prom_sample_f64(w, NULL, l, x);
+			}
+		}
+	}
+	free(sample);
+	free(val);
+	free(box);
+}
+
 int metrics_render(struct buf *b, enum prom_fmt fmt, const struct program *p,
 		   const struct metrics_info *info)
 {
@@ -450,6 +509,7 @@ int metrics_render(struct buf *b, enum prom_fmt fmt, const struct program *p,
 	}
 	uncore_families(&w, p, vals, words + SNAP_WORDS,
 			words + SNAP_WORDS + p->ns);
+	formula_families(&w, p);
 	self_families(&w, p, &st, info);
 	if (info->claims)
 		claim_families(&w, info->claims);

@@ -1214,6 +1214,47 @@ static double row_scaled(struct json_object *so)
 }
 
 /*
+ * The formulas of a claim (if it has any) as a table: one row per formula
+ * and socket, its value over the claim's window in its base unit ("-":
+ * none yet).
+ */
+static void print_formulas(struct json_object *cl)
+{
+	size_t nf;
+	struct json_object *fs = jarr(cl, "formulas", &nf);
+	struct table t;
+
+	if (!fs || !nf)
+		return;
+	putchar('\n');
+	tbl_init(&t, "llrl");
+	tbl_cell(&t, "SOCKET");
+	tbl_cell(&t, "FORMULA");
+	tbl_cell(&t, "VALUE");
+	tbl_cell(&t, "UNIT");
+	for (size_t i = 0; i < nf; i++) {
+		struct json_object *f = json_object_array_get_idx(fs, i);
+		size_t ns;
+		struct json_object *socks = jarr(f, "sockets", &ns);
+
+		for (size_t s = 0; s < ns; s++) {
+			struct json_object *so = json_object_array_get_idx(socks, s);
+			double v;
+
+			tbl_cell(&t, "%" PRIu64, ju64(so, "socket"));
+			tbl_cell(&t, "%s", jstr(f, "name", "?"));
+			if (jnum(so, "value", &v))
+				tbl_cell(&t, "%.6g", v);
+			else
+				tbl_cell(&t, "-");
+			tbl_cell(&t, "%s", jstr(f, "unit", "")[0]
+				 ? jstr(f, "unit", "") : "count");
+		}
+	}
+	tbl_print(&t, 0, 0);
+}
+
+/*
  * The counts of a claim as a table: one row per event and socket.  With
  * rt, the rate column is the change of the scaled count over the change
  * of time_enabled since the last call.  At a steady rate r the scaled
@@ -1295,6 +1336,7 @@ static void print_counts(struct json_object *cl, struct rates *rt)
 		rt->have = true;
 	}
 	tbl_print(&t, 0, 0);
+	print_formulas(cl);
 }
 
 static void rates_free(struct rates *rt)
@@ -1431,9 +1473,11 @@ static int cmd_claim(struct ctl *c, int argc, char **argv)
 		{ "pinned", no_argument, NULL, 'p' },
 		{ "watch", required_argument, NULL, 'w' },
 		{ "count", required_argument, NULL, 'c' },
+		{ "formula", required_argument, NULL, 'f' },
 		{ 0 }
 	};
 	const struct command *cmd = find_command("claim");
+	char formulas[2048] = "";
 	unsigned long ttl = 0, count = 0;
 	const char *label = "uncorectl";
 	double every = 0;
@@ -1443,7 +1487,7 @@ static int cmd_claim(struct ctl *c, int argc, char **argv)
 	int opt, rc;
 
 	getopt_reset();
-	while ((opt = getopt_long(argc, argv, ":" COMMON_SHORT "t:l:epw:c:", lo,
+	while ((opt = getopt_long(argc, argv, ":" COMMON_SHORT "t:l:epw:c:f:", lo,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 't':
@@ -1467,12 +1511,23 @@ static int cmd_claim(struct ctl *c, int argc, char **argv)
 			if ((rc = parse_uint(cmd, "--count", optarg, 1, 1000000000, &count)))
 				return rc;
 			break;
+		case 'f':
+			if (!*optarg || strchr(optarg, ','))
+				return usage_error(cmd, "--formula takes one formula "
+						   "name (see '%s formulas')", prog);
+			if (strlen(formulas) + strlen(optarg) + 2 > sizeof(formulas))
+				return usage_error(cmd, "too many --formula");
+			if (formulas[0])
+				strcat(formulas, ",");
+			strcat(formulas, optarg);
+			break;
 		default:
 			PARSE_COMMON(c, cmd, argc, argv, opt);
 		}
 	}
-	if (optind >= argc)
-		return usage_error(cmd, "name at least one event (see '%s events')", prog);
+	if (optind >= argc && !formulas[0])
+		return usage_error(cmd, "name at least one event (see '%s events') "
+				   "or --formula (see '%s formulas')", prog, prog);
 	if (count && !every)
 		return usage_error(cmd, "--count needs --watch");
 	if ((rc = ctl_open(c)))
@@ -1487,8 +1542,11 @@ static int cmd_claim(struct ctl *c, int argc, char **argv)
 	if (!every)
 		flags |= UNCORED_KEEP;
 	if ((rc = uncored_set_label(c->u, label)) < 0 ||
-	    (rc = uncored_claim(c->u, events, (unsigned)ttl, flags, id,
-				sizeof(id))) < 0) {
+	    (rc = formulas[0]
+	     ? uncored_claim_formulas(c->u, events, formulas, (unsigned)ttl,
+				      flags, id, sizeof(id))
+	     : uncored_claim(c->u, events, (unsigned)ttl, flags, id,
+			     sizeof(id))) < 0) {
 		warnx_("%s", uncored_error(c->u));
 		free(events);
 		return exit_of(rc);
@@ -2831,9 +2889,11 @@ static const struct command commands[] = {
 	  "  -a, --available    only the formulas that count here\n"
 	  "  -n, --names        only the names, one per line\n" },
 	{ "claim", cmd_claim,
-	  "EVENT... [--ttl S] [--label L] [--export] [--pinned] [--watch S [--count N]]",
+	  "[EVENT...] [--formula NAME]... [--ttl S] [--label L] [--export] [--pinned] [--watch S [--count N]]",
 	  "claim counters; with --watch, live counts and rates",
-	  "Claim counters for EVENTs.  Without --watch, print the claim id and\n"
+	  "Claim counters for EVENTs, and for the events of each formula NAME\n"
+	  "of the catalog (see `formulas`), whose values are shown beside the\n"
+	  "counts.  Without --watch, print the claim id and\n"
 	  "exit: the claim lives until its lease ends or `release`.  With\n"
 	  "--watch, show the counts and rates every S seconds, renew the lease\n"
 	  "while watching, and release the claim on Ctrl-C, SIGTERM or after N\n"
@@ -2846,7 +2906,9 @@ static const struct command commands[] = {
 	  "                     multiplexed out, counting at once; refused if\n"
 	  "                     it cannot have them\n"
 	  "  -w, --watch S      refresh every S seconds (decimals allowed)\n"
-	  "  -c, --count N      stop after N refreshes\n" },
+	  "  -c, --count N      stop after N refreshes\n"
+	  "  -f, --formula NAME also count formula NAME (repeatable) and show\n"
+	  "                     its value per socket over the claim's life\n" },
 	{ "claims", cmd_claims, "[--json]", "list the live claims",
 	  "List the live claims (yours; all of them for root).", NULL },
 	{ "release", cmd_release, "ID [--json]", "release a claim, print its final counts",

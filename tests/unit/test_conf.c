@@ -289,6 +289,39 @@ static void test_full(void)
 	ok(c.path == NULL, "conf_free clears path");
 }
 
+/* [formulas] export: the list kept as written, with its line (checked
+ * against the platform's catalog at start, uncored.c). */
+static void test_formulas(void)
+{
+	char err[512] = "";
+	const char *path = write_file("formulas.conf", "[daemon]\n"
+				      "interval_ms = 500\n\n[formulas]\n"
+				      "export = ha/PCT_RD_REQUESTS, "
+				      "memory_bandwidth_total\n");
+	struct conf c;
+
+	is_int(conf_load(&c, path, err, sizeof(err)), 0, "[formulas] loads (%s)",
+	       err);
+	is_str(c.formulas_export, "ha/PCT_RD_REQUESTS, memory_bandwidth_total",
+	       "export as written");
+	is_int(c.formulas_export_line, 5, "and its line");
+	conf_free(&c);
+	is_str(c.formulas_export, "", "default: none");
+	path = write_file("formulas2.conf", "[formulas]\nexport = a b\n"
+			  "    cbo/c_d ; a comment\n    e\n");
+	is_int(conf_load(&c, path, err, sizeof(err)), 0, "a list over "
+	       "continuation lines (%s)", err);
+	is_str(c.formulas_export, "a b, cbo/c_d, e", "joined, comments cut");
+	is_int(c.formulas_export_line, 2, "its first line");
+	conf_free(&c);
+	path = write_file("formulas3.conf", "[formulas]\nexport = a\n"
+			  "    b;c\n");
+	is_int(conf_load(&c, path, err, sizeof(err)), -1, "a bad name on a "
+	       "continuation line");
+	ok(strstr(err, ":3: export: formula name \"b;c\""), "%s", err);
+	conf_free(&c);
+}
+
 static void test_baseline(void)
 {
 	char path[PATH_MAX], err[512] = "";
@@ -505,10 +538,14 @@ struct bad {
 };
 
 static const struct bad bad[] = {
+	{ "[formulas]\nexport = memory_bandwidth_total, a;b\n", 2,
+	  "export: formula name \"a;b\" has a ';'" },
+	{ "[formulas]\nexports = x\n", 2, "unknown key \"exports\" in "
+	  "[formulas]" },
 	/* sections and keys */
 	{ "[daemon]\ninterval_ms = 100\n\n[deamon]\n", 4,
 	  "unknown section [deamon] (expected [daemon], [http], [claims], "
-	  "[baseline] or [sim])" },
+	  "[baseline], [sim], [resctrl] or [formulas])" },
 	{ "[daemon]\n\nintervall_ms = 100\n", 3,
 	  "unknown key \"intervall_ms\" in [daemon]; did you mean "
 	  "\"interval_ms\"?" },
@@ -866,7 +903,7 @@ static void test_shipped(void)
 			out[n++] = *p++;
 	}
 	out[n] = '\0';
-	is_int(nkeys, 40, "shipped file shows 36 keys and 4 baseline lines");
+	is_int(nkeys, 41, "shipped file shows 37 keys and 4 baseline lines");
 	rc = conf_load(&r, write_file("uncommented.conf", out), err,
 		       sizeof(err));
 	is_int(rc, 0, "shipped file with every key uncommented loads (%s)",
@@ -939,6 +976,7 @@ int main(void)
 
 	test_defaults();
 	test_full();
+	test_formulas();
 	test_baseline();
 	test_syntax();
 	test_bad();

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/fexport.h"
 #include "core/formula.h"
 #include "pmu/sched.h"
 #include "tests/tap.h"
@@ -283,10 +284,87 @@ static void test_expr(void)
 	       "an unknown function");
 }
 
+/* [formulas] export: family names, the set's checks, its events. */
+static void test_fexport(void)
+{
+	const struct platform *hsx = plat_id("hsx");
+	struct topology t;
+	struct fexport *fx;
+	struct evspec ev[64];
+	char fam[FEXPORT_FAMILY_MAX], why[600];
+	int n;
+
+	fexport_family("ha/PCT_RD_REQUESTS", "ratio", fam, sizeof(fam));
+	is_str(fam, "uncore_formula_ha_pct_rd_requests_ratio", "qualified name, unit");
+	fexport_family("memory_bandwidth_total", "bytes_per_second", fam,
+		       sizeof(fam));
+	is_str(fam, "uncore_formula_memory_bandwidth_total_bytes_per_second",
+	       "bytes_per_second");
+	fexport_family("Info_System_Socket_CLKS", "", fam, sizeof(fam));
+	is_str(fam, "uncore_formula_info_system_socket_clks", "a count: no unit");
+	fexport_family("LLC_DRD_MISS_RATIO", "ratio", fam, sizeof(fam));
+	is_str(fam, "uncore_formula_llc_drd_miss_ratio", "the unit not twice");
+	fexport_family("x--y..z_", "seconds", fam, sizeof(fam));
+	is_str(fam, "uncore_formula_x_y_z_seconds", "runs of others as one '_'");
+	fexport_family("DRS_DATAC_M_FROM_QPI", "bytes", fam, sizeof(fam));
+	is_str(fam, "uncore_formula_drs_datacm_from_qpi_bytes",
+	       "a token promtool reads as a unit (m) joined to the one before");
+	fexport_family("MB_s_x", "", fam, sizeof(fam));
+	is_str(fam, "uncore_formula_mbs_x", "first ones to the one after, in turn");
+
+	memset(&t, 0, sizeof(t));
+	t.plat = hsx;
+	t.nsockets = 2;
+	for (unsigned s = 0; s < 2; s++)
+		for (unsigned u = 0; u < PLAT_MAX_UNITS; u++)
+			t.sock[s].ninst[u] = 2;
+	is_int(fexport_new(hsx, &t, " , ", "f:1", &fx, why, sizeof(why)), 0,
+	       "an empty list");
+	ok(!fx, "is no set");
+	is_int(fexport_new(hsx, &t, "memory_bandwidth_total nope", "f:3", &fx,
+			   why, sizeof(why)), -EINVAL, "an unknown name");
+	ok(strstr(why, "f:3: [formulas] export: unknown formula \"nope\" on hsx"),
+	   "%s", why);
+	is_int(fexport_new(hsx, &t, "PCT_RD_REQUESTS", "f:3", &fx, why,
+			   sizeof(why)), -EINVAL, "an ambiguous name");
+	ok(strstr(why, "name one of ha/PCT_RD_REQUESTS, imc/PCT_RD_REQUESTS"),
+	   "%s", why);
+	is_int(fexport_new(hsx, &t, "imc/PCT_RD_REQUESTS", "f:3", &fx, why,
+			   sizeof(why)), -EINVAL, "a formula unavailable here");
+	ok(strstr(why, "cannot count on hsx: it names WPQ_INSERTS"), "%s", why);
+	is_int(fexport_new(hsx, &t, "MEM_BW_TOTAL,MEM_BW_TOTAL", "f:3", &fx,
+			   why, sizeof(why)), -EINVAL, "a name twice");
+	ok(strstr(why, "MEM_BW_TOTAL is listed twice"), "%s", why);
+	is_int(fexport_new(hsx, &t, "ha/PCT_RD_REQUESTS, memory_bandwidth_total,"
+			   "ha/PCT_WR_REQUESTS Info_System_MEM_Read_Latency",
+			   "f:3", &fx, why, sizeof(why)), 0, "four formulas");
+	if (!fx)
+		return;
+	is_int((int)fx->n, 4, "in the set");
+	ok(fx->it[0].unit_of_boxes >= 0, "ha/PCT_RD_REQUESTS: per box");
+	ok(fx->it[1].unit_of_boxes < 0, "memory_bandwidth_total: per socket");
+	ok(fx->it[3].unit_of_boxes < 0, "a first_box event: per socket");
+	ok(fx->it[0].unit && strcmp(fx->it[0].unit, "ratio") == 0,
+	   "the OpenMetrics unit of a family ending with it");
+	ok(strstr(fx->it[0].help, "Overlaps the built-in family "
+		  "uncore_ha_read_requests_ratio"), "%s", fx->it[0].help);
+	/* READS and WRITES shared by the two HA formulas; CAS RD named */
+	if (sched_resolve(hsx, "UNC_M_CAS_COUNT.RD", true, &ev[0], why,
+			  sizeof(why)) == 0) {
+		n = fexport_add_events(fx, ev, 1, 64, why, sizeof(why));
+		/* ha 2, imc WR 1, the latency formula 3 */
+		is_int(n, 7, "events added once each (CAS RD not again)");
+		is_int(fexport_add_events(fx, ev, 1, 3, why, sizeof(why)), -1,
+		       "past max");
+	}
+	fexport_free(fx);
+}
+
 int main(void)
 {
 	test_tables();
 	test_known();
 	test_expr();
+	test_fexport();
 	return tap_done();
 }
