@@ -66,8 +66,13 @@ done
 dpkg-deb -c "$l" | awk '{ print $6 }' | sed 's|^\./|/|' >"$T/l.list"
 dpkg-deb -c "$v" | awk '{ print $6 }' | sed 's|^\./|/|' >"$T/v.list"
 ma=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
-ok "$(grep -qx "/usr/lib/$ma/libuncored.so.0.1.0" "$T/l.list"; echo $?)" \
-	"libuncored0 ships /usr/lib/$ma/libuncored.so.0.1.0 (-version-info 1:0:1)"
+# the file name libtool makes of Makefile.am's -version-info C:R:A:
+# libuncored.so.(C-A).A.R
+vi=$(sed -n 's/^libuncored_la_LDFLAGS = -version-info \([0-9]*:[0-9]*:[0-9]*\).*/\1/p' \
+	"$top_srcdir/Makefile.am")
+so=$(echo "$vi" | awk -F: '{ printf "libuncored.so.%d.%d.%d", $1 - $3, $3, $2 }')
+ok "$(grep -qx "/usr/lib/$ma/$so" "$T/l.list"; echo $?)" \
+	"libuncored0 ships /usr/lib/$ma/$so (-version-info $vi)"
 for f in /usr/include/uncored.h /usr/lib/$ma/libuncored.so \
 	 /usr/lib/$ma/pkgconfig/uncored.pc /usr/share/man/man3/uncored_read.3.gz \
 	 /usr/share/man/man3/uncored_counts_value.3.gz; do
