@@ -107,8 +107,12 @@ run -e UNC_M_CAS_COUNT.RD --interval 0.5 --format csv -- sleep 2.25
 is "$rc" 0 "timeline: exit 0"
 sed -n '/^t_s,/,$p' "$T/err" >"$T/tl.csv"
 is "$(tail -n +2 "$T/tl.csv" | wc -l)" 5 "timeline: 5 rows for 2.25 s every 0.5 s"
-ok "$(awk -F, 'NR > 1 && NR < 6 && ($2 < 0.45 || $2 > 0.6) { bad = 1 } END { exit bad }' "$T/tl.csv"; echo $?)" \
-	"timeline: the whole rows are 0.5 s apart"
+# each whole row is one interval, neither none nor two: its width is
+# what the reads around it measured, which a loaded machine moves (CI's
+# ASan run saw a row outside 0.45-0.6 s); the next check holds each
+# row's counts to its own width
+ok "$(awk -F, 'NR > 1 && NR < 6 && ($2 < 0.25 || $2 > 0.75) { bad = 1 } END { exit bad }' "$T/tl.csv"; echo $?)" \
+	"timeline: the whole rows are one 0.5 s interval each (0.25-0.75 s)"
 ok "$(awk -F, 'NR > 1 && NR < 6 { r = $3 / $2; if (r < 1.86e8 || r > 1.89e8) bad = 1 } END { exit bad }' "$T/tl.csv"; echo $?)" \
 	"timeline: each row counts 1.875e8 CAS reads/s over both sockets"
 run -g MEM --interval 0.5 --json -- sleep 1.2
