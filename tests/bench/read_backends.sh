@@ -36,8 +36,11 @@ one() {
 	"${UNCORED:-$B/uncored}" $user --simulate -i 100 --backend="$3" -l "127.0.0.1:$port" \
 		-s "$s" --workload "$2" >"$T/$1.log" 2>&1 &
 	pid=$!
-	for _ in $(seq 1 150); do curl -fs -o /dev/null "http://127.0.0.1:$port/healthz" && break; sleep 0.1; done
-	sleep 1
+	# up, and a first sample taken (the claim reads need one)
+	for _ in $(seq 1 300); do
+		curl -fs "http://127.0.0.1:$port/api/v1/status" | grep -q '"ring_head":[1-9]' && break
+		sleep 0.1
+	done
 	a=$(curl -s "http://127.0.0.1:$port/metrics" | grep '^uncored_tick_duration_seconds_\(sum\|count\)' | awk '{ print $2 }' | tr '\n' ' ')
 	printf '%-12s ' "$1"
 	"$BL" read "$s" "$N" "$4" | sed 's/uncored_read round trip, //'
