@@ -28,6 +28,7 @@
 #include "api_groups.h"
 #include "core/claims.h"
 #include "expo.h"
+#include "jsend.h"
 #include "base/gz.h"
 #include "base/jnum.h"
 #include "base/jtext.h"
@@ -44,16 +45,6 @@ uint64_t daemon_mono_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static void send_json(struct http_resp *resp, struct json_object *o)
-{
-	resp->ctype = JSON_CTYPE;
-	jtext_put_valid(&resp->body, json_object_to_json_string_ext(
-				o, JSON_C_TO_STRING_PLAIN |
-				   JSON_C_TO_STRING_NOSLASHESCAPE));
-	buf_putc(&resp->body, '\n');
-	json_object_put(o);
 }
 
 static struct json_object *ju64(uint64_t v)

@@ -13,6 +13,7 @@
 #include <strings.h>
 
 #include "api_formulas.h"
+#include "jsend.h"
 #include "core/formula.h"
 #include "pmu/sched.h"
 
@@ -121,10 +122,5 @@ void api_formulas(void *ctx, const struct http_req *req,
 	json_object_object_add(o, "unavailable",
 			       json_object_new_int((int)refused));
 	json_object_object_add(o, "formulas", arr);
-	resp->ctype = "application/json";
-	buf_puts(&resp->body, json_object_to_json_string_ext(
-				      o, JSON_C_TO_STRING_PLAIN |
-					 JSON_C_TO_STRING_NOSLASHESCAPE));
-	buf_putc(&resp->body, '\n');
-	json_object_put(o);
+	send_json(resp, o);
 }

@@ -18,6 +18,7 @@
 #include <strings.h>
 
 #include "api_groups.h"
+#include "jsend.h"
 #include "plat/group.h"
 #include "pmu/sched.h"
 
@@ -198,10 +199,5 @@ void api_groups(void *ctx, const struct http_req *req,
 	json_object_object_add(o, "platform", json_object_new_string(d->plat->id));
 	json_object_object_add(o, "backend", json_object_new_string(d->backend));
 	json_object_object_add(o, "groups", arr);
-	resp->ctype = "application/json";
-	buf_puts(&resp->body, json_object_to_json_string_ext(
-				      o, JSON_C_TO_STRING_PLAIN |
-					 JSON_C_TO_STRING_NOSLASHESCAPE));
-	buf_putc(&resp->body, '\n');
-	json_object_put(o);
+	send_json(resp, o);
 }

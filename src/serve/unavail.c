@@ -14,6 +14,7 @@
 
 #include "base/jtext.h"
 #include "procstat.h"
+#include "jsend.h"
 #include "unavail.h"
 
 int unavail_render(struct buf *b, enum prom_fmt fmt, const struct unavail *u)
@@ -62,16 +63,6 @@ static void h_metrics(void *ctx, const struct http_req *req,
 	atomic_fetch_add(&u->scrapes, 1);
 	if (unavail_render(&resp->body, fmt, u) < 0)
 		http_error(resp, 500, "oom", "out of memory rendering /metrics");
-}
-
-static void send_json(struct http_resp *resp, struct json_object *o)
-{
-	resp->ctype = "application/json";
-	jtext_put_valid(&resp->body, json_object_to_json_string_ext(
-				o, JSON_C_TO_STRING_PLAIN |
-				   JSON_C_TO_STRING_NOSLASHESCAPE));
-	buf_putc(&resp->body, '\n');
-	json_object_put(o);
 }
 
 /* Readiness is the truth (nothing is counted: 503); ?live=1 asks only
