@@ -2628,6 +2628,148 @@ static int run_child(struct ctl *c, struct run *R, const char *id,
 	return 0;
 }
 
+/* run's events: the group's and -e's, planned; their names joined for
+ * the claim in *joined.  0, or an exit status. */
+static int run_plan(struct ctl *c, const struct command *cmd, struct run *R,
+		    const char *group, char **events, size_t nevents,
+		    char **joined)
+{
+	int rc;
+
+	if (group && (rc = plan_group(c, &R->p, group)))
+		return rc;
+	for (size_t i = 0; i < nevents; i++) {
+		for (const char *s = events[i]; *s;) {
+			size_t n = strcspn(s, ",");
+
+			if (n)
+				plan_add(&R->p, s, n, 1, -1, NULL);
+			s += n + (s[n] == ',');
+		}
+	}
+	if (!R->p.nev)
+		return usage_error(cmd, "no event to claim");
+	if (!(*joined = join_events((int)R->p.nev, R->p.ev)))
+		return usage_error(cmd, "the event names are too long");
+	return 0;
+}
+
+/* Where run's report goes: output, or stderr.  0, or an exit status. */
+static int run_output(struct run *R, const char *output)
+{
+	int fd;
+
+	if (!output) {
+		R->out = stderr;
+		return 0;
+	}
+	fd = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (fd < 0 || !(R->out = fdopen(fd, "w"))) {
+		warnx_("cannot write the report to %s: %s", output,
+		       strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return EXIT_DAEMON;
+	}
+	return 0;
+}
+
+/* Labels and makes the claim (id), opens the region and reads the counts
+ * at its start (*c0), and runs the program to its end (R->status);
+ * *region says whether the region is open.  0, or an exit status (the
+ * program then was not run, or could not be waited for). */
+static int run_program(struct ctl *c, struct run *R, const char *joined,
+		       bool markers, const char *label, unsigned flags,
+		       double every, char *id, size_t idlen,
+		       struct uncored_counts **c0, bool *region)
+{
+	char *own[4], lab[64];
+	char **env = child_env(c->socket, joined, markers, R->format, own);
+	int rc;
+
+	/* the library's report in our format; set before the library has a
+	 * thread (the claim starts its renewing thread) */
+	setenv("UNCORED_REPORT_FORMAT", R->format, 1);
+	snprintf(lab, sizeof(lab), "run %.58s", R->name);
+	if ((rc = uncored_set_label(c->u, label ? label : lab)) < 0 &&
+	    (label || (rc = uncored_set_label(c->u, "uncorectl run")) < 0)) {
+		warnx_("%s", uncored_error(c->u));
+		env_free(env, own);
+		return label ? EXIT_USAGE : exit_of(rc);
+	}
+	if ((rc = uncored_claim(c->u, joined, 0, flags, id, idlen)) < 0 ||
+	    (rc = uncored_region_begin(c->u, R->name)) < 0 ||
+	    (rc = uncored_read(c->u, id, c0)) < 0) {
+		warnx_("%s; %s not run", uncored_error(c->u), R->argv[0]);
+		env_free(env, own);
+		return exit_of(rc);
+	}
+	*region = true;
+	rc = run_child(c, R, id, env, every, *c0);
+	env_free(env, own);
+	return rc;
+}
+
+/* The counts at the end (*c1), the claim released, and R's sums over
+ * sockets (R->all) and per socket (R->sock) since c0. */
+static void run_totals(struct ctl *c, struct run *R, const char *id,
+		       const struct uncored_counts *c0,
+		       struct uncored_counts **c1)
+{
+	size_t nk = R->p.nev + R->p.nfig;
+
+	R->all = xrealloc(NULL, (nk + 1) * sizeof(double));
+	if (uncored_read(c->u, id, c1) < 0) {
+		/* the claim lost (a daemon restart): the region report still
+		 * has what it counted until its last reading */
+		warnx_("the counts at the end: %s; no sums or figures",
+		       uncored_error(c->u));
+		*c1 = NULL;
+		R->window = NAN;
+		for (size_t k = 0; k < nk; k++)
+			R->all[k] = NAN;
+	} else {
+		if (uncored_release(c->u, id) < 0)
+			warnx_("releasing claim %s: %s", id, uncored_error(c->u));
+		R->nsockets = uncored_counts_nsockets(*c1);
+		R->window = run_values(&R->p, c0, *c1, -1, R->all);
+	}
+	R->sock = xrealloc(NULL, (R->nsockets * nk + 1) * sizeof(double));
+	for (unsigned s = 0; s < R->nsockets; s++)
+		run_values(&R->p, c0, *c1, (int)s, R->sock + s * nk);
+}
+
+/* The report: the library's region report, then run's own sections, in
+ * R->format, to R->out. */
+static void run_report(struct ctl *c, struct run *R, const char *output)
+{
+	char *lib = NULL;
+	size_t liblen = 0;
+	FILE *mem;
+
+	if (strcmp(R->format, "json") == 0) {
+		if (!(mem = open_memstream(&lib, &liblen))) {
+			warnx_("out of memory");
+			return;
+		}
+		if (uncored_region_report(c->u, mem) < 0)
+			warnx_("%s", uncored_error(c->u));
+		fclose(mem);
+		run_json(R, lib ? lib : "{}");
+		free(lib);
+	} else {
+		if (uncored_region_report(c->u, R->out) < 0)
+			warnx_("%s", uncored_error(c->u));
+		if (strcmp(R->format, "csv") == 0)
+			run_csv(R);
+		else
+			run_table(R);
+	}
+	if (fflush(R->out) != 0 || ferror(R->out))
+		warnx_("writing the report%s%s: %s", output ? " to " : "",
+		       output ? output : "", strerror(errno));
+}
+
 static int cmd_run_(struct ctl *c, int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -2645,15 +2787,12 @@ static int cmd_run_(struct ctl *c, int argc, char **argv)
 	const struct command *cmd = find_command("run");
 	struct run R = { .format = "table" };
 	const char *group = NULL, *output = NULL, *label = NULL;
-	char **events = NULL, *joined = NULL, id[64], name[130], lab[64];
-	size_t nevents = 0, nk;
+	char **events = NULL, *joined = NULL, id[64], name[130];
+	size_t nevents = 0;
 	struct uncored_counts *c0 = NULL, *c1 = NULL;
 	bool markers = false, region = false;
 	unsigned flags = 0;
 	double every = 0;
-	char *lib = NULL;
-	size_t liblen = 0;
-	FILE *mem;
 	int opt, rc;
 
 	getopt_reset();
@@ -2710,124 +2849,21 @@ static int cmd_run_(struct ctl *c, int argc, char **argv)
 	run_signals();
 	if ((rc = ctl_open(c)))
 		return rc;
-	if (group && (rc = plan_group(c, &R.p, group)))
+	if ((rc = run_plan(c, cmd, &R, group, events, nevents, &joined)))
 		goto out;
-	for (size_t i = 0; i < nevents; i++) {
-		for (const char *s = events[i]; *s;) {
-			size_t n = strcspn(s, ",");
-
-			if (n)
-				plan_add(&R.p, s, n, 1, -1, NULL);
-			s += n + (s[n] == ',');
-		}
-	}
-	if (!R.p.nev) {
-		rc = usage_error(cmd, "no event to claim");
+	if ((rc = run_output(&R, output)))
 		goto out;
-	}
-	{
-		char **v = R.p.ev;
-
-		joined = join_events((int)R.p.nev, v);
-	}
-	if (!joined) {
-		rc = usage_error(cmd, "the event names are too long");
+	if ((rc = run_program(c, &R, joined, markers, label, flags, every, id,
+			       sizeof(id), &c0, &region)))
 		goto out;
-	}
-	if (output) {
-		int fd = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-
-		if (fd < 0 || !(R.out = fdopen(fd, "w"))) {
-			warnx_("cannot write the report to %s: %s", output,
-			       strerror(errno));
-			if (fd >= 0)
-				close(fd);
-			rc = EXIT_DAEMON;
-			goto out;
-		}
-	} else {
-		R.out = stderr;
-	}
-	{
-		char *own[4];
-		char **env = child_env(c->socket, joined, markers, R.format, own);
-
-		/* the library's report in our format; set before the library
-		 * has a thread (the claim starts its renewing thread) */
-		setenv("UNCORED_REPORT_FORMAT", R.format, 1);
-		snprintf(lab, sizeof(lab), "run %.58s", name);
-		if ((rc = uncored_set_label(c->u, label ? label : lab)) < 0 &&
-		    (label || (rc = uncored_set_label(c->u, "uncorectl run")) < 0)) {
-			warnx_("%s", uncored_error(c->u));
-			env_free(env, own);
-			rc = label ? EXIT_USAGE : exit_of(rc);
-			goto out;
-		}
-		if ((rc = uncored_claim(c->u, joined, 0, flags, id, sizeof(id))) < 0) {
-			warnx_("%s; %s not run", uncored_error(c->u), R.argv[0]);
-			env_free(env, own);
-			rc = exit_of(rc);
-			goto out;
-		}
-		if ((rc = uncored_region_begin(c->u, name)) < 0 ||
-		    (rc = uncored_read(c->u, id, &c0)) < 0) {
-			warnx_("%s; %s not run", uncored_error(c->u), R.argv[0]);
-			env_free(env, own);
-			rc = exit_of(rc);
-			goto out;
-		}
-		region = true;
-		rc = run_child(c, &R, id, env, every, c0);
-		env_free(env, own);
-		if (rc)
-			goto out;
-	}
 	/* from here the exit status is the program's */
 	rc = WIFEXITED(R.status) ? WEXITSTATUS(R.status)
 	     : 128 + WTERMSIG(R.status);
 	if (uncored_region_end(c->u, name) < 0)
 		warnx_("%s", uncored_error(c->u));
 	region = false;
-	nk = R.p.nev + R.p.nfig;
-	R.all = xrealloc(NULL, (nk + 1) * sizeof(double));
-	if (uncored_read(c->u, id, &c1) < 0) {
-		/* the claim lost (a daemon restart): the region report still
-		 * has what it counted until its last reading */
-		warnx_("the counts at the end: %s; no sums or figures",
-		       uncored_error(c->u));
-		c1 = NULL;
-		R.window = NAN;
-		for (size_t k = 0; k < nk; k++)
-			R.all[k] = NAN;
-	} else {
-		if (uncored_release(c->u, id) < 0)
-			warnx_("releasing claim %s: %s", id, uncored_error(c->u));
-		R.nsockets = uncored_counts_nsockets(c1);
-		R.window = run_values(&R.p, c0, c1, -1, R.all);
-	}
-	R.sock = xrealloc(NULL, (R.nsockets * nk + 1) * sizeof(double));
-	for (unsigned s = 0; s < R.nsockets; s++)
-		run_values(&R.p, c0, c1, (int)s, R.sock + s * nk);
-	if (strcmp(R.format, "json") == 0) {
-		if (!(mem = open_memstream(&lib, &liblen))) {
-			warnx_("out of memory");
-			goto out;
-		}
-		if (uncored_region_report(c->u, mem) < 0)
-			warnx_("%s", uncored_error(c->u));
-		fclose(mem);
-		run_json(&R, lib ? lib : "{}");
-	} else {
-		if (uncored_region_report(c->u, R.out) < 0)
-			warnx_("%s", uncored_error(c->u));
-		if (strcmp(R.format, "csv") == 0)
-			run_csv(&R);
-		else
-			run_table(&R);
-	}
-	if (fflush(R.out) != 0 || ferror(R.out))
-		warnx_("writing the report%s%s: %s", output ? " to " : "",
-		       output ? output : "", strerror(errno));
+	run_totals(c, &R, id, c0, &c1);
+	run_report(c, &R, output);
 out:
 	if (region)
 		uncored_region_end(c->u, name);
@@ -2840,7 +2876,6 @@ out:
 	free(R.tl);
 	free(R.sock);
 	free(R.all);
-	free(lib);
 	free(joined);
 	free(events);
 	plan_free(&R.p);
