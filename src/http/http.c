@@ -1159,6 +1159,7 @@ static void on_connection(void *cls, struct MHD_Connection *c,
 	ca = l->sk.control ? NULL
 	     : MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
 	*socket_context = conn_open(&lp->conns, ci->connect_fd, l->sk.control,
+				    !l->sk.control && s->web && s->web->tls,
 				    ca ? ca->client_addr : NULL);
 }
 

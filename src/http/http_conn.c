@@ -21,6 +21,9 @@
 
 /* An answer in flight is looked at this often (conn_reap()). */
 #define HTTP_SAMPLE_NS	(250ull * 1000000)
+/* How much of a receive queue conn_head_queued() looks at: a request
+ * head longer than this is judged by its age alone. */
+#define HTTP_PEEK_BYTES	8192
 
 uint64_t conn_now_ns(void)
 {
@@ -131,33 +134,82 @@ static const char *conn_why(const struct http_conn *k)
 	       : "whose request was incomplete after";
 }
 /*
+ * Has k's peer sent the end of a request head that the server has not
+ * read yet?  It waits in the socket's receive queue until MHD's next
+ * pass reads it (a burst of accepts at a limit comes first): looked at
+ * with MSG_PEEK, up to HTTP_PEEK_BYTES, a blank line in it, or at its
+ * start (the head's other lines already read).  Such a request is not
+ * slow, whatever its age: a slow client trickles lines and never ends
+ * its head.  Plain HTTP only: on a TLS listener the queue is ciphertext.
+ */
+static bool conn_head_queued(const struct http_conn *k)
+{
+	char b[HTTP_PEEK_BYTES];
+	ssize_t n;
+
+	if (!k->plain || !k->waiting)
+		return false;
+	n = recv(k->fd, b, sizeof(b), MSG_PEEK | MSG_DONTWAIT);
+	if (n <= 0)
+		return false;
+	return b[0] == '\n' || (n >= 2 && b[0] == '\r' && b[1] == '\n') ||
+	       memmem(b, (size_t)n, "\r\n\r\n", 4) ||
+	       memmem(b, (size_t)n, "\n\n", 2);
+}
+
+/*
+ * The connection of cl that a new one, n, displaces at a limit (from n's
+ * IP when by_ip): the displaceable one (conn_displaceable()) that has
+ * waited longest, passing over those whose request head is whole in the
+ * receive queue (conn_head_queued(), looked at only for the candidate of
+ * the moment: one or two system calls, not one per connection); NULL if
+ * there is none.  *vt: since when it waited.
+ */
+static struct http_conn *conn_victim(struct conn_list *cl,
+				     const struct http_conn *n, bool by_ip,
+				     uint64_t now, uint64_t *vt)
+{
+	for (struct http_conn *k = cl->head; k; k = k->next)
+		k->passed = false;
+	for (;;) {
+		struct http_conn *victim = NULL;
+
+		for (struct http_conn *k = cl->head; k; k = k->next) {
+			uint64_t t;
+
+			if (k == n || k->closing || k->passed ||
+			    (by_ip && !same_ip(k, n)) ||
+			    !conn_displaceable(k, now, &t))
+				continue;
+			if (!victim || t < *vt) {
+				victim = k;
+				*vt = t;
+			}
+		}
+		if (!victim || !conn_head_queued(victim))
+			return victim;
+		victim->passed = true;
+	}
+}
+
+/*
  * Keeps a TCP limit after n joined: if more than max TCP connections
  * (from n's IP when by_ip) are open, shuts down the one that has waited
  * longest with an incomplete request, an idle keep-alive or an answer
- * that made no progress; if there is none, n.
+ * that made no progress (conn_victim()); if there is none, n.
  */
 static void conn_limit(struct conn_list *cl, struct http_conn *n,
 		       unsigned max, bool by_ip)
 {
-	struct http_conn *victim = NULL;
+	struct http_conn *victim;
 	uint64_t now = conn_now_ns(), vt = 0;
 	unsigned count = 0;
 
-	for (struct http_conn *k = cl->head; k; k = k->next) {
-		uint64_t t;
-
-		if (k->closing || (by_ip && !same_ip(k, n)))
-			continue;
-		count++;
-		if (k == n || !conn_displaceable(k, now, &t))
-			continue;
-		if (!victim || t < vt) {
-			victim = k;
-			vt = t;
-		}
-	}
+	for (struct http_conn *k = cl->head; k; k = k->next)
+		count += !k->closing && (!by_ip || same_ip(k, n));
 	if (count <= max)
 		return;
+	victim = conn_victim(cl, n, by_ip, now, &vt);
 	conn_shut(cl, victim ? victim : n, victim ? HTTP_EVICT_DISPLACED
 						   : HTTP_EVICT_REFUSED);
 	if (!victim)
@@ -278,7 +330,7 @@ static void conn_control(struct http_conn *k)
 }
 
 struct http_conn *conn_open(struct conn_list *cl, int fd, bool control,
-			    const struct sockaddr *peer)
+			    bool tls, const struct sockaddr *peer)
 {
 	struct http_conn *k = calloc(1, sizeof(*k));
 
@@ -294,6 +346,7 @@ struct http_conn *conn_open(struct conn_list *cl, int fd, bool control,
 	if (!control)
 		conn_peer(k, peer);
 	k->tcp = k->has_ip;
+	k->plain = k->tcp && !tls;
 	k->prev = cl->tail;
 	*(cl->tail ? &cl->tail->next : &cl->head) = k;
 	cl->tail = k;

@@ -7,7 +7,9 @@
  * max_connections / max_per_ip that neither slow partial requests nor
  * readers that stopped reading can use up - a new connection over a
  * limit displaces the oldest connection whose request is incomplete or
- * idle, or whose answer made no progress for HTTP_STALL_S.  The control
+ * idle, or whose answer made no progress for HTTP_STALL_S (a request whose
+ * whole head waits unread in the socket's receive queue is not
+ * incomplete: the server has not read it yet).  The control
  * socket's connections have a budget of their own, so no TCP client can
  * shut it out, with a share per peer uid and a grace before an idle one
  * is displaced (conn_open()); one over it is marked busy, to be answered
@@ -60,6 +62,8 @@ struct http_conn {
 	struct http_tally *tally;	/* control socket: bytes of answers
 					   handed to MHD */
 	bool tcp;		/* progress is bytes the peer acknowledged */
+	bool plain;		/* TCP without TLS: the receive queue is HTTP */
+	bool passed;		/* conn_victim()'s own: its head is queued */
 	bool has_ip;
 	struct sockaddr_storage ip;	/* address only, port zeroed */
 	char peer[INET6_ADDRSTRLEN + 2];	/* for logs */
@@ -91,15 +95,15 @@ struct conn_list {
 uint64_t conn_now_ns(void);
 
 /*
- * A new connection on fd joins cl (control: on a control socket; peer:
- * a TCP peer's address, or NULL) and the limits are kept: a TCP one may
+ * A new connection on fd joins cl (control: on a control socket; tls: on
+ * a TLS listener; peer: a TCP peer's address, or NULL) and the limits are kept: a TCP one may
  * displace an older one or be shut down itself, a control one may
  * displace an idle one or be marked busy.  Returns the connection (the
  * list owns it until conn_close()), or NULL without memory: then it is
  * not accounted, and MHD's own limits still hold.
  */
 struct http_conn *conn_open(struct conn_list *cl, int fd, bool control,
-			    const struct sockaddr *peer);
+			    bool tls, const struct sockaddr *peer);
 /* MHD closed k: it leaves cl and is freed (its tally when the last
  * answer reading it is done). */
 void conn_close(struct conn_list *cl, struct http_conn *k);
