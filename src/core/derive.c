@@ -731,16 +731,17 @@ static double eval(const struct derive_plan *dp, size_t m, unsigned s,
 
 size_t derive_scratch_size(const struct derive_plan *dp)
 {
-	return (dp->nsv + 1) * (sizeof(double) + 1);
+	return (dp->nsv + 1) * 2 * (sizeof(double) + 1);
 }
 
-/* Source values (zeroed) and their bad flags in a scratch area. */
+/* Source values (zeroed) and their bad flags in a scratch area: room
+ * for two sets, the second at sv + nsv + 1 and *bad + nsv + 1 (sums()). */
 static double *scratch_sv(const struct derive_plan *dp, void *scratch,
 			  uint8_t **bad)
 {
 	double *sv = scratch;
 
-	*bad = (uint8_t *)(sv + dp->nsv + 1);
+	*bad = (uint8_t *)(sv + 2 * (dp->nsv + 1));
 	memset(scratch, 0, derive_scratch_size(dp));
 	return sv;
 }
@@ -789,24 +790,50 @@ void derive_gauges(const struct derive_plan *dp, const uint64_t *delta,
  * window (the live series' increments, over the wall time secs, scaled
  * to it), DF_RATE dividing by that window: occupancy / (clock cycles of
  * one box / counted seconds) is request-seconds.  An interval without a
- * value (no clock, first tick) adds nothing.
+ * value (no clock, first tick; the occupancy's group not counting with
+ * the clock's when they take turns) adds nothing, to the _sum nor to its
+ * _count: the mean latency is then that of the intervals with both.
+ * A per-box mean source (derived_src.mean: the clock a DF_RATE turns
+ * into Hz) is the interval's delta, not the increment: a group taking
+ * turns with others has its increments scaled up for the intervals it
+ * did not count, and an occupancy so scaled must stay so over the
+ * clock's true rate (were the clock scaled alike, the ratio would lose
+ * the factor); the delta of a series whose group did not count is its
+ * latest rate over the interval (sampler.c tick_estimate()).  Without a
+ * valid clock: nothing.
  */
 static void sums(const struct derive_plan *dp, const uint64_t *inc,
-		 double secs, double counted, double *acc, double *out,
-		 void *scratch)
+		 const uint64_t *delta, const uint64_t *invalid, double secs,
+		 double counted, double *acc, double *out, void *scratch)
 {
 	double win = counted > 0 ? counted : secs;
+	double lk = counted > 0 && secs > 0 ? counted / secs : 1.0;
+	const struct derived_table *tab = dp->tab;
 	bool any = false;
-	uint8_t *bad;
-	double *sv;
+	uint8_t *bad, *badd;
+	double *sv, *svd;
 
 	for (size_t m = 0; m < dp->tab->nm && !any; m++)
 		any = dp->tab->m[m].type == DM_SUM;
 	if (!any || !(win > 0))
 		return;
 	sv = scratch_sv(dp, scratch, &bad);
-	sources(dp, inc, NULL, sv, NULL, 1.0,
-		counted > 0 && secs > 0 ? counted / secs : 1.0);
+	svd = sv + dp->nsv + 1;
+	badd = bad + dp->nsv + 1;
+	sources(dp, inc, NULL, sv, NULL, 1.0, lk);
+	sources(dp, delta, invalid, svd, badd, 1.0, lk);
+	for (size_t j = 0; j < tab->nsrc; j++) {
+		unsigned k0, k1;
+
+		if (!tab->src[j].mean || dp->rep[j] != (int)j)
+			continue;
+		k0 = sv_index(dp, (int)j, 0, -1);
+		k1 = k0 + dp->nsockets * (1 + dp->sninst[j]);
+		for (unsigned k = k0; k < k1; k++) {
+			sv[k] = svd[k];
+			bad[k] = badd[k];
+		}
+	}
 	for (size_t m = 0; m < dp->tab->nm; m++) {
 		if (dp->tab->m[m].type != DM_SUM)
 			continue;
@@ -817,9 +844,15 @@ static void sums(const struct derive_plan *dp, const uint64_t *inc,
 
 				if (!dp->live[i])
 					continue;
-				v = eval(dp, m, s, in, sv, NULL, win);
-				if (isfinite(v) && v > 0)
-					out[i] = acc[i] += v;
+				v = eval(dp, m, s, in, sv, bad, win);
+				if (!isfinite(v) || !(v > 0))
+					continue;
+				out[i] = acc[i] += v;
+				/* its _count (the next entry) adds this
+				 * interval's reads, which derive_tick() left
+				 * in out: only with its _sum */
+				acc[derive_index(dp, m + 1, s, in)] +=
+					out[derive_index(dp, m + 1, s, in)];
 			}
 	}
 }
@@ -843,6 +876,8 @@ void derive_tick(const struct derive_plan *dp, const uint64_t *inc,
 
 				if (!dp->live[i])
 					out[i] = NAN;
+				else if (ty == DM_COUNT)	/* sums() adds it */
+					out[i] = eval(dp, m, s, in, sv, NULL, 0);
 				else if (counter)
 					out[i] = acc[i] +=
 						eval(dp, m, s, in, sv, NULL, 0);
@@ -852,7 +887,18 @@ void derive_tick(const struct derive_plan *dp, const uint64_t *inc,
 					out[i] = NAN;
 			}
 	}
-	sums(dp, inc, secs, counted, acc, out, scratch);
+	sums(dp, inc, delta, invalid, secs, counted, acc, out, scratch);
+	for (size_t m = 0; m < dp->tab->nm; m++) {
+		if (dp->tab->m[m].type != DM_COUNT)
+			continue;
+		for (unsigned s = 0; s < dp->nsockets; s++)
+			for (unsigned in = 0; in < derive_nper(dp, m); in++) {
+				unsigned i = derive_index(dp, m, s, in);
+
+				if (dp->live[i])
+					out[i] = acc[i];
+			}
+	}
 	gauges(dp, delta, invalid, secs, counted, keep, out, scratch);
 }
 

@@ -155,15 +155,82 @@ static int program_plan(struct program *p, char *why, size_t whylen)
 	return 0;
 }
 
-/* Step 1: p's events, group by group (sched_partition()), and each
- * group's placement.  0, or -1 with why. */
+static unsigned uf_root(unsigned *up, unsigned i)
+{
+	while (up[i] != i)
+		i = up[i] = up[up[i]];
+	return i;
+}
+
+/*
+ * The events bound together (issue 41 section 2: "events summed into
+ * one figure are counted in one group per box"): the sources of
+ * each summary of the platform's derived table (its _sum's and _count's
+ * formulas: occupancy, clock and inserts), joined across summaries that
+ * share one (the clock of every target).  A set too large for one
+ * group's counters (every target at once) is cut as before: a target
+ * whose group has no clock divides by the clock's latest rate
+ * (tick_estimate(), derive.c sums()).  bind[i] is 0 for an event bound
+ * to none, else one number per set.
+ */
+static void summary_binds(const struct platform *pl, const struct evspec *ev,
+			  unsigned nev, unsigned *bind)
+{
+	const struct derived_table *tab = pl->derived;
+	unsigned up[SAMPLER_MAX_EVENTS], cnt[SAMPLER_MAX_EVENTS] = { 0 };
+
+	for (unsigned i = 0; i < nev; i++)
+		up[i] = i;
+	for (size_t m = 0; tab && m + 1 < tab->nm; m++) {
+		int first = -1;
+
+		if (tab->m[m].type != DM_SUM || tab->m[m + 1].type != DM_COUNT)
+			continue;
+		for (unsigned h = 0; h < 2; h++)
+			for (unsigned k = 0; k < DM_MAX_STEPS; k++) {
+				const struct dm_step *st = &tab->m[m + h].f[k];
+
+				if (st->op == DF_END_)
+					break;
+				if (st->op != DF_SRC_)
+					continue;
+				for (size_t j = 0; j < tab->nsrc; j++) {
+					if (strcmp(tab->src[j].name, st->src))
+						continue;
+					for (unsigned i = 0; i < nev; i++) {
+						if (strcmp(ev[i].name,
+							   tab->src[j].event))
+							continue;
+						if (first < 0)
+							first = (int)i;
+						else
+							up[uf_root(up, i)] =
+							uf_root(up,
+							(unsigned)first);
+					}
+				}
+			}
+	}
+	for (unsigned i = 0; i < nev; i++)
+		cnt[uf_root(up, i)]++;
+	for (unsigned i = 0; i < nev; i++) {
+		unsigned r = uf_root(up, i);
+
+		bind[i] = cnt[r] > 1 ? r + 1 : 0;
+	}
+}
+
+/* Step 1: p's events, group by group (sched_partition_bound(): the
+ * sources of a summary together), and each group's placement.  0, or -1
+ * with why. */
 static int program_groups(struct program *p, const struct evspec *ev,
 			  unsigned nev, char *why, size_t whylen)
 {
-	unsigned grp[SAMPLER_MAX_EVENTS], k = 0;
+	unsigned grp[SAMPLER_MAX_EVENTS], bind[SAMPLER_MAX_EVENTS], k = 0;
 
-	if (sched_partition(p->plat, ev, nev, grp, &p->ngroups, why,
-			    whylen) < 0)
+	summary_binds(p->plat, ev, nev, bind);
+	if (sched_partition_bound(p->plat, ev, nev, bind, grp, &p->ngroups,
+				  why, whylen) < 0)
 		return -1;
 	for (unsigned g = 0; g < p->ngroups; g++) {
 		p->gev[g] = k;

@@ -273,6 +273,49 @@
 	  NULL, { "target", t, NULL }, \
 	  { DF_SRC("lat_occ_" t), DF_SRC("lat_clock"), DF_RATIO }, true }
 
+/* The families of a platform whose targets are "all", "local" and
+ * "remote" (each there when the program counts its sources), those with
+ * "dram", and "dram" and "pmem" too: entries of one family adjacent. */
+#define DM_LAT_TARGETS3 \
+	DM_LAT("all"), DM_LAT("local"), DM_LAT("remote"), \
+	DM_LAT_MEAN("all"), DM_LAT_MEAN("local"), DM_LAT_MEAN("remote"), \
+	DM_LAT_INFLIGHT("all"), DM_LAT_INFLIGHT("local"), \
+	DM_LAT_INFLIGHT("remote")
+#define DM_LAT_TARGETS4 \
+	DM_LAT("all"), DM_LAT("local"), DM_LAT("remote"), DM_LAT("dram"), \
+	DM_LAT_MEAN("all"), DM_LAT_MEAN("local"), DM_LAT_MEAN("remote"), \
+	DM_LAT_MEAN("dram"), \
+	DM_LAT_INFLIGHT("all"), DM_LAT_INFLIGHT("local"), \
+	DM_LAT_INFLIGHT("remote"), DM_LAT_INFLIGHT("dram")
+#define DM_LAT_TARGETS5 \
+	DM_LAT("all"), DM_LAT("local"), DM_LAT("remote"), DM_LAT("dram"), \
+	DM_LAT("pmem"), \
+	DM_LAT_MEAN("all"), DM_LAT_MEAN("local"), DM_LAT_MEAN("remote"), \
+	DM_LAT_MEAN("dram"), DM_LAT_MEAN("pmem"), \
+	DM_LAT_INFLIGHT("all"), DM_LAT_INFLIGHT("local"), \
+	DM_LAT_INFLIGHT("remote"), DM_LAT_INFLIGHT("dram"), \
+	DM_LAT_INFLIGHT("pmem")
+
+/*
+ * Xeon Scalable CHAs (skx, icx, spr, gnr): the sources of target t, the
+ * TOR occupancy (0x36, counter 0 only: the "Counter" field of Intel's
+ * data is "0" for every TOR_OCCUPANCY event, the catalogs' ctr_mask 0x1)
+ * and inserts (0x35) of one encoding, counted in every CHA; the clock of
+ * one CHA is the mean of the CHAs' UNC_CHA_CLOCKTICKS (Intel's
+ * llc_demand_data_read_miss_latency divides the summed clockticks by
+ * CHAS_PER_SOCKET).  Occupancy and inserts of a target are always in
+ * one group of each CHA (the scheduler keeps a unit's events that share
+ * a derived source's family together), so a multiplexed interval scales
+ * both alike.
+ */
+#define DS_LAT_CLOCK_CHA { "lat_clock", "UNC_CHA_CLOCKTICKS", 1, true, 0 }
+#define DS_LAT(t, occ, ins) \
+	{ "lat_occ_" t, occ, 1, false, 0 }, { "lat_ins_" t, ins, 1, false, 0 }
+/* icx and later: one UMaskExt variant of IA_MISS_DRD a target */
+#define DS_LAT_XSP(t, sfx) \
+	DS_LAT(t, "UNC_CHA_TOR_OCCUPANCY.IA_MISS_DRD" sfx, \
+	       "UNC_CHA_TOR_INSERTS.IA_MISS_DRD" sfx)
+
 /*
  * AMD (zen4, zen5): the L3's sampled latency (amd_l3 event 0xAC
  * l3_xi_sampled_latency, in units of 10 ns: Linux amdzen5

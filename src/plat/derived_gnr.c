@@ -46,6 +46,14 @@ static const struct derived_src gnr_src[] = {
 	  false, 0 },
 	{ "cxl_rd", "UNC_CXLCM_RxC_PACK_BUF_INSERTS.MEM_DATA", 64, false, 0 },
 	{ "cxl_wr", "UNC_CXLDP_TxC_AGF_INSERTS.M2S_DATA", 64, false, 0 },
+	/* memory read latency (derived.h DS_LAT_XSP): IA_MISS_DRD and its
+	 * UMaskExt variants _LOCAL, _REMOTE, _DDR (PMM only in the
+	 * experimental file: left out) (Intel's
+	 * llc_demand_data_read_miss_latency{,_for_local_requests,
+	 * _for_remote_requests}, _to_dram_latency) */
+	DS_LAT_CLOCK_CHA,
+	DS_LAT_XSP("all", ""), DS_LAT_XSP("local", "_LOCAL"),
+	DS_LAT_XSP("remote", "_REMOTE"), DS_LAT_XSP("dram", "_DDR"),
 };
 
 static const struct derived_metric gnr_m[] = {
@@ -83,6 +91,9 @@ static const struct derived_metric gnr_m[] = {
 	  "port label: uncore_cxlcm_N): CXLCM RxC MEM_DATA packing-buffer "
 	  "inserts x 64 (Intel PCM on GNR/SRF).  Linux 6.14+.", "bytes",
 	  DM_COUNTER, "port", { NULL }, { DF_SRC("cxl_rd") } },
+	/* local, remote, dram where a [baseline] counts them
+	 * (counter 0 holds one occupancy event per CHA) */
+	DM_LAT_TARGETS4,
 };
 
 const struct derived_table derived_gnr = {

@@ -30,6 +30,14 @@ static const struct derived_src icx_src[] = {
 	{ "upi_data", "UNC_UPI_TxL_FLITS.ALL_DATA", XSP_UPI_BYTES_PER_FLIT,
 	  false, 0 },
 	DS_IIO_PORTS8("in", "IN", XSP_IIO_BYTES_ICX_SPR),
+	/* memory read latency (derived.h DS_LAT_XSP): IA_MISS_DRD and its
+	 * UMaskExt variants _LOCAL, _REMOTE, _DDR, _PMM (Intel's
+	 * llc_demand_data_read_miss_latency{,_for_local_requests,
+	 * _for_remote_requests}, _to_dram_latency, _to_pmem_latency) */
+	DS_LAT_CLOCK_CHA,
+	DS_LAT_XSP("all", ""), DS_LAT_XSP("local", "_LOCAL"),
+	DS_LAT_XSP("remote", "_REMOTE"), DS_LAT_XSP("dram", "_DDR"),
+	DS_LAT_XSP("pmem", "_PMM"),
 };
 
 static const struct derived_metric icx_m[] = {
@@ -54,6 +62,9 @@ static const struct derived_metric icx_m[] = {
 	DM_UPI_LINKS,
 	DM_IO_BYTES("in"),
 	DM_IO_BW("in"),
+	/* local, remote, dram, pmem where a [baseline] counts them
+	 * (counter 0 holds one occupancy event per CHA) */
+	DM_LAT_TARGETS5,
 };
 
 const struct derived_table derived_icx = {

@@ -8,6 +8,9 @@
  * upi_data_transmit_bw = UNC_UPI_TxL_FLITS.ALL_DATA x 64 / 9.  LLC: the
  * cores' requests inserted in the CHAs' TOR, all and missing the LLC,
  * with FILTER1 set to every opcode (plat_xsp.h), counted in every CHA.
+ * Memory read latency: TOR occupancy / inserts of IA_MISS under FILTER1
+ * = demand data reads (SKX llc_data_read_demand_plus_prefetch_miss_
+ * latency), local and remote by FILTER1's loc/rem bits.
  */
 #include "config.h"
 
@@ -26,6 +29,13 @@ static const struct derived_src skx_src[] = {
 	  false, 0 },
 	DS_IIO_PORTS4("in", "IN", XSP_IIO_BYTES_SKX),
 	DS_IIO_PORTS4("out", "OUT", XSP_IIO_BYTES_SKX),
+	/* memory read latency (plat_xsp.h SKX_LAT_*) */
+	DS_LAT_CLOCK_CHA,
+	DS_LAT("all", SKX_LAT_OCC(SKX_DRD_ALL), SKX_LAT_INS(SKX_DRD_ALL)),
+	DS_LAT("local", SKX_LAT_OCC(SKX_DRD_LOCAL),
+	       SKX_LAT_INS(SKX_DRD_LOCAL)),
+	DS_LAT("remote", SKX_LAT_OCC(SKX_DRD_REMOTE),
+	       SKX_LAT_INS(SKX_DRD_REMOTE)),
 };
 
 static const struct derived_metric skx_m[] = {
@@ -51,6 +61,9 @@ static const struct derived_metric skx_m[] = {
 	DM_IO_BYTES("out"),
 	DM_IO_BW("in"),
 	DM_IO_BW("out"),
+	/* local and remote where a [baseline] counts them (counter 0 holds
+	 * one occupancy event per CHA) */
+	DM_LAT_TARGETS3,
 };
 
 const struct derived_table derived_skx = {

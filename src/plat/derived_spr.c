@@ -35,6 +35,14 @@ static const struct derived_src spr_src[] = {
 	{ "cxl_wr", "UNC_CXLCM_TxC_PACK_BUF_INSERTS.MEM_DATA",
 	  64.0 * SPR_CXL_WR_SCALE, false, 0 },
 	{ "cxl_rd", "UNC_CHA_TOR_INSERTS.IA_MISS_CXL_ACC", 64, false, 0 },
+	/* memory read latency (derived.h DS_LAT_XSP): IA_MISS_DRD and its
+	 * UMaskExt variants _LOCAL, _REMOTE, _DDR, _PMM (Intel's
+	 * llc_demand_data_read_miss_latency{,_for_local_requests,
+	 * _for_remote_requests}, _to_dram_latency, _to_pmem_latency) */
+	DS_LAT_CLOCK_CHA,
+	DS_LAT_XSP("all", ""), DS_LAT_XSP("local", "_LOCAL"),
+	DS_LAT_XSP("remote", "_REMOTE"), DS_LAT_XSP("dram", "_DDR"),
+	DS_LAT_XSP("pmem", "_PMM"),
 };
 
 static const struct derived_metric spr_m[] = {
@@ -70,6 +78,9 @@ static const struct derived_metric spr_m[] = {
 	  "Per socket, not per port (SPR/EMR cannot tell ports apart, "
 	  "intel/pcm #572).", "bytes", DM_COUNTER, NULL, { NULL },
 	  { DF_SRC("cxl_rd") } },
+	/* local, remote, dram, pmem where a [baseline] counts them
+	 * (counter 0 holds one occupancy event per CHA) */
+	DM_LAT_TARGETS5,
 };
 
 const struct derived_table derived_spr = {

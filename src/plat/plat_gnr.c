@@ -268,6 +268,13 @@ static const struct cpu_match gnr_cpus[] = {
 	{ 0, 0, 0, 0 },
 };
 
+/* memory read latency, "all" (derived.h DS_LAT_XSP): counter 0 of every
+ * CHA and one more; [baseline] memory_latency = no leaves them out */
+static const char *const gnr_baseline_latency[] = {
+	"UNC_CHA_TOR_OCCUPANCY.IA_MISS_DRD", "UNC_CHA_TOR_INSERTS.IA_MISS_DRD",
+	NULL
+};
+
 /* derived_gnr.c: LLC as icx/spr (doc/hardware-notes.md says why not
  * LLC_LOOKUP), DRAM the two schedulers' CAS counts, CHA clock, UPI. */
 static const char *const gnr_baseline[] = {
@@ -296,6 +303,7 @@ const struct platform plat_gnr = {
 	.ops = &plat_perf_only_ops,
 	.derived = &derived_gnr,
 	.baseline = gnr_baseline,
+	.baseline_latency = gnr_baseline_latency,
 	.sim = &plat_gnr_sim,
 	.backends = PLAT_BE_PERF,
 };

@@ -264,6 +264,13 @@ static const struct cpu_match icx_cpus[] = {
 	{ 0, 0, 0, 0 },
 };
 
+/* memory read latency, "all" (derived.h DS_LAT_XSP): counter 0 of every
+ * CHA and one more; [baseline] memory_latency = no leaves them out */
+static const char *const icx_baseline_latency[] = {
+	"UNC_CHA_TOR_OCCUPANCY.IA_MISS_DRD", "UNC_CHA_TOR_INSERTS.IA_MISS_DRD",
+	NULL
+};
+
 static const char *const icx_baseline[] = {
 	"UNC_CHA_TOR_INSERTS.IA", "UNC_CHA_TOR_INSERTS.IA_MISS",
 	"UNC_M_CAS_COUNT.RD", "UNC_M_CAS_COUNT.WR",
@@ -285,6 +292,7 @@ const struct platform plat_icx = {
 	.ops = &plat_perf_only_ops,
 	.derived = &derived_icx,
 	.baseline = icx_baseline,
+	.baseline_latency = icx_baseline_latency,
 	.sim = &plat_icx_sim,
 	.backends = PLAT_BE_PERF,
 };

@@ -202,6 +202,13 @@ static const struct cpu_match skx_cpus[] = {
 	{ 0, 0, 0, 0 },
 };
 
+/* memory read latency, "all" (plat_xsp.h SKX_LAT_*): counter 0 of every
+ * CHA and one more, in turn with the LLC events (another FILTER1 value);
+ * [baseline] memory_latency = no leaves them out */
+static const char *const skx_baseline_latency[] = {
+	SKX_LAT_OCC(SKX_DRD_ALL), SKX_LAT_INS(SKX_DRD_ALL), NULL
+};
+
 static const char *const skx_baseline[] = {
 	SKX_LLC_LOOKUPS, SKX_LLC_MISSES,
 	"UNC_M_CAS_COUNT.RD", "UNC_M_CAS_COUNT.WR", "UNC_CHA_CLOCKTICKS",
@@ -222,6 +229,7 @@ const struct platform plat_skx = {
 	.ops = &plat_perf_only_ops,
 	.derived = &derived_skx,
 	.baseline = skx_baseline,
+	.baseline_latency = skx_baseline_latency,
 	.sim = &plat_skx_sim,
 	.backends = PLAT_BE_PERF,
 };

@@ -188,6 +188,13 @@ static const struct cpu_match spr_cpus[] = {
 	{ 0, 0, 0, 0 },
 };
 
+/* memory read latency, "all" (derived.h DS_LAT_XSP): counter 0 of every
+ * CHA and one more; [baseline] memory_latency = no leaves them out */
+static const char *const spr_baseline_latency[] = {
+	"UNC_CHA_TOR_OCCUPANCY.IA_MISS_DRD", "UNC_CHA_TOR_INSERTS.IA_MISS_DRD",
+	NULL
+};
+
 /*
  * CXL (doc/hardware-notes.md, "CXL memory bandwidth"): writes per port
  * from each CXLCM's TxC MEM_DATA packing-buffer inserts (Intel's SPR/EMR
@@ -221,6 +228,7 @@ const struct platform plat_spr = {
 	.ops = &plat_perf_only_ops,
 	.derived = &derived_spr,
 	.baseline = spr_baseline,
+	.baseline_latency = spr_baseline_latency,
 	.sim = &plat_spr_sim,
 	.backends = PLAT_BE_PERF,
 };

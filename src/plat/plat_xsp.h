@@ -81,6 +81,27 @@ extern const struct unit_type xsp_skx_iio_free, xsp_icx_iio_free,
 #define SKX_LLC_LOOKUPS "UNC_CHA_TOR_INSERTS.IA:filter0=" SKX_LLC_FILTER1
 #define SKX_LLC_MISSES "UNC_CHA_TOR_INSERTS.IA_MISS:filter0=" SKX_LLC_FILTER1
 
+/*
+ * skx memory read latency (derived_skx.c; doc/hardware-notes.md "Memory
+ * read latency"): the TOR occupancy (0x36/0x21, counter 0 only) and
+ * inserts (0x35/0x21) of the cores' requests that missed the LLC
+ * (IA_MISS), FILTER1 restricted to demand data reads: Intel's SKX/CLX
+ * llc_data_read_demand_plus_prefetch_miss_latency{,_for_local_requests,
+ * _for_remote_requests} give "UNC_CHA_TOR_OCCUPANCY.IA_MISS:filter1=
+ * 0x40433" (0x33 | opc 0x202 << 9: rem, loc, nm, not_nm and the DRd
+ * opcode; the catalog's IA_MISS_DRD carries the same as perf terms),
+ * 0x40432 (loc without rem: local) and 0x40431 (rem: remote).  FILTER1
+ * is config1 bits 63:32, so :filter0= is that value << 32.  It is not
+ * the LLC events' value (0x3b, every opcode): the CHA's one filter
+ * register makes the latency events take turns with them.
+ */
+#define SKX_LAT_F(f1) ":filter0=" f1 "00000000"
+#define SKX_LAT_OCC(f1) "UNC_CHA_TOR_OCCUPANCY.IA_MISS" SKX_LAT_F(f1)
+#define SKX_LAT_INS(f1) "UNC_CHA_TOR_INSERTS.IA_MISS" SKX_LAT_F(f1)
+#define SKX_DRD_ALL "0x40433"
+#define SKX_DRD_LOCAL "0x40432"
+#define SKX_DRD_REMOTE "0x40431"
+
 /* The operations of a platform uncored never discovers or freezes itself
  * (plat.c): discovery refuses it, naming the perf backend. */
 extern const struct plat_ops plat_perf_only_ops;

@@ -542,15 +542,20 @@ static int place_subset(const struct platform *p, const struct evspec *ev,
 }
 
 /* Cuts the events idx[0..m) of one unit that do not fit together into
- * chunks that do, in order: chunk k into group k (from 1).  The number
- * of chunks, or -EBUSY (an event that does not fit alone). */
+ * chunks that do, in order: chunk k into group k (from 1).  An event
+ * that starts a chunk takes with it the events of the chunk before that
+ * are bound to it (bind[], nonzero and equal), unless they are that whole
+ * chunk: bound events then count in one group.  The number of chunks,
+ * or -EBUSY (an event that does not fit alone). */
 static int chunk_unit(const struct platform *p, const struct evspec *ev,
-		      const unsigned *idx, unsigned m, unsigned *grp,
-		      char *why, size_t whylen)
+		      const unsigned *bind, const unsigned *idx, unsigned m,
+		      unsigned *grp, char *why, size_t whylen)
 {
 	unsigned cur[SCHED_MAX_EVENTS], nc = 0, chunk = 1;
 
 	for (unsigned k = 0; k < m; k++) {
+		unsigned b = bind ? bind[idx[k]] : 0, nb = 0, keep = 0;
+
 		cur[nc] = idx[k];
 		if (place_subset(p, ev, cur, nc + 1, why, whylen) == 0) {
 			grp[idx[k]] = chunk;
@@ -559,9 +564,24 @@ static int chunk_unit(const struct platform *p, const struct evspec *ev,
 		}
 		if (nc == 0)	/* alone, and still no place: why says why */
 			return -EBUSY;
+		for (unsigned j = 0; b && j < nc; j++)
+			nb += bind[cur[j]] == b;
 		chunk++;
-		nc = 0;
-		k--;		/* the event starts the next chunk */
+		if (nb == 0 || nb == nc) {
+			nc = 0;
+		} else {
+			/* its bound events move on with it, in order */
+			unsigned moved[SCHED_MAX_EVENTS];
+
+			for (unsigned j = 0; j < nc; j++)
+				if (bind[cur[j]] == b) {
+					grp[cur[j]] = chunk;
+					moved[keep++] = cur[j];
+				}
+			memcpy(cur, moved, keep * sizeof(*cur));
+			nc = keep;
+		}
+		k--;		/* the event joins the next chunk */
 	}
 	return (int)chunk;
 }
@@ -569,6 +589,14 @@ static int chunk_unit(const struct platform *p, const struct evspec *ev,
 int sched_partition(const struct platform *p, const struct evspec *ev,
 		    unsigned n, unsigned *grp, unsigned *ngroups, char *why,
 		    size_t whylen)
+{
+	return sched_partition_bound(p, ev, n, NULL, grp, ngroups, why,
+				     whylen);
+}
+
+int sched_partition_bound(const struct platform *p, const struct evspec *ev,
+			  unsigned n, const unsigned *bind, unsigned *grp,
+			  unsigned *ngroups, char *why, size_t whylen)
 {
 	unsigned idx[SCHED_MAX_EVENTS];
 	int ctr[SCHED_MAX_EVENTS], r;
@@ -590,7 +618,8 @@ int sched_partition(const struct platform *p, const struct evspec *ev,
 				idx[m++] = i;
 		if (m == 0 || place_subset(p, ev, idx, m, why, whylen) == 0)
 			continue;
-		if ((r = chunk_unit(p, ev, idx, m, grp, why, whylen)) < 0)
+		if ((r = chunk_unit(p, ev, bind, idx, m, grp, why,
+				    whylen)) < 0)
 			return r;
 		if ((unsigned)r + 1 > *ngroups)
 			*ngroups = (unsigned)r + 1;

@@ -125,6 +125,15 @@ int sched_place(const struct platform *p, const struct evspec *ev,
 int sched_partition(const struct platform *p, const struct evspec *ev,
 		    unsigned n, unsigned *grp, unsigned *ngroups, char *why,
 		    size_t whylen);
+/* ... with events bound together: bind[i] (NULL: none) nonzero and
+ * equal for events that must count in one group (the occupancy and
+ * inserts of one latency summary, whose ratio a multiplexed interval
+ * must scale alike); where a unit is cut into chunks, a bound event
+ * that starts a chunk takes its bound events of the chunk before with
+ * it (when they are not that whole chunk, which cannot be helped). */
+int sched_partition_bound(const struct platform *p, const struct evspec *ev,
+			  unsigned n, const unsigned *bind, unsigned *grp,
+			  unsigned *ngroups, char *why, size_t whylen);
 
 /*
  * Time-multiplexing: a group of events that must count together (the

@@ -431,6 +431,44 @@ static void test_partition(void)
 	}
 }
 
+/* Bound events (sched_partition_bound()): an occupancy and its inserts,
+ * with the clock, stay in one group where a unit is cut into turns. */
+static void test_partition_bound(void)
+{
+	const struct platform *icx = plat_by_id("icx");
+	const char *g[] = { "UNC_CHA_TOR_INSERTS.IA",
+			    "UNC_CHA_TOR_INSERTS.IA_MISS",
+			    "UNC_CHA_CLOCKTICKS",
+			    "UNC_CHA_TOR_OCCUPANCY.IA_MISS_DRD",
+			    "UNC_CHA_TOR_INSERTS.IA_MISS_DRD" };
+	const unsigned bind[] = { 0, 0, 7, 7, 7 }, whole[] = { 7, 7, 7, 0, 0 };
+	struct evspec ev[5];
+	unsigned grp[5], ng = 0;
+	char why[256];
+	bool okr = icx != NULL;
+
+	for (unsigned i = 0; okr && i < 5; i++)
+		okr = sched_resolve(icx, g[i], false, &ev[i], why,
+				    sizeof(why)) == 0;
+	ok(okr, "icx: the CHA events resolve");
+	if (!okr)
+		return;
+	is_int(sched_partition(icx, ev, 5, grp, &ng, why, sizeof(why)), 0,
+	       "5 CHA events on 4 counters, unbound");
+	ok(ng == 3 && grp[3] == 1 && grp[4] == 2,
+	   "unbound: the occupancy and its inserts in different turns");
+	is_int(sched_partition_bound(icx, ev, 5, bind, grp, &ng, why,
+				     sizeof(why)), 0, "bound");
+	ok(ng == 3 && grp[0] == 1 && grp[1] == 1 && grp[2] == 2 &&
+	   grp[3] == 2 && grp[4] == 2,
+	   "bound: clock, occupancy and inserts take one turn together");
+	is_int(sched_partition_bound(icx, ev, 5, whole, grp, &ng, why,
+				     sizeof(why)), 0,
+	       "a bound set that is the whole chunk");
+	ok(ng == 3 && grp[0] == 1 && grp[3] == 1 && grp[4] == 2,
+	   "is cut as before (it cannot move on alone)");
+}
+
 int main(void)
 {
 	p = plat_by_id("skl");
@@ -444,6 +482,7 @@ int main(void)
 	test_filters();
 	test_many();
 	test_partition();
+	test_partition_bound();
 	sched_ws_free(&ws);
 	return tap_done();
 }
