@@ -317,6 +317,36 @@
 	       "UNC_CHA_TOR_INSERTS.IA_MISS_DRD" sfx)
 
 /*
+ * The memory controllers' read queue (issue 41): RPQ occupancy (source
+ * "rpq_occ", both pseudo-channels' events summed, over every channel of
+ * the socket) over one channel's DRAM clock ("rpq_clock", a per-box
+ * mean), and the reads inserted ("rpq_ins"), a summary as DM_LAT.  The
+ * time a read waits in the controller until its CAS, shorter than the
+ * TOR's (facts sheet section 2; Intel's CLX Info_System_MEM_DRAM_Read_
+ * Latency = UNC_M_RPQ_OCCUPANCY / UNC_M_RPQ_INSERTS / UNC_M_CLOCKTICKS).
+ */
+#define DM_RPQ_NAME "uncore_dram_read_queue_latency_seconds"
+#define DM_RPQ_HELP "Reads in the memory controllers' read pending " \
+	"queues (RPQ), every channel and pseudo-channel: the time in the " \
+	"controller only, shorter than uncore_memory_read_latency_seconds; " \
+	"_sum request-seconds (occupancy / one channel's DRAM clock), " \
+	"_count the reads (doc/metrics.md)."
+#define DM_RPQ \
+	{ DM_RPQ_NAME, "dram_read_queue_latency_seconds_sum", DM_RPQ_HELP, \
+	  "seconds", DM_SUM, NULL, { NULL }, \
+	  { DF_SRC("rpq_occ"), DF_SRC("rpq_clock"), DF_RATE, DF_RATIO } }, \
+	{ DM_RPQ_NAME, "dram_read_queue_latency_seconds_count", DM_RPQ_HELP, \
+	  "seconds", DM_COUNT, NULL, { NULL }, { DF_SRC("rpq_ins") } }
+/* icx: both pseudo-channels (spr's four RPQ events and its clock need
+ * five of the channel's four counters: doc/hardware-notes.md) */
+#define DS_RPQ_PCH(clock) \
+	{ "rpq_occ", "UNC_M_RPQ_OCCUPANCY_PCH0", 1, false, 0 }, \
+	{ "rpq_occ", "UNC_M_RPQ_OCCUPANCY_PCH1", 1, false, 0 }, \
+	{ "rpq_ins", "UNC_M_RPQ_INSERTS.PCH0", 1, false, 0 }, \
+	{ "rpq_ins", "UNC_M_RPQ_INSERTS.PCH1", 1, false, 0 }, \
+	{ "rpq_clock", clock, 1, true, 0 }
+
+/*
  * AMD (zen4, zen5): the L3's sampled latency (amd_l3 event 0xAC
  * l3_xi_sampled_latency, in units of 10 ns: Linux amdzen5
  * recommended.json l3_read_miss_latency = latency x 10 / requests, scale

@@ -38,6 +38,10 @@ static const struct derived_src icx_src[] = {
 	DS_LAT_XSP("all", ""), DS_LAT_XSP("local", "_LOCAL"),
 	DS_LAT_XSP("remote", "_REMOTE"), DS_LAT_XSP("dram", "_DDR"),
 	DS_LAT_XSP("pmem", "_PMM"),
+	/* the RPQ (derived.h DM_RPQ), from a [baseline] imc list; the clock
+	 * the free-running DCLK (no programmable counter), which a
+	 * controller's channels share */
+	DS_RPQ_PCH("UNC_M_FREE_RUNNING.DCLK"),
 };
 
 static const struct derived_metric icx_m[] = {
@@ -65,6 +69,7 @@ static const struct derived_metric icx_m[] = {
 	/* local, remote, dram, pmem where a [baseline] counts them
 	 * (counter 0 holds one occupancy event per CHA) */
 	DM_LAT_TARGETS5,
+	DM_RPQ,
 };
 
 const struct derived_table derived_icx = {
