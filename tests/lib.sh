@@ -362,6 +362,15 @@ rate() {
 	    'BEGIN { print (b - a) / (y - x) }'
 }
 
+# summary_mean FAMILY LABELS [FIRST SECOND]: rate(FAMILY_sum) /
+# rate(FAMILY_count) between two pages (as rate), "none" without a count:
+# a summary's mean over that window (the memory latency families).
+summary_mean() {
+	awk -v s="$(rate "$1_sum" "$2" "${3:-}" "${4:-}")" \
+	    -v c="$(rate "$1_count" "$2" "${3:-}" "${4:-}")" \
+	    'BEGIN { if (c > 0) print s / c; else print "none" }'
+}
+
 # ctl_code SOCKET [CURL ARGS...] URL: a request on the control socket;
 # prints the status code, the body goes to $T/body.
 ctl_code() {

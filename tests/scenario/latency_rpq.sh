@@ -48,18 +48,16 @@ run() {
 
 # check NAME: the answers on both sockets
 check() {
-	for s in 0 1; do
-		sr=$(rate uncore_dram_read_queue_latency_seconds_sum "socket=\"$s\"" "$T/$1.m0" "$T/$1.m1")
-		cr=$(rate uncore_dram_read_queue_latency_seconds_count "socket=\"$s\"" "$T/$1.m0" "$T/$1.m1")
-		eval "sr$s=\$sr cr$s=\$cr"
-	done
-	like "$(grep '^# TYPE uncore_dram_read_queue_latency_seconds ' "$T/$1.m1")" summary \
-		"$1: uncore_dram_read_queue_latency_seconds is a summary"
-	near "$(awk -v s="$sr0" -v c="$cr0" 'BEGIN { print (c > 0 ? s / c : "none") }')" 187.5e-9 0.01 \
+	F=uncore_dram_read_queue_latency_seconds
+	sr0=$(rate ${F}_sum 'socket="0"' "$T/$1.m0" "$T/$1.m1")
+	cr0=$(rate ${F}_count 'socket="0"' "$T/$1.m0" "$T/$1.m1")
+	like "$(grep "^# TYPE $F " "$T/$1.m1")" summary \
+		"$1: $F is a summary"
+	near "$(summary_mean $F 'socket="0"' "$T/$1.m0" "$T/$1.m1")" 187.5e-9 0.01 \
 		"$1 s0: 300 DCLK cycles = 187.5 ns over both pseudo-channels, every channel"
 	near "$cr0" 2.0e7 0.05 "$1 s0: rate(_count) 2e7 reads/s, PCH0 and PCH1"
 	near "$sr0" 3.75 0.05 "$1 s0: rate(_sum) 3.75 reads in the queues"
-	near "$(awk -v s="$sr1" -v c="$cr1" 'BEGIN { print (c > 0 ? s / c : "none") }')" 229.1667e-9 0.01 \
+	near "$(summary_mean $F 'socket="1"' "$T/$1.m0" "$T/$1.m1")" 229.1667e-9 0.01 \
 		"$1 s1: 366.7 cycles = 229.2 ns (PCH0 alone: 250 ns)"
 }
 

@@ -58,10 +58,8 @@ run() {
 
 # lat NAME SOCKET TARGET: rate(_sum) / rate(_count) between the pages
 lat() {
-	_l="socket=\"$2\",target=\"$3\""
-	awk -v s="$(rate uncore_memory_read_latency_seconds_sum "$_l" "$T/$1.m0" "$T/$1.m1")" \
-	    -v c="$(rate uncore_memory_read_latency_seconds_count "$_l" "$T/$1.m0" "$T/$1.m1")" \
-	    'BEGIN { if (c > 0) print s / c; else print "none" }'
+	summary_mean uncore_memory_read_latency_seconds \
+		"socket=\"$2\",target=\"$3\"" "$T/$1.m0" "$T/$1.m1"
 }
 
 run def
