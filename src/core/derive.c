@@ -839,7 +839,7 @@ static void sums(const struct derive_plan *dp, const uint64_t *inc,
 			continue;
 		for (unsigned s = 0; s < dp->nsockets; s++)
 			for (unsigned in = 0; in < derive_nper(dp, m); in++) {
-				unsigned i = derive_index(dp, m, s, in);
+				unsigned i = derive_index(dp, m, s, in), c;
 				double v;
 
 				if (!dp->live[i])
@@ -851,8 +851,9 @@ static void sums(const struct derive_plan *dp, const uint64_t *inc,
 				/* its _count (the next entry) adds this
 				 * interval's reads, which derive_tick() left
 				 * in out: only with its _sum */
-				acc[derive_index(dp, m + 1, s, in)] +=
-					out[derive_index(dp, m + 1, s, in)];
+				c = derive_index(dp, m + 1, s, in);
+				if (dp->live[c] && isfinite(out[c]))
+					acc[c] += out[c];
 			}
 	}
 }

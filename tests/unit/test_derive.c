@@ -673,10 +673,75 @@ static void test_latency(void)
 	derive_tick(dp, d, d, inv, 1.0, 0.5, false, acc, v, scratch);
 	is_near(v[derive_index(dp, (size_t)ms, 0, 0)], 4.5, 1e-12,
 		"an interval without clock cycles adds nothing to _sum");
+	is_near(v[derive_index(dp, (size_t)mc, 0, 0)], 2e7, 0.0,
+		"... nor to _count: the mean stays that of the intervals "
+		"with both");
 	free(acc);
 	free(v);
 	free(scratch);
 out:
+	derive_plan_free(dp);
+}
+
+/*
+ * A latency pair that takes turns with its clock (icx CHAs, issue 41):
+ * on its turn the increments are scaled up (x2, the intervals it did
+ * not count), the clock's too; the interval's deltas are the true
+ * counts.  _sum divides the scaled occupancy by the clock's delta: 2
+ * CHAs, occupancy 1e9 + 3e9, inserts 2e7, 2 GHz: 200 cycles = 100 ns
+ * (dividing by the scaled clock would say 50 ns).
+ */
+static void test_latency_turns(void)
+{
+	const struct platform *pl = &plat_icx;
+	struct topology t;
+	struct derive_series ser[6];
+	struct derive_plan *dp;
+	uint64_t inc[6], d[6], inv[1] = { 0 };
+	double *acc, *v;
+	void *scratch;
+	char why[200];
+	int ms, mc;
+
+	memset(&t, 0, sizeof(t));
+	t.plat = pl;
+	t.nsockets = 1;
+	t.sock[0].ninst[unit_of(pl, "cha")] = 2;
+	for (unsigned b = 0; b < 2; b++) {
+		ser[3 * b] = (struct derive_series){ 0, b,
+			"UNC_CHA_TOR_OCCUPANCY.IA_MISS_DRD", 1, false };
+		ser[3 * b + 1] = (struct derive_series){ 0, b,
+			"UNC_CHA_TOR_INSERTS.IA_MISS_DRD", 1, false };
+		ser[3 * b + 2] = (struct derive_series){ 0, b,
+			"UNC_CHA_CLOCKTICKS", 1, false };
+		d[3 * b] = b ? 3000000000u : 1000000000u;
+		d[3 * b + 1] = 10000000;
+		d[3 * b + 2] = 2000000000u;
+		for (unsigned k = 0; k < 3; k++)
+			inc[3 * b + k] = 2 * d[3 * b + k];
+	}
+	dp = derive_plan_new(&t, ser, 6, why, sizeof(why));
+	ok(dp != NULL, "icx latency plan built %s", dp ? "" : why);
+	if (!dp)
+		return;
+	ms = derive_find(pl, "uncore_memory_read_latency_seconds",
+			 "memory_read_latency_all_seconds_sum");
+	mc = derive_find(pl, "uncore_memory_read_latency_seconds",
+			 "memory_read_latency_all_seconds_count");
+	acc = calloc(derive_nvals(dp), sizeof(double));
+	v = calloc(derive_nvals(dp), sizeof(double));
+	scratch = malloc(derive_scratch_size(dp));
+	derive_tick(dp, inc, d, inv, 1.0, 0.0, false, acc, v, scratch);
+	is_near(v[derive_index(dp, (size_t)ms, 0, 0)], 4.0, 1e-9,
+		"_sum: scaled occupancy 8e9 over the clock's true 2 GHz");
+	is_near(v[derive_index(dp, (size_t)mc, 0, 0)], 4e7, 0.0,
+		"_count: the scaled inserts, 4e7");
+	is_near(v[derive_index(dp, (size_t)ms, 0, 0)] /
+		v[derive_index(dp, (size_t)mc, 0, 0)], 100e-9, 1e-12,
+		"their ratio: 100 ns, the turn's scale kept (not 50 ns)");
+	free(acc);
+	free(v);
+	free(scratch);
 	derive_plan_free(dp);
 }
 
@@ -689,5 +754,6 @@ int main(void)
 	test_alternatives();
 	test_event_metric();
 	test_latency();
+	test_latency_turns();
 	return tap_done();
 }
