@@ -129,6 +129,11 @@ struct program {
 					   baseline counts; NULL: none.  The
 					   program owns it (set once, before
 					   the program is shared) */
+	/* [baseline] memory_latency ("auto", "yes", "no"), and per unit
+	 * why auto left its latency events out ("": counted, or none);
+	 * set before the program is shared */
+	const char *lat_setting;
+	char lat_left_out[PLAT_MAX_UNITS][256];
 };
 
 /* Words per sample / snapshot of a program with ns series. */

@@ -76,6 +76,9 @@ static str_check_fn check_sockpath, check_group, check_user, check_platform,
 static const char *const policy_names[] = { "reclaim", "yield", NULL };
 static const char *const backend_names[] = { "auto", "direct", "perf", NULL };
 static const char *const unavailable_names[] = { "exit", "serve", NULL };
+/* [baseline] memory_latency: auto, or a yes/no word as bool keys take */
+static const char *const latency_names[] = {
+	"auto", "yes", "no", "true", "false", "on", "off", "1", "0", NULL };
 static const char *const level_names[] = {
 	"error", "warning", "notice", "info", "debug", NULL };
 
@@ -134,7 +137,9 @@ static const struct key keys[] = {
 	K_UINT(S_CLAIMS, "max_pinned_s", max_pinned_s, 1, 86400, 600),
 
 	/* the one key of [baseline] that is no unit (issue 41 §2) */
-	K_BOOL(S_BASELINE, "memory_latency", memory_latency, true),
+	{ .sect = S_BASELINE, .name = "memory_latency", .type = KT_CHOICE,
+	  .off = F(memory_latency), .defstr = "auto",
+	  .choices = latency_names },
 	K_STR(S_SIM, "platform", sim_platform, empty_default, check_platform,
 	    true),
 	K_STR(S_SIM, "workload", sim_workload, empty_default, check_path, true),
@@ -251,6 +256,17 @@ static void free_str(char **p, const char *def)
 	if (*p != def)
 		free(*p);
 	*p = NULL;
+}
+
+enum conf_latency conf_memory_latency(const struct conf *c)
+{
+	const char *v = c->memory_latency ? c->memory_latency : "auto";
+
+	if (strcmp(v, "auto") == 0)
+		return CONF_LATENCY_AUTO;
+	return strcmp(v, "yes") == 0 || strcmp(v, "true") == 0 ||
+	       strcmp(v, "on") == 0 || strcmp(v, "1") == 0
+	       ? CONF_LATENCY_YES : CONF_LATENCY_NO;
 }
 
 void conf_free(struct conf *c)

@@ -14,8 +14,8 @@
  * Strings: after conf_init() every string field points at a built-in
  * default (static storage).  After conf_load() returns 0 every string
  * field (path, log_level, user, backend, sysfs, listen[], control_socket,
- * control_group,
- * web_config, sim_platform, sim_workload, baseline events) is heap memory
+ * control_group, web_config, memory_latency, sim_platform, sim_workload,
+ * baseline events) is heap memory
  * owned by the struct conf, so a caller overriding one from the command
  * line may free() the old value and assign a strdup()ed one.  conf_free() frees every
  * string that is not a built-in default, so it is safe after either.
@@ -103,9 +103,9 @@ struct conf {
 	unsigned nbaseline;
 	bool baseline_given;            /* false: section empty or absent,
 					   platform default for every unit */
-	bool memory_latency;            /* [baseline] memory_latency, default
-					   yes: the platform's latency events
-					   (platform.baseline_latency) count */
+	char *memory_latency;           /* [baseline] memory_latency: auto
+					   (default), yes or no (or another
+					   bool word): conf_memory_latency() */
 	/* [sim] */
 	char *sim_platform;             /* key platform: "" or [a-z0-9]+ */
 	char *sim_workload;             /* key workload: "" or a path; a
@@ -157,6 +157,13 @@ void conf_init(struct conf *c);
  * reload may run beside threads that use another struct conf.
  */
 int conf_load(struct conf *c, const char *path, char *err, size_t errlen);
+
+/* [baseline] memory_latency: whether the platform's latency events
+ * (platform.baseline_latency) count: auto where they fit beside the
+ * unit's other default events without turns (uncored.c), yes always
+ * (the unit's events then take turns where they do not fit), no never. */
+enum conf_latency { CONF_LATENCY_AUTO, CONF_LATENCY_YES, CONF_LATENCY_NO };
+enum conf_latency conf_memory_latency(const struct conf *c);
 
 /*
  * Frees every string *c owns and leaves *c as conf_init() does, so it may

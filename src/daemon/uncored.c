@@ -157,15 +157,45 @@ static void apply_overrides(const struct options *o, struct conf *c)
 	}
 }
 
+/* Resolves the platform's default events of list (NULL: none) into
+ * ev[*n..), but those of a unit [baseline] names.  0, or -1 with why. */
+static int add_defaults(const struct platform *p, const struct conf *c,
+			const char *const *list, struct evspec *ev,
+			unsigned max, unsigned *n, char *why, size_t len)
+{
+	char r[256];
+
+	for (const char *const *d = list; d && *d; d++) {
+		bool overridden = false;
+
+		/* resolved first: a default with modifiers (hsx
+		 * "UNC_C_LLC_LOOKUP.ANY:filter0=...:split=0/2") is no plain
+		 * catalog name, and its unit decides whether a [baseline]
+		 * line replaces it */
+		if (*n == max ||
+		    sched_resolve(p, *d, true, &ev[*n], r, sizeof(r)) < 0) {
+			snprintf(why, len, "platform default baseline: %s", r);
+			return -1;
+		}
+		for (unsigned b = 0; b < c->nbaseline; b++)
+			overridden |= strcmp(c->baseline[b].unit,
+					     p->units[ev[*n].unit]->name) == 0;
+		if (!overridden)
+			(*n)++;
+	}
+	return 0;
+}
+
 /*
  * The events the daemon counts: the platform default, with each unit
  * named in [baseline] replaced by the events given there ("none": no
- * events of that unit); the defaults kept come first, *ndef of them.
+ * events of that unit); the defaults kept come first, *ndef of them,
+ * their latency events (platform.baseline_latency) from *lat0.
  * Returns the count, or -1 with "file:line: reason" in why.
  */
 static int resolve_baseline(const struct platform *p, const struct conf *c,
 			    struct evspec *ev, unsigned max, unsigned *ndef,
-			    char *why, size_t len)
+			    unsigned *lat0, char *why, size_t len)
 {
 	unsigned n = 0;
 	char r[256];
@@ -177,29 +207,14 @@ static int resolve_baseline(const struct platform *p, const struct conf *c,
 				 c->baseline[b].line, c->baseline[b].unit, p->id);
 			return -1;
 		}
-	/* the platform's defaults, then its latency events unless
-	 * [baseline] memory_latency = no (issue 41 §2) */
-	const char *const *lists[2] = {
-		p->baseline, c->memory_latency ? p->baseline_latency : NULL };
-
-	for (unsigned li = 0; li < 2; li++)
-	for (const char *const *d = lists[li]; d && *d; d++) {
-		bool overridden = false;
-
-		/* resolved first: a default with modifiers (hsx
-		 * "UNC_C_LLC_LOOKUP.ANY:filter0=...:split=0/2") is no plain
-		 * catalog name, and its unit decides whether a [baseline]
-		 * line replaces it */
-		if (n == max || sched_resolve(p, *d, true, &ev[n], r, sizeof(r)) < 0) {
-			snprintf(why, len, "platform default baseline: %s", r);
-			return -1;
-		}
-		for (unsigned b = 0; b < c->nbaseline; b++)
-			overridden |= strcmp(c->baseline[b].unit,
-					     p->units[ev[n].unit]->name) == 0;
-		if (!overridden)
-			n++;
-	}
+	/* the platform's defaults, then its latency events (from *lat0)
+	 * unless [baseline] memory_latency = no (issue 41 §2) */
+	if (add_defaults(p, c, p->baseline, ev, max, &n, why, len) < 0)
+		return -1;
+	*lat0 = n;
+	if (conf_memory_latency(c) != CONF_LATENCY_NO &&
+	    add_defaults(p, c, p->baseline_latency, ev, max, &n, why, len) < 0)
+		return -1;
 	*ndef = n;
 	for (unsigned b = 0; b < c->nbaseline; b++) {
 		const struct conf_baseline *cb = &c->baseline[b];
@@ -232,6 +247,65 @@ static int resolve_baseline(const struct platform *p, const struct conf *c,
 		}
 	}
 	return (int)n;
+}
+
+/*
+ * [baseline] memory_latency = auto (issue 41 §2): the latency events of
+ * the defaults, ev[lat0..*ndef), count where they fit beside their
+ * unit's other default events, all on the unit's counters at once
+ * (sched_place()); a unit where they do not (the Xeon Scalable CHAs:
+ * four counters for the LLC events, the clock and the pair, or skx's
+ * one FILTER1 register) keeps its events whole, undivided by turns, and
+ * its latency family is absent, said in the log and in left[unit] (""
+ * elsewhere: /api/v1/status memory_latency.left_out).
+ * Returns the count of ev[0..n) kept; *ndef shrinks with it.
+ */
+static int fit_latency(struct daemon *d, const struct conf *c,
+		       struct evspec *ev, unsigned n, unsigned *ndef,
+		       unsigned lat0, char left[][256])
+{
+	struct evspec sub[SAMPLER_MAX_EVENTS];
+	int ctr[SAMPLER_MAX_EVENTS];
+	bool drop[PLAT_MAX_UNITS] = { false };
+	unsigned k = 0;
+
+	if (conf_memory_latency(c) != CONF_LATENCY_AUTO)
+		return (int)n;
+	for (unsigned i = lat0; i < *ndef; i++) {
+		int u = ev[i].unit;
+		unsigned m = 0, others = 0;
+		char why[256];
+
+		if (u < 0 || u >= PLAT_MAX_UNITS || drop[u])
+			continue;
+		for (unsigned j = 0; j < *ndef; j++)
+			if (ev[j].unit == u) {
+				sub[m++] = ev[j];
+				others += j < lat0;
+			}
+		if (sched_place(d->plat, sub, m, NULL, ctr, why,
+				sizeof(why)) == 0)
+			continue;
+		drop[u] = true;
+		log_msg(LOG_LVL_NOTICE, "not counted: the memory read latency "
+			"events of the %s (%s, ...): beside its %u other default "
+			"events they do not fit its counters at once (%s), and "
+			"[baseline] memory_latency = auto keeps those undivided; "
+			"memory_latency = yes counts them, the %s's events then "
+			"take turns", d->plat->units[u]->name, ev[i].name,
+			others, why, d->plat->units[u]->name);
+		snprintf(left[u], sizeof(left[u]), "%s", why);
+	}
+	for (unsigned i = 0; i < n; i++) {
+		int u = ev[i].unit;
+
+		if (i >= lat0 && i < *ndef && u >= 0 && u < PLAT_MAX_UNITS &&
+		    drop[u])
+			continue;
+		ev[k++] = ev[i];
+	}
+	*ndef -= n - k;
+	return (int)k;
 }
 
 /*
@@ -295,13 +369,14 @@ static struct program *build_program(struct daemon *d, const struct conf *c,
 	struct evspec ev[SAMPLER_MAX_EVENTS];
 	struct program *p;
 	struct fexport *fx = NULL;
-	unsigned max, ndef;
-	char where[PATH_MAX + 16];
+	unsigned max, ndef, lat0;
+	char where[PATH_MAX + 16], left[PLAT_MAX_UNITS][256] = { { 0 } };
 	int n = resolve_baseline(d->plat, c, ev, SAMPLER_MAX_EVENTS, &ndef,
-				 why, len);
+				 &lat0, why, len);
 
 	if (n < 0)
 		return NULL;
+	n = fit_latency(d, c, ev, (unsigned)n, &ndef, lat0, left);
 	n = drop_unchosen(d, ev, (unsigned)n, ndef);
 	/* the exported formulas' events join the baseline after its own,
 	 * those it counts already shared (doc/formulas.md) */
@@ -323,6 +398,10 @@ static struct program *build_program(struct daemon *d, const struct conf *c,
 		return NULL;
 	}
 	p->fx = fx;
+	memcpy(p->lat_left_out, left, sizeof(left));
+	p->lat_setting = conf_memory_latency(c) == CONF_LATENCY_AUTO ? "auto"
+			 : conf_memory_latency(c) == CONF_LATENCY_YES ? "yes"
+			 : "no";
 	max = program_max_interval_ms(p);
 	if (c->interval_ms > max) {
 		snprintf(why, len, "interval_ms %u is longer than half the "
@@ -476,7 +555,7 @@ static int self_test(const struct options *o, const struct conf *c)
 	 * and would leave those unchecked ("not counted here") */
 	struct conf sc = *c;
 
-	sc.memory_latency = false;
+	sc.memory_latency = (char *)"no";
 	open_backend(&d, o, c);
 	prog = build_program(&d, &sc, err, sizeof(err));
 	if (!prog)

@@ -378,6 +378,32 @@ static void status_energy(struct json_object *o, struct energy_mon *m)
 	json_object_object_add(o, "energy", e);
 }
 
+/* "memory_latency": the [baseline] setting, and the units whose latency
+ * events auto left out with why (uncored.c, fit_latency()). */
+static void status_latency(struct json_object *o, const struct daemon *d,
+			   const struct program *p)
+{
+	struct json_object *m = json_object_new_object(), *a;
+
+	json_object_object_add(m, "setting", json_object_new_string(
+		p->lat_setting ? p->lat_setting : "auto"));
+	a = json_object_new_array();
+	for (unsigned u = 0; u < PLAT_MAX_UNITS && d->plat->units[u]; u++) {
+		struct json_object *x;
+
+		if (!p->lat_left_out[u][0])
+			continue;
+		x = json_object_new_object();
+		json_object_object_add(x, "unit", json_object_new_string(
+			d->plat->units[u]->name));
+		json_object_object_add(x, "why", json_object_new_string(
+			p->lat_left_out[u]));
+		json_object_array_add(a, x);
+	}
+	json_object_object_add(m, "left_out", a);
+	json_object_object_add(o, "memory_latency", m);
+}
+
 static void h_status(void *ctx, const struct http_req *req,
 		     struct http_resp *resp)
 {
@@ -451,6 +477,7 @@ static void h_status(void *ctx, const struct http_req *req,
 		json_object_object_add(o, "program", ju64(p->gen));
 		json_object_object_add(o, "counters_in_use",
 				       json_object_new_int((int)p->ns));
+		status_latency(o, d, p);
 	}
 	program_put(p);
 	send_json(resp, o);

@@ -220,7 +220,8 @@
 		c.appendChild(el('p', { class: 'stats absent' }, !(LATX.key in so) ?
 			'No DRAM bandwidth on this platform to plot the read latency against.' :
 			'Read latency is not served here: the platform has no read-latency events in uncored, ' +
-			'or [baseline] memory_latency = no (doc/metrics.md, \u201cMemory read latency\u201d).'));
+			'they do not fit beside the LLC events ([baseline] memory_latency = auto; yes counts them in turns), ' +
+			'or memory_latency = no (doc/metrics.md, \u201cMemory read latency\u201d).'));
 		parent.appendChild(c);
 		return null;
 	}

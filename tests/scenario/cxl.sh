@@ -42,11 +42,7 @@ run() {
 	workload "$2" >"$T/$1.json"
 	PORT=$(pick_port)
 	U="http://127.0.0.1:$PORT"
-	# without the memory latency pair, which takes turns with the CHA
-	# events on spr (CXL reads would then be scaled estimates)
-	printf '[baseline]\nmemory_latency = no\n' >"$T/nolat.conf"
 	start_uncored "$T/$1.log" --simulate=spr --backend=perf \
-		-c "$T/nolat.conf" \
 		--workload "$T/$1.json" -i 200 -l "127.0.0.1:$PORT" -s ""
 	ok $? "$1: the daemon starts on Linux $2"
 	rate_window "$PORT" 5

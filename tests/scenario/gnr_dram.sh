@@ -80,8 +80,8 @@ dram() {
 # ---- 6.14: every unit
 run k614 6.14.0
 is "$(jq -r '[.dram.unit, .dram.kernel_pmu, .dram.events, .dram.in_turns, .baseline.groups] | join(" ")' "$T/k614.status")" \
-	"imc uncore_imc_0 4 false 3" \
-	"6.14 status: DRAM from imc, 4 events (2 schedulers x 2), not in turn (the CHAs' latency pair and LLC events are: 3 groups)"
+	"imc uncore_imc_0 4 false 1" \
+	"6.14 status: DRAM from imc, 4 events (2 schedulers x 2), nothing in turn"
 dram k614
 for s in 0 1; do
 	for l in 0 1; do
@@ -264,10 +264,7 @@ kill "$UPID"; wait "$UPID" 2>/dev/null
 } >"$T/cha128.json"
 PORT=$(pick_port)
 U="http://127.0.0.1:$PORT"
-# (without the memory latency pair, which takes turns with the LLC
-# events and the clock: both totals would be scaled estimates)
-printf '[baseline]\nmemory_latency = no\n' >"$T/nolat.conf"
-start_uncored "$T/cha128.log" --simulate=gnr --backend=perf -c "$T/nolat.conf" \
+start_uncored "$T/cha128.log" --simulate=gnr --backend=perf \
 	--workload "$T/cha128.json" -i 200 -l "127.0.0.1:$PORT" -s ""
 ok $? "128 CHAs a socket: the daemon starts"
 wait_for "3 samples" 60 ring_has "$PORT" 3

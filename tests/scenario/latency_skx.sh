@@ -62,7 +62,9 @@ lat() {
 		"socket=\"$2\",target=\"$3\"" "$T/$1.m0" "$T/$1.m1"
 }
 
-run def
+# memory_latency = yes: the pair counts, in turn with the LLC events
+run def "[baseline]
+memory_latency = yes"
 m=$T/def.m1
 like "$(grep '^# TYPE uncore_memory_read_latency_seconds ' "$m")" "summary" \
 	"uncore_memory_read_latency_seconds is a summary"
@@ -92,12 +94,32 @@ done
 like "$(cat "$T/def.log")" "take turns" "the log says the CHA events take turns"
 kill "$UPID"; wait "$UPID" 2>/dev/null
 
+# the default (auto): the pair does not fit beside the LLC events (one
+# FILTER1 register), so it is left out, said, and nothing takes turns
+run auto
+is "$(grep -c '^uncore_memory_read_latency' "$T/auto.m1")" 0 \
+	"memory_latency = auto (default): no latency family on skx"
+is "$(metric "$T/auto.m1" uncored_baseline_groups "")" 1 \
+	"auto: nothing takes turns"
+near "$(rate uncore_llc_lookups_total 'socket="0"' "$T/auto.m0" "$T/auto.m1")" 4.0e8 0.01 \
+	"auto: LLC lookups 4e8/s, counted all the time"
+curl -s "http://127.0.0.1:$PORT/api/v1/status" >"$T/auto.status"
+is "$(jq -r '.memory_latency | [.setting, (.left_out | map(.unit) | join(","))] | join(" ")' "$T/auto.status")" \
+	"auto cha" "auto: /api/v1/status memory_latency names the CHA as left out"
+like "$(jq -r '.memory_latency.left_out[0].why' "$T/auto.status")" "TOR_OCCUPANCY" \
+	"auto: ... with why (the events that cannot be placed together)"
+like "$(cat "$T/auto.log")" "memory_latency = yes counts them" \
+	"auto: the log says what counts them"
+kill "$UPID"; wait "$UPID" 2>/dev/null
+
 run nolat "[baseline]
 memory_latency = no"
 is "$(grep -c '^uncore_memory_read_latency' "$T/nolat.m1")" 0 \
 	"memory_latency = no: no latency family"
 case $(cat "$T/nolat.log") in *"take turns"*) ok 1 "memory_latency = no: nothing takes turns" ;;
 	*) ok 0 "memory_latency = no: nothing takes turns" ;; esac
+is "$(curl -s "http://127.0.0.1:$PORT/api/v1/status" | jq -c '.memory_latency')" \
+	'{"setting":"no","left_out":[]}' "memory_latency = no: status says so, nothing left out by auto"
 kill "$UPID"; wait "$UPID" 2>/dev/null
 
 # local and remote from a [baseline]: one target with the clock

@@ -71,9 +71,12 @@ lat() {
 		"socket=\"$2\",target=\"$3\"" "$T/$1.m0" "$T/$1.m1"
 }
 
-# default NAME PLATFORM: the default baseline's answers
-default() {
-	run "$1" "$2"
+# counted NAME PLATFORM: the platform's latency events with
+# memory_latency = yes (auto leaves them out: they do not fit beside the
+# LLC events and the clock on the CHA's four counters)
+counted() {
+	run "$1" "$2" "[baseline]
+memory_latency = yes"
 	m=$T/$1.m1
 	like "$(grep '^# TYPE uncore_memory_read_latency_seconds ' "$m")" "summary" \
 		"$2: uncore_memory_read_latency_seconds is a summary"
@@ -90,7 +93,7 @@ default() {
 	near "$(jq '.sockets[1].memory_reads_in_flight_all' "$T/$1.json")" 4.0 0.02 \
 		"$2 s1: /api/v1/metrics reads in flight 4"
 	is "$(grep -c 'target="local"\|target="remote"\|target="dram"' "$m")" 0 \
-		"$2: the default baseline counts target=\"all\" only"
+		"$2: the platform's latency events count target=\"all\" only"
 	for s in 0 1; do
 		near "$(metric "$m" uncore_llc_hit_ratio "socket=\"$s\"")" 0.75 0.02 \
 			"$2 s$s: the LLC hit ratio unchanged beside it"
@@ -100,9 +103,9 @@ default() {
 	kill "$UPID"; wait "$UPID" 2>/dev/null
 }
 
-default icx icx
-default spr spr
-default gnr gnr
+counted icx icx
+counted spr spr
+counted gnr gnr
 
 # every target of icx from a [baseline]: five occupancy events on counter
 # 0 take turns, each with its own inserts (one group), the LLC events
@@ -122,6 +125,21 @@ near "$(lat turns 0 pmem)" 500e-9 0.02 "icx turns: pmem (0xC8178A) 1000 cycles =
 near "$(metric "$T/turns.m1" uncore_llc_hit_ratio 'socket="0"')" 0.75 0.02 \
 	"icx turns: the LLC hit ratio still 0.75"
 kill "$UPID"; wait "$UPID" 2>/dev/null
+
+# the default, auto: the family is absent, said, and nothing takes turns
+for p in icx spr gnr; do
+	run "auto$p" "$p"
+	is "$(grep -c '^uncore_memory_read_latency' "$T/auto$p.m1")" 0 \
+		"$p, memory_latency = auto (default): no latency family"
+	is "$(metric "$T/auto$p.m1" uncored_baseline_groups "")" 1 \
+		"$p, auto: nothing takes turns"
+	near "$(rate uncore_llc_lookups_total 'socket="0"' "$T/auto$p.m0" "$T/auto$p.m1")" 4.0e8 0.01 \
+		"$p, auto: LLC lookups 4e8/s, counted all the time (exact, no turns)"
+	is "$(curl -s "http://127.0.0.1:$PORT/api/v1/status" | jq -r '.memory_latency.left_out[] | .unit + ": " + .why')" \
+		"cha: $( [ $p = spr ] && echo 6 || echo 5) cha events but cha has 4 counters" \
+		"$p, auto: /api/v1/status says the CHA's pair was left out, and why"
+	kill "$UPID"; wait "$UPID" 2>/dev/null
+done
 
 # memory_latency = no: the family is absent and nothing takes turns on gnr
 run nolat gnr "[baseline]

@@ -48,17 +48,14 @@ stop_uncored() { kill "$UPID"; wait "$UPID" 2>/dev/null; }
 # decoys.  LLC: TOR_INSERTS.IA / .IA_MISS with FILTER1 at every opcode
 # (config1 0x3b << 32; hit = 1 - 4/20); the state-filtered LLC_LOOKUP
 # and the TOR events without their FILTER1 play decoys.  The CHA clock is each CHA's; the workload gives the socket's
-# total over 28 CHAs.  Without the memory latency events (which take
-# turns with the LLC events on skx's CHAs, latency_skx.sh), so that the
-# kernel groups are the same every tick for the group-read count below.
-printf '[baseline]\nmemory_latency = no\n' >"$T/nolat.conf"
+# total over 28 CHAs.
 perf_run skx skx '{ "platform": "skx", "sockets": 2, "cha_count": 28, "phases": [ { "seconds": 60, "rates": {
   "imc:0x04:0x03": 1.0e8, "imc:0x04:0x0c": 5.0e7,
   "imc:0x04:0x0f": 3.0e8, "imc:0x04:0x30": 2.0e8, "imc:0x05:0xcf": 4.0e8,
   "cha:0x35:0x31:filter0=0x3b00000000": 2.0e8, "cha:0x35:0x21:filter0=0x3b00000000": 4.0e7,
   "cha:0x34:0x03:filter0=0x1e20000": 9.0e8, "cha:0x34:0x03:filter0=0x20000": 1.0e6,
   "cha:0x35:0x31:filter0=0x0": 9.0e8, "cha:0x35:0x21:filter0=0x0": 1.0e6,
-  "cha:0x00:0x00": 6.72e10 } } ] }' -c "$T/nolat.conf"
+  "cha:0x00:0x00": 6.72e10 } } ] }'
 headline 6.4e9 3.2e9 0.8 2.4e9
 st=$(curl -s "http://127.0.0.1:$PORT/api/v1/status")
 like "$st" '"backend":"perf","simulated":true' "status: perf backend on the simulator"

@@ -121,6 +121,7 @@ static const char *conf_diff(const struct conf *a, const struct conf *b)
 				   b->baseline[i].events[j]) != 0)
 				return "baseline[].events[]";
 	}
+	STRF(memory_latency);
 	STRF(sim_platform); STRF(sim_workload);
 #undef NUM
 #undef STRF
@@ -139,6 +140,9 @@ static void check_defaults(const struct conf *c, const char *what)
 	       what);
 	is_str(c->log_level, "info", "%s: log_level", what);
 	is_str(c->unavailable, "exit", "%s: unavailable", what);
+	is_str(c->memory_latency, "auto", "%s: memory_latency", what);
+	is_int(conf_memory_latency(c), CONF_LATENCY_AUTO,
+	       "%s: conf_memory_latency() auto", what);
 	is_int(c->nlisten, 1, "%s: nlisten", what);
 	is_str(c->listen[0], "0.0.0.0:9464", "%s: listen", what);
 	is_str(c->control_socket, "/run/uncored/uncored.sock",
@@ -642,6 +646,9 @@ static const struct bad bad[] = {
 	{ "[daemon]\nlog_level =\n", 2, "log_level: empty value (expected " },
 	{ "[daemon]\nunavailable = wait\n", 2,
 	  "unavailable: \"wait\" is not valid (expected exit or serve)" },
+	{ "[baseline]\nmemory_latency = maybe\n", 2,
+	  "memory_latency: \"maybe\" is not valid (expected auto, yes, no, "
+	  "true, false, on, off, 1 or 0)" },
 	/* listen */
 	{ "[http]\nlisten = 1:1\nlisten = 2:2\n", 2,
 	  "listen: \"1:1\": \"1\" is not an IPv4 address, [IPv6] address or "
@@ -755,6 +762,36 @@ static const struct bad bad[] = {
 	{ "[baseline]\nimc = A,\n  B\n\n  C\n[daemon]\ninterval_ms = 1\n", 7,
 	  "interval_ms: 1 is out of range (10..60000)" },
 };
+
+/* [baseline] memory_latency: auto, and the yes/no words bool keys take */
+static void test_latency(void)
+{
+	static const struct {
+		const char *word;
+		enum conf_latency want;
+	} w[] = {
+		{ "auto", CONF_LATENCY_AUTO }, { "yes", CONF_LATENCY_YES },
+		{ "true", CONF_LATENCY_YES }, { "on", CONF_LATENCY_YES },
+		{ "1", CONF_LATENCY_YES }, { "no", CONF_LATENCY_NO },
+		{ "false", CONF_LATENCY_NO }, { "off", CONF_LATENCY_NO },
+		{ "0", CONF_LATENCY_NO },
+	};
+	char text[64], err[512];
+	struct conf c;
+
+	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++) {
+		snprintf(text, sizeof(text), "[baseline]\nmemory_latency = %s\n",
+			 w[i].word);
+		is_int(conf_load(&c, write_file("lat.conf", text), err,
+				 sizeof(err)), 0, "memory_latency = %s loads",
+		       w[i].word);
+		is_int(conf_memory_latency(&c), w[i].want,
+		       "memory_latency = %s: %s", w[i].word,
+		       w[i].want == CONF_LATENCY_AUTO ? "auto"
+		       : w[i].want == CONF_LATENCY_YES ? "yes" : "no");
+		conf_free(&c);
+	}
+}
 
 static void test_bad(void)
 {
@@ -979,6 +1016,7 @@ int main(void)
 	test_formulas();
 	test_baseline();
 	test_syntax();
+	test_latency();
 	test_bad();
 	test_bad_files();
 	test_shipped();
