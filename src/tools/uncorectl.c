@@ -2674,7 +2674,47 @@ static int run_output(struct run *R, const char *output)
 	return 0;
 }
 
-/* Labels and makes the claim (id), opens the region and reads the counts
+/* How long run waits for its claim to join the counters. */
+#define RUN_COUNTING_WAIT_S 10.0
+
+/*
+ * Waits until claim id counts: every event enabled, which a shared claim
+ * is from the daemon's next tick (later on a loaded machine), a pinned
+ * one at once.  So the program's start is measured, and a program
+ * shorter than an interval is measured at all, as likwid-perfctr sets
+ * up its counters before it starts the program.  After
+ * RUN_COUNTING_WAIT_S it goes on, saying so.  0, or the library's
+ * negative errno.
+ */
+static int run_wait_counting(struct ctl *c, const char *id)
+{
+	double t0 = mono_s();
+
+	for (;;) {
+		struct uncored_counts *k;
+		bool on = true;
+		int rc = uncored_read(c->u, id, &k);
+
+		if (rc < 0)
+			return rc;
+		for (size_t i = 0; i < uncored_counts_nevents(k); i++)
+			on &= uncored_counts_enabled_ns(k, i) > 0;
+		uncored_counts_free(k);
+		if (on)
+			return 0;
+		if (mono_s() - t0 >= RUN_COUNTING_WAIT_S) {
+			warnx_("claim %s was not counting yet after %.0f s "
+			       "(the daemon's ticks are late): the start of "
+			       "the program is not measured", id,
+			       RUN_COUNTING_WAIT_S);
+			return 0;
+		}
+		nanosleep(&(struct timespec){ .tv_nsec = 10000000 }, NULL);
+	}
+}
+
+/* Labels and makes the claim (id), waits until it counts
+ * (run_wait_counting()), opens the region and reads the counts
  * at its start (*c0), and runs the program to its end (R->status);
  * *region says whether the region is open.  0, or an exit status (the
  * program then was not run, or could not be waited for). */
@@ -2698,6 +2738,7 @@ static int run_program(struct ctl *c, struct run *R, const char *joined,
 		return label ? EXIT_USAGE : exit_of(rc);
 	}
 	if ((rc = uncored_claim(c->u, joined, 0, flags, id, idlen)) < 0 ||
+	    (rc = run_wait_counting(c, id)) < 0 ||
 	    (rc = uncored_region_begin(c->u, R->name)) < 0 ||
 	    (rc = uncored_read(c->u, id, c0)) < 0) {
 		warnx_("%s; %s not run", uncored_error(c->u), R->argv[0]);
