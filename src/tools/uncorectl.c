@@ -2678,9 +2678,10 @@ static int run_output(struct run *R, const char *output)
 #define RUN_COUNTING_WAIT_S 10.0
 
 /*
- * Waits until claim id counts: every event enabled, which a shared claim
- * is from the daemon's next tick (later on a loaded machine), a pinned
- * one at once.  So the program's start is measured, and a program
+ * Waits until claim id counts: every event has run (a claim is enabled
+ * from its creation, but a shared one may wait for the daemon's next
+ * tick to join the counters, later on a loaded machine, or for its first
+ * turn; a pinned one runs at once).  So the program's start is measured, and a program
  * shorter than an interval is measured at all, as likwid-perfctr sets
  * up its counters before it starts the program.  After
  * RUN_COUNTING_WAIT_S it goes on, saying so.  0, or the library's
@@ -2698,7 +2699,7 @@ static int run_wait_counting(struct ctl *c, const char *id)
 		if (rc < 0)
 			return rc;
 		for (size_t i = 0; i < uncored_counts_nevents(k); i++)
-			on &= uncored_counts_enabled_ns(k, i) > 0;
+			on &= uncored_counts_running_ns(k, i) > 0;
 		uncored_counts_free(k);
 		if (on)
 			return 0;

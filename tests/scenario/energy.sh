@@ -113,10 +113,14 @@ field() { awk -v k="$1:" '$1 == k { print $2; exit }' "/proc/$UPID/status"; }
 if [ "$(id -u)" = 0 ]; then
 	# the shipped unit's way (User= and AmbientCapabilities=), with
 	# CAP_PERFMON alone
-	mkdir "$T/amb" && chown 65534:65534 "$T/amb"
+	# (a config of its own: the build's default one may be where the
+	# user cannot read it, e.g. distcheck's _inst under a 0700 /root, and
+	# a config that cannot be read is an error, not the defaults)
+	mkdir "$T/amb" && : >"$T/amb/uncored.conf" && chown -R 65534:65534 "$T/amb"
 	setpriv --reuid=65534 --regid=65534 --clear-groups \
 		--inh-caps=+perfmon --ambient-caps=+perfmon \
-		"$(uid_tool 65534 "$top_builddir/uncored")" --backend=perf --simulate --workload "$T/hsx.json" \
+		"$(uid_tool 65534 "$top_builddir/uncored")" -c "$T/amb/uncored.conf" \
+		--backend=perf --simulate --workload "$T/hsx.json" \
 		--sim-state "$T/amb/state" -l "127.0.0.1:$PORT" -s "" --interval 1000 \
 		>"$T/log3" 2>&1 &
 	UPID=$!

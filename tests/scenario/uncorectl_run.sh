@@ -231,25 +231,28 @@ for p in spr:perf zen4:perf skl:direct; do
 done
 
 # ---- a program shorter than the daemon's interval --------------------------
-# A shared claim joins the counters at the daemon's next tick: run starts
-# the program only then, so a 0.3 s program under a 4 s interval is
-# measured, all of it (CI saw empty figures for a 0.5 s program on a
-# loaded machine, whose ticks came late).
+# A shared claim may wait for the daemon's next tick to join the counters
+# (seen on spr's perf backend: a claim "waiting", enabled but not
+# running, for the first runs after a start): run starts the program only
+# once its claim runs.  Here a 0.5 s program under a 4 s interval is
+# measured, all of it, three times.  (This does not make a claim wait on
+# demand: the waiting case was seen by hand, 2 of 3 null figures before
+# run_wait_counting(), 0 of 6 after; CI saw null for a 0.5 s program on
+# a loaded machine.)
 printf '[daemon]\ninterval_ms = 4000\n' >"$T/slow.conf"
 PORT=$(pick_port)
 S=$T/slow.sock
-start_uncored "$T/log.slow" -c "$T/slow.conf" --simulate=hsx --backend=direct \
-	--workload "$top_srcdir/conf/workloads/hsx-default.json" \
+start_uncored "$T/log.slow" -c "$T/slow.conf" --simulate=spr --backend=perf \
 	-l "127.0.0.1:$PORT" -s "$S"
-ok $? "4 s interval: daemon up"
-run -g MEM --json -- sleep 0.3
-tail -1 "$T/err" >"$T/short.json"
-is "$rc" 0 "a 0.3 s program under a 4 s interval: run exits 0"
-w=$(jq -r .window_s "$T/short.json")
-ok "$(awk -v w="$w" 'BEGIN { exit !(w >= 0.3 && w < 1.5) }'; echo $?)" \
-	"... the counts cover the program ($w s), not an interval"
-x=$(fig "$T/short.json" dram_read_bandwidth 0)
-near "$x" 8.0e9 0.01 "... and its figures are there: s0 read 8 GB/s"
-case $x in ''|null) sed 's/^/#   stderr: /' "$T/err" | cut -c1-300 ;; esac
+ok $? "4 s interval: daemon up on spr's perf backend"
+wait_for "2 samples (a rate)" 60 ring_has "$PORT" 2
+for i in 1 2 3; do
+	same MEM dram_read_bandwidth uncore_dram_bandwidth_bytes_per_second \
+		'socket="0",direction="read"' \
+		"a 0.5 s program under a 4 s interval ($i of 3): s0 read GB/s as the daemon's own"
+	w=$(jq -r .window_s "$T/same.json")
+	ok "$(awk -v w="$w" 'BEGIN { exit !(w >= 0.5 && w < 2) }'; echo $?)" \
+		"... the counts cover the program ($w s), not an interval"
+done
 stop_uncored
 tap_done
