@@ -196,7 +196,33 @@ stop_uncored
 # around which it changed is done again (twice more at most): CI saw
 # 0.900 against 0.890 and 12.67 against 11.52 GB/s, a run and an
 # interval in different phases.
-# same GROUP FIGURE FAMILY LABELS DESCRIPTION
+# Figures that are ratios of counts, so that no clock enters: a rate over
+# a 0.5 s run came out several % off the daemon's with the phase
+# unchanged (14.36 against 15.36 GB/s on spr here under load; CI once
+# zen4 12.67 against 11.52), most likely the skew between a reading's
+# counts and its time stamp over so short a window (not measured; left
+# open in issue 40), which is no test of "other events, the same
+# figures".  MEM: read over write bandwidth.
+# same GROUP FIGURE FAMILY LABELS DESCRIPTION (FIGURE rw_ratio, LABELS
+# rw: MEM's read/write ratio and the family's on socket 0)
+daemon_fig() { # FILE FAMILY LABELS
+	if [ "$3" = rw ]; then
+		awk -v r="$(metric "$1" "$2" 'socket="0",direction="read"')" \
+		    -v w="$(metric "$1" "$2" 'socket="0",direction="write"')" \
+		    'BEGIN { if (w > 0) print r / w }'
+	else
+		metric "$1" "$2" "$3"
+	fi
+}
+run_fig() { # FILE FIGURE
+	if [ "$2" = rw_ratio ]; then
+		awk -v r="$(fig "$1" dram_read_bandwidth 0)" \
+		    -v w="$(fig "$1" dram_write_bandwidth 0)" \
+		    'BEGIN { if (w > 0) print r / w }'
+	else
+		fig "$1" "$2" 0
+	fi
+}
 same() {
 	local a b x
 	for _ in 1 2 3; do
@@ -204,13 +230,13 @@ same() {
 		run -g "$1" --json -- sleep 0.5
 		tail -1 "$T/err" >"$T/same.json"
 		scrape "$PORT" "$T/after.prom"
-		a=$(metric "$T/before.prom" "$3" "$4")
-		b=$(metric "$T/after.prom" "$3" "$4")
+		a=$(daemon_fig "$T/before.prom" "$3" "$4")
+		b=$(daemon_fig "$T/after.prom" "$3" "$4")
 		awk -v a="$a" -v b="$b" 'BEGIN { d = a - b; if (d < 0) d = -d;
 		    exit !(a > 0 && d <= 1e-3 * a) }' && break
 		echo "# $5: the workload's phase changed around the run ($a, then $b)"
 	done
-	x=$(fig "$T/same.json" "$2" 0)
+	x=$(run_fig "$T/same.json" "$2")
 	near "$x" "$a" 0.01 "$5"
 	case $x in ''|null) sed 's/^/#   stderr: /' "$T/err" | cut -c1-300 ;; esac
 }
@@ -222,9 +248,8 @@ for p in spr:perf zen4:perf skl:direct; do
 		--backend="${p#*:}" -l "127.0.0.1:$PORT" -s "$S"
 	ok $? "$plat: daemon up"
 	wait_for "3 samples" 60 ring_has "$PORT" 3
-	same MEM dram_read_bandwidth uncore_dram_bandwidth_bytes_per_second \
-		'socket="0",direction="read"' \
-		"$plat MEM: s0 read GB/s as the daemon's own"
+	same MEM rw_ratio uncore_dram_bandwidth_bytes_per_second rw \
+		"$plat MEM: s0 read/write ratio as the daemon's own"
 	same LLC llc_hit_ratio uncore_llc_hit_ratio 'socket="0"' \
 		"$plat LLC: s0 hit ratio as the daemon's own"
 	stop_uncored
@@ -235,24 +260,28 @@ done
 # (seen on spr's perf backend: a claim "waiting", enabled but not
 # running, for the first runs after a start): run starts the program only
 # once its claim runs.  Here a 0.5 s program under a 4 s interval is
-# measured, all of it, three times.  (This does not make a claim wait on
-# demand: the waiting case was seen by hand, 2 of 3 null figures before
-# run_wait_counting(), 0 of 6 after; CI saw null for a 0.5 s program on
-# a loaded machine.)
+# measured, all of it, three times, on skx's constant workload above
+# (known answers: a default workload's phases would not stay put for a
+# comparison with a 4 s interval).  This does not make a claim wait on
+# demand: the waiting case was seen by hand on spr, 2 of 3 null figures
+# before run_wait_counting(), 0 of 6 after; CI saw null for a 0.5 s
+# program on a loaded machine.
 printf '[daemon]\ninterval_ms = 4000\n' >"$T/slow.conf"
 PORT=$(pick_port)
 S=$T/slow.sock
-start_uncored "$T/log.slow" -c "$T/slow.conf" --simulate=spr --backend=perf \
-	-l "127.0.0.1:$PORT" -s "$S"
-ok $? "4 s interval: daemon up on spr's perf backend"
-wait_for "2 samples (a rate)" 60 ring_has "$PORT" 2
+start_uncored "$T/log.slow" -c "$T/slow.conf" --simulate=skx --backend=perf \
+	--workload "$T/skx.json" -l "127.0.0.1:$PORT" -s "$S"
+ok $? "4 s interval: daemon up on skx's perf backend"
 for i in 1 2 3; do
-	same MEM dram_read_bandwidth uncore_dram_bandwidth_bytes_per_second \
-		'socket="0",direction="read"' \
-		"a 0.5 s program under a 4 s interval ($i of 3): s0 read GB/s as the daemon's own"
-	w=$(jq -r .window_s "$T/same.json")
+	run -g MEM --json -- sleep 0.5
+	tail -1 "$T/err" >"$T/short.json"
+	is "$rc" 0 "a 0.5 s program under a 4 s interval ($i of 3): run exits 0"
+	w=$(jq -r .window_s "$T/short.json")
 	ok "$(awk -v w="$w" 'BEGIN { exit !(w >= 0.5 && w < 2) }'; echo $?)" \
 		"... the counts cover the program ($w s), not an interval"
+	x=$(fig "$T/short.json" dram_read_bandwidth 1)
+	near "$x" 6.4e9 0.01 "... and its figures are there: s1 read 6.4 GB/s"
+	case $x in ''|null) sed 's/^/#   stderr: /' "$T/err" | cut -c1-300 ;; esac
 done
 stop_uncored
 tap_done
