@@ -91,10 +91,15 @@ near "$(fig "$T/llc.json" llc_lookups 0)" "$(awk -v w="$w" 'BEGIN { print 4.0e8 
 run -g MEM -- sleep 0.3
 like "$(cat "$T/err")" "REGION    CALLS" "table: the library's region table"
 like "$(cat "$T/err")" "uncorectl run: sleep exited with status 0 after" "table: how the run ended"
-ok "$(grep -qE '^  dram_read_bandwidth +0 +8\.0[0-9]+ GB/s$' "$T/err"; echo $?)" \
-	"table: read GB/s per socket, in GB/s"
-ok "$(grep -qE '^  dram_read_bandwidth +all +12\.0[0-9]+ GB/s$' "$T/err"; echo $?)" \
-	"table: and summed over sockets"
+# (the rows' form, and their values at 2 %: a 0.3 s run's rate under
+# ASan on a loaded CI machine came out outside 8.00-8.09, a reading's
+# time stamp and counts some ms apart; the JSON checks above hold 2 s
+# runs to 1 %)
+tv() { # tv SOCKET: the table's read GB/s for SOCKET (0, all)
+	sed -nE "s/^  dram_read_bandwidth +$1 +([0-9.]+) GB\/s$/\1/p" "$T/err"
+}
+near "$(tv 0)" 8.0 0.02 "table: read GB/s per socket, in GB/s ($(tv 0))"
+near "$(tv all)" 12.0 0.02 "table: and summed over sockets ($(tv all))"
 run -g MEM --format csv -- sleep 0.3
 like "$(cat "$T/err")" "region,calls,code_s,claim,event,socket,window_s,count,raw,rate_per_s" \
 	"csv: the library's region CSV"
