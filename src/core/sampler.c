@@ -651,6 +651,13 @@ uint64_t sampler_last_tick(const struct sampler *s)
 	return atomic_load(&((struct sampler *)s)->last_tick_mono);
 }
 
+uint64_t sampler_stall_ns(struct sampler *s)
+{
+	uint64_t ns = 3ull * sampler_cfg(s).interval_ms * 1000000ull;
+
+	return ns > SAMPLER_STALL_MIN_NS ? ns : SAMPLER_STALL_MIN_NS;
+}
+
 struct sampler_cfg sampler_cfg(struct sampler *s)
 {
 	struct sampler_cfg c;

@@ -296,6 +296,12 @@ struct claims_pub *sampler_claims(struct sampler *s);
 void claims_pub_put(struct claims_pub *p);
 /* CLOCK_MONOTONIC ns of the last completed tick (0 before the first). */
 uint64_t sampler_last_tick(const struct sampler *s);
+/* How long without a tick is a stall (readiness, the watchdog): 3
+ * intervals, never less than SAMPLER_STALL_MIN_NS, since a loaded
+ * machine delays a 25 ms timer by more than 75 ms without anything being
+ * wrong (measured: 15 of 3000 /healthz at -i 25 beside stress-ng). */
+#define SAMPLER_STALL_MIN_NS 1000000000ull
+uint64_t sampler_stall_ns(struct sampler *s);
 /* The active configuration (interval etc.). */
 struct sampler_cfg sampler_cfg(struct sampler *s);
 

@@ -1393,7 +1393,7 @@ static void log_stop_signal(const struct signalfd_siginfo *si)
 
 /*
  * Until SIGTERM or SIGINT: SIGHUP reloads, and the systemd watchdog is
- * petted only while the sampler ticks (within 3 intervals).
+ * petted only while the sampler ticks (within sampler_stall_ns()).
  */
 static void serve(struct daemon *d, const struct options *o,
 		  struct conf *conf, struct webcfg *web, int sfd)
@@ -1413,10 +1413,9 @@ static void serve(struct daemon *d, const struct options *o,
 			log_fatalx(1, "poll: %s", strerror(errno));
 		if (wd_usec) {
 			uint64_t last = sampler_last_tick(d->sampler);
-			uint64_t limit = 3ull * sampler_cfg(d->sampler).interval_ms *
-					 1000000ull;
 
-			if (last && daemon_mono_ns() - last <= limit)
+			if (last && daemon_mono_ns() - last <=
+					    sampler_stall_ns(d->sampler))
 				sd_notify(0, "WATCHDOG=1");
 		}
 		if (r <= 0 || !(pfd.revents & POLLIN) ||

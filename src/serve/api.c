@@ -214,13 +214,14 @@ static void h_healthz(void *ctx, const struct http_req *req,
 {
 	struct daemon *d = ctx;
 	uint64_t last = sampler_last_tick(d->sampler), now = daemon_mono_ns();
-	uint64_t limit = 3ull * sampler_cfg(d->sampler).interval_ms * 1000000ull;
+	uint64_t limit = sampler_stall_ns(d->sampler);
 	struct json_object *o;
 
 	(void)req;
 	if (!last || now - last > limit) {
 		http_error(resp, 503, "stalled", "the sampler has not ticked "
-			   "within 3 intervals (last tick %.1f s ago)",
+			   "within %.1f s (3 intervals, at least 1 s; last tick "
+			   "%.1f s ago)", (double)limit / 1e9,
 			   last ? (double)(now - last) / 1e9 : -1.0);
 		return;
 	}

@@ -256,6 +256,17 @@ static void test_ticks(void)
 	free(w);
 	program_put(cur);
 
+	/* A stall (readiness, the watchdog) is 3 intervals without a tick,
+	 * never under 1 s: 100 ms intervals give 1 s, 2 s ones 6 s. */
+	is_u64(sampler_stall_ns(s), 1000000000ull,
+	       "stall at 100 ms intervals: the 1 s floor, not 300 ms");
+	cfg.interval_ms = 2000;
+	sampler_swap(s, prog(&r, 8), &cfg);
+	advance_ms(100);
+	sampler_tick(s);
+	is_u64(sampler_stall_ns(s), 6000000000ull,
+	       "stall at 2 s intervals: 3 intervals, 6 s");
+
 	/* Release leaves every control register zero. */
 	sampler_free(s);
 	is_int(pmu_release(&r.pmu), 0, "release");
