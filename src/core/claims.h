@@ -121,6 +121,8 @@ struct claim {
 	 * freeze stops counted (each tick's frozen time left out), give
 	 * or take running_err; live_running the wall time it ran */
 	uint64_t enabled_ns, running_ns, live_running_ns, running_err_ns;
+	/* a read-now's instant, give or take this much (0: a tick's) */
+	uint64_t read_err_ns;
 	struct claim_series *ser;	/* the series, in mux_slots() order */
 	unsigned ns;
 	bool gone;		/* released or expired; freed when unused */

@@ -996,6 +996,7 @@ static void give_claims(struct sampler *s)
 		cl->running_ns = g->running_ns;
 		cl->live_running_ns = g->live_running_ns;
 		cl->running_err_ns = g->running_err_ns;
+		cl->read_err_ns = 0;	/* read frozen, at the tick's time */
 		for (unsigned k = 0; k < cl->ns && k < g->ns; k++) {
 			cl->ser[k].raw = g->gs[k].raw;
 			cl->ser[k].est = g->gs[k].est;
@@ -1720,6 +1721,12 @@ static void hook_start_now(void *arg, uint64_t seq)
 
 /* How long a reader retries while ticks keep changing the counters. */
 #define READ_RETRY_NS 200000000ull
+/* A read-now that took longer than READ_SPAN_NS was held up (preempted)
+ * somewhere between its two looks at the clock: it is tried again, up to
+ * READ_WIDE_TRIES in all, the last kept with its span as its error (a
+ * read of many sockets' counters may simply take that long). */
+#define READ_SPAN_NS 1000000ull
+#define READ_WIDE_TRIES 3
 
 /* One try at reading cl now: -EAGAIN if a tick ran meanwhile (or runs:
  * then after a short pause), -ENOENT if no tick has taken it yet. */
@@ -1742,8 +1749,8 @@ static int read_try(struct sampler *s, struct claim *cl, struct mux_now *v,
 	pthread_mutex_unlock(&s->lock);
 	if (!sn)
 		return seq ? -ENOMEM : -ENOENT;	/* no tick yet: not taken */
-	r = sn->gen == seq ? mux_snap_read(s->pmu, sn, cl->seq,
-					   clock_mono(s->clk), v, cl->ns, rd)
+	r = sn->gen == seq ? mux_snap_read(s->pmu, sn, cl->seq, s->clk, v,
+					   cl->ns, rd)
 			   : -EAGAIN;
 	mux_snap_put(sn);
 	return atomic_load(&s->hwseq) == seq ? r : -EAGAIN;
@@ -1781,9 +1788,18 @@ static int hook_read_now(void *arg, struct claim *cl)
 	if (!pmu_read_anywhere(s->pmu)) {
 		r = sampler_call(s, call_read_now, &c) < 0 ? -EAGAIN : c.r;
 	} else {
-		while ((r = read_try(s, cl, v, &rd)) == -EAGAIN &&
-		       now_ns(CLOCK_MONOTONIC) < end)
-			;
+		unsigned wide = 0;
+
+		for (;;) {
+			bool more = now_ns(CLOCK_MONOTONIC) < end;
+
+			r = read_try(s, cl, v, &rd);
+			if (r == 0 && 2 * rd.read_err_ns > READ_SPAN_NS &&
+			    ++wide < READ_WIDE_TRIES && more)
+				continue;
+			if (r != -EAGAIN || !more)
+				break;
+		}
 		/* ticks kept coming between a try's two looks (a loaded
 		 * machine: TSan's CI run lost 200 ms of tries to them): read
 		 * on the sampling thread, between two ticks, as the perf
@@ -1797,6 +1813,7 @@ static int hook_read_now(void *arg, struct claim *cl)
 		cl->running_ns = rd.running_ns;
 		cl->live_running_ns = rd.live_running_ns;
 		cl->running_err_ns = rd.running_err_ns;
+		cl->read_err_ns = rd.read_err_ns;
 		cl->running = rd.running;
 		for (unsigned e = 0; e < cl->nev && e < MUX_SNAP_MAX_EVENTS; e++)
 			cl->ctr[e] = rd.ctr[e];

@@ -106,6 +106,7 @@ int lib_counts_copy(struct lproto_counts *b, const struct lproto_counts *a)
 		b->ev[i].enabled_ns = a->ev[i].enabled_ns;
 		b->ev[i].running_ns = a->ev[i].running_ns;
 		b->ev[i].running_err_ns = a->ev[i].running_err_ns;
+		b->ev[i].read_err_ns = a->ev[i].read_err_ns;
 		b->ev[i].name = strdup(a->ev[i].name);
 		b->ev[i].count = malloc((a->nsockets ? a->nsockets : 1) *
 					sizeof(*b->ev[i].count));

@@ -511,6 +511,13 @@ static int one_event(struct json_object *eo, struct lproto_event *e,
 			 "not a count of ns");
 		return -EPROTO;
 	}
+	e->read_err_ns = 0;		/* optional: older daemons */
+	if (jget(eo, "time_read_err_ns") &&
+	    !ju64(eo, "time_read_err_ns", &e->read_err_ns)) {
+		snprintf(why, whylen, "an event whose time_read_err_ns is not "
+			 "a count of ns");
+		return -EPROTO;
+	}
 	ns = json_object_array_length(socks);
 	if (!ns || ns > MAX_SOCKETS || (*nsockets && ns != *nsockets)) {
 		snprintf(why, whylen, "%zu sockets in an event", ns);

@@ -50,6 +50,8 @@ struct lproto_event {
 	uint64_t enabled_ns, running_ns;
 	uint64_t running_err_ns;	/* how far running_ns can be off (0: a
 					   daemon that does not say) */
+	uint64_t read_err_ns;	/* how far the reading's own instant can be
+				   off (0: a daemon that does not say) */
 	uint64_t *count;		/* per socket */
 	/* the daemon's "derived": the metric family the event gives as it
 	 * is (doc/metrics.md's name without "_total") and the factor from

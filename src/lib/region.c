@@ -334,9 +334,12 @@ static int add_claim(struct region *r, const char *id,
 		uint64_t en = y->enabled_ns - x->enabled_ns;
 		uint64_t run = y->running_ns - x->running_ns;
 		/* the error of the windows between the readings, the one
-		 * each reading fell in counted once (mux_snap_read()) */
-		uint64_t err = y->running_err_ns > x->running_err_ns
-			       ? y->running_err_ns - x->running_err_ns : 0;
+		 * each reading fell in counted once (mux_snap_read()), and
+		 * each reading's own instant (a read held up between its
+		 * looks at the clock) */
+		uint64_t err = (y->running_err_ns > x->running_err_ns
+				? y->running_err_ns - x->running_err_ns : 0) +
+			       x->read_err_ns + y->read_err_ns;
 
 		for (unsigned s = 0; s < a->nsockets; s++) {
 			struct rser *q = series_of(r, id, y, s);

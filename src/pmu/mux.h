@@ -29,6 +29,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "base/clock.h"
 #include "base/log.h"
 #include "pmu.h"
 #include "sched.h"
@@ -160,6 +161,10 @@ struct mux_now {
 struct mux_reading {
 	uint64_t enabled_ns, running_ns;	/* to now (struct group) */
 	uint64_t live_running_ns, running_err_ns;
+	uint64_t read_err_ns;	/* the reading's own instant, give or take
+				   this much (half the time the read took;
+				   not part of running_err_ns, which adds up
+				   the windows' errors) */
 	bool running;		/* counting in the current interval */
 	int ctr[MUX_SNAP_MAX_EVENTS];	/* its last placement per event (as
 					   struct claim.ctr), -1: none */
@@ -351,15 +356,16 @@ struct mux_snap *mux_snapshot(const struct mux *m, uint64_t t_read,
 			      struct mux_snap *reuse);
 void mux_snap_put(struct mux_snap *sn);
 /*
- * The counts of the group with key at time now (the clock of t_read):
- * each series' counter is read (pmu_read_now()) and its change since the
- * snapshot's tick added to what the ticks accounted, scaled as the next
- * tick will scale it.  v has room for nv series.  Any thread; the caller
+ * The counts of the group with key now: each series' counter is read
+ * (pmu_read_now()) and its change since the snapshot's tick added to
+ * what the ticks accounted, scaled as the next tick will scale it.  The
+ * reading's instant is the middle of the times clk (the clock of t_read)
+ * gave before and after the read, out->read_err_ns half their span.  v has room for nv series.  Any thread; the caller
  * checks that no tick ran meanwhile.  0, -ENOENT (no such group: a
  * claim no tick has taken yet) or -ENOMEM.
  */
 int mux_snap_read(struct pmu *pmu, const struct mux_snap *sn, uint64_t key,
-		  uint64_t now, struct mux_now *v, unsigned nv,
+		  const struct clock_src *clk, struct mux_now *v, unsigned nv,
 		  struct mux_reading *out);
 /* Into b: the counters that groups count on in the current interval. */
 void mux_held_now(const struct mux *m, struct sched_busy *b);

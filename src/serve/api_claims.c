@@ -877,6 +877,8 @@ static struct json_object *event_now_json(const struct pmu *pmu,
 	json_object_object_add(eo, "time_running_ns", json_object_new_uint64(run));
 	json_object_object_add(eo, "time_running_err_ns",
 			       json_object_new_uint64(err));
+	json_object_object_add(eo, "time_read_err_ns",
+			       json_object_new_uint64(cl->read_err_ns));
 	for (unsigned s = 0; s < pmu->topo->nsockets; s++) {
 		struct json_object *so = json_object_new_object();
 		uint64_t raw = 0, est = 0;
@@ -931,6 +933,8 @@ void api_claims_now(struct claims *c, const char *id, uid_t uid,
 			       json_object_new_uint64(cl.running_ns));
 	json_object_object_add(o, "time_running_err_ns",
 			       json_object_new_uint64(cl.running_err_ns));
+	json_object_object_add(o, "time_read_err_ns",
+			       json_object_new_uint64(cl.read_err_ns));
 	for (unsigned e2 = 0; e2 < cl.nev; e2++)
 		json_object_array_add(evs, event_now_json(pmu, &cl, e2));
 	json_object_object_add(o, "events", evs);
