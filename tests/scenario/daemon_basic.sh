@@ -42,10 +42,15 @@ near "$(metric "$T/m" uncore_arb_occupancy_average 'socket="0"')" 5 0.01 \
 ticks=$(metric "$T/m" uncored_ticks_total "")
 ok "$([ "${ticks:-0}" -ge 6 ]; echo $?)" "sampler ticked ($ticks ticks)"
 # every tick a whole interval: the samples' interval_s (the daemon's own
-# measure) are 200 ms, as configured
-iv=$(curl -s "http://127.0.0.1:$PORT/api/v1/samples?limit=5&deltas=0" |
-	grep -o '"interval_s":[0-9.e+-]*' | sed 's/.*://' | sort -n | sed -n 3p)
-near "$iv" 0.2 0.1 "the sampler ticks every 200 ms (median interval of 5 samples: $iv s)"
+# measure) are 200 ms, as configured.  Their mean over 10 samples: a tick
+# the machine holds up is followed by one that catches up on the timer's
+# grid (under load 20 the median of 5 was 0.174 s); 25 % still tells
+# 200 ms from the default 1 s or a 100 ms tick.
+wait_for "11 samples in the ring" 60 ring_has "$PORT" 11
+iv=$(curl -s "http://127.0.0.1:$PORT/api/v1/samples?limit=10&deltas=0" |
+	grep -o '"interval_s":[0-9.e+-]*' | sed 's/.*://' |
+	awk '{ s += $1; n++ } END { if (n == 10) printf "%.4f", s / n }')
+near "$iv" 0.2 0.25 "the sampler ticks every 200 ms (mean interval of 10 samples: $iv s)"
 # Totals: lookups per CBo instance, summed over 4 CBos = the socket total.
 sum=$(awk '/^uncore_event_total\{.*event="UNC_CBO_CACHE_LOOKUP.ANY_MESI"/ { s += $2 } END { print s }' "$T/m")
 is "$sum" "$(metric "$T/m" uncore_llc_lookups_total 'socket="0"')" \
