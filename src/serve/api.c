@@ -336,6 +336,8 @@ static void status_energy(struct json_object *o, struct energy_mon *m)
 {
 	struct json_object *e, *a;
 	struct energy_dom *dom;
+	struct timespec ts;
+	uint64_t mono_ns, real_ns;
 	int n;
 
 	if (!m)
@@ -356,6 +358,9 @@ static void status_energy(struct json_object *o, struct energy_mon *m)
 	a = json_object_new_array();
 	dom = calloc(ENERGY_MAX_DOMS, sizeof(*dom));
 	n = dom ? energy_mon_snapshot(m, dom, ENERGY_MAX_DOMS) : 0;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	mono_ns = daemon_mono_ns();
+	real_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 	for (int i = 0; i < n; i++) {
 		struct json_object *x = json_object_new_object();
 
@@ -368,6 +373,12 @@ static void status_energy(struct json_object *o, struct energy_mon *m)
 					       jnum_new(dom[i].joules));
 			json_object_object_add(x, "read_s", jnum_new(
 				(double)dom[i].read_ns / 1e9));
+			/* the same instant on the samples' clock (their
+			 * "time"), so the page can take the DRAM bytes of
+			 * the samples inside two reads */
+			json_object_object_add(x, "read_time", jnum_new(
+				((double)real_ns - ((double)mono_ns -
+				 (double)dom[i].read_ns)) / 1e9));
 		}
 		json_object_object_add(x, "unit_joules",
 				       jnum_new(dom[i].unit_j));

@@ -47,6 +47,9 @@
 	/* per socket: resctrl from api/v1/metrics ({groups, sum}), or null */
 	let rdt = null;
 	const RDT_TOP = 8;		/* workload groups shown per socket */
+	/* energy (api/v1/status "energy"): per socket, the last reads of
+	 * its RAPL domains, oldest first: {dom: [read_s, read_time, J]} */
+	let energy = null, eHist = [];
 
 	function $(id) { return document.getElementById(id); }
 
@@ -271,6 +274,7 @@
 			const g4 = el('div', { class: 'grid' });
 			sec.appendChild(g4);
 			ui.lat = latCard(g4, sk, so);
+			ui.pwr = pwrCard(g4, sk);
 			root.appendChild(sec);
 			sockets.push(ui);
 		});
@@ -513,6 +517,95 @@
 			(cur ? fmt(cur.y, LAT) + ' ns now' : 'no current value') + '; ' + stats);
 	}
 
+	/* ---- power (issue 43): W per RAPL domain, DRAM pJ per byte ----- */
+
+	function pwrCard(parent, sk) {
+		const id = 's' + sk + '-pwr';
+		const c = el('section', { class: 'card m-pwr', id: id });
+		c.appendChild(el('h3', {}, 'Power'));
+		const ui = { ps: [] };
+		for (const k of [['pkg', 'W package'], ['dram', 'W DRAM'], ['pj', 'pJ/byte DRAM']]) {
+			const p = el('p', { class: 'now' });
+			ui.ps.push(p);
+			p.appendChild(ui[k[0]] = el('span', { class: 'num', id: id + '-' + k[0] }, '\u2014'));
+			p.appendChild(el('span', { class: 'unit' }, k[1]));
+			c.appendChild(p);
+		}
+		c.appendChild(ui.stats = el('p', { class: 'stats' }));
+		parent.appendChild(c);
+		return ui;
+	}
+
+	/* Keeps each socket's last reads: {domain: [read_s, read_time, J]}. */
+	function addEnergy(e) {
+		energy = e || null;
+		for (const d of e && e.domains || []) {
+			if (!('joules' in d))
+				continue;
+			const h = eHist[d.socket] || (eHist[d.socket] = []);
+			let l = h[h.length - 1];
+			if (!l || (d.domain in l && l[d.domain][0] !== d.read_s))
+				h.push(l = {});
+			l[d.domain] = [d.read_s, d.read_time, d.joules];
+			if (h.length > 16)
+				h.shift();
+		}
+	}
+
+	/* Hook: a later change marks the intervals of [t0, t1] (samples'
+	 * time) in which uncore_frequency_limited_seconds_total rose on
+	 * socket sk (issue 43 section 2), once the daemon serves it. */
+	function markLimited(ui, sk, t0, t1) {
+	}
+
+	/* Socket sk's joules over its newest two reads a sampling interval
+	 * apart; pJ/byte: the DRAM joules over the DRAM bytes of the samples
+	 * that ended between those reads. */
+	function drawPwr(ui, sk, s) {
+		const set = function (k, v, d) { ui[k].textContent = v === null ? '\u2014' : v.toFixed(d); };
+		const no = !energy || !energy.present;
+		for (const p of ui.ps)
+			p.hidden = no;
+		if (no) {	/* absent, and why: never 0 W */
+			ui.stats.textContent = 'Energy is not served here: ' + (energy ? energy.absent :
+				'no energy monitor') + ' (doc/metrics.md, \u201cEnergy\u201d).';
+			return;
+		}
+		const h = eHist[sk] || [], b = h[h.length - 1];
+		let a = null;
+		for (let i = h.length - 2; i >= 0; i--)
+			if ((a = h[i]).package && b.package && b.package[0] - a.package[0] >= interval * 0.9)
+				break;
+		/* no read for 3 intervals: the last figures are not now's */
+		const old = !a || !b.package || !a.package || !s ||
+			s.time - b.package[1] > 3 * Math.max(interval, energy.interval_ms / 1000) + 1;
+		const w = function (d) {
+			return !old && a[d] && b[d] && b[d][0] > a[d][0] ? (b[d][2] - a[d][2]) / (b[d][0] - a[d][0]) : null;
+		};
+		const dr = w('dram'), ps = w('psys');
+		let by = 0, secs = 0;
+		for (const x of dr === null ? [] : samples) {
+			const v = value(x, sk, LATX);	/* GB/s */
+			if (v !== null && x.time > a.dram[1] && x.time <= b.dram[1]) {
+				by += v * x.counted_s;
+				secs += x.counted_s;
+			}
+		}
+		const bps = secs ? by / secs : null;
+		set('pkg', w('package'), 1);
+		set('dram', dr, 1);
+		if (bps === 0)
+			ui.pj.textContent = 'n/a';
+		else
+			set('pj', bps ? dr / bps * 1e3 : null, 0);
+		ui.stats.textContent = (old ? 'no two energy reads yet' : 'over ' +
+			(b.package[0] - a.package[0]).toFixed(2) + ' s') + (b && !b.dram ? ' \u00b7 no DRAM domain' : '') +
+			(bps !== null ? ' \u00b7 DRAM ' + fmt(bps, QPI) + ' GB/s' : '') +
+			(ps !== null ? ' \u00b7 psys ' + ps.toFixed(1) + ' W' : '') + ' \u00b7 ' + energy.source;
+		if (!old)
+			markLimited(ui, sk, a.package[1], b.package[1]);
+	}
+
 	function bar(cell, cls, v, vmax) {
 		const b = el('span', { class: cls });
 		b.style.width = (vmax > 0 && v !== null ? Math.max(v / vmax * 100, 0.5) : 0) + '%';
@@ -702,7 +795,10 @@
 			});
 		}
 		if (sockets)
-			sockets.forEach(function (ui, sk) { drawRdt(ui, sk, s); });
+			sockets.forEach(function (ui, sk) {
+				drawRdt(ui, sk, s);
+				drawPwr(ui.pwr, sk, s);
+			});
 		drawHealth();
 		drawBanner();
 		const live = $('live');
@@ -735,6 +831,7 @@
 		status = st;
 		interval = st.interval_ms / 1000;
 		cap = st.ring_capacity || cap;
+		addEnergy(st.energy);
 		about();
 	}
 

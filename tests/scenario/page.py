@@ -503,6 +503,66 @@ def latency(b, res, url, expect):
                   "latency s%d: the plot gains points as intervals arrive" % sk, g[sk])
 
 
+# The power card of every socket (issue 43): its three figures as shown,
+# whether they are shown at all, and its line of text.
+READ_PWR = """(() => [...document.querySelectorAll('section.socket')].map((sec) => {
+  const k = sec.id.replace('socket', 's'), c = sec.querySelector('#' + k + '-pwr');
+  if (!c) return null;
+  const t = (x) => c.querySelector('#' + k + '-pwr-' + x).textContent;
+  return { pkg: t('pkg'), dram: t('dram'), pj: t('pj'),
+           shown: [...c.querySelectorAll('p.now')].filter((p) => !p.hidden).length,
+           stats: c.querySelector('p.stats').textContent };
+}))()"""
+
+
+def num(t):
+    try:
+        return float(t)
+    except (TypeError, ValueError):
+        return None
+
+
+def power(b, res, name, url, want, tot):
+    """Each socket's power card against the workload's watts.  want per
+    socket: "absent" (no RAPL: the card says why, from the API, and shows
+    no figure), or {"pkg": W, "dram": W or null (no DRAM domain)}; tot:
+    per socket the DRAM GB/s on the page, for pJ/byte = W / (B/s)."""
+    if all(w == "absent" for w in want):
+        why = api(url, "/api/v1/status").get("energy", {}).get("absent")
+        got = b.wait("(() => { const r = %s; return r.length === %d && r.every((x) => x && "
+                     "x.stats.startsWith('Energy is not served')) ? r : null; })()"
+                     % (READ_PWR, len(want)), 30)
+        print("# %s power cards: %s" % (name, json.dumps(got)))
+        for sk in range(len(want)):
+            g = got[sk] if got else None
+            res.check(bool(why) and g is not None and g["shown"] == 0 and
+                      g["stats"].startswith("Energy is not served here: " + why),
+                      "%s s%d: no RAPL; the power card shows no watts and says why (%s)"
+                      % (name, sk, why), [g, why])
+        return
+    got = b.wait("(() => { const r = %s; return r.length === %d && r.every((x) => x && "
+                 "!isNaN(parseFloat(x.pkg)) && x.stats.includes(' s \u00b7')) ? r : null; })()"
+                 % (READ_PWR, len(want)), 45)
+    print("# %s power cards: %s" % (name, json.dumps(got)))
+    res.check(bool(got), "%s: every socket's power card has its watts" % name, b.js(READ_PWR))
+    if not got:
+        return
+    for sk, (w, g) in enumerate(zip(want, got)):
+        res.near(num(g["pkg"]), w["pkg"], 0.02, "%s s%d: package %g W" % (name, sk, w["pkg"]))
+        if w["dram"] is None:
+            res.check(g["dram"] == g["pj"] == "\u2014" and "no DRAM domain" in g["stats"],
+                      "%s s%d: no DRAM domain: no DRAM watts, no pJ/byte, and the card says so"
+                      % (name, sk), g)
+            continue
+        res.near(num(g["dram"]), w["dram"], 0.02, "%s s%d: DRAM %g W" % (name, sk, w["dram"]))
+        res.near(num(g["pj"]), w["dram"] / tot[sk] * 1e3, 0.02, "%s s%d: DRAM %.0f pJ/byte "
+                 "(%g W over %g GB/s)" % (name, sk, w["dram"] / tot[sk] * 1e3, w["dram"], tot[sk]))
+        m = re.search(r"DRAM ([0-9.]+) GB/s", g["stats"])
+        res.check(m is not None and num(g["pj"]) is not None and num(g["dram"]) and
+                  abs(num(g["pj"]) - num(g["dram"]) / float(m.group(1)) * 1e3) <= 0.02 * num(g["pj"]),
+                  "%s s%d: pJ/byte is the card's DRAM W over its DRAM GB/s" % (name, sk), g)
+
+
 def sampler_stalls(url):
     """How many times consecutive samples in the daemon's ring are more
     than 3 sampling intervals + 0.5 s apart (the page's rule for a gap)."""
@@ -648,8 +708,12 @@ def main():
     if a.sockets:
         try:
             b.open(a.url)
-            sockets(b, res, a.sockets[0], json.loads(a.sockets[1]))
+            want = json.loads(a.sockets[1])
+            sockets(b, res, a.sockets[0], want)
             lat_absent(b, res, a.sockets[0], a.url)
+            power(b, res, a.sockets[0], a.url,
+                  [x.get("pwr", "absent") for x in want["sockets"]],
+                  [x.get("tot") for x in want["sockets"]])
             b.screenshot(a.screenshot)
             res.check(not b.errors, "%s: no console errors" % a.sockets[0],
                       "\n".join(b.errors))

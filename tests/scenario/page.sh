@@ -13,7 +13,10 @@
 # bandwidth-latency plot on hsx (points, the current one marked at its
 # sample's API values, a loaded-latency curve's three phases), and on the
 # other platforms the latency card saying why where the API has no such
-# family.
+# family; the power card (issue 43): skx's known watts per socket and
+# RAPL domain within 2 % and DRAM pJ/byte = DRAM W / DRAM B/s, zen4's
+# package alone (no DRAM domain), and where the machine has no RAPL
+# (adl, zen3, skl) the card's reason from /api/v1/status, no watts.
 # Without chromium the test skips, except under CI=true, where it fails.
 . "${top_srcdir:-.}/tests/lib.sh"
 
@@ -195,12 +198,13 @@ page_on skx skx '{ "platform": "skx", "sockets": 2, "cha_count": 4, "phases": [ 
   "imc:0x04:0x03": 1.0e8, "imc:0x04:0x0c": 5.0e7,
   "cha:0x35:0x31:filter0=0x3b00000000": 2.0e8, "cha:0x35:0x21:filter0=0x3b00000000": 4.0e7,
   "cha:0x00:0x00": 9.6e9, "upi:0x02:0x0f": 9.0e7 } } ],
-  "uncore_freq": { "min_khz": [1000000, 1200000], "max_khz": [2400000, 2600000] } }' \
+  "uncore_freq": { "min_khz": [1000000, 1200000], "max_khz": [2400000, 2600000] },
+  "energy": { "watts": { "package": 150, "dram": 24, "s1/package": 110, "s1/dram": 12 } } }' \
 	'{"about": "DRAM from uncore_imc_0 \u00b7", "sockets": [
 	  {"rd": 6.4, "wr": 3.2, "tot": 9.6, "hit": 80.0, "clk": 2.4, "channels": 6, "links": 3, "upi": 0.64,
-	   "lim": [1000000000, 2400000000]},
+	   "lim": [1000000000, 2400000000], "pwr": {"pkg": 150, "dram": 24}},
 	  {"rd": 6.4, "wr": 3.2, "tot": 9.6, "hit": 80.0, "clk": 2.4, "channels": 6, "links": 3, "upi": 0.64,
-	   "lim": [1200000000, 2600000000]}]}'
+	   "lim": [1200000000, 2600000000], "pwr": {"pkg": 110, "dram": 12}}]}'
 rates=$(awk 'BEGIN {
 	for (n = 0; n < 12; n++) {
 		c = sprintf("0x%x", 31 + 64 * n)
@@ -209,10 +213,13 @@ rates=$(awk 'BEGIN {
 	} }')
 page_on zen4 zen4 "{ \"platform\": \"zen4\", \"sockets\": 2, \"perf\": { \"kernel\": \"6.1.0\" },
   \"phases\": [ { \"seconds\": 600, \"rates\": { $rates
-  \"l3:0x04:0xff\": 1.0e8, \"l3:0x04:0x01\": 2.5e7 } } ] }" \
+  \"l3:0x04:0xff\": 1.0e8, \"l3:0x04:0x01\": 2.5e7 } } ],
+  \"energy\": { \"watts\": { \"package\": 90, \"s1/package\": 70 } } }" \
 	'{"about": "DRAM from amd_df (48 events in turn)", "sockets": [
-	  {"rd": 5.9904, "wr": 2.9952, "tot": 8.9856, "hit": 75.0, "clk": null, "channels": 0, "links": 0},
-	  {"rd": 5.9904, "wr": 2.9952, "tot": 8.9856, "hit": 75.0, "clk": null, "channels": 0, "links": 0}]}'
+	  {"rd": 5.9904, "wr": 2.9952, "tot": 8.9856, "hit": 75.0, "clk": null, "channels": 0, "links": 0,
+	   "pwr": {"pkg": 90, "dram": null}},
+	  {"rd": 5.9904, "wr": 2.9952, "tot": 8.9856, "hit": 75.0, "clk": null, "channels": 0, "links": 0,
+	   "pwr": {"pkg": 70, "dram": null}}]}'
 # A client since Alder Lake (adl): one socket, DRAM from the two memory
 # controllers' free-running counters (1.5e8 reads/s, 5e7 writes/s x 64
 # bytes), a 2.8 GHz uncore clock, no LLC family (the page says so), no
