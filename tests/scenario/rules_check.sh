@@ -99,6 +99,38 @@ if command -v jq >/dev/null 2>&1; then
 else
 	skip "the dashboard uses only defined recording rules" "jq not installed"
 fi
+# Every panel query parses: each, with its variables as Grafana fills
+# them, is a recording rule of a file promtool checks (this promtool has
+# no PromQL parser of its own); the new rows of a change are covered as
+# the old ones.  A query broken on purpose must be rejected.
+# dash_rules SED: the dashboard's queries as recording rules, SED
+# applied to each first
+dash_rules() {
+	printf 'groups:\n  - name: dashboard\n    rules:\n'
+	jq -r '[.panels[] | ., (.panels // [])[]] | .[] | select(.targets != null) |
+		.id as $i | .targets[] | "\($i)\t\(.refId)\t\(.expr)"' \
+		"$top_srcdir/contrib/grafana/uncored.json" |
+	while IFS='	' read -r id ref expr; do
+		e=$(printf '%s\n' "$expr" | sed -e 's/\$__rate_interval/1m/g' \
+			-e 's/\$__interval/15s/g; s/\$__range/1h/g' \
+			-e 's/\${\{0,1\}\(job\|instance\|socket\)}\{0,1\}/.*/g' -e "$1")
+		printf '      - record: dashboard:panel_%s:%s\n        expr: %s\n' \
+			"$id" "$ref" "$(printf '%s' "$e" | jq -Rs .)"
+	done
+}
+if command -v jq >/dev/null 2>&1; then
+	dash_rules '' >"$T/dash.rules.yml"
+	n=$(grep -c 'record:' "$T/dash.rules.yml")
+	out=$(promtool check rules "$T/dash.rules.yml" 2>&1)
+	like "$out" "SUCCESS: $n rules found" "every one of the dashboard's $n panel queries parses"
+	[ $? -eq 0 ] || printf '%s\n' "$out" | sed 's/^/#   /' | head -20
+	dash_rules 's/rate(uncore_frequency_limited_seconds_total\(.*\)\[1m\])/rate(uncore_frequency_limited_seconds_total\1)/' \
+		>"$T/dash-bad.rules.yml"
+	promtool check rules "$T/dash-bad.rules.yml" >"$T/dash-bad.log" 2>&1
+	ok $(( $? == 0 )) "... and a panel query with rate() of an instant vector does not"
+else
+	skip "the dashboard's panel queries parse" "jq not installed"
+fi
 # Every metric name the dashboard's queries and the rules' expressions
 # read (recording rules aside) is a family the daemon serves: a name
 # string of src/ (the families' tables and writers), _sum, _count and
@@ -113,15 +145,36 @@ unserved() {
 			grep -rqF -- "\"$b\"" "$top_srcdir/src" || printf ' %s' "$f"
 		done
 }
+# Families of the product contract a panel already shows that no change
+# serves yet (issue 43 section 2: another change adds it): each such
+# panel's description must say it has no data yet; until src/ serves the
+# family it is a skip, not a failure.
+PENDING=uncore_frequency_limited_seconds_total
+# drop_pending: unserved's answer on stdin without the PENDING names
+drop_pending() {
+	awk -v p=" $PENDING " '{ for (i = 1; i <= NF; i++)
+		if (!index(p, " " $i " ")) printf " %s", $i }'
+}
 if command -v jq >/dev/null 2>&1; then
 	jq -r '.. | .expr? // empty' "$top_srcdir/contrib/grafana/uncored.json" >"$T/exprs"
 	n=$(sed 's/[a-z_]*:[a-z0-9_]*:[a-z0-9_]*//g' "$T/exprs" |
 		grep -oE '\b(uncore|uncored|process)_[a-z0-9_]+' | sort -u | wc -l)
-	is "$(unserved "$T/exprs")" "" "the dashboard reads $n metric names, every one a served family"
+	all=$(unserved "$T/exprs")
+	for f in $PENDING; do
+		case "$all " in *" $f "*)
+			skip "the dashboard's $f is a served family" "not served yet (issue 43 section 2)"
+			is "$(jq -r --arg f "$f" '[.. | objects | select(.targets? // [] | map(.expr) | any(contains($f)))
+				| .description | contains("not served yet")] | length > 0 and all' \
+				"$top_srcdir/contrib/grafana/uncored.json")" true \
+				"... and each panel on it says it has no data until it is" ;;
+		esac
+	done
+	is "$(printf '%s' "$all" | drop_pending)" "" \
+		"the dashboard reads $n metric names, every one a served family"
 	# decoy: a name one letter off is caught
 	sed 's/uncore_qpi_data_bytes_total/uncore_qpi_data_byte_total/' \
 		"$T/exprs" >"$T/exprs2"
-	is "$(unserved "$T/exprs2")" " uncore_qpi_data_byte_total" \
+	is "$(unserved "$T/exprs2" | drop_pending)" " uncore_qpi_data_byte_total" \
 		"... and a misspelt one is not"
 else
 	skip "the dashboard reads only served families" "jq not installed"
