@@ -525,7 +525,8 @@ def num(t):
 def power(b, res, name, url, want, tot):
     """Each socket's power card against the workload's watts.  want per
     socket: "absent" (no RAPL: the card says why, from the API, and shows
-    no figure), or {"pkg": W, "dram": W or null (no DRAM domain)}; tot:
+    no figure), or {"pkg": W, "dram": W or null (no DRAM domain), "pj":
+    "n/a" (optional: no DRAM byte moved), "psys": W (optional)}; tot:
     per socket the DRAM GB/s on the page, for pJ/byte = W / (B/s)."""
     if all(w == "absent" for w in want):
         why = api(url, "/api/v1/status").get("energy", {}).get("absent")
@@ -555,6 +556,14 @@ def power(b, res, name, url, want, tot):
                       % (name, sk), g)
             continue
         res.near(num(g["dram"]), w["dram"], 0.02, "%s s%d: DRAM %g W" % (name, sk, w["dram"]))
+        if "psys" in w:
+            m = re.search(r"psys ([0-9.]+) W", g["stats"])
+            res.near(float(m.group(1)) if m else None, w["psys"], 0.02,
+                     "%s s%d: platform (psys) %g W in the card's text" % (name, sk, w["psys"]))
+        if w.get("pj") == "n/a":
+            res.check(g["pj"] == "n/a" and "DRAM 0.00 GB/s" in g["stats"],
+                      "%s s%d: no DRAM byte moved: pJ/byte n/a, not a number" % (name, sk), g)
+            continue
         res.near(num(g["pj"]), w["dram"] / tot[sk] * 1e3, 0.02, "%s s%d: DRAM %.0f pJ/byte "
                  "(%g W over %g GB/s)" % (name, sk, w["dram"] / tot[sk] * 1e3, w["dram"], tot[sk]))
         m = re.search(r"DRAM ([0-9.]+) GB/s", g["stats"])
@@ -672,6 +681,9 @@ def main():
     ap.add_argument("--latency",
                     help="JSON list per socket of [[GB/s, ns], ...], the "
                     "workload's bandwidth-latency points: only those checks")
+    ap.add_argument("--power", nargs=2, metavar=("NAME", "JSON"),
+                    help="a platform's name and per socket {pkg, dram, pj, "
+                    "psys, tot}: only the power card's checks")
     ap.add_argument("--sockets", nargs=2, metavar=("NAME", "JSON"),
                     help="a platform's name and {about, sockets: [{rd, wr, "
                     "hit, clk, channels, links, upi}]}: only those checks")
@@ -702,6 +714,16 @@ def main():
             latency(b, res, a.url, json.loads(a.latency))
             b.screenshot(a.screenshot)
             res.check(not b.errors, "latency: no console errors", "\n".join(b.errors))
+        finally:
+            b.close()
+        return 0
+    if a.power:
+        try:
+            b.open(a.url)
+            want = json.loads(a.power[1])
+            power(b, res, a.power[0], a.url, want, [x.get("tot") for x in want])
+            b.screenshot(a.screenshot)
+            res.check(not b.errors, "%s: no console errors" % a.power[0], "\n".join(b.errors))
         finally:
             b.close()
         return 0

@@ -15,7 +15,8 @@
 # other platforms the latency card saying why where the API has no such
 # family; the power card (issue 43): skx's known watts per socket and
 # RAPL domain within 2 % and DRAM pJ/byte = DRAM W / DRAM B/s, zen4's
-# package alone (no DRAM domain), and where the machine has no RAPL
+# package alone (no DRAM domain), skl's package, DRAM and psys watts
+# with no DRAM traffic (pJ/byte "n/a"), and where the machine has no RAPL
 # (adl, zen3, skl) the card's reason from /api/v1/status, no watts.
 # Without chromium the test skips, except under CI=true, where it fails.
 . "${top_srcdir:-.}/tests/lib.sh"
@@ -239,6 +240,29 @@ page_on zen3 zen3 "{ \"platform\": \"zen3\", \"sockets\": 2,
 	'{"about": "DRAM from amd_df (8 events in turn)", "sockets": [
 	  {"rd": null, "wr": null, "tot": 2.304, "hit": 80.0, "clk": null, "channels": 0, "links": 0},
 	  {"rd": null, "wr": null, "tot": 2.304, "hit": 80.0, "clk": null, "channels": 0, "links": 0}]}'
+# The power card where the DRAM moves no byte (skl, direct backend: the
+# RAPL MSRs): package 45 W, DRAM 3 W, platform (psys) 65 W, and DRAM
+# pJ/byte "n/a", not a number and not 0.
+kill "$UPID"; wait "$UPID" 2>/dev/null
+cat >"$T/pwr.json" <<'JSON'
+{ "platform": "skl", "cbo_count": 4, "uclk_hz": 800000000,
+  "phases": [ { "seconds": 600, "rates": { "cbo:0x34:0x8f": 2.0e8, "cbo:0x34:0x88": 4.0e7 } } ],
+  "energy": { "watts": { "package": 45, "dram": 3, "psys": 65 } } }
+JSON
+PORT=$(pick_port)
+start_uncored "$T/log-pwr" --simulate --workload "$T/pwr.json" -i 250 -l "127.0.0.1:$PORT" -s ""
+ok $? "daemon starts on skl with RAPL and no DRAM traffic"
+rm -f "$T/results"
+python3 "$top_srcdir/tests/scenario/page.py" --url "http://127.0.0.1:$PORT/" \
+	--pid "$UPID" --chromium "$CHROMIUM" --userdir "$T/chromium-pwr" \
+	--results "$T/results" --screenshot "$T/shots/page-power.png" \
+	--power skl '[{"pkg": 45, "dram": 3, "psys": 65, "pj": "n/a"}]'
+is "$?" 0 "the browser driver ran to the end on skl's power card"
+if [ -f "$T/results" ]; then
+	while read -r st desc; do
+		ok "$st" "$desc"
+	done <"$T/results"
+fi
 # resctrl (issue 31 §4): a live simulated tree on skl, synced every
 # 50 ms, read every 2 s.  DRAM (1.5e8 + 5e7) x 64 = 12.8 GB/s.  Groups:
 # web 3e9 B/s with its MON group php 1e9 inside it (4 GB/s shown for
