@@ -17,6 +17,7 @@
 #  - zen4 (AMD; the daemon reaches it on perf only): the package alone.
 #  - no "energy" (a VM: no RAPL MSRs, no power PMU): the family absent,
 #    the reason in /api/v1/status and the log, on both backends.
+# /api/v1/status's read_time is each read on the samples' clock.
 # Every page passes promtool.
 . "${top_srcdir:-.}/tests/lib.sh"
 
@@ -77,6 +78,14 @@ watts direct 0 package 200
 watts direct 0 dram 30
 watts direct 1 package 120
 watts direct 1 dram 20
+# read_time: each read on the samples' clock (the live page takes the
+# DRAM bytes of the samples between two reads by it): beside the newest
+# sample's time, not CLOCK_MONOTONIC's read_s
+energy >"$T/e2"
+st=$(curl -fs "http://127.0.0.1:$PORT/api/v1/samples?deltas=0&limit=1" | jq '.samples[-1].time')
+ok "$(jq -e --argjson t "${st:-0}" '[.domains[] | .read_time - $t | if . < 0 then -. else . end] |
+	max < 2.5' "$T/e2" >/dev/null; echo $?)" \
+	"direct: read_time is on the samples' clock (within 2.5 s of the newest sample's time)"
 is "$(jq -r '[.domains[] | select(.domain == "dram") | .unit_joules] | unique | .[]' "$T/e1")" \
 	1.52587890625e-05 "direct: DRAM counts 2^-16 J (the fixed unit, not the MSR's 2^-22)"
 is "$(jq '[.domains[].read_errors] | add' "$T/e1")" 0 "direct: no read errors"
