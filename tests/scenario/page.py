@@ -510,7 +510,7 @@ READ_PWR = """(() => [...document.querySelectorAll('section.socket')].map((sec) 
   if (!c) return null;
   const t = (x) => c.querySelector('#' + k + '-pwr-' + x).textContent;
   return { pkg: t('pkg'), dram: t('dram'), pj: t('pj'),
-           shown: [...c.querySelectorAll('p.now')].filter((p) => !p.hidden).length,
+           shown: [...c.querySelectorAll('p.now')].filter((p) => p.getClientRects().length).length,
            stats: c.querySelector('p.stats').textContent };
 }))()"""
 
@@ -721,7 +721,8 @@ def main():
         try:
             b.open(a.url)
             want = json.loads(a.power[1])
-            power(b, res, a.power[0], a.url, want, [x.get("tot") for x in want])
+            power(b, res, a.power[0], a.url, want,
+                  [x.get("tot") if isinstance(x, dict) else None for x in want])
             b.screenshot(a.screenshot)
             res.check(not b.errors, "%s: no console errors" % a.power[0], "\n".join(b.errors))
         finally:
