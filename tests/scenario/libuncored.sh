@@ -135,6 +135,8 @@ echo "# $row"
 ok "$(echo "$row" | awk '$3 >= 8 && $6 >= 8 && $7 / $6 > 1.4e8 && $7 / $6 < 1.6e8 { f = 1 } END { exit !f }'; echo $?)" \
 	"lease: the report counts the whole 8 s region at the simulated 1.5e8/s"
 ok "$(! grep -q "is lost" "$T/lease.err"; echo $?)" "lease: no claim lost"
+# which, when and why (lost once under TSan at load 25, the log silent)
+! grep -q "is lost" "$T/lease.err" || sed 's/^/#   /' "$T/lease.err"
 
 "$CHECK" lost "$S" >"$T/lost.out" 2>"$T/lost.err"
 checks "lost" "$T/lost.out"
