@@ -53,6 +53,7 @@ struct daemon {
 	struct rdt_mon *resctrl;	/* NULL unless [resctrl] enabled */
 	struct ufreq_mon *ufreq;	/* NULL: no intel_uncore_frequency */
 	struct energy_mon *energy;	/* energy.h; NULL: not started */
+	struct throttle_mon *throttle;	/* throttle.h; NULL: not started */
 	struct http_server *http;
 	struct expo *expo;		/* the /metrics page (expo.h) */
 	atomic_uint_fast64_t scrapes;

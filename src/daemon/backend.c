@@ -14,6 +14,7 @@
 #include "backend.h"
 #include "core/daemon.h"
 #include "core/energy.h"
+#include "core/throttle.h"
 #include "hw/perf_event.h"
 #include "hw/perf_sysfs.h"
 #include "hyperv.h"
@@ -535,6 +536,32 @@ struct energy_mon *backend_energy(struct daemon *d)
 					   d->skern ? &skern_pev_ops : NULL,
 					   d->skern);
 	return energy_mon_new_direct(&d->hw, &d->topo);
+}
+
+/* The simulated kernel's thermal_throttle/ files to its clock before a
+ * read; a failure is said once (the files keep their last values). */
+static void throttle_refresh(void *ctx)
+{
+	static bool said;
+	char why[512];
+
+	if (skern_sync_files(ctx, why, sizeof(why)) < 0 && !said) {
+		said = true;
+		log_warnx("simulated kernel: %s (said once)", why);
+	}
+}
+
+struct throttle_mon *backend_throttle(struct daemon *d,
+				      const char *conf_sysfs)
+{
+	if (d->simulated && !d->skern &&
+	    (!conf_sysfs || strcmp(conf_sysfs, "/sys") == 0))
+		return throttle_mon_new_absent("the simulator's registers "
+			"have no kernel, so no thermal_throttle/ files "
+			"(--backend=perf has them, or --path.sysfs with a tree "
+			"from `uncore-sim sysfs DIR`)");
+	return throttle_mon_new(d->sysfs ? d->sysfs : "/sys",
+				d->skern ? throttle_refresh : NULL, d->skern);
 }
 
 int backend_sim_events(const struct daemon *d)

@@ -71,6 +71,15 @@ int backend_sim_events(const struct daemon *d);
  * drop.  NULL only on no memory. */
 struct energy_mon *backend_energy(struct daemon *d);
 
+/* The package thermal-throttle monitor (core/throttle.h) of d's kernel:
+ * the real one's thermal_throttle/ files (--path.sysfs), the simulated
+ * kernel's (brought to the simulated clock before each read), or, on the
+ * simulator's registers, only a tree conf_sysfs names other than /sys
+ * (never the host's counters beside simulated counts; else absent with
+ * that reason).  NULL only on no memory. */
+struct throttle_mon *backend_throttle(struct daemon *d,
+				      const char *conf_sysfs);
+
 /* The platform of this CPU, or NULL with the reason in why: vendor,
  * family, model, stepping, the supported platforms, and whether the
  * kernel exposes uncore PMUs under SYSFS (NULL: "/sys"). */

@@ -57,6 +57,7 @@
 #include "resctrl/resctrl_own.h"
 #include "resctrl/resctrl_priv.h"
 #include "core/energy.h"
+#include "core/throttle.h"
 #include "core/ufreq.h"
 #include "pmu/sched.h"
 #include "selftest.h"
@@ -1322,6 +1323,16 @@ static const struct program *start(struct daemon *d, const struct options *o,
 	else if (energy_mon_absent(d->energy)[0])
 		log_info("energy: uncore_energy_joules_total is absent: %s",
 			 energy_mon_absent(d->energy));
+	/* the package thermal-throttle counters (core/throttle.h): 0444
+	 * files, read once a second on their own thread */
+	d->throttle = backend_throttle(d, conf->sysfs);
+	if (!d->throttle)
+		log_warnx("thermal_throttle: out of memory: no "
+			  "uncore_frequency_limited_seconds_total from it");
+	else if (throttle_mon_absent(d->throttle)[0])
+		log_info("thermal_throttle: uncore_frequency_limited_seconds_"
+			 "total{domain=\"package\",reason=\"thermal\"} is "
+			 "absent: %s", throttle_mon_absent(d->throttle));
 	d->http = start_http(d, conf, web, api_routes, api_nroutes, d,
 			     drop_privileges);
 	/*
@@ -1340,6 +1351,9 @@ static const struct program *start(struct daemon *d, const struct options *o,
 		log_warnx("intel_uncore_frequency: cannot start its thread: "
 			  "uncore clock limits are read once, at start-up, "
 			  "only");
+	if (d->throttle && throttle_mon_start(d->throttle, 1000) < 0)
+		log_warnx("thermal_throttle: cannot start its thread: the "
+			  "counters stay at their first read");
 	if (d->energy && energy_mon_start(d->energy) < 0)
 		log_warnx("energy: cannot start its thread: "
 			  "uncore_energy_joules_total stays at its first read");
@@ -1443,6 +1457,8 @@ static void shut_down(struct daemon *d, struct conf *conf, struct webcfg *web)
 	expo_free(d->expo);
 	rdt_mon_free(d->resctrl);
 	ufreq_mon_free(d->ufreq);
+	throttle_mon_free(d->throttle);	/* before the simulated kernel */
+	d->throttle = NULL;
 	energy_mon_free(d->energy);	/* its events close before the count */
 	d->energy = NULL;
 	d->resctrl = NULL;

@@ -22,6 +22,7 @@
 #include "api.h"
 #include "resctrl/resctrl_mon.h"
 #include "core/energy.h"
+#include "core/throttle.h"
 #include "core/ufreq.h"
 #include "api_claims.h"
 #include "api_formulas.h"
@@ -158,6 +159,7 @@ static int render_page(void *arg, enum prom_fmt fmt, struct buf *b)
 		.resctrl = d->resctrl,
 		.ufreq = d->ufreq,
 		.energy = d->energy,
+		.throttle = d->throttle,
 	};
 	int r = metrics_render(b, fmt, src->p, &info);
 
@@ -390,6 +392,49 @@ static void status_energy(struct json_object *o, struct energy_mon *m)
 	json_object_object_add(o, "energy", e);
 }
 
+/* "thermal_throttle": the package thermal-throttle counters each
+ * socket's last read, or why they are absent (doc/api.md). */
+static void status_throttle(struct json_object *o, struct throttle_mon *m)
+{
+	struct throttle_pkg p[THROTTLE_MAX_PKGS];
+	struct json_object *e, *a;
+	int n;
+
+	if (!m)
+		return;
+	e = json_object_new_object();
+	json_object_object_add(e, "present", json_object_new_boolean(
+			       !throttle_mon_absent(m)[0]));
+	if (throttle_mon_absent(m)[0]) {
+		json_object_object_add(e, "absent", json_object_new_string(
+				       throttle_mon_absent(m)));
+		json_object_object_add(o, "thermal_throttle", e);
+		return;
+	}
+	a = json_object_new_array();
+	n = throttle_mon_snapshot(m, p, THROTTLE_MAX_PKGS);
+	for (int i = 0; i < n; i++) {
+		struct json_object *x = json_object_new_object();
+
+		json_object_object_add(x, "socket",
+				       json_object_new_int((int)p[i].socket));
+		json_object_object_add(x, "cpu",
+				       json_object_new_int((int)p[i].cpu));
+		if (p[i].have) {
+			json_object_object_add(x, "seconds", jnum_new(
+					       (double)p[i].ms / 1000.0));
+			json_object_object_add(x, "read_s", jnum_new(
+					       (double)p[i].read_ns / 1e9));
+		}
+		if (p[i].have && p[i].have_count)
+			json_object_object_add(x, "events", ju64(p[i].count));
+		json_object_object_add(x, "read_errors", ju64(p[i].errors));
+		json_object_array_add(a, x);
+	}
+	json_object_object_add(e, "sockets", a);
+	json_object_object_add(o, "thermal_throttle", e);
+}
+
 /* "memory_latency": the [baseline] setting, and the units whose latency
  * events auto left out with why (uncored.c, fit_latency()). */
 static void status_latency(struct json_object *o, const struct daemon *d,
@@ -440,6 +485,7 @@ static void h_status(void *ctx, const struct http_req *req,
 			       json_object_new_string(d->plat->name));
 	status_generic(o, d->plat);
 	status_energy(o, d->energy);
+	status_throttle(o, d->throttle);
 	json_object_object_add(o, "backend", json_object_new_string(d->backend));
 	json_object_object_add(o, "simulated",
 			       json_object_new_boolean(d->simulated));

@@ -22,6 +22,7 @@
 #include "procstat.h"
 #include "resctrl/resctrl_mon.h"
 #include "core/energy.h"
+#include "core/throttle.h"
 #include "core/ufreq.h"
 
 static const char *const nums[] = {
@@ -521,6 +522,8 @@ int metrics_render(struct buf *b, enum prom_fmt fmt, const struct program *p,
 		ufreq_mon_render(&w, info->ufreq);
 	if (info->energy)
 		energy_mon_render(&w, info->energy);
+	if (info->throttle)
+		throttle_mon_render(&w, info->throttle);
 	procstat_read(&ps);	/* renders whatever could be read */
 	procstat_render(&w, &ps);
 	r = prom_end(&w);

@@ -30,6 +30,8 @@ struct metrics_info {
 	struct rdt_mon *resctrl;	/* NULL: no uncore_resctrl_* families */
 	struct ufreq_mon *ufreq;	/* NULL: no uncore_clock_limit_* */
 	struct energy_mon *energy;	/* NULL: no uncore_energy_* */
+	struct throttle_mon *throttle;	/* NULL: no uncore_frequency_limited_*
+					   from thermal_throttle/ */
 };
 
 /* Copies the newest snapshot of p into *st and, if totals/up are not

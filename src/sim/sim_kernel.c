@@ -120,6 +120,7 @@
 #include "hw/perf_event.h"
 #include "sim/sim_kernel.h"
 #include "sim/sim_pmu.h"
+#include "sim/sim_throttle.h"
 #include "sim/sim_ufreq.h"
 #include "sim/sim_rapl.h"
 #include "plat/plat_sim.h"
@@ -1389,6 +1390,9 @@ int skern_open(struct skern **out, struct hw *sim, const char *dir,
 		r = sufreq_write(k->wl, hw_sim_nsockets(sim),
 				 sim_uclk_hz(k->wl), k->sysfs, why, len);
 	if (r == 0)
+		r = sthr_write(k->wl, k->set.nsockets, k->set.cpus_per_socket,
+			       k->sysfs, hw_sim_time(sim), why, len);
+	if (r == 0)
 		r = write_procfs(k, why, len);
 	if (r < 0) {
 		skern_close(k);
@@ -1458,6 +1462,17 @@ unsigned skern_nevents(struct skern *k)
 	n = k->nopen;
 	pthread_mutex_unlock(&k->lock);
 	return n;
+}
+
+int skern_sync_files(struct skern *k, char *why, size_t len)
+{
+	int r;
+
+	pthread_mutex_lock(&k->lock);
+	r = sthr_write(k->wl, k->set.nsockets, k->set.cpus_per_socket,
+		       k->sysfs, sk_now(k), why, len);
+	pthread_mutex_unlock(&k->lock);
+	return r;
 }
 
 void skern_sync(struct skern *k)

@@ -12,6 +12,8 @@
  *   SYSFS/devices/system/cpu/{online,cpuN/online,
  *                        cpuN/topology/{physical_package_id,die_id,core_id}}
  *   SYSFS/devices/system/cpu/intel_uncore_frequency/ (sim_ufreq.h; Intel)
+ *   SYSFS/devices/system/cpu/cpuN/thermal_throttle/ (sim_throttle.h;
+ *                        the workload's "thermal_throttle")
  *   PROCFS/sys/kernel/{perf_event_paranoid,osrelease,cap_last_cap}
  *   PROCFS/self/status (the caller's CapEff: CAP_PERFMON, or
  *                       CAP_SYS_ADMIN before 5.8, when it is capable)
@@ -124,6 +126,14 @@ unsigned skern_nevents(struct skern *k);
  * reads the tree (the daemon rescanning sysfs) may call it before.
  */
 void skern_sync(struct skern *k);
+
+/*
+ * Brings the tree's counter files to the simulated clock: the
+ * workload's thermal_throttle/ files (sim_throttle.h), which a real
+ * kernel computes as they are read.  A reader calls it before reading
+ * them.  0, or -errno with why.
+ */
+int skern_sync_files(struct skern *k, char *why, size_t len);
 
 /* perf_event_open/read/ioctl/close of the simulated kernel; ctx is the
  * struct skern *.  Each returns >= 0 or -errno, like pev_sys_ops. */

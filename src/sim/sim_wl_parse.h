@@ -36,7 +36,8 @@
 
 enum tk_kind { TK_PLATFORM, TK_COUNT, TK_HZ, TK_MMIO_BAR, TK_MMIO_DEV,
 	       TK_PHASES, TK_FAULTS, TK_PERF, TK_OFFLINE,
-	       TK_UFREQ, TK_CPUID, TK_RDT, TK_ENERGY };
+	       TK_UFREQ, TK_CPUID, TK_RDT, TK_ENERGY,
+	       TK_THROTTLE };
 
 /*
  * A key a workload may have at the top level (doc/design.md section 3).
@@ -113,6 +114,8 @@ int wlp_parse_ufreq(struct pctx *c, json_object *o);
 int wlp_parse_rdt(struct pctx *c, json_object *o);
 /* The "energy" object (sim_rapl.c). */
 int wlp_parse_energy(struct pctx *c, json_object *o);
+/* "thermal_throttle" (sim_throttle.c) */
+int wlp_parse_throttle(struct pctx *c, json_object *o);
 
 /* A message for a position in the text: "NAME:LINE:COL: msg"; -EINVAL. */
 __attribute__((format(printf, 5, 6)))

@@ -141,6 +141,10 @@ static unsigned plat_top_keys(const struct platform *p, struct top_key *out)
 	/* RAPL energy counters (sim_rapl.c) where uncored knows them */
 	if (rapl_facts_of(p))
 		out[n++] = (struct top_key){ "energy", TK_ENERGY, 0, -1, 0 };
+	/* the kernel's therm_throt.c: Intel only (sim_throttle.c) */
+	if (p && (!p->vendor || strcmp(p->vendor, "GenuineIntel") == 0))
+		out[n++] = (struct top_key){ "thermal_throttle", TK_THROTTLE,
+					     0, -1, 0 };
 	return n;
 }
 
@@ -1329,6 +1333,7 @@ static int parse_root(struct pctx *c, json_object *root,
 {
 	json_object *phases = NULL, *faults = NULL, *perf = NULL;
 	json_object *ufreq = NULL, *rdt = NULL, *energy = NULL;
+	json_object *throttle = NULL;
 	char list[256];
 	int r;
 
@@ -1365,6 +1370,8 @@ static int parse_root(struct pctx *c, json_object *root,
 			rdt = val;
 		else if (k->kind == TK_ENERGY)
 			energy = val;
+		else if (k->kind == TK_THROTTLE)
+			throttle = val;
 		r = parse_top_value(c, k, val);
 		if (r < 0)
 			return r;
@@ -1380,7 +1387,9 @@ static int parse_root(struct pctx *c, json_object *root,
 	    (r = parse_section(c, "perf", perf, parse_perf)) < 0 ||
 	    (r = parse_section(c, "uncore_freq", ufreq, wlp_parse_ufreq)) < 0 ||
 	    (r = parse_section(c, "resctrl", rdt, wlp_parse_rdt)) < 0 ||
-	    (r = parse_section(c, "energy", energy, wlp_parse_energy)) < 0)
+	    (r = parse_section(c, "energy", energy, wlp_parse_energy)) < 0 ||
+	    (r = parse_section(c, "thermal_throttle", throttle,
+			       wlp_parse_throttle)) < 0)
 		return r;
 	return parse_section(c, "faults", faults, wlp_parse_faults);
 }
@@ -1536,6 +1545,8 @@ void wl_free(struct workload *w)
 	free(w->perf.missing);
 	free(w->perf.missing_ev);
 	free(w->energy.watts);
+	free(w->throttle.ms);
+	free(w->throttle.count);
 	free(w->rdt.groups);
 	free(w->rdt.rates);
 	free(w->rdt.threads);

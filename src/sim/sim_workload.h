@@ -237,6 +237,18 @@ struct wl_energy {
 	uint64_t initial[3];	/* the 32-bit counters' value at start */
 };
 
+/*
+ * The simulated kernel's package thermal-throttle counters (the
+ * workload's "thermal_throttle" object; sim_throttle.c).  Absent: no
+ * thermal_throttle/ directories.  Per socket and phase:
+ * ms[sock * nphases + p], count[sock * nphases + p].
+ */
+struct wl_throttle {
+	bool given;
+	double *ms;		/* throttled ms per second, 0..1000 */
+	double *count;		/* episodes begun per second */
+};
+
 struct workload {
 	char *source;		/* file name, or "(built-in)" */
 	const struct platform *plat;
@@ -254,6 +266,7 @@ struct workload {
 	struct wl_ufreq ufreq;
 	struct wl_rdt rdt;
 	struct wl_energy energy;
+	struct wl_throttle throttle;
 };
 
 /*

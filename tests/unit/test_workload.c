@@ -482,7 +482,7 @@ static const struct bad {
 	{ SKL "\"colour\":\"red\"," PH("") "}", "$.colour",
 	  "unknown key (skl accepts: platform, sockets, cbo_count, uclk_hz, "
 	  "mchbar, host_bridge, phases, faults, perf, uncore_freq, resctrl, "
-	  "energy)" },
+	  "energy, thermal_throttle)" },
 	/* energy (sim_rapl.c) */
 	{ SKL "\"energy\":{\"watts\":{\"gpu\":5}}," PH("") "}",
 	  "$.energy.watts.gpu", "unknown domain (package, dram or psys)" },

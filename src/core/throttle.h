@@ -1,0 +1,83 @@
+/*
+ * throttle.h - the package thermal-throttle counters the kernel keeps in
+ * sysfs (drivers/thermal/intel/therm_throt.c): served as
+ * uncore_frequency_limited_seconds_total{socket,domain="package",
+ * reason="thermal"} and uncore_frequency_limited_events_total (doc/
+ * metrics.md "Why the frequency is held back", doc/hardware-notes.md
+ * "Package thermal throttling").
+ *
+ * SYSFS/devices/system/cpu/cpuN/thermal_throttle/ holds, per CPU,
+ * package_throttle_total_time_ms (the milliseconds the package's Thermal
+ * Status flag was set since boot) and package_throttle_count (how often
+ * it went from 0 to 1).  The package's status is broadcast to every CPU
+ * of the package, so every CPU's files count the same package: one CPU
+ * per package is read (the lowest online one), never a sum.  The core_*
+ * files are per core; they are not served (a core's own thermal trip is
+ * a finer thing than the socket's frequency limit, and would be a series
+ * per core).  The files are 0444: opened at each read, on a thread of
+ * its own (base/periodic.h, every second), rendered from the last read:
+ * never read at scrape time.  Where there are none (AMD, a VM, a CPU
+ * without package thermal status) the monitor holds only the reason: the
+ * families are absent, the reason is in the start-up log and
+ * /api/v1/status "thermal_throttle".
+ */
+#ifndef UNCORED_THROTTLE_H
+#define UNCORED_THROTTLE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct prom;
+struct throttle_mon;
+
+#define THROTTLE_MAX_PKGS 64
+
+/* One package as last read. */
+struct throttle_pkg {
+	unsigned socket;
+	unsigned cpu;		/* whose files are read */
+	bool have;		/* ms and count hold a read */
+	uint64_t ms;		/* package_throttle_total_time_ms */
+	uint64_t count;		/* package_throttle_count */
+	bool have_count;	/* package_throttle_count read */
+	uint64_t read_ns;	/* CLOCK_MONOTONIC of the last read */
+	uint64_t errors;	/* failed reads */
+};
+
+/* Parses a sysfs counter: decimal digits, an optional newline, nothing
+ * else, at most UINT64_MAX.  0, or -EINVAL. */
+int throttle_parse_u64(const char *text, uint64_t *v);
+
+/*
+ * Finds one online CPU per package under SYSFS/devices/system/cpu and
+ * its thermal_throttle/ files, and reads them once.  refresh, when not
+ * NULL, is called with ctx before every read (the simulated kernel
+ * brings its files to the simulated time there; a real kernel computes
+ * them as they are read).  Returns the monitor (the caller's;
+ * throttle_mon_free), never NULL but on no memory: with no package it
+ * holds the reason (throttle_mon_absent()).
+ */
+struct throttle_mon *throttle_mon_new(const char *sysfs,
+				      void (*refresh)(void *ctx), void *ctx);
+/* A monitor with no package and the reason why (the daemon's: a backend
+ * with no kernel).  NULL on no memory. */
+struct throttle_mon *throttle_mon_new_absent(const char *why);
+
+/* "" when packages are served, else why none is (static to m). */
+const char *throttle_mon_absent(const struct throttle_mon *m);
+/* Starts the thread: a read every interval_ms.  0, or -errno; nothing
+ * to start (no package) is 0. */
+int throttle_mon_start(struct throttle_mon *m, unsigned interval_ms);
+/* Reads every package once (the thread's pass; tests). */
+void throttle_mon_read(struct throttle_mon *m);
+/* Stops the thread, frees m.  NULL is accepted. */
+void throttle_mon_free(struct throttle_mon *m);
+/* Copies the packages (by socket) into out, at most max; returns how
+ * many.  Thread-safe. */
+int throttle_mon_snapshot(struct throttle_mon *m, struct throttle_pkg *out,
+			  int max);
+/* The two families from the last read; nothing where no package has a
+ * value.  Thread-safe. */
+void throttle_mon_render(struct prom *w, struct throttle_mon *m);
+
+#endif
