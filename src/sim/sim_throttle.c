@@ -38,27 +38,8 @@ static int put_rates(struct pctx *c, json_object *val, double *arr, int sock,
 	double x[WL_MAX_PHASES];
 	int r;
 
-	if (!json_object_is_type(val, json_type_array)) {
-		if ((r = wlp_get_number(c, val, 0, false, hi, what, &x[0])) < 0)
-			return r;
-		for (unsigned p = 1; p < np; p++)
-			x[p] = x[0];
-	} else {
-		size_t n = json_object_array_length(val);
-
-		if (n != np)
-			return wlp_fail(c, "%zu values: one per phase is %u, or "
-					"give one number for all", n, np);
-		for (size_t p = 0; p < n; p++) {
-			size_t o2 = wlp_path_idx(c, p);
-
-			r = wlp_get_number(c, json_object_array_get_idx(val, p),
-					   0, false, hi, what, &x[p]);
-			if (r < 0)
-				return r;
-			wlp_path_pop(c, o2);
-		}
-	}
+	if ((r = wlp_get_per_phase(c, val, hi, what, x)) < 0)
+		return r;
 	for (unsigned s = 0; s < PLAT_MAX_SOCKETS; s++)
 		if (sock < 0 || (unsigned)sock == s)
 			memcpy(&arr[(size_t)s * np], x, np * sizeof(double));

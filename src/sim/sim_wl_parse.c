@@ -282,6 +282,36 @@ int wlp_get_number(struct pctx *c, json_object *o, double lo, bool lo_open,
 	return 0;
 }
 
+int wlp_get_per_phase(struct pctx *c, json_object *o, double hi,
+		      const char *what, double *x)
+{
+	unsigned np = c->w->nphases;
+	size_t n;
+	int r;
+
+	if (!json_object_is_type(o, json_type_array)) {
+		if ((r = wlp_get_number(c, o, 0, false, hi, what, &x[0])) < 0)
+			return r;
+		for (unsigned p = 1; p < np; p++)
+			x[p] = x[0];
+		return 0;
+	}
+	n = json_object_array_length(o);
+	if (n != np)
+		return wlp_fail(c, "%zu values: one per phase is %u, or give "
+				"one number for all", n, np);
+	for (size_t p = 0; p < n; p++) {
+		size_t old = wlp_path_idx(c, p);
+
+		r = wlp_get_number(c, json_object_array_get_idx(o, p), 0,
+				   false, hi, what, &x[p]);
+		if (r < 0)
+			return r;
+		wlp_path_pop(c, old);
+	}
+	return 0;
+}
+
 /* A JSON integer in [lo, hi]. */
 int wlp_get_uint(struct pctx *c, json_object *o, uint64_t lo, uint64_t hi,
 		    const char *what, uint64_t *v)

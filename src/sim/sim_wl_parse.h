@@ -84,6 +84,11 @@ void wlp_freerun_list(const struct unit_type *u, char *buf, size_t len);
 /* A number within lo..hi (lo excluded with lo_open) into *v, or the parse ends naming what. */
 int wlp_get_number(struct pctx *c, json_object *o, double lo, bool lo_open,
 		      double hi, const char *what, double *v);
+/* One value per phase into x[0..nphases): a number (every phase's) or an
+ * array of one per phase, each within 0..hi; or the parse ends naming
+ * what. */
+int wlp_get_per_phase(struct pctx *c, json_object *o, double hi,
+		      const char *what, double *x);
 /* An integer within lo..hi into *v, or the parse ends naming what. */
 int wlp_get_uint(struct pctx *c, json_object *o, uint64_t lo, uint64_t hi,
 		    const char *what, uint64_t *v);
