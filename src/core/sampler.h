@@ -134,6 +134,9 @@ struct program {
 	 * set before the program is shared */
 	const char *lat_setting;
 	char lat_left_out[PLAT_MAX_UNITS][256];
+	/* [baseline] frequency_limits, the same way */
+	const char *freq_setting;
+	char freq_left_out[PLAT_MAX_UNITS][256];
 };
 
 /* Words per sample / snapshot of a program with ns series. */

@@ -308,7 +308,32 @@ int throttle_mon_snapshot(struct throttle_mon *m, struct throttle_pkg *out,
 	return n;
 }
 
-void throttle_mon_render(struct prom *w, struct throttle_mon *m)
+/* The seconds samples; m->mu held. */
+static void seconds_samples(struct prom *w, const struct throttle_mon *m)
+{
+	char s[12];
+
+	for (unsigned i = 0; i < m->n; i++) {
+		const struct throttle_pkg *x = &m->pub[i];
+		const char *l[] = { "socket", s, "domain", "package",
+				    "reason", "thermal", NULL };
+
+		if (!x->have)
+			continue;
+		snprintf(s, sizeof(s), "%u", x->socket);
+		prom_sample_f64(w, NULL, l, (double)x->ms / 1000.0);
+	}
+}
+
+void throttle_mon_render_seconds(struct prom *w, struct throttle_mon *m)
+{
+	pthread_mutex_lock(&m->mu);
+	seconds_samples(w, m);
+	pthread_mutex_unlock(&m->mu);
+}
+
+void throttle_mon_render(struct prom *w, struct throttle_mon *m,
+			 bool seconds_open)
 {
 	bool any = false, anyc = false;
 	char s[12];
@@ -318,21 +343,12 @@ void throttle_mon_render(struct prom *w, struct throttle_mon *m)
 		any |= m->pub[i].have;
 		anyc |= m->pub[i].have && m->pub[i].have_count;
 	}
-	if (any)
-		prom_family(w, "uncore_frequency_limited_seconds_total",
-			    PROM_COUNTER, "seconds", "Time each socket's "
-			    "frequency was held back, by domain and reason "
-			    "(thermal, package: the kernel's thermal_throttle/"
-			    F_MS " / 1000, since boot)");
-	for (unsigned i = 0; any && i < m->n; i++) {
-		const struct throttle_pkg *x = &m->pub[i];
-		const char *l[] = { "socket", s, "domain", "package",
-				    "reason", "thermal", NULL };
-
-		if (!x->have)
-			continue;
-		snprintf(s, sizeof(s), "%u", x->socket);
-		prom_sample_f64(w, NULL, l, (double)x->ms / 1000.0);
+	if (any && !seconds_open) {
+		prom_family(w, THROTTLE_FAMILY, PROM_COUNTER, "seconds",
+			    "Time each socket's frequency was held back, by "
+			    "domain and reason (thermal, package: the kernel's "
+			    "thermal_throttle/" F_MS " / 1000, since boot)");
+		seconds_samples(w, m);
 	}
 	if (anyc)
 		prom_family(w, "uncore_frequency_limited_events_total",

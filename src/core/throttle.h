@@ -76,8 +76,17 @@ void throttle_mon_free(struct throttle_mon *m);
  * many.  Thread-safe. */
 int throttle_mon_snapshot(struct throttle_mon *m, struct throttle_pkg *out,
 			  int max);
+/* The family the seconds are served in (with the PCU's, where the
+ * platform's derived metrics count those). */
+#define THROTTLE_FAMILY "uncore_frequency_limited_seconds_total"
 /* The two families from the last read; nothing where no package has a
- * value.  Thread-safe. */
-void throttle_mon_render(struct prom *w, struct throttle_mon *m);
+ * value.  seconds_open: the caller has written THROTTLE_FAMILY's header
+ * and samples already (the PCU's) and called throttle_mon_render_seconds
+ * in it: only the events family is written.  Thread-safe. */
+void throttle_mon_render(struct prom *w, struct throttle_mon *m,
+			 bool seconds_open);
+/* The seconds samples alone, into the family the caller has open.
+ * Thread-safe. */
+void throttle_mon_render_seconds(struct prom *w, struct throttle_mon *m);
 
 #endif

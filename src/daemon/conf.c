@@ -76,7 +76,8 @@ static str_check_fn check_sockpath, check_group, check_user, check_platform,
 static const char *const policy_names[] = { "reclaim", "yield", NULL };
 static const char *const backend_names[] = { "auto", "direct", "perf", NULL };
 static const char *const unavailable_names[] = { "exit", "serve", NULL };
-/* [baseline] memory_latency: auto, or a yes/no word as bool keys take */
+/* [baseline] memory_latency, frequency_limits: auto, or a yes/no word as
+ * bool keys take */
 static const char *const latency_names[] = {
 	"auto", "yes", "no", "true", "false", "on", "off", "1", "0", NULL };
 static const char *const level_names[] = {
@@ -136,9 +137,12 @@ static const struct key keys[] = {
 	K_UINT(S_CLAIMS, "max_pinned_per_box", max_pinned_per_box, 0, 7, 7),
 	K_UINT(S_CLAIMS, "max_pinned_s", max_pinned_s, 1, 86400, 600),
 
-	/* the one key of [baseline] that is no unit (issue 41 §2) */
+	/* the keys of [baseline] that are no unit (issues 41 §2, 43 §2) */
 	{ .sect = S_BASELINE, .name = "memory_latency", .type = KT_CHOICE,
 	  .off = F(memory_latency), .defstr = "auto",
+	  .choices = latency_names },
+	{ .sect = S_BASELINE, .name = "frequency_limits", .type = KT_CHOICE,
+	  .off = F(frequency_limits), .defstr = "auto",
 	  .choices = latency_names },
 	K_STR(S_SIM, "platform", sim_platform, empty_default, check_platform,
 	    true),
@@ -258,15 +262,23 @@ static void free_str(char **p, const char *def)
 	*p = NULL;
 }
 
-enum conf_latency conf_memory_latency(const struct conf *c)
+static enum conf_latency auto_yes_no(const char *v)
 {
-	const char *v = c->memory_latency ? c->memory_latency : "auto";
-
 	if (strcmp(v, "auto") == 0)
 		return CONF_LATENCY_AUTO;
 	return strcmp(v, "yes") == 0 || strcmp(v, "true") == 0 ||
 	       strcmp(v, "on") == 0 || strcmp(v, "1") == 0
 	       ? CONF_LATENCY_YES : CONF_LATENCY_NO;
+}
+
+enum conf_latency conf_memory_latency(const struct conf *c)
+{
+	return auto_yes_no(c->memory_latency ? c->memory_latency : "auto");
+}
+
+enum conf_latency conf_frequency_limits(const struct conf *c)
+{
+	return auto_yes_no(c->frequency_limits ? c->frequency_limits : "auto");
 }
 
 void conf_free(struct conf *c)

@@ -106,6 +106,8 @@ struct conf {
 	char *memory_latency;           /* [baseline] memory_latency: auto
 					   (default), yes or no (or another
 					   bool word): conf_memory_latency() */
+	char *frequency_limits;         /* [baseline] frequency_limits: the
+					   same: conf_frequency_limits() */
 	/* [sim] */
 	char *sim_platform;             /* key platform: "" or [a-z0-9]+ */
 	char *sim_workload;             /* key workload: "" or a path; a
@@ -164,6 +166,9 @@ int conf_load(struct conf *c, const char *path, char *err, size_t errlen);
  * (the unit's events then take turns where they do not fit), no never. */
 enum conf_latency { CONF_LATENCY_AUTO, CONF_LATENCY_YES, CONF_LATENCY_NO };
 enum conf_latency conf_memory_latency(const struct conf *c);
+/* [baseline] frequency_limits: the same for the platform's frequency
+ * limit events (platform.baseline_freq; hsx, snbep: the PCU's). */
+enum conf_latency conf_frequency_limits(const struct conf *c);
 
 /*
  * Frees every string *c owns and leaves *c as conf_init() does, so it may

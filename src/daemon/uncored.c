@@ -191,12 +191,14 @@ static int add_defaults(const struct platform *p, const struct conf *c,
  * The events the daemon counts: the platform default, with each unit
  * named in [baseline] replaced by the events given there ("none": no
  * events of that unit); the defaults kept come first, *ndef of them,
- * their latency events (platform.baseline_latency) from *lat0.
+ * their latency events (platform.baseline_latency) from *lat0 and their
+ * frequency limit events (platform.baseline_freq) from *fq0.
  * Returns the count, or -1 with "file:line: reason" in why.
  */
 static int resolve_baseline(const struct platform *p, const struct conf *c,
 			    struct evspec *ev, unsigned max, unsigned *ndef,
-			    unsigned *lat0, char *why, size_t len)
+			    unsigned *lat0, unsigned *fq0, char *why,
+			    size_t len)
 {
 	unsigned n = 0;
 	char r[256];
@@ -215,6 +217,12 @@ static int resolve_baseline(const struct platform *p, const struct conf *c,
 	*lat0 = n;
 	if (conf_memory_latency(c) != CONF_LATENCY_NO &&
 	    add_defaults(p, c, p->baseline_latency, ev, max, &n, why, len) < 0)
+		return -1;
+	/* then the frequency limit events unless frequency_limits = no
+	 * (issue 43 §2) */
+	*fq0 = n;
+	if (conf_frequency_limits(c) != CONF_LATENCY_NO &&
+	    add_defaults(p, c, p->baseline_freq, ev, max, &n, why, len) < 0)
 		return -1;
 	*ndef = n;
 	for (unsigned b = 0; b < c->nbaseline; b++) {
@@ -251,28 +259,29 @@ static int resolve_baseline(const struct platform *p, const struct conf *c,
 }
 
 /*
- * [baseline] memory_latency = auto (issue 41 §2): the latency events of
- * the defaults, ev[lat0..*ndef), count where they fit beside their
- * unit's other default events, all on the unit's counters at once
- * (sched_place()); a unit where they do not (the Xeon Scalable CHAs:
- * four counters for the LLC events, the clock and the pair, or skx's
- * one FILTER1 register) keeps its events whole, undivided by turns, and
- * its latency family is absent, said in the log and in left[unit] (""
- * elsewhere: /api/v1/status memory_latency.left_out).
- * Returns the count of ev[0..n) kept; *ndef shrinks with it.
+ * [baseline] memory_latency = auto (issue 41 §2), frequency_limits = auto
+ * (issue 43 §2): the extra default events ev[a0..a1) (the latency or the
+ * frequency limit events) count where they fit beside their unit's other
+ * default events, all on the unit's counters at once (sched_place()); a
+ * unit where they do not (the Xeon Scalable CHAs: four counters for the
+ * LLC events, the clock and the latency pair, or skx's one FILTER1
+ * register; the hsx/snbep PCU, whose four counters the frequency bands
+ * hold) keeps its events whole, undivided by turns, and the family is
+ * absent, said in the log and in left[unit] ("" elsewhere: /api/v1/status
+ * memory_latency.left_out, frequency_limits.left_out).  what names the
+ * events, key the [baseline] key.  Returns the count of ev[0..n) kept;
+ * *ndef shrinks with it.
  */
-static int fit_latency(struct daemon *d, const struct conf *c,
-		       struct evspec *ev, unsigned n, unsigned *ndef,
-		       unsigned lat0, char left[][256])
+static int fit_extra(struct daemon *d, struct evspec *ev, unsigned n,
+		     unsigned *ndef, unsigned a0, unsigned a1,
+		     const char *what, const char *key, char left[][256])
 {
 	struct evspec sub[SAMPLER_MAX_EVENTS];
 	int ctr[SAMPLER_MAX_EVENTS];
 	bool drop[PLAT_MAX_UNITS] = { false };
 	unsigned k = 0;
 
-	if (conf_memory_latency(c) != CONF_LATENCY_AUTO)
-		return (int)n;
-	for (unsigned i = lat0; i < *ndef; i++) {
+	for (unsigned i = a0; i < a1; i++) {
 		int u = ev[i].unit;
 		unsigned m = 0, others = 0;
 		char why[256];
@@ -282,25 +291,25 @@ static int fit_latency(struct daemon *d, const struct conf *c,
 		for (unsigned j = 0; j < *ndef; j++)
 			if (ev[j].unit == u) {
 				sub[m++] = ev[j];
-				others += j < lat0;
+				others += j < a0 || j >= a1;
 			}
 		if (sched_place(d->plat, sub, m, NULL, ctr, why,
 				sizeof(why)) == 0)
 			continue;
 		drop[u] = true;
-		log_msg(LOG_LVL_NOTICE, "not counted: the memory read latency "
-			"events of the %s (%s, ...): beside its %u other default "
-			"events they do not fit its counters at once (%s), and "
-			"[baseline] memory_latency = auto keeps those undivided; "
-			"memory_latency = yes counts them, the %s's events then "
-			"take turns", d->plat->units[u]->name, ev[i].name,
-			others, why, d->plat->units[u]->name);
+		log_msg(LOG_LVL_NOTICE, "not counted: the %s events of the %s "
+			"(%s, ...): beside its %u other default events they do "
+			"not fit its counters at once (%s), and [baseline] %s = "
+			"auto keeps those undivided; %s = yes counts them, the "
+			"%s's events then take turns", what,
+			d->plat->units[u]->name, ev[i].name, others, why, key,
+			key, d->plat->units[u]->name);
 		snprintf(left[u], sizeof(left[u]), "%s", why);
 	}
 	for (unsigned i = 0; i < n; i++) {
 		int u = ev[i].unit;
 
-		if (i >= lat0 && i < *ndef && u >= 0 && u < PLAT_MAX_UNITS &&
+		if (i >= a0 && i < a1 && u >= 0 && u < PLAT_MAX_UNITS &&
 		    drop[u])
 			continue;
 		ev[k++] = ev[i];
@@ -370,14 +379,22 @@ static struct program *build_program(struct daemon *d, const struct conf *c,
 	struct evspec ev[SAMPLER_MAX_EVENTS];
 	struct program *p;
 	struct fexport *fx = NULL;
-	unsigned max, ndef, lat0;
+	unsigned max, ndef, lat0, fq0;
 	char where[PATH_MAX + 16], left[PLAT_MAX_UNITS][256] = { { 0 } };
+	char fleft[PLAT_MAX_UNITS][256] = { { 0 } };
 	int n = resolve_baseline(d->plat, c, ev, SAMPLER_MAX_EVENTS, &ndef,
-				 &lat0, why, len);
+				 &lat0, &fq0, why, len);
 
 	if (n < 0)
 		return NULL;
-	n = fit_latency(d, c, ev, (unsigned)n, &ndef, lat0, left);
+	/* the frequency limit events last: dropping them first leaves the
+	 * latency events where they are */
+	if (conf_frequency_limits(c) == CONF_LATENCY_AUTO)
+		n = fit_extra(d, ev, (unsigned)n, &ndef, fq0, ndef,
+			      "frequency limit", "frequency_limits", fleft);
+	if (conf_memory_latency(c) == CONF_LATENCY_AUTO)
+		n = fit_extra(d, ev, (unsigned)n, &ndef, lat0, fq0,
+			      "memory read latency", "memory_latency", left);
 	n = drop_unchosen(d, ev, (unsigned)n, ndef);
 	/* the exported formulas' events join the baseline after its own,
 	 * those it counts already shared (doc/formulas.md) */
@@ -400,6 +417,10 @@ static struct program *build_program(struct daemon *d, const struct conf *c,
 	}
 	p->fx = fx;
 	memcpy(p->lat_left_out, left, sizeof(left));
+	memcpy(p->freq_left_out, fleft, sizeof(fleft));
+	p->freq_setting = conf_frequency_limits(c) == CONF_LATENCY_AUTO ? "auto"
+			  : conf_frequency_limits(c) == CONF_LATENCY_YES ? "yes"
+			  : "no";
 	p->lat_setting = conf_memory_latency(c) == CONF_LATENCY_AUTO ? "auto"
 			 : conf_memory_latency(c) == CONF_LATENCY_YES ? "yes"
 			 : "no";
@@ -557,6 +578,7 @@ static int self_test(const struct options *o, const struct conf *c)
 	struct conf sc = *c;
 
 	sc.memory_latency = (char *)"no";
+	sc.frequency_limits = (char *)"no";
 	open_backend(&d, o, c);
 	prog = build_program(&d, &sc, err, sizeof(err));
 	if (!prog)

@@ -69,6 +69,37 @@
 	{ "uncore_pcu_frequency_band_cycles_total", json, DM_FB_HELP, NULL,     \
 	  DM_COUNTER, NULL, { "band", n, NULL }, { DF_SRC(src) } }
 
+/* uncore_frequency_limited_seconds_total{domain="core",reason}: PCU
+ * cycles while a limit capped the cores' frequency, over the PCU's fixed
+ * 800 MHz clock (the scale of DM_FL_SRC; doc/hardware-notes.md "PCU
+ * frequency limits") */
+#define DM_PCLK_S (1.0 / 800e6)
+#define DM_FL_SRC(name, event) { name, event, DM_PCLK_S }
+#define DM_FLIMIT(json, reason, src)                                         \
+	{ "uncore_frequency_limited_seconds_total", json, "Time each "        \
+	  "socket's frequency was held back, by domain and reason (core: "   \
+	  "the PCU's FREQ_MAX_*_CYCLES and PROCHOT_*_CYCLES over its fixed " \
+	  "800 MHz clock; package, thermal: the kernel's thermal_throttle/"  \
+	  "package_throttle_total_time_ms / 1000, since boot).", "seconds",  \
+	  DM_COUNTER, NULL,                                                  \
+	  { "domain", "core", "reason", reason, NULL }, { DF_SRC(src) } }
+#define DM_FLIMITS                                                           \
+	DM_FLIMIT("frequency_limited_thermal_seconds_total", "thermal",     \
+		  "fl_thermal"),                                            \
+	DM_FLIMIT("frequency_limited_power_seconds_total", "power",         \
+		  "fl_power"),                                              \
+	DM_FLIMIT("frequency_limited_os_seconds_total", "os", "fl_os"),     \
+	DM_FLIMIT("frequency_limited_prochot_internal_seconds_total",       \
+		  "prochot_internal", "fl_prochot_int"),                    \
+	DM_FLIMIT("frequency_limited_prochot_external_seconds_total",       \
+		  "prochot_external", "fl_prochot_ext")
+#define DM_FL_SRCS                                                           \
+	DM_FL_SRC("fl_thermal", "UNC_P_FREQ_MAX_LIMIT_THERMAL_CYCLES"),     \
+	DM_FL_SRC("fl_power", "UNC_P_FREQ_MAX_POWER_CYCLES"),               \
+	DM_FL_SRC("fl_os", "UNC_P_FREQ_MAX_OS_CYCLES"),                     \
+	DM_FL_SRC("fl_prochot_int", "UNC_P_PROCHOT_INTERNAL_CYCLES"),       \
+	DM_FL_SRC("fl_prochot_ext", "UNC_P_PROCHOT_EXTERNAL_CYCLES")
+
 #define DM_DRAM_CHANNELS \
 	DM_DRAM_BYTES("uncore_dram_channel_read_bytes_total", "channel", \
 		      "Bytes read from DRAM through one memory channel (64 per " \

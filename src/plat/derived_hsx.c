@@ -38,6 +38,10 @@ static const struct derived_src hsx_src[] = {
 	{ "band1", HSX_BAND(1), 1 },
 	{ "band2", HSX_BAND(2), 1 },
 	{ "band3", HSX_BAND(3), 1 },
+	/* 2.8.6 FREQ_MAX_LIMIT_THERMAL_CYCLES ... PROCHOT_EXTERNAL_CYCLES
+	 * in seconds: 2.8.6 CLOCKTICKS "The PCU runs off a fixed 800 MHz
+	 * clock" */
+	DM_FL_SRCS,
 	/* memory read latency (plat_hsx.h HSX_LAT_*): the clock of one CBo
 	 * is UCLK, which the UBox fixed counter counts (2.2.2; the CBo's
 	 * own UNC_C_CLOCKTICKS would take a CBo counter for the same clock) */
@@ -76,6 +80,7 @@ static const struct derived_metric hsx_m[] = {
 	DM_BAND("pcu_frequency_band1_cycles_total", "1", "band1"),
 	DM_BAND("pcu_frequency_band2_cycles_total", "2", "band2"),
 	DM_BAND("pcu_frequency_band3_cycles_total", "3", "band3"),
+	DM_FLIMITS,
 	/* 2.3.5 AVG_TOR_DRD_MISS_LATENCY, AVG_TOR_DRD_LOC_MISS_LATENCY,
 	 * AVG_TOR_DRD_REM_MISS_LATENCY as summaries; local and remote are
 	 * there when a [baseline] counts them (the default counts "all":

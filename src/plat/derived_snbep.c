@@ -31,6 +31,9 @@ static const struct derived_src snbep_src[] = {
 	{ "band1", SNBEP_BAND(1), 1 },
 	{ "band2", SNBEP_BAND(2), 1 },
 	{ "band3", SNBEP_BAND(3), 1 },
+	/* the PCU's limit cycles in seconds: its UNC_P_CLOCKTICKS "The PCU
+	 * runs off a fixed 800 MHz clock" (events_snbep.c, intel-perfmon) */
+	DM_FL_SRCS,
 };
 
 static const struct derived_metric snbep_m[] = {
@@ -47,6 +50,7 @@ static const struct derived_metric snbep_m[] = {
 	DM_BAND("pcu_frequency_band1_cycles_total", "1", "band1"),
 	DM_BAND("pcu_frequency_band2_cycles_total", "2", "band2"),
 	DM_BAND("pcu_frequency_band3_cycles_total", "3", "band3"),
+	DM_FLIMITS,
 };
 
 const struct derived_table derived_snbep = {

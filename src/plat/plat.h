@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "hw/hw.h"
 
@@ -747,6 +748,15 @@ struct derived_metric {
 	bool json_only;
 };
 
+/* Is dm's value a whole number (served rounded)?  Counts and bytes are;
+ * a counter of seconds (PCU cycles over its clock) keeps its fractions. */
+static inline bool dm_whole(const struct derived_metric *dm)
+{
+	return dm->type == DM_COUNT ||
+	       (dm->type == DM_COUNTER &&
+		!(dm->unit && strcmp(dm->unit, "seconds") == 0));
+}
+
 struct derived_table {
 	const struct derived_src *src;
 	size_t nsrc;
@@ -781,6 +791,11 @@ struct platform {
 	 * hold counter 0 of every CBo/CHA (occupancy counts there only);
 	 * NULL or NULL-terminated */
 	const char *const *baseline_latency;
+	/* the frequency limit events (uncore_frequency_limited_seconds_
+	 * total{domain="core"}), counted after the latency events as
+	 * [baseline] frequency_limits says (auto: where they fit beside
+	 * the unit's other defaults); NULL or NULL-terminated */
+	const char *const *baseline_freq;
 	/* the simulator's data beyond the unit tables (plat_sim.h); NULL:
 	 * the simulator's defaults, no registers outside the tables */
 	const struct plat_sim *sim;

@@ -1138,6 +1138,14 @@ static const char *const hsx_baseline_latency[] = {
 	HSX_LAT_OCC("MISS_OPCODE"), HSX_LAT_INS("MISS_OPCODE"), NULL
 };
 
+/* frequency limits (2.8.6): what capped the cores' frequency, in PCU
+ * cycles; [baseline] frequency_limits decides whether they count */
+static const char *const hsx_baseline_freq[] = {
+	"UNC_P_FREQ_MAX_LIMIT_THERMAL_CYCLES", "UNC_P_FREQ_MAX_POWER_CYCLES",
+	"UNC_P_FREQ_MAX_OS_CYCLES", "UNC_P_PROCHOT_INTERNAL_CYCLES",
+	"UNC_P_PROCHOT_EXTERNAL_CYCLES", NULL
+};
+
 static const char *const hsx_baseline[] = {
 	HSX_LLC_LOOKUPS, HSX_LLC_MISSES,
 	"UNC_M_CAS_COUNT.RD", "UNC_M_CAS_COUNT.WR", "UNC_M_CLOCKTICKS",
@@ -1172,6 +1180,7 @@ const struct platform plat_hsx = {
 	.derived = &derived_hsx,
 	.baseline = hsx_baseline,
 	.baseline_latency = hsx_baseline_latency,
+	.baseline_freq = hsx_baseline_freq,
 	.sim = &plat_hsx_sim,
 	.backends = PLAT_BE_DIRECT | PLAT_BE_PERF,
 };

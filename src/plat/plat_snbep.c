@@ -798,6 +798,14 @@ static const struct cpu_match snbep_cpus[] = {
 
 /* What the daemon counts without a [baseline]: every headline event and
  * the DCLK. */
+/* frequency limits (the PCU's FREQ_MAX_* and PROCHOT_* cycles); [baseline]
+ * frequency_limits decides whether they count */
+static const char *const snbep_baseline_freq[] = {
+	"UNC_P_FREQ_MAX_LIMIT_THERMAL_CYCLES", "UNC_P_FREQ_MAX_POWER_CYCLES",
+	"UNC_P_FREQ_MAX_OS_CYCLES", "UNC_P_PROCHOT_INTERNAL_CYCLES",
+	"UNC_P_PROCHOT_EXTERNAL_CYCLES", NULL
+};
+
 static const char *const snbep_baseline[] = {
 	SNBEP_LLC_LOOKUPS, SNBEP_LLC_MISSES,
 	"UNC_M_CAS_COUNT.RD", "UNC_M_CAS_COUNT.WR", "UNC_M_CLOCKTICKS",
@@ -824,6 +832,7 @@ const struct platform plat_snbep = {
 	.ops = &snbep_ops,
 	.derived = &derived_snbep,
 	.baseline = snbep_baseline,
+	.baseline_freq = snbep_baseline_freq,
 	.sim = &plat_snbep_sim,
 	.backends = PLAT_BE_DIRECT | PLAT_BE_PERF,
 };

@@ -435,30 +435,32 @@ static void status_throttle(struct json_object *o, struct throttle_mon *m)
 	json_object_object_add(o, "thermal_throttle", e);
 }
 
-/* "memory_latency": the [baseline] setting, and the units whose latency
- * events auto left out with why (uncored.c, fit_latency()). */
-static void status_latency(struct json_object *o, const struct daemon *d,
-			   const struct program *p)
+/* "memory_latency", "frequency_limits": the [baseline] setting, and the
+ * units whose latency or limit events auto left out with why (uncored.c,
+ * fit_extra()). */
+static void status_fit(struct json_object *o, const struct daemon *d,
+		       const char *name, const char *setting,
+		       const char (*left)[256])
 {
 	struct json_object *m = json_object_new_object(), *a;
 
 	json_object_object_add(m, "setting", json_object_new_string(
-		p->lat_setting ? p->lat_setting : "auto"));
+		setting ? setting : "auto"));
 	a = json_object_new_array();
 	for (unsigned u = 0; u < PLAT_MAX_UNITS && d->plat->units[u]; u++) {
 		struct json_object *x;
 
-		if (!p->lat_left_out[u][0])
+		if (!left[u][0])
 			continue;
 		x = json_object_new_object();
 		json_object_object_add(x, "unit", json_object_new_string(
 			d->plat->units[u]->name));
 		json_object_object_add(x, "why", json_object_new_string(
-			p->lat_left_out[u]));
+			left[u]));
 		json_object_array_add(a, x);
 	}
 	json_object_object_add(m, "left_out", a);
-	json_object_object_add(o, "memory_latency", m);
+	json_object_object_add(o, name, m);
 }
 
 static void h_status(void *ctx, const struct http_req *req,
@@ -535,7 +537,10 @@ static void h_status(void *ctx, const struct http_req *req,
 		json_object_object_add(o, "program", ju64(p->gen));
 		json_object_object_add(o, "counters_in_use",
 				       json_object_new_int((int)p->ns));
-		status_latency(o, d, p);
+		status_fit(o, d, "memory_latency", p->lat_setting,
+			   (const char (*)[256])p->lat_left_out);
+		status_fit(o, d, "frequency_limits", p->freq_setting,
+			   (const char (*)[256])p->freq_left_out);
 	}
 	program_put(p);
 	send_json(resp, o);
@@ -906,8 +911,7 @@ static void add_derived(struct json_object *so, const struct program *p,
 		if (!dm->per) {
 			if (derive_live(dp, i))
 				json_object_object_add(so, dm->json,
-					dm->type == DM_COUNTER ||
-					dm->type == DM_COUNT
+					dm_whole(dm)
 					? ju64((uint64_t)(vals[i] + 0.5))
 					: jnum_new(vals[i]));
 			continue;
@@ -938,8 +942,7 @@ static void add_derived(struct json_object *so, const struct program *p,
 						json_object_new_int((int)in));
 				}
 				json_object_object_add(io, x->json,
-					x->type == DM_COUNTER ||
-					x->type == DM_COUNT
+					dm_whole(x)
 					? ju64((uint64_t)(vals[j] + 0.5))
 					: jnum_new(vals[j]));
 			}

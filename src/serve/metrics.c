@@ -90,9 +90,13 @@ static void derived_labels(const struct derived_metric *dm, unsigned s,
 
 /* Every family of the platform's derived-metric table; values without
  * a value (NaN) are left out, and a family with none. */
-static void derived_families(struct prom *w, const struct program *p,
-			     const double *v)
+/* ... and where it writes THROTTLE_FAMILY (the PCU's limits), the
+ * thermal_throttle/ seconds of th go in it too: true then. */
+static bool derived_families(struct prom *w, const struct program *p,
+			     const double *v, struct throttle_mon *th)
 {
+	bool open = false;
+
 	const struct derive_plan *dp = p->dplan;
 	const struct derived_table *tab = derive_table(dp);
 
@@ -111,6 +115,10 @@ static void derived_families(struct prom *w, const struct program *p,
 		if (!any || dm->json_only)
 			continue;
 		prom_family(w, dm->name, pt, dm->unit, dm->help);
+		if (th && strcmp(dm->name, THROTTLE_FAMILY) == 0) {
+			throttle_mon_render_seconds(w, th);
+			open = true;
+		}
 		for (unsigned s = 0; s < p->topo->nsockets; s++)
 			for (size_t k = m; k < e; k++)
 				for (unsigned in = 0; in < derive_nper(dp, k); in++) {
@@ -123,7 +131,12 @@ static void derived_families(struct prom *w, const struct program *p,
 					derived_labels(&tab->m[k], s, in, sb, ib, l);
 					/* a summary's _sum and _count of one
 					 * label set are adjacent entries */
-					if (tab->m[k].type == DM_COUNTER)
+					/* seconds keep their fractions;
+					 * counts and bytes are whole */
+					if (tab->m[k].type == DM_COUNTER &&
+					    !dm_whole(&tab->m[k]))
+						prom_sample_f64(w, NULL, l, x);
+					else if (tab->m[k].type == DM_COUNTER)
 						prom_sample_u64(w, NULL, l,
 								(uint64_t)(x + 0.5));
 					else if (tab->m[k].type == DM_COUNT)
@@ -135,6 +148,7 @@ static void derived_families(struct prom *w, const struct program *p,
 						prom_sample_f64(w, NULL, l, x);
 				}
 	}
+	return open;
 }
 
 /* A family with one sample per series, labelled socket/unit/box/event
@@ -160,11 +174,12 @@ static void per_series(struct prom *w, const struct program *p,
 	}
 }
 
-static void uncore_families(struct prom *w, const struct program *p,
+static bool uncore_families(struct prom *w, const struct program *p,
 			    const double *vals, const uint64_t *totals,
-			    const uint64_t *up)
+			    const uint64_t *up, struct throttle_mon *th)
 {
-	derived_families(w, p, vals);
+	bool open = derived_families(w, p, vals, th);
+
 	if (p->ns) {
 		per_series(w, p, totals, "uncore_event_total", PROM_COUNTER,
 			   "Every baseline event, raw, per unit instance "
@@ -173,6 +188,7 @@ static void uncore_families(struct prom *w, const struct program *p,
 			   "1 if the counter's last read succeeded, 0 if it "
 			   "failed (its deltas are not counted).");
 	}
+	return open;
 }
 
 /* Where the DRAM families come from (zen4: umc, or df where the kernel
@@ -492,6 +508,7 @@ int metrics_render(struct buf *b, enum prom_fmt fmt, const struct program *p,
 	struct snap st;
 	struct procstat ps;
 	struct prom w;
+	bool open;
 	int r;
 
 	if (!words || !vals) {
@@ -508,8 +525,8 @@ int metrics_render(struct buf *b, enum prom_fmt fmt, const struct program *p,
 	} else {
 		metrics_values(p, words, vals);
 	}
-	uncore_families(&w, p, vals, words + SNAP_WORDS,
-			words + SNAP_WORDS + p->ns);
+	open = uncore_families(&w, p, vals, words + SNAP_WORDS,
+			       words + SNAP_WORDS + p->ns, info->throttle);
 	formula_families(&w, p);
 	self_families(&w, p, &st, info);
 	if (info->claims)
@@ -523,7 +540,7 @@ int metrics_render(struct buf *b, enum prom_fmt fmt, const struct program *p,
 	if (info->energy)
 		energy_mon_render(&w, info->energy);
 	if (info->throttle)
-		throttle_mon_render(&w, info->throttle);
+		throttle_mon_render(&w, info->throttle, open);
 	procstat_read(&ps);	/* renders whatever could be read */
 	procstat_render(&w, &ps);
 	r = prom_end(&w);

@@ -1,6 +1,7 @@
 #!/bin/sh
 # freq_limits.sh - uncore_frequency_limited_seconds_total{socket,domain,
-# reason} (issue 43 section 2) with known answers from the simulator:
+# reason} (issue 43 section 2) with known answers from the simulator
+# (each backend named; the same in UNCORED_TEST_BACKEND=perf):
 #  - the package thermal-throttle counters of the kernel's therm_throt.c
 #    (cpuN/thermal_throttle/package_throttle_total_time_ms, _count) in the
 #    simulated kernel's tree, from the workload's "thermal_throttle": hsx,
@@ -13,6 +14,20 @@
 #  - the direct backend on the simulator's registers (no kernel), zen4
 #    (AMD: no thermal_throttle/), hsx without "thermal_throttle" (a VM):
 #    the family absent, the reason in /api/v1/status and the log.
+#  - the PCU's limit cycles on hsx and snbep (domain="core"), on both
+#    backends: [baseline] frequency_limits = auto (the default) leaves them
+#    out, since the frequency bands hold the PCU's four counters (the
+#    reason in /api/v1/status frequency_limits.left_out and the log); with
+#    frequency_limits = yes they count (taking turns with the bands):
+#    thermal 0.25, power 0.5, prochot_internal 0.1, prochot_external 0.01
+#    of each second, os 0 (a decoy: must serve 0), each the PCU cycles
+#    over its fixed 800 MHz clock (cycles served as such would be 2e8 a
+#    second), over the daemon's own tick times, between pages a whole
+#    rotation of the PCU's turns apart: within 5 % (scaled estimates, a
+#    late tick on a loaded machine moves them); with four of them in the
+#    bands' place ([baseline] pcu = ...) they count without turns: within
+#    1 %; beside the
+#    package's thermal_throttle seconds in the same family on perf.
 # Every page passes promtool.
 . "${top_srcdir:-.}/tests/lib.sh"
 
@@ -113,5 +128,104 @@ start_uncored "$T/log4" --simulate=hsx --backend=perf \
 ok $? "hsx without \"thermal_throttle\" (a VM), perf: serves"
 absent "hsx without thermal_throttle" "$T/log4" "/cpu0/thermal_throttle: the kernel's therm_throt.c"
 stop
+
+# ---- the PCU's limit cycles (hsx, snbep) -------------------------------------
+printf '[baseline]\nfrequency_limits = yes\n' >"$T/yes.conf"
+printf '[baseline]\npcu = UNC_P_FREQ_MAX_LIMIT_THERMAL_CYCLES UNC_P_FREQ_MAX_POWER_CYCLES UNC_P_FREQ_MAX_OS_CYCLES UNC_P_PROCHOT_INTERNAL_CYCLES\n' >"$T/pcu.conf"
+: >"$T/auto.conf"
+# ts FILE: the newest tick's time on a page
+ts() { metric "$1" uncored_last_tick_timestamp_seconds ""; }
+# pcu_rate REASON SOCKET: growth between $T/p0 and $T/p1 per second of ticks
+pcu_rate() {
+	awk -v a="$(metric "$T/p0" $F "socket=\"$2\",domain=\"core\",reason=\"$1\"")" \
+	    -v b="$(metric "$T/p1" $F "socket=\"$2\",domain=\"core\",reason=\"$1\"")" \
+	    -v t="$(ts "$T/p0")" -v u="$(ts "$T/p1")" \
+	    'BEGIN { if (u > t && a != "" && b != "") printf "%.5f", (b - a) / (u - t) }'
+}
+# window: what pcu_rate divides, for the messages
+window() {
+	echo "ticks $(metric "$T/p0" uncored_ticks_total "")..$(metric "$T/p1" uncored_ticks_total "")"
+}
+# ticks_past SECONDS: a page whose newest tick is SECONDS after $T/p0's
+# and a whole number of rotations later: the PCU's 9 events take turns in
+# groups (2 or 3, one tick each), and a family's value is as of its
+# group's last turn, so two pages at the same point of the rotation
+# (ticks apart a multiple of 6) see exactly the counts between
+ticks_past() {
+	scrape "$PORT" "$T/p.now" || return 1
+	awk -v t="$(ts "$T/p0")" -v u="$(ts "$T/p.now")" -v d="$1" \
+	    -v a="$(metric "$T/p0" uncored_ticks_total "")" \
+	    -v b="$(metric "$T/p.now" uncored_ticks_total "")" \
+	    'BEGIN { exit !(u >= t + d && (b - a) % 6 == 0) }' || return 1
+	cp "$T/p.now" "$T/p1"
+}
+for plat in hsx snbep; do
+	cat >"$T/$plat-pcu.json" <<JSON
+{ "platform": "$plat", "sockets": 2,
+  "phases": [ { "seconds": 10, "rates": {
+      "pcu:0x04:0x00": 2.0e8, "pcu:0x05:0x00": 4.0e8, "pcu:0x06:0x00": 0,
+      "pcu:0x09:0x00": 8.0e7, "pcu:0x0a:0x00": 8.0e6 } } ],
+  "thermal_throttle": { "ms_per_s": 100 } }
+JSON
+	for be in direct perf; do
+		start_uncored "$T/log.$plat.$be.auto" --simulate --workload "$T/$plat-pcu.json" \
+			--backend=$be -c "$T/auto.conf" -l "127.0.0.1:$PORT" -s "$T/c5.sock" --interval 1000
+		ok $? "$plat, $be, frequency_limits = auto: serves"
+		st=$(curl -fs "http://127.0.0.1:$PORT/api/v1/status" | jq -c '.frequency_limits')
+		is "$(echo "$st" | jq -r '.setting, (.left_out | map(.unit) | join(" "))' | tr '\n' ' ')" "auto pcu " \
+			"$plat, $be, auto: the PCU's limit events left out"
+		like "$(echo "$st" | jq -r '.left_out[0].why')" "FREQ_BAND0" "$plat, $be, auto: because of the bands"
+		like "$(cat "$T/log.$plat.$be.auto")" "frequency_limits = yes counts them" "$plat, $be, auto: the log says how to have them"
+		scrape "$PORT" "$T/pa"
+		is "$(grep -c "^$F{.*domain=\"core\"" "$T/pa")" 0 "$plat, $be, auto: no core series"
+		stop
+
+		start_uncored "$T/log.$plat.$be.yes" --simulate --workload "$T/$plat-pcu.json" \
+			--backend=$be -c "$T/yes.conf" -l "127.0.0.1:$PORT" -s "$T/c5.sock" --interval 1000
+		ok $? "$plat, $be, frequency_limits = yes: serves"
+		# past the first rotation: a group's first turn stands for the
+		# ticks before it too (its value lags by one tick from then on,
+		# the same at both ends)
+		wait_for "7 ticks" 60 sh -c "curl -fs http://127.0.0.1:$PORT/metrics | awk '\$1 == \"uncored_ticks_total\" && \$2 >= 7 { f = 1 } END { exit !f }'"
+		scrape "$PORT" "$T/p0"
+		wait_for "12 s and a whole rotation more of ticks" 90 ticks_past 12
+		# taking turns with the bands: scaled estimates, whose error
+		# is the ticks' jitter (a late tick on a loaded machine): 5 %
+		for want in thermal:0.25 power:0.5 prochot_internal:0.1 prochot_external:0.01; do
+			r=$(pcu_rate "${want%%:*}" 1)
+			near "${r:-0}" "${want#*:}" 0.05 "$plat, $be: socket 1 ${want%%:*} ${want#*:} s a second within 5 %, taking turns (got ${r:-nothing}, $(window))"
+		done
+		r=$(pcu_rate thermal 0)
+		near "${r:-0}" 0.25 0.05 "$plat, $be: socket 0 thermal 0.25 s a second within 5 % (got ${r:-nothing})"
+		v=$(metric "$T/p1" $F 'socket="0",domain="core",reason="os"')
+		ok "$(awk -v v="${v:-x}" 'BEGIN { exit !(v == "0.0" || v == "0") }'; echo $?)" \
+			"$plat, $be: os at rate 0 serves 0 (got ${v:-nothing})"
+		is "$(grep -c "^$F{.*domain=\"core\"" "$T/p1")" 10 "$plat, $be: 5 reasons x 2 sockets"
+		if [ $be = perf ]; then
+			is "$(grep -c "^$F{.*domain=\"package\"" "$T/p1")" 2 \
+				"$plat, perf: the package's thermal_throttle seconds in the same family"
+		fi
+		is "$(grep -c "^# TYPE $F " "$T/p1")" 1 "$plat, $be: one family"
+		promcheck "$T/p1" "$plat, $be, frequency_limits = yes page"
+		stop
+
+		# four of them in place of the bands ([baseline] pcu): no turns,
+		# the counts exact: 1 %
+		start_uncored "$T/log.$plat.$be.pcu" --simulate --workload "$T/$plat-pcu.json" \
+			--backend=$be -c "$T/pcu.conf" -l "127.0.0.1:$PORT" -s "$T/c5.sock" --interval 1000
+		ok $? "$plat, $be, [baseline] pcu = four limit events: serves"
+		wait_for "3 ticks" 60 sh -c "curl -fs http://127.0.0.1:$PORT/metrics | awk '\$1 == \"uncored_ticks_total\" && \$2 >= 3 { f = 1 } END { exit !f }'"
+		scrape "$PORT" "$T/p0"
+		wait_for "10 s more of ticks" 60 ticks_past 10
+		for want in thermal:0.25 power:0.5 prochot_internal:0.1; do
+			r=$(pcu_rate "${want%%:*}" 1)
+			near "${r:-0}" "${want#*:}" 0.01 "$plat, $be, no turns: socket 1 ${want%%:*} ${want#*:} s a second within 1 % (got ${r:-nothing}, $(window))"
+		done
+		r=$(pcu_rate os 0)
+		is "${r:-nothing}" 0.00000 "$plat, $be, no turns: os at rate 0 grows by 0"
+		is "$(grep -c "reason=\"prochot_external\"" "$T/p1")" 0 "$plat, $be, no turns: prochot_external not counted, not served"
+		stop
+	done
+done
 
 tap_done

@@ -122,6 +122,7 @@ static const char *conf_diff(const struct conf *a, const struct conf *b)
 				return "baseline[].events[]";
 	}
 	STRF(memory_latency);
+	STRF(frequency_limits);
 	STRF(sim_platform); STRF(sim_workload);
 #undef NUM
 #undef STRF
@@ -143,6 +144,9 @@ static void check_defaults(const struct conf *c, const char *what)
 	is_str(c->memory_latency, "auto", "%s: memory_latency", what);
 	is_int(conf_memory_latency(c), CONF_LATENCY_AUTO,
 	       "%s: conf_memory_latency() auto", what);
+	is_str(c->frequency_limits, "auto", "%s: frequency_limits", what);
+	is_int(conf_frequency_limits(c), CONF_LATENCY_AUTO,
+	       "%s: conf_frequency_limits() auto", what);
 	is_int(c->nlisten, 1, "%s: nlisten", what);
 	is_str(c->listen[0], "0.0.0.0:9464", "%s: listen", what);
 	is_str(c->control_socket, "/run/uncored/uncored.sock",
@@ -649,6 +653,9 @@ static const struct bad bad[] = {
 	{ "[baseline]\nmemory_latency = maybe\n", 2,
 	  "memory_latency: \"maybe\" is not valid (expected auto, yes, no, "
 	  "true, false, on, off, 1 or 0)" },
+	{ "[baseline]\nfrequency_limits = always\n", 2,
+	  "frequency_limits: \"always\" is not valid (expected auto, yes, no, "
+	  "true, false, on, off, 1 or 0)" },
 	/* listen */
 	{ "[http]\nlisten = 1:1\nlisten = 2:2\n", 2,
 	  "listen: \"1:1\": \"1\" is not an IPv4 address, [IPv6] address or "
@@ -940,7 +947,7 @@ static void test_shipped(void)
 			out[n++] = *p++;
 	}
 	out[n] = '\0';
-	is_int(nkeys, 41, "shipped file shows 37 keys and 4 baseline lines");
+	is_int(nkeys, 42, "shipped file shows 38 keys and 4 baseline lines");
 	rc = conf_load(&r, write_file("uncommented.conf", out), err,
 		       sizeof(err));
 	is_int(rc, 0, "shipped file with every key uncommented loads (%s)",

@@ -96,7 +96,7 @@ static void render(struct throttle_mon *m, struct buf *b)
 
 	buf_reset(b);
 	prom_begin(&w, b, PROM_TEXT_004);
-	throttle_mon_render(&w, m);
+	throttle_mon_render(&w, m, false);
 	prom_end(&w);
 	buf_reserve(b, 1);
 	b->p[b->len] = '\0';
