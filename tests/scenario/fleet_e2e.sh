@@ -34,9 +34,11 @@
 #   - the energy rules (every daemon has simulated RAPL; zen4 the package
 #     domain alone): the fleet's package and DRAM watts, and DRAM joules
 #     per byte on daemon c and on daemon e's socket 1; the dashboard's
-#     Energy row has data, but the DRAM panels on zen4 and the
-#     frequency-limited panel, whose family no change serves yet
-#     (skipped, saying so);
+#     Energy row has data, but the DRAM panels on zen4 (skipped,
+#     saying so);
+#   - the package's thermal throttling (the kernel's thermal_throttle
+#     counters, on the simulated kernel of daemon e: 100 and 40 ms a
+#     second) as the frequency-limited panel's share of time;
 #   - no alert fires in the healthy fleet, and UncoredDown fires when a
 #     daemon stops answering.
 #
@@ -214,6 +216,11 @@ energy c '"package": 160, "dram": 20'
 energy d '"package": 95, "dram": 12'
 energy e '"package": 150, "dram": 24, "s1/package": 110, "s1/dram": 12'
 energy f '"package": 90, "s1/package": 70'
+# Frequency limits (issue 43 section 2): daemon e's simulated kernel
+# keeps the package thermal-throttle counters, 100 ms a second on socket
+# 0 and 40 on socket 1 (the other daemons have none: the simulator's
+# registers have no kernel, and zen4 is AMD's).
+sed -i 's|^  "phases"|  "thermal_throttle": { "ms_per_s": 100, "s1/ms_per_s": 40 },\n  "phases"|' "$T/e.json"
 # Known answers of the first phase: bytes/s = transfers x 64.
 #            DRAM bytes/s   LLC hit ratio   uncore Hz
 #   a        19.2e9         0.75            9e8
@@ -410,6 +417,12 @@ near "$(val "instance_socket:uncore_dram_joules_per_byte:ratio_rate1m{instance=\
 	"$(awk 'BEGIN { print 20 / 9.6e9 }')" "$ETOL" "daemon c: DRAM joules per byte = 20 W / 9.6e9 B/s"
 near "$(val "instance_socket:uncore_dram_joules_per_byte:ratio_rate1m{instance=\"$E\",socket=\"1\"}")" \
 	"$(awk 'BEGIN { print 12 / 9.6e9 }')" "$ETOL" "daemon e socket 1: DRAM joules per byte = 12 W / 9.6e9 B/s"
+# the package thermal throttling, read every second as energy is: its
+# share of time per socket of daemon e (a ms read as s would be x1000)
+near "$(val "rate(uncore_frequency_limited_seconds_total{instance=\"$E\",socket=\"0\",domain=\"package\",reason=\"thermal\"}[${W}s])")" \
+	0.1 "$ETOL" "daemon e socket 0: throttled 0.1 of the time (100 ms a second)"
+near "$(val "rate(uncore_frequency_limited_seconds_total{instance=\"$E\",socket=\"1\",domain=\"package\",reason=\"thermal\"}[${W}s])")" \
+	0.04 "$ETOL" "... socket 1: 0.04 (40 ms a second)"
 
 # sum() of every derived counter family = the sum of its workload rates
 # (first phase; a and b are skl, c the 1-socket hsx, d the 1-socket
@@ -436,6 +449,8 @@ fam_expect() {
 	uncore_resctrl_memory_bytes_total) echo 9.5e9 ;;	# a: total / 3e9 + web 1e9 + db 3e9, local 1e9 + 5e8 + 1e9
 	uncore_resctrl_unreadable_total) echo 0 ;;	# a: every value a number
 	uncore_energy_joules_total) echo 873 ;;	# W: package 740 + DRAM 78 + psys 55
+	uncore_frequency_limited_seconds_total) echo 0.14 ;;	# e: thermal 0.1 + 0.04 s/s
+	uncore_frequency_limited_events_total) echo 0 ;;	# e: no episodes given
 	*) return 1 ;;
 	esac
 }
@@ -447,7 +462,7 @@ ok $? "the fleet exports $(echo "$fams" | wc -w) derived counter families"
 for f in $fams; do
 	if want=$(fam_expect "$f"); then
 		tol=$TOL
-		case $f in uncore_resctrl_*) tol=$RTOL ;; uncore_energy_*) tol=$ETOL ;; esac
+		case $f in uncore_resctrl_*) tol=$RTOL ;; uncore_energy_* | uncore_frequency_*) tol=$ETOL ;; esac
 		near "$(val "sum(rate($f[${W}s]))")" "$want" "$tol" \
 			"sum(rate($f)) over the fleet = $want, the sum of its workload rates"
 	else
@@ -485,9 +500,6 @@ future() {
 	*uncore_memory_reads:ratio_rate1m*)
 		probe='count(uncore_memory_read_latency_seconds_count{target="remote"})'
 		why="no daemon here counts local and remote reads apart (hsx does only with a [baseline] of them)" ;;
-	*uncore_frequency_limited_seconds_total*)
-		probe='count(uncore_frequency_limited_seconds_total)'
-		why="uncore_frequency_limited_seconds_total is not served yet (issue 43 section 2; its panel says so)" ;;
 	*) return 1 ;;
 	esac
 	[ -z "$(val "$probe")" ] && echo "$why"
@@ -533,6 +545,10 @@ no_family() {
 	zen4:*uncore_qpi_* | zen4:*uncore_upi_*) echo "zen4's xGMI links have no family" ;;
 	zen4:*domain=\"dram\"* | zen4:*uncore_dram_joules_per_byte*)
 		echo "AMD's RAPL has the package domain only: no DRAM energy" ;;
+	snbep:*uncore_frequency_limited_*)
+		echo "the kernel's thermal_throttle counters are not in the simulated registers' machine, and the PCU's reasons need [baseline] frequency_limits = yes on snbep" ;;
+	zen4:*uncore_frequency_limited_*)
+		echo "AMD has no thermal_throttle counters" ;;
 	*) return 1 ;;
 	esac
 }
@@ -597,6 +613,8 @@ for pass in all concrete snbep skx zen4; do
 		case $pass:$expr in
 		concrete:*uncore_clock_limit_* | concrete:*uncore_clock_current_*) vii=$E ;;
 		esac
+		# and the package thermal throttling from its thermal_throttle
+		case $pass:$expr in concrete:*uncore_frequency_limited_*) vii=$E ;; esac
 		none=$(no_family "$pass" "$title" "$expr" "$vii")
 		e=$(subst "$expr" "$vj" "$vii" "$vs")
 		desc="panel \"$title\" query $ref ($pass) returns data"

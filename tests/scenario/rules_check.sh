@@ -145,36 +145,17 @@ unserved() {
 			grep -rqF -- "\"$b\"" "$top_srcdir/src" || printf ' %s' "$f"
 		done
 }
-# Families of the product contract a panel already shows that no change
-# serves yet (issue 43 section 2: another change adds it): each such
-# panel's description must say it has no data yet; until src/ serves the
-# family it is a skip, not a failure.
-PENDING=uncore_frequency_limited_seconds_total
-# drop_pending: unserved's answer on stdin without the PENDING names
-drop_pending() {
-	awk -v p=" $PENDING " '{ for (i = 1; i <= NF; i++)
-		if (!index(p, " " $i " ")) printf " %s", $i }'
-}
 if command -v jq >/dev/null 2>&1; then
 	jq -r '.. | .expr? // empty' "$top_srcdir/contrib/grafana/uncored.json" >"$T/exprs"
 	n=$(sed 's/[a-z_]*:[a-z0-9_]*:[a-z0-9_]*//g' "$T/exprs" |
 		grep -oE '\b(uncore|uncored|process)_[a-z0-9_]+' | sort -u | wc -l)
 	all=$(unserved "$T/exprs")
-	for f in $PENDING; do
-		case "$all " in *" $f "*)
-			skip "the dashboard's $f is a served family" "not served yet (issue 43 section 2)"
-			is "$(jq -r --arg f "$f" '[.. | objects | select(.targets? // [] | map(.expr) | any(contains($f)))
-				| .description | contains("not served yet")] | length > 0 and all' \
-				"$top_srcdir/contrib/grafana/uncored.json")" true \
-				"... and each panel on it says it has no data until it is" ;;
-		esac
-	done
-	is "$(printf '%s' "$all" | drop_pending)" "" \
+	is "$all" "" \
 		"the dashboard reads $n metric names, every one a served family"
 	# decoy: a name one letter off is caught
 	sed 's/uncore_qpi_data_bytes_total/uncore_qpi_data_byte_total/' \
 		"$T/exprs" >"$T/exprs2"
-	is "$(unserved "$T/exprs2" | drop_pending)" " uncore_qpi_data_byte_total" \
+	is "$(unserved "$T/exprs2")" " uncore_qpi_data_byte_total" \
 		"... and a misspelt one is not"
 else
 	skip "the dashboard reads only served families" "jq not installed"
