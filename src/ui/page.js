@@ -552,12 +552,6 @@
 		}
 	}
 
-	/* Hook: a later change marks the intervals of [t0, t1] (samples'
-	 * time) in which uncore_frequency_limited_seconds_total rose on
-	 * socket sk (issue 43 section 2), once the daemon serves it. */
-	function markLimited(ui, sk, t0, t1) {
-	}
-
 	/* Socket sk's joules over its newest two reads a sampling interval
 	 * apart; pJ/byte: the DRAM joules over the DRAM bytes of the samples
 	 * that ended between those reads. */
@@ -602,8 +596,6 @@
 			(b.package[0] - a.package[0]).toFixed(2) + ' s') + (b && !b.dram ? ' \u00b7 no DRAM domain' : '') +
 			(bps !== null ? ' \u00b7 DRAM ' + fmt(bps, QPI) + ' GB/s' : '') +
 			(ps !== null ? ' \u00b7 psys ' + ps.toFixed(1) + ' W' : '') + ' \u00b7 ' + energy.source;
-		if (!old)
-			markLimited(ui, sk, a.package[1], b.package[1]);
 	}
 
 	function bar(cell, cls, v, vmax) {
