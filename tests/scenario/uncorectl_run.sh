@@ -120,8 +120,17 @@ ok "$(awk -F, 'NR > 1 && NR < 6 && ($2 < 0.25 || $2 > 0.75) { bad = 1 } END { ex
 	"timeline: the whole rows are one 0.5 s interval each (0.25-0.75 s)"
 ok "$(awk -F, 'NR > 1 && NR < 6 { r = $3 / $2; if (r < 1.86e8 || r > 1.89e8) bad = 1 } END { exit bad }' "$T/tl.csv"; echo $?)" \
 	"timeline: each row counts 1.875e8 CAS reads/s over both sockets"
+# a row per interval of the run: 3 for sleep 1.2, more where the machine
+# made it last longer (4 for a run of over 1.5 s beside stress-ng): the
+# rows cover the run's elapsed_s, each whole one an interval
 run -g MEM --interval 0.5 --json -- sleep 1.2
-is "$(tail -1 "$T/err" | jq '.timeline | length')" 3 "timeline: json, 3 rows for 1.2 s"
+tail -1 "$T/err" >"$T/tl.json"
+ok "$(jq -e '(.timeline | length) as $n | .elapsed_s as $e |
+	([.timeline[].interval_s] | add) as $c |
+	$n >= 3 and ($n - ($e / 0.5 | ceil) | fabs) <= 1 and ($c - $e | fabs) < 0.1 and
+	([.timeline[:-1][].interval_s | select(. < 0.25 or . > 0.75)] | length) == 0' \
+	"$T/tl.json" >/dev/null; echo $?)" \
+	"timeline: json, a row per 0.5 s of the run ($(jq -c '[(.timeline | length), .elapsed_s]' "$T/tl.json") rows, elapsed s)"
 
 # exit statuses, stdout
 run -e UNC_M_CAS_COUNT.RD -- sh -c 'echo hello; exit 3'
