@@ -155,8 +155,7 @@ hafilt_is() { [ "$(hafilt)" = "$1" ]; }
 stopped_with_filters() {
 	kill -STOP "$UPID"
 	hafilt_is "$want" && return 0
-	kill -CONT "$UPID"
-	sleep 0.5
+	kill -CONT "$UPID"	# its timer's expirations tick at once
 	return 1
 }
 wait_for "the claim's filters programmed" 120 stopped_with_filters
