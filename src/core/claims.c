@@ -485,7 +485,6 @@ static int add_formula(struct claims *c, const struct claim_req *rq,
 	const struct topology *t = c->pmu->topo;
 	struct claim_formula *cf = &cl->form[cl->nform];
 	struct evspec fev[CLAIM_FORMULA_EVENTS];
-	int plan[CLAIM_FORMULA_EVENTS];
 	char why[300];
 	unsigned ne;
 
@@ -498,38 +497,24 @@ static int add_formula(struct claims *c, const struct claim_req *rq,
 			return fail(e, CLAIMS_BAD_REQUEST, "formulas[%u]: %s is "
 				    "listed twice (as formulas[%u])", i,
 				    cf->name, k);
-	if (cf->f->unavailable)
-		return fail(e, CLAIMS_FORMULA_UNAVAILABLE, "formulas[%u]: %s "
-			    "cannot count here: %s", i, cf->name,
-			    cf->f->unavailable);
-	ne = formula_nevents(cf->f);
-	if (ne > CLAIM_FORMULA_EVENTS)
+	switch (formula_here(pl, t, cf->f, fev, CLAIM_FORMULA_EVENTS, why,
+			     sizeof(why))) {
+	case FORMULA_HERE:
+		break;
+	case FORMULA_TOO_MANY:
 		return fail(e, CLAIMS_FORMULA_UNAVAILABLE, "formulas[%u]: %s "
 			    "needs %u events, more than a claim counts (%d)",
-			    i, cf->name, ne, CLAIM_FORMULA_EVENTS);
-	for (unsigned k = 0; k < ne; k++) {
-		const char *spec = cf->f->events[k].spec;
-		unsigned boxes = 0;
-
-		/* the catalog's text, not the client's: raw encodings are
-		 * the catalog's to use whatever allow_raw_events says */
-		if (sched_resolve(pl, spec, true, &fev[k], why,
-				  sizeof(why)) < 0)
-			return fail(e, CLAIMS_FORMULA_UNAVAILABLE, "formulas[%u]:"
-				    " %s cannot count here: event %s: %s", i,
-				    cf->name, spec, why);
-		for (unsigned s = 0; s < t->nsockets; s++)
-			boxes += t->sock[s].ninst[fev[k].unit];
-		if (!boxes)
-			return fail(e, CLAIMS_FORMULA_UNAVAILABLE, "formulas[%u]:"
-				    " %s cannot count here: event %s: unit %s "
-				    "has no box counted here", i, cf->name,
-				    spec, pl->units[fev[k].unit]->name);
-	}
-	if (sched_place(pl, fev, ne, NULL, plan, why, sizeof(why)) < 0)
+			    i, cf->name, formula_nevents(cf->f),
+			    CLAIM_FORMULA_EVENTS);
+	case FORMULA_APART:
 		return fail(e, CLAIMS_UNSCHEDULABLE, "formulas[%u]: the events "
 			    "of %s can never count together: %s", i, cf->name,
 			    why);
+	default:
+		return fail(e, CLAIMS_FORMULA_UNAVAILABLE, "formulas[%u]: %s "
+			    "cannot count here: %s", i, cf->name, why);
+	}
+	ne = formula_nevents(cf->f);
 	for (unsigned k = 0; k < ne; k++) {
 		unsigned j = 0;
 

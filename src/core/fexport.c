@@ -138,43 +138,32 @@ static int make_item(const struct platform *pl, const struct topology *t,
 		     const struct formula *f, struct fexport_item *it,
 		     const char *where, char *why, size_t whylen)
 {
-	char msg[300];
+	char msg[600];
 	unsigned ne = formula_nevents(f);
 	int unit = -2;
 
 	it->f = f;
 	formula_qualified(pl, f, it->name, sizeof(it->name));
-	if (f->unavailable) {
-		snprintf(why, whylen, "%s: [formulas] export: %s cannot count "
-			 "on %s: %s", where, it->name, pl->id, f->unavailable);
-		return -EINVAL;
-	}
-	if (ne > FEXPORT_EVENTS) {
+	switch (formula_here(pl, t, f, it->ev, FEXPORT_EVENTS, msg,
+			     sizeof(msg))) {
+	case FORMULA_HERE:
+		break;
+	case FORMULA_TOO_MANY:
 		snprintf(why, whylen, "%s: [formulas] export: %s needs %u "
 			 "events, more than an exported formula may (%d)",
 			 where, it->name, ne, FEXPORT_EVENTS);
 		return -EINVAL;
+	case FORMULA_APART:
+		/* events a claim could not hold at once: the baseline
+		 * counts them in turns (sched_partition()), as any unit
+		 * whose events do not fit its counters */
+		break;
+	default:
+		snprintf(why, whylen, "%s: [formulas] export: %s cannot count "
+			 "on %s: %s", where, it->name, pl->id, msg);
+		return -EINVAL;
 	}
 	for (unsigned k = 0; k < ne; k++) {
-		unsigned boxes = 0;
-
-		if (sched_resolve(pl, f->events[k].spec, true, &it->ev[k], msg,
-				  sizeof(msg)) < 0) {
-			snprintf(why, whylen, "%s: [formulas] export: %s cannot "
-				 "count on %s: event %s: %s", where, it->name,
-				 pl->id, f->events[k].spec, msg);
-			return -EINVAL;
-		}
-		for (unsigned s = 0; s < t->nsockets; s++)
-			boxes += t->sock[s].ninst[it->ev[k].unit];
-		if (!boxes) {
-			snprintf(why, whylen, "%s: [formulas] export: %s cannot "
-				 "count here: event %s: unit %s has no box "
-				 "counted here", where, it->name,
-				 f->events[k].spec,
-				 pl->units[it->ev[k].unit]->name);
-			return -EINVAL;
-		}
 		if (f->events[k].scope == FORMULA_FIRST_BOX)
 			unit = -1;
 		else if (unit == -2)

@@ -306,6 +306,48 @@ double fexpr_eval(const struct fexpr *x, const double *ev,
 	return sp == 1 ? st[0] : NAN;
 }
 
+enum formula_here formula_here(const struct platform *pl,
+			       const struct topology *t,
+			       const struct formula *f, struct evspec *fev,
+			       unsigned nfev, char *why, size_t whylen)
+{
+	unsigned ne = formula_nevents(f);
+	int plan[SCHED_MAX_EVENTS];
+	char msg[300];
+
+	if (f->unavailable) {
+		snprintf(why, whylen, "%s", f->unavailable);
+		return FORMULA_UNAVAILABLE;
+	}
+	if (ne > nfev || ne > SCHED_MAX_EVENTS) {
+		snprintf(why, whylen, "it needs %u events", ne);
+		return FORMULA_TOO_MANY;
+	}
+	for (unsigned k = 0; k < ne; k++) {
+		unsigned boxes = 0;
+
+		if (sched_resolve(pl, f->events[k].spec, true, &fev[k], msg,
+				  sizeof(msg)) < 0) {
+			snprintf(why, whylen, "event %s: %s", f->events[k].spec,
+				 msg);
+			return FORMULA_NO_EVENT;
+		}
+		for (unsigned s = 0; s < t->nsockets; s++)
+			boxes += t->sock[s].ninst[fev[k].unit];
+		if (!boxes) {
+			snprintf(why, whylen, "event %s: unit %s has no box "
+				 "counted here", f->events[k].spec,
+				 pl->units[fev[k].unit]->name);
+			return FORMULA_NO_BOX;
+		}
+	}
+	if (sched_place(pl, fev, ne, NULL, plan, msg, sizeof(msg)) < 0) {
+		snprintf(why, whylen, "%s", msg);
+		return FORMULA_APART;
+	}
+	return FORMULA_HERE;
+}
+
 unsigned formula_nevents(const struct formula *f)
 {
 	unsigned n = 0;

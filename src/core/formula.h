@@ -16,6 +16,7 @@
 
 #include "plat/formula.h"
 #include "plat/plat.h"
+#include "pmu/sched.h"
 
 struct fexpr;
 
@@ -50,6 +51,33 @@ unsigned formula_nevents(const struct formula *f);
  */
 const struct formula *formula_find(const struct platform *pl,
 				   const char *name, char *why, size_t whylen);
+
+/* Why a formula cannot count here (formula_here()). */
+enum formula_here {
+	FORMULA_HERE = 0,
+	FORMULA_UNAVAILABLE,	/* the catalog's reason */
+	FORMULA_TOO_MANY,	/* more events than the caller has room for */
+	FORMULA_NO_EVENT,	/* an event does not resolve here */
+	FORMULA_NO_BOX,		/* an event's unit has no box here */
+	FORMULA_APART,		/* its events can never count together */
+};
+
+/*
+ * Whether f can count on platform pl with topology t, as a claim, the
+ * catalog route and [formulas] export all judge it: not unavailable in
+ * the catalog, each event resolved as a claim resolves it (into fev[],
+ * room for nfev), on a unit with a box here, and all of them placeable
+ * on their boxes' counters at once (sched_place(): two events that both
+ * need counter 0, or two values of one box's filter register, never
+ * are).  Returns FORMULA_HERE, or what fails with why: the catalog's
+ * reason, "event SPEC: ...", "event SPEC: unit U has no box counted
+ * here", "it needs N events" or (FORMULA_APART) the placement's reason,
+ * for the caller to word.
+ */
+enum formula_here formula_here(const struct platform *pl,
+			       const struct topology *t,
+			       const struct formula *f, struct evspec *fev,
+			       unsigned nfev, char *why, size_t whylen);
 
 /* The name a client uses for f: "box/NAME" when its plain name is shared
  * within its platform's table, else NAME.  Written to out. */

@@ -2,8 +2,9 @@
  * api_formulas.c - GET /api/v1/formulas (see api_formulas.h).
  *
  * The catalog is static data (src/plat/formulas_<id>.c); what this route
- * adds is whether each entry counts here: its events resolved as a claim
- * would resolve them, on units this machine has.
+ * adds is whether each entry counts here, as a claim of it would
+ * (formula_here()): its events resolved, on units this machine has, and
+ * placeable on their boxes' counters at once.
  */
 #include "config.h"
 
@@ -20,38 +21,28 @@
 bool api_formula_available(const struct daemon *d, const struct formula *f,
 			   char *why, size_t whylen)
 {
-	unsigned ne = formula_nevents(f);
+	struct evspec fev[SCHED_MAX_EVENTS];
+	char msg[500];
 
-	if (f->unavailable) {
-		snprintf(why, whylen, "%s", f->unavailable);
+	switch (formula_here(d->plat, &d->topo, f, fev, SCHED_MAX_EVENTS, msg,
+			     sizeof(msg))) {
+	case FORMULA_HERE:
+		return true;
+	case FORMULA_NO_BOX:
+		snprintf(why, whylen, "%s%s%s%s", msg,
+			 d->perf_missing[0] ? " (missing kernel PMUs: " : "",
+			 d->perf_missing, d->perf_missing[0] ? ")" : "");
+		return false;
+	case FORMULA_APART:
+		snprintf(why, whylen, "its events can never count together, "
+			 "so a claim of it is refused (claim its events in "
+			 "claims of their own; [formulas] export counts them in "
+			 "turns): %s", msg);
+		return false;
+	default:
+		snprintf(why, whylen, "%s", msg);
 		return false;
 	}
-	for (unsigned i = 0; i < ne; i++) {
-		struct evspec es;
-		char msg[300];
-		unsigned boxes = 0;
-
-		if (sched_resolve(d->plat, f->events[i].spec, true, &es, msg,
-				  sizeof(msg)) < 0) {
-			snprintf(why, whylen, "event %s: %s", f->events[i].spec,
-				 msg);
-			return false;
-		}
-		for (unsigned s = 0; s < d->topo.nsockets; s++)
-			boxes += d->topo.sock[s].ninst[es.unit];
-		if (!boxes) {
-			snprintf(why, whylen, "event %s: unit %s has no box "
-				 "counted here%s%s", f->events[i].spec,
-				 d->plat->units[es.unit]->name,
-				 d->perf_missing[0] ? " (missing kernel PMUs: " : "",
-				 d->perf_missing[0] ? d->perf_missing : "");
-			if (d->perf_missing[0])
-				snprintf(why + strlen(why), whylen - strlen(why),
-					 ")");
-			return false;
-		}
-	}
-	return true;
 }
 
 static void add_str(struct json_object *o, const char *k, const char *v)

@@ -37,7 +37,7 @@
 enum tk_kind { TK_PLATFORM, TK_COUNT, TK_HZ, TK_MMIO_BAR, TK_MMIO_DEV,
 	       TK_PHASES, TK_FAULTS, TK_PERF, TK_OFFLINE,
 	       TK_UFREQ, TK_CPUID, TK_RDT, TK_ENERGY,
-	       TK_THROTTLE };
+	       TK_THROTTLE, TK_DISTINCT };
 
 /*
  * A key a workload may have at the top level (doc/design.md section 3).

@@ -125,6 +125,8 @@ static unsigned plat_top_keys(const struct platform *p, struct top_key *out)
 		out[n++] = (struct top_key){ d->cpuid_key->key, TK_CPUID,
 					     d->cpuid_key->max, -1, 0 };
 	out[n++] = (struct top_key){ "phases", TK_PHASES, 0, -1, 0 };
+	out[n++] = (struct top_key){ "distinct_rates", TK_DISTINCT, 0, -1,
+				     0 };
 	out[n++] = (struct top_key){ "faults", TK_FAULTS, 0, -1, 0 };
 	for (unsigned i = 0; p && p->units[i]; i++) {
 		if (p->units[i]->perf) {
@@ -1167,6 +1169,12 @@ static int parse_top_value(struct pctx *c, const struct top_key *k,
 	int r;
 
 	switch (k->kind) {
+	case TK_DISTINCT:
+		if (!json_object_is_type(v, json_type_boolean))
+			return wlp_fail(c, "must be true or false, not %s",
+					wlp_type_name(v));
+		c->w->distinct = json_object_get_boolean(v);
+		return 0;
 	case TK_CPUID:
 		snprintf(what, sizeof(what), "%s: 1 to %u", d->cpuid_key->what,
 			 k->max);
@@ -1771,10 +1779,35 @@ static bool key_matches(const struct wl_key *k, const struct wl_match *m)
 	return true;
 }
 
+/*
+ * The rate of an event no key names in a "distinct_rates" workload: from
+ * a hash (FNV-1a) of everything that tells two counts apart - socket,
+ * unit, box, encoding, filters - 1e5 to 1e8 a second in steps of 1e5, so
+ * that a formula taking a wrong event, box or socket gets another value
+ * (the formula sweep, tests/scenario/formulas_sweep.sh).
+ */
+static double distinct_rate(const struct wl_match *m)
+{
+	uint64_t f[] = { m->socket, (uint64_t)m->unit, m->inst, m->freerun,
+			 m->freerun_idx, m->enc.code, m->enc.umask,
+			 m->enc.thresh, m->enc.edge, m->enc.inv, m->ext,
+			 m->filter0, m->filter1 };
+	uint64_t h = 14695981039346656037ull;
+
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+		for (unsigned b = 0; b < 64; b += 8) {
+			h ^= (f[i] >> b) & 0xff;
+			h *= 1099511628211ull;
+		}
+	}
+	return 1e5 * (double)(1 + h % 1000);
+}
+
 void wl_rates(const struct workload *w, const struct wl_match *m,
 	      double *rates)
 {
 	unsigned np = w->nphases, ninst = m->ninst ? m->ninst : 1;
+	bool named = false;
 
 	for (unsigned p = 0; p < np; p++)
 		rates[p] = 0;
@@ -1784,6 +1817,7 @@ void wl_rates(const struct workload *w, const struct wl_match *m,
 
 		if (!key_matches(key, m))
 			continue;
+		named = true;
 		if (key->inst < 0)
 			share = 1.0 / ninst;
 		else if ((unsigned)key->inst == m->inst)
@@ -1792,6 +1826,12 @@ void wl_rates(const struct workload *w, const struct wl_match *m,
 			continue;
 		for (unsigned p = 0; p < np; p++)
 			rates[p] += w->rates[(size_t)k * np + p] * share;
+	}
+	if (w->distinct && !named) {
+		double r = distinct_rate(m);
+
+		for (unsigned p = 0; p < np; p++)
+			rates[p] = r;
 	}
 }
 

@@ -267,6 +267,8 @@ struct workload {
 	struct wl_rdt rdt;
 	struct wl_energy energy;
 	struct wl_throttle throttle;
+	bool distinct;		/* "distinct_rates": an event no key names
+				   counts at a rate of its own (wl_rates()) */
 };
 
 /*

@@ -7,7 +7,7 @@
 #    boxes x 64), with decoys beside them (the complementary formula, the
 #    other socket's rates, events of the same unit the formula must not
 #    take);
-#  - an independent evaluator (Python over the catalog of GET
+#  - an independent evaluator (tests/tools/formula_eval.py: Python over the catalog of GET
 #    /api/v1/formulas and the claim's own event counts, `scaled` per
 #    socket, the first box's count for a first_box event, T the claim's
 #    time_enabled_s) gives every formula's value: the daemon's must be
@@ -49,68 +49,7 @@ ran() {
 # NAME=V0/V1~TOL: a value over T moves with the timing of the ticks;
 # every decoy is further off).
 check() {
-	python3 - "$T/catalog.json" "$@" <<'PY'
-import json, math, re, sys
-cat = {f["name"]: f for f in json.load(open(sys.argv[1]))["formulas"]}
-cl = json.load(open(sys.argv[2]))
-want = dict(a.split("=", 1) for a in sys.argv[3:])
-bad = []
-T = cl["time_enabled_s"]
-evs = {e["event"]: e for e in cl["events"]}
-def dratio(a, b): return 0.0 if b == 0 else a / b
-def rnd(a, b): return round(a * 10 ** b) / 10 ** b
-def value(f, s):
-    ev, bx = [], []
-    for fe in f["events"]:
-        e = evs.get(fe["event"])
-        if e is None:
-            raise KeyError("event %s of %s not in the claim" % (fe["event"], f["name"]))
-        so = [x for x in e["sockets"] if x["socket"] == s][0]
-        if so.get("scaled") is None:
-            return None
-        sc = so["scaled"]
-        if fe["scope"] == "first_box":
-            if "instances" not in so:
-                raise LookupError("no boxes in this answer")
-            first = min(so["instances"], key=lambda i: i["box"])
-            sc = first["count"] * (sc / so["count"] if so["count"] else 1)
-        ev.append(float(sc))
-        bx.append(float(len(so["instances"]) if "instances" in so
-                        else so["boxes"]))
-    py = re.sub(r"\$(\d+)", r"ev[\1]", f["expression"])
-    py = re.sub(r"#(\d+)", r"bx[\1]", py)
-    py = re.sub(r"\bT\b", "T", py).replace("round(", "rnd(")
-    try:
-        return eval(py, {"ev": ev, "bx": bx, "T": T, "dratio": dratio, "rnd": rnd})
-    except ZeroDivisionError:
-        return None
-if not cl.get("formulas"):
-    bad.append("no formulas in the answer")
-for f in cl.get("formulas", []):
-    c = cat[f["name"]]
-    if f["unit"] != c["unit"]:
-        bad.append("%s: unit %s, the catalog's %s" % (f["name"], f["unit"], c["unit"]))
-    if abs(f["window_s"] - T) > 1e-9:
-        bad.append("%s: window %s, the claim's %s" % (f["name"], f["window_s"], T))
-    for so in f["sockets"]:
-        s, got = so["socket"], so["value"]
-        try:
-            exp = value(c, s)
-        except LookupError:     # a first box the now answer does not show
-            exp = got
-        if (got is None) != (exp is None) or (got is not None and
-                abs(got - exp) > 1e-9 * max(1.0, abs(exp))):
-            bad.append("%s socket %d: daemon %r, evaluator %r" % (f["name"], s, got, exp))
-        if f["name"] in want:
-            spec, _, tol = want[f["name"]].partition("~")
-            k = float(spec.split("/")[s])
-            if got is None or abs(got - k) > float(tol or 1e-2) * abs(k):
-                bad.append("%s socket %d: %r, known answer %g" % (f["name"], s, got, k))
-for n in want:
-    if n not in [f["name"] for f in cl.get("formulas", [])]:
-        bad.append("%s: not in the answer" % n)
-print("\n".join(bad) if bad else "fine")
-PY
+	python3 "$top_srcdir/tests/tools/formula_eval.py" "$T/catalog.json" "$@"
 }
 
 start() { # PLATFORM WORKLOAD ARGS...

@@ -130,18 +130,21 @@ bad "memory;bandwidth" "has a ';'" "a character no name has"
 out=$("$UNCORED" -c "$T/bad.conf" --check-config 2>&1)
 like "$out" "$T/bad.conf:5: " "--check-config: the line of a malformed list"
 
-# ---- every formula hsx can count, 32 at a time (the most a list takes),
+# ---- every formula hsx can count, 32 at a time (the most a list takes;
+# with the 5 a claim refuses, whose events the baseline counts in turns),
 # over continuation lines: every family name valid and promtool's lint
 # quiet (the manual's DRS_DATAC_M_FROM_QPI is no metre), no family refused
 PORT=$(pick_port)
 start_uncored "$T/log3" --simulate=hsx -l "127.0.0.1:$PORT" -s ""
 curl -s "http://127.0.0.1:$PORT/api/v1/formulas" | python3 -c '
 import json, sys
-n = [f["name"] for f in json.load(sys.stdin)["formulas"] if f["available"]]
+n = [f["name"] for f in json.load(sys.stdin)["formulas"] if f["available"] or
+     "can never count together" in (f["reason"] or "")]
 for i in range(0, len(n), 32):
     print(" ".join(n[i:i + 32]))' >"$T/chunks"
 kill "$UPID"; wait "$UPID" 2>/dev/null
-is "$(wc -w <"$T/chunks" | tr -d ' ')" 107 "hsx: 107 formulas that count"
+is "$(wc -w <"$T/chunks" | tr -d ' ')" 107 \
+	"hsx: 107 formulas that count (5 of them in the baseline's turns)"
 c=0
 while read -r names; do
 	c=$((c + 1))

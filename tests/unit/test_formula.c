@@ -360,11 +360,109 @@ static void test_fexport(void)
 	fexport_free(fx);
 }
 
+/*
+ * formula_here() on every platform's catalog with two boxes of every
+ * unit: the entries whose events can never count at once (two values of
+ * one box's filter register, counter 0 twice, more events than counters
+ * that take them: zen4's data fabric has 4 unless CPUID says more) are
+ * exactly these; the catalog route and a claim call them unavailable, an
+ * export counts them in turns.  A scheduler or catalog change that
+ * moves one shows here.
+ */
+static void test_here(void)
+{
+	static const char *const ids[] = { "hsx", "skx", "icx", "spr", "gnr",
+					   "zen3", "zen4", "zen5" };
+	static const char *const apart[][2] = {
+		{ "hsx", " AVG_TOR_DRD_HIT_LATENCY IO_READ_BW IO_WRITE_BW "
+			 "LLC_DRD_MISS_PCT DRS_WB_FROM_QPI " },
+		{ "skx", " numa_reads_addressed_to_local_dram "
+			 "numa_reads_addressed_to_remote_dram io_bandwidth_read "
+			 "io_bandwidth_write Info_System_IO_Read_BW "
+			 "Info_System_IO_Write_BW " },
+		{ "zen3", " nps1_die_to_dram " },
+		{ "zen4", " dram_read_data_for_local_processor "
+			  "dram_write_data_for_local_processor "
+			  "dram_read_data_for_remote_processor "
+			  "dram_write_data_for_remote_processor "
+			  "local_socket_inbound_data_to_cpu "
+			  "local_socket_outbound_data_from_cpu "
+			  "remote_socket_inbound_data_to_cpu "
+			  "remote_socket_outbound_data_from_cpu "
+			  "local_socket_outbound_data_from_all_links " },
+	};
+	const struct platform *hsx = plat_id("hsx");
+	struct evspec ev[SCHED_MAX_EVENTS];
+	struct topology t;
+	struct fexport *fx = NULL;
+	char why[600];
+
+	for (size_t k = 0; k < sizeof(ids) / sizeof(ids[0]); k++) {
+		const struct platform *pl = plat_id(ids[k]);
+		size_t n;
+		const struct formula *tab = formula_table(ids[k], &n);
+		char got[600] = " ", want[600];
+		unsigned here = 0;
+
+		if (!pl || !tab)
+			continue;
+		memset(&t, 0, sizeof(t));
+		t.plat = pl;
+		t.nsockets = 2;
+		for (unsigned s = 0; s < 2; s++)
+			for (unsigned u = 0; u < PLAT_MAX_UNITS; u++)
+				t.sock[s].ninst[u] = 2;
+		for (size_t i = 0; i < n; i++) {
+			enum formula_here h = formula_here(pl, &t, &tab[i], ev,
+							   SCHED_MAX_EVENTS,
+							   why, sizeof(why));
+
+			if (h == FORMULA_HERE)
+				here++;
+			if (h == FORMULA_APART && strlen(got) + strlen(tab[i].name) +
+			    2 < sizeof(got)) {
+				strcat(got, tab[i].name);
+				strcat(got, " ");
+			}
+		}
+		snprintf(want, sizeof(want), " ");
+		for (size_t a = 0; a < sizeof(apart) / sizeof(apart[0]); a++)
+			if (strcmp(apart[a][0], ids[k]) == 0)
+				snprintf(want, sizeof(want), "%s", apart[a][1]);
+		is_str(got, want, "%s: %u formulas count here; those whose events "
+		       "can never count together", ids[k], here);
+	}
+	/* the reason a claim and the catalog give */
+	memset(&t, 0, sizeof(t));
+	t.plat = hsx;
+	t.nsockets = 1;
+	for (unsigned u = 0; u < PLAT_MAX_UNITS; u++)
+		t.sock[0].ninst[u] = 2;
+	{
+		char w[100];
+		const struct formula *f = formula_find(hsx, "LLC_DRD_MISS_PCT", w,
+						       sizeof(w));
+
+		ok(f && formula_here(hsx, &t, f, ev, SCHED_MAX_EVENTS, why,
+				     sizeof(why)) == FORMULA_APART &&
+		   strstr(why, "cannot place together on cbo"), "%s", why);
+		ok(f && formula_here(hsx, &t, f, ev, 1, why, sizeof(why)) ==
+		   FORMULA_TOO_MANY, "room for fewer events than it has: %s",
+		   why);
+	}
+	/* an export counts them in the baseline's turns */
+	is_int(fexport_new(hsx, &t, "IO_READ_BW", "f:2", &fx, why, sizeof(why)),
+	       0, "an export of a formula whose events never count together "
+	       "at once: taken (the baseline's turns)");
+	fexport_free(fx);
+}
+
 int main(void)
 {
 	test_tables();
 	test_known();
 	test_expr();
 	test_fexport();
+	test_here();
 	return tap_done();
 }

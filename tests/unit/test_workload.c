@@ -481,8 +481,10 @@ static const struct bad {
 	/* keys */
 	{ SKL "\"colour\":\"red\"," PH("") "}", "$.colour",
 	  "unknown key (skl accepts: platform, sockets, cbo_count, uclk_hz, "
-	  "mchbar, host_bridge, phases, faults, perf, uncore_freq, resctrl, "
-	  "energy, thermal_throttle)" },
+	  "mchbar, host_bridge, phases, distinct_rates, faults, perf, "
+	  "uncore_freq, resctrl, energy, thermal_throttle)" },
+	{ SKL "\"distinct_rates\":1," PH("") "}", "$.distinct_rates",
+	  "must be true or false, not an integer" },
 	/* energy (sim_rapl.c) */
 	{ SKL "\"energy\":{\"watts\":{\"gpu\":5}}," PH("") "}",
 	  "$.energy.watts.gpu", "unknown domain (package, dram or psys)" },
