@@ -47,7 +47,7 @@ ok $? "hsx: daemon up"
 wait_for "3 samples" 60 ring_has "$PORT" 3
 
 "$CTL" -s "$S" groups --names >"$T/out" 2>&1
-is "$(cat "$T/out" | tr '\n' ' ')" "MEM LLC " "groups --names: MEM and LLC count here"
+is "$(cat "$T/out" | tr '\n' ' ')" "MEM LLC MEM_LATENCY QPI " "groups --names: MEM, LLC, MEM_LATENCY and QPI count here"
 "$CTL" -s "$S" groups >"$T/out" 2>&1
 like "$(cat "$T/out")" "dram_rd  UNC_M_CAS_COUNT.RD x 64" \
 	"groups: MEM's reads are hsx's CAS reads, 64 bytes each"
