@@ -108,7 +108,7 @@ latency_checks "hsx MEM" "$T/hsx-mem.json"
 # the table: GB/s and ns
 run -g MEM -- sleep 0.5
 tv() { # tv FIGURE SOCKET UNIT: the table's value
-	sed -nE "s/^  $1 +$2 +([0-9.]+) $3\$/\1/p" "$T/err"
+	sed -nE "s|^  $1 +$2 +([0-9.]+) $3\$|\1|p" "$T/err"
 }
 near "$(tv memory_read_latency 0 ns)" 150 0.02 "hsx MEM table: latency in ns ($(tv memory_read_latency 0 ns))"
 near "$(tv dram_read_bandwidth 0 GB/s)" 8.0 0.02 "hsx MEM table: bandwidth in GB/s ($(tv dram_read_bandwidth 0 GB/s))"
