@@ -859,6 +859,9 @@ static const struct fakeud_answer blind_answers[] = {
 		       "\"DRAM_DATA_READS\"}]}" },
 	{ 200, "1111", BLIND_READING("1000000", "1000000") },
 	{ 200, "1111", BLIND_READING("5000000", "1000000") },
+	/* a region over which not even the enabled time moved */
+	{ 200, "1111", BLIND_READING("5000000", "1000000") },
+	{ 200, "1111", BLIND_READING("5000000", "1000000") },
 #undef BLIND_READING
 };
 
@@ -876,16 +879,26 @@ static void check_blind(const char *path)
 	check(rc == 0, "a claim (%s)", uncored_error(u));
 	rc = uncored_region_begin(u, "blind");
 	rc |= uncored_region_end(u, "blind");
-	check(rc == 0, "a region over two readings (%s)", uncored_error(u));
+	rc |= uncored_region_begin(u, "still");
+	rc |= uncored_region_end(u, "still");
+	check(rc == 0, "two regions over two readings each (%s)",
+	      uncored_error(u));
 	rep = report_of(u);
 	printf("%s", rep ? rep : "");
-	l = rep ? strstr(rep, "\nblind ") : NULL;
-	e = l ? strchr(l + 1, '\n') : NULL;
-	if (e)
-		*e = '\0';
-	check(l && strstr(l, " DRAM_DATA_READS ") && strstr(l, " - ") &&
-	      !strchr(l, '%'), "a row that never ran: count -, RAN blank, "
-	      "not 100 %% (%s)", l ? l + 1 : "no row");
+	for (int i = 0; i < 2; i++) {
+		const char *name = i ? "\nstill " : "\nblind ";
+
+		l = rep ? strstr(rep, name) : NULL;
+		e = l ? strchr(l + 1, '\n') : NULL;
+		if (e)
+			*e = '\0';
+		check(l && strstr(l, " DRAM_DATA_READS ") && strstr(l, " - ") &&
+		      !strchr(l, '%'), "a row that %s: count -, RAN blank, "
+		      "neither 0 nor 100 %% (%s)", i ? "covers no time" :
+		      "never ran", l ? l + 1 : "no row");
+		if (e)
+			*e = '\n';
+	}
 	free(rep);
 	uncored_disconnect(u);
 	fakeud_stop(&f);
