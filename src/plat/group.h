@@ -19,8 +19,8 @@
  * interval, per socket or summed over sockets):
  *   GF_SUM              sum(of)                      bytes, a count
  *   GF_PER_SECOND       sum(of) / seconds            bytes_per_second
- *   GF_RATIO            sum(of) / sum(over)          ratio, or the
- *                                                    unit of of / over
+ *   GF_RATIO            k x sum(of) / sum(over)      ratio, or the
+ *                                                    unit of k x of / over
  *   GF_ONE_MINUS_RATIO  1 - sum(of) / sum(over)      ratio
  *   GF_IN_FLIGHT        sum(of) / sum(per)           "" (a mean count)
  *   GF_LATENCY          sum(of) / sum(per) x seconds / sum(over)
@@ -35,7 +35,14 @@
  * latency.  Both divide per socket (each socket its own clock): summed
  * over sockets, the requests in flight are the sockets' sum and the
  * latency that sum times the seconds over every socket's requests.
- * A division by zero has no value (null), never a made-up one.
+ * (k is the figure's factor, 1 unless given: zen5's sampled latency
+ * counts 10 ns a count.)  A division by zero has no value (null), never
+ * a made-up one.
+ *
+ * Figures of one name are alternatives: of those the route serves the
+ * first whose sources this machine counts (or, where none does, the
+ * first, absent with its reason), so that one figure name is the TOR's
+ * Little's law on Intel and the L3's sampled latency on zen5.
  *
  * A group's sources are required (the group counts only where the
  * platform has every one) or optional (opt: the group counts without
@@ -63,6 +70,7 @@ struct evgroup_figure {
 						   divisor */
 	const char *per[GROUP_MAX_SRC];		/* GF_IN_FLIGHT, GF_LATENCY:
 						   the clock of one box */
+	double k;	/* GF_RATIO: factor on sum(of); 0 is 1 */
 };
 
 struct evgroup {

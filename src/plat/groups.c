@@ -20,14 +20,26 @@
  * occupancy of demand data reads that missed the LLC summed over the
  * socket's boxes, over the clock of one box, is the mean reads in
  * flight; that times the window's seconds over the reads inserted is
- * their mean latency.  Never the mean of per-box ratios.
+ * their mean latency.  Never the mean of per-box ratios.  On zen5 the
+ * L3's sampled latency over its sampled requests gives the mean latency
+ * (an alternative of the same name); its reads in flight and reads are
+ * not the TOR's (the requests are sampled), so they are absent there.
  */
+/* zen5: seconds a count of l3_xi_sampled_latency (derived.h DM_LAT_AMD:
+ * units of 10 ns, Linux amdzen5 recommended.json l3_read_miss_latency) */
+#define ZEN_LAT_S 1e-8
 #define LAT_FIGS \
 	{ "memory_read_latency", "seconds", "Mean latency of the demand " \
 	  "data reads that missed the LLC (TOR occupancy / one box's clock " \
 	  "x seconds / inserts, summed over the boxes before dividing).", \
 	  GF_LATENCY, { "lat_occ_all", NULL }, { "lat_ins_all", NULL }, \
-	  { "lat_clock", NULL } }, \
+	  { "lat_clock", NULL }, 0 }, \
+	{ "memory_read_latency", "seconds", "Mean latency of the L3's " \
+	  "sampled fills from DRAM, near and far (sampled latency x 10 ns / " \
+	  "sampled requests, summed over the CCXs before dividing).", \
+	  GF_RATIO, { "lat_amd_local", "lat_amd_remote", NULL }, \
+	  { "lat_req_local", "lat_req_remote", NULL }, { NULL }, \
+	  ZEN_LAT_S }, \
 	{ "memory_reads_in_flight", "", "Mean demand data reads that missed " \
 	  "the LLC in flight (TOR occupancy / one box's clock).", \
 	  GF_IN_FLIGHT, { "lat_occ_all", NULL }, { NULL }, \
@@ -97,7 +109,8 @@ static const struct evgroup_figure llc_fig[] = {
 
 #define NFIG(a) (sizeof(a) / sizeof((a)[0]))
 
-#define LAT_SRC "lat_occ_all", "lat_ins_all", "lat_clock"
+#define LAT_SRC "lat_occ_all", "lat_ins_all", "lat_clock", "lat_amd_local", \
+	"lat_amd_remote", "lat_req_local", "lat_req_remote"
 
 const struct evgroup evgroup_all[] = {
 	{ "MEM", "DRAM traffic: bytes read and written, bandwidth, and the "
@@ -107,7 +120,7 @@ const struct evgroup evgroup_all[] = {
 	{ "LLC", "Last-level cache lookups, misses and hit ratio.",
 	  { "lookups", "misses", NULL }, { NULL }, llc_fig, NFIG(llc_fig) },
 	{ "MEM_LATENCY", "Memory read latency and reads in flight (demand "
-	  "data reads that missed the LLC).", { LAT_SRC, NULL }, { NULL },
+	  "data reads that missed the LLC).", { NULL }, { LAT_SRC, NULL },
 	  lat_fig, NFIG(lat_fig) },
 	{ "QPI", "QPI traffic sent: data and link bytes, and bandwidth.",
 	  { "qpi_data", "qpi_nondata", NULL }, { NULL }, qpi_fig,

@@ -169,6 +169,39 @@ static const char *source_missing(struct json_object *srcs, const char *name)
 	return NULL;
 }
 
+/* Why figure i of g does not count here (the first of its sources in
+ * srcs that does not), or NULL when it does. */
+static const char *figure_missing(const struct evgroup *g, size_t i,
+				  struct json_object *srcs)
+{
+	const struct evgroup_figure *f = &g->fig[i];
+	const char *const *lists[] = { f->of, f->over, f->per };
+	const char *miss = NULL;
+
+	for (size_t l = 0; l < 3 && !miss; l++)
+		for (size_t k = 0; k < GROUP_MAX_SRC && lists[l][k] && !miss; k++)
+			miss = source_missing(srcs, lists[l][k]);
+	return miss;
+}
+
+/* Of the figures of g named as figure i (alternatives, group.h), the one
+ * served: the first that counts here, else the first. */
+static size_t chosen_alt(const struct evgroup *g, size_t i,
+			 struct json_object *srcs)
+{
+	size_t first = g->nfig;
+
+	for (size_t j = 0; j < g->nfig; j++) {
+		if (strcmp(g->fig[j].name, g->fig[i].name) != 0)
+			continue;
+		if (first == g->nfig)
+			first = j;
+		if (!figure_missing(g, j, srcs))
+			return j;
+	}
+	return first;
+}
+
 static struct json_object *group_json(const struct daemon *d,
 				      const struct evgroup *g)
 {
@@ -176,6 +209,7 @@ static struct json_object *group_json(const struct daemon *d,
 	struct json_object *srcs = json_object_new_array();
 	struct json_object *figs = json_object_new_array();
 	char why[300] = "";
+	const char *firstwhy = NULL;
 	bool av = true, anyfig = false;
 
 	json_object_object_add(o, "name", json_object_new_string(g->name));
@@ -195,15 +229,16 @@ static struct json_object *group_json(const struct daemon *d,
 	}
 	for (size_t i = 0; i < g->nfig; i++) {
 		const struct evgroup_figure *f = &g->fig[i];
-		const char *const *lists[] = { f->of, f->over, f->per };
-		struct json_object *fo = json_object_new_object();
-		const char *miss = NULL;
+		struct json_object *fo;
+		const char *miss = figure_missing(g, i, srcs);
+		size_t alt = chosen_alt(g, i, srcs);
 
-		for (size_t l = 0; l < 3 && !miss; l++)
-			for (size_t k = 0; k < GROUP_MAX_SRC && lists[l][k] &&
-			     !miss; k++)
-				miss = source_missing(srcs, lists[l][k]);
+		if (alt != i)
+			continue;	/* another figure of its name is served */
+		fo = json_object_new_object();
 		anyfig |= !miss;
+		if (miss && !firstwhy)
+			firstwhy = miss;
 		json_object_object_add(fo, "name", json_object_new_string(f->name));
 		json_object_object_add(fo, "unit", json_object_new_string(f->unit));
 		json_object_object_add(fo, "description",
@@ -213,6 +248,8 @@ static struct json_object *group_json(const struct daemon *d,
 		json_object_object_add(fo, "of", str_array(f->of));
 		json_object_object_add(fo, "over", str_array(f->over));
 		json_object_object_add(fo, "per", str_array(f->per));
+		json_object_object_add(fo, "factor",
+				       json_object_new_double(f->k ? f->k : 1));
 		json_object_object_add(fo, "available",
 				       json_object_new_boolean(!miss));
 		json_object_object_add(fo, "reason", miss
@@ -221,7 +258,8 @@ static struct json_object *group_json(const struct daemon *d,
 	}
 	if (av && !anyfig) {
 		av = false;
-		snprintf(why, sizeof(why), "none of its figures counts here");
+		snprintf(why, sizeof(why), "%s (none of its figures counts "
+			 "here)", firstwhy ? firstwhy : "no figures");
 	}
 	json_object_object_add(o, "available", json_object_new_boolean(av));
 	json_object_object_add(o, "reason", av ? NULL : json_object_new_string(why));

@@ -1825,7 +1825,7 @@ static int cmd_top(struct ctl *c, int argc, char **argv)
 enum gkind { GK_SUM, GK_PER_SECOND, GK_RATIO, GK_ONE_MINUS_RATIO,
 	     GK_IN_FLIGHT, GK_LATENCY, GK_ABSENT };
 
-#define RUN_MAXSRC 8
+#define RUN_MAXSRC 16
 #define RUN_MAXSOCK 64
 
 struct gfig {
@@ -1833,6 +1833,7 @@ struct gfig {
 	enum gkind kind;	/* GK_ABSENT: not counted here */
 	const char *reason;	/* GK_ABSENT: why (into the JSON) */
 	unsigned of, over, per;	/* bitmaps of source indices */
+	double k;		/* the factor on sum(of) (GK_RATIO) */
 };
 
 /* What `run` counts: the claim's events in order, and the group's
@@ -1977,13 +1978,15 @@ static int plan_group(struct ctl *c, struct plan *p, const char *name)
 		 * every figure of an available group counts */
 		if (jget(fo, "available") && !jbool(fo, "available"))
 			k = GK_ABSENT;
-		p->fig[p->nfig++] = (struct gfig){
+		p->fig[p->nfig] = (struct gfig){
 			.name = jstr(fo, "name", "?"), .unit = jstr(fo, "unit", ""),
 			.kind = (enum gkind)k, .of = src_bits(g, jget(fo, "of")),
 			.over = src_bits(g, jget(fo, "over")),
-			.per = src_bits(g, jget(fo, "per")),
+			.per = src_bits(g, jget(fo, "per")), .k = 1,
 			.reason = jstr(fo, "reason", "not counted here"),
 		};
+		jnum(fo, "factor", &p->fig[p->nfig].k);
+		p->nfig++;
 	}
 	reply_free(&r);
 	return 0;
@@ -2042,7 +2045,7 @@ static double fig_value(const struct plan *p, const struct gfig *f,
 		b = src_sum(p, w, ns, k, f->over);
 		if (!(b > 0) || isnan(a))
 			return NAN;
-		return f->kind == GK_RATIO ? a / b : 1 - a / b;
+		return f->kind == GK_RATIO ? f->k * a / b : 1 - a / b;
 	case GK_IN_FLIGHT:
 		return in_flight(p, f, w, ns, k);
 	case GK_LATENCY:
@@ -2132,12 +2135,12 @@ static int cmd_groups(struct ctl *c, int argc, char **argv)
 			struct json_object *so = json_object_array_get_idx(srcs, s), *evs;
 			size_t ne;
 
+			/* an optional source this machine lacks: its
+			 * figures say so */
+			if (jget(so, "available") && !jbool(so, "available"))
+				continue;
 			evs = jarr(so, "events", &ne);
 			printf("  %-8s", jstr(so, "name", "?"));
-			if (jget(so, "available") && !jbool(so, "available")) {
-				printf(" not here: %s\n", jstr(so, "reason", "?"));
-				continue;
-			}
 			for (size_t e = 0; e < ne; e++) {
 				struct json_object *eo = json_object_array_get_idx(evs, e);
 				double k = 1;
@@ -2153,10 +2156,12 @@ static int cmd_groups(struct ctl *c, int argc, char **argv)
 		for (size_t f = 0; f < nf; f++) {
 			struct json_object *fo = json_object_array_get_idx(figs, f);
 
-			printf("  %-22s %-17s %s\n", jstr(fo, "name", "?"),
+			printf("  %-22s %-17s %s%s\n", jstr(fo, "name", "?"),
 			       jstr(fo, "unit", "")[0] ? jstr(fo, "unit", "") : "count",
 			       jget(fo, "available") && !jbool(fo, "available")
-			       ? "not counted here" : jstr(fo, "description", ""));
+			       ? "not here: " : "", jget(fo, "available") &&
+			       !jbool(fo, "available") ? jstr(fo, "reason", "?")
+			       : jstr(fo, "description", ""));
 		}
 	}
 	reply_free(&r);

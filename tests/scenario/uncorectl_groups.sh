@@ -19,6 +19,10 @@
 #     64/9 bytes each.
 #   spr (perf): IA_MISS_DRD (UMaskExt 0xC817FE) as above, its default
 #     baseline leaving the latency events out: the claim counts them.
+#   zen5 (perf): the L3's sampled latency (10 ns a count) over its
+#     sampled requests, near and far, summed over 2 CCXs before dividing:
+#     (6e7 + 1.2e8 + 3e7) x 10 ns / (1e6 + 6e6 + 1e6) = 262.5 ns (the
+#     mean of per-CCX ratios would differ); no reads in flight (sampled).
 #   zen4 and skl: MEM counts bytes, its latency figures are absent with
 #     the reason (never 0); MEM_LATENCY, QPI and UPI are refused with it.
 . "${top_srcdir:-.}/tests/lib.sh"
@@ -180,6 +184,31 @@ is "$rc" 0 "spr MEM: exit 0"
 near "$(fig "$T/spr-mem.json" memory_read_latency 0)" 150e-9 0.01 "spr MEM: the latency beside the bytes"
 stop_uncored
 
+# ---- zen5, perf backend: the L3's sampled latency --------------------------
+cat >"$T/zen5.json" <<'JSON'
+{ "platform": "zen5", "sockets": 1, "ccx_count": 2,
+  "perf": { "kernel": "6.12.0" },
+  "phases": [ { "seconds": 3600, "rates": {
+    "l3:0xac:0x01@0": 6.0e7, "l3:0xad:0x01@0": 1.0e6,
+    "l3:0xac:0x01@1": 1.2e8, "l3:0xad:0x01@1": 6.0e6,
+    "l3:0xac:0x02": 3.0e7, "l3:0xad:0x02": 1.0e6,
+    "l3:0xac:0x3f": 9.0e9, "l3:0xad:0x3f": 5.0e7
+  } } ] }
+JSON
+up zen5 zen5 perf "$T/zen5.json"
+"$CTL" -s "$S" groups --names >"$T/out" 2>&1
+is "$(tr '\n' ' ' <"$T/out")" "MEM LLC MEM_LATENCY " "zen5: groups --names"
+grun zen5-lat MEM_LATENCY 1
+is "$rc" 0 "zen5 MEM_LATENCY: exit 0"
+near "$(fig "$T/zen5-lat.json" memory_read_latency 0)" 262.5e-9 0.01 \
+	"zen5: 262.5 ns, near and far over both CCXs, sum then divide (not the 0x3f umask's)"
+is "$(jq -c '.figures[] | select(.name == "memory_reads_in_flight") | [.all, .reason]' "$T/zen5-lat.json")" \
+	'[null,"platform zen5 defines no source lat_occ_all"]' \
+	"zen5: no reads in flight from sampled requests, with the reason"
+grun zen5-mem MEM 1
+near "$(fig "$T/zen5-mem.json" memory_read_latency all)" 262.5e-9 0.01 "zen5 MEM: the latency too"
+stop_uncored
+
 # ---- zen4 and skl: no latency events -------------------------------------
 for p in zen4 skl; do
 	case $p in zen4) b=perf ;; *) b=direct ;; esac
@@ -189,7 +218,7 @@ for p in zen4 skl; do
 	"$CTL" -s "$S" groups >"$T/out" 2>&1
 	like "$(sed -n '/^MEM_LATENCY/,/^$/p' "$T/out")" "not here: platform $p defines no source lat_occ_all" \
 		"$p groups: MEM_LATENCY not here, with the reason"
-	like "$(sed -n '/^MEM /,/^$/p' "$T/out")" "memory_read_latency    seconds           not counted here" \
+	like "$(sed -n '/^MEM /,/^$/p' "$T/out")" "memory_read_latency    seconds           not here: platform $p defines no source lat_occ_all" \
 		"$p groups: MEM's latency figure not counted here"
 	grun "$p-mem" MEM 0.5
 	is "$rc" 0 "$p MEM: exit 0"

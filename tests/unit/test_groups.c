@@ -4,8 +4,9 @@
  * MEM and LLC count on the platforms issue 40 names (hsx, skx, spr,
  * zen4, skl, and zen5, icx, gnr: every source defined, each of its
  * events in the platform's catalog with a positive scale), MEM_LATENCY
- * (and MEM's optional latency sources) where the daemon's read latency
- * family has TOR occupancy (hsx, skx, icx, spr, gnr) and nowhere else,
+ * (and MEM's latency figure) where the daemon has its read latency
+ * family (hsx, skx, icx, spr, gnr: the TOR; zen5: the L3's samples) and
+ * nowhere else,
  * QPI on hsx and snbep, UPI on skx and later; a platform without a
  * source is one the route says so of (zen3: no dram_rd).
  */
@@ -66,6 +67,32 @@ static bool has_source(const struct platform *pl, const char *src,
 	return n > 0;
 }
 
+/* Does figure f count on pl (every source of it defined)? */
+static bool fig_counts(const struct platform *pl,
+		       const struct evgroup_figure *f)
+{
+	const char *const *lists[] = { f->of, f->over, f->per };
+	char why[400];
+
+	for (size_t l = 0; l < 3; l++)
+		for (size_t k = 0; k < GROUP_MAX_SRC && lists[l][k]; k++)
+			if (!has_source(pl, lists[l][k], why, sizeof(why)))
+				return false;
+	return true;
+}
+
+/* Does some figure of g named name count on pl (one of its
+ * alternatives)?  name NULL: any figure. */
+static bool some_fig(const struct platform *pl, const struct evgroup *g,
+		     const char *name)
+{
+	for (size_t f = 0; f < g->nfig; f++)
+		if ((!name || !strcmp(g->fig[f].name, name)) &&
+		    fig_counts(pl, &g->fig[f]))
+			return true;
+	return false;
+}
+
 /* Does pl define every source of list v? */
 static bool has_all(const struct platform *pl, const char *const *v,
 		    char *why, size_t whylen)
@@ -94,7 +121,7 @@ int main(void)
 		{ "spr", "MEM LLC MEM_LATENCY UPI", true },
 		{ "gnr", "MEM LLC MEM_LATENCY UPI", true },
 		{ "zen4", "MEM LLC", false },
-		{ "zen5", "MEM LLC", false },
+		{ "zen5", "MEM LLC MEM_LATENCY", true },
 		{ "skl", "MEM LLC", false },
 	};
 	char why[400];
@@ -127,11 +154,15 @@ int main(void)
 			fine &= clk == (fg->per[0] != NULL);
 			fine &= fg->kind != GF_PER_SECOND ||
 				strstr(fg->unit, "per_second") != NULL;
+			/* a ratio of counts, or with a factor to seconds */
 			fine &= (fg->kind == GF_RATIO ||
 				 fg->kind == GF_ONE_MINUS_RATIO) ==
-				(strcmp(fg->unit, "ratio") == 0);
-			fine &= (fg->kind == GF_LATENCY) ==
+				(strcmp(fg->unit, "ratio") == 0 ||
+				 (fg->kind == GF_RATIO && fg->k > 0));
+			fine &= (fg->kind == GF_LATENCY ||
+				 (fg->kind == GF_RATIO && fg->k > 0)) ==
 				(strcmp(fg->unit, "seconds") == 0);
+			fine &= !fg->k || fg->kind == GF_RATIO;
 		}
 		ok(fine, "%s: every figure over its group's sources, a divisor "
 		   "exactly for the ratios and the latency, a clock exactly for "
@@ -157,16 +188,17 @@ int main(void)
 					 want[p].groups);
 				expect = strstr(list, w) != NULL;
 			}
-			ok(has_all(pl, gr->src, why, sizeof(why)) == expect,
+			ok((has_all(pl, gr->src, why, sizeof(why)) &&
+			    some_fig(pl, gr, NULL)) == expect,
 			   "%s %s: %s (%s)", want[p].plat, gr->name,
 			   expect ? "every source defined, its events in the "
 			   "catalog" : "a source missing, the group refused with "
 			   "the reason", why);
 		}
-		ok(mem && has_all(pl, mem->opt, why, sizeof(why)) ==
-		   want[p].mem_latency, "%s MEM: the read latency %s (%s)",
+		ok(mem && some_fig(pl, mem, "memory_read_latency") ==
+		   want[p].mem_latency, "%s MEM: the read latency %s",
 		   want[p].plat, want[p].mem_latency ? "too" : "absent with "
-		   "the reason", why);
+		   "the reason");
 	}
 	ok(!has_source(plat_by_id("zen3"), "dram_rd", why, sizeof(why)),
 	   "zen3 has no dram_rd (reads and writes together): MEM is "
