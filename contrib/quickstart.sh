@@ -142,7 +142,7 @@ container_suite() {
 }
 distcheck_suite() {
 	build build-dist &&
-		make -C build-dist -j"$SUITE_JOBS" distcheck \
+		make -C build-dist -j"$SUITE_JOBS" distcheck VERBOSE=1 \
 			DISTCHECK_CONFIGURE_FLAGS=--enable-werror
 }
 
@@ -273,6 +273,10 @@ test)
 	else
 		FAIL=$((FAIL + 1)); status=1
 		tail -40 build-dist/distcheck.log >&2
+		# VERBOSE=1 put the failed tests' logs in it: distcheck
+		# removes its tree, and with it every other copy
+		grep -B2 -A6 '^not ok\|^Bail' build-dist/distcheck.log |
+			head -60 >&2
 		echo "FAIL: make distcheck (build-dist/distcheck.log)" >&2
 	fi
 	count build-asan/test-suite.log

@@ -14,6 +14,7 @@
 #include <limits.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,34 @@
 #include "http_listen.h"
 
 #define HTTP_BACKLOG	64
+/*
+ * TCP_DEFER_ACCEPT (tcp(7)): the kernel hands a connection over only
+ * once its first bytes arrived, or after this many seconds.  A client
+ * that connected, and whose request is late (a loaded machine can hold
+ * curl for tens of milliseconds between connect() and send()), is then
+ * never a connection with nothing received that the slow clients of
+ * its address displace at max_per_ip (http_conn.c, conn_victim()): by
+ * the time the daemon sees it, its request is in the receive queue.
+ * A client that sends nothing costs the daemon no connection until
+ * then.  10 s is [http] timeout_s's default.
+ */
+#define HTTP_DEFER_ACCEPT_S	10
+
+/* Sets TCP_DEFER_ACCEPT on fd unless it has a value already (a systemd
+ * socket's DeferAcceptSec=).  Not fatal: without it a late request is
+ * only displaceable, as before. */
+static void defer_accept(int fd)
+{
+	int secs = 0;
+	socklen_t len = sizeof(secs);
+
+	if (getsockopt(fd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &secs, &len) == 0 &&
+	    secs > 0)
+		return;
+	secs = HTTP_DEFER_ACCEPT_S;
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &secs,
+			 sizeof(secs));
+}
 
 /*
  * Parses "A.B.C.D:PORT", "[V6]:PORT", "localhost:PORT" or ":PORT".  The
@@ -178,6 +207,7 @@ int listen_tcp(struct listen_sock *l, const char *spec, char *err,
 	if (bind(fd, (struct sockaddr *)&ss, sslen) < 0 ||
 	    listen(fd, HTTP_BACKLOG) < 0)
 		goto fail;
+	defer_accept(fd);
 	l->fd = fd;
 	name_tcp(l);
 	return 0;
@@ -239,6 +269,7 @@ int listen_adopt(struct listen_sock *l, int fd, char *err,
 		else
 			snprintf(l->name, sizeof(l->name), "unix fd %d", fd);
 	} else {
+		defer_accept(fd);
 		name_tcp(l);
 	}
 	return 0;
