@@ -53,6 +53,8 @@ struct rser {
 struct region {
 	char *name;
 	uint64_t calls;		/* ends, over every thread */
+	struct rthread *thr;	/* ... and per thread (LIKWID's count) */
+	size_t nthr, capthr;
 	uint64_t windows;	/* windows counted */
 	uint64_t code_ns;	/* the windows' time in the code */
 	unsigned maxin;		/* the most begins open at once */
@@ -64,6 +66,12 @@ struct region {
 	size_t nclaims;
 	char (*ids)[LIB_ID_MAX];
 	struct lproto_counts *start;
+};
+
+/* The ends of one region by one thread. */
+struct rthread {
+	pthread_t th;
+	uint64_t calls;
 };
 
 /* A begin not yet ended: by which thread, of which region (an index:
@@ -117,6 +125,7 @@ static void region_free(struct uncored *u)
 			free(g->r[i].s[k].family);
 		}
 		window_clear(&g->r[i]);
+		free(g->r[i].thr);
 		free(g->r[i].s);
 		free(g->r[i].name);
 	}
@@ -408,6 +417,32 @@ static int window_close(struct uncored *u, struct region *r, uint64_t t1)
 	return rc;
 }
 
+/* Adds an end of r by thread th to its per-thread calls (where memory
+ * runs out, only the total counts it). */
+static void count_thread(struct region *r, pthread_t th)
+{
+	for (size_t i = 0; i < r->nthr; i++)
+		if (pthread_equal(r->thr[i].th, th)) {
+			r->thr[i].calls++;
+			return;
+		}
+	if (!grow((void **)&r->thr, &r->capthr, r->nthr, sizeof(*r->thr)))
+		return;
+	r->thr[r->nthr++] = (struct rthread){ th, 1 };
+}
+
+/* The calls of r as LIKWID counts them: the most ends of any one thread
+ * (20 calls by each of 4 threads is 20). */
+static uint64_t calls_per_thread(const struct region *r)
+{
+	uint64_t m = 0;
+
+	for (size_t i = 0; i < r->nthr; i++)
+		if (r->thr[i].calls > m)
+			m = r->thr[i].calls;
+	return r->nthr ? m : r->calls;
+}
+
 static int end_locked(struct uncored *u, const char *name)
 {
 	struct regions *g = u->reg;
@@ -436,6 +471,7 @@ static int end_locked(struct uncored *u, const char *name)
 		(g->depth - k) * sizeof(*g->open));
 	g->depth--;
 	r->calls++;
+	count_thread(r, self);
 	if (--r->in)
 		return 0;	/* another begin keeps the window open */
 	return window_close(u, r, t1);
@@ -545,23 +581,44 @@ static double extra_us(const struct regions *g)
 	return windows ? (double)extra / (double)windows / 1e3 : NAN;
 }
 
+/* Does family name count bytes (uncore_dram_read_bytes, ...)? */
+static bool bytes_family(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n > 6 && strcmp(name + n - 6, "_bytes") == 0;
+}
+
+/* One row; gb: the row's counts are bytes, written in GB and GB/s. */
 static void table_row(FILE *f, const struct region *r, bool first, int wn,
 		      int we, const char *name, unsigned socket,
-		      const struct rowv *v, const char *mark)
+		      const struct rowv *v, const char *mark, bool gb)
 {
 	char count[32], rate[32], ran[16];
 
-	snprintf(count, sizeof(count), isnan(v->count) ? "-" : "%.0f", v->count);
-	snprintf(rate, sizeof(rate), isnan(v->rate) ? "-" : "%.4g", v->rate);
-	if (isnan(v->ran) || v->ran > 0.999)
+	if (gb) {
+		snprintf(count, sizeof(count), isnan(v->count) ? "-"
+			 : "%.3f GB", v->count / 1e9);
+		snprintf(rate, sizeof(rate), isnan(v->rate) ? "-"
+			 : "%.3f GB/s", v->rate / 1e9);
+	} else {
+		snprintf(count, sizeof(count), isnan(v->count) ? "-" : "%.0f",
+			 v->count);
+		snprintf(rate, sizeof(rate), isnan(v->rate) ? "-" : "%.4g",
+			 v->rate);
+	}
+	/* blank where nothing was counted: no share to speak of */
+	if (isnan(v->ran) || isnan(v->count))
+		snprintf(ran, sizeof(ran), " ");
+	else if (v->ran > 0.999)
 		snprintf(ran, sizeof(ran), "100%%");
 	else
 		snprintf(ran, sizeof(ran), "%.0f%%", 100.0 * v->ran);
 	if (first)
-		fprintf(f, "%-*s %8" PRIu64 " %10.6f", wn, r->name, r->calls,
-			(double)r->code_ns / 1e9);
+		fprintf(f, "%-*s %8" PRIu64 " %7zu %10.6f", wn, r->name,
+			calls_per_thread(r), r->nthr, (double)r->code_ns / 1e9);
 	else
-		fprintf(f, "%-*s %8s %10s", wn, "", "", "");
+		fprintf(f, "%-*s %8s %7s %10s", wn, "", "", "", "");
 	fprintf(f, "  %-*s %6u %10.6f %16s %12s %5s%s\n", we, name, socket,
 		v->window_s, count, rate, ran, mark);
 }
@@ -591,9 +648,9 @@ static void report_table(FILE *f, const struct uncored *u,
 	fprintf(f, "uncored regions (uncore counts are per socket: they include "
 		"everything else that ran on the socket meanwhile; a region "
 		"that several threads are in at once is counted once)\n");
-	fprintf(f, "%-*s %8s %10s  %-*s %6s %10s %16s %12s %5s\n", wn, "REGION",
-		"CALLS", "CODE_S", we, "EVENT", "SOCKET", "WINDOW_S", "COUNT",
-		"RATE/s", "RAN");
+	fprintf(f, "%-*s %8s %7s %10s  %-*s %6s %10s %16s %12s %5s\n", wn,
+		"REGION", "CALLS", "THREADS", "CODE_S", we, "EVENT", "SOCKET",
+		"WINDOW_S", "COUNT", "RATE/s", "RAN");
 	for (size_t i = 0; i < g->n; i++) {
 		const struct region *r = &g->r[i];
 		bool first = true;
@@ -612,7 +669,8 @@ static void report_table(FILE *f, const struct uncored *u,
 				worst = v.err;
 			snprintf(name, sizeof(name), "%s%s%s", prefix ? q->claim
 				 : "", prefix ? "/" : "", q->event);
-			table_row(f, r, first, wn, we, name, q->socket, &v, mark);
+			table_row(f, r, first, wn, we, name, q->socket, &v, mark,
+				  false);
 			first = false;
 			if (!q->family)
 				continue;
@@ -620,7 +678,8 @@ static void report_table(FILE *f, const struct uncored *u,
 			v.rate *= q->scale;
 			snprintf(name, sizeof(name), "%s%s%s", prefix ? q->claim
 				 : "", prefix ? "/" : "", q->family);
-			table_row(f, r, false, wn, we, name, q->socket, &v, mark);
+			table_row(f, r, false, wn, we, name, q->socket, &v, mark,
+				  bytes_family(q->family));
 		}
 	}
 	if (!isnan(extra_us(g)))
@@ -647,7 +706,8 @@ static void report_table(FILE *f, const struct uncored *u,
 static void report_csv(FILE *f, const struct regions *g)
 {
 	fprintf(f, "region,calls,code_s,claim,event,socket,window_s,count,raw,"
-		"rate_per_s,running_share,lost,window_uncertain\n");
+		"rate_per_s,running_share,lost,window_uncertain,threads,"
+		"calls_per_thread\n");
 	for (size_t i = 0; i < g->n; i++) {
 		const struct region *r = &g->r[i];
 
@@ -660,20 +720,23 @@ static void report_csv(FILE *f, const struct regions *g)
 			for (const char *c = r->name; *c; c++)
 				fprintf(f, *c == '"' ? "\"\"" : "%c", *c);
 			fprintf(f, "\",%" PRIu64 ",%.9f,%s,%s,%u,%.9f,%.0f,%" PRIu64
-				",%.6g,%.4f,%s,%s\n", r->calls, (double)r->code_ns /
-				1e9, q->claim, q->event, q->socket, v.window_s,
-				v.count, q->raw, v.rate, v.ran, q->cut ? "yes" : "no",
-				v.uncertain ? "yes" : "no");
+				",%.6g,%.4f,%s,%s,%zu,%" PRIu64 "\n", r->calls,
+				(double)r->code_ns / 1e9, q->claim, q->event,
+				q->socket, v.window_s, v.count, q->raw, v.rate, v.ran,
+				q->cut ? "yes" : "no", v.uncertain ? "yes" : "no",
+				r->nthr, calls_per_thread(r));
 			if (!q->family)
 				continue;
 			fputc('"', f);
 			for (const char *c = r->name; *c; c++)
 				fprintf(f, *c == '"' ? "\"\"" : "%c", *c);
 			fprintf(f, "\",%" PRIu64 ",%.9f,%s,%s,%u,%.9f,%.0f,,%.6g,"
-				"%.4f,%s,%s\n", r->calls, (double)r->code_ns / 1e9,
-				q->claim, q->family, q->socket, v.window_s,
-				v.count * q->scale, v.rate * q->scale, v.ran,
-				q->cut ? "yes" : "no", v.uncertain ? "yes" : "no");
+				"%.4f,%s,%s,%zu,%" PRIu64 "\n", r->calls,
+				(double)r->code_ns / 1e9, q->claim, q->family,
+				q->socket, v.window_s, v.count * q->scale,
+				v.rate * q->scale, v.ran, q->cut ? "yes" : "no",
+				v.uncertain ? "yes" : "no", r->nthr,
+				calls_per_thread(r));
 		}
 	}
 }
@@ -719,6 +782,9 @@ static int report_json(FILE *f, const struct uncored *u,
 		json_object_object_add(x, "calls", json_object_new_int64((int64_t)r->calls));
 		json_object_object_add(x, "windows", json_object_new_int64((int64_t)r->windows));
 		json_object_object_add(x, "threads_at_once", json_object_new_int64(r->maxin));
+		json_object_object_add(x, "threads", json_object_new_int64((int64_t)r->nthr));
+		json_object_object_add(x, "calls_per_thread",
+				       json_object_new_int64((int64_t)calls_per_thread(r)));
 		json_object_object_add(x, "code_s", json_object_new_double((double)r->code_ns / 1e9));
 		json_object_object_add(x, "events", evs);
 		json_object_object_add(x, "metrics", ms);

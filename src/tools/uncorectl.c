@@ -1822,15 +1822,18 @@ static int cmd_top(struct ctl *c, int argc, char **argv)
  * sources, each the sum of some of the claim's events times their scale,
  * and its figures over them (src/plat/group.h has the forms).
  */
-enum gkind { GK_SUM, GK_PER_SECOND, GK_RATIO, GK_ONE_MINUS_RATIO };
+enum gkind { GK_SUM, GK_PER_SECOND, GK_RATIO, GK_ONE_MINUS_RATIO,
+	     GK_IN_FLIGHT, GK_LATENCY, GK_ABSENT };
 
-#define RUN_MAXSRC 4
+#define RUN_MAXSRC 16
 #define RUN_MAXSOCK 64
 
 struct gfig {
 	const char *name, *unit;	/* into the group's JSON */
-	enum gkind kind;
-	unsigned of, over;	/* bitmaps of source indices */
+	enum gkind kind;	/* GK_ABSENT: not counted here */
+	const char *reason;	/* GK_ABSENT: why (into the JSON) */
+	unsigned of, over, per;	/* bitmaps of source indices */
+	double k;		/* the factor on sum(of) (GK_RATIO) */
 };
 
 /* What `run` counts: the claim's events in order, and the group's
@@ -1915,7 +1918,8 @@ static unsigned src_bits(struct json_object *g, struct json_object *a)
 static int plan_group(struct ctl *c, struct plan *p, const char *name)
 {
 	static const char *const kinds[] = { "sum", "per_second", "ratio",
-					     "one_minus_ratio" };
+					     "one_minus_ratio", "in_flight",
+					     "latency" };
 	char path[200], q[150];
 	struct json_object *g, *srcs, *figs;
 	struct reply r;
@@ -1966,37 +1970,70 @@ static int plan_group(struct ctl *c, struct plan *p, const char *name)
 		const char *kind = jstr(fo, "kind", "");
 		size_t k;
 
-		for (k = 0; k < 4 && strcmp(kind, kinds[k]) != 0; k++)
+		for (k = 0; k < GK_ABSENT && strcmp(kind, kinds[k]) != 0; k++)
 			;
-		if (k == 4)
+		if (k == GK_ABSENT)
 			continue;	/* a form this uncorectl does not know */
-		p->fig[p->nfig++] = (struct gfig){
+		/* a daemon before optional sources serves no "available":
+		 * every figure of an available group counts */
+		if (jget(fo, "available") && !jbool(fo, "available"))
+			k = GK_ABSENT;
+		p->fig[p->nfig] = (struct gfig){
 			.name = jstr(fo, "name", "?"), .unit = jstr(fo, "unit", ""),
 			.kind = (enum gkind)k, .of = src_bits(g, jget(fo, "of")),
 			.over = src_bits(g, jget(fo, "over")),
+			.per = src_bits(g, jget(fo, "per")), .k = 1,
+			.reason = jstr(fo, "reason", "not counted here"),
 		};
+		jnum(fo, "factor", &p->fig[p->nfig].k);
+		p->nfig++;
 	}
 	reply_free(&r);
 	return 0;
 }
 
-/* The sum of the sources in bits over the events' values v[] (scaled
- * counts); NaN when one of them has none. */
-static double src_sum(const struct plan *p, const double *v, unsigned bits)
+/* The sum of the sources in bits over the events' values w[] (scaled
+ * counts) of socket k (w[k * nev + i]); over every socket for k < 0. */
+static double src_sum(const struct plan *p, const double *w, unsigned ns,
+		      int k, unsigned bits)
 {
 	double sum = 0;
 
-	for (size_t i = 0; i < p->nev; i++)
-		if (p->src[i] >= 0 && (bits >> p->src[i]) & 1u)
-			sum += v[i] * p->scale[i];
+	for (unsigned s = 0; s < ns; s++)
+		for (size_t i = 0; (k < 0 || (unsigned)k == s) && i < p->nev; i++)
+			if (p->src[i] >= 0 && (bits >> p->src[i]) & 1u)
+				sum += w[s * p->nev + i] * p->scale[i];
 	return sum;
 }
 
-/* Figure f over the events' values v[] counted over secs seconds. */
-static double fig_value(const struct plan *p, const struct gfig *f,
-			const double *v, double secs)
+/* The requests in flight of figure f on socket k (every socket summed,
+ * each over its own clock, for k < 0): NaN when a clock has no count. */
+static double in_flight(const struct plan *p, const struct gfig *f,
+			const double *w, unsigned ns, int k)
 {
-	double a = src_sum(p, v, f->of), b;
+	double sum = 0;
+
+	for (unsigned s = 0; s < ns; s++) {
+		double occ, clk;
+
+		if (k >= 0 && (unsigned)k != s)
+			continue;
+		occ = src_sum(p, w, ns, (int)s, f->of);
+		clk = src_sum(p, w, ns, (int)s, f->per);
+		if (!(clk > 0))
+			return NAN;
+		sum += occ / clk;
+	}
+	return sum;
+}
+
+/* Figure f over the events' values w[] (per socket, as src_sum takes
+ * them) of socket k (every socket for k < 0), counted over secs
+ * seconds. */
+static double fig_value(const struct plan *p, const struct gfig *f,
+			const double *w, unsigned ns, int k, double secs)
+{
+	double a = src_sum(p, w, ns, k, f->of), b;
 
 	switch (f->kind) {
 	case GK_SUM:
@@ -2005,25 +2042,40 @@ static double fig_value(const struct plan *p, const struct gfig *f,
 		return secs > 0 ? a / secs : NAN;
 	case GK_RATIO:
 	case GK_ONE_MINUS_RATIO:
-		b = src_sum(p, v, f->over);
+		b = src_sum(p, w, ns, k, f->over);
 		if (!(b > 0) || isnan(a))
 			return NAN;
-		return f->kind == GK_RATIO ? a / b : 1 - a / b;
+		return f->kind == GK_RATIO ? f->k * a / b : 1 - a / b;
+	case GK_IN_FLIGHT:
+		return in_flight(p, f, w, ns, k);
+	case GK_LATENCY:
+		b = src_sum(p, w, ns, k, f->over);
+		if (!(b > 0) || !(secs > 0))
+			return NAN;
+		return in_flight(p, f, w, ns, k) * secs / b;
+	case GK_ABSENT:
+		break;
 	}
 	return NAN;
 }
 
-/* A figure's value for people: GB and GB/s (10^9), ratios to 4 places. */
+/* A figure's value for people: GB and GB/s (10^9), ratios to 4 places,
+ * seconds in ns, a small mean count (reads in flight) to 3 places, other
+ * counts whole. */
 static const char *fig_text(const char *unit, double v, char *buf, size_t len)
 {
 	if (isnan(v))
 		snprintf(buf, len, "-");
+	else if (strcmp(unit, "seconds") == 0)
+		snprintf(buf, len, "%.1f ns", v * 1e9);
 	else if (strcmp(unit, "bytes") == 0)
 		snprintf(buf, len, "%.3f GB", v / 1e9);
 	else if (strcmp(unit, "bytes_per_second") == 0)
 		snprintf(buf, len, "%.3f GB/s", v / 1e9);
 	else if (strcmp(unit, "ratio") == 0)
 		snprintf(buf, len, "%.4f", v);
+	else if (v != floor(v) && fabs(v) < 1e3)
+		snprintf(buf, len, "%.3f", v);	/* a mean: reads in flight */
 	else
 		snprintf(buf, len, "%.0f", v);
 	return buf;
@@ -2083,6 +2135,10 @@ static int cmd_groups(struct ctl *c, int argc, char **argv)
 			struct json_object *so = json_object_array_get_idx(srcs, s), *evs;
 			size_t ne;
 
+			/* an optional source this machine lacks: its
+			 * figures say so */
+			if (jget(so, "available") && !jbool(so, "available"))
+				continue;
 			evs = jarr(so, "events", &ne);
 			printf("  %-8s", jstr(so, "name", "?"));
 			for (size_t e = 0; e < ne; e++) {
@@ -2100,9 +2156,12 @@ static int cmd_groups(struct ctl *c, int argc, char **argv)
 		for (size_t f = 0; f < nf; f++) {
 			struct json_object *fo = json_object_array_get_idx(figs, f);
 
-			printf("  %-22s %-17s %s\n", jstr(fo, "name", "?"),
+			printf("  %-22s %-17s %s%s\n", jstr(fo, "name", "?"),
 			       jstr(fo, "unit", "")[0] ? jstr(fo, "unit", "") : "count",
-			       jstr(fo, "description", ""));
+			       jget(fo, "available") && !jbool(fo, "available")
+			       ? "not here: " : "", jget(fo, "available") &&
+			       !jbool(fo, "available") ? jstr(fo, "reason", "?")
+			       : jstr(fo, "description", ""));
 		}
 	}
 	reply_free(&r);
@@ -2199,21 +2258,22 @@ static double run_values(const struct plan *p, const struct uncored_counts *a,
 			 const struct uncored_counts *b, int s, double *v)
 {
 	unsigned ns = uncored_counts_nsockets(b);
-	double secs = 0, *w = xrealloc(NULL, (p->nev + 1) * sizeof(double));
+	double secs = 0, *w;
 
+	if (ns > RUN_MAXSOCK)
+		ns = RUN_MAXSOCK;
+	w = xrealloc(NULL, (ns * p->nev + 1) * sizeof(double));
 	if (p->nev)
 		secs = (double)(uncored_counts_enabled_ns(b, 0) -
 				uncored_counts_enabled_ns(a, 0)) / 1e9;
 	for (size_t i = 0; i < p->nev; i++) {
 		v[i] = uncored_counts_delta(a, b, i, s);
-		w[i] = 0;
-		for (unsigned k = 0; k < ns && k < RUN_MAXSOCK; k++)
-			if (s < 0 || (unsigned)s == k)
-				w[i] += uncored_counts_delta(a, b, i, (int)k) *
-					p->isc[i * RUN_MAXSOCK + k];
+		for (unsigned k = 0; k < ns; k++)
+			w[k * p->nev + i] = uncored_counts_delta(a, b, i, (int)k) *
+					    p->isc[i * RUN_MAXSOCK + k];
 	}
 	for (size_t f = 0; f < p->nfig; f++)
-		v[p->nev + f] = fig_value(p, &p->fig[f], w, secs);
+		v[p->nev + f] = fig_value(p, &p->fig[f], w, ns, s, secs);
 	free(w);
 	return secs;
 }
@@ -2299,7 +2359,8 @@ static void run_table(struct run *R)
 		tbl_cell(&t, "SOCKET");
 		tbl_cell(&t, "VALUE");
 		for (size_t f = 0; f < p->nfig; f++)
-			for (unsigned s = 0; s <= R->nsockets; s++) {
+			for (unsigned s = 0; p->fig[f].kind != GK_ABSENT &&
+			     s <= R->nsockets; s++) {
 				double v = s < R->nsockets
 					   ? R->sock[s * nk + p->nev + f]
 					   : R->all[p->nev + f];
@@ -2314,6 +2375,10 @@ static void run_table(struct run *R)
 				tbl_cell(&t, "%s", fig_text(p->fig[f].unit, v, b, sizeof(b)));
 			}
 		tbl_fprint(&t, R->out, 2, 0);
+		for (size_t f = 0; f < p->nfig; f++)
+			if (p->fig[f].kind == GK_ABSENT)
+				fprintf(R->out, "  %s: not counted here (%s)\n",
+					p->fig[f].name, p->fig[f].reason);
 	}
 	if (!R->ntl)
 		return;
@@ -2431,6 +2496,9 @@ static void run_json(struct run *R, const char *lib)
 				json_object_array_add(ss, jdouble(R->sock[s * nk + k]));
 			json_object_object_add(e, "sockets", ss);
 			json_object_object_add(e, "all", jdouble(R->all[k]));
+			if (pass && p->fig[k - p->nev].kind == GK_ABSENT)
+				json_object_object_add(e, "reason",
+					json_object_new_string(p->fig[k - p->nev].reason));
 			json_object_array_add(a, e);
 		}
 		json_object_object_add(o, pass ? "figures" : "totals", a);
@@ -2999,11 +3067,13 @@ static const struct command commands[] = {
 	  "  -i, --interval S   refresh every S seconds (default 1)\n"
 	  "  -c, --count N      stop after N refreshes\n" },
 	{ "groups", cmd_groups, "[--names] [--json]",
-	  "named groups (MEM, LLC): their events here and figures",
-	  "List the named groups (MEM: DRAM bytes and GB/s; LLC: lookups, misses\n"
-	  "and hit ratio) with the events they take on this machine and the\n"
-	  "figures they give, the same on every platform; a group that cannot\n"
-	  "count here says why.",
+	  "named groups (MEM, LLC, MEM_LATENCY, QPI, UPI) and their events",
+	  "List the named groups (MEM: DRAM bytes and GB/s, and the read latency\n"
+	  "where the platform counts it; LLC: lookups, misses and hit ratio;\n"
+	  "MEM_LATENCY: mean read latency and reads in flight; QPI, UPI: the\n"
+	  "interconnect's bytes sent) with the events they take on this machine\n"
+	  "and the figures they give, the same on every platform; a group or a\n"
+	  "figure that cannot count here says why.",
 	  "Options:\n"
 	  "  -n, --names        only the names of the groups that count here\n" },
 	{ "run", cmd_run,

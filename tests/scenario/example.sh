@@ -22,10 +22,10 @@ is "$?" 0 "the example runs ($(head -c 200 "$T/err"))"
 sed 's/^/# /' "$T/out"
 like "$(cat "$T/out")" "per socket" "its report says uncore counts are per socket"
 for r in stream chase; do
-	ok "$(grep -Eq "^$r +1 +[0-9.]+ +DRAM_DATA_READS +0 " "$T/out"; echo $?)" \
-		"region $r: one call, its DRAM reads"
+	ok "$(grep -Eq "^$r +1 +1 +[0-9.]+ +DRAM_DATA_READS +0 " "$T/out"; echo $?)" \
+		"region $r: one call by one thread, its DRAM reads"
 done
-rate=$(awk '$1 == "stream" { print $8 }' "$T/out")
+rate=$(awk '$1 == "stream" { print $9 }' "$T/out")
 near "$rate" 1.5e8 0.3 "the streaming loop's DRAM reads at the simulated 1.5e8/s"
 like "$(cat "$T/out")" "UNC_CBO_CACHE_LOOKUP.ANY_I" "and the chase's LLC misses event"
 tap_done

@@ -47,7 +47,7 @@ ok $? "hsx: daemon up"
 wait_for "3 samples" 60 ring_has "$PORT" 3
 
 "$CTL" -s "$S" groups --names >"$T/out" 2>&1
-is "$(cat "$T/out" | tr '\n' ' ')" "MEM LLC " "groups --names: MEM and LLC count here"
+is "$(cat "$T/out" | tr '\n' ' ')" "MEM LLC MEM_LATENCY QPI " "groups --names: MEM, LLC, MEM_LATENCY and QPI count here"
 "$CTL" -s "$S" groups >"$T/out" 2>&1
 like "$(cat "$T/out")" "dram_rd  UNC_M_CAS_COUNT.RD x 64" \
 	"groups: MEM's reads are hsx's CAS reads, 64 bytes each"
@@ -89,7 +89,7 @@ near "$(fig "$T/llc.json" llc_lookups 0)" "$(awk -v w="$w" 'BEGIN { print 4.0e8 
 
 # the formats
 run -g MEM -- sleep 0.3
-like "$(cat "$T/err")" "REGION    CALLS" "table: the library's region table"
+like "$(cat "$T/err")" "REGION    CALLS THREADS" "table: the library's region table"
 like "$(cat "$T/err")" "uncorectl run: sleep exited with status 0 after" "table: how the run ended"
 # (the rows' form, and their values at 2 %: a 0.3 s run's rate under
 # ASan on a loaded CI machine came out outside 8.00-8.09, a reading's
@@ -172,7 +172,7 @@ run -m -g MEM -- "$CHECK" lease - 1
 is "$rc" 0 "markers: exit 0"
 row=$(grep '^long ' "$T/out" "$T/err" | head -1 | sed 's/^[^:]*://')
 echo "# $row"
-ok "$(echo "$row" | awk '$4 == "UNC_M_CAS_COUNT.RD" && $8 > 1.24e8 && $8 < 1.26e8 { f = 1 } END { exit !f }'; echo $?)" \
+ok "$(echo "$row" | awk '$5 == "UNC_M_CAS_COUNT.RD" && $9 > 1.24e8 && $9 < 1.26e8 { f = 1 } END { exit !f }'; echo $?)" \
 	"markers: the program's region counts CAS reads at 1.25e8/s"
 like "$(cat "$T/err")" "libcheck exited with status 0" "markers: and the run's report follows"
 stop_uncored

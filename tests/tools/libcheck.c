@@ -9,9 +9,10 @@
  * DESCRIPTION", and "# ..." diagnostics; exits 0 unless it could not run
  * at all.  The workload the script gives the daemon: HITM_XCORE
  * (cbo:0x22:0x48) at 1e7/s on socket 0, DRAM_DATA_READS at 1.5e8/s.
- * "liar SOCKET", "renew-reset SOCKET" and "forkrace SOCKET" need no daemon: they play one at
- * SOCKET, that answers for other claims, or that answers two reads only
- * once both are in flight.
+ * "liar SOCKET", "renew-reset SOCKET", "forkrace SOCKET" and "blind
+ * SOCKET" need no daemon: they play one at SOCKET, that answers for
+ * other claims, or that answers two reads only once both are in flight,
+ * or whose claim never runs inside a region.
  */
 #include "config.h"
 
@@ -360,14 +361,15 @@ static void check_regions(const char *sock)
 	      "and names both regions");
 	if (buf) {
 		char *l = strstr(buf, "\ninner ");
-		unsigned calls = 0;
+		unsigned calls = 0, threads = 0;
 		double secs = 0, count = 0, rate = 0;
 
 		double win = 0, bytes = 0, brate = 0;
 
-		if (l && sscanf(l, "\ninner %u %lf DRAM_DATA_READS 0 %lf %lf %lf",
-				&calls, &secs, &win, &count, &rate) == 5) {
-			check(calls == 3, "inner: 3 calls");
+		if (l && sscanf(l, "\ninner %u %u %lf DRAM_DATA_READS 0 %lf %lf %lf",
+				&calls, &threads, &secs, &win, &count, &rate) == 6) {
+			check(calls == 3 && threads == 1, "inner: 3 calls by 1 "
+			      "thread (%u, %u)", calls, threads);
 			check(secs >= 0.06 && secs < 1, "inner: %.3f s in the code",
 			      secs);
 			check(win >= 0.06 && win < 1, "inner: the counts cover "
@@ -378,13 +380,14 @@ static void check_regions(const char *sock)
 			check(fabs(rate / 1.5e8 - 1) < 0.3, "inner: DRAM reads at "
 			      "the simulated 1.5e8/s within 30%%: %.4g/s", rate);
 			l = strchr(l + 1, '\n');
-			if (l && sscanf(l, " uncore_dram_read_bytes 0 %lf %lf %lf",
-					&win, &bytes, &brate) == 3)
-				check(fabs(bytes / (64 * count) - 1) < 0.001 &&
-				      fabs(brate / (64 * rate) - 1) < 0.001,
+			/* in GB and GB/s, to 3 places: 1 MB at worst */
+			if (l && sscanf(l, " uncore_dram_read_bytes 0 %lf %lf GB "
+					"%lf GB/s", &win, &bytes, &brate) == 3)
+				check(fabs(bytes * 1e9 - 64 * count) <= 1e6 &&
+				      fabs(brate * 1e9 - 64 * rate) <= 1e6,
 				      "inner: and as uncore_dram_read_bytes, 64 "
-				      "bytes per read: %.4g B, %.4g B/s", bytes,
-				      brate);
+				      "bytes per read, in GB and GB/s: %.4g GB, "
+				      "%.4g GB/s", bytes, brate);
 			else
 				check(0, "inner: a row of uncore_dram_read_bytes");
 		} else {
@@ -842,6 +845,66 @@ static void check_liar(const char *path)
 }
 
 /*
+ * A region in which its claim never ran (a multiplexed claim that got no
+ * turn: the running time did not move between the readings): its row
+ * has no count, and no share of running time either, RAN blank rather
+ * than 100 % (issue 40 section 4).
+ */
+static const struct fakeud_answer blind_answers[] = {
+#define BLIND_READING(en, run) "{\"id\":\"c1-aaaaaa\",\"events\":[{" \
+	"\"event\":\"DRAM_DATA_READS\",\"time_enabled_ns\":" en "," \
+	"\"time_running_ns\":" run ",\"sockets\":[{\"socket\":0," \
+	"\"count\":42}]}]}"
+	{ 201, "1111", "{\"id\":\"c1-aaaaaa\",\"events\":[{\"event\":"
+		       "\"DRAM_DATA_READS\"}]}" },
+	{ 200, "1111", BLIND_READING("1000000", "1000000") },
+	{ 200, "1111", BLIND_READING("5000000", "1000000") },
+	/* a region over which not even the enabled time moved */
+	{ 200, "1111", BLIND_READING("5000000", "1000000") },
+	{ 200, "1111", BLIND_READING("5000000", "1000000") },
+#undef BLIND_READING
+};
+
+static void check_blind(const char *path)
+{
+	struct uncored *u;
+	struct fakeud f;
+	char id[32], *rep, *l, *e;
+	int rc;
+
+	fakeud_start(&f, path, blind_answers,
+		     sizeof(blind_answers) / sizeof(blind_answers[0]));
+	u = must_connect(path);
+	rc = uncored_claim(u, "DRAM_DATA_READS", 0, 0, id, sizeof(id));
+	check(rc == 0, "a claim (%s)", uncored_error(u));
+	rc = uncored_region_begin(u, "blind");
+	rc |= uncored_region_end(u, "blind");
+	rc |= uncored_region_begin(u, "still");
+	rc |= uncored_region_end(u, "still");
+	check(rc == 0, "two regions over two readings each (%s)",
+	      uncored_error(u));
+	rep = report_of(u);
+	printf("%s", rep ? rep : "");
+	for (int i = 0; i < 2; i++) {
+		const char *name = i ? "\nstill " : "\nblind ";
+
+		l = rep ? strstr(rep, name) : NULL;
+		e = l ? strchr(l + 1, '\n') : NULL;
+		if (e)
+			*e = '\0';
+		check(l && strstr(l, " DRAM_DATA_READS ") && strstr(l, " - ") &&
+		      !strchr(l, '%'), "a row that %s: count -, RAN blank, "
+		      "neither 0 nor 100 %% (%s)", i ? "covers no time" :
+		      "never ran", l ? l + 1 : "no row");
+		if (e)
+			*e = '\n';
+	}
+	free(rep);
+	uncored_disconnect(u);
+	fakeud_stop(&f);
+}
+
+/*
  * The daemon restarts and the library's renewing thread is the first to
  * meet it (a fake daemon: a claim with a 1 s lease, whose renewal comes
  * from another instance).  The program's next call is still told the
@@ -1120,7 +1183,7 @@ static void check_lost(const char *sock)
 	rep = report_of(u);
 	printf("%s", rep ? rep : "");
 	l = rep ? strstr(rep, "\ncut ") : NULL;
-	check(l && sscanf(l, "\ncut 1 %*f DRAM_DATA_READS 0 %lf %lf", &win,
+	check(l && sscanf(l, "\ncut 1 1 %*f DRAM_DATA_READS 0 %lf %lf", &win,
 			  &count) == 2 && win > 0.15 &&
 	      fabs(count / (win * 1.5e8) - 1) < 0.05,
 	      "the report keeps what it counted until the last reading: "
@@ -1147,12 +1210,14 @@ static void *member(void *arg)
 {
 	struct team *t = arg;
 
-	pthread_barrier_wait(t->in);
-	t->rc = uncored_region_begin(t->u, "parallel");
-	pthread_barrier_wait(t->in);
-	sleep_s(0.3);
-	pthread_barrier_wait(t->out);
-	t->rc |= uncored_region_end(t->u, "parallel");
+	for (int i = 0; i < 3; i++) {
+		pthread_barrier_wait(t->in);
+		t->rc |= uncored_region_begin(t->u, "parallel");
+		pthread_barrier_wait(t->in);
+		sleep_s(0.1);
+		pthread_barrier_wait(t->out);
+		t->rc |= uncored_region_end(t->u, "parallel");
+	}
 	return NULL;
 }
 
@@ -1171,7 +1236,7 @@ static void check_team(const char *sock)
 	struct team t[2];
 	pthread_t th[2];
 	char id[32], *rep, *l;
-	unsigned calls = 0;
+	unsigned calls = 0, threads = 0;
 	double code = 0, win = 0, count = 0, rate = 0;
 	int rc;
 
@@ -1188,7 +1253,7 @@ static void check_team(const char *sock)
 	for (int i = 0; i < 2; i++)
 		pthread_join(th[i], NULL);
 	check(t[0].rc == 0 && t[1].rc == 0, "two threads begin and end one "
-	      "region together: 0 (%s)", uncored_error(u));
+	      "region together, 3 times: 0 (%s)", uncored_error(u));
 	rc = uncored_region_begin(u, "mine");
 	t[0].u = u;
 	pthread_create(&th[0], NULL, end_mine, &t[0]);
@@ -1201,9 +1266,11 @@ static void check_team(const char *sock)
 	rep = report_of(u);
 	printf("%s", rep ? rep : "");
 	l = rep ? strstr(rep, "\nparallel ") : NULL;
-	if (l && sscanf(l, "\nparallel %u %lf DRAM_DATA_READS 0 %lf %lf %lf",
-			&calls, &code, &win, &count, &rate) == 5) {
-		check(calls == 2, "2 calls, one per thread");
+	if (l && sscanf(l, "\nparallel %u %u %lf DRAM_DATA_READS 0 %lf %lf %lf",
+			&calls, &threads, &code, &win, &count, &rate) == 6) {
+		check(calls == 3 && threads == 2, "3 calls, by each of 2 threads, "
+		      "as LIKWID counts them (not 6): %u calls, %u threads",
+		      calls, threads);
 		check(fabs(count / (win * 1.5e8) - 1) < 0.05,
 		      "the socket's DRAM reads once over the window: %.4g in "
 		      "%.3f s (1.5e8/s), not once per thread", count, win);
@@ -1452,6 +1519,8 @@ int main(int argc, char **argv)
 		check_fork(argv[2]);
 	else if (!strcmp(argv[1], "renew-reset"))
 		check_renew_reset(argv[2]);
+	else if (!strcmp(argv[1], "blind"))
+		check_blind(argv[2]);
 	else if (!strcmp(argv[1], "liar"))
 		check_liar(argv[2]);
 	else if (!strcmp(argv[1], "forkrace"))
