@@ -136,6 +136,10 @@ struct lat_acc {
 	unsigned nraw;		/* keys [0, nraw) are the workload's own */
 	const bool *given;	/* nraw x nphases: a phase gives that key */
 	unsigned keycap;
+	/* DRAM bytes/s read and written (bw) and read (rd) of socket s in
+	 * phase p at [s * nphases + p], the workload's own rates; bw NULL
+	 * until a curve needs them */
+	double *bw, *rd;
 };
 
 static const struct lat_model *model_of(const struct platform *p)
@@ -414,15 +418,11 @@ static int expand_socket(struct pctx *c, struct lat_acc *a,
 			 const struct lat_curve *cv, unsigned s, unsigned p)
 {
 	const struct workload *w = c->w;
-	double bw = wl_dram_bytes_per_s(w, s, p);
-	double rd = wl_dram_read_bytes_per_s(w, s, p);
+	size_t i = (size_t)s * w->nphases + p;
+	double bw = a->bw[i], rd = a->rd[i];
 	double ins[LT_N], ns[LT_N], conv, u;
 	int r;
 
-	if (bw < 0 || rd < 0)
-		return wlp_fail(c, "the simulator knows no DRAM traffic of %s "
-			    "(its \"dram_rd\" source) to put on the curve",
-			    w->plat->id);
 	u = bw / cv->peak;
 	ins[LT_ALL] = rd / LINE_BYTES;
 	ins[LT_REMOTE] = ins[LT_ALL] * cv->remote_share;
@@ -433,13 +433,36 @@ static int expand_socket(struct pctx *c, struct lat_acc *a,
 			? ins[LT_REMOTE] * curve_ns(cv, cv->remote_ns, u) : 0;
 	ns[LT_ALL] = ns[LT_LOCAL] + ns[LT_REMOTE];
 	conv = m->clock ? uclk_of(w) * 1e-9 : m->per_ns;
-	for (size_t i = 0; i < ARRAY_SIZE(m->ev) && m->ev[i].occ; i++) {
-		const struct lat_ev *e = &m->ev[i];
+	for (size_t j = 0; j < ARRAY_SIZE(m->ev) && m->ev[j].occ; j++) {
+		const struct lat_ev *e = &m->ev[j];
 
 		if ((r = emit_pair(c, a, m, e, cv, s, p, ins[e->tgt],
 				   ns[e->tgt] * conv)) < 0)
 			return r;
 	}
+	return 0;
+}
+
+/* Every socket's DRAM traffic in every phase into a->bw and a->rd, once
+ * (the derived sources' rates over every phase at a time: a curve in
+ * each of many phases costs no more). */
+static int dram_traffic(struct pctx *c, struct lat_acc *a)
+{
+	const struct workload *w = c->w;
+	unsigned np = w->nphases, ns = wl_sockets(w);
+
+	if (a->bw)
+		return 0;
+	a->bw = calloc((size_t)ns * np, sizeof(*a->bw));
+	a->rd = calloc((size_t)ns * np, sizeof(*a->rd));
+	if (!a->bw || !a->rd)
+		return wlp_fail_nomem(c);
+	for (unsigned s = 0; s < ns; s++)
+		if (wl_dram_bytes_phases(w, s, false, a->bw + (size_t)s * np) < 0 ||
+		    wl_dram_bytes_phases(w, s, true, a->rd + (size_t)s * np) < 0)
+			return wlp_fail(c, "the simulator knows no DRAM traffic of "
+				    "%s (its \"dram_rd\" source) to put on the "
+				    "curve", w->plat->id);
 	return 0;
 }
 
@@ -466,6 +489,8 @@ static int expand_phase(struct pctx *c, struct lat_acc *a, json_object *o,
 		return wlp_fail(c, "%s has %u %s boxes (the curve needs 1..%d)",
 			    c->plat->id, nbox, m->unit, LAT_MAX_BOXES);
 	r = curve_parse(c, o, m, nbox, &cv);
+	if (r == 0)
+		r = dram_traffic(c, a);
 	for (unsigned s = 0; r == 0 && s < wl_sockets(c->w); s++)
 		r = expand_socket(c, a, m, &cv, s, p);
 	if (r == 0 && m->clock)	/* one box's clock: the uncore clock */
@@ -512,5 +537,7 @@ int wlp_lat_expand(struct pctx *c, json_object *const *lat,
 		}
 	}
 	free(a.ents);
+	free(a.bw);
+	free(a.rd);
 	return r;
 }

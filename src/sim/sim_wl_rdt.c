@@ -161,13 +161,11 @@ static int dram_phases(const struct workload *w, unsigned sock, double *out,
 	return ret;
 }
 
-/* wl_dram_bytes_per_s() of the sources dirs says (dram_phases()). */
-static double dram_of(const struct workload *w, unsigned sock, unsigned p,
-		      unsigned dirs)
+double wl_dram_bytes_per_s(const struct workload *w, unsigned sock, unsigned p)
 {
 	double *v = calloc(w->nphases + 1, sizeof(*v)), x;
 
-	if (!v || p >= w->nphases || dram_phases(w, sock, v, dirs) < 0)
+	if (!v || p >= w->nphases || dram_phases(w, sock, v, 3) < 0)
 		x = -1;
 	else
 		x = v[p];
@@ -175,15 +173,10 @@ static double dram_of(const struct workload *w, unsigned sock, unsigned p,
 	return x;
 }
 
-double wl_dram_bytes_per_s(const struct workload *w, unsigned sock, unsigned p)
+int wl_dram_bytes_phases(const struct workload *w, unsigned sock,
+			 bool read_only, double *out)
 {
-	return dram_of(w, sock, p, 3);
-}
-
-double wl_dram_read_bytes_per_s(const struct workload *w, unsigned sock,
-				unsigned p)
-{
-	return dram_of(w, sock, p, 1);
+	return dram_phases(w, sock, out, read_only ? 1 : 3);
 }
 
 /* ---- names ----------------------------------------------------------- */

@@ -347,9 +347,11 @@ int wl_perf_pmus(const struct workload *w,
  */
 double wl_dram_bytes_per_s(const struct workload *w, unsigned sock,
 			   unsigned p);
-/* The same of "dram_rd" alone: the bytes read. */
-double wl_dram_read_bytes_per_s(const struct workload *w, unsigned sock,
-				unsigned p);
+/* The same in every phase at once, into out[0..nphases): of "dram_rd"
+ * alone (the bytes read) if read_only.  0, or -1 when the platform has
+ * no such sources. */
+int wl_dram_bytes_phases(const struct workload *w, unsigned sock,
+			 bool read_only, double *out);
 
 /* Do two rate keys name the same counter (same encoding, filters,
  * socket and instance)?  Used by the parser and the built-in workloads. */
