@@ -80,9 +80,10 @@ struct lat_model {
 static const struct lat_model models[] = {
 	/* Manual 331051 (Xeon E5 v3 uncore) 2.3.5 AVG_TOR_DRD_MISS_LATENCY
 	 * and its _LOC_ / _REM_ forms: TOR_OCCUPANCY (0x36, counter 0
-	 * only) / TOR_INSERTS (0x35) of MISS_OPCODE 0x03, MISS_LOCAL_OPCODE
-	 * 0x23, MISS_REMOTE_OPCODE 0x83 with Cn_MSR_PMON_BOX_FILTER1.opc
-	 * (bits 28:20) = 0x182; UNC_C_CLOCKTICKS 0x00. */
+	 * only: Table 2-41's note) / TOR_INSERTS (0x35) of MISS_OPCODE
+	 * 0x03, MISS_LOCAL_OPCODE 0x23, MISS_REMOTE_OPCODE 0x83 (Tables
+	 * 2-40, 2-41) with Cn_MSR_PMON_BOX_FILTER1.opc (bits 28:20, Table
+	 * 2-19) = 0x182, DRd (Table 2-20); UNC_C_CLOCKTICKS 0x00. */
 	{ "hsx", "cbo", "cbo:0x00:0x00", 0, true,
 	  { { "cbo:0x36:0x03:filter1=0x18200000",
 	      "cbo:0x35:0x03:filter1=0x18200000", LT_ALL },
