@@ -225,6 +225,7 @@ static void refresh_ctr(struct sim *s, unsigned i)
 			((ctl >> u->ev_ext_bit) & 1);
 		m.filter0 = f0;
 		m.filter1 = f1;
+		m.ctr = c->idx;
 		wl_rates(s->wl, &m, r);
 	}
 	sig[0] = ctl;

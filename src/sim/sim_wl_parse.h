@@ -121,6 +121,15 @@ int wlp_parse_rdt(struct pctx *c, json_object *o);
 int wlp_parse_energy(struct pctx *c, json_object *o);
 /* "thermal_throttle" (sim_throttle.c) */
 int wlp_parse_throttle(struct pctx *c, json_object *o);
+/* A rate key's text into *k (sim_workload.c); 0 or -EINVAL with the
+ * problem at c's path. */
+int wlp_parse_rate_key(struct pctx *c, const char *text, struct wl_key *k);
+/* The phases' "memory_latency" curves (sim_wl_lat.c): lat[p] is phase
+ * p's object or NULL; given[k * nphases + p] says phase p gave key k
+ * itself (the workload's keys so far, whose rates are in place).  Adds
+ * the curves' keys and rates to the workload; 0 or -errno. */
+int wlp_lat_expand(struct pctx *c, json_object *const *lat,
+		   const bool *given);
 
 /* A message for a position in the text: "NAME:LINE:COL: msg"; -EINVAL. */
 __attribute__((format(printf, 5, 6)))

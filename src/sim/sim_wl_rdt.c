@@ -100,9 +100,11 @@ static int src_rates(const struct workload *w, const struct derived_src *ds,
 	return 0;
 }
 
-/* The DRAM bytes/s of sock in every phase into out[0..nphases); -1 when
- * the platform has no DRAM sources (or no memory), else 0. */
-static int dram_phases(const struct workload *w, unsigned sock, double *out)
+/* The DRAM bytes/s of sock in every phase into out[0..nphases), of the
+ * sources dirs says (bit 0 "dram_rd", bit 1 "dram_wr"); -1 when the
+ * platform has no such sources (or no memory), else 0. */
+static int dram_phases(const struct workload *w, unsigned sock, double *out,
+		       unsigned dirs)
 {
 	const struct derived_table *d = w->plat ? w->plat->derived : NULL;
 	static const char *const dir[] = { "dram_rd", "dram_wr" };
@@ -121,6 +123,9 @@ static int dram_phases(const struct workload *w, unsigned sock, double *out)
 		out[p] = 0;
 	for (unsigned k = 0; k < 2 && ret == 0; k++) {
 		bool found = false;
+
+		if (!(dirs >> k & 1))
+			continue;
 
 		/* alternatives: entries of one name and alt are summed; of
 		 * the alts, the largest (the daemon takes the one whose
@@ -160,12 +165,18 @@ double wl_dram_bytes_per_s(const struct workload *w, unsigned sock, unsigned p)
 {
 	double *v = calloc(w->nphases + 1, sizeof(*v)), x;
 
-	if (!v || p >= w->nphases || dram_phases(w, sock, v) < 0)
+	if (!v || p >= w->nphases || dram_phases(w, sock, v, 3) < 0)
 		x = -1;
 	else
 		x = v[p];
 	free(v);
 	return x;
+}
+
+int wl_dram_bytes_phases(const struct workload *w, unsigned sock,
+			 bool read_only, double *out)
+{
+	return dram_phases(w, sock, out, read_only ? 1 : 3);
 }
 
 /* ---- names ----------------------------------------------------------- */
@@ -551,7 +562,7 @@ static int check_dram(struct pctx *c)
 	}
 	/* the bound once per socket, -1 where there is none */
 	for (unsigned s = 0; s < ns; s++)
-		if (dram_phases(w, s, &dram[(size_t)s * np]) < 0)
+		if (dram_phases(w, s, &dram[(size_t)s * np], 3) < 0)
 			for (unsigned p = 0; p < np; p++)
 				dram[(size_t)s * np + p] = -1;
 	/* the threads move bytes all the time, in whichever group */

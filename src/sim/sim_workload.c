@@ -444,7 +444,7 @@ static int key_instance(struct pctx *c, const struct unit_type *u,
 		    ninst - 1);
 }
 
-static int parse_rate_key(struct pctx *c, const char *text, struct wl_key *k)
+int wlp_parse_rate_key(struct pctx *c, const char *text, struct wl_key *k)
 {
 	const struct unit_type *u;
 	struct key_fields f;
@@ -505,6 +505,7 @@ struct phase_acc {
 	unsigned *last_phase;	/* per key: last phase that set it, +1 */
 	const char **phase_text;	/* per key: as written in that phase */
 	unsigned keycap;
+	json_object **lat;	/* per phase: its "memory_latency", or NULL */
 };
 
 static int add_key(struct pctx *c, struct phase_acc *a, const struct wl_key *k,
@@ -560,7 +561,7 @@ static int parse_rates(struct pctx *c, struct phase_acc *a, json_object *o,
 		double rate;
 		int r;
 
-		r = parse_rate_key(c, key, &k);
+		r = wlp_parse_rate_key(c, key, &k);
 		if (r < 0)
 			return r;
 		r = add_key(c, a, &k, &idx);
@@ -607,10 +608,13 @@ static int parse_phase(struct pctx *c, struct phase_acc *a, json_object *o,
 			secs = val;
 		} else if (strcmp(key, "rates") == 0) {
 			rates = val;
+		} else if (strcmp(key, "memory_latency") == 0) {
+			a->lat[p] = val;	/* sim_wl_lat.c, once every
+						   phase's rates are known */
 		} else {
 			wlp_path_key(c, key);
 			return wlp_fail(c, "unknown key (a phase accepts: seconds, "
-				    "rates)");
+				    "rates, memory_latency)");
 		}
 	}
 	if (!secs)
@@ -633,6 +637,28 @@ static int parse_phase(struct pctx *c, struct phase_acc *a, json_object *o,
 	return 0;
 }
 
+/* The phases' "memory_latency" curves into rate keys (sim_wl_lat.c),
+ * once the phases' own rates are in place. */
+static int expand_curves(struct pctx *c, struct phase_acc *a)
+{
+	unsigned np = c->w->nphases;
+	bool *given, any = false;
+	int r;
+
+	for (unsigned p = 0; p < np; p++)
+		any |= a->lat[p] != NULL;
+	if (!any)
+		return 0;
+	given = calloc((size_t)c->w->nkeys * np + 1, sizeof(*given));
+	if (!given)
+		return wlp_fail_nomem(c);
+	for (size_t i = 0; i < a->nents; i++)
+		given[(size_t)a->ents[i].key * np + a->ents[i].phase] = true;
+	r = wlp_lat_expand(c, a->lat, given);
+	free(given);
+	return r;
+}
+
 static int parse_phases(struct pctx *c, json_object *o)
 {
 	struct workload *w = c->w;
@@ -650,8 +676,11 @@ static int parse_phases(struct pctx *c, json_object *o)
 		return wlp_fail(c, "%zu phases: at most %d", n, WL_MAX_PHASES);
 	w->nphases = (unsigned)n;
 	w->phase_s = calloc(n, sizeof(*w->phase_s));
-	if (!w->phase_s)
+	a.lat = calloc(n, sizeof(*a.lat));
+	if (!w->phase_s || !a.lat) {
+		free(a.lat);
 		return wlp_fail_nomem(c);
+	}
 	for (size_t i = 0; i < n && r == 0; i++) {
 		size_t old = wlp_path_idx(c, i);
 
@@ -672,6 +701,9 @@ static int parse_phases(struct pctx *c, json_object *o)
 	for (size_t i = 0; r == 0 && i < a.nents; i++)
 		w->rates[(size_t)a.ents[i].key * w->nphases + a.ents[i].phase] =
 			a.ents[i].rate;
+	if (r == 0)
+		r = expand_curves(c, &a);
+	free(a.lat);
 	free(a.ents);
 	free(a.last_phase);
 	free(a.phase_text);
@@ -1776,7 +1808,7 @@ static bool key_matches(const struct wl_key *k, const struct wl_match *m)
 		return false;
 	if (k->has_filter1 && k->filter1 != m->filter1)
 		return false;
-	return true;
+	return !k->ctr0_only || m->ctr == 0;
 }
 
 /*

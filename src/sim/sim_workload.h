@@ -33,6 +33,10 @@ struct wl_key {
 				   bit (unit_type.ev_ext_bit) is set */
 	bool has_filter0, has_filter1;	/* absent: any filter value */
 	uint64_t filter0, filter1;
+	/* counts on counter 0 of its box only (an occupancy event the
+	 * "memory_latency" curve gives, sim_wl_lat.c): a counter other
+	 * than 0 programmed with it counts nothing */
+	bool ctr0_only;
 	char text[64];		/* the key as written, for messages */
 };
 
@@ -345,6 +349,11 @@ int wl_perf_pmus(const struct workload *w,
  */
 double wl_dram_bytes_per_s(const struct workload *w, unsigned sock,
 			   unsigned p);
+/* The same in every phase at once, into out[0..nphases): of "dram_rd"
+ * alone (the bytes read) if read_only.  0, or -1 when the platform has
+ * no such sources. */
+int wl_dram_bytes_phases(const struct workload *w, unsigned sock,
+			 bool read_only, double *out);
 
 /* Do two rate keys name the same counter (same encoding, filters,
  * socket and instance)?  Used by the parser and the built-in workloads. */
@@ -362,6 +371,9 @@ struct wl_match {
 	uint64_t filter0, filter1;	/* box filter register values (the
 					   simulator's mapping: hw_sim.c,
 					   wl_filter_slot()) */
+	unsigned ctr;		/* the counter's index in its box; 0 where
+				   the simulated kernel places the event
+				   (it keeps the catalog's counter mask) */
 };
 
 /*

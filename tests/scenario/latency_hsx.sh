@@ -17,6 +17,7 @@
 # occupancy events all need counter 0, so the three take turns and each
 # target's latency comes from one group's turns only.
 . "${top_srcdir:-.}/tests/lib.sh"
+. "$top_srcdir/tests/latency.sh"
 
 F=filter1=0x18200000
 cat >"$T/wl.json" <<JSON
@@ -40,28 +41,9 @@ cat >"$T/wl.json" <<JSON
   } } ] }
 JSON
 
-# run NAME [CONF]: the daemon on the workload, $T/NAME.m0 and .m1 a few
-# ticks apart, $T/NAME.json /api/v1/metrics after them.
+# run NAME [CONF] [SAMPLES]: the daemon on the workload (tests/latency.sh)
 run() {
-	PORT=$(pick_port)
-	printf '[daemon]\ninterval_ms = 200\n%s\n' "${2:-}" >"$T/$1.conf"
-	start_uncored "$T/$1.log" -c "$T/$1.conf" --simulate=hsx \
-		--workload "$T/wl.json" -l "127.0.0.1:$PORT" -s "$T/$1.sock"
-	ok $? "$1: daemon up"
-	wait_for "$1: 3 samples" 60 ring_has "$PORT" 3
-	scrape "$PORT" "$T/$1.m0"
-	wait_samples "$PORT" "${3:-8}"
-	scrape "$PORT" "$T/$1.m1"
-	curl -s "http://127.0.0.1:$PORT/api/v1/metrics" >"$T/$1.json"
-	curl -s "http://127.0.0.1:$PORT/api/v1/topology" >"$T/$1.topo"
-}
-
-# lat NAME SOCKET TARGET: rate(_sum) / rate(_count) between the pages
-lat() {
-	_l="socket=\"$2\",target=\"$3\""
-	awk -v s="$(rate uncore_memory_read_latency_seconds_sum "$_l" "$T/$1.m0" "$T/$1.m1")" \
-	    -v c="$(rate uncore_memory_read_latency_seconds_count "$_l" "$T/$1.m0" "$T/$1.m1")" \
-	    'BEGIN { if (c > 0) print s / c; else print "none" }'
+	lat_run "$1" "${2:-}" "${3:-8}" --simulate=hsx --workload "$T/wl.json"
 }
 
 run def

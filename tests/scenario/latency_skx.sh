@@ -18,6 +18,7 @@
 # and remote-only values in the default run.  The LLC events need FILTER1
 # 0x3b: the latency pair takes turns with them, and both stay right.
 . "${top_srcdir:-.}/tests/lib.sh"
+. "$top_srcdir/tests/latency.sh"
 
 A=filter0=0x4043300000000 L=filter0=0x4043200000000 R=filter0=0x4043100000000
 cat >"$T/wl.json" <<JSON
@@ -40,26 +41,10 @@ cat >"$T/wl.json" <<JSON
   } } ] }
 JSON
 
-# run NAME [CONF] [SAMPLES]: the daemon, $T/NAME.m0 and .m1 a few ticks
-# apart, $T/NAME.json /api/v1/metrics after them.
+# run NAME [CONF] [SAMPLES]: the daemon on the workload (tests/latency.sh)
 run() {
-	PORT=$(pick_port)
-	printf '[daemon]\ninterval_ms = 200\n%s\n' "${2:-}" >"$T/$1.conf"
-	start_uncored "$T/$1.log" -c "$T/$1.conf" --simulate=skx \
-		--backend=perf --workload "$T/wl.json" -l "127.0.0.1:$PORT" \
-		-s "$T/$1.sock"
-	ok $? "$1: daemon up"
-	wait_for "$1: 3 samples" 60 ring_has "$PORT" 3
-	scrape "$PORT" "$T/$1.m0"
-	wait_samples "$PORT" "${3:-8}"
-	scrape "$PORT" "$T/$1.m1"
-	curl -s "http://127.0.0.1:$PORT/api/v1/metrics" >"$T/$1.json"
-}
-
-# lat NAME SOCKET TARGET: rate(_sum) / rate(_count) between the pages
-lat() {
-	summary_mean uncore_memory_read_latency_seconds \
-		"socket=\"$2\",target=\"$3\"" "$T/$1.m0" "$T/$1.m1"
+	lat_run "$1" "${2:-}" "${3:-8}" --simulate=skx --backend=perf \
+		--workload "$T/wl.json"
 }
 
 # memory_latency = yes: the pair counts, in turn with the LLC events

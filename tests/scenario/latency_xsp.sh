@@ -18,6 +18,7 @@
 # (0xC827FE), the umask without its extension (0x01), and the other
 # platform generation's clock event.
 . "${top_srcdir:-.}/tests/lib.sh"
+. "$top_srcdir/tests/latency.sh"
 
 DRD=0xc817fe01
 workload() { # PLATFORM CLOCK-CODE DECOY-CLOCK-CODE
@@ -46,29 +47,12 @@ JSON
 # clk PLATFORM: its CHA clock event's code (xPLATFORM: the decoy's)
 clk() { case $1 in icx|xspr|xgnr) echo 0x00 ;; *) echo 0x01 ;; esac; }
 
-# run NAME PLATFORM [CONF] [SAMPLES]: the daemon, $T/NAME.m0 and .m1 a few
-# ticks apart, $T/NAME.json /api/v1/metrics after them.
+# run NAME PLATFORM [CONF] [SAMPLES]: the daemon on the platform's
+# workload (tests/latency.sh)
 run() {
-	PORT=$(pick_port)
-	printf '[daemon]\ninterval_ms = 200\n%s\n' "${3:-}" >"$T/$1.conf"
 	workload "$2" "$(clk "$2")" "$(clk x"$2")" >"$T/$1.wl.json"
-	start_uncored "$T/$1.log" -c "$T/$1.conf" --simulate="$2" \
-		--backend=perf --workload "$T/$1.wl.json" -l "127.0.0.1:$PORT" \
-		-s "$T/$1.sock"
-	r=$?
-	ok $r "$1: daemon up on the simulated $2"
-	[ $r -eq 0 ] || tail -5 "$T/$1.log" | sed 's/^/#   /'
-	wait_for "$1: 3 samples" 60 ring_has "$PORT" 3
-	scrape "$PORT" "$T/$1.m0"
-	wait_samples "$PORT" "${4:-8}"
-	scrape "$PORT" "$T/$1.m1"
-	curl -s "http://127.0.0.1:$PORT/api/v1/metrics" >"$T/$1.json"
-}
-
-# lat NAME SOCKET TARGET: rate(_sum) / rate(_count) between the pages
-lat() {
-	summary_mean uncore_memory_read_latency_seconds \
-		"socket=\"$2\",target=\"$3\"" "$T/$1.m0" "$T/$1.m1"
+	lat_run "$1" "${3:-}" "${4:-8}" --simulate="$2" --backend=perf \
+		--workload "$T/$1.wl.json"
 }
 
 # counted NAME PLATFORM: the platform's latency events with

@@ -17,6 +17,9 @@
 # so every open fails (ENOENT) after -vv has printed the attr, and perf
 # names the event right after it.  A negative check gives perf a tree
 # with one wrong format file: the comparison must report the mismatch.
+# The memory read latency events (issue 41) are compared on their own
+# too (check_latency), with hsx's opcode filter 0x182 in config1 and a
+# negative check of its format file.
 #
 # Needs root (unshare -m, mount) and perf; a platform perf does not know
 # only skips its named checks.  Adding a platform is a line of the table.
@@ -140,6 +143,37 @@ known_why() {
 	printf '%s\n' "$KNOWN" | awk -F'\t' -v p="$1" '$1 == p { printf "%s%s", s, $3; s = "; " }'
 }
 
+# The memory read latency events (issue 41, doc/metrics.md "Memory read
+# latency"): the occupancy and inserts of every target the derived
+# metrics name, on the platforms that have the family.  They are among
+# the format comparison's events; this says so for each platform and
+# compares them on their own, so that a latency encoding perf disagrees
+# with is named as such.
+LAT_PLATFORMS='hsx skx icx spr gnr zen5'
+LAT_RE='TOR_(OCCUPANCY|INSERTS)[.][A-Z_]*(OPCODE|DRD[A-Z_]*)(:|$)|TOR_(OCCUPANCY|INSERTS)[.]IA_MISS:filter0=0x404|xi_sampled_latency'
+
+# check_latency P DIR SYS
+check_latency() {
+	case " $LAT_PLATFORMS " in *" $1 "*) ;; *) return ;; esac
+	awk -F'\t' -v OFS='\t' -v re="$LAT_RE" '$1 == "baseline" && $3 != "-" && $2 ~ re {
+		print $3 "/" $4 "/", $5, $6, $7, $8 }' "$2/uncored" | sort -u >"$2/want.lat"
+	_nl=$(wc -l <"$2/want.lat")
+	compare "$2/want.lat" "$2/got.format" latency
+	ok "$([ $? -eq 0 ] && [ "$_nl" -gt 0 ]; echo $?)" \
+		"$1: latency: perf computes uncored's encodings of all $_nl memory read latency events ($(awk -F'\t' -v re="$LAT_RE" '$1 == "baseline" && $2 ~ re { sub(/:.*/, "", $2); print $2 }' "$2/uncored" | sort -u | tr '\n' ' '))"
+	[ "$1" = hsx ] || return
+	# hsx: the DRd opcode 0x182 in the CBo's FILTER1, which the kernel
+	# takes from config1 where format/filter_opc says (config1:52-60)
+	_ev="uncore_cbox_0/event=0x36,umask=0x3,filter_opc=0x182/"
+	is "$(cat "$3/devices/uncore_cbox_0/format/filter_opc")" "config1:52-60" \
+		"hsx: the simulated kernel's filter_opc is config1:52-60"
+	is "$(awk -F'\t' -v e="$_ev" '$1 == e { print $4; exit }' "$2/got.format")" \
+		0x1820000000000000 \
+		"hsx: perf puts TOR_OCCUPANCY.MISS_OPCODE's filter_opc=0x182 in config1 (0x182 << 52)"
+	is "$(awk -F'\t' -v e="$_ev" '$1 == e { print $4; exit }' "$2/want.lat")" \
+		0x1820000000000000 "hsx: ... as uncored's perf backend does"
+}
+
 # check_platform P CPUID
 check_platform() {
 	p=$1 cpuid=$2 d="$T/$1"
@@ -170,6 +204,7 @@ check_platform() {
 		"$p: every open failed (no such PMU type here), each after -vv printed its attr"
 	compare "$d/want.format" "$d/got.format" format
 	ok $? "$p: format: perf computes uncored's type, config, config1, config2 for all $nf distinct PMU/terms of $ne events ($nu the perf backend cannot encode, not compared)"
+	check_latency "$p" "$d" "$sys"
 	# named: perf's JSON events of the catalog's names, where perf knows them
 	in_tree "$sys" "$cpuid" perf list --raw-dump >"$d/perf.list" 2>/dev/null
 	tr ' ' '\n' <"$d/perf.list" | grep -v '^$' | sort -u >"$d/perf.names"
@@ -234,4 +269,18 @@ ok "$([ $? -gt 0 ]; echo $?)" "negative: a wrong format file gives a mismatch"
 want=$(grep '^uncore_imc_0/.*umask=' "$T/skx/want.format" | cut -f1 | sort)
 is "$(sed -n 's/^#   format \([^ ]*\): uncored.*/\1/p' "$d/diff" | sort)" "$want" \
 	"negative: exactly the $(echo "$want" | wc -l) uncore_imc_0 events with a umask"
+
+# ---- and a wrong place for hsx's opcode filter: perf given the tree with
+# uncore_cbox_0's filter_opc moved a bit up disagrees on every latency
+# event of that box (each carries filter_opc=0x182)
+d="$T/neglat"
+mkdir -p "$d"
+cp -a "$T/hsx/tree" "$d/tree"
+echo "config1:53-61" >"$d/tree/sys/devices/uncore_cbox_0/format/filter_opc"
+grep '^uncore_cbox_0/' "$T/hsx/want.lat" >"$d/want"
+cut -f1 "$d/want" >"$d/ev"
+perf_attrs "$d/tree/sys" GenuineIntel-6-3F-2 "$d/ev" "$d/got"
+compare "$d/want" "$d/got" latency >"$d/diff"
+is "$(grep -c '^#   latency uncore_cbox_0/' "$d/diff")" "$(wc -l <"$d/want")" \
+	"negative: filter_opc at config1:53-61: all $(wc -l <"$d/want") latency events of uncore_cbox_0 mismatch"
 tap_done

@@ -477,7 +477,7 @@ static const struct bad {
 	{ SKL "\"phases\":[{\"seconds\":1,\"rates\":[]}]}",
 	  "$.phases[0].rates", "must be an object" },
 	{ SKL "\"phases\":[{\"seconds\":1,\"secs\":1,\"rates\":{}}]}",
-	  "$.phases[0].secs", "unknown key (a phase accepts: seconds, rates)" },
+	  "$.phases[0].secs", "unknown key (a phase accepts: seconds, rates, memory_latency)" },
 	/* keys */
 	{ SKL "\"colour\":\"red\"," PH("") "}", "$.colour",
 	  "unknown key (skl accepts: platform, sockets, cbo_count, uclk_hz, "

@@ -1,0 +1,54 @@
+# tests/latency.sh - what the memory read latency tests share (issue 41):
+# a daemon on a workload with two pages a few ticks apart, and the
+# summary's mean, reads in flight and reads per second between them.
+# Source it after tests/lib.sh.
+
+# lat_run NAME CONF SAMPLES DAEMON-ARGS...: the daemon (200 ms ticks, the
+# [daemon] section then CONF in $T/NAME.conf, control socket
+# $T/NAME.sock, log $T/NAME.log) with DAEMON-ARGS (--simulate=,
+# --workload, --backend=); $T/NAME.m0 and $T/NAME.m1 SAMPLES ticks apart,
+# then /api/v1/metrics in $T/NAME.json and /api/v1/topology in
+# $T/NAME.topo.  $PORT and $UPID are the daemon's.
+lat_run() {
+	_ln=$1 _lc=$2 _ls=$3
+	shift 3
+	PORT=$(pick_port)
+	printf '[daemon]\ninterval_ms = 200\n%s\n' "$_lc" >"$T/$_ln.conf"
+	start_uncored "$T/$_ln.log" -c "$T/$_ln.conf" "$@" \
+		-l "127.0.0.1:$PORT" -s "$T/$_ln.sock"
+	_lr=$?
+	ok $_lr "$_ln: daemon up"
+	[ $_lr -eq 0 ] || tail -5 "$T/$_ln.log" | sed 's/^/#   /'
+	wait_for "$_ln: 3 samples" 60 ring_has "$PORT" 3
+	scrape "$PORT" "$T/$_ln.m0"
+	wait_samples "$PORT" "$_ls"
+	scrape "$PORT" "$T/$_ln.m1"
+	curl -s "http://127.0.0.1:$PORT/api/v1/metrics" >"$T/$_ln.json"
+	curl -s "http://127.0.0.1:$PORT/api/v1/topology" >"$T/$_ln.topo"
+}
+
+# lat NAME SOCKET TARGET: rate(_sum) / rate(_count) of
+# uncore_memory_read_latency_seconds between NAME's pages ("none"
+# without reads)
+lat() {
+	summary_mean uncore_memory_read_latency_seconds \
+		"socket=\"$2\",target=\"$3\"" "$T/$1.m0" "$T/$1.m1"
+}
+
+# in_flight NAME SOCKET TARGET: rate(_sum), the reads in flight
+in_flight() {
+	rate uncore_memory_read_latency_seconds_sum \
+		"socket=\"$2\",target=\"$3\"" "$T/$1.m0" "$T/$1.m1"
+}
+
+# reads_per_s NAME SOCKET TARGET: rate(_count)
+reads_per_s() {
+	rate uncore_memory_read_latency_seconds_count \
+		"socket=\"$2\",target=\"$3\"" "$T/$1.m0" "$T/$1.m1"
+}
+
+# lat_stop: the daemon lat_run started
+lat_stop() {
+	kill "$UPID"
+	wait "$UPID" 2>/dev/null
+}
