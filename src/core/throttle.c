@@ -49,8 +49,9 @@ struct throttle_mon {
 	struct throttle_pkg pub[THROTTLE_MAX_PKGS];
 	/* per package (as p[]), its last THROTTLE_HIST successful reads,
 	 * a ring: read k at hist[i * THROTTLE_HIST + k % THROTTLE_HIST];
-	 * nhist[i] reads so far.  NULL: no memory, no windows. */
-	struct throttle_read { uint64_t ns, ms; } *hist;
+	 * nhist[i] reads so far.  NULL: no memory, no windows.  ns: the
+	 * values' instant (read_ns); pub: when they were published. */
+	struct throttle_read { uint64_t ns, pub, ms; } *hist;
 	uint64_t nhist[THROTTLE_MAX_PKGS];
 };
 
@@ -273,11 +274,12 @@ void throttle_mon_read(struct throttle_mon *m)
 	}
 	pthread_mutex_lock(&m->mu);
 	memcpy(m->pub, m->p, m->n * sizeof(m->p[0]));
-	/* A window ends when its read is published, not at the values'
-	 * instant (now, a few microseconds earlier on a real kernel): a
-	 * sample whose interval ends after this instant is served after
-	 * this lock is let go, so it never misses the window that ended in
-	 * it (throttle_mon_windows() takes the lock). */
+	/* A window belongs to the span in which its read was published,
+	 * not to that of the values' instant (now, a few microseconds
+	 * earlier on a real kernel, more on a loaded simulator): a sample
+	 * whose interval ends after pub is served after this lock is let
+	 * go, so it never misses the window that ended in it
+	 * (throttle_mon_windows() takes the lock). */
 	pub = mono_ns();
 	for (unsigned i = 0; m->hist && i < m->n; i++) {
 		const struct throttle_pkg *p = &m->p[i];
@@ -288,7 +290,7 @@ void throttle_mon_read(struct throttle_mon *m)
 		if (!p->have || p->read_ns != now)
 			continue;
 		h[m->nhist[i]++ % THROTTLE_HIST] =
-			(struct throttle_read){ pub, p->ms };
+			(struct throttle_read){ p->read_ns, pub, p->ms };
 	}
 	pthread_mutex_unlock(&m->mu);
 }
@@ -329,7 +331,7 @@ int throttle_mon_windows(struct throttle_mon *m, unsigned socket,
 	lo = m->nhist[i] > THROTTLE_HIST ? m->nhist[i] - THROTTLE_HIST : 0;
 	/* the oldest read kept must be at or before t0: else a window
 	 * ending in the span may be forgotten */
-	if (!m->nhist[i] || h[lo % THROTTLE_HIST].ns > t0_ns) {
+	if (!m->nhist[i] || h[lo % THROTTLE_HIST].pub > t0_ns) {
 		pthread_mutex_unlock(&m->mu);
 		return -ENODATA;
 	}
@@ -337,9 +339,9 @@ int throttle_mon_windows(struct throttle_mon *m, unsigned socket,
 	for (k = m->nhist[i] - 1; k > lo; k--) {
 		a = &h[(k - 1) % THROTTLE_HIST];
 		b = &h[k % THROTTLE_HIST];
-		if (b->ns <= t0_ns)
+		if (b->pub <= t0_ns)
 			break;
-		if (b->ns <= t1_ns)
+		if (b->pub <= t1_ns)
 			n++;
 	}
 	n = n < max ? n : max;
@@ -347,7 +349,7 @@ int throttle_mon_windows(struct throttle_mon *m, unsigned socket,
 	for (int j = 0; j < n; k++) {
 		a = &h[k % THROTTLE_HIST];
 		b = &h[(k + 1) % THROTTLE_HIST];
-		if (b->ns <= t0_ns || b->ns > t1_ns)
+		if (b->pub <= t0_ns || b->pub > t1_ns)
 			continue;
 		out[j++] = (struct throttle_window){ a->ns, b->ns,
 			b->ms >= a->ms ? b->ms - a->ms : 0 };

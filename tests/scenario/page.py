@@ -634,10 +634,16 @@ def limits(b, res, url, want):
                       "limits s%d: a socket never limited has no shade and no note (decoy: "
                       "another socket is)" % sk, so)
             continue
-        hit = sum(covered(rects, x, True) for x in deep[0])
-        res.check(deep[0] and hit >= 0.9 * len(deep[0]),
+        # the intervals the kernel's reads (windows) the page has cover:
+        # none before its first read, none the next read has not closed
+        w = [e for x in smp for e in x["sockets"][sk].get("frequency_limited", [])
+             if e["domain"] == "package"]
+        due = [x for x in deep[0] if w and x["time"] - x["interval_s"] >= min(e["from"] for e in w)
+               and x["time"] <= max(e["to"] for e in w)]
+        hit = sum(covered(rects, x, True) for x in due)
+        res.check(len(due) >= 8 and hit == len(due),
                   "limits s%d: the throttled phase's intervals are shaded (%d of %d)"
-                  % (sk, hit, len(deep[0])), rects)
+                  % (sk, hit, len(due)), [[x["seq"], x["time"]] for x in due if not covered(rects, x, True)])
         bad = [x["seq"] for x in deep[1] if covered(rects, x, False)]
         res.check(deep[1] and not bad,
                   "limits s%d: no interval of the unthrottled phase is shaded (decoy)" % sk,
@@ -655,10 +661,14 @@ def limits(b, res, url, want):
         o = [x for x in smp if x["time"] > e["from"] + 0.01 and x["time"] - x["interval_s"] < e["to"] - 0.01]
         return o and all(x in d for x in o)
     full = [e for e in wins if inside(e, deep[0])]
-    res.check(len(full) >= 2 and all(abs(e["seconds"] / (e["to"] - e["from"]) - want["ratio"]) <= 0.05
-                                     for e in full),
+    # a window's ends are the reads' instants, each a little late on a
+    # loaded machine; the windows of a run adjoin, so over the run only
+    # its two ends are: 3 %
+    res.check(len(full) >= 2 and all(0 < e["seconds"] < e["to"] - e["from"] for e in full) and
+              abs(sum(e["seconds"] for e in full) / sum(e["to"] - e["from"] for e in full)
+                  - want["ratio"]) <= 0.03 * want["ratio"],
               "limits: the API's package windows in the throttled phase are limited %g of "
-              "their length (%d windows)" % (want["ratio"], len(full)), full[:5])
+              "their length, within 3 %% (%d windows)" % (want["ratio"], len(full)), full)
     none = [e for e in wins if inside(e, deep[1])]
     res.check(len(none) >= 2 and all(e["seconds"] == 0 for e in none),
               "limits: the API's windows in the unthrottled phase are 0 s (%d windows)" % len(none),
