@@ -233,6 +233,8 @@ JSON
 			"\(.reason):\(.seconds / $c * 100 | round / 100)"] | unique | join(" ")' "$T/smp")
 		is "$got" "os:0 power:0.5 prochot_internal:0.1 thermal:0.25" \
 			"$plat, $be, no turns: each sample's frequency_limited has the PCU's seconds of its interval"
+		"$top_builddir/tests/tools/jsoncanon" <"$T/smp" | cmp -s - "$T/smp"
+		ok $? "$plat, $be: the samples with frequency_limited are byte for byte what json-c writes"
 		stop
 	done
 done
