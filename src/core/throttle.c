@@ -45,8 +45,14 @@ struct throttle_mon {
 	struct throttle_pkg p[THROTTLE_MAX_PKGS];	/* the thread's */
 	unsigned n;
 	struct periodic loop;
-	pthread_mutex_t mu;	/* guards pub */
+	pthread_mutex_t mu;	/* guards pub, hist, nhist */
 	struct throttle_pkg pub[THROTTLE_MAX_PKGS];
+	/* per package (as p[]), its last THROTTLE_HIST successful reads,
+	 * a ring: read k at hist[i * THROTTLE_HIST + k % THROTTLE_HIST];
+	 * nhist[i] reads so far.  NULL: no memory, no windows.  ns: the
+	 * values' instant (read_ns); pub: when they were published. */
+	struct throttle_read { uint64_t ns, pub, ms; } *hist;
+	uint64_t nhist[THROTTLE_MAX_PKGS];
 };
 
 static uint64_t mono_ns(void)
@@ -226,6 +232,7 @@ struct throttle_mon *throttle_mon_new(const char *sysfs,
 	probe(m);
 	if (!m->n)
 		return m;
+	m->hist = calloc((size_t)m->n * THROTTLE_HIST, sizeof(*m->hist));
 	throttle_mon_read(m);
 	log_info("thermal_throttle: package throttle counters of %u "
 		 "package%s (one CPU each, cpu%u first)", m->n,
@@ -240,7 +247,7 @@ void throttle_mon_read(struct throttle_mon *m)
 	/* the time of the values: before the refresh, which brings the
 	 * simulated files to its clock (a real kernel's are computed at the
 	 * read, a moment later) */
-	uint64_t now = mono_ns();
+	uint64_t now = mono_ns(), pub;
 
 	if (m->refresh)
 		m->refresh(m->ctx);
@@ -267,6 +274,24 @@ void throttle_mon_read(struct throttle_mon *m)
 	}
 	pthread_mutex_lock(&m->mu);
 	memcpy(m->pub, m->p, m->n * sizeof(m->p[0]));
+	/* A window belongs to the span in which its read was published,
+	 * not to that of the values' instant (now, a few microseconds
+	 * earlier on a real kernel, more on a loaded simulator): a sample
+	 * whose interval ends after pub is served after this lock is let
+	 * go, so it never misses the window that ended in it
+	 * (throttle_mon_windows() takes the lock). */
+	pub = mono_ns();
+	for (unsigned i = 0; m->hist && i < m->n; i++) {
+		const struct throttle_pkg *p = &m->p[i];
+		struct throttle_read *h = m->hist + (size_t)i * THROTTLE_HIST;
+
+		/* a failed read adds none: the window runs on to the next
+		 * good one */
+		if (!p->have || p->read_ns != now)
+			continue;
+		h[m->nhist[i]++ % THROTTLE_HIST] =
+			(struct throttle_read){ p->read_ns, pub, p->ms };
+	}
 	pthread_mutex_unlock(&m->mu);
 }
 
@@ -288,11 +313,57 @@ int throttle_mon_start(struct throttle_mon *m, unsigned interval_ms)
 			      mon_pass, m);
 }
 
+int throttle_mon_windows(struct throttle_mon *m, unsigned socket,
+			 uint64_t t0_ns, uint64_t t1_ns,
+			 struct throttle_window *out, int max)
+{
+	const struct throttle_read *h, *a, *b;
+	uint64_t k, lo;
+	unsigned i;
+	int n = 0;
+
+	for (i = 0; i < m->n && m->p[i].socket != socket; i++)
+		;	/* p[].socket is fixed after new */
+	if (i == m->n || !m->hist)
+		return -ENOENT;
+	h = m->hist + (size_t)i * THROTTLE_HIST;
+	pthread_mutex_lock(&m->mu);
+	lo = m->nhist[i] > THROTTLE_HIST ? m->nhist[i] - THROTTLE_HIST : 0;
+	/* the oldest read kept must be at or before t0: else a window
+	 * ending in the span may be forgotten */
+	if (!m->nhist[i] || h[lo % THROTTLE_HIST].pub > t0_ns) {
+		pthread_mutex_unlock(&m->mu);
+		return -ENODATA;
+	}
+	/* newest first to the first window ending at or before t0 */
+	for (k = m->nhist[i] - 1; k > lo; k--) {
+		a = &h[(k - 1) % THROTTLE_HIST];
+		b = &h[k % THROTTLE_HIST];
+		if (b->pub <= t0_ns)
+			break;
+		if (b->pub <= t1_ns)
+			n++;
+	}
+	n = n < max ? n : max;
+	/* k: the read before the first window in the span */
+	for (int j = 0; j < n; k++) {
+		a = &h[k % THROTTLE_HIST];
+		b = &h[(k + 1) % THROTTLE_HIST];
+		if (b->pub <= t0_ns || b->pub > t1_ns)
+			continue;
+		out[j++] = (struct throttle_window){ a->ns, b->ns,
+			b->ms >= a->ms ? b->ms - a->ms : 0 };
+	}
+	pthread_mutex_unlock(&m->mu);
+	return n;
+}
+
 void throttle_mon_free(struct throttle_mon *m)
 {
 	if (!m)
 		return;
 	periodic_stop(&m->loop);
+	free(m->hist);
 	pthread_mutex_destroy(&m->mu);
 	free(m);
 }

@@ -76,6 +76,29 @@ void throttle_mon_free(struct throttle_mon *m);
  * many.  Thread-safe. */
 int throttle_mon_snapshot(struct throttle_mon *m, struct throttle_pkg *out,
 			  int max);
+/*
+ * The kernel's reads as windows, for the samples of /api/v1/samples: the
+ * monitor keeps its last THROTTLE_HIST successful reads per package (an
+ * hour at one a second).  A window is two consecutive reads: from, to
+ * (the values' instants, CLOCK_MONOTONIC ns) and the milliseconds the
+ * package was throttled between them.  It ends, for the spans below,
+ * when its second read was published (a moment after to).
+ */
+#define THROTTLE_HIST 4096
+struct throttle_window {
+	uint64_t from_ns, to_ns;
+	uint64_t ms;
+};
+/* The windows of socket's package that end (are published) in (t0_ns,
+ * t1_ns], oldest first, into out (at most max; those past max are left
+ * out).  Each
+ * window ends in exactly one such span, so the samples of a ring, asked
+ * for in turn, hold every window once.  Returns how many; -ENOENT: no
+ * such package; -ENODATA: the history kept does not reach back to t0_ns
+ * (nothing is said of that span).  Thread-safe. */
+int throttle_mon_windows(struct throttle_mon *m, unsigned socket,
+			 uint64_t t0_ns, uint64_t t1_ns,
+			 struct throttle_window *out, int max);
 /* The family the seconds are served in (with the PCU's, where the
  * platform's derived metrics count those). */
 #define THROTTLE_FAMILY "uncore_frequency_limited_seconds_total"

@@ -1039,9 +1039,83 @@ struct samples_stream {
 	size_t *pre_off;	/* ns + 1 offsets into prefix */
 	double *g;		/* the derived values of one sample */
 	void *scratch;		/* derive_gauges()' */
+	/* the kernel's package throttle reads (NULL: none), and the
+	 * samples' clock (CLOCK_REALTIME) less theirs (CLOCK_MONOTONIC) */
+	struct throttle_mon *th;
+	int64_t real_less_mono;
 	struct buf out;		/* pending bytes */
 	size_t off;		/* of out, already sent */
 };
+
+/* One entry of a sample's "frequency_limited"; from/to < 0: none. */
+static void jw_limit(struct buf *b, bool *any, const char *domain,
+		     const char *reason, double secs, double from, double to)
+{
+	buf_puts(b, *any ? ",{" : ",\"frequency_limited\":[{");
+	*any = true;
+	jw_key(b, "domain", true);
+	jw_str(b, domain);
+	jw_key(b, "reason", false);
+	jw_str(b, reason);
+	jw_key(b, "seconds", false);
+	jw_f64(b, secs);
+	if (from >= 0) {
+		jw_key(b, "from", false);
+		jw_f64(b, from);
+		jw_key(b, "to", false);
+		jw_f64(b, to);
+	}
+	buf_putc(b, '}');
+}
+
+/*
+ * Socket sk's "frequency_limited" of the sample ending at t_ns
+ * (CLOCK_REALTIME) after secs (doc/api.md): the time a limit was active.
+ * domain="core": the PCU's seconds of uncore_frequency_limited_seconds_
+ * total in this interval (a valid sample's deltas); domain="package": the
+ * kernel's thermal_throttle/ windows (two reads, a second apart) that
+ * ended in this interval, with their own from and to.  Nothing written
+ * where no source says anything of the interval.
+ */
+static void jw_limited(struct samples_stream *ss, unsigned sk,
+		       const uint64_t *delta, uint64_t f, uint64_t t_ns,
+		       double secs)
+{
+	const struct program *p = ss->p;
+	const struct derived_table *tab = derive_table(p->dplan);
+	struct buf *b = &ss->out;
+	struct throttle_window win[8];
+	bool any = false;
+	int n;
+
+	for (size_t m = 0; (f & SF_VALID) && !(f & SF_FIRST) && m < tab->nm;
+	     m++) {
+		const struct derived_metric *dm = &tab->m[m];
+		double v;
+
+		if (dm->type != DM_COUNTER || strcmp(dm->name, THROTTLE_FAMILY) ||
+		    !dm->fixed[0] || !dm->fixed[2] ||
+		    isnan(v = derive_counter(p->dplan, m, sk, delta)))
+			continue;
+		jw_limit(b, &any, dm->fixed[1], dm->fixed[3], v, -1, -1);
+	}
+	if (ss->th && secs > 0) {
+		int64_t t1 = (int64_t)t_ns - ss->real_less_mono;
+		int64_t t0 = t1 - (int64_t)(secs * 1e9);
+
+		n = t0 > 0 ? throttle_mon_windows(ss->th, sk, (uint64_t)t0,
+						   (uint64_t)t1, win, 8) : 0;
+		for (int i = 0; i < n; i++)
+			jw_limit(b, &any, "package", "thermal",
+				 (double)win[i].ms / 1000.0,
+				 (double)((int64_t)win[i].from_ns +
+					  ss->real_less_mono) / 1e9,
+				 (double)((int64_t)win[i].to_ns +
+					  ss->real_less_mono) / 1e9);
+	}
+	if (any)
+		buf_putc(b, ']');
+}
 
 static void sample_json(struct samples_stream *ss, uint64_t seq)
 {
@@ -1094,6 +1168,7 @@ static void sample_json(struct samples_stream *ss, uint64_t seq)
 		jw_key(b, "socket", true);
 		jw_u64(b, sk);
 		jw_derived(b, p, sk, ss->g);
+		jw_limited(ss, sk, delta, f, w[SW_T_NS], secs);
 		buf_putc(b, '}');
 	}
 	buf_putc(b, ']');
@@ -1268,6 +1343,15 @@ static void h_samples(void *ctx, const struct http_req *req,
 	}
 	ss->p = p;
 	ss->deltas = deltas;
+	if (d->throttle && !throttle_mon_absent(d->throttle)[0]) {
+		struct timespec ts;
+		uint64_t mono = daemon_mono_ns();
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ss->th = d->throttle;
+		ss->real_less_mono = ((int64_t)ts.tv_sec * 1000000000 +
+				      ts.tv_nsec) - (int64_t)mono;
+	}
 	if (deltas && !series_prefixes(ss)) {
 		samples_free(ss);
 		http_error(resp, 500, "internal", "out of memory");

@@ -236,13 +236,15 @@
 		s.sockets.forEach(function (so, sk) {
 			const sec = el('section', { class: 'socket', id: 'socket' + sk, 'aria-labelledby': 'socket' + sk + '-h' });
 			sec.appendChild(el('h2', { id: 'socket' + sk + '-h' }, 'Socket ' + sk));
+			const ui = { lim: el('p', { class: 'stats', id: 's' + sk + '-lim' }) };
+			sec.appendChild(ui.lim);
 			const grid = el('div', { class: 'grid' });
 			sec.appendChild(grid);
 			/* a card for each headline family the platform has: zen4
 			 * has no uncore clock, and says so instead of drawing an
 			 * empty chart */
 			const has = METRICS.filter(function (m) { return m.key in so; });
-			const ui = { cards: has.map(function (m) { return card(grid, sk, m); }) };
+			ui.cards = has.map(function (m) { return card(grid, sk, m); });
 			const none = METRICS.filter(function (m) { return !(m.key in so); });
 			if (none.length)
 				sec.appendChild(el('p', { class: 'stats none' }, 'Not on this platform: ' +
@@ -288,47 +290,37 @@
 		return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 2.5 ? 2.5 : f <= 5 ? 5 : 10) * p;
 	}
 
-	/* Draws pts ([t, v|null] oldest first) into svg; returns how many
-	 * points have a value. */
-	function chart(svg, pts, m, tnow, lines) {
-		const W = Math.max(svg.clientWidth, 200), H = Math.max(svg.clientHeight, 100);
-		const L = 40, R = 8, T = 18, B = 18, w = W - L - R, h = H - T - B;
-		while (svg.lastChild)
-			svg.removeChild(svg.lastChild);
-		svg.setAttribute('viewBox', '0 0 ' + W + ' ' + H);
+	/* Draws pts ([t, v|null] oldest first) into svg, bands ([from, to,
+	 * what, s]) shaded under it; returns how many points have a value. */
+	function chart(svg, pts, m, tnow, lines, bands) {
+		const [W, H] = frame(svg), L = 40, R = 8, T = 18, B = 18, w = W - L - R, h = H - T - B;
 		let vmax = 0, n = 0;
 		for (const p of pts)
 			if (p[1] !== null) {
 				vmax = Math.max(vmax, p[1]);
 				n++;
 			}
-		for (const l of lines || [])
+		for (const l of lines)
 			vmax = Math.max(vmax, l.v);
-		let step, top;
-		if (m.max) {
-			step = m.max / 4;
-			top = m.max;
-		} else {
-			step = niceStep(Math.max(vmax * 1.1, 1e-3) / 5);
-			top = step * Math.ceil(Math.max(vmax * 1.1, 1e-3) / step);
-		}
+		const [step, top] = m.max ? [m.max / 4, m.max] : scale(vmax);
 		const tmin = Math.min(pts.length ? pts[0][0] : tnow, tnow - 60 * interval);
 		const x = function (t) { return L + (t - tmin) / Math.max(tnow - tmin, 1e-9) * w; };
 		const y = function (v) { return T + h - v / top * h; };
-		for (let v = 0; v <= top + step / 2; v += step) {
-			sv('line', { class: 'gridline', x1: L, x2: L + w, y1: y(v), y2: y(v) }, svg);
-			const lab = sv('text', { class: 'axis', x: L - 5, y: y(v) + 4, 'text-anchor': 'end' }, svg);
-			lab.textContent = String(Number(v.toPrecision(6)));
-		}
-		const ul = sv('text', { class: 'axis', x: L - 5, y: 10, 'text-anchor': 'end' }, svg);
-		ul.textContent = m.unit;
+		yAxis(svg, L, w, y, [step, top], m.unit);
 		[0, 0.5, 1].forEach(function (f) {
 			const t = sv('text', { class: 'axis', x: L + f * w, y: H - 4,
 				'text-anchor': f === 0 ? 'start' : f === 1 ? 'end' : 'middle' }, svg);
 			t.textContent = ago((tnow - tmin) * (1 - f), tnow - tmin);
 		});
+		for (const b of bands) {
+			const a = Math.max(b[0], tmin);
+			if (b[1] > a)
+				sv('title', {}, sv('rect', { class: 'lim', x: x(a), y: T, width: Math.max(x(b[1]) - x(a), 1),
+					height: h, 'data-from': b[0], 'data-to': b[1] }, svg)).textContent =
+					b[2] + ' limit: ' + b[3].toFixed(2) + ' s of ' + clock(b[0]) + '\u2013' + clock(b[1]);
+		}
 		/* the kernel's limits: dashed levels under the series */
-		for (const l of lines || [])
+		for (const l of lines)
 			sv('line', { class: 'limit ' + l.cls, x1: L, x2: L + w, y1: y(l.v), y2: y(l.v) }, svg);
 		/* runs of consecutive values; a gap breaks a run */
 		const runs = [];
@@ -387,7 +379,27 @@
 		return n;
 	}
 
-	function drawCard(c, sk, tnow) {
+	/* The intervals in which a limit held socket sk's frequency back
+	 * (the samples' frequency_limited, seconds > 0): [from, to, what,
+	 * seconds], a reason's adjoining intervals merged. */
+	function limited(sk) {
+		const r = [], open = {};
+		for (const s of samples)
+			for (const e of !s.gap && s.sockets[sk] && s.sockets[sk].frequency_limited || []) {
+				const a = e.from || s.time - s.interval_s, w = e.reason + ' (' + e.domain + ')', l = open[w];
+				if (!(e.seconds > 0))
+					continue;
+				if (l && a - l[1] < interval / 10) {
+					l[1] = e.to || s.time;
+					l[3] += e.seconds;
+				} else {
+					r.push(open[w] = [a, e.to || s.time, w, e.seconds]);
+				}
+			}
+		return r;
+	}
+
+	function drawCard(c, sk, tnow, bands) {
 		const m = c.m;
 		const pts = [];
 		let lo = Infinity, hi = -Infinity, sum = 0, n = 0;
@@ -428,9 +440,28 @@
 			c.chart.setAttribute('data-limit-max', isFinite(lmax) ? String(lmax) : '');
 		}
 		c.stats.textContent = stats;
-		chart(c.chart, pts.filter(function (p) { return p[0] !== null; }), m, tnow, lines);
+		chart(c.chart, pts.filter(function (p) { return p[0] !== null; }), m, tnow, lines, bands);
 		c.chart.setAttribute('aria-label', m.title + ', socket ' + sk + ': ' +
 			(cur === null ? 'no current value' : fmt(cur, m) + ' ' + m.unit + ' now') + '; ' + stats);
+	}
+
+	/* Empties svg for a drawing at its size: [width, height]. */
+	function frame(svg) {
+		const W = Math.max(svg.clientWidth, 200), H = Math.max(svg.clientHeight, 100);
+		svg.textContent = '';
+		svg.setAttribute('viewBox', '0 0 ' + W + ' ' + H);
+		return [W, H];
+	}
+
+	/* Grid lines and labels of 0..top by step (st: [step, top]) across
+	 * w from L, y(v) their height, the unit above. */
+	function yAxis(svg, L, w, y, st, unit) {
+		for (let v = 0; v <= st[1] + st[0] / 2; v += st[0]) {
+			sv('line', { class: 'gridline', x1: L, x2: L + w, y1: y(v), y2: y(v) }, svg);
+			sv('text', { class: 'axis', x: L - 5, y: y(v) + 4, 'text-anchor': 'end' }, svg)
+				.textContent = String(Number(v.toPrecision(6)));
+		}
+		sv('text', { class: 'axis', x: L - 5, y: 10, 'text-anchor': 'end' }, svg).textContent = unit;
 	}
 
 	/* Axis ticks of 0..top for values up to vmax: [step, top]. */
@@ -446,8 +477,7 @@
 	 * enough: a full ring is thousands of samples. */
 	function drawLat(c, sk) {
 		const svg = c.chart;
-		const W = Math.max(svg.clientWidth, 200), H = Math.max(svg.clientHeight, 100);
-		const L = 40, R = 8, T = 18, B = 30, w = W - L - R, h = H - T - B;
+		const [W, H] = frame(svg), L = 40, R = 8, T = 18, B = 30, w = W - L - R, h = H - T - B;
 		const pts = [];
 		let cur = null;
 		for (const s of samples) {
@@ -460,9 +490,6 @@
 		const s = newest();
 		if (s && pts.length && pts[pts.length - 1].seq === s.seq)
 			cur = pts[pts.length - 1];
-		while (svg.lastChild)
-			svg.removeChild(svg.lastChild);
-		svg.setAttribute('viewBox', '0 0 ' + W + ' ' + H);
 		let xmax = 0, ymax = 0, ylo = Infinity;
 		for (const p of pts) {
 			xmax = Math.max(xmax, p.x);
@@ -472,15 +499,10 @@
 		const sx = scale(xmax), sy = scale(ymax);
 		const x = function (v) { return L + v / sx[1] * w; };
 		const y = function (v) { return T + h - v / sy[1] * h; };
-		for (let v = 0; v <= sy[1] + sy[0] / 2; v += sy[0]) {
-			sv('line', { class: 'gridline', x1: L, x2: L + w, y1: y(v), y2: y(v) }, svg);
-			sv('text', { class: 'axis', x: L - 5, y: y(v) + 4, 'text-anchor': 'end' }, svg)
-				.textContent = String(Number(v.toPrecision(6)));
-		}
+		yAxis(svg, L, w, y, sy, LAT.unit);
 		for (let v = 0; v <= sx[1] + sx[0] / 2; v += sx[0])
 			sv('text', { class: 'axis', x: x(v), y: H - 16, 'text-anchor': 'middle' }, svg)
 				.textContent = String(Number(v.toPrecision(6)));
-		sv('text', { class: 'axis', x: L - 5, y: 10, 'text-anchor': 'end' }, svg).textContent = LAT.unit;
 		sv('text', { class: 'axis', x: L + w, y: H - 3, 'text-anchor': 'end' }, svg).textContent =
 			'DRAM ' + LATX.unit;
 		/* one path of zero-length round-capped segments per age */
@@ -762,8 +784,14 @@
 		const tnow = s ? s.time : Date.now() / 1000;
 		if (sockets) {
 			sockets.forEach(function (ui, sk) {
+				const b = limited(sk), w = {};
+				for (const x of b)
+					w[x[2]] = (w[x[2]] || 0) + x[3];
+				ui.lim.textContent = b.length ? 'Shaded: a frequency limit was active (' + Object.keys(w).map(function (k) {
+					return k + ' ' + w[k].toFixed(1) + ' s';
+				}).join(', ') + ').' : '';
 				for (const c of ui.cards)
-					drawCard(c, sk, tnow);
+					drawCard(c, sk, tnow, b);
 				if (ui.lat)
 					drawLat(ui.lat, sk);
 				const so = s && !s.first ? s.sockets[sk] : null;

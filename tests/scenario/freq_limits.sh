@@ -26,7 +26,8 @@
 #    rotation of the PCU's turns apart: within 5 % (scaled estimates, a
 #    late tick on a loaded machine moves them); with four of them in the
 #    bands' place ([baseline] pcu = ...) they count without turns: within
-#    1 %; beside the
+#    1 %, and each sample of /api/v1/samples has the same shares of its
+#    interval in its frequency_limited; beside the
 #    package's thermal_throttle seconds in the same family on perf.
 # Every page passes promtool.
 . "${top_srcdir:-.}/tests/lib.sh"
@@ -224,6 +225,16 @@ JSON
 		r=$(pcu_rate os 0)
 		is "${r:-nothing}" 0.00000 "$plat, $be, no turns: os at rate 0 grows by 0"
 		is "$(grep -c "reason=\"prochot_external\"" "$T/p1")" 0 "$plat, $be, no turns: prochot_external not counted, not served"
+		# each sample's frequency_limited: the PCU's seconds of that
+		# interval, the same shares of its counted time
+		curl -fs "http://127.0.0.1:$PORT/api/v1/samples?deltas=0&limit=4" >"$T/smp"
+		got=$(jq -r '[.samples[] | select(.valid and (.first | not)) | .counted_s as $c |
+			.sockets[1].frequency_limited[]? | select(.domain == "core") |
+			"\(.reason):\(.seconds / $c * 100 | round / 100)"] | unique | join(" ")' "$T/smp")
+		is "$got" "os:0 power:0.5 prochot_internal:0.1 thermal:0.25" \
+			"$plat, $be, no turns: each sample's frequency_limited has the PCU's seconds of its interval"
+		"$top_builddir/tests/tools/jsoncanon" <"$T/smp" | cmp -s - "$T/smp"
+		ok $? "$plat, $be: the samples with frequency_limited are byte for byte what json-c writes"
 		stop
 	done
 done

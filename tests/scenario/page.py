@@ -572,6 +572,108 @@ def power(b, res, name, url, want, tot):
                   "%s s%d: pJ/byte is the card's DRAM W over its DRAM GB/s" % (name, sk), g)
 
 
+READ_LIM = """(() => { const l = document.getElementById('live'), m = l && l.textContent.match(/#([0-9]+)/);
+  return { seq: m ? +m[1] : 0, sockets: [...document.querySelectorAll('section.socket')].map((sec, sk) => ({
+    note: document.getElementById('s' + sk + '-lim').textContent,
+    charts: [...sec.querySelectorAll('svg.chart:not(.xy)')].map((c) => [...c.querySelectorAll('rect.lim')]
+      .map((r) => [+r.dataset.from, +r.dataset.to, r.querySelector('title').textContent])) })) }; })()"""
+
+
+def limits(b, res, url, want):
+    """The intervals in which a frequency limit was active, shaded on
+    every time chart of their socket.  want: {"rd": [throttled phase's
+    DRAM read GB/s, the other phase's], "ratio": the throttled share,
+    "sockets": [true where the socket is throttled in that phase]}.  A
+    sample's phase is read from its DRAM read rate in the API; a sample
+    deep in a phase (every sample within 1.6 s, a throttle window and
+    more, in the same phase) must be shaded in the throttled phase and
+    must not be in the other (the decoy); an unthrottled socket has no
+    shade at all."""
+    got = b.wait("(() => { const r = %s; return r.seq && r.sockets.length === %d && r.sockets[0].charts.length && "
+                 "r.sockets[0].charts[0].length ? r : null; })()" % (READ_LIM, len(want["sockets"])), 45)
+    res.check(bool(got), "limits: the throttled socket's charts have shaded intervals", b.js(READ_LIM))
+    if not got:
+        return
+    b.pump(1.0)
+    got = b.js(READ_LIM)
+    ring = api(url, "/api/v1/samples?deltas=0&limit=%d" % api(url, "/api/v1/status")["ring_capacity"])
+    smp = [x for x in ring["samples"] if x["seq"] <= got["seq"] and not x.get("first")
+           and x["sockets"][0].get("dram_read_bytes_per_second") is not None]
+    def phase(x):
+        v = x["sockets"][0]["dram_read_bytes_per_second"] * 1e-9
+        for k, r in enumerate(want["rd"]):
+            if abs(v - r) <= 0.02 * r:
+                return k
+        return None
+    ph = [phase(x) for x in smp]
+    deep = [[], []]
+    for i, x in enumerate(smp):
+        near = [ph[j] for j, y in enumerate(smp) if abs(y["time"] - x["time"]) <= 1.6]
+        if ph[i] is not None and all(p == ph[i] for p in near):
+            deep[ph[i]].append(x)
+    print("# limits: %d samples to #%d, deep in the throttled phase %d, in the other %d; "
+          "socket 0's shading: %s" % (len(smp), got["seq"], len(deep[0]), len(deep[1]),
+                                       json.dumps(got["sockets"][0]["charts"][0][:6])))
+    res.check(len(deep[0]) >= 8 and len(deep[1]) >= 8,
+              "limits: the ring holds both phases (%d and %d samples deep in them)"
+              % (len(deep[0]), len(deep[1])), [len(smp), ph])
+
+    def covered(rects, x, part):
+        a, z = x["time"] - x["interval_s"], x["time"]
+        if part:        # its middle is inside a shade
+            return any(r[0] <= (a + z) / 2 <= r[1] for r in rects)
+        return any(r[0] < z - 0.01 and r[1] > a + 0.01 for r in rects)
+    for sk, (lim, so) in enumerate(zip(want["sockets"], got["sockets"])):
+        charts = so["charts"]
+        res.check(len(charts) >= 3 and all(c == charts[0] for c in charts),
+                  "limits s%d: every time chart of the socket has the same shading (%d charts)"
+                  % (sk, len(charts)), charts)
+        rects = charts[0] if charts else []
+        if not lim:
+            res.check(rects == [] and so["note"] == "",
+                      "limits s%d: a socket never limited has no shade and no note (decoy: "
+                      "another socket is)" % sk, so)
+            continue
+        # the intervals the kernel's reads (windows) the page has cover:
+        # none before its first read, none the next read has not closed
+        w = [e for x in smp for e in x["sockets"][sk].get("frequency_limited", [])
+             if e["domain"] == "package"]
+        due = [x for x in deep[0] if w and x["time"] - x["interval_s"] >= min(e["from"] for e in w)
+               and x["time"] <= max(e["to"] for e in w)]
+        hit = sum(covered(rects, x, True) for x in due)
+        res.check(len(due) >= 8 and hit == len(due),
+                  "limits s%d: the throttled phase's intervals are shaded (%d of %d)"
+                  % (sk, hit, len(due)), [[x["seq"], x["time"]] for x in due if not covered(rects, x, True)])
+        bad = [x["seq"] for x in deep[1] if covered(rects, x, False)]
+        res.check(deep[1] and not bad,
+                  "limits s%d: no interval of the unthrottled phase is shaded (decoy)" % sk,
+                  [bad, rects])
+        res.check(all(r[2].startswith("thermal (package) limit: ") for r in rects) and
+                  "thermal (package)" in so["note"] and so["note"].startswith("Shaded:"),
+                  "limits s%d: each shade's tooltip and the socket's note name the reason"
+                  % sk, [so["note"], rects[:3]])
+    # the API's windows: inside the throttled phase, limited for the
+    # workload's share of their length
+    wins = [e for x in smp for e in x["sockets"][0].get("frequency_limited", [])
+            if e["domain"] == "package"]
+
+    def inside(e, d):   # the samples the window overlaps: some, all in d
+        o = [x for x in smp if x["time"] > e["from"] + 0.01 and x["time"] - x["interval_s"] < e["to"] - 0.01]
+        return o and all(x in d for x in o)
+    full = [e for e in wins if inside(e, deep[0])]
+    # a window's ends are the reads' instants, each a little late on a
+    # loaded machine; the windows of a run adjoin, so over the run only
+    # its two ends are: 3 %
+    res.check(len(full) >= 2 and all(0 < e["seconds"] < e["to"] - e["from"] for e in full) and
+              abs(sum(e["seconds"] for e in full) / sum(e["to"] - e["from"] for e in full)
+                  - want["ratio"]) <= 0.03 * want["ratio"],
+              "limits: the API's package windows in the throttled phase are limited %g of "
+              "their length, within 3 %% (%d windows)" % (want["ratio"], len(full)), full)
+    none = [e for e in wins if inside(e, deep[1])]
+    res.check(len(none) >= 2 and all(e["seconds"] == 0 for e in none),
+              "limits: the API's windows in the unthrottled phase are 0 s (%d windows)" % len(none),
+              none[:5])
+
 def sampler_stalls(url):
     """How many times consecutive samples in the daemon's ring are more
     than 3 sampling intervals + 0.5 s apart (the page's rule for a gap)."""
@@ -684,6 +786,10 @@ def main():
     ap.add_argument("--power", nargs=2, metavar=("NAME", "JSON"),
                     help="a platform's name and per socket {pkg, dram, pj, "
                     "psys, tot}: only the power card's checks")
+    ap.add_argument("--limits",
+                    help="JSON {rd: [GB/s of the throttled phase, of the "
+                    "other], ratio, sockets: [throttled?]}: only the checks "
+                    "of the frequency limits' shading")
     ap.add_argument("--sockets", nargs=2, metavar=("NAME", "JSON"),
                     help="a platform's name and {about, sockets: [{rd, wr, "
                     "hit, clk, channels, links, upi}]}: only those checks")
@@ -714,6 +820,15 @@ def main():
             latency(b, res, a.url, json.loads(a.latency))
             b.screenshot(a.screenshot)
             res.check(not b.errors, "latency: no console errors", "\n".join(b.errors))
+        finally:
+            b.close()
+        return 0
+    if a.limits:
+        try:
+            b.open(a.url)
+            limits(b, res, a.url, json.loads(a.limits))
+            b.screenshot(a.screenshot)
+            res.check(not b.errors, "limits: no console errors", "\n".join(b.errors))
         finally:
             b.close()
         return 0

@@ -17,7 +17,10 @@
 # RAPL domain within 2 % and DRAM pJ/byte = DRAM W / DRAM B/s, zen4's
 # package alone (no DRAM domain), skl's package, DRAM and psys watts
 # with no DRAM traffic (pJ/byte "n/a"), and where the machine has no RAPL
-# (adl, zen3, skl) the card's reason from /api/v1/status, no watts.
+# (adl, zen3, skl) the card's reason from /api/v1/status, no watts; the
+# intervals in which a frequency limit was active shaded on every time
+# chart of their socket (skx: a throttled phase and an unthrottled one,
+# a socket never throttled).
 # Without chromium the test skips, except under CI=true, where it fails.
 . "${top_srcdir:-.}/tests/lib.sh"
 
@@ -258,6 +261,36 @@ python3 "$top_srcdir/tests/scenario/page.py" --url "http://127.0.0.1:$PORT/" \
 	--results "$T/results" --screenshot "$T/shots/page-power.png" \
 	--power skl '[{"pkg": 45, "dram": 3, "psys": 65, "pj": "n/a"}]'
 is "$?" 0 "the browser driver ran to the end on skl's power card"
+if [ -f "$T/results" ]; then
+	while read -r st desc; do
+		ok "$st" "$desc"
+	done <"$T/results"
+fi
+# The frequency limits (issue 43 section 2): skx, 2 sockets, through the
+# simulated kernel.  Phase 0 (6 s): DRAM reads 6.4 GB/s and socket 0's
+# package thermally throttled 500 ms of every second; phase 1 (6 s):
+# 3.2 GB/s, no throttling.  Socket 1 is never throttled.  The page
+# shades socket 0's throttled intervals on every time chart, none of the
+# unthrottled phase's (the decoy) and nothing on socket 1.
+kill "$UPID"; wait "$UPID" 2>/dev/null
+cat >"$T/lim.json" <<'JSON'
+{ "platform": "skx", "sockets": 2, "cha_count": 4, "phases": [
+    { "seconds": 6, "rates": { "imc:0x04:0x03": 1.0e8 } },
+    { "seconds": 6, "rates": { "imc:0x04:0x03": 5.0e7 } } ],
+  "thermal_throttle": { "ms_per_s": [500, 0], "s1/ms_per_s": 0 } }
+JSON
+PORT=$(pick_port)
+start_uncored "$T/log-lim" --simulate=skx --backend=perf --workload "$T/lim.json" \
+	-i 250 -l "127.0.0.1:$PORT" -s ""
+ok $? "daemon starts on skx with a thermally throttled phase"
+# 14 s: a throttled phase, an unthrottled one and the next throttled
+wait_for "the ring to hold 56 samples" 120 ring_has "$PORT" 56
+rm -f "$T/results"
+python3 "$top_srcdir/tests/scenario/page.py" --url "http://127.0.0.1:$PORT/" \
+	--pid "$UPID" --chromium "$CHROMIUM" --userdir "$T/chromium-lim" \
+	--results "$T/results" --screenshot "$T/shots/page-limits.png" \
+	--limits '{"rd": [6.4, 3.2], "ratio": 0.5, "sockets": [true, false]}'
+is "$?" 0 "the browser driver ran to the end on the frequency limits"
 if [ -f "$T/results" ]; then
 	while read -r st desc; do
 		ok "$st" "$desc"

@@ -7,7 +7,9 @@
  * every read; a file that turns bad (the value stays, the error counted);
  * the reasons where there is nothing (no thermal_throttle/, no package
  * files); the workload's "thermal_throttle" object (rates per phase and
- * socket, its errors) and the files it writes at a simulated time.
+ * socket, its errors) and the files it writes at a simulated time; the
+ * reads as windows for the samples (each ends in one span, a failed read
+ * adds none, a span older than the history says nothing).
  */
 #include "config.h"
 
@@ -16,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/buf.h"
@@ -287,11 +290,85 @@ static void test_sim(void)
 	ok(r < 0, "zen4 (AMD) has no thermal_throttle key");
 }
 
+static uint64_t mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Reads m once between two instants: *before < the read's time < *after. */
+static void timed_read(struct throttle_mon *m, uint64_t *before, uint64_t *after)
+{
+	usleep(2000);
+	*before = mono();
+	usleep(2000);
+	throttle_mon_read(m);
+	usleep(2000);
+	*after = mono();
+}
+
+static void test_windows(void)
+{
+	struct throttle_window w[8];
+	struct throttle_mon *m;
+	uint64_t b0 = mono(), a0, b1, a1, b2, a2, b3, a3;
+	int n;
+
+	mkroot();
+	put("devices/system/cpu/online", "0\n");
+	cpu(0, 0);
+	tt(0, "package_throttle_total_time_ms", "100\n");
+	m = throttle_mon_new(root, NULL, NULL);	/* read 0: 100 ms */
+	a0 = mono();
+	is_int(throttle_mon_windows(m, 0, b0 - 1, a0, w, 8), -ENODATA,
+	       "a span before the first read: nothing said (not 0)");
+	is_int(throttle_mon_windows(m, 0, a0, a0 + 1000000000, w, 8), 0,
+	       "one read: no window yet");
+	tt(0, "package_throttle_total_time_ms", "400\n");
+	timed_read(m, &b1, &a1);		/* read 1: 400 */
+	tt(0, "package_throttle_total_time_ms", "lots\n");
+	throttle_mon_read(m);			/* fails: no read kept */
+	tt(0, "package_throttle_total_time_ms", "400\n");
+	timed_read(m, &b2, &a2);		/* read 2: 400 */
+	tt(0, "package_throttle_total_time_ms", "1000\n");
+	timed_read(m, &b3, &a3);		/* read 3: 1000 */
+	n = throttle_mon_windows(m, 0, a0, a3, w, 8);
+	is_int(n, 3, "three windows after read 0 (the failed read is none)");
+	if (n == 3) {
+		is_u64(w[0].ms, 300, "window 0->1: 300 ms");
+		ok(w[0].from_ns < a0 && w[0].to_ns > b1 && w[0].to_ns < a1,
+		   "window 0->1: from read 0 to read 1");
+		is_u64(w[1].ms, 0, "window 1->2: 0 ms (across the failed read)");
+		ok(w[1].from_ns == w[0].to_ns && w[1].to_ns > b2 && w[1].to_ns < a2,
+		   "window 1->2: from read 1 to read 2");
+		is_u64(w[2].ms, 600, "window 2->3: 600 ms");
+	}
+	/* two spans split between reads 1 and 2: each window in one */
+	is_int(throttle_mon_windows(m, 0, a0, a1, w, 8), 1, "span to after read 1: one window");
+	is_u64(w[0].ms, 300, "... the 300 ms one");
+	n = throttle_mon_windows(m, 0, a1, a3, w, 8);
+	is_int(n, 2, "span from there: the other two");
+	is_u64(w[0].ms + w[1].ms, 600, "... 0 and 600 ms");
+	is_int(throttle_mon_windows(m, 0, a0, a3, w, 1), 1, "max 1: one window");
+	is_u64(w[0].ms, 300, "... the oldest");
+	is_int(throttle_mon_windows(m, 0, a3, a3 + 1000000000, w, 8), 0,
+	       "after the newest read: no window");
+	is_int(throttle_mon_windows(m, 7, a0, a3, w, 8), -ENOENT, "no socket 7");
+	throttle_mon_free(m);
+	rmroot();
+	m = throttle_mon_new_absent("none");
+	is_int(throttle_mon_windows(m, 0, 0, a3, w, 8), -ENOENT, "absent: no package");
+	throttle_mon_free(m);
+}
+
 int main(void)
 {
 	log_set_level(LOG_LVL_ERR);
 	test_parse();
 	test_tree();
+	test_windows();
 	test_sim();
 	return tap_done();
 }
