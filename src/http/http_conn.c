@@ -140,7 +140,8 @@ static const char *conn_why(const struct http_conn *k)
  * with MSG_PEEK, up to HTTP_PEEK_BYTES, a blank line in it, or at its
  * start (the head's other lines already read).  Such a request is not
  * slow, whatever its age: a slow client trickles lines and never ends
- * its head.  Plain HTTP only: on a TLS listener the queue is ciphertext.
+ * its head.  Plain HTTP only (TCP without TLS, and the control socket):
+ * on a TLS listener the queue is ciphertext.
  */
 static bool conn_head_queued(const struct http_conn *k)
 {
@@ -236,7 +237,9 @@ static bool same_uid(const struct http_conn *a, const struct http_conn *b)
  * Admits n to the control socket's budget: at most ctl_max connections
  * in all and ctl_per_uid of one uid.  Over its uid's share, n displaces
  * that uid's oldest displaceable connection (conn_displaceable()); over
- * the whole budget, anyone's.  With none to displace, n is marked busy:
+ * the whole budget, anyone's; one whose next request waits unread in its
+ * queue (conn_head_queued()) is passed over.  With none to displace, n is
+ * marked busy:
  * its request will be answered 503 with Retry-After, unprocessed, and
  * the connection closed (a client sees an answer it can act on, never a
  * reset).  Busy connections count in no budget: they are answered as soon
@@ -247,10 +250,16 @@ static bool same_uid(const struct http_conn *a, const struct http_conn *b)
 static void control_admit(struct conn_list *cl, struct http_conn *n)
 {
 	const struct conn_limits *lim = cl->lim;
-	struct http_conn *victim = NULL, *own = NULL;
-	uint64_t now = conn_now_ns(), vt = 0, ot = 0;
-	unsigned total = 0, mine = 0;
+	struct http_conn *victim, *own;
+	uint64_t now = conn_now_ns(), vt, ot;
+	unsigned total, mine;
 
+	for (struct http_conn *k = cl->head; k; k = k->next)
+		k->passed = false;
+again:
+	victim = own = NULL;
+	vt = ot = 0;
+	total = mine = 0;
 	for (struct http_conn *k = cl->head; k; k = k->next) {
 		bool same = same_uid(k, n);
 		uint64_t t;
@@ -259,7 +268,7 @@ static void control_admit(struct conn_list *cl, struct http_conn *n)
 			continue;
 		total++;
 		mine += same;
-		if (k == n || !conn_displaceable(k, now, &t))
+		if (k == n || k->passed || !conn_displaceable(k, now, &t))
 			continue;
 		if (!victim || t < vt) {
 			victim = k;
@@ -275,6 +284,12 @@ static void control_admit(struct conn_list *cl, struct http_conn *n)
 		vt = ot;
 	} else if (total <= lim->ctl_max) {
 		return;
+	}
+	/* a client that has just written its next request (queued unread)
+	   is not idle: passed over, as on a TCP listener (conn_victim()) */
+	if (victim && conn_head_queued(victim)) {
+		victim->passed = true;
+		goto again;
 	}
 	if (victim) {
 		conn_shut(cl, victim, HTTP_EVICT_DISPLACED);
@@ -346,7 +361,9 @@ struct http_conn *conn_open(struct conn_list *cl, int fd, bool control,
 	if (!control)
 		conn_peer(k, peer);
 	k->tcp = k->has_ip;
-	k->plain = k->tcp && !tls;
+	/* the control socket (Unix) is never TLS: its queue is the
+	   request's text, as on a plain TCP listener */
+	k->plain = !k->tcp || !tls;
 	k->prev = cl->tail;
 	*(cl->tail ? &cl->tail->next : &cl->head) = k;
 	cl->tail = k;

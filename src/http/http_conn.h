@@ -62,7 +62,8 @@ struct http_conn {
 	struct http_tally *tally;	/* control socket: bytes of answers
 					   handed to MHD */
 	bool tcp;		/* progress is bytes the peer acknowledged */
-	bool plain;		/* TCP without TLS: the receive queue is HTTP */
+	bool plain;		/* not TLS (plain TCP, the control socket): the
+				   receive queue is HTTP */
 	bool passed;		/* conn_victim()'s own: its head is queued */
 	bool has_ip;
 	struct sockaddr_storage ip;	/* address only, port zeroed */

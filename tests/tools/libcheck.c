@@ -380,11 +380,16 @@ static void check_regions(const char *sock)
 			check(fabs(rate / 1.5e8 - 1) < 0.3, "inner: DRAM reads at "
 			      "the simulated 1.5e8/s within 30%%: %.4g/s", rate);
 			l = strchr(l + 1, '\n');
-			/* in GB and GB/s, to 3 places: 1 MB at worst */
+			/* in GB and GB/s, to 3 places (0.5 MB at worst), against
+			 * the count and rate as the table prints them (4
+			 * digits: the perf run's 9.598 GB/s is 64 x a rate
+			 * printed 1.5e+08) */
 			if (l && sscanf(l, " uncore_dram_read_bytes 0 %lf %lf GB "
 					"%lf GB/s", &win, &bytes, &brate) == 3)
-				check(fabs(bytes * 1e9 - 64 * count) <= 1e6 &&
-				      fabs(brate * 1e9 - 64 * rate) <= 1e6,
+				check(fabs(bytes * 1e9 - 64 * count) <=
+				      1e6 + 1e-3 * 64 * count &&
+				      fabs(brate * 1e9 - 64 * rate) <=
+				      1e6 + 1e-3 * 64 * rate,
 				      "inner: and as uncore_dram_read_bytes, 64 "
 				      "bytes per read, in GB and GB/s: %.4g GB, "
 				      "%.4g GB/s", bytes, brate);

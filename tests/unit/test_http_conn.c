@@ -235,6 +235,53 @@ static void test_max_conn(void)
 	drop(&cl, p, 4);
 }
 
+/*
+ * The control socket (Unix, never TLS): a connection idle past the grace
+ * whose client has just written its whole request (the library's next
+ * call, queued unread) is passed over for an idle one.  Before, only TCP
+ * connections were looked at: CI's control_budget.sh saw 4 library calls
+ * of 64 readers end "closed the connection without answering POST
+ * /api/v1/claims" (-ECONNABORTED) under ASan.
+ */
+static void test_control_queued(void)
+{
+	static const struct conn_limits clim = {
+		.max_conn = 64, .max_per_ip = 64, .ctl_max = 2,
+		.ctl_per_uid = 2, .deadline_ns = 10000000000ull,
+	};
+	struct http_stats st = { 0 };
+	struct conn_list cl = { .lim = &clim, .stats = &st };
+	int sv[3][2];
+	struct http_conn *k[3];
+	const char *post = "POST /api/v1/claims HTTP/1.1\r\nHost: x\r\n"
+			   "Content-Length: 0\r\n\r\n";
+
+	for (int i = 0; i < 3; i++)
+		if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv[i]) < 0)
+			exit(1);
+	k[0] = conn_open(&cl, sv[0][0], true, false, NULL);
+	k[1] = conn_open(&cl, sv[1][0], true, false, NULL);
+	if (!k[0] || !k[1])
+		exit(1);
+	/* both idle past the grace; the oldest's client has just sent */
+	k[0]->start_ns -= 3 * HTTP_CONTROL_GRACE_MS * 1000000ull;
+	k[1]->start_ns -= 2 * HTTP_CONTROL_GRACE_MS * 1000000ull;
+	if (write(sv[0][1], post, strlen(post)) != (ssize_t)strlen(post))
+		exit(1);
+	k[2] = conn_open(&cl, sv[2][0], true, false, NULL);
+	ok(k[2] && !k[2]->busy, "a third control connection over a budget of "
+	   "2 finds room");
+	ok(!k[0]->closing, "the oldest, its whole request queued unread, is "
+	   "not closed");
+	ok(k[1]->closing, "the idle one is, in its place");
+	for (int i = 0; i < 3; i++) {
+		if (k[i])
+			conn_close(&cl, k[i]);
+		close(sv[i][0]);
+		close(sv[i][1]);
+	}
+}
+
 int main(void)
 {
 	listen_lo();
@@ -244,6 +291,7 @@ int main(void)
 	test_refused();
 	test_tls();
 	test_max_conn();
+	test_control_queued();
 	close(lfd);
 	return tap_done();
 }
