@@ -164,6 +164,33 @@ struct plat_sim_cpuid_key {
 	const char *what;	/* for messages */
 };
 
+/*
+ * The "memory_latency" curve's events (src/sim/sim_wl_lat.c): the
+ * occupancy and inserts event of each target the platform splits, as
+ * rate keys ("unit:event:umask[:filter...]"), with the box clock that
+ * turns occupancy into time.  A platform without one refuses the key.
+ */
+enum plat_sim_lat_target {
+	PSL_ALL, PSL_LOCAL, PSL_REMOTE,
+	PSL_NTARGETS
+};
+
+struct plat_sim_lat_ev {
+	const char *occ, *ins;
+	enum plat_sim_lat_target tgt;
+};
+
+#define PLAT_SIM_LAT_MAX_EV 5
+
+struct plat_sim_lat {
+	const char *unit;	/* the boxes that hold the events */
+	const char *clock;	/* one box's clock event (a rate key), or
+				   NULL: the occupancy counts time */
+	double per_ns;		/* clock NULL: occupancy counts per ns */
+	bool occ_ctr0;		/* the occupancy counts on counter 0 only */
+	struct plat_sim_lat_ev ev[PLAT_SIM_LAT_MAX_EV];
+};
+
 struct plat_sim {
 	/* the built-in workload; NULL: none */
 	const struct plat_sim_builtin *builtin;
@@ -221,6 +248,8 @@ struct plat_sim {
 	const struct plat_sim_cpuid *cpuid;
 	size_t ncpuid;
 	const struct plat_sim_cpuid_key *cpuid_key;
+	/* the "memory_latency" curve's events; NULL: the key is refused */
+	const struct plat_sim_lat *lat;
 };
 
 extern const struct plat_sim plat_skl_sim, plat_hsx_sim, plat_snbep_sim;

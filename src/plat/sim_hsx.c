@@ -215,6 +215,22 @@ static const struct plat_sim_count hsx_sim_counts[] = {
 	{ "r3qpi_links", "r3qpi", 3 },
 };
 
+/* The "memory_latency" curve's events.  Manual 331051 (Xeon E5 v3
+ * uncore) 2.3.5 AVG_TOR_DRD_MISS_LATENCY and its _LOC_ / _REM_ forms:
+ * TOR_OCCUPANCY (0x36, counter 0 only: Table 2-41's note) / TOR_INSERTS
+ * (0x35) of MISS_OPCODE 0x03, MISS_LOCAL_OPCODE 0x23, MISS_REMOTE_OPCODE
+ * 0x83 (Tables 2-40, 2-41) with Cn_MSR_PMON_BOX_FILTER1.opc (bits 28:20,
+ * Table 2-19) = 0x182, DRd (Table 2-20); UNC_C_CLOCKTICKS 0x00. */
+static const struct plat_sim_lat hsx_sim_lat = {
+	.unit = "cbo", .clock = "cbo:0x00:0x00", .occ_ctr0 = true,
+	.ev = { { "cbo:0x36:0x03:filter1=0x18200000",
+		  "cbo:0x35:0x03:filter1=0x18200000", PSL_ALL },
+		{ "cbo:0x36:0x23:filter1=0x18200000",
+		  "cbo:0x35:0x23:filter1=0x18200000", PSL_LOCAL },
+		{ "cbo:0x36:0x83:filter1=0x18200000",
+		  "cbo:0x35:0x83:filter1=0x18200000", PSL_REMOTE } },
+};
+
 const struct plat_sim plat_hsx_sim = {
 	.builtin = &hsx_builtin,
 	.counts = hsx_sim_counts,
@@ -230,4 +246,5 @@ const struct plat_sim plat_hsx_sim = {
 	.mmio_bar = -1,
 	.node_mul = 3,
 	.node_add = 2,
+	.lat = &hsx_sim_lat,
 };

@@ -214,18 +214,53 @@ static const struct plat_sim_count gnr_counts[] = {
 	{ "pcu_count", "pcu", 4 }, { "ubox_count", "ubox", 4 },
 };
 
+/* The "memory_latency" curve's events.  skx: intel-perfmon SKX/metrics
+ * skylakex_metrics.json llc_data_read_demand_plus_prefetch_miss_latency
+ * (_local/_remote): TOR_OCCUPANCY (0x36) / TOR_INSERTS (0x35) .IA_MISS
+ * (umask 0x21) under FILTER1 0x40433 / 0x40432 / 0x40431 (the
+ * simulator's filter0 bits 63:32); UNC_CHA_CLOCKTICKS 0x00. */
+static const struct plat_sim_lat skx_sim_lat = {
+	.unit = "cha", .clock = "cha:0x00:0x00", .occ_ctr0 = true,
+	.ev = { { "cha:0x36:0x21:filter0=0x4043300000000",
+		  "cha:0x35:0x21:filter0=0x4043300000000", PSL_ALL },
+		{ "cha:0x36:0x21:filter0=0x4043200000000",
+		  "cha:0x35:0x21:filter0=0x4043200000000", PSL_LOCAL },
+		{ "cha:0x36:0x21:filter0=0x4043100000000",
+		  "cha:0x35:0x21:filter0=0x4043100000000", PSL_REMOTE } },
+};
+
+/* The CHAs of Ice Lake-SP and later: UMaskExt in the kernel's umask
+ * bits 63:32 over umask 0x01 (IA_MISS_DRD 0xC817FE, _LOCAL 0xC816FE,
+ * _REMOTE 0xC8177E, _DDR 0xC81786: intel-perfmon ICX/SPR/GNR
+ * *_uncore.json; UNC_CHA_TOR_OCCUPANCY.* "Counter": "0").  Every read
+ * the curve makes goes to DRAM, so _DDR counts them all; _PMM nothing.
+ * UNC_CHA_CLOCKTICKS: 0x00 on icx, 0x01 from spr (the same files). */
+#define XSP_LAT_EVS							\
+	{ { "cha:0x36:0xc817fe01", "cha:0x35:0xc817fe01", PSL_ALL },	\
+	  { "cha:0x36:0xc816fe01", "cha:0x35:0xc816fe01", PSL_LOCAL },	\
+	  { "cha:0x36:0xc8177e01", "cha:0x35:0xc8177e01", PSL_REMOTE },	\
+	  { "cha:0x36:0xc8178601", "cha:0x35:0xc8178601", PSL_ALL } }
+static const struct plat_sim_lat icx_sim_lat = {
+	.unit = "cha", .clock = "cha:0x00:0x00", .occ_ctr0 = true,
+	.ev = XSP_LAT_EVS,
+};
+static const struct plat_sim_lat spr_sim_lat = {
+	.unit = "cha", .clock = "cha:0x01:0x00", .occ_ctr0 = true,
+	.ev = XSP_LAT_EVS,
+};
+
 /* ufreq_msr: SKYLAKE_X, ICELAKE_X, SAPPHIRERAPIDS_X are in the kernel's
  * intel_uncore_cpu_ids[] (uncore-frequency.c). */
-#define XSP_SIM(var, bi, cnt, clk, dclk)                                    \
+#define XSP_SIM(var, bi, cnt, clk, dclk, lt)                                \
 	const struct plat_sim var = {                                        \
 		.builtin = &bi, .counts = cnt,                               \
 		.ncounts = sizeof(cnt) / sizeof(cnt[0]), .max_sockets = 8,   \
 		.uclk_hz = clk, .dclk_hz = dclk, .mmio_bar = -1,            \
-		.ufreq_msr = true }
+		.ufreq_msr = true, .lat = &lt }
 
-XSP_SIM(plat_skx_sim, skx_builtin, skx_counts, SKX_UCLK, SKX_DCLK);
-XSP_SIM(plat_icx_sim, icx_builtin, icx_counts, SKX_UCLK, ICX_DCLK);
-XSP_SIM(plat_spr_sim, spr_builtin, spr_counts, SPR_UCLK, SPR_DCLK);
+XSP_SIM(plat_skx_sim, skx_builtin, skx_counts, SKX_UCLK, SKX_DCLK, skx_sim_lat);
+XSP_SIM(plat_icx_sim, icx_builtin, icx_counts, SKX_UCLK, ICX_DCLK, icx_sim_lat);
+XSP_SIM(plat_spr_sim, spr_builtin, spr_counts, SPR_UCLK, SPR_DCLK, spr_sim_lat);
 /* gnr: packages of several dies (GNR-AP 3 compute dies; whether CPUID
  * enumerates them is Unsure, NEXT-PLATFORMS 1.3): the "dies" key, up to
  * 4, the built-in machine 2 a socket. */
@@ -233,4 +268,5 @@ const struct plat_sim plat_gnr_sim = {
 	.builtin = &gnr_builtin, .counts = gnr_counts,
 	.ncounts = sizeof(gnr_counts) / sizeof(gnr_counts[0]),
 	.max_sockets = 8, .max_dies = 4,
-	.uclk_hz = GNR_UCLK, .dclk_hz = GNR_DCLK, .mmio_bar = -1 };
+	.uclk_hz = GNR_UCLK, .dclk_hz = GNR_DCLK, .mmio_bar = -1,
+	.lat = &spr_sim_lat };

@@ -104,6 +104,16 @@ static const struct plat_sim_cpuid_key zen5_cpuid_key = {
 	.what = "data fabric counters (CPUID 0x80000022 EBX[15:10] NumDfPmc)",
 };
 
+/* The "memory_latency" curve's events.  Linux amdzen5 recommended.json
+ * l3_read_miss_latency: 0xAC l3_xi_sampled_latency counts 10 ns a count
+ * over 0xAD l3_xi_sampled_latency_requests; dram_near 0x01, dram_far
+ * 0x02.  The simulated L3 samples every read. */
+static const struct plat_sim_lat zen5_sim_lat = {
+	.unit = "l3", .per_ns = 0.1,
+	.ev = { { "l3:0xac:0x01", "l3:0xad:0x01", PSL_LOCAL },
+		{ "l3:0xac:0x02", "l3:0xad:0x02", PSL_REMOTE } },
+};
+
 const struct plat_sim plat_zen5_sim = {
 	.builtin = &zen5_builtin,
 	.counts = zen5_counts,
@@ -113,4 +123,5 @@ const struct plat_sim plat_zen5_sim = {
 	.cpuid = zen5_cpuid,
 	.ncpuid = sizeof(zen5_cpuid) / sizeof(zen5_cpuid[0]),
 	.cpuid_key = &zen5_cpuid_key,
+	.lat = &zen5_sim_lat,
 };

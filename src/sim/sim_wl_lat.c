@@ -25,7 +25,8 @@
  * stays the curve's, while a mean of per-box ratios does not.
  *
  * The events and their encodings per platform, with their sources, are
- * the table below; a platform without an entry refuses the key.  The
+ * the platform's data (plat_sim.h struct plat_sim_lat, in src/plat/sim_*.c);
+ * a platform without them refuses the key.  The
  * curve's rates are ordinary rate keys added to the workload: a rate
  * key the phase gives itself that counts on the same counter (same
  * encoding and filters, an overlapping socket and box) wins over the
@@ -47,75 +48,6 @@
 #define LAT_MAX_NS 1e7		/* the largest latency the curve may give */
 #define LAT_MAX_BOXES 512
 #define LINE_BYTES 64.0
-
-enum lat_target { LT_ALL, LT_LOCAL, LT_REMOTE, LT_N };
-
-/* One latency event pair: occupancy and inserts, as rate keys. */
-struct lat_ev {
-	const char *occ, *ins;
-	enum lat_target tgt;
-};
-
-struct lat_model {
-	const char *plat;	/* platform id */
-	const char *unit;	/* the boxes that hold the events */
-	const char *clock;	/* one box's clock event (a rate key), or
-				   NULL: the occupancy counts time */
-	double per_ns;		/* clock NULL: occupancy counts per ns */
-	bool occ_ctr0;		/* the occupancy counts on counter 0 only */
-	struct lat_ev ev[5];
-};
-
-/* The CHA's of Ice Lake-SP and later: UMaskExt in the kernel's umask
- * bits 63:32 over umask 0x01 (IA_MISS_DRD 0xC817FE, _LOCAL 0xC816FE,
- * _REMOTE 0xC8177E, _DDR 0xC81786: intel-perfmon ICX/SPR/GNR
- * *_uncore.json; UNC_CHA_TOR_OCCUPANCY.* "Counter": "0").  Every read
- * the curve makes goes to DRAM, so _DDR counts them all; _PMM nothing. */
-#define XSP_EVS							\
-	{ { "cha:0x36:0xc817fe01", "cha:0x35:0xc817fe01", LT_ALL },	\
-	  { "cha:0x36:0xc816fe01", "cha:0x35:0xc816fe01", LT_LOCAL },	\
-	  { "cha:0x36:0xc8177e01", "cha:0x35:0xc8177e01", LT_REMOTE },	\
-	  { "cha:0x36:0xc8178601", "cha:0x35:0xc8178601", LT_ALL } }
-
-static const struct lat_model models[] = {
-	/* Manual 331051 (Xeon E5 v3 uncore) 2.3.5 AVG_TOR_DRD_MISS_LATENCY
-	 * and its _LOC_ / _REM_ forms: TOR_OCCUPANCY (0x36, counter 0
-	 * only: Table 2-41's note) / TOR_INSERTS (0x35) of MISS_OPCODE
-	 * 0x03, MISS_LOCAL_OPCODE 0x23, MISS_REMOTE_OPCODE 0x83 (Tables
-	 * 2-40, 2-41) with Cn_MSR_PMON_BOX_FILTER1.opc (bits 28:20, Table
-	 * 2-19) = 0x182, DRd (Table 2-20); UNC_C_CLOCKTICKS 0x00. */
-	{ "hsx", "cbo", "cbo:0x00:0x00", 0, true,
-	  { { "cbo:0x36:0x03:filter1=0x18200000",
-	      "cbo:0x35:0x03:filter1=0x18200000", LT_ALL },
-	    { "cbo:0x36:0x23:filter1=0x18200000",
-	      "cbo:0x35:0x23:filter1=0x18200000", LT_LOCAL },
-	    { "cbo:0x36:0x83:filter1=0x18200000",
-	      "cbo:0x35:0x83:filter1=0x18200000", LT_REMOTE } } },
-	/* intel-perfmon SKX/metrics skylakex_metrics.json
-	 * llc_data_read_demand_plus_prefetch_miss_latency(_local/_remote):
-	 * TOR_OCCUPANCY / TOR_INSERTS .IA_MISS (umask 0x21) under FILTER1
-	 * 0x40433 / 0x40432 / 0x40431 (the simulator's filter0 bits 63:32);
-	 * UNC_CHA_CLOCKTICKS 0x00. */
-	{ "skx", "cha", "cha:0x00:0x00", 0, true,
-	  { { "cha:0x36:0x21:filter0=0x4043300000000",
-	      "cha:0x35:0x21:filter0=0x4043300000000", LT_ALL },
-	    { "cha:0x36:0x21:filter0=0x4043200000000",
-	      "cha:0x35:0x21:filter0=0x4043200000000", LT_LOCAL },
-	    { "cha:0x36:0x21:filter0=0x4043100000000",
-	      "cha:0x35:0x21:filter0=0x4043100000000", LT_REMOTE } } },
-	/* UNC_CHA_CLOCKTICKS: 0x00 on icx, 0x01 from spr (intel-perfmon
-	 * ICX, SPR, GNR *_uncore.json) */
-	{ "icx", "cha", "cha:0x00:0x00", 0, true, XSP_EVS },
-	{ "spr", "cha", "cha:0x01:0x00", 0, true, XSP_EVS },
-	{ "gnr", "cha", "cha:0x01:0x00", 0, true, XSP_EVS },
-	/* Linux amdzen5 recommended.json l3_read_miss_latency: 0xAC
-	 * l3_xi_sampled_latency counts 10 ns a count over 0xAD
-	 * l3_xi_sampled_latency_requests; dram_near 0x01, dram_far 0x02.
-	 * The simulated L3 samples every read. */
-	{ "zen5", "l3", NULL, 0.1, false,
-	  { { "l3:0xac:0x01", "l3:0xad:0x01", LT_LOCAL },
-	    { "l3:0xac:0x02", "l3:0xad:0x02", LT_REMOTE } } },
-};
 
 /* One phase's curve, as the workload gives it. */
 struct lat_curve {
@@ -143,12 +75,9 @@ struct lat_acc {
 	double *bw, *rd;
 };
 
-static const struct lat_model *model_of(const struct platform *p)
+static const struct plat_sim_lat *model_of(const struct platform *p)
 {
-	for (size_t i = 0; p && i < ARRAY_SIZE(models); i++)
-		if (strcmp(models[i].plat, p->id) == 0)
-			return &models[i];
-	return NULL;
+	return p && p->sim ? p->sim->lat : NULL;
 }
 
 /* "hsx, skx, ...": the platforms with a model. */
@@ -157,9 +86,10 @@ static void model_list(char *buf, size_t len)
 	size_t n = 0;
 
 	buf[0] = '\0';
-	for (size_t i = 0; i < ARRAY_SIZE(models) && n < len; i++)
-		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? ", " : "",
-				      models[i].plat);
+	for (size_t i = 0; plat_all[i] && n < len; i++)
+		if (model_of(plat_all[i]))
+			n += (size_t)snprintf(buf + n, len - n, "%s%s",
+					      n ? ", " : "", plat_all[i]->id);
 }
 
 /* The uncore clock the simulator runs (hw_sim.c: the workload's
@@ -244,7 +174,7 @@ static int curve_member(struct pctx *c, const char *key, json_object *v,
 
 /* The phase's "memory_latency" object into cv; the path is at it. */
 static int curve_parse(struct pctx *c, json_object *o,
-		       const struct lat_model *m, unsigned nbox,
+		       const struct plat_sim_lat *m, unsigned nbox,
 		       struct lat_curve *cv)
 {
 	bool has_share = false;
@@ -377,7 +307,7 @@ static int emit(struct pctx *c, struct lat_acc *a, const char *text,
 /* One event pair of socket s in phase p: ins reads/s with occ
  * (occupancy counts)/s, over the boxes. */
 static int emit_pair(struct pctx *c, struct lat_acc *a,
-		     const struct lat_model *m, const struct lat_ev *e,
+		     const struct plat_sim_lat *m, const struct plat_sim_lat_ev *e,
 		     const struct lat_curve *cv, unsigned s, unsigned p,
 		     double ins, double occ)
 {
@@ -415,27 +345,27 @@ static int emit_pair(struct pctx *c, struct lat_acc *a,
 
 /* Socket s in phase p under the curve: every event pair of the model. */
 static int expand_socket(struct pctx *c, struct lat_acc *a,
-			 const struct lat_model *m,
+			 const struct plat_sim_lat *m,
 			 const struct lat_curve *cv, unsigned s, unsigned p)
 {
 	const struct workload *w = c->w;
 	size_t i = (size_t)s * w->nphases + p;
 	double bw = a->bw[i], rd = a->rd[i];
-	double ins[LT_N], ns[LT_N], conv, u;
+	double ins[PSL_NTARGETS], ns[PSL_NTARGETS], conv, u;
 	int r;
 
 	u = bw / cv->peak;
-	ins[LT_ALL] = rd / LINE_BYTES;
-	ins[LT_REMOTE] = ins[LT_ALL] * cv->remote_share;
-	ins[LT_LOCAL] = ins[LT_ALL] - ins[LT_REMOTE];
+	ins[PSL_ALL] = rd / LINE_BYTES;
+	ins[PSL_REMOTE] = ins[PSL_ALL] * cv->remote_share;
+	ins[PSL_LOCAL] = ins[PSL_ALL] - ins[PSL_REMOTE];
 	/* request-ns per second of each target */
-	ns[LT_LOCAL] = ins[LT_LOCAL] * curve_ns(cv, cv->idle_ns, u);
-	ns[LT_REMOTE] = cv->remote_ns
-			? ins[LT_REMOTE] * curve_ns(cv, cv->remote_ns, u) : 0;
-	ns[LT_ALL] = ns[LT_LOCAL] + ns[LT_REMOTE];
+	ns[PSL_LOCAL] = ins[PSL_LOCAL] * curve_ns(cv, cv->idle_ns, u);
+	ns[PSL_REMOTE] = cv->remote_ns
+			? ins[PSL_REMOTE] * curve_ns(cv, cv->remote_ns, u) : 0;
+	ns[PSL_ALL] = ns[PSL_LOCAL] + ns[PSL_REMOTE];
 	conv = m->clock ? uclk_of(w) * 1e-9 : m->per_ns;
 	for (size_t j = 0; j < ARRAY_SIZE(m->ev) && m->ev[j].occ; j++) {
-		const struct lat_ev *e = &m->ev[j];
+		const struct plat_sim_lat_ev *e = &m->ev[j];
 
 		if ((r = emit_pair(c, a, m, e, cv, s, p, ins[e->tgt],
 				   ns[e->tgt] * conv)) < 0)
@@ -471,7 +401,7 @@ static int dram_traffic(struct pctx *c, struct lat_acc *a)
 static int expand_phase(struct pctx *c, struct lat_acc *a, json_object *o,
 			unsigned p)
 {
-	const struct lat_model *m = model_of(c->plat);
+	const struct plat_sim_lat *m = model_of(c->plat);
 	struct lat_curve cv;
 	char list[128];
 	unsigned nbox = 0;

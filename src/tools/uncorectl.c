@@ -3067,11 +3067,12 @@ static const struct command commands[] = {
 	  "  -i, --interval S   refresh every S seconds (default 1)\n"
 	  "  -c, --count N      stop after N refreshes\n" },
 	{ "groups", cmd_groups, "[--names] [--json]",
-	  "named groups (MEM, LLC, MEM_LATENCY, QPI, UPI) and their events",
+	  "named event groups (memory, LLC, latency, links) and their events",
 	  "List the named groups (MEM: DRAM bytes and GB/s, and the read latency\n"
 	  "where the platform counts it; LLC: lookups, misses and hit ratio;\n"
-	  "MEM_LATENCY: mean read latency and reads in flight; QPI, UPI: the\n"
-	  "interconnect's bytes sent) with the events they take on this machine\n"
+	  "MEM_LATENCY: mean read latency and reads in flight; one group per\n"
+	  "interconnect, named as the platform's links are, for the bytes sent)\n"
+	  "with the events they take on this machine\n"
 	  "and the figures they give, the same on every platform; a group or a\n"
 	  "figure that cannot count here says why.",
 	  "Options:\n"

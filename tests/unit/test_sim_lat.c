@@ -225,8 +225,8 @@ static const struct {
 	{ "{\"platform\":\"skl\",\"phases\":[{\"seconds\":1,\"memory_latency\":"
 	  "{\"idle_ns\":80,\"peak_bytes_per_second\":1e11},\"rates\":{}}]}",
 	  "lat.json: $.phases[0].memory_latency: the simulator has no memory "
-	  "latency events of skl (it has them of hsx, skx, icx, spr, gnr, "
-	  "zen5;" },
+	  "latency events of skl (it has them of hsx, skx, icx, spr, zen5, "
+	  "gnr;" },
 	{ "{\"platform\":\"hsx\",\"phases\":[{\"seconds\":1,\"latency\":{},"
 	  "\"rates\":{}}]}",
 	  "lat.json: $.phases[0].latency: unknown key (a phase accepts: "
