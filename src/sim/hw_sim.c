@@ -442,6 +442,7 @@ static void trigger_fault(struct sim *s, unsigned k)
 	case WL_FAULT_PMU_GONE:
 	case WL_FAULT_PERF_READ_ERROR:
 	case WL_FAULT_SHORT_READ:
+	case WL_FAULT_PERF_READ_DELAY:
 		break;	/* the simulated kernel's (src/sim/sim_kernel.c) */
 	case WL_FAULT_STUCK:
 		for (unsigned i = 0; i < s->nctrs; i++) {

@@ -112,6 +112,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -1020,7 +1021,8 @@ static int read_fault(struct skern *k, const struct sk_event *e, double now)
 		unsigned i = (unsigned)(f - k->wl->faults);
 
 		if ((f->kind == WL_FAULT_PERF_READ_ERROR ||
-		     f->kind == WL_FAULT_SHORT_READ) && f->at <= now &&
+		     f->kind == WL_FAULT_SHORT_READ ||
+		     f->kind == WL_FAULT_PERF_READ_DELAY) && f->at <= now &&
 		    k->left[i] > 0) {
 			k->left[i]--;
 			return (int)i;
@@ -1056,6 +1058,27 @@ static long sk_read(void *ctx, int fd, void *buf, size_t len)
 			       "fault)", e->pmu->name);
 	}
 	fi = read_fault(k, e, now);
+	if (fi >= 0 && k->wl->faults[fi].kind == WL_FAULT_PERF_READ_DELAY) {
+		/* the reader held before read(2): the values are as of when
+		 * it reads, later (the lock is not held while it waits) */
+		double d = k->wl->faults[fi].delay_s;
+		struct timespec ts = { .tv_sec = (time_t)d,
+				       .tv_nsec = (long)((d - (double)(time_t)d) * 1e9) };
+
+		pthread_mutex_unlock(&k->lock);
+		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+			;
+		pthread_mutex_lock(&k->lock);
+		fi = -1;
+		now = sk_now(k);
+		e = ev_of(k, fd);
+		if (!e || ev_gone(k, e, now)) {
+			pthread_mutex_unlock(&k->lock);
+			return hw_fail(e ? ENODEV : EBADF, "simulated kernel: "
+				       "fd %d went away while its read was "
+				       "delayed", fd);
+		}
+	}
 	if (fi >= 0 && k->wl->faults[fi].kind == WL_FAULT_PERF_READ_ERROR) {
 		pthread_mutex_unlock(&k->lock);
 		return hw_fail(k->wl->faults[fi].err, "simulated kernel: read "

@@ -30,6 +30,7 @@ static const char *const fault_kinds[] = {
 	[WL_FAULT_PMU_GONE] = "pmu_gone",
 	[WL_FAULT_PERF_READ_ERROR] = "perf_read_error",
 	[WL_FAULT_SHORT_READ] = "short_read",
+	[WL_FAULT_PERF_READ_DELAY] = "perf_read_delay",
 };
 
 static const char *target_forms(enum wl_fault_kind k)
@@ -44,6 +45,7 @@ static const char *target_forms(enum wl_fault_kind k)
 	case WL_FAULT_PMU_GONE:
 	case WL_FAULT_PERF_READ_ERROR:
 	case WL_FAULT_SHORT_READ:
+	case WL_FAULT_PERF_READ_DELAY:
 		return "a kernel PMU name as sysfs lists it, or a glob such "
 		       "as \"uncore_*\"";
 	default:
@@ -180,7 +182,8 @@ static int parse_target(struct pctx *c, const char *text, struct wl_fault *f)
  */
 #define FK(k) (1u << (k))
 #define FK_PERF (FK(WL_FAULT_PERF_CONTENTION) | FK(WL_FAULT_PMU_GONE) | \
-		 FK(WL_FAULT_PERF_READ_ERROR) | FK(WL_FAULT_SHORT_READ))
+		 FK(WL_FAULT_PERF_READ_ERROR) | FK(WL_FAULT_SHORT_READ) | \
+		 FK(WL_FAULT_PERF_READ_DELAY))
 enum fault_member { FM_AT, FM_KIND, FM_TARGET, FM_COUNT, FM_VALUE,
 		    FM_RUNNING, FM_SECONDS, FM_ERRNO, FM_N };
 static const struct {
@@ -192,15 +195,19 @@ static const struct {
 	[FM_KIND] = { "kind", ~0u, ~0u, NULL },
 	[FM_TARGET] = { "target", ~0u, ~0u, NULL },
 	[FM_COUNT] = { "count", FK(WL_FAULT_EIO) | FK(WL_FAULT_DELAY) |
-		       FK(WL_FAULT_PERF_READ_ERROR) | FK(WL_FAULT_SHORT_READ), 0,
-		       "eio, delay, perf_read_error, short_read" },
+		       FK(WL_FAULT_PERF_READ_ERROR) | FK(WL_FAULT_SHORT_READ) |
+		       FK(WL_FAULT_PERF_READ_DELAY), 0,
+		       "eio, delay, perf_read_error, short_read, "
+		       "perf_read_delay" },
 	[FM_VALUE] = { "value", FK(WL_FAULT_FOREIGN_WRITE),
 		       FK(WL_FAULT_FOREIGN_WRITE), "foreign_write" },
 	[FM_RUNNING] = { "running", FK(WL_FAULT_PERF_CONTENTION),
 			 FK(WL_FAULT_PERF_CONTENTION), "perf_contention" },
 	[FM_SECONDS] = { "seconds", FK(WL_FAULT_PERF_CONTENTION) |
-			 FK(WL_FAULT_PMU_GONE) | FK(WL_FAULT_DELAY),
-			 FK(WL_FAULT_DELAY), "perf_contention, pmu_gone, delay" },
+			 FK(WL_FAULT_PMU_GONE) | FK(WL_FAULT_DELAY) |
+			 FK(WL_FAULT_PERF_READ_DELAY),
+			 FK(WL_FAULT_DELAY) | FK(WL_FAULT_PERF_READ_DELAY),
+			 "perf_contention, pmu_gone, delay, perf_read_delay" },
 	[FM_ERRNO] = { "errno", FK(WL_FAULT_PERF_READ_ERROR),
 		       FK(WL_FAULT_PERF_READ_ERROR), "perf_read_error" },
 };
@@ -341,7 +348,8 @@ static int parse_perf_fault(struct pctx *c, json_object **m,
 			return r;
 		wlp_path_pop(c, old);
 	}
-	if (m[FM_SECONDS] && f->kind == WL_FAULT_DELAY) {
+	if (m[FM_SECONDS] && (f->kind == WL_FAULT_DELAY ||
+			      f->kind == WL_FAULT_PERF_READ_DELAY)) {
 		old = wlp_path_key(c, "seconds");
 		r = wlp_get_number(c, m[FM_SECONDS], 0, true, WL_MAX_DELAY,
 			       "seconds each access is delayed", &f->delay_s);
@@ -391,7 +399,8 @@ static int parse_fault_numbers(struct pctx *c, json_object **m,
 
 		old = wlp_path_key(c, "count");
 		r = wlp_get_uint(c, m[FM_COUNT], 1, WL_MAX_COUNT,
-			     wl_fault_is_perf(f->kind) ? "reads that fail"
+			     f->kind == WL_FAULT_PERF_READ_DELAY ? "reads delayed"
+			     : wl_fault_is_perf(f->kind) ? "reads that fail"
 			     : f->kind == WL_FAULT_DELAY ? "accesses delayed"
 			     : "accesses that fail", &v);
 		if (r < 0)

@@ -53,12 +53,15 @@ enum wl_fault_kind {
 	WL_FAULT_PMU_GONE,	/* the PMU is unregistered (module unload) */
 	WL_FAULT_PERF_READ_ERROR,	/* next `count` reads fail with `err` */
 	WL_FAULT_SHORT_READ,	/* next `count` reads return too few bytes */
+	WL_FAULT_PERF_READ_DELAY,	/* next `count` reads return `seconds`
+					   late, their values as of then (a
+					   reader preempted before read(2)) */
 };
 
 /* Is k a fault of the simulated kernel (a PMU target, not a register)? */
 static inline bool wl_fault_is_perf(int k)
 {
-	return k >= WL_FAULT_PERF_CONTENTION && k <= WL_FAULT_SHORT_READ;
+	return k >= WL_FAULT_PERF_CONTENTION && k <= WL_FAULT_PERF_READ_DELAY;
 }
 
 struct wl_fault {
@@ -70,14 +73,16 @@ struct wl_fault {
 	bool target_is_freerun;	/* stuck on a named free-running counter */
 	int freerun_unit;
 	unsigned freerun_idx;
-	unsigned count;		/* eio, delay, perf_read_error, short_read */
+	unsigned count;		/* eio, delay, perf_read_error, short_read,
+				   perf_read_delay */
 	uint64_t value;		/* foreign_write */
 	char text[64];		/* target as written; perf faults: a PMU
 				   name or a glob ("uncore_imc_*") */
 	double running;		/* perf_contention: fraction of the time
 				   the target's events run, [0, 1) */
 	double seconds;		/* perf_contention: how long; 0 = for ever */
-	double delay_s;		/* delay: how much later each access returns */
+	double delay_s;		/* delay, perf_read_delay: how much later
+				   each access returns */
 	int err;		/* perf_read_error: EIO, EINTR or ENOSPC */
 };
 

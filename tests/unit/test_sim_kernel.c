@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -753,7 +754,9 @@ static const char *fault_body =
 	"   \"target\": \"uncore_cha_1\", \"errno\": \"EINTR\", \"count\": 2 },"
 	" { \"at\": 60, \"kind\": \"short_read\", \"target\": \"uncore_cha_2\" },"
 	" { \"at\": 70, \"kind\": \"perf_read_error\", "
-	"   \"target\": \"uncore_cha_3\", \"errno\": \"ENOSPC\" }"
+	"   \"target\": \"uncore_cha_3\", \"errno\": \"ENOSPC\" },"
+	" { \"at\": 80, \"kind\": \"perf_read_delay\", "
+	"   \"target\": \"uncore_cha_2\", \"seconds\": 0.05, \"count\": 2 }"
 	"]";
 
 static void test_faults(void)
@@ -811,6 +814,22 @@ static void test_faults(void)
 	is_int(rd(c3, v, 16), 40, "read errors start at their time");
 	advance(10);
 	is_int(rd(c3, v, 16), -ENOSPC, "perf_read_error ENOSPC");
+	advance(10);	/* t = 80.5: two reads of uncore_cha_2 held 50 ms */
+	for (int i = 0; i < 3; i++) {
+		struct timespec t0, t1;
+		double el;
+		int n;
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		n = rd(c2, v, 16);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		el = (double)(t1.tv_sec - t0.tv_sec) +
+		     (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+		is_int(n, 40, "perf_read_delay: read %d whole", i + 1);
+		if (i < 2)
+			ok(el >= 0.05, "perf_read_delay: read %d held 50 ms "
+			   "(%.3f s)", i + 1, el);
+	}
 	skern_pev_ops.close(k, imc);
 	skern_pev_ops.close(k, fix);
 	skern_pev_ops.close(k, c1);

@@ -621,7 +621,15 @@ static const struct bad {
 	  "\"target\":\"msr:0x706\"}]}", "$.faults[0].kind",
 	  "unknown fault kind \"explode\" (accepted: eio, foreign_write, "
 	  "device_missing, stuck, delay, perf_contention, pmu_gone, "
-	  "perf_read_error, short_read)" },
+	  "perf_read_error, short_read, perf_read_delay)" },
+	{ "{\"platform\":\"spr\"," PH("") ",\"faults\":[{\"at\":1,"
+	  "\"kind\":\"perf_read_delay\",\"target\":\"uncore_cha_*\"}]}",
+	  "$.faults[0]",
+	  "missing \"seconds\" (how much later each delayed access returns" },
+	{ "{\"platform\":\"spr\"," PH("") ",\"faults\":[{\"at\":1,"
+	  "\"kind\":\"perf_read_delay\",\"target\":\"msr:0x706\","
+	  "\"seconds\":0.02}]}", "$.faults[0].target",
+	  "a kernel PMU name" },
 	{ SKL PH("") ",\"faults\":[{\"at\":1,\"kind\":\"delay\","
 	  "\"target\":\"msr:0x706\"}]}", "$.faults[0]",
 	  "missing \"seconds\" (how much later each delayed access returns" },
@@ -633,8 +641,8 @@ static const struct bad {
 	  "out of range: at most 10" },
 	{ SKL PH("") ",\"faults\":[{\"at\":1,\"kind\":\"eio\","
 	  "\"target\":\"msr:0x706\",\"seconds\":1}]}", "$.faults[0].seconds",
-	  "not allowed for kind \"eio\" (only perf_contention, pmu_gone, delay take a "
-	  "seconds)" },
+	  "not allowed for kind \"eio\" (only perf_contention, pmu_gone, delay, "
+	  "perf_read_delay take a seconds)" },
 	{ SKL PH("") ",\"faults\":[{\"at\":1,\"kind\":\"eio\","
 	  "\"target\":\"msr:0x706\",\"value\":\"0x1\"}]}", "$.faults[0].value",
 	  "not allowed for kind \"eio\"" },
