@@ -1182,9 +1182,24 @@ static int box_apply(struct pmu_perf *pp, struct pp_box *b)
 	return 0;
 }
 
-/* Adds (id, cfg) to box b's wanted set; -E2BIG if full. */
+/* Adds (id, cfg) to box b's wanted set; -E2BIG if full.  A counter
+ * several groups share (a claim counting the baseline's event on the
+ * baseline's counter, an iMC's fixed DCLK counter many claims read) is
+ * one event of the kernel's group: opened twice, the second would need a
+ * counter of its own, and the kernel refuses a second fixed event (and
+ * the simulated one said so: "a group larger than the box's counters").
+ * The same counter for two different events is a placement error. */
 static int want(struct pp_box *b, uint32_t id, const uint64_t cfg[3])
 {
+	for (unsigned i = 0; i < b->wn; i++) {
+		if (b->wid[i] != id)
+			continue;
+		if (memcmp(b->wcfg[i], cfg, sizeof(b->wcfg[i])) == 0)
+			return 0;
+		return hw_fail(EBUSY, "%s cpu %d: one counter wanted for two "
+			       "events (config 0x%" PRIx64 " and 0x%" PRIx64 ")",
+			       b->pmu->name, b->cpu, b->wcfg[i][0], cfg[0]);
+	}
 	if (b->wn == PP_BOX_EV)
 		return hw_fail(E2BIG, "more than %u events on %s cpu %d",
 			       PP_BOX_EV, b->pmu->name, b->cpu);

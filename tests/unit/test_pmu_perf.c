@@ -728,7 +728,50 @@ static void test_own_window(void)
 	       "the old group's time and the new one's, 500 ms");
 	is_u64(pmu_own_window_ns(&W.pmu, &c), 200000000,
 	       "its new event's: its own 200 ms since the open");
+	/* so far: a claim's series starting after a rebuild (mux.c
+	 * start_values()) learns how much of the window has passed */
+	advance(0.3);
+	pmu_program(&W.pmu, (struct pmu_slot[]){ a, b }, 2, false);
+	is_u64(pmu_own_so_far_ns(&W.pmu, &b), 300000000, "so far: b's "
+	       "counter carried over the rebuild, 300 ms since the tick");
+	is_u64(pmu_own_so_far_ns(&W.pmu, &c), 0, "c's left the group: none");
+	advance(0.2);
+	tick();
+	is_u64(pmu_own_window_ns(&W.pmu, &b), 500000000, "the whole tick's "
+	       "window is still 500 ms (the claim takes 500 - 300)");
+	is_u64(pmu_own_so_far_ns(&W.pmu, &b), 0, "so far, right after the "
+	       "tick's read: nothing");
 	stall_at = 0;
+	down();
+}
+
+/* A counter several groups read (a claim sharing the baseline's event,
+ * the iMC's one fixed DCLK counter many claims take) is one event of the
+ * box's kernel group: programmed twice, the simulated kernel refused the
+ * second fixed event ("a group larger than the box's counters") and
+ * every claim on the box read 0 (formulas_sweep.sh, hsx on perf). */
+static void test_shared_counter(void)
+{
+	struct pmu_slot d, c, e;
+	struct pmu_perf_stats st;
+
+	sim_up("hsx", "\"sockets\": 1, \"imc_channels\": 1, "
+	       PH("\"imc:0x04:0x03\": 1.0e6"));
+	slot("UNC_M_CLOCKTICKS", 0, 0, 0, &d);
+	slot("UNC_M_CAS_COUNT.RD", 0, 0, 0, &c);
+	slot("UNC_M_CAS_COUNT.WR", 0, 0, 0, &e);
+	is_int(pmu_program(&W.pmu, (struct pmu_slot[]){ d, c, d, c }, 4,
+			   false), 0, "the fixed counter and counter 0 twice "
+	       "each: programmed");
+	tick();
+	advance(0.5);
+	tick();
+	is_near1(val(&c), 5e5, "counter 0 counts, once");
+	ok(val(&d) != ~0ull && val(&d) > 0, "the fixed DCLK counts (%s)", why);
+	pmu_perf_stats(W.pmu.perf, &st);
+	is_int((int)st.open_errors, 0, "no group refused");
+	ok(pmu_program(&W.pmu, (struct pmu_slot[]){ c, e }, 2, false) < 0,
+	   "one counter for two events: refused (%s)", hw_last_error());
 	down();
 }
 
@@ -1322,6 +1365,7 @@ int main(void)
 	test_freerun();
 	test_wrap_bound();
 	test_rebuild();
+	test_shared_counter();
 	test_contention();
 	test_own_window();
 	test_faults();
