@@ -177,7 +177,12 @@ start_uncored() {
 	"$UNCORED" "$@" >"$log" 2>&1 &
 	UPID=$!
 	tap_cleanup_pid "$UPID"
-	wait_healthy "$PORT" || return 1
+	if ! wait_healthy "$PORT"; then
+		# why it is not up, for the test's log (the scratch
+		# directory holding $log is gone when the test ends)
+		tail -8 "$log" 2>/dev/null | sed 's/^/# log: /'
+		return 1
+	fi
 	# /healthz answers as soon as the listeners are open, a moment before
 	# the daemon logs its start-up line (platform, sockets, counters): a
 	# test reading that line must not race it on a loaded machine.

@@ -20,6 +20,7 @@
 # reads are 3e7/s x its window within 1 % unless the report flags the
 # window uncertain (a 20 ms read is a 20 ms uncertainty).
 . "${top_srcdir:-.}/tests/lib.sh"
+. "$top_srcdir/tests/latency.sh"
 
 CTL="$top_builddir/uncorectl"
 printf '[daemon]\ninterval_ms = 200\n' >"$T/c.conf"
@@ -30,11 +31,7 @@ workload() {
 	cat <<JSON
 { "platform": "spr", "sockets": 2, "cha_count": 4,
   "phases": [ { "seconds": 3600, "rates": {
-    "s0/cha:0x35:$DRD@0": 1.0e6, "s0/cha:0x36:$DRD@0": 1.0e8,
-    "s0/cha:0x35:$DRD@1": 2.0e6, "s0/cha:0x36:$DRD@1": 4.0e8,
-    "s0/cha:0x35:$DRD@2": 3.0e6, "s0/cha:0x36:$DRD@2": 9.0e8,
-    "s0/cha:0x35:$DRD@3": 4.0e6, "s0/cha:0x36:$DRD@3": 1.6e9,
-    "s1/cha:0x35:$DRD": 2.0e7, "s1/cha:0x36:$DRD": 8.0e9,
+$(uneven_rates "cha:0x35:$DRD" "cha:0x36:$DRD")
     "cha:0x01:0x00": 8.0e9, "cha:0x00:0x00": 3.0e9
   } } ],
   "faults": [ $1 ] }

@@ -24,11 +24,7 @@ cat >"$T/wl.json" <<JSON
 { "platform": "hsx", "sockets": 2, "cbo_count": 4, "imc_channels": 2,
   "qpi_ports": 2, "uclk_hz": 2000000000,
   "phases": [ { "seconds": 3600, "rates": {
-    "s0/cbo:0x35:0x03:$F@0": 1.0e6, "s0/cbo:0x36:0x03:$F@0": 1.0e8,
-    "s0/cbo:0x35:0x03:$F@1": 2.0e6, "s0/cbo:0x36:0x03:$F@1": 4.0e8,
-    "s0/cbo:0x35:0x03:$F@2": 3.0e6, "s0/cbo:0x36:0x03:$F@2": 9.0e8,
-    "s0/cbo:0x35:0x03:$F@3": 4.0e6, "s0/cbo:0x36:0x03:$F@3": 1.6e9,
-    "s1/cbo:0x35:0x03:$F": 2.0e7, "s1/cbo:0x36:0x03:$F": 8.0e9,
+$(uneven_rates "cbo:0x35:0x03:$F" "cbo:0x36:0x03:$F")
     "cbo:0x35:0x23:$F": 1.2e7, "cbo:0x36:0x23:$F": 2.4e9,
     "cbo:0x35:0x83:$F": 4.0e6, "cbo:0x36:0x83:$F": 1.6e9,
     "cbo:0x35:0x03:filter1=0x0": 9.0e8, "cbo:0x36:0x03:filter1=0x0": 5.0e10,

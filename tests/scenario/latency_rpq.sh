@@ -14,16 +14,13 @@
 #             366.7 cycles = 229.2 ns (PCH0 alone would say 250 ns).
 # Decoys: WPQ occupancy (0x82, 0x83), spr's iMC clock event 0x01/0x01.
 . "${top_srcdir:-.}/tests/lib.sh"
+. "$top_srcdir/tests/latency.sh"
 
 workload() { # PLATFORM CLOCK-KEY DECOY-CLOCK-KEY [TOPOLOGY]
 	cat <<JSON
 { "platform": "$1", "sockets": 2, "imc_channels": 4, ${4:-}
   "phases": [ { "seconds": 3600, "rates": {
-    "s0/imc:0x10:0x01@0": 1.0e6, "s0/imc:0x80:0x00@0": 1.0e8,
-    "s0/imc:0x10:0x01@1": 2.0e6, "s0/imc:0x80:0x00@1": 4.0e8,
-    "s0/imc:0x10:0x01@2": 3.0e6, "s0/imc:0x80:0x00@2": 9.0e8,
-    "s0/imc:0x10:0x01@3": 4.0e6, "s0/imc:0x80:0x00@3": 1.6e9,
-    "s1/imc:0x10:0x01": 2.0e7, "s1/imc:0x80:0x00": 8.0e9,
+$(uneven_rates "imc:0x10:0x01" "imc:0x80:0x00")
     "imc:0x10:0x02": 1.0e7, "imc:0x81:0x00": 3.0e9,
     "imc:0x82:0x00": 7.0e10, "imc:0x83:0x00": 6.0e10,
     $2, $3

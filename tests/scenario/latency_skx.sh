@@ -24,11 +24,7 @@ A=filter0=0x4043300000000 L=filter0=0x4043200000000 R=filter0=0x4043100000000
 cat >"$T/wl.json" <<JSON
 { "platform": "skx", "sockets": 2, "cha_count": 4,
   "phases": [ { "seconds": 3600, "rates": {
-    "s0/cha:0x35:0x21:$A@0": 1.0e6, "s0/cha:0x36:0x21:$A@0": 1.0e8,
-    "s0/cha:0x35:0x21:$A@1": 2.0e6, "s0/cha:0x36:0x21:$A@1": 4.0e8,
-    "s0/cha:0x35:0x21:$A@2": 3.0e6, "s0/cha:0x36:0x21:$A@2": 9.0e8,
-    "s0/cha:0x35:0x21:$A@3": 4.0e6, "s0/cha:0x36:0x21:$A@3": 1.6e9,
-    "s1/cha:0x35:0x21:$A": 2.0e7, "s1/cha:0x36:0x21:$A": 8.0e9,
+$(uneven_rates "cha:0x35:0x21:$A" "cha:0x36:0x21:$A")
     "cha:0x35:0x21:$L": 1.2e7, "cha:0x36:0x21:$L": 2.4e9,
     "cha:0x35:0x21:$R": 4.0e6, "cha:0x36:0x21:$R": 1.6e9,
     "cha:0x35:0x31:$A": 9.0e8, "cha:0x36:0x31:$A": 5.0e10,

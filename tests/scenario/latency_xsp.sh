@@ -25,11 +25,7 @@ workload() { # PLATFORM CLOCK-CODE DECOY-CLOCK-CODE
 	cat <<JSON
 { "platform": "$1", "sockets": 2, "cha_count": 4,
   "phases": [ { "seconds": 3600, "rates": {
-    "s0/cha:0x35:$DRD@0": 1.0e6, "s0/cha:0x36:$DRD@0": 1.0e8,
-    "s0/cha:0x35:$DRD@1": 2.0e6, "s0/cha:0x36:$DRD@1": 4.0e8,
-    "s0/cha:0x35:$DRD@2": 3.0e6, "s0/cha:0x36:$DRD@2": 9.0e8,
-    "s0/cha:0x35:$DRD@3": 4.0e6, "s0/cha:0x36:$DRD@3": 1.6e9,
-    "s1/cha:0x35:$DRD": 2.0e7, "s1/cha:0x36:$DRD": 8.0e9,
+$(uneven_rates "cha:0x35:$DRD" "cha:0x36:$DRD")
     "cha:0x35:0xc816fe01": 1.2e7, "cha:0x36:0xc816fe01": 2.4e9,
     "cha:0x35:0xc8177e01": 4.0e6, "cha:0x36:0xc8177e01": 1.6e9,
     "cha:0x35:0xc8178601": 1.6e7, "cha:0x36:0xc8178601": 4.0e9,

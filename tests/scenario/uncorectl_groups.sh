@@ -26,6 +26,7 @@
 #   zen4 and skl: MEM counts bytes, its latency figures are absent with
 #     the reason (never 0); MEM_LATENCY, QPI and UPI are refused with it.
 . "${top_srcdir:-.}/tests/lib.sh"
+. "$top_srcdir/tests/latency.sh"
 
 CTL="$top_builddir/uncorectl"
 printf '[daemon]\ninterval_ms = 200\n' >"$T/c.conf"
@@ -79,11 +80,7 @@ cat >"$T/hsx.json" <<JSON
 { "platform": "hsx", "sockets": 2, "cbo_count": 4, "imc_channels": 2,
   "qpi_ports": 2, "uclk_hz": 2000000000,
   "phases": [ { "seconds": 3600, "rates": {
-    "s0/cbo:0x35:0x03:$F@0": 1.0e6, "s0/cbo:0x36:0x03:$F@0": 1.0e8,
-    "s0/cbo:0x35:0x03:$F@1": 2.0e6, "s0/cbo:0x36:0x03:$F@1": 4.0e8,
-    "s0/cbo:0x35:0x03:$F@2": 3.0e6, "s0/cbo:0x36:0x03:$F@2": 9.0e8,
-    "s0/cbo:0x35:0x03:$F@3": 4.0e6, "s0/cbo:0x36:0x03:$F@3": 1.6e9,
-    "s1/cbo:0x35:0x03:$F": 2.0e7, "s1/cbo:0x36:0x03:$F": 8.0e9,
+$(uneven_rates "cbo:0x35:0x03:$F" "cbo:0x36:0x03:$F")
     "cbo:0x35:0x03:filter1=0x0": 9.0e8, "cbo:0x36:0x03:filter1=0x0": 5.0e10,
     "cbo:0x35:0x03:filter1=0x18000000": 7.0e7,
     "cbo:0x36:0x03:filter1=0x18000000": 3.0e10,
@@ -133,11 +130,7 @@ A=filter0=0x4043300000000
 cat >"$T/skx.json" <<JSON
 { "platform": "skx", "sockets": 2, "cha_count": 4,
   "phases": [ { "seconds": 3600, "rates": {
-    "s0/cha:0x35:0x21:$A@0": 1.0e6, "s0/cha:0x36:0x21:$A@0": 1.0e8,
-    "s0/cha:0x35:0x21:$A@1": 2.0e6, "s0/cha:0x36:0x21:$A@1": 4.0e8,
-    "s0/cha:0x35:0x21:$A@2": 3.0e6, "s0/cha:0x36:0x21:$A@2": 9.0e8,
-    "s0/cha:0x35:0x21:$A@3": 4.0e6, "s0/cha:0x36:0x21:$A@3": 1.6e9,
-    "s1/cha:0x35:0x21:$A": 2.0e7, "s1/cha:0x36:0x21:$A": 8.0e9,
+$(uneven_rates "cha:0x35:0x21:$A" "cha:0x36:0x21:$A")
     "cha:0x35:0x31:$A": 9.0e8, "cha:0x36:0x31:$A": 5.0e10,
     "cha:0x35:0x21:filter0=0x4023300000000": 7.0e7,
     "cha:0x36:0x21:filter0=0x4023300000000": 3.0e10,
@@ -164,11 +157,7 @@ DRD=0xc817fe01
 cat >"$T/spr.json" <<JSON
 { "platform": "spr", "sockets": 2, "cha_count": 4,
   "phases": [ { "seconds": 3600, "rates": {
-    "s0/cha:0x35:$DRD@0": 1.0e6, "s0/cha:0x36:$DRD@0": 1.0e8,
-    "s0/cha:0x35:$DRD@1": 2.0e6, "s0/cha:0x36:$DRD@1": 4.0e8,
-    "s0/cha:0x35:$DRD@2": 3.0e6, "s0/cha:0x36:$DRD@2": 9.0e8,
-    "s0/cha:0x35:$DRD@3": 4.0e6, "s0/cha:0x36:$DRD@3": 1.6e9,
-    "s1/cha:0x35:$DRD": 2.0e7, "s1/cha:0x36:$DRD": 8.0e9,
+$(uneven_rates "cha:0x35:$DRD" "cha:0x36:$DRD")
     "cha:0x35:0xc001fe01": 1.0e8, "cha:0x36:0xc001fe01": 6.0e10,
     "cha:0x35:0xc897fe01": 3.0e7, "cha:0x36:0xc897fe01": 2.0e10,
     "cha:0x35:0x01": 9.0e8, "cha:0x36:0x01": 5.0e10,
