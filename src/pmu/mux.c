@@ -235,7 +235,6 @@ void mux_charge(struct mux *m, uint64_t run_ns, uint64_t counted_ns,
 		 * charged to it. */
 		g->counted = g->was_running && !yielded;
 		g->ran_ns = 0;
-		g->ran_live_ns = 0;
 		if (!g->seen) {
 			g->seen = true;
 			continue;
@@ -252,7 +251,6 @@ void mux_charge(struct mux *m, uint64_t run_ns, uint64_t counted_ns,
 		g->since_ns += ns;
 		if (g->counted) {
 			g->ran_ns = ran;
-			g->ran_live_ns = ns;
 			g->running_ns += ran;
 			g->live_running_ns += ns;
 			g->running_err_ns += counted_ns ? counted_err_ns : 0;
@@ -377,21 +375,11 @@ static bool plausible(struct mux *m, const struct pmu_slot *sl,
 /*
  * Accounts one series' reading.  run_ns: how long the counter counted,
  * since_ns: the time the reading stands for (>= run_ns when the group was
- * multiplexed out before), own_ns: how long it counted by the backend's
- * own clock (the perf backend's group times, pmu_own_window_ns()), 0
- * unknown.  The estimate puts the delta over since_ns by own_ns where
- * known, else by run_ns: the group's run_ns is the time between two
- * freezes, while a perf group opened when a claim's turn began counts
- * from its open, after the tick's reads, to its box's read at the next
- * freeze, and boxes are read one after another (issue 40 section 1: a
- * claim taking turns was 1-2 % low under load).  own_scale: scale every
- * reading so (a claim's series), not only one standing for more than
- * it ran.  Returns the delta, or -1 if it is not valid.
+ * multiplexed out before).  Returns the delta, or -1 if it is not valid.
  */
 static int64_t account(struct mux *m, struct gseries *gs,
 		       const struct pmu_slot *sl, const struct evspec *e,
-		       bool disturbed, uint64_t run_ns, uint64_t since_ns,
-		       uint64_t own_ns, bool own_scale)
+		       bool disturbed, uint64_t run_ns, uint64_t since_ns)
 {
 	uint64_t raw, delta;
 
@@ -416,14 +404,9 @@ static int64_t account(struct mux *m, struct gseries *gs,
 		m->wraps++;
 	gs->last_raw = raw;
 	gs->raw += delta;
-	if (own_ns && since_ns && (own_scale || since_ns > run_ns))
-		gs->est += (uint64_t)(((unsigned __int128)delta * since_ns +
-				       own_ns / 2) / own_ns);
-	else
-		gs->est += run_ns && since_ns > run_ns
-			   ? (uint64_t)((unsigned __int128)delta * since_ns /
-					run_ns)
-			   : delta;
+	gs->est += run_ns && since_ns > run_ns
+		   ? (uint64_t)((unsigned __int128)delta * since_ns / run_ns)
+		   : delta;
 	return (int64_t)delta;
 }
 
@@ -459,18 +442,13 @@ static void read_group(struct mux *m, struct group *g, bool live,
 		       bool disturbed, bool yielded, uint64_t run_ns,
 		       uint64_t *delta, uint64_t *invalid)
 {
-	uint64_t own_sum = 0;
-	unsigned nown = 0;
-
 	for (unsigned k = 0; k < g->ns; k++) {
 		const struct pmu_slot *sl = &g->slot[k];
 		unsigned b = g->first + k;	/* in delta[], invalid[] */
-		uint64_t own;
 		int64_t d;
 
 		if (sl->live != live)
 			continue;
-		g->gs[k].own_ns = 0;
 		/* a claim this tick took (mux_sync()), not started now
 		 * (mux_start_now() found it taken): its free-running series
 		 * start here, at this reading, not at the next tick's */
@@ -485,44 +463,15 @@ static void read_group(struct mux *m, struct group *g, bool live,
 		 * the freeze does not stop the wall time, the others their
 		 * group's counting window (mux_charge()); the time its
 		 * delta stands for: since the group last counted */
-		own = pmu_own_window_ns(m->pmu, sl);
-		/* the part of it before the series started (a turn's start) */
-		own = own > g->gs[k].own_before ? own - g->gs[k].own_before : 0;
-		g->gs[k].own_before = 0;
-		g->gs[k].own_ns = own;
-		if (sl->freerun || sl->live)
-			own = 0;	/* they count the wall time */
-		if (own) {
-			own_sum += own;
-			nown++;
-		}
-		/* a claim's (no delta[]): every reading over its own window */
 		d = account(m, &g->gs[k], sl, &g->ev[g->sev[k]],
 			    !sl->freerun && (disturbed || unverified(m, sl)),
 			    sl->freerun || sl->live ? run_ns : g->ran_ns,
-			    sl->freerun ? run_ns : g->since_ns, own, !delta);
+			    sl->freerun ? run_ns : g->since_ns);
 		if (delta) {
 			delta[b] = d < 0 ? 0 : (uint64_t)d;
 			if (d < 0)
 				invalid[b / 64] |= 1ull << (b % 64);
 		}
-	}
-	/* A claim's running time is what its counters counted where the
-	 * backend knows it (the mean of their own windows: the boxes of one
-	 * tick are read one after another), not the time between freezes,
-	 * so that count / time_running is the rate on the perf backend
-	 * too (mux_charge() charged ran_ns). */
-	if (!delta && !live && nown && g->counted) {
-		uint64_t mean = own_sum / nown;
-
-		g->running_ns = g->running_ns - g->ran_ns + mean;
-		g->live_running_ns = g->live_running_ns - g->ran_live_ns + mean;
-		if (g->running_ns > g->enabled_ns)
-			g->running_ns = g->enabled_ns;
-		if (g->live_running_ns > g->enabled_ns)
-			g->live_running_ns = g->enabled_ns;
-		g->ran_ns = mean;
-		g->ran_live_ns = mean;
 	}
 }
 
@@ -562,7 +511,7 @@ void mux_own_windows(struct mux *m, uint64_t run_ns, uint64_t counted_ns,
 								   : counted_ns;
 
 			if (invalid[b / 64] >> (b % 64) & 1 || !win ||
-			    !(own = g->gs[k].own_ns))
+			    !(own = pmu_own_window_ns(m->pmu, sl)))
 				continue;
 			delta[b] = (uint64_t)(((unsigned __int128)delta[b] * win +
 					       own / 2) / own);
@@ -633,8 +582,6 @@ static void start_values(struct mux *m, bool live)
 			if (err == 0) {
 				x->gs[k].last_raw = raw;
 				x->gs[k].have_last = 1;
-				x->gs[k].own_before =
-					pmu_own_so_far_ns(m->pmu, &x->slot[k]);
 			} else if (err != -ENODEV && err != -ENOENT) {
 				read_failed(m, &x->slot[k], err);
 			}

@@ -41,12 +41,6 @@ struct gseries {
 	uint64_t est;		/* monotonic estimate: each measured delta
 				   scaled by the time it stands for */
 	uint64_t est_seen;	/* est already added to the quantity totals */
-	uint64_t own_before;	/* of the next reading's own window
-				   (pmu_own_window_ns()), the part before
-				   last_raw was read: pmu_own_so_far_ns()
-				   when the series started */
-	uint64_t own_ns;	/* the last reading's delta's own window
-				   (the part after own_before), 0 unknown */
 	uint8_t have_last;	/* last_raw is a valid baseline */
 	uint8_t up;		/* the last read succeeded */
 };
@@ -88,7 +82,6 @@ struct group {
 	uint64_t ran_ns;	/* how long its counters that the freeze
 				   stops counted in the interval just ended
 				   (mux_charge()) */
-	uint64_t ran_live_ns;	/* ... and the wall time it ran then */
 	/* enabled: the wall time it was wanted; running: the time its
 	 * counters that the freeze stops counted (the sum of the counting
 	 * windows it ran in, the frozen time of every tick left out);

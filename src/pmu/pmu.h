@@ -160,9 +160,8 @@ struct pmu_ops {
 			      unsigned *unread);
 	int (*release)(struct pmu *p);
 	bool (*scaled)(const struct pmu *p, const struct pmu_slot *s);
-	uint64_t (*own_window)(const struct pmu *p, const struct pmu_slot *s,
-			       bool so_far);	/* pmu_own_window_ns(),
-						   pmu_own_so_far_ns() */
+	uint64_t (*own_window)(const struct pmu *p,
+			       const struct pmu_slot *s);	/* pmu_own_window_ns() */
 	int (*reachable)(const struct pmu *p, const struct evspec *e,
 			 char *why, size_t whylen);
 	int (*snapshot)(struct pmu *p);
@@ -350,16 +349,6 @@ uint64_t pmu_window_start_err(const struct pmu *p);
  * a group opened or failed since the last freeze).
  */
 uint64_t pmu_own_window_ns(const struct pmu *p, const struct pmu_slot *s);
-/*
- * The time the same clock has run since the last freeze's read of s's
- * counter (0: none, or unknown).  A claim whose turn starts reads its
- * counters' starting values after the perf backend has rebuilt the
- * groups, so a counter it shares with the group before (carried on,
- * pmu_perf.c carry_times()) has already counted that long of the window
- * pmu_own_window_ns() will report: the claim's delta does not cover it
- * (mux.c start_values(), account()).
- */
-uint64_t pmu_own_so_far_ns(const struct pmu *p, const struct pmu_slot *s);
 
 /* Resets and arms every present box where the platform has box-level
  * controls (hsx 2.1.2); a no-op elsewhere.  Call before the first

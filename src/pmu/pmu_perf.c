@@ -1476,10 +1476,10 @@ static int pmu_perf_snapshot(struct pmu *p)
 }
 
 /* The time_enabled s's event gained between the last two freezes in the
- * boxes counting it (their mean for a counter summed over several), or
- * so_far: since the last freeze; 0: unknown. */
+ * boxes counting it (their mean for a counter summed over several), 0:
+ * unknown. */
 static uint64_t pmu_perf_own_window(const struct pmu *p,
-				    const struct pmu_slot *s, bool so_far)
+				    const struct pmu_slot *s)
 {
 	const struct pmu_perf *pp = p->perf;
 	struct pp_where w;
@@ -1501,7 +1501,7 @@ static uint64_t pmu_perf_own_window(const struct pmu *p,
 
 		for (unsigned i = 0; i < b->n && !x; i++)
 			if (b->id[i] == s->ctr_id)
-				x = so_far ? b->acc[i] : b->win[i];
+				x = b->win[i];
 		if (!x)
 			return 0;
 		sum += x;
