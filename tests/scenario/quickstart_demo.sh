@@ -40,8 +40,12 @@ fi
 # jobserver out of its build step.  As on a terminal: its own process
 # group (Ctrl-C goes to the group) and SIGINT not ignored (a background
 # job of this script would ignore it).
+# The old demo's output goes first, here: wait_for must not find its
+# banner while the new one has not yet opened (and emptied) the files, or
+# the signal below would reach a script that has not set its trap.
 start_demo() {
 	PORT=$(pick_port)
+	: >"$T/out"; : >"$T/err"
 	setsid env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL --default-signal=INT \
 		QUICKSTART_BUILD="$top_builddir" \
 		sh "$QS" demo -l "127.0.0.1:$PORT" -s "$T/ctl.sock" >"$T/out" 2>"$T/err" &
