@@ -224,6 +224,18 @@ void mux_begin(struct mux *m)
 	m->jumps = 0;
 }
 
+/* A failed reading that no later one covers (the group stopped counting,
+ * or failed too long): the time pending since the last reading that
+ * worked was enabled, but its counts are lost - not running.  The next
+ * delta stands for it (since_ns), scaled as a multiplexed group's is. */
+static void lose_pending(struct group *g)
+{
+	g->enabled_ns += g->pend_enabled_ns;
+	g->pend_enabled_ns = g->pend_running_ns = 0;
+	g->pend_live_ns = g->pend_err_ns = 0;
+	g->deferred = false;
+}
+
 void mux_charge(struct mux *m, uint64_t run_ns, uint64_t counted_ns,
 		uint64_t counted_err_ns, bool yielded)
 {
@@ -235,6 +247,11 @@ void mux_charge(struct mux *m, uint64_t run_ns, uint64_t counted_ns,
 		 * charged to it. */
 		g->counted = g->was_running && !yielded;
 		g->ran_ns = 0;
+		g->tick_ns = g->tick_live_ns = g->tick_err_ns = 0;
+		/* a reading that failed is covered by the next one only
+		 * while the group goes on counting */
+		if (g->deferred && !g->counted)
+			lose_pending(g);
 		if (!g->seen) {
 			g->seen = true;
 			continue;
@@ -249,11 +266,14 @@ void mux_charge(struct mux *m, uint64_t run_ns, uint64_t counted_ns,
 		g->late_run_ns = 0;
 		g->enabled_ns += ns;
 		g->since_ns += ns;
+		g->tick_ns = ns;
 		if (g->counted) {
 			g->ran_ns = ran;
 			g->running_ns += ran;
 			g->live_running_ns += ns;
-			g->running_err_ns += counted_ns ? counted_err_ns : 0;
+			g->tick_live_ns = ns;
+			g->tick_err_ns = counted_ns ? counted_err_ns : 0;
+			g->running_err_ns += g->tick_err_ns;
 		}
 		/* the baseline's groups in turn are served by intervals
 		 * (mux_schedule()) */
@@ -377,17 +397,13 @@ static bool plausible(struct mux *m, const struct pmu_slot *sl,
  * since_ns: the time the reading stands for (>= run_ns when the group was
  * multiplexed out before).  Returns the delta, or -1 if it is not valid.
  */
-static int64_t account(struct mux *m, struct gseries *gs,
-		       const struct pmu_slot *sl, const struct evspec *e,
-		       bool disturbed, uint64_t run_ns, uint64_t since_ns)
+static int64_t account_raw(struct mux *m, struct gseries *gs,
+			   const struct pmu_slot *sl, const struct evspec *e,
+			   bool disturbed, uint64_t run_ns, uint64_t since_ns,
+			   uint64_t raw)
 {
-	uint64_t raw, delta;
+	uint64_t delta;
 
-	if (read_once(m, sl, &raw) < 0) {
-		gs->up = 0;
-		gs->have_last = 0;
-		return -1;
-	}
 	gs->up = 1;
 	if (!gs->have_last || disturbed) {
 		gs->last_raw = raw;
@@ -408,6 +424,23 @@ static int64_t account(struct mux *m, struct gseries *gs,
 		   ? (uint64_t)((unsigned __int128)delta * since_ns / run_ns)
 		   : delta;
 	return (int64_t)delta;
+}
+
+/* As account_raw(), the counter read now; a failed read leaves no
+ * baseline (the baseline's series: the tick is invalid, the next
+ * reading starts again). */
+static int64_t account(struct mux *m, struct gseries *gs,
+		       const struct pmu_slot *sl, const struct evspec *e,
+		       bool disturbed, uint64_t run_ns, uint64_t since_ns)
+{
+	uint64_t raw;
+
+	if (read_once(m, sl, &raw) < 0) {
+		gs->up = 0;
+		gs->have_last = 0;
+		return -1;
+	}
+	return account_raw(m, gs, sl, e, disturbed, run_ns, since_ns, raw);
 }
 
 static bool unverified(const struct mux *m, const struct pmu_slot *sl)
@@ -437,7 +470,9 @@ static int encode_freerun(struct mux *m, struct group *g, unsigned k)
 
 /* Reads every series of g of one kind (live: counting while frozen, or
  * stopped by the freeze) and accounts it; fills delta/invalid (the
- * baseline's; may be NULL). */
+ * baseline's; NULL for a claim's group).  A claim's group that counted
+ * is only read here, and accounted by settle() once all its series are.
+ */
 static void read_group(struct mux *m, struct group *g, bool live,
 		       bool disturbed, bool yielded, uint64_t run_ns,
 		       uint64_t *delta, uint64_t *invalid)
@@ -452,8 +487,14 @@ static void read_group(struct mux *m, struct group *g, bool live,
 		/* a claim this tick took (mux_sync()), not started now
 		 * (mux_start_now() found it taken): its free-running series
 		 * start here, at this reading, not at the next tick's */
-		if (sl->freerun && !sl->width && encode_freerun(m, g, k) < 0)
+		if (sl->freerun && !sl->width && encode_freerun(m, g, k) < 0) {
+			g->gs[k].tick_err = -EINVAL;
 			continue;
+		}
+		if (!delta && g->counted) {
+			g->gs[k].tick_err = read_once(m, sl, &g->gs[k].tick_raw);
+			continue;
+		}
 		if (!sl->freerun && (!g->was_running || yielded)) {
 			if (invalid)
 				invalid[b / 64] |= 1ull << (b % 64);
@@ -484,6 +525,95 @@ void mux_read_live(struct mux *m, bool disturbed, bool yielded,
 			   i < m->nbase ? invalid : NULL);
 }
 
+/* The longest a claim's reading that failed waits for one that works:
+ * after that its counts are lost (lose_pending()), and the claim goes on
+ * from its next reading. */
+#define MUX_DEFER_MAX_NS (UINT64_C(10) * 1000000000)
+
+/* The tick's reading of a claim's group failed: its counters count on,
+ * and the next reading that works covers this tick too.  Until then,
+ * what mux_charge() charged for it is pending (struct group). */
+static void defer(struct mux *m, struct group *g)
+{
+	uint64_t max = MUX_DEFER_MAX_NS;
+
+	g->enabled_ns -= g->tick_ns;
+	g->pend_enabled_ns += g->tick_ns;
+	g->running_ns -= g->ran_ns;
+	g->pend_running_ns += g->ran_ns;
+	g->live_running_ns -= g->tick_live_ns;
+	g->pend_live_ns += g->tick_live_ns;
+	g->running_err_ns -= g->tick_err_ns;
+	g->pend_err_ns += g->tick_err_ns;
+	g->deferred = true;
+	for (unsigned k = 0; k < g->ns; k++) {
+		/* a counter may not wrap twice unseen */
+		uint64_t w = (uint64_t)evspec_max_interval_ms(m->pmu,
+					&g->ev[g->sev[k]]) * 1000000;
+
+		g->gs[k].up = g->gs[k].tick_err >= 0;
+		max = w < max ? w : max;
+	}
+	if (g->pend_enabled_ns <= max)
+		return;
+	lose_pending(g);
+	for (unsigned k = 0; k < g->ns; k++)
+		g->gs[k].have_last = 0;
+}
+
+/*
+ * Accounts a claim's group that counted in the interval just ended,
+ * every series of it read (read_group()): all its deltas and its times
+ * stand for the same interval, or none does.  A series whose read failed
+ * defers the whole group (defer()); a series with no starting value (its
+ * read when the group started failed) makes the reading everyone's new
+ * start, the interval enabled but not running.  Returns whether the
+ * reading was taken (the time the next one stands for starts again).
+ */
+static bool settle(struct mux *m, struct group *g, bool disturbed,
+		   uint64_t run_ns)
+{
+	bool fresh = false;
+
+	for (unsigned k = 0; k < g->ns; k++) {
+		if (g->gs[k].tick_err < 0) {
+			defer(m, g);
+			return false;
+		}
+		fresh |= !g->gs[k].have_last;
+	}
+	if (fresh) {
+		lose_pending(g);
+		g->running_ns -= g->ran_ns;
+		g->live_running_ns -= g->tick_live_ns;
+		g->running_err_ns -= g->tick_err_ns;
+		for (unsigned k = 0; k < g->ns; k++) {
+			g->gs[k].last_raw = g->gs[k].tick_raw;
+			g->gs[k].have_last = 1;
+			g->gs[k].up = 1;
+		}
+		return false;
+	}
+	for (unsigned k = 0; k < g->ns; k++) {
+		const struct pmu_slot *sl = &g->slot[k];
+		uint64_t wall = run_ns + g->pend_live_ns;
+
+		account_raw(m, &g->gs[k], sl, &g->ev[g->sev[k]],
+			    !sl->freerun && (disturbed || unverified(m, sl)),
+			    sl->freerun || sl->live ? wall
+						    : g->ran_ns + g->pend_running_ns,
+			    sl->freerun ? wall : g->since_ns, g->gs[k].tick_raw);
+	}
+	g->enabled_ns += g->pend_enabled_ns;
+	g->running_ns += g->pend_running_ns;
+	g->live_running_ns += g->pend_live_ns;
+	g->running_err_ns += g->pend_err_ns;
+	g->pend_enabled_ns = g->pend_running_ns = 0;
+	g->pend_live_ns = g->pend_err_ns = 0;
+	g->deferred = false;
+	return true;
+}
+
 void mux_read_counters(struct mux *m, bool disturbed, bool yielded,
 		       uint64_t run_ns, uint64_t *delta, uint64_t *invalid)
 {
@@ -493,9 +623,15 @@ void mux_read_counters(struct mux *m, bool disturbed, bool yielded,
 			   i < m->nbase ? invalid : NULL);
 	/* the readings just taken stand for the time since each group last
 	 * counted: start that time again */
-	for (unsigned i = 0; i < m->ng; i++)
-		if (m->g[i]->was_running && !yielded)
-			m->g[i]->since_ns = 0;
+	for (unsigned i = 0; i < m->ng; i++) {
+		struct group *g = m->g[i];
+
+		if (i >= m->nbase && g->counted &&
+		    !settle(m, g, disturbed, run_ns))
+			continue;
+		if (g->was_running && !yielded)
+			g->since_ns = 0;
+	}
 }
 
 void mux_own_windows(struct mux *m, uint64_t run_ns, uint64_t counted_ns,
@@ -646,6 +782,8 @@ void mux_schedule(struct mux *m, bool force)
 			steady = false;
 			continue;
 		}
+		if (moved && x->deferred)
+			lose_pending(x);	/* its counters are others now */
 		if (!x->was_running || moved)
 			for (unsigned k = 0; k < x->ns; k++)
 				if (!x->slot[k].freerun)
@@ -796,6 +934,8 @@ struct mux_snap *mux_snapshot(const struct mux *m, uint64_t t_read,
 			.late_ns = g->late_ns, .late_run_ns = g->late_run_ns,
 			.live_running_ns = g->live_running_ns,
 			.running_err_ns = g->running_err_ns,
+			.pend_enabled_ns = g->pend_enabled_ns,
+			.pend_running_ns = g->pend_running_ns,
 			.running = g->was_running,
 			.seen = g->seen, .first = k, .ns = g->ns, .nev = g->nev,
 		};
@@ -822,13 +962,14 @@ static int cmp_snap_key(const void *key, const void *elem)
 	return k < e ? -1 : k > e;
 }
 
-/* Series k of group g brought to now, el ns after its last reading (of
- * which its frozen counters counted el_run), from the counter value raw
- * (err: its read error). */
+/* Series k of group g brought to now, el ns after its last reading that
+ * worked (of which its frozen counters counted el_run; both count what a
+ * failed tick left pending, which since_ns holds too), from the counter
+ * value raw. */
 static void snap_series_now(const struct mux_snap *sn,
 			    const struct mux_snap_grp *g, unsigned k,
-			    uint64_t el, uint64_t el_run, uint64_t raw, int err,
-			    struct mux_now *v, unsigned *nerr)
+			    uint64_t el, uint64_t el_run, uint64_t raw,
+			    struct mux_now *v)
 {
 	const struct mux_snap_ser *ss = &sn->ser[g->first + k];
 	const struct pmu_slot *sl = &sn->slot[g->first + k];
@@ -837,14 +978,10 @@ static void snap_series_now(const struct mux_snap *sn,
 	*v = (struct mux_now){ .raw = ss->raw, .est = ss->est };
 	if ((!sl->freerun && !g->running) || !ss->have_last || !sl->width)
 		return;		/* not counting now: the ticks' counts */
-	if (err < 0) {
-		(*nerr)++;
-		return;
-	}
 	d = (raw - ss->last_raw) & width_mask(sl->width);
 	/* as account() will: the delta stands for the time since the
 	 * group last counted (free-running: only the time it ran) */
-	stands = sl->freerun ? el : g->since_ns + el;
+	stands = sl->freerun ? el : g->since_ns + el - g->pend_enabled_ns;
 	v->raw += d;
 	v->est += ran && stands > ran
 		  ? (uint64_t)((unsigned __int128)d * stands / ran) : d;
@@ -859,6 +996,7 @@ int mux_snap_read(struct pmu *pmu, const struct mux_snap *sn, uint64_t key,
 						  sizeof(*sn->g), cmp_snap_key)
 					      : NULL;
 	uint64_t t0, t1, now, since, el, el_run;
+	bool stale = false;
 	uint64_t *raw;
 	int *err;
 
@@ -892,6 +1030,15 @@ int mux_snap_read(struct pmu *pmu, const struct mux_snap *sn, uint64_t key,
 	t1 = t1 > t0 ? t1 : t0;
 	now = t0 + (t1 - t0) / 2;
 	out->read_err_ns = t1 - now;
+	out->nerr = 0;
+	for (unsigned k = 0; k < g->ns; k++) {
+		const struct pmu_slot *sl = &sn->slot[g->first + k];
+
+		out->nerr += err[k] < 0;
+		/* counting, but with no starting value: as a failed read */
+		stale |= (sl->freerun || g->running) && sl->width &&
+			 !sn->ser[g->first + k].have_last;
+	}
 	since = now > sn->t_read ? now - sn->t_read : 0;
 	el = g->seen && since > g->late_ns ? since - g->late_ns : 0;
 	el_run = el;
@@ -901,20 +1048,35 @@ int mux_snap_read(struct pmu *pmu, const struct mux_snap *sn, uint64_t key,
 
 		el_run = w > g->late_run_ns ? w - g->late_run_ns : 0;
 	}
+	if (out->nerr || stale) {
+		/* a counter not read now: the whole group as of its last
+		 * reading that worked, counts and times of one instant
+		 * (issue 40: now's times over a tick's counts read low) */
+		el = el_run = 0;
+		out->read_err_ns = 0;
+	} else {
+		/* what a failed tick left pending: counted, not yet read */
+		el += g->pend_enabled_ns;
+		el_run += g->pend_running_ns;
+	}
 	out->enabled_ns = g->enabled_ns + el;
 	out->running = g->running;
 	out->running_ns = g->running_ns + (g->running ? el_run : 0);
 	out->live_running_ns = g->live_running_ns + (g->running ? el : 0);
 	/* the window's start, if the group ran since it opened */
 	out->running_err_ns = g->running_err_ns +
-		(g->running && sn->t_run && !g->late_run_ns ? sn->t_run_err : 0);
+		(g->running && sn->t_run && !g->late_run_ns && el_run
+		 ? sn->t_run_err : 0);
 	for (unsigned e = 0; e < MUX_SNAP_MAX_EVENTS; e++)
 		out->ctr[e] = e < g->nev ? g->ctr[e] : -1;
 	out->ns = g->ns < nv ? g->ns : nv;
-	out->nerr = 0;
-	for (unsigned k = 0; k < out->ns; k++)
-		snap_series_now(sn, g, k, el, el_run, raw[k], err[k], &v[k],
-				&out->nerr);
+	for (unsigned k = 0; k < out->ns; k++) {
+		if (out->nerr || stale)
+			v[k] = (struct mux_now){ .raw = sn->ser[g->first + k].raw,
+						 .est = sn->ser[g->first + k].est };
+		else
+			snap_series_now(sn, g, k, el, el_run, raw[k], &v[k]);
+	}
 	free(raw);
 	free(err);
 	return 0;

@@ -43,6 +43,10 @@ struct gseries {
 	uint64_t est_seen;	/* est already added to the quantity totals */
 	uint8_t have_last;	/* last_raw is a valid baseline */
 	uint8_t up;		/* the last read succeeded */
+	/* a claim's reading this tick, accounted once every series of
+	 * its group is read (mux_read_counters()) */
+	uint64_t tick_raw;
+	int tick_err;
 };
 
 /*
@@ -89,6 +93,16 @@ struct group {
 	 * freeze does not stop counted; running_err: how far running can
 	 * be off (the windows' pmu_counted_err_ns()) */
 	uint64_t enabled_ns, running_ns, live_running_ns, running_err_ns;
+	/* A claim's group whose reading failed at a tick (a counter's
+	 * read error): its counters go on counting, and the next reading
+	 * that works covers that tick too.  Until then the time since the
+	 * last reading that worked is pending, not in the times above, so
+	 * a claim's counts and times always stand for the same instant
+	 * (issue 40: a perf read's EIO left the claim 15 % low).  tick_*:
+	 * what mux_charge() charged at this tick. */
+	bool deferred;
+	uint64_t pend_enabled_ns, pend_running_ns, pend_live_ns, pend_err_ns;
+	uint64_t tick_ns, tick_live_ns, tick_err_ns;
 	/* Its service, for least-served-first (mux_schedule()): the
 	 * enabled and running time of the recent intervals, each older
 	 * interval weighing 1/MUX_SERVICE_DECAY less (an exponential window
@@ -122,6 +136,7 @@ struct mux_snap_grp {
 	uint64_t key;
 	uint64_t enabled_ns, running_ns, since_ns, late_ns;
 	uint64_t late_run_ns, live_running_ns, running_err_ns;
+	uint64_t pend_enabled_ns, pend_running_ns;	/* struct group */
 	bool running, seen;
 	unsigned first, ns, nev;	/* its series: [first, first + ns) */
 	int ctr[MUX_SNAP_MAX_EVENTS];
