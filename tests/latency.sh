@@ -57,9 +57,11 @@ lat_stop() {
 # latency tests share, one line each ending in a comma, INS and OCC the
 # inserts' and the occupancy's key after "sN/" (cha:0x35:0xc817fe01):
 # socket 0's four boxes take 1, 2, 3, 4 e6 inserts/s at 100, 200, 300,
-# 400 cycles each (at 2 GHz: 150 ns and 1.5 in flight, sum then divide;
-# a mean of per-box ratios would say 125 ns); socket 1 even, 2e7/s at 400
-# cycles (200 ns, 4 in flight); both, 5.5 / 3e7 = 183.3 ns.
+# 400 cycles each, cycles of the clock the caller's workload gives the
+# boxes (the CHA's, or the iMC's for the RPQ); at 2 GHz: 150 ns and 1.5
+# in flight, sum then divide (a mean of per-box ratios would say 125 ns);
+# socket 1 even, 2e7/s at 400 cycles (200 ns, 4 in flight); both,
+# 5.5 / 3e7 = 183.3 ns.
 uneven_rates() {
 	cat <<JSON
     "s0/$1@0": 1.0e6, "s0/$2@0": 1.0e8,

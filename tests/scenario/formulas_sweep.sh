@@ -40,8 +40,7 @@ sweep() {
 	start_uncored "$T/$p.log" -c "$T/c.conf" --simulate="$p" \
 		--workload "$T/$p.json" -l "127.0.0.1:$PORT" -s "$S" "$@"
 	up=$?
-	ok $up "$p: daemon up"
-	[ $up = 0 ] || sed 's/^/# log: /' "$T/$p.log" | tail -8
+	ok $up "$p: daemon up"	# if not, start_uncored printed its log's tail
 	python3 "$SWEEP" "$S" 180 >"$T/$p.out" 2>&1
 	grep '^#' "$T/$p.out" | head -12
 	r=$(tail -1 "$T/$p.out")
