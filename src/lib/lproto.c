@@ -607,8 +607,13 @@ int lproto_counts(const char *body, size_t len, struct lproto_counts *c,
 	evs = jget(o, "formulas");
 	if (rc == 0 && json_object_is_type(evs, json_type_array) &&
 	    (n = json_object_array_length(evs)) > 0) {
-		if (n > MAX_EVENTS || !(c->form = calloc(n, sizeof(*c->form))))
-			rc = n > MAX_EVENTS ? -EPROTO : -ENOMEM;
+		if (n > MAX_EVENTS) {
+			snprintf(why, whylen, "%zu formulas in a reading (at "
+				 "most %d)", n, MAX_EVENTS);
+			rc = -EPROTO;
+		} else if (!(c->form = calloc(n, sizeof(*c->form)))) {
+			rc = -ENOMEM;
+		}
 		for (size_t i = 0; rc == 0 && i < n; i++) {
 			c->nform = i + 1;
 			rc = one_formula(json_object_array_get_idx(evs, i),

@@ -5,11 +5,13 @@
  * read could end (eof or not), and the body found, or the bytes
  * themselves, as the JSON of a reading, an error and a created claim.
  * Whatever is accepted must hold together: a reading's events have
- * names and as many counts as sockets; a body is NUL-terminated at its
- * length.
+ * names and as many counts as sockets, its formulas a name, a unit and a
+ * value per socket; a reading refused says why; a body is NUL-terminated
+ * at its length.
  */
 #include "config.h"
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,14 +24,28 @@ static void json_parts(const char *p, size_t n)
 {
 	struct lproto_counts c;
 	char why[128], msg[256], id[33];
+	int rc;
 
-	if (lproto_counts(p, n, &c, why, sizeof(why)) == 0) {
-		if (!c.nev || !c.nsockets)
+	why[0] = '\0';
+	rc = lproto_counts(p, n, &c, why, sizeof(why));
+	if (rc == 0) {
+		if (!c.nev || !c.nsockets || (c.nform && !c.form))
 			abort();
 		for (size_t i = 0; i < c.nev; i++)
 			if (!c.ev[i].name || !c.ev[i].count)
 				abort();
+		/* a formula: its name, unit and a value per socket (NAN
+		 * where it has none) */
+		for (size_t i = 0; i < c.nform; i++) {
+			if (!c.form[i].name || !c.form[i].unit ||
+			    !c.form[i].value)
+				abort();
+			for (unsigned s = 0; s < c.nsockets; s++)
+				(void)c.form[i].value[s];
+		}
 		lproto_counts_clear(&c);
+	} else if (rc == -EPROTO && (!why[0] || !memchr(why, '\0', sizeof(why)))) {
+		abort();	/* a refusal always says what is missing */
 	}
 	if (lproto_error_message(p, n, msg, sizeof(msg)) &&
 	    strlen(msg) >= sizeof(msg))
