@@ -47,6 +47,11 @@ struct gseries {
 	 * its group is read (mux_read_counters()) */
 	uint64_t tick_raw;
 	int tick_err;
+	/* of the next reading's own time (pmu_own_window_ns()), the part
+	 * before last_raw was read: pmu_own_so_far_ns() when the series
+	 * started (a claim's, on the perf backend); own_pend: the own time
+	 * of the ticks whose reading the group deferred (struct group) */
+	uint64_t own_before, own_pend;
 };
 
 /*
@@ -143,7 +148,7 @@ struct mux_snap_grp {
 };
 
 struct mux_snap_ser {
-	uint64_t last_raw, raw, est;
+	uint64_t last_raw, raw, est, own_before, own_pend;
 	bool have_last;
 };
 

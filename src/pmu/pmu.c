@@ -347,7 +347,12 @@ bool pmu_scaled(const struct pmu *p, const struct pmu_slot *s)
 
 uint64_t pmu_own_window_ns(const struct pmu *p, const struct pmu_slot *s)
 {
-	return p->ops->own_window ? p->ops->own_window(p, s) : 0;
+	return p->ops->own_window ? p->ops->own_window(p, s, false) : 0;
+}
+
+uint64_t pmu_own_so_far_ns(const struct pmu *p, const struct pmu_slot *s)
+{
+	return p->ops->own_window ? p->ops->own_window(p, s, true) : 0;
 }
 
 int pmu_reachable(const struct pmu *p, const struct evspec *e, char *why,

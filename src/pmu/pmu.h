@@ -160,8 +160,9 @@ struct pmu_ops {
 			      unsigned *unread);
 	int (*release)(struct pmu *p);
 	bool (*scaled)(const struct pmu *p, const struct pmu_slot *s);
-	uint64_t (*own_window)(const struct pmu *p,
-			       const struct pmu_slot *s);	/* pmu_own_window_ns() */
+	uint64_t (*own_window)(const struct pmu *p, const struct pmu_slot *s,
+			       bool so_far);	/* pmu_own_window_ns(),
+						   pmu_own_so_far_ns() */
 	int (*reachable)(const struct pmu *p, const struct evspec *e,
 			 char *why, size_t whylen);
 	int (*snapshot)(struct pmu *p);
@@ -349,6 +350,16 @@ uint64_t pmu_window_start_err(const struct pmu *p);
  * a group opened or failed since the last freeze).
  */
 uint64_t pmu_own_window_ns(const struct pmu *p, const struct pmu_slot *s);
+/*
+ * The time the same clock has counted for s since the last freeze's read
+ * of its group, read-nows and a group rebuilt since included (0: none,
+ * or unknown).  A claim's counters whose starting value is read after
+ * the freeze (a turn that starts: the perf backend rebuilt the groups
+ * after the tick's reads) count only what follows: their next delta's
+ * own time is pmu_own_window_ns() less this (mux.c settle()); and a
+ * read now's delta's own time is this less the same (mux_snap_read()).
+ */
+uint64_t pmu_own_so_far_ns(const struct pmu *p, const struct pmu_slot *s);
 
 /* Resets and arms every present box where the platform has box-level
  * controls (hsx 2.1.2); a no-op elsewhere.  Call before the first

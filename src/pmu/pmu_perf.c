@@ -86,6 +86,7 @@ struct pp_box {
 	 * pmu_own_window_ns()) */
 	uint64_t acc[PP_BOX_EV], win[PP_BOX_EV];
 	uint64_t gen;			/* pp->gen of the last read */
+	uint64_t wanted;		/* pp->gen a read-now wants it in */
 	int err;			/* the last read's or open's error */
 	char why[200];			/* the last failed read's message */
 	bool scaled;			/* the last read was scaled */
@@ -1476,10 +1477,10 @@ static int pmu_perf_snapshot(struct pmu *p)
 }
 
 /* The time_enabled s's event gained between the last two freezes in the
- * boxes counting it (their mean for a counter summed over several), 0:
- * unknown. */
+ * boxes counting it (their mean for a counter summed over several), or
+ * so_far: since the last freeze; 0: unknown. */
 static uint64_t pmu_perf_own_window(const struct pmu *p,
-				    const struct pmu_slot *s)
+				    const struct pmu_slot *s, bool so_far)
 {
 	const struct pmu_perf *pp = p->perf;
 	struct pp_where w;
@@ -1501,7 +1502,7 @@ static uint64_t pmu_perf_own_window(const struct pmu *p,
 
 		for (unsigned i = 0; i < b->n && !x; i++)
 			if (b->id[i] == s->ctr_id)
-				x = b->win[i];
+				x = so_far ? b->acc[i] : b->win[i];
 		if (!x)
 			return 0;
 		sum += x;
@@ -1590,7 +1591,10 @@ static int pmu_perf_read(struct pmu *p, const struct pmu_slot *s, uint64_t *raw)
 }
 
 /* Reads now the groups slots s[0..n) count in, each once, and no other:
- * a claim's read-now between ticks (pmu_read_now()). */
+ * a claim's read-now between ticks (pmu_read_now()).  They are read in
+ * the order a tick reads them (read_on()), so that a claim that starts
+ * with such a read has every counter's window as long as its box's next
+ * tick makes it, however long each read takes. */
 static int perf_read_now(struct pmu *p, const struct pmu_slot *s, unsigned n)
 {
 	struct pmu_perf *pp = p->perf;
@@ -1608,14 +1612,16 @@ static int perf_read_now(struct pmu *p, const struct pmu_slot *s, unsigned n)
 			one = (unsigned)(slot_box(pp, &s[k]) - pp->box);
 			w = (struct pp_where){ .first = UINT_MAX, .n = 1 };
 		}
-		for (unsigned b = 0; b < w.n; b++) {
-			struct pp_box *x = &pp->box[where_box(pp, &w, b, one)];
-			int r;
+		for (unsigned b = 0; b < w.n; b++)
+			pp->box[where_box(pp, &w, b, one)].wanted = pp->gen;
+	}
+	for (unsigned i = 0; i < pp->nbox; i++) {
+		struct pp_box *x = &pp->box[i];
+		int r;
 
-			if (x->gen != pp->gen && (r = box_read(pp, x)) < 0 &&
-			    !first)
-				first = r;
-		}
+		if (x->wanted == pp->gen && x->gen != pp->gen &&
+		    (r = box_read(pp, x)) < 0 && !first)
+			first = r;
 	}
 	return first;
 }
