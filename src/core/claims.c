@@ -1304,9 +1304,14 @@ out:
 	return r;
 }
 
-/* The counts of copy cl read now, where a sampler can; 0 or -1. */
+/* The counts of copy cl read now, where a sampler can; 0 or -1.  A
+ * reading newer than the claim's is kept in the table, so that a later
+ * answer that cannot read a counter now (the claim as of its last
+ * reading) never goes back behind it (a region's two readings must
+ * follow each other: the tick's state is older than a read now). */
 static int read_now(struct claims *c, struct claim *cl, struct claims_err *e)
 {
+	struct claim *t;
 	int r;
 
 	if (!c->hooks || !c->hooks->read_now)
@@ -1317,6 +1322,20 @@ static int read_now(struct claims *c, struct claim *cl, struct claims_err *e)
 			    "claim %s: reading its counters: %s", cl->id,
 			    strerror(-r));
 	}
+	pthread_mutex_lock(&c->lock);
+	if ((t = find(c, cl->id)) && t->created_mono == cl->created_mono &&
+	    t->ns == cl->ns && cl->enabled_ns > t->enabled_ns) {
+		t->enabled_ns = cl->enabled_ns;
+		t->running_ns = cl->running_ns;
+		t->live_running_ns = cl->live_running_ns;
+		t->running_err_ns = cl->running_err_ns;
+		t->read_err_ns = cl->read_err_ns;
+		for (unsigned k = 0; k < t->ns; k++) {
+			t->ser[k].raw = cl->ser[k].raw;
+			t->ser[k].est = cl->ser[k].est;
+		}
+	}
+	pthread_mutex_unlock(&c->lock);
 	return 0;
 }
 

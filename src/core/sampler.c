@@ -992,16 +992,23 @@ static void give_claims(struct sampler *s)
 		cl->running = g->sg.selected;
 		for (unsigned e = 0; e < cl->nev; e++)
 			cl->ctr[e] = g->sg.ctr[e];
-		cl->enabled_ns = g->enabled_ns;
-		cl->running_ns = g->running_ns;
-		cl->live_running_ns = g->live_running_ns;
-		cl->running_err_ns = g->running_err_ns;
-		cl->read_err_ns = 0;	/* read frozen, at the tick's time */
-		for (unsigned k = 0; k < cl->ns && k < g->ns; k++) {
-			cl->ser[k].raw = g->gs[k].raw;
-			cl->ser[k].est = g->gs[k].est;
-			cl->ser[k].idx = g->slot[k].idx;
+		/* A group whose reading failed stays as of its last one that
+		 * worked (mux.c settle()), which a read now since may have
+		 * passed: a claim's readings never go back (a region's two
+		 * readings must follow each other). */
+		if (g->enabled_ns >= cl->enabled_ns) {
+			cl->enabled_ns = g->enabled_ns;
+			cl->running_ns = g->running_ns;
+			cl->live_running_ns = g->live_running_ns;
+			cl->running_err_ns = g->running_err_ns;
+			cl->read_err_ns = 0;	/* read frozen, at the tick's time */
+			for (unsigned k = 0; k < cl->ns && k < g->ns; k++) {
+				cl->ser[k].raw = g->gs[k].raw;
+				cl->ser[k].est = g->gs[k].est;
+			}
 		}
+		for (unsigned k = 0; k < cl->ns && k < g->ns; k++)
+			cl->ser[k].idx = g->slot[k].idx;
 		if (!cl->export)
 			continue;
 		n += cl->nev * t->nsockets;
@@ -1808,7 +1815,10 @@ static int hook_read_now(void *arg, struct claim *cl)
 			r = sampler_call(s, call_read_now, &c) < 0 ? -EAGAIN
 								   : c.r;
 	}
-	if (r == 0) {
+	/* a reading older than the one the claim shows (a counter that
+	 * could not be read now answers its last reading that worked,
+	 * mux_snap_read()): the claim's newer one stands */
+	if (r == 0 && rd.enabled_ns >= cl->enabled_ns) {
 		cl->enabled_ns = rd.enabled_ns;
 		cl->running_ns = rd.running_ns;
 		cl->live_running_ns = rd.live_running_ns;
