@@ -728,6 +728,19 @@ static void test_own_window(void)
 	       "the old group's time and the new one's, 500 ms");
 	is_u64(pmu_own_window_ns(&W.pmu, &c), 200000000,
 	       "its new event's: its own 200 ms since the open");
+	/* so far: a claim's series starting after a rebuild (mux.c
+	 * start_values()) learns how much of the window has passed */
+	advance(0.3);
+	pmu_program(&W.pmu, (struct pmu_slot[]){ a, b }, 2, false);
+	is_u64(pmu_own_so_far_ns(&W.pmu, &b), 300000000, "so far: b's "
+	       "counter carried over the rebuild, 300 ms since the tick");
+	is_u64(pmu_own_so_far_ns(&W.pmu, &c), 0, "c's left the group: none");
+	advance(0.2);
+	tick();
+	is_u64(pmu_own_window_ns(&W.pmu, &b), 500000000, "the whole tick's "
+	       "window is still 500 ms (the claim takes 500 - 300)");
+	is_u64(pmu_own_so_far_ns(&W.pmu, &b), 0, "so far, right after the "
+	       "tick's read: nothing");
 	stall_at = 0;
 	down();
 }
