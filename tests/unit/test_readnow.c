@@ -40,6 +40,9 @@ static const char workload[] =
 	"{\"platform\":\"skl\",\"cbo_count\":2,\"phases\":[{\"seconds\":1000,"
 	"\"rates\":{\"cbo:0x22:0x48\":1.0e7,\"cbo:0x34:0x8f\":2.0e7,"
 	"\"imc:DRAM_DATA_READS\":1.0e8}}]}";
+/* The workload rig_open() writes: the one above unless a test sets its
+ * own (and sets it back). */
+static const char *rig_workload = workload;
 
 struct rig {
 	struct hw hw;
@@ -70,7 +73,7 @@ static void rig_open(struct rig *r, const char *const *base, bool hooks,
 
 	snprintf(path, sizeof(path), "%s/wl.json", dir);
 	f = fopen(path, "w");
-	fputs(workload, f);
+	fputs(rig_workload, f);
 	fclose(f);
 	memset(r, 0, sizeof(*r));
 	if (hw_open(&r->hw, &hw_sim_ops, &o) < 0) {
@@ -743,6 +746,88 @@ static void test_pin_ends(void)
 	rig_close(&r);
 }
 
+/*
+ * A claim's readings never go back.  A pinned claim (CBo counter 1:
+ * msr 0x707 on CBo 0) is read now 0.12 s after a tick; then its counter
+ * cannot be read (EIO once, 0.55 s into the simulation): the answer is
+ * the claim as of its last reading that worked, which must be that read
+ * now, not the older tick (a region's end read there came out before
+ * its start).  Then a tick's own read fails (EIO once at 0.75 s): the
+ * tick defers the group, and the claim keeps the newer read now's state
+ * rather than the tick's older one.  Every later reading follows on.
+ */
+static const char fault_workload[] =
+	"{\"platform\":\"skl\",\"cbo_count\":2,\"phases\":[{\"seconds\":1000,"
+	"\"rates\":{\"cbo:0x22:0x48\":1.0e7,\"cbo:0x34:0x8f\":2.0e7,"
+	"\"imc:DRAM_DATA_READS\":1.0e8}}],\"faults\":["
+	"{\"at\":0.55,\"kind\":\"eio\",\"target\":\"msr:0x707\"},"
+	"{\"at\":0.75,\"kind\":\"eio\",\"target\":\"msr:0x707\"}]}";
+
+static void test_never_back(void)
+{
+	static const char *const base[] = { MESI, "DRAM_DATA_READS", NULL };
+	struct rig r;
+	struct claim cl;
+	char id[CLAIM_ID_MAX], msg[512];
+	uint64_t v[7], e[7];
+	int64_t t0 = fake.now_ns;
+	unsigned back = 0;
+
+	rig_workload = fault_workload;
+	rig_open(&r, base, true, 7);
+	rig_workload = workload;
+	tick(&r);
+	is_int(create(&r, "{\"events\":[\"" HITM "\"],\"pinned\":true}", id,
+		      msg), 201, "a pinned claim on CBo counter 1");
+	for (unsigned t = 0; t < 4; t++)
+		tick(&r);		/* ticks at 0.1 .. 0.4 s */
+	fake.now_ns = t0 + 520000000;
+	v[0] = total(&r, id, true, &cl);
+	e[0] = cl.enabled_ns;
+	ok(cl.running && v[0] == e[0] / 100, "read now at 0.52 s: %" PRIu64
+	   " events in %" PRIu64 " ns, every one", v[0], e[0]);
+	fake.now_ns = t0 + 560000000;	/* the counter fails this once */
+	v[1] = total(&r, id, true, &cl);
+	e[1] = cl.enabled_ns;
+	ok(v[1] != UINT64_MAX && e[1] == e[0] && v[1] == v[0],
+	   "read now at 0.56 s, its counter failing: the claim as of the "
+	   "0.52 s read now, not the 0.4 s tick (%" PRIu64 " events, %"
+	   PRIu64 " ns)", v[1], e[1]);
+	v[2] = total(&r, id, false, &cl);
+	e[2] = cl.enabled_ns;
+	ok(e[2] >= e[1] && v[2] >= v[1], "the claim's state keeps it (%"
+	   PRIu64 " ns)", e[2]);
+	fake.now_ns = t0 + 600000000;
+	tick(&r);			/* 0.6 s: reads again */
+	fake.now_ns = t0 + 720000000;
+	v[3] = total(&r, id, true, &cl);
+	e[3] = cl.enabled_ns;
+	ok(v[3] == e[3] / 100, "read now at 0.72 s after a good tick: every "
+	   "event (%" PRIu64 " in %" PRIu64 " ns)", v[3], e[3]);
+	fake.now_ns = t0 + 800000000;
+	tick(&r);			/* 0.8 s: the tick's read fails */
+	v[4] = total(&r, id, false, &cl);
+	e[4] = cl.enabled_ns;
+	ok(e[4] >= e[3] && v[4] >= v[3], "a tick whose read failed leaves "
+	   "the claim as of its newer read now (%" PRIu64 " ns, %" PRIu64
+	   " events)", e[4], v[4]);
+	fake.now_ns = t0 + 850000000;
+	v[5] = total(&r, id, true, &cl);
+	e[5] = cl.enabled_ns;
+	tick(&r);			/* 0.9 s */
+	tick(&r);			/* 1.0 s */
+	v[6] = total(&r, id, true, &cl);
+	e[6] = cl.enabled_ns;
+	for (unsigned k = 1; k < 7; k++)
+		back += e[k] < e[k - 1] || v[k] < v[k - 1];
+	is_int(back, 0, "no reading went back: 7 readings, counts and times "
+	       "each at least the one before");
+	ok(v[6] == e[6] / 100 && e[6] == (uint64_t)(fake.now_ns - t0) - IV,
+	   "and after the failures every event is counted: %" PRIu64
+	   " in %" PRIu64 " ns", v[6], e[6]);
+	rig_close(&r);
+}
+
 int main(void)
 {
 	char cmd[300];
@@ -762,6 +847,7 @@ int main(void)
 	test_given_back();
 	test_refusals();
 	test_pin_ends();
+	test_never_back();
 	test_no_hooks();
 	test_lock_held();
 	test_threads();
