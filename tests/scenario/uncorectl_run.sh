@@ -103,8 +103,11 @@ near "$(tv all)" 12.0 0.02 "table: and summed over sockets ($(tv all))"
 run -g MEM --format csv -- sleep 0.3
 like "$(cat "$T/err")" "region,calls,code_s,claim,event,socket,window_s,count,raw,rate_per_s" \
 	"csv: the library's region CSV"
-ok "$(grep -qE '^dram_read_bandwidth,bytes_per_second,all,1\.(19[89]|20[01])[0-9]*e\+10$' "$T/err"; echo $?)" \
-	"csv: the figures, summed over sockets as socket all"
+# (2 % as the table's above: a 0.3 s run's readings some ms apart under
+# ASan on a loaded machine; a clean clone's run beside stress-ng read it
+# outside the 0.1 % this check once had)
+cv=$(sed -nE 's/^dram_read_bandwidth,bytes_per_second,all,([0-9.e+]+)$/\1/p' "$T/err")
+near "${cv:-0}" 1.2e10 0.02 "csv: the figures, summed over sockets as socket all (${cv:-none})"
 like "$(sed -n '/^program,/,/^$/p' "$T/err")" "sleep,0,0," "csv: the program's exit status"
 
 # the time line: 4 whole intervals of 0.5 s and the last 0.25 s
