@@ -174,6 +174,12 @@ run -- true
 is "$rc" 125 "no events: exit 125 (usage)"
 "$CTL" -s "$T/nothing.sock" run -g MEM -- touch "$T/ran" 2>/dev/null
 is "$?" 125 "no daemon: exit 125"
+# (with events named first: under ASan their list leaked and the exit
+# was the leak report's 1)
+"$CTL" -s "$T/nothing.sock" run -e UNC_M_CAS_COUNT.RD -- touch "$T/ran" 2>/dev/null
+is "$?" 125 "no daemon, events named: exit 125"
+run -e UNC_M_CAS_COUNT.RD --format bad -- touch "$T/ran"
+is "$rc" 125 "a bad format after events: exit 125 (usage)"
 ok "$([ ! -e "$T/ran" ]; echo $?)" "no daemon: the program did not run"
 
 # --markers: the program's own regions (libcheck's 1 s "long", markers
