@@ -239,4 +239,26 @@ JSON
 	done
 done
 
+# Taking turns on the perf backend with every PCU read held 100 ms (a
+# sampler preempted among its reads, as a loaded machine holds it): a
+# turn's new kernel group counts from its open, after the tick's reads,
+# and its running total must be scaled from the time it counted, not the
+# interval.  Before, every reason read 0.80 of its rate here (0.93 in a
+# clean clone's run beside stress-ng, unflagged).
+sed 's/"thermal_throttle"/"faults": [ { "at": 0, "kind": "perf_read_delay", "target": "uncore_pcu", "seconds": 0.1, "count": 100000000 } ],\n  "thermal_throttle"/' \
+	"$T/snbep-pcu.json" >"$T/snbep-delay.json"
+start_uncored "$T/log.delay" --simulate --workload "$T/snbep-delay.json" \
+	--backend=perf -c "$T/yes.conf" -l "127.0.0.1:$PORT" -s "$T/c5.sock" --interval 1000
+ok $? "snbep, perf, PCU reads held 100 ms: serves"
+wait_for "7 ticks" 60 sh -c "curl -fs http://127.0.0.1:$PORT/metrics | awk '\$1 == \"uncored_ticks_total\" && \$2 >= 7 { f = 1 } END { exit !f }'"
+scrape "$PORT" "$T/p0"
+wait_for "12 s and a whole rotation more of ticks" 90 ticks_past 12
+for want in thermal:0.25 power:0.5 prochot_internal:0.1; do
+	for s in 0 1; do
+		r=$(pcu_rate "${want%%:*}" $s)
+		near "${r:-0}" "${want#*:}" 0.05 "snbep, perf, reads held 100 ms: socket $s ${want%%:*} ${want#*:} s a second within 5 %, taking turns (got ${r:-nothing}, $(window))"
+	done
+done
+stop
+
 tap_done
