@@ -244,7 +244,8 @@ UNCORED_API const char *uncored_counts_event(const struct uncored_counts *c,
 UNCORED_API unsigned uncored_counts_nsockets(const struct uncored_counts *c);
 /*
  * Event i's count since the claim began on socket (-1: all sockets),
- * scaled for the time it was multiplexed out: count x enabled / running.
+ * scaled for the time it was multiplexed out: count x enabled / running,
+ * each socket's over the running time of its boxes.
  * NaN before the event first ran, or for an i or socket out of range.
  */
 UNCORED_API double uncored_counts_value(const struct uncored_counts *c,
@@ -273,8 +274,10 @@ UNCORED_API uint64_t uncored_counts_raw(const struct uncored_counts *c,
 /*
  * What event i counted on socket (-1: all sockets) between readings a
  * and b of one claim (a taken first), scaled for that interval alone:
- * (raw b - raw a) x (enabled b - enabled a) / (running b - running a).
- * Never negative.  NaN if the event did not run in between, or a and b
+ * (raw b - raw a) x (enabled b - enabled a) / (running b - running a),
+ * socket by socket over the running time of that socket's boxes (the
+ * daemon's sockets[].time_running_ns: on the perf backend each box is
+ * read at its own instant).  Never negative.  NaN if the event did not run in between, or a and b
  * are not readings of one claim in that order.
  *
  * Why not uncored_counts_value(b) - uncored_counts_value(a): each of

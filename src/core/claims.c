@@ -1333,6 +1333,7 @@ static int read_now(struct claims *c, struct claim *cl, struct claims_err *e)
 		for (unsigned k = 0; k < t->ns; k++) {
 			t->ser[k].raw = cl->ser[k].raw;
 			t->ser[k].est = cl->ser[k].est;
+			t->ser[k].run_adj = cl->ser[k].run_adj;
 		}
 	}
 	pthread_mutex_unlock(&c->lock);

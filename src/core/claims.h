@@ -85,6 +85,8 @@ struct claim_series {
 	bool freerun;
 	uint64_t raw;		/* measured counts */
 	uint64_t est;		/* scaled for the time multiplexed out */
+	int64_t run_adj;	/* how much longer it counted than the claim's
+				   running time says (struct gseries) */
 };
 
 struct claim {

@@ -1005,6 +1005,7 @@ static void give_claims(struct sampler *s)
 			for (unsigned k = 0; k < cl->ns && k < g->ns; k++) {
 				cl->ser[k].raw = g->gs[k].raw;
 				cl->ser[k].est = g->gs[k].est;
+				cl->ser[k].run_adj = g->gs[k].run_adj;
 			}
 		}
 		for (unsigned k = 0; k < cl->ns && k < g->ns; k++)
@@ -1830,6 +1831,7 @@ static int hook_read_now(void *arg, struct claim *cl)
 		for (unsigned k = 0; k < rd.ns; k++) {
 			cl->ser[k].raw = v[k].raw;
 			cl->ser[k].est = v[k].est;
+			cl->ser[k].run_adj = v[k].run_adj;
 		}
 	}
 	free(v);

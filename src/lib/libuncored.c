@@ -110,18 +110,22 @@ int lib_counts_copy(struct lproto_counts *b, const struct lproto_counts *a)
 		b->ev[i].name = strdup(a->ev[i].name);
 		b->ev[i].count = malloc((a->nsockets ? a->nsockets : 1) *
 					sizeof(*b->ev[i].count));
+		b->ev[i].running = malloc((a->nsockets ? a->nsockets : 1) *
+					  sizeof(*b->ev[i].running));
 		b->ev[i].scale = a->ev[i].scale;
 		if (a->ev[i].family &&
 		    !(b->ev[i].family = strdup(a->ev[i].family))) {
 			lproto_counts_clear(b);
 			return -ENOMEM;
 		}
-		if (!b->ev[i].name || !b->ev[i].count) {
+		if (!b->ev[i].name || !b->ev[i].count || !b->ev[i].running) {
 			lproto_counts_clear(b);
 			return -ENOMEM;
 		}
 		memcpy(b->ev[i].count, a->ev[i].count,
 		       a->nsockets * sizeof(*b->ev[i].count));
+		memcpy(b->ev[i].running, a->ev[i].running,
+		       a->nsockets * sizeof(*b->ev[i].running));
 	}
 	if (a->nform && !(b->form = calloc(a->nform, sizeof(*b->form)))) {
 		lproto_counts_clear(b);
@@ -1177,8 +1181,9 @@ UNCORED_API double uncored_counts_value(const struct uncored_counts *c,
 		return NAN;
 	for (unsigned s = 0; s < c->c.nsockets; s++)
 		if (socket < 0 || (unsigned)socket == s)
-			sum += (double)e->count[s];
-	return sum * (double)e->enabled_ns / (double)e->running_ns;
+			sum += (double)e->count[s] * (double)e->enabled_ns /
+			       (double)lproto_running(e, s);
+	return sum;
 }
 
 UNCORED_API size_t uncored_counts_nformulas(const struct uncored_counts *c)
@@ -1239,6 +1244,7 @@ UNCORED_API double uncored_counts_delta(const struct uncored_counts *a,
 {
 	const struct lproto_event *x, *y;
 	uint64_t ra, rb;
+	double sum = 0;
 
 	if (!a || !b || i >= a->c.nev || i >= b->c.nev ||
 	    a->c.nsockets != b->c.nsockets || socket < -1 ||
@@ -1251,8 +1257,21 @@ UNCORED_API double uncored_counts_delta(const struct uncored_counts *a,
 	if (strcmp(x->name, y->name) != 0 || rb < ra ||
 	    y->enabled_ns < x->enabled_ns || y->running_ns <= x->running_ns)
 		return NAN;
-	return (double)(rb - ra) * (double)(y->enabled_ns - x->enabled_ns) /
-	       (double)(y->running_ns - x->running_ns);
+	/* each socket's count over the time its boxes counted */
+	for (unsigned s = 0; s < a->c.nsockets; s++) {
+		uint64_t rx = lproto_running(x, s), ry = lproto_running(y, s);
+
+		if (socket >= 0 && (unsigned)socket != s)
+			continue;
+		if (y->count[s] < x->count[s])
+			return NAN;
+		if (ry <= rx)	/* its boxes' times do not follow: the event's */
+			rx = x->running_ns, ry = y->running_ns;
+		sum += (double)(y->count[s] - x->count[s]) *
+		       (double)(y->enabled_ns - x->enabled_ns) /
+		       (double)(ry - rx);
+	}
+	return sum;
 }
 
 UNCORED_API void uncored_counts_free(struct uncored_counts *c)

@@ -442,11 +442,17 @@ int lproto_claim_of(const char *body, size_t len, char *id, size_t idlen,
 	return 0;
 }
 
+uint64_t lproto_running(const struct lproto_event *e, unsigned s)
+{
+	return e->running && e->running[s] ? e->running[s] : e->running_ns;
+}
+
 void lproto_counts_clear(struct lproto_counts *c)
 {
 	for (size_t i = 0; c->ev && i < c->nev; i++) {
 		free(c->ev[i].name);
 		free(c->ev[i].count);
+		free(c->ev[i].running);
 		free(c->ev[i].family);
 	}
 	free(c->ev);
@@ -525,7 +531,8 @@ static int one_event(struct json_object *eo, struct lproto_event *e,
 	}
 	*nsockets = (unsigned)ns;
 	if (!(e->name = strdup(json_object_get_string(name))) ||
-	    !(e->count = calloc(ns, sizeof(*e->count))))
+	    !(e->count = calloc(ns, sizeof(*e->count))) ||
+	    !(e->running = calloc(ns, sizeof(*e->running))))
 		return -ENOMEM;
 	for (size_t s = 0; s < ns; s++) {
 		struct json_object *so = json_object_array_get_idx(socks, s);
@@ -535,6 +542,14 @@ static int one_event(struct json_object *eo, struct lproto_event *e,
 		    !ju64(so, "count", &e->count[s])) {
 			snprintf(why, whylen, "socket %zu of %s without its "
 				 "index or count", s, e->name);
+			return -EPROTO;
+		}
+		e->running[s] = e->running_ns;	/* optional: older daemons */
+		if (jget(so, "time_running_ns") &&
+		    !ju64(so, "time_running_ns", &e->running[s])) {
+			snprintf(why, whylen, "socket %zu of %s: a "
+				 "time_running_ns that is not a count of ns",
+				 s, e->name);
 			return -EPROTO;
 		}
 	}

@@ -53,6 +53,10 @@ struct lproto_event {
 	uint64_t read_err_ns;	/* how far the reading's own instant can be
 				   off (0: a daemon that does not say) */
 	uint64_t *count;		/* per socket */
+	/* per socket: how long the socket's boxes counted (the daemon's
+	 * sockets[].time_running_ns; running_ns from a daemon that does
+	 * not say); count x enabled / this is the socket's estimate */
+	uint64_t *running;
 	/* the daemon's "derived": the metric family the event gives as it
 	 * is (doc/metrics.md's name without "_total") and the factor from
 	 * a count to it; NULL (and 0): none, or a daemon that does not say */
@@ -74,6 +78,10 @@ struct lproto_counts {
 	size_t nform;		/* 0: none (or a daemon without formulas) */
 	struct lproto_formula *form;
 };
+
+/* How long e's boxes on socket s counted (struct lproto_event's
+ * running); the event's running time where the socket's is not known. */
+uint64_t lproto_running(const struct lproto_event *e, unsigned s);
 
 /* The read-now answer body into c (lproto_counts_clear() frees it).
  * 0, -EPROTO (why: what is missing) or -ENOMEM. */

@@ -353,6 +353,12 @@ static int add_claim(struct region *r, const char *id,
 		for (unsigned s = 0; s < a->nsockets; s++) {
 			struct rser *q = series_of(r, id, y, s);
 			uint64_t d = y->count[s] - x->count[s];
+			/* the time the socket's boxes counted
+			 * (lproto_running()), the event's if that does not
+			 * follow */
+			uint64_t rx = lproto_running(x, s);
+			uint64_t ry = lproto_running(y, s);
+			uint64_t srun = ry >= rx ? ry - rx : run;
 
 			if (!q)
 				return -ENOMEM;
@@ -361,8 +367,8 @@ static int add_claim(struct region *r, const char *id,
 			q->run += run;
 			q->run_err += err;
 			q->cut += cut;
-			if (run)
-				q->scaled += (double)d * (double)en / (double)run;
+			if (run && srun)
+				q->scaled += (double)d * (double)en / (double)srun;
 			else
 				q->blind++;
 		}

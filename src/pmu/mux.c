@@ -678,8 +678,11 @@ static bool settle(struct mux *m, struct group *g, bool disturbed,
 		uint64_t ran = sl->freerun || sl->live ? wall
 			       : g->ran_ns + g->pend_running_ns;
 
-		if (own && !sl->freerun)
+		if (own && !sl->freerun) {
 			ran = own_of(m, g, k);
+			/* the group's running time grows by the mean */
+			g->gs[k].run_adj += (int64_t)ran - (int64_t)own;
+		}
 		account_raw(m, &g->gs[k], sl, &g->ev[g->sev[k]],
 			    !sl->freerun && (disturbed || unverified(m, sl)),
 			    ran, sl->freerun ? wall : g->since_ns,
@@ -1128,6 +1131,7 @@ struct mux_snap *mux_snapshot(const struct mux *m, uint64_t t_read,
 				.raw = g->gs[j].raw, .est = g->gs[j].est,
 				.own_before = g->gs[j].own_before,
 				.own_pend = g->gs[j].own_pend,
+				.run_adj = g->gs[j].run_adj,
 				.have_last = g->gs[j].have_last,
 			};
 		}
@@ -1196,6 +1200,24 @@ static uint64_t own_now(const struct pmu *pmu, const struct mux_snap *sn,
 	return n ? sum / n : 0;
 }
 
+/* How much longer than own (own_now(): the mean of g's counters' own
+ * times since their last reading; 0 unknown) series k of g has counted
+ * since its last reading (struct gseries' run_adj). */
+static int64_t own_adj_now(const struct pmu *pmu, const struct mux_snap *sn,
+			   const struct mux_snap_grp *g, unsigned k,
+			   uint64_t own)
+{
+	const struct mux_snap_ser *ss = &sn->ser[g->first + k];
+	const struct pmu_slot *sl = &sn->slot[g->first + k];
+	uint64_t a;
+
+	if (!own || sl->freerun || !(a = pmu_own_so_far_ns(pmu, sl)))
+		return 0;
+	a += ss->own_pend;
+	return a > ss->own_before ? (int64_t)(a - ss->own_before) - (int64_t)own
+				  : 0;
+}
+
 int mux_snap_read(struct pmu *pmu, const struct mux_snap *sn, uint64_t key,
 		  const struct clock_src *clk, struct mux_now *v, unsigned nv,
 		  struct mux_reading *out)
@@ -1203,7 +1225,7 @@ int mux_snap_read(struct pmu *pmu, const struct mux_snap *sn, uint64_t key,
 	const struct mux_snap_grp *g = sn->ng ? bsearch(&key, sn->g, sn->ng,
 						  sizeof(*sn->g), cmp_snap_key)
 					      : NULL;
-	uint64_t t0, t1, now, since, el, el_run, el_live;
+	uint64_t t0, t1, now, since, el, el_run, el_live, own = 0;
 	bool stale = false;
 	uint64_t *raw;
 	int *err;
@@ -1266,8 +1288,7 @@ int mux_snap_read(struct pmu *pmu, const struct mux_snap *sn, uint64_t key,
 		/* what a failed tick left pending: counted, not yet read;
 		 * on the perf backend the kernel's own clock says how long
 		 * each counter counted since its last reading (own_time()) */
-		uint64_t own = g->running ? own_now(pmu, sn, g) : 0;
-
+		own = g->running ? own_now(pmu, sn, g) : 0;
 		el += g->pend_enabled_ns;
 		el_run = own ? own : el_run + g->pend_running_ns;
 		el_live = own ? own : el;
@@ -1289,6 +1310,8 @@ int mux_snap_read(struct pmu *pmu, const struct mux_snap *sn, uint64_t key,
 						 .est = sn->ser[g->first + k].est };
 		else
 			snap_series_now(sn, g, k, el, el_run, raw[k], &v[k]);
+		v[k].run_adj = sn->ser[g->first + k].run_adj +
+			       own_adj_now(pmu, sn, g, k, own);
 	}
 	free(raw);
 	free(err);

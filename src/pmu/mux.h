@@ -52,6 +52,14 @@ struct gseries {
 	 * started (a claim's, on the perf backend); own_pend: the own time
 	 * of the ticks whose reading the group deferred (struct group) */
 	uint64_t own_before, own_pend;
+	/* a claim's series: how much longer it has counted than its
+	 * group's running time says, by the backend's own clock.  The
+	 * group's is the mean of its boxes' (own_time()); each box's
+	 * kernel group opens and is read at its own instant, so a turn
+	 * of a claim on imc and CHA boxes counted 26 ms on the imc's and
+	 * 37 on the CHA's (issue 40).  0 on the direct backend, whose
+	 * freeze stops every box at once. */
+	int64_t run_adj;
 };
 
 /*
@@ -149,6 +157,7 @@ struct mux_snap_grp {
 
 struct mux_snap_ser {
 	uint64_t last_raw, raw, est, own_before, own_pend;
+	int64_t run_adj;	/* struct gseries */
 	bool have_last;
 };
 
@@ -174,6 +183,7 @@ struct mux_snap {
 struct mux_now {
 	uint64_t raw;		/* counts since the group began */
 	uint64_t est;		/* est (struct gseries) brought to now */
+	int64_t run_adj;	/* run_adj (struct gseries) brought to now */
 	bool up;		/* read now (false: the last tick's value) */
 };
 

@@ -389,6 +389,34 @@ static uint64_t event_running_ns(const struct pmu *pmu, const struct claim *cl,
 }
 
 /*
+ * How long event e of cl ran on socket s: event_running_ns() (run), and
+ * on the perf backend the mean of how much longer the socket's boxes
+ * counted than the claim's running time (claim_series' run_adj): each
+ * box's kernel group is read at its own instant, and a sampler held up
+ * among its reads leaves the boxes read after the hold counting longer:
+ * one turn of a claim on skx's imc and CHA boxes counted 26 ms on the
+ * imc's and 37 on the CHA's, and the imc's counts were scaled by the
+ * CHA-dominated mean (issue 40: `uncorectl run` 1.6 % low under load).
+ * A count x enabled / this is the socket's estimate.
+ */
+static uint64_t socket_running_ns(const struct pmu *pmu, const struct claim *cl,
+				  unsigned e, unsigned s, uint64_t run)
+{
+	int64_t adj = 0, r;
+	unsigned n = 0;
+
+	if (pmu->plat->units[cl->ev[e].unit]->kind == UNIT_FREERUN || !run)
+		return run;
+	for (unsigned k = 0; k < cl->ns; k++)
+		if (cl->ser[k].ev == e && cl->ser[k].socket == s) {
+			adj += cl->ser[k].run_adj;
+			n++;
+		}
+	r = (int64_t)run + (n ? adj / (int64_t)n : 0);
+	return r > 0 ? (uint64_t)r : run;
+}
+
+/*
  * The formulas of cl (a copy) over its counting window, the time it has
  * been enabled since its creation (T): per socket, each formula event's
  * count summed over the socket's boxes (or its first box's: scope
@@ -435,6 +463,7 @@ static struct json_object *formulas_json(const struct pmu *pmu,
 								     &err);
 				int lo = -1;
 
+				run = socket_running_ns(pmu, cl, e, s, run);
 				ev[k] = boxes[k] = 0;
 				for (unsigned j = 0; j < cl->ns; j++) {
 					const struct claim_series *sr = &cl->ser[j];
@@ -528,7 +557,7 @@ static struct json_object *claim_json(const struct pmu *pmu,
 		for (unsigned s = 0; s < t->nsockets; s++) {
 			struct json_object *so = json_object_new_object();
 			struct json_object *insts = json_object_new_array();
-			uint64_t raw = 0, est = 0;
+			uint64_t raw = 0, est = 0, srun;
 
 			for (unsigned k = 0; k < cl->ns; k++) {
 				const struct claim_series *sr = &cl->ser[k];
@@ -545,15 +574,18 @@ static struct json_object *claim_json(const struct pmu *pmu,
 						       json_object_new_uint64(sr->raw));
 				json_object_array_add(insts, io);
 			}
+			srun = socket_running_ns(pmu, cl, e, s, run);
 			json_object_object_add(so, "socket", json_object_new_int((int)s));
 			json_object_object_add(so, "count", json_object_new_uint64(raw));
+			json_object_object_add(so, "time_running_ns",
+					       json_object_new_uint64(srun));
 			/* perf-style estimate: count x enabled / running, over
-			 * the event's own running time; free-running counters
-			 * always run */
+			 * the event's own running time on this socket;
+			 * free-running counters always run */
 			json_object_object_add(so, "scaled",
 				u->kind == UNIT_FREERUN ? json_object_new_uint64(raw) :
-				run ? jnum_new((double)raw * (double)cl->enabled_ns /
-					       (double)run)
+				srun ? jnum_new((double)raw * (double)cl->enabled_ns /
+						(double)srun)
 				: NULL);
 			json_object_object_add(so, "estimate", json_object_new_uint64(est));
 			if (ev->ev && ev->ev->kernel_scale > 0)
@@ -881,7 +913,7 @@ static struct json_object *event_now_json(const struct pmu *pmu,
 			       json_object_new_uint64(cl->read_err_ns));
 	for (unsigned s = 0; s < pmu->topo->nsockets; s++) {
 		struct json_object *so = json_object_new_object();
-		uint64_t raw = 0, est = 0;
+		uint64_t raw = 0, est = 0, srun;
 		unsigned boxes = 0;
 
 		for (unsigned k = 0; k < cl->ns; k++)
@@ -890,12 +922,15 @@ static struct json_object *event_now_json(const struct pmu *pmu,
 				est += cl->ser[k].est;
 				boxes++;
 			}
+		srun = socket_running_ns(pmu, cl, e, s, run);
 		json_object_object_add(so, "socket", json_object_new_int((int)s));
 		/* the boxes counted (a formula's #N) */
 		json_object_object_add(so, "boxes", json_object_new_int((int)boxes));
 		json_object_object_add(so, "count", json_object_new_uint64(raw));
-		json_object_object_add(so, "scaled", run ? json_object_new_double(
-			(double)raw * (double)cl->enabled_ns / (double)run) : NULL);
+		json_object_object_add(so, "time_running_ns",
+				       json_object_new_uint64(srun));
+		json_object_object_add(so, "scaled", srun ? json_object_new_double(
+			(double)raw * (double)cl->enabled_ns / (double)srun) : NULL);
 		json_object_object_add(so, "estimate", json_object_new_uint64(est));
 		json_object_array_add(socks, so);
 	}
