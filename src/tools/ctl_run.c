@@ -595,36 +595,49 @@ static int run_output(struct run *R, const char *output)
 #define RUN_COUNTING_WAIT_S 10.0
 
 /*
- * Waits until claim id counts: every event has run (a claim is enabled
- * from its creation, but a shared one may wait for the daemon's next
- * tick to join the counters, later on a loaded machine, or for its first
- * turn; a pinned one runs at once).  So the program's start is measured, and a program
- * shorter than an interval is measured at all, as likwid-perfctr sets
- * up its counters before it starts the program.  After
+ * Waits until claim id counts now: every event's running time grows
+ * from one look to the next, 10 ms apart (a claim is enabled from its
+ * creation, but a shared one may wait for the daemon's next tick to
+ * join the counters, later on a loaded machine, or for its turn; a
+ * pinned one runs at once).  Having run once is not enough: a claim
+ * that started at once and lost its turn at the next tick stays out for
+ * an interval, and a 0.5 s program under a 4 s interval then counted
+ * nothing (CI, loaded).  So the program's start is measured, and a
+ * program shorter than an interval is measured at all, as likwid-perfctr
+ * sets up its counters before it starts the program.  After
  * RUN_COUNTING_WAIT_S it goes on, saying so.  0, or the library's
  * negative errno.
  */
 static int run_wait_counting(struct ctl *c, const char *id)
 {
 	double t0 = mono_s();
+	struct uncored_counts *prev = NULL;
 
 	for (;;) {
 		struct uncored_counts *k;
-		bool on = true;
+		bool on = prev != NULL;
 		int rc = uncored_read(c->u, id, &k);
 
-		if (rc < 0)
+		if (rc < 0) {
+			uncored_counts_free(prev);
 			return rc;
-		for (size_t i = 0; i < uncored_counts_nevents(k); i++)
-			on &= uncored_counts_running_ns(k, i) > 0;
-		uncored_counts_free(k);
-		if (on)
+		}
+		for (size_t i = 0; i < uncored_counts_nevents(k) && prev; i++)
+			on &= uncored_counts_running_ns(k, i) >
+			      uncored_counts_running_ns(prev, i);
+		uncored_counts_free(prev);
+		prev = k;
+		if (on) {
+			uncored_counts_free(prev);
 			return 0;
+		}
 		if (mono_s() - t0 >= RUN_COUNTING_WAIT_S) {
 			warnx_("claim %s was not counting yet after %.0f s "
-			       "(the daemon's ticks are late): the start of "
-			       "the program is not measured", id,
-			       RUN_COUNTING_WAIT_S);
+			       "(it waits for the daemon's next tick, or for "
+			       "its turn on counters other groups share): "
+			       "the start of the program is not measured",
+			       id, RUN_COUNTING_WAIT_S);
+			uncored_counts_free(prev);
 			return 0;
 		}
 		nanosleep(&(struct timespec){ .tv_nsec = 10000000 }, NULL);
@@ -692,6 +705,17 @@ static void run_totals(struct ctl *c, struct run *R, const char *id,
 			warnx_("releasing claim %s: %s", id, uncored_error(c->u));
 		R->nsockets = uncored_counts_nsockets(*c1);
 		R->window = run_values(&R->p, c0, *c1, -1, R->all);
+		for (size_t i = 0; i < R->p.nev; i++)
+			if (uncored_counts_running_ns(*c1, i) <=
+			    uncored_counts_running_ns(c0, i)) {
+				/* no figure: said, not left blank */
+				warnx_("%s did not count during the run (the "
+				       "daemon gave its counters to other "
+				       "groups meanwhile; --pinned gives the "
+				       "claim counters of its own)",
+				       uncored_counts_event(*c1, i));
+				break;
+			}
 	}
 	R->sock = xrealloc(NULL, (R->nsockets * nk + 1) * sizeof(double));
 	for (unsigned s = 0; s < R->nsockets; s++)

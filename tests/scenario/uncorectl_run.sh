@@ -9,8 +9,9 @@
 # program itself or forwarded by uncorectl), its stdout stays its own,
 # a bad event or unknown group runs nothing (exit 125), --interval gives
 # one time line row per interval plus the last partial one, the three
-# formats parse, the claim is released however the run ends, and with
-# --markers the program's own regions report beside the run.  On skx
+# formats parse, the claim is released however the run ends, with
+# --markers the program's own regions report beside the run, and a
+# claim that does not count during the run is said to.  On skx
 # through the perf backend the same figures come from other events, and
 # on spr, zen4 (perf) and skl the figures are the daemon's own DRAM read
 # bandwidth and LLC hit ratio.
@@ -313,5 +314,27 @@ for i in 1 2 3; do
 	near "$x" 6.4e9 0.01 "... and its figures are there: s1 read 6.4 GB/s"
 	case $x in ''|null) sed 's/^/#   stderr: /' "$T/err" | cut -c1-300 ;; esac
 done
+stop_uncored
+
+# ---- a claim that does not count during the run ----------------------------
+# Under a 30 s interval skx's MEM waits for its turn at the next tick (its
+# TOR occupancy needs CHA counter 0, which the baseline holds): run waits
+# 10 s for it to count, says so, runs the program, and says the claim
+# did not count during the run; the figures are null, not a made-up
+# zero (CI saw null for a 0.5 s program on a loaded machine, unsaid).
+printf '[daemon]\ninterval_ms = 30000\n' >"$T/vslow.conf"
+PORT=$(pick_port)
+S=$T/vslow.sock
+start_uncored "$T/log.vslow" -c "$T/vslow.conf" --simulate=skx --backend=perf \
+	--workload "$T/skx.json" -l "127.0.0.1:$PORT" -s "$S"
+ok $? "30 s interval: daemon up on skx's perf backend"
+run -g MEM --json -- true
+is "$rc" 0 "a claim that never counts: the program's status, 0"
+like "$(cat "$T/err")" "was not counting yet after 10 s (it waits for the daemon's next tick" \
+	"... run says it waited 10 s for the claim to count"
+like "$(cat "$T/err")" "UNC_M_CAS_COUNT.RD did not count during the run" \
+	"... and that the claim did not count during the run"
+tail -1 "$T/err" >"$T/never.json"
+is "$(fig "$T/never.json" dram_read_bandwidth 0)" null "... its figures are null"
 stop_uncored
 tap_done
