@@ -297,12 +297,17 @@ done
 # demand: the waiting case was seen by hand on spr, 2 of 3 null figures
 # before run_wait_counting(), 0 of 6 after; CI saw null for a 0.5 s
 # program on a loaded machine.
-printf '[daemon]\ninterval_ms = 4000\n' >"$T/slow.conf"
-PORT=$(pick_port)
-S=$T/slow.sock
-start_uncored "$T/log.slow" -c "$T/slow.conf" --simulate=skx --backend=perf \
-	--workload "$T/skx.json" -l "127.0.0.1:$PORT" -s "$S"
-ok $? "4 s interval: daemon up on skx's perf backend"
+# skx_every MS NAME: a daemon on skx's perf backend and the workload
+# above, ticking every MS ms; PORT and S are its
+skx_every() {
+	printf '[daemon]\ninterval_ms = %s\n' "$1" >"$T/$2.conf"
+	PORT=$(pick_port)
+	S=$T/$2.sock
+	start_uncored "$T/log.$2" -c "$T/$2.conf" --simulate=skx --backend=perf \
+		--workload "$T/skx.json" -l "127.0.0.1:$PORT" -s "$S"
+	ok $? "$(($1 / 1000)) s interval: daemon up on skx's perf backend"
+}
+skx_every 4000 slow
 for i in 1 2 3; do
 	run -g MEM --json -- sleep 0.5
 	tail -1 "$T/err" >"$T/short.json"
@@ -322,12 +327,7 @@ stop_uncored
 # 10 s for it to count, says so, runs the program, and says the claim
 # did not count during the run; the figures are null, not a made-up
 # zero (CI saw null for a 0.5 s program on a loaded machine, unsaid).
-printf '[daemon]\ninterval_ms = 30000\n' >"$T/vslow.conf"
-PORT=$(pick_port)
-S=$T/vslow.sock
-start_uncored "$T/log.vslow" -c "$T/vslow.conf" --simulate=skx --backend=perf \
-	--workload "$T/skx.json" -l "127.0.0.1:$PORT" -s "$S"
-ok $? "30 s interval: daemon up on skx's perf backend"
+skx_every 30000 vslow
 run -g MEM --json -- true
 is "$rc" 0 "a claim that never counts: the program's status, 0"
 like "$(cat "$T/err")" "was not counting yet after 10 s (it waits for the daemon's next tick" \
