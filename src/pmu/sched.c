@@ -455,17 +455,35 @@ static int place_units(const struct platform *p, const struct evspec *ev,
 			}
 			len += (size_t)snprintf(why, whylen, "cannot place "
 						"together on %s:", u->name);
+			/* event by event while whole ones fit, then how many
+			 * more: never cut inside a name (a log line read
+			 * "UNC_CHA_CLOCKTICKS (coun), and ...") */
 			for (unsigned k = 0; k < m && len < whylen; k++) {
 				char masks[3 * PLAT_MAX_CTRS + 1] = "", *q = masks;
+				char one[SCHED_NAME_MAX + sizeof(masks) + 16];
+				char more[32];
+				size_t n1, nm;
 
 				for (unsigned c = 0; c < u->nctr; c++)
 					if (ev[order[k]].ctr_mask & (1u << c))
 						q += sprintf(q, "%s%u",
 							     q == masks ? "" : ",", c);
-				len += (size_t)snprintf(why + len, whylen - len,
-							" %s (counters %s)%s",
-							ev[order[k]].name, masks,
-							k + 1 < m ? "," : "");
+				n1 = (size_t)snprintf(one, sizeof(one),
+						      " %s (counters %s)%s",
+						      ev[order[k]].name, masks,
+						      k + 1 < m ? "," : "");
+				nm = k + 1 < m ? (size_t)snprintf(more,
+					sizeof(more), " and %u more",
+					m - k - 1) : 0;
+				if (len + n1 + nm < whylen) {
+					memcpy(why + len, one, n1 + 1);
+					len += n1;
+					continue;
+				}
+				snprintf(more, sizeof(more), " and %u more", m - k);
+				if (len + strlen(more) < whylen)
+					memcpy(why + len, more, strlen(more) + 1);
+				break;
 			}
 			return -EBUSY;
 		}

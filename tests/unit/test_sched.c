@@ -116,9 +116,22 @@ static void test_place(void)
 		const char *g[] = { "UNC_ARB_TRK_OCCUPANCY.ALL",
 				    "UNC_ARB_TRK_OCCUPANCY.CYCLES_WITH_ANY_REQUEST" };
 
+		struct evspec ev[2];
+		char small[96];
+
 		is_int(place(g, 2, NULL, ctr, why), -EBUSY,
 		       "two counter-0-only events cannot be placed together");
 		like(why, "counters 0", "reason names the constraint");
+		/* a reason longer than its buffer: whole events, then how
+		 * many more, never a name cut (a log line once read
+		 * "UNC_CHA_CLOCKTICKS (coun), and ...") */
+		resolve(g[0], true, &ev[0]);
+		resolve(g[1], true, &ev[1]);
+		is_int(sched_place(p, ev, 2, NULL, ctr, small, sizeof(small)),
+		       -EBUSY, "the same in a 96-byte buffer");
+		is_str(small, "cannot place together on arb: "
+		       "UNC_ARB_TRK_OCCUPANCY.ALL (counters 0), and 1 more",
+		       "its reason: the event that fits whole, and 1 more");
 	}
 	{
 		const char *g[] = { "UNC_CBO_CACHE_LOOKUP.ANY_MESI",
