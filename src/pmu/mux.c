@@ -1176,9 +1176,11 @@ static void snap_series_now(const struct mux_snap *sn,
 
 /* The time g's counters have counted since its last reading that worked,
  * by the backend's own clock (as own_time() at a tick; the counters read
- * just now): their mean, 0 unknown. */
+ * just now): their mean, 0 unknown; each series' into per[k] (0 for a
+ * free-running one), so that a series' own time less the mean is what
+ * its run_adj grows by (struct gseries). */
 static uint64_t own_now(const struct pmu *pmu, const struct mux_snap *sn,
-			const struct mux_snap_grp *g)
+			const struct mux_snap_grp *g, uint64_t *per)
 {
 	uint64_t sum = 0;
 	unsigned n = 0;
@@ -1187,6 +1189,7 @@ static uint64_t own_now(const struct pmu *pmu, const struct mux_snap *sn,
 		const struct pmu_slot *sl = &sn->slot[g->first + k];
 		uint64_t a, b = sn->ser[g->first + k].own_before;
 
+		per[k] = 0;
 		if (sl->freerun)
 			continue;
 		if (!(a = pmu_own_so_far_ns(pmu, sl)))
@@ -1194,28 +1197,11 @@ static uint64_t own_now(const struct pmu *pmu, const struct mux_snap *sn,
 		a += sn->ser[g->first + k].own_pend;
 		if (a <= b)
 			return 0;
-		sum += a - b;
+		per[k] = a - b;
+		sum += per[k];
 		n++;
 	}
 	return n ? sum / n : 0;
-}
-
-/* How much longer than own (own_now(): the mean of g's counters' own
- * times since their last reading; 0 unknown) series k of g has counted
- * since its last reading (struct gseries' run_adj). */
-static int64_t own_adj_now(const struct pmu *pmu, const struct mux_snap *sn,
-			   const struct mux_snap_grp *g, unsigned k,
-			   uint64_t own)
-{
-	const struct mux_snap_ser *ss = &sn->ser[g->first + k];
-	const struct pmu_slot *sl = &sn->slot[g->first + k];
-	uint64_t a;
-
-	if (!own || sl->freerun || !(a = pmu_own_so_far_ns(pmu, sl)))
-		return 0;
-	a += ss->own_pend;
-	return a > ss->own_before ? (int64_t)(a - ss->own_before) - (int64_t)own
-				  : 0;
 }
 
 int mux_snap_read(struct pmu *pmu, const struct mux_snap *sn, uint64_t key,
@@ -1227,18 +1213,19 @@ int mux_snap_read(struct pmu *pmu, const struct mux_snap *sn, uint64_t key,
 					      : NULL;
 	uint64_t t0, t1, now, since, el, el_run, el_live, own = 0;
 	bool stale = false;
-	uint64_t *raw;
+	uint64_t *raw, *per;
 	int *err;
 
 	if (!g)
 		return -ENOENT;
-	raw = calloc(g->ns + 1, sizeof(*raw));
+	raw = calloc(2 * (g->ns + 1), sizeof(*raw));
 	err = calloc(g->ns + 1, sizeof(*err));
 	if (!raw || !err) {
 		free(raw);
 		free(err);
 		return -ENOMEM;
 	}
+	per = raw + g->ns + 1;	/* each series' own time (own_now()) */
 	/* The counters are read somewhere between t0 and t1: a thread
 	 * preempted between a time taken before the read and the read
 	 * itself counted later than it said (issue 40: a 0.1 s region read
@@ -1288,7 +1275,7 @@ int mux_snap_read(struct pmu *pmu, const struct mux_snap *sn, uint64_t key,
 		/* what a failed tick left pending: counted, not yet read;
 		 * on the perf backend the kernel's own clock says how long
 		 * each counter counted since its last reading (own_time()) */
-		own = g->running ? own_now(pmu, sn, g) : 0;
+		own = g->running ? own_now(pmu, sn, g, per) : 0;
 		el += g->pend_enabled_ns;
 		el_run = own ? own : el_run + g->pend_running_ns;
 		el_live = own ? own : el;
@@ -1310,8 +1297,11 @@ int mux_snap_read(struct pmu *pmu, const struct mux_snap *sn, uint64_t key,
 						 .est = sn->ser[g->first + k].est };
 		else
 			snap_series_now(sn, g, k, el, el_run, raw[k], &v[k]);
+		/* how much longer than the group's own time series k
+		 * counted since the tick (0 where that is not known) */
 		v[k].run_adj = sn->ser[g->first + k].run_adj +
-			       own_adj_now(pmu, sn, g, k, own);
+			       (own && per[k] ? (int64_t)per[k] - (int64_t)own
+					      : 0);
 	}
 	free(raw);
 	free(err);
